@@ -1,0 +1,241 @@
+/*
+** The CUDA backend: the host side of the kernels in kernels/.
+**
+**   1. Nothing here runs at load time. ga_cuda_usable asks the driver for a
+**      device once per process (cudaGetDeviceCount and the device's
+**      properties: no context); the context is created by the first
+**      reduction (xStart), never by a query that stays on the CPU.
+**   2. A slot's host buffer is pinned (cudaHostAlloc) once a context exists.
+**      A slot opened before that gets malloc'd memory, copied pageable for
+**      its first chunks, and is upgraded to pinned when it next leaves the
+**      pool (xReady), so the context is not created just to pin a buffer.
+**   3. Each slot owns a stream, a device copy of the chunk, per-block
+**      partials and a pinned landing place for the chunk's total; xStart
+**      enqueues copy, kernels and copy-back and returns; xWait synchronizes
+**      that stream only.
+**   4. Every CUDA call is checked. An error is reported by name; if it is
+**      sticky (the context is broken) CUDA is switched off for the process
+**      and later pipelines run on the CPU (or fail, when cuda is forced).
+**   5. Device 0 is used; CUDA_VISIBLE_DEVICES chooses which one that is.
+*/
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "gpuagg.h"
+#include "gpuagg_kernels.h"
+
+/* Process-wide: the CUDA runtime's primary context is shared by all threads. */
+static struct {
+  pthread_mutex_t mu;       /* guards every field below */
+  int probed;               /* the driver was asked for a device */
+  int usable;               /* it has one */
+  int live;                 /* the context exists and the kernels load */
+  int dead;                 /* a sticky error broke the context: CUDA is off */
+  int maxBlocks;            /* resident blocks of the sum kernel */
+  int major, minor;         /* compute capability of device 0 */
+  char zName[256];          /* name of device 0 */
+  char zWhy[GA_ERRLEN];     /* why CUDA cannot be used */
+} g = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+/* What a CUDA slot holds besides its host buffer. */
+typedef struct cuSlot {
+  int pinned;               /* slot->buf came from cudaHostAlloc */
+  cudaStream_t st;          /* stream for this slot's work; 0 until first use */
+  int64_t *dBuf;            /* device copy of the chunk */
+  ga_sum *dPart;            /* per-block partials; the total at [maxBlocks] */
+  ga_sum *hRes;             /* pinned: the total lands here */
+  cudaEvent_t e0, e1;       /* around the kernels, for kernel time */
+} cuSlot;
+
+/* Report e (from zWhat) in zErr; switch CUDA off if the error is sticky. */
+static int cuFail(cudaError_t e, const char *zWhat, char *zErr){
+  sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA error in %s: %s (%s)",
+                   zWhat, cudaGetErrorString(e), cudaGetErrorName(e));
+  (void)cudaGetLastError();              /* clears a non-sticky error */
+  if( cudaPeekAtLastError()!=cudaSuccess ){
+    pthread_mutex_lock(&g.mu);
+    if( !g.dead ){
+      g.dead = 1;
+      sqlite3_snprintf(GA_ERRLEN, g.zWhy, "the device failed earlier: %s", zErr);
+    }
+    pthread_mutex_unlock(&g.mu);
+  }
+  return 1;
+}
+#define CK(call, zWhat) do{ cudaError_t e_ = (call); \
+  if( e_!=cudaSuccess ) return cuFail(e_, zWhat, zErr); }while(0)
+
+static void probe(void){
+  struct cudaDeviceProp prop;
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  g.probed = 1;
+  if( e==cudaSuccess && n==0 ) e = cudaErrorNoDevice;
+  if( e==cudaSuccess ) e = cudaGetDeviceProperties(&prop, 0);
+  if( e!=cudaSuccess ){
+    sqlite3_snprintf(GA_ERRLEN, g.zWhy, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    (void)cudaGetLastError();
+    return;
+  }
+  sqlite3_snprintf(sizeof(g.zName), g.zName, "%s", prop.name);
+  g.major = prop.major;
+  g.minor = prop.minor;
+  g.usable = 1;
+}
+
+int ga_cuda_usable(char *zWhy){
+  int ok;
+  pthread_mutex_lock(&g.mu);
+  if( !g.probed ) probe();
+  ok = g.usable && !g.dead;
+  if( !ok ) memcpy(zWhy, g.zWhy, GA_ERRLEN);
+  pthread_mutex_unlock(&g.mu);
+  return ok;
+}
+
+/* Create the context (once per process) and check the kernels load. */
+static int goLive(char *zErr){
+  cudaError_t e = cudaSuccess;
+  const char *zWhat = "";
+  int rc = 0;
+  pthread_mutex_lock(&g.mu);
+  if( g.dead ){
+    sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA backend unavailable: %s", g.zWhy);
+    rc = 1;
+  }else if( !g.live ){
+    if( (e = cudaFree(0))!=cudaSuccess ) zWhat = "context creation";
+    else if( (e = ga_sum_max_blocks(&g.maxBlocks))!=cudaSuccess ) zWhat = "loading the kernels";
+    if( e==cudaSuccess ){
+      g.live = 1;
+    }else{
+      /* No context or no kernel for this device: nothing will work later. */
+      sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA error in %s: %s (%s)",
+                       zWhat, cudaGetErrorString(e), cudaGetErrorName(e));
+      g.dead = 1;
+      memcpy(g.zWhy, zErr, GA_ERRLEN);
+      rc = 1;
+    }
+  }
+  pthread_mutex_unlock(&g.mu);
+  return rc;
+}
+
+static int cuWarm(void){
+  int warm;
+  pthread_mutex_lock(&g.mu);
+  warm = g.live && !g.dead;
+  pthread_mutex_unlock(&g.mu);
+  return warm;
+}
+
+static void hostFree(ga_slot *s){
+  cuSlot *q = (cuSlot*)s->priv;
+  if( q->pinned ) cudaFreeHost(s->buf);
+  else free(s->buf);
+  s->buf = 0;
+  q->pinned = 0;
+}
+
+/* Pin a slot's host buffer if a context exists; keep the old one otherwise. */
+static void cuReady(ga_slot *s){
+  cuSlot *q = (cuSlot*)s->priv;
+  void *p;
+  if( q->pinned || !cuWarm() ) return;
+  if( cudaHostAlloc(&p, sizeof(int64_t)*(size_t)s->cap, cudaHostAllocDefault)!=cudaSuccess ){
+    (void)cudaGetLastError();
+    return;
+  }
+  hostFree(s);
+  s->buf = p;
+  q->pinned = 1;
+}
+
+static int cuOpen(ga_slot *s, char *zErr){
+  cuSlot *q = calloc(1, sizeof(cuSlot));
+  if( q==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+    return 1;
+  }
+  s->priv = q;
+  cuReady(s);
+  if( s->buf==0 && (s->buf = malloc(sizeof(int64_t)*(size_t)s->cap))==0 ){
+    strcpy(zErr, "gpuagg: out of memory for a chunk buffer");
+    return 1;
+  }
+  return 0;
+}
+
+static void cuClose(ga_slot *s){
+  cuSlot *q = (cuSlot*)s->priv;
+  if( q==0 ) return;
+  if( q->st ){
+    cudaStreamSynchronize(q->st);
+    cudaStreamDestroy(q->st);
+  }
+  if( q->e0 ) cudaEventDestroy(q->e0);
+  if( q->e1 ) cudaEventDestroy(q->e1);
+  if( q->dBuf ) cudaFree(q->dBuf);
+  if( q->dPart ) cudaFree(q->dPart);
+  if( q->hRes ) cudaFreeHost(q->hRes);
+  hostFree(s);
+  (void)cudaGetLastError();
+  free(q);
+  s->priv = 0;
+}
+
+/* The device side of a slot, made at its first reduction. */
+static int devOpen(ga_slot *s, char *zErr){
+  cuSlot *q = (cuSlot*)s->priv;
+  CK(cudaStreamCreateWithFlags(&q->st, cudaStreamNonBlocking), "cudaStreamCreate");
+  CK(cudaEventCreate(&q->e0), "cudaEventCreate");
+  CK(cudaEventCreate(&q->e1), "cudaEventCreate");
+  CK(cudaMalloc((void**)&q->dBuf, sizeof(int64_t)*(size_t)s->cap), "cudaMalloc");
+  CK(cudaMalloc((void**)&q->dPart, sizeof(ga_sum)*(size_t)(g.maxBlocks+1)), "cudaMalloc");
+  CK(cudaHostAlloc((void**)&q->hRes, sizeof(ga_sum), cudaHostAllocDefault), "cudaHostAlloc");
+  return 0;
+}
+
+static int cuStart(ga_slot *s, int64_t n, int64_t ni, char *zErr){
+  cuSlot *q = (cuSlot*)s->priv;
+  ga_sum *dOut;
+  if( goLive(zErr) ) return 1;
+  if( q->hRes==0 && devOpen(s, zErr) ) return 1;
+  dOut = q->dPart + g.maxBlocks;
+  CK(cudaMemcpyAsync(q->dBuf, s->buf, sizeof(int64_t)*(size_t)n,
+                     cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (chunk)");
+  CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
+  CK(ga_sum_launch(q->dBuf, n, ni, q->dPart, g.maxBlocks, dOut, q->st), "the sum kernel");
+  CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
+  CK(cudaMemcpyAsync(q->hRes, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost, q->st),
+     "cudaMemcpyAsync (result)");
+  s->stats->nDevChunk++;
+  s->stats->nBytes += (int64_t)sizeof(int64_t)*n;
+  return 0;
+}
+
+static int cuWait(ga_slot *s, char *zErr){
+  cuSlot *q = (cuSlot*)s->priv;
+  float ms;
+  CK(cudaStreamSynchronize(q->st), "cudaStreamSynchronize");
+  s->res = *q->hRes;
+  if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) s->stats->kernelMs += ms;
+  return 0;
+}
+
+void ga_cuda_describe(sqlite3_str *out){
+  char zWhy[GA_ERRLEN];
+  if( !ga_cuda_usable(zWhy) ){
+    sqlite3_str_appendall(out, ",\"device\":null,\"cuda_unavailable\":");
+    ga_json_str(out, zWhy);
+    return;
+  }
+  sqlite3_str_appendall(out, ",\"device\":");
+  ga_json_str(out, g.zName);
+  sqlite3_str_appendf(out, ",\"compute_capability\":\"%d.%d\",\"context\":%s",
+                      g.major, g.minor, cuWarm() ? "true" : "false");
+}
+
+const ga_backend ga_cuda_backend = {
+  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm
+};

@@ -1,0 +1,120 @@
+/*
+** Per-connection state: the backend mode, the chunk settings and the pool
+** of chunk slots.
+**
+**   1. The state is created when the extension is loaded on a connection and
+**      freed when SQLite drops the last function that refers to it, which is
+**      when the connection closes. Freeing it frees every pooled slot: pinned
+**      host memory, device buffers, streams, events.
+**   2. The pool keeps slots of one kind (backend and chunk size): taking a
+**      slot discards idle slots of another kind, so a switch of backend or
+**      chunk size frees the old buffers at the next large query.
+**   3. At most GA_MAX_SLOTS slots live per connection; past that an aggregate
+**      folds on the CPU itself rather than hold more pinned memory.
+**   4. The mode starts from the environment: GPUAGG_BACKEND=cpu|cuda|auto.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "gpuagg.h"
+
+static const char *azMode[] = { "auto", "cpu", "cuda" };
+
+const char *ga_mode_name(int mode){ return azMode[mode]; }
+
+int ga_mode_parse(const char *z){
+  int i;
+  for(i=0; z && i<(int)(sizeof(azMode)/sizeof(azMode[0])); i++){
+    if( sqlite3_stricmp(z, azMode[i])==0 ) return i;
+  }
+  return -1;
+}
+
+ga_conn *ga_conn_new(char **pzErr){
+  const char *zEnv = getenv("GPUAGG_BACKEND");
+  int mode = GA_AUTO;
+  ga_conn *c;
+  if( zEnv && zEnv[0] && (mode = ga_mode_parse(zEnv))<0 ){
+    *pzErr = sqlite3_mprintf(
+        "gpuagg: GPUAGG_BACKEND is \"%s\"; it must be cpu, cuda or auto", zEnv);
+    return 0;
+  }
+  c = sqlite3_malloc(sizeof(*c));
+  if( c==0 ){
+    *pzErr = sqlite3_mprintf("gpuagg: out of memory");
+    return 0;
+  }
+  memset(c, 0, sizeof(*c));
+  c->mode = mode;
+  c->chunk = GA_CHUNK_DEFAULT;
+  c->threshold = GA_THRESHOLD_DEFAULT;
+  return c;
+}
+
+static void slotDestroy(ga_conn *c, ga_slot *s){
+  s->be->xClose(s);
+  sqlite3_free(s);
+  c->nSlot--;
+}
+
+void ga_conn_unref(void *p){
+  ga_conn *c = (ga_conn*)p;
+  if( --c->nRef>0 ) return;
+  while( c->pIdle ){
+    ga_slot *s = c->pIdle;
+    c->pIdle = s->next;
+    slotDestroy(c, s);
+  }
+  sqlite3_free(c);
+}
+
+/* The backend a new pipeline uses, or NULL with the reason in zErr. */
+const ga_backend *ga_conn_backend(ga_conn *c, char *zErr){
+  char zWhy[GA_ERRLEN];
+  if( c->mode==GA_CPU ) return &ga_cpu_backend;
+#ifdef GPUAGG_CUDA
+  if( ga_cuda_usable(zWhy) ) return &ga_cuda_backend;
+#else
+  ga_cuda_usable(zWhy);
+#endif
+  if( c->mode==GA_AUTO ) return &ga_cpu_backend;
+  sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA backend unavailable: %s", zWhy);
+  return 0;
+}
+
+ga_slot *ga_pool_take(ga_conn *c, const ga_backend *be, char *zErr){
+  ga_slot **pp = &c->pIdle, *s;
+  zErr[0] = 0;
+  while( (s = *pp)!=0 ){
+    if( s->be==be && s->cap==c->chunk ){
+      *pp = s->next;
+      s->next = 0;
+      be->xReady(s);
+      return s;
+    }
+    *pp = s->next;
+    slotDestroy(c, s);
+  }
+  if( c->nSlot>=GA_MAX_SLOTS ) return 0;
+  s = sqlite3_malloc(sizeof(*s));
+  if( s==0 ) return 0;
+  memset(s, 0, sizeof(*s));
+  s->be = be;
+  s->cap = c->chunk;
+  s->stats = &c->stats;
+  if( be->xOpen(s, zErr) ){
+    be->xClose(s);
+    sqlite3_free(s);
+    return 0;
+  }
+  c->nSlot++;
+  return s;
+}
+
+void ga_pool_give(ga_conn *c, ga_slot *s){
+  if( s->bad || s->cap!=c->chunk ){
+    slotDestroy(c, s);
+    return;
+  }
+  s->next = c->pIdle;
+  c->pIdle = s;
+}

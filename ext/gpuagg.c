@@ -1,0 +1,174 @@
+/*
+** gpuagg: SQL aggregates on NVIDIA GPUs, as a loadable SQLite extension.
+**
+**   .load ./libgpuagg
+**   SELECT gpu_sum(x), gpu_avg(x) FROM t;
+**
+**   1. Loading registers every function of the table below on the connection,
+**      each failure reported by name. Loading never touches CUDA, so it works
+**      on a machine without a GPU or a driver.
+**   2. gpu_sum, gpu_total, gpu_avg and gpu_count return what sum, total, avg
+**      and count return on the same data (sum.c says where and why gpu_sum
+**      differs: it raises "integer overflow" only when the exact total
+**      overflows).
+**   3. gpuagg_backend([MODE]) reads or sets the connection's backend mode:
+**      'auto' (CUDA when a device is usable), 'cpu' or 'cuda'; it returns the
+**      backend new queries use. Forcing 'cuda' without a usable device is an
+**      error naming the reason. The mode starts from GPUAGG_BACKEND.
+**   4. gpuagg_config(NAME [, VALUE]) reads or sets 'chunk' (values per chunk)
+**      or 'threshold' (values an aggregate folds on the CPU before it starts
+**      a pipeline); both apply to aggregates that start afterwards.
+**   5. gpuagg_info() returns JSON: mode, backend, device, settings, counters.
+**   6. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
+**      change them behind a user's back.
+*/
+#include <string.h>
+#include "gpuagg.h"
+SQLITE_EXTENSION_INIT1
+
+void ga_json_str(sqlite3_str *out, const char *z){
+  sqlite3_str_appendchar(out, 1, '"');
+  for(; *z; z++){
+    unsigned char ch = (unsigned char)*z;
+    if( ch=='"' || ch=='\\' ) sqlite3_str_appendf(out, "\\%c", ch);
+    else if( ch<0x20 ) sqlite3_str_appendf(out, "\\u%04x", ch);
+    else sqlite3_str_appendchar(out, 1, (char)ch);
+  }
+  sqlite3_str_appendchar(out, 1, '"');
+}
+
+static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
+  const ga_backend *be;
+  char zErr[GA_ERRLEN];
+  sqlite3_str *out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
+  ga_slot *s;
+  int nIdle = 0;
+  (void)argc; (void)argv;
+  for(s=c->pIdle; s; s=s->next) nIdle++;
+  be = ga_conn_backend(c, zErr);
+  sqlite3_str_appendf(out, "{\"version\":\"%s\",\"mode\":\"%s\",\"backend\":",
+                      PACKAGE_VERSION, ga_mode_name(c->mode));
+  if( be ) ga_json_str(out, be->zName);
+  else sqlite3_str_appendall(out, "null");
+#ifdef GPUAGG_CUDA
+  ga_cuda_describe(out);
+#else
+  ga_cuda_usable(zErr);
+  sqlite3_str_appendall(out, ",\"device\":null,\"cuda_unavailable\":");
+  ga_json_str(out, zErr);
+#endif
+  sqlite3_str_appendf(out,
+      ",\"chunk\":%d,\"threshold\":%lld,\"slots\":%d,\"idle_slots\":%d"
+      ",\"chunks_flushed\":%lld,\"chunks_cpu\":%lld,\"bytes_copied\":%lld"
+      ",\"kernel_ms\":%.3f,\"fallbacks\":%lld,\"last_error\":",
+      c->chunk, (long long)c->threshold, c->nSlot, nIdle,
+      (long long)c->stats.nDevChunk, (long long)c->stats.nCpuChunk,
+      (long long)c->stats.nBytes, c->stats.kernelMs,
+      (long long)c->stats.nFallback);
+  if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
+  else sqlite3_str_appendall(out, "null");
+  sqlite3_str_appendchar(out, 1, '}');
+  if( sqlite3_str_errcode(out) ){
+    sqlite3_free(sqlite3_str_finish(out));
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+}
+
+static void backendFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
+  const ga_backend *be;
+  char zErr[GA_ERRLEN];
+  int old = c->mode;
+  if( argc==1 ){
+    int mode = ga_mode_parse((const char*)sqlite3_value_text(argv[0]));
+    if( mode<0 ){
+      sqlite3_result_error(ctx, "gpuagg_backend: mode must be 'auto', 'cpu' or 'cuda'", -1);
+      return;
+    }
+    c->mode = mode;
+  }
+  be = ga_conn_backend(c, zErr);
+  if( be==0 ){
+    c->mode = old;
+    sqlite3_result_error(ctx, zErr, -1);
+    return;
+  }
+  sqlite3_result_text(ctx, be->zName, -1, SQLITE_STATIC);
+}
+
+static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  static const struct { const char *zName; int64_t mn, mx; } aSet[] = {
+    { "chunk",     1, GA_CHUNK_MAX },
+    { "threshold", 0, INT64_MAX },
+  };
+  ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
+  const char *zName = (const char*)sqlite3_value_text(argv[0]);
+  int i;
+  for(i=0; i<2 && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
+  if( i==2 ){
+    sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold')", -1);
+    return;
+  }
+  if( argc==2 ){
+    sqlite3_int64 v = sqlite3_value_int64(argv[1]);
+    if( sqlite3_value_numeric_type(argv[1])!=SQLITE_INTEGER || v<aSet[i].mn || v>aSet[i].mx ){
+      char *z = sqlite3_mprintf("gpuagg_config: %s must be an integer from %lld to %lld",
+                                aSet[i].zName, (long long)aSet[i].mn, (long long)aSet[i].mx);
+      sqlite3_result_error(ctx, z ? z : "gpuagg_config: bad value", -1);
+      sqlite3_free(z);
+      return;
+    }
+    if( i==0 ) c->chunk = (int)v; else c->threshold = v;
+  }
+  sqlite3_result_int64(ctx, i==0 ? c->chunk : c->threshold);
+}
+
+#define AGG (SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS)
+#define SET (SQLITE_UTF8|SQLITE_DIRECTONLY)
+
+static const struct {
+  const char *zName;        /* SQL name */
+  int nArg;                 /* arguments */
+  int flags;                /* SQLITE_UTF8 and properties */
+  void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
+  void (*xStep)(sqlite3_context*, int, sqlite3_value**);
+  void (*xFinal)(sqlite3_context*);
+} aFunc[] = {
+  { "gpu_sum",        1, AGG, 0, ga_sumStep, ga_sumFinal },
+  { "gpu_total",      1, AGG, 0, ga_sumStep, ga_totalFinal },
+  { "gpu_avg",        1, AGG, 0, ga_sumStep, ga_avgFinal },
+  { "gpu_count",      0, AGG, 0, ga_countStep, ga_countFinal },
+  { "gpu_count",      1, AGG, 0, ga_countStep, ga_countFinal },
+  { "gpuagg_info",    0, SQLITE_UTF8, infoFunc, 0, 0 },
+  { "gpuagg_backend", 0, SET, backendFunc, 0, 0 },
+  { "gpuagg_backend", 1, SET, backendFunc, 0, 0 },
+  { "gpuagg_config",  1, SET, configFunc, 0, 0 },
+  { "gpuagg_config",  2, SET, configFunc, 0, 0 },
+};
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi){
+  int rc = SQLITE_OK;
+  size_t i;
+  ga_conn *c;
+  SQLITE_EXTENSION_INIT2(pApi);
+  if( (c = ga_conn_new(pzErrMsg))==0 ) return SQLITE_ERROR;
+  c->nRef = 1;              /* ours, until every function holds one */
+  for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
+    c->nRef++;              /* dropped by SQLite, on failure too */
+    rc = sqlite3_create_function_v2(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].flags,
+                                    c, aFunc[i].xFunc, aFunc[i].xStep, aFunc[i].xFinal,
+                                    ga_conn_unref);
+    if( rc!=SQLITE_OK ){
+      *pzErrMsg = sqlite3_mprintf("gpuagg: cannot register %s/%d: %s",
+                                  aFunc[i].zName, aFunc[i].nArg, sqlite3_errmsg(db));
+    }
+  }
+  ga_conn_unref(c);
+  return rc;
+}

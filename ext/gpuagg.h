@@ -1,0 +1,56 @@
+/*
+** gpuagg's shared internal header: the per-connection state and the
+** functions each source file offers the others.
+*/
+#ifndef GPUAGG_H
+#define GPUAGG_H
+
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+#include "backend.h"
+
+/* Backend modes: which backend new pipelines use. */
+enum ga_mode { GA_AUTO, GA_CPU, GA_CUDA };
+
+#define GA_CHUNK_DEFAULT     (1<<20)   /* values per chunk: 8 MiB, ~0.2 ms of PCIe */
+#define GA_CHUNK_MAX         (1<<27)   /* 1 GiB of host memory per slot */
+#define GA_THRESHOLD_DEFAULT 65536     /* rows folded on the CPU before any GPU work */
+#define GA_MAX_SLOTS         16        /* slots per connection: 8 pipelined aggregates */
+
+/*
+** Per-connection state, shared by every function the extension registers
+** on a connection (each registration holds a reference; SQLite drops them
+** when the connection closes). SQLite serializes a connection's callbacks,
+** so nothing here needs a lock.
+*/
+typedef struct ga_conn {
+  int nRef;                 /* registrations holding this state */
+  int mode;                 /* enum ga_mode */
+  int chunk;                /* values per chunk for new pipelines */
+  int64_t threshold;        /* rows an aggregate folds itself before pipelining */
+  ga_slot *pIdle;           /* idle slots, most recently used first */
+  int nSlot;                /* slots alive, idle or in use */
+  ga_stats stats;           /* counters for gpuagg_info() */
+} ga_conn;
+
+/* conn.c */
+ga_conn *ga_conn_new(char **pzErr);
+void ga_conn_unref(void*);
+const ga_backend *ga_conn_backend(ga_conn*, char *zErr);
+const char *ga_mode_name(int mode);
+int ga_mode_parse(const char *z);
+ga_slot *ga_pool_take(ga_conn*, const ga_backend*, char *zErr);
+void ga_pool_give(ga_conn*, ga_slot*);
+
+/* gpuagg.c: append z to out as a JSON string. */
+void ga_json_str(sqlite3_str *out, const char *z);
+
+/* sum.c: gpu_sum, gpu_total, gpu_avg, gpu_count */
+void ga_sumStep(sqlite3_context*, int, sqlite3_value**);
+void ga_sumFinal(sqlite3_context*);
+void ga_totalFinal(sqlite3_context*);
+void ga_avgFinal(sqlite3_context*);
+void ga_countStep(sqlite3_context*, int, sqlite3_value**);
+void ga_countFinal(sqlite3_context*);
+
+#endif /* GPUAGG_H */

@@ -1,0 +1,159 @@
+/*
+** gpu_sum(X), gpu_total(X), gpu_avg(X) and gpu_count(X).
+**
+**   1. Values are classified as SQLite's sum() does, by
+**      sqlite3_value_numeric_type(): NULL is skipped, INTEGER (including text
+**      such as '12') goes to the integer lane, anything else to the real lane
+**      as sqlite3_value_double() reads it ('abc' is 0.0, like the builtin).
+**   2. The first `threshold` values of an aggregate are folded right here on
+**      the CPU; past that the aggregate opens a chunk pipeline (pipe.h) and
+**      only appends. Small groups never touch a buffer, a pool or CUDA.
+**   3. Results are folded in a fixed order (values folded here, then chunks in
+**      order), so the same input order gives the same bits.
+**   4. gpu_sum is NULL without non-NULL input; INTEGER when every value was an
+**      integer, with the error "integer overflow" when the exact total does
+**      not fit in 64 bits (the builtin also raises it when only an
+**      intermediate total overflows: ours depends on the total alone); REAL
+**      otherwise: the exact integer total plus the compensated real total.
+**   5. gpu_total is always REAL, 0.0 without input, never an error. gpu_avg is
+**      the total over the count, NULL without input.
+**   6. gpu_count counts non-NULL values (all rows with no argument, as
+**      count(*)); SQLite hands each value over already classified, so there is
+**      nothing for a device to do and no value is buffered.
+*/
+#include <math.h>
+#include "pipe.h"
+
+/* One aggregate context of the sum family. */
+typedef struct Sum {
+  ga_sum acc;               /* values folded here, then the pipeline's total */
+  int64_t nInt;             /* integer values in acc */
+  int64_t nReal;            /* real values in acc */
+  ga_pipe *pipe;            /* chunk pipeline, once past the threshold */
+  int direct;               /* no pipeline to be had: fold everything here */
+} Sum;
+
+/* Past the threshold: start a pipeline. 1: appended from now on; 0: stay
+** direct; -1: an SQL error was set. */
+static int sumAttach(sqlite3_context *ctx, Sum *p){
+  char zErr[GA_ERRLEN];
+  p->pipe = ga_pipe_open((ga_conn*)sqlite3_user_data(ctx), zErr);
+  if( p->pipe ) return 1;
+  if( zErr[0] ){
+    sqlite3_result_error(ctx, zErr, -1);
+    return -1;
+  }
+  p->direct = 1;
+  return 0;
+}
+
+void ga_sumStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Sum *p = (Sum*)sqlite3_aggregate_context(ctx, sizeof(*p));
+  int t = sqlite3_value_numeric_type(argv[0]);
+  int rc = 0;
+  (void)argc;
+  if( p==0 ){
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if( t==SQLITE_NULL ) return;
+  if( p->pipe==0 ){
+    ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
+    if( p->direct || p->nInt+p->nReal<c->threshold || (rc = sumAttach(ctx, p))==0 ){
+      if( t==SQLITE_INTEGER ){
+        ga_sum_int(&p->acc, sqlite3_value_int64(argv[0]));
+        p->nInt++;
+      }else{
+        ga_sum_real(&p->acc, sqlite3_value_double(argv[0]));
+        p->nReal++;
+      }
+      return;
+    }
+    if( rc<0 ) return;
+  }
+  rc = t==SQLITE_INTEGER ? ga_pipe_int(p->pipe, sqlite3_value_int64(argv[0]))
+                         : ga_pipe_real(p->pipe, sqlite3_value_double(argv[0]));
+  if( rc ) sqlite3_result_error(ctx, p->pipe->zErr, -1);
+}
+
+/* The aggregate's context with everything folded, or NULL when no row came
+** (or an SQL error was set: *pErr is then non-zero). */
+static Sum *sumFinish(sqlite3_context *ctx, int *pErr){
+  Sum *p = (Sum*)sqlite3_aggregate_context(ctx, 0);
+  char zErr[GA_ERRLEN];
+  *pErr = 0;
+  if( p && p->pipe ){
+    ga_pipe *q = p->pipe;
+    p->pipe = 0;
+    if( ga_pipe_close(q, &p->acc, &p->nInt, &p->nReal, zErr) ){
+      sqlite3_result_error(ctx, zErr, -1);
+      *pErr = 1;
+      return 0;
+    }
+  }
+  return p;
+}
+
+/* The exact integer total as a signed 128-bit number. */
+static __int128 sumInt(const ga_sum *a){
+  return (__int128)(((unsigned __int128)(uint64_t)a->hi << 64) | a->lo);
+}
+
+/* The total as a double: the integer total split into two doubles, merged
+** with the real total by TwoSum. A non-finite real total (±Inf inputs) wins. */
+static double sumValue(const ga_sum *a){
+  __int128 i = sumInt(a);
+  double hi = (double)i;
+  double lo = (double)(i - (__int128)hi);
+  double s, bp, e, c;
+  if( !isfinite(a->s) ) return a->s;
+  s = a->s + hi;
+  bp = s - a->s;
+  e = (a->s - (s - bp)) + (hi - bp);
+  c = a->c + lo + e;
+  return isfinite(c) ? s + c : s;
+}
+
+void ga_sumFinal(sqlite3_context *ctx){
+  int err;
+  Sum *p = sumFinish(ctx, &err);
+  if( p==0 || p->nInt+p->nReal==0 ) return;
+  if( p->nReal==0 ){
+    __int128 i = sumInt(&p->acc);
+    if( i<INT64_MIN || i>INT64_MAX ){
+      sqlite3_result_error(ctx, "integer overflow", -1);
+    }else{
+      sqlite3_result_int64(ctx, (sqlite3_int64)i);
+    }
+  }else{
+    sqlite3_result_double(ctx, sumValue(&p->acc));
+  }
+}
+
+void ga_totalFinal(sqlite3_context *ctx){
+  int err;
+  Sum *p = sumFinish(ctx, &err);
+  if( !err ) sqlite3_result_double(ctx, p ? sumValue(&p->acc) : 0.0);
+}
+
+void ga_avgFinal(sqlite3_context *ctx){
+  int err;
+  Sum *p = sumFinish(ctx, &err);
+  if( p && p->nInt+p->nReal>0 ){
+    sqlite3_result_double(ctx, sumValue(&p->acc)/(double)(p->nInt+p->nReal));
+  }
+}
+
+void ga_countStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  sqlite3_int64 *n = (sqlite3_int64*)sqlite3_aggregate_context(ctx, sizeof(*n));
+  if( n==0 ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( argc==0 || sqlite3_value_type(argv[0])!=SQLITE_NULL ){
+    (*n)++;
+  }
+}
+
+void ga_countFinal(sqlite3_context *ctx){
+  sqlite3_int64 *n = (sqlite3_int64*)sqlite3_aggregate_context(ctx, 0);
+  sqlite3_result_int64(ctx, n ? *n : 0);
+}

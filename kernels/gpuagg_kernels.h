@@ -1,0 +1,48 @@
+/*
+** The C face of gpuagg's CUDA kernels. Host code (ext/backend_cuda.c, the
+** benchmarks) calls these launchers; every one only enqueues work on the
+** given stream and returns the launch's error code, never synchronizes.
+**
+** A chunk is an array of 8-byte values: the first ni are int64 (the integer
+** lane), the remaining n-ni are doubles (the real lane). It must be 16-byte
+** aligned (cudaMalloc memory is).
+*/
+#ifndef GPUAGG_KERNELS_H
+#define GPUAGG_KERNELS_H
+
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "sum_acc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Threads per block of the sum kernels (a fixed launch shape). */
+#define GA_SUM_THREADS 256
+
+/* Blocks of one sum launch over n values, given the most blocks the device
+** keeps resident (ga_sum_max_blocks). A function of n and the device only,
+** so the reduction tree, and with it every bit of the result, is fixed. */
+int ga_sum_blocks(int64_t n, int max_blocks);
+
+/* Most sum blocks resident on the current device at once. */
+cudaError_t ga_sum_max_blocks(int *max_blocks);
+
+/*
+** Sum the chunk d_vals[0..n) into *d_out (device memory). d_part is scratch
+** for ga_sum_blocks(n, max_blocks) per-block partials.
+**
+** Determinism: each thread folds its grid-stride share in index order, warps
+** and then the block combine in a fixed shuffle tree, and one final block
+** combines the block partials in a fixed order. No atomics: the same chunk on
+** the same device gives the same bits. Integers are exact (128 bits).
+*/
+cudaError_t ga_sum_launch(const int64_t *d_vals, int64_t n, int64_t ni,
+                          ga_sum *d_part, int max_blocks, ga_sum *d_out,
+                          cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUAGG_KERNELS_H */

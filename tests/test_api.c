@@ -1,0 +1,225 @@
+/*
+** The module's SQL surface: registration, argument errors, the settings
+** functions, gpuagg_info, the environment, and (with a GPU) that small
+** queries create no CUDA context while large ones do.
+*/
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+
+static sqlite3 *openDb(void){
+  char *zErr = 0;
+  sqlite3 *db = h_open(&zErr);
+  ck_assert_msg(db!=0, "cannot load the module: %s", zErr ? zErr : "?");
+  return db;
+}
+
+/* The statement fails with a message containing zWant. */
+static void expectError(sqlite3 *db, const char *zSql, const char *zWant){
+  h_val v = h_query(db, "%s", zSql);
+  ck_assert_msg(v.rc!=SQLITE_OK, "%s: should fail", zSql);
+  ck_assert_msg(strstr(v.zErr, zWant)!=0, "%s: error \"%s\" lacks \"%s\"", zSql, v.zErr, zWant);
+}
+
+static void expectText(sqlite3 *db, const char *zSql, const char *zWant){
+  char *z = h_text(db, "%s", zSql);
+  ck_assert_msg(z && strcmp(z, zWant)==0, "%s = %s, want %s (%s)", zSql, z ? z : "NULL", zWant, h_errmsg);
+  free(z);
+}
+
+START_TEST(test_registered){
+  static const char *azName[] = {
+    "gpu_sum", "gpu_total", "gpu_avg", "gpu_count", "gpuagg_info", "gpuagg_backend", "gpuagg_config"
+  };
+  sqlite3 *db = openDb();
+  size_t i;
+  for(i=0; i<sizeof(azName)/sizeof(azName[0]); i++){
+    ck_assert_msg(h_int(db, "SELECT count(*) FROM pragma_function_list WHERE name='%s'", azName[i])>0,
+                  "%s is not registered", azName[i]);
+  }
+  /* Aggregates are deterministic and innocuous; settings are direct-only. */
+  ck_assert_int_eq(h_int(db, "SELECT flags & 0x200800 FROM pragma_function_list WHERE name='gpu_sum'"), 0x200800);
+  ck_assert_int_eq(h_int(db, "SELECT flags & 0x80000 FROM pragma_function_list WHERE name='gpuagg_config' LIMIT 1"), 0x80000);
+  sqlite3_close(db);
+}
+END_TEST
+
+START_TEST(test_wrong_arguments){
+  sqlite3 *db = openDb();
+  expectError(db, "SELECT gpu_sum()", "wrong number of arguments to function gpu_sum()");
+  expectError(db, "SELECT gpu_sum(1, 2)", "wrong number of arguments to function gpu_sum()");
+  expectError(db, "SELECT gpu_total(1, 2)", "wrong number of arguments to function gpu_total()");
+  expectError(db, "SELECT gpu_avg()", "wrong number of arguments to function gpu_avg()");
+  expectError(db, "SELECT gpu_count(1, 2)", "wrong number of arguments to function gpu_count()");
+  expectError(db, "SELECT gpuagg_info(1)", "wrong number of arguments to function gpuagg_info()");
+  expectError(db, "SELECT gpuagg_config()", "wrong number of arguments to function gpuagg_config()");
+  expectError(db, "SELECT gpuagg_backend(1, 2)", "wrong number of arguments to function gpuagg_backend()");
+  sqlite3_close(db);
+}
+END_TEST
+
+START_TEST(test_settings){
+  sqlite3 *db = openDb();
+  expectText(db, "SELECT gpuagg_backend('cpu')", "cpu");
+  expectText(db, "SELECT gpuagg_backend()", "cpu");
+  expectText(db, "SELECT json_extract(gpuagg_info(), '$.mode')", "cpu");
+  expectError(db, "SELECT gpuagg_backend('gpu')", "gpuagg_backend: mode must be 'auto', 'cpu' or 'cuda'");
+  expectError(db, "SELECT gpuagg_backend(NULL)", "gpuagg_backend: mode must be");
+  expectText(db, "SELECT gpuagg_backend()", "cpu");     /* a failed call changes nothing */
+
+  expectText(db, "SELECT gpuagg_config('chunk')", "1048576");
+  expectText(db, "SELECT gpuagg_config('threshold')", "65536");
+  expectText(db, "SELECT gpuagg_config('CHUNK', 4096)", "4096");
+  expectText(db, "SELECT gpuagg_config('chunk', '512')", "512");
+  expectText(db, "SELECT gpuagg_config('threshold', 0)", "0");
+  expectError(db, "SELECT gpuagg_config('chunk', 0)", "gpuagg_config: chunk must be an integer from 1 to 134217728");
+  expectError(db, "SELECT gpuagg_config('chunk', 134217729)", "chunk must be an integer");
+  expectError(db, "SELECT gpuagg_config('chunk', 1.5)", "chunk must be an integer");
+  expectError(db, "SELECT gpuagg_config('chunk', 'many')", "chunk must be an integer");
+  expectError(db, "SELECT gpuagg_config('chunk', NULL)", "chunk must be an integer");
+  expectError(db, "SELECT gpuagg_config('threshold', -1)", "threshold must be an integer from 0");
+  expectError(db, "SELECT gpuagg_config('speed', 1)", "gpuagg_config: unknown setting");
+  expectError(db, "SELECT gpuagg_config(NULL)", "gpuagg_config: unknown setting");
+  expectText(db, "SELECT json_extract(gpuagg_info(), '$.chunk') || ' ' || json_extract(gpuagg_info(), '$.threshold')", "512 0");
+
+  /* The settings cannot be changed from a view or a trigger. */
+  ck_assert_int_eq(h_exec(db, "CREATE VIEW v AS SELECT gpuagg_config('chunk', 7)"), SQLITE_OK);
+  expectError(db, "SELECT * FROM v", "unsafe use of gpuagg_config()");
+  sqlite3_close(db);
+}
+END_TEST
+
+START_TEST(test_info_json){
+  static const char *azKey[] = {
+    "version", "mode", "backend", "device", "chunk", "threshold", "slots", "idle_slots",
+    "chunks_flushed", "chunks_cpu", "bytes_copied", "kernel_ms", "fallbacks", "last_error"
+  };
+  sqlite3 *db = openDb();
+  size_t i;
+  ck_assert_int_eq(h_int(db, "SELECT json_valid(gpuagg_info())"), 1);
+  for(i=0; i<sizeof(azKey)/sizeof(azKey[0]); i++){
+    ck_assert_msg(h_int(db, "SELECT json_type(gpuagg_info(), '$.%s') IS NOT NULL", azKey[i]),
+                  "gpuagg_info() lacks %s", azKey[i]);
+  }
+  /* A pipelined query on the CPU backend shows in the counters. */
+  ck_assert_int_eq(h_exec(db, "SELECT gpuagg_backend('cpu'), gpuagg_config('chunk', 100), gpuagg_config('threshold', 0);"
+                              "CREATE TABLE t(x);" SERIES(1050) "INSERT INTO t SELECT value FROM series"), SQLITE_OK);
+  ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x) FROM t"), 1050*1051/2);
+  ck_assert_int_eq(h_int(db, "SELECT json_extract(gpuagg_info(), '$.chunks_cpu')"), 10);
+  ck_assert_int_eq(h_int(db, "SELECT json_extract(gpuagg_info(), '$.chunks_flushed')"), 0);
+  ck_assert_int_eq(h_int(db, "SELECT json_extract(gpuagg_info(), '$.slots')"), 2);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* GPUAGG_BACKEND sets the starting mode; a bad value is a load error. */
+START_TEST(test_environment){
+  char *zErr = 0;
+  sqlite3 *db;
+  setenv("GPUAGG_BACKEND", "cpu", 1);
+  db = openDb();
+  expectText(db, "SELECT json_extract(gpuagg_info(), '$.mode')", "cpu");
+  sqlite3_close(db);
+  setenv("GPUAGG_BACKEND", "fast", 1);
+  db = h_open(&zErr);
+  ck_assert_msg(db==0 && zErr && strstr(zErr, "GPUAGG_BACKEND is \"fast\""), "bad GPUAGG_BACKEND: %s", zErr ? zErr : "loaded");
+  sqlite3_free(zErr);
+  unsetenv("GPUAGG_BACKEND");
+}
+END_TEST
+
+/* Two connections keep separate settings; closing one leaves the other working. */
+START_TEST(test_two_connections){
+  sqlite3 *a = openDb(), *b = openDb();
+  ck_assert_int_eq(h_exec(a, "SELECT gpuagg_config('chunk', 10)"), SQLITE_OK);
+  expectText(b, "SELECT gpuagg_config('chunk')", "1048576");
+  ck_assert_int_eq(h_exec(a, "CREATE TABLE t(x);" SERIES(100) "INSERT INTO t SELECT value FROM series;"
+                             "SELECT gpuagg_config('threshold', 0)"), SQLITE_OK);
+  ck_assert_int_eq(h_int(a, "SELECT gpu_sum(x) FROM t"), 5050);
+  sqlite3_close(b);
+  ck_assert_int_eq(h_int(a, "SELECT gpu_sum(x) FROM t"), 5050);
+  sqlite3_close(a);
+}
+END_TEST
+
+/* Forcing cuda without a usable device is an error naming the reason. */
+START_TEST(test_cuda_forced){
+  sqlite3 *db = openDb();
+  const char *zWhy = 0;
+  if( !h_cuda_usable(db, &zWhy) ){
+    expectError(db, "SELECT gpuagg_backend('cuda')", "gpuagg: CUDA backend unavailable: ");
+    ck_assert_int_eq(h_exec(db, "CREATE TABLE t(x);" SERIES(100) "INSERT INTO t SELECT value FROM series"), SQLITE_OK);
+    /* The same through the environment, at the first query that pipelines. */
+    setenv("GPUAGG_BACKEND", "cuda", 1);
+    sqlite3_close(db);
+    db = openDb();
+    ck_assert_int_eq(h_exec(db, "CREATE TABLE t(x);" SERIES(100) "INSERT INTO t SELECT value FROM series"), SQLITE_OK);
+    ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x) FROM t"), 5050);    /* under the threshold: CPU */
+    ck_assert_int_eq(h_exec(db, "SELECT gpuagg_config('threshold', 10)"), SQLITE_OK);
+    expectError(db, "SELECT gpu_sum(x) FROM t", "gpuagg: CUDA backend unavailable: ");
+    unsetenv("GPUAGG_BACKEND");
+  }else{
+    expectText(db, "SELECT gpuagg_backend()", "cuda");
+    expectText(db, "SELECT json_extract(gpuagg_info(), '$.backend')", "cuda");
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
+/* Small queries never reach CUDA: no driver call, no context. Large ones
+** create the context (the positive control: the check can fail). */
+START_TEST(test_no_context_for_small){
+  sqlite3 *db = openDb();
+  int i;
+  ck_assert_int_eq(h_exec(db, "CREATE TABLE t(g, x);"
+      SERIES(200000) "INSERT INTO t SELECT value%%100000, value FROM series"), SQLITE_OK);
+  ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x) FROM t WHERE rowid<=10"), 55);
+  ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x) FROM t WHERE rowid<65536"), (int64_t)65535*65536/2);
+  for(i=0; i<3; i++){
+    ck_assert_int_eq(h_int(db, "SELECT count(*) FROM (SELECT g, gpu_sum(x) s FROM t GROUP BY g) WHERE s>0"), 100000);
+  }
+  ck_assert_msg(h_libcuda_loaded()==0, "a small query loaded the CUDA driver");
+  ck_assert_msg(h_cuda_context_active()==0, "a small query created a CUDA context");
+  {
+    const char *zWhy;
+    if( !h_cuda_usable(db, &zWhy) ){
+      printf("test_no_context_for_small: positive control skipped: %s\n", zWhy);
+    }else{
+      /* Probing (gpuagg_backend, gpuagg_info) creates no context either. */
+      char *z = h_text(db, "SELECT gpuagg_info()");
+      free(z);
+      ck_assert_msg(h_cuda_context_active()==0, "probing the device created a context");
+      ck_assert_int_eq(h_exec(db, "SELECT gpuagg_config('chunk', 65536)"), SQLITE_OK);
+      ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x) FROM t"), (int64_t)200000*200001/2);
+      ck_assert_msg(h_cuda_context_active()==1, "a large query did not reach the GPU");
+      ck_assert_int_eq(h_int(db, "SELECT json_extract(gpuagg_info(), '$.context')"), 1);
+    }
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
+int main(void){
+  Suite *s = suite_create("api");
+  TCase *tc = tcase_create("api");
+  SRunner *sr;
+  int nFail;
+  h_seed_init();
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_registered);
+  tcase_add_test(tc, test_wrong_arguments);
+  tcase_add_test(tc, test_settings);
+  tcase_add_test(tc, test_info_json);
+  tcase_add_test(tc, test_environment);
+  tcase_add_test(tc, test_two_connections);
+  tcase_add_test(tc, test_cuda_forced);
+  tcase_add_test(tc, test_no_context_for_small);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  nFail = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nFail ? 1 : 0;
+}

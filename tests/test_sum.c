@@ -1,0 +1,729 @@
+/*
+** Differential tests of gpu_sum, gpu_total, gpu_avg and gpu_count against
+** SQLite's builtins and an exact reference, on seeded random data.
+**
+** Every suite runs on the CPU backend, then on the CUDA backend when one is
+** usable (skipped, not failed, when none is; GPUAGG_TEST_REQUIRE_CUDA=1 makes
+** that a failure). GPUAGG_SEED=N repeats a run.
+**
+** What is compared, for each data set:
+**   - types: gpu_sum's type is sum's (INTEGER, REAL or NULL), except where
+**     the documented overflow rule differs, which is then checked exactly;
+**   - integers: exactly against the exact 128-bit total;
+**   - reals: |ours - exact| <= |SQLite 3.43's Kahan-Babuska-Neumaier sum -
+**     exact| + 4 ulp (a model of 3.43's sum() is below; Debian's 3.40 sums
+**     naively), and near the builtin within the naive sum's error bound;
+**   - counts exactly; the same bits when a query runs twice.
+*/
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "harness.h"
+
+static const char *g_backend = "cpu";   /* the backend this pass tests */
+
+/* Assert, naming the backend and the seed that reproduces the failure. */
+#define CHECK(cond, fmt, ...) ck_assert_msg(cond, fmt " (backend %s, GPUAGG_SEED=%llu)", \
+                                            ##__VA_ARGS__, g_backend, (unsigned long long)h_seed)
+#define EXEC(db, ...) CHECK(h_exec(db, __VA_ARGS__)==SQLITE_OK, "%s", h_errmsg)
+
+/* ---- a model of SQLite 3.43+'s sum(), for the accuracy bound -------------- */
+
+typedef struct K343 { double rSum, rErr; int64_t iSum; int approx; } K343;
+
+static void k343Step(K343 *p, double r){
+  double s = p->rSum, t = s + r;
+  if( fabs(s)>fabs(r) ) p->rErr += (s - t) + r;
+  else p->rErr += (r - t) + s;
+  p->rSum = t;
+}
+static void k343StepInt(K343 *p, int64_t v){
+  if( v<=-4503599627370496LL || v>=4503599627370496LL ){
+    int64_t big = v - (v % 16384);
+    k343Step(p, (double)big);
+    k343Step(p, (double)(v - big));
+  }else{
+    k343Step(p, (double)v);
+  }
+}
+static void k343Init(K343 *p){
+  p->approx = 1;
+  if( p->iSum<=-4503599627370496LL || p->iSum>=4503599627370496LL ){
+    int64_t sm = p->iSum % 16384;
+    p->rSum = (double)(p->iSum - sm);
+    p->rErr = (double)sm;
+  }else{
+    p->rSum = (double)p->iSum;
+    p->rErr = 0.0;
+  }
+}
+static void k343Add(K343 *p, sqlite3_value *col){
+  sqlite3_value *v = sqlite3_value_dup(col);
+  int t = sqlite3_value_numeric_type(v);
+  if( t==SQLITE_INTEGER ){
+    int64_t x = sqlite3_value_int64(v);
+    if( !p->approx && __builtin_add_overflow(p->iSum, x, &p->iSum) ){
+      k343Init(p);             /* iSum is unchanged when the add overflows */
+      k343StepInt(p, x);
+    }else if( p->approx ){
+      k343StepInt(p, x);
+    }
+  }else if( t!=SQLITE_NULL ){
+    if( !p->approx ) k343Init(p);
+    k343Step(p, sqlite3_value_double(v));
+  }
+  sqlite3_value_free(v);
+}
+static double k343Value(const K343 *p){
+  if( !p->approx ) return (double)p->iSum;
+  return isfinite(p->rErr) ? p->rSum + p->rErr : p->rSum;
+}
+
+/* ---- data ------------------------------------------------------------------ */
+
+enum {
+  P_INT_SMALL,      /* ints of up to 1e9, a few NULLs */
+  P_INT_WIDE,       /* any int64: the total usually overflows */
+  P_INT_EDGE,       /* near INT64_MAX/MIN, in pairs that cancel */
+  P_REAL_UNIT,      /* reals in [-1000, 1000]: every value matters */
+  P_REAL_WIDE,      /* exponents from subnormal to 2^1000 */
+  P_REAL_CANCEL,    /* big values and their negations around small ones */
+  P_REAL_INF,       /* finite values with some ±Inf */
+  P_MIXED,          /* ints, reals, numeric text, text, blobs, NULLs */
+  P_NULL_HEAVY,     /* 95% NULL */
+  NPROFILE
+};
+static const char *azProfile[] = {
+  "int_small", "int_wide", "int_edge", "real_unit", "real_wide",
+  "real_cancel", "real_inf", "mixed", "null_heavy"
+};
+
+/* Generator state that spans values (pairs of cancelling values). */
+typedef struct Gen { h_rng r; int profile; int havePending; int64_t iPending; double rPending; } Gen;
+
+static void bindValue(Gen *g, sqlite3_stmt *st, int col){
+  h_rng *r = &g->r;
+  uint64_t k = h_next(r) % 100;
+  switch( g->profile ){
+    case P_INT_SMALL:
+      if( k<2 ) sqlite3_bind_null(st, col);
+      else sqlite3_bind_int64(st, col, h_range(r, -1000000000, 1000000000));
+      return;
+    case P_INT_WIDE:
+      sqlite3_bind_int64(st, col, (int64_t)h_next(r));
+      return;
+    case P_INT_EDGE:
+      if( g->havePending ){
+        g->havePending = 0;
+        sqlite3_bind_int64(st, col, -g->iPending + h_range(r, -3, 3));
+      }else if( k<60 ){
+        static const int64_t big[] = { INT64_MAX, INT64_MAX-1, INT64_MIN+4, INT64_MAX/2+7 };
+        g->iPending = big[h_next(r)%4] * (k%2 ? 1 : -1);
+        g->havePending = 1;
+        sqlite3_bind_int64(st, col, g->iPending);
+      }else{
+        sqlite3_bind_int64(st, col, h_range(r, -5, 5));
+      }
+      return;
+    case P_REAL_UNIT:
+      sqlite3_bind_double(st, col, (h_unit(r)*2.0 - 1.0)*1000.0);
+      return;
+    case P_REAL_WIDE:
+      sqlite3_bind_double(st, col, (k%2 ? 1 : -1)*ldexp(1.0 + h_unit(r), (int)h_range(r, -1074, 1000)));
+      return;
+    case P_REAL_CANCEL:
+      if( g->havePending && k<50 ){
+        g->havePending = 0;
+        sqlite3_bind_double(st, col, -g->rPending);
+      }else if( !g->havePending && k<40 ){
+        g->rPending = (k%2 ? 1 : -1)*ldexp(1.0 + h_unit(r), (int)h_range(r, 40, 100));
+        g->havePending = 1;
+        sqlite3_bind_double(st, col, g->rPending);
+      }else{
+        sqlite3_bind_double(st, col, h_unit(r));
+      }
+      return;
+    case P_REAL_INF:
+      if( k==0 ) sqlite3_bind_double(st, col, INFINITY);
+      else if( k==1 && h_next(r)%4==0 ) sqlite3_bind_double(st, col, -INFINITY);
+      else sqlite3_bind_double(st, col, h_unit(r)*1e300);
+      return;
+    case P_MIXED:
+      switch( k%10 ){
+        case 0: sqlite3_bind_null(st, col); return;
+        case 1: sqlite3_bind_text(st, col, "12", -1, SQLITE_STATIC); return;
+        case 2: sqlite3_bind_text(st, col, "-3.25", -1, SQLITE_STATIC); return;
+        case 3: sqlite3_bind_text(st, col, "abc", -1, SQLITE_STATIC); return;
+        case 4: sqlite3_bind_blob(st, col, "12", 2, SQLITE_STATIC); return;
+        case 5: sqlite3_bind_blob(st, col, "\x01\xff", 2, SQLITE_STATIC); return;
+        case 6: case 7: sqlite3_bind_double(st, col, (h_unit(r) - 0.5)*1e6); return;
+        default: sqlite3_bind_int64(st, col, h_range(r, -1000000, 1000000)); return;
+      }
+    case P_NULL_HEAVY:
+      if( k<95 ) sqlite3_bind_null(st, col);
+      else if( k<98 ) sqlite3_bind_int64(st, col, h_range(r, -100, 100));
+      else sqlite3_bind_double(st, col, h_unit(r));
+      return;
+  }
+}
+
+/* Make table zTab(g, x) with n rows of a profile; g = row number % nGroup. */
+static void fillTable(sqlite3 *db, const char *zTab, int profile, int64_t n, int nGroup, uint64_t seed){
+  Gen g;
+  sqlite3_stmt *st;
+  char *zSql = sqlite3_mprintf("INSERT INTO \"%w\"(g, x) VALUES(?1, ?2)", zTab);
+  int64_t i;
+  memset(&g, 0, sizeof(g));
+  h_rng_init(&g.r, seed);
+  g.profile = profile;
+  EXEC(db, "DROP TABLE IF EXISTS \"%w\"; CREATE TABLE \"%w\"(g INTEGER, x)", zTab, zTab);
+  EXEC(db, "BEGIN");
+  ck_assert_int_eq(sqlite3_prepare_v2(db, zSql, -1, &st, 0), SQLITE_OK);
+  for(i=0; i<n; i++){
+    sqlite3_bind_int64(st, 1, nGroup>0 ? i % nGroup : 0);
+    bindValue(&g, st, 2);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  EXEC(db, "COMMIT");
+}
+
+/* ---- references -------------------------------------------------------------- */
+
+typedef struct Ref { h_exact ex; K343 k; } Ref;
+
+/* Reference over the values of "SELECT x <zFrom>". */
+static void refCompute(sqlite3 *db, const char *zFrom, Ref *ref){
+  sqlite3_stmt *st;
+  char *zSql = sqlite3_mprintf("SELECT x %s", zFrom);
+  memset(ref, 0, sizeof(*ref));
+  h_exact_init(&ref->ex);
+  ck_assert_msg(sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    h_exact_add(&ref->ex, sqlite3_column_value(st, 0));
+    k343Add(&ref->k, sqlite3_column_value(st, 0));
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+}
+
+static double ulp(double x){
+  x = fabs(x);
+  if( !isfinite(x) ) return 0.0;
+  return nextafter(x, INFINITY) - x;
+}
+
+/* Is a real result right? exact: the correctly rounded total (scaled by
+** 1/div for averages); err343: the 3.43 model's error, scaled alike. */
+static int realOk(double got, double exact, double err343){
+  if( isnan(exact) ) return 0;        /* NULL is checked by the caller */
+  if( isinf(exact) ) return got==exact;
+  return fabs(got - exact) <= err343 + 4*ulp(exact) + DBL_TRUE_MIN;
+}
+
+/* ---- the checks ----------------------------------------------------------- */
+
+static int64_t nValues(const Ref *ref){ return ref->ex.nInt + ref->ex.nReal; }
+
+/* gpu_sum against sum and the reference, over "<zFrom>". */
+static void checkSum(sqlite3 *db, const char *zFrom, const Ref *ref, const char *zWhat){
+  h_val got = h_query(db, "SELECT gpu_sum(x) %s", zFrom);
+  h_val again = h_query(db, "SELECT gpu_sum(x) %s", zFrom);
+  h_val bi = h_query(db, "SELECT sum(x) %s", zFrom);
+  const h_exact *e = &ref->ex;
+  int64_t n = nValues(ref);
+  CHECK(got.rc==again.rc && got.type==again.type && memcmp(&got.r, &again.r, sizeof(double))==0,
+                "%s: gpu_sum differs between two runs", zWhat);
+  if( n==0 ){
+    CHECK(got.rc==SQLITE_OK && got.type==SQLITE_NULL, "%s: gpu_sum of no values must be NULL (%s)", zWhat, got.zErr);
+    ck_assert_msg(bi.type==SQLITE_NULL, "%s: builtin disagrees on NULL", zWhat);
+    return;
+  }
+  if( e->nReal==0 ){
+    int fits = e->isum>=INT64_MIN && e->isum<=INT64_MAX;
+    if( fits ){
+      CHECK(got.rc==SQLITE_OK && got.type==SQLITE_INTEGER && got.i==(int64_t)e->isum,
+                    "%s: gpu_sum=%lld (rc %d %s), exact %lld", zWhat,
+                    (long long)got.i, got.rc, got.zErr, (long long)e->isum);
+      /* The builtin agrees, or raised the intermediate overflow we document. */
+      CHECK((bi.rc==SQLITE_OK && bi.type==SQLITE_INTEGER && bi.i==got.i)
+                    || (bi.rc!=SQLITE_OK && strstr(bi.zErr, "integer overflow")),
+                    "%s: builtin sum=%lld (%s) vs gpu_sum=%lld", zWhat,
+                    (long long)bi.i, bi.zErr, (long long)got.i);
+    }else{
+      CHECK(got.rc!=SQLITE_OK && strstr(got.zErr, "integer overflow"),
+                    "%s: exact total overflows, gpu_sum must fail (rc %d)", zWhat, got.rc);
+      CHECK(bi.rc!=SQLITE_OK && strstr(bi.zErr, "integer overflow"),
+                    "%s: builtin did not overflow", zWhat);
+    }
+    return;
+  }
+  {
+    double exact = h_exact_value(e);
+    double err343 = fabs(k343Value(&ref->k) - exact);
+    CHECK(got.rc==SQLITE_OK, "%s: gpu_sum failed: %s", zWhat, got.zErr);
+    if( isnan(exact) ){
+      CHECK(got.type==SQLITE_NULL, "%s: +Inf and -Inf give NULL", zWhat);
+      return;
+    }
+    CHECK(got.type==SQLITE_FLOAT, "%s: gpu_sum type %d, want REAL", zWhat, got.type);
+    CHECK(realOk(got.r, exact, err343), "%s: gpu_sum=%.17g exact=%.17g (3.43 model off by %g)",
+                  zWhat, got.r, exact, err343);
+    if( bi.rc==SQLITE_OK ){
+      double naive = (double)n * DBL_EPSILON * e->absSum;
+      CHECK(bi.type==SQLITE_FLOAT, "%s: builtin type %d", zWhat, bi.type);
+      CHECK(isinf(exact) ? bi.r==got.r : fabs(bi.r - got.r) <= naive + 4*ulp(exact) + err343,
+                    "%s: builtin sum=%.17g far from gpu_sum=%.17g", zWhat, bi.r, got.r);
+    }else{
+      /* 3.40 raises an intermediate integer overflow before the first real. */
+      ck_assert_msg(strstr(bi.zErr, "integer overflow")!=0, "%s: builtin: %s", zWhat, bi.zErr);
+    }
+  }
+}
+
+/* gpu_total, gpu_avg and gpu_count against the builtins and the reference. */
+static void checkTotalAvgCount(sqlite3 *db, const char *zFrom, const Ref *ref, const char *zWhat){
+  sqlite3_stmt *st;
+  char *zSql = sqlite3_mprintf(
+      "SELECT gpu_total(x), gpu_avg(x), gpu_count(x), total(x), avg(x), count(x), gpu_count(*), count(*) %s", zFrom);
+  int64_t n = nValues(ref);
+  double exact = h_exact_value(&ref->ex);
+  double err343 = fabs(k343Value(&ref->k) - exact);
+  ck_assert_msg(sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+  CHECK(sqlite3_step(st)==SQLITE_ROW, "%s: %s", zWhat, sqlite3_errmsg(db));
+
+  /* gpu_count(x) and gpu_count(*) exactly. */
+  CHECK(sqlite3_column_int64(st, 2)==n && sqlite3_column_int64(st, 5)==n,
+                "%s: gpu_count=%lld count=%lld want %lld", zWhat,
+                (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 5), (long long)n);
+  CHECK(sqlite3_column_int64(st, 6)==sqlite3_column_int64(st, 7), "%s: gpu_count(*)", zWhat);
+
+  /* gpu_total: always REAL. */
+  CHECK(sqlite3_column_type(st, 0)==(isnan(exact) ? SQLITE_NULL : SQLITE_FLOAT),
+                "%s: gpu_total type %d", zWhat, sqlite3_column_type(st, 0));
+  if( !isnan(exact) ){
+    CHECK(realOk(sqlite3_column_double(st, 0), exact, err343),
+                  "%s: gpu_total=%.17g exact=%.17g", zWhat, sqlite3_column_double(st, 0), exact);
+  }
+  CHECK(sqlite3_column_type(st, 3)==sqlite3_column_type(st, 0), "%s: total type", zWhat);
+
+  /* gpu_avg: NULL without values, else total/n. */
+  if( n==0 || isnan(exact) ){
+    CHECK(sqlite3_column_type(st, 1)==SQLITE_NULL, "%s: gpu_avg must be NULL", zWhat);
+  }else{
+    double a = sqlite3_column_double(st, 1), want = exact/(double)n;
+    CHECK(sqlite3_column_type(st, 1)==SQLITE_FLOAT, "%s: gpu_avg type", zWhat);
+    CHECK(isinf(want) ? a==want : fabs(a - want) <= (err343 + 4*ulp(exact))/(double)n + 2*ulp(want) + DBL_TRUE_MIN,
+                  "%s: gpu_avg=%.17g want %.17g", zWhat, a, want);
+  }
+  CHECK(sqlite3_column_type(st, 4)==sqlite3_column_type(st, 1), "%s: avg type", zWhat);
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+}
+
+static void checkAll(sqlite3 *db, const char *zFrom, const char *zWhat){
+  Ref ref;
+  refCompute(db, zFrom, &ref);
+  checkSum(db, zFrom, &ref, zWhat);
+  checkTotalAvgCount(db, zFrom, &ref, zWhat);
+}
+
+/* ---- connections ----------------------------------------------------------- */
+
+static sqlite3 *openDb(int chunk, int64_t threshold){
+  char *zErr = 0;
+  sqlite3 *db = h_open(&zErr);
+  ck_assert_msg(db!=0, "cannot load the module: %s", zErr ? zErr : "?");
+  EXEC(db, "SELECT gpuagg_backend('%s')", g_backend);
+  EXEC(db, "SELECT gpuagg_config('chunk', %d), gpuagg_config('threshold', %lld)", chunk, (long long)threshold);
+  return db;
+}
+
+/* On the CUDA pass, chunks must really have gone to the device. */
+static void expectDevice(sqlite3 *db, const char *zWhat){
+  if( strcmp(g_backend, "cuda")==0 ){
+    int64_t n = h_int(db, "SELECT json_extract(gpuagg_info(), '$.chunks_flushed')");
+    CHECK(n>0, "%s: no chunk reached the device", zWhat);
+  }
+}
+
+/* Every pool slot is back when no statement runs. */
+static void expectPoolIdle(sqlite3 *db){
+  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.slots') || '/' || json_extract(gpuagg_info(), '$.idle_slots')");
+  const char *slash = strchr(z, '/');
+  CHECK(slash && atoi(z)==atoi(slash+1), "slots in use after the statements ended: %s", z);
+  free(z);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+/* Every profile at every size around the threshold and chunk boundaries. */
+START_TEST(test_profiles_boundaries){
+  const int C = 257, T = 100;   /* odd chunk: odd vector tails on the device */
+  const int64_t sizes[] = { 0, 1, 2, 3, T-1, T, T+1, T+C-1, T+C, T+C+1, T+2*C, T+3*C+5, T+10*C+17 };
+  sqlite3 *db = openDb(C, T);
+  int p;
+  size_t i;
+  for(p=0; p<NPROFILE; p++){
+    for(i=0; i<sizeof(sizes)/sizeof(sizes[0]); i++){
+      char zWhat[100];
+      snprintf(zWhat, sizeof(zWhat), "%s n=%lld", azProfile[p], (long long)sizes[i]);
+      fillTable(db, "t", p, sizes[i], 0, h_seed + 1000*p + i);
+      checkAll(db, "FROM t", zWhat);
+    }
+  }
+  expectDevice(db, "profiles");
+  expectPoolIdle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* The default chunk (1M) and threshold (64K): prefixes of one table. */
+START_TEST(test_default_boundaries){
+  sqlite3 *db = openDb(1<<20, 65536);
+  const int64_t C = 1<<20, T = 65536;
+  const int64_t at[] = { T-1, T, T+1, T+C-1, T+C, T+C+1, T+2*C+1 };
+  size_t i;
+  EXEC(db, "SELECT gpuagg_config('chunk', 1048576), gpuagg_config('threshold', 65536)");
+  for(i=0; i<2; i++){
+    size_t j;
+    fillTable(db, "t", i==0 ? P_INT_SMALL : P_MIXED, T+2*C+1, 0, h_seed + 77 + i);
+    for(j=0; j<sizeof(at)/sizeof(at[0]); j++){
+      char zFrom[64], zWhat[64];
+      snprintf(zFrom, sizeof(zFrom), "FROM t WHERE rowid<=%lld", (long long)at[j]);
+      snprintf(zWhat, sizeof(zWhat), "default chunk, %s, %lld rows", azProfile[i==0 ? P_INT_SMALL : P_MIXED], (long long)at[j]);
+      checkAll(db, zFrom, zWhat);
+    }
+  }
+  expectDevice(db, "default boundaries");
+  expectPoolIdle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* Larger random sizes and chunk shapes, one profile each. */
+START_TEST(test_random_shapes){
+  h_rng r;
+  int k;
+  h_rng_init(&r, h_seed ^ 0x5eed);
+  for(k=0; k<12; k++){
+    int chunk = (int)h_range(&r, 1, 5000);
+    int64_t thr = h_range(&r, 0, 3000);
+    int64_t n = h_range(&r, 0, 40000);
+    int p = (int)h_range(&r, 0, NPROFILE-1);
+    sqlite3 *db = openDb(chunk, thr);
+    char zWhat[128];
+    snprintf(zWhat, sizeof(zWhat), "%s n=%lld chunk=%d threshold=%lld", azProfile[p], (long long)n, chunk, (long long)thr);
+    fillTable(db, "t", p, n, 0, h_next(&r));
+    checkAll(db, "FROM t", zWhat);
+    expectPoolIdle(db);
+    sqlite3_close(db);
+  }
+}
+END_TEST
+
+/* GROUP BY with 20,000 groups: most tiny, some long enough to pipeline. */
+START_TEST(test_group_by){
+  const int nGroup = 20000, C = 97, T = 50;
+  sqlite3 *db = openDb(C, T);
+  h_rng r;
+  Gen g;
+  sqlite3_stmt *st;
+  Ref *ref = calloc(nGroup, sizeof(Ref));
+  int64_t i, nRow = 0;
+  int seen = 0;
+  h_rng_init(&r, h_seed ^ 0x6b);
+  memset(&g, 0, sizeof(g));
+  h_rng_init(&g.r, h_seed ^ 0x6c);
+  EXEC(db, "CREATE TABLE t(g INTEGER, x); BEGIN");
+  ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO t VALUES(?1, ?2)", -1, &st, 0), SQLITE_OK);
+  for(i=0; i<nGroup; i++){
+    int64_t n = h_next(&r)%200==0 ? h_range(&r, T, T+5*C) : h_range(&r, 1, 8), j;
+    for(j=0; j<n; j++){
+      g.profile = h_next(&r)%3==0 ? P_MIXED : (h_next(&r)%2 ? P_INT_SMALL : P_REAL_UNIT);
+      sqlite3_bind_int64(st, 1, (int64_t)((i*7919) % nGroup));   /* groups interleaved */
+      bindValue(&g, st, 2);
+      ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+      sqlite3_reset(st);
+      nRow++;
+    }
+  }
+  sqlite3_finalize(st);
+  EXEC(db, "COMMIT");
+
+  /* References per group, in the order GROUP BY feeds them (g, then rowid). */
+  ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT g, x FROM t ORDER BY g, rowid", -1, &st, 0), SQLITE_OK);
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    Ref *p = &ref[sqlite3_column_int64(st, 0)];
+    h_exact_add(&p->ex, sqlite3_column_value(st, 1));
+    k343Add(&p->k, sqlite3_column_value(st, 1));
+  }
+  sqlite3_finalize(st);
+
+  ck_assert_int_eq(sqlite3_prepare_v2(db,
+      "SELECT g, gpu_sum(x), sum(x), gpu_total(x), gpu_avg(x), gpu_count(x), count(x), typeof(gpu_sum(x)), typeof(sum(x))"
+      " FROM t GROUP BY g ORDER BY g", -1, &st, 0), SQLITE_OK);
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    int64_t gi = sqlite3_column_int64(st, 0);
+    Ref *p = &ref[gi];
+    int64_t n = nValues(p);
+    double exact = h_exact_value(&p->ex), err343 = fabs(k343Value(&p->k) - exact);
+    seen++;
+    CHECK(sqlite3_column_int64(st, 5)==n && sqlite3_column_int64(st, 6)==n, "group %lld: count", (long long)gi);
+    CHECK(strcmp((const char*)sqlite3_column_text(st, 7), (const char*)sqlite3_column_text(st, 8))==0,
+                  "group %lld: typeof gpu_sum %s, sum %s", (long long)gi,
+                  sqlite3_column_text(st, 7), sqlite3_column_text(st, 8));
+    if( n==0 ) continue;
+    if( p->ex.nReal==0 ){
+      CHECK(sqlite3_column_int64(st, 1)==(int64_t)p->ex.isum && sqlite3_column_int64(st, 2)==(int64_t)p->ex.isum,
+                    "group %lld: gpu_sum=%lld exact=%lld", (long long)gi,
+                    (long long)sqlite3_column_int64(st, 1), (long long)p->ex.isum);
+    }else{
+      CHECK(realOk(sqlite3_column_double(st, 1), exact, err343), "group %lld: gpu_sum=%.17g exact=%.17g",
+                    (long long)gi, sqlite3_column_double(st, 1), exact);
+    }
+    CHECK(realOk(sqlite3_column_double(st, 3), exact, err343), "group %lld: gpu_total", (long long)gi);
+    CHECK(fabs(sqlite3_column_double(st, 4) - exact/(double)n) <= (err343 + 4*ulp(exact))/(double)n + 2*ulp(exact/(double)n),
+                  "group %lld: gpu_avg", (long long)gi);
+  }
+  ck_assert_msg(sqlite3_errcode(db)==SQLITE_DONE || sqlite3_errcode(db)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  ck_assert_int_eq(seen, nGroup);
+  expectDevice(db, "group by");
+  expectPoolIdle(db);
+  free(ref);
+  sqlite3_close(db);
+  (void)nRow;
+}
+END_TEST
+
+/* Aggregates used the ways SQL allows: each must equal the builtin spelled
+** the same way (integers, so equality is exact). */
+START_TEST(test_sql_forms){
+  static const char *azForm[] = {
+    "SELECT %s(DISTINCT x) FROM t",
+    "SELECT %s(x) FILTER (WHERE g%%3=0) FROM t",
+    "SELECT group_concat(g) FROM (SELECT g FROM t GROUP BY g HAVING %s(x)>0 ORDER BY g)",
+    "SELECT %s(x) FROM t WHERE g IN (SELECT g FROM t GROUP BY g HAVING count(*)>2)",
+    "SELECT %s(a.x*b.x) FROM t a JOIN t b ON a.g=b.g AND a.rowid<b.rowid",
+    "SELECT (SELECT %s(x) FROM t WHERE g=o.g) FROM (SELECT DISTINCT g FROM t ORDER BY g LIMIT 1 OFFSET 3) o",
+    "SELECT %s(x) FROM (SELECT x FROM t ORDER BY x DESC LIMIT 5000)",
+    "SELECT %s(x) FROM t WHERE 0",
+  };
+  static const char *azFunc[][2] = {
+    { "gpu_sum", "sum" }, { "gpu_total", "total" }, { "gpu_avg", "avg" }, { "gpu_count", "count" }
+  };
+  sqlite3 *db = openDb(64, 10);
+  size_t i, j;
+  fillTable(db, "t", P_INT_SMALL, 30000, 37, h_seed ^ 0xf0);
+  for(i=0; i<sizeof(azForm)/sizeof(azForm[0]); i++){
+    for(j=0; j<4; j++){
+      char *zGpu = sqlite3_mprintf(azForm[i], azFunc[j][0]);
+      char *zRef = sqlite3_mprintf(azForm[i], azFunc[j][1]);
+      char *a = h_text(db, "%s", zGpu), *b = h_text(db, "%s", zRef);
+      CHECK((a==0 && b==0) || (a && b && strcmp(a, b)==0),
+                    "%s = %s but %s = %s", zGpu, a ? a : "NULL", zRef, b ? b : "NULL");
+      free(a); free(b);
+      sqlite3_free(zGpu); sqlite3_free(zRef);
+    }
+  }
+  /* Several contexts pipelining at once in one statement. */
+  {
+    char *a = h_text(db, "SELECT gpu_sum(x)||','||gpu_sum(g)||','||gpu_avg(x*2)||','||gpu_total(-x)||','||gpu_sum(x+g) FROM t");
+    char *b = h_text(db, "SELECT sum(x)||','||sum(g)||','||avg(x*2)||','||total(-x)||','||sum(x+g) FROM t");
+    CHECK(a && b && strcmp(a, b)==0, "several at once: %s vs %s", a, b);
+    free(a); free(b);
+  }
+  expectDevice(db, "sql forms");
+  expectPoolIdle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* Integer overflow: the exact total decides, across chunks too. */
+START_TEST(test_overflow){
+  static const struct { const char *zVals; int overflow; const char *zWant; } aCase[] = {
+    { "9223372036854775807, 1", 1, 0 },
+    { "-9223372036854775808, -1", 1, 0 },
+    { "9223372036854775807, 1, -1", 0, "9223372036854775807" },
+    { "-9223372036854775808, -1, 1", 0, "-9223372036854775808" },
+    { "9223372036854775807, 9223372036854775807, -9223372036854775807, -9223372036854775807", 0, "0" },
+    { "9223372036854775807, 0.5", 0, "9.22337203685478e+18" },
+    { "0.5, 9223372036854775807, 1", 0, "9.22337203685478e+18" },
+  };
+  size_t i;
+  int chunk;
+  for(chunk=1; chunk<=4; chunk+=3){
+    sqlite3 *db = openDb(chunk, 0);
+    for(i=0; i<sizeof(aCase)/sizeof(aCase[0]); i++){
+      h_val v;
+      EXEC(db, "DROP TABLE IF EXISTS t; CREATE TABLE t(x); INSERT INTO t SELECT value FROM json_each('[%s]')", aCase[i].zVals);
+      v = h_query(db, "SELECT CAST(gpu_sum(x) AS TEXT) FROM t");
+      if( aCase[i].overflow ){
+        ck_assert_msg(v.rc!=SQLITE_OK && strcmp(v.zErr, "integer overflow")==0, "[%s]: want integer overflow, got rc %d", aCase[i].zVals, v.rc);
+      }else{
+        char *z = h_text(db, "SELECT CAST(gpu_sum(x) AS TEXT) FROM t");
+        ck_assert_msg(z && strcmp(z, aCase[i].zWant)==0, "[%s]: gpu_sum=%s want %s", aCase[i].zVals, z, aCase[i].zWant);
+        free(z);
+      }
+      /* total and avg never raise it. */
+      v = h_query(db, "SELECT gpu_total(x) + gpu_avg(x) FROM t");
+      ck_assert_msg(v.rc==SQLITE_OK, "[%s]: gpu_total/gpu_avg failed: %s", aCase[i].zVals, v.zErr);
+    }
+    /* A long run whose running total leaves int64 many times but ends inside. */
+    EXEC(db, "DROP TABLE t; CREATE TABLE t(x);" SERIES(5001) "INSERT INTO t"
+             " SELECT CASE WHEN value%%2 THEN 9223372036854775807 ELSE -9223372036854775807 END FROM series");
+    ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x) FROM t"), INT64_MAX);
+    expectPoolIdle(db);
+    sqlite3_close(db);
+  }
+}
+END_TEST
+
+/* Data whose naive sum is far off; 3.43+'s sum is right; so must we be. */
+START_TEST(test_ill_conditioned){
+  static const struct { const char *zVals; double want; } aCase[] = {
+    { "1e100, 1.0, -1e100", 1.0 },
+    { "1.0, 1e100, 1.0, -1e100", 2.0 },
+    { "1e308, 1e308, -1e308", INFINITY },
+    { "0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1", 1.0 },
+    { "9007199254740993, 1.0, -9007199254740992", 2.0 },
+    { "-0.0", 0.0 },
+    { "1e-320, 1e-320, -1e-320", 1e-320 },
+  };
+  size_t i;
+  int chunk;
+  for(chunk=1; chunk<=3; chunk++){
+    sqlite3 *db = openDb(chunk, 0);
+    for(i=0; i<sizeof(aCase)/sizeof(aCase[0]); i++){
+      h_val v;
+      EXEC(db, "DROP TABLE IF EXISTS t; CREATE TABLE t(x); INSERT INTO t SELECT value FROM json_each('[%s]')", aCase[i].zVals);
+      v = h_query(db, "SELECT gpu_total(x) FROM t");
+      ck_assert_msg(v.rc==SQLITE_OK && v.r==aCase[i].want, "chunk %d, [%s]: gpu_total=%.17g want %.17g",
+                    chunk, aCase[i].zVals, v.r, aCase[i].want);
+    }
+    sqlite3_close(db);
+  }
+}
+END_TEST
+
+static int stopNow(void *p){ (void)p; return 1; }
+
+/* An interrupted multi-chunk aggregate frees its slots; the next query is right. */
+START_TEST(test_interrupt){
+  sqlite3 *db = openDb(1000, 0);
+  h_rng r;
+  int k;
+  h_rng_init(&r, h_seed ^ 0x1a);
+  fillTable(db, "t", P_REAL_UNIT, 200000, 0, h_seed ^ 0x1b);
+  for(k=0; k<5; k++){
+    int n = (int)h_range(&r, 1000, 500000);   /* the scan takes over 1M ops */
+    h_val v;
+    sqlite3_progress_handler(db, n, stopNow, 0);
+    v = h_query(db, "SELECT gpu_sum(x) + gpu_avg(x) FROM t");
+    sqlite3_progress_handler(db, 0, 0, 0);
+    CHECK(v.rc==SQLITE_INTERRUPT, "interrupt after %d ops: rc %d", n, v.rc);
+    expectPoolIdle(db);
+  }
+  checkAll(db, "FROM t", "after interrupts");
+  expectPoolIdle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* The CPU and CUDA backends agree on the same data; the CUDA pass only. */
+START_TEST(test_backends_agree){
+  sqlite3 *db = openDb(3001, 0);
+  int p;
+  if( strcmp(g_backend, "cuda")!=0 ){ sqlite3_close(db); return; }
+  for(p=0; p<NPROFILE; p++){
+    h_val a, b;
+    if( p==P_INT_WIDE ) continue;
+    fillTable(db, "t", p, 20000, 0, h_seed + 31*p);
+    EXEC(db, "SELECT gpuagg_backend('cpu')");
+    a = h_query(db, "SELECT gpu_total(x) FROM t");
+    EXEC(db, "SELECT gpuagg_backend('cuda')");
+    b = h_query(db, "SELECT gpu_total(x) FROM t");
+    CHECK(a.rc==SQLITE_OK && b.rc==SQLITE_OK && a.type==b.type, "%s: backends disagree on type", azProfile[p]);
+    CHECK(a.type!=SQLITE_FLOAT || a.r==b.r || fabs(a.r - b.r)<=4*ulp(a.r) + 1e-9*fabs(a.r),
+                  "%s: cpu %.17g cuda %.17g", azProfile[p], a.r, b.r);
+  }
+  expectDevice(db, "backends agree");
+  sqlite3_close(db);
+}
+END_TEST
+
+/* ---- running ----------------------------------------------------------------- */
+
+static Suite *sumSuite(void){
+  Suite *s = suite_create("sum");
+  TCase *tc = tcase_create(g_backend);
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, test_profiles_boundaries);
+  tcase_add_test(tc, test_default_boundaries);
+  tcase_add_test(tc, test_random_shapes);
+  tcase_add_test(tc, test_group_by);
+  tcase_add_test(tc, test_sql_forms);
+  tcase_add_test(tc, test_overflow);
+  tcase_add_test(tc, test_ill_conditioned);
+  tcase_add_test(tc, test_interrupt);
+  tcase_add_test(tc, test_backends_agree);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+static int runPass(const char *zBackend){
+  SRunner *sr;
+  int nFail;
+  g_backend = zBackend;
+  sr = srunner_create(sumSuite());
+  srunner_run_all(sr, CK_NORMAL);
+  nFail = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nFail;
+}
+
+/* Ask, in a child process, whether CUDA is usable: the parent must not
+** initialize CUDA, or the forked tests could not use it. */
+static int cudaUsable(void){
+  int fd[2], status = 0;
+  char zWhy[600] = {0};
+  pid_t pid;
+  if( pipe(fd) ) return 0;
+  if( (pid = fork())==0 ){
+    char *zErr = 0;
+    const char *zWhyChild = "cannot load the module";
+    sqlite3 *db = h_open(&zErr);
+    int ok = db && h_cuda_usable(db, &zWhyChild);
+    if( !ok && write(fd[1], zWhyChild, strlen(zWhyChild))<0 ) ok = 0;
+    _exit(ok ? 0 : 1);
+  }
+  close(fd[1]);
+  if( read(fd[0], zWhy, sizeof(zWhy)-1)<0 ) zWhy[0] = 0;
+  close(fd[0]);
+  waitpid(pid, &status, 0);
+  if( WIFEXITED(status) && WEXITSTATUS(status)==0 ) return 1;
+  printf("CUDA suites skipped: %s\n", zWhy);
+  return 0;
+}
+
+int main(void){
+  int nFail;
+  h_seed_init();
+  nFail = runPass("cpu");
+  if( cudaUsable() ){
+    nFail += runPass("cuda");
+  }else if( getenv("GPUAGG_TEST_REQUIRE_CUDA") ){
+    printf("GPUAGG_TEST_REQUIRE_CUDA is set and CUDA is not usable\n");
+    nFail++;
+  }
+  if( nFail ) printf("FAILED: %d (reproduce with GPUAGG_SEED=%llu)\n", nFail, (unsigned long long)h_seed);
+  return nFail ? 1 : 0;
+}
