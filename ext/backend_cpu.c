@@ -10,11 +10,12 @@
 
 void ga_cpu_reduce(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out){
   const double *r = (const double*)buf;
-  ga_sum a = {0, 0, 0.0, 0.0};
+  ga_fpe f = {0.0, 0.0, 0.0};
   int64_t i;
-  for(i=0; i<ni; i++) ga_sum_int(&a, buf[i]);
-  for(; i<n; i++) ga_sum_real(&a, r[i]);
-  *out = a;
+  memset(out, 0, sizeof(*out));
+  for(i=0; i<ni; i++) ga_sum_int(out, buf[i]);
+  for(; i<n; i++) ga_sum_real(out, &f, r[i]);
+  ga_sum_settle(out, &f);
 }
 
 static int cpuOpen(ga_slot *s, char *zErr){

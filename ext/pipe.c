@@ -120,6 +120,7 @@ static void pipeGive(ga_pipe *p, ga_slot *s, int busy){
 
 int ga_pipe_close(ga_pipe *p, ga_sum *acc, int64_t *nInt, int64_t *nReal, char *zErr){
   ga_slot *tail = p->fill;
+  ga_slot *other = p->flight;   /* the second slot, if the pipeline has one */
   int64_t nr = p->cap - p->hi;
   int64_t n = p->ni + nr;
   int rc = p->rc;
@@ -139,7 +140,8 @@ int ga_pipe_close(ga_pipe *p, ga_sum *acc, int64_t *nInt, int64_t *nReal, char *
       p->nReal += nr;
     }
   }
-  if( p->flight && p->flight!=tail ) pipeGive(p, p->flight, !p->flightDone);
+  /* Whatever is still the flight (only after a strict failure) is done. */
+  if( other && other!=tail ) pipeGive(p, other, p->flight==other && !p->flightDone);
   pipeGive(p, tail, p->flight==tail && !p->flightDone);
 
   if( rc==0 ){

@@ -8,25 +8,29 @@
 **   2. The first `threshold` values of an aggregate are folded right here on
 **      the CPU; past that the aggregate opens a chunk pipeline (pipe.h) and
 **      only appends. Small groups never touch a buffer, a pool or CUDA.
-**   3. Results are folded in a fixed order (values folded here, then chunks in
-**      order), so the same input order gives the same bits.
+**   3. Sums are exact (kernels/sum_acc.h) and rounded once at the end, so the
+**      result does not depend on the order of rows, the chunk size, the
+**      backend or the device: the same bits everywhere.
 **   4. gpu_sum is NULL without non-NULL input; INTEGER when every value was an
 **      integer, with the error "integer overflow" when the exact total does
 **      not fit in 64 bits (the builtin also raises it when only an
 **      intermediate total overflows: ours depends on the total alone); REAL
-**      otherwise: the exact integer total plus the compensated real total.
+**      otherwise: the exact total of all values rounded to the nearest double
+**      (the builtin rounds at every row: 3.43+ compensates, older versions do
+**      not). A finite total beyond the double range is ±Inf; +Inf and -Inf
+**      among the values give NULL, as in the builtin.
 **   5. gpu_total is always REAL, 0.0 without input, never an error. gpu_avg is
 **      the total over the count, NULL without input.
 **   6. gpu_count counts non-NULL values (all rows with no argument, as
 **      count(*)); SQLite hands each value over already classified, so there is
 **      nothing for a device to do and no value is buffered.
 */
-#include <math.h>
 #include "pipe.h"
 
 /* One aggregate context of the sum family. */
 typedef struct Sum {
   ga_sum acc;               /* values folded here, then the pipeline's total */
+  ga_fpe fpe;               /* reals folded here not yet in acc's words */
   int64_t nInt;             /* integer values in acc */
   int64_t nReal;            /* real values in acc */
   ga_pipe *pipe;            /* chunk pipeline, once past the threshold */
@@ -64,7 +68,7 @@ void ga_sumStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
         ga_sum_int(&p->acc, sqlite3_value_int64(argv[0]));
         p->nInt++;
       }else{
-        ga_sum_real(&p->acc, sqlite3_value_double(argv[0]));
+        ga_sum_real(&p->acc, &p->fpe, sqlite3_value_double(argv[0]));
         p->nReal++;
       }
       return;
@@ -82,6 +86,7 @@ static Sum *sumFinish(sqlite3_context *ctx, int *pErr){
   Sum *p = (Sum*)sqlite3_aggregate_context(ctx, 0);
   char zErr[GA_ERRLEN];
   *pErr = 0;
+  if( p ) ga_sum_settle(&p->acc, &p->fpe);
   if( p && p->pipe ){
     ga_pipe *q = p->pipe;
     p->pipe = 0;
@@ -94,53 +99,33 @@ static Sum *sumFinish(sqlite3_context *ctx, int *pErr){
   return p;
 }
 
-/* The exact integer total as a signed 128-bit number. */
-static __int128 sumInt(const ga_sum *a){
-  return (__int128)(((unsigned __int128)(uint64_t)a->hi << 64) | a->lo);
-}
-
-/* The total as a double: the integer total split into two doubles, merged
-** with the real total by TwoSum. A non-finite real total (±Inf inputs) wins. */
-static double sumValue(const ga_sum *a){
-  __int128 i = sumInt(a);
-  double hi = (double)i;
-  double lo = (double)(i - (__int128)hi);
-  double s, bp, e, c;
-  if( !isfinite(a->s) ) return a->s;
-  s = a->s + hi;
-  bp = s - a->s;
-  e = (a->s - (s - bp)) + (hi - bp);
-  c = a->c + lo + e;
-  return isfinite(c) ? s + c : s;
-}
-
 void ga_sumFinal(sqlite3_context *ctx){
   int err;
   Sum *p = sumFinish(ctx, &err);
   if( p==0 || p->nInt+p->nReal==0 ) return;
   if( p->nReal==0 ){
-    __int128 i = sumInt(&p->acc);
+    __int128 i = ga_sum_int128(&p->acc);
     if( i<INT64_MIN || i>INT64_MAX ){
       sqlite3_result_error(ctx, "integer overflow", -1);
     }else{
       sqlite3_result_int64(ctx, (sqlite3_int64)i);
     }
   }else{
-    sqlite3_result_double(ctx, sumValue(&p->acc));
+    sqlite3_result_double(ctx, ga_sum_value(&p->acc));
   }
 }
 
 void ga_totalFinal(sqlite3_context *ctx){
   int err;
   Sum *p = sumFinish(ctx, &err);
-  if( !err ) sqlite3_result_double(ctx, p ? sumValue(&p->acc) : 0.0);
+  if( !err ) sqlite3_result_double(ctx, p ? ga_sum_value(&p->acc) : 0.0);
 }
 
 void ga_avgFinal(sqlite3_context *ctx){
   int err;
   Sum *p = sumFinish(ctx, &err);
   if( p && p->nInt+p->nReal>0 ){
-    sqlite3_result_double(ctx, sumValue(&p->acc)/(double)(p->nInt+p->nReal));
+    sqlite3_result_double(ctx, ga_sum_value(&p->acc)/(double)(p->nInt+p->nReal));
   }
 }
 

@@ -1,8 +1,10 @@
 /*
-** Sum of a chunk: exact 128-bit integer lane plus compensated real lane.
-** Layers, from the top: device (two launches: blocks, then one final block),
-** block (warp totals through shared memory), warp (shuffle tree), thread
-** (grid-stride loop over 16-byte vectors, four loads in flight).
+** Exact sum of a chunk: 128-bit integer lane, exact real lane (sum_acc.h).
+** Layers, from the top: device (a launch over the chunk, then one final
+** block over the block partials), block (a shared fixed-point accumulator,
+** integer atomics only), warp (shuffle trees; flushes aggregated per warp
+** when the lanes agree on the words), thread (grid-stride loop over 16-byte
+** vectors, four loads in flight, an error-free expansion in registers).
 */
 #include "gpuagg_kernels.h"
 
@@ -10,54 +12,118 @@ namespace {
 
 constexpr int kThreads = GA_SUM_THREADS;
 constexpr int kWarps = kThreads / 32;
-constexpr int kUnroll = 4;   /* 16-byte loads in flight per thread */
+constexpr int kUnroll = 4;            /* 16-byte loads in flight per thread */
+constexpr unsigned kAll = 0xffffffffu;
+
+/* What one thread holds. */
+struct Acc {
+  uint64_t lo;                        /* integer total, low 64 bits */
+  int64_t hi;                         /* integer total, high 64 bits */
+  unsigned inf;                       /* GA_INF_POS | GA_INF_NEG */
+  ga_fpe f;                           /* the reals, error-free */
+};
 
 /* ---- thread ------------------------------------------------------------ */
 
-__device__ __forceinline__ void fold(ga_sum &a, long long w, bool is_int){
-  if( is_int ) ga_sum_int(&a, w);
-  else ga_sum_real(&a, __longlong_as_double(w));
+/* Exact: integer atomics on the block's words commute. */
+__device__ __forceinline__ void to_words(long long *big, unsigned &inf, double x){
+  int w;
+  int64_t p[3];
+  if( ga_split(x, &w, p) ){
+    inf |= x > 0 ? GA_INF_POS : GA_INF_NEG;
+    return;
+  }
+  for( int k = 0; k < 3; k++ ){
+    if( p[k] ) atomicAdd((unsigned long long *)&big[w + k], (unsigned long long)p[k]);
+  }
 }
 
-__device__ __forceinline__ void fold2(ga_sum &a, longlong2 w, long long i, long long ni){
-  fold(a, w.x, i < ni);
-  fold(a, w.y, i + 1 < ni);
+__device__ __forceinline__ void fold(Acc &a, long long *big, long long v, bool is_int){
+  if( is_int ){
+    ga_i128_add(&a.lo, &a.hi, v);
+  }else{
+    double r = ga_fpe_add(&a.f, __longlong_as_double(v));
+    if( r != 0.0 ) to_words(big, a.inf, r);
+  }
 }
 
 /* ---- warp --------------------------------------------------------------- */
 
-__device__ __forceinline__ ga_sum shfl_down(const ga_sum &a, int d){
-  ga_sum b;
-  b.lo = __shfl_down_sync(0xffffffffu, (unsigned long long)a.lo, d);
-  b.hi = __shfl_down_sync(0xffffffffu, (long long)a.hi, d);
-  b.s = __shfl_down_sync(0xffffffffu, a.s, d);
-  b.c = __shfl_down_sync(0xffffffffu, a.c, d);
-  return b;
+/* Every lane's x (finite, maybe 0) into the words. When all non-zero lanes
+** hit the same words, as the leading parts of one column's values do, the
+** warp adds its digits first (exact: 32 digits of 32 bits fit in 64) and one
+** lane does the atomics. */
+__device__ __forceinline__ void warp_to_words(long long *big, unsigned &inf, double x){
+  int w = -1;
+  int64_t p[3] = {0, 0, 0};
+  if( x != 0.0 && ga_split(x, &w, p) ){
+    inf |= x > 0 ? GA_INF_POS : GA_INF_NEG;
+    w = -1;
+  }
+  const int wmax = __reduce_max_sync(kAll, w);
+  if( wmax < 0 ) return;
+  if( !__all_sync(kAll, w == wmax || w == -1) ){
+    if( w >= 0 ){
+      for( int k = 0; k < 3; k++ ){
+        if( p[k] ) atomicAdd((unsigned long long *)&big[w + k], (unsigned long long)p[k]);
+      }
+    }
+    return;
+  }
+  for( int d = 16; d > 0; d >>= 1 ){
+    for( int k = 0; k < 3; k++ ) p[k] += __shfl_down_sync(kAll, (long long)p[k], d);
+  }
+  if( (threadIdx.x & 31) == 0 ){
+    for( int k = 0; k < 3; k++ ){
+      if( p[k] ) atomicAdd((unsigned long long *)&big[wmax + k], (unsigned long long)p[k]);
+    }
+  }
 }
 
-/* Lane 0 ends with the warp's total; the tree is fixed. */
-__device__ __forceinline__ ga_sum warp_sum(ga_sum a){
+/* Lane 0 ends with the warp's integer total and infinities. */
+__device__ __forceinline__ void warp_ints(uint64_t &lo, int64_t &hi, unsigned &inf){
   for( int d = 16; d > 0; d >>= 1 ){
-    ga_sum b = shfl_down(a, d);
-    ga_sum_merge(&a, &b);
+    uint64_t l = __shfl_down_sync(kAll, (unsigned long long)lo, d);
+    int64_t h = __shfl_down_sync(kAll, (long long)hi, d);
+    uint64_t s = lo + l;
+    hi += h + (s < lo);
+    lo = s;
   }
-  return a;
+  inf = __reduce_or_sync(kAll, inf);
 }
 
 /* ---- block -------------------------------------------------------------- */
 
-/* Thread 0 ends with the block's total. */
-__device__ __forceinline__ ga_sum block_sum(ga_sum a){
-  __shared__ ga_sum warps[kWarps];
+/* Thread 0 ends with the block's integer total and infinities. */
+__device__ __forceinline__ void block_ints(uint64_t &lo, int64_t &hi, unsigned &inf){
+  __shared__ uint64_t slo[kWarps];
+  __shared__ int64_t shi[kWarps];
+  __shared__ unsigned sinf[kWarps];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  a = warp_sum(a);
-  if( lane == 0 ) warps[warp] = a;
+  warp_ints(lo, hi, inf);
+  if( lane == 0 ){ slo[warp] = lo; shi[warp] = hi; sinf[warp] = inf; }
   __syncthreads();
   if( warp == 0 ){
-    a = lane < kWarps ? warps[lane] : ga_sum{0, 0, 0.0, 0.0};
-    a = warp_sum(a);
+    lo = lane < kWarps ? slo[lane] : 0;
+    hi = lane < kWarps ? shi[lane] : 0;
+    inf = lane < kWarps ? sinf[lane] : 0;
+    warp_ints(lo, hi, inf);
   }
-  return a;
+}
+
+/* Write the block's total: words carried by thread 0, then copied out. */
+__device__ __forceinline__ void block_store(ga_sum *out, long long *big,
+                                           uint64_t lo, int64_t hi, unsigned inf){
+  __syncthreads();                    /* every atomic on big has landed */
+  if( threadIdx.x == 0 ){
+    ga_words_norm((int64_t *)big);
+    out->lo = lo;
+    out->hi = hi;
+    out->inf = inf;
+    out->nAdd = 0;
+  }
+  __syncthreads();
+  for( int i = threadIdx.x; i < GA_WORDS; i += kThreads ) out->w[i] = big[i];
 }
 
 /* ---- device ------------------------------------------------------------- */
@@ -65,32 +131,61 @@ __device__ __forceinline__ ga_sum block_sum(ga_sum a){
 __global__ void __launch_bounds__(kThreads)
 sum_blocks(const long long *__restrict__ vals, long long n, long long ni,
            ga_sum *__restrict__ part){
+  __shared__ long long big[GA_WORDS];
   const longlong2 *v = reinterpret_cast<const longlong2 *>(vals);
   const long long nv = n >> 1;
   const long long stride = (long long)gridDim.x * kThreads;
   long long i = (long long)blockIdx.x * kThreads + threadIdx.x;
-  ga_sum a = {0, 0, 0.0, 0.0};
+  Acc a = {0, 0, 0, {0.0, 0.0, 0.0}};
+
+  for( int k = threadIdx.x; k < GA_WORDS; k += kThreads ) big[k] = 0;
+  __syncthreads();
 
   for( ; i + (kUnroll - 1) * stride < nv; i += kUnroll * stride ){
     longlong2 w[kUnroll];
 #pragma unroll
     for( int k = 0; k < kUnroll; k++ ) w[k] = __ldg(&v[i + k * stride]);
 #pragma unroll
-    for( int k = 0; k < kUnroll; k++ ) fold2(a, w[k], 2 * (i + k * stride), ni);
+    for( int k = 0; k < kUnroll; k++ ){
+      long long j = 2 * (i + k * stride);
+      fold(a, big, w[k].x, j < ni);
+      fold(a, big, w[k].y, j + 1 < ni);
+    }
   }
-  for( ; i < nv; i += stride ) fold2(a, __ldg(&v[i]), 2 * i, ni);
-  if( (n & 1) && blockIdx.x == 0 && threadIdx.x == 0 ) fold(a, vals[n - 1], n - 1 < ni);
+  for( ; i < nv; i += stride ){
+    longlong2 w = __ldg(&v[i]);
+    fold(a, big, w.x, 2 * i < ni);
+    fold(a, big, w.y, 2 * i + 1 < ni);
+  }
+  if( (n & 1) && blockIdx.x == 0 && threadIdx.x == 0 ) fold(a, big, vals[n - 1], n - 1 < ni);
 
-  a = block_sum(a);
-  if( threadIdx.x == 0 ) part[blockIdx.x] = a;
+  warp_to_words(big, a.inf, a.f.a0);
+  warp_to_words(big, a.inf, a.f.a1);
+  warp_to_words(big, a.inf, a.f.a2);
+  block_ints(a.lo, a.hi, a.inf);
+  block_store(&part[blockIdx.x], big, a.lo, a.hi, a.inf);
 }
 
 __global__ void __launch_bounds__(kThreads)
 sum_final(const ga_sum *__restrict__ part, int nb, ga_sum *__restrict__ out){
-  ga_sum a = {0, 0, 0.0, 0.0};
-  for( int i = threadIdx.x; i < nb; i += kThreads ) ga_sum_merge(&a, &part[i]);
-  a = block_sum(a);
-  if( threadIdx.x == 0 ) *out = a;
+  __shared__ long long big[GA_WORDS];
+  uint64_t lo = 0;
+  int64_t hi = 0;
+  unsigned inf = 0;
+  /* Block partials are carried: summing 2^31 of them cannot overflow. */
+  for( int k = threadIdx.x; k < GA_WORDS; k += kThreads ){
+    long long s = 0;
+    for( int b = 0; b < nb; b++ ) s += part[b].w[k];
+    big[k] = s;
+  }
+  for( int b = threadIdx.x; b < nb; b += kThreads ){
+    uint64_t s = lo + part[b].lo;
+    hi += part[b].hi + (s < lo);
+    lo = s;
+    inf |= part[b].inf;
+  }
+  block_ints(lo, hi, inf);
+  block_store(out, big, lo, hi, inf);
 }
 
 }  /* namespace */

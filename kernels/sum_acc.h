@@ -1,24 +1,29 @@
 /*
-** Exact and compensated accumulation, shared by the CPU backend (gcc) and
-** the CUDA kernels (nvcc), so that both fold values the same way.
+** Exact summation, shared by the CPU backend (gcc) and the CUDA kernels
+** (nvcc), so that both compute the same thing: the exact total, rounded
+** once, at the end, to the nearest double.
 **
-**   1. Integers are summed exactly in 128 bits (two's complement, hi:lo).
+**   1. Integers are summed exactly in 128 bits (two's complement, hi:lo);
 **      2^63 rows of 64-bit values cannot overflow it.
-**   2. Reals are summed with Neumaier's compensated sum (the algorithm of
-**      SQLite 3.43+'s sum()): the value is s + c, c collecting the rounding
-**      error of every addition into s.
-**   3. Two partial sums merge exactly for integers and with an error-free
-**      TwoSum for the reals' leading parts; merging in a fixed order gives
-**      the same bits every time.
-**   4. ±Inf inputs make s ±Inf (NaN if both signs) and c NaN; whoever reads
-**      the total uses s alone when c is not finite, as SQLite 3.43+ does.
-**
-** No multiplications appear, so no fused multiply-add can change a result.
+**   2. Reals are summed exactly in a fixed-point accumulator ("words"): 68
+**      signed 64-bit words, word i weighing 2^(32i-1074), i.e. 32-bit digits
+**      from the smallest subnormal up to 2^1102, with 31 bits of headroom per
+**      word for carries. A double adds to at most three words.
+**   3. In front of the words sits an error-free expansion of three doubles
+**      (ga_fpe): TwoSum cascades keep the exact running total of most data
+**      in registers; only what does not fit (values far apart in magnitude,
+**      overflow, ±Inf) goes to the words. On ordinary data nothing does.
+**   4. ±Inf are not summed but flagged: +Inf and -Inf together give NaN (SQL
+**      NULL), one sign gives that infinity, as SQLite's sum does.
+**   5. Integer addition is associative: any order of folding, on any device,
+**      with any chunking, gives the same bits. No float atomics anywhere.
 */
 #ifndef GPUAGG_SUM_ACC_H
 #define GPUAGG_SUM_ACC_H
 
 #include <stdint.h>
+#include <float.h>
+#include <string.h>
 #ifdef __CUDACC__
 # define GA_HD static __host__ __device__ __forceinline__
 #else
@@ -26,40 +31,200 @@
 # define GA_HD static inline
 #endif
 
-/* A partial sum of one lane pair: what one chunk, block or thread folded. */
+#define GA_WORDS 68             /* 2^-1074 .. 2^1102 in 32-bit digits */
+#define GA_INF_POS 1u           /* ga_sum.inf: +Inf seen */
+#define GA_INF_NEG 2u           /* ga_sum.inf: -Inf seen */
+
+/* An exact partial total: what one thread, block, chunk or query folded. */
 typedef struct ga_sum {
-  uint64_t lo;   /* low 64 bits of the exact integer total */
-  int64_t hi;    /* high 64 bits of the exact integer total */
-  double s;      /* compensated real total: leading part */
-  double c;      /* compensated real total: accumulated error */
+  uint64_t lo;                  /* integer total, low 64 bits */
+  int64_t hi;                   /* integer total, high 64 bits */
+  uint32_t inf;                 /* GA_INF_POS | GA_INF_NEG */
+  uint32_t nAdd;                /* word additions since the last carry pass */
+  int64_t w[GA_WORDS];          /* real total: sum of w[i] * 2^(32i-1074) */
 } ga_sum;
 
-GA_HD void ga_sum_int(ga_sum *a, int64_t v){
-  uint64_t lo = a->lo + (uint64_t)v;
-  a->hi += (v < 0 ? -1 : 0) + (lo < a->lo);
-  a->lo = lo;
+/* Three doubles whose exact sum is the reals folded so far (minus what went
+** to the words). a0 holds the leading part. */
+typedef struct ga_fpe { double a0, a1, a2; } ga_fpe;
+
+/* (hi:lo) += v, in 128 bits. */
+GA_HD void ga_i128_add(uint64_t *lo, int64_t *hi, int64_t v){
+  uint64_t l = *lo + (uint64_t)v;
+  *hi += (v < 0 ? -1 : 0) + (l < *lo);
+  *lo = l;
 }
 
-GA_HD void ga_sum_real(ga_sum *a, double x){
-  double t = a->s + x;
-  if( fabs(a->s) >= fabs(x) ){
-    a->c += (a->s - t) + x;
-  }else{
-    a->c += (x - t) + a->s;
+GA_HD void ga_sum_int(ga_sum *a, int64_t v){ ga_i128_add(&a->lo, &a->hi, v); }
+
+/* Error-free s + e = a + b (Knuth's TwoSum). */
+GA_HD double ga_two_sum(double a, double b, double *e){
+  double s = a + b, bp = s - a;
+  *e = (a - (s - bp)) + (b - bp);
+  return s;
+}
+
+/* Add x to the expansion. Returns the part that did not fit (0.0 if none):
+** x itself when the leading sum is not finite (x is ±Inf or it overflowed),
+** else the rounding error left after the third level. */
+GA_HD double ga_fpe_add(ga_fpe *f, double x){
+  double s = f->a0 + x, e;
+  if( !(fabs(s) <= DBL_MAX) ) return x;
+  s = ga_two_sum(f->a0, x, &e);
+  f->a0 = s;
+  if( e == 0.0 ) return 0.0;
+  f->a1 = ga_two_sum(f->a1, e, &x);
+  if( x == 0.0 ) return 0.0;
+  f->a2 = ga_two_sum(f->a2, x, &e);
+  return e;
+}
+
+/* Split finite x into the signed 32-bit digits it adds to words w, w+1, w+2.
+** Returns 1 (and nothing else) if x is ±Inf or NaN. */
+GA_HD int ga_split(double x, int *pw, int64_t p[3]){
+  uint64_t b, m, lo, hi;
+  int e, sh;
+#ifdef __CUDA_ARCH__
+  b = (uint64_t)__double_as_longlong(x);
+#else
+  memcpy(&b, &x, sizeof(b));
+#endif
+  e = (int)((b >> 52) & 0x7ff);
+  m = b & 0xfffffffffffffull;
+  if( e == 0x7ff ) return 1;
+  if( e ) m |= 1ull << 52; else e = 1;
+  e -= 1;                       /* weight of m's lowest bit: 2^(e-1074) */
+  sh = e & 31;
+  lo = m << sh;                 /* m << sh is at most 84 bits: split it */
+  hi = sh ? m >> (64 - sh) : 0;
+  p[0] = (int64_t)(lo & 0xffffffffu);
+  p[1] = (int64_t)(lo >> 32);
+  p[2] = (int64_t)hi;
+  if( b >> 63 ){ p[0] = -p[0]; p[1] = -p[1]; p[2] = -p[2]; }
+  *pw = e >> 5;
+  return 0;
+}
+
+/* Carry pass: every word but the top one into [0, 2^32); the top one keeps
+** the sign. The value is unchanged. */
+GA_HD void ga_words_norm(int64_t *w){
+  int64_t carry = 0;
+  int i;
+  for(i = 0; i < GA_WORDS - 1; i++){
+    int64_t v = w[i] + carry;
+    carry = v >> 32;            /* floor(v / 2^32): arithmetic shift */
+    w[i] = v & 0xffffffff;
   }
-  a->s = t;
+  w[GA_WORDS - 1] += carry;
 }
 
-/* a += b. Exact for the integers; TwoSum of the leading parts. */
-GA_HD void ga_sum_merge(ga_sum *a, const ga_sum *b){
+#ifndef __CUDACC__
+/* ---- host side ---------------------------------------------------------- */
+
+/* Add x to the words (no atomics: one thread owns a). */
+static inline void ga_sum_word(ga_sum *a, double x){
+  int w;
+  int64_t p[3];
+  if( ga_split(x, &w, p) ){
+    a->inf |= x > 0 ? GA_INF_POS : GA_INF_NEG;
+    return;
+  }
+  a->w[w] += p[0];
+  a->w[w+1] += p[1];
+  a->w[w+2] += p[2];
+  if( ++a->nAdd >= (1u << 30) ){   /* stay far from 2^63 per word */
+    ga_words_norm(a->w);
+    a->nAdd = 0;
+  }
+}
+
+/* Add a real: into the expansion, the overflow into the words. */
+static inline void ga_sum_real(ga_sum *a, ga_fpe *f, double x){
+  double r = ga_fpe_add(f, x);
+  if( r != 0.0 ) ga_sum_word(a, r);
+}
+
+/* Empty the expansion into the words and carry: a alone holds the total. */
+static inline void ga_sum_settle(ga_sum *a, ga_fpe *f){
+  if( f->a0 != 0.0 ) ga_sum_word(a, f->a0);
+  if( f->a1 != 0.0 ) ga_sum_word(a, f->a1);
+  if( f->a2 != 0.0 ) ga_sum_word(a, f->a2);
+  f->a0 = f->a1 = f->a2 = 0.0;
+  ga_words_norm(a->w);
+  a->nAdd = 0;
+}
+
+/* a += b; both settled. */
+static inline void ga_sum_merge(ga_sum *a, const ga_sum *b){
   uint64_t lo = a->lo + b->lo;
-  double s = a->s + b->s;
-  double bp = s - a->s;
-  double e = (a->s - (s - bp)) + (b->s - bp);
+  int i;
   a->hi += b->hi + (lo < a->lo);
   a->lo = lo;
-  a->c += b->c + e;
-  a->s = s;
+  a->inf |= b->inf;
+  for(i = 0; i < GA_WORDS; i++) a->w[i] += b->w[i];
+  ga_words_norm(a->w);
 }
+
+/* The exact integer total. */
+static inline __int128 ga_sum_int128(const ga_sum *a){
+  return (__int128)(((unsigned __int128)(uint64_t)a->hi << 64) | a->lo);
+}
+
+/* The total of integers and reals, rounded once to the nearest double (ties
+** to even); ±Inf beyond the double range or from infinite inputs; NaN when
+** both infinities were seen. a must be settled. */
+static inline double ga_sum_value(const ga_sum *a){
+  int64_t w[GA_WORDS];
+  __int128 iv = ga_sum_int128(a);
+  unsigned __int128 u, t;
+  int neg, h, i, j, nbits, exp2;
+  uint64_t sticky = 0;
+  if( a->inf == (GA_INF_POS|GA_INF_NEG) ) return NAN;
+  if( a->inf ) return a->inf == GA_INF_POS ? INFINITY : -INFINITY;
+  memcpy(w, a->w, sizeof(w));
+  /* The integer total's 32-bit pieces, placed at 2^0 = bit 1074. */
+  neg = iv < 0;
+  u = neg ? -(unsigned __int128)iv : (unsigned __int128)iv;
+  for(j = 0; j < 4; j++){
+    uint64_t piece = (uint64_t)(u >> (32*j)) & 0xffffffffu;
+    uint64_t v = piece << 18;     /* 1074 = 33*32 + 18 */
+    int64_t d0 = (int64_t)(v & 0xffffffffu), d1 = (int64_t)(v >> 32);
+    w[33+j] += neg ? -d0 : d0;
+    w[34+j] += neg ? -d1 : d1;
+  }
+  ga_words_norm(w);
+  /* Magnitude and sign. */
+  neg = w[GA_WORDS-1] < 0;
+  if( neg ){
+    for(i = 0; i < GA_WORDS; i++) w[i] = -w[i];
+    ga_words_norm(w);
+  }
+  for(h = GA_WORDS-1; h >= 0 && w[h] == 0; h--){}
+  if( h < 0 ) return 0.0;
+  /* The top three digits, and whether anything lies below them. */
+  t = 0;
+  for(i = h; i >= h-2; i--) t = (t << 32) | (uint64_t)(i >= 0 ? w[i] : 0);
+  for(i = h-3; i >= 0; i--) sticky |= (uint64_t)w[i];
+  exp2 = 32*(h-2) - 1074;         /* weight of t's lowest bit */
+  for(nbits = 0; nbits < 128 && (t >> nbits) != 0; nbits++){}
+  if( nbits > 53 ){
+    int sh = nbits - 53;
+    unsigned __int128 rest = t & (((unsigned __int128)1 << sh) - 1);
+    unsigned __int128 half = (unsigned __int128)1 << (sh - 1);
+    t >>= sh;
+    exp2 += sh;
+    /* Nearest; on a tie (nothing below rest either), even. */
+    if( rest > half || (rest == half && (sticky || (t & 1))) ) t++;
+    if( t >> 53 ){ t >>= 1; exp2 += 1; }
+  }
+  /* Below 2^-1022 the exact total is a multiple of 2^-1074 of fewer than 53
+  ** bits, so no rounding happened above and ldexp is exact; above DBL_MAX
+  ** ldexp gives Inf, the correctly rounded overflow. */
+  {
+    double v = ldexp((double)(uint64_t)t, exp2);
+    return neg ? -v : v;
+  }
+}
+#endif /* !__CUDACC__ */
 
 #endif /* GPUAGG_SUM_ACC_H */
