@@ -37,6 +37,14 @@ typedef struct Sum {
   int direct;               /* no pipeline to be had: fold everything here */
 } Sum;
 
+/* The per-row work once pipelined: append to the chunk. */
+static inline void sumAppend(sqlite3_context *ctx, ga_pipe *q, int t, sqlite3_value *v){
+  if( t==SQLITE_INTEGER ? ga_pipe_int(q, sqlite3_value_int64(v))
+                        : ga_pipe_real(q, sqlite3_value_double(v)) ){
+    sqlite3_result_error(ctx, q->zErr, -1);
+  }
+}
+
 /* Past the threshold: start a pipeline. 1: appended from now on; 0: stay
 ** direct; -1: an SQL error was set. */
 static int sumAttach(sqlite3_context *ctx, Sum *p){
@@ -51,33 +59,38 @@ static int sumAttach(sqlite3_context *ctx, Sum *p){
   return 0;
 }
 
-void ga_sumStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  Sum *p = (Sum*)sqlite3_aggregate_context(ctx, sizeof(*p));
-  int t = sqlite3_value_numeric_type(argv[0]);
-  int rc = 0;
-  (void)argc;
+/* Every value before the pipeline, or without one: fold it here. Out of
+** line, so that the appending path below stays short. */
+static __attribute__((noinline)) void sumFold(sqlite3_context *ctx, Sum *p, int t, sqlite3_value *v){
+  int rc;
   if( p==0 ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if( t==SQLITE_NULL ) return;
-  if( p->pipe==0 ){
-    ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
-    if( p->direct || p->nInt+p->nReal<c->threshold || (rc = sumAttach(ctx, p))==0 ){
-      if( t==SQLITE_INTEGER ){
-        ga_sum_int(&p->acc, sqlite3_value_int64(argv[0]));
-        p->nInt++;
-      }else{
-        ga_sum_real(&p->acc, &p->fpe, sqlite3_value_double(argv[0]));
-        p->nReal++;
-      }
-      return;
-    }
-    if( rc<0 ) return;
+  if( !p->direct && p->nInt+p->nReal>=((ga_conn*)sqlite3_user_data(ctx))->threshold
+   && (rc = sumAttach(ctx, p))!=0 ){
+    if( rc>0 ) sumAppend(ctx, p->pipe, t, v);
+    return;
   }
-  rc = t==SQLITE_INTEGER ? ga_pipe_int(p->pipe, sqlite3_value_int64(argv[0]))
-                         : ga_pipe_real(p->pipe, sqlite3_value_double(argv[0]));
-  if( rc ) sqlite3_result_error(ctx, p->pipe->zErr, -1);
+  if( t==SQLITE_INTEGER ){
+    ga_sum_int(&p->acc, sqlite3_value_int64(v));
+    p->nInt++;
+  }else{
+    ga_sum_real(&p->acc, &p->fpe, sqlite3_value_double(v));
+    p->nReal++;
+  }
+}
+
+void ga_sumStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Sum *p = (Sum*)sqlite3_aggregate_context(ctx, sizeof(*p));
+  int t = sqlite3_value_numeric_type(argv[0]);
+  (void)argc;
+  if( t==SQLITE_NULL ) return;
+  if( p && p->pipe ){
+    sumAppend(ctx, p->pipe, t, argv[0]);
+  }else{
+    sumFold(ctx, p, t, argv[0]);
+  }
 }
 
 /* The aggregate's context with everything folded, or NULL when no row came

@@ -1,0 +1,163 @@
+/*
+** Device-resident kernel benchmark: our exact sum against CUB's
+** DeviceReduce::Sum (a plain, inexact floating-point sum) and against the
+** device-to-device copy ceiling, plus the host-to-device copy rates that
+** bound the aggregate pipeline. One run, CUDA events, median of many runs;
+** inputs of 2 GiB, far larger than L2.
+**
+** Usage: bench_kernels [values]   (default 268435456 = 256M)
+*/
+#include <cub/cub.cuh>
+#include <stdio.h>
+#include <stdlib.h>
+#include <algorithm>
+#include <vector>
+#include "gpuagg_kernels.h"
+
+#define CK(call) do{ cudaError_t e_ = (call); if( e_ != cudaSuccess ){ \
+  fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); exit(1); } }while(0)
+
+static const int kRuns = 20;
+
+/* Median milliseconds of f() over kRuns, after two warm-ups. */
+template <class F> static float timeMs(F f){
+  cudaEvent_t a, b;
+  std::vector<float> ms;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  f(); f();
+  for( int i = 0; i < kRuns; i++ ){
+    float t;
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  CK(cudaGetLastError());
+  std::sort(ms.begin(), ms.end());
+  return ms[kRuns / 2];
+}
+
+/* Typical doubles in [-1e6, 1e6], or wide ones (exponents -1000..1000: the
+** expansion overflows into the words at nearly every value). */
+__global__ void fillDoubles(double *d, long long n, int wide, unsigned long long seed){
+  for( long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    unsigned long long z = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    double u = (double)(z >> 11) * 0x1p-53;
+    d[i] = wide ? ((z & 1) ? 1.0 : -1.0) * ldexp(1.0 + u, (int)(z % 2001) - 1000) : (u - 0.5) * 2e6;
+  }
+}
+
+__global__ void fillInts(long long *d, long long n, unsigned long long seed){
+  for( long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    unsigned long long z = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+    z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+    d[i] = (long long)(z % 2000000001ull) - 1000000000ll;
+  }
+}
+
+/* GB/s read; ratio to CUB's time; ratio to the copy's read+write rate. */
+static void row(const char *what, double bytes, float ms, float cubMs, double ceilGBs){
+  double gbs = bytes / (ms * 1e-3) / 1e9;
+  printf("| %-40s | %8.3f | %8.1f | %6.3f | %6.3f |\n", what, ms, gbs, cubMs / ms, gbs / ceilGBs);
+}
+
+int main(int argc, char **argv){
+  long long n = argc > 1 ? atoll(argv[1]) : (1ll << 28);
+  size_t bytes = sizeof(double) * (size_t)n;
+  cudaDeviceProp prop;
+  int maxBlocks;
+  double *d, *dOutCub, *dCopy;
+  long long *dl, *dOutCubL;
+  ga_sum *dPart, *dOut, hOut, hOut2;
+  void *tmp = 0;
+  size_t tmpBytes = 0, tmpL = 0;
+
+  CK(cudaGetDeviceProperties(&prop, 0));
+  CK(ga_sum_max_blocks(&maxBlocks));
+  printf("device: %s, %d SMs, L2 %d MB; %lld values (%.2f GiB); sum grid %d x %d\n\n",
+         prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, n, bytes / 1073741824.0,
+         maxBlocks, GA_SUM_THREADS);
+  CK(cudaMalloc(&d, bytes));
+  CK(cudaMalloc(&dCopy, bytes));
+  CK(cudaMalloc(&dPart, sizeof(ga_sum) * (maxBlocks + 1)));
+  dOut = dPart + maxBlocks;
+  CK(cudaMalloc(&dOutCub, sizeof(double)));
+  CK(cudaMalloc(&dOutCubL, sizeof(long long)));
+  dl = (long long *)d;
+  CK(cub::DeviceReduce::Sum(nullptr, tmpBytes, d, dOutCub, n));
+  CK(cub::DeviceReduce::Sum(nullptr, tmpL, dl, dOutCubL, n));
+  CK(cudaMalloc(&tmp, std::max(tmpBytes, tmpL)));
+
+  /* The ceiling: a device-to-device copy moves 2x bytes. */
+  float copyMs = timeMs([&]{ CK(cudaMemcpyAsync(dCopy, d, bytes, cudaMemcpyDeviceToDevice)); });
+  double ceilGBs = 2.0 * bytes / (copyMs * 1e-3) / 1e9;
+  printf("| kernel | ms | GB/s read | vs CUB | vs copy |\n| --- | ---: | ---: | ---: | ---: |\n");
+  printf("| %-40s | %8.3f | %8.1f | %6s | %6.3f |\n", "device-to-device copy (read+write)", copyMs, ceilGBs, "-", 1.0);
+
+  for( int wide = 0; wide <= 1; wide++ ){
+    fillDoubles<<<1024, 256>>>(d, n, wide, 12345);
+    CK(cudaGetLastError());
+    float cub = timeMs([&]{ CK(cub::DeviceReduce::Sum(tmp, tmpBytes, d, dOutCub, n)); });
+    float ours = timeMs([&]{ CK(ga_sum_launch((const int64_t *)d, n, 0, dPart, maxBlocks, dOut, 0)); });
+    CK(cudaMemcpy(&hOut, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost));
+    CK(ga_sum_launch((const int64_t *)d, n, 0, dPart, maxBlocks, dOut, 0));
+    CK(cudaMemcpy(&hOut2, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost));
+    double cubSum;
+    CK(cudaMemcpy(&cubSum, dOutCub, sizeof(double), cudaMemcpyDeviceToHost));
+    char label[64];
+    snprintf(label, sizeof(label), "CUB Sum, double (%s)", wide ? "wide exponents" : "typical");
+    row(label, (double)bytes, cub, cub, ceilGBs);
+    snprintf(label, sizeof(label), "gpuagg exact sum, double (%s)", wide ? "wide" : "typical");
+    row(label, (double)bytes, ours, cub, ceilGBs);
+    printf("|   exact %.17g, CUB %.17g, same bits twice: %s |\n", ga_sum_value(&hOut), cubSum,
+           memcmp(&hOut, &hOut2, sizeof(hOut)) == 0 ? "yes" : "NO");
+  }
+  {
+    fillInts<<<1024, 256>>>(dl, n, 777);
+    CK(cudaGetLastError());
+    float cub = timeMs([&]{ CK(cub::DeviceReduce::Sum(tmp, tmpL, dl, dOutCubL, n)); });
+    float ours = timeMs([&]{ CK(ga_sum_launch((const int64_t *)dl, n, n, dPart, maxBlocks, dOut, 0)); });
+    long long cubSum;
+    CK(cudaMemcpy(&hOut, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&cubSum, dOutCubL, sizeof(long long), cudaMemcpyDeviceToHost));
+    row("CUB Sum, int64", (double)bytes, cub, cub, ceilGBs);
+    row("gpuagg exact sum, int64 (128-bit)", (double)bytes, ours, cub, ceilGBs);
+    printf("|   exact %lld, CUB %lld |\n", (long long)ga_sum_int128(&hOut), cubSum);
+  }
+
+  /* Host-to-device: what one pipeline chunk costs to ship. */
+  {
+    size_t sizes[] = { 8u << 20, 256u << 20 };
+    void *pinned, *pageable = malloc(256u << 20);
+    CK(cudaHostAlloc(&pinned, 256u << 20, cudaHostAllocDefault));
+    memset(pinned, 1, 256u << 20);
+    memset(pageable, 1, 256u << 20);
+    printf("\n| host to device | MiB | ms | GB/s |\n| --- | ---: | ---: | ---: |\n");
+    for( int k = 0; k < 2; k++ ){
+      float pm = timeMs([&]{ CK(cudaMemcpyAsync(d, pinned, sizes[k], cudaMemcpyHostToDevice)); });
+      float gm = timeMs([&]{ CK(cudaMemcpy(d, pageable, sizes[k], cudaMemcpyHostToDevice)); });
+      printf("| pinned | %zu | %.3f | %.1f |\n", sizes[k] >> 20, pm, sizes[k] / (pm * 1e-3) / 1e9);
+      printf("| pageable | %zu | %.3f | %.1f |\n", sizes[k] >> 20, gm, sizes[k] / (gm * 1e-3) / 1e9);
+    }
+    CK(cudaFreeHost(pinned));
+    free(pageable);
+  }
+  /* One 1M-value chunk through the sum kernels, launch to result on host. */
+  {
+    ga_sum *hres;
+    CK(cudaHostAlloc(&hres, sizeof(ga_sum), cudaHostAllocDefault));
+    float ms = timeMs([&]{
+      CK(ga_sum_launch((const int64_t *)d, 1 << 20, 0, dPart, maxBlocks, dOut, 0));
+      CK(cudaMemcpyAsync(hres, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost));
+    });
+    printf("\none 1M-value chunk (device-resident), kernels + result copy: %.3f ms\n", ms);
+    CK(cudaFreeHost(hres));
+  }
+  return 0;
+}

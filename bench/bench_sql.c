@@ -1,0 +1,153 @@
+/*
+** SQL-level benchmark: gpu_* aggregates against the builtins, in one run, as
+** time ratios (gpu / builtin; below 1.0 the gpu_* query is faster).
+**
+**   1. A query under the 64K-row threshold, first, and a check that it
+**      neither loaded the CUDA driver nor created a context.
+**   2. 10M rows: sum / total / avg of an INTEGER and a REAL column, on the
+**      connection's backend (auto) and on the CPU backend.
+**   3. GROUP BY with 100,000 groups over the same 10M rows.
+**
+** Each figure is the median of several runs, builtin and gpu_* alternating.
+** Usage: bench_sql [rows] [runs]   (GPUAGG_MODULE names the module)
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+
+static int nRun = 5;
+
+static int cmpDouble(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* Time one statement: step to the end, return seconds (exit on error). */
+static double timeQuery(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *st;
+  double t0 = h_now();
+  int rc;
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)!=SQLITE_OK ){
+    fprintf(stderr, "prepare %s: %s\n", zSql, sqlite3_errmsg(db));
+    exit(1);
+  }
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){}
+  if( rc!=SQLITE_DONE ){
+    fprintf(stderr, "%s: %s\n", zSql, sqlite3_errmsg(db));
+    exit(1);
+  }
+  sqlite3_finalize(st);
+  return h_now() - t0;
+}
+
+/* Median seconds of the builtin and the gpu_* query, runs interleaved. */
+static void compare(sqlite3 *db, const char *zLabel, const char *zBuiltin, const char *zGpu, int reps){
+  double tb[64], tg[64], mb, mg;
+  int i;
+  timeQuery(db, zGpu);                        /* warm-up: pool, context */
+  for(i=0; i<nRun; i++){
+    double t = 0, u = 0;
+    int k;
+    for(k=0; k<reps; k++) t += timeQuery(db, zBuiltin);
+    for(k=0; k<reps; k++) u += timeQuery(db, zGpu);
+    tb[i] = t/reps;
+    tg[i] = u/reps;
+  }
+  qsort(tb, nRun, sizeof(double), cmpDouble);
+  qsort(tg, nRun, sizeof(double), cmpDouble);
+  mb = tb[nRun/2];
+  mg = tg[nRun/2];
+  printf("| %-44s | %10.3f | %10.3f | %6.3f |\n", zLabel, mb*1e3, mg*1e3, mg/mb);
+  fflush(stdout);
+}
+
+static void fill(sqlite3 *db, const char *zTab, int64_t n, int64_t nGroup){
+  sqlite3_stmt *st;
+  h_rng r;
+  int64_t i;
+  char *zSql;
+  double t0 = h_now();
+  h_rng_init(&r, 42);
+  h_exec(db, "CREATE TABLE \"%w\"(k INTEGER, i INTEGER, x REAL); BEGIN", zTab);
+  zSql = sqlite3_mprintf("INSERT INTO \"%w\" VALUES(?1, ?2, ?3)", zTab);
+  sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  sqlite3_free(zSql);
+  for(i=0; i<n; i++){
+    sqlite3_bind_int64(st, 1, (int64_t)(h_next(&r) % (uint64_t)nGroup));
+    sqlite3_bind_int64(st, 2, h_range(&r, -1000000000, 1000000000));
+    sqlite3_bind_double(st, 3, (h_unit(&r) - 0.5)*1e6);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  h_exec(db, "COMMIT");
+  fprintf(stderr, "# %s: %lld rows in %.1f s\n", zTab, (long long)n, h_now() - t0);
+}
+
+static void info(sqlite3 *db, const char *zWhen){
+  char *z = h_text(db, "SELECT gpuagg_info()");
+  printf("\n%s: %s\n", zWhen, z ? z : "?");
+  free(z);
+}
+
+int main(int argc, char **argv){
+  int64_t nRow = argc>1 ? atoll(argv[1]) : 10000000;
+  char *zErr = 0, *zBackend;
+  sqlite3 *db;
+  nRun = argc>2 ? atoi(argv[2]) : 5;
+  if( nRun<1 || nRun>64 ) nRun = 5;
+  if( (db = h_open(&zErr))==0 ){
+    fprintf(stderr, "cannot load the module: %s\n", zErr);
+    return 1;
+  }
+  fill(db, "small", 50000, 1000);
+  printf("| query (median of %d runs) | builtin ms | gpu_* ms | ratio |\n", nRun);
+  printf("| --- | ---: | ---: | ---: |\n");
+
+  /* 1. Under the threshold: CPU only, and no CUDA at all. */
+  compare(db, "sum, 50K rows (under the threshold), x100", "SELECT sum(x) FROM small", "SELECT gpu_sum(x) FROM small", 100);
+  compare(db, "GROUP BY 1000 groups, 50K rows, x20", "SELECT k, sum(i) FROM small GROUP BY k", "SELECT k, gpu_sum(i) FROM small GROUP BY k", 20);
+  printf("| small queries: libcuda loaded | %s | context | %s |\n",
+         h_libcuda_loaded()==1 ? "yes" : "no", h_cuda_context_active()==1 ? "created" : "none");
+
+  /* 2. nRow rows, on the connection's backend, then on the CPU backend. */
+  fill(db, "t", nRow, 100000);
+  zBackend = h_text(db, "SELECT gpuagg_backend()");
+  {
+    static const char *azQ[][3] = {
+      { "sum(i)", "SELECT sum(i) FROM t", "SELECT gpu_sum(i) FROM t" },
+      { "sum(x)", "SELECT sum(x) FROM t", "SELECT gpu_sum(x) FROM t" },
+      { "total(x)", "SELECT total(x) FROM t", "SELECT gpu_total(x) FROM t" },
+      { "avg(x)", "SELECT avg(x) FROM t", "SELECT gpu_avg(x) FROM t" },
+      { "count(x)", "SELECT count(x) FROM t", "SELECT gpu_count(x) FROM t" },
+    };
+    int b;
+    size_t q;
+    for(b=0; b<2; b++){
+      if( b==1 ) h_exec(db, "SELECT gpuagg_backend('cpu')");
+      for(q=0; q<sizeof(azQ)/sizeof(azQ[0]); q++){
+        char zLabel[128];
+        snprintf(zLabel, sizeof(zLabel), "%s, %lld rows, %s backend", azQ[q][0], (long long)nRow,
+                 b==0 ? zBackend : "cpu");
+        compare(db, zLabel, azQ[q][1], azQ[q][2], 1);
+      }
+      if( b==0 ) info(db, "after the 10M-row queries");
+      if( b==0 ) printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+    }
+    h_exec(db, "SELECT gpuagg_backend('auto')");
+  }
+
+  /* 3. GROUP BY with 100,000 groups. */
+  {
+    char zLabel[128];
+    snprintf(zLabel, sizeof(zLabel), "GROUP BY 100,000 groups, %lld rows, %s", (long long)nRow, zBackend);
+    compare(db, zLabel, "SELECT k, sum(i) FROM t GROUP BY k", "SELECT k, gpu_sum(i) FROM t GROUP BY k", 1);
+    snprintf(zLabel, sizeof(zLabel), "GROUP BY 100,000 groups, avg(x), %s", zBackend);
+    compare(db, zLabel, "SELECT k, avg(x) FROM t GROUP BY k", "SELECT k, gpu_avg(x) FROM t GROUP BY k", 1);
+  }
+  info(db, "at the end");
+  free(zBackend);
+  sqlite3_close(db);
+  return 0;
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Tests and benchmarks on a GPU machine, by the recipe of the project's
+# GPU notes: build here, carry the build, run there.
+#
+#   scripts/gpu-check.sh build   here: copy the working tree to build-gpu/src and
+#                                build the module, tests and benchmarks there,
+#                                tests and benchmarks linked statically
+#   scripts/gpu-check.sh run     on the GPU machine: the test suites with CUDA
+#                                required, the Python load test, the benchmarks;
+#                                logs and tables go to $OUT (or build-gpu/out)
+#
+# build-gpu/ is ignored by git: name it in the device tool's `carry`.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top/build-gpu/src
+
+case ${1:-} in
+build)
+  rm -rf "$src"
+  mkdir -p "$src"
+  (cd "$top" && git ls-files -co --exclude-standard -z | xargs -0 tar cf - --) | (cd "$src" && tar xf -)
+  cd "$src"
+  autoreconf -fi >/dev/null 2>&1
+  ./configure --quiet --enable-portable-tests
+  make -j"$(nproc)" >/dev/null
+  make -j"$(nproc)" tests/test_sum tests/test_api bench-programs >/dev/null
+  ls -la .libs/libgpuagg.so tests/test_sum tests/test_api bench/bench_sql bench/bench_kernels
+  ;;
+run)
+  out=${OUT:-$top/build-gpu/out}
+  mkdir -p "$out"
+  cd "$src"
+  export GPUAGG_MODULE="$src/.libs/libgpuagg.so" GPUAGG_TEST_REQUIRE_CUDA=1
+  status=0
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1 || true
+  date -u +%Y-%m-%dT%H:%MZ >>"$out/gpu.txt"
+  ./tests/test_api >"$out/test_api.log" 2>&1 || status=1
+  ./tests/test_sum >"$out/test_sum.log" 2>&1 || status=1
+  GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 sh tests/shell.test >"$out/shell.log" 2>&1 || status=1
+  ./bench/bench_kernels >"$out/bench_kernels.md" 2>&1 || status=1
+  ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-3}" >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
+  echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
+  for f in test_api test_sum; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
+  grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true
+  echo "== shell: $(tr '\n' ' ' <"$out/shell.log" | cut -c1-300)"
+  cat "$out/bench_kernels.md" "$out/bench_sql.md"
+  exit $status
+  ;;
+*)
+  echo "usage: $0 build|run" >&2
+  exit 2
+  ;;
+esac
