@@ -7,6 +7,11 @@
 **   2. 10M rows: sum / total / avg of an INTEGER and a REAL column, on the
 **      connection's backend (auto) and on the CPU backend.
 **   3. GROUP BY with 100,000 groups over the same 10M rows.
+**   4. sum(i) and sum(x) again at other chunk sizes (GPUAGG_BENCH_CHUNKS, a
+**      comma-separated list; default 262144,65536,direct): does a chunk that
+**      stays in the CPU's cache make appending cheaper? "direct" folds every
+**      row in the step function (threshold above the row count): the cost of
+**      the step itself, without the pipeline.
 **
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs]   (GPUAGG_MODULE names the module)
@@ -145,6 +150,25 @@ int main(int argc, char **argv){
     compare(db, zLabel, "SELECT k, sum(i) FROM t GROUP BY k", "SELECT k, gpu_sum(i) FROM t GROUP BY k", 1);
     snprintf(zLabel, sizeof(zLabel), "GROUP BY 100,000 groups, avg(x), %s", zBackend);
     compare(db, zLabel, "SELECT k, avg(x) FROM t GROUP BY k", "SELECT k, gpu_avg(x) FROM t GROUP BY k", 1);
+  }
+  /* 4. Chunk sizes. */
+  {
+    const char *zList = getenv("GPUAGG_BENCH_CHUNKS");
+    char *zCopy = strdup(zList ? zList : "262144,65536,direct"), *zTok, *zSave = 0;
+    printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+    for(zTok = strtok_r(zCopy, ",", &zSave); zTok; zTok = strtok_r(0, ",", &zSave)){
+      char zLabel[128];
+      if( strcmp(zTok, "direct")==0 ){
+        h_exec(db, "SELECT gpuagg_config('threshold', %lld)", (long long)nRow + 1);
+      }else{
+        h_exec(db, "SELECT gpuagg_config('chunk', %d)", atoi(zTok));
+      }
+      snprintf(zLabel, sizeof(zLabel), "sum(i), chunk %s, %s", zTok, zBackend);
+      compare(db, zLabel, "SELECT sum(i) FROM t", "SELECT gpu_sum(i) FROM t", 1);
+      snprintf(zLabel, sizeof(zLabel), "sum(x), chunk %s, %s", zTok, zBackend);
+      compare(db, zLabel, "SELECT sum(x) FROM t", "SELECT gpu_sum(x) FROM t", 1);
+    }
+    free(zCopy);
   }
   info(db, "at the end");
   free(zBackend);

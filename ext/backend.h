@@ -30,6 +30,7 @@ typedef struct ga_stats {
   int64_t nCpuChunk;        /* chunks reduced on the CPU */
   int64_t nBytes;           /* bytes copied host to device */
   double kernelMs;          /* device time of the reduction kernels, ms */
+  double waitMs;            /* time queries spent waiting for chunk results, ms */
   int64_t nFallback;        /* chunks redone on the CPU after a CUDA error */
   char zLastErr[GA_ERRLEN]; /* the last CUDA error, "" if none */
 } ga_stats;

@@ -18,7 +18,8 @@
 **   4. gpuagg_config(NAME [, VALUE]) reads or sets 'chunk' (values per chunk)
 **      or 'threshold' (values an aggregate folds on the CPU before it starts
 **      a pipeline); both apply to aggregates that start afterwards.
-**   5. gpuagg_info() returns JSON: mode, backend, device, settings, counters.
+**   5. gpuagg_info() returns JSON: mode, backend, device, settings, counters
+**      (wait_ms: time queries spent blocked on a chunk's result).
 **   6. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
 **      change them behind a user's back.
 */
@@ -61,10 +62,10 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_str_appendf(out,
       ",\"chunk\":%d,\"threshold\":%lld,\"slots\":%d,\"idle_slots\":%d"
       ",\"chunks_flushed\":%lld,\"chunks_cpu\":%lld,\"bytes_copied\":%lld"
-      ",\"kernel_ms\":%.3f,\"fallbacks\":%lld,\"last_error\":",
+      ",\"kernel_ms\":%.3f,\"wait_ms\":%.3f,\"fallbacks\":%lld,\"last_error\":",
       c->chunk, (long long)c->threshold, c->nSlot, nIdle,
       (long long)c->stats.nDevChunk, (long long)c->stats.nCpuChunk,
-      (long long)c->stats.nBytes, c->stats.kernelMs,
+      (long long)c->stats.nBytes, c->stats.kernelMs, c->stats.waitMs,
       (long long)c->stats.nFallback);
   if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
   else sqlite3_str_appendall(out, "null");

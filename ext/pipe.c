@@ -2,7 +2,14 @@
 ** The chunk pipeline: see pipe.h for what it promises.
 */
 #include <string.h>
+#include <time.h>
 #include "pipe.h"
+
+static double nowMs(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec*1e3 + ts.tv_nsec*1e-6;
+}
 
 static void pipeSetFill(ga_pipe *p, ga_slot *s){
   p->fill = s;
@@ -68,8 +75,14 @@ static int pipeStart(ga_pipe *p, ga_slot *s, int64_t n, int64_t ni){
 ** the slot stays the flight, marked done, for ga_pipe_close to give back. */
 static int pipeLand(ga_pipe *p){
   ga_slot *s = p->flight;
+  int rc = 0;
   if( s==0 ) return 0;
-  if( !p->flightDone && s->be->xWait(s, p->zErr) ){
+  if( !p->flightDone ){
+    double t0 = nowMs();
+    rc = s->be->xWait(s, p->zErr);
+    s->stats->waitMs += nowMs() - t0;
+  }
+  if( rc ){
     p->flightDone = 1;
     if( pipeFail(p, s) ) return 1;
     ga_cpu_reduce(s->buf, p->flightN, p->flightNi, &s->res);

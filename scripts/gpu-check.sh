@@ -38,7 +38,21 @@ run)
   ./tests/test_sum >"$out/test_sum.log" 2>&1 || status=1
   GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 sh tests/shell.test >"$out/shell.log" 2>&1 || status=1
   ./bench/bench_kernels >"$out/bench_kernels.md" 2>&1 || status=1
-  ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-3}" >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
+  # One core for SQLite: less noise from migrations.
+  pin=; command -v taskset >/dev/null && pin="taskset -c 2"
+  $pin ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
+  # The CUDA paths under compute-sanitizer (memcheck, then racecheck), when
+  # the machine has it; forked test processes are followed.
+  if command -v compute-sanitizer >/dev/null && [ "${SANITIZE:-1}" = 1 ]; then
+    for tool in memcheck racecheck; do
+      # memcheck over the whole CUDA pass of test_sum; racecheck is slower:
+      # test_api's multi-chunk, multi-block query.
+      prog=./tests/test_sum; [ $tool = racecheck ] && prog=./tests/test_api
+      GPUAGG_TEST_ONLY=cuda timeout "${SANITIZE_S:-200}" compute-sanitizer --tool $tool \
+        --target-processes all $prog >"$out/sanitize-$tool.log" 2>&1 || status=1
+      echo "== compute-sanitizer $tool, $prog: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^[0-9]+%' "$out/sanitize-$tool.log" | sort | uniq -c | tr '\n' ' ')"
+    done
+  fi
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
   for f in test_api test_sum; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
   grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true

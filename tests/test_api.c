@@ -94,7 +94,7 @@ END_TEST
 START_TEST(test_info_json){
   static const char *azKey[] = {
     "version", "mode", "backend", "device", "chunk", "threshold", "slots", "idle_slots",
-    "chunks_flushed", "chunks_cpu", "bytes_copied", "kernel_ms", "fallbacks", "last_error"
+    "chunks_flushed", "chunks_cpu", "bytes_copied", "kernel_ms", "wait_ms", "fallbacks", "last_error"
   };
   sqlite3 *db = openDb();
   size_t i;

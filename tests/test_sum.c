@@ -4,7 +4,8 @@
 **
 ** Every suite runs on the CPU backend, then on the CUDA backend when one is
 ** usable (skipped, not failed, when none is; GPUAGG_TEST_REQUIRE_CUDA=1 makes
-** that a failure). GPUAGG_SEED=N repeats a run.
+** that a failure; GPUAGG_TEST_ONLY=cpu|cuda runs one pass). GPUAGG_SEED=N
+** repeats a run.
 **
 ** What is compared, for each data set:
 **   - types: gpu_sum's type is sum's (INTEGER, REAL or NULL), except where
@@ -667,12 +668,15 @@ static int cudaUsable(void){
 }
 
 int main(void){
-  int nFail;
+  const char *zOnly = getenv("GPUAGG_TEST_ONLY");   /* "cpu" or "cuda": one pass */
+  int cpu = !zOnly || strcmp(zOnly, "cpu")==0;
+  int cuda = !zOnly || strcmp(zOnly, "cuda")==0;
+  int nFail = 0;
   h_seed_init();
-  nFail = runPass("cpu");
-  if( cudaUsable() ){
+  if( cpu ) nFail += runPass("cpu");
+  if( cuda && cudaUsable() ){
     nFail += runPass("cuda");
-  }else if( getenv("GPUAGG_TEST_REQUIRE_CUDA") ){
+  }else if( cuda && getenv("GPUAGG_TEST_REQUIRE_CUDA") ){
     printf("GPUAGG_TEST_REQUIRE_CUDA is set and CUDA is not usable\n");
     nFail++;
   }
