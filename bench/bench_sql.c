@@ -14,7 +14,8 @@
 **      the step itself, without the pipeline.
 **
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
-** Usage: bench_sql [rows] [runs]   (GPUAGG_MODULE names the module)
+** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
+** sections: a comma-separated subset of small,rows,groupby,chunks)
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@
 #include "harness.h"
 
 static int nRun = 5;
+static const char *zSections = "small,rows,groupby,chunks";
+
+static int want(const char *z){ return strstr(zSections, z)!=0; }
 
 static int cmpDouble(const void *a, const void *b){
   double x = *(const double*)a, y = *(const double*)b;
@@ -54,8 +58,15 @@ static void compare(sqlite3 *db, const char *zLabel, const char *zBuiltin, const
   for(i=0; i<nRun; i++){
     double t = 0, u = 0;
     int k;
-    for(k=0; k<reps; k++) t += timeQuery(db, zBuiltin);
-    for(k=0; k<reps; k++) u += timeQuery(db, zGpu);
+    for(k=0; k<reps; k++){
+      if( (i+k)&1 ){             /* alternate which runs first */
+        u += timeQuery(db, zGpu);
+        t += timeQuery(db, zBuiltin);
+      }else{
+        t += timeQuery(db, zBuiltin);
+        u += timeQuery(db, zGpu);
+      }
+    }
     tb[i] = t/reps;
     tg[i] = u/reps;
   }
@@ -101,6 +112,7 @@ int main(int argc, char **argv){
   char *zErr = 0, *zBackend;
   sqlite3 *db;
   nRun = argc>2 ? atoi(argv[2]) : 5;
+  if( argc>3 ) zSections = argv[3];
   if( nRun<1 || nRun>64 ) nRun = 5;
   if( (db = h_open(&zErr))==0 ){
     fprintf(stderr, "cannot load the module: %s\n", zErr);
@@ -111,10 +123,12 @@ int main(int argc, char **argv){
   printf("| --- | ---: | ---: | ---: |\n");
 
   /* 1. Under the threshold: CPU only, and no CUDA at all. */
+  if( want("small") ){
   compare(db, "sum, 50K rows (under the threshold), x100", "SELECT sum(x) FROM small", "SELECT gpu_sum(x) FROM small", 100);
   compare(db, "GROUP BY 1000 groups, 50K rows, x20", "SELECT k, sum(i) FROM small GROUP BY k", "SELECT k, gpu_sum(i) FROM small GROUP BY k", 20);
   printf("| small queries: libcuda loaded | %s | context | %s |\n",
          h_libcuda_loaded()==1 ? "yes" : "no", h_cuda_context_active()==1 ? "created" : "none");
+  }
 
   /* 2. nRow rows, on the connection's backend, then on the CPU backend. */
   fill(db, "t", nRow, 100000);
@@ -129,7 +143,7 @@ int main(int argc, char **argv){
     };
     int b;
     size_t q;
-    for(b=0; b<2; b++){
+    for(b=0; b<2 && want("rows"); b++){
       if( b==1 ) h_exec(db, "SELECT gpuagg_backend('cpu')");
       for(q=0; q<sizeof(azQ)/sizeof(azQ[0]); q++){
         char zLabel[128];
@@ -144,7 +158,7 @@ int main(int argc, char **argv){
   }
 
   /* 3. GROUP BY with 100,000 groups. */
-  {
+  if( want("groupby") ){
     char zLabel[128];
     snprintf(zLabel, sizeof(zLabel), "GROUP BY 100,000 groups, %lld rows, %s", (long long)nRow, zBackend);
     compare(db, zLabel, "SELECT k, sum(i) FROM t GROUP BY k", "SELECT k, gpu_sum(i) FROM t GROUP BY k", 1);
@@ -152,7 +166,7 @@ int main(int argc, char **argv){
     compare(db, zLabel, "SELECT k, avg(x) FROM t GROUP BY k", "SELECT k, gpu_avg(x) FROM t GROUP BY k", 1);
   }
   /* 4. Chunk sizes. */
-  {
+  if( want("chunks") ){
     const char *zList = getenv("GPUAGG_BENCH_CHUNKS");
     char *zCopy = strdup(zList ? zList : "262144,65536,direct"), *zTok, *zSave = 0;
     printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");

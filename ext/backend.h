@@ -67,6 +67,9 @@ struct ga_backend {
 
 extern const ga_backend ga_cpu_backend;
 
+/* Memory for a chunk buffer (free() it). */
+void *ga_host_alloc(size_t n);
+
 /* Reduce buf[0..n) (ni ints, then doubles) on the calling thread into *out
 ** (which is reset first). Both backends' fallback and the CPU backend. */
 void ga_cpu_reduce(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out);

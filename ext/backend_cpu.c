@@ -6,7 +6,19 @@
 */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "backend.h"
+
+/* Chunk buffers are large and streamed through: align them to 2 MiB and ask
+** for transparent huge pages (fewer TLB misses while appending). */
+void *ga_host_alloc(size_t n){
+  void *p = 0;
+  if( posix_memalign(&p, (size_t)2 << 20, n) ) return 0;
+#ifdef MADV_HUGEPAGE
+  madvise(p, n, MADV_HUGEPAGE);
+#endif
+  return p;
+}
 
 void ga_cpu_reduce(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out){
   const double *r = (const double*)buf;
@@ -19,7 +31,7 @@ void ga_cpu_reduce(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out){
 }
 
 static int cpuOpen(ga_slot *s, char *zErr){
-  s->buf = malloc(sizeof(int64_t)*(size_t)s->cap);
+  s->buf = ga_host_alloc(sizeof(int64_t)*(size_t)s->cap);
   if( s->buf==0 ){
     strcpy(zErr, "gpuagg: out of memory for a chunk buffer");
     return 1;

@@ -5,10 +5,10 @@
 **      device once per process (cudaGetDeviceCount and the device's
 **      properties: no context); the context is created by the first
 **      reduction (xStart), never by a query that stays on the CPU.
-**   2. A slot's host buffer is pinned (cudaHostAlloc) once a context exists.
-**      A slot opened before that gets malloc'd memory, copied pageable for
-**      its first chunks, and is upgraded to pinned when it next leaves the
-**      pool (xReady), so the context is not created just to pin a buffer.
+**   2. A slot's host buffer is ordinary memory (ga_host_alloc), pinned in
+**      place with cudaHostRegister once a context exists. A slot opened
+**      before that is copied pageable for its first chunks and pinned when it
+**      next leaves the pool (xReady), so no context is created just to pin.
 **   3. Each slot owns a stream, a device copy of the chunk, per-block
 **      partials and a pinned landing place for the chunk's total; xStart
 **      enqueues copy, kernels and copy-back and returns; xWait synchronizes
@@ -40,7 +40,7 @@ static struct {
 
 /* What a CUDA slot holds besides its host buffer. */
 typedef struct cuSlot {
-  int pinned;               /* slot->buf came from cudaHostAlloc */
+  int pinned;               /* slot->buf is registered (page-locked) */
   cudaStream_t st;          /* stream for this slot's work; 0 until first use */
   int64_t *dBuf;            /* device copy of the chunk */
   ga_sum *dPart;            /* per-block partials; the total at [maxBlocks] */
@@ -131,38 +131,32 @@ static int cuWarm(void){
 
 static void hostFree(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
-  if( q->pinned ) cudaFreeHost(s->buf);
-  else free(s->buf);
+  if( q->pinned ) cudaHostUnregister(s->buf);
+  free(s->buf);
   s->buf = 0;
   q->pinned = 0;
 }
 
-/* Pin a slot's host buffer if a context exists; keep the old one otherwise. */
+/* Pin the slot's host buffer if a context exists; else leave it pageable. */
 static void cuReady(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
-  void *p;
   if( q->pinned || !cuWarm() ) return;
-  if( cudaHostAlloc(&p, sizeof(int64_t)*(size_t)s->cap, cudaHostAllocDefault)!=cudaSuccess ){
-    (void)cudaGetLastError();
-    return;
+  if( cudaHostRegister(s->buf, sizeof(int64_t)*(size_t)s->cap, cudaHostRegisterDefault)==cudaSuccess ){
+    q->pinned = 1;
+  }else{
+    (void)cudaGetLastError();   /* pageable still works, at a sixth of the rate */
   }
-  hostFree(s);
-  s->buf = p;
-  q->pinned = 1;
 }
 
 static int cuOpen(ga_slot *s, char *zErr){
   cuSlot *q = calloc(1, sizeof(cuSlot));
-  if( q==0 ){
-    strcpy(zErr, "gpuagg: out of memory");
+  if( q==0 || (s->buf = ga_host_alloc(sizeof(int64_t)*(size_t)s->cap))==0 ){
+    s->priv = q;
+    strcpy(zErr, "gpuagg: out of memory for a chunk buffer");
     return 1;
   }
   s->priv = q;
   cuReady(s);
-  if( s->buf==0 && (s->buf = malloc(sizeof(int64_t)*(size_t)s->cap))==0 ){
-    strcpy(zErr, "gpuagg: out of memory for a chunk buffer");
-    return 1;
-  }
   return 0;
 }
 
