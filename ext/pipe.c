@@ -23,7 +23,12 @@ ga_pipe *ga_pipe_open(ga_conn *c, char *zErr){
   ga_slot *s;
   ga_pipe *p;
   if( be==0 ) return 0;
-  if( (s = ga_pool_take(c, be, zErr))==0 ) return 0;
+  if( (s = ga_pool_take(c, be, zErr))==0 ){
+    /* No buffer (pool full, or out of memory): the caller folds itself. */
+    if( zErr[0] ) memcpy(c->stats.zLastErr, zErr, GA_ERRLEN);
+    zErr[0] = 0;
+    return 0;
+  }
   p = sqlite3_malloc(sizeof(*p));
   if( p==0 ){
     ga_pool_give(c, s);

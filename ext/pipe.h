@@ -42,7 +42,8 @@ typedef struct ga_pipe {
 } ga_pipe;
 
 /* A new pipeline on the connection's current backend. NULL with zErr empty:
-** no slot to be had (fold on the CPU); NULL with zErr set: an SQL error. */
+** no buffer to be had (fold on the CPU); NULL with zErr set: the backend the
+** mode demands cannot be used (an SQL error). */
 ga_pipe *ga_pipe_open(ga_conn*, char *zErr);
 
 /* The fill chunk is full: hand it over. Non-zero: failed, see p->zErr. */

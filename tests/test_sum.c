@@ -493,6 +493,20 @@ START_TEST(test_sql_forms){
   CHECK(h_int(db, "SELECT gpu_sum(g)=sum(g) AND gpu_count(x)=count(x) AND abs(gpu_sum(x+g)-sum(x+g))<=1e-9*abs(sum(x+g))"
                   " AND abs(gpu_avg(x*2)-avg(x*2))<=1e-9*abs(avg(x*2)) AND abs(gpu_total(-x)-total(-x))<=1e-9*abs(total(x))"
                   " FROM t")==1, "several aggregates in one statement disagree");
+  /* More pipelined aggregates than the pool has slots (16): the last ones
+  ** run on one buffer, or fold on the CPU. */
+  {
+    sqlite3_str *q = sqlite3_str_new(db);
+    char *zSql;
+    int k;
+    sqlite3_str_appendall(q, "SELECT 1");
+    for(k=0; k<20; k++) sqlite3_str_appendf(q, " AND gpu_sum(g+%d)=sum(g+%d)", k, k);
+    sqlite3_str_appendall(q, " FROM t");
+    zSql = sqlite3_str_finish(q);
+    CHECK(h_int(db, "%s", zSql)==1, "20 aggregates in one statement disagree");
+    CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.slots')")==16, "the pool limit was not reached");
+    sqlite3_free(zSql);
+  }
   expectDevice(db, "sql forms");
   expectPoolIdle(db);
   sqlite3_close(db);
