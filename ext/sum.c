@@ -34,7 +34,7 @@ typedef struct Sum {
   int64_t nInt;             /* integer values in acc */
   int64_t nReal;            /* real values in acc */
   ga_pipe *pipe;            /* chunk pipeline, once past the threshold */
-  int direct;               /* no pipeline to be had: fold everything here */
+  int64_t left;             /* values still to fold here before pipelining */
 } Sum;
 
 /* The per-row work once pipelined: append to the chunk. */
@@ -45,8 +45,8 @@ static inline void sumAppend(sqlite3_context *ctx, ga_pipe *q, int t, sqlite3_va
   }
 }
 
-/* Past the threshold: start a pipeline. 1: appended from now on; 0: stay
-** direct; -1: an SQL error was set. */
+/* Past the threshold: start a pipeline. 1: appended from now on; 0: no
+** buffer, fold here to the end; -1: an SQL error was set. */
 static int sumAttach(sqlite3_context *ctx, Sum *p){
   char zErr[GA_ERRLEN];
   p->pipe = ga_pipe_open((ga_conn*)sqlite3_user_data(ctx), zErr);
@@ -55,23 +55,24 @@ static int sumAttach(sqlite3_context *ctx, Sum *p){
     sqlite3_result_error(ctx, zErr, -1);
     return -1;
   }
-  p->direct = 1;
+  p->left = INT64_MAX;
   return 0;
 }
 
 /* Every value before the pipeline, or without one: fold it here. Out of
 ** line, so that the appending path below stays short. */
 static __attribute__((noinline)) void sumFold(sqlite3_context *ctx, Sum *p, int t, sqlite3_value *v){
-  int rc;
   if( p==0 ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if( !p->direct && p->nInt+p->nReal>=((ga_conn*)sqlite3_user_data(ctx))->threshold
-   && (rc = sumAttach(ctx, p))!=0 ){
+  if( p->nInt+p->nReal==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
+  if( p->left==0 ){
+    int rc = sumAttach(ctx, p);
     if( rc>0 ) sumAppend(ctx, p->pipe, t, v);
-    return;
+    if( rc ) return;
   }
+  p->left--;
   if( t==SQLITE_INTEGER ){
     ga_sum_int(&p->acc, sqlite3_value_int64(v));
     p->nInt++;
