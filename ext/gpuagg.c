@@ -114,8 +114,9 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   if( argc==2 ){
+    int t = sqlite3_value_numeric_type(argv[1]);   /* '512' counts as 512 */
     sqlite3_int64 v = sqlite3_value_int64(argv[1]);
-    if( sqlite3_value_numeric_type(argv[1])!=SQLITE_INTEGER || v<aSet[i].mn || v>aSet[i].mx ){
+    if( t!=SQLITE_INTEGER || v<aSet[i].mn || v>aSet[i].mx ){
       char *z = sqlite3_mprintf("gpuagg_config: %s must be an integer from %lld to %lld",
                                 aSet[i].zName, (long long)aSet[i].mn, (long long)aSet[i].mx);
       sqlite3_result_error(ctx, z ? z : "gpuagg_config: bad value", -1);
