@@ -6,12 +6,16 @@
 **   1. A slot is one chunk buffer and what a backend needs to reduce it.
 **      Slots live in a per-connection pool (conn.c) and are reused across
 **      queries and groups; only xOpen and xClose allocate or free.
-**   2. xStart hands a filled chunk to the backend and may return before the
-**      work is done; xWait returns when slot->res holds the result. Between
-**      the two, nothing may touch slot->buf.
-**   3. Errors return non-zero with a message in zErr (GA_ERRLEN bytes). After
+**   2. A job says what to reduce the chunk to. GA_OP_SUM: buf holds ni int64
+**      values, then doubles (sum_acc.h). GA_OP_MIN/MAX: buf holds values in
+**      scan order, each an int64 or a double as the type bitmap after the
+**      cap values says (ext_acc.h).
+**   3. xStart hands a filled chunk to the backend and may return before the
+**      work is done; xWait returns when the slot's result (res or ext)
+**      holds it. Between the two, nothing may touch slot->buf.
+**   4. Errors return non-zero with a message in zErr (GA_ERRLEN bytes). After
 **      any error the chunk is still intact in slot->buf, so the caller can
-**      reduce it on the CPU instead (ga_cpu_reduce).
+**      reduce it on the CPU instead (ga_cpu_run).
 */
 #ifndef GPUAGG_BACKEND_H
 #define GPUAGG_BACKEND_H
@@ -21,6 +25,7 @@
 #endif
 #include <stdint.h>
 #include "sum_acc.h"
+#include "ext_acc.h"
 
 #define GA_ERRLEN 256
 
@@ -38,11 +43,27 @@ typedef struct ga_stats {
 typedef struct ga_backend ga_backend;
 typedef struct ga_slot ga_slot;
 
+/* What a chunk is reduced to. */
+enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX };
+
+typedef struct ga_job {
+  int op;                   /* enum ga_op */
+  int64_t n;                /* values in the chunk */
+  int64_t ni;               /* GA_OP_SUM: how many of them lead as int64 */
+  int64_t nReal;            /* GA_OP_MIN/MAX: how many type bits are set */
+} ga_job;
+
+/* Words of the type bitmap of a chunk of cap values. */
+#define GA_BITMAP_WORDS(cap) (((int64_t)(cap) + 63) / 64)
+
 struct ga_slot {
   const ga_backend *be;     /* backend that made this slot */
-  int64_t *buf;             /* host chunk: cap values of 8 bytes */
+  int64_t *buf;             /* host chunk: cap values, then the type bitmap */
   int cap;                  /* values buf holds */
-  ga_sum res;               /* result of the last reduction */
+  ga_sum res;               /* result of the last GA_OP_SUM job */
+  ga_ext ext;               /* result of the last GA_OP_MIN/MAX job */
+  void *aux;                /* the owning aggregate's per-value side data */
+  int64_t nAux;             /* bytes allocated at aux */
   ga_stats *stats;          /* the owning connection's counters */
   void *priv;               /* the backend's own state */
   int bad;                  /* a CUDA error touched it: destroy, never reuse */
@@ -57,8 +78,8 @@ struct ga_backend {
   void (*xReady)(ga_slot*);
   /* Free everything xOpen and later calls allocated; waits for work first. */
   void (*xClose)(ga_slot*);
-  /* Start reducing buf[0..n): ni int64 values, then n-ni doubles. */
-  int (*xStart)(ga_slot*, int64_t n, int64_t ni, char *zErr);
+  /* Start the job on the slot's chunk. */
+  int (*xStart)(ga_slot*, const ga_job*, char *zErr);
   /* Wait for the reduction started last; the result goes to slot->res. */
   int (*xWait)(ga_slot*, char *zErr);
   /* True when a reduction costs no one-time setup (CUDA: a context exists). */
@@ -67,12 +88,15 @@ struct ga_backend {
 
 extern const ga_backend ga_cpu_backend;
 
-/* Memory for a chunk buffer (free() it). */
-void *ga_host_alloc(size_t n);
+/* Memory for a chunk buffer of cap values and its bitmap (free() it). */
+void *ga_host_alloc(int cap);
 
-/* Reduce buf[0..n) (ni ints, then doubles) on the calling thread into *out
-** (which is reset first). Both backends' fallback and the CPU backend. */
-void ga_cpu_reduce(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out);
+/* Do the job on the calling thread: the CPU backend, and every fallback. */
+void ga_cpu_run(ga_slot*, const ga_job*);
+
+/* The parts of it, on any buffer. */
+void ga_cpu_sum(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out);
+void ga_cpu_ext(const int64_t *buf, const uint64_t *bits, int64_t n, int isMax, ga_ext *out);
 
 /*
 ** CUDA. ga_cuda_usable probes the driver once per process (no context is

@@ -1,5 +1,5 @@
 /*
-** The CPU backend: chunks in malloc'd memory, reduced on the calling thread
+** The CPU backend: chunks in ordinary memory, reduced on the calling thread
 ** when they are handed over. It runs when there is no GPU, when the user
 ** asks for it, and wherever the CUDA backend falls back; the tests use it
 ** as the reference for the pipeline.
@@ -11,7 +11,8 @@
 
 /* Chunk buffers are large and streamed through: align them to 2 MiB and ask
 ** for transparent huge pages (fewer TLB misses while appending). */
-void *ga_host_alloc(size_t n){
+void *ga_host_alloc(int cap){
+  size_t n = sizeof(int64_t)*(size_t)(cap + GA_BITMAP_WORDS(cap));
   void *p = 0;
   if( posix_memalign(&p, (size_t)2 << 20, n) ) return 0;
 #ifdef MADV_HUGEPAGE
@@ -20,7 +21,7 @@ void *ga_host_alloc(size_t n){
   return p;
 }
 
-void ga_cpu_reduce(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out){
+void ga_cpu_sum(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out){
   const double *r = (const double*)buf;
   ga_fpe f = {0.0, 0.0, 0.0};
   int64_t i;
@@ -30,8 +31,28 @@ void ga_cpu_reduce(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out){
   ga_sum_settle(out, &f);
 }
 
+void ga_cpu_ext(const int64_t *buf, const uint64_t *bits, int64_t n, int isMax, ga_ext *out){
+  ga_ext c = {0, 0, GA_T_NONE, 0};
+  int64_t i;
+  memset(out, 0, sizeof(*out));
+  for(i=0; i<n; i++){
+    c.bits = (uint64_t)buf[i];
+    c.pos = i;
+    c.type = (bits[i>>6] >> (i & 63)) & 1 ? GA_T_REAL : GA_T_INT;
+    if( ga_ext_better(&c, out, isMax) ) *out = c;
+  }
+}
+
+void ga_cpu_run(ga_slot *s, const ga_job *j){
+  if( j->op==GA_OP_SUM ){
+    ga_cpu_sum(s->buf, j->n, j->ni, &s->res);
+  }else{
+    ga_cpu_ext(s->buf, (const uint64_t*)(s->buf + s->cap), j->n, j->op==GA_OP_MAX, &s->ext);
+  }
+}
+
 static int cpuOpen(ga_slot *s, char *zErr){
-  s->buf = ga_host_alloc(sizeof(int64_t)*(size_t)s->cap);
+  s->buf = ga_host_alloc(s->cap);
   if( s->buf==0 ){
     strcpy(zErr, "gpuagg: out of memory for a chunk buffer");
     return 1;
@@ -46,9 +67,9 @@ static void cpuClose(ga_slot *s){
   s->buf = 0;
 }
 
-static int cpuStart(ga_slot *s, int64_t n, int64_t ni, char *zErr){
+static int cpuStart(ga_slot *s, const ga_job *j, char *zErr){
   (void)zErr;
-  ga_cpu_reduce(s->buf, n, ni, &s->res);
+  ga_cpu_run(s, j);
   s->stats->nCpuChunk++;
   return 0;
 }

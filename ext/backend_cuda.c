@@ -33,6 +33,7 @@ static struct {
   int live;                 /* the context exists and the kernels load */
   int dead;                 /* a sticky error broke the context: CUDA is off */
   int maxBlocks;            /* resident blocks of the sum kernel */
+  int maxBlocksExt;         /* resident blocks of the extreme kernel */
   int major, minor;         /* compute capability of device 0 */
   char zName[256];          /* name of device 0 */
   char zWhy[GA_ERRLEN];     /* why CUDA cannot be used */
@@ -42,9 +43,10 @@ static struct {
 typedef struct cuSlot {
   int pinned;               /* slot->buf is registered (page-locked) */
   cudaStream_t st;          /* stream for this slot's work; 0 until first use */
-  int64_t *dBuf;            /* device copy of the chunk */
-  ga_sum *dPart;            /* per-block partials; the total at [maxBlocks] */
-  ga_sum *hRes;             /* pinned: the total lands here */
+  int64_t *dBuf;            /* device copy of the chunk and its bitmap */
+  ga_sum *dPart;            /* per-block partials; the result at [maxBlocks] */
+  ga_sum *hRes;             /* pinned: the result lands here (a ga_sum or a ga_ext) */
+  int op;                   /* the operation of the job in flight */
   cudaEvent_t e0, e1;       /* around the kernels, for kernel time */
 } cuSlot;
 
@@ -105,7 +107,8 @@ static int goLive(char *zErr){
     rc = 1;
   }else if( !g.live ){
     if( (e = cudaFree(0))!=cudaSuccess ) zWhat = "context creation";
-    else if( (e = ga_sum_max_blocks(&g.maxBlocks))!=cudaSuccess ) zWhat = "loading the kernels";
+    else if( (e = ga_sum_max_blocks(&g.maxBlocks))!=cudaSuccess
+          || (e = ga_ext_max_blocks(&g.maxBlocksExt))!=cudaSuccess ) zWhat = "loading the kernels";
     if( e==cudaSuccess ){
       g.live = 1;
     }else{
@@ -141,7 +144,8 @@ static void hostFree(ga_slot *s){
 static void cuReady(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
   if( q->pinned || !cuWarm() ) return;
-  if( cudaHostRegister(s->buf, sizeof(int64_t)*(size_t)s->cap, cudaHostRegisterDefault)==cudaSuccess ){
+  size_t n = sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap));
+  if( cudaHostRegister(s->buf, n, cudaHostRegisterDefault)==cudaSuccess ){
     q->pinned = 1;
   }else{
     (void)cudaGetLastError();   /* pageable still works, at a sixth of the rate */
@@ -150,7 +154,7 @@ static void cuReady(ga_slot *s){
 
 static int cuOpen(ga_slot *s, char *zErr){
   cuSlot *q = calloc(1, sizeof(cuSlot));
-  if( q==0 || (s->buf = ga_host_alloc(sizeof(int64_t)*(size_t)s->cap))==0 ){
+  if( q==0 || (s->buf = ga_host_alloc(s->cap))==0 ){
     s->priv = q;
     strcpy(zErr, "gpuagg: out of memory for a chunk buffer");
     return 1;
@@ -181,30 +185,48 @@ static void cuClose(ga_slot *s){
 /* The device side of a slot, made at its first reduction. */
 static int devOpen(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
+  int nb = g.maxBlocks > g.maxBlocksExt ? g.maxBlocks : g.maxBlocksExt;
   CK(cudaStreamCreateWithFlags(&q->st, cudaStreamNonBlocking), "cudaStreamCreate");
   CK(cudaEventCreate(&q->e0), "cudaEventCreate");
   CK(cudaEventCreate(&q->e1), "cudaEventCreate");
-  CK(cudaMalloc((void**)&q->dBuf, sizeof(int64_t)*(size_t)s->cap), "cudaMalloc");
-  CK(cudaMalloc((void**)&q->dPart, sizeof(ga_sum)*(size_t)(g.maxBlocks+1)), "cudaMalloc");
+  CK(cudaMalloc((void**)&q->dBuf, sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap))), "cudaMalloc");
+  CK(cudaMalloc((void**)&q->dPart, sizeof(ga_sum)*(size_t)(nb+1)), "cudaMalloc");
   CK(cudaHostAlloc((void**)&q->hRes, sizeof(ga_sum), cudaHostAllocDefault), "cudaHostAlloc");
   return 0;
 }
 
-static int cuStart(ga_slot *s, int64_t n, int64_t ni, char *zErr){
+static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
-  ga_sum *dOut;
+  size_t nCopy = sizeof(int64_t)*(size_t)j->n;
   if( goLive(zErr) ) return 1;
   if( q->hRes==0 && devOpen(s, zErr) ) return 1;
-  dOut = q->dPart + g.maxBlocks;
-  CK(cudaMemcpyAsync(q->dBuf, s->buf, sizeof(int64_t)*(size_t)n,
-                     cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (chunk)");
-  CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
-  CK(ga_sum_launch(q->dBuf, n, ni, q->dPart, g.maxBlocks, dOut, q->st), "the sum kernel");
+  q->op = j->op;
+  CK(cudaMemcpyAsync(q->dBuf, s->buf, nCopy, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (chunk)");
+  if( j->op==GA_OP_SUM ){
+    CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
+    CK(ga_sum_launch(q->dBuf, j->n, j->ni, q->dPart, g.maxBlocks, q->dPart + g.maxBlocks, q->st),
+       "the sum kernel");
+  }else{
+    /* One type: no bitmap needed. Mixed: copy the bitmap's words too. */
+    int mode = j->nReal==0 ? GA_T_INT : j->nReal==j->n ? GA_T_REAL : 0;
+    ga_ext *dPart = (ga_ext*)q->dPart;
+    uint64_t *dBits = (uint64_t*)(q->dBuf + s->cap);
+    if( mode==0 ){
+      size_t nb = sizeof(uint64_t)*(size_t)GA_BITMAP_WORDS(j->n);
+      CK(cudaMemcpyAsync(dBits, s->buf + s->cap, nb, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (types)");
+      nCopy += nb;
+    }
+    CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
+    CK(ga_ext_launch(q->dBuf, dBits, j->n, mode, j->op==GA_OP_MAX, dPart, g.maxBlocksExt,
+                     dPart + g.maxBlocksExt, q->st), "the min/max kernel");
+  }
   CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
-  CK(cudaMemcpyAsync(q->hRes, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost, q->st),
-     "cudaMemcpyAsync (result)");
+  CK(cudaMemcpyAsync(q->hRes, j->op==GA_OP_SUM ? (void*)(q->dPart + g.maxBlocks)
+                                               : (void*)((ga_ext*)q->dPart + g.maxBlocksExt),
+                     j->op==GA_OP_SUM ? sizeof(ga_sum) : sizeof(ga_ext),
+                     cudaMemcpyDeviceToHost, q->st), "cudaMemcpyAsync (result)");
   s->stats->nDevChunk++;
-  s->stats->nBytes += (int64_t)sizeof(int64_t)*n;
+  s->stats->nBytes += (int64_t)nCopy;
   return 0;
 }
 
@@ -212,7 +234,8 @@ static int cuWait(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   float ms;
   CK(cudaStreamSynchronize(q->st), "cudaStreamSynchronize");
-  s->res = *q->hRes;
+  if( q->op==GA_OP_SUM ) s->res = *q->hRes;
+  else memcpy(&s->ext, q->hRes, sizeof(ga_ext));
   if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) s->stats->kernelMs += ms;
   return 0;
 }

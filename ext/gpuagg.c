@@ -10,7 +10,9 @@
 **   2. gpu_sum, gpu_total, gpu_avg and gpu_count return what sum, total, avg
 **      and count return on the same data (sum.c says where and why gpu_sum
 **      differs: it raises "integer overflow" only when the exact total
-**      overflows).
+**      overflows); gpu_min and gpu_max what min and max return; gpu_argmin
+**      and gpu_argmax the first argument of the row with the least / greatest
+**      second one (minmax.c).
 **   3. gpuagg_backend([MODE]) reads or sets the connection's backend mode:
 **      'auto' (CUDA when a device is usable), 'cpu' or 'cuda'; it returns the
 **      backend new queries use. Forcing 'cuda' without a usable device is an
@@ -144,6 +146,10 @@ static const struct {
   { "gpu_avg",        1, AGG, 0, ga_sumStep, ga_avgFinal },
   { "gpu_count",      0, AGG, 0, ga_countStep, ga_countFinal },
   { "gpu_count",      1, AGG, 0, ga_countStep, ga_countFinal },
+  { "gpu_min",        1, AGG, 0, ga_minStep, ga_extFinal },
+  { "gpu_max",        1, AGG, 0, ga_maxStep, ga_extFinal },
+  { "gpu_argmin",     2, AGG, 0, ga_argminStep, ga_extFinal },
+  { "gpu_argmax",     2, AGG, 0, ga_argmaxStep, ga_extFinal },
   { "gpuagg_info",    0, SQLITE_UTF8, infoFunc, 0, 0 },
   { "gpuagg_backend", 0, SET, backendFunc, 0, 0 },
   { "gpuagg_backend", 1, SET, backendFunc, 0, 0 },

@@ -53,4 +53,11 @@ void ga_avgFinal(sqlite3_context*);
 void ga_countStep(sqlite3_context*, int, sqlite3_value**);
 void ga_countFinal(sqlite3_context*);
 
+/* minmax.c: gpu_min, gpu_max, gpu_argmin, gpu_argmax */
+void ga_minStep(sqlite3_context*, int, sqlite3_value**);
+void ga_maxStep(sqlite3_context*, int, sqlite3_value**);
+void ga_argminStep(sqlite3_context*, int, sqlite3_value**);
+void ga_argmaxStep(sqlite3_context*, int, sqlite3_value**);
+void ga_extFinal(sqlite3_context*);
+
 #endif /* GPUAGG_H */

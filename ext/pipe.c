@@ -16,9 +16,32 @@ static void pipeSetFill(ga_pipe *p, ga_slot *s){
   p->v = s->buf;
   p->ni = 0;
   p->hi = p->cap;
+  if( p->op!=GA_OP_SUM ){
+    p->bits = (uint64_t*)(s->buf + p->cap);
+    memset(p->bits, 0, sizeof(uint64_t)*(size_t)GA_BITMAP_WORDS(p->cap));
+    p->nReal = 0;
+  }
 }
 
-ga_pipe *ga_pipe_open(ga_conn *c, char *zErr){
+/* The job for the fill chunk as it stands (for a partial GA_OP_SUM chunk,
+** after closing the gap between the lanes). */
+static ga_job pipeJob(ga_pipe *p){
+  ga_job j;
+  memset(&j, 0, sizeof(j));
+  j.op = p->op;
+  if( p->op==GA_OP_SUM ){
+    int64_t nr = p->cap - p->hi;
+    if( p->hi!=p->ni ) memmove(p->v + p->ni, p->v + p->hi, sizeof(int64_t)*(size_t)nr);
+    j.n = p->ni + nr;
+    j.ni = p->ni;
+  }else{
+    j.n = p->ni;
+    j.nReal = p->nReal;
+  }
+  return j;
+}
+
+ga_pipe *ga_pipe_open(ga_conn *c, int op, ga_fold_fn xFold, void *pFoldArg, char *zErr){
   const ga_backend *be = ga_conn_backend(c, zErr);
   ga_slot *s;
   ga_pipe *p;
@@ -36,6 +59,9 @@ ga_pipe *ga_pipe_open(ga_conn *c, char *zErr){
   }
   memset(p, 0, sizeof(*p));
   p->conn = c;
+  p->op = op;
+  p->xFold = xFold;
+  p->pFoldArg = pFoldArg;
   p->cap = s->cap;
   p->strict = c->mode==GA_CUDA;
   pipeSetFill(p, s);
@@ -55,22 +81,21 @@ static int pipeFail(ga_pipe *p, ga_slot *s){
   return 0;
 }
 
-/* Hand n values of slot s (ni integers first) over; s becomes the flight. */
-static int pipeStart(ga_pipe *p, ga_slot *s, int64_t n, int64_t ni){
-  p->nInt += ni;
-  p->nReal += n - ni;
+/* Hand slot s over with job j; s becomes the flight. */
+static int pipeStart(ga_pipe *p, ga_slot *s, const ga_job *j){
   p->flight = s;
-  p->flightN = n;
-  p->flightNi = ni;
+  p->flightJob = *j;
+  p->flightBase = p->base;
   p->flightDone = 0;
+  p->base += j->n;
   if( !p->cpu ){
-    if( s->be->xStart(s, n, ni, p->zErr)==0 ) return 0;
+    if( s->be->xStart(s, j, p->zErr)==0 ) return 0;
     if( pipeFail(p, s) ){
       p->flightDone = 1;
       return 1;
     }
   }
-  ga_cpu_reduce(s->buf, n, ni, &s->res);
+  ga_cpu_run(s, j);
   s->stats->nCpuChunk++;
   p->flightDone = 1;
   return 0;
@@ -90,11 +115,11 @@ static int pipeLand(ga_pipe *p){
   if( rc ){
     p->flightDone = 1;
     if( pipeFail(p, s) ) return 1;
-    ga_cpu_reduce(s->buf, p->flightN, p->flightNi, &s->res);
+    ga_cpu_run(s, &p->flightJob);
     s->stats->nCpuChunk++;
   }
   p->flight = 0;
-  ga_sum_merge(&p->acc, &s->res);
+  p->xFold(p->pFoldArg, s, &p->flightJob, p->flightBase);
   return 0;
 }
 
@@ -102,8 +127,10 @@ static int pipeFlush(ga_pipe *p){
   ga_slot *full = p->fill;
   ga_slot *spare = p->flight;   /* free once landed */
   char zIgnore[GA_ERRLEN];
+  ga_job j;
   if( pipeLand(p) ) return 1;
-  if( pipeStart(p, full, p->cap, p->ni) ){
+  j = pipeJob(p);
+  if( pipeStart(p, full, &j) ){
     if( spare ) ga_pool_give(p->conn, spare);
     return 1;
   }
@@ -136,39 +163,28 @@ static void pipeGive(ga_pipe *p, ga_slot *s, int busy){
   ga_pool_give(p->conn, s);
 }
 
-int ga_pipe_close(ga_pipe *p, ga_sum *acc, int64_t *nInt, int64_t *nReal, char *zErr){
+int ga_pipe_close(ga_pipe *p, char *zErr){
   ga_slot *tail = p->fill;
   ga_slot *other = p->flight;   /* the second slot, if the pipeline has one */
-  int64_t nr = p->cap - p->hi;
-  int64_t n = p->ni + nr;
   int rc = p->rc;
 
   if( rc==0 ) rc = pipeLand(p);
-  if( rc==0 && n>0 ){
-    /* The partial last chunk: close the gap between the lanes, then reduce
-    ** it where it is cheaper. A tail never creates a CUDA context. */
-    memmove(p->v + p->ni, p->v + p->hi, sizeof(int64_t)*(size_t)nr);
-    if( !p->cpu && n>=p->conn->threshold && tail->be->xWarm() ){
-      rc = pipeStart(p, tail, n, p->ni) || pipeLand(p);
+  if( rc==0 && (p->ni>0 || p->hi<p->cap) ){
+    /* The partial last chunk, reduced where it is cheaper. A tail never
+    ** creates a CUDA context. */
+    ga_job j = pipeJob(p);
+    if( !p->cpu && j.n>=p->conn->threshold && tail->be->xWarm() ){
+      rc = pipeStart(p, tail, &j) || pipeLand(p);
     }else{
-      ga_sum r;
-      ga_cpu_reduce(p->v, n, p->ni, &r);
-      ga_sum_merge(&p->acc, &r);
-      p->nInt += p->ni;
-      p->nReal += nr;
+      ga_cpu_run(tail, &j);
+      p->xFold(p->pFoldArg, tail, &j, p->base);
+      p->base += j.n;
     }
   }
   /* Whatever is still the flight (only after a strict failure) is done. */
   if( other && other!=tail ) pipeGive(p, other, p->flight==other && !p->flightDone);
   pipeGive(p, tail, p->flight==tail && !p->flightDone);
-
-  if( rc==0 ){
-    ga_sum_merge(acc, &p->acc);
-    *nInt += p->nInt;
-    *nReal += p->nReal;
-  }else{
-    memcpy(zErr, p->zErr, GA_ERRLEN);
-  }
+  if( rc ) memcpy(zErr, p->zErr, GA_ERRLEN);
   sqlite3_free(p);
   return rc;
 }

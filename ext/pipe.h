@@ -1,14 +1,17 @@
 /*
 ** The chunk pipeline of one aggregate context.
 **
-**   1. Values are appended to the fill chunk: integers from the front
-**      (v[0..ni)), reals from the back (v[hi..cap)), so int64 stays exact and
-**      a full chunk (ni==hi) is one contiguous transfer of cap values.
+**   1. Values are appended to the fill chunk in the layout of the pipeline's
+**      operation. GA_OP_SUM: integers from the front (v[0..ni)), reals from
+**      the back (v[hi..cap)), so a full chunk (ni==hi) is one contiguous
+**      transfer. GA_OP_MIN/MAX: values in scan order, a type bit set for each
+**      real (hi stays cap).
 **   2. A full chunk is handed to the backend (asynchronously for CUDA) and
 **      filling goes on in a second buffer; the aggregate waits only when it
 **      needs the chunk in flight back, i.e. when the second one fills too.
-**   3. Results are folded in chunk order: the same input order gives the same
-**      bits.
+**   3. Each chunk's result is handed to the owner's fold function in chunk
+**      order, with the scan position of the chunk's first value, before its
+**      slot (and the side data the owner keeps in slot->aux) is reused.
 **   4. A CUDA error redoes the chunk on the CPU from the host buffer, and the
 **      rest of the pipeline stays on the CPU; in strict mode (backend forced
 **      to cuda) it is an SQL error naming the CUDA error instead.
@@ -21,37 +24,44 @@
 
 #include "gpuagg.h"
 
+/* Receives each chunk's result (s->res or s->ext) in order; base is the
+** scan position of the chunk's first value. */
+typedef void (*ga_fold_fn)(void *pArg, ga_slot *s, const ga_job *j, int64_t base);
+
 typedef struct ga_pipe {
   ga_conn *conn;            /* owner of the slots */
+  int op;                   /* enum ga_op: the layout and the reduction */
+  ga_fold_fn xFold;         /* where results go */
+  void *pFoldArg;           /* its first argument */
   ga_slot *fill;            /* chunk being filled */
   ga_slot *flight;          /* chunk handed over and not yet folded, or NULL */
   int64_t *v;               /* fill->buf */
-  int ni;                   /* integers fill v[0..ni) */
-  int hi;                   /* reals fill v[hi..cap), growing down */
+  uint64_t *bits;           /* fill's type bitmap (GA_OP_MIN/MAX) */
+  int ni;                   /* values (GA_OP_SUM: integers) in v[0..ni) */
+  int hi;                   /* GA_OP_SUM: reals in v[hi..cap); else cap */
   int cap;                  /* values per chunk */
-  int64_t flightN;          /* values of the chunk in flight */
-  int64_t flightNi;         /* ... of which integers */
-  int flightDone;           /* flight->res already holds its result */
+  int64_t nReal;            /* GA_OP_MIN/MAX: reals in the fill chunk */
+  int64_t base;             /* scan position of the fill chunk's first value */
+  ga_job flightJob;         /* the job of the chunk in flight */
+  int64_t flightBase;       /* ... and its base */
+  int flightDone;           /* the flight's result is already in its slot */
   int cpu;                  /* reduce on the CPU from now on */
   int strict;               /* CUDA errors stop the query instead */
   int rc;                   /* non-zero once the pipeline failed */
-  ga_sum acc;               /* chunk results folded so far, in order */
-  int64_t nInt;             /* integer values handed to chunks */
-  int64_t nReal;            /* real values handed to chunks */
   char zErr[GA_ERRLEN];     /* why it failed */
 } ga_pipe;
 
 /* A new pipeline on the connection's current backend. NULL with zErr empty:
 ** no buffer to be had (fold on the CPU); NULL with zErr set: the backend the
 ** mode demands cannot be used (an SQL error). */
-ga_pipe *ga_pipe_open(ga_conn*, char *zErr);
+ga_pipe *ga_pipe_open(ga_conn*, int op, ga_fold_fn, void *pFoldArg, char *zErr);
 
 /* The fill chunk is full: hand it over. Non-zero: failed, see p->zErr. */
 int ga_pipe_flush(ga_pipe*);
 
-/* Finish: fold everything into *acc (after what it holds), add the counts,
-** free the pipeline. Non-zero: failed, message copied into zErr. */
-int ga_pipe_close(ga_pipe*, ga_sum *acc, int64_t *nInt, int64_t *nReal, char *zErr);
+/* Finish: fold every chunk, free the pipeline. Non-zero: failed, the
+** message copied into zErr. */
+int ga_pipe_close(ga_pipe*, char *zErr);
 
 /* Append one value: the whole per-row cost of the pipeline. */
 static inline int ga_pipe_int(ga_pipe *p, int64_t x){
@@ -60,6 +70,16 @@ static inline int ga_pipe_int(ga_pipe *p, int64_t x){
 }
 static inline int ga_pipe_real(ga_pipe *p, double x){
   ((double*)p->v)[--p->hi] = x;
+  return p->ni==p->hi ? ga_pipe_flush(p) : 0;
+}
+/* GA_OP_MIN/MAX: append at the position p->ni (side data for it first). */
+static inline int ga_pipe_ordered(ga_pipe *p, int64_t x, int isReal){
+  int i = p->ni++;
+  p->v[i] = x;
+  if( isReal ){
+    p->bits[i>>6] |= (uint64_t)1 << (i & 63);
+    p->nReal++;
+  }
   return p->ni==p->hi ? ga_pipe_flush(p) : 0;
 }
 

@@ -45,11 +45,20 @@ static inline void sumAppend(sqlite3_context *ctx, ga_pipe *q, int t, sqlite3_va
   }
 }
 
+/* A chunk's total, in chunk order. */
+static void sumFoldChunk(void *pArg, ga_slot *s, const ga_job *j, int64_t base){
+  Sum *p = (Sum*)pArg;
+  (void)base;
+  ga_sum_merge(&p->acc, &s->res);
+  p->nInt += j->ni;
+  p->nReal += j->n - j->ni;
+}
+
 /* Past the threshold: start a pipeline. 1: appended from now on; 0: no
 ** buffer, fold here to the end; -1: an SQL error was set. */
 static int sumAttach(sqlite3_context *ctx, Sum *p){
   char zErr[GA_ERRLEN];
-  p->pipe = ga_pipe_open((ga_conn*)sqlite3_user_data(ctx), zErr);
+  p->pipe = ga_pipe_open((ga_conn*)sqlite3_user_data(ctx), GA_OP_SUM, sumFoldChunk, p, zErr);
   if( p->pipe ) return 1;
   if( zErr[0] ){
     sqlite3_result_error(ctx, zErr, -1);
@@ -104,7 +113,7 @@ static Sum *sumFinish(sqlite3_context *ctx, int *pErr){
   if( p && p->pipe ){
     ga_pipe *q = p->pipe;
     p->pipe = 0;
-    if( ga_pipe_close(q, &p->acc, &p->nInt, &p->nReal, zErr) ){
+    if( ga_pipe_close(q, zErr) ){
       sqlite3_result_error(ctx, zErr, -1);
       *pErr = 1;
       return 0;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "sum_acc.h"
+#include "ext_acc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,23 @@ cudaError_t ga_sum_max_blocks(int *max_blocks);
 cudaError_t ga_sum_launch(const int64_t *d_vals, int64_t n, int64_t ni,
                           ga_sum *d_part, int max_blocks, ga_sum *d_out,
                           cudaStream_t stream);
+
+/* Most extreme-kernel blocks resident on the current device at once. */
+cudaError_t ga_ext_max_blocks(int *max_blocks);
+
+/*
+** The extreme (is_max: largest, else smallest) of d_vals[0..n) in SQLite's
+** order and its first position, into *d_out. mode: GA_T_INT or GA_T_REAL if
+** every value has that type (d_bits unused), 0 if d_bits (bit i set: value i
+** is a double) says. d_part: scratch for ga_sum_blocks(n, max_blocks)
+** partials.
+**
+** Determinism: ties go to the lower position at every level (thread, warp,
+** block, final block): the first occurrence, whatever the launch shape.
+*/
+cudaError_t ga_ext_launch(const int64_t *d_vals, const uint64_t *d_bits, int64_t n,
+                          int mode, int is_max, ga_ext *d_part, int max_blocks,
+                          ga_ext *d_out, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -2,10 +2,7 @@
 ** Differential tests of gpu_sum, gpu_total, gpu_avg and gpu_count against
 ** SQLite's builtins and an exact reference, on seeded random data.
 **
-** Every suite runs on the CPU backend, then on the CUDA backend when one is
-** usable (skipped, not failed, when none is; GPUAGG_TEST_REQUIRE_CUDA=1 makes
-** that a failure; GPUAGG_TEST_ONLY=cpu|cuda runs one pass). GPUAGG_SEED=N
-** repeats a run.
+** Both backends, as suite.h says. GPUAGG_SEED=N repeats a run.
 **
 ** What is compared, for each data set:
 **   - types: gpu_sum's type is sum's (INTEGER, REAL or NULL), except where
@@ -19,22 +16,12 @@
 **   - counts exactly; the same bits when a query runs twice, on every
 **     backend and chunk size.
 */
-#include <check.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include "harness.h"
-
-static const char *g_backend = "cpu";   /* the backend this pass tests */
-
-/* Assert, naming the backend and the seed that reproduces the failure. */
-#define CHECK(cond, fmt, ...) ck_assert_msg(cond, fmt " (backend %s, GPUAGG_SEED=%llu)", \
-                                            ##__VA_ARGS__, g_backend, (unsigned long long)h_seed)
-#define EXEC(db, ...) CHECK(h_exec(db, __VA_ARGS__)==SQLITE_OK, "%s", h_errmsg)
+#include "suite.h"
 
 /* ---- data ------------------------------------------------------------------ */
 
@@ -281,40 +268,13 @@ static void checkAll(sqlite3 *db, const char *zFrom, const char *zWhat){
   checkTotalAvgCount(db, zFrom, &ref, zWhat);
 }
 
-/* ---- connections ----------------------------------------------------------- */
-
-static sqlite3 *openDb(int chunk, int64_t threshold){
-  char *zErr = 0;
-  sqlite3 *db = h_open(&zErr);
-  ck_assert_msg(db!=0, "cannot load the module: %s", zErr ? zErr : "?");
-  EXEC(db, "SELECT gpuagg_backend('%s')", g_backend);
-  EXEC(db, "SELECT gpuagg_config('chunk', %d), gpuagg_config('threshold', %lld)", chunk, (long long)threshold);
-  return db;
-}
-
-/* On the CUDA pass, chunks must really have gone to the device. */
-static void expectDevice(sqlite3 *db, const char *zWhat){
-  if( strcmp(g_backend, "cuda")==0 ){
-    int64_t n = h_int(db, "SELECT json_extract(gpuagg_info(), '$.chunks_flushed')");
-    CHECK(n>0, "%s: no chunk reached the device", zWhat);
-  }
-}
-
-/* Every pool slot is back when no statement runs. */
-static void expectPoolIdle(sqlite3 *db){
-  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.slots') || '/' || json_extract(gpuagg_info(), '$.idle_slots')");
-  const char *slash = strchr(z, '/');
-  CHECK(slash && atoi(z)==atoi(slash+1), "slots in use after the statements ended: %s", z);
-  free(z);
-}
-
 /* ---- tests ------------------------------------------------------------------ */
 
 /* Every profile at every size around the threshold and chunk boundaries. */
 START_TEST(test_profiles_boundaries){
   const int C = 257, T = 100;   /* odd chunk: odd vector tails on the device */
   const int64_t sizes[] = { 0, 1, 2, 3, T-1, T, T+1, T+C-1, T+C, T+C+1, T+2*C, T+3*C+5, T+10*C+17 };
-  sqlite3 *db = openDb(C, T);
+  sqlite3 *db = s_open(C, T);
   int p;
   size_t i;
   for(p=0; p<NPROFILE; p++){
@@ -325,15 +285,15 @@ START_TEST(test_profiles_boundaries){
       checkAll(db, "FROM t", zWhat);
     }
   }
-  expectDevice(db, "profiles");
-  expectPoolIdle(db);
+  s_expect_device(db, "profiles");
+  s_expect_pool_idle(db);
   sqlite3_close(db);
 }
 END_TEST
 
 /* The default chunk (1M) and threshold (64K): prefixes of one table. */
 START_TEST(test_default_boundaries){
-  sqlite3 *db = openDb(1<<20, 65536);
+  sqlite3 *db = s_open(1<<20, 65536);
   const int64_t C = 1<<20, T = 65536;
   const int64_t at[] = { T-1, T, T+1, T+C-1, T+C, T+C+1, T+2*C+1 };
   size_t i;
@@ -348,8 +308,8 @@ START_TEST(test_default_boundaries){
       checkAll(db, zFrom, zWhat);
     }
   }
-  expectDevice(db, "default boundaries");
-  expectPoolIdle(db);
+  s_expect_device(db, "default boundaries");
+  s_expect_pool_idle(db);
   sqlite3_close(db);
 }
 END_TEST
@@ -364,12 +324,12 @@ START_TEST(test_random_shapes){
     int64_t thr = h_range(&r, 0, 3000);
     int64_t n = h_range(&r, 0, 40000);
     int p = (int)h_range(&r, 0, NPROFILE-1);
-    sqlite3 *db = openDb(chunk, thr);
+    sqlite3 *db = s_open(chunk, thr);
     char zWhat[128];
     snprintf(zWhat, sizeof(zWhat), "%s n=%lld chunk=%d threshold=%lld", azProfile[p], (long long)n, chunk, (long long)thr);
     fillTable(db, "t", p, n, 0, h_next(&r));
     checkAll(db, "FROM t", zWhat);
-    expectPoolIdle(db);
+    s_expect_pool_idle(db);
     sqlite3_close(db);
   }
 }
@@ -378,7 +338,7 @@ END_TEST
 /* GROUP BY with 20,000 groups: most tiny, some long enough to pipeline. */
 START_TEST(test_group_by){
   const int nGroup = 20000, C = 97, T = 50;
-  sqlite3 *db = openDb(C, T);
+  sqlite3 *db = s_open(C, T);
   h_rng r;
   Gen g;
   sqlite3_stmt *st;
@@ -441,8 +401,8 @@ START_TEST(test_group_by){
   ck_assert_msg(sqlite3_errcode(db)==SQLITE_DONE || sqlite3_errcode(db)==SQLITE_OK, "%s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
   ck_assert_int_eq(seen, nGroup);
-  expectDevice(db, "group by");
-  expectPoolIdle(db);
+  s_expect_device(db, "group by");
+  s_expect_pool_idle(db);
   free(ref);
   sqlite3_close(db);
   (void)nRow;
@@ -476,7 +436,7 @@ START_TEST(test_sql_forms){
   static const char *azFunc[][2] = {
     { "gpu_sum", "sum" }, { "gpu_total", "total" }, { "gpu_avg", "avg" }, { "gpu_count", "count" }
   };
-  sqlite3 *db = openDb(64, 10);
+  sqlite3 *db = s_open(64, 10);
   size_t i, j;
   fillTable(db, "t", P_MIXED, 30000, 37, h_seed ^ 0xf0);
   for(i=0; i<sizeof(azForm)/sizeof(azForm[0]); i++){
@@ -507,8 +467,8 @@ START_TEST(test_sql_forms){
     CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.slots')")==16, "the pool limit was not reached");
     sqlite3_free(zSql);
   }
-  expectDevice(db, "sql forms");
-  expectPoolIdle(db);
+  s_expect_device(db, "sql forms");
+  s_expect_pool_idle(db);
   sqlite3_close(db);
 }
 END_TEST
@@ -527,7 +487,7 @@ START_TEST(test_overflow){
   size_t i;
   int chunk;
   for(chunk=1; chunk<=4; chunk+=3){
-    sqlite3 *db = openDb(chunk, 0);
+    sqlite3 *db = s_open(chunk, 0);
     for(i=0; i<sizeof(aCase)/sizeof(aCase[0]); i++){
       h_val v;
       EXEC(db, "DROP TABLE IF EXISTS t; CREATE TABLE t(x); INSERT INTO t SELECT value FROM json_each('[%s]')", aCase[i].zVals);
@@ -547,7 +507,7 @@ START_TEST(test_overflow){
     EXEC(db, "DROP TABLE t; CREATE TABLE t(x);" SERIES(5001) "INSERT INTO t"
              " SELECT CASE WHEN value%%2 THEN 9223372036854775807 ELSE -9223372036854775807 END FROM series");
     ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x) FROM t"), INT64_MAX);
-    expectPoolIdle(db);
+    s_expect_pool_idle(db);
     sqlite3_close(db);
   }
 }
@@ -568,7 +528,7 @@ START_TEST(test_ill_conditioned){
   size_t i;
   int chunk;
   for(chunk=1; chunk<=3; chunk++){
-    sqlite3 *db = openDb(chunk, 0);
+    sqlite3 *db = s_open(chunk, 0);
     for(i=0; i<sizeof(aCase)/sizeof(aCase[0]); i++){
       h_val v;
       EXEC(db, "DROP TABLE IF EXISTS t; CREATE TABLE t(x); INSERT INTO t SELECT value FROM json_each('[%s]')", aCase[i].zVals);
@@ -585,7 +545,7 @@ static int stopNow(void *p){ (void)p; return 1; }
 
 /* An interrupted multi-chunk aggregate frees its slots; the next query is right. */
 START_TEST(test_interrupt){
-  sqlite3 *db = openDb(1000, 0);
+  sqlite3 *db = s_open(1000, 0);
   h_rng r;
   int k;
   h_rng_init(&r, h_seed ^ 0x1a);
@@ -597,17 +557,17 @@ START_TEST(test_interrupt){
     v = h_query(db, "SELECT gpu_sum(x) + gpu_avg(x) FROM t");
     sqlite3_progress_handler(db, 0, 0, 0);
     CHECK(v.rc==SQLITE_INTERRUPT, "interrupt after %d ops: rc %d", n, v.rc);
-    expectPoolIdle(db);
+    s_expect_pool_idle(db);
   }
   checkAll(db, "FROM t", "after interrupts");
-  expectPoolIdle(db);
+  s_expect_pool_idle(db);
   sqlite3_close(db);
 }
 END_TEST
 
 /* The CPU and CUDA backends agree on the same data; the CUDA pass only. */
 START_TEST(test_backends_agree){
-  sqlite3 *db = openDb(3001, 0);
+  sqlite3 *db = s_open(3001, 0);
   int p;
   if( strcmp(g_backend, "cuda")!=0 ){ sqlite3_close(db); return; }
   for(p=0; p<NPROFILE; p++){
@@ -622,7 +582,7 @@ START_TEST(test_backends_agree){
     CHECK(a.type!=SQLITE_FLOAT || a.r==b.r,
                   "%s: cpu %.17g cuda %.17g", azProfile[p], a.r, b.r);
   }
-  expectDevice(db, "backends agree");
+  s_expect_device(db, "backends agree");
   sqlite3_close(db);
 }
 END_TEST
@@ -646,54 +606,6 @@ static Suite *sumSuite(void){
   return s;
 }
 
-static int runPass(const char *zBackend){
-  SRunner *sr;
-  int nFail;
-  g_backend = zBackend;
-  sr = srunner_create(sumSuite());
-  srunner_run_all(sr, CK_NORMAL);
-  nFail = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nFail;
-}
-
-/* Ask, in a child process, whether CUDA is usable: the parent must not
-** initialize CUDA, or the forked tests could not use it. */
-static int cudaUsable(void){
-  int fd[2], status = 0;
-  char zWhy[600] = {0};
-  pid_t pid;
-  if( pipe(fd) ) return 0;
-  if( (pid = fork())==0 ){
-    char *zErr = 0;
-    const char *zWhyChild = "cannot load the module";
-    sqlite3 *db = h_open(&zErr);
-    int ok = db && h_cuda_usable(db, &zWhyChild);
-    if( !ok && write(fd[1], zWhyChild, strlen(zWhyChild))<0 ) ok = 0;
-    _exit(ok ? 0 : 1);
-  }
-  close(fd[1]);
-  if( read(fd[0], zWhy, sizeof(zWhy)-1)<0 ) zWhy[0] = 0;
-  close(fd[0]);
-  waitpid(pid, &status, 0);
-  if( WIFEXITED(status) && WEXITSTATUS(status)==0 ) return 1;
-  printf("CUDA suites skipped: %s\n", zWhy);
-  return 0;
-}
-
 int main(void){
-  const char *zOnly = getenv("GPUAGG_TEST_ONLY");   /* "cpu" or "cuda": one pass */
-  int cpu = !zOnly || strcmp(zOnly, "cpu")==0;
-  int cuda = !zOnly || strcmp(zOnly, "cuda")==0;
-  int nFail = 0;
-  h_seed_init();
-  if( cpu ) nFail += runPass("cpu");
-  if( cuda && cudaUsable() ){
-    nFail += runPass("cuda");
-  }else if( cuda && getenv("GPUAGG_TEST_REQUIRE_CUDA") ){
-    printf("GPUAGG_TEST_REQUIRE_CUDA is set and CUDA is not usable\n");
-    nFail++;
-  }
-  if( nFail ) printf("FAILED: %d (reproduce with GPUAGG_SEED=%llu)\n", nFail, (unsigned long long)h_seed);
-  return nFail ? 1 : 0;
+  return s_main(sumSuite);
 }

@@ -1,0 +1,332 @@
+/*
+** gpu_min(X), gpu_max(X), gpu_argmin(A, V), gpu_argmax(A, V).
+**
+**   1. gpu_min/gpu_max return what min()/max() return: NULLs skipped, NULL on
+**      no rows, the value as it was (INTEGER stays INTEGER, REAL stays REAL,
+**      TEXT and BLOB as stored). The order is SQLite's, by storage class with
+**      no conversion: NULL < numbers < TEXT < BLOB; INTEGER against REAL
+**      exactly; TEXT by BINARY collation (memcmp, then length) — a column's
+**      declared collation (NOCASE, ...) is not visible to an extension
+**      function, so TEXT always compares as BINARY; BLOB by memcmp, then
+**      length. Ties keep the first value in scan order (max over 1, 1.0 is the
+**      INTEGER 1). ±Inf are ordinary values.
+**   2. gpu_argmax(A, V) / gpu_argmin(A, V): A from the row whose V is
+**      greatest / least in that order; rows with NULL V skipped; NULL when no
+**      row has a non-NULL V; ties to the first row in scan order; A of any
+**      type, returned exactly (NULL included). The argument order is DuckDB's
+**      arg_max and ClickHouse's argMax.
+**   3. Numbers go through the chunk pipeline (GA_OP_MIN/MAX: values in scan
+**      order with a type bitmap); the device returns each chunk's extreme and
+**      its first position, and chunks fold in order, so ties across chunks go
+**      to the earlier chunk. TEXT and BLOB values, rare in numeric columns, are
+**      compared here on the CPU; they never tie with numbers, so their order
+**      against numbers needs no positions. For max, once a TEXT or BLOB value
+**      is seen numbers cannot win and are skipped; for min, the other way.
+**   4. The argument functions keep each chunk's A values beside it (in the
+**      slot's side data: a record per value, TEXT/BLOB bytes in one arena per
+**      chunk, never a malloc per row) until the chunk's winner is known; then
+**      only the winner's A is kept. Memory is O(chunk), not O(rows).
+**   5. As for sums, the first `threshold` numbers are folded here without a
+**      buffer; small groups never touch the pool or CUDA.
+*/
+#include <string.h>
+#include "pipe.h"
+
+/* A value kept by the aggregate: a copy, with its own buffer. */
+typedef struct Keep {
+  int type;                 /* SQLITE_INTEGER .. SQLITE_NULL; 0: nothing kept */
+  int n;                    /* bytes at z (TEXT, BLOB) */
+  sqlite3_int64 i;          /* INTEGER value */
+  double r;                 /* REAL value */
+  char *z;                  /* TEXT or BLOB bytes (owned, grown, never shrunk) */
+  int cap;                  /* bytes allocated at z */
+} Keep;
+
+/* One aggregate context of the family. */
+typedef struct Ext {
+  ga_ext num;               /* best number so far; pos: its rank among numbers */
+  Keep other;               /* best TEXT or BLOB so far */
+  Keep argNum;              /* argmin/argmax: A of num's row */
+  Keep argOther;            /* argmin/argmax: A of other's row */
+  int64_t nNum;             /* numbers folded here (before the pipeline) */
+  int64_t left;             /* numbers still to fold here before pipelining */
+  ga_pipe *pipe;            /* chunk pipeline, once past the threshold */
+  int isMax;                /* max/argmax, else min/argmin */
+  int isArg;                /* argmin/argmax */
+  int oom;                  /* a copy failed: the result is "out of memory" */
+} Ext;
+
+/* Side data of a slot for the argument functions: A of each value of the
+** chunk, TEXT/BLOB bytes in an arena after the records. One allocation,
+** grown by doubling, freed with the slot. */
+typedef struct ARec { uint64_t v; uint32_t n; int32_t type; } ARec;
+typedef struct ArgAux {
+  int64_t cap;              /* records */
+  int64_t nArena;           /* arena bytes in use */
+  int64_t szArena;          /* arena bytes allocated */
+  ARec rec[1];              /* cap records, then the arena */
+} ArgAux;
+#define AUX_ARENA(x) ((char*)&(x)->rec[(x)->cap])
+
+/* ---- kept values -------------------------------------------------------- */
+
+static int keepBytes(Keep *k, int type, const void *z, int n){
+  if( n>k->cap ){
+    char *zNew = sqlite3_realloc(k->z, n);
+    if( zNew==0 ) return SQLITE_NOMEM;
+    k->z = zNew;
+    k->cap = n;
+  }
+  if( n ) memcpy(k->z, z, n);
+  k->type = type;
+  k->n = n;
+  return SQLITE_OK;
+}
+
+static int keepValue(Keep *k, sqlite3_value *v){
+  int t = sqlite3_value_type(v);
+  switch( t ){
+    case SQLITE_INTEGER: k->i = sqlite3_value_int64(v); break;
+    case SQLITE_FLOAT:   k->r = sqlite3_value_double(v); break;
+    case SQLITE_TEXT:    return keepBytes(k, t, sqlite3_value_text(v), sqlite3_value_bytes(v));
+    case SQLITE_BLOB:    return keepBytes(k, t, sqlite3_value_blob(v), sqlite3_value_bytes(v));
+  }
+  k->type = t;
+  return SQLITE_OK;
+}
+
+static void keepResult(sqlite3_context *ctx, const Keep *k){
+  switch( k->type ){
+    case SQLITE_INTEGER: sqlite3_result_int64(ctx, k->i); break;
+    case SQLITE_FLOAT:   sqlite3_result_double(ctx, k->r); break;
+    case SQLITE_TEXT:    sqlite3_result_text(ctx, k->z ? k->z : "", k->n, SQLITE_TRANSIENT); break;
+    case SQLITE_BLOB:    sqlite3_result_blob(ctx, k->z ? k->z : "", k->n, SQLITE_TRANSIENT); break;
+    default:             sqlite3_result_null(ctx); break;
+  }
+}
+
+/* Sign of a - b for two TEXT/BLOB values (TEXT < BLOB; then bytes, then length). */
+static int otherCmp(int ta, const void *za, int na, int tb, const void *zb, int nb){
+  int c;
+  if( ta!=tb ) return ta==SQLITE_TEXT ? -1 : 1;
+  c = (na && nb) ? memcmp(za, zb, na<nb ? na : nb) : 0;
+  return c ? c : na - nb;
+}
+
+/* ---- the argument functions' side data ----------------------------------- */
+
+/* Record A for the value about to be appended at position q->ni. */
+static int argRecord(ga_pipe *q, sqlite3_value *a){
+  ga_slot *s = q->fill;
+  ArgAux *x = (ArgAux*)s->aux;
+  int i = q->ni, t = sqlite3_value_type(a);
+  ARec *r;
+  if( x==0 || x->cap<q->cap ){
+    int64_t sz = (int64_t)sizeof(ArgAux) + (int64_t)sizeof(ARec)*q->cap;
+    sqlite3_free(s->aux);
+    s->aux = x = (ArgAux*)sqlite3_malloc64(sz);
+    if( x==0 ) return SQLITE_NOMEM;
+    s->nAux = sz;
+    x->cap = q->cap;
+    x->szArena = 0;
+  }
+  if( i==0 ) x->nArena = 0;         /* a new chunk */
+  r = &x->rec[i];
+  r->type = t;
+  if( t==SQLITE_INTEGER ){
+    r->v = (uint64_t)sqlite3_value_int64(a);
+  }else if( t==SQLITE_FLOAT ){
+    double d = sqlite3_value_double(a);
+    memcpy(&r->v, &d, sizeof(d));
+  }else if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+    const void *z = t==SQLITE_TEXT ? (const void*)sqlite3_value_text(a) : sqlite3_value_blob(a);
+    int n = sqlite3_value_bytes(a);
+    if( x->nArena+n > x->szArena ){
+      int64_t want = (x->szArena ? x->szArena : 4096);
+      while( want < x->nArena+n ) want *= 2;
+      x = (ArgAux*)sqlite3_realloc64(x, s->nAux - x->szArena + want);
+      if( x==0 ) return SQLITE_NOMEM;
+      s->nAux += want - x->szArena;
+      s->aux = x;
+      x->szArena = want;
+      r = &x->rec[i];
+    }
+    if( n ) memcpy(AUX_ARENA(x) + x->nArena, z, n);
+    r->v = (uint64_t)x->nArena;
+    r->n = (uint32_t)n;
+    x->nArena += n;
+  }
+  return SQLITE_OK;
+}
+
+/* Keep A of value i of slot s's chunk. */
+static int argTake(Keep *k, const ga_slot *s, int64_t i){
+  const ArgAux *x = (const ArgAux*)s->aux;
+  const ARec *r = &x->rec[i];
+  switch( r->type ){
+    case SQLITE_INTEGER: k->i = (sqlite3_int64)r->v; break;
+    case SQLITE_FLOAT:   memcpy(&k->r, &r->v, sizeof(k->r)); break;
+    case SQLITE_TEXT: case SQLITE_BLOB:
+      return keepBytes(k, r->type, AUX_ARENA(x) + r->v, (int)r->n);
+  }
+  k->type = r->type;
+  return SQLITE_OK;
+}
+
+/* ---- folding -------------------------------------------------------------- */
+
+/* A chunk's extreme, in chunk order: positions after the directly folded. */
+static void extFoldChunk(void *pArg, ga_slot *s, const ga_job *j, int64_t base){
+  Ext *p = (Ext*)pArg;
+  ga_ext c = s->ext;
+  (void)j;
+  if( c.type==GA_T_NONE ) return;
+  c.pos += p->nNum + base;
+  if( ga_ext_better(&c, &p->num, p->isMax) ){
+    if( p->isArg && argTake(&p->argNum, s, s->ext.pos) ) p->oom = 1;
+    p->num = c;
+  }
+}
+
+/* A TEXT or BLOB V (and its A). */
+static void extOther(Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
+  const void *z;
+  int n, c;
+  if( !p->isMax && (p->nNum || p->pipe) ) return;     /* min: a number wins */
+  z = t==SQLITE_TEXT ? (const void*)sqlite3_value_text(v) : sqlite3_value_blob(v);
+  n = sqlite3_value_bytes(v);
+  if( p->other.type ){
+    c = otherCmp(t, z, n, p->other.type, p->other.z, p->other.n);
+    if( p->isMax ? c<=0 : c>=0 ) return;              /* ties keep the first */
+  }
+  if( keepBytes(&p->other, t, z, n) || (a && keepValue(&p->argOther, a)) ) p->oom = 1;
+}
+
+/* Past the threshold: start a pipeline. 1: appended from now on; 0: no
+** buffer, fold here to the end; -1: an SQL error was set. */
+static int extAttach(sqlite3_context *ctx, Ext *p){
+  char zErr[GA_ERRLEN];
+  p->pipe = ga_pipe_open((ga_conn*)sqlite3_user_data(ctx), p->isMax ? GA_OP_MAX : GA_OP_MIN,
+                         extFoldChunk, p, zErr);
+  if( p->pipe ) return 1;
+  if( zErr[0] ){
+    sqlite3_result_error(ctx, zErr, -1);
+    return -1;
+  }
+  p->left = INT64_MAX;
+  return 0;
+}
+
+/* The number's 8 bytes and type. */
+static uint64_t numBits(sqlite3_value *v, int t){
+  if( t==SQLITE_INTEGER ) return (uint64_t)sqlite3_value_int64(v);
+  {
+    double d = sqlite3_value_double(v);
+    uint64_t b;
+    memcpy(&b, &d, sizeof(b));
+    return b;
+  }
+}
+
+/* The per-row work once pipelined: record A, append V. */
+static inline void extAppend(sqlite3_context *ctx, Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
+  ga_pipe *q = p->pipe;
+  if( a && argRecord(q, a) ){
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if( ga_pipe_ordered(q, (int64_t)numBits(v, t), t==SQLITE_FLOAT) ){
+    sqlite3_result_error(ctx, q->zErr, -1);
+  }
+}
+
+/* A number before the pipeline, or without one: compare it here. */
+static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqlite3_value *a,
+                                              sqlite3_value *v, int t){
+  ga_ext c;
+  if( p->nNum==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
+  if( p->left==0 ){
+    int rc = extAttach(ctx, p);
+    if( rc>0 ) extAppend(ctx, p, a, v, t);
+    if( rc ) return;
+  }
+  p->left--;
+  c.bits = numBits(v, t);
+  c.pos = p->nNum++;
+  c.type = t==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL;
+  c.pad = 0;
+  if( ga_ext_better(&c, &p->num, p->isMax) ){
+    p->num = c;
+    if( a && keepValue(&p->argNum, a) ) p->oom = 1;
+  }
+}
+
+static void extStep(sqlite3_context *ctx, sqlite3_value *a, sqlite3_value *v, int isMax){
+  Ext *p = (Ext*)sqlite3_aggregate_context(ctx, sizeof(*p));
+  int t = sqlite3_value_type(v);
+  if( p==0 ){
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if( t==SQLITE_NULL ) return;
+  p->isMax = isMax;
+  p->isArg = a!=0;
+  if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+    extOther(p, a, v, t);
+  }else if( isMax && p->other.type ){
+    /* max: a TEXT or BLOB was seen, no number can win */
+  }else if( p->pipe ){
+    extAppend(ctx, p, a, v, t);
+  }else{
+    extFold(ctx, p, a, v, t);
+  }
+}
+
+void ga_minStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  extStep(ctx, 0, argv[0], 0);
+}
+void ga_maxStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  extStep(ctx, 0, argv[0], 1);
+}
+void ga_argminStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  extStep(ctx, argv[0], argv[1], 0);
+}
+void ga_argmaxStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  extStep(ctx, argv[0], argv[1], 1);
+}
+
+/* Fold what is pending, set the result (or the error), free the copies. */
+void ga_extFinal(sqlite3_context *ctx){
+  Ext *p = (Ext*)sqlite3_aggregate_context(ctx, 0);
+  char zErr[GA_ERRLEN];
+  if( p==0 ) return;                      /* no rows: NULL */
+  if( p->pipe ){
+    ga_pipe *q = p->pipe;
+    p->pipe = 0;
+    if( ga_pipe_close(q, zErr) ){
+      sqlite3_result_error(ctx, zErr, -1);
+      goto done;
+    }
+  }
+  if( p->oom ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( p->other.type && (p->isMax || p->num.type==GA_T_NONE) ){
+    keepResult(ctx, p->isArg ? &p->argOther : &p->other);
+  }else if( p->num.type!=GA_T_NONE ){
+    if( p->isArg ){
+      keepResult(ctx, &p->argNum);
+    }else if( p->num.type==GA_T_INT ){
+      sqlite3_result_int64(ctx, (sqlite3_int64)p->num.bits);
+    }else{
+      sqlite3_result_double(ctx, ga_bits_real(p->num.bits));
+    }
+  }
+done:
+  sqlite3_free(p->other.z);
+  sqlite3_free(p->argNum.z);
+  sqlite3_free(p->argOther.z);
+}

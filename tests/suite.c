@@ -1,0 +1,105 @@
+/*
+** The differential suites' shared machinery: see suite.h.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "suite.h"
+
+const char *g_backend = "cpu";
+
+sqlite3 *s_open(int chunk, int64_t threshold){
+  char *zErr = 0;
+  sqlite3 *db = h_open(&zErr);
+  ck_assert_msg(db!=0, "cannot load the module: %s", zErr ? zErr : "?");
+  EXEC(db, "SELECT gpuagg_backend('%s')", g_backend);
+  EXEC(db, "SELECT gpuagg_config('chunk', %d), gpuagg_config('threshold', %lld)", chunk, (long long)threshold);
+  return db;
+}
+
+void s_expect_device(sqlite3 *db, const char *zWhat){
+  if( strcmp(g_backend, "cuda")==0 ){
+    int64_t n = h_int(db, "SELECT json_extract(gpuagg_info(), '$.chunks_flushed')");
+    CHECK(n>0, "%s: no chunk reached the device", zWhat);
+  }
+}
+
+void s_expect_pool_idle(sqlite3 *db){
+  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.slots') || '/' || json_extract(gpuagg_info(), '$.idle_slots')");
+  const char *slash = z ? strchr(z, '/') : 0;
+  CHECK(slash && atoi(z)==atoi(slash+1), "slots in use after the statements ended: %s", z ? z : "?");
+  free(z);
+}
+
+int s_same_cell(sqlite3_stmt *st, int i, int j){
+  int t = sqlite3_column_type(st, i);
+  if( t!=sqlite3_column_type(st, j) ) return 0;
+  switch( t ){
+    case SQLITE_INTEGER: return sqlite3_column_int64(st, i)==sqlite3_column_int64(st, j);
+    case SQLITE_FLOAT: {
+      double a = sqlite3_column_double(st, i), b = sqlite3_column_double(st, j);
+      return memcmp(&a, &b, sizeof(a))==0;
+    }
+    case SQLITE_TEXT: case SQLITE_BLOB: {
+      const void *a = t==SQLITE_TEXT ? (const void*)sqlite3_column_text(st, i) : sqlite3_column_blob(st, i);
+      const void *b = t==SQLITE_TEXT ? (const void*)sqlite3_column_text(st, j) : sqlite3_column_blob(st, j);
+      int n = sqlite3_column_bytes(st, i);
+      return n==sqlite3_column_bytes(st, j) && (n==0 || memcmp(a, b, n)==0);
+    }
+  }
+  return 1;
+}
+
+static int runPass(Suite *(*make)(void), const char *zBackend){
+  SRunner *sr;
+  int nFail;
+  g_backend = zBackend;
+  sr = srunner_create(make());
+  srunner_run_all(sr, CK_NORMAL);
+  nFail = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nFail;
+}
+
+/* Ask, in a child process, whether CUDA is usable: the parent must not
+** initialize CUDA, or the forked tests could not use it. */
+static int cudaUsable(void){
+  int fd[2], status = 0;
+  char zWhy[600] = {0};
+  pid_t pid;
+  if( pipe(fd) ) return 0;
+  if( (pid = fork())==0 ){
+    char *zErr = 0;
+    const char *zWhyChild = "cannot load the module";
+    sqlite3 *db = h_open(&zErr);
+    int ok = db && h_cuda_usable(db, &zWhyChild);
+    if( !ok && write(fd[1], zWhyChild, strlen(zWhyChild))<0 ) ok = 0;
+    _exit(ok ? 0 : 1);
+  }
+  close(fd[1]);
+  if( read(fd[0], zWhy, sizeof(zWhy)-1)<0 ) zWhy[0] = 0;
+  close(fd[0]);
+  waitpid(pid, &status, 0);
+  if( WIFEXITED(status) && WEXITSTATUS(status)==0 ) return 1;
+  printf("CUDA suites skipped: %s\n", zWhy);
+  return 0;
+}
+
+int s_main(Suite *(*make)(void)){
+  const char *zOnly = getenv("GPUAGG_TEST_ONLY");
+  int cpu = !zOnly || strcmp(zOnly, "cpu")==0;
+  int cuda = !zOnly || strcmp(zOnly, "cuda")==0;
+  int nFail = 0;
+  h_seed_init();
+  if( cpu ) nFail += runPass(make, "cpu");
+  if( cuda && cudaUsable() ){
+    nFail += runPass(make, "cuda");
+  }else if( cuda && getenv("GPUAGG_TEST_REQUIRE_CUDA") ){
+    printf("GPUAGG_TEST_REQUIRE_CUDA is set and CUDA is not usable\n");
+    nFail++;
+  }
+  if( nFail ) printf("FAILED: %d (reproduce with GPUAGG_SEED=%llu)\n", nFail, (unsigned long long)h_seed);
+  return nFail ? 1 : 0;
+}
