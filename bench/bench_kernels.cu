@@ -1,8 +1,9 @@
 /*
 ** Device-resident kernel benchmark: our exact sum against CUB's
-** DeviceReduce::Sum (a plain, inexact floating-point sum) and against the
-** device-to-device copy ceiling, plus the host-to-device copy rates that
-** bound the aggregate pipeline. One run, CUDA events, median of many runs;
+** DeviceReduce::Sum (a plain, inexact floating-point sum), our max/argmax
+** (one kernel: the extreme and its first position) against CUB's
+** DeviceReduce::Max and ArgMax, all against the device-to-device copy
+** ceiling, plus the host-to-device copy rates that bound the pipeline. One run, CUDA events, median of many runs;
 ** inputs of 2 GiB, far larger than L2.
 **
 ** Usage: bench_kernels [values]   (default 268435456 = 256M)
@@ -129,6 +130,62 @@ int main(int argc, char **argv){
     row("CUB Sum, int64", (double)bytes, cub, cub, ceilGBs);
     row("gpuagg exact sum, int64 (128-bit)", (double)bytes, ours, cub, ceilGBs);
     printf("|   exact %lld, CUB %lld |\n", (long long)ga_sum_int128(&hOut), cubSum);
+  }
+
+  /* Max and argmax: doubles (typical) and int64. */
+  {
+    int maxBlocksExt;
+    double *dMax;
+    int64_t *dIdx;
+    void *tmpMax = 0, *tmpArg = 0;
+    size_t nMax = 0, nArg = 0;
+    ga_ext *dPartE = (ga_ext *)dPart, hExt;
+    CK(ga_ext_max_blocks(&maxBlocksExt));
+    CK(cudaMalloc(&dMax, sizeof(double)));
+    CK(cudaMalloc(&dIdx, sizeof(int64_t)));
+    for( int isInt = 0; isInt <= 1; isInt++ ){
+      double cubMax; long long cubMaxL; int64_t cubIdx;
+      if( isInt ){ fillInts<<<1024, 256>>>(dl, n, 4242); }else{ fillDoubles<<<1024, 256>>>(d, n, 0, 4243); }
+      CK(cudaGetLastError());
+      if( isInt ){
+        CK(cub::DeviceReduce::Max(nullptr, nMax, dl, (long long *)dMax, n));
+        CK(cub::DeviceReduce::ArgMax(nullptr, nArg, dl, (long long *)dMax, dIdx, n));
+      }else{
+        CK(cub::DeviceReduce::Max(nullptr, nMax, d, dMax, n));
+        CK(cub::DeviceReduce::ArgMax(nullptr, nArg, d, dMax, dIdx, n));
+      }
+      CK(cudaMalloc(&tmpMax, nMax));
+      CK(cudaMalloc(&tmpArg, nArg));
+      float cm = timeMs([&]{
+        if( isInt ) CK(cub::DeviceReduce::Max(tmpMax, nMax, dl, (long long *)dMax, n));
+        else CK(cub::DeviceReduce::Max(tmpMax, nMax, d, dMax, n));
+      });
+      float ca = timeMs([&]{
+        if( isInt ) CK(cub::DeviceReduce::ArgMax(tmpArg, nArg, dl, (long long *)dMax, dIdx, n));
+        else CK(cub::DeviceReduce::ArgMax(tmpArg, nArg, d, dMax, dIdx, n));
+      });
+      float ours = timeMs([&]{
+        CK(ga_ext_launch((const int64_t *)d, nullptr, n, isInt ? GA_T_INT : GA_T_REAL, 1, dPartE,
+                         maxBlocksExt, dPartE + maxBlocksExt, 0));
+      });
+      CK(cudaMemcpy(&hExt, dPartE + maxBlocksExt, sizeof(hExt), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(&cubMax, dMax, sizeof(double), cudaMemcpyDeviceToHost));
+      memcpy(&cubMaxL, &cubMax, sizeof(cubMaxL));
+      CK(cudaMemcpy(&cubIdx, dIdx, sizeof(int64_t), cudaMemcpyDeviceToHost));
+      const char *ty = isInt ? "int64" : "double";
+      char label[64];
+      snprintf(label, sizeof(label), "CUB Max, %s", ty);
+      row(label, (double)bytes, cm, cm, ceilGBs);
+      snprintf(label, sizeof(label), "CUB ArgMax, %s", ty);
+      row(label, (double)bytes, ca, ca, ceilGBs);
+      snprintf(label, sizeof(label), "gpuagg max+first position, %s", ty);
+      row(label, (double)bytes, ours, ca, ceilGBs);
+      printf("|   vs CUB Max: %.3f; same value and index as CUB ArgMax: %s (index %lld vs %lld) |\n",
+             cm / ours, (memcmp(&hExt.bits, &cubMax, 8) == 0 && hExt.pos == cubIdx) ? "yes" : "NO",
+             (long long)hExt.pos, (long long)cubIdx);
+      CK(cudaFree(tmpMax));
+      CK(cudaFree(tmpArg));
+    }
   }
 
   /* Host-to-device: what one pipeline chunk costs to ship. */

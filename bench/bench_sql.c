@@ -7,6 +7,8 @@
 **   2. 10M rows: sum / total / avg of an INTEGER and a REAL column, on the
 **      connection's backend (auto) and on the CPU backend.
 **   3. GROUP BY with 100,000 groups over the same 10M rows.
+**   3b. Extremes at 10M rows: gpu_max / gpu_min against max / min, and
+**      gpu_argmax against the reference query ORDER BY x DESC, rowid LIMIT 1.
 **   4. sum(i) and sum(x) again at other chunk sizes (GPUAGG_BENCH_CHUNKS, a
 **      comma-separated list; default 262144,65536,direct): does a chunk that
 **      stays in the CPU's cache make appending cheaper? "direct" folds every
@@ -15,7 +17,7 @@
 **
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
-** sections: a comma-separated subset of small,rows,groupby,chunks)
+** sections: a comma-separated subset of small,rows,extremes,groupby,chunks)
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,7 @@
 #include "harness.h"
 
 static int nRun = 5;
-static const char *zSections = "small,rows,groupby,chunks";
+static const char *zSections = "small,rows,extremes,groupby,chunks";
 
 static int want(const char *z){ return strstr(zSections, z)!=0; }
 
@@ -155,6 +157,26 @@ int main(int argc, char **argv){
       if( b==0 ) printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
     }
     h_exec(db, "SELECT gpuagg_backend('auto')");
+  }
+
+  /* 3b. Extremes. */
+  if( want("extremes") ){
+    static const char *azQ[][3] = {
+      { "max(x)", "SELECT max(x) FROM t", "SELECT gpu_max(x) FROM t" },
+      { "max(i)", "SELECT max(i) FROM t", "SELECT gpu_max(i) FROM t" },
+      { "min(x)", "SELECT min(x) FROM t", "SELECT gpu_min(x) FROM t" },
+      { "argmax(k, x) vs ORDER BY x DESC LIMIT 1",
+        "SELECT k FROM t WHERE x IS NOT NULL ORDER BY x DESC, rowid LIMIT 1", "SELECT gpu_argmax(k, x) FROM t" },
+      { "argmin(k, i) vs ORDER BY i LIMIT 1",
+        "SELECT k FROM t WHERE i IS NOT NULL ORDER BY i, rowid LIMIT 1", "SELECT gpu_argmin(k, i) FROM t" },
+    };
+    size_t q;
+    printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+    for(q=0; q<sizeof(azQ)/sizeof(azQ[0]); q++){
+      char zLabel[128];
+      snprintf(zLabel, sizeof(zLabel), "%s, %lld rows, %s", azQ[q][0], (long long)nRow, zBackend);
+      compare(db, zLabel, azQ[q][1], azQ[q][2], 1);
+    }
   }
 
   /* 3. GROUP BY with 100,000 groups. */

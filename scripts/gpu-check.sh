@@ -23,8 +23,8 @@ build)
   autoreconf -fi >/dev/null 2>&1
   ./configure --quiet --enable-portable-tests
   make -j"$(nproc)" >/dev/null
-  make -j"$(nproc)" tests/test_sum tests/test_api bench-programs >/dev/null
-  ls -la .libs/libgpuagg.so tests/test_sum tests/test_api bench/bench_sql bench/bench_kernels
+  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_api bench-programs >/dev/null
+  ls -la .libs/libgpuagg.so tests/test_sum tests/test_minmax tests/test_api bench/bench_sql bench/bench_kernels
   ;;
 run)
   out=${OUT:-$top/build-gpu/out}
@@ -36,20 +36,22 @@ run)
   date -u +%Y-%m-%dT%H:%MZ >>"$out/gpu.txt"
   ./tests/test_api >"$out/test_api.log" 2>&1 || status=1
   ./tests/test_sum >"$out/test_sum.log" 2>&1 || status=1
+  ./tests/test_minmax >"$out/test_minmax.log" 2>&1 || status=1
   GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 sh tests/shell.test >"$out/shell.log" 2>&1 || status=1
   ./bench/bench_kernels >"$out/bench_kernels.md" 2>&1 || status=1
   # One core for SQLite: less noise from migrations.
   pin=; command -v taskset >/dev/null && pin="taskset -c 2"
-  $pin ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
+  $pin ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" "${BENCH_SECTIONS:-small,rows,extremes,groupby}" \
+    >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
   # The CUDA paths under compute-sanitizer (memcheck, then racecheck), when
   # the machine has it; forked test processes are followed.
   if command -v compute-sanitizer >/dev/null && [ "${SANITIZE:-1}" = 1 ]; then
     for tool in memcheck racecheck; do
-      # memcheck over the whole CUDA pass of test_sum; racecheck is slower:
-      # test_api's multi-chunk, multi-block query. What counts is the tool's
-      # summary (under a sanitizer the driver is loaded from the start, so
-      # test_api's no-driver check fails by design).
-      prog=./tests/test_sum; [ $tool = racecheck ] && prog=./tests/test_api
+      # memcheck over the CUDA pass of a suite (MEMCHECK, default test_sum);
+      # racecheck is slower: test_api's multi-chunk, multi-block query. What
+      # counts is the tool's summary (under a sanitizer the driver is loaded
+      # from the start, so test_api's no-driver check fails by design).
+      prog=./tests/${MEMCHECK:-test_sum}; [ $tool = racecheck ] && prog=./tests/test_api
       GPUAGG_TEST_ONLY=cuda timeout "${SANITIZE_S:-200}" compute-sanitizer --tool $tool \
         --target-processes all $prog >"$out/sanitize-$tool.log" 2>&1 || true
       summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.log" | sort | uniq -c | tr '\n' ' ')
@@ -60,7 +62,7 @@ run)
     done
   fi
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
-  for f in test_api test_sum; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
+  for f in test_api test_sum test_minmax; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
   grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true
   echo "== shell: $(tr '\n' ' ' <"$out/shell.log" | cut -c1-300)"
   cat "$out/bench_kernels.md" "$out/bench_sql.md"
