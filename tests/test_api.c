@@ -31,7 +31,8 @@ static void expectText(sqlite3 *db, const char *zSql, const char *zWant){
 
 START_TEST(test_registered){
   static const char *azName[] = {
-    "gpu_sum", "gpu_total", "gpu_avg", "gpu_count", "gpuagg_info", "gpuagg_backend", "gpuagg_config"
+    "gpu_sum", "gpu_total", "gpu_avg", "gpu_count", "gpu_min", "gpu_max", "gpu_argmin", "gpu_argmax",
+    "gpuagg_info", "gpuagg_backend", "gpuagg_config"
   };
   sqlite3 *db = openDb();
   size_t i;
@@ -53,6 +54,10 @@ START_TEST(test_wrong_arguments){
   expectError(db, "SELECT gpu_total(1, 2)", "wrong number of arguments to function gpu_total()");
   expectError(db, "SELECT gpu_avg()", "wrong number of arguments to function gpu_avg()");
   expectError(db, "SELECT gpu_count(1, 2)", "wrong number of arguments to function gpu_count()");
+  expectError(db, "SELECT gpu_min()", "wrong number of arguments to function gpu_min()");
+  expectError(db, "SELECT gpu_max(1, 2)", "wrong number of arguments to function gpu_max()");
+  expectError(db, "SELECT gpu_argmax(1)", "wrong number of arguments to function gpu_argmax()");
+  expectError(db, "SELECT gpu_argmin(1, 2, 3)", "wrong number of arguments to function gpu_argmin()");
   expectError(db, "SELECT gpuagg_info(1)", "wrong number of arguments to function gpuagg_info()");
   expectError(db, "SELECT gpuagg_config()", "wrong number of arguments to function gpuagg_config()");
   expectError(db, "SELECT gpuagg_backend(1, 2)", "wrong number of arguments to function gpuagg_backend()");
