@@ -202,21 +202,6 @@ static void extOther(Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
   if( keepBytes(&p->other, t, z, n) || (a && keepValue(&p->argOther, a)) ) p->oom = 1;
 }
 
-/* Past the threshold: start a pipeline. 1: appended from now on; 0: no
-** buffer, fold here to the end; -1: an SQL error was set. */
-static int extAttach(sqlite3_context *ctx, Ext *p){
-  char zErr[GA_ERRLEN];
-  p->pipe = ga_pipe_open((ga_conn*)sqlite3_user_data(ctx), p->isMax ? GA_OP_MAX : GA_OP_MIN,
-                         extFoldChunk, p, zErr);
-  if( p->pipe ) return 1;
-  if( zErr[0] ){
-    sqlite3_result_error(ctx, zErr, -1);
-    return -1;
-  }
-  p->left = INT64_MAX;
-  return 0;
-}
-
 /* The number's 8 bytes and type. */
 static uint64_t numBits(sqlite3_value *v, int t){
   if( t==SQLITE_INTEGER ) return (uint64_t)sqlite3_value_int64(v);
@@ -246,7 +231,8 @@ static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqli
   ga_ext c;
   if( p->nNum==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
   if( p->left==0 ){
-    int rc = extAttach(ctx, p);
+    int rc = ga_pipe_attach(ctx, p->isMax ? GA_OP_MAX : GA_OP_MIN, extFoldChunk, p, &p->pipe);
+    if( rc==0 ) p->left = INT64_MAX;     /* no buffer: fold here to the end */
     if( rc>0 ) extAppend(ctx, p, a, v, t);
     if( rc ) return;
   }

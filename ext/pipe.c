@@ -68,6 +68,17 @@ ga_pipe *ga_pipe_open(ga_conn *c, int op, ga_fold_fn xFold, void *pFoldArg, char
   return p;
 }
 
+int ga_pipe_attach(sqlite3_context *ctx, int op, ga_fold_fn xFold, void *pFoldArg, ga_pipe **pp){
+  char zErr[GA_ERRLEN];
+  *pp = ga_pipe_open((ga_conn*)sqlite3_user_data(ctx), op, xFold, pFoldArg, zErr);
+  if( *pp ) return 1;
+  if( zErr[0] ){
+    sqlite3_result_error(ctx, zErr, -1);
+    return -1;
+  }
+  return 0;
+}
+
 /* A reduction failed on slot s with the message in p->zErr. Returns non-zero
 ** if that stops the query; otherwise the caller redoes the chunk on the CPU. */
 static int pipeFail(ga_pipe *p, ga_slot *s){

@@ -56,6 +56,11 @@ typedef struct ga_pipe {
 ** mode demands cannot be used (an SQL error). */
 ga_pipe *ga_pipe_open(ga_conn*, int op, ga_fold_fn, void *pFoldArg, char *zErr);
 
+/* For an aggregate past its threshold: ga_pipe_open for ctx's connection.
+** 1: *pp is open; 0: no buffer, keep folding on the CPU; -1: an SQL error was
+** set on ctx. */
+int ga_pipe_attach(sqlite3_context *ctx, int op, ga_fold_fn, void *pFoldArg, ga_pipe **pp);
+
 /* The fill chunk is full: hand it over. Non-zero: failed, see p->zErr. */
 int ga_pipe_flush(ga_pipe*);
 

@@ -54,20 +54,6 @@ static void sumFoldChunk(void *pArg, ga_slot *s, const ga_job *j, int64_t base){
   p->nReal += j->n - j->ni;
 }
 
-/* Past the threshold: start a pipeline. 1: appended from now on; 0: no
-** buffer, fold here to the end; -1: an SQL error was set. */
-static int sumAttach(sqlite3_context *ctx, Sum *p){
-  char zErr[GA_ERRLEN];
-  p->pipe = ga_pipe_open((ga_conn*)sqlite3_user_data(ctx), GA_OP_SUM, sumFoldChunk, p, zErr);
-  if( p->pipe ) return 1;
-  if( zErr[0] ){
-    sqlite3_result_error(ctx, zErr, -1);
-    return -1;
-  }
-  p->left = INT64_MAX;
-  return 0;
-}
-
 /* Every value before the pipeline, or without one: fold it here. Out of
 ** line, so that the appending path below stays short. */
 static __attribute__((noinline)) void sumFold(sqlite3_context *ctx, Sum *p, int t, sqlite3_value *v){
@@ -77,7 +63,8 @@ static __attribute__((noinline)) void sumFold(sqlite3_context *ctx, Sum *p, int 
   }
   if( p->nInt+p->nReal==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
   if( p->left==0 ){
-    int rc = sumAttach(ctx, p);
+    int rc = ga_pipe_attach(ctx, GA_OP_SUM, sumFoldChunk, p, &p->pipe);
+    if( rc==0 ) p->left = INT64_MAX;     /* no buffer: fold here to the end */
     if( rc>0 ) sumAppend(ctx, p->pipe, t, v);
     if( rc ) return;
   }

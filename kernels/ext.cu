@@ -2,9 +2,9 @@
 ** Extreme (min or max) of a chunk and its first position, in SQLite's
 ** order (ext_acc.h). Layers: device (a launch over the chunk, then one final
 ** block over the block partials), block (warp bests through shared memory),
-** warp (shuffle tree of (value, type, position)), thread (grid-stride loop
-** over 16-byte loads, four in flight; positions only grow along a thread,
-** so a strict comparison keeps the first occurrence).
+** warp (shuffle tree of (value, type, position)), thread (grid.cuh's
+** grid-stride walk; positions only grow along a thread, so a strict
+** comparison keeps the first occurrence).
 **
 ** Mode: GA_T_INT or GA_T_REAL when the chunk holds one type (no bitmap is
 ** read: the common case, compared natively), 0 when mixed (the type bitmap
@@ -14,6 +14,7 @@
 ** is the first occurrence of the extreme whatever the launch shape.
 */
 #include "gpuagg_kernels.h"
+#include "grid.cuh"
 
 namespace {
 
@@ -79,31 +80,8 @@ template <int Mode, bool IsMax>
 __global__ void __launch_bounds__(kThreads)
 ext_blocks(const long long *__restrict__ vals, const unsigned long long *__restrict__ bits,
            long long n, ga_ext *__restrict__ part){
-  const longlong2 *v = reinterpret_cast<const longlong2 *>(vals);
-  const long long nv = n >> 1;
-  const long long stride = (long long)gridDim.x * kThreads;
-  long long i = (long long)blockIdx.x * kThreads + threadIdx.x;
   ga_ext b = {0, 0, GA_T_NONE, 0};
-
-  for( ; i + (kUnroll - 1) * stride < nv; i += kUnroll * stride ){
-    longlong2 w[kUnroll];
-#pragma unroll
-    for( int k = 0; k < kUnroll; k++ ) w[k] = __ldg(&v[i + k * stride]);
-#pragma unroll
-    for( int k = 0; k < kUnroll; k++ ){
-      long long j = 2 * (i + k * stride);
-      offer<Mode, IsMax>(b, w[k].x, j, bits);
-      offer<Mode, IsMax>(b, w[k].y, j + 1, bits);
-    }
-  }
-  for( ; i < nv; i += stride ){
-    longlong2 w = __ldg(&v[i]);
-    offer<Mode, IsMax>(b, w.x, 2 * i, bits);
-    offer<Mode, IsMax>(b, w.y, 2 * i + 1, bits);
-  }
-  /* The odd last value: thread 0 of block 0 saw only lower positions. */
-  if( (n & 1) && blockIdx.x == 0 && threadIdx.x == 0 ) offer<Mode, IsMax>(b, vals[n - 1], n - 1, bits);
-
+  for_each_value<kThreads, kUnroll>(vals, n, [&](long long w, long long j){ offer<Mode, IsMax>(b, w, j, bits); });
   b = block_best<IsMax>(b);
   if( threadIdx.x == 0 ) part[blockIdx.x] = b;
 }

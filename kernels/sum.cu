@@ -3,10 +3,11 @@
 ** Layers, from the top: device (a launch over the chunk, then one final
 ** block over the block partials), block (a shared fixed-point accumulator,
 ** integer atomics only), warp (shuffle trees; flushes aggregated per warp
-** when the lanes agree on the words), thread (grid-stride loop over 16-byte
-** vectors, four loads in flight, an error-free expansion in registers).
+** when the lanes agree on the words), thread (grid.cuh's grid-stride walk,
+** an error-free expansion in registers).
 */
 #include "gpuagg_kernels.h"
+#include "grid.cuh"
 
 namespace {
 
@@ -132,32 +133,11 @@ __global__ void __launch_bounds__(kThreads)
 sum_blocks(const long long *__restrict__ vals, long long n, long long ni,
            ga_sum *__restrict__ part){
   __shared__ long long big[GA_WORDS];
-  const longlong2 *v = reinterpret_cast<const longlong2 *>(vals);
-  const long long nv = n >> 1;
-  const long long stride = (long long)gridDim.x * kThreads;
-  long long i = (long long)blockIdx.x * kThreads + threadIdx.x;
   Acc a = {0, 0, 0, {0.0, 0.0, 0.0}};
 
   for( int k = threadIdx.x; k < GA_WORDS; k += kThreads ) big[k] = 0;
   __syncthreads();
-
-  for( ; i + (kUnroll - 1) * stride < nv; i += kUnroll * stride ){
-    longlong2 w[kUnroll];
-#pragma unroll
-    for( int k = 0; k < kUnroll; k++ ) w[k] = __ldg(&v[i + k * stride]);
-#pragma unroll
-    for( int k = 0; k < kUnroll; k++ ){
-      long long j = 2 * (i + k * stride);
-      fold(a, big, w[k].x, j < ni);
-      fold(a, big, w[k].y, j + 1 < ni);
-    }
-  }
-  for( ; i < nv; i += stride ){
-    longlong2 w = __ldg(&v[i]);
-    fold(a, big, w.x, 2 * i < ni);
-    fold(a, big, w.y, 2 * i + 1 < ni);
-  }
-  if( (n & 1) && blockIdx.x == 0 && threadIdx.x == 0 ) fold(a, big, vals[n - 1], n - 1 < ni);
+  for_each_value<kThreads, kUnroll>(vals, n, [&](long long w, long long j){ fold(a, big, w, j < ni); });
 
   warp_to_words(big, a.inf, a.f.a0);
   warp_to_words(big, a.inf, a.f.a1);
