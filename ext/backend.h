@@ -9,7 +9,8 @@
 **   2. A job says what to reduce the chunk to. GA_OP_SUM: buf holds ni int64
 **      values, then doubles (sum_acc.h). GA_OP_MIN/MAX: buf holds values in
 **      scan order, each an int64 or a double as the type bitmap after the
-**      cap values says (ext_acc.h).
+**      cap values says (ext_acc.h). GA_OP_HIST: doubles, counted into the
+**      job's histogram (hist_acc.h).
 **   3. xStart hands a filled chunk to the backend and may return before the
 **      work is done; xWait returns when the slot's result (res or ext)
 **      holds it. Between the two, nothing may touch slot->buf.
@@ -26,6 +27,7 @@
 #include <stdint.h>
 #include "sum_acc.h"
 #include "ext_acc.h"
+#include "hist_acc.h"
 
 #define GA_ERRLEN 256
 
@@ -44,13 +46,25 @@ typedef struct ga_backend ga_backend;
 typedef struct ga_slot ga_slot;
 
 /* What a chunk is reduced to. */
-enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX };
+enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX, GA_OP_HIST };
+
+/*
+** A histogram being counted: one per query, fed by every chunk. The CPU
+** adds into counts directly; a device keeps its own counts (dev) and adds
+** them in at xHistDone. Counting commutes, so the mix is exact.
+*/
+typedef struct ga_hist {
+  ga_hparams h;             /* the bins */
+  uint64_t *counts;         /* h.bins counts on the host */
+  void *dev;                /* the backend's own counts, or NULL */
+} ga_hist;
 
 typedef struct ga_job {
   int op;                   /* enum ga_op */
   int64_t n;                /* values in the chunk */
   int64_t ni;               /* GA_OP_SUM: how many of them lead as int64 */
   int64_t nReal;            /* GA_OP_MIN/MAX: how many type bits are set */
+  ga_hist *hist;            /* GA_OP_HIST: where the chunk's doubles count */
 } ga_job;
 
 /* Words of the type bitmap of a chunk of cap values. */
@@ -84,6 +98,9 @@ struct ga_backend {
   int (*xWait)(ga_slot*, char *zErr);
   /* True when a reduction costs no one-time setup (CUDA: a context exists). */
   int (*xWarm)(void);
+  /* After the last chunk of a histogram landed: add the backend's own
+  ** counts into hist->counts and free them. */
+  int (*xHistDone)(ga_hist*, char *zErr);
 };
 
 extern const ga_backend ga_cpu_backend;
@@ -97,6 +114,7 @@ void ga_cpu_run(ga_slot*, const ga_job*);
 /* The parts of it, on any buffer. */
 void ga_cpu_sum(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out);
 void ga_cpu_ext(const int64_t *buf, const uint64_t *bits, int64_t n, int isMax, ga_ext *out);
+void ga_cpu_hist(const double *v, int64_t n, ga_hist *hist);
 
 /*
 ** CUDA. ga_cuda_usable probes the driver once per process (no context is

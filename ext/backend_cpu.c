@@ -43,9 +43,19 @@ void ga_cpu_ext(const int64_t *buf, const uint64_t *bits, int64_t n, int isMax, 
   }
 }
 
+void ga_cpu_hist(const double *v, int64_t n, ga_hist *hist){
+  int64_t i;
+  for(i=0; i<n; i++){
+    int64_t b = ga_hist_bin(&hist->h, v[i]);
+    if( b>=0 ) hist->counts[b]++;
+  }
+}
+
 void ga_cpu_run(ga_slot *s, const ga_job *j){
   if( j->op==GA_OP_SUM ){
     ga_cpu_sum(s->buf, j->n, j->ni, &s->res);
+  }else if( j->op==GA_OP_HIST ){
+    ga_cpu_hist((const double*)s->buf, j->n, j->hist);
   }else{
     ga_cpu_ext(s->buf, (const uint64_t*)(s->buf + s->cap), j->n, j->op==GA_OP_MAX, &s->ext);
   }
@@ -81,6 +91,11 @@ static int cpuWait(ga_slot *s, char *zErr){
 
 static int cpuWarm(void){ return 1; }
 
+static int cpuHistDone(ga_hist *hist, char *zErr){
+  (void)hist; (void)zErr;
+  return 0;
+}
+
 const ga_backend ga_cpu_backend = {
-  "cpu", cpuOpen, cpuReady, cpuClose, cpuStart, cpuWait, cpuWarm
+  "cpu", cpuOpen, cpuReady, cpuClose, cpuStart, cpuWait, cpuWarm, cpuHistDone
 };

@@ -201,7 +201,23 @@ static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
   if( goLive(zErr) ) return 1;
   if( q->hRes==0 && devOpen(s, zErr) ) return 1;
   q->op = j->op;
+  if( j->op==GA_OP_HIST && j->hist->dev==0 ){
+    /* The query's device counts, zeroed before any stream adds to them. */
+    size_t nb = sizeof(uint64_t)*(size_t)j->hist->h.bins;
+    CK(cudaMalloc(&j->hist->dev, nb), "cudaMalloc (histogram)");
+    CK(cudaMemsetAsync(j->hist->dev, 0, nb, q->st), "cudaMemsetAsync");
+    CK(cudaStreamSynchronize(q->st), "cudaStreamSynchronize");
+  }
   CK(cudaMemcpyAsync(q->dBuf, s->buf, nCopy, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (chunk)");
+  if( j->op==GA_OP_HIST ){
+    CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
+    CK(ga_hist_launch((const double*)q->dBuf, j->n, &j->hist->h, (unsigned long long*)j->hist->dev,
+                      g.maxBlocks, q->st), "the histogram kernel");
+    CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
+    s->stats->nDevChunk++;
+    s->stats->nBytes += (int64_t)nCopy;
+    return 0;
+  }
   if( j->op==GA_OP_SUM ){
     CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
     CK(ga_sum_launch(q->dBuf, j->n, j->ni, q->dPart, g.maxBlocks, q->dPart + g.maxBlocks, q->st),
@@ -235,7 +251,7 @@ static int cuWait(ga_slot *s, char *zErr){
   float ms;
   CK(cudaStreamSynchronize(q->st), "cudaStreamSynchronize");
   if( q->op==GA_OP_SUM ) s->res = *q->hRes;
-  else memcpy(&s->ext, q->hRes, sizeof(ga_ext));
+  else if( q->op!=GA_OP_HIST ) memcpy(&s->ext, q->hRes, sizeof(ga_ext));
   if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) s->stats->kernelMs += ms;
   return 0;
 }
@@ -253,6 +269,23 @@ void ga_cuda_describe(sqlite3_str *out){
                       g.major, g.minor, cuWarm() ? "true" : "false");
 }
 
+/* Add the device's counts into the host's, and free them (every path). */
+static int cuHistDone(ga_hist *hist, char *zErr){
+  size_t nb = sizeof(uint64_t)*(size_t)hist->h.bins;
+  uint64_t *tmp;
+  cudaError_t e;
+  int64_t i;
+  if( hist->dev==0 ) return 0;
+  tmp = malloc(nb);
+  e = tmp ? cudaMemcpy(tmp, hist->dev, nb, cudaMemcpyDeviceToHost) : cudaErrorMemoryAllocation;
+  cudaFree(hist->dev);
+  hist->dev = 0;
+  if( e==cudaSuccess ) for(i=0; i<hist->h.bins; i++) hist->counts[i] += tmp[i];
+  free(tmp);
+  if( e!=cudaSuccess ) return cuFail(e, "cudaMemcpy (histogram)", zErr);
+  return 0;
+}
+
 const ga_backend ga_cuda_backend = {
-  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm
+  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm, cuHistDone
 };

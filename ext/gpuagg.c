@@ -20,6 +20,8 @@
 **   4. gpuagg_config(NAME [, VALUE]) reads or sets 'chunk' (values per chunk)
 **      or 'threshold' (values an aggregate folds on the CPU before it starts
 **      a pipeline); both apply to aggregates that start afterwards.
+**   4b. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]) is a table-valued
+**      function (histogram.c).
 **   5. gpuagg_info() returns JSON: mode, backend, device, settings, counters
 **      (wait_ms: time queries spent blocked on a chunk's result).
 **   6. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
@@ -175,6 +177,13 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
     if( rc!=SQLITE_OK ){
       *pzErrMsg = sqlite3_mprintf("gpuagg: cannot register %s/%d: %s",
                                   aFunc[i].zName, aFunc[i].nArg, sqlite3_errmsg(db));
+    }
+  }
+  if( rc==SQLITE_OK ){
+    c->nRef++;
+    rc = sqlite3_create_module_v2(db, "gpu_histogram", &ga_histogram_module, c, ga_conn_unref);
+    if( rc!=SQLITE_OK ){
+      *pzErrMsg = sqlite3_mprintf("gpuagg: cannot register gpu_histogram: %s", sqlite3_errmsg(db));
     }
   }
   ga_conn_unref(c);

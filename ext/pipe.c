@@ -16,7 +16,7 @@ static void pipeSetFill(ga_pipe *p, ga_slot *s){
   p->v = s->buf;
   p->ni = 0;
   p->hi = p->cap;
-  if( p->op!=GA_OP_SUM ){
+  if( p->op==GA_OP_MIN || p->op==GA_OP_MAX ){
     p->bits = (uint64_t*)(s->buf + p->cap);
     memset(p->bits, 0, sizeof(uint64_t)*(size_t)GA_BITMAP_WORDS(p->cap));
     p->nReal = 0;
@@ -37,6 +37,7 @@ static ga_job pipeJob(ga_pipe *p){
   }else{
     j.n = p->ni;
     j.nReal = p->nReal;
+    j.hist = p->hist;
   }
   return j;
 }

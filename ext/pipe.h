@@ -5,7 +5,7 @@
 **      operation. GA_OP_SUM: integers from the front (v[0..ni)), reals from
 **      the back (v[hi..cap)), so a full chunk (ni==hi) is one contiguous
 **      transfer. GA_OP_MIN/MAX: values in scan order, a type bit set for each
-**      real (hi stays cap).
+**      real (hi stays cap). GA_OP_HIST: doubles in scan order.
 **   2. A full chunk is handed to the backend (asynchronously for CUDA) and
 **      filling goes on in a second buffer; the aggregate waits only when it
 **      needs the chunk in flight back, i.e. when the second one fills too.
@@ -41,6 +41,7 @@ typedef struct ga_pipe {
   int hi;                   /* GA_OP_SUM: reals in v[hi..cap); else cap */
   int cap;                  /* values per chunk */
   int64_t nReal;            /* GA_OP_MIN/MAX: reals in the fill chunk */
+  ga_hist *hist;            /* GA_OP_HIST: the histogram the chunks feed */
   int64_t base;             /* scan position of the fill chunk's first value */
   ga_job flightJob;         /* the job of the chunk in flight */
   int64_t flightBase;       /* ... and its base */
@@ -75,6 +76,11 @@ static inline int ga_pipe_int(ga_pipe *p, int64_t x){
 }
 static inline int ga_pipe_real(ga_pipe *p, double x){
   ((double*)p->v)[--p->hi] = x;
+  return p->ni==p->hi ? ga_pipe_flush(p) : 0;
+}
+/* GA_OP_HIST: append a double. */
+static inline int ga_pipe_double(ga_pipe *p, double x){
+  ((double*)p->v)[p->ni++] = x;
   return p->ni==p->hi ? ga_pipe_flush(p) : 0;
 }
 /* GA_OP_MIN/MAX: append at the position p->ni (side data for it first). */

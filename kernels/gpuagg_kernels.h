@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 #include "sum_acc.h"
 #include "ext_acc.h"
+#include "hist_acc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +60,16 @@ cudaError_t ga_ext_max_blocks(int *max_blocks);
 cudaError_t ga_ext_launch(const int64_t *d_vals, const uint64_t *d_bits, int64_t n,
                           int mode, int is_max, ga_ext *d_part, int max_blocks,
                           ga_ext *d_out, cudaStream_t stream);
+
+/*
+** Count the doubles d_vals[0..n) into d_counts[0..h->bins) (added to what is
+** there), bins as hist_acc.h computes them. Launches on any number of
+** streams may add into the same counts at once.
+**
+** Determinism: integer counts, exact whatever the order of the atomics.
+*/
+cudaError_t ga_hist_launch(const double *d_vals, int64_t n, const ga_hparams *h,
+                           unsigned long long *d_counts, int max_blocks, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
