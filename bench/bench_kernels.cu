@@ -54,6 +54,13 @@ __global__ void fillDoubles(double *d, long long n, int wide, unsigned long long
   }
 }
 
+/* Overwrite 90% of the values with v. */
+__global__ void fillSkew(double *d, long long n, double v){
+  for( long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    if( (i * 0x9e3779b97f4a7c15ull >> 40) % 10 != 0 ) d[i] = v;
+  }
+}
+
 __global__ void fillInts(long long *d, long long n, unsigned long long seed){
   for( long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
     unsigned long long z = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed;
@@ -186,6 +193,48 @@ int main(int argc, char **argv){
       CK(cudaFree(tmpMax));
       CK(cudaFree(tmpArg));
     }
+  }
+
+  /* Histograms: 256, 4096 and 65536 bins, uniform and skewed (90% in one
+  ** bin), against CUB's HistogramEven over the same range. */
+  {
+    int bins[] = { 256, 4096, 65536 };
+    unsigned long long *dCounts;
+    int *dCub;
+    void *tmpH = 0;
+    size_t nH = 0;
+    CK(cudaMalloc(&dCounts, sizeof(unsigned long long) * 65536));
+    CK(cudaMalloc(&dCub, sizeof(int) * 65536));
+    for( int skew = 0; skew <= 1; skew++ ){
+      fillDoubles<<<1024, 256>>>(d, n, 0, 99 + skew);   /* uniform in [-1e6, 1e6) */
+      CK(cudaGetLastError());
+      if( skew ){
+        /* 90% of the values on one point. */
+        fillSkew<<<1024, 256>>>(d, n, 123456.0);
+        CK(cudaGetLastError());
+      }
+      for( int k = 0; k < 3; k++ ){
+        ga_hparams h;
+        char label[64];
+        h.bins = bins[k]; h.lo = -1e6; h.hi = 1e6;
+        h.step = (h.hi - h.lo) / h.bins; h.norm = h.bins / (h.hi - h.lo);
+        nH = 0;
+        CK(cub::DeviceHistogram::HistogramEven(nullptr, nH, d, dCub, bins[k] + 1, -1e6, 1e6, (int)n));
+        CK(cudaMalloc(&tmpH, nH));
+        float cub = timeMs([&]{ CK(cub::DeviceHistogram::HistogramEven(tmpH, nH, d, dCub, bins[k] + 1, -1e6, 1e6, (int)n)); });
+        float ours = timeMs([&]{
+          CK(cudaMemsetAsync(dCounts, 0, sizeof(unsigned long long) * bins[k]));
+          CK(ga_hist_launch(d, n, &h, dCounts, maxBlocks, 0));
+        });
+        snprintf(label, sizeof(label), "CUB HistogramEven, %d bins, %s", bins[k], skew ? "skewed" : "uniform");
+        row(label, (double)bytes, cub, cub, ceilGBs);
+        snprintf(label, sizeof(label), "gpuagg histogram, %d bins, %s", bins[k], skew ? "skewed" : "uniform");
+        row(label, (double)bytes, ours, cub, ceilGBs);
+        CK(cudaFree(tmpH));
+      }
+    }
+    CK(cudaFree(dCounts));
+    CK(cudaFree(dCub));
   }
 
   /* Host-to-device: what one pipeline chunk costs to ship. */
