@@ -217,7 +217,7 @@ int main(int argc, char **argv){
         ga_hparams h;
         char label[64];
         h.bins = bins[k]; h.lo = -1e6; h.hi = 1e6;
-        h.step = (h.hi - h.lo) / h.bins; h.norm = h.bins / (h.hi - h.lo);
+        h.step = (h.hi - h.lo) / h.bins; h.norm = h.bins / (h.hi - h.lo); h.slack = ga_hist_slack(&h);
         nH = 0;
         CK(cub::DeviceHistogram::HistogramEven(nullptr, nH, d, dCub, bins[k] + 1, -1e6, 1e6, (int)n));
         CK(cudaMalloc(&tmpH, nH));

@@ -143,7 +143,7 @@ static int histCount(HistVtab *v, ColSource *src, ga_hist *hist){
   ga_pipe *q = 0;
   int64_t left = v->conn->threshold;
   char zErr[GA_ERRLEN];
-  double x;
+  double x = 0.0;
   int r, rc = SQLITE_OK;
 
   while( (r = srcNext(src, &x))>0 ){
@@ -236,6 +236,7 @@ static int histScale(sqlite3_vtab *tab, ga_hparams *h){
   double w = h->hi - h->lo;
   h->step = w / (double)h->bins;
   h->norm = (double)h->bins / w;
+  h->slack = ga_hist_slack(h);
   if( !isfinite(w) ) return histError(tab, "gpu_histogram: the range [%g, %g] is too wide for doubles", h->lo, h->hi);
   if( h->step==0.0 || !isfinite(h->norm) ){
     return histError(tab, "gpu_histogram: the range [%g, %g] is too narrow for %lld bins",
