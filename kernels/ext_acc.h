@@ -18,13 +18,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#ifndef GA_HD
-# ifdef __CUDACC__
-#  define GA_HD static __host__ __device__ __forceinline__
-# else
-#  define GA_HD static inline
-# endif
-#endif
+#include "hd.h"
 
 #define GA_T_NONE 0             /* no value yet */
 #define GA_T_INT  1

@@ -21,13 +21,7 @@
 #define GPUAGG_HIST_ACC_H
 
 #include <stdint.h>
-#ifndef GA_HD
-# ifdef __CUDACC__
-#  define GA_HD static __host__ __device__ __forceinline__
-# else
-#  define GA_HD static inline
-# endif
-#endif
+#include "hd.h"
 
 /* The shape of one histogram. */
 typedef struct ga_hparams {

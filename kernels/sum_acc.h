@@ -24,14 +24,7 @@
 #include <stdint.h>
 #include <float.h>
 #include <string.h>
-#ifdef __CUDACC__
-# define GA_HD static __host__ __device__ __forceinline__
-# define GA_H static __host__ inline
-#else
-# include <math.h>
-# define GA_HD static inline
-# define GA_H static inline
-#endif
+#include "hd.h"
 
 #define GA_WORDS 68             /* 2^-1074 .. 2^1102 in 32-bit digits */
 #define GA_INF_POS 1u           /* ga_sum.inf: +Inf seen */
