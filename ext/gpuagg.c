@@ -20,11 +20,11 @@
 **   4. gpuagg_config(NAME [, VALUE]) reads or sets 'chunk' (values per chunk)
 **      or 'threshold' (values an aggregate folds on the CPU before it starts
 **      a pipeline); both apply to aggregates that start afterwards.
-**   4b. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]) is a table-valued
+**   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]) is a table-valued
 **      function (histogram.c).
-**   5. gpuagg_info() returns JSON: mode, backend, device, settings, counters
+**   6. gpuagg_info() returns JSON: mode, backend, device, settings, counters
 **      (wait_ms: time queries spent blocked on a chunk's result).
-**   6. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
+**   7. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
 **      change them behind a user's back.
 */
 #include <string.h>

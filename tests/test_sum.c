@@ -297,7 +297,6 @@ START_TEST(test_default_boundaries){
   const int64_t C = 1<<20, T = 65536;
   const int64_t at[] = { T-1, T, T+1, T+C-1, T+C, T+C+1, T+2*C+1 };
   size_t i;
-  EXEC(db, "SELECT gpuagg_config('chunk', 1048576), gpuagg_config('threshold', 65536)");
   for(i=0; i<2; i++){
     size_t j;
     fillTable(db, "t", i==0 ? P_INT_SMALL : P_MIXED, T+2*C+1, 0, h_seed + 77 + i);
