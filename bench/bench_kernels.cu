@@ -6,11 +6,13 @@
 ** ceiling, plus the host-to-device copy rates that bound the pipeline. One run, CUDA events, median of many runs;
 ** inputs of 2 GiB, far larger than L2.
 **
-** Usage: bench_kernels [values]   (default 268435456 = 256M)
+** Usage: bench_kernels [values [sections]]   (default 268435456 = 256M;
+**        sections: a comma list of sum,ext,hist,h2d, default all)
 */
 #include <cub/cub.cuh>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <algorithm>
 #include <vector>
 #include "gpuagg_kernels.h"
@@ -77,6 +79,8 @@ static void row(const char *what, double bytes, float ms, float cubMs, double ce
 
 int main(int argc, char **argv){
   long long n = argc > 1 ? atoll(argv[1]) : (1ll << 28);
+  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,h2d";
+  auto want = [&](const char *z){ return strstr(zSections, z) != nullptr; };
   size_t bytes = sizeof(double) * (size_t)n;
   cudaDeviceProp prop;
   int maxBlocks;
@@ -88,6 +92,7 @@ int main(int argc, char **argv){
 
   CK(cudaGetDeviceProperties(&prop, 0));
   CK(ga_sum_max_blocks(&maxBlocks));
+  CK(ga_hist_prepare());
   printf("device: %s, %d SMs, L2 %d MB; %lld values (%.2f GiB); sum grid %d x %d\n\n",
          prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, n, bytes / 1073741824.0,
          maxBlocks, GA_SUM_THREADS);
@@ -108,7 +113,7 @@ int main(int argc, char **argv){
   printf("| kernel | ms | GB/s read | vs CUB | vs copy |\n| --- | ---: | ---: | ---: | ---: |\n");
   printf("| %-40s | %8.3f | %8.1f | %6s | %6.3f |\n", "device-to-device copy (read+write)", copyMs, ceilGBs, "-", 1.0);
 
-  for( int wide = 0; wide <= 1; wide++ ){
+  for( int wide = 0; wide <= 1 && want("sum"); wide++ ){
     fillDoubles<<<1024, 256>>>(d, n, wide, 12345);
     CK(cudaGetLastError());
     float cub = timeMs([&]{ CK(cub::DeviceReduce::Sum(tmp, tmpBytes, d, dOutCub, n)); });
@@ -126,7 +131,7 @@ int main(int argc, char **argv){
     printf("|   exact %.17g, CUB %.17g, same bits twice: %s |\n", ga_sum_value(&hOut), cubSum,
            memcmp(&hOut, &hOut2, sizeof(hOut)) == 0 ? "yes" : "NO");
   }
-  {
+  if( want("sum") ){
     fillInts<<<1024, 256>>>(dl, n, 777);
     CK(cudaGetLastError());
     float cub = timeMs([&]{ CK(cub::DeviceReduce::Sum(tmp, tmpL, dl, dOutCubL, n)); });
@@ -140,7 +145,7 @@ int main(int argc, char **argv){
   }
 
   /* Max and argmax: doubles (typical) and int64. */
-  {
+  if( want("ext") ){
     int maxBlocksExt;
     double *dMax;
     int64_t *dIdx;
@@ -197,7 +202,7 @@ int main(int argc, char **argv){
 
   /* Histograms: 256, 4096 and 65536 bins, uniform and skewed (90% in one
   ** bin), against CUB's HistogramEven over the same range. */
-  {
+  if( want("hist") ){
     int bins[] = { 256, 4096, 65536 };
     unsigned long long *dCounts;
     int *dCub;
@@ -224,7 +229,7 @@ int main(int argc, char **argv){
         float cub = timeMs([&]{ CK(cub::DeviceHistogram::HistogramEven(tmpH, nH, d, dCub, bins[k] + 1, -1e6, 1e6, (int)n)); });
         float ours = timeMs([&]{
           CK(cudaMemsetAsync(dCounts, 0, sizeof(unsigned long long) * bins[k]));
-          CK(ga_hist_launch(d, n, &h, dCounts, maxBlocks, 0));
+          CK(ga_hist_launch(d, n, &h, dCounts, 0));
         });
         snprintf(label, sizeof(label), "CUB HistogramEven, %d bins, %s", bins[k], skew ? "skewed" : "uniform");
         row(label, (double)bytes, cub, cub, ceilGBs);
@@ -238,7 +243,7 @@ int main(int argc, char **argv){
   }
 
   /* Host-to-device: what one pipeline chunk costs to ship. */
-  {
+  if( want("h2d") ){
     size_t sizes[] = { 8u << 20, 256u << 20 };
     void *pinned, *pageable = malloc(256u << 20);
     CK(cudaHostAlloc(&pinned, 256u << 20, cudaHostAllocDefault));
@@ -255,7 +260,7 @@ int main(int argc, char **argv){
     free(pageable);
   }
   /* One 1M-value chunk through the sum kernels, launch to result on host. */
-  {
+  if( want("h2d") ){
     ga_sum *hres;
     CK(cudaHostAlloc(&hres, sizeof(ga_sum), cudaHostAllocDefault));
     float ms = timeMs([&]{

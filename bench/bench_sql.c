@@ -9,6 +9,10 @@
 **   3. GROUP BY with 100,000 groups over the same 10M rows.
 **   3b. Extremes at 10M rows: gpu_max / gpu_min against max / min, and
 **      gpu_argmax against the reference query ORDER BY x DESC, rowid LIMIT 1.
+**   3c. gpu_histogram('t','x',256) against the GROUP BY query that counts
+**      the same bins (given the range), with the range given and found
+**      (one scan; and two, with gpuagg_config('resident', 0)), on the
+**      connection's backend and on the CPU backend.
 **   4. sum(i) and sum(x) again at other chunk sizes (GPUAGG_BENCH_CHUNKS, a
 **      comma-separated list; default 262144,65536,direct): does a chunk that
 **      stays in the CPU's cache make appending cheaper? "direct" folds every
@@ -17,7 +21,7 @@
 **
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
-** sections: a comma-separated subset of small,rows,extremes,groupby,chunks)
+** sections: a comma-separated subset of small,rows,extremes,hist,groupby,chunks)
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +29,7 @@
 #include "harness.h"
 
 static int nRun = 5;
-static const char *zSections = "small,rows,extremes,groupby,chunks";
+static const char *zSections = "small,rows,extremes,hist,groupby,chunks";
 
 static int want(const char *z){ return strstr(zSections, z)!=0; }
 
@@ -103,6 +107,16 @@ static void fill(sqlite3 *db, const char *zTab, int64_t n, int64_t nGroup){
   fprintf(stderr, "# %s: %lld rows in %.1f s\n", zTab, (long long)n, h_now() - t0);
 }
 
+static double qDouble(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *st;
+  double x = 0.0;
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    x = sqlite3_column_double(st, 0);
+  }
+  sqlite3_finalize(st);
+  return x;
+}
+
 static void info(sqlite3 *db, const char *zWhen){
   char *z = h_text(db, "SELECT gpuagg_info()");
   printf("\n%s: %s\n", zWhen, z ? z : "?");
@@ -177,6 +191,33 @@ int main(int argc, char **argv){
       snprintf(zLabel, sizeof(zLabel), "%s, %lld rows, %s", azQ[q][0], (long long)nRow, zBackend);
       compare(db, zLabel, azQ[q][1], azQ[q][2], 1);
     }
+  }
+
+  /* 3c. Histograms. */
+  if( want("hist") ){
+    double lo = qDouble(db, "SELECT min(x) FROM t"), hi = qDouble(db, "SELECT max(x) FROM t");
+    int64_t resident = h_int(db, "SELECT gpuagg_config('resident')");
+    char *zRef = sqlite3_mprintf("SELECT min(CAST((x - %!.17g)*256/(%!.17g - %!.17g) AS INT), 255) b, count(*) "
+                                 "FROM t WHERE x BETWEEN %!.17g AND %!.17g GROUP BY b", lo, hi, lo, lo, hi);
+    char *zGiven = sqlite3_mprintf("SELECT * FROM gpu_histogram('t', 'x', 256, %!.17g, %!.17g)", lo, hi);
+    int b;
+    printf("\n| query | GROUP BY ms | gpu_histogram ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+    for(b=0; b<2; b++){
+      char zLabel[128];
+      const char *zBe = b ? "cpu" : zBackend;
+      if( b ) h_exec(db, "SELECT gpuagg_backend('cpu')");
+      snprintf(zLabel, sizeof(zLabel), "histogram 256, range given, %lld rows, %s", (long long)nRow, zBe);
+      compare(db, zLabel, zRef, zGiven, 1);
+      snprintf(zLabel, sizeof(zLabel), "histogram 256, range found, one scan, %s", zBe);
+      compare(db, zLabel, zRef, "SELECT * FROM gpu_histogram('t', 'x', 256)", 1);
+      h_exec(db, "SELECT gpuagg_config('resident', 0)");
+      snprintf(zLabel, sizeof(zLabel), "histogram 256, range found, two scans, %s", zBe);
+      compare(db, zLabel, zRef, "SELECT * FROM gpu_histogram('t', 'x', 256)", 1);
+      h_exec(db, "SELECT gpuagg_config('resident', %lld)", (long long)resident);
+    }
+    h_exec(db, "SELECT gpuagg_backend('auto')");
+    sqlite3_free(zRef);
+    sqlite3_free(zGiven);
   }
 
   /* 3. GROUP BY with 100,000 groups. */

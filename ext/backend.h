@@ -10,7 +10,8 @@
 **      values, then doubles (sum_acc.h). GA_OP_MIN/MAX: buf holds values in
 **      scan order, each an int64 or a double as the type bitmap after the
 **      cap values says (ext_acc.h). GA_OP_HIST: doubles, counted into the
-**      job's histogram (hist_acc.h).
+**      job's histogram (hist_acc.h). GA_OP_KEEP: doubles, kept in the job's
+**      histogram until its range is known (ga_hist).
 **   3. xStart hands a filled chunk to the backend and may return before the
 **      work is done; xWait returns when the slot's result (res or ext)
 **      holds it. Between the two, nothing may touch slot->buf.
@@ -39,6 +40,7 @@ typedef struct ga_stats {
   double kernelMs;          /* device time of the reduction kernels, ms */
   double waitMs;            /* time queries spent waiting for chunk results, ms */
   int64_t nFallback;        /* chunks redone on the CPU after a CUDA error */
+  int64_t nRescan;          /* histograms that had to scan their column twice */
   char zLastErr[GA_ERRLEN]; /* the last CUDA error, "" if none */
 } ga_stats;
 
@@ -46,17 +48,36 @@ typedef struct ga_backend ga_backend;
 typedef struct ga_slot ga_slot;
 
 /* What a chunk is reduced to. */
-enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX, GA_OP_HIST };
+enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX, GA_OP_HIST, GA_OP_KEEP };
+
+/* Numbers kept in host memory for a histogram whose range is not known yet. */
+typedef struct ga_kept {
+  struct ga_kept *next;     /* kept before these */
+  int64_t n;                /* values at v */
+  int64_t cap;              /* room at v */
+  double v[];               /* the values */
+} ga_kept;
 
 /*
 ** A histogram being counted: one per query, fed by every chunk. The CPU
 ** adds into counts directly; a device keeps its own counts (dev) and adds
 ** them in at xHistDone. Counting commutes, so the mix is exact.
+**
+** Without a given range the column is scanned once and its numbers kept
+** (GA_OP_KEEP) while the range is found: by the CPU in host memory (host),
+** by a device in its own memory (dev), together at most `budget` bytes.
+** Once the range is known they are counted (ga_cpu_kept, xHistDone). If
+** the budget or the memory runs out, everything kept is freed and `over`
+** set: the caller counts with a second scan.
 */
 typedef struct ga_hist {
-  ga_hparams h;             /* the bins */
+  ga_hparams h;             /* the bins (when keeping: set once the scan is over) */
   uint64_t *counts;         /* h.bins counts on the host */
-  void *dev;                /* the backend's own counts, or NULL */
+  void *dev;                /* the backend's own counts and kept chunks, or NULL */
+  ga_kept *host;            /* numbers kept in host memory, newest first */
+  int64_t budget;           /* bytes that may be kept */
+  int64_t nKept;            /* bytes kept, host and device */
+  int over;                 /* keeping gave up: nothing is kept */
 } ga_hist;
 
 typedef struct ga_job {
@@ -98,9 +119,10 @@ struct ga_backend {
   int (*xWait)(ga_slot*, char *zErr);
   /* True when a reduction costs no one-time setup (CUDA: a context exists). */
   int (*xWarm)(void);
-  /* After the last chunk of a histogram landed: add the backend's own
-  ** counts into hist->counts and free them. */
-  int (*xHistDone)(ga_hist*, char *zErr);
+  /* After the last chunk of a histogram landed. use: count what the
+  ** backend kept (hist->h is final) and add its own counts into
+  ** hist->counts. Then, on every path, free what it holds for hist. */
+  int (*xHistDone)(ga_hist*, int use, char *zErr);
 };
 
 extern const ga_backend ga_cpu_backend;
@@ -115,6 +137,12 @@ void ga_cpu_run(ga_slot*, const ga_job*);
 void ga_cpu_sum(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out);
 void ga_cpu_ext(const int64_t *buf, const uint64_t *bits, int64_t n, int isMax, ga_ext *out);
 void ga_cpu_hist(const double *v, int64_t n, ga_hist *hist);
+
+/* Keep n numbers in hist's host memory, or give up keeping (ga_hist). */
+void ga_cpu_keep(ga_hist*, const double *v, int64_t n);
+
+/* use: count the numbers kept in host memory. Then free them. */
+void ga_cpu_kept(ga_hist*, int use);
 
 /*
 ** CUDA. ga_cuda_usable probes the driver once per process (no context is

@@ -51,11 +51,45 @@ void ga_cpu_hist(const double *v, int64_t n, ga_hist *hist){
   }
 }
 
+void ga_cpu_keep(ga_hist *hist, const double *v, int64_t n){
+  ga_kept *k = hist->host;
+  if( hist->over || n<=0 ) return;
+  if( k==0 || k->cap - k->n < n ){
+    int64_t cap = n > 65536 ? n : 65536;
+    int64_t nb = (int64_t)sizeof(double)*cap;
+    k = hist->nKept + nb <= hist->budget ? malloc(sizeof(ga_kept) + (size_t)nb) : 0;
+    if( k==0 ){
+      ga_cpu_kept(hist, 0);
+      hist->over = 1;
+      return;
+    }
+    k->next = hist->host;
+    k->n = 0;
+    k->cap = cap;
+    hist->host = k;
+    hist->nKept += nb;
+  }
+  memcpy(k->v + k->n, v, sizeof(double)*(size_t)n);
+  k->n += n;
+}
+
+void ga_cpu_kept(ga_hist *hist, int use){
+  while( hist->host ){
+    ga_kept *k = hist->host;
+    if( use && !hist->over ) ga_cpu_hist(k->v, k->n, hist);
+    hist->host = k->next;
+    hist->nKept -= (int64_t)sizeof(double)*k->cap;
+    free(k);
+  }
+}
+
 void ga_cpu_run(ga_slot *s, const ga_job *j){
   if( j->op==GA_OP_SUM ){
     ga_cpu_sum(s->buf, j->n, j->ni, &s->res);
   }else if( j->op==GA_OP_HIST ){
     ga_cpu_hist((const double*)s->buf, j->n, j->hist);
+  }else if( j->op==GA_OP_KEEP ){
+    ga_cpu_keep(j->hist, (const double*)s->buf, j->n);
   }else{
     ga_cpu_ext(s->buf, (const uint64_t*)(s->buf + s->cap), j->n, j->op==GA_OP_MAX, &s->ext);
   }
@@ -91,8 +125,9 @@ static int cpuWait(ga_slot *s, char *zErr){
 
 static int cpuWarm(void){ return 1; }
 
-static int cpuHistDone(ga_hist *hist, char *zErr){
-  (void)hist; (void)zErr;
+/* The CPU's counts and kept numbers are hist's own (counts, host). */
+static int cpuHistDone(ga_hist *hist, int use, char *zErr){
+  (void)hist; (void)use; (void)zErr;
   return 0;
 }
 

@@ -50,6 +50,17 @@ typedef struct cuSlot {
   cudaEvent_t e0, e1;       /* around the kernels, for kernel time */
 } cuSlot;
 
+/* A histogram's device state (ga_hist.dev). */
+typedef struct cuHist {
+  unsigned long long *counts;   /* device counts (h.bins), or NULL */
+  int nKept;                    /* chunks kept in device memory */
+  int nAlloc;                   /* room in aKept */
+  struct cuKept {
+    double *d;                  /* the chunk's numbers */
+    int64_t n;                  /* how many */
+  } *aKept;
+} cuHist;
+
 /* Report e (from zWhat) in zErr; switch CUDA off if the error is sticky. */
 static int cuFail(cudaError_t e, const char *zWhat, char *zErr){
   sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA error in %s: %s (%s)",
@@ -108,7 +119,8 @@ static int goLive(char *zErr){
   }else if( !g.live ){
     if( (e = cudaFree(0))!=cudaSuccess ) zWhat = "context creation";
     else if( (e = ga_sum_max_blocks(&g.maxBlocks))!=cudaSuccess
-          || (e = ga_ext_max_blocks(&g.maxBlocksExt))!=cudaSuccess ) zWhat = "loading the kernels";
+          || (e = ga_ext_max_blocks(&g.maxBlocksExt))!=cudaSuccess
+          || (e = ga_hist_prepare())!=cudaSuccess ) zWhat = "loading the kernels";
     if( e==cudaSuccess ){
       g.live = 1;
     }else{
@@ -195,24 +207,141 @@ static int devOpen(ga_slot *s, char *zErr){
   return 0;
 }
 
+/* ---- histograms -------------------------------------------------------- */
+
+/* hist's device state, made on first use; NULL with zErr set. */
+static cuHist *histState(ga_hist *hist, char *zErr){
+  if( hist->dev==0 && (hist->dev = calloc(1, sizeof(cuHist)))==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+  }
+  return (cuHist*)hist->dev;
+}
+
+/* The query's device counts, zeroed before any stream adds to them. */
+static int histCounts(ga_hist *hist, cuHist *ch, cudaStream_t st, char *zErr){
+  size_t nb = sizeof(uint64_t)*(size_t)hist->h.bins;
+  CK(cudaMalloc((void**)&ch->counts, nb), "cudaMalloc (histogram)");
+  CK(cudaMemsetAsync(ch->counts, 0, nb, st), "cudaMemsetAsync");
+  CK(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+  return 0;
+}
+
+/* Free the chunks hist keeps on the device. */
+static void histDrop(ga_hist *hist){
+  cuHist *ch = (cuHist*)hist->dev;
+  int i;
+  if( ch==0 ) return;
+  for(i=0; i<ch->nKept; i++){
+    cudaFree(ch->aKept[i].d);
+    hist->nKept -= (int64_t)sizeof(double)*ch->aKept[i].n;
+  }
+  ch->nKept = 0;
+}
+
+/* Keeping gave up: free everything kept, here and on the host. */
+static int histOver(ga_hist *hist){
+  histDrop(hist);
+  ga_cpu_kept(hist, 0);
+  hist->over = 1;
+  return 0;
+}
+
+/* GA_OP_KEEP: copy the chunk into device memory of its own, kept until the
+** range is known. Out of budget or of device memory is not an error: the
+** histogram gives up keeping (ga_hist). */
+static int cuKeep(ga_slot *s, const ga_job *j, char *zErr){
+  cuSlot *q = (cuSlot*)s->priv;
+  ga_hist *hist = j->hist;
+  size_t nb = sizeof(double)*(size_t)j->n;
+  cuHist *ch;
+  double *d = 0;
+  cudaError_t e;
+  if( hist->over ) return histOver(hist);
+  if( (ch = histState(hist, zErr))==0 ) return 1;
+  if( hist->nKept + (int64_t)nb > hist->budget ) return histOver(hist);
+  if( ch->nKept==ch->nAlloc ){
+    int na = ch->nAlloc ? 2*ch->nAlloc : 64;
+    void *p = realloc(ch->aKept, sizeof(ch->aKept[0])*(size_t)na);
+    if( p==0 ) return histOver(hist);
+    ch->aKept = p;
+    ch->nAlloc = na;
+  }
+  e = cudaMalloc((void**)&d, nb);
+  if( e==cudaErrorMemoryAllocation ){
+    (void)cudaGetLastError();
+    return histOver(hist);
+  }
+  if( e!=cudaSuccess ) return cuFail(e, "cudaMalloc (kept chunk)", zErr);
+  ch->aKept[ch->nKept].d = d;
+  ch->aKept[ch->nKept].n = j->n;
+  ch->nKept++;
+  hist->nKept += (int64_t)nb;
+  CK(cudaMemcpyAsync(d, s->buf, nb, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (kept chunk)");
+  s->stats->nDevChunk++;
+  s->stats->nBytes += (int64_t)nb;
+  return 0;
+}
+
+/* Count the kept chunks (unless keeping gave up), add the device counts
+** into the host's. */
+static int histCollect(ga_hist *hist, cuHist *ch, char *zErr){
+  cudaStream_t st = cudaStreamPerThread;
+  size_t nb = sizeof(uint64_t)*(size_t)hist->h.bins;
+  uint64_t *tmp;
+  cudaError_t e = cudaSuccess;
+  int64_t i;
+  if( ch->nKept>0 && !hist->over ){
+    if( ch->counts==0 && histCounts(hist, ch, st, zErr) ) return 1;
+    for(i=0; i<ch->nKept; i++){
+      CK(ga_hist_launch(ch->aKept[i].d, ch->aKept[i].n, &hist->h, ch->counts, st), "the histogram kernel");
+    }
+  }
+  if( ch->counts==0 ) return 0;
+  if( (tmp = malloc(nb))==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+    return 1;
+  }
+  e = cudaMemcpyAsync(tmp, ch->counts, nb, cudaMemcpyDeviceToHost, st);
+  if( e==cudaSuccess ) e = cudaStreamSynchronize(st);
+  if( e==cudaSuccess ) for(i=0; i<hist->h.bins; i++) hist->counts[i] += tmp[i];
+  free(tmp);
+  if( e!=cudaSuccess ) return cuFail(e, "cudaMemcpy (histogram)", zErr);
+  return 0;
+}
+
+static int cuHistDone(ga_hist *hist, int use, char *zErr){
+  cuHist *ch = (cuHist*)hist->dev;
+  int rc = 0;
+  if( ch==0 ) return 0;
+  if( use ) rc = histCollect(hist, ch, zErr);
+  histDrop(hist);
+  if( ch->counts ) cudaFree(ch->counts);
+  (void)cudaGetLastError();
+  free(ch->aKept);
+  free(ch);
+  hist->dev = 0;
+  return rc;
+}
+
+/* ---- the backend --------------------------------------------------------- */
+
 static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   size_t nCopy = sizeof(int64_t)*(size_t)j->n;
   if( goLive(zErr) ) return 1;
   if( q->hRes==0 && devOpen(s, zErr) ) return 1;
   q->op = j->op;
-  if( j->op==GA_OP_HIST && j->hist->dev==0 ){
-    /* The query's device counts, zeroed before any stream adds to them. */
-    size_t nb = sizeof(uint64_t)*(size_t)j->hist->h.bins;
-    CK(cudaMalloc(&j->hist->dev, nb), "cudaMalloc (histogram)");
-    CK(cudaMemsetAsync(j->hist->dev, 0, nb, q->st), "cudaMemsetAsync");
-    CK(cudaStreamSynchronize(q->st), "cudaStreamSynchronize");
+  if( j->op==GA_OP_KEEP ) return cuKeep(s, j, zErr);
+  if( j->op==GA_OP_HIST ){
+    cuHist *ch = histState(j->hist, zErr);
+    if( ch==0 ) return 1;
+    if( ch->counts==0 && histCounts(j->hist, ch, q->st, zErr) ) return 1;
   }
   CK(cudaMemcpyAsync(q->dBuf, s->buf, nCopy, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (chunk)");
   if( j->op==GA_OP_HIST ){
     CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
-    CK(ga_hist_launch((const double*)q->dBuf, j->n, &j->hist->h, (unsigned long long*)j->hist->dev,
-                      g.maxBlocks, q->st), "the histogram kernel");
+    CK(ga_hist_launch((const double*)q->dBuf, j->n, &j->hist->h, ((cuHist*)j->hist->dev)->counts, q->st),
+       "the histogram kernel");
     CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
     s->stats->nDevChunk++;
     s->stats->nBytes += (int64_t)nCopy;
@@ -250,6 +379,7 @@ static int cuWait(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   float ms;
   CK(cudaStreamSynchronize(q->st), "cudaStreamSynchronize");
+  if( q->op==GA_OP_KEEP ) return 0;     /* a copy, no kernel */
   if( q->op==GA_OP_SUM ) s->res = *q->hRes;
   else if( q->op!=GA_OP_HIST ) memcpy(&s->ext, q->hRes, sizeof(ga_ext));
   if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) s->stats->kernelMs += ms;
@@ -267,23 +397,6 @@ void ga_cuda_describe(sqlite3_str *out){
   ga_json_str(out, g.zName);
   sqlite3_str_appendf(out, ",\"compute_capability\":\"%d.%d\",\"context\":%s",
                       g.major, g.minor, cuWarm() ? "true" : "false");
-}
-
-/* Add the device's counts into the host's, and free them (every path). */
-static int cuHistDone(ga_hist *hist, char *zErr){
-  size_t nb = sizeof(uint64_t)*(size_t)hist->h.bins;
-  uint64_t *tmp;
-  cudaError_t e;
-  int64_t i;
-  if( hist->dev==0 ) return 0;
-  tmp = malloc(nb);
-  e = tmp ? cudaMemcpy(tmp, hist->dev, nb, cudaMemcpyDeviceToHost) : cudaErrorMemoryAllocation;
-  cudaFree(hist->dev);
-  hist->dev = 0;
-  if( e==cudaSuccess ) for(i=0; i<hist->h.bins; i++) hist->counts[i] += tmp[i];
-  free(tmp);
-  if( e!=cudaSuccess ) return cuFail(e, "cudaMemcpy (histogram)", zErr);
-  return 0;
 }
 
 const ga_backend ga_cuda_backend = {

@@ -15,6 +15,7 @@
 */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "gpuagg.h"
 
 static const char *azMode[] = { "auto", "cpu", "cuda" };
@@ -27,6 +28,15 @@ int ga_mode_parse(const char *z){
     if( sqlite3_stricmp(z, azMode[i])==0 ) return i;
   }
   return -1;
+}
+
+/* A quarter of the host's memory, at most GA_RESIDENT_MAX: what a
+** histogram may keep (on the device, or in host memory for the CPU) rather
+** than scan its column twice. */
+static int64_t residentDefault(void){
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  int64_t q = pages>0 && size>0 ? (int64_t)pages*size/4 : GA_RESIDENT_MAX;
+  return q < GA_RESIDENT_MAX ? q : GA_RESIDENT_MAX;
 }
 
 ga_conn *ga_conn_new(char **pzErr){
@@ -47,6 +57,7 @@ ga_conn *ga_conn_new(char **pzErr){
   c->mode = mode;
   c->chunk = GA_CHUNK_DEFAULT;
   c->threshold = GA_THRESHOLD_DEFAULT;
+  c->resident = residentDefault();
   return c;
 }
 

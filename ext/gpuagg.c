@@ -17,9 +17,11 @@
 **      'auto' (CUDA when a device is usable), 'cpu' or 'cuda'; it returns the
 **      backend new queries use. Forcing 'cuda' without a usable device is an
 **      error naming the reason. The mode starts from GPUAGG_BACKEND.
-**   4. gpuagg_config(NAME [, VALUE]) reads or sets 'chunk' (values per chunk)
-**      or 'threshold' (values an aggregate folds on the CPU before it starts
-**      a pipeline); both apply to aggregates that start afterwards.
+**   4. gpuagg_config(NAME [, VALUE]) reads or sets 'chunk' (values per chunk),
+**      'threshold' (values an aggregate folds on the CPU before it starts
+**      a pipeline) or 'resident' (bytes gpu_histogram may keep to find its
+**      range in the same scan that counts; 0: always scan twice); they apply
+**      to queries that start afterwards.
 **   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]) is a table-valued
 **      function (histogram.c).
 **   6. gpuagg_info() returns JSON: mode, backend, device, settings, counters
@@ -28,7 +30,7 @@
 **      change them behind a user's back.
 */
 #include <string.h>
-#include "gpuagg.h"
+#include "colsrc.h"
 SQLITE_EXTENSION_INIT1
 
 void ga_json_str(sqlite3_str *out, const char *z){
@@ -64,13 +66,13 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ga_json_str(out, zErr);
 #endif
   sqlite3_str_appendf(out,
-      ",\"chunk\":%d,\"threshold\":%lld,\"slots\":%d,\"idle_slots\":%d"
+      ",\"chunk\":%d,\"threshold\":%lld,\"resident\":%lld,\"slots\":%d,\"idle_slots\":%d"
       ",\"chunks_flushed\":%lld,\"chunks_cpu\":%lld,\"bytes_copied\":%lld"
-      ",\"kernel_ms\":%.3f,\"wait_ms\":%.3f,\"fallbacks\":%lld,\"last_error\":",
-      c->chunk, (long long)c->threshold, c->nSlot, nIdle,
+      ",\"kernel_ms\":%.3f,\"wait_ms\":%.3f,\"fallbacks\":%lld,\"hist_rescans\":%lld,\"last_error\":",
+      c->chunk, (long long)c->threshold, (long long)c->resident, c->nSlot, nIdle,
       (long long)c->stats.nDevChunk, (long long)c->stats.nCpuChunk,
       (long long)c->stats.nBytes, c->stats.kernelMs, c->stats.waitMs,
-      (long long)c->stats.nFallback);
+      (long long)c->stats.nFallback, (long long)c->stats.nRescan);
   if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
   else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendchar(out, 1, '}');
@@ -108,13 +110,15 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   static const struct { const char *zName; int64_t mn, mx; } aSet[] = {
     { "chunk",     1, GA_CHUNK_MAX },
     { "threshold", 0, INT64_MAX },
+    { "resident",  0, INT64_MAX },
   };
   ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
+  int64_t *apVal[] = { 0, &c->threshold, &c->resident };   /* chunk is an int */
   const char *zName = (const char*)sqlite3_value_text(argv[0]);
   int i;
-  for(i=0; i<2 && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
-  if( i==2 ){
-    sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold')", -1);
+  for(i=0; i<3 && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
+  if( i==3 ){
+    sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold', 'resident')", -1);
     return;
   }
   if( argc==2 ){
@@ -127,9 +131,9 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_free(z);
       return;
     }
-    if( i==0 ) c->chunk = (int)v; else c->threshold = v;
+    if( i==0 ) c->chunk = (int)v; else *apVal[i] = v;
   }
-  sqlite3_result_int64(ctx, i==0 ? c->chunk : c->threshold);
+  sqlite3_result_int64(ctx, i==0 ? c->chunk : *apVal[i]);
 }
 
 #define AGG (SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS)
@@ -157,6 +161,7 @@ static const struct {
   { "gpuagg_backend", 1, SET, backendFunc, 0, 0 },
   { "gpuagg_config",  1, SET, configFunc, 0, 0 },
   { "gpuagg_config",  2, SET, configFunc, 0, 0 },
+  { "gpuagg_colsrc",  2, SET, 0, ga_colsrcStep, ga_colsrcFinal },  /* gpu_histogram's scan */
 };
 
 #ifdef _WIN32

@@ -16,6 +16,7 @@ enum ga_mode { GA_AUTO, GA_CPU, GA_CUDA };
 #define GA_CHUNK_MAX         (1<<27)   /* 1 GiB of host memory per slot */
 #define GA_THRESHOLD_DEFAULT 65536     /* rows folded on the CPU before any GPU work */
 #define GA_MAX_SLOTS         16        /* slots per connection: 8 pipelined aggregates */
+#define GA_RESIDENT_MAX      ((int64_t)32 << 30)  /* default cap on what a histogram keeps */
 
 /*
 ** Per-connection state, shared by every function the extension registers
@@ -28,6 +29,7 @@ typedef struct ga_conn {
   int mode;                 /* enum ga_mode */
   int chunk;                /* values per chunk for new pipelines */
   int64_t threshold;        /* rows an aggregate folds itself before pipelining */
+  int64_t resident;         /* bytes a histogram may keep to scan its column once */
   ga_slot *pIdle;           /* idle slots, most recently used first */
   int nSlot;                /* slots alive, idle or in use */
   ga_stats stats;           /* counters for gpuagg_info() */

@@ -25,16 +25,23 @@
 **   4. It runs SQL of its own, so it is SQLITE_VTAB_DIRECTONLY: not usable
 **      from views or triggers. It reads through the caller's connection and
 **      so sees the current transaction's uncommitted rows.
-**   5. The column is read by a column source (the SQLite statement that
-**      steps it, below); values go through the chunk pipeline (GA_OP_HIST)
-**      like the aggregates' values: the first `threshold` are counted here,
+**   5. The column is read by a column source (colsrc.h: today the SQLite
+**      statement that steps it); its numbers go through the chunk pipeline
+**      like the aggregates' values: the first `threshold` are handled here,
 **      later chunks by the backend. Counts are integers: exact, any order.
-**   6. Without LO and HI the column is read twice: once for its range, once
-**      to count. sqlite3_interrupt() stops either scan with SQLITE_INTERRUPT.
+**   6. Without LO and HI the column is scanned once: its numbers are kept
+**      (GA_OP_KEEP: on the device for CUDA, in host memory for the CPU)
+**      while the range is folded, then counted where they are. Keeping is
+**      limited by gpuagg_config('resident') bytes and by the memory there;
+**      past either, the range scan finishes without keeping and a second
+**      scan counts (gpuagg_info's hist_rescans).
+**   7. sqlite3_interrupt() stops a scan with SQLITE_INTERRUPT; every path
+**      frees what the query held.
 */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include "colsrc.h"
 #include "pipe.h"
 
 #define HIST_MAX_BINS 16777216
@@ -60,25 +67,6 @@ typedef struct HistCursor {
   int64_t nRow;             /* rows to give: h.bins, or 0 */
   int64_t iRow;             /* the current row */
 } HistCursor;
-
-/* ---- the column source: one SQLite statement stepping the column -------- */
-
-/* The column's numbers, one at a time. */
-typedef struct ColSource {
-  sqlite3_stmt *st;         /* SELECT "column" FROM "schema"."table" */
-} ColSource;
-
-/* Next number: 1 and *pX, 0 at the end, or an SQLite error code < 0. */
-static int srcNext(ColSource *s, double *pX){
-  int rc;
-  while( (rc = sqlite3_step(s->st))==SQLITE_ROW ){
-    switch( sqlite3_column_type(s->st, 0) ){
-      case SQLITE_INTEGER: *pX = (double)sqlite3_column_int64(s->st, 0); return 1;
-      case SQLITE_FLOAT:   *pX = sqlite3_column_double(s->st, 0); return 1;
-    }
-  }
-  return rc==SQLITE_DONE ? 0 : -rc;
-}
 
 /* ---- resolving and validating the arguments ------------------------------ */
 
@@ -132,81 +120,135 @@ static char *histFrom(sqlite3_vtab *tab, sqlite3 *db, const char *zSource, const
 
 /* ---- counting ------------------------------------------------------------- */
 
+/* One scan of the column: a sink for the column source's batches. */
+typedef struct HistScan {
+  ga_colsink sink;          /* the source delivers here (histBatch) */
+  HistVtab *v;              /* the table: connection, settings, errors */
+  int op;                   /* GA_OP_HIST: count; GA_OP_KEEP: keep, find the range */
+  ga_hist *hist;            /* where the numbers go */
+  ga_pipe *q;               /* the pipeline past the threshold, or NULL */
+  int64_t left;             /* numbers still to handle on this thread */
+  int failed;               /* histBatch stopped the scan (message set) */
+  double mn, mx;            /* the range of the numbers (when keeping) */
+  int64_t nNum;             /* how many numbers */
+  const ga_backend *be;     /* the pipeline's backend, if one was opened */
+} HistScan;
+
 static void histFoldNothing(void *pArg, ga_slot *s, const ga_job *j, int64_t base){
   (void)pArg; (void)s; (void)j; (void)base;   /* chunks count into the job's histogram */
 }
 
-/* Count the column's numbers into hist: the first `threshold` here, the
-** rest through a pipeline. SQLITE_OK or an error code (message set). */
-static int histCount(HistVtab *v, ColSource *src, ga_hist *hist){
-  const ga_backend *be = 0;
-  ga_pipe *q = 0;
-  int64_t left = v->conn->threshold;
+/* A batch of numbers: fold their range (keeping), then count or keep them,
+** the first `threshold` here, the rest through a pipeline. */
+static int histBatch(ga_colsink *sink, const double *a, int n){
+  HistScan *sc = (HistScan*)sink;
+  ga_hist *hist = sc->hist;
   char zErr[GA_ERRLEN];
-  double x = 0.0;
-  int r, rc = SQLITE_OK;
-
-  while( (r = srcNext(src, &x))>0 ){
-    if( q==0 && left==0 ){
-      q = ga_pipe_open(v->conn, GA_OP_HIST, histFoldNothing, 0, zErr);
-      if( q==0 && zErr[0] ){
-        rc = histError(&v->base, "%s", zErr);
-        break;
-      }
-      if( q ){
-        q->hist = hist;
-        be = q->fill->be;
-      }else{
-        left = INT64_MAX;                 /* no buffer: count here */
-      }
+  int i, rc = SQLITE_OK;
+  sc->nNum += n;
+  if( sc->op==GA_OP_KEEP ){
+    for(i=0; i<n; i++){
+      if( a[i]<sc->mn ) sc->mn = a[i];
+      if( a[i]>sc->mx ) sc->mx = a[i];
     }
-    if( q ){
-      if( ga_pipe_double(q, x) ){
-        rc = histError(&v->base, "%s", q->zErr);
-        break;
+    if( hist->over ) return SQLITE_OK;    /* a second scan will count */
+  }
+  for(i=0; i<n && rc==SQLITE_OK; ){
+    if( sc->left>0 ){                     /* this thread's share */
+      int k = sc->left < n - i ? (int)sc->left : n - i;
+      if( sc->op==GA_OP_KEEP ) ga_cpu_keep(hist, a + i, k); else ga_cpu_hist(a + i, k, hist);
+      sc->left -= k;
+      i += k;
+    }else if( sc->q==0 ){
+      sc->q = ga_pipe_open(sc->v->conn, sc->op, histFoldNothing, 0, zErr);
+      if( sc->q ){
+        sc->q->hist = hist;
+        sc->be = sc->q->fill->be;
+      }else if( zErr[0] ){
+        rc = histError(&sc->v->base, "%s", zErr);
+      }else{
+        sc->left = INT64_MAX;             /* no buffer: all of it here */
       }
     }else{
-      int64_t b = ga_hist_bin(&hist->h, x);
-      left--;
-      if( b>=0 ) hist->counts[b]++;
+      if( ga_pipe_doubles(sc->q, a + i, n - i) ) rc = histError(&sc->v->base, "%s", sc->q->zErr);
+      i = n;
     }
   }
-  if( r<0 && rc==SQLITE_OK ){
-    histError(&v->base, "%s", sqlite3_errmsg(v->db));
-    rc = -r;
-  }
-  if( q && ga_pipe_close(q, zErr) && rc==SQLITE_OK ) rc = histError(&v->base, "%s", zErr);
-  if( be && be->xHistDone(hist, zErr) && rc==SQLITE_OK ) rc = histError(&v->base, "%s", zErr);
+  sc->failed = rc!=SQLITE_OK;
   return rc;
 }
 
-/* [min, max] of the column's numbers: 1 (and the range), 0 if it has none,
-** or an error code < 0 (message set). */
-static int histRange(HistVtab *v, const char *zFrom, const char *zCol, double *pLo, double *pHi){
-  sqlite3_stmt *st = 0;
-  char *zSql = sqlite3_mprintf(
-      "SELECT min(c), max(c) FROM (SELECT \"%w\" AS c FROM %s) WHERE typeof(c) IN ('integer','real')",
-      zCol, zFrom);
-  int rc = zSql ? sqlite3_prepare_v2(v->db, zSql, -1, &st, 0) : SQLITE_NOMEM;
-  int found = 0;
-  sqlite3_free(zSql);
+/* Scan src once. op GA_OP_HIST: count every number into hist. GA_OP_KEEP:
+** keep every number in hist (ga_hist) and fold their range. SQLITE_OK or
+** an error code (message set); the caller ends hist either way (histEnd). */
+static int histScan(HistVtab *v, ga_colsrc *src, int op, ga_hist *hist, HistScan *sc){
+  char zErr[GA_ERRLEN];
+  int rc;
+  memset(sc, 0, sizeof(*sc));
+  sc->sink.xBatch = histBatch;
+  sc->v = v;
+  sc->op = op;
+  sc->hist = hist;
+  sc->left = v->conn->threshold;
+  sc->mn = INFINITY;
+  sc->mx = -INFINITY;
+  rc = src->xScan(src, &sc->sink);
+  if( rc!=SQLITE_OK && !sc->failed ) histError(&v->base, "%s", src->xErrmsg(src));
+  if( sc->q && ga_pipe_close(sc->q, zErr) && rc==SQLITE_OK ) rc = histError(&v->base, "%s", zErr);
+  return rc;
+}
+
+/* After a scan that ended with rc. use: count what was kept and gather the
+** backend's counts into hist->counts. Then, on every path, free what the
+** scan held. Returns rc, or the error that gathering met. */
+static int histEnd(HistVtab *v, ga_hist *hist, const HistScan *sc, int use, int rc){
+  char zErr[GA_ERRLEN];
+  ga_cpu_kept(hist, use);
+  if( sc->be && sc->be->xHistDone(hist, use, zErr) && rc==SQLITE_OK ){
+    rc = histError(&v->base, "%s", zErr);
+  }
+  return rc;
+}
+
+/* The cursor's counts for c->h, zeroed, and hist set to count into them. */
+static int histCounts(HistCursor *c, ga_hist *hist){
+  size_t nb = sizeof(uint64_t)*(size_t)c->h.bins;
+  sqlite3_free(c->counts);
+  if( (c->counts = sqlite3_malloc64(nb))==0 ) return SQLITE_NOMEM;
+  memset(c->counts, 0, nb);
+  hist->h = c->h;
+  hist->counts = c->counts;
+  return SQLITE_OK;
+}
+
+/* Count src's numbers into the cursor's bins with one scan. */
+static int histCount(HistVtab *v, HistCursor *c, ga_colsrc *src, ga_hist *hist){
+  HistScan sc = { 0 };
+  int rc = histCounts(c, hist);
   if( rc==SQLITE_OK ){
-    rc = sqlite3_step(st);
-    if( rc==SQLITE_ROW ){
-      rc = SQLITE_OK;
-      if( sqlite3_column_type(st, 0)!=SQLITE_NULL ){
-        *pLo = sqlite3_column_double(st, 0);
-        *pHi = sqlite3_column_double(st, 1);
-        found = 1;
-      }
+    rc = histScan(v, src, GA_OP_HIST, hist, &sc);
+    rc = histEnd(v, hist, &sc, rc==SQLITE_OK, rc);
+  }
+  return rc;
+}
+
+/* The range of a scan's numbers as numpy takes it: [min, max], widened to
+** [v-0.5, v+0.5] if they are all v. */
+static int histAutoRange(sqlite3_vtab *tab, const char *zCol, const HistScan *sc, ga_hparams *h){
+  h->lo = sc->mn;
+  h->hi = sc->mx;
+  if( !isfinite(h->lo) || !isfinite(h->hi) ){
+    return histError(tab, "gpu_histogram: the range of %s is not finite: give lo and hi", zCol);
+  }
+  if( h->lo==h->hi ){
+    h->lo -= 0.5;
+    h->hi += 0.5;
+    if( h->lo==h->hi ){                   /* |v| too large for ±0.5 to show */
+      h->lo = nextafter(h->lo, -INFINITY);
+      h->hi = nextafter(h->hi, INFINITY);
     }
   }
-  if( rc!=SQLITE_OK ){
-    histError(&v->base, "%s", sqlite3_errmsg(v->db));
-    found = -rc;
-  }
-  sqlite3_finalize(st);
-  return found;
+  return SQLITE_OK;
 }
 
 /* Check BINS, LO, HI; fill h. SQLITE_OK, or the error set. */
@@ -322,8 +364,8 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   HistVtab *v = (HistVtab*)cur->pVtab;
   sqlite3_value *a[5] = { 0, 0, 0, 0, 0 };
   const char *zSource, *zCol;
-  char *zFrom = 0, *zSql = 0;
-  ColSource src = { 0 };
+  char *zFrom, *zErr = 0;
+  ga_colsrc *src;
   ga_hist hist;
   int i, j = 0, rc;
   (void)idxStr;
@@ -341,46 +383,37 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( zSource==0 || zCol==0 ) return histError(cur->pVtab, "gpu_histogram: source and column must be names");
   if( (rc = histShape(cur->pVtab, a[2], a[3], a[4], &c->h))!=SQLITE_OK ) return rc;
   if( (zFrom = histFrom(cur->pVtab, v->db, zSource, zCol))==0 ) return SQLITE_ERROR;
-
-  if( a[3]==0 ){
-    int r = histRange(v, zFrom, zCol, &c->h.lo, &c->h.hi);
-    if( r<=0 ){
-      sqlite3_free(zFrom);
-      return r<0 ? -r : SQLITE_OK;            /* no numbers, no range: no rows */
-    }
-    if( !isfinite(c->h.lo) || !isfinite(c->h.hi) ){
-      sqlite3_free(zFrom);
-      return histError(cur->pVtab, "gpu_histogram: the range of %s is not finite: give lo and hi", zCol);
-    }
-    if( c->h.lo==c->h.hi ){
-      c->h.lo -= 0.5;
-      c->h.hi += 0.5;
-      if( c->h.lo==c->h.hi ){                 /* |v| too large for ±0.5 to show */
-        c->h.lo = nextafter(c->h.lo, -INFINITY);
-        c->h.hi = nextafter(c->h.hi, INFINITY);
-      }
-    }
-  }
-  if( (rc = histScale(cur->pVtab, &c->h))!=SQLITE_OK ){
-    sqlite3_free(zFrom);
+  src = ga_colsrc_stmt(v->db, zFrom, zCol, &zErr);
+  sqlite3_free(zFrom);
+  if( src==0 ){
+    rc = histError(cur->pVtab, "%s", zErr);
+    sqlite3_free(zErr);
     return rc;
   }
-  c->counts = sqlite3_malloc64(sizeof(uint64_t)*(size_t)c->h.bins);
-  zSql = sqlite3_mprintf("SELECT \"%w\" FROM %s", zCol, zFrom);
-  sqlite3_free(zFrom);
-  if( c->counts==0 || zSql==0 ){
-    sqlite3_free(zSql);
-    return SQLITE_NOMEM;
+  memset(&hist, 0, sizeof(hist));
+  if( a[3] ){
+    rc = histScale(cur->pVtab, &c->h);
+    if( rc==SQLITE_OK ) rc = histCount(v, c, src, &hist);
+  }else{
+    /* One scan keeps the numbers while it finds their range. */
+    HistScan sc = { 0 };
+    int use;
+    hist.budget = v->conn->resident;
+    rc = histScan(v, src, GA_OP_KEEP, &hist, &sc);
+    use = rc==SQLITE_OK && sc.nNum>0;     /* no numbers, no range: no rows */
+    if( use ) rc = histAutoRange(cur->pVtab, zCol, &sc, &c->h);
+    if( use && rc==SQLITE_OK ) rc = histScale(cur->pVtab, &c->h);
+    if( use && rc==SQLITE_OK ) rc = histCounts(c, &hist);
+    rc = histEnd(v, &hist, &sc, use && rc==SQLITE_OK, rc);
+    if( use && rc==SQLITE_OK && hist.over ){
+      /* Too many to keep: count with a second scan. */
+      v->conn->stats.nRescan++;
+      memset(&hist, 0, sizeof(hist));
+      rc = histCount(v, c, src, &hist);
+    }
+    if( !use && rc==SQLITE_OK ) c->h.bins = 0;
   }
-  memset(c->counts, 0, sizeof(uint64_t)*(size_t)c->h.bins);
-  rc = sqlite3_prepare_v2(v->db, zSql, -1, &src.st, 0);
-  sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ) return histError(cur->pVtab, "%s", sqlite3_errmsg(v->db));
-  hist.h = c->h;
-  hist.counts = c->counts;
-  hist.dev = 0;
-  rc = histCount(v, &src, &hist);
-  sqlite3_finalize(src.st);
+  src->xClose(src);
   if( rc==SQLITE_OK ) c->nRow = c->h.bins;
   return rc;
 }

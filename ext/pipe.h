@@ -5,7 +5,8 @@
 **      operation. GA_OP_SUM: integers from the front (v[0..ni)), reals from
 **      the back (v[hi..cap)), so a full chunk (ni==hi) is one contiguous
 **      transfer. GA_OP_MIN/MAX: values in scan order, a type bit set for each
-**      real (hi stays cap). GA_OP_HIST: doubles in scan order.
+**      real (hi stays cap). GA_OP_HIST and GA_OP_KEEP: doubles in scan
+**      order.
 **   2. A full chunk is handed to the backend (asynchronously for CUDA) and
 **      filling goes on in a second buffer; the aggregate waits only when it
 **      needs the chunk in flight back, i.e. when the second one fills too.
@@ -22,6 +23,7 @@
 #ifndef GPUAGG_PIPE_H
 #define GPUAGG_PIPE_H
 
+#include <string.h>
 #include "gpuagg.h"
 
 /* Receives each chunk's result (s->res or s->ext) in order; base is the
@@ -78,10 +80,17 @@ static inline int ga_pipe_real(ga_pipe *p, double x){
   ((double*)p->v)[--p->hi] = x;
   return p->ni==p->hi ? ga_pipe_flush(p) : 0;
 }
-/* GA_OP_HIST: append a double. */
-static inline int ga_pipe_double(ga_pipe *p, double x){
-  ((double*)p->v)[p->ni++] = x;
-  return p->ni==p->hi ? ga_pipe_flush(p) : 0;
+/* GA_OP_HIST, GA_OP_KEEP: append n doubles. */
+static inline int ga_pipe_doubles(ga_pipe *p, const double *x, int64_t n){
+  while( n>0 ){
+    int64_t k = p->hi - p->ni < n ? p->hi - p->ni : n;
+    memcpy((double*)p->v + p->ni, x, sizeof(double)*(size_t)k);
+    p->ni += (int)k;
+    x += k;
+    n -= k;
+    if( p->ni==p->hi && ga_pipe_flush(p) ) return 1;
+  }
+  return 0;
 }
 /* GA_OP_MIN/MAX: append at the position p->ni (side data for it first). */
 static inline int ga_pipe_ordered(ga_pipe *p, int64_t x, int isReal){

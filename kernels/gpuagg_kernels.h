@@ -69,7 +69,12 @@ cudaError_t ga_ext_launch(const int64_t *d_vals, const uint64_t *d_bits, int64_t
 ** Determinism: integer counts, exact whatever the order of the atomics.
 */
 cudaError_t ga_hist_launch(const double *d_vals, int64_t n, const ga_hparams *h,
-                           unsigned long long *d_counts, int max_blocks, cudaStream_t stream);
+                           unsigned long long *d_counts, cudaStream_t stream);
+
+/* Once per process, on the device the launches will use, before the first
+** ga_hist_launch: raise the kernels' shared-memory limits and count how many
+** blocks of each stay resident. */
+cudaError_t ga_hist_prepare(void);
 
 #ifdef __cplusplus
 }

@@ -246,6 +246,8 @@ START_TEST(test_names_and_errors){
     { "SELECT * FROM gpu_histogram(NULL, 'x', 4)", "gpu_histogram: source and column must be names" },
     { "SELECT * FROM gpu_histogram('inf', 'x', 4)", "gpu_histogram: the range of x is not finite" },
     { "SELECT * FROM v", "unsafe use of virtual table" },
+    { "SELECT gpuagg_colsrc(1, x) FROM t", "gpuagg_colsrc: for gpu_histogram's own use" },
+    { "SELECT gpuagg_colsrc(NULL, x) FROM t", "gpuagg_colsrc: for gpu_histogram's own use" },
   };
   sqlite3 *db = s_open(64, 0);
   size_t i;
@@ -286,6 +288,44 @@ START_TEST(test_names_and_errors){
 }
 END_TEST
 
+static int64_t rescans(sqlite3 *db){
+  return h_int(db, "SELECT json_extract(gpuagg_info(), '$.hist_rescans')");
+}
+
+/* Without a range the column is scanned once while it fits the 'resident'
+** budget; past it (at once, in the first rows, or after chunks were kept on
+** the device) a second scan counts, with the same answer. */
+START_TEST(test_single_scan){
+  static const struct { int64_t resident; int rescan; const char *zWhat; } aCase[] = {
+    { -1,      0, "default budget: one scan" },
+    { 0,       1, "resident 0: two scans" },
+    { 1000,    1, "over in the first rows" },
+    { 600000,  1, "over after some chunks" },
+    { 4000000, 0, "just enough" },
+  };
+  sqlite3 *db = s_open(1000, 300);
+  int64_t dflt = h_int(db, "SELECT gpuagg_config('resident')");
+  size_t i;
+  int d;
+  CHECK(dflt>0, "default resident %lld", (long long)dflt);
+  for(d=0; d<NDATA; d++){
+    fill(db, "t", d, 200000, h_seed + 77*d);
+    for(i=0; i<sizeof(aCase)/sizeof(aCase[0]); i++){
+      char zWhat[96];
+      int64_t before = rescans(db);
+      snprintf(zWhat, sizeof(zWhat), "%s, %s", azData[d], aCase[i].zWhat);
+      EXEC(db, "SELECT gpuagg_config('resident', %lld)", (long long)(aCase[i].resident<0 ? dflt : aCase[i].resident));
+      CHECK(checkHist(db, "t", "x", "256", zWhat)==256, "%s: rows", zWhat);
+      CHECK(rescans(db) - before==aCase[i].rescan, "%s: %lld rescans, want %d", zWhat,
+            (long long)(rescans(db) - before), aCase[i].rescan);
+      s_expect_pool_idle(db);
+    }
+  }
+  s_expect_device(db, "single scan");
+  sqlite3_close(db);
+}
+END_TEST
+
 static int stopNow(void *p){ (void)p; return 1; }
 
 /* An interrupted scan stops with SQLITE_INTERRUPT; the next query is right. */
@@ -316,6 +356,7 @@ static Suite *histSuite(void){
   tcase_add_test(tc, test_edges_and_sizes);
   tcase_add_test(tc, test_edge_sitting);
   tcase_add_test(tc, test_interrupt);
+  tcase_add_test(tc, test_single_scan);
   suite_add_tcase(s, tc);
   return s;
 }
