@@ -50,15 +50,20 @@ typedef struct cuSlot {
   cudaEvent_t e0, e1;       /* around the kernels, for kernel time */
 } cuSlot;
 
-/* A histogram's device state (ga_hist.dev). */
+/* A histogram's device state (ga_hist.dev). Kept numbers go into segments
+** that grow geometrically: few cudaMalloc calls (each can cost as much as
+** a chunk's copy) and one kernel launch per segment to count them. */
+#define SEG_FIRST ((int64_t)8 << 20)      /* values in the first segment: 64 MiB */
+#define SEG_MAX   ((int64_t)128 << 20)    /* and at most: 1 GiB */
 typedef struct cuHist {
   unsigned long long *counts;   /* device counts (h.bins), or NULL */
-  int nKept;                    /* chunks kept in device memory */
-  int nAlloc;                   /* room in aKept */
-  struct cuKept {
-    double *d;                  /* the chunk's numbers */
-    int64_t n;                  /* how many */
-  } *aKept;
+  int nSeg;                     /* segments of kept numbers */
+  int nAlloc;                   /* room in aSeg */
+  struct cuSeg {
+    double *d;                  /* device memory for cap numbers */
+    int64_t n;                  /* numbers kept there */
+    int64_t cap;                /* room */
+  } *aSeg;
 } cuHist;
 
 /* Report e (from zWhat) in zErr; switch CUDA off if the error is sticky. */
@@ -226,16 +231,16 @@ static int histCounts(ga_hist *hist, cuHist *ch, cudaStream_t st, char *zErr){
   return 0;
 }
 
-/* Free the chunks hist keeps on the device. */
+/* Free the numbers hist keeps on the device. */
 static void histDrop(ga_hist *hist){
   cuHist *ch = (cuHist*)hist->dev;
   int i;
   if( ch==0 ) return;
-  for(i=0; i<ch->nKept; i++){
-    cudaFree(ch->aKept[i].d);
-    hist->nKept -= (int64_t)sizeof(double)*ch->aKept[i].n;
+  for(i=0; i<ch->nSeg; i++){
+    cudaFree(ch->aSeg[i].d);
+    hist->nKept -= (int64_t)sizeof(double)*ch->aSeg[i].cap;
   }
-  ch->nKept = 0;
+  ch->nSeg = 0;
 }
 
 /* Keeping gave up: free everything kept, here and on the host. */
@@ -246,43 +251,67 @@ static int histOver(ga_hist *hist){
   return 0;
 }
 
-/* GA_OP_KEEP: copy the chunk into device memory of its own, kept until the
-** range is known. Out of budget or of device memory is not an error: the
+/* A new segment for at least n numbers, within the budget; 0 if there is
+** no room (budget or device memory), 1 on a CUDA error (zErr set). */
+static int histGrow(ga_hist *hist, cuHist *ch, int64_t n, struct cuSeg **pSeg, char *zErr){
+  int64_t cap = ch->nSeg ? 2*ch->aSeg[ch->nSeg-1].cap : SEG_FIRST;
+  int64_t room = (hist->budget - hist->nKept)/(int64_t)sizeof(double);
+  double *d = 0;
+  cudaError_t e;
+  if( cap>SEG_MAX ) cap = SEG_MAX;
+  if( cap>room ) cap = room;
+  if( cap<n ) cap = n;
+  if( cap>room ) return 0;
+  if( ch->nSeg==ch->nAlloc ){
+    int na = ch->nAlloc ? 2*ch->nAlloc : 16;
+    void *p = realloc(ch->aSeg, sizeof(ch->aSeg[0])*(size_t)na);
+    if( p==0 ) return 0;
+    ch->aSeg = p;
+    ch->nAlloc = na;
+  }
+  e = cudaMalloc((void**)&d, sizeof(double)*(size_t)cap);
+  if( e==cudaErrorMemoryAllocation && cap>n ){
+    (void)cudaGetLastError();
+    e = cudaMalloc((void**)&d, sizeof(double)*(size_t)(cap = n));
+  }
+  if( e==cudaErrorMemoryAllocation ){
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if( e!=cudaSuccess ) return cuFail(e, "cudaMalloc (kept numbers)", zErr);
+  *pSeg = &ch->aSeg[ch->nSeg++];
+  (*pSeg)->d = d;
+  (*pSeg)->n = 0;
+  (*pSeg)->cap = cap;
+  hist->nKept += (int64_t)sizeof(double)*cap;
+  return 0;
+}
+
+/* GA_OP_KEEP: copy the chunk to the device, where it stays until the range
+** is known. Out of budget or of device memory is not an error: the
 ** histogram gives up keeping (ga_hist). */
 static int cuKeep(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   ga_hist *hist = j->hist;
   size_t nb = sizeof(double)*(size_t)j->n;
+  struct cuSeg *seg = 0;
   cuHist *ch;
-  double *d = 0;
-  cudaError_t e;
   if( hist->over ) return histOver(hist);
   if( (ch = histState(hist, zErr))==0 ) return 1;
-  if( hist->nKept + (int64_t)nb > hist->budget ) return histOver(hist);
-  if( ch->nKept==ch->nAlloc ){
-    int na = ch->nAlloc ? 2*ch->nAlloc : 64;
-    void *p = realloc(ch->aKept, sizeof(ch->aKept[0])*(size_t)na);
-    if( p==0 ) return histOver(hist);
-    ch->aKept = p;
-    ch->nAlloc = na;
+  if( ch->nSeg>0 && ch->aSeg[ch->nSeg-1].cap - ch->aSeg[ch->nSeg-1].n >= j->n ){
+    seg = &ch->aSeg[ch->nSeg-1];
+  }else{
+    if( histGrow(hist, ch, j->n, &seg, zErr) ) return 1;
+    if( seg==0 ) return histOver(hist);
   }
-  e = cudaMalloc((void**)&d, nb);
-  if( e==cudaErrorMemoryAllocation ){
-    (void)cudaGetLastError();
-    return histOver(hist);
-  }
-  if( e!=cudaSuccess ) return cuFail(e, "cudaMalloc (kept chunk)", zErr);
-  ch->aKept[ch->nKept].d = d;
-  ch->aKept[ch->nKept].n = j->n;
-  ch->nKept++;
-  hist->nKept += (int64_t)nb;
-  CK(cudaMemcpyAsync(d, s->buf, nb, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (kept chunk)");
+  CK(cudaMemcpyAsync(seg->d + seg->n, s->buf, nb, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (kept numbers)");
+  seg->n += j->n;
   s->stats->nDevChunk++;
   s->stats->nBytes += (int64_t)nb;
   return 0;
 }
 
-/* Count the kept chunks (unless keeping gave up), add the device counts
+/* Count the kept numbers (unless keeping gave up), add the device counts
 ** into the host's. */
 static int histCollect(ga_hist *hist, cuHist *ch, char *zErr){
   cudaStream_t st = cudaStreamPerThread;
@@ -290,10 +319,10 @@ static int histCollect(ga_hist *hist, cuHist *ch, char *zErr){
   uint64_t *tmp;
   cudaError_t e = cudaSuccess;
   int64_t i;
-  if( ch->nKept>0 && !hist->over ){
+  if( ch->nSeg>0 && !hist->over ){
     if( ch->counts==0 && histCounts(hist, ch, st, zErr) ) return 1;
-    for(i=0; i<ch->nKept; i++){
-      CK(ga_hist_launch(ch->aKept[i].d, ch->aKept[i].n, &hist->h, ch->counts, st), "the histogram kernel");
+    for(i=0; i<ch->nSeg; i++){
+      CK(ga_hist_launch(ch->aSeg[i].d, ch->aSeg[i].n, &hist->h, ch->counts, st), "the histogram kernel");
     }
   }
   if( ch->counts==0 ) return 0;
@@ -317,7 +346,7 @@ static int cuHistDone(ga_hist *hist, int use, char *zErr){
   histDrop(hist);
   if( ch->counts ) cudaFree(ch->counts);
   (void)cudaGetLastError();
-  free(ch->aKept);
+  free(ch->aSeg);
   free(ch);
   hist->dev = 0;
   return rc;

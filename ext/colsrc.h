@@ -31,13 +31,13 @@ struct ga_colsrc {
   void (*xClose)(ga_colsrc*);
 };
 
-/* A source that scans column zCol of zFrom (a quoted FROM term) on db.
-** NULL on failure, with the reason in *pzErr (sqlite3_free it). */
-ga_colsrc *ga_colsrc_stmt(sqlite3 *db, const char *zFrom, const char *zCol, char **pzErr);
+/* A source that scans column zCol of zFrom (a quoted FROM term) on db,
+** whose gpuagg state is conn. NULL on failure, with the reason in *pzErr
+** (sqlite3_free it). */
+ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, const char *zCol, char **pzErr);
 
 /* The aggregate the statement source runs, registered on each connection:
-** gpuagg_colsrc(POINTER, VALUE), where POINTER is bound by the source
-** (sqlite3_bind_pointer), so SQL cannot call it usefully. */
+** gpuagg_colsrc(VALUE); outside a scan it is an error. */
 void ga_colsrcStep(sqlite3_context*, int, sqlite3_value**);
 void ga_colsrcFinal(sqlite3_context*);
 

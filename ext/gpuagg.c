@@ -161,7 +161,7 @@ static const struct {
   { "gpuagg_backend", 1, SET, backendFunc, 0, 0 },
   { "gpuagg_config",  1, SET, configFunc, 0, 0 },
   { "gpuagg_config",  2, SET, configFunc, 0, 0 },
-  { "gpuagg_colsrc",  2, SET, 0, ga_colsrcStep, ga_colsrcFinal },  /* gpu_histogram's scan */
+  { "gpuagg_colsrc",  1, SET, 0, ga_colsrcStep, ga_colsrcFinal },  /* gpu_histogram's scan */
 };
 
 #ifdef _WIN32

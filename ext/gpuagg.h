@@ -33,6 +33,7 @@ typedef struct ga_conn {
   ga_slot *pIdle;           /* idle slots, most recently used first */
   int nSlot;                /* slots alive, idle or in use */
   ga_stats stats;           /* counters for gpuagg_info() */
+  void *pScan;              /* the column source scanning now (colsrc.c), or NULL */
 } ga_conn;
 
 /* conn.c */

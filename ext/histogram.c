@@ -383,7 +383,7 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( zSource==0 || zCol==0 ) return histError(cur->pVtab, "gpu_histogram: source and column must be names");
   if( (rc = histShape(cur->pVtab, a[2], a[3], a[4], &c->h))!=SQLITE_OK ) return rc;
   if( (zFrom = histFrom(cur->pVtab, v->db, zSource, zCol))==0 ) return SQLITE_ERROR;
-  src = ga_colsrc_stmt(v->db, zFrom, zCol, &zErr);
+  src = ga_colsrc_stmt(v->db, v->conn, zFrom, zCol, &zErr);
   sqlite3_free(zFrom);
   if( src==0 ){
     rc = histError(cur->pVtab, "%s", zErr);

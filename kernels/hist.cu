@@ -4,9 +4,10 @@
 ** launch per chunk, counts accumulate across chunks and streams), cluster
 ** (the bins split over the shared memory of 2-8 blocks, reached as
 ** distributed shared memory), block (privatized counts in shared memory),
-** warp (one sub-histogram per warp where bins are few; where they are many,
-** the lanes that share the warp's first lane's bin add with one atomic),
-** thread (grid.cuh's grid-stride walk).
+** warp (one sub-histogram per warp where bins are few; where they are
+** many, the lanes' last counts merged by bin before the atomics), thread
+** (grid.cuh's grid-stride walk; where bins are many, runs of equal bins and
+** the longest run counted in registers).
 **
 ** Paths by bin count: per-warp shared sub-histograms (bins <= 1024), one
 ** shared histogram per block (bins <= 12288), one split over a cluster's
@@ -39,19 +40,60 @@ int gBlocks[NPATH];
 
 /* ---- warp ---------------------------------------------------------------- */
 
-/* Count bin b (-1: none) of every active lane: the lanes whose bin is the
-** first active lane's add it with one call, add(b, lanes); the others one
-** each. Skewed data (most values in one bin) costs one atomic a warp. */
+/* Add k to bin b (-1: none) for every active lane: the lanes whose bin is
+** the first active lane's add their k's with one call, add(b, total); the
+** others one call each. */
 template <class Add>
-__device__ __forceinline__ void add_hot(int b, Add &&add){
+__device__ __forceinline__ void add_hot(int b, unsigned k, Add &&add){
   unsigned act = __activemask();
   int lead = __ffs(act) - 1;
   int hot = __shfl_sync(act, b, lead);
   unsigned same = __ballot_sync(act, b == hot);
-  if( b < 0 ) return;
-  if( b != hot ) add(b, 1u);
-  else if( (int)(threadIdx.x & 31) == lead ) add(b, (unsigned)__popc(same));
+  if( b == hot ){
+    unsigned total = __reduce_add_sync(same, k);
+    if( b >= 0 && (int)(threadIdx.x & 31) == lead ) add(b, total);
+  }else if( b >= 0 ){
+    add(b, k);
+  }
 }
+
+/* A thread's counts held in registers: the current run of equal bins, and
+** the longest run seen so far, which stays (sticky) until a longer one
+** displaces it. A value in either costs no atomic, so a bin that most
+** values fall in (skewed data) costs about one atomic a thread; other runs
+** are added as they end, each with one plain atomic: warp-wide merging at
+** that point, where lanes diverge, cost more than it saved (bench/NOTES.md).
+** What is held at the end is merged across the warp (add_hot). */
+template <class Add>
+struct Run {
+  Add &add;
+  int hot = -1;             /* the sticky bin, -1: none */
+  unsigned hk = 0;          /* its count */
+  int bin = -1;             /* the current run's bin, -1: none */
+  unsigned k = 0;           /* its length */
+  __device__ explicit Run(Add &a) : add(a) {}
+  __device__ __forceinline__ void push(int b){
+    if( b == hot ){
+      hk++;
+    }else if( b == bin ){
+      k++;
+    }else{
+      if( k > hk ){           /* the run ending is the longest: it stays */
+        if( hot >= 0 ) add(hot, hk);
+        hot = bin;
+        hk = k;
+      }else if( bin >= 0 ){
+        add(bin, k);
+      }
+      bin = b;
+      k = 1;
+    }
+  }
+  __device__ __forceinline__ void flush(){
+    add_hot(hot, hk, add);
+    add_hot(bin, k, add);
+  }
+};
 
 __device__ __forceinline__ int bin_of(const ga_hparams &h, long long w){
   return (int)ga_hist_bin(&h, __longlong_as_double(w));
@@ -97,12 +139,13 @@ hist_cluster(const long long *__restrict__ vals, long long n, ga_hparams h, int 
   cg::cluster_group cl = cg::this_cluster();
   for( int i = threadIdx.x; i < per; i += kThreads ) sh[i] = 0;
   cl.sync();                           /* every block's counts are zero */
-  for_each_value<kThreads, kUnroll>(vals, n, [&](long long w, long long){
-    add_hot(bin_of(h, w), [&](int b, unsigned k){
-      unsigned r = (unsigned)b / (unsigned)per;
-      atomicAdd(cl.map_shared_rank(sh, r) + (b - (int)r * per), k);
-    });
-  });
+  auto add = [&](int b, unsigned k){
+    unsigned r = (unsigned)b / (unsigned)per;
+    atomicAdd(cl.map_shared_rank(sh, r) + (b - (int)r * per), k);
+  };
+  Run<decltype(add)> run(add);
+  for_each_value<kThreads, kUnroll>(vals, n, [&](long long w, long long){ run.push(bin_of(h, w)); });
+  run.flush();
   cl.sync();                           /* no block adds into this one any more */
   const long long first = (long long)cl.block_rank() * per;
   for( int i = threadIdx.x; i < per && first + i < h.bins; i += kThreads ){
@@ -115,9 +158,10 @@ hist_cluster(const long long *__restrict__ vals, long long n, ga_hparams h, int 
 __global__ void __launch_bounds__(kThreads)
 hist_global(const long long *__restrict__ vals, long long n, ga_hparams h,
             unsigned long long *__restrict__ counts){
-  for_each_value<kThreads, kUnroll>(vals, n, [&](long long w, long long){
-    add_hot(bin_of(h, w), [&](int b, unsigned k){ atomicAdd(&counts[b], (unsigned long long)k); });
-  });
+  auto add = [&](int b, unsigned k){ atomicAdd(&counts[b], (unsigned long long)k); };
+  Run<decltype(add)> run(add);
+  for_each_value<kThreads, kUnroll>(vals, n, [&](long long w, long long){ run.push(bin_of(h, w)); });
+  run.flush();
 }
 
 /* Blocks for n values on a path: enough for two values a thread, at most

@@ -42,7 +42,7 @@ run)
   ./bench/bench_kernels >"$out/bench_kernels.md" 2>&1 || status=1
   # One core for SQLite: less noise from migrations.
   pin=; command -v taskset >/dev/null && pin="taskset -c 2"
-  $pin ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" "${BENCH_SECTIONS:-small,rows,extremes,groupby}" \
+  $pin ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" "${BENCH_SECTIONS:-small,rows,extremes,hist,groupby}" \
     >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
   # The CUDA paths under compute-sanitizer (memcheck, then racecheck), when
   # the machine has it; forked test processes are followed.
