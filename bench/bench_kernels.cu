@@ -8,12 +8,16 @@
 **
 ** Usage: bench_kernels [values [sections]]   (default 268435456 = 256M;
 **        sections: a comma list of sum,ext,hist,h2d, default all)
+** BENCH_OUT=dir also writes dir/kernels.csv (a line per comparison: ours
+** against CUB and the copy ceiling) and dir/ceilings.csv.
 */
 #include <cub/cub.cuh>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <algorithm>
+#include <chrono>
+#include <string>
 #include <vector>
 #include "gpuagg_kernels.h"
 
@@ -71,10 +75,20 @@ __global__ void fillInts(long long *d, long long n, unsigned long long seed){
   }
 }
 
-/* GB/s read; ratio to CUB's time; ratio to the copy's read+write rate. */
+static FILE *gCsv;         /* kernels.csv, or NULL */
+static FILE *gCeil;        /* ceilings.csv, or NULL */
+
+/* GB/s read; ratio to CUB's time; ratio to the copy's read+write rate. Our
+** rows (labels "gpuagg ...") also go to kernels.csv. */
 static void row(const char *what, double bytes, float ms, float cubMs, double ceilGBs){
   double gbs = bytes / (ms * 1e-3) / 1e9;
   printf("| %-40s | %8.3f | %8.1f | %6.3f | %6.3f |\n", what, ms, gbs, cubMs / ms, gbs / ceilGBs);
+  if( gCsv && strncmp(what, "gpuagg ", 7) == 0 ){
+    fputc('"', gCsv);
+    for( const char *z = what + 7; *z; z++ ) fputc(*z == ',' ? ';' : *z, gCsv);
+    fprintf(gCsv, "\",%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%.4f\n", cubMs, ms, bytes / (cubMs * 1e-3) / 1e9, gbs,
+            ceilGBs, cubMs / ms, gbs / ceilGBs);
+  }
 }
 
 int main(int argc, char **argv){
@@ -90,6 +104,23 @@ int main(int argc, char **argv){
   void *tmp = 0;
   size_t tmpBytes = 0, tmpL = 0;
 
+  const char *zOut = getenv("BENCH_OUT");
+  if( zOut ){
+    std::string dir(zOut);
+    gCsv = fopen((dir + "/kernels.csv").c_str(), "w");
+    gCeil = fopen((dir + "/ceilings.csv").c_str(), "w");
+    if( !gCsv || !gCeil ){ fprintf(stderr, "cannot write to %s\n", zOut); return 1; }
+    fprintf(gCsv, "case,cub_ms,ours_ms,cub_gbs,ours_gbs,copy_gbs,vs_cub,vs_copy\n");
+    fprintf(gCeil, "what,value,unit\n");
+  }
+  {
+    /* The first CUDA call pays for the context: what gpuagg avoids for small queries. */
+    auto t0 = std::chrono::steady_clock::now();
+    CK(cudaFree(0));
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    printf("first CUDA call (context creation): %.1f ms\n", ms);
+    if( gCeil ) fprintf(gCeil, "first CUDA call,%.1f,ms\n", ms);
+  }
   CK(cudaGetDeviceProperties(&prop, 0));
   CK(ga_sum_max_blocks(&maxBlocks));
   CK(ga_hist_prepare());
@@ -112,6 +143,7 @@ int main(int argc, char **argv){
   double ceilGBs = 2.0 * bytes / (copyMs * 1e-3) / 1e9;
   printf("| kernel | ms | GB/s read | vs CUB | vs copy |\n| --- | ---: | ---: | ---: | ---: |\n");
   printf("| %-40s | %8.3f | %8.1f | %6s | %6.3f |\n", "device-to-device copy (read+write)", copyMs, ceilGBs, "-", 1.0);
+  if( gCeil ) fprintf(gCeil, "device-to-device copy,%.1f,GB/s\n", ceilGBs);
 
   for( int wide = 0; wide <= 1 && want("sum"); wide++ ){
     fillDoubles<<<1024, 256>>>(d, n, wide, 12345);
@@ -255,6 +287,10 @@ int main(int argc, char **argv){
       float gm = timeMs([&]{ CK(cudaMemcpy(d, pageable, sizes[k], cudaMemcpyHostToDevice)); });
       printf("| pinned | %zu | %.3f | %.1f |\n", sizes[k] >> 20, pm, sizes[k] / (pm * 1e-3) / 1e9);
       printf("| pageable | %zu | %.3f | %.1f |\n", sizes[k] >> 20, gm, sizes[k] / (gm * 1e-3) / 1e9);
+      if( gCeil ){
+        fprintf(gCeil, "host to device pinned %zu MiB,%.1f,GB/s\n", sizes[k] >> 20, sizes[k] / (pm * 1e-3) / 1e9);
+        fprintf(gCeil, "host to device pageable %zu MiB,%.1f,GB/s\n", sizes[k] >> 20, sizes[k] / (gm * 1e-3) / 1e9);
+      }
     }
     CK(cudaFreeHost(pinned));
     free(pageable);
@@ -268,7 +304,10 @@ int main(int argc, char **argv){
       CK(cudaMemcpyAsync(hres, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost));
     });
     printf("\none 1M-value chunk (device-resident), kernels + result copy: %.3f ms\n", ms);
+    if( gCeil ) fprintf(gCeil, "one 1M-value chunk: sum kernels + result copy,%.3f,ms\n", ms);
     CK(cudaFreeHost(hres));
   }
+  if( gCsv ) fclose(gCsv);
+  if( gCeil ) fclose(gCeil);
   return 0;
 }

@@ -8,7 +8,8 @@
 **      connection's backend (auto) and on the CPU backend.
 **   3. GROUP BY with 100,000 groups over the same 10M rows.
 **   3b. Extremes at 10M rows: gpu_max / gpu_min against max / min, and
-**      gpu_argmax against the reference query ORDER BY x DESC, rowid LIMIT 1.
+**      gpu_argmax against the reference query ORDER BY x DESC, rowid LIMIT 1,
+**      on the connection's backend and on the CPU backend.
 **   3c. gpu_histogram('t','x',256) against the GROUP BY query that counts
 **      the same bins (given the range), with the range given and found
 **      (one scan; and two, with gpuagg_config('resident', 0)), on the
@@ -19,9 +20,15 @@
 **      row in the step function (threshold above the row count): the cost of
 **      the step itself, without the pipeline.
 **
+**   5. Scaling: sum(x) against gpu_sum(x), CUDA and CPU backends, at the row
+**      counts of BENCH_SCALE (default 65536,262144,1048576,4194304,10000000;
+**      counts above the table's are filled anew), as rows per second.
+**
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
-** sections: a comma-separated subset of small,rows,extremes,hist,groupby,chunks)
+** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
+** chunks,scale). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** and dir/scale.csv (rows per second by row count).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +36,10 @@
 #include "harness.h"
 
 static int nRun = 5;
-static const char *zSections = "small,rows,extremes,hist,groupby,chunks";
+static const char *zSections = "small,rows,extremes,hist,groupby,chunks,scale";
+static FILE *gCsv;                  /* sql.csv, or NULL */
+static const char *gSection = "";   /* the section being run, for the CSV */
+static int64_t gRows;               /* rows the compared queries read, for the CSV */
 
 static int want(const char *z){ return strstr(zSections, z)!=0; }
 
@@ -56,8 +66,10 @@ static double timeQuery(sqlite3 *db, const char *zSql){
   return h_now() - t0;
 }
 
-/* Median seconds of the builtin and the gpu_* query, runs interleaved. */
-static void compare(sqlite3 *db, const char *zLabel, const char *zBuiltin, const char *zGpu, int reps){
+/* Median seconds of the builtin and the gpu_* query, runs interleaved, into
+** *pBuiltin and *pGpu if not NULL. */
+static void compare2(sqlite3 *db, const char *zLabel, const char *zBuiltin, const char *zGpu, int reps,
+                     double *pBuiltin, double *pGpu){
   double tb[64], tg[64], mb, mg;
   int i;
   timeQuery(db, zGpu);                        /* warm-up: pool, context */
@@ -82,6 +94,21 @@ static void compare(sqlite3 *db, const char *zLabel, const char *zBuiltin, const
   mg = tg[nRun/2];
   printf("| %-44s | %10.3f | %10.3f | %6.3f |\n", zLabel, mb*1e3, mg*1e3, mg/mb);
   fflush(stdout);
+  if( gCsv ){
+    char *zBe = h_text(db, "SELECT gpuagg_backend()");
+    const char *z;
+    fprintf(gCsv, "%s,\"", gSection);
+    for(z=zLabel; *z; z++) fputc(*z==',' ? ';' : *z, gCsv);
+    fprintf(gCsv, "\",%lld,%s,%.3f,%.3f,%.4f,%.0f,%.0f\n", (long long)gRows, zBe ? zBe : "?", mb*1e3, mg*1e3,
+            mg/mb, gRows/mb, gRows/mg);
+    free(zBe);
+  }
+  if( pBuiltin ) *pBuiltin = mb;
+  if( pGpu ) *pGpu = mg;
+}
+
+static void compare(sqlite3 *db, const char *zLabel, const char *zBuiltin, const char *zGpu, int reps){
+  compare2(db, zLabel, zBuiltin, zGpu, reps, 0, 0);
 }
 
 static void fill(sqlite3 *db, const char *zTab, int64_t n, int64_t nGroup){
@@ -134,11 +161,23 @@ int main(int argc, char **argv){
     fprintf(stderr, "cannot load the module: %s\n", zErr);
     return 1;
   }
+  if( getenv("BENCH_OUT") ){
+    char *zPath = sqlite3_mprintf("%s/sql.csv", getenv("BENCH_OUT"));
+    gCsv = fopen(zPath, "w");
+    sqlite3_free(zPath);
+    if( gCsv==0 ){
+      fprintf(stderr, "cannot write to %s\n", getenv("BENCH_OUT"));
+      return 1;
+    }
+    fprintf(gCsv, "section,query,rows,backend,builtin_ms,gpu_ms,ratio,builtin_rows_per_s,gpu_rows_per_s\n");
+  }
   fill(db, "small", 50000, 1000);
   printf("| query (median of %d runs) | builtin ms | gpu_* ms | ratio |\n", nRun);
   printf("| --- | ---: | ---: | ---: |\n");
 
   /* 1. Under the threshold: CPU only, and no CUDA at all. */
+  gSection = "small";
+  gRows = 50000;
   if( want("small") ){
   compare(db, "sum, 50K rows (under the threshold), x100", "SELECT sum(x) FROM small", "SELECT gpu_sum(x) FROM small", 100);
   compare(db, "GROUP BY 1000 groups, 50K rows, x20", "SELECT k, sum(i) FROM small GROUP BY k", "SELECT k, gpu_sum(i) FROM small GROUP BY k", 20);
@@ -149,6 +188,8 @@ int main(int argc, char **argv){
   /* 2. nRow rows, on the connection's backend, then on the CPU backend. */
   fill(db, "t", nRow, 100000);
   zBackend = h_text(db, "SELECT gpuagg_backend()");
+  gRows = nRow;
+  gSection = "rows";
   {
     static const char *azQ[][3] = {
       { "sum(i)", "SELECT sum(i) FROM t", "SELECT gpu_sum(i) FROM t" },
@@ -174,6 +215,7 @@ int main(int argc, char **argv){
   }
 
   /* 3b. Extremes. */
+  gSection = "extremes";
   if( want("extremes") ){
     static const char *azQ[][3] = {
       { "max(x)", "SELECT max(x) FROM t", "SELECT gpu_max(x) FROM t" },
@@ -185,15 +227,21 @@ int main(int argc, char **argv){
         "SELECT k FROM t WHERE i IS NOT NULL ORDER BY i, rowid LIMIT 1", "SELECT gpu_argmin(k, i) FROM t" },
     };
     size_t q;
+    int b;
     printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
-    for(q=0; q<sizeof(azQ)/sizeof(azQ[0]); q++){
-      char zLabel[128];
-      snprintf(zLabel, sizeof(zLabel), "%s, %lld rows, %s", azQ[q][0], (long long)nRow, zBackend);
-      compare(db, zLabel, azQ[q][1], azQ[q][2], 1);
+    for(b=0; b<2; b++){
+      if( b==1 ) h_exec(db, "SELECT gpuagg_backend('cpu')");
+      for(q=0; q<sizeof(azQ)/sizeof(azQ[0]); q++){
+        char zLabel[128];
+        snprintf(zLabel, sizeof(zLabel), "%s, %lld rows, %s", azQ[q][0], (long long)nRow, b ? "cpu" : zBackend);
+        compare(db, zLabel, azQ[q][1], azQ[q][2], 1);
+      }
     }
+    h_exec(db, "SELECT gpuagg_backend('auto')");
   }
 
   /* 3c. Histograms. */
+  gSection = "hist";
   if( want("hist") ){
     double lo = qDouble(db, "SELECT min(x) FROM t"), hi = qDouble(db, "SELECT max(x) FROM t");
     int64_t resident = h_int(db, "SELECT gpuagg_config('resident')");
@@ -221,6 +269,7 @@ int main(int argc, char **argv){
   }
 
   /* 3. GROUP BY with 100,000 groups. */
+  gSection = "groupby";
   if( want("groupby") ){
     char zLabel[128];
     snprintf(zLabel, sizeof(zLabel), "GROUP BY 100,000 groups, %lld rows, %s", (long long)nRow, zBackend);
@@ -228,7 +277,45 @@ int main(int argc, char **argv){
     snprintf(zLabel, sizeof(zLabel), "GROUP BY 100,000 groups, avg(x), %s", zBackend);
     compare(db, zLabel, "SELECT k, avg(x) FROM t GROUP BY k", "SELECT k, gpu_avg(x) FROM t GROUP BY k", 1);
   }
+  /* 5. Scaling: rows per second by row count. */
+  gSection = "scale";
+  if( want("scale") ){
+    const char *zList = getenv("BENCH_SCALE");
+    char *zCopy = strdup(zList ? zList : "65536,262144,1048576,4194304,10000000"), *zTok, *zSave = 0;
+    FILE *out = 0;
+    if( getenv("BENCH_OUT") ){
+      char *zPath = sqlite3_mprintf("%s/scale.csv", getenv("BENCH_OUT"));
+      out = fopen(zPath, "w");
+      sqlite3_free(zPath);
+      if( out ) fprintf(out, "rows,builtin_rows_per_s,cuda_rows_per_s,cpu_rows_per_s\n");
+    }
+    printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+    for(zTok = strtok_r(zCopy, ",", &zSave); zTok; zTok = strtok_r(0, ",", &zSave)){
+      int64_t n = atoll(zTok);
+      double tb, tg, tc;
+      char zLabel[128], *zTab = sqlite3_mprintf("s%lld", (long long)n);
+      char *zB = sqlite3_mprintf("SELECT sum(x) FROM \"%w\"", zTab), *zG = sqlite3_mprintf("SELECT gpu_sum(x) FROM \"%w\"", zTab);
+      if( n<=0 ) continue;
+      if( n<=nRow ) h_exec(db, "CREATE TABLE \"%w\" AS SELECT x FROM t LIMIT %lld", zTab, (long long)n);
+      else fill(db, zTab, n, 100000);
+      gRows = n;
+      snprintf(zLabel, sizeof(zLabel), "sum(x), %lld rows, %s", (long long)n, zBackend);
+      compare2(db, zLabel, zB, zG, 1, &tb, &tg);
+      h_exec(db, "SELECT gpuagg_backend('cpu')");
+      snprintf(zLabel, sizeof(zLabel), "sum(x), %lld rows, cpu", (long long)n);
+      compare2(db, zLabel, zB, zG, 1, 0, &tc);
+      h_exec(db, "SELECT gpuagg_backend('auto')");
+      if( out ) fprintf(out, "%lld,%.0f,%.0f,%.0f\n", (long long)n, n/tb, n/tg, n/tc);
+      h_exec(db, "DROP TABLE \"%w\"", zTab);
+      sqlite3_free(zTab); sqlite3_free(zB); sqlite3_free(zG);
+    }
+    if( out ) fclose(out);
+    free(zCopy);
+    gRows = nRow;
+  }
+
   /* 4. Chunk sizes. */
+  gSection = "chunks";
   if( want("chunks") ){
     const char *zList = getenv("GPUAGG_BENCH_CHUNKS");
     char *zCopy = strdup(zList ? zList : "262144,65536,direct"), *zTok, *zSave = 0;
@@ -250,5 +337,6 @@ int main(int argc, char **argv){
   info(db, "at the end");
   free(zBackend);
   sqlite3_close(db);
+  if( gCsv ) fclose(gCsv);
   return 0;
 }

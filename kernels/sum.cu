@@ -14,6 +14,7 @@ namespace {
 constexpr int kThreads = GA_SUM_THREADS;
 constexpr int kWarps = kThreads / 32;
 constexpr int kUnroll = 4;            /* 16-byte loads in flight per thread */
+constexpr int kMinBlocks = 4;         /* per SM: registers capped at 64 (see below) */
 constexpr unsigned kAll = 0xffffffffu;
 
 /* What one thread holds. */
@@ -26,17 +27,16 @@ struct Acc {
 
 /* ---- thread ------------------------------------------------------------ */
 
-/* Exact: integer atomics on the block's words commute. */
-__device__ __forceinline__ void to_words(long long *big, unsigned &inf, double x){
+/* Exact: integer atomics on the block's words commute. Out of line: it is
+** the rare path, and inlined twice it costs the hot loop registers. */
+__device__ __noinline__ unsigned to_words(long long *big, unsigned inf, double x){
   int w;
   int64_t p[3];
-  if( ga_split(x, &w, p) ){
-    inf |= x > 0 ? GA_INF_POS : GA_INF_NEG;
-    return;
-  }
+  if( ga_split(x, &w, p) ) return inf | (x > 0 ? GA_INF_POS : GA_INF_NEG);
   for( int k = 0; k < 3; k++ ){
     if( p[k] ) atomicAdd((unsigned long long *)&big[w + k], (unsigned long long)p[k]);
   }
+  return inf;
 }
 
 __device__ __forceinline__ void fold(Acc &a, long long *big, long long v, bool is_int){
@@ -44,7 +44,7 @@ __device__ __forceinline__ void fold(Acc &a, long long *big, long long v, bool i
     ga_i128_add(&a.lo, &a.hi, v);
   }else{
     double r = ga_fpe_add(&a.f, __longlong_as_double(v));
-    if( r != 0.0 ) to_words(big, a.inf, r);
+    if( r != 0.0 ) a.inf = to_words(big, a.inf, r);
   }
 }
 
@@ -129,7 +129,10 @@ __device__ __forceinline__ void block_store(ga_sum *out, long long *big,
 
 /* ---- device ------------------------------------------------------------- */
 
-__global__ void __launch_bounds__(kThreads)
+/* Four blocks an SM, where the compiler would take 72 registers and fit
+** three: the stalls are on latency (FP64 chains, loads), and more warps
+** hide more of it than the registers save (bench/NOTES.md). */
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
 sum_blocks(const long long *__restrict__ vals, long long n, long long ni,
            ga_sum *__restrict__ part){
   __shared__ long long big[GA_WORDS];

@@ -52,38 +52,53 @@ GA_HD void ga_i128_add(uint64_t *lo, int64_t *hi, int64_t v){
 
 GA_HD void ga_sum_int(ga_sum *a, int64_t v){ ga_i128_add(&a->lo, &a->hi, v); }
 
-/* Error-free s + e = a + b (Knuth's TwoSum). */
-GA_HD double ga_two_sum(double a, double b, double *e){
-  double s = a + b, bp = s - a;
-  *e = (a - (s - bp)) + (b - bp);
-  return s;
+/* The bits of x, and tests on them that keep the FP64 pipe free. */
+GA_HD uint64_t ga_bits(double x){
+#ifdef __CUDA_ARCH__
+  return (uint64_t)__double_as_longlong(x);
+#else
+  uint64_t b;
+  memcpy(&b, &x, sizeof(b));
+  return b;
+#endif
+}
+GA_HD int ga_is_zero(double x){ return (ga_bits(x) << 1) == 0; }
+GA_HD int ga_is_finite(double x){ return ((ga_bits(x) >> 52) & 0x7ff) != 0x7ff; }
+
+/* Error-free s + e = a + b where s = fl(a + b) is finite: Dekker's
+** FastTwoSum with the larger magnitude taken first (a select, not a
+** branch): three additions where Knuth's TwoSum needs six. */
+GA_HD double ga_two_sum(double a, double b, double s){
+  int bBig = fabs(b) > fabs(a);
+  double big = bBig ? b : a, small = bBig ? a : b;
+  return small - (s - big);
 }
 
 /* Add x to the expansion. Returns the part that did not fit (0.0 if none):
 ** x itself when the leading sum is not finite (x is ±Inf or it overflowed),
-** else the rounding error left after the third level. */
+** else the rounding error left after the third level. The two lower sums
+** cannot overflow: they hold rounding errors of the one above. */
 GA_HD double ga_fpe_add(ga_fpe *f, double x){
   double s = f->a0 + x, e;
-  if( !(fabs(s) <= DBL_MAX) ) return x;
-  s = ga_two_sum(f->a0, x, &e);
+  if( !ga_is_finite(s) ) return x;
+  e = ga_two_sum(f->a0, x, s);
   f->a0 = s;
-  if( e == 0.0 ) return 0.0;
-  f->a1 = ga_two_sum(f->a1, e, &x);
-  if( x == 0.0 ) return 0.0;
-  f->a2 = ga_two_sum(f->a2, x, &e);
+  if( ga_is_zero(e) ) return 0.0;
+  s = f->a1 + e;
+  x = ga_two_sum(f->a1, e, s);
+  f->a1 = s;
+  if( ga_is_zero(x) ) return 0.0;
+  s = f->a2 + x;
+  e = ga_two_sum(f->a2, x, s);
+  f->a2 = s;
   return e;
 }
 
 /* Split finite x into the signed 32-bit digits it adds to words w, w+1, w+2.
 ** Returns 1 (and nothing else) if x is ±Inf or NaN. */
 GA_HD int ga_split(double x, int *pw, int64_t p[3]){
-  uint64_t b, m, lo, hi;
+  uint64_t b = ga_bits(x), m, lo, hi;
   int e, sh;
-#ifdef __CUDA_ARCH__
-  b = (uint64_t)__double_as_longlong(x);
-#else
-  memcpy(&b, &x, sizeof(b));
-#endif
   e = (int)((b >> 52) & 0x7ff);
   m = b & 0xfffffffffffffull;
   if( e == 0x7ff ) return 1;
