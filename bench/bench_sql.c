@@ -40,6 +40,8 @@ static const char *zSections = "small,rows,extremes,hist,groupby,chunks,scale";
 static FILE *gCsv;                  /* sql.csv, or NULL */
 static const char *gSection = "";   /* the section being run, for the CSV */
 static int64_t gRows;               /* rows the compared queries read, for the CSV */
+static const char *gBackend = "auto";  /* the backend they ran on, for the CSV (asking the
+                                    ** module would probe CUDA: the small queries must not) */
 
 static int want(const char *z){ return strstr(zSections, z)!=0; }
 
@@ -95,13 +97,11 @@ static void compare2(sqlite3 *db, const char *zLabel, const char *zBuiltin, cons
   printf("| %-44s | %10.3f | %10.3f | %6.3f |\n", zLabel, mb*1e3, mg*1e3, mg/mb);
   fflush(stdout);
   if( gCsv ){
-    char *zBe = h_text(db, "SELECT gpuagg_backend()");
     const char *z;
     fprintf(gCsv, "%s,\"", gSection);
     for(z=zLabel; *z; z++) fputc(*z==',' ? ';' : *z, gCsv);
-    fprintf(gCsv, "\",%lld,%s,%.3f,%.3f,%.4f,%.0f,%.0f\n", (long long)gRows, zBe ? zBe : "?", mb*1e3, mg*1e3,
+    fprintf(gCsv, "\",%lld,%s,%.3f,%.3f,%.4f,%.0f,%.0f\n", (long long)gRows, gBackend, mb*1e3, mg*1e3,
             mg/mb, gRows/mb, gRows/mg);
-    free(zBe);
   }
   if( pBuiltin ) *pBuiltin = mb;
   if( pGpu ) *pGpu = mg;
@@ -109,6 +109,12 @@ static void compare2(sqlite3 *db, const char *zLabel, const char *zBuiltin, cons
 
 static void compare(sqlite3 *db, const char *zLabel, const char *zBuiltin, const char *zGpu, int reps){
   compare2(db, zLabel, zBuiltin, zGpu, reps, 0, 0);
+}
+
+/* Switch the connection's backend: b 0 is the default (auto), 1 the CPU. */
+static void useBackend(sqlite3 *db, int b, const char *zAuto){
+  h_exec(db, "SELECT gpuagg_backend('%s')", b ? "cpu" : "auto");
+  gBackend = b ? "cpu" : zAuto;
 }
 
 static void fill(sqlite3 *db, const char *zTab, int64_t n, int64_t nGroup){
@@ -188,6 +194,7 @@ int main(int argc, char **argv){
   /* 2. nRow rows, on the connection's backend, then on the CPU backend. */
   fill(db, "t", nRow, 100000);
   zBackend = h_text(db, "SELECT gpuagg_backend()");
+  gBackend = zBackend;
   gRows = nRow;
   gSection = "rows";
   {
@@ -201,7 +208,7 @@ int main(int argc, char **argv){
     int b;
     size_t q;
     for(b=0; b<2 && want("rows"); b++){
-      if( b==1 ) h_exec(db, "SELECT gpuagg_backend('cpu')");
+      useBackend(db, b, zBackend);
       for(q=0; q<sizeof(azQ)/sizeof(azQ[0]); q++){
         char zLabel[128];
         snprintf(zLabel, sizeof(zLabel), "%s, %lld rows, %s backend", azQ[q][0], (long long)nRow,
@@ -211,7 +218,7 @@ int main(int argc, char **argv){
       if( b==0 ) info(db, "after the 10M-row queries");
       if( b==0 ) printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
     }
-    h_exec(db, "SELECT gpuagg_backend('auto')");
+    useBackend(db, 0, zBackend);
   }
 
   /* 3b. Extremes. */
@@ -230,14 +237,14 @@ int main(int argc, char **argv){
     int b;
     printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
     for(b=0; b<2; b++){
-      if( b==1 ) h_exec(db, "SELECT gpuagg_backend('cpu')");
+      useBackend(db, b, zBackend);
       for(q=0; q<sizeof(azQ)/sizeof(azQ[0]); q++){
         char zLabel[128];
         snprintf(zLabel, sizeof(zLabel), "%s, %lld rows, %s", azQ[q][0], (long long)nRow, b ? "cpu" : zBackend);
         compare(db, zLabel, azQ[q][1], azQ[q][2], 1);
       }
     }
-    h_exec(db, "SELECT gpuagg_backend('auto')");
+    useBackend(db, 0, zBackend);
   }
 
   /* 3c. Histograms. */
@@ -253,7 +260,7 @@ int main(int argc, char **argv){
     for(b=0; b<2; b++){
       char zLabel[128];
       const char *zBe = b ? "cpu" : zBackend;
-      if( b ) h_exec(db, "SELECT gpuagg_backend('cpu')");
+      useBackend(db, b, zBackend);
       snprintf(zLabel, sizeof(zLabel), "histogram 256, range given, %lld rows, %s", (long long)nRow, zBe);
       compare(db, zLabel, zRef, zGiven, 1);
       snprintf(zLabel, sizeof(zLabel), "histogram 256, range found, one scan, %s", zBe);
@@ -263,7 +270,7 @@ int main(int argc, char **argv){
       compare(db, zLabel, zRef, "SELECT * FROM gpu_histogram('t', 'x', 256)", 1);
       h_exec(db, "SELECT gpuagg_config('resident', %lld)", (long long)resident);
     }
-    h_exec(db, "SELECT gpuagg_backend('auto')");
+    useBackend(db, 0, zBackend);
     sqlite3_free(zRef);
     sqlite3_free(zGiven);
   }
@@ -301,10 +308,10 @@ int main(int argc, char **argv){
       gRows = n;
       snprintf(zLabel, sizeof(zLabel), "sum(x), %lld rows, %s", (long long)n, zBackend);
       compare2(db, zLabel, zB, zG, 1, &tb, &tg);
-      h_exec(db, "SELECT gpuagg_backend('cpu')");
+      useBackend(db, 1, zBackend);
       snprintf(zLabel, sizeof(zLabel), "sum(x), %lld rows, cpu", (long long)n);
       compare2(db, zLabel, zB, zG, 1, 0, &tc);
-      h_exec(db, "SELECT gpuagg_backend('auto')");
+      useBackend(db, 0, zBackend);
       if( out ) fprintf(out, "%lld,%.0f,%.0f,%.0f\n", (long long)n, n/tb, n/tg, n/tc);
       h_exec(db, "DROP TABLE \"%w\"", zTab);
       sqlite3_free(zTab); sqlite3_free(zB); sqlite3_free(zG);
