@@ -14,6 +14,8 @@ set xlabel 'rows'
 set ylabel 'million rows per second'
 set yrange [0:*]
 set key bottom right
+set xrange [30000:200000000]
+set format x '10^{%L}'
 set grid ytics
 plot data.'/scale.csv' skip 1 using 1:($2/1e6) with linespoints lw 2 pt 7 title 'builtin sum(x)', \
      ''                skip 1 using 1:($3/1e6) with linespoints lw 2 pt 5 title 'gpu\_sum(x), CUDA backend', \
@@ -32,7 +34,7 @@ set xtics rotate by -35 left font ',8'
 set ylabel 'GB/s'
 set yrange [0:*]
 set grid ytics
-set key top right
+set key outside top center horizontal
 set bmargin 9
 plot data.'/kernels.csv' skip 1 using 4:xtic(1) title 'CUB', \
      ''                  skip 1 using 5 title 'gpuagg', \
