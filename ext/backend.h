@@ -78,6 +78,8 @@ typedef struct ga_hist {
   int64_t budget;           /* bytes that may be kept */
   int64_t nKept;            /* bytes kept, host and device */
   int over;                 /* keeping gave up: nothing is kept */
+  int lost;                 /* a device failed on it: what the device counted
+                            ** or kept cannot be trusted (count again) */
 } ga_hist;
 
 typedef struct ga_job {
@@ -154,6 +156,10 @@ extern const ga_backend ga_cuda_backend;
 int ga_cuda_usable(char *zWhy);
 struct sqlite3_str;
 void ga_cuda_describe(struct sqlite3_str*);
+/* Fault injection (backend_cuda.c, 6): fail the Nth call of kind zKind
+** from now (N 0: disarm); returns the faults injected so far, -1 for a bad
+** kind. */
+int ga_cuda_fault(const char *zKind, int64_t n);
 #else
 #include <string.h>
 static inline int ga_cuda_usable(char *zWhy){

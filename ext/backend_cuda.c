@@ -17,6 +17,13 @@
 **      sticky (the context is broken) CUDA is switched off for the process
 **      and later pipelines run on the CPU (or fail, when cuda is forced).
 **   5. Device 0 is used; CUDA_VISIBLE_DEVICES chooses which one that is.
+**   6. Device allocations and pinned host buffers are counted process-wide
+**      (gpuagg_info's device_allocations, pinned_buffers): 0 once every
+**      connection has closed. Built with --enable-fault-injection,
+**      gpuagg_fault(KIND, N) makes the Nth CUDA call of a kind from then on
+**      fail, with an error that does not break the context: 'host' (chunk
+**      buffer allocation and pinning), 'device' (device allocations, streams,
+**      events), 'copy', 'launch', 'sync'.
 */
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,7 +44,75 @@ static struct {
   int major, minor;         /* compute capability of device 0 */
   char zName[256];          /* name of device 0 */
   char zWhy[GA_ERRLEN];     /* why CUDA cannot be used */
+  int64_t nDev;             /* live device (and pinned result) allocations */
+  int64_t nPinned;          /* host buffers registered (pinned) now */
+  int faultKind;            /* the kind of call to fail (FAULT_*), 0: none */
+  int64_t faultLeft;        /* calls of that kind before the one that fails */
+  int64_t nFault;           /* faults injected so far */
 } g = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+/* Kinds of CUDA call, for fault injection. */
+enum { FAULT_NONE, FAULT_HOST, FAULT_DEVICE, FAULT_COPY, FAULT_LAUNCH, FAULT_SYNC };
+static const char *const azFault[] = { "", "host", "device", "copy", "launch", "sync" };
+
+/* Does this call of kind k fail on purpose? Always no unless built with
+** GPUAGG_FAULTS and gpuagg_fault() armed it. */
+static int faultHit(int k){
+#ifdef GPUAGG_FAULTS
+  int hit = 0;
+  pthread_mutex_lock(&g.mu);
+  if( g.faultKind==k && --g.faultLeft==0 ){
+    g.faultKind = FAULT_NONE;
+    g.nFault++;
+    hit = 1;
+  }
+  pthread_mutex_unlock(&g.mu);
+  return hit;
+#else
+  (void)k;
+  return 0;
+#endif
+}
+
+/* call, unless a fault of kind k is due: then an error that leaves the
+** context usable, and the call is not made. */
+#define FI(k, call) (faultHit(k) ? ((k)==FAULT_DEVICE ? cudaErrorMemoryAllocation \
+                                  : (k)==FAULT_LAUNCH ? cudaErrorLaunchOutOfResources \
+                                  : cudaErrorInvalidValue) : (call))
+
+static void countDev(int d){
+  pthread_mutex_lock(&g.mu);
+  g.nDev += d;
+  pthread_mutex_unlock(&g.mu);
+}
+
+static void countPinned(int d){
+  pthread_mutex_lock(&g.mu);
+  g.nPinned += d;
+  pthread_mutex_unlock(&g.mu);
+}
+
+/* cudaMalloc and cudaFree, counted. */
+static cudaError_t devAlloc(void **p, size_t n){
+  cudaError_t e = FI(FAULT_DEVICE, cudaMalloc(p, n));
+  if( e==cudaSuccess ) countDev(1);
+  return e;
+}
+static void devFree(void *p){
+  if( p && cudaFree(p)==cudaSuccess ) countDev(-1);
+}
+
+int ga_cuda_fault(const char *zKind, int64_t n){
+  int k, rc;
+  for(k=FAULT_NONE; k<=FAULT_SYNC && (zKind==0 || strcmp(zKind, azFault[k])); k++){}
+  if( k>FAULT_SYNC || n<0 ) return -1;
+  pthread_mutex_lock(&g.mu);
+  g.faultKind = n>0 ? k : FAULT_NONE;
+  g.faultLeft = n;
+  rc = (int)g.nFault;
+  pthread_mutex_unlock(&g.mu);
+  return rc;
+}
 
 /* What a CUDA slot holds besides its host buffer. */
 typedef struct cuSlot {
@@ -47,6 +122,7 @@ typedef struct cuSlot {
   ga_sum *dPart;            /* per-block partials; the result at [maxBlocks] */
   ga_sum *hRes;             /* pinned: the result lands here (a ga_sum or a ga_ext) */
   int op;                   /* the operation of the job in flight */
+  ga_hist *hist;            /* ... and its histogram (GA_OP_HIST, GA_OP_KEEP) */
   cudaEvent_t e0, e1;       /* around the kernels, for kernel time */
 } cuSlot;
 
@@ -151,7 +227,7 @@ static int cuWarm(void){
 
 static void hostFree(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
-  if( q->pinned ) cudaHostUnregister(s->buf);
+  if( q->pinned && cudaHostUnregister(s->buf)==cudaSuccess ) countPinned(-1);
   free(s->buf);
   s->buf = 0;
   q->pinned = 0;
@@ -162,8 +238,9 @@ static void cuReady(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
   if( q->pinned || !cuWarm() ) return;
   size_t n = sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap));
-  if( cudaHostRegister(s->buf, n, cudaHostRegisterDefault)==cudaSuccess ){
+  if( FI(FAULT_HOST, cudaHostRegister(s->buf, n, cudaHostRegisterDefault))==cudaSuccess ){
     q->pinned = 1;
+    countPinned(1);
   }else{
     (void)cudaGetLastError();   /* pageable still works, at a sixth of the rate */
   }
@@ -171,7 +248,7 @@ static void cuReady(ga_slot *s){
 
 static int cuOpen(ga_slot *s, char *zErr){
   cuSlot *q = calloc(1, sizeof(cuSlot));
-  if( q==0 || (s->buf = ga_host_alloc(s->cap))==0 ){
+  if( q==0 || faultHit(FAULT_HOST) || (s->buf = ga_host_alloc(s->cap))==0 ){
     s->priv = q;
     strcpy(zErr, "gpuagg: out of memory for a chunk buffer");
     return 1;
@@ -190,9 +267,9 @@ static void cuClose(ga_slot *s){
   }
   if( q->e0 ) cudaEventDestroy(q->e0);
   if( q->e1 ) cudaEventDestroy(q->e1);
-  if( q->dBuf ) cudaFree(q->dBuf);
-  if( q->dPart ) cudaFree(q->dPart);
-  if( q->hRes ) cudaFreeHost(q->hRes);
+  devFree(q->dBuf);
+  devFree(q->dPart);
+  if( q->hRes && cudaFreeHost(q->hRes)==cudaSuccess ) countDev(-1);
   hostFree(s);
   (void)cudaGetLastError();
   free(q);
@@ -203,12 +280,13 @@ static void cuClose(ga_slot *s){
 static int devOpen(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   int nb = g.maxBlocks > g.maxBlocksExt ? g.maxBlocks : g.maxBlocksExt;
-  CK(cudaStreamCreateWithFlags(&q->st, cudaStreamNonBlocking), "cudaStreamCreate");
-  CK(cudaEventCreate(&q->e0), "cudaEventCreate");
-  CK(cudaEventCreate(&q->e1), "cudaEventCreate");
-  CK(cudaMalloc((void**)&q->dBuf, sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap))), "cudaMalloc");
-  CK(cudaMalloc((void**)&q->dPart, sizeof(ga_sum)*(size_t)(nb+1)), "cudaMalloc");
-  CK(cudaHostAlloc((void**)&q->hRes, sizeof(ga_sum), cudaHostAllocDefault), "cudaHostAlloc");
+  CK(FI(FAULT_DEVICE, cudaStreamCreateWithFlags(&q->st, cudaStreamNonBlocking)), "cudaStreamCreate");
+  CK(FI(FAULT_DEVICE, cudaEventCreate(&q->e0)), "cudaEventCreate");
+  CK(FI(FAULT_DEVICE, cudaEventCreate(&q->e1)), "cudaEventCreate");
+  CK(devAlloc((void**)&q->dBuf, sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap))), "cudaMalloc");
+  CK(devAlloc((void**)&q->dPart, sizeof(ga_sum)*(size_t)(nb+1)), "cudaMalloc");
+  CK(FI(FAULT_DEVICE, cudaHostAlloc((void**)&q->hRes, sizeof(ga_sum), cudaHostAllocDefault)), "cudaHostAlloc");
+  countDev(1);
   return 0;
 }
 
@@ -222,13 +300,18 @@ static cuHist *histState(ga_hist *hist, char *zErr){
   return (cuHist*)hist->dev;
 }
 
-/* The query's device counts, zeroed before any stream adds to them. */
+/* The query's device counts, zeroed before any stream adds to them; on
+** failure none (nothing unzeroed may be gathered later). */
 static int histCounts(ga_hist *hist, cuHist *ch, cudaStream_t st, char *zErr){
   size_t nb = sizeof(uint64_t)*(size_t)hist->h.bins;
-  CK(cudaMalloc((void**)&ch->counts, nb), "cudaMalloc (histogram)");
-  CK(cudaMemsetAsync(ch->counts, 0, nb, st), "cudaMemsetAsync");
-  CK(cudaStreamSynchronize(st), "cudaStreamSynchronize");
-  return 0;
+  const char *zWhat = "cudaMalloc (histogram)";
+  cudaError_t e = devAlloc((void**)&ch->counts, nb);
+  if( e==cudaSuccess && (e = FI(FAULT_COPY, cudaMemsetAsync(ch->counts, 0, nb, st)))!=cudaSuccess ) zWhat = "cudaMemsetAsync";
+  if( e==cudaSuccess && (e = FI(FAULT_SYNC, cudaStreamSynchronize(st)))!=cudaSuccess ) zWhat = "cudaStreamSynchronize";
+  if( e==cudaSuccess ) return 0;
+  devFree(ch->counts);
+  ch->counts = 0;
+  return cuFail(e, zWhat, zErr);
 }
 
 /* Free the numbers hist keeps on the device. */
@@ -237,7 +320,7 @@ static void histDrop(ga_hist *hist){
   int i;
   if( ch==0 ) return;
   for(i=0; i<ch->nSeg; i++){
-    cudaFree(ch->aSeg[i].d);
+    devFree(ch->aSeg[i].d);
     hist->nKept -= (int64_t)sizeof(double)*ch->aSeg[i].cap;
   }
   ch->nSeg = 0;
@@ -269,10 +352,10 @@ static int histGrow(ga_hist *hist, cuHist *ch, int64_t n, struct cuSeg **pSeg, c
     ch->aSeg = p;
     ch->nAlloc = na;
   }
-  e = cudaMalloc((void**)&d, sizeof(double)*(size_t)cap);
+  e = devAlloc((void**)&d, sizeof(double)*(size_t)cap);
   if( e==cudaErrorMemoryAllocation && cap>n ){
     (void)cudaGetLastError();
-    e = cudaMalloc((void**)&d, sizeof(double)*(size_t)(cap = n));
+    e = devAlloc((void**)&d, sizeof(double)*(size_t)(cap = n));
   }
   if( e==cudaErrorMemoryAllocation ){
     (void)cudaGetLastError();
@@ -304,7 +387,8 @@ static int cuKeep(ga_slot *s, const ga_job *j, char *zErr){
     if( histGrow(hist, ch, j->n, &seg, zErr) ) return 1;
     if( seg==0 ) return histOver(hist);
   }
-  CK(cudaMemcpyAsync(seg->d + seg->n, s->buf, nb, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (kept numbers)");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(seg->d + seg->n, s->buf, nb, cudaMemcpyHostToDevice, q->st)),
+     "cudaMemcpyAsync (kept numbers)");
   seg->n += j->n;
   s->stats->nDevChunk++;
   s->stats->nBytes += (int64_t)nb;
@@ -322,7 +406,8 @@ static int histCollect(ga_hist *hist, cuHist *ch, char *zErr){
   if( ch->nSeg>0 && !hist->over ){
     if( ch->counts==0 && histCounts(hist, ch, st, zErr) ) return 1;
     for(i=0; i<ch->nSeg; i++){
-      CK(ga_hist_launch(ch->aSeg[i].d, ch->aSeg[i].n, &hist->h, ch->counts, st), "the histogram kernel");
+      CK(FI(FAULT_LAUNCH, ga_hist_launch(ch->aSeg[i].d, ch->aSeg[i].n, &hist->h, ch->counts, st)),
+         "the histogram kernel");
     }
   }
   if( ch->counts==0 ) return 0;
@@ -330,8 +415,8 @@ static int histCollect(ga_hist *hist, cuHist *ch, char *zErr){
     strcpy(zErr, "gpuagg: out of memory");
     return 1;
   }
-  e = cudaMemcpyAsync(tmp, ch->counts, nb, cudaMemcpyDeviceToHost, st);
-  if( e==cudaSuccess ) e = cudaStreamSynchronize(st);
+  e = FI(FAULT_COPY, cudaMemcpyAsync(tmp, ch->counts, nb, cudaMemcpyDeviceToHost, st));
+  if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(st));
   if( e==cudaSuccess ) for(i=0; i<hist->h.bins; i++) hist->counts[i] += tmp[i];
   free(tmp);
   if( e!=cudaSuccess ) return cuFail(e, "cudaMemcpy (histogram)", zErr);
@@ -342,9 +427,9 @@ static int cuHistDone(ga_hist *hist, int use, char *zErr){
   cuHist *ch = (cuHist*)hist->dev;
   int rc = 0;
   if( ch==0 ) return 0;
-  if( use ) rc = histCollect(hist, ch, zErr);
+  if( use && (rc = histCollect(hist, ch, zErr))!=0 ) hist->lost = 1;
   histDrop(hist);
-  if( ch->counts ) cudaFree(ch->counts);
+  devFree(ch->counts);
   (void)cudaGetLastError();
   free(ch->aSeg);
   free(ch);
@@ -354,7 +439,21 @@ static int cuHistDone(ga_hist *hist, int use, char *zErr){
 
 /* ---- the backend --------------------------------------------------------- */
 
+static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr);
+
+/* A histogram's job that fails may have counted or kept part of its chunk
+** on the device before it failed, and the pipeline redoes it on the CPU:
+** the histogram is marked lost, to be counted again (histogram.c). */
 static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
+  cuSlot *q = (cuSlot*)s->priv;
+  int rc;
+  q->hist = (j->op==GA_OP_HIST || j->op==GA_OP_KEEP) ? j->hist : 0;
+  rc = cuStartJob(s, j, zErr);
+  if( rc && q->hist ) q->hist->lost = 1;
+  return rc;
+}
+
+static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   size_t nCopy = sizeof(int64_t)*(size_t)j->n;
   if( goLive(zErr) ) return 1;
@@ -366,11 +465,11 @@ static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
     if( ch==0 ) return 1;
     if( ch->counts==0 && histCounts(j->hist, ch, q->st, zErr) ) return 1;
   }
-  CK(cudaMemcpyAsync(q->dBuf, s->buf, nCopy, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (chunk)");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(q->dBuf, s->buf, nCopy, cudaMemcpyHostToDevice, q->st)), "cudaMemcpyAsync (chunk)");
   if( j->op==GA_OP_HIST ){
     CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
-    CK(ga_hist_launch((const double*)q->dBuf, j->n, &j->hist->h, ((cuHist*)j->hist->dev)->counts, q->st),
-       "the histogram kernel");
+    CK(FI(FAULT_LAUNCH, ga_hist_launch((const double*)q->dBuf, j->n, &j->hist->h, ((cuHist*)j->hist->dev)->counts,
+                                       q->st)), "the histogram kernel");
     CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
     s->stats->nDevChunk++;
     s->stats->nBytes += (int64_t)nCopy;
@@ -378,7 +477,7 @@ static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
   }
   if( j->op==GA_OP_SUM ){
     CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
-    CK(ga_sum_launch(q->dBuf, j->n, j->ni, q->dPart, g.maxBlocks, q->dPart + g.maxBlocks, q->st),
+    CK(FI(FAULT_LAUNCH, ga_sum_launch(q->dBuf, j->n, j->ni, q->dPart, g.maxBlocks, q->dPart + g.maxBlocks, q->st)),
        "the sum kernel");
   }else{
     /* One type: no bitmap needed. Mixed: copy the bitmap's words too. */
@@ -387,18 +486,19 @@ static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
     uint64_t *dBits = (uint64_t*)(q->dBuf + s->cap);
     if( mode==0 ){
       size_t nb = sizeof(uint64_t)*(size_t)GA_BITMAP_WORDS(j->n);
-      CK(cudaMemcpyAsync(dBits, s->buf + s->cap, nb, cudaMemcpyHostToDevice, q->st), "cudaMemcpyAsync (types)");
+      CK(FI(FAULT_COPY, cudaMemcpyAsync(dBits, s->buf + s->cap, nb, cudaMemcpyHostToDevice, q->st)),
+         "cudaMemcpyAsync (types)");
       nCopy += nb;
     }
     CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
-    CK(ga_ext_launch(q->dBuf, dBits, j->n, mode, j->op==GA_OP_MAX, dPart, g.maxBlocksExt,
-                     dPart + g.maxBlocksExt, q->st), "the min/max kernel");
+    CK(FI(FAULT_LAUNCH, ga_ext_launch(q->dBuf, dBits, j->n, mode, j->op==GA_OP_MAX, dPart, g.maxBlocksExt,
+                                      dPart + g.maxBlocksExt, q->st)), "the min/max kernel");
   }
   CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
-  CK(cudaMemcpyAsync(q->hRes, j->op==GA_OP_SUM ? (void*)(q->dPart + g.maxBlocks)
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(q->hRes, j->op==GA_OP_SUM ? (void*)(q->dPart + g.maxBlocks)
                                                : (void*)((ga_ext*)q->dPart + g.maxBlocksExt),
                      j->op==GA_OP_SUM ? sizeof(ga_sum) : sizeof(ga_ext),
-                     cudaMemcpyDeviceToHost, q->st), "cudaMemcpyAsync (result)");
+                     cudaMemcpyDeviceToHost, q->st)), "cudaMemcpyAsync (result)");
   s->stats->nDevChunk++;
   s->stats->nBytes += (int64_t)nCopy;
   return 0;
@@ -407,7 +507,11 @@ static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
 static int cuWait(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   float ms;
-  CK(cudaStreamSynchronize(q->st), "cudaStreamSynchronize");
+  cudaError_t e = FI(FAULT_SYNC, cudaStreamSynchronize(q->st));
+  if( e!=cudaSuccess ){
+    if( q->hist ) q->hist->lost = 1;
+    return cuFail(e, "cudaStreamSynchronize", zErr);
+  }
   if( q->op==GA_OP_KEEP ) return 0;     /* a copy, no kernel */
   if( q->op==GA_OP_SUM ) s->res = *q->hRes;
   else if( q->op!=GA_OP_HIST ) memcpy(&s->ext, q->hRes, sizeof(ga_ext));
@@ -426,6 +530,10 @@ void ga_cuda_describe(sqlite3_str *out){
   ga_json_str(out, g.zName);
   sqlite3_str_appendf(out, ",\"compute_capability\":\"%d.%d\",\"context\":%s",
                       g.major, g.minor, cuWarm() ? "true" : "false");
+  pthread_mutex_lock(&g.mu);
+  sqlite3_str_appendf(out, ",\"device_allocations\":%lld,\"pinned_buffers\":%lld,\"faults_injected\":%lld",
+                      (long long)g.nDev, (long long)g.nPinned, (long long)g.nFault);
+  pthread_mutex_unlock(&g.mu);
 }
 
 const ga_backend ga_cuda_backend = {

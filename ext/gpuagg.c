@@ -29,9 +29,12 @@
 **   7. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
 **      change them behind a user's back.
 */
+#include <pthread.h>
 #include <string.h>
 #include "colsrc.h"
 SQLITE_EXTENSION_INIT1
+
+static pthread_mutex_t apiMu = PTHREAD_MUTEX_INITIALIZER;   /* guards sqlite3_api's setting */
 
 void ga_json_str(sqlite3_str *out, const char *z){
   sqlite3_str_appendchar(out, 1, '"');
@@ -136,6 +139,19 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_result_int64(ctx, i==0 ? c->chunk : *apVal[i]);
 }
 
+#if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)
+/* gpuagg_fault(KIND, N): tests only (configure --enable-fault-injection). */
+static void faultFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  int r = ga_cuda_fault((const char*)sqlite3_value_text(argv[0]), sqlite3_value_int64(argv[1]));
+  (void)argc;
+  if( r<0 ){
+    sqlite3_result_error(ctx, "gpuagg_fault: KIND is one of 'host', 'device', 'copy', 'launch', 'sync'; N >= 0", -1);
+  }else{
+    sqlite3_result_int(ctx, r);
+  }
+}
+#endif
+
 #define AGG (SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS)
 #define SET (SQLITE_UTF8|SQLITE_DIRECTONLY)
 
@@ -162,6 +178,9 @@ static const struct {
   { "gpuagg_config",  1, SET, configFunc, 0, 0 },
   { "gpuagg_config",  2, SET, configFunc, 0, 0 },
   { "gpuagg_colsrc",  1, SET, 0, ga_colsrcStep, ga_colsrcFinal },  /* gpu_histogram's scan */
+#if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)
+  { "gpuagg_fault",   2, SET, faultFunc, 0, 0 },
+#endif
 };
 
 #ifdef _WIN32
@@ -171,7 +190,17 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   int rc = SQLITE_OK;
   size_t i;
   ga_conn *c;
-  SQLITE_EXTENSION_INIT2(pApi);
+  /* The routines' table is process-wide and the same for every load: set
+  ** it once, under a lock, so that a load in one thread never writes what
+  ** another thread's calls are reading (helgrind, `make check-helgrind`). */
+  pthread_mutex_lock(&apiMu);
+  if( sqlite3_api==0 ) SQLITE_EXTENSION_INIT2(pApi);
+  rc = sqlite3_api==pApi ? SQLITE_OK : SQLITE_ERROR;
+  pthread_mutex_unlock(&apiMu);
+  if( rc!=SQLITE_OK ){
+    *pzErrMsg = sqlite3_mprintf("gpuagg: already loaded by another SQLite library in this process");
+    return rc;
+  }
   if( (c = ga_conn_new(pzErrMsg))==0 ) return SQLITE_ERROR;
   c->nRef = 1;              /* ours, until every function holds one */
   for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){

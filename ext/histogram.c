@@ -35,7 +35,11 @@
 **      limited by gpuagg_config('resident') bytes and by the memory there;
 **      past either, the range scan finishes without keeping and a second
 **      scan counts (gpuagg_info's hist_rescans).
-**   7. sqlite3_interrupt() stops a scan with SQLITE_INTERRUPT; every path
+**   7. A device that fails mid-histogram may have counted part of a chunk
+**      that the pipeline then redoes on the CPU: in 'auto' mode the column
+**      is counted again on the CPU (hist_rescans); in 'cuda' mode it is an
+**      SQL error naming the CUDA error.
+**   8. sqlite3_interrupt() stops a scan with SQLITE_INTERRUPT; every path
 **      frees what the query held.
 */
 #include <math.h>
@@ -412,6 +416,18 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       rc = histCount(v, c, src, &hist);
     }
     if( !use && rc==SQLITE_OK ) c->h.bins = 0;
+  }
+  if( hist.lost && c->counts && (rc==SQLITE_OK || rc==SQLITE_ERROR) && v->conn->mode!=GA_CUDA ){
+    /* A device failed (the error is reported by the pipeline's counters):
+    ** count again, on the CPU. */
+    int mode = v->conn->mode;
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg = 0;
+    v->conn->stats.nRescan++;
+    memset(&hist, 0, sizeof(hist));
+    v->conn->mode = GA_CPU;
+    rc = histCount(v, c, src, &hist);
+    v->conn->mode = mode;
   }
   src->xClose(src);
   if( rc==SQLITE_OK ) c->nRow = c->h.bins;

@@ -33,6 +33,40 @@ void s_expect_pool_idle(sqlite3 *db){
   free(z);
 }
 
+char *s_render(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *st;
+  sqlite3_str *out = sqlite3_str_new(0);
+  char *z, *r;
+  int rc, i;
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)!=SQLITE_OK ){
+    sqlite3_str_appendf(out, "error: %s", sqlite3_errmsg(db));
+  }else{
+    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      for(i=0; i<sqlite3_column_count(st); i++){
+        switch( sqlite3_column_type(st, i) ){
+          case SQLITE_INTEGER: sqlite3_str_appendf(out, "i%lld ", (long long)sqlite3_column_int64(st, i)); break;
+          case SQLITE_FLOAT: {
+            double x = sqlite3_column_double(st, i);
+            unsigned long long b;
+            memcpy(&b, &x, sizeof(b));
+            sqlite3_str_appendf(out, "r%llx ", b);
+            break;
+          }
+          case SQLITE_NULL: sqlite3_str_appendall(out, "n "); break;
+          default: sqlite3_str_appendf(out, "t%s ", (const char*)sqlite3_column_text(st, i)); break;
+        }
+      }
+      sqlite3_str_appendchar(out, 1, '|');
+    }
+    if( rc!=SQLITE_DONE ) sqlite3_str_appendf(out, "error: %s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(st);
+  z = sqlite3_str_finish(out);
+  r = strdup(z ? z : "");
+  sqlite3_free(z);
+  return r;
+}
+
 int s_same_cell(sqlite3_stmt *st, int i, int j){
   int t = sqlite3_column_type(st, i);
   if( t!=sqlite3_column_type(st, j) ) return 0;

@@ -33,6 +33,11 @@ void s_expect_pool_idle(sqlite3*);
 ** integer, same double bits, same bytes. */
 int s_same_cell(sqlite3_stmt*, int i, int j);
 
+/* Every cell of every row of zSql rendered exactly (type, int64, the
+** double's bits, text), or "error: ..." if it fails; malloc'd. Uses no
+** shared state: safe from any thread. */
+char *s_render(sqlite3*, const char *zSql);
+
 /* Run the suite made by make() on each backend; the process's exit code. */
 int s_main(Suite *(*make)(void));
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "harness.h"
 
 static sqlite3 *openDb(void){
@@ -151,6 +152,38 @@ START_TEST(test_two_connections){
 END_TEST
 
 /* Forcing cuda without a usable device is an error naming the reason. */
+/* Resident memory of this process, bytes (/proc/self/statm). */
+static int64_t residentBytes(void){
+  long pages = 0, res = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if( f ){
+    if( fscanf(f, "%ld %ld", &pages, &res)!=2 ) res = 0;
+    fclose(f);
+  }
+  return (int64_t)res*sysconf(_SC_PAGESIZE);
+}
+
+/* 100 cycles of open, load, query (through the pipeline and a histogram),
+** close: the process does not grow. Every slot, buffer and kept number is
+** freed with its connection. */
+START_TEST(test_cycles){
+  int64_t before = 0, after;
+  int k;
+  for(k=0; k<110; k++){
+    sqlite3 *db = openDb();
+    h_exec(db, "SELECT gpuagg_config('chunk', 4096), gpuagg_config('threshold', 100)");
+    h_exec(db, "CREATE TABLE t(x);" SERIES(50000) "INSERT INTO t SELECT value*0.25 FROM series");
+    ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x)=sum(x) AND gpu_max(x)=max(x) FROM t"), 1);
+    ck_assert_int_eq(h_int(db, "SELECT sum(count) FROM gpu_histogram('t', 'x', 100)"), 50000);
+    sqlite3_close(db);
+    if( k==9 ) before = residentBytes();      /* after the allocator has warmed up */
+  }
+  after = residentBytes();
+  ck_assert_msg(before>0 && after - before < (4<<20), "grew by %lld bytes over 100 cycles (%lld -> %lld)",
+                (long long)(after - before), (long long)before, (long long)after);
+}
+END_TEST
+
 START_TEST(test_cuda_forced){
   sqlite3 *db = openDb();
   const char *zWhy = 0;
@@ -220,6 +253,7 @@ int main(void){
   tcase_add_test(tc, test_environment);
   tcase_add_test(tc, test_two_connections);
   tcase_add_test(tc, test_cuda_forced);
+  tcase_add_test(tc, test_cycles);
   tcase_add_test(tc, test_no_context_for_small);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);

@@ -1,0 +1,120 @@
+/*
+** CUDA fault injection (configure --enable-fault-injection; GPU only). For
+** every function and gpu_histogram, each kind of CUDA call ('host',
+** 'device', 'copy', 'launch', 'sync') fails once, at the first call of its
+** kind or a later one (the middle of a query):
+**
+**   1. in 'auto' mode the answer is exactly the CPU backend's (the pipeline
+**      redoes the chunk on the CPU; a histogram counts again on the CPU);
+**   2. in 'cuda' mode it is that answer or an SQL error naming the CUDA error;
+**   3. either way the pool is idle afterwards, the next query is right, and
+**      once the connection closes no device allocation or pinned buffer is
+**      left (gpuagg_info's device_allocations, pinned_buffers).
+**
+** Without CUDA or without the switch compiled in, the suite checks nothing
+** (and says so).
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "suite.h"
+
+static const char *azQuery[] = {
+  "SELECT gpu_sum(i), gpu_sum(x), gpu_total(x), gpu_avg(x) FROM t",
+  "SELECT gpu_min(x), gpu_max(i), gpu_min(m), gpu_max(m) FROM t",
+  "SELECT gpu_argmin(k, x), gpu_argmax(k, i), gpu_argmax(m, m) FROM t",
+  "SELECT k % 7, gpu_sum(x), gpu_max(x) FROM t GROUP BY 1",
+  "SELECT bin, count FROM gpu_histogram('t', 'x', 64)",
+  "SELECT bin, count FROM gpu_histogram('t', 'x', 50000, -1, 1)",
+};
+static const char *azKind[] = { "host", "device", "copy", "launch", "sync" };
+
+static int64_t info(sqlite3 *db, const char *zKey){
+  return h_int(db, "SELECT json_extract(gpuagg_info(), '$.%s')", zKey);
+}
+
+START_TEST(test_faults){
+  sqlite3 *db = s_open(4096, 0);
+  char *aRef[sizeof(azQuery)/sizeof(azQuery[0])];
+  int hit[5] = { 0, 0, 0, 0, 0 };
+  size_t q;
+  int k, w, strict;
+  h_rng r;
+  if( strcmp(g_backend, "cuda")!=0 || h_query(db, "SELECT gpuagg_fault('copy', 0)").rc!=SQLITE_OK ){
+    printf("test_faults (%s): no CUDA fault injection here; nothing checked\n", g_backend);
+    sqlite3_close(db);
+    return;
+  }
+  h_rng_init(&r, h_seed);
+  EXEC(db, "CREATE TABLE t(k INTEGER, i INTEGER, x REAL, m)");
+  {
+    sqlite3_stmt *st;
+    int64_t n;
+    EXEC(db, "BEGIN");
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO t VALUES(?1, ?2, ?3, ?4)", -1, &st, 0), SQLITE_OK);
+    for(n=0; n<60000; n++){
+      sqlite3_bind_int64(st, 1, n);
+      sqlite3_bind_int64(st, 2, h_range(&r, -1000000000, 1000000000));
+      sqlite3_bind_double(st, 3, h_unit(&r)*2.0 - 1.0);
+      if( n%5==0 ) sqlite3_bind_double(st, 4, h_unit(&r)*100.0);
+      else sqlite3_bind_int64(st, 4, h_range(&r, -100, 100));
+      sqlite3_step(st);
+      sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    EXEC(db, "COMMIT");
+  }
+  /* The reference: the CPU backend's answers (the same bits as CUDA's). */
+  EXEC(db, "SELECT gpuagg_backend('cpu')");
+  for(q=0; q<sizeof(azQuery)/sizeof(azQuery[0]); q++) aRef[q] = s_render(db, azQuery[q]);
+  for(strict=0; strict<2; strict++){
+    EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");
+    for(k=0; k<5; k++){
+      for(w=1; w<=5; w+=2){              /* the first call of the kind, the third, the fifth */
+        for(q=0; q<sizeof(azQuery)/sizeof(azQuery[0]); q++){
+          int64_t before = info(db, "faults_injected");
+          char *zGot, *zAgain;
+          int fired;
+          EXEC(db, "SELECT gpuagg_fault('%s', %d)", azKind[k], w);
+          zGot = s_render(db, azQuery[q]);
+          EXEC(db, "SELECT gpuagg_fault('%s', 0)", azKind[k]);
+          fired = info(db, "faults_injected") > before;
+          hit[k] += fired;
+          if( strcmp(zGot, aRef[q])!=0 ){
+            /* Only in 'cuda' mode, and only an error naming CUDA. */
+            CHECK(strict && fired && strncmp(zGot, "error: ", 7)==0 && strstr(zGot, "CUDA error"),
+                  "fault %s:%d, %s mode, %s: got %.200s", azKind[k], w, strict ? "cuda" : "auto", azQuery[q], zGot);
+          }
+          s_expect_pool_idle(db);
+          zAgain = s_render(db, azQuery[q]);
+          CHECK(strcmp(zAgain, aRef[q])==0, "after fault %s:%d, %s: got %.200s", azKind[k], w, azQuery[q], zAgain);
+          free(zGot);
+          free(zAgain);
+        }
+      }
+    }
+  }
+  for(k=0; k<5; k++) CHECK(hit[k]>0, "no %s fault was ever injected: the test missed that kind", azKind[k]);
+  CHECK(info(db, "fallbacks")>0, "no chunk was redone on the CPU");
+  for(q=0; q<sizeof(azQuery)/sizeof(azQuery[0]); q++) free(aRef[q]);
+  sqlite3_close(db);
+  /* Nothing left behind once the connection is gone. */
+  db = s_open(4096, 0);
+  CHECK(info(db, "device_allocations")==0, "%lld device allocations left", (long long)info(db, "device_allocations"));
+  CHECK(info(db, "pinned_buffers")==0, "%lld pinned buffers left", (long long)info(db, "pinned_buffers"));
+  sqlite3_close(db);
+}
+END_TEST
+
+static Suite *faultSuite(void){
+  Suite *s = suite_create("fault");
+  TCase *tc = tcase_create(g_backend);
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, test_faults);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void){
+  return s_main(faultSuite);
+}
