@@ -179,6 +179,7 @@ START_TEST(test_cycles){
     if( k==9 ) before = residentBytes();      /* after the allocator has warmed up */
   }
   after = residentBytes();
+  if( getenv("GPUAGG_UNDER_VALGRIND") ) return;   /* its allocator holds freed blocks back; it checks leaks itself */
   ck_assert_msg(before>0 && after - before < (4<<20), "grew by %lld bytes over 100 cycles (%lld -> %lld)",
                 (long long)(after - before), (long long)before, (long long)after);
 }
