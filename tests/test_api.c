@@ -185,6 +185,73 @@ START_TEST(test_cycles){
 }
 END_TEST
 
+/* Every function and gpu_histogram with every kind of argument, 0 to 3 of
+** them (and gpu_histogram with 3 and 5): each statement ends with a result
+** or a clear error (a message, the statement finished), never a crash; the
+** pool is idle after, and the connection still answers right. */
+START_TEST(test_bad_input){
+  static const char *azFn[] = {
+    "gpu_sum", "gpu_total", "gpu_avg", "gpu_count", "gpu_min", "gpu_max", "gpu_argmin", "gpu_argmax",
+    "gpuagg_config", "gpuagg_backend", "gpuagg_info", "gpuagg_colsrc",
+  };
+  static const char *azArg[] = {
+    "NULL", "0", "-1", "9223372036854775807", "-9223372036854775808", "1e999", "-1e999", "2.5",
+    "'t'", "'x'", "x'00ff'", "zeroblob(1000000)", "'a\"; DROP TABLE t; --'", "'.'", "16777217", "x",
+  };
+  const int nFn = sizeof(azFn)/sizeof(azFn[0]), nArg = sizeof(azArg)/sizeof(azArg[0]);
+  sqlite3 *db = openDb();
+  int f, a, b, c, nOk = 0, nErr = 0, nBad = 0;
+  char zFirst[300] = "";
+  h_exec(db, "SELECT gpuagg_config('chunk', 64), gpuagg_config('threshold', 8)");
+  h_exec(db, "CREATE TABLE t(x);" SERIES(500) "INSERT INTO t SELECT CASE value %% 5 WHEN 0 THEN NULL"
+             " WHEN 1 THEN 'text' WHEN 2 THEN x'01' WHEN 3 THEN value * 0.5 ELSE value END FROM series");
+  for(f=0; f<nFn; f++){
+    for(a=-1; a<nArg; a++){
+      for(b=-1; b<(a<0 ? 0 : nArg); b++){
+        for(c=-1; c<(b<0 || a>=6 || b>=6 ? 0 : 6); c++){
+          char *zSql = sqlite3_mprintf("SELECT %s(%s%s%s%s%s) FROM t", azFn[f], a<0 ? "" : azArg[a],
+                                       b<0 ? "" : ", ", b<0 ? "" : azArg[b], c<0 ? "" : ", ", c<0 ? "" : azArg[c]);
+          h_val v = h_query(db, "%s", zSql);
+          if( v.rc==SQLITE_OK ) nOk++;
+          else if( v.zErr[0] && strcmp(v.zErr, "not an error")!=0 ) nErr++;
+          else if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "%s: rc %d without a message", zSql, v.rc);
+          sqlite3_free(zSql);
+        }
+      }
+    }
+  }
+  for(a=0; a<nArg; a++){
+    for(b=0; b<nArg; b++){
+      for(c=0; c<nArg; c++){
+        char *zSql = sqlite3_mprintf("SELECT * FROM gpu_histogram(%s, %s, %s)", azArg[a], azArg[b], azArg[c]);
+        h_val v = h_query(db, "%s", zSql);
+        if( v.rc==SQLITE_OK ) nOk++;
+        else if( v.zErr[0] ) nErr++;
+        else if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "%s: rc %d without a message", zSql, v.rc);
+        sqlite3_free(zSql);
+        zSql = sqlite3_mprintf("SELECT * FROM gpu_histogram('t', 'x', 4, %s, %s)", azArg[b], azArg[c]);
+        v = h_query(db, "%s", zSql);
+        if( v.rc==SQLITE_OK ) nOk++;
+        else if( v.zErr[0] ) nErr++;
+        else if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "%s: rc %d without a message", zSql, v.rc);
+        sqlite3_free(zSql);
+      }
+    }
+  }
+  ck_assert_msg(nBad==0, "%d statements failed without a message; first: %s", nBad, zFirst);
+  ck_assert_msg(nOk>0 && nErr>0, "%d answers, %d errors: the matrix did not reach both", nOk, nErr);
+  h_exec(db, "SELECT gpuagg_config('chunk', 64), gpuagg_config('threshold', 8), gpuagg_backend('auto')");
+  ck_assert_int_eq(h_int(db, "SELECT gpu_total(x)=total(x) AND gpu_count(x)=count(x) FROM t"), 1);
+  ck_assert_int_eq(h_int(db, "SELECT count(*) FROM t"), 500);
+  {
+    char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.slots') = json_extract(gpuagg_info(), '$.idle_slots')");
+    ck_assert_msg(z && strcmp(z, "1")==0, "slots in use after the matrix");
+    free(z);
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(test_cuda_forced){
   sqlite3 *db = openDb();
   const char *zWhy = 0;
@@ -255,6 +322,7 @@ int main(void){
   tcase_add_test(tc, test_two_connections);
   tcase_add_test(tc, test_cuda_forced);
   tcase_add_test(tc, test_cycles);
+  tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_no_context_for_small);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
