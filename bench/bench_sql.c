@@ -300,9 +300,11 @@ int main(int argc, char **argv){
     for(zTok = strtok_r(zCopy, ",", &zSave); zTok; zTok = strtok_r(0, ",", &zSave)){
       int64_t n = atoll(zTok);
       double tb, tg, tc;
-      char zLabel[128], *zTab = sqlite3_mprintf("s%lld", (long long)n);
-      char *zB = sqlite3_mprintf("SELECT sum(x) FROM \"%w\"", zTab), *zG = sqlite3_mprintf("SELECT gpu_sum(x) FROM \"%w\"", zTab);
+      char zLabel[128], *zTab, *zB, *zG;
       if( n<=0 ) continue;
+      zTab = sqlite3_mprintf("s%lld", (long long)n);
+      zB = sqlite3_mprintf("SELECT sum(x) FROM \"%w\"", zTab);
+      zG = sqlite3_mprintf("SELECT gpu_sum(x) FROM \"%w\"", zTab);
       if( n<=nRow ) h_exec(db, "CREATE TABLE \"%w\" AS SELECT x FROM t LIMIT %lld", zTab, (long long)n);
       else fill(db, zTab, n, 100000);
       gRows = n;
