@@ -156,8 +156,15 @@ START_TEST(test_interrupt_latency){
   };
   const char *zLimit = getenv("GPUAGG_INTERRUPT_LIMIT");   /* seconds; more under valgrind */
   double limit = zLimit ? atof(zLimit) : 0.5;
-  sqlite3 *db = s_open(65536, 1000);
+  sqlite3 *db;
   size_t i;
+  if( getenv("GPUAGG_UNDER_HELGRIND") ){
+    /* SQLite 3.40's sqlite3_interrupt sets a plain int that the running
+    ** statement reads: a race by design, which helgrind reports. */
+    printf("interrupt latency: not run under helgrind\n");
+    return;
+  }
+  db = s_open(65536, 1000);
   EXEC(db, "CREATE TABLE t(x REAL);" SERIES(20000) "INSERT INTO t SELECT value*0.5 FROM series");
   EXEC(db, "CREATE VIEW big AS SELECT a.x*b.x AS x FROM t a, t b");
   for(i=0; i<sizeof(azLong)/sizeof(azLong[0]); i++){
