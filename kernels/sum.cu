@@ -28,7 +28,7 @@ struct Acc {
 /* ---- thread ------------------------------------------------------------ */
 
 /* Exact: integer atomics on the block's words commute. Out of line: it is
-** the rare path, and inlined twice it costs the hot loop registers. */
+** the rare path (the configuration measured in bench/NOTES.md). */
 __device__ __noinline__ unsigned to_words(long long *big, unsigned inf, double x){
   int w;
   int64_t p[3];
