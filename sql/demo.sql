@@ -19,6 +19,16 @@ SELECT g, gpu_sum(i) AS gpu_sum, sum(i) AS sum,
        gpu_avg(x) FILTER (WHERE x > 0) AS gpu_avg_pos, avg(x) FILTER (WHERE x > 0) AS avg_pos
 FROM t GROUP BY g ORDER BY g LIMIT 5;
 
+-- Extremes, and the row they come from:
+SELECT gpu_min(x) AS gpu_min, min(x) AS min, gpu_max(i) AS gpu_max, max(i) AS max,
+       gpu_argmax(g, x) AS g_of_max_x FROM t;
+
+-- A histogram of x, 8 bins over its range, next to the GROUP BY that counts the same bins:
+SELECT h.bin, h.lo, h.hi, h.count, r.n AS group_by
+FROM gpu_histogram('t', 'x', 8) h
+LEFT JOIN (SELECT min(CAST((x - (SELECT min(x) FROM t)) * 8 / ((SELECT max(x) FROM t) - (SELECT min(x) FROM t)) AS INT), 7) AS b,
+                  count(*) AS n FROM t WHERE typeof(x) IN ('integer', 'real') GROUP BY b) r ON r.b = h.bin;
+
 -- What ran where:
 SELECT json_extract(gpuagg_info(), '$.backend') AS backend,
        json_extract(gpuagg_info(), '$.chunks_flushed') AS chunks_on_device,
