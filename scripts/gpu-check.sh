@@ -6,7 +6,9 @@
 #                                build the module, tests and benchmarks there,
 #                                tests and benchmarks linked statically
 #   scripts/gpu-check.sh run     on the GPU machine: the test suites with CUDA
-#                                required, the Python load test, the benchmarks;
+#                                required, the Python load test, the benchmarks
+#                                (BENCH=0: none), the suites under compute-sanitizer
+#                                (SANITIZE=0: none; SANITIZE_RUNS: which);
 #                                logs and tables go to $OUT (or build-gpu/out)
 #
 # build-gpu/ is ignored by git: name it in the device tool's `carry`.
@@ -41,27 +43,30 @@ run)
   ./tests/test_fault >"$out/test_fault.log" 2>&1 || status=1
   ./tests/test_threads >"$out/test_threads.log" 2>&1 || status=1
   GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 sh tests/shell.test >"$out/shell.log" 2>&1 || status=1
-  ./bench/bench_kernels >"$out/bench_kernels.md" 2>&1 || status=1
-  # One core for SQLite: less noise from migrations.
-  pin=; command -v taskset >/dev/null && pin="taskset -c 2"
-  $pin ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" "${BENCH_SECTIONS:-small,rows,extremes,hist,groupby}" \
-    >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
-  # The CUDA paths under compute-sanitizer (memcheck, then racecheck), when
-  # the machine has it; forked test processes are followed.
+  : >"$out/bench_kernels.md"; : >"$out/bench_sql.md"
+  if [ "${BENCH:-1}" = 1 ]; then
+    ./bench/bench_kernels >"$out/bench_kernels.md" 2>&1 || status=1
+    # One core for SQLite: less noise from migrations.
+    pin=; command -v taskset >/dev/null && pin="taskset -c 2"
+    $pin ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" "${BENCH_SECTIONS:-small,rows,extremes,hist,groupby}" \
+      >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
+  fi
+  # The CUDA paths under compute-sanitizer, when the machine has it: each
+  # TOOL:SUITE of SANITIZE_RUNS, forked test processes followed. The suite
+  # must pass and every process's summary must say 0 errors (memcheck also
+  # reports device memory never freed).
   if command -v compute-sanitizer >/dev/null && [ "${SANITIZE:-1}" = 1 ]; then
-    for tool in memcheck racecheck; do
-      # memcheck over the CUDA pass of a suite (MEMCHECK, default test_sum);
-      # racecheck is slower: test_api's multi-chunk, multi-block query. What
-      # counts is the tool's summary (under a sanitizer the driver is loaded
-      # from the start, so test_api's no-driver check fails by design).
-      prog=./tests/${MEMCHECK:-test_sum}; [ $tool = racecheck ] && prog=./tests/test_api
-      GPUAGG_TEST_ONLY=cuda timeout "${SANITIZE_S:-200}" compute-sanitizer --tool $tool \
-        --target-processes all $prog >"$out/sanitize-$tool.log" 2>&1 || true
-      summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.log" | sort | uniq -c | tr '\n' ' ')
-      echo "== compute-sanitizer $tool, $prog: $summary"
-      # Every process's summary must say 0 errors, and there must be one.
-      if [ -z "$summary" ] || grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.log" |
-           grep -vqE 'ERROR SUMMARY: 0 errors|\(0 errors'; then status=1; fi
+    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api}; do
+      tool=${run%%:*} suite=${run#*:} log="$out/sanitize-$tool-$suite.log"
+      opt=; [ "$tool" = memcheck ] && opt="--leak-check full"
+      rc=0
+      GPUAGG_TEST_ONLY=cuda GPUAGG_UNDER_SANITIZER=1 timeout "${SANITIZE_S:-300}" \
+        compute-sanitizer --tool "$tool" $opt --target-processes all "./tests/$suite" >"$log" 2>&1 || rc=$?
+      summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$log" | sort | uniq -c | tr '\n' ' ')
+      echo "== compute-sanitizer $tool, $suite: exit $rc, $summary"
+      if [ $rc != 0 ] || [ -z "$summary" ] ||
+         grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$log" |
+           grep -vqE 'ERROR SUMMARY: 0 errors|\(0 errors|0 bytes leaked'; then status=1; fi
     done
   fi
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"

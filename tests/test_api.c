@@ -286,7 +286,10 @@ START_TEST(test_no_context_for_small){
   for(i=0; i<3; i++){
     ck_assert_int_eq(h_int(db, "SELECT count(*) FROM (SELECT g, gpu_sum(x) s FROM t GROUP BY g) WHERE s>0"), 100000);
   }
-  ck_assert_msg(h_libcuda_loaded()==0, "a small query loaded the CUDA driver");
+  /* compute-sanitizer loads the driver into every process it starts. */
+  if( !getenv("GPUAGG_UNDER_SANITIZER") ){
+    ck_assert_msg(h_libcuda_loaded()==0, "a small query loaded the CUDA driver");
+  }
   ck_assert_msg(h_cuda_context_active()==0, "a small query created a CUDA context");
   {
     const char *zWhy;

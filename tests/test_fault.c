@@ -37,6 +37,7 @@ START_TEST(test_faults){
   sqlite3 *db = s_open(4096, 0);
   char *aRef[sizeof(azQuery)/sizeof(azQuery[0])];
   int hit[5] = { 0, 0, 0, 0, 0 };
+  int nRun = 0, nErr = 0;              /* queries run with a fault armed; SQL errors among them */
   size_t q;
   int k, w, strict;
   h_rng r;
@@ -80,7 +81,9 @@ START_TEST(test_faults){
           EXEC(db, "SELECT gpuagg_fault('%s', 0)", azKind[k]);
           fired = info(db, "faults_injected") > before;
           hit[k] += fired;
+          nRun++;
           if( strcmp(zGot, aRef[q])!=0 ){
+            nErr++;
             /* Only in 'cuda' mode, and only an error naming CUDA. */
             CHECK(strict && fired && strncmp(zGot, "error: ", 7)==0 && strstr(zGot, "CUDA error"),
                   "fault %s:%d, %s mode, %s: got %.200s", azKind[k], w, strict ? "cuda" : "auto", azQuery[q], zGot);
@@ -96,6 +99,11 @@ START_TEST(test_faults){
   }
   for(k=0; k<5; k++) CHECK(hit[k]>0, "no %s fault was ever injected: the test missed that kind", azKind[k]);
   CHECK(info(db, "fallbacks")>0, "no chunk was redone on the CPU");
+  printf("test_faults (cuda): %d queries with a fault armed, %lld faults injected"
+         " (queries where it fired: host %d, device %d, copy %d, launch %d, sync %d), %d SQL errors (cuda mode),"
+         " %lld chunks redone on the CPU, %lld histograms counted again\n",
+         nRun, (long long)info(db, "faults_injected"), hit[0], hit[1], hit[2], hit[3], hit[4], nErr,
+         (long long)info(db, "fallbacks"), (long long)info(db, "hist_rescans"));
   for(q=0; q<sizeof(azQuery)/sizeof(azQuery[0]); q++) free(aRef[q]);
   sqlite3_close(db);
   /* Nothing left behind once the connection is gone. */
