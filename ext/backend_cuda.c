@@ -17,9 +17,9 @@
 **      sticky (the context is broken) CUDA is switched off for the process
 **      and later pipelines run on the CPU (or fail, when cuda is forced).
 **   5. Device 0 is used; CUDA_VISIBLE_DEVICES chooses which one that is.
-**   6. Device allocations and pinned host buffers are counted process-wide
-**      (gpuagg_info's device_allocations, pinned_buffers): 0 once every
-**      connection has closed. Built with --enable-fault-injection,
+**   6. Device allocations, pinned host buffers, streams and events are
+**      counted process-wide (gpuagg_info's device_allocations,
+**      pinned_buffers, streams_events): 0 once every connection has closed. Built with --enable-fault-injection,
 **      gpuagg_fault(KIND, N) makes the Nth CUDA call of a kind from then on
 **      fail, with an error that does not break the context: 'host' (chunk
 **      buffer allocation and pinning), 'device' (device allocations, streams,
@@ -46,6 +46,7 @@ static struct {
   char zWhy[GA_ERRLEN];     /* why CUDA cannot be used */
   int64_t nDev;             /* live device (and pinned result) allocations */
   int64_t nPinned;          /* host buffers registered (pinned) now */
+  int64_t nStream;          /* live streams and events */
   int faultKind;            /* the kind of call to fail (FAULT_*), 0: none */
   int64_t faultLeft;        /* calls of that kind before the one that fails */
   int64_t nFault;           /* faults injected so far */
@@ -80,26 +81,21 @@ static int faultHit(int k){
                                   : (k)==FAULT_LAUNCH ? cudaErrorLaunchOutOfResources \
                                   : cudaErrorInvalidValue) : (call))
 
-static void countDev(int d){
+/* Add d to one of the process-wide counts of live objects. */
+static void count(int64_t *pN, int d){
   pthread_mutex_lock(&g.mu);
-  g.nDev += d;
-  pthread_mutex_unlock(&g.mu);
-}
-
-static void countPinned(int d){
-  pthread_mutex_lock(&g.mu);
-  g.nPinned += d;
+  *pN += d;
   pthread_mutex_unlock(&g.mu);
 }
 
 /* cudaMalloc and cudaFree, counted. */
 static cudaError_t devAlloc(void **p, size_t n){
   cudaError_t e = FI(FAULT_DEVICE, cudaMalloc(p, n));
-  if( e==cudaSuccess ) countDev(1);
+  if( e==cudaSuccess ) count(&g.nDev, 1);
   return e;
 }
 static void devFree(void *p){
-  if( p && cudaFree(p)==cudaSuccess ) countDev(-1);
+  if( p && cudaFree(p)==cudaSuccess ) count(&g.nDev, -1);
 }
 
 int ga_cuda_fault(const char *zKind, int64_t n){
@@ -227,7 +223,7 @@ static int cuWarm(void){
 
 static void hostFree(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
-  if( q->pinned && cudaHostUnregister(s->buf)==cudaSuccess ) countPinned(-1);
+  if( q->pinned && cudaHostUnregister(s->buf)==cudaSuccess ) count(&g.nPinned, -1);
   free(s->buf);
   s->buf = 0;
   q->pinned = 0;
@@ -240,7 +236,7 @@ static void cuReady(ga_slot *s){
   size_t n = sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap));
   if( FI(FAULT_HOST, cudaHostRegister(s->buf, n, cudaHostRegisterDefault))==cudaSuccess ){
     q->pinned = 1;
-    countPinned(1);
+    count(&g.nPinned, 1);
   }else{
     (void)cudaGetLastError();   /* pageable still works, at a sixth of the rate */
   }
@@ -263,13 +259,13 @@ static void cuClose(ga_slot *s){
   if( q==0 ) return;
   if( q->st ){
     cudaStreamSynchronize(q->st);
-    cudaStreamDestroy(q->st);
+    if( cudaStreamDestroy(q->st)==cudaSuccess ) count(&g.nStream, -1);
   }
-  if( q->e0 ) cudaEventDestroy(q->e0);
-  if( q->e1 ) cudaEventDestroy(q->e1);
+  if( q->e0 && cudaEventDestroy(q->e0)==cudaSuccess ) count(&g.nStream, -1);
+  if( q->e1 && cudaEventDestroy(q->e1)==cudaSuccess ) count(&g.nStream, -1);
   devFree(q->dBuf);
   devFree(q->dPart);
-  if( q->hRes && cudaFreeHost(q->hRes)==cudaSuccess ) countDev(-1);
+  if( q->hRes && cudaFreeHost(q->hRes)==cudaSuccess ) count(&g.nDev, -1);
   hostFree(s);
   (void)cudaGetLastError();
   free(q);
@@ -281,12 +277,15 @@ static int devOpen(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   int nb = g.maxBlocks > g.maxBlocksExt ? g.maxBlocks : g.maxBlocksExt;
   CK(FI(FAULT_DEVICE, cudaStreamCreateWithFlags(&q->st, cudaStreamNonBlocking)), "cudaStreamCreate");
+  count(&g.nStream, 1);
   CK(FI(FAULT_DEVICE, cudaEventCreate(&q->e0)), "cudaEventCreate");
+  count(&g.nStream, 1);
   CK(FI(FAULT_DEVICE, cudaEventCreate(&q->e1)), "cudaEventCreate");
+  count(&g.nStream, 1);
   CK(devAlloc((void**)&q->dBuf, sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap))), "cudaMalloc");
   CK(devAlloc((void**)&q->dPart, sizeof(ga_sum)*(size_t)(nb+1)), "cudaMalloc");
   CK(FI(FAULT_DEVICE, cudaHostAlloc((void**)&q->hRes, sizeof(ga_sum), cudaHostAllocDefault)), "cudaHostAlloc");
-  countDev(1);
+  count(&g.nDev, 1);
   return 0;
 }
 
@@ -531,8 +530,9 @@ void ga_cuda_describe(sqlite3_str *out){
   sqlite3_str_appendf(out, ",\"compute_capability\":\"%d.%d\",\"context\":%s",
                       g.major, g.minor, cuWarm() ? "true" : "false");
   pthread_mutex_lock(&g.mu);
-  sqlite3_str_appendf(out, ",\"device_allocations\":%lld,\"pinned_buffers\":%lld,\"faults_injected\":%lld",
-                      (long long)g.nDev, (long long)g.nPinned, (long long)g.nFault);
+  sqlite3_str_appendf(out, ",\"device_allocations\":%lld,\"pinned_buffers\":%lld,\"streams_events\":%lld"
+                      ",\"faults_injected\":%lld",
+                      (long long)g.nDev, (long long)g.nPinned, (long long)g.nStream, (long long)g.nFault);
   pthread_mutex_unlock(&g.mu);
 }
 

@@ -164,8 +164,8 @@ static int64_t residentBytes(void){
 }
 
 /* 100 cycles of open, load, query (through the pipeline and a histogram),
-** close: the process does not grow. Every slot, buffer and kept number is
-** freed with its connection. */
+** close: the process does not grow. Every slot, buffer, stream, event and
+** kept number is freed with its connection. */
 START_TEST(test_cycles){
   int64_t before = 0, after;
   int k;
@@ -179,6 +179,17 @@ START_TEST(test_cycles){
     if( k==9 ) before = residentBytes();      /* after the allocator has warmed up */
   }
   after = residentBytes();
+  {
+    /* With a device: nothing of CUDA's is left once the connections closed
+    ** (the keys are absent, so NULL, without one). */
+    sqlite3 *db = openDb();
+    static const char *azLive[] = { "device_allocations", "pinned_buffers", "streams_events" };
+    for(k=0; k<3; k++){
+      int64_t n = h_int(db, "SELECT ifnull(json_extract(gpuagg_info(), '$.%s'), 0)", azLive[k]);
+      ck_assert_msg(n==0, "%lld %s left after the connections closed", (long long)n, azLive[k]);
+    }
+    sqlite3_close(db);
+  }
   if( getenv("GPUAGG_UNDER_VALGRIND") ) return;   /* its allocator holds freed blocks back; it checks leaks itself */
   ck_assert_msg(before>0 && after - before < (4<<20), "grew by %lld bytes over 100 cycles (%lld -> %lld)",
                 (long long)(after - before), (long long)before, (long long)after);

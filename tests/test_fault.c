@@ -9,7 +9,8 @@
 **   2. in 'cuda' mode it is that answer or an SQL error naming the CUDA error;
 **   3. either way the pool is idle afterwards, the next query is right, and
 **      once the connection closes no device allocation or pinned buffer is
-**      left (gpuagg_info's device_allocations, pinned_buffers).
+**      left, nor stream or event (gpuagg_info's device_allocations,
+**      pinned_buffers, streams_events).
 **
 ** Without CUDA or without the switch compiled in, the suite checks nothing
 ** (and says so).
@@ -114,6 +115,7 @@ START_TEST(test_faults){
   db = s_open(4096, 0);
   CHECK(info(db, "device_allocations")==0, "%lld device allocations left", (long long)info(db, "device_allocations"));
   CHECK(info(db, "pinned_buffers")==0, "%lld pinned buffers left", (long long)info(db, "pinned_buffers"));
+  CHECK(info(db, "streams_events")==0, "%lld streams or events left", (long long)info(db, "streams_events"));
   sqlite3_close(db);
 }
 END_TEST
