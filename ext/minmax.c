@@ -25,7 +25,10 @@
 **   4. The argument functions keep each chunk's A values beside it (in the
 **      slot's side data: a record per value, TEXT/BLOB bytes in one arena per
 **      chunk, never a malloc per row) until the chunk's winner is known; then
-**      only the winner's A is kept. Memory is O(chunk), not O(rows).
+**      only the winner's A is kept. Memory is O(chunk), not O(rows), and not
+**      O(chunk x A's size): a chunk whose A bytes reach ARENA_MAX is handed
+**      over early, and an arena that one huge A grew past twice that is cut
+**      back once its chunk is folded, so a pooled slot never holds more.
 **   5. As for sums, the first `threshold` numbers are folded here without a
 **      buffer; small groups never touch the pool or CUDA.
 */
@@ -67,6 +70,7 @@ typedef struct ArgAux {
   ARec rec[1];              /* cap records, then the arena */
 } ArgAux;
 #define AUX_ARENA(x) ((char*)&(x)->rec[(x)->cap])
+#define ARENA_MAX ((int64_t)16 << 20)  /* A bytes that end a chunk early */
 
 /* ---- kept values -------------------------------------------------------- */
 
@@ -173,6 +177,22 @@ static int argTake(Keep *k, const ga_slot *s, int64_t i){
   return SQLITE_OK;
 }
 
+/* After slot s's chunk was folded: an arena that one huge A grew past
+** twice ARENA_MAX goes back to ARENA_MAX (if realloc cannot shrink it, it
+** stays). */
+static void argTrim(ga_slot *s){
+  ArgAux *x = (ArgAux*)s->aux;
+  int64_t cut;
+  if( x==0 || x->szArena <= 2*ARENA_MAX ) return;
+  cut = x->szArena - ARENA_MAX;
+  x = (ArgAux*)sqlite3_realloc64(x, s->nAux - cut);
+  if( x==0 ) return;
+  s->aux = x;
+  s->nAux -= cut;
+  x->szArena = ARENA_MAX;
+  x->nArena = 0;
+}
+
 /* ---- folding -------------------------------------------------------------- */
 
 /* A chunk's extreme, in chunk order: positions after the directly folded. */
@@ -180,12 +200,14 @@ static void extFoldChunk(void *pArg, ga_slot *s, const ga_job *j, int64_t base){
   Ext *p = (Ext*)pArg;
   ga_ext c = s->ext;
   (void)j;
-  if( c.type==GA_T_NONE ) return;
-  c.pos += p->nNum + base;
-  if( ga_ext_better(&c, &p->num, p->isMax) ){
-    if( p->isArg && argTake(&p->argNum, s, s->ext.pos) ) p->oom = 1;
-    p->num = c;
+  if( c.type!=GA_T_NONE ){
+    c.pos += p->nNum + base;
+    if( ga_ext_better(&c, &p->num, p->isMax) ){
+      if( p->isArg && argTake(&p->argNum, s, s->ext.pos) ) p->oom = 1;
+      p->num = c;
+    }
   }
+  if( p->isArg ) argTrim(s);
 }
 
 /* A TEXT or BLOB V (and its A). */
@@ -213,14 +235,16 @@ static uint64_t numBits(sqlite3_value *v, int t){
   }
 }
 
-/* The per-row work once pipelined: record A, append V. */
+/* The per-row work once pipelined: record A, append V; a chunk whose A
+** bytes reached ARENA_MAX is handed over as it is. */
 static inline void extAppend(sqlite3_context *ctx, Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
   ga_pipe *q = p->pipe;
   if( a && argRecord(q, a) ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if( ga_pipe_ordered(q, (int64_t)numBits(v, t), t==SQLITE_FLOAT) ){
+  if( ga_pipe_ordered(q, (int64_t)numBits(v, t), t==SQLITE_FLOAT)
+   || (a && q->ni>0 && ((ArgAux*)q->fill->aux)->nArena>=ARENA_MAX && ga_pipe_flush(q)) ){
     sqlite3_result_error(ctx, q->zErr, -1);
   }
 }

@@ -276,3 +276,31 @@ double h_now(void){
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec*1e-9;
 }
+
+int64_t h_rss_bytes(void){
+  long pages = 0, res = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if( f ){
+    if( fscanf(f, "%ld %ld", &pages, &res)!=2 ) res = 0;
+    fclose(f);
+  }
+  return (int64_t)res*sysconf(_SC_PAGESIZE);
+}
+
+int h_peak_reset(void){
+  FILE *f = fopen("/proc/self/clear_refs", "w");   /* "5": reset the peak RSS */
+  int rc = f==0 || fputs("5", f)<0;
+  if( f && fclose(f)!=0 ) rc = 1;
+  return rc;
+}
+
+int64_t h_peak_bytes(void){
+  char zLine[256];
+  long kb = 0;
+  FILE *f = fopen("/proc/self/status", "r");
+  while( f && fgets(zLine, sizeof(zLine), f) ){
+    if( sscanf(zLine, "VmHWM: %ld kB", &kb)==1 ) break;
+  }
+  if( f ) fclose(f);
+  return (int64_t)kb*1024;
+}

@@ -75,4 +75,11 @@ int h_libcuda_loaded(void);
 
 double h_now(void);  /* monotonic seconds */
 
+/* The process's resident bytes now, and the most since h_peak_reset (which
+** returns non-zero where the kernel cannot reset the mark: then the peak is
+** the process's). 0 where /proc cannot tell. */
+int64_t h_rss_bytes(void);
+int h_peak_reset(void);
+int64_t h_peak_bytes(void);
+
 #endif

@@ -153,16 +153,6 @@ END_TEST
 
 /* Forcing cuda without a usable device is an error naming the reason. */
 /* Resident memory of this process, bytes (/proc/self/statm). */
-static int64_t residentBytes(void){
-  long pages = 0, res = 0;
-  FILE *f = fopen("/proc/self/statm", "r");
-  if( f ){
-    if( fscanf(f, "%ld %ld", &pages, &res)!=2 ) res = 0;
-    fclose(f);
-  }
-  return (int64_t)res*sysconf(_SC_PAGESIZE);
-}
-
 /* 100 cycles of open, load, query (through the pipeline and a histogram),
 ** close: the process does not grow. Every slot, buffer, stream, event and
 ** kept number is freed with its connection. */
@@ -176,9 +166,9 @@ START_TEST(test_cycles){
     ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x)=sum(x) AND gpu_max(x)=max(x) FROM t"), 1);
     ck_assert_int_eq(h_int(db, "SELECT sum(count) FROM gpu_histogram('t', 'x', 100)"), 50000);
     sqlite3_close(db);
-    if( k==9 ) before = residentBytes();      /* after the allocator has warmed up */
+    if( k==9 ) before = h_rss_bytes();      /* after the allocator has warmed up */
   }
-  after = residentBytes();
+  after = h_rss_bytes();
   {
     /* With a device: nothing of CUDA's is left once the connections closed
     ** (the keys are absent, so NULL, without one). */

@@ -236,6 +236,68 @@ START_TEST(test_group_by){
 }
 END_TEST
 
+/* Large A values: 3,000 rows of 100 KB TEXT (300 MB, were a whole chunk's A
+** kept) and one 40 MB BLOB. The answers are the reference's (computed from
+** the row ids, so the reference itself is cheap), and the query's peak
+** memory stays far below one chunk's worth of A: a chunk whose A bytes reach
+** the arena bound is handed over early, and the arena that the 40 MB value
+** grew is cut back once its chunk is folded. */
+START_TEST(test_big_arguments){
+  sqlite3 *db = s_open(4096, 0);
+  int64_t before, peak;
+  int exactPeak;
+  h_rng r;
+  h_rng_init(&r, h_seed ^ 0xb16);
+  EXEC(db, "CREATE TABLE t(g, x)");
+  {
+    sqlite3_stmt *st;
+    int k;
+    EXEC(db, "BEGIN");
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO t VALUES(?1, ?2)", -1, &st, 0), SQLITE_OK);
+    for(k=0; k<3000; k++){
+      int64_t x = h_range(&r, 0, 50);                    /* many ties */
+      sqlite3_bind_int64(st, 1, k%3);
+      if( k%11==0 ) sqlite3_bind_null(st, 2);
+      else if( k%2 ) sqlite3_bind_double(st, 2, (double)x);
+      else sqlite3_bind_int64(st, 2, x);
+      sqlite3_step(st);
+      sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    EXEC(db, "COMMIT");
+  }
+  /* A: the row id, then 100,000 zeros; w: the same with one 40 MB BLOB at
+  ** the greatest x. */
+  EXEC(db, "CREATE VIEW v AS SELECT rowid AS id, g, x, printf('%%d:', rowid) || hex(zeroblob(50000)) AS a FROM t;"
+           "CREATE VIEW w AS SELECT id, g, CASE id WHEN 1500 THEN 1000 ELSE x END AS x,"
+           " CASE id WHEN 1500 THEN zeroblob(40000000) ELSE a END AS a FROM v");
+#define A_OF(zBest) "(SELECT a FROM v WHERE id = (" zBest "))"
+  exactPeak = h_peak_reset()==0;
+  before = exactPeak ? h_rss_bytes() : h_peak_bytes();
+  CHECK(h_int(db, "SELECT gpu_argmin(a, x) IS " A_OF("SELECT rowid FROM t WHERE x IS NOT NULL ORDER BY x, rowid LIMIT 1")
+                  " FROM v")==1, "gpu_argmin over 100 KB values");
+  peak = h_peak_bytes();
+  if( !exactPeak ) printf("test_big_arguments: the peak RSS cannot be reset here; the bound is checked against the process's\n");
+  if( !getenv("GPUAGG_UNDER_VALGRIND") ){
+    CHECK(peak - before < ((int64_t)128 << 20), "gpu_argmin over 300 MB of A values peaked %lld MiB above its start",
+          (long long)((peak - before) >> 20));
+  }
+  CHECK(h_int(db, "SELECT gpu_argmax(a, x) IS " A_OF("SELECT rowid FROM t WHERE x IS NOT NULL ORDER BY x DESC, rowid LIMIT 1")
+                  " FROM v")==1, "gpu_argmax over 100 KB values");
+  CHECK(h_int(db, "SELECT count(*) FROM (SELECT g, gpu_argmin(a, x) lo, gpu_argmax(a, x) hi FROM v GROUP BY g) q"
+                  " WHERE lo IS " A_OF("SELECT rowid FROM t WHERE t.g = q.g AND x IS NOT NULL ORDER BY x, rowid LIMIT 1")
+                  " AND hi IS " A_OF("SELECT rowid FROM t WHERE t.g = q.g AND x IS NOT NULL ORDER BY x DESC, rowid LIMIT 1"))==3,
+        "GROUP BY over 100 KB values");
+  CHECK(h_int(db, "SELECT gpu_argmax(a, x) = zeroblob(40000000) FROM w")==1, "gpu_argmax: the 40 MB BLOB");
+  CHECK(h_int(db, "SELECT gpu_argmin(a, x) IS " A_OF("SELECT rowid FROM t WHERE x IS NOT NULL AND rowid<>1500 ORDER BY x, rowid LIMIT 1")
+                  " FROM w")==1, "gpu_argmin past the 40 MB BLOB");
+#undef A_OF
+  s_expect_device(db, "big arguments");
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* Fixed cases with known answers, each in the builtin's words too. */
 START_TEST(test_cases){
   static const struct { const char *zVals; const char *zMax; const char *zMin; } aCase[] = {
@@ -284,6 +346,7 @@ static Suite *minmaxSuite(void){
   tcase_add_test(tc, test_placement);
   tcase_add_test(tc, test_default_boundaries);
   tcase_add_test(tc, test_group_by);
+  tcase_add_test(tc, test_big_arguments);
   suite_add_tcase(s, tc);
   return s;
 }
