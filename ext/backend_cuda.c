@@ -19,11 +19,12 @@
 **   5. Device 0 is used; CUDA_VISIBLE_DEVICES chooses which one that is.
 **   6. Device allocations, pinned host buffers, streams and events are
 **      counted process-wide (gpuagg_info's device_allocations,
-**      pinned_buffers, streams_events): 0 once every connection has closed. Built with --enable-fault-injection,
-**      gpuagg_fault(KIND, N) makes the Nth CUDA call of a kind from then on
-**      fail, with an error that does not break the context: 'host' (chunk
-**      buffer allocation and pinning), 'device' (device allocations, streams,
-**      events), 'copy', 'launch', 'sync'.
+**      pinned_buffers, streams_events): 0 once every connection has closed.
+**      Built with --enable-fault-injection, gpuagg_fault(KIND, N) makes the
+**      Nth CUDA call of a kind from then on fail, with an error that does not
+**      break the context: 'host' (chunk buffer allocation and pinning),
+**      'device' (device allocations, streams, events), 'copy', 'launch',
+**      'sync'.
 */
 #include <pthread.h>
 #include <stdlib.h>
