@@ -87,7 +87,7 @@ typedef struct ga_job {
   int64_t n;                /* values in the chunk */
   int64_t ni;               /* GA_OP_SUM: how many of them lead as int64 */
   int64_t nReal;            /* GA_OP_MIN/MAX: how many type bits are set */
-  ga_hist *hist;            /* GA_OP_HIST: where the chunk's doubles count */
+  ga_hist *hist;            /* GA_OP_HIST, GA_OP_KEEP: where the chunk's doubles go */
 } ga_job;
 
 /* Words of the type bitmap of a chunk of cap values. */

@@ -183,9 +183,10 @@ static int histBatch(ga_colsink *sink, const double *a, int n){
 }
 
 /* Scan src once. op GA_OP_HIST: count every number into hist. GA_OP_KEEP:
-** keep every number in hist (ga_hist) and fold their range. SQLITE_OK or
-** an error code (message set); the caller ends hist either way (histEnd). */
-static int histScan(HistVtab *v, ga_colsrc *src, int op, ga_hist *hist, HistScan *sc){
+** keep every number in hist (ga_hist) and fold their range. cpu: all of it
+** on this thread, no pipeline. SQLITE_OK or an error code (message set);
+** the caller ends hist either way (histEnd). */
+static int histScan(HistVtab *v, ga_colsrc *src, int op, int cpu, ga_hist *hist, HistScan *sc){
   char zErr[GA_ERRLEN];
   int rc;
   memset(sc, 0, sizeof(*sc));
@@ -193,7 +194,7 @@ static int histScan(HistVtab *v, ga_colsrc *src, int op, ga_hist *hist, HistScan
   sc->v = v;
   sc->op = op;
   sc->hist = hist;
-  sc->left = v->conn->threshold;
+  sc->left = cpu ? INT64_MAX : v->conn->threshold;
   sc->mn = INFINITY;
   sc->mx = -INFINITY;
   rc = src->xScan(src, &sc->sink);
@@ -225,12 +226,13 @@ static int histCounts(HistCursor *c, ga_hist *hist){
   return SQLITE_OK;
 }
 
-/* Count src's numbers into the cursor's bins with one scan. */
-static int histCount(HistVtab *v, HistCursor *c, ga_colsrc *src, ga_hist *hist){
+/* Count src's numbers into the cursor's bins with one scan (cpu: on this
+** thread only). */
+static int histCount(HistVtab *v, HistCursor *c, ga_colsrc *src, int cpu, ga_hist *hist){
   HistScan sc = { 0 };
   int rc = histCounts(c, hist);
   if( rc==SQLITE_OK ){
-    rc = histScan(v, src, GA_OP_HIST, hist, &sc);
+    rc = histScan(v, src, GA_OP_HIST, cpu, hist, &sc);
     rc = histEnd(v, hist, &sc, rc==SQLITE_OK, rc);
   }
   return rc;
@@ -397,13 +399,13 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   memset(&hist, 0, sizeof(hist));
   if( a[3] ){
     rc = histScale(cur->pVtab, &c->h);
-    if( rc==SQLITE_OK ) rc = histCount(v, c, src, &hist);
+    if( rc==SQLITE_OK ) rc = histCount(v, c, src, 0, &hist);
   }else{
     /* One scan keeps the numbers while it finds their range. */
     HistScan sc = { 0 };
     int use;
     hist.budget = v->conn->resident;
-    rc = histScan(v, src, GA_OP_KEEP, &hist, &sc);
+    rc = histScan(v, src, GA_OP_KEEP, 0, &hist, &sc);
     use = rc==SQLITE_OK && sc.nNum>0;     /* no numbers, no range: no rows */
     if( use ) rc = histAutoRange(cur->pVtab, zCol, &sc, &c->h);
     if( use && rc==SQLITE_OK ) rc = histScale(cur->pVtab, &c->h);
@@ -413,21 +415,18 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       /* Too many to keep: count with a second scan. */
       v->conn->stats.nRescan++;
       memset(&hist, 0, sizeof(hist));
-      rc = histCount(v, c, src, &hist);
+      rc = histCount(v, c, src, 0, &hist);
     }
     if( !use && rc==SQLITE_OK ) c->h.bins = 0;
   }
   if( hist.lost && c->counts && (rc==SQLITE_OK || rc==SQLITE_ERROR) && v->conn->mode!=GA_CUDA ){
     /* A device failed (the error is reported by the pipeline's counters):
     ** count again, on the CPU. */
-    int mode = v->conn->mode;
     sqlite3_free(cur->pVtab->zErrMsg);
     cur->pVtab->zErrMsg = 0;
     v->conn->stats.nRescan++;
     memset(&hist, 0, sizeof(hist));
-    v->conn->mode = GA_CPU;
-    rc = histCount(v, c, src, &hist);
-    v->conn->mode = mode;
+    rc = histCount(v, c, src, 1, &hist);
   }
   src->xClose(src);
   if( rc==SQLITE_OK ) c->nRow = c->h.bins;

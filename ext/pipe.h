@@ -43,7 +43,7 @@ typedef struct ga_pipe {
   int hi;                   /* GA_OP_SUM: reals in v[hi..cap); else cap */
   int cap;                  /* values per chunk */
   int64_t nReal;            /* GA_OP_MIN/MAX: reals in the fill chunk */
-  ga_hist *hist;            /* GA_OP_HIST: the histogram the chunks feed */
+  ga_hist *hist;            /* GA_OP_HIST, GA_OP_KEEP: the histogram the chunks feed */
   int64_t base;             /* scan position of the fill chunk's first value */
   ga_job flightJob;         /* the job of the chunk in flight */
   int64_t flightBase;       /* ... and its base */

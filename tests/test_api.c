@@ -151,8 +151,6 @@ START_TEST(test_two_connections){
 }
 END_TEST
 
-/* Forcing cuda without a usable device is an error naming the reason. */
-/* Resident memory of this process, bytes (/proc/self/statm). */
 /* 100 cycles of open, load, query (through the pipeline and a histogram),
 ** close: the process does not grow. Every slot, buffer, stream, event and
 ** kept number is freed with its connection. */
@@ -186,6 +184,17 @@ START_TEST(test_cycles){
 }
 END_TEST
 
+/* What the bad-input matrix saw: answers, errors with a message, and
+** failures without one (the first of them kept to report). */
+typedef struct Tally { int nOk, nErr, nBad; char zFirst[300]; } Tally;
+
+static void tally(sqlite3 *db, Tally *t, const char *zSql){
+  h_val v = h_query(db, "%s", zSql);
+  if( v.rc==SQLITE_OK ) t->nOk++;
+  else if( v.zErr[0] && strcmp(v.zErr, "not an error")!=0 ) t->nErr++;
+  else if( t->nBad++==0 ) snprintf(t->zFirst, sizeof(t->zFirst), "%s: rc %d without a message", zSql, v.rc);
+}
+
 /* Every function and gpu_histogram with every kind of argument, 0 to 3 of
 ** them (and gpu_histogram with 3 and 5): each statement ends with a result
 ** or a clear error (a message, the statement finished), never a crash; the
@@ -201,8 +210,8 @@ START_TEST(test_bad_input){
   };
   const int nFn = sizeof(azFn)/sizeof(azFn[0]), nArg = sizeof(azArg)/sizeof(azArg[0]);
   sqlite3 *db = openDb();
-  int f, a, b, c, nOk = 0, nErr = 0, nBad = 0;
-  char zFirst[300] = "";
+  int f, a, b, c;
+  Tally t = { 0, 0, 0, "" };
   h_exec(db, "SELECT gpuagg_config('chunk', 64), gpuagg_config('threshold', 8)");
   h_exec(db, "CREATE TABLE t(x);" SERIES(500) "INSERT INTO t SELECT CASE value %% 5 WHEN 0 THEN NULL"
              " WHEN 1 THEN 'text' WHEN 2 THEN x'01' WHEN 3 THEN value * 0.5 ELSE value END FROM series");
@@ -212,10 +221,7 @@ START_TEST(test_bad_input){
         for(c=-1; c<(b<0 || a>=6 || b>=6 ? 0 : 6); c++){
           char *zSql = sqlite3_mprintf("SELECT %s(%s%s%s%s%s) FROM t", azFn[f], a<0 ? "" : azArg[a],
                                        b<0 ? "" : ", ", b<0 ? "" : azArg[b], c<0 ? "" : ", ", c<0 ? "" : azArg[c]);
-          h_val v = h_query(db, "%s", zSql);
-          if( v.rc==SQLITE_OK ) nOk++;
-          else if( v.zErr[0] && strcmp(v.zErr, "not an error")!=0 ) nErr++;
-          else if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "%s: rc %d without a message", zSql, v.rc);
+          tally(db, &t, zSql);
           sqlite3_free(zSql);
         }
       }
@@ -225,22 +231,16 @@ START_TEST(test_bad_input){
     for(b=0; b<nArg; b++){
       for(c=0; c<nArg; c++){
         char *zSql = sqlite3_mprintf("SELECT * FROM gpu_histogram(%s, %s, %s)", azArg[a], azArg[b], azArg[c]);
-        h_val v = h_query(db, "%s", zSql);
-        if( v.rc==SQLITE_OK ) nOk++;
-        else if( v.zErr[0] ) nErr++;
-        else if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "%s: rc %d without a message", zSql, v.rc);
+        tally(db, &t, zSql);
         sqlite3_free(zSql);
         zSql = sqlite3_mprintf("SELECT * FROM gpu_histogram('t', 'x', 4, %s, %s)", azArg[b], azArg[c]);
-        v = h_query(db, "%s", zSql);
-        if( v.rc==SQLITE_OK ) nOk++;
-        else if( v.zErr[0] ) nErr++;
-        else if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "%s: rc %d without a message", zSql, v.rc);
+        tally(db, &t, zSql);
         sqlite3_free(zSql);
       }
     }
   }
-  ck_assert_msg(nBad==0, "%d statements failed without a message; first: %s", nBad, zFirst);
-  ck_assert_msg(nOk>0 && nErr>0, "%d answers, %d errors: the matrix did not reach both", nOk, nErr);
+  ck_assert_msg(t.nBad==0, "%d statements failed without a message; first: %s", t.nBad, t.zFirst);
+  ck_assert_msg(t.nOk>0 && t.nErr>0, "%d answers, %d errors: the matrix did not reach both", t.nOk, t.nErr);
   h_exec(db, "SELECT gpuagg_config('chunk', 64), gpuagg_config('threshold', 8), gpuagg_backend('auto')");
   ck_assert_int_eq(h_int(db, "SELECT gpu_total(x)=total(x) AND gpu_count(x)=count(x) FROM t"), 1);
   ck_assert_int_eq(h_int(db, "SELECT count(*) FROM t"), 500);
@@ -253,6 +253,7 @@ START_TEST(test_bad_input){
 }
 END_TEST
 
+/* Forcing cuda without a usable device is an error naming the reason. */
 START_TEST(test_cuda_forced){
   sqlite3 *db = openDb();
   const char *zWhy = 0;

@@ -3,8 +3,9 @@
 ** serialized mode) shared by 4 more threads, all at once, running every
 ** aggregate and gpu_histogram over one database file. Every answer must be
 ** exactly the one computed beforehand on one thread; no deadlock (the test
-** has a timeout). And sqlite3_interrupt from another thread, timed. Both backends, as suite.h says; `make check-helgrind` runs
-** the CPU pass under valgrind's helgrind (GPUAGG_THREADS_ROWS smaller there).
+** has a timeout). And sqlite3_interrupt from another thread, timed. Both
+** backends, as suite.h says; `make check-helgrind` runs the CPU pass under
+** valgrind's helgrind (GPUAGG_THREADS_ROWS smaller there).
 */
 #include <pthread.h>
 #include <stdio.h>
