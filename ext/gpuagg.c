@@ -8,11 +8,11 @@
 **      each failure reported by name. Loading never touches CUDA, so it works
 **      on a machine without a GPU or a driver.
 **   2. gpu_sum, gpu_total, gpu_avg and gpu_count return what sum, total, avg
-**      and count return on the same data (sum.c says where and why gpu_sum
+**      and count return on the same data (agg/sum.c says where and why gpu_sum
 **      differs: it raises "integer overflow" only when the exact total
 **      overflows); gpu_min and gpu_max what min and max return; gpu_argmin
 **      and gpu_argmax the first argument of the row with the least / greatest
-**      second one (minmax.c).
+**      second one (agg/minmax.c).
 **   3. gpuagg_backend([MODE]) reads or sets the connection's backend mode:
 **      'auto' (CUDA when a device is usable), 'cpu' or 'cuda'; it returns the
 **      backend new queries use. Forcing 'cuda' without a usable device is an
@@ -23,7 +23,7 @@
 **      range in the same scan that counts; 0: always scan twice); they apply
 **      to queries that start afterwards.
 **   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]) is a table-valued
-**      function (histogram.c).
+**      function (tvf/histogram.c).
 **   6. gpuagg_info() returns JSON: mode, backend, device, settings, counters
 **      (wait_ms: time queries spent blocked on a chunk's result).
 **   7. The settings functions are SQLITE_DIRECTONLY: no view or trigger can

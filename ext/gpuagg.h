@@ -33,7 +33,7 @@ typedef struct ga_conn {
   ga_slot *pIdle;           /* idle slots, most recently used first */
   int nSlot;                /* slots alive, idle or in use */
   ga_stats stats;           /* counters for gpuagg_info() */
-  void *pScan;              /* the column source scanning now (colsrc.c), or NULL */
+  void *pScan;              /* the column source scanning now (source/stmt.c), or NULL */
 } ga_conn;
 
 /* conn.c */
@@ -48,7 +48,7 @@ void ga_pool_give(ga_conn*, ga_slot*);
 /* gpuagg.c: append z to out as a JSON string. */
 void ga_json_str(sqlite3_str *out, const char *z);
 
-/* sum.c: gpu_sum, gpu_total, gpu_avg, gpu_count */
+/* agg/sum.c: gpu_sum, gpu_total, gpu_avg, gpu_count */
 void ga_sumStep(sqlite3_context*, int, sqlite3_value**);
 void ga_sumFinal(sqlite3_context*);
 void ga_totalFinal(sqlite3_context*);
@@ -56,10 +56,10 @@ void ga_avgFinal(sqlite3_context*);
 void ga_countStep(sqlite3_context*, int, sqlite3_value**);
 void ga_countFinal(sqlite3_context*);
 
-/* histogram.c: the gpu_histogram table-valued function */
+/* tvf/histogram.c: the gpu_histogram table-valued function */
 extern const sqlite3_module ga_histogram_module;
 
-/* minmax.c: gpu_min, gpu_max, gpu_argmin, gpu_argmax */
+/* agg/minmax.c: gpu_min, gpu_max, gpu_argmin, gpu_argmax */
 void ga_minStep(sqlite3_context*, int, sqlite3_value**);
 void ga_maxStep(sqlite3_context*, int, sqlite3_value**);
 void ga_argminStep(sqlite3_context*, int, sqlite3_value**);

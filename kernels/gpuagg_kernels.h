@@ -1,5 +1,5 @@
 /*
-** The C face of gpuagg's CUDA kernels. Host code (ext/backend_cuda.c, the
+** The C face of gpuagg's CUDA kernels. Host code (ext/backend/cuda.c, the
 ** benchmarks) calls these launchers; every one only enqueues work on the
 ** given stream and returns the launch's error code, never synchronizes.
 **

@@ -443,7 +443,7 @@ static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr);
 
 /* A histogram's job that fails may have counted or kept part of its chunk
 ** on the device before it failed, and the pipeline redoes it on the CPU:
-** the histogram is marked lost, to be counted again (histogram.c). */
+** the histogram is marked lost, to be counted again (tvf/histogram.c). */
 static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   int rc;

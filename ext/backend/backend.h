@@ -1,7 +1,7 @@
 /*
 ** The backend interface: what the chunk pipeline asks of whatever reduces
 ** its chunks. Two implementations give the same answers (integers bit for
-** bit, reals within a few ulps): backend_cpu.c and backend_cuda.c.
+** bit, reals within a few ulps): cpu.c and cuda.c.
 **
 **   1. A slot is one chunk buffer and what a backend needs to reduce it.
 **      Slots live in a per-connection pool (conn.c) and are reused across
@@ -156,7 +156,7 @@ extern const ga_backend ga_cuda_backend;
 int ga_cuda_usable(char *zWhy);
 struct sqlite3_str;
 void ga_cuda_describe(struct sqlite3_str*);
-/* Fault injection (backend_cuda.c, 6): fail the Nth call of kind zKind
+/* Fault injection (cuda.c, 6): fail the Nth call of kind zKind
 ** from now (N 0: disarm); returns the faults injected so far, -1 for a bad
 ** kind. */
 int ga_cuda_fault(const char *zKind, int64_t n);

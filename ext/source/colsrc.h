@@ -1,6 +1,6 @@
 /*
 ** Column sources: where a table-valued function reads a column's numbers.
-** Today's source runs the scan as an aggregate query (colsrc.c); faster ones
+** Today's source runs the scan as an aggregate query (stmt.c); faster ones
 ** (bulk page decoding, a device-resident column cache) belong behind the
 ** same calls.
 **
