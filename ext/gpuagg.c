@@ -177,7 +177,7 @@ static const struct {
   { "gpuagg_backend", 1, SET, backendFunc, 0, 0 },
   { "gpuagg_config",  1, SET, configFunc, 0, 0 },
   { "gpuagg_config",  2, SET, configFunc, 0, 0 },
-  { "gpuagg_colsrc",  1, SET, 0, ga_colsrcStep, ga_colsrcFinal },  /* gpu_histogram's scan */
+  { "gpuagg_colsrc", -1, SET, 0, ga_colsrcStep, ga_colsrcFinal },  /* the table functions' scans */
 #if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)
   { "gpuagg_fault",   2, SET, faultFunc, 0, 0 },
 #endif

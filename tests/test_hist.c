@@ -252,7 +252,7 @@ START_TEST(test_names_and_errors){
     { "SELECT * FROM gpu_histogram(NULL, 'x', 4)", "gpu_histogram: source and column must be names" },
     { "SELECT * FROM gpu_histogram('inf', 'x', 4)", "gpu_histogram: the range of x is not finite" },
     { "SELECT * FROM v", "unsafe use of virtual table" },
-    { "SELECT gpuagg_colsrc(x) FROM t", "gpuagg_colsrc: for gpu_histogram's own use" },
+    { "SELECT gpuagg_colsrc(x) FROM t", "gpuagg_colsrc: for the table-valued functions' own use" },
   };
   sqlite3 *db = s_open(64, 0);
   size_t i;

@@ -1,27 +1,61 @@
 /*
-** Column sources: where a table-valued function reads a column's numbers.
-** Today's source runs the scan as an aggregate query (stmt.c); faster ones
-** (bulk page decoding, a device-resident column cache) belong behind the
-** same calls.
+** Column sources: where a table-valued function reads its columns. Today's
+** source runs the scan as an aggregate query (stmt.c); faster ones (bulk
+** page decoding, a device-resident column cache) belong behind the same
+** calls, and the functions do not know which one serves them.
 **
-**   1. xScan hands the column's numbers to the sink in batches, in scan
-**      order: INTEGER values as doubles, NULL, TEXT and BLOB values
-**      skipped. It returns SQLITE_OK at the end, the sink's error code if
-**      the sink stopped it, or the scan's own error (xErrmsg says why).
-**   2. xScan may run again: it sees the same rows, as long as the caller's
+**   1. A source reads nCol columns of one table or view, all in one scan, in
+**      scan order, and hands them to a sink in batches of at most GA_BATCH
+**      rows (ga_colbatch): for each column and row the storage class as
+**      stored, and the value (INTEGER exactly, REAL as its bits).
+**   2. TEXT and BLOB cells are described only for columns that ask
+**      (GA_COL_BYTES: the bytes; GA_COL_NUMERIC: the number sum() reads
+**      from them, that is sqlite3_value_numeric_type() and then the integer
+**      or sqlite3_value_double()). Other columns see their class alone.
+**   3. xScan returns SQLITE_OK at the end, the sink's error code if the sink
+**      stopped it, or the scan's own error (xErrmsg says why).
+**   4. xScan may run again: it sees the same rows, as long as the caller's
 **      read transaction is open (it is, for the whole of an xFilter).
-**   3. xClose frees the source.
+**   5. xClose frees the source.
 */
 #ifndef GPUAGG_COLSRC_H
 #define GPUAGG_COLSRC_H
 
 #include "gpuagg.h"
 
-/* Where a scan's numbers go. xBatch returns 0, or an SQLite error code to
-** stop the scan. */
+#define GA_BATCH 1024               /* most rows in a batch */
+
+/* What a column asks for besides classes and numbers (ORed). */
+#define GA_COL_BYTES   1            /* TEXT and BLOB bytes */
+#define GA_COL_NUMERIC 2            /* the number sum() reads from TEXT and BLOB */
+
+/* A TEXT or BLOB cell of a batch. */
+typedef struct ga_cell {
+  const void *z;                    /* GA_COL_BYTES: its bytes, valid during xBatch */
+  int n;                            /* ... and how many */
+  int numType;                      /* GA_COL_NUMERIC: SQLITE_INTEGER or SQLITE_FLOAT */
+  int64_t num;                      /* ... and the number: int64, or a double's bits */
+} ga_cell;
+
+/* One column of a batch. */
+typedef struct ga_colvec {
+  const unsigned char *type;        /* each row's class: SQLITE_INTEGER .. SQLITE_NULL */
+  const int64_t *v;                 /* INTEGER: the value; REAL: its bits; TEXT and
+                                    ** BLOB, if the column asked: the index in cell */
+  const ga_cell *cell;              /* TEXT and BLOB cells */
+} ga_colvec;
+
+typedef struct ga_colbatch {
+  int n;                            /* rows */
+  int nCol;                         /* columns */
+  const ga_colvec *col;             /* them */
+} ga_colbatch;
+
+/* Where a scan's rows go. xBatch returns 0, or an SQLite error code to stop
+** the scan. */
 typedef struct ga_colsink ga_colsink;
 struct ga_colsink {
-  int (*xBatch)(ga_colsink*, const double *a, int n);
+  int (*xBatch)(ga_colsink*, const ga_colbatch*);
 };
 
 typedef struct ga_colsrc ga_colsrc;
@@ -31,13 +65,17 @@ struct ga_colsrc {
   void (*xClose)(ga_colsrc*);
 };
 
-/* A source that scans column zCol of zFrom (a quoted FROM term) on db,
-** whose gpuagg state is conn. NULL on failure, with the reason in *pzErr
-** (sqlite3_free it). */
-ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, const char *zCol, char **pzErr);
+/* A source that scans columns azCol[0..nCol) (asking aWant[i] of each) of
+** zFrom, a quoted FROM term, on db, whose gpuagg state is conn. NULL on
+** failure, with the reason in *pzErr (sqlite3_free it). */
+ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCol,
+                          const char *const *azCol, const unsigned char *aWant, char **pzErr);
+
+/* Most columns one statement source scans (a function's argument limit). */
+#define GA_STMT_COLS 100
 
 /* The aggregate the statement source runs, registered on each connection:
-** gpuagg_colsrc(VALUE); outside a scan it is an error. */
+** gpuagg_colsrc(COL, ...); outside a scan it is an error. */
 void ga_colsrcStep(sqlite3_context*, int, sqlite3_value**);
 void ga_colsrcFinal(sqlite3_context*);
 

@@ -43,10 +43,10 @@
 **      frees what the query held.
 */
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
 #include "colsrc.h"
 #include "pipe.h"
+#include "tvf.h"
 
 #define HIST_MAX_BINS 16777216
 
@@ -72,55 +72,7 @@ typedef struct HistCursor {
   int64_t iRow;             /* the current row */
 } HistCursor;
 
-/* ---- resolving and validating the arguments ------------------------------ */
-
-/* Set the vtab's error message (printf-style) and return SQLITE_ERROR. */
-static int histError(sqlite3_vtab *tab, const char *zFmt, ...){
-  va_list ap;
-  sqlite3_free(tab->zErrMsg);
-  va_start(ap, zFmt);
-  tab->zErrMsg = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
-  return SQLITE_ERROR;
-}
-
-/* Does schema.table (schema NULL: the usual search) exist, and has it the
-** column? 0: no table, 1: no column, 2: both. */
-static int histLookup(sqlite3 *db, const char *zSchema, const char *zTab, const char *zCol){
-  sqlite3_stmt *st = 0;
-  int nCol = 0, found = 0;
-  if( sqlite3_prepare_v2(db, zSchema ? "SELECT name FROM pragma_table_info(?1, ?2)"
-                                     : "SELECT name FROM pragma_table_info(?1)", -1, &st, 0)==SQLITE_OK ){
-    sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
-    if( zSchema ) sqlite3_bind_text(st, 2, zSchema, -1, SQLITE_STATIC);
-    while( sqlite3_step(st)==SQLITE_ROW ){
-      nCol++;
-      if( sqlite3_stricmp((const char*)sqlite3_column_text(st, 0), zCol)==0 ) found = 1;
-    }
-  }
-  sqlite3_finalize(st);
-  return nCol==0 ? 0 : found ? 2 : 1;
-}
-
-/* SOURCE as a quoted FROM term ("table" or "schema"."table") that has
-** COLUMN; NULL with the error set. A name with a dot is a table of that
-** name if there is one, else schema.table. */
-static char *histFrom(sqlite3_vtab *tab, sqlite3 *db, const char *zSource, const char *zCol){
-  const char *zDot = strchr(zSource, '.');
-  int r = histLookup(db, 0, zSource, zCol);
-  if( r==2 ) return sqlite3_mprintf("\"%w\"", zSource);
-  if( r==0 && zDot ){
-    char *zSchema = sqlite3_mprintf("%.*s", (int)(zDot - zSource), zSource);
-    char *zFrom = 0;
-    r = zSchema ? histLookup(db, zSchema, zDot+1, zCol) : 0;
-    if( r==2 ) zFrom = sqlite3_mprintf("\"%w\".\"%w\"", zSchema, zDot+1);
-    sqlite3_free(zSchema);
-    if( r==2 ) return zFrom;
-  }
-  if( r==1 ) histError(tab, "gpu_histogram: no such column: %s in %s", zCol, zSource);
-  else histError(tab, "gpu_histogram: no such table: %s", zSource);
-  return 0;
-}
+#define histError ga_tvf_error
 
 /* ---- counting ------------------------------------------------------------- */
 
@@ -144,8 +96,7 @@ static void histFoldNothing(void *pArg, ga_slot *s, const ga_job *j, int64_t bas
 
 /* A batch of numbers: fold their range (keeping), then count or keep them,
 ** the first `threshold` here, the rest through a pipeline. */
-static int histBatch(ga_colsink *sink, const double *a, int n){
-  HistScan *sc = (HistScan*)sink;
+static int histNumbers(HistScan *sc, const double *a, int n){
   ga_hist *hist = sc->hist;
   char zErr[GA_ERRLEN];
   int i, rc = SQLITE_OK;
@@ -180,6 +131,18 @@ static int histBatch(ga_colsink *sink, const double *a, int n){
   }
   sc->failed = rc!=SQLITE_OK;
   return rc;
+}
+
+/* A batch of rows: their numbers, as doubles. */
+static int histBatch(ga_colsink *sink, const ga_colbatch *b){
+  const ga_colvec *c = &b->col[0];
+  double a[GA_BATCH];
+  int i, n = 0;
+  for(i=0; i<b->n; i++){
+    if( c->type[i]==SQLITE_INTEGER ) a[n++] = (double)c->v[i];
+    else if( c->type[i]==SQLITE_FLOAT ) memcpy(&a[n++], &c->v[i], sizeof(double));
+  }
+  return histNumbers((HistScan*)sink, a, n);
 }
 
 /* Scan src once. op GA_OP_HIST: count every number into hist. GA_OP_KEEP:
@@ -334,48 +297,23 @@ static int histClose(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
-/* Take equality constraints on the argument columns, in column order;
-** idxNum says which arguments came. A plan that lacks one the query gives
-** (unusable now) is refused, so the planner picks one that has it. */
 static int histBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p){
-  int aIdx[5] = { -1, -1, -1, -1, -1 };
-  int i, n = 0, have = 0, unusable = 0;
   (void)tab;
-  for(i=0; i<p->nConstraint; i++){
-    const struct sqlite3_index_constraint *k = &p->aConstraint[i];
-    int a = k->iColumn - COL_SOURCE;
-    if( a<0 ) continue;
-    if( !k->usable ){
-      unusable |= 1<<a;
-    }else if( k->op==SQLITE_INDEX_CONSTRAINT_EQ ){
-      have |= 1<<a;
-      aIdx[a] = i;
-    }
-  }
-  if( unusable & ~have ) return SQLITE_CONSTRAINT;
-  for(i=0; i<5; i++){
-    if( aIdx[i]<0 ) continue;
-    p->aConstraintUsage[aIdx[i]].argvIndex = ++n;
-    p->aConstraintUsage[aIdx[i]].omit = 1;
-  }
-  p->idxNum = have;
-  p->estimatedCost = 1000.0;
-  p->estimatedRows = 256;
-  return SQLITE_OK;
+  return ga_tvf_best_index(p, COL_SOURCE, 5);
 }
 
 static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                       int argc, sqlite3_value **argv){
   HistCursor *c = (HistCursor*)cur;
   HistVtab *v = (HistVtab*)cur->pVtab;
-  sqlite3_value *a[5] = { 0, 0, 0, 0, 0 };
+  sqlite3_value *a[5];
   const char *zSource, *zCol;
-  char *zFrom, *zErr = 0;
-  ga_colsrc *src;
+  ga_source from;
+  ga_colsrc *src = 0;
   ga_hist hist;
-  int i, j = 0, rc;
+  int iCol, rc;
   (void)idxStr;
-  for(i=0; i<5 && j<argc; i++) if( idxNum & (1<<i) ) a[i] = argv[j++];
+  ga_tvf_args(idxNum, argc, argv, 5, a);
   sqlite3_free(c->counts);
   c->counts = 0;
   c->nRow = c->iRow = 0;
@@ -388,14 +326,11 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   zCol = (const char*)sqlite3_value_text(a[1]);
   if( zSource==0 || zCol==0 ) return histError(cur->pVtab, "gpu_histogram: source and column must be names");
   if( (rc = histShape(cur->pVtab, a[2], a[3], a[4], &c->h))!=SQLITE_OK ) return rc;
-  if( (zFrom = histFrom(cur->pVtab, v->db, zSource, zCol))==0 ) return SQLITE_ERROR;
-  src = ga_colsrc_stmt(v->db, v->conn, zFrom, zCol, &zErr);
-  sqlite3_free(zFrom);
-  if( src==0 ){
-    rc = histError(cur->pVtab, "%s", zErr);
-    sqlite3_free(zErr);
-    return rc;
-  }
+  rc = ga_tvf_source(cur->pVtab, v->db, "gpu_histogram", zSource, &from);
+  if( rc==SQLITE_OK && (iCol = ga_tvf_column(cur->pVtab, "gpu_histogram", &from, zCol))<0 ) rc = SQLITE_ERROR;
+  if( rc==SQLITE_OK ) rc = ga_tvf_open(cur->pVtab, v->db, v->conn, &from, 1, &iCol, 0, &src);
+  ga_source_free(&from);
+  if( rc!=SQLITE_OK ) return rc;
   memset(&hist, 0, sizeof(hist));
   if( a[3] ){
     rc = histScale(cur->pVtab, &c->h);

@@ -1,0 +1,124 @@
+/*
+** The table-valued functions' shared helpers: see tvf.h.
+*/
+#include <stdarg.h>
+#include <string.h>
+#include "colsrc.h"
+#include "tvf.h"
+
+int ga_tvf_error(sqlite3_vtab *tab, const char *zFmt, ...){
+  va_list ap;
+  sqlite3_free(tab->zErrMsg);
+  va_start(ap, zFmt);
+  tab->zErrMsg = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  return SQLITE_ERROR;
+}
+
+void ga_source_free(ga_source *p){
+  int i;
+  for(i=0; i<p->nCol; i++) sqlite3_free(p->azCol[i]);
+  sqlite3_free(p->azCol);
+  sqlite3_free(p->zFrom);
+  sqlite3_free(p->zName);
+  memset(p, 0, sizeof(*p));
+}
+
+/* The columns of schema.table (schema NULL: the usual search) into p;
+** none if there is no such table. SQLITE_OK or SQLITE_NOMEM. */
+static int sourceColumns(sqlite3 *db, const char *zSchema, const char *zTab, ga_source *p){
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, zSchema ? "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE hidden<>1"
+                                          : "SELECT name FROM pragma_table_xinfo(?1) WHERE hidden<>1", -1, &st, 0);
+  int nAlloc = 0;
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
+    if( zSchema ) sqlite3_bind_text(st, 2, zSchema, -1, SQLITE_STATIC);
+    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      if( p->nCol==nAlloc ){
+        char **a = sqlite3_realloc64(p->azCol, sizeof(char*)*(sqlite3_uint64)(nAlloc = nAlloc ? 2*nAlloc : 16));
+        if( a==0 ){ rc = SQLITE_NOMEM; break; }
+        p->azCol = a;
+      }
+      if( (p->azCol[p->nCol] = sqlite3_mprintf("%s", sqlite3_column_text(st, 0)))==0 ){ rc = SQLITE_NOMEM; break; }
+      p->nCol++;
+    }
+    if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  /* An unknown schema is an error of the pragma: no such table either. */
+  return rc==SQLITE_NOMEM ? rc : SQLITE_OK;
+}
+
+int ga_tvf_source(sqlite3_vtab *tab, sqlite3 *db, const char *zFn, const char *zSource, ga_source *p){
+  const char *zDot = strchr(zSource, '.');
+  int rc;
+  memset(p, 0, sizeof(*p));
+  if( (p->zName = sqlite3_mprintf("%s", zSource))==0 ) return SQLITE_NOMEM;
+  rc = sourceColumns(db, 0, zSource, p);
+  if( rc==SQLITE_OK && p->nCol ){
+    p->zFrom = sqlite3_mprintf("\"%w\"", zSource);
+  }else if( rc==SQLITE_OK && zDot ){
+    char *zSchema = sqlite3_mprintf("%.*s", (int)(zDot - zSource), zSource);
+    rc = zSchema ? sourceColumns(db, zSchema, zDot+1, p) : SQLITE_NOMEM;
+    if( rc==SQLITE_OK && p->nCol ) p->zFrom = sqlite3_mprintf("\"%w\".\"%w\"", zSchema, zDot+1);
+    sqlite3_free(zSchema);
+  }
+  if( rc==SQLITE_OK && p->nCol==0 ) return ga_tvf_error(tab, "%s: no such table: %s", zFn, zSource);
+  if( rc==SQLITE_OK && p->zFrom==0 ) rc = SQLITE_NOMEM;
+  return rc;
+}
+
+int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const char *zCol){
+  int i;
+  for(i=0; i<p->nCol; i++) if( sqlite3_stricmp(p->azCol[i], zCol)==0 ) return i;
+  ga_tvf_error(tab, "%s: no such column: %s in %s", zFn, zCol, p->zName);
+  return -1;
+}
+
+int ga_tvf_open(sqlite3_vtab *tab, sqlite3 *db, ga_conn *conn, const ga_source *p, int nCol, const int *aiCol,
+                const unsigned char *aWant, ga_colsrc **ppSrc){
+  const char *azCol[GA_STMT_COLS];
+  char *zErr = 0;
+  int i;
+  for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->azCol[aiCol[i]];
+  *ppSrc = ga_colsrc_stmt(db, conn, p->zFrom, nCol, azCol, aWant, &zErr);
+  if( *ppSrc ) return SQLITE_OK;
+  ga_tvf_error(tab, "%s", zErr ? zErr : "out of memory");
+  sqlite3_free(zErr);
+  return SQLITE_ERROR;
+}
+
+int ga_tvf_best_index(sqlite3_index_info *p, int iFirst, int nArg){
+  int aIdx[8];
+  int i, n = 0, have = 0, unusable = 0;
+  for(i=0; i<nArg; i++) aIdx[i] = -1;
+  for(i=0; i<p->nConstraint; i++){
+    const struct sqlite3_index_constraint *k = &p->aConstraint[i];
+    int a = k->iColumn - iFirst;
+    if( a<0 || a>=nArg ) continue;
+    if( !k->usable ){
+      unusable |= 1<<a;
+    }else if( k->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      have |= 1<<a;
+      aIdx[a] = i;
+    }
+  }
+  /* A plan without an argument the query gives (not usable yet, say from
+  ** a join) is refused, so that the planner picks one that has it. */
+  if( unusable & ~have ) return SQLITE_CONSTRAINT;
+  for(i=0; i<nArg; i++){
+    if( aIdx[i]<0 ) continue;
+    p->aConstraintUsage[aIdx[i]].argvIndex = ++n;
+    p->aConstraintUsage[aIdx[i]].omit = 1;
+  }
+  p->idxNum = have;
+  p->estimatedCost = 1000.0;
+  p->estimatedRows = 256;
+  return SQLITE_OK;
+}
+
+void ga_tvf_args(int idxNum, int argc, sqlite3_value **argv, int nArg, sqlite3_value **a){
+  int i, j = 0;
+  for(i=0; i<nArg; i++) a[i] = (idxNum & (1<<i)) && j<argc ? argv[j++] : 0;
+}

@@ -1,0 +1,55 @@
+/*
+** What the table-valued functions share: their error messages, resolving
+** their SOURCE argument, and the plan that takes their arguments.
+**
+**   1. Each is an eponymous-only virtual table (as ext/misc/series.c) whose
+**      hidden columns take the arguments as equality constraints; a plan
+**      that lacks one the query gives is refused (ga_tvf_best_index).
+**   2. SOURCE is a table or view, optionally schema-qualified ('main.t',
+**      'aux.t'); a name with a dot is a table of that name if there is one,
+**      else schema.table. Its columns are those SELECT * shows (generated
+**      ones included), in declared order. Names are checked to exist and
+**      quoted with %w, never pasted into SQL.
+**   3. Errors name the function and the problem: "gpu_x: no such table: t".
+*/
+#ifndef GPUAGG_TVF_H
+#define GPUAGG_TVF_H
+
+#include "gpuagg.h"
+
+/* A resolved SOURCE. */
+typedef struct ga_source {
+  char *zName;              /* as the user gave it */
+  char *zFrom;              /* the quoted FROM term: "t" or "schema"."t" */
+  int nCol;                 /* columns */
+  char **azCol;             /* their declared names */
+} ga_source;
+
+/* Set the vtab's error message (printf-style); returns SQLITE_ERROR. */
+int ga_tvf_error(sqlite3_vtab*, const char *zFmt, ...);
+
+/* Resolve zSource for function zFn into *p (ga_source_free it, on failure
+** too); SQLITE_OK, or an error set on the vtab. */
+int ga_tvf_source(sqlite3_vtab*, sqlite3*, const char *zFn, const char *zSource, ga_source *p);
+void ga_source_free(ga_source*);
+
+/* The index of column zCol of p (names compare as SQLite's, ignoring ASCII
+** case), or -1 with the error set. */
+int ga_tvf_column(sqlite3_vtab*, const char *zFn, const ga_source *p, const char *zCol);
+
+/* A column source over columns aiCol[0..nCol) of p, asking aWant[i] of
+** each (colsrc.h): SQLITE_OK with *ppSrc, or an error set. */
+struct ga_colsrc;
+int ga_tvf_open(sqlite3_vtab*, sqlite3*, ga_conn*, const ga_source *p, int nCol, const int *aiCol,
+                const unsigned char *aWant, struct ga_colsrc **ppSrc);
+
+/* xBestIndex for arguments in the nArg hidden columns from iFirst: each one
+** given becomes an argument in column order, idxNum says which (bit i:
+** argument i). */
+int ga_tvf_best_index(sqlite3_index_info*, int iFirst, int nArg);
+
+/* The arguments xFilter received, placed by idxNum: a[i] is argument i or
+** NULL. */
+void ga_tvf_args(int idxNum, int argc, sqlite3_value **argv, int nArg, sqlite3_value **a);
+
+#endif /* GPUAGG_TVF_H */
