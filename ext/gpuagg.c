@@ -22,8 +22,8 @@
 **      a pipeline) or 'resident' (bytes gpu_histogram may keep to find its
 **      range in the same scan that counts; 0: always scan twice); they apply
 **      to queries that start afterwards.
-**   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]) is a table-valued
-**      function (tvf/histogram.c).
+**   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]) and gpu_group_by(SOURCE,
+**      KEY, VALUE) are table-valued functions (tvf/histogram.c, tvf/groupby.c).
 **   6. gpuagg_info() returns JSON: mode, backend, device, settings, counters
 **      (wait_ms: time queries spent blocked on a chunk's result).
 **   7. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
@@ -183,6 +183,15 @@ static const struct {
 #endif
 };
 
+/* The table-valued functions. */
+static const struct {
+  const char *zName;        /* SQL name */
+  const sqlite3_module *pModule;
+} aModule[] = {
+  { "gpu_histogram", &ga_histogram_module },
+  { "gpu_group_by",  &ga_groupby_module },
+};
+
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
@@ -213,11 +222,11 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
                                   aFunc[i].zName, aFunc[i].nArg, sqlite3_errmsg(db));
     }
   }
-  if( rc==SQLITE_OK ){
-    c->nRef++;
-    rc = sqlite3_create_module_v2(db, "gpu_histogram", &ga_histogram_module, c, ga_conn_unref);
+  for(i=0; rc==SQLITE_OK && i<sizeof(aModule)/sizeof(aModule[0]); i++){
+    c->nRef++;              /* dropped by SQLite, on failure too */
+    rc = sqlite3_create_module_v2(db, aModule[i].zName, aModule[i].pModule, c, ga_conn_unref);
     if( rc!=SQLITE_OK ){
-      *pzErrMsg = sqlite3_mprintf("gpuagg: cannot register gpu_histogram: %s", sqlite3_errmsg(db));
+      *pzErrMsg = sqlite3_mprintf("gpuagg: cannot register %s: %s", aModule[i].zName, sqlite3_errmsg(db));
     }
   }
   ga_conn_unref(c);

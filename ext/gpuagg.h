@@ -56,8 +56,9 @@ void ga_avgFinal(sqlite3_context*);
 void ga_countStep(sqlite3_context*, int, sqlite3_value**);
 void ga_countFinal(sqlite3_context*);
 
-/* tvf/histogram.c: the gpu_histogram table-valued function */
-extern const sqlite3_module ga_histogram_module;
+/* tvf/: the table-valued functions */
+extern const sqlite3_module ga_histogram_module;   /* gpu_histogram (histogram.c) */
+extern const sqlite3_module ga_groupby_module;     /* gpu_group_by (groupby.c) */
 
 /* agg/minmax.c: gpu_min, gpu_max, gpu_argmin, gpu_argmax */
 void ga_minStep(sqlite3_context*, int, sqlite3_value**);

@@ -16,7 +16,12 @@ static void pipeSetFill(ga_pipe *p, ga_slot *s){
   p->v = s->buf;
   p->ni = 0;
   p->hi = p->cap;
-  if( p->op==GA_OP_MIN || p->op==GA_OP_MAX ){
+  if( p->op==GA_OP_GROUP ){
+    p->hi = (int)GA_GROUP_ROWS(p->cap);
+    p->gKey = GA_GROUP_KEYS(s->buf, p->cap);
+    p->gVal = GA_GROUP_VALS(s->buf, p->cap);
+    p->gMeta = GA_GROUP_META(s->buf, p->cap);
+  }else if( p->op==GA_OP_MIN || p->op==GA_OP_MAX ){
     p->bits = (uint64_t*)(s->buf + p->cap);
     memset(p->bits, 0, sizeof(uint64_t)*(size_t)GA_BITMAP_WORDS(p->cap));
     p->nReal = 0;
@@ -24,12 +29,21 @@ static void pipeSetFill(ga_pipe *p, ga_slot *s){
 }
 
 /* The job for the fill chunk as it stands (for a partial GA_OP_SUM chunk,
-** after closing the gap between the lanes). */
-static ga_job pipeJob(ga_pipe *p){
+** after closing the gap between the lanes; a GA_OP_GROUP chunk prepared).
+** Non-zero: out of memory (p->zErr set). */
+static int pipeJob(ga_pipe *p, ga_job *pj){
   ga_job j;
   memset(&j, 0, sizeof(j));
   j.op = p->op;
-  if( p->op==GA_OP_SUM ){
+  j.base = p->base;
+  if( p->op==GA_OP_GROUP ){
+    j.n = p->ni;
+    j.group = p->group;
+    if( ga_group_prepare(p->group, p->gKey, p->gVal, p->gMeta, j.n) ){
+      strcpy(p->zErr, "gpuagg: out of memory");
+      return 1;
+    }
+  }else if( p->op==GA_OP_SUM ){
     int64_t nr = p->cap - p->hi;
     if( p->hi!=p->ni ) memmove(p->v + p->ni, p->v + p->hi, sizeof(int64_t)*(size_t)nr);
     j.n = p->ni + nr;
@@ -39,7 +53,8 @@ static ga_job pipeJob(ga_pipe *p){
     j.nReal = p->nReal;
     j.hist = p->hist;
   }
-  return j;
+  *pj = j;
+  return 0;
 }
 
 ga_pipe *ga_pipe_open(ga_conn *c, int op, ga_fold_fn xFold, void *pFoldArg, char *zErr){
@@ -140,8 +155,7 @@ static int pipeFlush(ga_pipe *p){
   ga_slot *spare = p->flight;   /* free once landed */
   char zIgnore[GA_ERRLEN];
   ga_job j;
-  if( pipeLand(p) ) return 1;
-  j = pipeJob(p);
+  if( pipeLand(p) || pipeJob(p, &j) ) return 1;
   if( pipeStart(p, full, &j) ){
     if( spare ) ga_pool_give(p->conn, spare);
     return 1;
@@ -181,11 +195,16 @@ int ga_pipe_close(ga_pipe *p, char *zErr){
   int rc = p->rc;
 
   if( rc==0 ) rc = pipeLand(p);
-  if( rc==0 && (p->ni>0 || p->hi<p->cap) ){
-    /* The partial last chunk, reduced where it is cheaper. A tail never
+  if( rc==0 && (p->ni>0 || (p->op==GA_OP_SUM && p->hi<p->cap)) ){
+    /* The partial last chunk, reduced where it is cheaper (a grouping's
+    ** where its chunks went: one table holds all of it). A tail never
     ** creates a CUDA context. */
-    ga_job j = pipeJob(p);
-    if( !p->cpu && j.n>=p->conn->threshold && tail->be->xWarm() ){
+    ga_job j;
+    int follow = p->op==GA_OP_GROUP && p->base>0;
+    rc = pipeJob(p, &j);
+    if( rc ){
+      /* p->zErr says why */
+    }else if( !p->cpu && (follow || j.n>=p->conn->threshold) && tail->be->xWarm() ){
       rc = pipeStart(p, tail, &j) || pipeLand(p);
     }else{
       ga_cpu_run(tail, &j);

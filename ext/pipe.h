@@ -6,7 +6,8 @@
 **      the back (v[hi..cap)), so a full chunk (ni==hi) is one contiguous
 **      transfer. GA_OP_MIN/MAX: values in scan order, a type bit set for each
 **      real (hi stays cap). GA_OP_HIST and GA_OP_KEEP: doubles in scan
-**      order.
+**      order. GA_OP_GROUP: rows (key, value, meta) in scan order, prepared
+**      by ga_group_prepare as each chunk is handed over.
 **   2. A full chunk is handed to the backend (asynchronously for CUDA) and
 **      filling goes on in a second buffer; the aggregate waits only when it
 **      needs the chunk in flight back, i.e. when the second one fills too.
@@ -17,8 +18,9 @@
 **      rest of the pipeline stays on the CPU; in strict mode (backend forced
 **      to cuda) it is an SQL error naming the CUDA error instead.
 **   5. Closing lands what is in flight, folds the partial last chunk (on the
-**      device only if it is warm and the tail is at least the threshold) and
-**      gives both slots back to the pool, on every path, errors included.
+**      device only if it is warm and the tail is at least the threshold; a
+**      grouping's where its other chunks went) and gives both slots back to
+**      the pool, on every path, errors included.
 */
 #ifndef GPUAGG_PIPE_H
 #define GPUAGG_PIPE_H
@@ -44,6 +46,9 @@ typedef struct ga_pipe {
   int cap;                  /* values per chunk */
   int64_t nReal;            /* GA_OP_MIN/MAX: reals in the fill chunk */
   ga_hist *hist;            /* GA_OP_HIST, GA_OP_KEEP: the histogram the chunks feed */
+  ga_group *group;          /* GA_OP_GROUP: the grouping the chunks feed */
+  uint64_t *gKey, *gVal;    /* GA_OP_GROUP: the fill chunk's keys and values */
+  unsigned char *gMeta;     /* ... and meta bytes */
   int64_t base;             /* scan position of the fill chunk's first value */
   ga_job flightJob;         /* the job of the chunk in flight */
   int64_t flightBase;       /* ... and its base */
@@ -87,6 +92,21 @@ static inline int ga_pipe_doubles(ga_pipe *p, const double *x, int64_t n){
     memcpy((double*)p->v + p->ni, x, sizeof(double)*(size_t)k);
     p->ni += (int)k;
     x += k;
+    n -= k;
+    if( p->ni==p->hi && ga_pipe_flush(p) ) return 1;
+  }
+  return 0;
+}
+/* GA_OP_GROUP: append n rows. */
+static inline int ga_pipe_rows(ga_pipe *p, const uint64_t *key, const uint64_t *val, const unsigned char *meta,
+                               int64_t n){
+  while( n>0 ){
+    int64_t k = p->hi - p->ni < n ? p->hi - p->ni : n;
+    memcpy(p->gKey + p->ni, key, sizeof(uint64_t)*(size_t)k);
+    memcpy(p->gVal + p->ni, val, sizeof(uint64_t)*(size_t)k);
+    memcpy(p->gMeta + p->ni, meta, (size_t)k);
+    p->ni += (int)k;
+    key += k; val += k; meta += k;
     n -= k;
     if( p->ni==p->hi && ga_pipe_flush(p) ) return 1;
   }

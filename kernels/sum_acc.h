@@ -128,10 +128,8 @@ GA_HD void ga_words_norm(int64_t *w){
   w[GA_WORDS - 1] += carry;
 }
 
-/* ---- host only ---------------------------------------------------------- */
-
 /* Add x to the words (no atomics: one thread owns a). */
-GA_H void ga_sum_word(ga_sum *a, double x){
+GA_HD void ga_sum_word(ga_sum *a, double x){
   int w;
   int64_t p[3];
   if( ga_split(x, &w, p) ){
@@ -148,13 +146,13 @@ GA_H void ga_sum_word(ga_sum *a, double x){
 }
 
 /* Add a real: into the expansion, the overflow into the words. */
-GA_H void ga_sum_real(ga_sum *a, ga_fpe *f, double x){
+GA_HD void ga_sum_real(ga_sum *a, ga_fpe *f, double x){
   double r = ga_fpe_add(f, x);
   if( r != 0.0 ) ga_sum_word(a, r);
 }
 
 /* Empty the expansion into the words and carry: a alone holds the total. */
-GA_H void ga_sum_settle(ga_sum *a, ga_fpe *f){
+GA_HD void ga_sum_settle(ga_sum *a, ga_fpe *f){
   if( f->a0 != 0.0 ) ga_sum_word(a, f->a0);
   if( f->a1 != 0.0 ) ga_sum_word(a, f->a1);
   if( f->a2 != 0.0 ) ga_sum_word(a, f->a2);
@@ -164,7 +162,7 @@ GA_H void ga_sum_settle(ga_sum *a, ga_fpe *f){
 }
 
 /* a += b; both settled. */
-GA_H void ga_sum_merge(ga_sum *a, const ga_sum *b){
+GA_HD void ga_sum_merge(ga_sum *a, const ga_sum *b){
   uint64_t lo = a->lo + b->lo;
   int i;
   a->hi += b->hi + (lo < a->lo);
@@ -175,14 +173,14 @@ GA_H void ga_sum_merge(ga_sum *a, const ga_sum *b){
 }
 
 /* The exact integer total. */
-GA_H __int128 ga_sum_int128(const ga_sum *a){
+GA_HD __int128 ga_sum_int128(const ga_sum *a){
   return (__int128)(((unsigned __int128)(uint64_t)a->hi << 64) | a->lo);
 }
 
 /* The total of integers and reals, rounded once to the nearest double (ties
 ** to even); ±Inf beyond the double range or from infinite inputs; NaN when
 ** both infinities were seen. a must be settled. */
-GA_H double ga_sum_value(const ga_sum *a){
+GA_HD double ga_sum_value(const ga_sum *a){
   int64_t w[GA_WORDS];
   __int128 iv = ga_sum_int128(a);
   unsigned __int128 u, t;

@@ -67,24 +67,26 @@ char *s_render(sqlite3 *db, const char *zSql){
   return r;
 }
 
-int s_same_cell(sqlite3_stmt *st, int i, int j){
-  int t = sqlite3_column_type(st, i);
-  if( t!=sqlite3_column_type(st, j) ) return 0;
+int s_same_cells(sqlite3_stmt *a, int i, sqlite3_stmt *b, int j){
+  int t = sqlite3_column_type(a, i);
+  if( t!=sqlite3_column_type(b, j) ) return 0;
   switch( t ){
-    case SQLITE_INTEGER: return sqlite3_column_int64(st, i)==sqlite3_column_int64(st, j);
+    case SQLITE_INTEGER: return sqlite3_column_int64(a, i)==sqlite3_column_int64(b, j);
     case SQLITE_FLOAT: {
-      double a = sqlite3_column_double(st, i), b = sqlite3_column_double(st, j);
-      return memcmp(&a, &b, sizeof(a))==0;
+      double x = sqlite3_column_double(a, i), y = sqlite3_column_double(b, j);
+      return memcmp(&x, &y, sizeof(x))==0;
     }
     case SQLITE_TEXT: case SQLITE_BLOB: {
-      const void *a = t==SQLITE_TEXT ? (const void*)sqlite3_column_text(st, i) : sqlite3_column_blob(st, i);
-      const void *b = t==SQLITE_TEXT ? (const void*)sqlite3_column_text(st, j) : sqlite3_column_blob(st, j);
-      int n = sqlite3_column_bytes(st, i);
-      return n==sqlite3_column_bytes(st, j) && (n==0 || memcmp(a, b, n)==0);
+      const void *x = t==SQLITE_TEXT ? (const void*)sqlite3_column_text(a, i) : sqlite3_column_blob(a, i);
+      const void *y = t==SQLITE_TEXT ? (const void*)sqlite3_column_text(b, j) : sqlite3_column_blob(b, j);
+      int n = sqlite3_column_bytes(a, i);
+      return n==sqlite3_column_bytes(b, j) && (n==0 || memcmp(x, y, n)==0);
     }
   }
   return 1;
 }
+
+int s_same_cell(sqlite3_stmt *st, int i, int j){ return s_same_cells(st, i, st, j); }
 
 static int runPass(Suite *(*make)(void), const char *zBackend){
   SRunner *sr;

@@ -30,8 +30,10 @@ void s_expect_device(sqlite3*, const char *zWhat);
 void s_expect_pool_idle(sqlite3*);
 
 /* Columns i and j of the current row hold the same value: same type, same
-** integer, same double bits, same bytes. */
+** integer, same double bits, same bytes. s_same_cells: column i of a's
+** row and column j of b's. */
 int s_same_cell(sqlite3_stmt*, int i, int j);
+int s_same_cells(sqlite3_stmt *a, int i, sqlite3_stmt *b, int j);
 
 /* Every cell of every row of zSql rendered exactly (type, int64, the
 ** double's bits, text), or "error: ..." if it fails; malloc'd. Uses no

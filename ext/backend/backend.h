@@ -11,7 +11,9 @@
 **      scan order, each an int64 or a double as the type bitmap after the
 **      cap values says (ext_acc.h). GA_OP_HIST: doubles, counted into the
 **      job's histogram (hist_acc.h). GA_OP_KEEP: doubles, kept in the job's
-**      histogram until its range is known (ga_hist).
+**      histogram until its range is known (ga_hist). GA_OP_GROUP: rows (key,
+**      value, meta; group_acc.h) at GA_GROUP_KEYS/VALS/META, folded into the
+**      job's grouping (ga_group).
 **   3. xStart hands a filled chunk to the backend and may return before the
 **      work is done; xWait returns when the slot's result (res or ext)
 **      holds it. Between the two, nothing may touch slot->buf.
@@ -29,6 +31,7 @@
 #include "sum_acc.h"
 #include "ext_acc.h"
 #include "hist_acc.h"
+#include "group_acc.h"
 
 #define GA_ERRLEN 256
 
@@ -48,7 +51,7 @@ typedef struct ga_backend ga_backend;
 typedef struct ga_slot ga_slot;
 
 /* What a chunk is reduced to. */
-enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX, GA_OP_HIST, GA_OP_KEEP };
+enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX, GA_OP_HIST, GA_OP_KEEP, GA_OP_GROUP };
 
 /* Numbers kept in host memory for a histogram whose range is not known yet. */
 typedef struct ga_kept {
@@ -82,12 +85,45 @@ typedef struct ga_hist {
                             ** or kept cannot be trusted (count again) */
 } ga_hist;
 
+/*
+** A grouping (gpu_group_by), fed by every chunk of one scan. The CPU folds
+** into its own table (cpu), a device into its own (dev); a scan uses one of
+** them from its first chunk to its end (ga_pipe_close sends a tail where
+** the chunks went). Reals that do not fit the window (group_acc.h, 3) are
+** summed here, in exc. xGroupDone gathers the groups into res.
+*/
+typedef struct ga_group {
+  int jb;                   /* the window's first word; -1 until a real came */
+  int eLo, eHi;             /* biased exponents of reals the window surely holds */
+  void *cpu;                /* the CPU's table (group.c), or NULL */
+  void *dev;                /* the device's state, or NULL */
+  struct ga_kmap *excMap;   /* group -> index in exc */
+  ga_sum *exc;              /* reals summed here, by group */
+  int64_t nExc;             /* groups in exc */
+  int64_t nRow;             /* rows folded (the window's carries need a pass each 2^30) */
+  int lost;                 /* a device failed on it, or chunks went to two
+                            ** tables: fold again */
+  int oom;                  /* a fold ran out of memory */
+  ga_grow *res;             /* after xGroupDone(use): every group, the numeric ones
+                            ** first, ascending by ga_grow_order (ties unordered) */
+  int64_t nRes;             /* groups in res */
+} ga_group;
+
+/* A grouping chunk of cap values holds GA_GROUP_ROWS(cap) rows: keys, then
+** values, then meta bytes. */
+#define GA_GROUP_ROWS(cap) ((((int64_t)(cap)*8)/17) & ~(int64_t)15)
+#define GA_GROUP_KEYS(buf, cap) ((uint64_t*)(buf))
+#define GA_GROUP_VALS(buf, cap) ((uint64_t*)(buf) + GA_GROUP_ROWS(cap))
+#define GA_GROUP_META(buf, cap) ((unsigned char*)((uint64_t*)(buf) + 2*GA_GROUP_ROWS(cap)))
+
 typedef struct ga_job {
   int op;                   /* enum ga_op */
-  int64_t n;                /* values in the chunk */
+  int64_t n;                /* values (GA_OP_GROUP: rows) in the chunk */
   int64_t ni;               /* GA_OP_SUM: how many of them lead as int64 */
   int64_t nReal;            /* GA_OP_MIN/MAX: how many type bits are set */
+  int64_t base;             /* scan position of the chunk's first value */
   ga_hist *hist;            /* GA_OP_HIST, GA_OP_KEEP: where the chunk's doubles go */
+  ga_group *group;          /* GA_OP_GROUP: where the chunk's rows go */
 } ga_job;
 
 /* Words of the type bitmap of a chunk of cap values. */
@@ -125,6 +161,9 @@ struct ga_backend {
   ** backend kept (hist->h is final) and add its own counts into
   ** hist->counts. Then, on every path, free what it holds for hist. */
   int (*xHistDone)(ga_hist*, int use, char *zErr);
+  /* After the last chunk of a grouping landed. use: gather every group into
+  ** group->res. Then, on every path, free what the backend holds for it. */
+  int (*xGroupDone)(ga_group*, int use, char *zErr);
 };
 
 extern const ga_backend ga_cpu_backend;
@@ -145,6 +184,24 @@ void ga_cpu_keep(ga_hist*, const double *v, int64_t n);
 
 /* use: count the numbers kept in host memory. Then free them. */
 void ga_cpu_kept(ga_hist*, int use);
+
+/* Groupings (group.c). Before a chunk of n rows goes anywhere: choose the
+** window at the first reals, flag the reals it cannot hold GA_V_HOST and sum
+** those in g->exc. Non-zero: out of memory. */
+int ga_group_prepare(ga_group *g, const uint64_t *keys, const uint64_t *vals, unsigned char *meta, int64_t n);
+/* Fold n rows, the first at scan position base, into the CPU's table.
+** Non-zero: out of memory. */
+int ga_cpu_group(ga_group *g, const uint64_t *keys, const uint64_t *vals, const unsigned char *meta,
+                 int64_t n, int64_t base);
+/* The CPU's xGroupDone. */
+int ga_cpu_group_done(ga_group *g, int use, char *zErr);
+/* Free g's host state (exc, res). */
+void ga_group_clear(ga_group *g);
+/* A group's place in the order of keys: the numeric ones by their floor
+** double (ties: big integers that share it), the others after them. */
+uint64_t ga_grow_order(const ga_grow*);
+/* Sign of a - b for two numeric groups' keys, exactly. */
+int ga_grow_cmp_num(const ga_grow *a, const ga_grow *b);
 
 /*
 ** CUDA. ga_cuda_usable probes the driver once per process (no context is

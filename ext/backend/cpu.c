@@ -90,6 +90,11 @@ void ga_cpu_run(ga_slot *s, const ga_job *j){
     ga_cpu_hist((const double*)s->buf, j->n, j->hist);
   }else if( j->op==GA_OP_KEEP ){
     ga_cpu_keep(j->hist, (const double*)s->buf, j->n);
+  }else if( j->op==GA_OP_GROUP ){
+    ga_group *g = j->group;
+    if( g->dev ) g->lost = 1;     /* a device holds the other chunks */
+    if( ga_cpu_group(g, GA_GROUP_KEYS(s->buf, s->cap), GA_GROUP_VALS(s->buf, s->cap),
+                     GA_GROUP_META(s->buf, s->cap), j->n, j->base) ) g->oom = 1;
   }else{
     ga_cpu_ext(s->buf, (const uint64_t*)(s->buf + s->cap), j->n, j->op==GA_OP_MAX, &s->ext);
   }
@@ -132,5 +137,5 @@ static int cpuHistDone(ga_hist *hist, int use, char *zErr){
 }
 
 const ga_backend ga_cpu_backend = {
-  "cpu", cpuOpen, cpuReady, cpuClose, cpuStart, cpuWait, cpuWarm, cpuHistDone
+  "cpu", cpuOpen, cpuReady, cpuClose, cpuStart, cpuWait, cpuWarm, cpuHistDone, ga_cpu_group_done
 };

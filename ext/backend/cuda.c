@@ -456,6 +456,11 @@ static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
 static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   size_t nCopy = sizeof(int64_t)*(size_t)j->n;
+  if( j->op==GA_OP_GROUP ){             /* not on the device yet */
+    ga_cpu_run(s, j);
+    q->op = j->op;
+    return 0;
+  }
   if( goLive(zErr) ) return 1;
   if( q->hRes==0 && devOpen(s, zErr) ) return 1;
   q->op = j->op;
@@ -512,7 +517,7 @@ static int cuWait(ga_slot *s, char *zErr){
     if( q->hist ) q->hist->lost = 1;
     return cuFail(e, "cudaStreamSynchronize", zErr);
   }
-  if( q->op==GA_OP_KEEP ) return 0;     /* a copy, no kernel */
+  if( q->op==GA_OP_KEEP || q->op==GA_OP_GROUP ) return 0;     /* no kernel */
   if( q->op==GA_OP_SUM ) s->res = *q->hRes;
   else if( q->op!=GA_OP_HIST ) memcpy(&s->ext, q->hRes, sizeof(ga_ext));
   if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) s->stats->kernelMs += ms;
@@ -538,5 +543,5 @@ void ga_cuda_describe(sqlite3_str *out){
 }
 
 const ga_backend ga_cuda_backend = {
-  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm, cuHistDone
+  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm, cuHistDone, ga_cpu_group_done
 };
