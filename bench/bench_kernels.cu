@@ -6,8 +6,14 @@
 ** ceiling, plus the host-to-device copy rates that bound the pipeline. One run, CUDA events, median of many runs;
 ** inputs of 2 GiB, far larger than L2.
 **
+** Grouping (section group): 10M device-resident rows (an int64 key, a
+** double) grouped by our kernels (table, compaction, sort by key, finished
+** exact sums, counts, min and max) against CUB's SortPairs + ReduceByKey
+** (a plain sum per key), at 256, 100,000 and 10M groups, uniform and skewed
+** (90% of the rows on one key).
+**
 ** Usage: bench_kernels [values [sections]]   (default 268435456 = 256M;
-**        sections: a comma list of sum,ext,hist,h2d, default all)
+**        sections: a comma list of sum,ext,hist,group,h2d, default all)
 ** BENCH_OUT=dir also writes dir/kernels.csv (a line per comparison: ours
 ** against CUB and the copy ceiling) and dir/ceilings.csv.
 */
@@ -75,6 +81,22 @@ __global__ void fillInts(long long *d, long long n, unsigned long long seed){
   }
 }
 
+/* Rows for grouping: key i*odd mod g (a permutation when g == n) or, if
+** hashed, a uniform draw in [0, g); skewed: 90% of the rows on key 42.
+** Values uniform in [-1e6, 1e6]; meta: an INTEGER key, a REAL value. */
+__global__ void fillGroups(unsigned long long *keys, double *vals, unsigned char *meta, long long n,
+                           long long g, int skew, int hashed){
+  for( long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    unsigned long long z = (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z ^= z >> 31;
+    keys[i] = hashed ? z % (unsigned long long)g : (unsigned long long)((i * 2654435761ll) % g);
+    if( skew && (z >> 40) % 10 != 0 ) keys[i] = 42;
+    vals[i] = ((double)(z >> 11) * 0x1p-53 - 0.5) * 2e6;
+    meta[i] = GA_K_INT | GA_V_REAL;
+  }
+}
+
 static FILE *gCsv;         /* kernels.csv, or NULL */
 static FILE *gCeil;        /* ceilings.csv, or NULL */
 
@@ -93,7 +115,7 @@ static void row(const char *what, double bytes, float ms, float cubMs, double ce
 
 int main(int argc, char **argv){
   long long n = argc > 1 ? atoll(argv[1]) : (1ll << 28);
-  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,h2d";
+  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,h2d";
   auto want = [&](const char *z){ return strstr(zSections, z) != nullptr; };
   size_t bytes = sizeof(double) * (size_t)n;
   cudaDeviceProp prop;
@@ -124,6 +146,7 @@ int main(int argc, char **argv){
   CK(cudaGetDeviceProperties(&prop, 0));
   CK(ga_sum_max_blocks(&maxBlocks));
   CK(ga_hist_prepare());
+  CK(ga_group_prepare());
   printf("device: %s, %d SMs, L2 %d MB; %lld values (%.2f GiB); sum grid %d x %d\n\n",
          prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, n, bytes / 1073741824.0,
          maxBlocks, GA_SUM_THREADS);
@@ -272,6 +295,83 @@ int main(int argc, char **argv){
     }
     CK(cudaFree(dCounts));
     CK(cudaFree(dCub));
+  }
+
+  /* Grouping 10M rows, device-resident: everything from the rows to the
+  ** finished groups in key order, against CUB's sort + reduce-by-key. */
+  if( want("group") ){
+    const long long nr = 10000000, groups[] = { 256, 100000, 10000000 };
+    unsigned long long *keys, *keys2, *cubKeys, *dCount;
+    double *vals, *vals2, *cubSums;
+    unsigned char *meta;
+    int *cubRuns;
+    ga_gent *ent;
+    ga_gacc *acc;
+    int64_t *idx, *idx2;
+    uint64_t *ord, *ord2;
+    ga_grow *out;
+    void *tmpG = 0;
+    size_t nTmpG = 0, nTmpS = 0, nTmpR = 0, nTmpO = 0;
+    long long cap = 1ll << 25;      /* twice 10M groups, rounded up */
+    /* The window for values below 1e6 (as group.c chooses it). */
+    int jb = ga_window_base((1023 + 19 - 1 + 52) >> 5);
+    CK(cudaMalloc(&keys, 8 * nr)); CK(cudaMalloc(&keys2, 8 * nr)); CK(cudaMalloc(&cubKeys, 8 * nr));
+    CK(cudaMalloc(&vals, 8 * nr)); CK(cudaMalloc(&vals2, 8 * nr)); CK(cudaMalloc(&cubSums, 8 * nr));
+    CK(cudaMalloc(&meta, nr)); CK(cudaMalloc(&cubRuns, sizeof(int))); CK(cudaMalloc(&dCount, 8));
+    CK(cudaMalloc(&ent, sizeof(ga_gent) * cap)); CK(cudaMalloc(&acc, sizeof(ga_gacc) * cap));
+    CK(cudaMalloc(&idx, 8 * nr)); CK(cudaMalloc(&idx2, 8 * nr)); CK(cudaMalloc(&ord, 8 * nr)); CK(cudaMalloc(&ord2, 8 * nr));
+    CK(cudaMalloc(&out, sizeof(ga_grow) * nr));
+    CK(cub::DeviceRadixSort::SortPairs(nullptr, nTmpS, keys, keys2, vals, vals2, nr));
+    CK(cub::DeviceReduce::ReduceByKey(nullptr, nTmpR, keys2, cubKeys, vals2, cubSums, cubRuns, cuda::std::plus<>{}, nr));
+    CK(ga_group_sort(nullptr, &nTmpO, ord, ord2, idx, idx2, nr, 0));
+    nTmpG = std::max(std::max(nTmpS, nTmpR), nTmpO);
+    CK(cudaMalloc(&tmpG, nTmpG));
+    printf("\n| grouping 10M rows (device-resident) | groups | CUB ms | gpuagg ms | vs CUB | ns/row |\n"
+           "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for( int skew = 0; skew <= 1; skew++ ){
+      for( int k = 0; k < 3; k++ ){
+        long long gk = groups[k], c = 1;
+        unsigned long long hCount = 0;
+        int runs = 0;
+        char label[96];
+        while( c < 2 * std::min(nr, gk) ) c *= 2;
+        fillGroups<<<1024, 256>>>(keys, vals, meta, nr, gk, skew, gk != nr);
+        CK(cudaGetLastError());
+        float cub = timeMs([&]{
+          size_t t1 = nTmpG, t2 = nTmpG;
+          CK(cub::DeviceRadixSort::SortPairs(tmpG, t1, keys, keys2, vals, vals2, nr));
+          CK(cub::DeviceReduce::ReduceByKey(tmpG, t2, keys2, cubKeys, vals2, cubSums, cubRuns, cuda::std::plus<>{}, nr));
+        });
+        float ours = timeMs([&]{
+          size_t t = nTmpG;
+          CK(cudaMemsetAsync(ent, 0, sizeof(ga_gent) * c));
+          CK(cudaMemsetAsync(acc, 0, sizeof(ga_gacc) * c));
+          CK(cudaMemsetAsync(dCount, 0, 8));
+          CK(ga_group_launch((const uint64_t *)keys, (const uint64_t *)vals, meta, nr, 0, jb, ent, acc, c, dCount, 0));
+          CK(cudaMemcpyAsync(&hCount, dCount, 8, cudaMemcpyDeviceToHost));
+          CK(cudaStreamSynchronize(0));           /* the groups' count sizes the rest, as in the backend */
+          CK(cudaMemsetAsync(dCount, 0, 8));
+          CK(ga_group_compact(ent, c, idx, ord, dCount, 0));
+          CK(ga_group_sort(tmpG, &t, ord, ord2, idx, idx2, (int64_t)hCount, 0));
+          CK(ga_group_final(ent, acc, idx2, (int64_t)hCount, jb, nullptr, nullptr, out, 0));
+        });
+        CK(cudaMemcpy(&runs, cubRuns, sizeof(int), cudaMemcpyDeviceToHost));
+        if( (long long)runs != (long long)hCount ){
+          fprintf(stderr, "grouping: %llu groups, CUB found %d\n", hCount, runs);
+          exit(1);
+        }
+        snprintf(label, sizeof(label), "%lld keys, %s", gk, skew ? "skewed" : "uniform");
+        printf("| %-36s | %8llu | %8.3f | %8.3f | %6.2f | %6.3f |\n", label, hCount, cub, ours, cub / ours, ours * 1e6 / nr);
+        if( gCsv ){
+          fprintf(gCsv, "\"grouping 10M rows; %s\",%.4f,%.4f,%.1f,%.1f,%.1f,%.4f,%.4f\n", label, cub, ours,
+                  17.0 * nr / (cub * 1e-3) / 1e9, 17.0 * nr / (ours * 1e-3) / 1e9, ceilGBs, cub / ours,
+                  17.0 * nr / (ours * 1e-3) / 1e9 / ceilGBs);
+        }
+      }
+    }
+    cudaFree(keys); cudaFree(keys2); cudaFree(cubKeys); cudaFree(vals); cudaFree(vals2); cudaFree(cubSums);
+    cudaFree(meta); cudaFree(cubRuns); cudaFree(dCount); cudaFree(ent); cudaFree(acc);
+    cudaFree(idx); cudaFree(idx2); cudaFree(ord); cudaFree(ord2); cudaFree(out); cudaFree(tmpG);
   }
 
   /* Host-to-device: what one pipeline chunk costs to ship. */

@@ -14,6 +14,11 @@
 **      the same bins (given the range), with the range given and found
 **      (one scan; and two, with gpuagg_config('resident', 0)), on the
 **      connection's backend and on the CPU backend.
+**   3d. gpu_group_by('g', KEY, 'x') against the builtin GROUP BY with the
+**      same aggregates (count(*), count, sum, total, avg, min, max) and
+**      against SELECT KEY, sum(x) ... GROUP BY KEY, on a table of `rows`
+**      rows whose keys make 256, 100,000 and `rows` groups, uniform and
+**      skewed (90% of the rows on one key); connection's backend and CPU.
 **   4. sum(i) and sum(x) again at other chunk sizes (GPUAGG_BENCH_CHUNKS, a
 **      comma-separated list; default 262144,65536,direct): does a chunk that
 **      stays in the CPU's cache make appending cheaper? "direct" folds every
@@ -27,7 +32,7 @@
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** chunks,scale). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,chunks,scale). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
 #include <stdio.h>
@@ -36,7 +41,7 @@
 #include "harness.h"
 
 static int nRun = 5;
-static const char *zSections = "small,rows,extremes,hist,groupby,chunks,scale";
+static const char *zSections = "small,rows,extremes,hist,groupby,group,chunks,scale";
 static FILE *gCsv;                  /* sql.csv, or NULL */
 static const char *gSection = "";   /* the section being run, for the CSV */
 static int64_t gRows;               /* rows the compared queries read, for the CSV */
@@ -284,6 +289,46 @@ int main(int argc, char **argv){
     snprintf(zLabel, sizeof(zLabel), "GROUP BY 100,000 groups, avg(x), %s", zBackend);
     compare(db, zLabel, "SELECT k, avg(x) FROM t GROUP BY k", "SELECT k, gpu_avg(x) FROM t GROUP BY k", 1);
   }
+  /* 3d. gpu_group_by against the GROUP BY a user would write. */
+  gSection = "group";
+  if( want("group") ){
+    static const char *azKey[] = { "k256", "k100k", "kall", "s256", "s100k", "sall" };
+    double t0 = h_now();
+    int b;
+    size_t q;
+    h_exec(db, "CREATE TABLE g(k256 INTEGER, k100k INTEGER, kall INTEGER, s256 INTEGER, s100k INTEGER,"
+               " sall INTEGER, x REAL)");
+    h_exec(db, "WITH RECURSIVE s(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
+               "INSERT INTO g SELECT i*2654435761 %% 256, i*2654435761 %% 100000, i*2654435761 %% %lld, "
+               "CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% 256 END, CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% 100000 END, "
+               "CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% %lld END, (i*40503 %% 2000001) - 1000000.25 FROM s",
+           (long long)nRow - 1, (long long)nRow, (long long)nRow);
+    fprintf(stderr, "# g: %lld rows in %.1f s\n", (long long)nRow, h_now() - t0);
+    printf("\n| query | GROUP BY ms | gpu_group_by ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+    for(b=0; b<2; b++){
+      useBackend(db, b, zBackend);
+      for(q=0; q<sizeof(azKey)/sizeof(azKey[0]); q++){
+        char zLabel[128];
+        char *zRef = sqlite3_mprintf("SELECT %s, count(*), count(x), sum(x), total(x), avg(x), min(x), max(x) "
+                                     "FROM g GROUP BY 1", azKey[q]);
+        char *zSum = sqlite3_mprintf("SELECT %s, sum(x) FROM g GROUP BY 1", azKey[q]);
+        char *zOurs = sqlite3_mprintf("SELECT * FROM gpu_group_by('g', '%s', 'x')", azKey[q]);
+        snprintf(zLabel, sizeof(zLabel), "group by %s (%lld groups), all aggregates, %s",
+                 azKey[q], (long long)h_int(db, "SELECT count(DISTINCT %s) FROM g", azKey[q]), b ? "cpu" : zBackend);
+        compare(db, zLabel, zRef, zOurs, 1);
+        if( b==0 ){
+          snprintf(zLabel, sizeof(zLabel), "group by %s, vs SELECT k, sum(x) GROUP BY k, %s", azKey[q], zBackend);
+          compare(db, zLabel, zSum, zOurs, 1);
+        }
+        sqlite3_free(zRef);
+        sqlite3_free(zSum);
+        sqlite3_free(zOurs);
+      }
+    }
+    useBackend(db, 0, zBackend);
+    h_exec(db, "DROP TABLE g");
+  }
+
   /* 5. Scaling: rows per second by row count. */
   gSection = "scale";
   if( want("scale") ){

@@ -39,7 +39,7 @@ static int pipeJob(ga_pipe *p, ga_job *pj){
   if( p->op==GA_OP_GROUP ){
     j.n = p->ni;
     j.group = p->group;
-    if( ga_group_prepare(p->group, p->gKey, p->gVal, p->gMeta, j.n) ){
+    if( ga_group_window(p->group, p->gKey, p->gVal, p->gMeta, j.n) ){
       strcpy(p->zErr, "gpuagg: out of memory");
       return 1;
     }

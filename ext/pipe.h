@@ -7,7 +7,7 @@
 **      transfer. GA_OP_MIN/MAX: values in scan order, a type bit set for each
 **      real (hi stays cap). GA_OP_HIST and GA_OP_KEEP: doubles in scan
 **      order. GA_OP_GROUP: rows (key, value, meta) in scan order, prepared
-**      by ga_group_prepare as each chunk is handed over.
+**      by ga_group_window as each chunk is handed over.
 **   2. A full chunk is handed to the backend (asynchronously for CUDA) and
 **      filling goes on in a second buffer; the aggregate waits only when it
 **      needs the chunk in flight back, i.e. when the second one fills too.

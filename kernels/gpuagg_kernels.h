@@ -15,6 +15,7 @@
 #include "sum_acc.h"
 #include "ext_acc.h"
 #include "hist_acc.h"
+#include "group_acc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,6 +76,57 @@ cudaError_t ga_hist_launch(const double *d_vals, int64_t n, const ga_hparams *h,
 ** ga_hist_launch: raise the kernels' shared-memory limits and count how many
 ** blocks of each stay resident. */
 cudaError_t ga_hist_prepare(void);
+
+/*
+** Grouping (group_acc.h): a hash table of cap slots (a power of two) of
+** entries and accumulators, zeroed before its first use, at most half full,
+** and the count of slots in use (*d_count).
+**
+** ga_group_launch folds rows d_keys/d_vals/d_meta[0..n), the first at scan
+** position base, into it. Each block keeps a small table of its own in
+** shared memory for the groups it meets first and adds it in at its end;
+** other rows go to the table's accumulators with atomics.
+**
+** Determinism: every accumulator field is an integer sum, a max, or a
+** packed extreme kept by compare and swap (ties by position): the same
+** table whatever the order of the atomics. Slots differ between runs; the
+** caller orders groups by key.
+*/
+cudaError_t ga_group_launch(const uint64_t *d_keys, const uint64_t *d_vals, const unsigned char *d_meta,
+                            int64_t n, int64_t base, int jb, ga_gent *d_ent, ga_gacc *d_acc, int64_t cap,
+                            unsigned long long *d_count, cudaStream_t stream);
+
+/* Place every group of a table of old_cap slots into an empty one of cap. */
+cudaError_t ga_group_rehash(const ga_gent *d_old_ent, const ga_gacc *d_old_acc, int64_t old_cap,
+                            ga_gent *d_ent, ga_gacc *d_acc, int64_t cap, cudaStream_t stream);
+
+/* Carry every accumulator's words (ga_gacc_carry): due each GA_CARRY_ROWS rows. */
+cudaError_t ga_group_carry(const ga_gent *d_ent, ga_gacc *d_acc, int64_t cap, cudaStream_t stream);
+
+/* The slots in use into d_idx[0..*d_n) with their places in the order of
+** keys (ga_key_order) in d_order; *d_n must be zero before. */
+cudaError_t ga_group_compact(const ga_gent *d_ent, int64_t cap, int64_t *d_idx, uint64_t *d_order,
+                             unsigned long long *d_n, cudaStream_t stream);
+
+/* Sort n (order, slot) pairs by order (CUB's radix sort, stable): from
+** d_order/d_idx into d_order2/d_idx2. d_temp NULL: *temp_bytes gets the
+** scratch it needs. */
+cudaError_t ga_group_sort(void *d_temp, size_t *temp_bytes, const uint64_t *d_order, uint64_t *d_order2,
+                          const int64_t *d_idx, int64_t *d_idx2, int64_t n, cudaStream_t stream);
+
+/* Point the slot of each of the n groups (key, tag) in d_exc_ent at its
+** index in d_exc_idx (the other slots must hold -1). */
+cudaError_t ga_group_exc(const ga_gent *d_ent, int64_t cap, const ga_gent *d_exc_ent, int64_t n,
+                         int *d_exc_idx, cudaStream_t stream);
+
+/* Finish the groups at slots d_idx[0..n) into d_out[0..n), in that order,
+** with the reals the host summed (d_exc, by d_exc_idx; NULL if none). */
+cudaError_t ga_group_final(const ga_gent *d_ent, const ga_gacc *d_acc, const int64_t *d_idx, int64_t n, int jb,
+                           const int *d_exc_idx, const ga_sum *d_exc, ga_grow *d_out, cudaStream_t stream);
+
+/* Once per process, with the other preparations: the grouping kernel's
+** shared memory and occupancy. */
+cudaError_t ga_group_prepare(void);
 
 #ifdef __cplusplus
 }

@@ -110,10 +110,12 @@ GA_HD double ga_order_value(uint64_t k){
   return ga_bits_real((k >> 63) ? k & ~(1ull << 63) : ~k);
 }
 
-/* The largest double not above i. */
+/* The largest double not above i. (Only a rounded, so nonzero, d can be
+** above i: its neighbour below is one step of its bits.) */
 GA_HD double ga_floor_double(int64_t i){
   double d = (double)i;
-  return ga_cmp_int_real(i, d) < 0 ? nextafter(d, -INFINITY) : d;
+  if( ga_cmp_int_real(i, d) >= 0 ) return d;
+  return ga_bits_real(ga_bits(d) + (d > 0 ? (uint64_t)-1 : 1));
 }
 
 /* The candidate for max (isMax) or min: value bits (a REAL's if isReal, else
@@ -149,6 +151,15 @@ GA_HD int ga_gext_value(ga_gext g, int isMax, uint64_t *pBits, uint64_t *pPos){
   }
   *pBits = t == 2 ? ga_bits(-0.0) : ga_bits(d);
   return GA_T_REAL;
+}
+
+/* A group's place in GROUP BY's order (class gcls, as ga_kgroup gives):
+** numbers by their floor double, ascending (big integers that share it
+** tie), every other class after them. */
+GA_HD uint64_t ga_key_order(int gcls, uint64_t key){
+  if( gcls == GA_K_INT ) return ga_order_bits(ga_floor_double((int64_t)key));
+  if( gcls == GA_K_REAL ) return ga_order_bits(ga_bits_real(key));
+  return UINT64_MAX;
 }
 
 /* Split finite x for a window from word jb: its digits p[0..2] go to words

@@ -1,6 +1,6 @@
 /*
 ** CUDA fault injection (configure --enable-fault-injection; GPU only). For
-** every function and gpu_histogram, each kind of CUDA call ('host',
+** every function, gpu_histogram and gpu_group_by, each kind of CUDA call ('host',
 ** 'device', 'copy', 'launch', 'sync') fails once, at the first call of its
 ** kind or a later one (the middle of a query):
 **
@@ -27,6 +27,8 @@ static const char *azQuery[] = {
   "SELECT k % 7, gpu_sum(x), gpu_max(x) FROM t GROUP BY 1",
   "SELECT bin, count FROM gpu_histogram('t', 'x', 64)",
   "SELECT bin, count FROM gpu_histogram('t', 'x', 50000, -1, 1)",
+  "SELECT * FROM gpu_group_by('t', 'm', 'x')",
+  "SELECT * FROM gpu_group_by('t', 'k', 'i')",
 };
 static const char *azKind[] = { "host", "device", "copy", "launch", "sync" };
 

@@ -294,10 +294,10 @@ START_TEST(test_kinds_and_sizes){
 }
 END_TEST
 
-/* The default chunk; one group; every key distinct; 90% of the rows on one
-** key; the key column as the value too. */
+/* One group; every key distinct; 90% of the rows on one key; the key
+** column as the value too (chunks of 30,832 rows). */
 START_TEST(test_shapes){
-  sqlite3 *db = s_open(1<<20, 65536);
+  sqlite3 *db = s_open(1<<16, 4096);
   EXEC(db, "CREATE TABLE one(k, v);" SERIES(300000) "INSERT INTO one SELECT 7, value*0.5 FROM series");
   CHECK(checkGroups(db, "one", "k", "v", "one group")==1, "one group");
   EXEC(db, "CREATE TABLE dis(k, v);" SERIES(300000) "INSERT INTO dis SELECT value*7919 %% 1000003, value FROM series");

@@ -1,7 +1,7 @@
 /*
 ** Concurrency: 8 connections in 8 threads, and one connection (SQLite's
 ** serialized mode) shared by 4 more threads, all at once, running every
-** aggregate and gpu_histogram over one database file. Every answer must be
+** aggregate, gpu_histogram and gpu_group_by over one database file. Every answer must be
 ** exactly the one computed beforehand on one thread; no deadlock (the test
 ** has a timeout). And sqlite3_interrupt from another thread, timed. Both
 ** backends, as suite.h says; `make check-helgrind` runs the CPU pass under
@@ -24,6 +24,7 @@ static const char *azQuery[] = {
   "SELECT k % 13, gpu_sum(x), gpu_max(i) FROM t GROUP BY 1",
   "SELECT bin, count FROM gpu_histogram('t', 'x', 256)",
   "SELECT bin, count FROM gpu_histogram('t', 'x', 20000, -1, 1)",
+  "SELECT * FROM gpu_group_by('t', 'm', 'x')",
 };
 #define N_QUERY (int)(sizeof(azQuery)/sizeof(azQuery[0]))
 

@@ -188,7 +188,7 @@ void ga_cpu_kept(ga_hist*, int use);
 /* Groupings (group.c). Before a chunk of n rows goes anywhere: choose the
 ** window at the first reals, flag the reals it cannot hold GA_V_HOST and sum
 ** those in g->exc. Non-zero: out of memory. */
-int ga_group_prepare(ga_group *g, const uint64_t *keys, const uint64_t *vals, unsigned char *meta, int64_t n);
+int ga_group_window(ga_group *g, const uint64_t *keys, const uint64_t *vals, unsigned char *meta, int64_t n);
 /* Fold n rows, the first at scan position base, into the CPU's table.
 ** Non-zero: out of memory. */
 int ga_cpu_group(ga_group *g, const uint64_t *keys, const uint64_t *vals, const unsigned char *meta,

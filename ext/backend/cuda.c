@@ -32,6 +32,7 @@
 #include <cuda_runtime_api.h>
 #include "gpuagg.h"
 #include "gpuagg_kernels.h"
+#include "cuda.h"
 
 /* Process-wide: the CUDA runtime's primary context is shared by all threads. */
 static struct {
@@ -53,13 +54,9 @@ static struct {
   int64_t nFault;           /* faults injected so far */
 } g = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
-/* Kinds of CUDA call, for fault injection. */
-enum { FAULT_NONE, FAULT_HOST, FAULT_DEVICE, FAULT_COPY, FAULT_LAUNCH, FAULT_SYNC };
 static const char *const azFault[] = { "", "host", "device", "copy", "launch", "sync" };
 
-/* Does this call of kind k fail on purpose? Always no unless built with
-** GPUAGG_FAULTS and gpuagg_fault() armed it. */
-static int faultHit(int k){
+int ga_cu_fault_hit(int k){
 #ifdef GPUAGG_FAULTS
   int hit = 0;
   pthread_mutex_lock(&g.mu);
@@ -76,12 +73,6 @@ static int faultHit(int k){
 #endif
 }
 
-/* call, unless a fault of kind k is due: then an error that leaves the
-** context usable, and the call is not made. */
-#define FI(k, call) (faultHit(k) ? ((k)==FAULT_DEVICE ? cudaErrorMemoryAllocation \
-                                  : (k)==FAULT_LAUNCH ? cudaErrorLaunchOutOfResources \
-                                  : cudaErrorInvalidValue) : (call))
-
 /* Add d to one of the process-wide counts of live objects. */
 static void count(int64_t *pN, int d){
   pthread_mutex_lock(&g.mu);
@@ -89,14 +80,31 @@ static void count(int64_t *pN, int d){
   pthread_mutex_unlock(&g.mu);
 }
 
-/* cudaMalloc and cudaFree, counted. */
-static cudaError_t devAlloc(void **p, size_t n){
+cudaError_t ga_cu_alloc(void **p, size_t n){
   cudaError_t e = FI(FAULT_DEVICE, cudaMalloc(p, n));
   if( e==cudaSuccess ) count(&g.nDev, 1);
   return e;
 }
-static void devFree(void *p){
+void ga_cu_free(void *p){
   if( p && cudaFree(p)==cudaSuccess ) count(&g.nDev, -1);
+}
+cudaError_t ga_cu_pinned(void **p, size_t n){
+  cudaError_t e = FI(FAULT_DEVICE, cudaHostAlloc(p, n, cudaHostAllocDefault));
+  if( e==cudaSuccess ) count(&g.nDev, 1);
+  return e;
+}
+void ga_cu_pinned_free(void *p){
+  if( p && cudaFreeHost(p)==cudaSuccess ) count(&g.nDev, -1);
+}
+cudaError_t ga_cu_stream(cudaStream_t *p){
+  cudaError_t e = FI(FAULT_DEVICE, cudaStreamCreateWithFlags(p, cudaStreamNonBlocking));
+  if( e==cudaSuccess ) count(&g.nStream, 1);
+  return e;
+}
+void ga_cu_stream_free(cudaStream_t st){
+  if( st==0 ) return;
+  (void)cudaStreamSynchronize(st);
+  if( cudaStreamDestroy(st)==cudaSuccess ) count(&g.nStream, -1);
 }
 
 int ga_cuda_fault(const char *zKind, int64_t n){
@@ -110,18 +118,6 @@ int ga_cuda_fault(const char *zKind, int64_t n){
   pthread_mutex_unlock(&g.mu);
   return rc;
 }
-
-/* What a CUDA slot holds besides its host buffer. */
-typedef struct cuSlot {
-  int pinned;               /* slot->buf is registered (page-locked) */
-  cudaStream_t st;          /* stream for this slot's work; 0 until first use */
-  int64_t *dBuf;            /* device copy of the chunk and its bitmap */
-  ga_sum *dPart;            /* per-block partials; the result at [maxBlocks] */
-  ga_sum *hRes;             /* pinned: the result lands here (a ga_sum or a ga_ext) */
-  int op;                   /* the operation of the job in flight */
-  ga_hist *hist;            /* ... and its histogram (GA_OP_HIST, GA_OP_KEEP) */
-  cudaEvent_t e0, e1;       /* around the kernels, for kernel time */
-} cuSlot;
 
 /* A histogram's device state (ga_hist.dev). Kept numbers go into segments
 ** that grow geometrically: few cudaMalloc calls (each can cost as much as
@@ -139,8 +135,7 @@ typedef struct cuHist {
   } *aSeg;
 } cuHist;
 
-/* Report e (from zWhat) in zErr; switch CUDA off if the error is sticky. */
-static int cuFail(cudaError_t e, const char *zWhat, char *zErr){
+int ga_cu_fail(cudaError_t e, const char *zWhat, char *zErr){
   sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA error in %s: %s (%s)",
                    zWhat, cudaGetErrorString(e), cudaGetErrorName(e));
   (void)cudaGetLastError();              /* clears a non-sticky error */
@@ -154,9 +149,6 @@ static int cuFail(cudaError_t e, const char *zWhat, char *zErr){
   }
   return 1;
 }
-#define CK(call, zWhat) do{ cudaError_t e_ = (call); \
-  if( e_!=cudaSuccess ) return cuFail(e_, zWhat, zErr); }while(0)
-
 static void probe(void){
   struct cudaDeviceProp prop;
   int n = 0;
@@ -198,7 +190,8 @@ static int goLive(char *zErr){
     if( (e = cudaFree(0))!=cudaSuccess ) zWhat = "context creation";
     else if( (e = ga_sum_max_blocks(&g.maxBlocks))!=cudaSuccess
           || (e = ga_ext_max_blocks(&g.maxBlocksExt))!=cudaSuccess
-          || (e = ga_hist_prepare())!=cudaSuccess ) zWhat = "loading the kernels";
+          || (e = ga_hist_prepare())!=cudaSuccess
+          || (e = ga_group_prepare())!=cudaSuccess ) zWhat = "loading the kernels";
     if( e==cudaSuccess ){
       g.live = 1;
     }else{
@@ -245,7 +238,7 @@ static void cuReady(ga_slot *s){
 
 static int cuOpen(ga_slot *s, char *zErr){
   cuSlot *q = calloc(1, sizeof(cuSlot));
-  if( q==0 || faultHit(FAULT_HOST) || (s->buf = ga_host_alloc(s->cap))==0 ){
+  if( q==0 || ga_cu_fault_hit(FAULT_HOST) || (s->buf = ga_host_alloc(s->cap))==0 ){
     s->priv = q;
     strcpy(zErr, "gpuagg: out of memory for a chunk buffer");
     return 1;
@@ -258,15 +251,12 @@ static int cuOpen(ga_slot *s, char *zErr){
 static void cuClose(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
   if( q==0 ) return;
-  if( q->st ){
-    cudaStreamSynchronize(q->st);
-    if( cudaStreamDestroy(q->st)==cudaSuccess ) count(&g.nStream, -1);
-  }
+  ga_cu_stream_free(q->st);
   if( q->e0 && cudaEventDestroy(q->e0)==cudaSuccess ) count(&g.nStream, -1);
   if( q->e1 && cudaEventDestroy(q->e1)==cudaSuccess ) count(&g.nStream, -1);
-  devFree(q->dBuf);
-  devFree(q->dPart);
-  if( q->hRes && cudaFreeHost(q->hRes)==cudaSuccess ) count(&g.nDev, -1);
+  ga_cu_free(q->dBuf);
+  ga_cu_free(q->dPart);
+  ga_cu_pinned_free(q->hRes);
   hostFree(s);
   (void)cudaGetLastError();
   free(q);
@@ -277,16 +267,14 @@ static void cuClose(ga_slot *s){
 static int devOpen(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   int nb = g.maxBlocks > g.maxBlocksExt ? g.maxBlocks : g.maxBlocksExt;
-  CK(FI(FAULT_DEVICE, cudaStreamCreateWithFlags(&q->st, cudaStreamNonBlocking)), "cudaStreamCreate");
-  count(&g.nStream, 1);
+  CK(ga_cu_stream(&q->st), "cudaStreamCreate");
   CK(FI(FAULT_DEVICE, cudaEventCreate(&q->e0)), "cudaEventCreate");
   count(&g.nStream, 1);
   CK(FI(FAULT_DEVICE, cudaEventCreate(&q->e1)), "cudaEventCreate");
   count(&g.nStream, 1);
-  CK(devAlloc((void**)&q->dBuf, sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap))), "cudaMalloc");
-  CK(devAlloc((void**)&q->dPart, sizeof(ga_sum)*(size_t)(nb+1)), "cudaMalloc");
-  CK(FI(FAULT_DEVICE, cudaHostAlloc((void**)&q->hRes, sizeof(ga_sum), cudaHostAllocDefault)), "cudaHostAlloc");
-  count(&g.nDev, 1);
+  CK(ga_cu_alloc((void**)&q->dBuf, sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap))), "cudaMalloc");
+  CK(ga_cu_alloc((void**)&q->dPart, sizeof(ga_sum)*(size_t)(nb+1)), "cudaMalloc");
+  CK(ga_cu_pinned((void**)&q->hRes, sizeof(ga_sum)), "cudaHostAlloc");
   return 0;
 }
 
@@ -305,13 +293,13 @@ static cuHist *histState(ga_hist *hist, char *zErr){
 static int histCounts(ga_hist *hist, cuHist *ch, cudaStream_t st, char *zErr){
   size_t nb = sizeof(uint64_t)*(size_t)hist->h.bins;
   const char *zWhat = "cudaMalloc (histogram)";
-  cudaError_t e = devAlloc((void**)&ch->counts, nb);
+  cudaError_t e = ga_cu_alloc((void**)&ch->counts, nb);
   if( e==cudaSuccess && (e = FI(FAULT_COPY, cudaMemsetAsync(ch->counts, 0, nb, st)))!=cudaSuccess ) zWhat = "cudaMemsetAsync";
   if( e==cudaSuccess && (e = FI(FAULT_SYNC, cudaStreamSynchronize(st)))!=cudaSuccess ) zWhat = "cudaStreamSynchronize";
   if( e==cudaSuccess ) return 0;
-  devFree(ch->counts);
+  ga_cu_free(ch->counts);
   ch->counts = 0;
-  return cuFail(e, zWhat, zErr);
+  return ga_cu_fail(e, zWhat, zErr);
 }
 
 /* Free the numbers hist keeps on the device. */
@@ -320,7 +308,7 @@ static void histDrop(ga_hist *hist){
   int i;
   if( ch==0 ) return;
   for(i=0; i<ch->nSeg; i++){
-    devFree(ch->aSeg[i].d);
+    ga_cu_free(ch->aSeg[i].d);
     hist->nKept -= (int64_t)sizeof(double)*ch->aSeg[i].cap;
   }
   ch->nSeg = 0;
@@ -352,16 +340,16 @@ static int histGrow(ga_hist *hist, cuHist *ch, int64_t n, struct cuSeg **pSeg, c
     ch->aSeg = p;
     ch->nAlloc = na;
   }
-  e = devAlloc((void**)&d, sizeof(double)*(size_t)cap);
+  e = ga_cu_alloc((void**)&d, sizeof(double)*(size_t)cap);
   if( e==cudaErrorMemoryAllocation && cap>n ){
     (void)cudaGetLastError();
-    e = devAlloc((void**)&d, sizeof(double)*(size_t)(cap = n));
+    e = ga_cu_alloc((void**)&d, sizeof(double)*(size_t)(cap = n));
   }
   if( e==cudaErrorMemoryAllocation ){
     (void)cudaGetLastError();
     return 0;
   }
-  if( e!=cudaSuccess ) return cuFail(e, "cudaMalloc (kept numbers)", zErr);
+  if( e!=cudaSuccess ) return ga_cu_fail(e, "cudaMalloc (kept numbers)", zErr);
   *pSeg = &ch->aSeg[ch->nSeg++];
   (*pSeg)->d = d;
   (*pSeg)->n = 0;
@@ -419,7 +407,7 @@ static int histCollect(ga_hist *hist, cuHist *ch, char *zErr){
   if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(st));
   if( e==cudaSuccess ) for(i=0; i<hist->h.bins; i++) hist->counts[i] += tmp[i];
   free(tmp);
-  if( e!=cudaSuccess ) return cuFail(e, "cudaMemcpy (histogram)", zErr);
+  if( e!=cudaSuccess ) return ga_cu_fail(e, "cudaMemcpy (histogram)", zErr);
   return 0;
 }
 
@@ -429,7 +417,7 @@ static int cuHistDone(ga_hist *hist, int use, char *zErr){
   if( ch==0 ) return 0;
   if( use && (rc = histCollect(hist, ch, zErr))!=0 ) hist->lost = 1;
   histDrop(hist);
-  devFree(ch->counts);
+  ga_cu_free(ch->counts);
   (void)cudaGetLastError();
   free(ch->aSeg);
   free(ch);
@@ -441,30 +429,29 @@ static int cuHistDone(ga_hist *hist, int use, char *zErr){
 
 static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr);
 
-/* A histogram's job that fails may have counted or kept part of its chunk
-** on the device before it failed, and the pipeline redoes it on the CPU:
-** the histogram is marked lost, to be counted again (tvf/histogram.c). */
+/* A histogram's or grouping's job that fails may have counted, kept or
+** folded part of its chunk on the device before it failed, and the pipeline
+** redoes it on the CPU: it is marked lost, to be counted again
+** (tvf/histogram.c, tvf/groupby.c). */
 static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   int rc;
   q->hist = (j->op==GA_OP_HIST || j->op==GA_OP_KEEP) ? j->hist : 0;
   rc = cuStartJob(s, j, zErr);
   if( rc && q->hist ) q->hist->lost = 1;
+  if( rc && j->op==GA_OP_GROUP ) j->group->lost = 1;
   return rc;
 }
 
 static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   size_t nCopy = sizeof(int64_t)*(size_t)j->n;
-  if( j->op==GA_OP_GROUP ){             /* not on the device yet */
-    ga_cpu_run(s, j);
-    q->op = j->op;
-    return 0;
-  }
+
   if( goLive(zErr) ) return 1;
   if( q->hRes==0 && devOpen(s, zErr) ) return 1;
   q->op = j->op;
   if( j->op==GA_OP_KEEP ) return cuKeep(s, j, zErr);
+  if( j->op==GA_OP_GROUP ) return ga_cu_group_start(s, j, zErr);
   if( j->op==GA_OP_HIST ){
     cuHist *ch = histState(j->hist, zErr);
     if( ch==0 ) return 1;
@@ -512,12 +499,13 @@ static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
 static int cuWait(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   float ms;
-  cudaError_t e = FI(FAULT_SYNC, cudaStreamSynchronize(q->st));
+  /* A grouping's chunk is done when its fold is (on the grouping's stream). */
+  cudaError_t e = FI(FAULT_SYNC, q->op==GA_OP_GROUP ? cudaEventSynchronize(q->e1) : cudaStreamSynchronize(q->st));
   if( e!=cudaSuccess ){
     if( q->hist ) q->hist->lost = 1;
-    return cuFail(e, "cudaStreamSynchronize", zErr);
+    return ga_cu_fail(e, "cudaStreamSynchronize", zErr);
   }
-  if( q->op==GA_OP_KEEP || q->op==GA_OP_GROUP ) return 0;     /* no kernel */
+  if( q->op==GA_OP_KEEP ) return 0;     /* a copy, no kernel */
   if( q->op==GA_OP_SUM ) s->res = *q->hRes;
   else if( q->op!=GA_OP_HIST ) memcpy(&s->ext, q->hRes, sizeof(ga_ext));
   if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) s->stats->kernelMs += ms;
@@ -543,5 +531,5 @@ void ga_cuda_describe(sqlite3_str *out){
 }
 
 const ga_backend ga_cuda_backend = {
-  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm, cuHistDone, ga_cpu_group_done
+  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm, cuHistDone, ga_cu_group_done
 };

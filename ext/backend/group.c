@@ -1,7 +1,7 @@
 /*
 ** The host's side of a grouping (backend.h's ga_group, group_acc.h's rows):
 **
-**   1. Before a chunk goes to any backend, ga_group_prepare chooses the
+**   1. Before a chunk goes to any backend, ga_group_window chooses the
 **      real window at the first reals (one word of room above the largest)
 **      and flags each real it cannot surely hold GA_V_HOST, summing those
 **      here, exactly, by group (g->exc). The test is on the exponent alone,
@@ -64,7 +64,7 @@ static int excAdd(ga_group *g, int cls, uint64_t key, uint64_t bits){
   return 0;
 }
 
-int ga_group_prepare(ga_group *g, const uint64_t *keys, const uint64_t *vals, unsigned char *meta, int64_t n){
+int ga_group_window(ga_group *g, const uint64_t *keys, const uint64_t *vals, unsigned char *meta, int64_t n){
   int64_t i;
   if( g->jb<0 ) chooseWindow(g, vals, meta, n);
   for(i=0; i<n; i++){
@@ -200,11 +200,7 @@ int ga_cpu_group_done(ga_group *g, int use, char *zErr){
 /* ---- order -------------------------------------------------------------------- */
 
 uint64_t ga_grow_order(const ga_grow *r){
-  switch( ga_kgroup(r->kclass) ){
-    case GA_K_INT:  return ga_order_bits(ga_floor_double((int64_t)r->key));
-    case GA_K_REAL: return ga_order_bits(ga_bits_real(r->key));
-    default:        return UINT64_MAX;
-  }
+  return ga_key_order(ga_kgroup(r->kclass), r->key);
 }
 
 int ga_grow_cmp_num(const ga_grow *a, const ga_grow *b){

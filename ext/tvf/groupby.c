@@ -329,7 +329,7 @@ static int groupHand(GroupScan *sc, int n){
   }
   if( sc->q ){
     if( ga_pipe_rows(sc->q, sc->key, sc->val, sc->meta, n) ) return ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
-  }else if( ga_group_prepare(sc->g, sc->key, sc->val, sc->meta, n)
+  }else if( ga_group_window(sc->g, sc->key, sc->val, sc->meta, n)
          || ga_cpu_group(sc->g, sc->key, sc->val, sc->meta, n, sc->pos) ){
     return SQLITE_NOMEM;
   }

@@ -1,0 +1,219 @@
+/*
+** Groupings on the device (backend.h's ga_group, kernels/group.cu).
+**
+**   1. A grouping's device state (ga_group.dev) is a hash table of
+**      accumulators, its own stream, and a count of the slots in use. Each
+**      chunk is copied on its slot's stream; the grouping's stream waits for
+**      the copy and folds it, so chunks fold one after another into one
+**      table while the next chunk fills. The slot is free again once the
+**      fold is done (its event e1, on the grouping's stream).
+**   2. The table is kept at most half full: before a chunk of n rows, if
+**      the slots in use (as last read back) plus the rows since plus n could
+**      pass half, the count is read back (a small copy, once per chunk at
+**      most) and the table grown to twice what it must hold, its groups
+**      placed anew. No call per row or per group.
+**   3. Every GA_CARRY_ROWS rows the accumulators' words are carried.
+**   4. At the end the slots in use are compacted, sorted by ga_key_order
+**      (CUB), finished (with the reals the host summed) and copied back as
+**      ga_grow rows, numeric groups first in order.
+**   5. Any CUDA error is reported by name; the grouping is then lost (the
+**      caller groups again on the CPU, or fails in 'cuda' mode).
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "gpuagg_kernels.h"
+#include "kmap.h"
+#include "cuda.h"
+
+typedef struct cuGroup {
+  cudaStream_t st;              /* the grouping's work, chunk after chunk */
+  ga_gent *ent;                 /* the table: cap entries */
+  ga_gacc *acc;                 /* ... and accumulators */
+  int64_t cap;                  /* slots: a power of two; 0 until the first chunk */
+  unsigned long long *dCount;   /* slots in use (device) */
+  unsigned long long *hCount;   /* ... read back here (pinned) */
+  int64_t nKnown;               /* slots in use at the last look */
+  int64_t nSince;               /* rows folded since */
+  int64_t nRows;                /* rows folded: a carry each GA_CARRY_ROWS */
+} cuGroup;
+
+/* g's device state, made at its first chunk. */
+static int groupState(ga_group *g, cuGroup **pc, char *zErr){
+  cuGroup *c = (cuGroup*)g->dev;
+  if( c ){
+    *pc = c;
+    return 0;
+  }
+  if( (c = calloc(1, sizeof(cuGroup)))==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+    return 1;
+  }
+  g->dev = *pc = c;
+  CK(ga_cu_stream(&c->st), "cudaStreamCreate (grouping)");
+  CK(ga_cu_alloc((void**)&c->dCount, sizeof(unsigned long long)), "cudaMalloc (grouping)");
+  CK(ga_cu_pinned((void**)&c->hCount, sizeof(unsigned long long)), "cudaHostAlloc (grouping)");
+  CK(FI(FAULT_COPY, cudaMemsetAsync(c->dCount, 0, sizeof(unsigned long long), c->st)), "cudaMemsetAsync");
+  return 0;
+}
+
+/* The slots in use, read back (waits for the folds started). */
+static int groupCount(cuGroup *c, char *zErr){
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(c->hCount, c->dCount, sizeof(unsigned long long), cudaMemcpyDeviceToHost, c->st)),
+     "cudaMemcpyAsync (group count)");
+  CK(FI(FAULT_SYNC, cudaStreamSynchronize(c->st)), "cudaStreamSynchronize (grouping)");
+  c->nKnown = (int64_t)*c->hCount;
+  c->nSince = 0;
+  return 0;
+}
+
+/* Room for n more rows' groups: the table at most half full after them. */
+static int groupRoom(cuGroup *c, int64_t n, char *zErr){
+  int64_t cap;
+  ga_gent *ent = 0;
+  ga_gacc *acc = 0;
+  cudaError_t e;
+  if( 2*(c->nKnown + c->nSince + n) <= c->cap ) return 0;
+  if( c->nSince && groupCount(c, zErr) ) return 1;
+  if( 2*(c->nKnown + n) <= c->cap ) return 0;
+  for(cap = c->cap ? 2*c->cap : 1024; cap < 2*(c->nKnown + n); cap *= 2){}
+  e = ga_cu_alloc((void**)&ent, sizeof(ga_gent)*(size_t)cap);
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)&acc, sizeof(ga_gacc)*(size_t)cap);
+  if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemsetAsync(ent, 0, sizeof(ga_gent)*(size_t)cap, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemsetAsync(acc, 0, sizeof(ga_gacc)*(size_t)cap, c->st));
+  if( e==cudaSuccess && c->cap ) e = FI(FAULT_LAUNCH, ga_group_rehash(c->ent, c->acc, c->cap, ent, acc, cap, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(c->st));
+  if( e!=cudaSuccess ){
+    ga_cu_free(ent);
+    ga_cu_free(acc);
+    return ga_cu_fail(e, "growing the group table", zErr);
+  }
+  ga_cu_free(c->ent);
+  ga_cu_free(c->acc);
+  c->ent = ent;
+  c->acc = acc;
+  c->cap = cap;
+  return 0;
+}
+
+int ga_cu_group_start(ga_slot *s, const ga_job *j, char *zErr){
+  cuSlot *q = (cuSlot*)s->priv;
+  ga_group *g = j->group;
+  int64_t n = j->n;
+  cuGroup *c;
+  if( groupState(g, &c, zErr) ) return 1;
+  /* The rows, each array to its place in the device buffer. */
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(GA_GROUP_KEYS(q->dBuf, s->cap), GA_GROUP_KEYS(s->buf, s->cap),
+                                    sizeof(uint64_t)*(size_t)n, cudaMemcpyHostToDevice, q->st)), "cudaMemcpyAsync (keys)");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(GA_GROUP_VALS(q->dBuf, s->cap), GA_GROUP_VALS(s->buf, s->cap),
+                                    sizeof(uint64_t)*(size_t)n, cudaMemcpyHostToDevice, q->st)), "cudaMemcpyAsync (values)");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(GA_GROUP_META(q->dBuf, s->cap), GA_GROUP_META(s->buf, s->cap),
+                                    (size_t)n, cudaMemcpyHostToDevice, q->st)), "cudaMemcpyAsync (meta)");
+  CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
+  CK(cudaStreamWaitEvent(c->st, q->e0, 0), "cudaStreamWaitEvent");
+  if( groupRoom(c, n, zErr) ) return 1;
+  if( (c->nRows + n)/GA_CARRY_ROWS > c->nRows/GA_CARRY_ROWS ){
+    CK(FI(FAULT_LAUNCH, ga_group_carry(c->ent, c->acc, c->cap, c->st)), "the carry kernel");
+  }
+  CK(FI(FAULT_LAUNCH, ga_group_launch(GA_GROUP_KEYS(q->dBuf, s->cap), GA_GROUP_VALS(q->dBuf, s->cap),
+                                      GA_GROUP_META(q->dBuf, s->cap), n, j->base, g->jb, c->ent, c->acc, c->cap,
+                                      c->dCount, c->st)), "the grouping kernel");
+  CK(cudaEventRecord(q->e1, c->st), "cudaEventRecord");
+  c->nRows += n;
+  c->nSince += n;
+  s->stats->nDevChunk++;
+  s->stats->nBytes += (int64_t)(17*n);
+  return 0;
+}
+
+/* The reals the host summed, to the device: entries (key, tag) by index
+** and their settled sums; *pIdx the slot -> index map (-1: none). */
+static int groupExc(ga_group *g, cuGroup *c, ga_gent **pEnt, ga_sum **pExc, int **pIdx, char *zErr){
+  const ga_kmap *m = g->excMap;
+  ga_gent *hEnt = malloc(sizeof(ga_gent)*(size_t)g->nExc);
+  int64_t i;
+  cudaError_t e;
+  if( hEnt==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+    return 1;
+  }
+  for(i=0; i<m->cap; i++){
+    if( m->aTag[i]==0 ) continue;
+    hEnt[m->aIdx[i]].key = m->aKey[i];
+    hEnt[m->aIdx[i]].tag = m->aTag[i];
+  }
+  for(i=0; i<g->nExc; i++) ga_words_norm(g->exc[i].w);
+  e = ga_cu_alloc((void**)pEnt, sizeof(ga_gent)*(size_t)g->nExc);
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)pExc, sizeof(ga_sum)*(size_t)g->nExc);
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)pIdx, sizeof(int)*(size_t)c->cap);
+  if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(*pEnt, hEnt, sizeof(ga_gent)*(size_t)g->nExc,
+                                                       cudaMemcpyHostToDevice, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(*pExc, g->exc, sizeof(ga_sum)*(size_t)g->nExc,
+                                                       cudaMemcpyHostToDevice, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemsetAsync(*pIdx, 0xff, sizeof(int)*(size_t)c->cap, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_exc(c->ent, c->cap, *pEnt, g->nExc, *pIdx, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(c->st));   /* hEnt is read */
+  free(hEnt);
+  return e==cudaSuccess ? 0 : ga_cu_fail(e, "the host's sums, to the device", zErr);
+}
+
+/* Every group, finished and in order, into g->res. */
+static int groupCollect(ga_group *g, cuGroup *c, char *zErr){
+  int64_t G, *idx = 0, *idx2 = 0;
+  uint64_t *ord = 0, *ord2 = 0;
+  ga_grow *out = 0;
+  ga_gent *excEnt = 0;
+  ga_sum *exc = 0;
+  int *excIdx = 0, rc = 0;
+  void *temp = 0;
+  size_t nTemp = 0;
+  cudaError_t e = cudaSuccess;
+  const char *zWhat = "collecting the groups";
+  if( groupCount(c, zErr) ) return 1;
+  G = c->nKnown;
+  free(g->res);
+  if( (g->res = malloc(sizeof(ga_grow)*(size_t)(G ? G : 1)))==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+    return 1;
+  }
+  if( G==0 ) return 0;
+  if( g->nExc && groupExc(g, c, &excEnt, &exc, &excIdx, zErr) ){
+    rc = 1;
+  }else{
+    e = ga_cu_alloc((void**)&idx, sizeof(int64_t)*(size_t)G);
+    if( e==cudaSuccess ) e = ga_cu_alloc((void**)&idx2, sizeof(int64_t)*(size_t)G);
+    if( e==cudaSuccess ) e = ga_cu_alloc((void**)&ord, sizeof(uint64_t)*(size_t)G);
+    if( e==cudaSuccess ) e = ga_cu_alloc((void**)&ord2, sizeof(uint64_t)*(size_t)G);
+    if( e==cudaSuccess ) e = ga_cu_alloc((void**)&out, sizeof(ga_grow)*(size_t)G);
+    /* The count is reused as the compaction's cursor. */
+    if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemsetAsync(c->dCount, 0, sizeof(unsigned long long), c->st));
+    if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_compact(c->ent, c->cap, idx, ord, c->dCount, c->st));
+    if( e==cudaSuccess ) e = ga_group_sort(0, &nTemp, ord, ord2, idx, idx2, G, c->st);
+    if( e==cudaSuccess ) e = ga_cu_alloc(&temp, nTemp ? nTemp : 1);
+    if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_sort(temp, &nTemp, ord, ord2, idx, idx2, G, c->st));
+    if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_final(c->ent, c->acc, idx2, G, g->jb, excIdx, exc, out, c->st));
+    if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(g->res, out, sizeof(ga_grow)*(size_t)G,
+                                                         cudaMemcpyDeviceToHost, c->st));
+    if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(c->st));
+    if( e!=cudaSuccess ) rc = ga_cu_fail(e, zWhat, zErr);
+    else g->nRes = G;
+  }
+  ga_cu_free(idx); ga_cu_free(idx2); ga_cu_free(ord); ga_cu_free(ord2); ga_cu_free(out); ga_cu_free(temp);
+  ga_cu_free(excEnt); ga_cu_free(exc); ga_cu_free(excIdx);
+  return rc;
+}
+
+int ga_cu_group_done(ga_group *g, int use, char *zErr){
+  cuGroup *c = (cuGroup*)g->dev;
+  int rc = 0;
+  if( c==0 ) return 0;
+  if( use && (rc = groupCollect(g, c, zErr))!=0 ) g->lost = 1;
+  ga_cu_stream_free(c->st);
+  ga_cu_free(c->ent);
+  ga_cu_free(c->acc);
+  ga_cu_free(c->dCount);
+  ga_cu_pinned_free(c->hCount);
+  (void)cudaGetLastError();
+  free(c);
+  g->dev = 0;
+  return rc;
+}

@@ -1,0 +1,269 @@
+/*
+** Grouping rows by key into a hash table of exact accumulators
+** (group_acc.h), and finishing the groups in the order of their keys.
+**
+** Layers: device (one launch per chunk into the query's table; the table
+** grows between launches, ga_group_rehash), block (a private table of
+** kLocal groups in shared memory: the groups a block meets first, most
+** rows when groups are few or skewed, added into the table once at the
+** block's end), thread (a grid-stride walk; the key's slot by linear
+** probing with a 128-bit compare and swap on (key, tag); each field of
+** the accumulator an integer atomic, extremes a 128-bit compare and swap
+** tried only when the candidate can win).
+**
+** Determinism: integer sums, maxima and packed extremes (ties to the lower
+** position) are the same whatever the order of the atomics, so every
+** group's result is; which slot a group lands in is not, and nothing
+** depends on it (groups come out sorted by key).
+*/
+#include <cub/device/device_radix_sort.cuh>
+#include "gpuagg_kernels.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kLocal = 512;           /* block-private groups: 4 KiB of slots + 64 KiB of totals */
+constexpr int kProbe = 8;             /* places a block looks for a private group */
+constexpr size_t kSmem = sizeof(long long) * kLocal + sizeof(ga_gacc) * kLocal;
+
+typedef unsigned long long ull;
+
+int gBlocks;                          /* resident blocks of group_rows (ga_group_prepare) */
+
+/* ---- thread ------------------------------------------------------------- */
+
+__device__ __forceinline__ uint64_t slot_hash(uint64_t key, uint64_t tag){
+  uint64_t x = key ^ (tag << 56);
+  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27; x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/* An entry, read whole (a 128-bit load: never half of one entry and half
+** of the one that replaced it). */
+__device__ __forceinline__ ga_gent load_ent(const ga_gent *p){
+  ga_gent v;
+  asm volatile("{ .reg .b128 t; ld.relaxed.gpu.global.b128 t, [%2]; mov.b128 {%0, %1}, t; }"
+               : "=l"(v.key), "=l"(v.tag) : "l"(p) : "memory");
+  return v;
+}
+
+/* The slot of (key, tag), claimed if new (counted in *count if given); or,
+** with find_only, -1 if there is none. The table is at most half full. */
+__device__ int64_t find_slot(ga_gent *ent, uint64_t mask, uint64_t key, uint64_t tag, ull *count,
+                             bool find_only = false){
+  uint64_t h = slot_hash(key, tag) & mask;
+  for( ;; h = (h + 1) & mask ){
+    ga_gent e = load_ent(&ent[h]);
+    if( e.tag == 0 ){
+      ga_gent want = {0, 0}, mine = {key, tag};
+      if( find_only ) return -1;
+      e = atomicCAS(&ent[h], want, mine);
+      if( e.tag == 0 ){
+        if( count ) atomicAdd(count, 1ull);
+        return (int64_t)h;
+      }
+    }
+    if( e.tag == tag && e.key == key ) return (int64_t)h;
+  }
+}
+
+/* Keep candidate c at p if it beats what is there. The high word only
+** grows, so a candidate below it never wins: no atomic for it. */
+__device__ __forceinline__ void ext_keep(ga_gext *p, ga_gext c){
+  ull hi = *(volatile ull *)&p->hi;
+  ga_gext cur;
+  if( c.hi < hi ) return;
+  cur.hi = hi;
+  cur.lo = 0;                         /* a guess: the swap says what is there */
+  for( ;; ){
+    ga_gext old = atomicCAS(p, cur, c);
+    if( (old.hi == cur.hi && old.lo == cur.lo) || !ga_gext_better(c, old) ) return;
+    cur = old;
+  }
+}
+
+__device__ __forceinline__ void max_u64(uint64_t *p, uint64_t v){
+  if( v > *(volatile ull *)p ) atomicMax((ull *)p, (ull)v);
+}
+
+__device__ __forceinline__ void add_u64(uint64_t *p, uint64_t v){
+  if( v ) atomicAdd((ull *)p, (ull)v);
+}
+
+/* Fold one row into a (global or shared). */
+__device__ __forceinline__ void acc_row(ga_gacc *a, int jb, unsigned m, uint64_t bits, uint64_t pos){
+  atomicAdd((ull *)&a->rows, 1ull);
+  max_u64(&a->first, ~(pos << 3 | (m & GA_K_MASK)));
+  if( m & GA_V_INT ){
+    atomicAdd((ull *)&a->nInt, 1ull);
+    add_u64(&a->ilo, bits & 0xffffffffull);
+    add_u64((uint64_t *)&a->ihi, (uint64_t)((int64_t)bits >> 32));
+  }else if( m & GA_V_REAL ){
+    int w;
+    int64_t p[3];
+    atomicAdd((ull *)&a->nReal, 1ull);
+    /* Every real not flagged fits the window (group.c checked); ±0.0 adds
+    ** nothing. */
+    if( !(m & GA_V_HOST) && !ga_split(__longlong_as_double((long long)bits), &w, p) ){
+      for( int k = 0; k < 3; k++ ) add_u64((uint64_t *)&a->w[w - jb + k], (uint64_t)p[k]);
+    }
+  }else{
+    return;
+  }
+  if( !(m & GA_V_OTHER) ){
+    ext_keep(&a->mx, ga_gext_make(bits, (m & GA_V_REAL) != 0, pos, 1));
+    ext_keep(&a->mn, ga_gext_make(bits, (m & GA_V_REAL) != 0, pos, 0));
+  }
+}
+
+/* d += s. */
+__device__ void acc_merge(ga_gacc *d, const ga_gacc *s){
+  add_u64(&d->rows, s->rows);
+  max_u64(&d->first, s->first);
+  add_u64(&d->nInt, s->nInt);
+  add_u64(&d->nReal, s->nReal);
+  add_u64(&d->ilo, s->ilo);
+  add_u64((uint64_t *)&d->ihi, (uint64_t)s->ihi);
+  for( int j = 0; j < GA_GWORDS; j++ ) add_u64((uint64_t *)&d->w[j], (uint64_t)s->w[j]);
+  if( s->mx.hi | s->mx.lo ) ext_keep(&d->mx, s->mx);
+  if( s->mn.hi | s->mn.lo ) ext_keep(&d->mn, s->mn);
+}
+
+/* ---- block -------------------------------------------------------------- */
+
+__global__ void __launch_bounds__(kThreads)
+group_rows(const uint64_t *__restrict__ keys, const uint64_t *__restrict__ vals,
+           const unsigned char *__restrict__ meta, long long n, long long base, int jb,
+           ga_gent *ent, ga_gacc *acc, uint64_t mask, ull *count){
+  extern __shared__ __align__(16) unsigned char smem[];
+  long long *lslot = (long long *)smem;                      /* the global slot, -1: free */
+  ga_gacc *lacc = (ga_gacc *)(smem + sizeof(long long) * kLocal);
+  for( int i = threadIdx.x; i < kLocal; i += kThreads ) lslot[i] = -1;
+  for( int i = threadIdx.x; i < kLocal * (int)(sizeof(ga_gacc) / 8); i += kThreads ) ((ull *)lacc)[i] = 0;
+  __syncthreads();
+  for( long long i = (long long)blockIdx.x * kThreads + threadIdx.x; i < n; i += (long long)gridDim.x * kThreads ){
+    unsigned m = meta[i];
+    int64_t s = find_slot(ent, mask, keys[i], (uint64_t)ga_kgroup(m & GA_K_MASK) + 1, count);
+    ga_gacc *a = &acc[s];
+    int h = (int)(s & (kLocal - 1));
+    for( int k = 0; k < kProbe; k++, h = (h + 1) & (kLocal - 1) ){
+      long long o = ((volatile long long *)lslot)[h];
+      if( o == -1 ) o = (long long)atomicCAS((ull *)&lslot[h], ~0ull, (ull)s);
+      if( o == -1 || o == s ){
+        a = &lacc[h];
+        break;
+      }
+    }
+    acc_row(a, jb, m, vals[i], (uint64_t)(base + i));
+  }
+  __syncthreads();
+  for( int i = threadIdx.x; i < kLocal; i += kThreads ){
+    if( lslot[i] >= 0 ) acc_merge(&acc[lslot[i]], &lacc[i]);
+  }
+}
+
+/* ---- table upkeep and results -------------------------------------------- */
+
+__global__ void group_rehash(const ga_gent *old_ent, const ga_gacc *old_acc, long long old_cap,
+                             ga_gent *ent, ga_gacc *acc, uint64_t mask){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < old_cap; i += (long long)gridDim.x * blockDim.x ){
+    if( old_ent[i].tag == 0 ) continue;
+    acc[find_slot(ent, mask, old_ent[i].key, old_ent[i].tag, nullptr)] = old_acc[i];
+  }
+}
+
+__global__ void group_carry(const ga_gent *ent, ga_gacc *acc, long long cap){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < cap; i += (long long)gridDim.x * blockDim.x ){
+    if( ent[i].tag ) ga_gacc_carry(&acc[i]);
+  }
+}
+
+__global__ void group_compact(const ga_gent *ent, long long cap, int64_t *idx, uint64_t *order, ull *n){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < cap; i += (long long)gridDim.x * blockDim.x ){
+    ga_gent e = ent[i];
+    if( e.tag == 0 ) continue;
+    ull j = atomicAdd(n, 1ull);
+    idx[j] = i;
+    order[j] = ga_key_order((int)e.tag - 1, e.key);
+  }
+}
+
+__global__ void group_exc(ga_gent *ent, uint64_t mask, const ga_gent *exc_ent, long long n, int *exc_idx){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    int64_t s = find_slot(ent, mask, exc_ent[i].key, exc_ent[i].tag, nullptr, true);
+    if( s >= 0 ) exc_idx[s] = (int)i;
+  }
+}
+
+__global__ void group_final(const ga_gent *ent, const ga_gacc *acc, const int64_t *idx, long long n, int jb,
+                            const int *exc_idx, const ga_sum *exc, ga_grow *out){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    int64_t s = idx[i];
+    int e = exc_idx ? exc_idx[s] : -1;
+    ga_group_finish(&acc[s], ent[s].key, jb, e >= 0 ? &exc[e] : nullptr, &out[i]);
+  }
+}
+
+/* A grid for a simple pass over n items. */
+unsigned grid_for(long long n){
+  long long b = (n + 255) / 256;
+  return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+}  /* namespace */
+
+extern "C" cudaError_t ga_group_prepare(void){
+  int dev, sms, per;
+  cudaError_t e = cudaGetDevice(&dev);
+  if( e == cudaSuccess ) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(group_rows, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmem);
+  if( e == cudaSuccess ) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, group_rows, kThreads, kSmem);
+  if( e == cudaSuccess ) gBlocks = sms * (per > 0 ? per : 1);
+  return e;
+}
+
+extern "C" cudaError_t ga_group_launch(const uint64_t *d_keys, const uint64_t *d_vals, const unsigned char *d_meta,
+                                       int64_t n, int64_t base, int jb, ga_gent *d_ent, ga_gacc *d_acc, int64_t cap,
+                                       unsigned long long *d_count, cudaStream_t stream){
+  long long want = (n + kThreads - 1) / kThreads;
+  if( gBlocks == 0 ) return cudaErrorNotReady;        /* ga_group_prepare first */
+  if( n == 0 ) return cudaSuccess;
+  group_rows<<<(unsigned)(want < gBlocks ? (want < 1 ? 1 : want) : gBlocks), kThreads, kSmem, stream>>>(
+      d_keys, d_vals, d_meta, n, base, jb, d_ent, d_acc, (uint64_t)cap - 1, d_count);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_group_rehash(const ga_gent *d_old_ent, const ga_gacc *d_old_acc, int64_t old_cap,
+                                       ga_gent *d_ent, ga_gacc *d_acc, int64_t cap, cudaStream_t stream){
+  group_rehash<<<grid_for(old_cap), 256, 0, stream>>>(d_old_ent, d_old_acc, old_cap, d_ent, d_acc, (uint64_t)cap - 1);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_group_carry(const ga_gent *d_ent, ga_gacc *d_acc, int64_t cap, cudaStream_t stream){
+  group_carry<<<grid_for(cap), 256, 0, stream>>>(d_ent, d_acc, cap);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_group_compact(const ga_gent *d_ent, int64_t cap, int64_t *d_idx, uint64_t *d_order,
+                                        unsigned long long *d_n, cudaStream_t stream){
+  group_compact<<<grid_for(cap), 256, 0, stream>>>(d_ent, cap, d_idx, d_order, d_n);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_group_sort(void *d_temp, size_t *temp_bytes, const uint64_t *d_order, uint64_t *d_order2,
+                                     const int64_t *d_idx, int64_t *d_idx2, int64_t n, cudaStream_t stream){
+  return cub::DeviceRadixSort::SortPairs(d_temp, *temp_bytes, d_order, d_order2, d_idx, d_idx2, n, 0, 64, stream);
+}
+
+extern "C" cudaError_t ga_group_exc(const ga_gent *d_ent, int64_t cap, const ga_gent *d_exc_ent, int64_t n,
+                                    int *d_exc_idx, cudaStream_t stream){
+  group_exc<<<grid_for(n), 256, 0, stream>>>((ga_gent *)d_ent, (uint64_t)cap - 1, d_exc_ent, n, d_exc_idx);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_group_final(const ga_gent *d_ent, const ga_gacc *d_acc, const int64_t *d_idx, int64_t n, int jb,
+                                      const int *d_exc_idx, const ga_sum *d_exc, ga_grow *d_out, cudaStream_t stream){
+  group_final<<<grid_for(n), 256, 0, stream>>>(d_ent, d_acc, d_idx, n, jb, d_exc_idx, d_exc, d_out);
+  return cudaGetLastError();
+}
