@@ -64,6 +64,7 @@ ga_conn *ga_conn_new(char **pzErr){
 static void slotDestroy(ga_conn *c, ga_slot *s){
   s->be->xClose(s);
   sqlite3_free(s->aux);
+  free(s->stat);
   sqlite3_free(s);
   c->nSlot--;
 }

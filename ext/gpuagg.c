@@ -22,8 +22,9 @@
 **      a pipeline) or 'resident' (bytes gpu_histogram may keep to find its
 **      range in the same scan that counts; 0: always scan twice); they apply
 **      to queries that start afterwards.
-**   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]) and gpu_group_by(SOURCE,
-**      KEY, VALUE) are table-valued functions (tvf/histogram.c, tvf/groupby.c).
+**   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]), gpu_group_by(SOURCE,
+**      KEY, VALUE) and gpu_summary(SOURCE [, COLUMN]) are table-valued
+**      functions (tvf/histogram.c, tvf/groupby.c, tvf/summary.c).
 **   6. gpuagg_info() returns JSON: mode, backend, device, settings, counters
 **      (wait_ms: time queries spent blocked on a chunk's result).
 **   7. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
@@ -190,6 +191,7 @@ static const struct {
 } aModule[] = {
   { "gpu_histogram", &ga_histogram_module },
   { "gpu_group_by",  &ga_groupby_module },
+  { "gpu_summary",   &ga_summary_module },
 };
 
 #ifdef _WIN32

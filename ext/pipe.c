@@ -1,6 +1,7 @@
 /*
 ** The chunk pipeline: see pipe.h for what it promises.
 */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "pipe.h"
@@ -11,11 +12,21 @@ static double nowMs(void){
   return ts.tv_sec*1e3 + ts.tv_nsec*1e-6;
 }
 
+/* Empty the fill chunk's counts (and bitmaps). */
+static void pipeEmpty(ga_pipe *p){
+  p->ni = 0;
+  p->hi = p->op==GA_OP_GROUP ? (int)GA_GROUP_ROWS(p->cap) : p->cap;
+  if( p->op==GA_OP_STATS ){
+    memset(p->segN, 0, sizeof(p->segN));
+    memset(p->segReal, 0, sizeof(p->segReal));
+    memset(p->v + p->cap, 0, sizeof(uint64_t)*(size_t)GA_BITMAP_WORDS(p->cap));
+  }
+}
+
 static void pipeSetFill(ga_pipe *p, ga_slot *s){
   p->fill = s;
   p->v = s->buf;
-  p->ni = 0;
-  p->hi = p->cap;
+  pipeEmpty(p);
   if( p->op==GA_OP_GROUP ){
     p->hi = (int)GA_GROUP_ROWS(p->cap);
     p->gKey = GA_GROUP_KEYS(s->buf, p->cap);
@@ -36,7 +47,23 @@ static int pipeJob(ga_pipe *p, ga_job *pj){
   memset(&j, 0, sizeof(j));
   j.op = p->op;
   j.base = p->base;
-  if( p->op==GA_OP_GROUP ){
+  if( p->op==GA_OP_STATS ){
+    ga_slot *s = p->fill;
+    j.n = p->ni;
+    j.nSeg = p->nSeg;
+    j.segCap = p->segCap;
+    memcpy(j.segN, p->segN, sizeof(j.segN));
+    memcpy(j.segReal, p->segReal, sizeof(j.segReal));
+    if( s->nStat<p->nSeg ){
+      ga_stat *a = realloc(s->stat, sizeof(ga_stat)*(size_t)p->nSeg);
+      if( a==0 ){
+        strcpy(p->zErr, "gpuagg: out of memory");
+        return 1;
+      }
+      s->stat = a;
+      s->nStat = p->nSeg;
+    }
+  }else if( p->op==GA_OP_GROUP ){
     j.n = p->ni;
     j.group = p->group;
     if( ga_group_window(p->group, p->gKey, p->gVal, p->gMeta, j.n) ){
@@ -174,12 +201,15 @@ static int pipeFlush(ga_pipe *p){
 
 int ga_pipe_flush(ga_pipe *p){
   if( p->rc==0 ) p->rc = pipeFlush(p);
-  if( p->rc ){
-    /* Keep later appends in bounds; those rows are discarded. */
-    p->ni = 0;
-    p->hi = p->cap;
-  }
+  if( p->rc ) pipeEmpty(p);     /* later appends stay in bounds; discarded */
   return p->rc;
+}
+
+int ga_pipe_columns(ga_pipe *p, int nSeg){
+  p->nSeg = nSeg;
+  p->segCap = GA_STATS_CAP(p->cap, nSeg);
+  pipeEmpty(p);
+  return p->segCap==0;
 }
 
 /* Give a slot back, first waiting out any work still reading it. */

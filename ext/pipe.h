@@ -7,7 +7,9 @@
 **      transfer. GA_OP_MIN/MAX: values in scan order, a type bit set for each
 **      real (hi stays cap). GA_OP_HIST and GA_OP_KEEP: doubles in scan
 **      order. GA_OP_GROUP: rows (key, value, meta) in scan order, prepared
-**      by ga_group_window as each chunk is handed over.
+**      by ga_group_window as each chunk is handed over. GA_OP_STATS: each
+**      column's numbers in scan order in its own segment (ga_pipe_columns
+**      says how many columns); a chunk goes when one segment is full.
 **   2. A full chunk is handed to the backend (asynchronously for CUDA) and
 **      filling goes on in a second buffer; the aggregate waits only when it
 **      needs the chunk in flight back, i.e. when the second one fills too.
@@ -49,6 +51,10 @@ typedef struct ga_pipe {
   ga_group *group;          /* GA_OP_GROUP: the grouping the chunks feed */
   uint64_t *gKey, *gVal;    /* GA_OP_GROUP: the fill chunk's keys and values */
   unsigned char *gMeta;     /* ... and meta bytes */
+  int nSeg;                 /* GA_OP_STATS: columns (segments of the chunk) */
+  int64_t segCap;           /* ... values each segment holds */
+  int32_t segN[GA_COLS_MAX];    /* ... values in each segment of the fill chunk */
+  int32_t segReal[GA_COLS_MAX]; /* ... how many of them are reals */
   int64_t base;             /* scan position of the fill chunk's first value */
   ga_job flightJob;         /* the job of the chunk in flight */
   int64_t flightBase;       /* ... and its base */
@@ -63,6 +69,10 @@ typedef struct ga_pipe {
 ** no buffer to be had (fold on the CPU); NULL with zErr set: the backend the
 ** mode demands cannot be used (an SQL error). */
 ga_pipe *ga_pipe_open(ga_conn*, int op, ga_fold_fn, void *pFoldArg, char *zErr);
+
+/* GA_OP_STATS: the chunks hold nSeg columns. Non-zero: a chunk is too
+** small for that many (fold on the CPU instead). */
+int ga_pipe_columns(ga_pipe*, int nSeg);
 
 /* For an aggregate past its threshold: ga_pipe_open for ctx's connection.
 ** 1: *pp is open; 0: no buffer, keep folding on the CPU; -1: an SQL error was
@@ -111,6 +121,17 @@ static inline int ga_pipe_rows(ga_pipe *p, const uint64_t *key, const uint64_t *
     if( p->ni==p->hi && ga_pipe_flush(p) ) return 1;
   }
   return 0;
+}
+/* GA_OP_STATS: append number x (a real's bits if isReal) to column c. */
+static inline int ga_pipe_num(ga_pipe *p, int c, int64_t x, int isReal){
+  int64_t i = p->segN[c]++;
+  GA_STATS_VALS(p->v, p->segCap, c)[i] = x;
+  if( isReal ){
+    GA_STATS_BITS(p->v, p->cap, p->segCap, c)[i>>6] |= (uint64_t)1 << (i & 63);
+    p->segReal[c]++;
+  }
+  p->ni++;
+  return p->segN[c]==p->segCap ? ga_pipe_flush(p) : 0;
 }
 /* GA_OP_MIN/MAX: append at the position p->ni (side data for it first). */
 static inline int ga_pipe_ordered(ga_pipe *p, int64_t x, int isReal){

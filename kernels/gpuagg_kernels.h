@@ -16,6 +16,7 @@
 #include "ext_acc.h"
 #include "hist_acc.h"
 #include "group_acc.h"
+#include "sq_acc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +45,23 @@ cudaError_t ga_sum_max_blocks(int *max_blocks);
 cudaError_t ga_sum_launch(const int64_t *d_vals, int64_t n, int64_t ni,
                           ga_sum *d_part, int max_blocks, ga_sum *d_out,
                           cudaStream_t stream);
+
+/* The same over values in scan order whose types the bitmap d_bits says
+** (bit i set: value i is a double), as the extremes' chunks hold them. */
+cudaError_t ga_sum_bits_launch(const int64_t *d_vals, const uint64_t *d_bits, int64_t n,
+                               ga_sum *d_part, int max_blocks, ga_sum *d_out, cudaStream_t stream);
+
+/*
+** The exact sum of squares (sq_acc.h) of d_vals[0..n), typed by d_bits as
+** above, into *d_out. d_part: scratch for ga_sum_blocks(n, max_blocks)
+** partials.
+**
+** Determinism: squares are kept in integers, or in an error-free expansion
+** whose overflow goes to integer words: the exact total, the same bits on
+** any launch shape.
+*/
+cudaError_t ga_sq_launch(const int64_t *d_vals, const uint64_t *d_bits, int64_t n,
+                         ga_sq *d_part, int max_blocks, ga_sq *d_out, cudaStream_t stream);
 
 /* Most extreme-kernel blocks resident on the current device at once. */
 cudaError_t ga_ext_max_blocks(int *max_blocks);

@@ -132,15 +132,18 @@ __device__ __forceinline__ void block_store(ga_sum *out, long long *big,
 /* Four blocks an SM, where the compiler would take 72 registers and fit
 ** three: the stalls are on latency (FP64 chains, loads), and more warps
 ** hide more of it than the registers save (bench/NOTES.md). */
+template <bool Bits>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-sum_blocks(const long long *__restrict__ vals, long long n, long long ni,
-           ga_sum *__restrict__ part){
+sum_blocks(const long long *__restrict__ vals, const unsigned long long *__restrict__ bits, long long n,
+           long long ni, ga_sum *__restrict__ part){
   __shared__ long long big[GA_WORDS];
   Acc a = {0, 0, 0, {0.0, 0.0, 0.0}};
 
   for( int k = threadIdx.x; k < GA_WORDS; k += kThreads ) big[k] = 0;
   __syncthreads();
-  for_each_value<kThreads, kUnroll>(vals, n, [&](long long w, long long j){ fold(a, big, w, j < ni); });
+  for_each_value<kThreads, kUnroll>(vals, n, [&](long long w, long long j){
+    fold(a, big, w, Bits ? !((__ldg(&bits[j >> 6]) >> (j & 63)) & 1) : j < ni);
+  });
 
   warp_to_words(big, a.inf, a.f.a0);
   warp_to_words(big, a.inf, a.f.a1);
@@ -183,7 +186,7 @@ extern "C" cudaError_t ga_sum_max_blocks(int *max_blocks){
   int dev, sms, per_sm;
   cudaError_t e = cudaGetDevice(&dev);
   if( e == cudaSuccess ) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if( e == cudaSuccess ) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_blocks, kThreads, 0);
+  if( e == cudaSuccess ) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_blocks<false>, kThreads, 0);
   if( e == cudaSuccess ) *max_blocks = sms * (per_sm > 0 ? per_sm : 1);
   return e;
 }
@@ -192,7 +195,18 @@ extern "C" cudaError_t ga_sum_launch(const int64_t *d_vals, int64_t n, int64_t n
                                      ga_sum *d_part, int max_blocks, ga_sum *d_out,
                                      cudaStream_t stream){
   int nb = ga_sum_blocks(n, max_blocks);
-  sum_blocks<<<nb, kThreads, 0, stream>>>((const long long *)d_vals, n, ni, d_part);
+  sum_blocks<false><<<nb, kThreads, 0, stream>>>((const long long *)d_vals, nullptr, n, ni, d_part);
+  cudaError_t e = cudaGetLastError();
+  if( e != cudaSuccess ) return e;
+  sum_final<<<1, kThreads, 0, stream>>>(d_part, nb, d_out);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_sum_bits_launch(const int64_t *d_vals, const uint64_t *d_bits, int64_t n,
+                                          ga_sum *d_part, int max_blocks, ga_sum *d_out, cudaStream_t stream){
+  int nb = ga_sum_blocks(n, max_blocks);
+  sum_blocks<true><<<nb, kThreads, 0, stream>>>((const long long *)d_vals, (const unsigned long long *)d_bits,
+                                                n, 0, d_part);
   cudaError_t e = cudaGetLastError();
   if( e != cudaSuccess ) return e;
   sum_final<<<1, kThreads, 0, stream>>>(d_part, nb, d_out);

@@ -115,18 +115,19 @@ GA_HD int ga_split(double x, int *pw, int64_t p[3]){
   return 0;
 }
 
-/* Carry pass: every word but the top one into [0, 2^32); the top one keeps
-** the sign. The value is unchanged. */
-GA_HD void ga_words_norm(int64_t *w){
+/* Carry pass over n words: every word but the top one into [0, 2^32); the
+** top one keeps the sign. The value is unchanged. */
+GA_HD void ga_carry(int64_t *w, int n){
   int64_t carry = 0;
   int i;
-  for(i = 0; i < GA_WORDS - 1; i++){
+  for(i = 0; i < n - 1; i++){
     int64_t v = w[i] + carry;
     carry = v >> 32;            /* floor(v / 2^32): arithmetic shift */
     w[i] = v & 0xffffffff;
   }
-  w[GA_WORDS - 1] += carry;
+  w[n - 1] += carry;
 }
+GA_HD void ga_words_norm(int64_t *w){ ga_carry(w, GA_WORDS); }
 
 /* Add x to the words (no atomics: one thread owns a). */
 GA_HD void ga_sum_word(ga_sum *a, double x){
@@ -177,19 +178,14 @@ GA_HD __int128 ga_sum_int128(const ga_sum *a){
   return (__int128)(((unsigned __int128)(uint64_t)a->hi << 64) | a->lo);
 }
 
-/* The total of integers and reals, rounded once to the nearest double (ties
-** to even); ±Inf beyond the double range or from infinite inputs; NaN when
-** both infinities were seen. a must be settled. */
-GA_HD double ga_sum_value(const ga_sum *a){
-  int64_t w[GA_WORDS];
+/* The exact total of integers and reals as carried words w: the integer
+** total's 32-bit pieces placed at 2^0 = grid bit 1074, every word but the
+** top one in [0, 2^32), the top one signed. a must be settled. */
+GA_HD void ga_sum_total_words(const ga_sum *a, int64_t *w){
   __int128 iv = ga_sum_int128(a);
-  unsigned __int128 u, t;
-  int neg, h, i, j, nbits, exp2;
-  uint64_t sticky = 0;
-  if( a->inf == (GA_INF_POS|GA_INF_NEG) ) return NAN;
-  if( a->inf ) return a->inf == GA_INF_POS ? INFINITY : -INFINITY;
-  memcpy(w, a->w, sizeof(w));
-  /* The integer total's 32-bit pieces, placed at 2^0 = bit 1074. */
+  unsigned __int128 u;
+  int neg, j;
+  memcpy(w, a->w, sizeof(int64_t)*GA_WORDS);
   neg = iv < 0;
   u = neg ? -(unsigned __int128)iv : (unsigned __int128)iv;
   for(j = 0; j < 4; j++){
@@ -200,6 +196,19 @@ GA_HD double ga_sum_value(const ga_sum *a){
     w[34+j] += neg ? -d1 : d1;
   }
   ga_words_norm(w);
+}
+
+/* The total of integers and reals, rounded once to the nearest double (ties
+** to even); ±Inf beyond the double range or from infinite inputs; NaN when
+** both infinities were seen. a must be settled. */
+GA_HD double ga_sum_value(const ga_sum *a){
+  int64_t w[GA_WORDS];
+  unsigned __int128 t;
+  int neg, h, i, nbits, exp2;
+  uint64_t sticky = 0;
+  if( a->inf == (GA_INF_POS|GA_INF_NEG) ) return NAN;
+  if( a->inf ) return a->inf == GA_INF_POS ? INFINITY : -INFINITY;
+  ga_sum_total_words(a, w);
   /* Magnitude and sign. */
   neg = w[GA_WORDS-1] < 0;
   if( neg ){

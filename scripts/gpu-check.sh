@@ -25,7 +25,7 @@ build)
   autoreconf -fi >/dev/null 2>&1
   ./configure --quiet --enable-portable-tests --enable-fault-injection
   make -j"$(nproc)" >/dev/null
-  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_fault tests/test_threads tests/test_api bench-programs >/dev/null
+  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api bench-programs >/dev/null
   ls -la .libs/libgpuagg.so tests/test_sum tests/test_minmax tests/test_hist tests/test_api bench/bench_sql bench/bench_kernels
   ;;
 run)
@@ -41,6 +41,7 @@ run)
   ./tests/test_minmax >"$out/test_minmax.log" 2>&1 || status=1
   ./tests/test_hist >"$out/test_hist.log" 2>&1 || status=1
   GPUAGG_TEST_GROUPS=${GPUAGG_TEST_GROUPS:-10000000} ./tests/test_group >"$out/test_group.log" 2>&1 || status=1
+  ./tests/test_summary >"$out/test_summary.log" 2>&1 || status=1
   ./tests/test_fault >"$out/test_fault.log" 2>&1 || status=1
   ./tests/test_threads >"$out/test_threads.log" 2>&1 || status=1
   GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 sh tests/shell.test >"$out/shell.log" 2>&1 || status=1
@@ -71,7 +72,7 @@ run)
     done
   fi
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
-  for f in test_api test_sum test_minmax test_hist test_group test_fault test_threads; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
+  for f in test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
   grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true
   echo "== shell: $(tr '\n' ' ' <"$out/shell.log" | cut -c1-300)"
   cat "$out/bench_kernels.md" "$out/bench_sql.md"

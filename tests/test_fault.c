@@ -1,6 +1,6 @@
 /*
 ** CUDA fault injection (configure --enable-fault-injection; GPU only). For
-** every function, gpu_histogram and gpu_group_by, each kind of CUDA call ('host',
+** every function and table-valued function, each kind of CUDA call ('host',
 ** 'device', 'copy', 'launch', 'sync') fails once, at the first call of its
 ** kind or a later one (the middle of a query):
 **
@@ -29,6 +29,7 @@ static const char *azQuery[] = {
   "SELECT bin, count FROM gpu_histogram('t', 'x', 50000, -1, 1)",
   "SELECT * FROM gpu_group_by('t', 'm', 'x')",
   "SELECT * FROM gpu_group_by('t', 'k', 'i')",
+  "SELECT * FROM gpu_summary('t')",
 };
 static const char *azKind[] = { "host", "device", "copy", "launch", "sync" };
 

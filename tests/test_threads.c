@@ -1,7 +1,7 @@
 /*
 ** Concurrency: 8 connections in 8 threads, and one connection (SQLite's
 ** serialized mode) shared by 4 more threads, all at once, running every
-** aggregate, gpu_histogram and gpu_group_by over one database file. Every answer must be
+** aggregate and table-valued function over one database file. Every answer must be
 ** exactly the one computed beforehand on one thread; no deadlock (the test
 ** has a timeout). And sqlite3_interrupt from another thread, timed. Both
 ** backends, as suite.h says; `make check-helgrind` runs the CPU pass under
@@ -25,6 +25,7 @@ static const char *azQuery[] = {
   "SELECT bin, count FROM gpu_histogram('t', 'x', 256)",
   "SELECT bin, count FROM gpu_histogram('t', 'x', 20000, -1, 1)",
   "SELECT * FROM gpu_group_by('t', 'm', 'x')",
+  "SELECT * FROM gpu_summary('t')",
 };
 #define N_QUERY (int)(sizeof(azQuery)/sizeof(azQuery[0]))
 

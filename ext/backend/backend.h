@@ -13,7 +13,9 @@
 **      job's histogram (hist_acc.h). GA_OP_KEEP: doubles, kept in the job's
 **      histogram until its range is known (ga_hist). GA_OP_GROUP: rows (key,
 **      value, meta; group_acc.h) at GA_GROUP_KEYS/VALS/META, folded into the
-**      job's grouping (ga_group).
+**      job's grouping (ga_group). GA_OP_STATS: nSeg columns' numbers, each
+**      in its segment of segCap values with its own type bitmap
+**      (GA_STATS_VALS/BITS), reduced to one ga_stat each (slot->stat).
 **   3. xStart hands a filled chunk to the backend and may return before the
 **      work is done; xWait returns when the slot's result (res or ext)
 **      holds it. Between the two, nothing may touch slot->buf.
@@ -32,8 +34,10 @@
 #include "ext_acc.h"
 #include "hist_acc.h"
 #include "group_acc.h"
+#include "sq_acc.h"
 
 #define GA_ERRLEN 256
+#define GA_COLS_MAX 100           /* columns one scan reads (a function's argument limit) */
 
 /* Counters of one connection, reported by gpuagg_info(). */
 typedef struct ga_stats {
@@ -51,7 +55,7 @@ typedef struct ga_backend ga_backend;
 typedef struct ga_slot ga_slot;
 
 /* What a chunk is reduced to. */
-enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX, GA_OP_HIST, GA_OP_KEEP, GA_OP_GROUP };
+enum ga_op { GA_OP_SUM, GA_OP_MIN, GA_OP_MAX, GA_OP_HIST, GA_OP_KEEP, GA_OP_GROUP, GA_OP_STATS };
 
 /* Numbers kept in host memory for a histogram whose range is not known yet. */
 typedef struct ga_kept {
@@ -116,6 +120,13 @@ typedef struct ga_group {
 #define GA_GROUP_VALS(buf, cap) ((uint64_t*)(buf) + GA_GROUP_ROWS(cap))
 #define GA_GROUP_META(buf, cap) ((unsigned char*)((uint64_t*)(buf) + 2*GA_GROUP_ROWS(cap)))
 
+/* A statistics chunk of cap values for nSeg columns: each column's segment
+** holds GA_STATS_CAP(cap, nSeg) values (a multiple of 64; 0: too many
+** columns for the chunk), its bitmap as many bits. */
+#define GA_STATS_CAP(cap, nSeg) (((int64_t)(cap)/(nSeg)) & ~(int64_t)63)
+#define GA_STATS_VALS(buf, segCap, c) ((int64_t*)(buf) + (int64_t)(c)*(segCap))
+#define GA_STATS_BITS(buf, cap, segCap, c) ((uint64_t*)((int64_t*)(buf) + (cap)) + (int64_t)(c)*((segCap)/64))
+
 typedef struct ga_job {
   int op;                   /* enum ga_op */
   int64_t n;                /* values (GA_OP_GROUP: rows) in the chunk */
@@ -124,6 +135,10 @@ typedef struct ga_job {
   int64_t base;             /* scan position of the chunk's first value */
   ga_hist *hist;            /* GA_OP_HIST, GA_OP_KEEP: where the chunk's doubles go */
   ga_group *group;          /* GA_OP_GROUP: where the chunk's rows go */
+  int nSeg;                 /* GA_OP_STATS: columns */
+  int64_t segCap;           /* ... values each segment holds */
+  int32_t segN[GA_COLS_MAX];    /* ... values in each */
+  int32_t segReal[GA_COLS_MAX]; /* ... how many of them are reals */
 } ga_job;
 
 /* Words of the type bitmap of a chunk of cap values. */
@@ -135,6 +150,8 @@ struct ga_slot {
   int cap;                  /* values buf holds */
   ga_sum res;               /* result of the last GA_OP_SUM job */
   ga_ext ext;               /* result of the last GA_OP_MIN/MAX job */
+  ga_stat *stat;            /* results of the last GA_OP_STATS job, by column */
+  int nStat;                /* room in stat (malloc'd, freed with the slot) */
   void *aux;                /* the owning aggregate's per-value side data */
   int64_t nAux;             /* bytes allocated at aux */
   ga_stats *stats;          /* the owning connection's counters */
@@ -178,6 +195,7 @@ void ga_cpu_run(ga_slot*, const ga_job*);
 void ga_cpu_sum(const int64_t *buf, int64_t n, int64_t ni, ga_sum *out);
 void ga_cpu_ext(const int64_t *buf, const uint64_t *bits, int64_t n, int isMax, ga_ext *out);
 void ga_cpu_hist(const double *v, int64_t n, ga_hist *hist);
+void ga_cpu_stats(const int64_t *v, const uint64_t *bits, int64_t n, ga_stat *out);
 
 /* Keep n numbers in hist's host memory, or give up keeping (ga_hist). */
 void ga_cpu_keep(ga_hist*, const double *v, int64_t n);

@@ -43,6 +43,35 @@ void ga_cpu_ext(const int64_t *buf, const uint64_t *bits, int64_t n, int isMax, 
   }
 }
 
+void ga_cpu_stats(const int64_t *v, const uint64_t *bits, int64_t n, ga_stat *out){
+  ga_fpe f = {0.0, 0.0, 0.0};
+  ga_ext c = {0, 0, GA_T_NONE, 0};
+  int64_t i;
+  memset(out, 0, sizeof(*out));
+  for(i=0; i<n; i++){
+    if( (bits[i>>6] >> (i & 63)) & 1 ){
+      double x;
+      memcpy(&x, &v[i], sizeof(x));
+      ga_sum_real(&out->sum, &f, x);
+      ga_sq_real(&out->sq, x);
+      out->nReal++;
+      c.type = GA_T_REAL;
+    }else{
+      ga_sum_int(&out->sum, v[i]);
+      ga_sq_int(&out->sq, v[i]);
+      out->nInt++;
+      c.type = GA_T_INT;
+    }
+    c.bits = (uint64_t)v[i];
+    c.pos = i;
+    if( ga_ext_better(&c, &out->mx, 1) ) out->mx = c;
+    if( ga_ext_better(&c, &out->mn, 0) ) out->mn = c;
+  }
+  ga_sum_settle(&out->sum, &f);
+  ga_carry(out->sq.w, GA_SQWORDS);
+  out->sq.nAdd = 0;
+}
+
 void ga_cpu_hist(const double *v, int64_t n, ga_hist *hist){
   int64_t i;
   for(i=0; i<n; i++){
@@ -90,6 +119,12 @@ void ga_cpu_run(ga_slot *s, const ga_job *j){
     ga_cpu_hist((const double*)s->buf, j->n, j->hist);
   }else if( j->op==GA_OP_KEEP ){
     ga_cpu_keep(j->hist, (const double*)s->buf, j->n);
+  }else if( j->op==GA_OP_STATS ){
+    int c;
+    for(c=0; c<j->nSeg; c++){
+      if( j->segN[c] ) ga_cpu_stats(GA_STATS_VALS(s->buf, j->segCap, c), GA_STATS_BITS(s->buf, s->cap, j->segCap, c),
+                                    j->segN[c], &s->stat[c]);
+    }
   }else if( j->op==GA_OP_GROUP ){
     ga_group *g = j->group;
     if( g->dev ) g->lost = 1;     /* a device holds the other chunks */

@@ -256,6 +256,9 @@ static void cuClose(ga_slot *s){
   if( q->e1 && cudaEventDestroy(q->e1)==cudaSuccess ) count(&g.nStream, -1);
   ga_cu_free(q->dBuf);
   ga_cu_free(q->dPart);
+  ga_cu_free(q->dStat);
+  ga_cu_free(q->dSqPart);
+  ga_cu_pinned_free(q->hStat);
   ga_cu_pinned_free(q->hRes);
   hostFree(s);
   (void)cudaGetLastError();
@@ -443,6 +446,51 @@ static int cuStart(ga_slot *s, const ga_job *j, char *zErr){
   return rc;
 }
 
+/* GA_OP_STATS: each column's sum, sum of squares, least and greatest
+** number, by the sum, squares and extreme kernels, into dStat; the results
+** land in hStat. */
+static int cuStats(ga_slot *s, const ga_job *j, char *zErr){
+  cuSlot *q = (cuSlot*)s->priv;
+  size_t nv = sizeof(int64_t)*(size_t)(j->nSeg*j->segCap), nb = nv/64;
+  int c;
+  if( q->nStat<j->nSeg ){
+    ga_cu_free(q->dStat);
+    ga_cu_pinned_free(q->hStat);
+    q->dStat = 0;
+    q->hStat = 0;
+    q->nStat = 0;
+    CK(ga_cu_alloc((void**)&q->dStat, sizeof(ga_stat)*(size_t)j->nSeg), "cudaMalloc (statistics)");
+    CK(ga_cu_pinned((void**)&q->hStat, sizeof(ga_stat)*(size_t)j->nSeg), "cudaHostAlloc (statistics)");
+    q->nStat = j->nSeg;
+  }
+  if( q->dSqPart==0 ) CK(ga_cu_alloc((void**)&q->dSqPart, sizeof(ga_sq)*(size_t)g.maxBlocks), "cudaMalloc (squares)");
+  q->nStatJob = j->nSeg;
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(q->dBuf, s->buf, nv, cudaMemcpyHostToDevice, q->st)), "cudaMemcpyAsync (chunk)");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(q->dBuf + s->cap, s->buf + s->cap, nb, cudaMemcpyHostToDevice, q->st)),
+     "cudaMemcpyAsync (types)");
+  CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
+  for(c=0; c<j->nSeg; c++){
+    int64_t n = j->segN[c];
+    const int64_t *v = GA_STATS_VALS(q->dBuf, j->segCap, c);
+    const uint64_t *bits = GA_STATS_BITS(q->dBuf, s->cap, j->segCap, c);
+    int mode = j->segReal[c]==0 ? GA_T_INT : j->segReal[c]==n ? GA_T_REAL : 0;
+    ga_ext *dPart = (ga_ext*)q->dPart;
+    if( n==0 ) continue;
+    CK(FI(FAULT_LAUNCH, ga_sum_bits_launch(v, bits, n, q->dPart, g.maxBlocks, &q->dStat[c].sum, q->st)), "the sum kernel");
+    CK(FI(FAULT_LAUNCH, ga_sq_launch(v, bits, n, q->dSqPart, g.maxBlocks, &q->dStat[c].sq, q->st)), "the squares kernel");
+    CK(FI(FAULT_LAUNCH, ga_ext_launch(v, bits, n, mode, 0, dPart, g.maxBlocksExt, &q->dStat[c].mn, q->st)),
+       "the min/max kernel");
+    CK(FI(FAULT_LAUNCH, ga_ext_launch(v, bits, n, mode, 1, dPart, g.maxBlocksExt, &q->dStat[c].mx, q->st)),
+       "the min/max kernel");
+  }
+  CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(q->hStat, q->dStat, sizeof(ga_stat)*(size_t)j->nSeg, cudaMemcpyDeviceToHost,
+                                    q->st)), "cudaMemcpyAsync (statistics)");
+  s->stats->nDevChunk++;
+  s->stats->nBytes += (int64_t)(nv + nb);
+  return 0;
+}
+
 static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   size_t nCopy = sizeof(int64_t)*(size_t)j->n;
@@ -452,6 +500,7 @@ static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
   q->op = j->op;
   if( j->op==GA_OP_KEEP ) return cuKeep(s, j, zErr);
   if( j->op==GA_OP_GROUP ) return ga_cu_group_start(s, j, zErr);
+  if( j->op==GA_OP_STATS ) return cuStats(s, j, zErr);
   if( j->op==GA_OP_HIST ){
     cuHist *ch = histState(j->hist, zErr);
     if( ch==0 ) return 1;
@@ -507,6 +556,7 @@ static int cuWait(ga_slot *s, char *zErr){
   }
   if( q->op==GA_OP_KEEP ) return 0;     /* a copy, no kernel */
   if( q->op==GA_OP_SUM ) s->res = *q->hRes;
+  else if( q->op==GA_OP_STATS ) memcpy(s->stat, q->hStat, sizeof(ga_stat)*(size_t)q->nStatJob);
   else if( q->op!=GA_OP_HIST ) memcpy(&s->ext, q->hRes, sizeof(ga_ext));
   if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) s->stats->kernelMs += ms;
   return 0;

@@ -20,6 +20,11 @@ typedef struct cuSlot {
   ga_hist *hist;            /* ... and its histogram (GA_OP_HIST, GA_OP_KEEP) */
   cudaEvent_t e0, e1;       /* around the kernels, for kernel time (GA_OP_GROUP:
                             ** e1 is on the grouping's stream: the chunk is done) */
+  ga_stat *dStat;           /* GA_OP_STATS: each column's result (device) */
+  ga_stat *hStat;           /* ... landed here (pinned) */
+  ga_sq *dSqPart;           /* ... per-block partials of squares */
+  int nStat;                /* room in dStat and hStat */
+  int nStatJob;             /* columns of the job in flight */
 } cuSlot;
 
 /* Kinds of CUDA call, for fault injection (gpuagg_fault). */

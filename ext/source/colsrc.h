@@ -71,8 +71,8 @@ struct ga_colsrc {
 ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCol,
                           const char *const *azCol, const unsigned char *aWant, char **pzErr);
 
-/* Most columns one statement source scans (a function's argument limit). */
-#define GA_STMT_COLS 100
+/* Most columns one statement source scans. */
+#define GA_STMT_COLS GA_COLS_MAX
 
 /* The aggregate the statement source runs, registered on each connection:
 ** gpuagg_colsrc(COL, ...); outside a scan it is an error. */

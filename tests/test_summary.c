@@ -1,0 +1,278 @@
+/*
+** Tests of gpu_summary against SQL and exact references on seeded random
+** data (GPUAGG_SEED=N repeats a run). Both backends, as suite.h says; the
+** variances' exactness against rational arithmetic is tests/stats.py's.
+**
+** For each column: rows, nulls and the counts by storage class against
+** count() and typeof(); min and max exactly against min() and max(); sum,
+** total and avg exactly against the correctly rounded exact sum (harness.c)
+** of the values sum() sees, sum's type as sum()'s, NULL where the integers'
+** sum overflows; the variances non-negative, NULL below 2 (sample) and 1
+** (population) values, exactly 0 for a constant column and (n^2-1)/12 for
+** 1..n, and the same bits on every chunk size.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "suite.h"
+
+enum { P_INT, P_EDGE, P_REAL, P_WIDE, P_MIXED, P_NULLS, NPROF };
+
+static void bindProfile(h_rng *r, sqlite3_stmt *st, int col, int prof){
+  uint64_t k = h_next(r) % 100;
+  switch( prof ){
+    case P_INT:  sqlite3_bind_int64(st, col, h_range(r, -1000000000, 1000000000)); return;
+    case P_EDGE: sqlite3_bind_int64(st, col, k<40 ? (k%2 ? INT64_MAX : INT64_MIN) : h_range(r, -3, 3)); return;
+    case P_REAL: sqlite3_bind_double(st, col, (h_unit(r) - 0.5)*2e6); return;
+    case P_WIDE:
+      sqlite3_bind_double(st, col, (k%2 ? 1 : -1)*ldexp(1.0 + h_unit(r), (int)h_range(r, -1074, 1000)));
+      return;
+    case P_NULLS:
+      if( k<95 ) sqlite3_bind_null(st, col); else sqlite3_bind_double(st, col, h_unit(r));
+      return;
+  }
+  if( k<10 ) sqlite3_bind_null(st, col);
+  else if( k<14 ) sqlite3_bind_text(st, col, k%2 ? "12" : "2.5", -1, SQLITE_STATIC);
+  else if( k<17 ) sqlite3_bind_text(st, col, k%2 ? "abc" : "", -1, SQLITE_STATIC);
+  else if( k<19 ) sqlite3_bind_blob(st, col, k%2 ? "7" : "\x01", 1, SQLITE_STATIC);
+  else if( k<22 ) sqlite3_bind_double(st, col, k%2 ? -0.0 : 0.0);
+  else if( k<24 ) sqlite3_bind_double(st, col, k%2 ? INFINITY : -INFINITY);
+  else if( k<60 ) sqlite3_bind_int64(st, col, h_range(r, -50, 50));
+  else sqlite3_bind_double(st, col, (double)h_range(r, -50, 50));
+}
+
+/* Table t with one column per profile, n rows. */
+static void fill(sqlite3 *db, int64_t n, uint64_t seed){
+  sqlite3_stmt *st;
+  h_rng r;
+  int64_t i;
+  int p;
+  h_rng_init(&r, seed);
+  EXEC(db, "DROP TABLE IF EXISTS t; CREATE TABLE t(c_int, c_edge, c_real, c_wide, c_mixed, c_nulls); BEGIN");
+  ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO t VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st, 0), SQLITE_OK);
+  for(i=0; i<n; i++){
+    for(p=0; p<NPROF; p++) bindProfile(&r, st, p+1, p);
+    if( sqlite3_step(st)!=SQLITE_DONE ) break;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  CHECK(i==n, "fill: %s", sqlite3_errmsg(db));
+  EXEC(db, "COMMIT");
+}
+
+static int isDouble(sqlite3_stmt *st, int i, double x){
+  double y;
+  if( isnan(x) ) return sqlite3_column_type(st, i)==SQLITE_NULL;
+  if( sqlite3_column_type(st, i)!=SQLITE_FLOAT ) return 0;
+  y = sqlite3_column_double(st, i);
+  return memcmp(&x, &y, sizeof(x))==0;
+}
+
+/* Every row of gpu_summary(zTab) against the references. */
+static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
+  char *zOurs = sqlite3_mprintf("SELECT name, rows, nulls, integers, reals, texts, blobs, min, max, sum, total, avg,"
+                                " var_samp, var_pop, stddev_samp, stddev_pop FROM gpu_summary(%Q)", zTab);
+  sqlite3_stmt *o;
+  int rc, nRow = 0;
+  CHECK(sqlite3_prepare_v2(db, zOurs, -1, &o, 0)==SQLITE_OK, "%s: %s", zWhat, sqlite3_errmsg(db));
+  while( (rc = sqlite3_step(o))==SQLITE_ROW ){
+    const char *zCol = (const char*)sqlite3_column_text(o, 0);
+    char *zRef = sqlite3_mprintf("SELECT count(*), count(*) - count(\"%w\"), "
+        "sum(typeof(\"%w\")='integer'), sum(typeof(\"%w\")='real'), sum(typeof(\"%w\")='text'), "
+        "sum(typeof(\"%w\")='blob'), min(\"%w\"), max(\"%w\") FROM \"%w\"",
+        zCol, zCol, zCol, zCol, zCol, zCol, zCol, zTab);
+    char *zVals = sqlite3_mprintf("SELECT \"%w\" FROM \"%w\" WHERE \"%w\" IS NOT NULL", zCol, zTab, zCol);
+    sqlite3_stmt *f, *w;
+    h_exact e;
+    int k;
+    int64_t n;
+    double t;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, zRef, -1, &f, 0), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(f), SQLITE_ROW);
+    for(k=0; k<6; k++){
+      CHECK(sqlite3_column_int64(o, 1+k)==sqlite3_column_int64(f, k), "%s: %s: count %d: %lld, want %lld", zWhat, zCol,
+            k, (long long)sqlite3_column_int64(o, 1+k), (long long)sqlite3_column_int64(f, k));
+    }
+    CHECK(s_same_cells(o, 7, f, 6), "%s: %s: min %s, want %s", zWhat, zCol, sqlite3_column_text(o, 7), sqlite3_column_text(f, 6));
+    CHECK(s_same_cells(o, 8, f, 7), "%s: %s: max %s, want %s", zWhat, zCol, sqlite3_column_text(o, 8), sqlite3_column_text(f, 7));
+    sqlite3_finalize(f);
+    h_exact_init(&e);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, zVals, -1, &w, 0), SQLITE_OK);
+    while( sqlite3_step(w)==SQLITE_ROW ) h_exact_add(&e, sqlite3_column_value(w, 0));
+    sqlite3_finalize(w);
+    n = e.nInt + e.nReal;
+    t = h_exact_value(&e);
+    if( n==0 ){
+      CHECK(sqlite3_column_type(o, 9)==SQLITE_NULL, "%s: %s: sum of nothing", zWhat, zCol);
+    }else if( e.nReal==0 ){
+      if( e.isum<INT64_MIN || e.isum>INT64_MAX ){
+        CHECK(sqlite3_column_type(o, 9)==SQLITE_NULL, "%s: %s: an overflowing sum is NULL", zWhat, zCol);
+      }else{
+        CHECK(sqlite3_column_type(o, 9)==SQLITE_INTEGER && sqlite3_column_int64(o, 9)==(int64_t)e.isum,
+              "%s: %s: integer sum", zWhat, zCol);
+      }
+    }else{
+      CHECK(isDouble(o, 9, t), "%s: %s: sum %.17g, exact %.17g", zWhat, zCol, sqlite3_column_double(o, 9), t);
+    }
+    CHECK(isDouble(o, 10, n ? t : 0.0), "%s: %s: total", zWhat, zCol);
+    CHECK(n ? isDouble(o, 11, t/(double)n) : sqlite3_column_type(o, 11)==SQLITE_NULL, "%s: %s: avg", zWhat, zCol);
+    CHECK((n<2)==(sqlite3_column_type(o, 12)==SQLITE_NULL) || e.posInf || e.negInf, "%s: %s: var_samp's NULL", zWhat, zCol);
+    CHECK((n<1)==(sqlite3_column_type(o, 13)==SQLITE_NULL) || e.posInf || e.negInf, "%s: %s: var_pop's NULL", zWhat, zCol);
+    for(k=12; k<16; k++){
+      CHECK(sqlite3_column_type(o, k)==SQLITE_NULL || sqlite3_column_double(o, k)>=0.0, "%s: %s: negative", zWhat, zCol);
+    }
+    sqlite3_free(zRef);
+    sqlite3_free(zVals);
+    nRow++;
+  }
+  CHECK(rc==SQLITE_DONE, "%s: %s", zWhat, sqlite3_errmsg(db));
+  CHECK(nRow==h_int(db, "SELECT count(*) FROM pragma_table_xinfo(%Q) WHERE hidden<>1", zTab), "%s: rows", zWhat);
+  sqlite3_finalize(o);
+  sqlite3_free(zOurs);
+}
+
+/* Every profile, sizes across chunk boundaries (1000-value chunks hold 128
+** values of each of 6 columns), and the same bits at every chunk size. */
+START_TEST(test_profiles){
+  const int64_t sizes[] = { 0, 1, 2, 127, 128, 129, 3*128+5, 30000 };
+  const int chunks[] = { 1000, 70000, 1<<20 };
+  size_t i, k;
+  sqlite3 *db = s_open(1000, 300);
+  for(i=0; i<sizeof(sizes)/sizeof(sizes[0]); i++){
+    char zWhat[64];
+    char *zFirst = 0;
+    fill(db, sizes[i], h_seed + i);
+    for(k=0; k<sizeof(chunks)/sizeof(chunks[0]); k++){
+      char *z;
+      EXEC(db, "SELECT gpuagg_config('chunk', %d), gpuagg_config('threshold', %d)", chunks[k], k==2 ? 65536 : 300);
+      snprintf(zWhat, sizeof(zWhat), "%lld rows, chunk %d", (long long)sizes[i], chunks[k]);
+      checkSummary(db, "t", zWhat);
+      z = s_render(db, "SELECT * FROM gpu_summary('t')");
+      if( zFirst ){
+        CHECK(strcmp(z, zFirst)==0, "%s: not the bits of chunk %d: %.300s", zWhat, chunks[0], z);
+        free(z);
+      }else{
+        zFirst = z;
+      }
+    }
+    free(zFirst);
+  }
+  s_expect_device(db, "profiles");
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* Variances with known answers. */
+START_TEST(test_known){
+  sqlite3 *db = s_open(1000, 100);
+  EXEC(db, "CREATE TABLE k(one, konst, seq, big);" SERIES(100000)
+           "INSERT INTO k SELECT CASE WHEN value=1 THEN 5 END, 1e9 + 0.1, value, 1e15 + value FROM series");
+  /* 1..n: var_pop = (n^2-1)/12 and var_samp = n(n+1)/12, exactly. */
+  CHECK(h_query(db, "SELECT var_pop FROM gpu_summary('k', 'seq')").r == (1e10 - 1)/12.0, "var_pop of 1..n");
+  CHECK(h_query(db, "SELECT var_samp FROM gpu_summary('k', 'seq')").r == 1e5*(1e5 + 1)/12.0, "var_samp of 1..n");
+  /* Shifted by 1e15 (no textbook cancellation): the same. */
+  CHECK(h_query(db, "SELECT var_pop FROM gpu_summary('k', 'big')").r == (1e10 - 1)/12.0, "var_pop of 1e15+i");
+  CHECK(h_query(db, "SELECT var_pop FROM gpu_summary('k', 'konst')").r == 0.0, "a constant column");
+  CHECK(h_query(db, "SELECT stddev_samp FROM gpu_summary('k', 'konst')").r == 0.0, "its stddev");
+  CHECK(h_query(db, "SELECT var_pop FROM gpu_summary('k', 'one')").r == 0.0, "one value: var_pop 0");
+  CHECK(h_query(db, "SELECT var_samp FROM gpu_summary('k', 'one')").type == SQLITE_NULL, "one value: var_samp NULL");
+  s_expect_device(db, "known");
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* Names, schemas, views, many columns, errors. */
+START_TEST(test_names_and_errors){
+  static const struct { const char *zSql; const char *zErr; } aErr[] = {
+    { "SELECT * FROM gpu_summary('nope')", "gpu_summary: no such table: nope" },
+    { "SELECT * FROM gpu_summary('t', 'nope')", "gpu_summary: no such column: nope in t" },
+    { "SELECT * FROM gpu_summary()", "gpu_summary: takes (source) or (source, column)" },
+    { "SELECT * FROM gpu_summary('t', 'a', 1)", "too many arguments on gpu_summary()" },
+    { "SELECT * FROM gpu_summary(NULL)", "gpu_summary: source and column must be names" },
+    { "SELECT * FROM gpu_summary('t', NULL)", "must be names" },
+    { "SELECT * FROM vs", "unsafe use of virtual table" },
+  };
+  sqlite3 *db = s_open(64, 0);
+  sqlite3_str *q = sqlite3_str_new(db);
+  char *z;
+  size_t i;
+  EXEC(db, "CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 'x'), (2, NULL); CREATE VIEW vs AS SELECT * FROM gpu_summary('t')");
+  for(i=0; i<sizeof(aErr)/sizeof(aErr[0]); i++){
+    h_val r = h_query(db, "%s", aErr[i].zSql);
+    CHECK(r.rc!=SQLITE_OK && strstr(r.zErr, aErr[i].zErr), "%s: got \"%s\", want \"%s\"", aErr[i].zSql,
+          r.rc==SQLITE_OK ? "no error" : r.zErr, aErr[i].zErr);
+  }
+  CHECK(h_query(db, "SELECT * FROM gpu_summary('t\"; DROP TABLE t; --')").rc!=SQLITE_OK, "injection");
+  CHECK(h_int(db, "SELECT count(*) FROM t")==2, "the table survived");
+  CHECK(h_int(db, "SELECT count(*) FROM gpu_summary('t')")==2, "a row per column");
+  z = h_text(db, "SELECT group_concat(name, ',') FROM gpu_summary('t')");
+  CHECK(z && strcmp(z, "a,b")==0, "declared order: %s", z ? z : "?");
+  free(z);
+  CHECK(h_int(db, "SELECT rows FROM gpu_summary('t', 'B')")==2, "one column, any case");
+  /* Odd names, a view, schemas, a generated column, the transaction's rows. */
+  EXEC(db, "CREATE TABLE \"odd \"\"t\"\"\"(\"col; x\"); INSERT INTO \"odd \"\"t\"\"\" VALUES(4), (6)");
+  checkSummary(db, "odd \"t\"", "odd names");
+  EXEC(db, "CREATE VIEW w AS SELECT a*2 AS y, b FROM t");
+  checkSummary(db, "w", "a view");
+  EXEC(db, "ATTACH ':memory:' AS aux; CREATE TABLE aux.u(v); INSERT INTO aux.u VALUES(10), (20)");
+  CHECK(h_int(db, "SELECT sum FROM gpu_summary('aux.u')")==30, "aux.u");
+  EXEC(db, "CREATE TABLE gen(a, b AS (a*2)); INSERT INTO gen(a) VALUES(1), (2)");
+  CHECK(h_int(db, "SELECT sum FROM gpu_summary('gen', 'b')")==6, "a generated column");
+  EXEC(db, "BEGIN; INSERT INTO t VALUES(3, 'y')");
+  CHECK(h_int(db, "SELECT rows FROM gpu_summary('t', 'a')")==3, "uncommitted rows");
+  EXEC(db, "ROLLBACK");
+  /* Wider than one scan: 250 columns. */
+  sqlite3_str_appendall(q, "CREATE TABLE wide(");
+  for(i=0; i<250; i++) sqlite3_str_appendf(q, "%sc%d", i ? ", " : "", (int)i);
+  sqlite3_str_appendall(q, "); INSERT INTO wide VALUES(");
+  for(i=0; i<250; i++) sqlite3_str_appendf(q, "%s%d", i ? ", " : "", (int)i);
+  sqlite3_str_appendall(q, ")");
+  z = sqlite3_str_finish(q);
+  EXEC(db, "%s", z);
+  sqlite3_free(z);
+  CHECK(h_int(db, "SELECT count(*) FROM gpu_summary('wide')")==250, "250 columns");
+  CHECK(h_int(db, "SELECT sum(sum) FROM gpu_summary('wide')")==250*249/2, "250 columns' sums");
+  CHECK(h_int(db, "SELECT count(*) FROM gpu_summary('wide') WHERE name='c' || sum")==250, "each its own");
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+static int stopNow(void *p){ (void)p; return 1; }
+
+START_TEST(test_interrupt){
+  sqlite3 *db = s_open(1000, 0);
+  int k;
+  fill(db, 100000, h_seed ^ 0x77);
+  for(k=0; k<3; k++){
+    h_val r;
+    sqlite3_progress_handler(db, 1000 + 50000*k, stopNow, 0);
+    r = h_query(db, "SELECT count(*) FROM gpu_summary('t')");
+    sqlite3_progress_handler(db, 0, 0, 0);
+    CHECK(r.rc==SQLITE_INTERRUPT, "interrupt %d: rc %d (%s)", k, r.rc, r.zErr);
+    s_expect_pool_idle(db);
+  }
+  checkSummary(db, "t", "after interrupts");
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+static Suite *summarySuite(void){
+  Suite *s = suite_create("summary");
+  TCase *tc = tcase_create(g_backend);
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, test_names_and_errors);
+  tcase_add_test(tc, test_known);
+  tcase_add_test(tc, test_profiles);
+  tcase_add_test(tc, test_interrupt);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void){
+  return s_main(summarySuite);
+}
