@@ -14,11 +14,16 @@
 **      the same bins (given the range), with the range given and found
 **      (one scan; and two, with gpuagg_config('resident', 0)), on the
 **      connection's backend and on the CPU backend.
-**   3d. gpu_group_by('g', KEY, 'x') against the builtin GROUP BY with the
-**      same aggregates (count(*), count, sum, total, avg, min, max) and
-**      against SELECT KEY, sum(x) ... GROUP BY KEY, on a table of `rows`
-**      rows whose keys make 256, 100,000 and `rows` groups, uniform and
-**      skewed (90% of the rows on one key); connection's backend and CPU.
+**   3d. gpu_group_by('g', 'k', 'x') against the builtin GROUP BY with the
+**      same aggregates (count(*), count, sum, total, avg, min, max), and
+**      for 256 and 100,000 groups against SELECT k, sum(x) ... GROUP BY k,
+**      on tables g(k, x) of `rows` rows whose keys make 256, 100,000 and
+**      `rows` groups, uniform and skewed (90% of the rows on one key);
+**      connection's backend and CPU (BENCH_GROUP_CPU=0: not the CPU).
+**   3e. gpu_summary of a 5-column table of `rows` rows against the builtin
+**      query with the same figures (count(*), count, counts by type, min,
+**      max, sum, total, avg, total(x*x) for the variance) per column,
+**      and against one with only count, min, max, sum and avg per column.
 **   4. sum(i) and sum(x) again at other chunk sizes (GPUAGG_BENCH_CHUNKS, a
 **      comma-separated list; default 262144,65536,direct): does a chunk that
 **      stays in the CPU's cache make appending cheaper? "direct" folds every
@@ -32,7 +37,7 @@
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** group,chunks,scale). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,summary,chunks,scale). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
 #include <stdio.h>
@@ -41,7 +46,7 @@
 #include "harness.h"
 
 static int nRun = 5;
-static const char *zSections = "small,rows,extremes,hist,groupby,group,chunks,scale";
+static const char *zSections = "small,rows,extremes,hist,groupby,group,summary,chunks,scale";
 static FILE *gCsv;                  /* sql.csv, or NULL */
 static const char *gSection = "";   /* the section being run, for the CSV */
 static int64_t gRows;               /* rows the compared queries read, for the CSV */
@@ -289,44 +294,85 @@ int main(int argc, char **argv){
     snprintf(zLabel, sizeof(zLabel), "GROUP BY 100,000 groups, avg(x), %s", zBackend);
     compare(db, zLabel, "SELECT k, avg(x) FROM t GROUP BY k", "SELECT k, gpu_avg(x) FROM t GROUP BY k", 1);
   }
-  /* 3d. gpu_group_by against the GROUP BY a user would write. */
+  /* 3d. gpu_group_by against the GROUP BY a user would write, on tables
+  ** of a key and a value (k, x), one a key distribution. */
   gSection = "group";
   if( want("group") ){
-    static const char *azKey[] = { "k256", "k100k", "kall", "s256", "s100k", "sall" };
-    double t0 = h_now();
+    static const struct { const char *zName, *zKey; } aKey[] = {
+      { "256 groups",            "i*2654435761 %% 256" },
+      { "100,000 groups",        "i*2654435761 %% 100000" },
+      { "all distinct",          "i*2654435761 %% %lld" },
+      { "256, skewed 90%%",      "CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% 256 END" },
+      { "100,000, skewed 90%%",  "CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% 100000 END" },
+      { "all, skewed 90%%",      "CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% %lld END" },
+    };
     int b;
     size_t q;
-    h_exec(db, "CREATE TABLE g(k256 INTEGER, k100k INTEGER, kall INTEGER, s256 INTEGER, s100k INTEGER,"
-               " sall INTEGER, x REAL)");
-    h_exec(db, "WITH RECURSIVE s(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
-               "INSERT INTO g SELECT i*2654435761 %% 256, i*2654435761 %% 100000, i*2654435761 %% %lld, "
-               "CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% 256 END, CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% 100000 END, "
-               "CASE WHEN i%%10 THEN 42 ELSE i*2654435761 %% %lld END, (i*40503 %% 2000001) - 1000000.25 FROM s",
-           (long long)nRow - 1, (long long)nRow, (long long)nRow);
-    fprintf(stderr, "# g: %lld rows in %.1f s\n", (long long)nRow, h_now() - t0);
     printf("\n| query | GROUP BY ms | gpu_group_by ms | ratio |\n| --- | ---: | ---: | ---: |\n");
-    for(b=0; b<2; b++){
-      useBackend(db, b, zBackend);
-      for(q=0; q<sizeof(azKey)/sizeof(azKey[0]); q++){
-        char zLabel[128];
-        char *zRef = sqlite3_mprintf("SELECT %s, count(*), count(x), sum(x), total(x), avg(x), min(x), max(x) "
-                                     "FROM g GROUP BY 1", azKey[q]);
-        char *zSum = sqlite3_mprintf("SELECT %s, sum(x) FROM g GROUP BY 1", azKey[q]);
-        char *zOurs = sqlite3_mprintf("SELECT * FROM gpu_group_by('g', '%s', 'x')", azKey[q]);
-        snprintf(zLabel, sizeof(zLabel), "group by %s (%lld groups), all aggregates, %s",
-                 azKey[q], (long long)h_int(db, "SELECT count(DISTINCT %s) FROM g", azKey[q]), b ? "cpu" : zBackend);
-        compare(db, zLabel, zRef, zOurs, 1);
-        if( b==0 ){
-          snprintf(zLabel, sizeof(zLabel), "group by %s, vs SELECT k, sum(x) GROUP BY k, %s", azKey[q], zBackend);
-          compare(db, zLabel, zSum, zOurs, 1);
+    for(q=0; q<sizeof(aKey)/sizeof(aKey[0]); q++){
+      char *zKey = sqlite3_mprintf(aKey[q].zKey, (long long)nRow);
+      char *zName = sqlite3_mprintf(aKey[q].zName);
+      double t0 = h_now();
+      h_exec(db, "DROP TABLE IF EXISTS g; CREATE TABLE g(k INTEGER, x REAL);"
+                 "WITH RECURSIVE s(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
+                 "INSERT INTO g SELECT %s, (i*40503 %% 2000001) - 1000000.25 FROM s", (long long)nRow - 1, zKey);
+      fprintf(stderr, "# g (%s): %lld rows in %.1f s\n", zName, (long long)nRow, h_now() - t0);
+      for(b=0; b<(getenv("BENCH_GROUP_CPU") && atoi(getenv("BENCH_GROUP_CPU"))==0 ? 1 : 2); b++){
+        char zLabel[160];
+        useBackend(db, b, zBackend);
+        snprintf(zLabel, sizeof(zLabel), "group by, %s (%lld), all aggregates, %s", zName,
+                 (long long)h_int(db, "SELECT count(DISTINCT k) FROM g"), b ? "cpu" : zBackend);
+        compare(db, zLabel, "SELECT k, count(*), count(x), sum(x), total(x), avg(x), min(x), max(x) FROM g GROUP BY k",
+                "SELECT * FROM gpu_group_by('g', 'k', 'x')", 1);
+        if( b==0 && q<2 ){
+          snprintf(zLabel, sizeof(zLabel), "group by, %s, vs SELECT k, sum(x) GROUP BY k, %s", zName, zBackend);
+          compare(db, zLabel, "SELECT k, sum(x) FROM g GROUP BY k", "SELECT * FROM gpu_group_by('g', 'k', 'x')", 1);
         }
-        sqlite3_free(zRef);
-        sqlite3_free(zSum);
-        sqlite3_free(zOurs);
       }
+      useBackend(db, 0, zBackend);
+      sqlite3_free(zKey);
+      sqlite3_free(zName);
+    }
+    h_exec(db, "DROP TABLE g");
+  }
+
+  /* 3e. gpu_summary against the statistics query a user would write. */
+  gSection = "summary";
+  if( want("summary") ){
+    static const char *azCol[] = { "k", "i", "x", "y", "z" };
+    sqlite3_str *full = sqlite3_str_new(db), *basic = sqlite3_str_new(db);
+    char *zFull, *zBasic;
+    double t0 = h_now();
+    size_t c;
+    int b;
+    h_exec(db, "CREATE TABLE s5 AS SELECT k, i, x, x*x AS y, CASE WHEN k%%10=0 THEN NULL ELSE i*0.5 END AS z FROM t");
+    fprintf(stderr, "# s5: %lld rows in %.1f s\n", (long long)nRow, h_now() - t0);
+    for(c=0; c<sizeof(azCol)/sizeof(azCol[0]); c++){
+      const char *z = azCol[c];
+      sqlite3_str_appendf(full, "%scount(*), count(%s), sum(typeof(%s)='integer'), sum(typeof(%s)='real'), "
+                          "min(%s), max(%s), sum(%s), total(%s), avg(%s), total(%s*%s)",
+                          c ? ", " : "SELECT ", z, z, z, z, z, z, z, z, z, z);
+      sqlite3_str_appendf(basic, "%scount(%s), min(%s), max(%s), sum(%s), avg(%s)", c ? ", " : "SELECT ", z, z, z, z, z);
+    }
+    sqlite3_str_appendall(full, " FROM s5");
+    sqlite3_str_appendall(basic, " FROM s5");
+    zFull = sqlite3_str_finish(full);
+    zBasic = sqlite3_str_finish(basic);
+    printf("\n| query | builtin ms | gpu_summary ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+    for(b=0; b<2; b++){
+      char zLabel[128];
+      useBackend(db, b, zBackend);
+      snprintf(zLabel, sizeof(zLabel), "summary of 5 columns, %lld rows, same figures, %s", (long long)nRow,
+               b ? "cpu" : zBackend);
+      compare(db, zLabel, zFull, "SELECT * FROM gpu_summary('s5')", 1);
+      if( b ) continue;
+      snprintf(zLabel, sizeof(zLabel), "summary of 5 columns, vs count/min/max/sum/avg, %s", zBackend);
+      compare(db, zLabel, zBasic, "SELECT * FROM gpu_summary('s5')", 1);
     }
     useBackend(db, 0, zBackend);
-    h_exec(db, "DROP TABLE g");
+    sqlite3_free(zFull);
+    sqlite3_free(zBasic);
+    h_exec(db, "DROP TABLE s5");
   }
 
   /* 5. Scaling: rows per second by row count. */

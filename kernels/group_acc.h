@@ -211,25 +211,45 @@ GA_HD void ga_gacc_carry(ga_gacc *a){
 #define GA_CARRY_ROWS ((int64_t)1 << 30)  /* rows between two carries */
 
 /* Finish a group: totals rounded once, the exact integer sum or overflow.
-** exc: the reals the host summed for it (settled), or NULL. */
+** exc: the reals the host summed for it (settled), or NULL. Without exc,
+** when the integers' words and the window lie within 16 words, the total is
+** carried and rounded there (ga_round_words), not over all of sum_acc.h's. */
+#define GA_NEAR 16
 GA_HD void ga_group_finish(const ga_gacc *a, uint64_t key, int jb, const ga_sum *exc, ga_grow *out){
-  ga_sum s;
   __int128 iv = (__int128)a->ihi * ((__int128)1 << 32) + (__int128)a->ilo;
   uint64_t f = ~a->first;
+  int lo = jb >= 0 && jb < 33 ? jb : 33;                  /* the integers sit at words 33..38 */
+  int hi = (jb >= 0 && jb + GA_GWORDS > 38 ? jb + GA_GWORDS : 38) + 2;
   int j;
-  memset(&s, 0, sizeof(s));
-  s.lo = (uint64_t)iv;
-  s.hi = (int64_t)(iv >> 64);
-  if( jb >= 0 ) for(j = 0; j < GA_GWORDS; j++) s.w[jb + j] = a->w[j];
-  ga_words_norm(s.w);
-  if( exc ) ga_sum_merge(&s, exc);
   out->key = key;
   out->kclass = (int32_t)(f & GA_K_MASK);
   out->rows = (int64_t)a->rows;
   out->nInt = (int64_t)a->nInt;
   out->nReal = (int64_t)a->nReal;
-  out->total = ga_sum_value(&s);
   out->isum = (int64_t)iv;
+  if( exc == 0 && hi - lo <= GA_NEAR ){
+    int64_t w[GA_NEAR];
+    unsigned __int128 u = iv < 0 ? -(unsigned __int128)iv : (unsigned __int128)iv;
+    memset(w, 0, sizeof(w));
+    if( jb >= 0 ) for(j = 0; j < GA_GWORDS; j++) w[jb - lo + j] = a->w[j];
+    for(j = 0; j < 4; j++){                               /* as ga_sum_total_words */
+      uint64_t v = ((uint64_t)(u >> (32*j)) & 0xffffffffu) << 18;
+      int64_t d0 = (int64_t)(v & 0xffffffffu), d1 = (int64_t)(v >> 32);
+      w[33 - lo + j] += iv < 0 ? -d0 : d0;
+      w[34 - lo + j] += iv < 0 ? -d1 : d1;
+    }
+    ga_carry(w, GA_NEAR);
+    out->total = ga_round_words(w, GA_NEAR, lo);
+  }else{
+    ga_sum s;
+    memset(&s, 0, sizeof(s));
+    s.lo = (uint64_t)iv;
+    s.hi = (int64_t)(iv >> 64);
+    if( jb >= 0 ) for(j = 0; j < GA_GWORDS; j++) s.w[jb + j] = a->w[j];
+    ga_words_norm(s.w);
+    if( exc ) ga_sum_merge(&s, exc);
+    out->total = ga_sum_value(&s);
+  }
   if( a->nReal > 0 ) out->sumType = GA_SUM_REAL;
   else if( a->nInt == 0 ) out->sumType = GA_SUM_NONE;
   else out->sumType = iv < INT64_MIN || iv > INT64_MAX ? GA_SUM_OVERFLOW : GA_SUM_INT;

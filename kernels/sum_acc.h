@@ -198,30 +198,26 @@ GA_HD void ga_sum_total_words(const ga_sum *a, int64_t *w){
   ga_words_norm(w);
 }
 
-/* The total of integers and reals, rounded once to the nearest double (ties
-** to even); ±Inf beyond the double range or from infinite inputs; NaN when
-** both infinities were seen. a must be settled. */
-GA_HD double ga_sum_value(const ga_sum *a){
-  int64_t w[GA_WORDS];
+/* Carried words w[0..n), the top one signed, w[0] at grid word lo (weight
+** 2^(32lo-1074)), rounded once to the nearest double (ties to even). The
+** words above the top non-zero one must include one of room (a carry). */
+GA_HD double ga_round_words(int64_t *w, int n, int lo){
   unsigned __int128 t;
   int neg, h, i, nbits, exp2;
   uint64_t sticky = 0;
-  if( a->inf == (GA_INF_POS|GA_INF_NEG) ) return NAN;
-  if( a->inf ) return a->inf == GA_INF_POS ? INFINITY : -INFINITY;
-  ga_sum_total_words(a, w);
   /* Magnitude and sign. */
-  neg = w[GA_WORDS-1] < 0;
+  neg = w[n-1] < 0;
   if( neg ){
-    for(i = 0; i < GA_WORDS; i++) w[i] = -w[i];
-    ga_words_norm(w);
+    for(i = 0; i < n; i++) w[i] = -w[i];
+    ga_carry(w, n);
   }
-  for(h = GA_WORDS-1; h >= 0 && w[h] == 0; h--){}
+  for(h = n-1; h >= 0 && w[h] == 0; h--){}
   if( h < 0 ) return 0.0;
   /* The top three digits, and whether anything lies below them. */
   t = 0;
   for(i = h; i >= h-2; i--) t = (t << 32) | (uint64_t)(i >= 0 ? w[i] : 0);
   for(i = h-3; i >= 0; i--) sticky |= (uint64_t)w[i];
-  exp2 = 32*(h-2) - 1074;         /* weight of t's lowest bit */
+  exp2 = 32*(lo + h - 2) - 1074;  /* weight of t's lowest bit */
   for(nbits = 0; nbits < 128 && (t >> nbits) != 0; nbits++){}
   if( nbits > 53 ){
     int sh = nbits - 53;
@@ -240,6 +236,17 @@ GA_HD double ga_sum_value(const ga_sum *a){
     double v = ldexp((double)(uint64_t)t, exp2);
     return neg ? -v : v;
   }
+}
+
+/* The total of integers and reals, rounded once to the nearest double (ties
+** to even); ±Inf beyond the double range or from infinite inputs; NaN when
+** both infinities were seen. a must be settled. */
+GA_HD double ga_sum_value(const ga_sum *a){
+  int64_t w[GA_WORDS];
+  if( a->inf == (GA_INF_POS|GA_INF_NEG) ) return NAN;
+  if( a->inf ) return a->inf == GA_INF_POS ? INFINITY : -INFINITY;
+  ga_sum_total_words(a, w);
+  return ga_round_words(w, GA_WORDS, 0);
 }
 
 #endif /* GPUAGG_SUM_ACC_H */

@@ -162,9 +162,12 @@ int ga_cpu_group(ga_group *g, const uint64_t *keys, const uint64_t *vals, const 
   return 0;
 }
 
-static int cmpOrder(const void *pa, const void *pb){
-  uint64_t a = ga_grow_order((const ga_grow*)pa), b = ga_grow_order((const ga_grow*)pb);
-  return a<b ? -1 : a>b;
+/* A group's place, with its index: sorted, then the rows follow. */
+typedef struct Place { uint64_t order; int64_t i; } Place;
+
+static int cmpPlace(const void *pa, const void *pb){
+  const Place *a = (const Place*)pa, *b = (const Place*)pb;
+  return a->order<b->order ? -1 : a->order>b->order;
 }
 
 int ga_cpu_group_done(ga_group *g, int use, char *zErr){
@@ -173,21 +176,30 @@ int ga_cpu_group_done(ga_group *g, int use, char *zErr){
   if( t==0 ) return 0;
   if( use ){
     int64_t i, n = t->map.n;
+    Place *p = malloc(sizeof(Place)*(size_t)(n ? n : 1));
     free(g->res);
-    if( (g->res = malloc(sizeof(ga_grow)*(size_t)(n ? n : 1)))==0 ){
+    g->res = malloc(sizeof(ga_grow)*(size_t)(n ? n : 1));
+    if( p==0 || g->res==0 ){
       strcpy(zErr, "gpuagg: out of memory");
       rc = 1;
     }else{
+      /* In the order of keys: sort the places, then finish group by group. */
       for(i=0; i<n; i++){
-        uint32_t tag = (uint32_t)ga_kgroup((int)(~t->acc[i].first & GA_K_MASK)) + 1;
-        int64_t e = g->excMap ? ga_kmap_find(g->excMap, tag, t->aKey[i]) : -1;
-        if( e>=0 ) ga_words_norm(g->exc[e].w);
-        ga_gacc_carry(&t->acc[i]);
-        ga_group_finish(&t->acc[i], t->aKey[i], g->jb, e>=0 ? &g->exc[e] : 0, &g->res[i]);
+        p[i].order = ga_key_order(ga_kgroup((int)(~t->acc[i].first & GA_K_MASK)), t->aKey[i]);
+        p[i].i = i;
       }
-      qsort(g->res, (size_t)n, sizeof(ga_grow), cmpOrder);
+      qsort(p, (size_t)n, sizeof(Place), cmpPlace);
+      for(i=0; i<n; i++){
+        int64_t k = p[i].i;
+        uint32_t tag = (uint32_t)ga_kgroup((int)(~t->acc[k].first & GA_K_MASK)) + 1;
+        int64_t e = g->excMap ? ga_kmap_find(g->excMap, tag, t->aKey[k]) : -1;
+        if( e>=0 ) ga_words_norm(g->exc[e].w);
+        ga_gacc_carry(&t->acc[k]);
+        ga_group_finish(&t->acc[k], t->aKey[k], g->jb, e>=0 ? &g->exc[e] : 0, &g->res[i]);
+      }
       g->nRes = n;
     }
+    free(p);
   }
   ga_kmap_free(&t->map);
   free(t->acc);

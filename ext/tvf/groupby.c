@@ -411,12 +411,11 @@ static int cmpOther(const void *pa, const void *pb, void *pArg){
   return a<b ? -1 : a>b;
 }
 
-/* g->res into the cursor, in GROUP BY's order; the TEXT and BLOB values'
-** extremes matched to their groups. */
+/* g->res into the cursor (taken over, not copied), in GROUP BY's order; the
+** TEXT and BLOB values' extremes matched to their groups. */
 static int groupOrder(GroupCursor *c, ga_group *g){
-  ga_grow *r = g->res, *out;
+  ga_grow *r = g->res;
   int64_t n = g->nRes, nNum = 0, i, j;
-  int isNull;
   while( nNum<n && ga_grow_order(&r[nNum])!=UINT64_MAX ) nNum++;
   /* Numbers: sorted by their floor double; big integers that share one
   ** are put in exact order here (runs are short). */
@@ -427,18 +426,20 @@ static int groupOrder(GroupCursor *c, ga_group *g){
     }
   }
   if( dictRank(&c->dict[0]) || dictRank(&c->dict[1]) ) return SQLITE_NOMEM;
+  /* The others: NULL, then TEXT, then BLOB; the NULL group goes first. */
   qsort_r(r + nNum, (size_t)(n - nNum), sizeof(ga_grow), cmpOther, c);
-  if( (out = malloc(sizeof(ga_grow)*(size_t)(n ? n : 1)))==0 ) return SQLITE_NOMEM;
-  /* The NULL group (first of the others), the numbers, TEXT, BLOB. */
-  isNull = nNum<n && r[nNum].kclass==GA_K_NULL;
-  if( isNull ) out[0] = r[nNum];
-  memcpy(out + isNull, r, sizeof(ga_grow)*(size_t)nNum);
-  memcpy(out + isNull + nNum, r + nNum + isNull, sizeof(ga_grow)*(size_t)(n - nNum - isNull));
-  c->row = out;
+  if( nNum<n && r[nNum].kclass==GA_K_NULL ){
+    ga_grow t = r[nNum];
+    memmove(r + 1, r, sizeof(ga_grow)*(size_t)nNum);
+    r[0] = t;
+  }
+  c->row = r;
   c->nRow = n;
+  g->res = 0;
+  g->nRes = 0;
   if( c->oth.map.n ){
     if( (c->aOth = malloc(sizeof(int64_t)*(size_t)n))==0 ) return SQLITE_NOMEM;
-    for(i=0; i<n; i++) c->aOth[i] = ga_kmap_find(&c->oth.map, (uint32_t)ga_kgroup(out[i].kclass) + 1, out[i].key);
+    for(i=0; i<n; i++) c->aOth[i] = ga_kmap_find(&c->oth.map, (uint32_t)ga_kgroup(r[i].kclass) + 1, r[i].key);
   }
   return SQLITE_OK;
 }
