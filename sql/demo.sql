@@ -29,6 +29,17 @@ FROM gpu_histogram('t', 'x', 8) h
 LEFT JOIN (SELECT min(CAST((x - (SELECT min(x) FROM t)) * 8 / ((SELECT max(x) FROM t) - (SELECT min(x) FROM t)) AS INT), 7) AS b,
                   count(*) AS n FROM t WHERE typeof(x) IN ('integer', 'real') GROUP BY b) r ON r.b = h.bin;
 
+-- GROUP BY with its aggregates, as a table-valued function, next to the GROUP BY it equals:
+SELECT key AS g, rows, count, sum, avg, min, max FROM gpu_group_by('t', 'g', 'x') LIMIT 5;
+SELECT g, count(*) AS rows, count(x) AS count, sum(x) AS sum, avg(x) AS avg, min(x) AS min, max(x) AS max
+FROM t GROUP BY g LIMIT 5;
+
+-- Every column's statistics (exact sums and variances), and the SQL that gives some of them:
+SELECT name, rows, nulls, integers, reals, min, max, sum, avg, var_samp, stddev_samp FROM gpu_summary('t');
+SELECT 'x' AS name, count(*) AS rows, count(*) - count(x) AS nulls, min(x) AS min, max(x) AS max,
+       sum(x) AS sum, avg(x) AS avg, (total(x*x) - total(x)*total(x)/count(x))/(count(x) - 1) AS var_samp_naive
+FROM t;
+
 -- What ran where:
 SELECT json_extract(gpuagg_info(), '$.backend') AS backend,
        json_extract(gpuagg_info(), '$.chunks_flushed') AS chunks_on_device,
