@@ -86,6 +86,34 @@ int s_same_cells(sqlite3_stmt *a, int i, sqlite3_stmt *b, int j){
   return 1;
 }
 
+int s_is_double(sqlite3_stmt *st, int i, double x){
+  double y;
+  if( x!=x ) return sqlite3_column_type(st, i)==SQLITE_NULL;
+  if( sqlite3_column_type(st, i)!=SQLITE_FLOAT ) return 0;
+  y = sqlite3_column_double(st, i);
+  return memcmp(&x, &y, sizeof(x))==0;
+}
+
+void s_expect_errors(sqlite3 *db, const s_error *a, int n){
+  int i;
+  for(i=0; i<n; i++){
+    h_val r = h_query(db, "%s", a[i].zSql);
+    CHECK(r.rc!=SQLITE_OK && strstr(r.zErr, a[i].zErr), "%s: got \"%s\", want \"%s\"", a[i].zSql,
+          r.rc==SQLITE_OK ? "no error" : r.zErr, a[i].zErr);
+  }
+}
+
+static int stopNow(void *p){ (void)p; return 1; }
+
+void s_expect_interrupt(sqlite3 *db, const char *zSql, int k){
+  h_val r;
+  sqlite3_progress_handler(db, 1000 + 50000*k, stopNow, 0);
+  r = h_query(db, "%s", zSql);
+  sqlite3_progress_handler(db, 0, 0, 0);
+  CHECK(r.rc==SQLITE_INTERRUPT, "%s, interrupt %d: rc %d (%s)", zSql, k, r.rc, r.zErr);
+  s_expect_pool_idle(db);
+}
+
 int s_same_cell(sqlite3_stmt *st, int i, int j){ return s_same_cells(st, i, st, j); }
 
 static int runPass(Suite *(*make)(void), const char *zBackend){

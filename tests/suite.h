@@ -35,6 +35,18 @@ void s_expect_pool_idle(sqlite3*);
 int s_same_cell(sqlite3_stmt*, int i, int j);
 int s_same_cells(sqlite3_stmt *a, int i, sqlite3_stmt *b, int j);
 
+/* Cell i of st holds the double x, bit for bit (NULL where x is NaN, as
+** SQLite stores it). */
+int s_is_double(sqlite3_stmt *st, int i, double x);
+
+/* Each statement of a fails with an error message that contains its text. */
+typedef struct s_error { const char *zSql; const char *zErr; } s_error;
+void s_expect_errors(sqlite3*, const s_error *a, int n);
+
+/* zSql, stopped by the progress handler after 1000 + 50000*k VM steps,
+** fails with SQLITE_INTERRUPT, and leaves the pool idle. */
+void s_expect_interrupt(sqlite3*, const char *zSql, int k);
+
 /* Every cell of every row of zSql rendered exactly (type, int64, the
 ** double's bits, text), or "error: ..." if it fails; malloc'd. Uses no
 ** shared state: safe from any thread. */

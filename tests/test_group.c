@@ -109,15 +109,6 @@ static void fill(sqlite3 *db, const char *zTab, int kKind, int vKind, int64_t n,
 
 /* ---- the check ------------------------------------------------------------------- */
 
-/* Cell i of st is the double x (or NULL when x is NaN, as SQLite stores it). */
-static int isDouble(sqlite3_stmt *st, int i, double x){
-  double y;
-  if( isnan(x) ) return sqlite3_column_type(st, i)==SQLITE_NULL;
-  if( sqlite3_column_type(st, i)!=SQLITE_FLOAT ) return 0;
-  y = sqlite3_column_double(st, i);
-  return memcmp(&x, &y, sizeof(x))==0;
-}
-
 /* Cell i of st for a message: its type's letter and its text. */
 static void cellText(sqlite3_stmt *st, int i, char *z, size_t n){
   int t = sqlite3_column_type(st, i);
@@ -209,10 +200,10 @@ static void checkRow(Judge *J, sqlite3_stmt *o, sqlite3_stmt *f, const Ref *e, i
     FAIL_IF(sqlite3_column_type(o, 5)!=SQLITE_INTEGER || sqlite3_column_int64(o, 5)!=(int64_t)e->isum,
             "%s: group %s: integer sum", zWhat, zb);
   }else{
-    FAIL_IF(!isDouble(o, 5, e->t), "%s: group %s: sum %.17g, exact %.17g", zWhat, zb, sqlite3_column_double(o, 5), e->t);
+    FAIL_IF(!s_is_double(o, 5, e->t), "%s: group %s: sum %.17g, exact %.17g", zWhat, zb, sqlite3_column_double(o, 5), e->t);
   }
-  FAIL_IF(!isDouble(o, 6, n ? e->t : 0.0), "%s: group %s: total", zWhat, zb);
-  if( n ) FAIL_IF(!isDouble(o, 7, e->t/(double)n), "%s: group %s: avg", zWhat, zb);
+  FAIL_IF(!s_is_double(o, 6, n ? e->t : 0.0), "%s: group %s: total", zWhat, zb);
+  if( n ) FAIL_IF(!s_is_double(o, 7, e->t/(double)n), "%s: group %s: avg", zWhat, zb);
   else FAIL_IF(sqlite3_column_type(o, 7)!=SQLITE_NULL, "%s: group %s: avg of nothing", zWhat, zb);
 }
 
@@ -351,7 +342,7 @@ END_TEST
 
 /* Names, schemas, views, transactions and every argument error. */
 START_TEST(test_names_and_errors){
-  static const struct { const char *zSql; const char *zErr; } aErr[] = {
+  static const s_error aErr[] = {
     { "SELECT * FROM gpu_group_by('nope', 'k', 'v')", "gpu_group_by: no such table: nope" },
     { "SELECT * FROM gpu_group_by('t', 'nope', 'v')", "gpu_group_by: no such column: nope in t" },
     { "SELECT * FROM gpu_group_by('t', 'k', 'nope')", "gpu_group_by: no such column: nope in t" },
@@ -365,14 +356,9 @@ START_TEST(test_names_and_errors){
     { "SELECT * FROM vg", "unsafe use of virtual table" },
   };
   sqlite3 *db = s_open(64, 0);
-  size_t i;
   EXEC(db, "CREATE TABLE t(k, v); INSERT INTO t VALUES(1, 2), (1, 3), ('x', 4);"
            "CREATE VIEW vg AS SELECT * FROM gpu_group_by('t', 'k', 'v')");
-  for(i=0; i<sizeof(aErr)/sizeof(aErr[0]); i++){
-    h_val r = h_query(db, "%s", aErr[i].zSql);
-    CHECK(r.rc!=SQLITE_OK && strstr(r.zErr, aErr[i].zErr), "%s: got \"%s\", want \"%s\"", aErr[i].zSql,
-          r.rc==SQLITE_OK ? "no error" : r.zErr, aErr[i].zErr);
-  }
+  s_expect_errors(db, aErr, (int)(sizeof(aErr)/sizeof(aErr[0])));
   CHECK(h_query(db, "SELECT * FROM gpu_group_by('t\"; DROP TABLE t; --', 'k', 'v')").rc!=SQLITE_OK, "injection");
   CHECK(h_query(db, "SELECT * FROM gpu_group_by('t', 'k\"); DROP TABLE t; --', 'v')").rc!=SQLITE_OK, "injection");
   CHECK(h_int(db, "SELECT count(*) FROM t")==3, "the table survived");
@@ -402,21 +388,12 @@ START_TEST(test_names_and_errors){
 }
 END_TEST
 
-static int stopNow(void *p){ (void)p; return 1; }
-
 /* An interrupted scan stops with SQLITE_INTERRUPT; the next query is right. */
 START_TEST(test_interrupt){
   sqlite3 *db = s_open(1000, 0);
   int k;
   fill(db, "t", K_SMALL, V_REAL, 200000, h_seed ^ 0x61);
-  for(k=0; k<3; k++){
-    h_val r;
-    sqlite3_progress_handler(db, 1000 + 50000*k, stopNow, 0);
-    r = h_query(db, "SELECT count(*) FROM gpu_group_by('t', 'k', 'v')");
-    sqlite3_progress_handler(db, 0, 0, 0);
-    CHECK(r.rc==SQLITE_INTERRUPT, "interrupt %d: rc %d (%s)", k, r.rc, r.zErr);
-    s_expect_pool_idle(db);
-  }
+  for(k=0; k<3; k++) s_expect_interrupt(db, "SELECT count(*) FROM gpu_group_by('t', 'k', 'v')", k);
   checkGroups(db, "t", "k", "v", "after interrupts");
   s_expect_pool_idle(db);
   sqlite3_close(db);

@@ -232,7 +232,7 @@ END_TEST
 
 /* Names: odd identifiers, schemas, injection, errors. */
 START_TEST(test_names_and_errors){
-  static const struct { const char *zSql; const char *zErr; } aErr[] = {
+  static const s_error aErr[] = {
     { "SELECT * FROM gpu_histogram('nope', 'x', 4)", "gpu_histogram: no such table: nope" },
     { "SELECT * FROM gpu_histogram('t', 'nope', 4)", "gpu_histogram: no such column: nope in t" },
     { "SELECT * FROM gpu_histogram('t', 'x')", "gpu_histogram: takes (source, column, bins)" },
@@ -255,15 +255,10 @@ START_TEST(test_names_and_errors){
     { "SELECT gpuagg_colsrc(x) FROM t", "gpuagg_colsrc: for the table-valued functions' own use" },
   };
   sqlite3 *db = s_open(64, 0);
-  size_t i;
   EXEC(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1), (2), (3);"
            "CREATE TABLE inf(x); INSERT INTO inf VALUES(1), (1e999);"
            "CREATE VIEW v AS SELECT * FROM gpu_histogram('t', 'x', 4)");
-  for(i=0; i<sizeof(aErr)/sizeof(aErr[0]); i++){
-    h_val r = h_query(db, "%s", aErr[i].zSql);
-    CHECK(r.rc!=SQLITE_OK && strstr(r.zErr, aErr[i].zErr), "%s: got \"%s\", want \"%s\"", aErr[i].zSql,
-          r.rc==SQLITE_OK ? "no error" : r.zErr, aErr[i].zErr);
-  }
+  s_expect_errors(db, aErr, (int)(sizeof(aErr)/sizeof(aErr[0])));
   /* An injection attempt names no table and changes nothing. */
   CHECK(h_query(db, "SELECT * FROM gpu_histogram('t\"; DROP TABLE t; --', 'x', 4)").rc!=SQLITE_OK, "injection");
   CHECK(h_query(db, "SELECT * FROM gpu_histogram('t', 'x\"); DROP TABLE t; --', 4)").rc!=SQLITE_OK, "injection");
@@ -331,20 +326,14 @@ START_TEST(test_single_scan){
 }
 END_TEST
 
-static int stopNow(void *p){ (void)p; return 1; }
-
 /* An interrupted scan stops with SQLITE_INTERRUPT; the next query is right. */
 START_TEST(test_interrupt){
   sqlite3 *db = s_open(1000, 0);
   int k;
   fill(db, "t", D_UNIFORM, 200000, h_seed ^ 0x12);
   for(k=0; k<3; k++){
-    h_val r;
-    sqlite3_progress_handler(db, 1000 + 50000*k, stopNow, 0);
-    r = h_query(db, "SELECT sum(count) FROM gpu_histogram('t', 'x', 100%s)", k==1 ? ", 0, 1000" : "");
-    sqlite3_progress_handler(db, 0, 0, 0);
-    CHECK(r.rc==SQLITE_INTERRUPT, "interrupt %d: rc %d (%s)", k, r.rc, r.zErr);
-    s_expect_pool_idle(db);
+    s_expect_interrupt(db, k==1 ? "SELECT sum(count) FROM gpu_histogram('t', 'x', 100, 0, 1000)"
+                                : "SELECT sum(count) FROM gpu_histogram('t', 'x', 100)", k);
   }
   CHECK(checkHist(db, "t", "x", "100", "after interrupts")==100, "rows");
   s_expect_pool_idle(db);

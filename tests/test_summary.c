@@ -61,14 +61,6 @@ static void fill(sqlite3 *db, int64_t n, uint64_t seed){
   EXEC(db, "COMMIT");
 }
 
-static int isDouble(sqlite3_stmt *st, int i, double x){
-  double y;
-  if( isnan(x) ) return sqlite3_column_type(st, i)==SQLITE_NULL;
-  if( sqlite3_column_type(st, i)!=SQLITE_FLOAT ) return 0;
-  y = sqlite3_column_double(st, i);
-  return memcmp(&x, &y, sizeof(x))==0;
-}
-
 /* Every row of gpu_summary(zTab) against the references. */
 static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
   char *zOurs = sqlite3_mprintf("SELECT name, rows, nulls, integers, reals, texts, blobs, min, max, sum, total, avg,"
@@ -113,10 +105,10 @@ static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
               "%s: %s: integer sum", zWhat, zCol);
       }
     }else{
-      CHECK(isDouble(o, 9, t), "%s: %s: sum %.17g, exact %.17g", zWhat, zCol, sqlite3_column_double(o, 9), t);
+      CHECK(s_is_double(o, 9, t), "%s: %s: sum %.17g, exact %.17g", zWhat, zCol, sqlite3_column_double(o, 9), t);
     }
-    CHECK(isDouble(o, 10, n ? t : 0.0), "%s: %s: total", zWhat, zCol);
-    CHECK(n ? isDouble(o, 11, t/(double)n) : sqlite3_column_type(o, 11)==SQLITE_NULL, "%s: %s: avg", zWhat, zCol);
+    CHECK(s_is_double(o, 10, n ? t : 0.0), "%s: %s: total", zWhat, zCol);
+    CHECK(n ? s_is_double(o, 11, t/(double)n) : sqlite3_column_type(o, 11)==SQLITE_NULL, "%s: %s: avg", zWhat, zCol);
     CHECK((n<2)==(sqlite3_column_type(o, 12)==SQLITE_NULL) || e.posInf || e.negInf, "%s: %s: var_samp's NULL", zWhat, zCol);
     CHECK((n<1)==(sqlite3_column_type(o, 13)==SQLITE_NULL) || e.posInf || e.negInf, "%s: %s: var_pop's NULL", zWhat, zCol);
     for(k=12; k<16; k++){
@@ -186,7 +178,7 @@ END_TEST
 
 /* Names, schemas, views, many columns, errors. */
 START_TEST(test_names_and_errors){
-  static const struct { const char *zSql; const char *zErr; } aErr[] = {
+  static const s_error aErr[] = {
     { "SELECT * FROM gpu_summary('nope')", "gpu_summary: no such table: nope" },
     { "SELECT * FROM gpu_summary('t', 'nope')", "gpu_summary: no such column: nope in t" },
     { "SELECT * FROM gpu_summary()", "gpu_summary: takes (source) or (source, column)" },
@@ -200,11 +192,7 @@ START_TEST(test_names_and_errors){
   char *z;
   size_t i;
   EXEC(db, "CREATE TABLE t(a, b); INSERT INTO t VALUES(1, 'x'), (2, NULL); CREATE VIEW vs AS SELECT * FROM gpu_summary('t')");
-  for(i=0; i<sizeof(aErr)/sizeof(aErr[0]); i++){
-    h_val r = h_query(db, "%s", aErr[i].zSql);
-    CHECK(r.rc!=SQLITE_OK && strstr(r.zErr, aErr[i].zErr), "%s: got \"%s\", want \"%s\"", aErr[i].zSql,
-          r.rc==SQLITE_OK ? "no error" : r.zErr, aErr[i].zErr);
-  }
+  s_expect_errors(db, aErr, (int)(sizeof(aErr)/sizeof(aErr[0])));
   CHECK(h_query(db, "SELECT * FROM gpu_summary('t\"; DROP TABLE t; --')").rc!=SQLITE_OK, "injection");
   CHECK(h_int(db, "SELECT count(*) FROM t")==2, "the table survived");
   CHECK(h_int(db, "SELECT count(*) FROM gpu_summary('t')")==2, "a row per column");
@@ -241,20 +229,11 @@ START_TEST(test_names_and_errors){
 }
 END_TEST
 
-static int stopNow(void *p){ (void)p; return 1; }
-
 START_TEST(test_interrupt){
   sqlite3 *db = s_open(1000, 0);
   int k;
   fill(db, 100000, h_seed ^ 0x77);
-  for(k=0; k<3; k++){
-    h_val r;
-    sqlite3_progress_handler(db, 1000 + 50000*k, stopNow, 0);
-    r = h_query(db, "SELECT count(*) FROM gpu_summary('t')");
-    sqlite3_progress_handler(db, 0, 0, 0);
-    CHECK(r.rc==SQLITE_INTERRUPT, "interrupt %d: rc %d (%s)", k, r.rc, r.zErr);
-    s_expect_pool_idle(db);
-  }
+  for(k=0; k<3; k++) s_expect_interrupt(db, "SELECT count(*) FROM gpu_summary('t')", k);
   checkSummary(db, "t", "after interrupts");
   s_expect_pool_idle(db);
   sqlite3_close(db);

@@ -46,11 +46,7 @@ enum { COL_KEY, COL_ROWS, COL_COUNT, COL_SUM, COL_TOTAL, COL_AVG, COL_MIN, COL_M
        COL_SOURCE, COL_KEYCOL, COL_VALCOL };
 #define NARG 3
 
-typedef struct GroupVtab {
-  sqlite3_vtab base;        /* base class */
-  sqlite3 *db;              /* the connection it reads through */
-  ga_conn *conn;            /* its gpuagg state */
-} GroupVtab;
+typedef ga_vtab GroupVtab;
 
 /* ---- the dictionary of TEXT and BLOB keys ----------------------------------- */
 
@@ -137,16 +133,10 @@ static int64_t dictId(Dict *d, const void *z, int n){
   return id;
 }
 
-/* Sign of a - b for two byte strings: bytes, then length (BINARY). */
-static int bytesCmp(const void *za, int na, const void *zb, int nb){
-  int c = (na && nb) ? memcmp(za, zb, (size_t)(na<nb ? na : nb)) : 0;
-  return c ? c : (na>nb) - (na<nb);
-}
-
 static int cmpIds(const void *pa, const void *pb, void *pArg){
   const Dict *d = (const Dict*)pArg;
   int64_t a = *(const int64_t*)pa, b = *(const int64_t*)pb;
-  return bytesCmp(d->arena + d->aOff[a], d->aLen[a], d->arena + d->aOff[b], d->aLen[b]);
+  return ga_bytes_cmp(d->arena + d->aOff[a], d->aLen[a], d->arena + d->aOff[b], d->aLen[b]);
 }
 
 /* Every id's place in BINARY order (d->aRank). */
@@ -167,12 +157,7 @@ static int dictRank(Dict *d){
 
 /* ---- extremes of TEXT and BLOB values, by group ----------------------------- */
 
-typedef struct Kept {       /* a TEXT or BLOB value */
-  int type;                 /* SQLITE_TEXT or SQLITE_BLOB; 0: none */
-  int n;                    /* bytes */
-  char *z;                  /* them (malloc'd) */
-} Kept;
-typedef struct Other { Kept mn, mx; } Other;
+typedef struct Other { ga_other mn, mx; } Other;   /* a group's TEXT/BLOB extremes */
 
 typedef struct Others {
   ga_kmap map;              /* group (class + 1, key) -> index */
@@ -183,37 +168,19 @@ typedef struct Others {
 static void othersFree(Others *o){
   int64_t i;
   for(i=0; i<o->map.n; i++){
-    free(o->a[i].mn.z);
-    free(o->a[i].mx.z);
+    ga_other_free(&o->a[i].mn);
+    ga_other_free(&o->a[i].mx);
   }
   free(o->a);
   ga_kmap_free(&o->map);
   memset(o, 0, sizeof(*o));
 }
 
-/* Sign of a - b for TEXT/BLOB values: TEXT < BLOB, then BINARY. */
-static int otherCmp(int ta, const void *za, int na, int tb, const void *zb, int nb){
-  if( ta!=tb ) return ta==SQLITE_TEXT ? -1 : 1;
-  return bytesCmp(za, na, zb, nb);
-}
-
-static int keptSet(Kept *k, int type, const void *z, int n){
-  char *p = malloc((size_t)(n ? n : 1));
-  if( p==0 ) return SQLITE_NOMEM;
-  if( n ) memcpy(p, z, (size_t)n);
-  free(k->z);
-  k->z = p;
-  k->n = n;
-  k->type = type;
-  return SQLITE_OK;
-}
-
 /* A TEXT or BLOB value (type, z, n) of group (tag, key): keep it if it is
 ** the group's least or greatest so far (the first of equals stays). */
 static int othersAdd(Others *o, uint32_t tag, uint64_t key, int type, const void *z, int n){
-  int isNew, rc = SQLITE_OK;
+  int isNew;
   int64_t i = ga_kmap_add(&o->map, tag, key, &isNew);
-  Other *e;
   if( i<0 ) return SQLITE_NOMEM;
   if( isNew ){
     if( i==o->nAlloc ){
@@ -225,12 +192,7 @@ static int othersAdd(Others *o, uint32_t tag, uint64_t key, int type, const void
     }
     memset(&o->a[i], 0, sizeof(Other));
   }
-  e = &o->a[i];
-  if( e->mn.type==0 || otherCmp(type, z, n, e->mn.type, e->mn.z, e->mn.n)<0 ) rc = keptSet(&e->mn, type, z, n);
-  if( rc==SQLITE_OK && (e->mx.type==0 || otherCmp(type, z, n, e->mx.type, e->mx.z, e->mx.n)>0) ){
-    rc = keptSet(&e->mx, type, z, n);
-  }
-  return rc;
+  return ga_other_offer(&o->a[i].mn, &o->a[i].mx, type, z, n);
 }
 
 /* ---- the cursor ----------------------------------------------------------------- */
@@ -448,24 +410,9 @@ static int groupOrder(GroupCursor *c, ga_group *g){
 
 static int groupConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                         sqlite3_vtab **ppVtab, char **pzErr){
-  GroupVtab *v;
-  int rc;
   (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(key, rows INTEGER, count INTEGER, sum, total REAL, avg REAL,"
-                                " min, max, source HIDDEN, key_column HIDDEN, value_column HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-  if( (v = sqlite3_malloc(sizeof(*v)))==0 ) return SQLITE_NOMEM;
-  memset(v, 0, sizeof(*v));
-  v->db = db;
-  v->conn = (ga_conn*)pAux;
-  *ppVtab = &v->base;
-  return SQLITE_OK;
-}
-
-static int groupDisconnect(sqlite3_vtab *tab){
-  sqlite3_free(tab);
-  return SQLITE_OK;
+  return ga_tvf_connect(db, pAux, "CREATE TABLE x(key, rows INTEGER, count INTEGER, sum, total REAL, avg REAL,"
+                                  " min, max, source HIDDEN, key_column HIDDEN, value_column HIDDEN)", ppVtab);
 }
 
 static int groupOpen(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
@@ -565,13 +512,12 @@ static void keyResult(sqlite3_context *ctx, const GroupCursor *c, const ga_grow 
 
 /* min (isMax 0) or max of the group's values: TEXT and BLOB above numbers. */
 static void extremeResult(sqlite3_context *ctx, const GroupCursor *c, const ga_grow *r, int isMax){
-  const Kept *k = c->aOth && c->aOth[c->iRow]>=0
+  const ga_other *k = c->aOth && c->aOth[c->iRow]>=0
                 ? (isMax ? &c->oth.a[c->aOth[c->iRow]].mx : &c->oth.a[c->aOth[c->iRow]].mn) : 0;
   uint64_t bits, pos;
   int t = ga_gext_value(isMax ? r->mx : r->mn, isMax, &bits, &pos);
   if( k && (isMax || t==GA_T_NONE) ){
-    if( k->type==SQLITE_TEXT ) sqlite3_result_text(ctx, k->z, k->n, SQLITE_TRANSIENT);
-    else sqlite3_result_blob(ctx, k->z, k->n, SQLITE_TRANSIENT);
+    ga_other_result(ctx, k);
   }else if( t==GA_T_INT ){
     sqlite3_result_int64(ctx, (sqlite3_int64)bits);
   }else if( t==GA_T_REAL ){
@@ -616,7 +562,7 @@ const sqlite3_module ga_groupby_module = {
   0,                        /* xCreate: eponymous only */
   groupConnect,
   groupBestIndex,
-  groupDisconnect,
+  ga_tvf_disconnect,
   0,                        /* xDestroy */
   groupOpen,
   groupClose,

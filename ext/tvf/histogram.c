@@ -58,11 +58,7 @@ enum { COL_BIN, COL_LO, COL_HI, COL_COUNT, COL_SOURCE, COL_COLUMN, COL_BINS, COL
 #define ARG_LO     8
 #define ARG_HI     16
 
-typedef struct HistVtab {
-  sqlite3_vtab base;        /* base class */
-  sqlite3 *db;              /* the connection it reads through */
-  ga_conn *conn;            /* its gpuagg state: pool, backend, settings */
-} HistVtab;
+typedef ga_vtab HistVtab;
 
 typedef struct HistCursor {
   sqlite3_vtab_cursor base; /* base class */
@@ -260,25 +256,9 @@ static int histScale(sqlite3_vtab *tab, ga_hparams *h){
 
 static int histConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                        sqlite3_vtab **ppVtab, char **pzErr){
-  HistVtab *v;
-  int rc;
   (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(bin INTEGER, lo REAL, hi REAL, count INTEGER,"
-                                " source HIDDEN, col HIDDEN, bins HIDDEN, range_lo HIDDEN, range_hi HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-  v = sqlite3_malloc(sizeof(*v));
-  if( v==0 ) return SQLITE_NOMEM;
-  memset(v, 0, sizeof(*v));
-  v->db = db;
-  v->conn = (ga_conn*)pAux;
-  *ppVtab = &v->base;
-  return SQLITE_OK;
-}
-
-static int histDisconnect(sqlite3_vtab *tab){
-  sqlite3_free(tab);
-  return SQLITE_OK;
+  return ga_tvf_connect(db, pAux, "CREATE TABLE x(bin INTEGER, lo REAL, hi REAL, count INTEGER,"
+                                  " source HIDDEN, col HIDDEN, bins HIDDEN, range_lo HIDDEN, range_hi HIDDEN)", ppVtab);
 }
 
 static int histOpen(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
@@ -400,7 +380,7 @@ const sqlite3_module ga_histogram_module = {
   0,                        /* xCreate: eponymous only */
   histConnect,
   histBestIndex,
-  histDisconnect,
+  ga_tvf_disconnect,
   0,                        /* xDestroy */
   histOpen,
   histClose,

@@ -43,18 +43,7 @@ enum { COL_NAME, COL_ROWS, COL_NULLS, COL_INTS, COL_REALS, COL_TEXTS, COL_BLOBS,
        COL_SUM, COL_TOTAL, COL_AVG, COL_VSAMP, COL_VPOP, COL_SSAMP, COL_SPOP, COL_SOURCE, COL_COLUMN };
 #define NARG 2
 
-typedef struct SumVtab {
-  sqlite3_vtab base;        /* base class */
-  sqlite3 *db;              /* the connection it reads through */
-  ga_conn *conn;            /* its gpuagg state */
-} SumVtab;
-
-/* A TEXT or BLOB value. */
-typedef struct Kept {
-  int type;                 /* SQLITE_TEXT or SQLITE_BLOB; 0: none */
-  int n;                    /* bytes */
-  char *z;                  /* them (malloc'd) */
-} Kept;
+typedef ga_vtab SumVtab;
 
 /* One column's statistics. */
 typedef struct ColStat {
@@ -66,7 +55,7 @@ typedef struct ColStat {
   ga_sum hs;                /* TEXT and BLOB values as sum() reads them: sum */
   ga_fpe hf;                /* ... the reals not yet in hs's words */
   ga_sq hq;                 /* ... squares */
-  Kept omn, omx;            /* least and greatest TEXT or BLOB value */
+  ga_other omn, omx;         /* least and greatest TEXT or BLOB value */
 } ColStat;
 
 typedef struct SumCursor {
@@ -81,8 +70,8 @@ static void cursorReset(SumCursor *c){
   int i;
   for(i=0; i<c->nCol; i++){
     sqlite3_free(c->a[i].zName);
-    free(c->a[i].omn.z);
-    free(c->a[i].omx.z);
+    ga_other_free(&c->a[i].omn);
+    ga_other_free(&c->a[i].omx);
   }
   free(c->a);
   c->a = 0;
@@ -124,29 +113,9 @@ static void sumFold(void *pArg, ga_slot *s, const ga_job *j, int64_t base){
   foldStats(sc->a, j->nSeg, s->stat, j->segN, j->segReal);
 }
 
-static int keptSet(Kept *k, int type, const void *z, int n){
-  char *p = malloc((size_t)(n ? n : 1));
-  if( p==0 ) return SQLITE_NOMEM;
-  if( n ) memcpy(p, z, (size_t)n);
-  free(k->z);
-  k->z = p;
-  k->n = n;
-  k->type = type;
-  return SQLITE_OK;
-}
-
-/* Sign of a - b for TEXT/BLOB values: TEXT < BLOB, then bytes, then length. */
-static int otherCmp(int ta, const void *za, int na, int tb, const void *zb, int nb){
-  int r;
-  if( ta!=tb ) return ta==SQLITE_TEXT ? -1 : 1;
-  r = (na && nb) ? memcmp(za, zb, (size_t)(na<nb ? na : nb)) : 0;
-  return r ? r : (na>nb) - (na<nb);
-}
-
 /* A TEXT or BLOB cell of column a: counted, summed as sum() reads it,
 ** compared with the column's other ones. */
 static int foldOther(ColStat *a, int type, const ga_cell *x){
-  int rc = SQLITE_OK;
   if( type==SQLITE_TEXT ) a->nText++; else a->nBlob++;
   if( x->numType==SQLITE_INTEGER ){
     a->nIntLane++;
@@ -158,11 +127,7 @@ static int foldOther(ColStat *a, int type, const ga_cell *x){
     ga_sum_real(&a->hs, &a->hf, d);
     ga_sq_real(&a->hq, d);
   }
-  if( a->omn.type==0 || otherCmp(type, x->z, x->n, a->omn.type, a->omn.z, a->omn.n)<0 ) rc = keptSet(&a->omn, type, x->z, x->n);
-  if( rc==SQLITE_OK && (a->omx.type==0 || otherCmp(type, x->z, x->n, a->omx.type, a->omx.z, a->omx.n)>0) ){
-    rc = keptSet(&a->omx, type, x->z, x->n);
-  }
-  return rc;
+  return ga_other_offer(&a->omn, &a->omx, type, x->z, x->n);
 }
 
 /* Without a pipeline: a batch's numbers reduced here, column by column. */
@@ -259,26 +224,11 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
 
 static int sumConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                       sqlite3_vtab **ppVtab, char **pzErr){
-  SumVtab *v;
-  int rc;
   (void)argc; (void)argv; (void)pzErr;
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(name TEXT, rows INTEGER, nulls INTEGER, integers INTEGER,"
-                                " reals INTEGER, texts INTEGER, blobs INTEGER, min, max, sum, total REAL, avg REAL,"
-                                " var_samp REAL, var_pop REAL, stddev_samp REAL, stddev_pop REAL,"
-                                " source HIDDEN, column_name HIDDEN)");
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-  if( (v = sqlite3_malloc(sizeof(*v)))==0 ) return SQLITE_NOMEM;
-  memset(v, 0, sizeof(*v));
-  v->db = db;
-  v->conn = (ga_conn*)pAux;
-  *ppVtab = &v->base;
-  return SQLITE_OK;
-}
-
-static int sumDisconnect(sqlite3_vtab *tab){
-  sqlite3_free(tab);
-  return SQLITE_OK;
+  return ga_tvf_connect(db, pAux, "CREATE TABLE x(name TEXT, rows INTEGER, nulls INTEGER, integers INTEGER,"
+                                  " reals INTEGER, texts INTEGER, blobs INTEGER, min, max, sum, total REAL, avg REAL,"
+                                  " var_samp REAL, var_pop REAL, stddev_samp REAL, stddev_pop REAL,"
+                                  " source HIDDEN, column_name HIDDEN)", ppVtab);
 }
 
 static int sumOpen(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
@@ -362,10 +312,9 @@ static void colTotals(ColStat *a, ga_sum *s, ga_sq *q){
 /* min (isMax 0) or max: TEXT and BLOB above numbers. */
 static void extremeResult(sqlite3_context *ctx, const ColStat *a, int isMax){
   const ga_ext *e = isMax ? &a->num.mx : &a->num.mn;
-  const Kept *k = isMax ? &a->omx : &a->omn;
+  const ga_other *k = isMax ? &a->omx : &a->omn;
   if( k->type && (isMax || e->type==GA_T_NONE) ){
-    if( k->type==SQLITE_TEXT ) sqlite3_result_text(ctx, k->z, k->n, SQLITE_TRANSIENT);
-    else sqlite3_result_blob(ctx, k->z, k->n, SQLITE_TRANSIENT);
+    ga_other_result(ctx, k);
   }else if( e->type==GA_T_INT ){
     sqlite3_result_int64(ctx, (sqlite3_int64)e->bits);
   }else if( e->type==GA_T_REAL ){
@@ -429,7 +378,7 @@ const sqlite3_module ga_summary_module = {
   0,                        /* xCreate: eponymous only */
   sumConnect,
   sumBestIndex,
-  sumDisconnect,
+  ga_tvf_disconnect,
   0,                        /* xDestroy */
   sumOpen,
   sumClose,

@@ -2,6 +2,7 @@
 ** The table-valued functions' shared helpers: see tvf.h.
 */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include "colsrc.h"
 #include "tvf.h"
@@ -13,6 +14,65 @@ int ga_tvf_error(sqlite3_vtab *tab, const char *zFmt, ...){
   tab->zErrMsg = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
   return SQLITE_ERROR;
+}
+
+int ga_tvf_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **ppVtab){
+  ga_vtab *v;
+  int rc = sqlite3_declare_vtab(db, zSchema);
+  if( rc!=SQLITE_OK ) return rc;
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+  if( (v = sqlite3_malloc(sizeof(*v)))==0 ) return SQLITE_NOMEM;
+  memset(v, 0, sizeof(*v));
+  v->db = db;
+  v->conn = (ga_conn*)pAux;
+  *ppVtab = &v->base;
+  return SQLITE_OK;
+}
+
+int ga_tvf_disconnect(sqlite3_vtab *tab){
+  sqlite3_free(tab);
+  return SQLITE_OK;
+}
+
+int ga_bytes_cmp(const void *za, int na, const void *zb, int nb){
+  int c = (na && nb) ? memcmp(za, zb, (size_t)(na<nb ? na : nb)) : 0;
+  return c ? c : (na>nb) - (na<nb);
+}
+
+/* Keep (type, z, n) in k. */
+static int keptSet(ga_other *k, int type, const void *z, int n){
+  char *p = malloc((size_t)(n ? n : 1));
+  if( p==0 ) return SQLITE_NOMEM;
+  if( n ) memcpy(p, z, (size_t)n);
+  free(k->z);
+  k->z = p;
+  k->n = n;
+  k->type = type;
+  return SQLITE_OK;
+}
+
+/* Sign of (type, z, n) - k: TEXT < BLOB, then BINARY. */
+static int keptCmp(int type, const void *z, int n, const ga_other *k){
+  if( type!=k->type ) return type==SQLITE_TEXT ? -1 : 1;
+  return ga_bytes_cmp(z, n, k->z, k->n);
+}
+
+int ga_other_offer(ga_other *pMin, ga_other *pMax, int type, const void *z, int n){
+  int rc = SQLITE_OK;
+  if( pMin->type==0 || keptCmp(type, z, n, pMin)<0 ) rc = keptSet(pMin, type, z, n);
+  if( rc==SQLITE_OK && (pMax->type==0 || keptCmp(type, z, n, pMax)>0) ) rc = keptSet(pMax, type, z, n);
+  return rc;
+}
+
+void ga_other_free(ga_other *k){
+  free(k->z);
+  memset(k, 0, sizeof(*k));
+}
+
+void ga_other_result(sqlite3_context *ctx, const ga_other *k){
+  if( k->type==SQLITE_TEXT ) sqlite3_result_text(ctx, k->z, k->n, SQLITE_TRANSIENT);
+  else if( k->type==SQLITE_BLOB ) sqlite3_result_blob(ctx, k->z, k->n, SQLITE_TRANSIENT);
+  else sqlite3_result_null(ctx);
 }
 
 void ga_source_free(ga_source *p){

@@ -17,6 +17,35 @@
 
 #include "gpuagg.h"
 
+/* The virtual table each of them declares. */
+typedef struct ga_vtab {
+  sqlite3_vtab base;        /* base class */
+  sqlite3 *db;              /* the connection it reads through */
+  ga_conn *conn;            /* its gpuagg state: pool, backend, settings */
+} ga_vtab;
+
+/* xConnect's work: declare the table zSchema, make it direct-only (it runs
+** SQL of its own), allocate the ga_vtab. xDisconnect's. */
+int ga_tvf_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **ppVtab);
+int ga_tvf_disconnect(sqlite3_vtab*);
+
+/* A TEXT or BLOB value kept as a least or greatest one. */
+typedef struct ga_other {
+  int type;                 /* SQLITE_TEXT or SQLITE_BLOB; 0: none yet */
+  int n;                    /* bytes */
+  char *z;                  /* them (malloc'd) */
+} ga_other;
+
+/* Sign of a - b for byte strings: bytes, then length (BINARY). */
+int ga_bytes_cmp(const void *za, int na, const void *zb, int nb);
+
+/* A TEXT or BLOB value (type, z, n): kept in *pMin / *pMax if it is less /
+** greater than what they hold (TEXT < BLOB, then BINARY; the first of
+** equals stays). SQLITE_OK or SQLITE_NOMEM. */
+int ga_other_offer(ga_other *pMin, ga_other *pMax, int type, const void *z, int n);
+void ga_other_free(ga_other*);
+void ga_other_result(sqlite3_context*, const ga_other*);
+
 /* A resolved SOURCE. */
 typedef struct ga_source {
   char *zName;              /* as the user gave it */
