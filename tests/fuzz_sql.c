@@ -1,6 +1,6 @@
 /*
 ** libFuzzer target: SQL built from the pieces users get wrong — every
-** function and gpu_histogram with every kind of argument (NULL, TEXT, BLOB,
+** function and table-valued function with every kind of argument (NULL, TEXT, BLOB,
 ** huge blobs, ±Inf, int64 limits, names with quotes, dots and semicolons,
 ** 0, negative and huge bin counts), settings changed in between — run
 ** against a connection with the module registered (CPU backend: the module's
@@ -31,6 +31,8 @@ static const char *azShape[] = {
   "SELECT %s FROM t",
   "SELECT k %% 3, %s FROM t GROUP BY 1",
   "SELECT * FROM gpu_histogram(%s)",
+  "SELECT * FROM gpu_group_by(%s)",
+  "SELECT * FROM gpu_summary(%s)",
   "SELECT %s",
   "SELECT %s FROM t WHERE k < 3",
 };
