@@ -58,11 +58,11 @@ run)
   # must pass and every process's summary must say 0 errors (memcheck also
   # reports device memory never freed).
   if command -v compute-sanitizer >/dev/null && [ "${SANITIZE:-1}" = 1 ]; then
-    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api}; do
+    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist memcheck:test_group memcheck:test_summary initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api racecheck:test_group}; do
       tool=${run%%:*} suite=${run#*:} log="$out/sanitize-$tool-$suite.log"
       opt=; [ "$tool" = memcheck ] && opt="--leak-check full"
       rc=0
-      GPUAGG_TEST_ONLY=cuda GPUAGG_UNDER_SANITIZER=1 timeout "${SANITIZE_S:-300}" \
+      GPUAGG_TEST_ONLY=cuda GPUAGG_UNDER_SANITIZER=1 GPUAGG_TEST_GROUPS=20000 timeout "${SANITIZE_S:-300}" \
         compute-sanitizer --tool "$tool" $opt --target-processes all "./tests/$suite" >"$log" 2>&1 || rc=$?
       summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$log" | sort | uniq -c | tr '\n' ' ')
       echo "== compute-sanitizer $tool, $suite: exit $rc, $summary"
