@@ -28,7 +28,6 @@ static void pipeSetFill(ga_pipe *p, ga_slot *s){
   p->v = s->buf;
   pipeEmpty(p);
   if( p->op==GA_OP_GROUP ){
-    p->hi = (int)GA_GROUP_ROWS(p->cap);
     p->gKey = GA_GROUP_KEYS(s->buf, p->cap);
     p->gVal = GA_GROUP_VALS(s->buf, p->cap);
     p->gMeta = GA_GROUP_META(s->buf, p->cap);
