@@ -17,8 +17,8 @@
 **      in its segment of segCap values with its own type bitmap
 **      (GA_STATS_VALS/BITS), reduced to one ga_stat each (slot->stat).
 **   3. xStart hands a filled chunk to the backend and may return before the
-**      work is done; xWait returns when the slot's result (res or ext)
-**      holds it. Between the two, nothing may touch slot->buf.
+**      work is done; xWait returns when the slot's result (res, ext or
+**      stat) holds it. Between the two, nothing may touch slot->buf.
 **   4. Errors return non-zero with a message in zErr (GA_ERRLEN bytes). After
 **      any error the chunk is still intact in slot->buf, so the caller can
 **      reduce it on the CPU instead (ga_cpu_run).
@@ -47,7 +47,7 @@ typedef struct ga_stats {
   double kernelMs;          /* device time of the reduction kernels, ms */
   double waitMs;            /* time queries spent waiting for chunk results, ms */
   int64_t nFallback;        /* chunks redone on the CPU after a CUDA error */
-  int64_t nRescan;          /* histograms that had to scan their column twice */
+  int64_t nRescan;          /* histograms and groupings that scanned again */
   char zLastErr[GA_ERRLEN]; /* the last CUDA error, "" if none */
 } ga_stats;
 
@@ -98,7 +98,6 @@ typedef struct ga_hist {
 */
 typedef struct ga_group {
   int jb;                   /* the window's first word; -1 until a real came */
-  int eLo, eHi;             /* biased exponents of reals the window surely holds */
   void *cpu;                /* the CPU's table (group.c), or NULL */
   void *dev;                /* the device's state, or NULL */
   struct ga_kmap *excMap;   /* group -> index in exc */
@@ -170,7 +169,7 @@ struct ga_backend {
   void (*xClose)(ga_slot*);
   /* Start the job on the slot's chunk. */
   int (*xStart)(ga_slot*, const ga_job*, char *zErr);
-  /* Wait for the reduction started last; the result goes to slot->res. */
+  /* Wait for the reduction started last; its result is then in the slot. */
   int (*xWait)(ga_slot*, char *zErr);
   /* True when a reduction costs no one-time setup (CUDA: a context exists). */
   int (*xWarm)(void);

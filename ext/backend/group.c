@@ -31,16 +31,8 @@ static void chooseWindow(ga_group *g, const uint64_t *vals, const unsigned char 
     if( (meta[i] & GA_V_REAL) && expOf(vals[i])!=0x7ff && expOf(vals[i])>eMax ) eMax = expOf(vals[i]);
   }
   if( eMax<0 ) return;                       /* only ±Inf, or no reals */
-  {
-    /* Its top bit sits at grid bit max(e,1)-1+52 (sum_acc.h's ga_split). */
-    int top = ((eMax ? eMax : 1) - 1 + 52) >> 5;
-    g->jb = ga_window_base(top);
-  }
-  /* A normal or subnormal real with biased exponent e has its bits in grid
-  ** bits [max(e,1)-1, max(e,1)+51]: inside the window's words for these e. */
-  g->eLo = 32*g->jb + 1;
-  g->eHi = 32*(g->jb + GA_GWORDS) - 52;
-  if( g->jb==0 ) g->eLo = 0;                 /* subnormals (e 0) sit at grid bit 0 too */
+  /* Its top bit sits at grid bit max(e,1)-1+52 (sum_acc.h's ga_split). */
+  g->jb = ga_window_base(((eMax ? eMax : 1) - 1 + 52) >> 5);
 }
 
 /* Sum real bits (which the window cannot hold) for group (cls, key). */
@@ -66,12 +58,18 @@ static int excAdd(ga_group *g, int cls, uint64_t key, uint64_t bits){
 
 int ga_group_window(ga_group *g, const uint64_t *keys, const uint64_t *vals, unsigned char *meta, int64_t n){
   int64_t i;
+  int eLo, eHi;
   if( g->jb<0 ) chooseWindow(g, vals, meta, n);
+  /* A finite real with biased exponent e has its bits in grid bits
+  ** [max(e,1)-1, max(e,1)+51]: inside the window's words for e in
+  ** [eLo, eHi] (subnormals, e 0, sit at grid bit 0, inside when jb is 0). */
+  eLo = g->jb==0 ? 0 : 32*g->jb + 1;
+  eHi = 32*(g->jb + GA_GWORDS) - 52;
   for(i=0; i<n; i++){
     int e;
     if( !(meta[i] & GA_V_REAL) ) continue;
     e = expOf(vals[i]);
-    if( g->jb>=0 && e>=g->eLo && e<=g->eHi && e!=0x7ff ) continue;
+    if( g->jb>=0 && e>=eLo && e<=eHi && e!=0x7ff ) continue;
     if( (vals[i] << 1)==0 ) continue;        /* ±0.0 adds nothing anywhere */
     meta[i] |= GA_V_HOST;
     if( excAdd(g, meta[i] & GA_K_MASK, keys[i], vals[i]) ) return 1;
