@@ -39,6 +39,12 @@ static int64_t residentDefault(void){
   return q < GA_RESIDENT_MAX ? q : GA_RESIDENT_MAX;
 }
 
+/* The host's cores, at most GA_THREADS_MAX: threads decoding pages. */
+static int threadsDefault(void){
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n<1 ? 1 : n>GA_THREADS_MAX ? GA_THREADS_MAX : (int)n;
+}
+
 ga_conn *ga_conn_new(char **pzErr){
   const char *zEnv = getenv("GPUAGG_BACKEND");
   int mode = GA_AUTO;
@@ -58,6 +64,8 @@ ga_conn *ga_conn_new(char **pzErr){
   c->chunk = GA_CHUNK_DEFAULT;
   c->threshold = GA_THRESHOLD_DEFAULT;
   c->resident = residentDefault();
+  c->pages = 1;
+  c->threads = threadsDefault();
   return c;
 }
 

@@ -54,7 +54,7 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   char zErr[GA_ERRLEN];
   sqlite3_str *out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   ga_slot *s;
-  int nIdle = 0;
+  int nIdle = 0, i;
   (void)argc; (void)argv;
   for(s=c->pIdle; s; s=s->next) nIdle++;
   be = ga_conn_backend(c, zErr);
@@ -70,16 +70,26 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ga_json_str(out, zErr);
 #endif
   sqlite3_str_appendf(out,
-      ",\"chunk\":%d,\"threshold\":%lld,\"resident\":%lld,\"slots\":%d,\"idle_slots\":%d"
+      ",\"chunk\":%d,\"threshold\":%lld,\"resident\":%lld,\"pages\":%d,\"threads\":%d"
+      ",\"slots\":%d,\"idle_slots\":%d"
       ",\"chunks_flushed\":%lld,\"chunks_cpu\":%lld,\"bytes_copied\":%lld"
       ",\"kernel_ms\":%.3f,\"wait_ms\":%.3f,\"fallbacks\":%lld,\"hist_rescans\":%lld,\"last_error\":",
-      c->chunk, (long long)c->threshold, (long long)c->resident, c->nSlot, nIdle,
+      c->chunk, (long long)c->threshold, (long long)c->resident, c->pages, c->threads, c->nSlot, nIdle,
       (long long)c->stats.nDevChunk, (long long)c->stats.nCpuChunk,
       (long long)c->stats.nBytes, c->stats.kernelMs, c->stats.waitMs,
       (long long)c->stats.nFallback, (long long)c->stats.nRescan);
   if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
   else sqlite3_str_appendall(out, "null");
-  sqlite3_str_appendchar(out, 1, '}');
+  sqlite3_str_appendf(out, ",\"page_scans\":%lld,\"statement_scans\":%lld,\"sources\":{",
+                      (long long)c->stats.nPageScan, (long long)c->stats.nStmtScan);
+  for(i=0; i<(int)(sizeof(c->aNote)/sizeof(c->aNote[0])) && c->aNote[i].zFn; i++){
+    sqlite3_str_appendf(out, "%s\"%s\":{\"source\":\"%s\",\"why\":", i ? "," : "", c->aNote[i].zFn,
+                        c->aNote[i].pages ? "pages" : "statement");
+    if( c->aNote[i].pages ) sqlite3_str_appendall(out, "null");
+    else ga_json_str(out, c->aNote[i].zWhy);
+    sqlite3_str_appendchar(out, 1, '}');
+  }
+  sqlite3_str_appendall(out, "}}");
   if( sqlite3_str_errcode(out) ){
     sqlite3_free(sqlite3_str_finish(out));
     sqlite3_result_error_nomem(ctx);
@@ -111,18 +121,21 @@ static void backendFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  static const struct { const char *zName; int64_t mn, mx; } aSet[] = {
-    { "chunk",     1, GA_CHUNK_MAX },
-    { "threshold", 0, INT64_MAX },
-    { "resident",  0, INT64_MAX },
-  };
   ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
-  int64_t *apVal[] = { 0, &c->threshold, &c->resident };   /* chunk is an int */
+  const struct { const char *zName; int64_t mn, mx; int *pInt; int64_t *pI64; } aSet[] = {
+    { "chunk",     1, GA_CHUNK_MAX,    &c->chunk,   0 },
+    { "threshold", 0, INT64_MAX,       0,           &c->threshold },
+    { "resident",  0, INT64_MAX,       0,           &c->resident },
+    { "pages",     0, 1,               &c->pages,   0 },
+    { "threads",   1, GA_THREADS_MAX,  &c->threads, 0 },
+  };
+  const int nSet = (int)(sizeof(aSet)/sizeof(aSet[0]));
   const char *zName = (const char*)sqlite3_value_text(argv[0]);
   int i;
-  for(i=0; i<3 && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
-  if( i==3 ){
-    sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold', 'resident')", -1);
+  for(i=0; i<nSet && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
+  if( i==nSet ){
+    sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold', 'resident',"
+                              " 'pages', 'threads')", -1);
     return;
   }
   if( argc==2 ){
@@ -135,9 +148,9 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_free(z);
       return;
     }
-    if( i==0 ) c->chunk = (int)v; else *apVal[i] = v;
+    if( aSet[i].pInt ) *aSet[i].pInt = (int)v; else *aSet[i].pI64 = v;
   }
-  sqlite3_result_int64(ctx, i==0 ? c->chunk : *apVal[i]);
+  sqlite3_result_int64(ctx, aSet[i].pInt ? *aSet[i].pInt : *aSet[i].pI64);
 }
 
 #if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)

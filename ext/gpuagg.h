@@ -17,6 +17,26 @@ enum ga_mode { GA_AUTO, GA_CPU, GA_CUDA };
 #define GA_THRESHOLD_DEFAULT 65536     /* rows folded on the CPU before any GPU work */
 #define GA_MAX_SLOTS         16        /* slots per connection: 8 pipelined aggregates */
 #define GA_RESIDENT_MAX      ((int64_t)32 << 30)  /* default cap on what a histogram keeps */
+#define GA_THREADS_MAX       64        /* threads decoding pages */
+
+#define GA_SEEN 4                     /* schemas whose wal-index a connection remembers */
+
+/* What the page source saw of one schema's wal-index (source/snap.c). */
+typedef struct ga_walseen {
+  char zDb[48];             /* schema name; "" if unused */
+  unsigned char free[48];   /* a header seen with no read transaction open ... */
+  int haveFree;             /* ... if set */
+  unsigned char dvHdr[48];  /* the header of a proven snapshot ... */
+  unsigned int dv;          /* ... and the pager's data version then ... */
+  int haveDv;               /* ... if set */
+} ga_walseen;
+
+/* The source a table-valued function used last, for gpuagg_info(). */
+typedef struct ga_srcnote {
+  const char *zFn;          /* the function; NULL if unused */
+  int pages;                /* the page source (1), or the statement source */
+  char zWhy[GA_ERRLEN];     /* the statement source: why not the pages */
+} ga_srcnote;
 
 /*
 ** Per-connection state, shared by every function the extension registers
@@ -34,6 +54,10 @@ typedef struct ga_conn {
   int nSlot;                /* slots alive, idle or in use */
   ga_stats stats;           /* counters for gpuagg_info() */
   void *pScan;              /* the column source scanning now (source/stmt.c), or NULL */
+  int pages;                /* table-valued functions read tables' pages (1) or statements (0) */
+  int threads;              /* threads decoding pages */
+  ga_srcnote aNote[3];      /* the source each table-valued function used last */
+  ga_walseen aSeen[GA_SEEN];/* wal-index headers seen (source/snap.c) */
 } ga_conn;
 
 /* conn.c */

@@ -48,6 +48,8 @@ typedef struct ga_stats {
   double waitMs;            /* time queries spent waiting for chunk results, ms */
   int64_t nFallback;        /* chunks redone on the CPU after a CUDA error */
   int64_t nRescan;          /* histograms and groupings that scanned again */
+  int64_t nPageScan;        /* table scans read from the pages */
+  int64_t nStmtScan;        /* table scans run as statements */
   char zLastErr[GA_ERRLEN]; /* the last CUDA error, "" if none */
 } ga_stats;
 

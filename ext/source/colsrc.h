@@ -17,6 +17,11 @@
 **   4. xScan may run again: it sees the same rows, as long as the caller's
 **      read transaction is open (it is, for the whole of an xFilter).
 **   5. xClose frees the source.
+**   6. A source chosen for a table (ga_tvf_open): the page source where it
+**      can prove it reads what the statement would (pages.c), else the
+**      statement source. Both give the same rows in the same order: rowid
+**      order for a rowid table (the statement source scans tables NOT
+**      INDEXED, so that no covering index reorders them).
 */
 #ifndef GPUAGG_COLSRC_H
 #define GPUAGG_COLSRC_H
@@ -70,6 +75,14 @@ struct ga_colsrc {
 ** failure, with the reason in *pzErr (sqlite3_free it). */
 ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCol,
                           const char *const *azCol, const unsigned char *aWant, char **pzErr);
+
+/* A source that reads columns azCol[0..nCol) (asking aWant[i] of each) of
+** the table zSource names (as tvf.h resolves it) from the database file's
+** pages (pages.c), in the caller's transaction. NULL if it cannot: *prc is
+** GA_REFUSED with the reason in *pzWhy (the statement source serves), or an
+** SQLite error (SQLITE_CORRUPT, ...) with its message in *pzWhy. */
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
+                           const unsigned char *aWant, int *prc, char **pzWhy);
 
 /* Most columns one statement source scans. */
 #define GA_STMT_COLS GA_COLS_MAX

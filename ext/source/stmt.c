@@ -1,7 +1,7 @@
 /*
 ** The statement column source (colsrc.h). It runs
 **
-**   SELECT gpuagg_colsrc("a", "b", ...) FROM <source>
+**   SELECT gpuagg_colsrc("a", "b", ...) FROM <source> NOT INDEXED
 **
 ** through the caller's connection (so it sees the caller's transaction and
 ** stops on sqlite3_interrupt()). Why an aggregate: SQLite calls an
@@ -181,10 +181,16 @@ ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCo
   q = sqlite3_str_new(db);
   sqlite3_str_appendall(q, "SELECT gpuagg_colsrc(");
   for(c=0; c<nCol; c++) sqlite3_str_appendf(q, "%s\"%w\"", c ? ", " : "", azCol[c]);
-  sqlite3_str_appendf(q, ") FROM %s", zFrom);
+  sqlite3_str_appendf(q, ") FROM %s NOT INDEXED", zFrom);
   zSql = sqlite3_str_finish(q);
   if( s ) memset(s, 0, sz);
   rc = s && zSql ? sqlite3_prepare_v2(db, zSql, -1, &s->st, 0) : SQLITE_NOMEM;
+  if( rc==SQLITE_ERROR ){
+    /* A view: no NOT INDEXED (a table's rows come in rowid order, as the
+    ** page source gives them, whatever index covers the columns). */
+    zSql[strlen(zSql) - 12] = 0;
+    rc = sqlite3_prepare_v2(db, zSql, -1, &s->st, 0);
+  }
   sqlite3_free(zSql);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));

@@ -430,8 +430,7 @@ static int groupClose(sqlite3_vtab_cursor *cur){
 }
 
 static int groupBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p){
-  (void)tab;
-  return ga_tvf_best_index(p, COL_SOURCE, NARG);
+  return ga_tvf_best_index(tab, p, COL_SOURCE, NARG);
 }
 
 static int groupFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -459,7 +458,7 @@ static int groupFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK && ((ai[0] = ga_tvf_column(cur->pVtab, zFn, &from, zKey))<0
                      || (ai[1] = ga_tvf_column(cur->pVtab, zFn, &from, zVal))<0) ) rc = SQLITE_ERROR;
-  if( rc==SQLITE_OK ) rc = ga_tvf_open(cur->pVtab, v->db, v->conn, &from, 2, ai, aWant, &src);
+  if( rc==SQLITE_OK ) rc = ga_tvf_open(cur->pVtab, zFn, &from, 2, ai, aWant, &src);
   ga_source_free(&from);
   if( rc!=SQLITE_OK ) return rc;
   rc = groupRun(v, c, src, 0, &g);

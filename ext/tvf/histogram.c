@@ -276,8 +276,7 @@ static int histClose(sqlite3_vtab_cursor *cur){
 }
 
 static int histBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p){
-  (void)tab;
-  return ga_tvf_best_index(p, COL_SOURCE, 5);
+  return ga_tvf_best_index(tab, p, COL_SOURCE, 5);
 }
 
 static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -306,7 +305,7 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( (rc = histShape(cur->pVtab, a[2], a[3], a[4], &c->h))!=SQLITE_OK ) return rc;
   rc = ga_tvf_source(cur->pVtab, v->db, "gpu_histogram", zSource, &from);
   if( rc==SQLITE_OK && (iCol = ga_tvf_column(cur->pVtab, "gpu_histogram", &from, zCol))<0 ) rc = SQLITE_ERROR;
-  if( rc==SQLITE_OK ) rc = ga_tvf_open(cur->pVtab, v->db, v->conn, &from, 1, &iCol, 0, &src);
+  if( rc==SQLITE_OK ) rc = ga_tvf_open(cur->pVtab, "gpu_histogram", &from, 1, &iCol, 0, &src);
   ga_source_free(&from);
   if( rc!=SQLITE_OK ) return rc;
   memset(&hist, 0, sizeof(hist));

@@ -206,7 +206,7 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   SumScan sc;
   int rc;
   memset(aWant, GA_COL_BYTES|GA_COL_NUMERIC, sizeof(aWant));
-  if( (rc = ga_tvf_open(&v->base, v->db, v->conn, from, n, aiCol, aWant, &src))!=SQLITE_OK ) return rc;
+  if( (rc = ga_tvf_open(&v->base, "gpu_summary", from, n, aiCol, aWant, &src))!=SQLITE_OK ) return rc;
   memset(&sc, 0, sizeof(sc));
   sc.sink.xBatch = sumBatch;
   sc.v = v;
@@ -246,8 +246,7 @@ static int sumClose(sqlite3_vtab_cursor *cur){
 }
 
 static int sumBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p){
-  (void)tab;
-  return ga_tvf_best_index(p, COL_SOURCE, NARG);
+  return ga_tvf_best_index(tab, p, COL_SOURCE, NARG);
 }
 
 static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){

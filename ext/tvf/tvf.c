@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "colsrc.h"
+#include "snap.h"
 #include "tvf.h"
 
 int ga_tvf_error(sqlite3_vtab *tab, const char *zFmt, ...){
@@ -136,20 +137,46 @@ int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const 
   return -1;
 }
 
-int ga_tvf_open(sqlite3_vtab *tab, sqlite3 *db, ga_conn *conn, const ga_source *p, int nCol, const int *aiCol,
+/* Note for gpuagg_info() which source zFn used, and why not the pages. */
+static void noteSource(ga_conn *conn, const char *zFn, int pages, const char *zWhy){
+  int i, n = (int)(sizeof(conn->aNote)/sizeof(conn->aNote[0]));
+  for(i=0; i<n-1 && conn->aNote[i].zFn && strcmp(conn->aNote[i].zFn, zFn); i++){}
+  conn->aNote[i].zFn = zFn;
+  conn->aNote[i].pages = pages;
+  sqlite3_snprintf(sizeof(conn->aNote[i].zWhy), conn->aNote[i].zWhy, "%s", zWhy ? zWhy : "");
+  if( pages ) conn->stats.nPageScan++; else conn->stats.nStmtScan++;
+}
+
+int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
                 const unsigned char *aWant, ga_colsrc **ppSrc){
+  ga_vtab *v = (ga_vtab*)tab;
   const char *azCol[GA_STMT_COLS];
   char *zErr = 0;
-  int i;
+  int i, rc = GA_REFUSED;
   for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->azCol[aiCol[i]];
-  *ppSrc = ga_colsrc_stmt(db, conn, p->zFrom, nCol, azCol, aWant, &zErr);
+  *ppSrc = 0;
+  if( v->conn->pages ){
+    *ppSrc = ga_colsrc_pages(v->db, v->conn, p->zName, nCol, azCol, aWant, &rc, &zErr);
+    if( *ppSrc==0 && rc!=GA_REFUSED ){
+      ga_tvf_error(tab, "%s: %s", zFn, zErr ? zErr : "out of memory");
+      sqlite3_free(zErr);
+      return rc;
+    }
+  }else{
+    zErr = sqlite3_mprintf("gpuagg_config('pages') is 0");
+  }
+  noteSource(v->conn, zFn, *ppSrc!=0, zErr);
+  sqlite3_free(zErr);
+  if( *ppSrc ) return SQLITE_OK;
+  zErr = 0;
+  *ppSrc = ga_colsrc_stmt(v->db, v->conn, p->zFrom, nCol, azCol, aWant, &zErr);
   if( *ppSrc ) return SQLITE_OK;
   ga_tvf_error(tab, "%s", zErr ? zErr : "out of memory");
   sqlite3_free(zErr);
   return SQLITE_ERROR;
 }
 
-int ga_tvf_best_index(sqlite3_index_info *p, int iFirst, int nArg){
+int ga_tvf_best_index(sqlite3_vtab *tab, sqlite3_index_info *p, int iFirst, int nArg){
   int aIdx[8];
   int i, n = 0, have = 0, unusable = 0;
   for(i=0; i<nArg; i++) aIdx[i] = -1;
@@ -172,6 +199,9 @@ int ga_tvf_best_index(sqlite3_index_info *p, int iFirst, int nArg){
     p->aConstraintUsage[aIdx[i]].argvIndex = ++n;
     p->aConstraintUsage[aIdx[i]].omit = 1;
   }
+  /* Prepare time: no statement of ours runs, so the wal-index headers the
+  ** page source needs to prove WAL snapshots can be seen (snap.h). */
+  ga_snap_observe(((ga_vtab*)tab)->db, ((ga_vtab*)tab)->conn);
   p->idxNum = have;
   p->estimatedCost = 1000.0;
   p->estimatedRows = 256;

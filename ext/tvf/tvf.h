@@ -67,15 +67,18 @@ void ga_source_free(ga_source*);
 int ga_tvf_column(sqlite3_vtab*, const char *zFn, const ga_source *p, const char *zCol);
 
 /* A column source over columns aiCol[0..nCol) of p, asking aWant[i] of
-** each (colsrc.h): SQLITE_OK with *ppSrc, or an error set. */
+** each (colsrc.h), for function zFn: the page source where it can serve,
+** else the statement source (gpuagg_info() tells which, and why).
+** SQLITE_OK with *ppSrc, or an error set (SQLITE_CORRUPT: a malformed
+** page). */
 struct ga_colsrc;
-int ga_tvf_open(sqlite3_vtab*, sqlite3*, ga_conn*, const ga_source *p, int nCol, const int *aiCol,
+int ga_tvf_open(sqlite3_vtab*, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
                 const unsigned char *aWant, struct ga_colsrc **ppSrc);
 
 /* xBestIndex for arguments in the nArg hidden columns from iFirst: each one
 ** given becomes an argument in column order, idxNum says which (bit i:
 ** argument i). */
-int ga_tvf_best_index(sqlite3_index_info*, int iFirst, int nArg);
+int ga_tvf_best_index(sqlite3_vtab*, sqlite3_index_info*, int iFirst, int nArg);
 
 /* The arguments xFilter received, placed by idxNum: a[i] is argument i or
 ** NULL. */

@@ -1,0 +1,674 @@
+/*
+** The page column source (colsrc.h): a rowid table's b-tree read from the
+** database file's pages in bulk, without SQLite's row loop.
+**
+**   1. It serves a plain rowid table (not a view, a virtual table or a
+**      WITHOUT ROWID table) of a UTF-8 database file that snap.c can read
+**      exactly in the caller's transaction, and columns that are stored
+**      (not VIRTUAL generated ones). Otherwise ga_colsrc_pages refuses with
+**      a reason, and the caller uses the statement source.
+**   2. Rows come in rowid order, as a full scan of the table gives them, with
+**      the values SELECT gives (record.h): the two sources hand over the same
+**      batches.
+**   3. Leaves are decoded in segments by up to `threads` worker threads
+**      (gpuagg_config); this thread hands the segments over in order. A
+**      segment's values that only SQL can give (a column's DEFAULT in records
+**      older than the column, rows whose overflow pages are not proven, the
+**      number of unusual TEXT) are read here through SQL, in the same
+**      transaction, before the segment is handed over.
+**   4. Interior pages are read when the source opens, so that a table whose
+**      pages are not proven (snap.h, 4) is refused before any row is given.
+**   5. A malformed page is SQLITE_CORRUPT with the page named; rowids must
+**      rise through the scan. sqlite3_interrupt() stops a scan within a few
+**      segments (SQLITE_INTERRUPT).
+*/
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "record.h"
+
+#define SEG_BYTES  (1<<20)          /* most page bytes in a segment */
+#define MAX_DEPTH  40               /* deeper is a malformed tree (SQLite: 20) */
+#define PROBE_SEGS 8                /* segments between interrupt probes */
+
+/* A column's DEFAULT, as SQL reads it for records older than the column. */
+typedef struct Dflt {
+  int known;                        /* read yet */
+  int type;                         /* its class */
+  int64_t v;                        /* INTEGER, REAL bits */
+  ga_cell cell;                     /* TEXT and BLOB (z malloc'd) */
+} Dflt;
+
+/* A segment being decoded or handed over. */
+typedef struct Seg {
+  int i;                            /* its index; -1: free */
+  int done;                         /* decoded (rc says how) */
+  int rc;                           /* SQLITE_OK or the error */
+  char zErr[160];                   /* the error's message */
+  unsigned char *pages;             /* its leaves' bytes */
+  ga_rows rows;                     /* their rows */
+  int64_t first, last;              /* first and last rowid, if rows.n */
+} Seg;
+
+typedef struct PageSrc {
+  ga_colsrc base;                   /* the interface */
+  sqlite3 *db;                      /* the connection */
+  ga_conn *conn;                    /* its gpuagg state */
+  ga_snap snap;                     /* the pages */
+  ga_rplan plan;                    /* how records are read */
+  char *zLook;                      /* SELECT of the wanted columns of one rowid */
+  sqlite3_stmt *look;               /* ... prepared when first needed */
+  sqlite3_stmt *conv;               /* SELECT ?1: SQLite's number for TEXT/BLOB */
+  sqlite3_stmt *probe;              /* SELECT 1: stops on sqlite3_interrupt() */
+  uint32_t *aLeaf;                  /* the leaves, in order */
+  int nLeaf;                        /* ... how many */
+  int perSeg;                       /* leaves in a segment */
+  int nSeg;                         /* segments */
+  Dflt aDflt[GA_COLS_MAX];          /* each column's DEFAULT */
+  char zErr[256];                   /* the last error */
+  /* The scan running: */
+  pthread_mutex_t mu;               /* guards next, nGiven, stop, Seg.done */
+  pthread_cond_t cvWork;            /* a slot came free, or stop */
+  pthread_cond_t cvDone;            /* a segment was decoded */
+  int next;                         /* next segment to decode */
+  int nGiven;                       /* segments handed over */
+  int stop;                         /* workers: stop */
+  int nRing;                        /* slots */
+  Seg *ring;                        /* segment i decodes in ring[i % nRing] */
+} PageSrc;
+
+/* ---- decoding (any thread) ------------------------------------------------------ */
+
+/* Decode segment i into g. */
+static void segDecode(PageSrc *p, int i, Seg *g){
+  const ga_snap *s = &p->snap;
+  int a = i*p->perSeg, b = a + p->perSeg < p->nLeaf ? a + p->perSeg : p->nLeaf, j, k, n = 0, have = 0;
+  int64_t last = 0;
+  g->rc = SQLITE_OK;
+  g->zErr[0] = 0;
+  if( g->pages==0 && (g->pages = malloc((size_t)p->perSeg*(size_t)s->pgsz))==0 ){
+    g->rc = SQLITE_NOMEM;
+    return;
+  }
+  /* Runs of consecutive page numbers are one read each. */
+  for(j=a; j<b && g->rc==SQLITE_OK; j=k){
+    for(k=j+1; k<b && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
+    g->rc = ga_snap_read(s, p->aLeaf[j], k - j, g->pages + (size_t)(j - a)*s->pgsz, 0);
+    if( g->rc==SQLITE_CORRUPT ) sqlite3_snprintf(sizeof(g->zErr), g->zErr, "database disk image is malformed (page %u beyond the end of the file)", p->aLeaf[j]);
+  }
+  for(j=a; j<b && g->rc==SQLITE_OK; j++){
+    int c = ga_leaf_cells(g->pages + (size_t)(j - a)*s->pgsz, p->plan.usable, p->aLeaf[j], g->zErr, sizeof(g->zErr));
+    if( c<0 ) g->rc = SQLITE_CORRUPT;
+    n += c;
+  }
+  if( g->rc==SQLITE_OK ) g->rc = ga_rows_reset(&g->rows, p->plan.nCol, n);
+  for(j=a; j<b && g->rc==SQLITE_OK; j++){
+    g->rc = ga_leaf_rows(&p->plan, s, g->pages + (size_t)(j - a)*s->pgsz, p->aLeaf[j], &g->rows,
+                         &last, &have, g->zErr, sizeof(g->zErr));
+  }
+  if( g->rc==SQLITE_OK && g->rows.n ){
+    g->first = g->rows.rowid[0];
+    g->last = last;
+  }
+  if( g->rc==GA_UNPROVEN ){         /* leaves were proven at open: cannot happen */
+    sqlite3_snprintf(sizeof(g->zErr), g->zErr, "a leaf page's snapshot copy is unknown");
+    g->rc = SQLITE_ERROR;
+  }
+}
+
+static void *worker(void *pArg){
+  PageSrc *p = (PageSrc*)pArg;
+  for(;;){
+    Seg *g;
+    int i;
+    pthread_mutex_lock(&p->mu);
+    while( !p->stop && p->next<p->nSeg && p->next - p->nGiven>=p->nRing ) pthread_cond_wait(&p->cvWork, &p->mu);
+    if( p->stop || p->next>=p->nSeg ){
+      pthread_mutex_unlock(&p->mu);
+      return 0;
+    }
+    i = p->next++;
+    g = &p->ring[i % p->nRing];
+    pthread_mutex_unlock(&p->mu);
+    segDecode(p, i, g);
+    pthread_mutex_lock(&p->mu);
+    g->i = i;
+    g->done = 1;
+    pthread_cond_broadcast(&p->cvDone);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+
+/* ---- finishing through SQL (this thread) ------------------------------------------ */
+
+/* A statement of p's, prepared when first needed. */
+static int stmtOf(PageSrc *p, sqlite3_stmt **pp, const char *zSql){
+  return *pp ? SQLITE_OK : sqlite3_prepare_v2(p->db, zSql, -1, pp, 0);
+}
+
+/* SQLite's number for TEXT or BLOB x, as sum() reads it, into e. */
+static int numberOf(PageSrc *p, int type, ga_cell *e){
+  sqlite3_value *x;
+  int rc = stmtOf(p, &p->conv, "SELECT ?1");
+  if( rc ) return rc;
+  if( type==SQLITE_TEXT ) sqlite3_bind_text(p->conv, 1, e->z ? e->z : "", e->n, SQLITE_STATIC);
+  else sqlite3_bind_blob(p->conv, 1, e->z ? e->z : "", e->n, SQLITE_STATIC);
+  if( sqlite3_step(p->conv)!=SQLITE_ROW ) return sqlite3_reset(p->conv);
+  x = sqlite3_value_dup(sqlite3_column_value(p->conv, 0));
+  if( x==0 ){
+    rc = SQLITE_NOMEM;
+  }else if( sqlite3_value_numeric_type(x)==SQLITE_INTEGER ){
+    e->numType = SQLITE_INTEGER;
+    e->num = sqlite3_value_int64(x);
+  }else{
+    double d = sqlite3_value_double(x);
+    e->numType = SQLITE_FLOAT;
+    memcpy(&e->num, &d, 8);
+  }
+  sqlite3_value_free(x);
+  sqlite3_reset(p->conv);
+  sqlite3_clear_bindings(p->conv);
+  return rc;
+}
+
+/* Column c of the row with this rowid, read through SQL, into (type, v,
+** e); TEXT and BLOB bytes are malloc'd into e->z (the caller keeps them). */
+static int lookUp(PageSrc *p, int c, int64_t rowid, int *pType, int64_t *pv, ga_cell *e){
+  sqlite3_value *x;
+  int rc = stmtOf(p, &p->look, p->zLook), t;
+  if( rc ) return rc;
+  sqlite3_bind_int64(p->look, 1, rowid);
+  if( (rc = sqlite3_step(p->look))!=SQLITE_ROW ){
+    sqlite3_reset(p->look);
+    sqlite3_snprintf(sizeof(p->zErr), p->zErr, "row %lld of the pages is not in the table", (long long)rowid);
+    return rc==SQLITE_DONE ? SQLITE_ERROR : rc;
+  }
+  x = sqlite3_column_value(p->look, c);
+  *pType = t = sqlite3_value_type(x);
+  rc = SQLITE_OK;
+  memset(e, 0, sizeof(*e));
+  if( t==SQLITE_INTEGER ){
+    *pv = sqlite3_value_int64(x);
+  }else if( t==SQLITE_FLOAT ){
+    double d = sqlite3_value_double(x);
+    memcpy(pv, &d, 8);
+  }else if( t!=SQLITE_NULL && p->plan.aWant[c] ){
+    const void *z = t==SQLITE_TEXT ? (const void*)sqlite3_value_text(x) : sqlite3_value_blob(x);
+    e->n = sqlite3_value_bytes(x);
+    if( (e->z = malloc((size_t)e->n + 1))==0 || (z==0 && e->n>0) ){
+      rc = SQLITE_NOMEM;
+    }else{
+      if( e->n ) memcpy((void*)e->z, z, (size_t)e->n);
+      if( p->plan.aWant[c] & GA_COL_NUMERIC ) rc = numberOf(p, t, e);
+    }
+  }
+  sqlite3_reset(p->look);
+  return rc;
+}
+
+/* Finish what the decoders left to SQL in g: defaults, rows read through
+** SQL, numbers of TEXT and BLOB. */
+static int segFinish(PageSrc *p, Seg *g){
+  ga_rows *r = &g->rows;
+  int k, rc = SQLITE_OK;
+  for(k=0; k<r->nFix && rc==SQLITE_OK; k++){
+    int at = r->aFix[k], c = at / r->cap, i = at % r->cap, t = r->type[at], ic;
+    ga_cell e;
+    if( t==GA_T_DEFAULT ){
+      Dflt *d = &p->aDflt[c];
+      if( !d->known ){
+        rc = lookUp(p, c, r->rowid[i], &d->type, &d->v, &d->cell);
+        d->known = rc==SQLITE_OK;
+      }
+      if( rc ) break;
+      r->type[at] = (unsigned char)d->type;
+      r->v[at] = d->v;
+      if( (d->type==SQLITE_TEXT || d->type==SQLITE_BLOB) && p->plan.aWant[c] ){
+        if( (rc = ga_rows_cell(r, &ic))==SQLITE_OK ){
+          r->cell[ic] = d->cell;
+          r->v[at] = ic;
+        }
+      }
+    }else if( t==GA_T_LOOKUP ){
+      int type;
+      if( (rc = lookUp(p, c, r->rowid[i], &type, &r->v[at], &e))!=SQLITE_OK ){
+        free((void*)e.z);
+        break;
+      }
+      r->type[at] = (unsigned char)type;
+      if( e.z && (rc = ga_rows_keep(r, (void*)e.z))==SQLITE_OK && (rc = ga_rows_cell(r, &ic))==SQLITE_OK ){
+        r->cell[ic] = e;
+        r->v[at] = ic;
+      }
+    }else{
+      rc = numberOf(p, t, &r->cell[r->v[at]]);
+    }
+  }
+  return rc;
+}
+
+/* ---- handing over (this thread) ---------------------------------------------------- */
+
+/* Hand g's rows to the sink in batches: 0, or the sink's error code. */
+static int segGive(Seg *g, ga_colsink *sink){
+  ga_colvec col[GA_COLS_MAX];
+  ga_colbatch b;
+  ga_rows *r = &g->rows;
+  int i, c, rc = 0;
+  b.nCol = r->nCol;
+  b.col = col;
+  for(i=0; i<r->n && rc==0; i+=GA_BATCH){
+    b.n = r->n - i < GA_BATCH ? r->n - i : GA_BATCH;
+    for(c=0; c<r->nCol; c++){
+      col[c].type = &r->type[(size_t)c*r->cap + i];
+      col[c].v = &r->v[(size_t)c*r->cap + i];
+      col[c].cell = r->cell;
+    }
+    rc = sink->xBatch(sink, &b);
+  }
+  return rc;
+}
+
+/* Has sqlite3_interrupt() been called? (A statement run while another is
+** active sees the flag and stops.) */
+static int interrupted(PageSrc *p){
+  int rc = stmtOf(p, &p->probe, "SELECT 1");
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_step(p->probe);
+    sqlite3_reset(p->probe);
+  }
+  return rc==SQLITE_INTERRUPT;
+}
+
+static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
+  PageSrc *p = (PageSrc*)pSrc;
+  pthread_t aTh[64];
+  int nTh = p->conn->threads, i, rc = SQLITE_OK, haveLast = 0;
+  int64_t last = 0;
+  if( nTh>p->nSeg ) nTh = p->nSeg;
+  if( nTh>(int)(sizeof(aTh)/sizeof(aTh[0])) ) nTh = (int)(sizeof(aTh)/sizeof(aTh[0]));
+  p->zErr[0] = 0;
+  p->nRing = nTh>1 ? 2*nTh : 1;
+  if( (p->ring = calloc((size_t)p->nRing, sizeof(Seg)))==0 ) return SQLITE_NOMEM;
+  p->next = p->nGiven = p->stop = 0;
+  pthread_mutex_init(&p->mu, 0);
+  pthread_cond_init(&p->cvWork, 0);
+  pthread_cond_init(&p->cvDone, 0);
+  if( nTh<=1 ) nTh = 0;             /* decode here */
+  for(i=0; i<nTh; i++){
+    if( pthread_create(&aTh[i], 0, worker, p) ){
+      nTh = i;                      /* fewer threads; none: decode here */
+      break;
+    }
+  }
+  for(i=0; i<p->nSeg && rc==SQLITE_OK; i++){
+    Seg *g = &p->ring[i % p->nRing];
+    if( nTh==0 ){
+      segDecode(p, i, g);
+    }else{
+      pthread_mutex_lock(&p->mu);
+      while( !(g->done && g->i==i) ) pthread_cond_wait(&p->cvDone, &p->mu);
+      pthread_mutex_unlock(&p->mu);
+    }
+    rc = g->rc;
+    if( rc ) sqlite3_snprintf(sizeof(p->zErr), p->zErr, "%s", g->zErr[0] ? g->zErr : sqlite3_errstr(rc));
+    if( rc==SQLITE_OK && g->rows.n ){
+      if( haveLast && g->first<=last ){
+        rc = SQLITE_CORRUPT;
+        sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (page %u: rowids out of order)",
+                         p->aLeaf[i*p->perSeg]);
+      }
+      last = g->last;
+      haveLast = 1;
+    }
+    if( rc==SQLITE_OK && (rc = segFinish(p, g))!=SQLITE_OK && p->zErr[0]==0 ){
+      sqlite3_snprintf(sizeof(p->zErr), p->zErr, "%s", sqlite3_errmsg(p->db));
+    }
+    if( rc==SQLITE_OK && (i + 1) % PROBE_SEGS==0 && interrupted(p) ){
+      rc = SQLITE_INTERRUPT;
+      sqlite3_snprintf(sizeof(p->zErr), p->zErr, "interrupted");
+    }
+    if( rc==SQLITE_OK ) rc = segGive(g, sink);
+    pthread_mutex_lock(&p->mu);
+    g->done = 0;
+    p->nGiven++;
+    pthread_cond_broadcast(&p->cvWork);
+    pthread_mutex_unlock(&p->mu);
+  }
+  pthread_mutex_lock(&p->mu);
+  p->stop = 1;
+  pthread_cond_broadcast(&p->cvWork);
+  pthread_mutex_unlock(&p->mu);
+  for(i=0; i<nTh; i++) pthread_join(aTh[i], 0);
+  for(i=0; i<p->nRing; i++){
+    ga_rows_free(&p->ring[i].rows);
+    free(p->ring[i].pages);
+  }
+  free(p->ring);
+  p->ring = 0;
+  pthread_cond_destroy(&p->cvDone);
+  pthread_cond_destroy(&p->cvWork);
+  pthread_mutex_destroy(&p->mu);
+  return rc;
+}
+
+/* ---- opening ------------------------------------------------------------------------- */
+
+static const char *pagesErrmsg(ga_colsrc *pSrc){
+  return ((PageSrc*)pSrc)->zErr;
+}
+
+static void pagesClose(ga_colsrc *pSrc){
+  PageSrc *p = (PageSrc*)pSrc;
+  int c;
+  sqlite3_finalize(p->look);
+  sqlite3_finalize(p->conv);
+  sqlite3_finalize(p->probe);
+  ga_snap_close(&p->snap);
+  for(c=0; c<GA_COLS_MAX; c++) free((void*)p->aDflt[c].cell.z);
+  sqlite3_free(p->zLook);
+  sqlite3_free(p->aLeaf);
+  sqlite3_free(p);
+}
+
+/* Does declared type z give REAL affinity (SQLite's rules, in order)? */
+static int realAffinity(const char *z){
+  char u[128];
+  int i;
+  for(i=0; z && z[i] && i<(int)sizeof(u)-1; i++) u[i] = (char)(z[i]>='a' && z[i]<='z' ? z[i] - 32 : z[i]);
+  u[i] = 0;
+  if( strstr(u, "INT") || strstr(u, "CHAR") || strstr(u, "CLOB") || strstr(u, "TEXT") || strstr(u, "BLOB") ) return 0;
+  return strstr(u, "REAL") || strstr(u, "FLOA") || strstr(u, "DOUB");
+}
+
+/* The schema, name and kind of the table zSource names (as tvf.c resolves
+** it: a table of that name, temp first, else schema.table). */
+static int locate(sqlite3 *db, const char *zSource, char **pzDb, char **pzTab, char **pzType, int *pWr){
+  static const char *zSql =
+      "SELECT l.schema, l.name, l.type, l.wr FROM pragma_table_list l, pragma_database_list d"
+      " WHERE d.name=l.schema AND l.name=?1 COLLATE NOCASE AND (?2 IS NULL OR l.schema=?2 COLLATE NOCASE)"
+      " ORDER BY d.seq<>1, d.seq LIMIT 1";
+  const char *zDot = strchr(zSource, '.');
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0), pass;
+  if( rc==SQLITE_ERROR ){
+    sqlite3_finalize(st);
+    return GA_REFUSED;              /* before SQLite 3.37: no table_list pragma */
+  }
+  for(pass=0; rc==SQLITE_OK && pass<(zDot ? 2 : 1); pass++){
+    if( pass==0 ){
+      sqlite3_bind_text(st, 1, zSource, -1, SQLITE_STATIC);
+    }else{
+      sqlite3_bind_text(st, 1, zDot + 1, -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, 2, zSource, (int)(zDot - zSource), SQLITE_STATIC);
+    }
+    if( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      *pzDb = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+      *pzTab = sqlite3_mprintf("%s", sqlite3_column_text(st, 1));
+      *pzType = sqlite3_mprintf("%s", sqlite3_column_text(st, 2));
+      *pWr = sqlite3_column_int(st, 3);
+      rc = *pzDb && *pzTab && *pzType ? SQLITE_DONE : SQLITE_NOMEM;
+      break;
+    }
+    if( rc==SQLITE_DONE ) rc = sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return rc==SQLITE_DONE || rc==SQLITE_OK ? SQLITE_OK : rc;
+}
+
+/* Is column zCol of zDb.zTab an alias of the rowid? SQLite's own answer:
+** the plan of SELECT zCol reads no record column. */
+static int rowidAlias(sqlite3 *db, const char *zDb, const char *zTab, const char *zCol, int *pAlias){
+  char *zSql = sqlite3_mprintf("EXPLAIN SELECT \"%w\" FROM \"%w\".\"%w\"", zCol, zDb, zTab);
+  sqlite3_stmt *st = 0;
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  *pAlias = 1;
+  while( rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    const char *zOp = (const char*)sqlite3_column_text(st, 1);
+    if( zOp && strcmp(zOp, "Column")==0 ) *pAlias = 0;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(st);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The record plan of columns azCol of zDb.zTab, and the lookup SELECT. */
+static int planOf(PageSrc *p, const char *zDb, const char *zTab, int nCol, const char *const *azCol,
+                  const unsigned char *aWant, char **pzWhy){
+  sqlite3_stmt *st = 0;
+  sqlite3_str *q;
+  const char *zRowid = 0, *azId[] = { "rowid", "_rowid_", "oid" };
+  int rc, c, i, nStored = 0, nPk = 0, pkInteger = 0, found[GA_COLS_MAX], clash[3] = { 0, 0, 0 };
+  char *zPk = 0;
+  memset(found, 0, sizeof(found));
+  rc = sqlite3_prepare_v2(p->db, "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1, ?2)", -1, &st, 0);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, zDb, -1, SQLITE_STATIC);
+  }
+  while( rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    const char *zName = (const char*)sqlite3_column_text(st, 0), *zType = (const char*)sqlite3_column_text(st, 1);
+    int pk = sqlite3_column_int(st, 2), hidden = sqlite3_column_int(st, 3);
+    if( zName==0 ){ rc = SQLITE_NOMEM; break; }
+    for(i=0; i<3; i++) if( sqlite3_stricmp(zName, azId[i])==0 ) clash[i] = 1;
+    if( pk ){
+      nPk++;
+      pkInteger = zType && sqlite3_stricmp(zType, "INTEGER")==0;
+      sqlite3_free(zPk);
+      zPk = sqlite3_mprintf("%s", zName);
+    }
+    for(c=0; c<nCol; c++){
+      if( found[c] || sqlite3_stricmp(zName, azCol[c])!=0 ) continue;
+      if( hidden==2 ){
+        *pzWhy = sqlite3_mprintf("column %s is VIRTUAL (generated, not stored)", zName);
+        rc = GA_REFUSED;
+        break;
+      }
+      found[c] = 1;
+      p->plan.aField[c] = nStored;
+      p->plan.aReal[c] = (unsigned char)realAffinity(zType);
+      p->plan.aWant[c] = aWant ? aWant[c] : 0;
+    }
+    if( hidden!=2 ) nStored++;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_reset(st);
+  sqlite3_finalize(st);
+  for(c=0; rc==SQLITE_OK && c<nCol; c++){
+    if( !found[c] ){
+      *pzWhy = sqlite3_mprintf("column %s changed", azCol[c]);
+      rc = GA_REFUSED;
+    }
+  }
+  /* An INTEGER PRIMARY KEY is the rowid (stored as NULL). */
+  if( rc==SQLITE_OK && nPk==1 && pkInteger ){
+    int alias = 0;
+    rc = rowidAlias(p->db, zDb, zTab, zPk, &alias);
+    for(c=0; rc==SQLITE_OK && alias && c<nCol; c++){
+      if( sqlite3_stricmp(azCol[c], zPk)==0 ) p->plan.aField[c] = -1;
+    }
+    if( alias ) zRowid = zPk;
+  }
+  for(i=0; !zRowid && i<3; i++) if( !clash[i] ) zRowid = azId[i];
+  if( rc==SQLITE_OK && zRowid==0 ){
+    *pzWhy = sqlite3_mprintf("columns named rowid, _rowid_ and oid");
+    rc = GA_REFUSED;
+  }
+  p->plan.nCol = nCol;
+  for(c=0; c<nCol; c++) if( p->plan.aField[c] + 1 > p->plan.nField ) p->plan.nField = p->plan.aField[c] + 1;
+  if( rc==SQLITE_OK ){
+    q = sqlite3_str_new(p->db);
+    sqlite3_str_appendall(q, "SELECT ");
+    for(c=0; c<nCol; c++) sqlite3_str_appendf(q, "%s\"%w\"", c ? ", " : "", azCol[c]);
+    sqlite3_str_appendf(q, " FROM \"%w\".\"%w\" WHERE \"%w\"=?1", zDb, zTab, zRowid);
+    if( (p->zLook = sqlite3_str_finish(q))==0 ) rc = SQLITE_NOMEM;
+  }
+  sqlite3_free(zPk);
+  return rc;
+}
+
+/* The table's root page. */
+static int rootOf(sqlite3 *db, const char *zDb, const char *zTab, uint32_t *pRoot){
+  char *zSql = sqlite3_mprintf("SELECT rootpage FROM \"%w\".sqlite_schema WHERE type='table' AND name=?1", zDb);
+  sqlite3_stmt *st = 0;
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  *pRoot = 0;
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
+    if( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      int64_t r = sqlite3_column_int64(st, 0);
+      *pRoot = r>0 && r<=0xffffffff ? (uint32_t)r : 0;
+      rc = SQLITE_OK;
+    }else if( rc==SQLITE_DONE ){
+      rc = SQLITE_OK;
+    }
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Page 1's header: the usable page size; GA_REFUSED for UTF-16. */
+static int headerOf(PageSrc *p, char **pzWhy){
+  unsigned char *b = malloc((size_t)p->snap.pgsz);
+  int rc, sz, enc;
+  if( b==0 ) return SQLITE_NOMEM;
+  /* A page 1 not proven is the file's: what is read of it (page size,
+  ** reserved bytes, encoding) changes only by VACUUM, which rewrites
+  ** every page, and then the table's pages are not proven either. */
+  rc = ga_snap_read(&p->snap, 1, 1, b, !ga_snap_proven(&p->snap, 1));
+  if( rc==SQLITE_OK ){
+    sz = (b[16]<<8 | b[17])==1 ? 65536 : (b[16]<<8 | b[17]);
+    enc = b[56]<<24 | b[57]<<16 | b[58]<<8 | b[59];
+    p->plan.usable = sz - b[20];
+    if( memcmp(b, "SQLite format 3", 16)!=0 || sz!=p->snap.pgsz || p->plan.usable<480 ){
+      sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (page 1: header)");
+      rc = SQLITE_CORRUPT;
+    }else if( enc!=1 ){
+      *pzWhy = sqlite3_mprintf("a UTF-16 database");
+      rc = GA_REFUSED;
+    }
+  }
+  free(b);
+  return rc;
+}
+
+/* The leaves under root, in order, into p->aLeaf. */
+static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
+  const ga_snap *s = &p->snap;
+  int usable = p->plan.usable, nStack = 1, nAlloc = 0, rc = SQLITE_OK, n;
+  uint32_t *aStack, *aKid, nSeen = 0;
+  unsigned char *aDepth, *b;
+  size_t room = (size_t)MAX_DEPTH*(usable/6 + 2);
+  aStack = malloc(room*sizeof(uint32_t));
+  aDepth = malloc(room);
+  aKid = malloc((size_t)(usable/6 + 2)*sizeof(uint32_t));
+  b = malloc((size_t)s->pgsz);
+  if( !aStack || !aDepth || !aKid || !b ){
+    rc = SQLITE_NOMEM;
+  }else{
+    aStack[0] = root;
+    aDepth[0] = 0;
+  }
+  while( rc==SQLITE_OK && nStack>0 ){
+    uint32_t pg = aStack[--nStack];
+    int depth = aDepth[nStack], hdr = pg==1 ? 100 : 0, i;
+    if( ++nSeen > s->nPage || depth>=MAX_DEPTH ){
+      sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (page %u: a loop in the tree)", pg);
+      rc = SQLITE_CORRUPT;
+      break;
+    }
+    if( !ga_snap_proven(s, pg) ){
+      *pzWhy = sqlite3_mprintf("WAL: the table changed after the last checkpoint, in frames this transaction may not see");
+      rc = GA_REFUSED;
+      break;
+    }
+    if( (rc = ga_snap_read(s, pg, 1, b, 0))!=SQLITE_OK ){
+      if( rc==SQLITE_CORRUPT ) sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (page %u beyond the end of the file)", pg);
+      break;
+    }
+    if( b[hdr]==0x0d ){
+      if( p->nLeaf==nAlloc ){
+        uint32_t *a = sqlite3_realloc64(p->aLeaf, sizeof(uint32_t)*(sqlite3_uint64)(nAlloc = nAlloc ? 2*nAlloc : 1024));
+        if( a==0 ){ rc = SQLITE_NOMEM; break; }
+        p->aLeaf = a;
+      }
+      p->aLeaf[p->nLeaf++] = pg;
+      continue;
+    }
+    if( (rc = ga_interior(b, usable, pg, s->nPage, aKid, &n, p->zErr, sizeof(p->zErr)))!=SQLITE_OK ) break;
+    for(i=n-1; i>=0; i--){          /* the first child on top */
+      aStack[nStack] = aKid[i];
+      aDepth[nStack++] = (unsigned char)(depth + 1);
+    }
+  }
+  free(aStack); free(aDepth); free(aKid); free(b);
+  return rc;
+}
+
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
+                           const unsigned char *aWant, int *prc, char **pzWhy){
+  PageSrc *p = sqlite3_malloc(sizeof(PageSrc));
+  char *zDb = 0, *zTab = 0, *zType = 0;
+  uint32_t root = 0;
+  int wr = 0, rc;
+  *pzWhy = 0;
+  if( p==0 ){
+    *prc = SQLITE_NOMEM;
+    return 0;
+  }
+  memset(p, 0, sizeof(*p));
+  p->base.xScan = pagesScan;
+  p->base.xErrmsg = pagesErrmsg;
+  p->base.xClose = pagesClose;
+  p->db = db;
+  p->conn = conn;
+  if( nCol<1 || nCol>GA_COLS_MAX ){
+    *pzWhy = sqlite3_mprintf("%d columns", nCol);
+    rc = GA_REFUSED;
+  }else{
+    rc = locate(db, zSource, &zDb, &zTab, &zType, &wr);
+  }
+  if( rc==GA_REFUSED ) *pzWhy = sqlite3_mprintf("SQLite %s has no table_list pragma", sqlite3_libversion());
+  if( rc==SQLITE_OK ){
+    if( zDb==0 ) *pzWhy = sqlite3_mprintf("not a table of this connection's schemas");
+    else if( strcmp(zType, "table")!=0 && strcmp(zType, "shadow")!=0 ) *pzWhy = sqlite3_mprintf("a %s", zType);
+    else if( wr ) *pzWhy = sqlite3_mprintf("a WITHOUT ROWID table");
+    if( *pzWhy ) rc = GA_REFUSED;
+  }
+  /* From here on, in the pinned transaction. */
+  if( rc==SQLITE_OK ) rc = ga_snap_open(&p->snap, db, conn, zDb, pzWhy);
+  if( rc==SQLITE_OK ){
+    /* The same table, in the pinned transaction? */
+    char *zDb2 = 0, *zTab2 = 0, *zType2 = 0;
+    int wr2 = 0;
+    rc = locate(db, zSource, &zDb2, &zTab2, &zType2, &wr2);
+    if( rc==SQLITE_OK && (zDb2==0 || strcmp(zDb, zDb2) || strcmp(zTab, zTab2) || strcmp(zType, zType2) || wr!=wr2) ){
+      *pzWhy = sqlite3_mprintf("table %s changed", zTab);
+      rc = GA_REFUSED;
+    }
+    sqlite3_free(zDb2); sqlite3_free(zTab2); sqlite3_free(zType2);
+  }
+  if( rc==SQLITE_OK ) rc = rootOf(db, zDb, zTab, &root);
+  if( rc==SQLITE_OK && root==0 ){
+    *pzWhy = sqlite3_mprintf("table %s changed", zTab);
+    rc = GA_REFUSED;
+  }
+  if( rc==SQLITE_OK ) rc = planOf(p, zDb, zTab, nCol, azCol, aWant, pzWhy);
+  if( rc==SQLITE_OK ) rc = headerOf(p, pzWhy);
+  if( rc==SQLITE_OK ) rc = leavesOf(p, root, pzWhy);
+  if( rc==SQLITE_OK ){
+    int nTh = conn && conn->threads>1 ? conn->threads : 1;
+    int most = SEG_BYTES/p->snap.pgsz, want = (p->nLeaf + 4*nTh - 1)/(4*nTh);
+    p->perSeg = want<1 ? 1 : want>most ? (most<1 ? 1 : most) : want;
+    p->nSeg = (p->nLeaf + p->perSeg - 1)/p->perSeg;
+  }
+  sqlite3_free(zDb); sqlite3_free(zTab); sqlite3_free(zType);
+  if( rc==SQLITE_OK ) return &p->base;
+  if( rc!=GA_REFUSED && *pzWhy==0 ){
+    *pzWhy = sqlite3_mprintf("%s", p->zErr[0] ? p->zErr : rc==SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+  }
+  *prc = rc;
+  pagesClose(&p->base);
+  return 0;
+}

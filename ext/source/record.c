@@ -1,0 +1,378 @@
+/*
+** Table b-tree pages decoded into rows: see record.h.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "record.h"
+
+#define LEAF     0x0d               /* a table b-tree leaf page */
+#define INTERIOR 0x05               /* a table b-tree interior page */
+
+static int corrupt(char *zErr, int nErr, uint32_t pg, const char *zFmt, ...){
+  char z[128];
+  va_list ap;
+  va_start(ap, zFmt);
+  sqlite3_vsnprintf(sizeof(z), z, zFmt, ap);
+  va_end(ap);
+  sqlite3_snprintf(nErr, zErr, "database disk image is malformed (page %u: %s)", pg, z);
+  return SQLITE_CORRUPT;
+}
+
+static unsigned get2(const unsigned char *p){ return (unsigned)p[0]<<8 | p[1]; }
+static uint32_t get4(const unsigned char *p){ return (uint32_t)p[0]<<24 | (uint32_t)p[1]<<16 | (uint32_t)p[2]<<8 | p[3]; }
+
+/* A varint at p, not reading at or past end: its length, or 0. */
+static int varint(const unsigned char *p, const unsigned char *end, uint64_t *pv){
+  uint64_t v = 0;
+  int i;
+  for(i=0; i<8; i++){
+    if( p + i>=end ) return 0;
+    v = (v<<7) | (p[i] & 0x7f);
+    if( (p[i] & 0x80)==0 ){
+      *pv = v;
+      return i + 1;
+    }
+  }
+  if( p + 8>=end ) return 0;
+  *pv = (v<<8) | p[8];
+  return 9;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+int ga_rows_reset(ga_rows *r, int nCol, int n){
+  int i;
+  for(i=0; i<r->nBuf; i++) free(r->apBuf[i]);
+  r->nBuf = r->n = r->nCell = r->nFix = 0;
+  r->nCol = nCol;
+  if( n>r->cap || nCol*r->cap > nCol*n*4 ){   /* grow, or shrink a far larger one */
+    size_t m = (size_t)nCol*(size_t)(n ? n : 1);
+    free(r->type); free(r->v); free(r->rowid);
+    r->type = malloc(m);
+    r->v = malloc(m*sizeof(int64_t));
+    r->rowid = malloc(sizeof(int64_t)*(size_t)(n ? n : 1));
+    r->cap = n;
+    if( !r->type || !r->v || !r->rowid ){
+      r->cap = 0;
+      return SQLITE_NOMEM;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* Room for one more in *pa (n in use, *pnAlloc room, sz bytes each). */
+static int grow(void **pa, int n, int *pnAlloc, size_t sz){
+  if( n==*pnAlloc ){
+    int na = n ? 2*n : 64;
+    void *p = realloc(*pa, sz*(size_t)na);
+    if( p==0 ) return SQLITE_NOMEM;
+    *pa = p;
+    *pnAlloc = na;
+  }
+  return SQLITE_OK;
+}
+
+int ga_rows_keep(ga_rows *r, void *p){
+  if( grow((void**)&r->apBuf, r->nBuf, &r->nBufAlloc, sizeof(void*)) ){
+    free(p);
+    return SQLITE_NOMEM;
+  }
+  r->apBuf[r->nBuf++] = p;
+  return SQLITE_OK;
+}
+
+int ga_rows_cell(ga_rows *r, int *pi){
+  if( grow((void**)&r->cell, r->nCell, &r->nCellAlloc, sizeof(ga_cell)) ) return SQLITE_NOMEM;
+  memset(&r->cell[r->nCell], 0, sizeof(ga_cell));
+  *pi = r->nCell++;
+  return SQLITE_OK;
+}
+
+static int fixLater(ga_rows *r, int c, int i){
+  if( grow((void**)&r->aFix, r->nFix, &r->nFixAlloc, sizeof(int)) ) return SQLITE_NOMEM;
+  r->aFix[r->nFix++] = c*r->cap + i;
+  return SQLITE_OK;
+}
+
+void ga_rows_free(ga_rows *r){
+  ga_rows_reset(r, 0, 0);
+  free(r->type); free(r->v); free(r->rowid); free(r->cell); free(r->aFix); free(r->apBuf);
+  memset(r, 0, sizeof(*r));
+}
+
+/* ---- pages ----------------------------------------------------------------- */
+
+int ga_interior(const unsigned char *page, int usable, uint32_t pg, uint32_t nPage,
+                uint32_t *a, int *pn, char *zErr, int nErr){
+  const unsigned char *h = page + (pg==1 ? 100 : 0);
+  unsigned n, i, off;
+  if( h[0]!=INTERIOR ) return corrupt(zErr, nErr, pg, "type %d where a table's interior page belongs", h[0]);
+  n = get2(h + 3);
+  if( (h - page) + 12 + 2*(size_t)n > (size_t)usable ) return corrupt(zErr, nErr, pg, "%u cells", n);
+  for(i=0; i<=n; i++){
+    uint32_t c;
+    if( i<n ){
+      off = get2(h + 12 + 2*i);
+      if( off < (h - page) + 12 + 2*n || off + 4 > (unsigned)usable ) return corrupt(zErr, nErr, pg, "cell %u at %u", i, off);
+      c = get4(page + off);
+    }else{
+      c = get4(h + 8);
+    }
+    if( c<2 || c>nPage ) return corrupt(zErr, nErr, pg, "child page %u", c);
+    a[i] = c;
+  }
+  *pn = (int)n + 1;
+  return SQLITE_OK;
+}
+
+int ga_leaf_cells(const unsigned char *page, int usable, uint32_t pg, char *zErr, int nErr){
+  const unsigned char *h = page + (pg==1 ? 100 : 0);
+  unsigned n;
+  if( h[0]!=LEAF ){
+    corrupt(zErr, nErr, pg, "type %d where a table's leaf page belongs", h[0]);
+    return -1;
+  }
+  n = get2(h + 3);
+  if( (h - page) + 8 + 2*(size_t)n > (size_t)usable ){
+    corrupt(zErr, nErr, pg, "%u cells", n);
+    return -1;
+  }
+  return (int)n;
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+/* Bytes of a payload of P bytes kept on its leaf page (fileformat2: X, M, K). */
+static uint64_t localSize(int U, uint64_t P){
+  uint64_t X = (uint64_t)U - 35, M = ((uint64_t)(U - 12)*32/255) - 23, K;
+  if( P<=X ) return P;
+  K = M + (P - M) % (uint64_t)(U - 4);
+  return K<=X ? K : M;
+}
+
+/* The first need bytes of a payload of P whose local part is loc[0..nLoc),
+** followed by overflow pages from ovfl: into a buffer kept in r (*pp).
+** GA_UNPROVEN if a page of the chain is. */
+static int overflowed(const ga_rplan *pl, const ga_snap *s, ga_rows *r, const unsigned char *loc, uint64_t nLoc,
+                      uint32_t ovfl, uint64_t P, uint64_t need, uint32_t pg, const unsigned char **pp,
+                      char *zErr, int nErr){
+  uint64_t have = nLoc, nPages = 0, maxPages = (P - nLoc + (uint64_t)pl->usable - 5)/(uint64_t)(pl->usable - 4);
+  unsigned char *buf, *tmp;
+  int rc = SQLITE_OK;
+  if( need>P ) need = P;
+  if( (buf = malloc((size_t)need))==0 || (tmp = malloc((size_t)s->pgsz))==0 ){
+    free(buf);
+    return SQLITE_NOMEM;
+  }
+  memcpy(buf, loc, (size_t)nLoc);
+  while( have<need && rc==SQLITE_OK ){
+    uint64_t k = (uint64_t)pl->usable - 4;
+    if( ovfl<2 || ovfl>s->nPage || ++nPages>maxPages ){
+      rc = corrupt(zErr, nErr, pg, "overflow page %u", ovfl);
+    }else if( (rc = ga_snap_read(s, ovfl, 1, tmp, 0))==SQLITE_CORRUPT ){
+      rc = corrupt(zErr, nErr, ovfl, "beyond the end of the file");
+    }else if( rc==SQLITE_OK ){
+      if( k > need - have ) k = need - have;
+      memcpy(buf + have, tmp + 4, (size_t)k);
+      have += k;
+      ovfl = get4(tmp);
+    }
+  }
+  free(tmp);
+  if( rc==SQLITE_OK ) rc = ga_rows_keep(r, buf); else free(buf);
+  *pp = buf;
+  return rc;
+}
+
+/* What sum() reads from TEXT (isText) or BLOB bytes z[0..n), where that is
+** plain without SQLite: 1 with *pType and *pNum (INTEGER, or a double's
+** bits), else 0. Plain: no bytes (0.0); a first byte that cannot start a
+** number or space, sign, point or "inf"/"nan" (0.0); TEXT of an optional
+** '-' and 1 to 18 digits (that integer). */
+static int numberHere(const unsigned char *z, int n, int isText, int *pType, int64_t *pNum){
+  int i = 0, neg = 0;
+  int64_t v = 0;
+  if( n==0 || (z[0]>0x20 && strchr("+-.0123456789iInN", z[0])==0) ){
+    *pType = SQLITE_FLOAT;
+    *pNum = 0;                      /* +0.0's bits */
+    return 1;
+  }
+  if( !isText ) return 0;
+  if( z[0]=='-' ){
+    neg = 1;
+    i = 1;
+  }
+  if( n - i<1 || n - i>18 ) return 0;
+  for(; i<n; i++){
+    if( z[i]<'0' || z[i]>'9' ) return 0;
+    v = v*10 + (z[i] - '0');
+  }
+  *pType = SQLITE_INTEGER;
+  *pNum = neg ? -v : v;
+  return 1;
+}
+
+/* Column c of row i: serial type st, its bytes at d (sz of them). */
+static int putValue(const ga_rplan *pl, ga_rows *r, int c, int i, uint64_t st, const unsigned char *d, uint64_t sz){
+  size_t at = (size_t)c*r->cap + i;
+  int64_t x = 0;
+  unsigned k;
+  if( st==0 ){
+    r->type[at] = SQLITE_NULL;
+    return SQLITE_OK;
+  }
+  if( st<=6 || st==8 || st==9 ){
+    if( st<=6 ){
+      x = (signed char)d[0];        /* big-endian two's complement */
+      for(k=1; k<sz; k++) x = (int64_t)((uint64_t)x<<8 | d[k]);
+    }else{
+      x = st==9;
+    }
+    if( pl->aReal[c] ){
+      double f = (double)x;
+      memcpy(&r->v[at], &f, 8);
+      r->type[at] = SQLITE_FLOAT;
+    }else{
+      r->v[at] = x;
+      r->type[at] = SQLITE_INTEGER;
+    }
+    return SQLITE_OK;
+  }
+  if( st==7 ){
+    double f;
+    uint64_t u = 0;
+    for(k=0; k<8; k++) u = u<<8 | d[k];
+    memcpy(&f, &u, 8);
+    if( isnan(f) ){                 /* as SQLite reads it */
+      r->type[at] = SQLITE_NULL;
+    }else{
+      r->v[at] = (int64_t)u;
+      r->type[at] = SQLITE_FLOAT;
+    }
+    return SQLITE_OK;
+  }
+  r->type[at] = (st & 1) ? SQLITE_TEXT : SQLITE_BLOB;
+  if( pl->aWant[c] ){
+    int ic, rc = ga_rows_cell(r, &ic);
+    ga_cell *e;
+    if( rc ) return rc;
+    e = &r->cell[ic];
+    e->z = d;
+    e->n = (int)sz;
+    r->v[at] = ic;
+    if( (pl->aWant[c] & GA_COL_NUMERIC) && !numberHere(d, (int)sz, (int)(st & 1), &e->numType, &e->num) ){
+      return fixLater(r, c, i);     /* numType stays 0: SQLite decides */
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* Every wanted column of row i marked t (GA_T_LOOKUP) but the rowid's. */
+static int markRow(const ga_rplan *pl, ga_rows *r, int i, int t){
+  int c, rc = SQLITE_OK;
+  for(c=0; c<pl->nCol && rc==SQLITE_OK; c++){
+    if( pl->aField[c]<0 ) continue;
+    r->type[(size_t)c*r->cap + i] = (unsigned char)t;
+    rc = fixLater(r, c, i);
+  }
+  return rc;
+}
+
+/* Bytes of a value of serial type t (not 10 or 11). */
+static uint64_t serialSize(uint64_t t){
+  static const unsigned char a[10] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0 };
+  return t>=12 ? (t - 12)/2 : a[t];
+}
+
+/* The cell at offset off of leaf page pg, as row r->n. */
+static int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned char *page, unsigned off, uint32_t pg,
+                   ga_rows *r, char *zErr, int nErr){
+  const unsigned char *p = page + off, *end = page + pl->usable, *pay, *hdr;
+  uint64_t P, rowid, loc, avail, hsz, need = 0, at, aOff[GA_COLS_MAX], aSt[GA_COLS_MAX];
+  uint32_t ovfl = 0;
+  int k, f, c, nHave, i = r->n, rc;
+  if( (k = varint(p, end, &P))==0 ) return corrupt(zErr, nErr, pg, "cell at %u", off);
+  p += k;
+  if( (k = varint(p, end, &rowid))==0 ) return corrupt(zErr, nErr, pg, "cell at %u", off);
+  p += k;
+  if( P>0x7fffffff ) return corrupt(zErr, nErr, pg, "payload of %llu bytes", (unsigned long long)P);
+  loc = localSize(pl->usable, P);
+  if( (uint64_t)(end - p) < loc + (loc<P ? 4 : 0) ) return corrupt(zErr, nErr, pg, "cell at %u overruns the page", off);
+  if( loc<P ) ovfl = get4(p + loc);
+  r->rowid[i] = (int64_t)rowid;
+  r->n++;
+  if( pl->nField==0 ) return SQLITE_OK;
+  /* The header: its size, then the serial types of the fields wanted. The
+  ** payload is read in place, or assembled with its overflow pages as far
+  ** as needed (avail bytes at pay). */
+  pay = p;
+  avail = loc;
+  if( (k = varint(pay, pay + (loc<9 ? loc : 9), &hsz))==0 ) return corrupt(zErr, nErr, pg, "record header at %u", off);
+  if( hsz<(uint64_t)k || hsz>P ) return corrupt(zErr, nErr, pg, "record header of %llu bytes", (unsigned long long)hsz);
+  if( hsz>avail ){
+    rc = overflowed(pl, s, r, p, loc, ovfl, P, hsz, pg, &pay, zErr, nErr);
+    if( rc==GA_UNPROVEN ) return markRow(pl, r, i, GA_T_LOOKUP);
+    if( rc ) return rc;
+    avail = hsz;
+  }
+  hdr = pay + k;
+  at = hsz;
+  for(f=0; f<pl->nField && hdr<pay + hsz; f++){
+    uint64_t t;
+    if( (k = varint(hdr, pay + hsz, &t))==0 ) return corrupt(zErr, nErr, pg, "record header at %u", off);
+    hdr += k;
+    if( t==10 || t==11 ) return corrupt(zErr, nErr, pg, "serial type %llu", (unsigned long long)t);
+    aSt[f] = t;
+    aOff[f] = at;
+    at += serialSize(t);
+    if( at>P ) return corrupt(zErr, nErr, pg, "record overruns its payload");
+  }
+  nHave = f;
+  /* The bytes the wanted values need: numbers always, TEXT and BLOB if the
+  ** column asks for more than their class. */
+  for(c=0; c<pl->nCol; c++){
+    int fc = pl->aField[c];
+    if( fc>=0 && fc<nHave && (aSt[fc]<12 || pl->aWant[c]) && aOff[fc] + serialSize(aSt[fc])>need ){
+      need = aOff[fc] + serialSize(aSt[fc]);
+    }
+  }
+  if( need>avail ){
+    rc = overflowed(pl, s, r, p, loc, ovfl, P, need, pg, &pay, zErr, nErr);
+    if( rc==GA_UNPROVEN ) return markRow(pl, r, i, GA_T_LOOKUP);
+    if( rc ) return rc;
+  }
+  for(c=0; c<pl->nCol; c++){
+    int fc = pl->aField[c];
+    size_t iv = (size_t)c*r->cap + i;
+    if( fc<0 ){
+      r->type[iv] = SQLITE_INTEGER;
+      r->v[iv] = (int64_t)rowid;
+    }else if( fc>=nHave ){
+      r->type[iv] = GA_T_DEFAULT;
+      if( (rc = fixLater(r, c, i))!=SQLITE_OK ) return rc;
+    }else if( (rc = putValue(pl, r, c, i, aSt[fc], pay + aOff[fc], serialSize(aSt[fc])))!=SQLITE_OK ){
+      return rc;
+    }
+  }
+  return SQLITE_OK;
+}
+
+int ga_leaf_rows(const ga_rplan *pl, const ga_snap *s, const unsigned char *page, uint32_t pg, ga_rows *r,
+                 int64_t *pLast, int *pHave, char *zErr, int nErr){
+  const unsigned char *h = page + (pg==1 ? 100 : 0);
+  int n = ga_leaf_cells(page, pl->usable, pg, zErr, nErr), i, rc;
+  unsigned lo = (unsigned)(h - page) + 8 + 2*(unsigned)n;
+  if( n<0 ) return SQLITE_CORRUPT;
+  if( r->n + n > r->cap ) return corrupt(zErr, nErr, pg, "more cells than counted");
+  for(i=0; i<n; i++){
+    unsigned off = get2(h + 8 + 2*i);
+    if( off<lo || off + 4 > (unsigned)pl->usable ) return corrupt(zErr, nErr, pg, "cell %d at %u", i, off);
+    if( (rc = cellRow(pl, s, page, off, pg, r, zErr, nErr))!=SQLITE_OK ) return rc;
+    if( *pHave && r->rowid[r->n - 1] <= *pLast ) return corrupt(zErr, nErr, pg, "rowids out of order");
+    *pLast = r->rowid[r->n - 1];
+    *pHave = 1;
+  }
+  return SQLITE_OK;
+}

@@ -1,0 +1,81 @@
+/*
+** Table b-tree pages decoded into rows of wanted columns (record.c), by the
+** file format (fileformat2.html): interior pages give their children in
+** order, leaf pages their cells, each a rowid and a record whose header
+** gives each field's serial type.
+**
+**   1. A column's value is what SELECT reads: the rowid for an INTEGER
+**      PRIMARY KEY (stored as NULL), integers of a REAL-affinity column as
+**      REAL, a NaN as NULL, serial types 8 and 9 as 0 and 1.
+**   2. Fields past the record's end (columns added by ALTER TABLE) are the
+**      column's DEFAULT, and rows whose overflow pages are not proven
+**      (snap.h) are read through SQL: both are marked (GA_T_DEFAULT,
+**      GA_T_LOOKUP) for the caller to finish, as are TEXT and BLOB cells
+**      whose number only SQLite can tell (numType 0).
+**   3. Every offset is checked against the page or the payload: a malformed
+**      page is SQLITE_CORRUPT with a message naming it, never a read past
+**      the bytes given.
+**   4. Decoding may run in several threads, each with its own ga_rows.
+*/
+#ifndef GPUAGG_RECORD_H
+#define GPUAGG_RECORD_H
+
+#include "colsrc.h"
+#include "snap.h"
+
+#define GA_T_DEFAULT 6              /* a field past the record's end */
+#define GA_T_LOOKUP  7              /* a row to read through SQL */
+
+/* How a scan reads a table's records. */
+typedef struct ga_rplan {
+  int usable;                       /* usable bytes of a page */
+  int nCol;                         /* columns wanted */
+  int nField;                       /* record fields to walk: 1 + the last wanted one */
+  int aField[GA_COLS_MAX];          /* each column's field in the record; -1: the rowid */
+  unsigned char aReal[GA_COLS_MAX]; /* REAL affinity: integers read as REAL */
+  unsigned char aWant[GA_COLS_MAX]; /* GA_COL_* */
+} ga_rplan;
+
+/* Rows decoded from leaf pages, column by column. */
+typedef struct ga_rows {
+  int nCol;                         /* columns */
+  int n;                            /* rows */
+  int cap;                          /* room per column */
+  unsigned char *type;              /* [c*cap + i]: class, or GA_T_DEFAULT, GA_T_LOOKUP */
+  int64_t *v;                       /* [c*cap + i]: as ga_colvec.v */
+  int64_t *rowid;                   /* [i] */
+  ga_cell *cell;                    /* TEXT and BLOB cells */
+  int nCell, nCellAlloc;            /* ... in use, room */
+  int *aFix;                        /* c*cap + i of each value the caller finishes */
+  int nFix, nFixAlloc;              /* ... in use, room */
+  void **apBuf;                     /* payloads assembled from overflow pages, and
+                                    ** bytes the caller added: freed by ga_rows_clear */
+  int nBuf, nBufAlloc;              /* ... in use, room */
+} ga_rows;
+
+/* Empty r, keeping its memory, with room for n rows of nCol columns. */
+int ga_rows_reset(ga_rows *r, int nCol, int n);
+/* Keep p (malloc'd) until the next reset: SQLITE_OK, or SQLITE_NOMEM (p freed). */
+int ga_rows_keep(ga_rows *r, void *p);
+/* A new cell, its index in *pi: SQLITE_OK or SQLITE_NOMEM. */
+int ga_rows_cell(ga_rows *r, int *pi);
+void ga_rows_free(ga_rows*);
+
+/* The children of interior table page pg (page bytes, usable) into a (room
+** for at least usable/6 + 1), their number in *pn; page pg of a snapshot
+** of nPage pages. SQLITE_OK, or SQLITE_CORRUPT with zErr set. */
+int ga_interior(const unsigned char *page, int usable, uint32_t pg, uint32_t nPage,
+                uint32_t *a, int *pn, char *zErr, int nErr);
+
+/* The number of cells of leaf table page pg, or -1 (zErr set) if it is not
+** one. */
+int ga_leaf_cells(const unsigned char *page, int usable, uint32_t pg, char *zErr, int nErr);
+
+/* Append leaf page pg's rows to r (room made by the caller, from
+** ga_leaf_cells). *pLast: the rowid before them if *pHave (rowids must
+** rise); both set to the last. Overflow pages are read from snap.
+** SQLITE_OK, SQLITE_CORRUPT (zErr says where), SQLITE_NOMEM or an I/O error. */
+int ga_leaf_rows(const ga_rplan*, const ga_snap*, const unsigned char *page, uint32_t pg, ga_rows *r,
+                 int64_t *pLast, int *pHave, char *zErr, int nErr);
+
+#endif /* GPUAGG_RECORD_H */

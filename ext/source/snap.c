@@ -1,0 +1,313 @@
+/*
+** A database file's pages as one connection's read transaction sees them:
+** see snap.h for what is read from where, and why that is exact. The
+** wal-index layout is SQLite's (walformat.html): two copies of a 48-byte
+** header, the checkpoint information (nBackfill first) at byte 96, and per
+** 32 KiB region the page number of each frame, 4062 frames in region 0
+** (after 136 bytes of header) and 4096 in each region after.
+*/
+#include <sched.h>
+#include <string.h>
+#include "snap.h"
+
+#define SHM_REGION 32768          /* bytes in a wal-index region */
+#define FRAMES_ONE 4062           /* frames whose page numbers region 0 holds */
+#define FRAMES     4096           /* ... and each region after it */
+#define HDR        48             /* bytes in a wal-index header */
+#define WAL_HDR    32             /* bytes before the WAL's first frame */
+#define FRAME_HDR  24             /* bytes before each frame's page */
+#define NO_FRAME   0xffffffffu    /* ga_frame: the page's copy is not proven */
+
+/* A native u32 at byte off of a header. */
+static uint32_t hdrU32(const unsigned char *h, int off){
+  uint32_t v;
+  memcpy(&v, h + off, 4);
+  return v;
+}
+#define HDR_MXFRAME(h) hdrU32(h, 16)
+#define HDR_SZPAGE(h)  ((((h)[14] | (h)[15]<<8) & 0xfe00) + (((h)[14] | (h)[15]<<8) & 1)*65536)
+#define HDR_SALTS_SAME(a, b) (memcmp((a) + 32, (b) + 32, 8)==0)
+
+/* The header (both copies agreeing, initialised) and nBackfill, as one
+** reading: SQLITE_OK, or SQLITE_BUSY if a writer kept changing it. */
+static int shmHeader(volatile unsigned char *p, unsigned char *h, uint32_t *pnBackfill){
+  int i;
+  for(i=0; i<1000; i++){
+    unsigned char a[2*HDR];
+    uint32_t nb;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    memcpy(a, (const unsigned char*)p, sizeof(a));
+    nb = __atomic_load_n((volatile uint32_t*)(p + 2*HDR), __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if( memcmp(a, a + HDR, HDR)==0 && a[12] ){
+      memcpy(h, a, HDR);
+      if( pnBackfill ) *pnBackfill = nb;
+      return SQLITE_OK;
+    }
+    sched_yield();
+  }
+  return SQLITE_BUSY;
+}
+
+/* Region iRegion of fd's wal-index, mapped by SQLite's pager already:
+** SQLITE_OK with *pp (NULL if the region does not exist), or an error
+** (SQLITE_READONLY: a read-only wal-index, whose readers SQLite gives a
+** private header). */
+static int shmRegion(sqlite3_file *fd, int iRegion, volatile unsigned char **pp){
+  void volatile *p = 0;
+  int rc;
+  *pp = 0;
+  if( fd->pMethods->iVersion<2 || fd->pMethods->xShmMap==0 ) return SQLITE_ERROR;
+  rc = fd->pMethods->xShmMap(fd, iRegion, SHM_REGION, 0, &p);
+  *pp = (volatile unsigned char*)p;
+  return rc;
+}
+
+/* The database file of schema zDb if it is a plain file of the "unix" VFS,
+** else NULL with the reason in *pzWhy. */
+static sqlite3_file *unixFile(sqlite3 *db, const char *zDb, char **pzWhy){
+  sqlite3_vfs *pVfs = 0;
+  sqlite3_file *fd = 0;
+  const char *zFile = sqlite3_db_filename(db, zDb);
+  if( zFile==0 || zFile[0]==0 ){
+    *pzWhy = sqlite3_mprintf("a temporary or in-memory database");
+  }else if( sqlite3_file_control(db, zDb, SQLITE_FCNTL_VFS_POINTER, &pVfs) || pVfs==0
+         || strcmp(pVfs->zName, "unix")!=0 ){
+    *pzWhy = sqlite3_mprintf("the VFS \"%s\" (only \"unix\" files are read directly)", pVfs ? pVfs->zName : "?");
+  }else if( sqlite3_file_control(db, zDb, SQLITE_FCNTL_FILE_POINTER, &fd) || fd==0 || fd->pMethods==0 ){
+    *pzWhy = sqlite3_mprintf("the database file is not open");
+    fd = 0;
+  }
+  return fd;
+}
+
+/* The connection's record of schema zDb (made if make, evicting the
+** first), or NULL. */
+static ga_walseen *seenOf(ga_conn *conn, const char *zDb, int make){
+  int i;
+  if( strlen(zDb)>=sizeof(conn->aSeen[0].zDb) ) return 0;
+  for(i=0; i<GA_SEEN; i++) if( strcmp(conn->aSeen[i].zDb, zDb)==0 ) return &conn->aSeen[i];
+  if( !make ) return 0;
+  for(i=0; i<GA_SEEN && conn->aSeen[i].zDb[0]; i++){}
+  if( i==GA_SEEN ){
+    memmove(&conn->aSeen[0], &conn->aSeen[1], sizeof(conn->aSeen[0])*(GA_SEEN-1));
+    i = GA_SEEN-1;
+  }
+  memset(&conn->aSeen[i], 0, sizeof(conn->aSeen[i]));
+  strcpy(conn->aSeen[i].zDb, zDb);
+  return &conn->aSeen[i];
+}
+
+void ga_snap_observe(sqlite3 *db, ga_conn *conn){
+  int i, named = sqlite3_libversion_number()>=3039000;   /* sqlite3_db_name */
+  for(i=0; ; i++){
+    const char *zDb = named ? sqlite3_db_name(db, i) : (i==0 ? "main" : 0);
+    char *zWhy = 0;
+    sqlite3_file *fd;
+    volatile unsigned char *p0;
+    unsigned char v[2], h[HDR];
+    ga_walseen *w;
+    if( zDb==0 ) break;
+    if( i==1 || sqlite3_txn_state(db, zDb)!=SQLITE_TXN_NONE ) continue;
+    fd = unixFile(db, zDb, &zWhy);
+    sqlite3_free(zWhy);
+    /* WAL on disk (header bytes 18, 19): the pager has the wal-index open. */
+    if( fd==0 || fd->pMethods->xRead(fd, v, 2, 18)!=SQLITE_OK || v[0]!=2 || v[1]!=2 ) continue;
+    if( shmRegion(fd, 0, &p0)!=SQLITE_OK || p0==0 || shmHeader(p0, h, 0)!=SQLITE_OK ) continue;
+    if( (w = seenOf(conn, zDb, 1))!=0 ){
+      memcpy(w->free, h, HDR);
+      w->haveFree = 1;
+    }
+  }
+}
+
+/* A pragma's first value on schema zDb, as text (into z, n bytes) or as an
+** integer. */
+static int pragmaGet(sqlite3 *db, const char *zDb, const char *zName, char *z, int n, int64_t *pi){
+  sqlite3_stmt *st = 0;
+  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".%s", zDb, zName);
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_step(st);
+    if( rc==SQLITE_ROW ){
+      if( z ) sqlite3_snprintf(n, z, "%s", (const char*)sqlite3_column_text(st, 0));
+      if( pi ) *pi = sqlite3_column_int64(st, 0);
+      rc = SQLITE_OK;
+    }else if( rc==SQLITE_DONE ){
+      rc = SQLITE_ERROR;
+    }
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Each page's latest frame in 1..mxFrame, from the wal-index. */
+static int frameMap(ga_snap *s, uint32_t mxFrame){
+  volatile unsigned char *p = 0;
+  uint32_t f;
+  int iRegion = -1, rc;
+  s->aFrame = sqlite3_malloc64(sizeof(uint32_t)*((sqlite3_uint64)s->nPage + 1));
+  if( s->aFrame==0 ) return SQLITE_NOMEM;
+  memset(s->aFrame, 0, sizeof(uint32_t)*((size_t)s->nPage + 1));
+  for(f=1; f<=mxFrame; f++){
+    int r = f<=FRAMES_ONE ? 0 : 1 + (int)((f - FRAMES_ONE - 1)/FRAMES);
+    uint32_t idx = r==0 ? 34 + f - 1 : (f - FRAMES_ONE - 1) % FRAMES, pg;
+    if( r!=iRegion ){
+      if( (rc = shmRegion(s->fd, r, &p))!=SQLITE_OK ) return rc;
+      if( p==0 ) return SQLITE_CORRUPT;
+      iRegion = r;
+    }
+    pg = __atomic_load_n((volatile uint32_t*)p + idx, __ATOMIC_RELAXED);
+    if( pg>=1 && pg<=s->nPage ) s->aFrame[pg] = f;
+  }
+  return SQLITE_OK;
+}
+
+int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char **pzWhy){
+  int txn = sqlite3_txn_state(db, zDb), wal, rc, i;
+  char zJm[16], zLm[16];
+  unsigned char h1[HDR], h2[HDR], h3[HDR];
+  uint32_t nb = 0;
+  int64_t v;
+  char *zSql;
+  memset(s, 0, sizeof(*s));
+  s->db = db;
+  *pzWhy = 0;
+  if( txn==SQLITE_TXN_WRITE ){
+    *pzWhy = sqlite3_mprintf("this connection has a write transaction open on %s", zDb);
+    return GA_REFUSED;
+  }
+  if( txn<0 || (s->fd = unixFile(db, zDb, pzWhy))==0 ) return *pzWhy ? GA_REFUSED : SQLITE_NOMEM;
+  if( (rc = pragmaGet(db, zDb, "journal_mode", zJm, sizeof(zJm), 0))!=SQLITE_OK ) goto failed;
+  wal = sqlite3_stricmp(zJm, "wal")==0;
+  if( wal ){
+    if( (rc = pragmaGet(db, zDb, "locking_mode", zLm, sizeof(zLm), 0))!=SQLITE_OK ) goto failed;
+    if( sqlite3_stricmp(zLm, "exclusive")==0 ){
+      *pzWhy = sqlite3_mprintf("WAL in exclusive locking mode (the wal-index is private)");
+      return GA_REFUSED;
+    }
+    if( sqlite3_file_control(db, zDb, SQLITE_FCNTL_JOURNAL_POINTER, &s->wal) || s->wal==0 || s->wal->pMethods==0
+     || shmRegion(s->fd, 0, &s->shm)!=SQLITE_OK || s->shm==0 ){
+      *pzWhy = sqlite3_mprintf("the wal-index cannot be mapped, or is read-only");
+      return GA_REFUSED;
+    }
+    if( txn==SQLITE_TXN_NONE && shmHeader(s->shm, h1, 0)!=SQLITE_OK ) txn = -1;   /* no bracket */
+  }
+  /* Pin the read transaction: this statement stays active until close. */
+  zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema", zDb);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &s->hold, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK && (rc = sqlite3_step(s->hold))!=SQLITE_ROW ) goto failed;
+  if( (rc = pragmaGet(db, zDb, "page_size", 0, 0, &v))!=SQLITE_OK ) goto failed;
+  s->pgsz = (int)v;
+  if( (rc = pragmaGet(db, zDb, "page_count", 0, 0, &v))!=SQLITE_OK ) goto failed;
+  s->nPage = (uint32_t)v;
+  if( txn==SQLITE_TXN_NONE && !wal ){
+    /* Switched to WAL before this transaction began? */
+    if( (rc = pragmaGet(db, zDb, "journal_mode", zLm, sizeof(zLm), 0))!=SQLITE_OK ) goto failed;
+    if( sqlite3_stricmp(zLm, zJm)!=0 ){
+      *pzWhy = sqlite3_mprintf("the journal mode changed");
+      return GA_REFUSED;
+    }
+  }
+  if( wal ){
+    unsigned int dv = 0;
+    ga_walseen *w;
+    const unsigned char *hdr = 0;       /* the snapshot's header, if proven */
+    for(i=0; i<100; i++){
+      if( shmHeader(s->shm, h2, &nb) || shmHeader(s->shm, h3, 0) ){ i = 100; break; }
+      if( memcmp(h2, h3, HDR)==0 ) break;
+    }
+    if( i==100 ){
+      *pzWhy = sqlite3_mprintf("the wal-index kept changing");
+      return GA_REFUSED;
+    }
+    sqlite3_file_control(db, zDb, SQLITE_FCNTL_DATA_VERSION, &dv);
+    w = seenOf(conn, zDb, 1);
+    if( txn==SQLITE_TXN_NONE && memcmp(h1, h2, HDR)==0 ) hdr = h2;
+    else if( w && w->haveFree && memcmp(w->free, h2, HDR)==0 ) hdr = h2;
+    else if( w && w->haveDv && w->dv==dv ) hdr = w->dvHdr;
+    if( HDR_MXFRAME(h2)>0 && HDR_SZPAGE(h2)!=s->pgsz ){     /* an empty WAL has none */
+      *pzWhy = sqlite3_mprintf("the wal-index's page size is not the database's");
+      return GA_REFUSED;
+    }
+    s->nBackfill = nb;
+    memcpy(s->salt, h2 + 32, 8);
+    if( hdr ){
+      s->proven = 1;
+      /* Salts changed since: a restart, so this reader is on slot 0 and the
+      ** file alone is its snapshot. */
+      if( HDR_SALTS_SAME(hdr, h2) ) rc = frameMap(s, HDR_MXFRAME(hdr));
+      if( w ){
+        memmove(w->dvHdr, hdr, HDR);
+        w->dv = dv;
+        w->haveDv = 1;
+      }
+    }else{
+      rc = frameMap(s, HDR_MXFRAME(h2));
+    }
+    if( rc!=SQLITE_OK ) goto failed;
+  }
+  return SQLITE_OK;
+
+failed:
+  if( rc==SQLITE_DONE ){
+    *pzWhy = sqlite3_mprintf("schema %s is empty", zDb);
+    return GA_REFUSED;
+  }
+  if( rc==SQLITE_ROW ) rc = SQLITE_ERROR;
+  *pzWhy = sqlite3_mprintf("%s", rc==SQLITE_CORRUPT ? "the wal-index is malformed" : sqlite3_errmsg(db));
+  return rc;
+}
+
+/* Page pg's frame to read: 0 for the file, NO_FRAME if not proven. */
+static uint32_t frameOf(const ga_snap *s, uint32_t pg){
+  uint32_t f = s->aFrame ? s->aFrame[pg] : 0;
+  if( f<=s->nBackfill ) return 0;
+  return s->proven ? f : NO_FRAME;
+}
+
+int ga_snap_proven(const ga_snap *s, uint32_t pgno){
+  return pgno>=1 && pgno<=s->nPage && frameOf(s, pgno)!=NO_FRAME;
+}
+
+/* xRead, a short read (a page beyond the file's end) being corruption. */
+static int readAt(sqlite3_file *f, unsigned char *buf, int64_t n, int64_t off){
+  int rc = f->pMethods->xRead(f, buf, (int)n, off);
+  return rc==SQLITE_IOERR_SHORT_READ ? SQLITE_CORRUPT : rc;
+}
+
+int ga_snap_read(const ga_snap *s, uint32_t pgno, int n, unsigned char *buf, int fileOnly){
+  int64_t sz = s->pgsz;
+  int i = 0, j, rc = SQLITE_OK, fromWal = 0;
+  if( pgno<1 || n<1 || pgno>s->nPage || (uint32_t)(n-1) > s->nPage - pgno ) return SQLITE_CORRUPT;
+  while( i<n && rc==SQLITE_OK ){
+    uint32_t f = fileOnly ? 0 : frameOf(s, pgno + i);
+    if( f==0 ){
+      for(j=i+1; j<n && (fileOnly || frameOf(s, pgno + j)==0); j++){}
+      rc = readAt(s->fd, buf + i*sz, (j - i)*sz, (int64_t)(pgno + i - 1)*sz);
+      i = j;
+    }else if( f==NO_FRAME ){
+      return GA_UNPROVEN;
+    }else{
+      rc = readAt(s->wal, buf + i*sz, sz, WAL_HDR + (int64_t)(f - 1)*(sz + FRAME_HDR) + FRAME_HDR);
+      fromWal = 1;
+      i++;
+    }
+  }
+  if( rc==SQLITE_OK && fromWal ){
+    /* A restart while reading (only a slot-0 reader allows one, and its
+    ** snapshot is the file): read the file's copies instead. */
+    unsigned char h[HDR];
+    if( shmHeader(s->shm, h, 0)!=SQLITE_OK ) rc = SQLITE_BUSY;
+    else if( memcmp(h + 32, s->salt, 8)!=0 ) rc = ga_snap_read(s, pgno, n, buf, 1);
+  }
+  return rc;
+}
+
+void ga_snap_close(ga_snap *s){
+  sqlite3_finalize(s->hold);
+  sqlite3_free(s->aFrame);
+  memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,83 @@
+/*
+** A database file's pages as one connection's read transaction sees them,
+** read through the connection's VFS (snap.c). The page source (pages.c)
+** decodes b-trees from them.
+**
+**   1. ga_snap_open pins a read transaction on one schema of the connection
+**      (a statement stepped once and left active until ga_snap_close) and
+**      finds where each page of that transaction's snapshot lives: in the
+**      database file, or in a WAL frame.
+**   2. Rollback journals (DELETE, TRUNCATE, PERSIST, MEMORY, OFF): while the
+**      connection holds its SHARED lock no writer can change the file, so the
+**      file is the snapshot.
+**   3. WAL: a page's snapshot copy is its latest frame at or below the
+**      transaction's mxFrame, else the file's. mxFrame is the wal-index
+**      header the reader took, private to the connection, so it is proven
+**      from outside: a header seen at a moment when the schema had no read
+**      transaction (ga_snap_observe, called at prepare time, or ga_snap_open
+**      just before it starts the transaction itself) and found unchanged now
+**      is the header the reader took (iChange counts commits, the salts
+**      restarts: no header write happened in between); or, after a proven
+**      scan, the pager's data version unchanged since means the header is
+**      the one proven then. Pages whose latest frame is at or below
+**      nBackfill (read after the start) are read from the file, where the
+**      checkpointer copied them and cannot copy later frames (it stops at
+**      every reader's mark, ours included); the others from their frames,
+**      which the reader's lock keeps (no WAL restart while a reader holds a
+**      slot above 0; a reader on slot 0 has nBackfill == mxFrame, and if the
+**      salts change under it, the file alone is its snapshot).
+**   4. WAL, mxFrame not proven (a commit raced the statement's start, or the
+**      transaction was open before the statement was prepared and nothing
+**      was proven in it): a page whose latest frame is at or below
+**      nBackfill, or that has none, is the file's; any other page is
+**      unproven (GA_UNPROVEN) and never read from the WAL.
+**   5. Refused, with a reason (GA_REFUSED): the connection's own uncommitted
+**      changes, temp and in-memory databases, a VFS other than "unix", WAL
+**      in exclusive locking mode (the wal-index is the connection's heap), a
+**      wal-index that cannot be mapped or is read-only.
+**   6. ga_snap_read may run in several threads at once; nothing else may.
+*/
+#ifndef GPUAGG_SNAP_H
+#define GPUAGG_SNAP_H
+
+#include "gpuagg.h"
+
+#define GA_REFUSED  1000            /* not read this way; the reason is given */
+#define GA_UNPROVEN 1001            /* this page's snapshot copy is not known */
+
+typedef struct ga_snap {
+  sqlite3 *db;              /* the connection */
+  sqlite3_stmt *hold;       /* stepped once, not reset: the read transaction */
+  sqlite3_file *fd;         /* the database file */
+  sqlite3_file *wal;        /* its WAL, in WAL mode; else NULL */
+  int pgsz;                 /* page size */
+  uint32_t nPage;           /* pages in the snapshot */
+  uint32_t *aFrame;         /* WAL: each page's latest frame in the range mapped (0: none) */
+  uint32_t nBackfill;       /* WAL: frames at or below this are in the file too */
+  int proven;               /* WAL: frames above nBackfill are the snapshot's (3), or unknown (4) */
+  volatile unsigned char *shm; /* WAL: the wal-index's first region */
+  unsigned char salt[8];    /* WAL: its salts when opened (a restart changes them) */
+} ga_snap;
+
+/* At a moment when SQLite runs no statement of ours (prepare time), note
+** the wal-index header of each WAL schema of db with no read transaction
+** open. Reads shared memory only: no SQL, no lock. */
+void ga_snap_observe(sqlite3 *db, ga_conn *conn);
+
+/* Open a snapshot of schema zDb of db. SQLITE_OK; GA_REFUSED with the
+** reason in *pzWhy; or an SQLite error (message in *pzWhy). sqlite3_free
+** *pzWhy. ga_snap_close it on every return. */
+int ga_snap_open(ga_snap*, sqlite3 *db, ga_conn *conn, const char *zDb, char **pzWhy);
+
+/* Pages pgno .. pgno+n-1 into buf (n*pgsz bytes): SQLITE_OK, GA_UNPROVEN,
+** SQLITE_CORRUPT (a page outside the snapshot or the file) or an I/O error.
+** fileOnly: the file's copies, whatever the WAL holds. */
+int ga_snap_read(const ga_snap*, uint32_t pgno, int n, unsigned char *buf, int fileOnly);
+
+/* Is page pgno's snapshot copy known (not GA_UNPROVEN)? */
+int ga_snap_proven(const ga_snap*, uint32_t pgno);
+
+/* End the transaction pin and free what the snapshot holds. */
+void ga_snap_close(ga_snap*);
+
+#endif /* GPUAGG_SNAP_H */
