@@ -30,6 +30,7 @@
 #define SEG_BYTES  (1<<20)          /* most page bytes in a segment */
 #define MAX_DEPTH  40               /* deeper is a malformed tree (SQLite: 20) */
 #define PROBE_SEGS 8                /* segments between interrupt probes */
+#define WAL_UNSEEN "WAL: the table changed after the last checkpoint, in frames this transaction may not see"
 
 /* A column's DEFAULT, as SQL reads it for records older than the column. */
 typedef struct Dflt {
@@ -534,8 +535,10 @@ static int headerOf(PageSrc *p, char **pzWhy){
   int rc, sz, enc;
   if( b==0 ) return SQLITE_NOMEM;
   /* A page 1 not proven is the file's: what is read of it (page size,
-  ** reserved bytes, encoding) changes only by VACUUM, which rewrites
-  ** every page, and then the table's pages are not proven either. */
+  ** reserved bytes, encoding) is set by the first table's commit and
+  ** changed only by VACUUM, which rewrites every page; either way the
+  ** table's pages are then not proven either, and the encoding the file
+  ** shows may still be 0 (none yet). */
   rc = ga_snap_read(&p->snap, 1, 1, b, !ga_snap_proven(&p->snap, 1));
   if( rc==SQLITE_OK ){
     sz = (b[16]<<8 | b[17])==1 ? 65536 : (b[16]<<8 | b[17]);
@@ -545,7 +548,7 @@ static int headerOf(PageSrc *p, char **pzWhy){
       sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (page 1: header)");
       rc = SQLITE_CORRUPT;
     }else if( enc!=1 ){
-      *pzWhy = sqlite3_mprintf("a UTF-16 database");
+      *pzWhy = sqlite3_mprintf(!ga_snap_proven(&p->snap, 1) ? WAL_UNSEEN : "a UTF-16 database");
       rc = GA_REFUSED;
     }
   }
@@ -579,7 +582,7 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
       break;
     }
     if( !ga_snap_proven(s, pg) ){
-      *pzWhy = sqlite3_mprintf("WAL: the table changed after the last checkpoint, in frames this transaction may not see");
+      *pzWhy = sqlite3_mprintf(WAL_UNSEEN);
       rc = GA_REFUSED;
       break;
     }

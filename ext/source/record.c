@@ -303,7 +303,13 @@ static int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned char *pa
   if( loc<P ) ovfl = get4(p + loc);
   r->rowid[i] = (int64_t)rowid;
   r->n++;
-  if( pl->nField==0 ) return SQLITE_OK;
+  if( pl->nField==0 ){              /* the rowid alone */
+    for(c=0; c<pl->nCol; c++){
+      r->type[(size_t)c*r->cap + i] = SQLITE_INTEGER;
+      r->v[(size_t)c*r->cap + i] = (int64_t)rowid;
+    }
+    return SQLITE_OK;
+  }
   /* The header: its size, then the serial types of the fields wanted. The
   ** payload is read in place, or assembled with its overflow pages as far
   ** as needed (avail bytes at pay). */

@@ -142,14 +142,18 @@ static int pragmaGet(sqlite3 *db, const char *zDb, const char *zName, char *z, i
   return rc;
 }
 
-/* Each page's latest frame in 1..mxFrame, from the wal-index. */
-static int frameMap(ga_snap *s, uint32_t mxFrame){
+/* From the wal-index, each page's latest frame in 1..mxFrame (aLast) and,
+** if mx<mxFrame, its latest in 1..mx (aFrame; else aFrame is aLast). */
+static int frameMap(ga_snap *s, uint32_t mx, uint32_t mxFrame){
   volatile unsigned char *p = 0;
+  size_t sz = sizeof(uint32_t)*((size_t)s->nPage + 1);
   uint32_t f;
   int iRegion = -1, rc;
-  s->aFrame = sqlite3_malloc64(sizeof(uint32_t)*((sqlite3_uint64)s->nPage + 1));
-  if( s->aFrame==0 ) return SQLITE_NOMEM;
-  memset(s->aFrame, 0, sizeof(uint32_t)*((size_t)s->nPage + 1));
+  s->aLast = sqlite3_malloc64(sz);
+  s->aFrame = mx<mxFrame ? sqlite3_malloc64(sz) : s->aLast;
+  if( s->aLast==0 || s->aFrame==0 ) return SQLITE_NOMEM;
+  memset(s->aLast, 0, sz);
+  memset(s->aFrame, 0, sz);
   for(f=1; f<=mxFrame; f++){
     int r = f<=FRAMES_ONE ? 0 : 1 + (int)((f - FRAMES_ONE - 1)/FRAMES);
     uint32_t idx = r==0 ? 34 + f - 1 : (f - FRAMES_ONE - 1) % FRAMES, pg;
@@ -159,7 +163,9 @@ static int frameMap(ga_snap *s, uint32_t mxFrame){
       iRegion = r;
     }
     pg = __atomic_load_n((volatile uint32_t*)p + idx, __ATOMIC_RELAXED);
-    if( pg>=1 && pg<=s->nPage ) s->aFrame[pg] = f;
+    if( pg<1 || pg>s->nPage ) continue;
+    s->aLast[pg] = f;
+    if( f<=mx ) s->aFrame[pg] = f;
   }
   return SQLITE_OK;
 }
@@ -238,14 +244,14 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
       s->proven = 1;
       /* Salts changed since: a restart, so this reader is on slot 0 and the
       ** file alone is its snapshot. */
-      if( HDR_SALTS_SAME(hdr, h2) ) rc = frameMap(s, HDR_MXFRAME(hdr));
+      if( HDR_SALTS_SAME(hdr, h2) ) rc = frameMap(s, HDR_MXFRAME(hdr), HDR_MXFRAME(h2));
       if( w ){
         memmove(w->dvHdr, hdr, HDR);
         w->dv = dv;
         w->haveDv = 1;
       }
     }else{
-      rc = frameMap(s, HDR_MXFRAME(h2));
+      rc = frameMap(s, HDR_MXFRAME(h2), HDR_MXFRAME(h2));
     }
     if( rc!=SQLITE_OK ) goto failed;
   }
@@ -261,11 +267,17 @@ failed:
   return rc;
 }
 
-/* Page pg's frame to read: 0 for the file, NO_FRAME if not proven. */
+
+/* Page pg's frame to read: 0 for the file, NO_FRAME if not proven. The
+** file's copy is the snapshot's when the page's latest frame in the whole
+** WAL is at or below nBackfill (the checkpointer copies each page's
+** latest frame, and skips a page whose latest frame is past its safe
+** point, so a page's frame below nBackfill is not in the file if a later
+** frame of it exists); or, for a proven snapshot, when it has no frame
+** at or below mxFrame (a checkpoint never passes a reader's mark). */
 static uint32_t frameOf(const ga_snap *s, uint32_t pg){
-  uint32_t f = s->aFrame ? s->aFrame[pg] : 0;
-  if( f<=s->nBackfill ) return 0;
-  return s->proven ? f : NO_FRAME;
+  if( s->aLast==0 || s->aLast[pg]<=s->nBackfill ) return 0;
+  return s->proven ? s->aFrame[pg] : NO_FRAME;
 }
 
 int ga_snap_proven(const ga_snap *s, uint32_t pgno){
@@ -308,6 +320,7 @@ int ga_snap_read(const ga_snap *s, uint32_t pgno, int n, unsigned char *buf, int
 
 void ga_snap_close(ga_snap *s){
   sqlite3_finalize(s->hold);
-  sqlite3_free(s->aFrame);
+  if( s->aFrame!=s->aLast ) sqlite3_free(s->aFrame);
+  sqlite3_free(s->aLast);
   memset(s, 0, sizeof(*s));
 }

@@ -19,18 +19,22 @@
 **      is the header the reader took (iChange counts commits, the salts
 **      restarts: no header write happened in between); or, after a proven
 **      scan, the pager's data version unchanged since means the header is
-**      the one proven then. Pages whose latest frame is at or below
-**      nBackfill (read after the start) are read from the file, where the
-**      checkpointer copied them and cannot copy later frames (it stops at
-**      every reader's mark, ours included); the others from their frames,
-**      which the reader's lock keeps (no WAL restart while a reader holds a
-**      slot above 0; a reader on slot 0 has nBackfill == mxFrame, and if the
-**      salts change under it, the file alone is its snapshot).
+**      the one proven then. A page is read from its latest frame at or
+**      below mxFrame, which the reader's lock keeps (no WAL restart while a
+**      reader holds a slot above 0; a reader on slot 0 has nBackfill ==
+**      mxFrame, and if the salts change under it, the file alone is its
+**      snapshot); from the file if it has no such frame (no checkpoint
+**      passes a reader's mark), or if its latest frame in the whole WAL is
+**      at or below nBackfill (the checkpointer copies each page's latest
+**      frame, and skips a page whose latest frame is past its safe point:
+**      nBackfill alone does not say a page's earlier frame is in the file).
 **   4. WAL, mxFrame not proven (a commit raced the statement's start, or the
 **      transaction was open before the statement was prepared and nothing
 **      was proven in it): a page whose latest frame is at or below
 **      nBackfill, or that has none, is the file's; any other page is
-**      unproven (GA_UNPROVEN) and never read from the WAL.
+**      unproven (GA_UNPROVEN) and never read from the WAL. (nBackfill never
+**      passes the reader's mark, so the page's latest frame is in its
+**      snapshot.)
 **   5. Refused, with a reason (GA_REFUSED): the connection's own uncommitted
 **      changes, temp and in-memory databases, a VFS other than "unix", WAL
 **      in exclusive locking mode (the wal-index is the connection's heap), a
@@ -52,7 +56,8 @@ typedef struct ga_snap {
   sqlite3_file *wal;        /* its WAL, in WAL mode; else NULL */
   int pgsz;                 /* page size */
   uint32_t nPage;           /* pages in the snapshot */
-  uint32_t *aFrame;         /* WAL: each page's latest frame in the range mapped (0: none) */
+  uint32_t *aLast;          /* WAL: each page's latest frame (0: none) */
+  uint32_t *aFrame;         /* WAL, proven: each page's latest frame in the snapshot */
   uint32_t nBackfill;       /* WAL: frames at or below this are in the file too */
   int proven;               /* WAL: frames above nBackfill are the snapshot's (3), or unknown (4) */
   volatile unsigned char *shm; /* WAL: the wal-index's first region */
