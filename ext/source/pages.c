@@ -87,7 +87,7 @@ static void segDecode(PageSrc *p, int i, Seg *g){
   int64_t last = 0;
   g->rc = SQLITE_OK;
   g->zErr[0] = 0;
-  if( g->pages==0 && (g->pages = malloc((size_t)p->perSeg*(size_t)s->pgsz))==0 ){
+  if( g->pages==0 && (g->pages = calloc(1, (size_t)p->perSeg*(size_t)s->pgsz + GA_PAGE_PAD))==0 ){
     g->rc = SQLITE_NOMEM;
     return;
   }
@@ -369,6 +369,7 @@ static void pagesClose(ga_colsrc *pSrc){
   for(c=0; c<GA_COLS_MAX; c++) free((void*)p->aDflt[c].cell.z);
   sqlite3_free(p->zLook);
   sqlite3_free(p->aLeaf);
+  free(p->plan.aFirst);
   sqlite3_free(p);
 }
 
@@ -443,7 +444,7 @@ static int planOf(PageSrc *p, const char *zDb, const char *zTab, int nCol, const
   int rc, c, i, nStored = 0, nPk = 0, pkInteger = 0, found[GA_COLS_MAX], clash[3] = { 0, 0, 0 };
   char *zPk = 0;
   memset(found, 0, sizeof(found));
-  rc = sqlite3_prepare_v2(p->db, "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1, ?2)", -1, &st, 0);
+  rc = sqlite3_prepare_v2(p->db, "SELECT name, type, pk, hidden, dflt_value IS NOT NULL FROM pragma_table_xinfo(?1, ?2)", -1, &st, 0);
   if( rc==SQLITE_OK ){
     sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, zDb, -1, SQLITE_STATIC);
@@ -470,6 +471,7 @@ static int planOf(PageSrc *p, const char *zDb, const char *zTab, int nCol, const
       p->plan.aField[c] = nStored;
       p->plan.aReal[c] = (unsigned char)realAffinity(zType);
       p->plan.aWant[c] = aWant ? aWant[c] : 0;
+      p->plan.aDflt[c] = (unsigned char)sqlite3_column_int(st, 4);
     }
     if( hidden!=2 ) nStored++;
   }
@@ -497,6 +499,7 @@ static int planOf(PageSrc *p, const char *zDb, const char *zTab, int nCol, const
   }
   p->plan.nCol = nCol;
   for(c=0; c<nCol; c++) if( p->plan.aField[c] + 1 > p->plan.nField ) p->plan.nField = p->plan.aField[c] + 1;
+  if( rc==SQLITE_OK ) rc = ga_rplan_fields(&p->plan);
   if( rc==SQLITE_OK ){
     q = sqlite3_str_new(p->db);
     sqlite3_str_appendall(q, "SELECT ");

@@ -24,7 +24,7 @@ static unsigned get2(const unsigned char *p){ return (unsigned)p[0]<<8 | p[1]; }
 static uint32_t get4(const unsigned char *p){ return (uint32_t)p[0]<<24 | (uint32_t)p[1]<<16 | (uint32_t)p[2]<<8 | p[3]; }
 
 /* A varint at p, not reading at or past end: its length, or 0. */
-static int varint(const unsigned char *p, const unsigned char *end, uint64_t *pv){
+static int varintSlow(const unsigned char *p, const unsigned char *end, uint64_t *pv){
   uint64_t v = 0;
   int i;
   for(i=0; i<8; i++){
@@ -38,6 +38,14 @@ static int varint(const unsigned char *p, const unsigned char *end, uint64_t *pv
   if( p + 8>=end ) return 0;
   *pv = (v<<8) | p[8];
   return 9;
+}
+static inline int varint(const unsigned char *p, const unsigned char *end, uint64_t *pv){
+  if( p + 3<=end ){                 /* up to 3 bytes here: rowids below 2^21 */
+    if( p[0]<0x80 ){ *pv = p[0]; return 1; }
+    if( p[1]<0x80 ){ *pv = (uint64_t)(p[0] & 0x7f)<<7 | p[1]; return 2; }
+    if( p[2]<0x80 ){ *pv = (uint64_t)(p[0] & 0x7f)<<14 | (uint64_t)(p[1] & 0x7f)<<7 | p[2]; return 3; }
+  }
+  return varintSlow(p, end, pv);
 }
 
 /* ---- rows ------------------------------------------------------------------ */
@@ -100,6 +108,20 @@ void ga_rows_free(ga_rows *r){
   ga_rows_reset(r, 0, 0);
   free(r->type); free(r->v); free(r->rowid); free(r->cell); free(r->aFix); free(r->apBuf);
   memset(r, 0, sizeof(*r));
+}
+
+int ga_rplan_fields(ga_rplan *pl){
+  int c, f;
+  free(pl->aFirst);
+  if( (pl->aFirst = malloc(sizeof(int)*(size_t)(pl->nField ? pl->nField : 1)))==0 ) return SQLITE_NOMEM;
+  for(f=0; f<pl->nField; f++) pl->aFirst[f] = -1;
+  pl->iRowid = -1;
+  for(c=pl->nCol-1; c>=0; c--){
+    int *pFirst = pl->aField[c]<0 ? &pl->iRowid : &pl->aFirst[pl->aField[c]];
+    pl->aNext[c] = *pFirst;
+    *pFirst = c;
+  }
+  return SQLITE_OK;
 }
 
 /* ---- pages ----------------------------------------------------------------- */
@@ -215,20 +237,23 @@ static int numberHere(const unsigned char *z, int n, int isText, int *pType, int
 }
 
 /* Column c of row i: serial type st, its bytes at d (sz of them). */
-static int putValue(const ga_rplan *pl, ga_rows *r, int c, int i, uint64_t st, const unsigned char *d, uint64_t sz){
+static inline int putValue(const ga_rplan *pl, ga_rows *r, int c, int i, uint64_t st, const unsigned char *d,
+                           uint64_t sz){
   size_t at = (size_t)c*r->cap + i;
   int64_t x = 0;
-  unsigned k;
   if( st==0 ){
     r->type[at] = SQLITE_NULL;
     return SQLITE_OK;
   }
-  if( st<=6 || st==8 || st==9 ){
-    if( st<=6 ){
-      x = (signed char)d[0];        /* big-endian two's complement */
-      for(k=1; k<sz; k++) x = (int64_t)((uint64_t)x<<8 | d[k]);
-    }else{
-      x = st==9;
+  if( st<=9 && st!=7 ){
+    switch( st ){                   /* big-endian two's complement */
+      case 1: x = (signed char)d[0]; break;
+      case 2: x = (int16_t)(d[0]<<8 | d[1]); break;
+      case 3: x = (int32_t)((uint32_t)d[0]<<24 | (uint32_t)d[1]<<16 | (uint32_t)d[2]<<8) >> 8; break;
+      case 4: x = (int32_t)((uint32_t)d[0]<<24 | (uint32_t)d[1]<<16 | (uint32_t)d[2]<<8 | d[3]); break;
+      case 5: x = (int64_t)((uint64_t)get4(d)<<32 | (uint64_t)(d[4]<<8 | d[5])<<16) >> 16; break;
+      case 6: x = (int64_t)((uint64_t)get4(d)<<32 | get4(d + 4)); break;
+      default: x = st==9; break;     /* 8 and 9: the integers 0 and 1 */
     }
     if( pl->aReal[c] ){
       double f = (double)x;
@@ -241,9 +266,8 @@ static int putValue(const ga_rplan *pl, ga_rows *r, int c, int i, uint64_t st, c
     return SQLITE_OK;
   }
   if( st==7 ){
+    uint64_t u = (uint64_t)get4(d)<<32 | get4(d + 4);
     double f;
-    uint64_t u = 0;
-    for(k=0; k<8; k++) u = u<<8 | d[k];
     memcpy(&f, &u, 8);
     if( isnan(f) ){                 /* as SQLite reads it */
       r->type[at] = SQLITE_NULL;
@@ -286,13 +310,16 @@ static uint64_t serialSize(uint64_t t){
   return t>=12 ? (t - 12)/2 : a[t];
 }
 
-/* The cell at offset off of leaf page pg, as row r->n. */
-static int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned char *page, unsigned off, uint32_t pg,
-                   ga_rows *r, char *zErr, int nErr){
-  const unsigned char *p = page + off, *end = page + pl->usable, *pay, *hdr;
-  uint64_t P, rowid, loc, avail, hsz, need = 0, at, aOff[GA_COLS_MAX], aSt[GA_COLS_MAX];
+/* The cell at offset off of leaf page pg, as row r->n. One pass over the
+** record's header notes each wanted field's type and offset; the values are
+** read in place, or from the payload assembled with its overflow pages as
+** far as they need. */
+static inline int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned char *page, unsigned off, uint32_t pg,
+                          ga_rows *r, char *zErr, int nErr){
+  const unsigned char *p = page + off, *end = page + pl->usable, *pay, *h, *hEnd;
+  uint64_t P, rowid, loc, avail, hsz, at, need = 0, aSt[GA_COLS_MAX], aOff[GA_COLS_MAX];
   uint32_t ovfl = 0;
-  int k, f, c, nHave, i = r->n, rc;
+  int k, f, c, i = r->n, rc, nHave;
   if( (k = varint(p, end, &P))==0 ) return corrupt(zErr, nErr, pg, "cell at %u", off);
   p += k;
   if( (k = varint(p, end, &rowid))==0 ) return corrupt(zErr, nErr, pg, "cell at %u", off);
@@ -303,51 +330,42 @@ static int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned char *pa
   if( loc<P ) ovfl = get4(p + loc);
   r->rowid[i] = (int64_t)rowid;
   r->n++;
-  if( pl->nField==0 ){              /* the rowid alone */
-    for(c=0; c<pl->nCol; c++){
-      r->type[(size_t)c*r->cap + i] = SQLITE_INTEGER;
-      r->v[(size_t)c*r->cap + i] = (int64_t)rowid;
-    }
-    return SQLITE_OK;
-  }
-  /* The header: its size, then the serial types of the fields wanted. The
-  ** payload is read in place, or assembled with its overflow pages as far
-  ** as needed (avail bytes at pay). */
   pay = p;
   avail = loc;
-  if( (k = varint(pay, pay + (loc<9 ? loc : 9), &hsz))==0 ) return corrupt(zErr, nErr, pg, "record header at %u", off);
-  if( hsz<(uint64_t)k || hsz>P ) return corrupt(zErr, nErr, pg, "record header of %llu bytes", (unsigned long long)hsz);
-  if( hsz>avail ){
-    rc = overflowed(pl, s, r, p, loc, ovfl, P, hsz, pg, &pay, zErr, nErr);
-    if( rc==GA_UNPROVEN ) return markRow(pl, r, i, GA_T_LOOKUP);
-    if( rc ) return rc;
-    avail = hsz;
-  }
-  hdr = pay + k;
-  at = hsz;
-  for(f=0; f<pl->nField && hdr<pay + hsz; f++){
-    uint64_t t;
-    if( (k = varint(hdr, pay + hsz, &t))==0 ) return corrupt(zErr, nErr, pg, "record header at %u", off);
-    hdr += k;
-    if( t==10 || t==11 ) return corrupt(zErr, nErr, pg, "serial type %llu", (unsigned long long)t);
-    aSt[f] = t;
-    aOff[f] = at;
-    at += serialSize(t);
-    if( at>P ) return corrupt(zErr, nErr, pg, "record overruns its payload");
-  }
-  nHave = f;
-  /* The bytes the wanted values need: numbers always, TEXT and BLOB if the
-  ** column asks for more than their class. */
-  for(c=0; c<pl->nCol; c++){
-    int fc = pl->aField[c];
-    if( fc>=0 && fc<nHave && (aSt[fc]<12 || pl->aWant[c]) && aOff[fc] + serialSize(aSt[fc])>need ){
-      need = aOff[fc] + serialSize(aSt[fc]);
+  hsz = 0;
+  nHave = 0;
+  if( pl->nField>0 ){
+    if( (k = varint(pay, pay + (loc<9 ? loc : 9), &hsz))==0 ) return corrupt(zErr, nErr, pg, "record header at %u", off);
+    if( hsz<(uint64_t)k || hsz>P ) return corrupt(zErr, nErr, pg, "record header of %llu bytes", (unsigned long long)hsz);
+    if( hsz>avail ){
+      rc = overflowed(pl, s, r, p, loc, ovfl, P, hsz, pg, &pay, zErr, nErr);
+      if( rc==GA_UNPROVEN ) return markRow(pl, r, i, GA_T_LOOKUP);
+      if( rc ) return rc;
+      avail = hsz;
     }
-  }
-  if( need>avail ){
-    rc = overflowed(pl, s, r, p, loc, ovfl, P, need, pg, &pay, zErr, nErr);
-    if( rc==GA_UNPROVEN ) return markRow(pl, r, i, GA_T_LOOKUP);
-    if( rc ) return rc;
+    h = pay + k;
+    hEnd = pay + hsz;
+    at = hsz;
+    for(f=0; f<pl->nField && h<hEnd; f++){
+      uint64_t t, sz;
+      if( (k = varint(h, hEnd, &t))==0 ) return corrupt(zErr, nErr, pg, "record header at %u", off);
+      h += k;
+      if( t==10 || t==11 ) return corrupt(zErr, nErr, pg, "serial type %llu", (unsigned long long)t);
+      sz = serialSize(t);
+      for(c=pl->aFirst[f]; c>=0; c=pl->aNext[c]){
+        aSt[c] = t;
+        aOff[c] = at;
+        /* Numbers' bytes always; TEXT's and BLOB's if the column asks. */
+        if( (t<12 || pl->aWant[c]) && at + sz>need ) need = at + sz;
+      }
+      if( (at += sz)>P ) return corrupt(zErr, nErr, pg, "record overruns its payload");
+    }
+    nHave = f;
+    if( need>avail ){
+      rc = overflowed(pl, s, r, p, loc, ovfl, P, need, pg, &pay, zErr, nErr);
+      if( rc==GA_UNPROVEN ) return markRow(pl, r, i, GA_T_LOOKUP);
+      if( rc ) return rc;
+    }
   }
   for(c=0; c<pl->nCol; c++){
     int fc = pl->aField[c];
@@ -356,29 +374,107 @@ static int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned char *pa
       r->type[iv] = SQLITE_INTEGER;
       r->v[iv] = (int64_t)rowid;
     }else if( fc>=nHave ){
-      r->type[iv] = GA_T_DEFAULT;
-      if( (rc = fixLater(r, c, i))!=SQLITE_OK ) return rc;
-    }else if( (rc = putValue(pl, r, c, i, aSt[fc], pay + aOff[fc], serialSize(aSt[fc])))!=SQLITE_OK ){
+      /* Past the record's end: the column's DEFAULT, or NULL. */
+      r->type[iv] = pl->aDflt[c] ? GA_T_DEFAULT : SQLITE_NULL;
+      if( pl->aDflt[c] && (rc = fixLater(r, c, i))!=SQLITE_OK ) return rc;
+    }else if( (rc = putValue(pl, r, c, i, aSt[c], pay + aOff[c], serialSize(aSt[c])))!=SQLITE_OK ){
       return rc;
     }
   }
   return SQLITE_OK;
 }
 
+/* A record wholly on its page, P bytes at p, as row i (rowid), when its
+** header is plain: one byte of size and one byte per field's type, every
+** wanted field present. 1 if done, 0 if the general path must read it
+** (nothing written but the row's numbers and classes, which it rewrites).
+** Integers are read without a branch on their width (columns mix widths
+** row by row): 8 bytes big-endian, shifted down; the page's buffer has
+** GA_PAGE_PAD readable bytes after it. */
+static inline int cellPlain(const ga_rplan *restrict pl, const unsigned char *restrict p, uint64_t P, int64_t rowid,
+                            unsigned char *restrict type, int64_t *restrict v, size_t cap, int i){
+  /* For serial types 0..11: 0 NULL, 1 an integer of aSize bytes, 2 REAL,
+  ** 3 the integer t-8, 4 reserved. */
+  static const unsigned char aClass[12] = { 0, 1, 1, 1, 1, 1, 1, 2, 3, 3, 4, 4 };
+  static const unsigned char aSize[12] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0 };
+  unsigned hsz = p[0], f, at;
+  int c;
+  if( hsz>=0x80 || hsz<(unsigned)pl->nField + 1 || hsz>P ) return 0;
+  at = hsz;
+  for(f=0; f<(unsigned)pl->nField; f++){
+    unsigned t = p[1 + f], sz, k;
+    const unsigned char *d = p + at;
+    uint64_t u;
+    if( t>=0x80 ) return 0;
+    k = t<12 ? aClass[t] : 5;
+    sz = t<12 ? aSize[t] : (t - 12)/2;
+    if( k==4 || at + sz>P ) return 0;
+    memcpy(&u, d, 8);
+    u = __builtin_bswap64(u);
+    for(c=pl->aFirst[f]; c>=0; c=pl->aNext[c]){
+      size_t iv = (size_t)c*cap + i;
+      int64_t x;
+      if( k==1 || k==3 ){
+        x = k==1 ? (int64_t)u >> (64 - 8*sz) : (int64_t)t - 8;
+        if( pl->aReal[c] ){
+          double r = (double)x;
+          memcpy(&v[iv], &r, 8);
+          type[iv] = SQLITE_FLOAT;
+        }else{
+          v[iv] = x;
+          type[iv] = SQLITE_INTEGER;
+        }
+      }else if( k==2 ){
+        /* A NaN reads as NULL. */
+        type[iv] = (u<<1)>0xffe0000000000000ull ? SQLITE_NULL : SQLITE_FLOAT;
+        v[iv] = (int64_t)u;
+      }else if( k==0 ){
+        type[iv] = SQLITE_NULL;
+      }else{
+        if( pl->aWant[c] ) return 0;     /* TEXT or BLOB whose bytes are wanted */
+        type[iv] = (t & 1) ? SQLITE_TEXT : SQLITE_BLOB;
+      }
+    }
+    at += sz;
+  }
+  for(c=pl->iRowid; c>=0; c=pl->aNext[c]){
+    type[(size_t)c*cap + i] = SQLITE_INTEGER;
+    v[(size_t)c*cap + i] = rowid;
+  }
+  return 1;
+}
+
 int ga_leaf_rows(const ga_rplan *pl, const ga_snap *s, const unsigned char *page, uint32_t pg, ga_rows *r,
                  int64_t *pLast, int *pHave, char *zErr, int nErr){
-  const unsigned char *h = page + (pg==1 ? 100 : 0);
-  int n = ga_leaf_cells(page, pl->usable, pg, zErr, nErr), i, rc;
-  unsigned lo = (unsigned)(h - page) + 8 + 2*(unsigned)n;
+  const unsigned char *h = page + (pg==1 ? 100 : 0), *end = page + pl->usable;
+  int n = ga_leaf_cells(page, pl->usable, pg, zErr, nErr), i, rc, have = *pHave, nField = pl->nField;
+  unsigned lo = (unsigned)(h - page) + 8 + 2*(unsigned)n, hi = (unsigned)pl->usable - 4;
+  uint64_t X = (uint64_t)pl->usable - 35;           /* the most payload kept on a leaf */
+  int64_t last = *pLast, *restrict aRowid = r->rowid, *restrict v = r->v;
+  unsigned char *restrict type = r->type;
+  size_t cap = (size_t)r->cap;
   if( n<0 ) return SQLITE_CORRUPT;
   if( r->n + n > r->cap ) return corrupt(zErr, nErr, pg, "more cells than counted");
   for(i=0; i<n; i++){
     unsigned off = get2(h + 8 + 2*i);
-    if( off<lo || off + 4 > (unsigned)pl->usable ) return corrupt(zErr, nErr, pg, "cell %d at %u", i, off);
-    if( (rc = cellRow(pl, s, page, off, pg, r, zErr, nErr))!=SQLITE_OK ) return rc;
-    if( *pHave && r->rowid[r->n - 1] <= *pLast ) return corrupt(zErr, nErr, pg, "rowids out of order");
-    *pLast = r->rowid[r->n - 1];
-    *pHave = 1;
+    const unsigned char *p = page + off;
+    uint64_t P, rowid;
+    int k, row = r->n;
+    if( off<lo || off>hi ) return corrupt(zErr, nErr, pg, "cell %d at %u", i, off);
+    /* The plain case here; anything else (overflow, long headers, wanted
+    ** bytes, missing fields) in cellRow. */
+    if( nField>0 && (k = varint(p, end, &P))!=0 && P<=X && (p += k, k = varint(p, end, &rowid))!=0
+     && (uint64_t)(end - p - k)>=P && cellPlain(pl, p + k, P, (int64_t)rowid, type, v, cap, row) ){
+      aRowid[row] = (int64_t)rowid;
+      r->n = row + 1;
+    }else if( (rc = cellRow(pl, s, page, off, pg, r, zErr, nErr))!=SQLITE_OK ){
+      return rc;
+    }
+    if( have && aRowid[row]<=last ) return corrupt(zErr, nErr, pg, "rowids out of order");
+    last = aRowid[row];
+    have = 1;
   }
+  *pLast = last;
+  *pHave = have;
   return SQLITE_OK;
 }

@@ -24,6 +24,7 @@
 #include "snap.h"
 
 #define GA_T_DEFAULT 6              /* a field past the record's end */
+#define GA_PAGE_PAD  8              /* readable bytes a page's buffer must have after it */
 #define GA_T_LOOKUP  7              /* a row to read through SQL */
 
 /* How a scan reads a table's records. */
@@ -34,7 +35,15 @@ typedef struct ga_rplan {
   int aField[GA_COLS_MAX];          /* each column's field in the record; -1: the rowid */
   unsigned char aReal[GA_COLS_MAX]; /* REAL affinity: integers read as REAL */
   unsigned char aWant[GA_COLS_MAX]; /* GA_COL_* */
+  unsigned char aDflt[GA_COLS_MAX]; /* has a DEFAULT (else a missing field is NULL) */
+  int *aFirst;                      /* [nField]: the first column reading each field, or -1 */
+  int iRowid;                       /* the first column reading the rowid, or -1 */
+  int aNext[GA_COLS_MAX];           /* the next column reading the same field (or the rowid), or -1 */
 } ga_rplan;
+
+/* Set aFirst, iRowid and aNext from aField (aFirst malloc'd: free it). SQLITE_OK or
+** SQLITE_NOMEM. */
+int ga_rplan_fields(ga_rplan*);
 
 /* Rows decoded from leaf pages, column by column. */
 typedef struct ga_rows {
@@ -72,7 +81,7 @@ int ga_interior(const unsigned char *page, int usable, uint32_t pg, uint32_t nPa
 int ga_leaf_cells(const unsigned char *page, int usable, uint32_t pg, char *zErr, int nErr);
 
 /* Append leaf page pg's rows to r (room made by the caller, from
-** ga_leaf_cells). *pLast: the rowid before them if *pHave (rowids must
+** ga_leaf_cells); page's buffer has GA_PAGE_PAD bytes after it. *pLast: the rowid before them if *pHave (rowids must
 ** rise); both set to the last. Overflow pages are read from snap.
 ** SQLITE_OK, SQLITE_CORRUPT (zErr says where), SQLITE_NOMEM or an I/O error. */
 int ga_leaf_rows(const ga_rplan*, const ga_snap*, const unsigned char *page, uint32_t pg, ga_rows *r,

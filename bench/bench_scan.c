@@ -1,0 +1,143 @@
+/*
+** Column sources alone: how fast the statement source and the page source
+** (ext/source/) hand a table's rows to a sink that only adds them up. The
+** module's C is compiled in (CPU backend), so the sources are called
+** directly, without a table-valued function around them.
+**
+**   bench_scan DB [ROWS] [RUNS]
+**
+** DB is a database file; its table p(k, g, x, y, z) of ROWS rows (default
+** 10,000,000) is made if it is missing. For 1 and 5 columns, the page
+** source with 1 thread and with every core, and the statement source:
+** rows per second (median of RUNS, default 5), the page cache warm, and
+** their ratios. BENCH_OUT=dir also writes dir/scan.csv; BENCH_SCAN_SOURCES
+** ("pages", "statement") runs one of them.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "harness.h"
+
+int sqlite3_gpuagg_init(sqlite3*, char**, const sqlite3_api_routines*);
+
+/* zDb, with the module compiled in registered (which sets its API pointer:
+** from here on the module's headers route sqlite3_* calls through it). */
+static sqlite3 *openDb(const char *zDb){
+  sqlite3 *db = 0;
+  sqlite3_auto_extension((void(*)(void))sqlite3_gpuagg_init);
+  if( sqlite3_open(zDb, &db)!=SQLITE_OK ){
+    fprintf(stderr, "open %s: %s\n", zDb, sqlite3_errmsg(db));
+    exit(1);
+  }
+  return db;
+}
+
+#include "colsrc.h"
+
+/* A sink that adds every number up (so that nothing is skipped) and counts. */
+typedef struct Count {
+  ga_colsink base;
+  int64_t nRow;
+  int64_t acc;
+} Count;
+
+static int countBatch(ga_colsink *p, const ga_colbatch *b){
+  Count *c = (Count*)p;
+  int i, k;
+  for(k=0; k<b->nCol; k++){
+    const ga_colvec *v = &b->col[k];
+    for(i=0; i<b->n; i++) if( v->type[i]==SQLITE_INTEGER || v->type[i]==SQLITE_FLOAT ) c->acc += v->v[i];
+  }
+  c->nRow += b->n;
+  return 0;
+}
+
+static int cmpDouble(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* Seconds of one scan of columns azCol[0..nCol) of p; pages: which source. */
+static double scanOnce(sqlite3 *db, ga_conn *conn, int pages, int nCol, const char *const *azCol, int64_t *pnRow){
+  Count c;
+  ga_colsrc *src;
+  char *zErr = 0;
+  int rc = 0;
+  double t0 = h_now();
+  memset(&c, 0, sizeof(c));
+  c.base.xBatch = countBatch;
+  src = pages ? ga_colsrc_pages(db, conn, "p", nCol, azCol, 0, &rc, &zErr)
+              : ga_colsrc_stmt(db, conn, "\"p\"", nCol, azCol, 0, &zErr);
+  if( src==0 ){
+    fprintf(stderr, "%s source: %s\n", pages ? "page" : "statement", zErr ? zErr : "?");
+    exit(1);
+  }
+  if( (rc = src->xScan(src, &c.base))!=SQLITE_OK ){
+    fprintf(stderr, "scan: %s\n", src->xErrmsg(src));
+    exit(1);
+  }
+  src->xClose(src);
+  *pnRow = c.nRow;
+  return h_now() - t0;
+}
+
+int main(int argc, char **argv){
+  static const char *azCol[] = { "k", "g", "x", "y", "z" };
+  const char *zDb = argc>1 ? argv[1] : "/tmp/gpuagg-bench.db";
+  int64_t nRow = argc>2 ? atoll(argv[2]) : 10000000, n = 0;
+  int nRun = argc>3 ? atoi(argv[3]) : 5, nCore = (int)sysconf(_SC_NPROCESSORS_ONLN), k, i, r;
+  FILE *csv = 0;
+  char *zErr = 0;
+  sqlite3 *db;
+  ga_conn *conn;
+  const char *zWhich = getenv("BENCH_SCAN_SOURCES");       /* "pages", "statement" or both */
+  int pagesToo = !zWhich || strstr(zWhich, "pages")!=0, stmtToo = !zWhich || strstr(zWhich, "statement")!=0;
+  if( nRun<1 || nRun>64 ) nRun = 5;
+  if( nCore>GA_THREADS_MAX ) nCore = GA_THREADS_MAX;
+  db = openDb(zDb);
+  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='p'")==0 ){
+    double t0 = h_now();
+    h_exec(db, "CREATE TABLE p(k INTEGER, g INTEGER, x REAL, y INTEGER, z REAL);"
+               "WITH RECURSIVE s(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
+               "INSERT INTO p SELECT i*2654435761 %% 256, i*2654435761 %% 100000, (i*40503 %% 2000001) - 1000000.25,"
+               " i*7 - 3000000, CASE WHEN i%%10=0 THEN NULL ELSE i*0.5 END FROM s", (long long)nRow - 1);
+    fprintf(stderr, "# %s: %lld rows in %.1f s\n", zDb, (long long)nRow, h_now() - t0);
+  }
+  nRow = h_int(db, "SELECT count(*) FROM p");       /* and the page cache warm */
+  /* A state of our own for the sources, its aggregate registered over the
+  ** module's (the statement source's step finds its scan through it). */
+  if( (conn = ga_conn_new(&zErr))==0 ) return 1;
+  conn->nRef = 1;
+  sqlite3_create_function(db, "gpuagg_colsrc", -1, SQLITE_UTF8|SQLITE_DIRECTONLY, conn, 0, ga_colsrcStep, ga_colsrcFinal);
+  if( getenv("BENCH_OUT") ){
+    char *zPath = sqlite3_mprintf("%s/scan.csv", getenv("BENCH_OUT"));
+    csv = fopen(zPath, "w");
+    sqlite3_free(zPath);
+    if( csv ) fprintf(csv, "columns,source,threads,rows,ms,rows_per_s\n");
+  }
+  printf("Column sources, %lld rows of %s, %d cores (median of %d runs)\n\n", (long long)nRow, zDb, nCore, nRun);
+  printf("| columns | source | threads | ms | M rows/s | vs statement |\n| ---: | --- | ---: | ---: | ---: | ---: |\n");
+  for(k=1; k<=5; k+=4){
+    double base = 0;
+    for(r=0; r<3; r++){
+      int pages = r>0, th = r==2 ? nCore : 1;
+      double t[64];
+      if( (r==2 && nCore==1) || (r>0 && !pagesToo) || (r==0 && !stmtToo) ) continue;
+      conn->threads = th;
+      scanOnce(db, conn, pages, k, azCol, &n);          /* warm-up */
+      for(i=0; i<nRun; i++) t[i] = scanOnce(db, conn, pages, k, azCol, &n);
+      qsort(t, nRun, sizeof(double), cmpDouble);
+      if( r==0 ) base = t[nRun/2];
+      printf("| %d | %s | %d | %.1f | %.1f | %.2fx |\n", k, pages ? "pages" : "statement", th, t[nRun/2]*1e3,
+             n/t[nRun/2]/1e6, base/t[nRun/2]);
+      if( csv ) fprintf(csv, "%d,%s,%d,%lld,%.3f,%.0f\n", k, pages ? "pages" : "statement", th, (long long)n,
+                        t[nRun/2]*1e3, n/t[nRun/2]);
+      fflush(stdout);
+    }
+  }
+  if( csv ) fclose(csv);
+  ga_conn_unref(conn);
+  sqlite3_close(db);
+  return 0;
+}
