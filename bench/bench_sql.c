@@ -30,6 +30,11 @@
 **      row in the step function (threshold above the row count): the cost of
 **      the step itself, without the pipeline.
 **
+**   6. The page source (pages): a 5-column table p in a file (BENCH_DB),
+**      gpu_summary, gpu_histogram and gpu_group_by (256 and 100,000 groups)
+**      against the builtin SQL and the statement source, on one thread and
+**      every core; gpu_summary at the row counts of BENCH_PAGES_SCALE.
+**
 **   5. Scaling: sum(x) against gpu_sum(x), CUDA and CPU backends, at the row
 **      counts of BENCH_SCALE (default 65536,262144,1048576,4194304,10000000;
 **      counts above the table's are filled anew), as rows per second.
@@ -37,7 +42,7 @@
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** group,summary,chunks,scale). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,summary,chunks,scale,pages). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
 #include <stdio.h>
@@ -46,7 +51,7 @@
 #include "harness.h"
 
 static int nRun = 5;
-static const char *zSections = "small,rows,extremes,hist,groupby,group,summary,chunks,scale";
+static const char *zSections = "small,rows,extremes,hist,groupby,group,summary,chunks,scale,pages";
 static FILE *gCsv;                  /* sql.csv, or NULL */
 static const char *gSection = "";   /* the section being run, for the CSV */
 static int64_t gRows;               /* rows the compared queries read, for the CSV */
@@ -166,6 +171,123 @@ static void info(sqlite3 *db, const char *zWhen){
   free(z);
 }
 
+/* The table p(k, g, x, y, z) of n rows in the file zFile (made if it is
+** missing or of another size; bench_scan.c makes the same one), opened
+** with the module, the page cache warm. */
+static sqlite3 *pagesTable(const char *zFile, int64_t n){
+  char *zErr = 0;
+  sqlite3 *db = h_open_file(zFile, &zErr);
+  if( db==0 ){
+    fprintf(stderr, "%s: %s\n", zFile, zErr);
+    exit(1);
+  }
+  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='p'")==0 || h_int(db, "SELECT count(*) FROM p")!=n ){
+    double t0 = h_now();
+    h_exec(db, "DROP TABLE IF EXISTS p; CREATE TABLE p(k INTEGER, g INTEGER, x REAL, y INTEGER, z REAL);"
+               "WITH RECURSIVE s(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
+               "INSERT INTO p SELECT i*2654435761 %% 256, i*2654435761 %% 100000, (i*40503 %% 2000001) - 1000000.25,"
+               " i*7 - 3000000, CASE WHEN i%%10=0 THEN NULL ELSE i*0.5 END FROM s", (long long)n - 1);
+    fprintf(stderr, "# %s: %lld rows in %.1f s\n", zFile, (long long)n, h_now() - t0);
+  }
+  h_int(db, "SELECT count(*), sum(length(k)) FROM p");
+  return db;
+}
+
+/* Median seconds of zSql on db over nRun runs (after one warm-up). */
+static double medianOf(sqlite3 *db, const char *zSql){
+  double t[64];
+  int i;
+  timeQuery(db, zSql);
+  for(i=0; i<nRun; i++) t[i] = timeQuery(db, zSql);
+  qsort(t, nRun, sizeof(double), cmpDouble);
+  return t[nRun/2];
+}
+
+/* 6. A table in a file (BENCH_DB, default /tmp/gpuagg-bench.db), page
+** cache warm: gpu_summary, gpu_histogram and gpu_group_by read from the
+** pages (one thread, every core) against the statement source and the
+** builtin SQL; then gpu_summary at the sizes of BENCH_PAGES_SCALE (row
+** counts; files BENCH_DB.N), as rows per second. */
+static void pagesSection(int64_t nRow, const char *zBackend){
+  static const char *azCol[] = { "k", "g", "x", "y", "z" };
+  const char *zFile = getenv("BENCH_DB") ? getenv("BENCH_DB") : "/tmp/gpuagg-bench.db";
+  const char *zScale = getenv("BENCH_PAGES_SCALE");
+  sqlite3 *db = pagesTable(zFile, nRow);
+  sqlite3_str *full = sqlite3_str_new(db);
+  char *aQ[4][3], zLabel[160];
+  int nCore = (int)h_int(db, "SELECT gpuagg_config('threads')"), q, c;
+  double lo = qDouble(db, "SELECT min(x) FROM p"), hi = qDouble(db, "SELECT max(x) FROM p");
+  for(c=0; c<5; c++){
+    const char *z = azCol[c];
+    sqlite3_str_appendf(full, "%scount(*), count(%s), sum(typeof(%s)='integer'), sum(typeof(%s)='real'), "
+                        "min(%s), max(%s), sum(%s), total(%s), avg(%s), total(%s*%s)",
+                        c ? ", " : "SELECT ", z, z, z, z, z, z, z, z, z, z);
+  }
+  sqlite3_str_appendall(full, " FROM p");
+  aQ[0][0] = sqlite3_mprintf("gpu_summary('p'), 5 columns");
+  aQ[0][1] = sqlite3_str_finish(full);
+  aQ[0][2] = sqlite3_mprintf("SELECT * FROM gpu_summary('p')");
+  aQ[1][0] = sqlite3_mprintf("gpu_histogram('p', 'x', 256), range found");
+  aQ[1][1] = sqlite3_mprintf("SELECT min(CAST((x - %!.17g)*256/(%!.17g - %!.17g) AS INT), 255) b, count(*) "
+                             "FROM p WHERE x BETWEEN %!.17g AND %!.17g GROUP BY b", lo, hi, lo, lo, hi);
+  aQ[1][2] = sqlite3_mprintf("SELECT * FROM gpu_histogram('p', 'x', 256)");
+  aQ[2][0] = sqlite3_mprintf("gpu_group_by('p', 'k', 'x'), 256 groups");
+  aQ[2][1] = sqlite3_mprintf("SELECT k, count(*), count(x), sum(x), total(x), avg(x), min(x), max(x) FROM p GROUP BY k");
+  aQ[2][2] = sqlite3_mprintf("SELECT * FROM gpu_group_by('p', 'k', 'x')");
+  aQ[3][0] = sqlite3_mprintf("gpu_group_by('p', 'g', 'x'), 100,000 groups");
+  aQ[3][1] = sqlite3_mprintf("SELECT g, count(*), count(x), sum(x), total(x), avg(x), min(x), max(x) FROM p GROUP BY g");
+  aQ[3][2] = sqlite3_mprintf("SELECT * FROM gpu_group_by('p', 'g', 'x')");
+  printf("\nPage source, %lld rows in %s, %s backend, %d cores (medians of %d runs)\n\n", (long long)nRow, zFile,
+         zBackend, nCore, nRun);
+  printf("| query | builtin ms | statement source ms | pages, 1 thread ms | pages ms | vs builtin | vs statement |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for(q=0; q<4; q++){
+    double tb, ts, t1, tp;
+    h_exec(db, "SELECT gpuagg_config('pages', 0)");
+    tb = medianOf(db, aQ[q][1]);
+    ts = medianOf(db, aQ[q][2]);
+    h_exec(db, "SELECT gpuagg_config('pages', 1), gpuagg_config('threads', 1)");
+    t1 = medianOf(db, aQ[q][2]);
+    h_exec(db, "SELECT gpuagg_config('threads', %d)", nCore);
+    tp = medianOf(db, aQ[q][2]);
+    printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1fx | %.1fx |\n", aQ[q][0], tb*1e3, ts*1e3, t1*1e3, tp*1e3, tb/tp, ts/tp);
+    fflush(stdout);
+    if( gCsv ){
+      gRows = nRow;
+      fprintf(gCsv, "pages,\"%s (statement)\",%lld,%s,%.3f,%.3f,%.4f,%.0f,%.0f\n", aQ[q][0], (long long)nRow, zBackend,
+              tb*1e3, ts*1e3, ts/tb, nRow/tb, nRow/ts);
+      fprintf(gCsv, "pages,\"%s (pages, 1 thread)\",%lld,%s,%.3f,%.3f,%.4f,%.0f,%.0f\n", aQ[q][0], (long long)nRow,
+              zBackend, tb*1e3, t1*1e3, t1/tb, nRow/tb, nRow/t1);
+      fprintf(gCsv, "pages,\"%s (pages)\",%lld,%s,%.3f,%.3f,%.4f,%.0f,%.0f\n", aQ[q][0], (long long)nRow, zBackend,
+              tb*1e3, tp*1e3, tp/tb, nRow/tb, nRow/tp);
+    }
+    for(c=0; c<3; c++) sqlite3_free(aQ[q][c]);
+  }
+  snprintf(zLabel, sizeof(zLabel), "%s", h_text(db, "SELECT json_extract(gpuagg_info(), '$.sources')"));
+  printf("\nsources: %s\n", zLabel);
+  sqlite3_close(db);
+  if( zScale ){
+    char *zCopy = strdup(zScale), *zTok, *zSave = 0;
+    printf("\n| rows | file MB | gpu_summary ms (pages) | M rows/s | gpu_summary ms (statement) | M rows/s |\n"
+           "| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for(zTok=strtok_r(zCopy, ",", &zSave); zTok; zTok=strtok_r(0, ",", &zSave)){
+      int64_t n = atoll(zTok);
+      char *zF = sqlite3_mprintf("%s.%lld", zFile, (long long)n);
+      double tp, ts;
+      db = pagesTable(zF, n);
+      tp = medianOf(db, "SELECT * FROM gpu_summary('p')");
+      h_exec(db, "SELECT gpuagg_config('pages', 0)");
+      ts = medianOf(db, "SELECT * FROM gpu_summary('p')");
+      printf("| %lld | %.0f | %.1f | %.1f | %.1f | %.1f |\n", (long long)n,
+             h_int(db, "PRAGMA page_count")*(double)h_int(db, "PRAGMA page_size")/1e6, tp*1e3, n/tp/1e6, ts*1e3, n/ts/1e6);
+      fflush(stdout);
+      sqlite3_close(db);
+      sqlite3_free(zF);
+    }
+    free(zCopy);
+  }
+}
+
 int main(int argc, char **argv){
   int64_t nRow = argc>1 ? atoll(argv[1]) : 10000000;
   char *zErr = 0, *zBackend;
@@ -202,7 +324,8 @@ int main(int argc, char **argv){
   }
 
   /* 2. nRow rows, on the connection's backend, then on the CPU backend. */
-  fill(db, "t", nRow, 100000);
+  if( want("rows") || want("extremes") || want("hist") || want("groupby") || want("summary") || want("chunks")
+   || want("scale") ) fill(db, "t", nRow, 100000);
   zBackend = h_text(db, "SELECT gpuagg_backend()");
   gBackend = zBackend;
   gRows = nRow;
@@ -434,6 +557,10 @@ int main(int argc, char **argv){
     }
     free(zCopy);
   }
+  /* 6. The page source. */
+  gSection = "pages";
+  if( want("pages") ) pagesSection(nRow, zBackend);
+
   info(db, "at the end");
   free(zBackend);
   sqlite3_close(db);

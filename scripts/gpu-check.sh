@@ -25,8 +25,8 @@ build)
   autoreconf -fi >/dev/null 2>&1
   ./configure --quiet --enable-portable-tests --enable-fault-injection
   make -j"$(nproc)" >/dev/null
-  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api bench-programs >/dev/null
-  ls -la .libs/libgpuagg.so tests/test_sum tests/test_minmax tests/test_hist tests/test_api bench/bench_sql bench/bench_kernels
+  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages bench-programs >/dev/null
+  ls -la .libs/libgpuagg.so tests/test_sum tests/test_minmax tests/test_hist tests/test_api tests/test_pages bench/bench_sql bench/bench_kernels bench/bench_scan
   ;;
 run)
   out=${OUT:-$top/build-gpu/out}
@@ -44,6 +44,7 @@ run)
   ./tests/test_summary >"$out/test_summary.log" 2>&1 || status=1
   ./tests/test_fault >"$out/test_fault.log" 2>&1 || status=1
   ./tests/test_threads >"$out/test_threads.log" 2>&1 || status=1
+  GPUAGG_TEST_PAGES_ROWS=${GPUAGG_TEST_PAGES_ROWS:-10000000} ./tests/test_pages >"$out/test_pages.log" 2>&1 || status=1
   GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 sh tests/shell.test >"$out/shell.log" 2>&1 || status=1
   : >"$out/bench_kernels.md"; : >"$out/bench_sql.md"
   if [ "${BENCH:-1}" = 1 ]; then
@@ -52,13 +53,18 @@ run)
     pin=; command -v taskset >/dev/null && pin="taskset -c 2"
     $pin ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" "${BENCH_SECTIONS:-small,rows,extremes,hist,groupby}" \
       >"$out/bench_sql.md" 2>"$out/bench_sql.err" || status=1
+    # The column sources alone, on the pages section's table (every core).
+    case ${BENCH_SECTIONS:-} in *pages*)
+      ./bench/bench_scan "${BENCH_DB:-/tmp/gpuagg-bench.db}" "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-5}" \
+        >"$out/bench_scan.md" 2>&1 || status=1 ;;
+    esac
   fi
   # The CUDA paths under compute-sanitizer, when the machine has it: each
   # TOOL:SUITE of SANITIZE_RUNS, forked test processes followed. The suite
   # must pass and every process's summary must say 0 errors (memcheck also
   # reports device memory never freed).
   if command -v compute-sanitizer >/dev/null && [ "${SANITIZE:-1}" = 1 ]; then
-    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist memcheck:test_group memcheck:test_summary initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api racecheck:test_group}; do
+    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist memcheck:test_group memcheck:test_summary memcheck:test_pages initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api racecheck:test_group}; do
       tool=${run%%:*} suite=${run#*:} log="$out/sanitize-$tool-$suite.log"
       opt=; [ "$tool" = memcheck ] && opt="--leak-check full"
       rc=0
@@ -72,10 +78,11 @@ run)
     done
   fi
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
-  for f in test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
+  for f in test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads test_pages; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
   grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true
   echo "== shell: $(tr '\n' ' ' <"$out/shell.log" | cut -c1-300)"
   cat "$out/bench_kernels.md" "$out/bench_sql.md"
+  [ -f "$out/bench_scan.md" ] && cat "$out/bench_scan.md"
   exit $status
   ;;
 *)

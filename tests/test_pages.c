@@ -25,8 +25,9 @@
 **     modes: every scan's sums are exactly 0, and inside one transaction the
 **     page and statement sources agree.
 **   - Malformed files (bits flipped, bytes overwritten, truncated): an error
-**     or the statement source's answer, never a crash (ASan/UBSan: make
-**     check-asan).
+**     or the statement source's answer, never a crash; GPUAGG_TEST_CORRUPT=N
+**     files (default 300), run under ASan and UBSan by a build configured
+**     with CFLAGS='-fsanitize=address,undefined' (README).
 ** GPUAGG_SEED=N repeats a run.
 */
 #include <math.h>
@@ -297,6 +298,38 @@ START_TEST(test_large){
   same(db, "gpu_group_by", "SELECT * FROM gpu_group_by('t', 'k', 'y')", 1, 0);
   if( n>=100000 ) s_expect_device(db, "large table");
   sqlite3_close(db);
+  dirDrop();
+}
+END_TEST
+
+/* A wide table: wanted fields past the 100th (a record's header walked far),
+** and rows whose records are long enough to overflow. */
+START_TEST(test_wide){
+  sqlite3_str *q = sqlite3_str_new(0), *v = sqlite3_str_new(0);
+  char zFile[128], *zCreate, *zInsert;
+  sqlite3 *db;
+  int c;
+  dirMake();
+  snprintf(zFile, sizeof(zFile), "%s/wide.db", zDir);
+  sqlite3_str_appendall(q, "CREATE TABLE w(");
+  sqlite3_str_appendall(v, SERIES(3000) "INSERT INTO w SELECT ");
+  for(c=0; c<150; c++){
+    sqlite3_str_appendf(q, "%sc%d", c ? ", " : "", c);
+    sqlite3_str_appendf(v, "%s%s", c ? ", " : "", c%7==3 ? "printf('%.*c', value % 40, 'x')" : c%5==1 ? "value*0.5" : "value*1000003 % 257");
+  }
+  sqlite3_str_appendall(q, ")");
+  sqlite3_str_appendall(v, " FROM series");
+  zCreate = sqlite3_str_finish(q);
+  zInsert = sqlite3_str_finish(v);
+  db = openDb(zFile);
+  EXEC(db, "%s", zCreate);
+  EXEC(db, "%s", zInsert);
+  same(db, "gpu_summary", "SELECT * FROM gpu_summary('w', 'c140')", 1, 0);
+  same(db, "gpu_group_by", "SELECT * FROM gpu_group_by('w', 'c149', 'c101')", 1, 0);
+  same(db, "gpu_summary", "SELECT * FROM gpu_summary('w')", 1, 0);
+  sqlite3_close(db);
+  sqlite3_free(zCreate);
+  sqlite3_free(zInsert);
   dirDrop();
 }
 END_TEST
@@ -661,6 +694,7 @@ static Suite *pagesSuite(void){
   tcase_set_timeout(tc, 1800);
   tcase_add_test(tc, test_formats);
   tcase_add_test(tc, test_large);
+  tcase_add_test(tc, test_wide);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_wal_snapshots);
   tcase_add_test(tc, test_concurrent_writers);

@@ -10,12 +10,14 @@
 **   2. Rows come in rowid order, as a full scan of the table gives them, with
 **      the values SELECT gives (record.h): the two sources hand over the same
 **      batches.
-**   3. Leaves are decoded in segments by up to `threads` worker threads
-**      (gpuagg_config); this thread hands the segments over in order. A
-**      segment's values that only SQL can give (a column's DEFAULT in records
-**      older than the column, rows whose overflow pages are not proven, the
-**      number of unusual TEXT) are read here through SQL, in the same
-**      transaction, before the segment is handed over.
+**   3. Leaves are read in segments by this thread (SQLite's file handle is
+**      not for several threads) and decoded by up to `threads` worker threads
+**      (gpuagg_config), which read nothing; this thread hands the segments
+**      over in order. A segment's values that only SQL can give (a column's
+**      DEFAULT in records older than the column, rows whose overflow pages a
+**      worker met or that are not proven, the number of unusual TEXT) are
+**      read here through SQL, in the same transaction, before the segment is
+**      handed over.
 **   4. Interior pages are read when the source opens, so that a table whose
 **      pages are not proven (snap.h, 4) is refused before any row is given.
 **   5. A malformed page is SQLITE_CORRUPT with the page named; rowids must
@@ -68,9 +70,10 @@ typedef struct PageSrc {
   Dflt aDflt[GA_COLS_MAX];          /* each column's DEFAULT */
   char zErr[256];                   /* the last error */
   /* The scan running: */
-  pthread_mutex_t mu;               /* guards next, nGiven, stop, Seg.done */
-  pthread_cond_t cvWork;            /* a slot came free, or stop */
+  pthread_mutex_t mu;               /* guards nRead, next, nGiven, stop, Seg.done */
+  pthread_cond_t cvWork;            /* a segment was read, or stop */
   pthread_cond_t cvDone;            /* a segment was decoded */
+  int nRead;                        /* segments read (by this thread) */
   int next;                         /* next segment to decode */
   int nGiven;                       /* segments handed over */
   int stop;                         /* workers: stop */
@@ -80,11 +83,12 @@ typedef struct PageSrc {
 
 /* ---- decoding (any thread) ------------------------------------------------------ */
 
-/* Decode segment i into g. */
-static void segDecode(PageSrc *p, int i, Seg *g){
+/* Read segment i's leaves into g: on this thread only (SQLite's file
+** handle is not for several threads at once: without pread its reads seek,
+** and with mmap the mapping may move). */
+static void segRead(PageSrc *p, int i, Seg *g){
   const ga_snap *s = &p->snap;
-  int a = i*p->perSeg, b = a + p->perSeg < p->nLeaf ? a + p->perSeg : p->nLeaf, j, k, n = 0, have = 0;
-  int64_t last = 0;
+  int a = i*p->perSeg, b = a + p->perSeg < p->nLeaf ? a + p->perSeg : p->nLeaf, j, k;
   g->rc = SQLITE_OK;
   g->zErr[0] = 0;
   if( g->pages==0 && (g->pages = calloc(1, (size_t)p->perSeg*(size_t)s->pgsz + GA_PAGE_PAD))==0 ){
@@ -95,8 +99,22 @@ static void segDecode(PageSrc *p, int i, Seg *g){
   for(j=a; j<b && g->rc==SQLITE_OK; j=k){
     for(k=j+1; k<b && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
     g->rc = ga_snap_read(s, p->aLeaf[j], k - j, g->pages + (size_t)(j - a)*s->pgsz, 0);
-    if( g->rc==SQLITE_CORRUPT ) sqlite3_snprintf(sizeof(g->zErr), g->zErr, "database disk image is malformed (page %u beyond the end of the file)", p->aLeaf[j]);
+    if( g->rc==SQLITE_CORRUPT ){
+      sqlite3_snprintf(sizeof(g->zErr), g->zErr, "database disk image is malformed (page %u beyond the end of the file)",
+                       p->aLeaf[j]);
+    }else if( g->rc==GA_UNPROVEN ){ /* leaves were proven at open: cannot happen */
+      sqlite3_snprintf(sizeof(g->zErr), g->zErr, "a leaf page's snapshot copy is unknown");
+      g->rc = SQLITE_ERROR;
+    }
   }
+}
+
+/* Decode segment i, read into g. io: overflow pages may be read (this
+** thread); else rows that need them are left to SQL (GA_T_LOOKUP). */
+static void segDecode(PageSrc *p, int i, Seg *g, int io){
+  const ga_snap *s = &p->snap;
+  int a = i*p->perSeg, b = a + p->perSeg < p->nLeaf ? a + p->perSeg : p->nLeaf, j, n = 0, have = 0;
+  int64_t last = 0;
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
     int c = ga_leaf_cells(g->pages + (size_t)(j - a)*s->pgsz, p->plan.usable, p->aLeaf[j], g->zErr, sizeof(g->zErr));
     if( c<0 ) g->rc = SQLITE_CORRUPT;
@@ -104,26 +122,23 @@ static void segDecode(PageSrc *p, int i, Seg *g){
   }
   if( g->rc==SQLITE_OK ) g->rc = ga_rows_reset(&g->rows, p->plan.nCol, n);
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
-    g->rc = ga_leaf_rows(&p->plan, s, g->pages + (size_t)(j - a)*s->pgsz, p->aLeaf[j], &g->rows,
+    g->rc = ga_leaf_rows(&p->plan, io ? s : 0, g->pages + (size_t)(j - a)*s->pgsz, p->aLeaf[j], &g->rows,
                          &last, &have, g->zErr, sizeof(g->zErr));
   }
   if( g->rc==SQLITE_OK && g->rows.n ){
     g->first = g->rows.rowid[0];
     g->last = last;
   }
-  if( g->rc==GA_UNPROVEN ){         /* leaves were proven at open: cannot happen */
-    sqlite3_snprintf(sizeof(g->zErr), g->zErr, "a leaf page's snapshot copy is unknown");
-    g->rc = SQLITE_ERROR;
-  }
 }
 
+/* A worker: decode segments as this thread reads them. */
 static void *worker(void *pArg){
   PageSrc *p = (PageSrc*)pArg;
   for(;;){
     Seg *g;
     int i;
     pthread_mutex_lock(&p->mu);
-    while( !p->stop && p->next<p->nSeg && p->next - p->nGiven>=p->nRing ) pthread_cond_wait(&p->cvWork, &p->mu);
+    while( !p->stop && p->next<p->nSeg && p->next>=p->nRead ) pthread_cond_wait(&p->cvWork, &p->mu);
     if( p->stop || p->next>=p->nSeg ){
       pthread_mutex_unlock(&p->mu);
       return 0;
@@ -131,7 +146,7 @@ static void *worker(void *pArg){
     i = p->next++;
     g = &p->ring[i % p->nRing];
     pthread_mutex_unlock(&p->mu);
-    segDecode(p, i, g);
+    if( g->rc==SQLITE_OK ) segDecode(p, i, g, 0);
     pthread_mutex_lock(&p->mu);
     g->i = i;
     g->done = 1;
@@ -177,17 +192,18 @@ static int numberOf(PageSrc *p, int type, ga_cell *e){
 static int lookUp(PageSrc *p, int c, int64_t rowid, int *pType, int64_t *pv, ga_cell *e){
   sqlite3_value *x;
   int rc = stmtOf(p, &p->look, p->zLook), t;
+  memset(e, 0, sizeof(*e));
   if( rc ) return rc;
   sqlite3_bind_int64(p->look, 1, rowid);
   if( (rc = sqlite3_step(p->look))!=SQLITE_ROW ){
     sqlite3_reset(p->look);
-    sqlite3_snprintf(sizeof(p->zErr), p->zErr, "row %lld of the pages is not in the table", (long long)rowid);
-    return rc==SQLITE_DONE ? SQLITE_ERROR : rc;
+    sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (rowid %lld of the pages is not in the"
+                     " table)", (long long)rowid);
+    return rc==SQLITE_DONE ? SQLITE_CORRUPT : rc;
   }
   x = sqlite3_column_value(p->look, c);
   *pType = t = sqlite3_value_type(x);
   rc = SQLITE_OK;
-  memset(e, 0, sizeof(*e));
   if( t==SQLITE_INTEGER ){
     *pv = sqlite3_value_int64(x);
   }else if( t==SQLITE_FLOAT ){
@@ -291,7 +307,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   p->zErr[0] = 0;
   p->nRing = nTh>1 ? 2*nTh : 1;
   if( (p->ring = calloc((size_t)p->nRing, sizeof(Seg)))==0 ) return SQLITE_NOMEM;
-  p->next = p->nGiven = p->stop = 0;
+  p->next = p->nGiven = p->nRead = p->stop = 0;
   pthread_mutex_init(&p->mu, 0);
   pthread_cond_init(&p->cvWork, 0);
   pthread_cond_init(&p->cvDone, 0);
@@ -304,8 +320,16 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   }
   for(i=0; i<p->nSeg && rc==SQLITE_OK; i++){
     Seg *g = &p->ring[i % p->nRing];
+    /* Read ahead into the free slots; workers decode what is read. */
+    while( p->nRead<p->nSeg && p->nRead<p->nGiven + p->nRing ){
+      segRead(p, p->nRead, &p->ring[p->nRead % p->nRing]);
+      pthread_mutex_lock(&p->mu);
+      p->nRead++;
+      pthread_cond_broadcast(&p->cvWork);
+      pthread_mutex_unlock(&p->mu);
+    }
     if( nTh==0 ){
-      segDecode(p, i, g);
+      if( g->rc==SQLITE_OK ) segDecode(p, i, g, 1);
     }else{
       pthread_mutex_lock(&p->mu);
       while( !(g->done && g->i==i) ) pthread_cond_wait(&p->cvDone, &p->mu);
@@ -565,10 +589,10 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
   int usable = p->plan.usable, nStack = 1, nAlloc = 0, rc = SQLITE_OK, n;
   uint32_t *aStack, *aKid, nSeen = 0;
   unsigned char *aDepth, *b;
-  size_t room = (size_t)MAX_DEPTH*(usable/6 + 2);
+  size_t room = 4096;               /* in aStack and aDepth; grows */
   aStack = malloc(room*sizeof(uint32_t));
   aDepth = malloc(room);
-  aKid = malloc((size_t)(usable/6 + 2)*sizeof(uint32_t));
+  aKid = malloc((size_t)(usable/2 + 2)*sizeof(uint32_t));   /* the most a page can claim */
   b = malloc((size_t)s->pgsz);
   if( !aStack || !aDepth || !aKid || !b ){
     rc = SQLITE_NOMEM;
@@ -603,6 +627,14 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
       continue;
     }
     if( (rc = ga_interior(b, usable, pg, s->nPage, aKid, &n, p->zErr, sizeof(p->zErr)))!=SQLITE_OK ) break;
+    if( nStack + (size_t)n > room ){
+      uint32_t *a2 = realloc(aStack, 2*(room + n)*sizeof(uint32_t));
+      unsigned char *d2 = a2 ? realloc(aDepth, 2*(room + n)) : 0;
+      if( a2 ) aStack = a2;
+      if( d2 ) aDepth = d2;
+      if( !a2 || !d2 ){ rc = SQLITE_NOMEM; break; }
+      room = 2*(room + n);
+    }
     for(i=n-1; i>=0; i--){          /* the first child on top */
       aStack[nStack] = aKid[i];
       aDepth[nStack++] = (unsigned char)(depth + 1);

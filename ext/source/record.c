@@ -183,6 +183,7 @@ static int overflowed(const ga_rplan *pl, const ga_snap *s, ga_rows *r, const un
   uint64_t have = nLoc, nPages = 0, maxPages = (P - nLoc + (uint64_t)pl->usable - 5)/(uint64_t)(pl->usable - 4);
   unsigned char *buf, *tmp;
   int rc = SQLITE_OK;
+  if( s==0 ) return GA_UNPROVEN;     /* no reading here: the row goes to SQL */
   if( need>P ) need = P;
   if( (buf = malloc((size_t)need))==0 || (tmp = malloc((size_t)s->pgsz))==0 ){
     free(buf);
@@ -293,13 +294,18 @@ static inline int putValue(const ga_rplan *pl, ga_rows *r, int c, int i, uint64_
   return SQLITE_OK;
 }
 
-/* Every wanted column of row i marked t (GA_T_LOOKUP) but the rowid's. */
+/* Every wanted column of row i marked t (GA_T_LOOKUP), the rowid's set. */
 static int markRow(const ga_rplan *pl, ga_rows *r, int i, int t){
   int c, rc = SQLITE_OK;
   for(c=0; c<pl->nCol && rc==SQLITE_OK; c++){
-    if( pl->aField[c]<0 ) continue;
-    r->type[(size_t)c*r->cap + i] = (unsigned char)t;
-    rc = fixLater(r, c, i);
+    size_t iv = (size_t)c*r->cap + i;
+    if( pl->aField[c]<0 ){
+      r->type[iv] = SQLITE_INTEGER;
+      r->v[iv] = r->rowid[i];
+    }else{
+      r->type[iv] = (unsigned char)t;
+      rc = fixLater(r, c, i);
+    }
   }
   return rc;
 }

@@ -15,7 +15,8 @@
 **   3. Every offset is checked against the page or the payload: a malformed
 **      page is SQLITE_CORRUPT with a message naming it, never a read past
 **      the bytes given.
-**   4. Decoding may run in several threads, each with its own ga_rows.
+**   4. Decoding may run in several threads, each with its own ga_rows (and
+**      no snapshot: only one thread reads pages).
 */
 #ifndef GPUAGG_RECORD_H
 #define GPUAGG_RECORD_H
@@ -71,7 +72,7 @@ int ga_rows_cell(ga_rows *r, int *pi);
 void ga_rows_free(ga_rows*);
 
 /* The children of interior table page pg (page bytes, usable) into a (room
-** for at least usable/6 + 1), their number in *pn; page pg of a snapshot
+** for usable/2 + 2: what a malformed page can claim), their number in *pn; page pg of a snapshot
 ** of nPage pages. SQLITE_OK, or SQLITE_CORRUPT with zErr set. */
 int ga_interior(const unsigned char *page, int usable, uint32_t pg, uint32_t nPage,
                 uint32_t *a, int *pn, char *zErr, int nErr);
@@ -82,7 +83,8 @@ int ga_leaf_cells(const unsigned char *page, int usable, uint32_t pg, char *zErr
 
 /* Append leaf page pg's rows to r (room made by the caller, from
 ** ga_leaf_cells); page's buffer has GA_PAGE_PAD bytes after it. *pLast: the rowid before them if *pHave (rowids must
-** rise); both set to the last. Overflow pages are read from snap.
+** rise); both set to the last. Overflow pages are read from snap (NULL: rows
+** that need them are marked GA_T_LOOKUP).
 ** SQLITE_OK, SQLITE_CORRUPT (zErr says where), SQLITE_NOMEM or an I/O error. */
 int ga_leaf_rows(const ga_rplan*, const ga_snap*, const unsigned char *page, uint32_t pg, ga_rows *r,
                  int64_t *pLast, int *pHave, char *zErr, int nErr);

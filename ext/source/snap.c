@@ -81,6 +81,17 @@ static sqlite3_file *unixFile(sqlite3 *db, const char *zDb, char **pzWhy){
   return fd;
 }
 
+/* Does db share a page cache with another connection? Then the pager's
+** snapshot may be another connection's, and its pages hold their changes. */
+static int sharedCache(sqlite3 *db, const char *zDb){
+  int used = 0, shared = 0, hi = 0;
+  const char *z = sqlite3_uri_parameter(sqlite3_db_filename(db, zDb), "cache");
+  if( z && sqlite3_stricmp(z, "shared")==0 ) return 1;
+  sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED, &used, &hi, 0);
+  sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED_SHARED, &shared, &hi, 0);
+  return shared<used;
+}
+
 /* The connection's record of schema zDb (made if make, evicting the
 ** first), or NULL. */
 static ga_walseen *seenOf(ga_conn *conn, const char *zDb, int make){
@@ -108,7 +119,7 @@ void ga_snap_observe(sqlite3 *db, ga_conn *conn){
     unsigned char v[2], h[HDR];
     ga_walseen *w;
     if( zDb==0 ) break;
-    if( i==1 || sqlite3_txn_state(db, zDb)!=SQLITE_TXN_NONE ) continue;
+    if( i==1 || sqlite3_txn_state(db, zDb)!=SQLITE_TXN_NONE || sharedCache(db, zDb) ) continue;
     fd = unixFile(db, zDb, &zWhy);
     sqlite3_free(zWhy);
     /* WAL on disk (header bytes 18, 19): the pager has the wal-index open. */
@@ -185,6 +196,10 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
     return GA_REFUSED;
   }
   if( txn<0 || (s->fd = unixFile(db, zDb, pzWhy))==0 ) return *pzWhy ? GA_REFUSED : SQLITE_NOMEM;
+  if( sharedCache(db, zDb) ){
+    *pzWhy = sqlite3_mprintf("a shared cache (another connection's transaction may be its view)");
+    return GA_REFUSED;
+  }
   if( (rc = pragmaGet(db, zDb, "journal_mode", zJm, sizeof(zJm), 0))!=SQLITE_OK ) goto failed;
   wal = sqlite3_stricmp(zJm, "wal")==0;
   if( wal ){
@@ -229,11 +244,18 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
       *pzWhy = sqlite3_mprintf("the wal-index kept changing");
       return GA_REFUSED;
     }
-    sqlite3_file_control(db, zDb, SQLITE_FCNTL_DATA_VERSION, &dv);
+    /* The pager's data version proves only for "main": an attached schema's
+    ** pager is new at each ATTACH, and counts from 0 again. */
+    if( strcmp(zDb, "main")!=0 || sqlite3_file_control(db, zDb, SQLITE_FCNTL_DATA_VERSION, &dv)!=SQLITE_OK ) dv = 0;
     w = seenOf(conn, zDb, 1);
-    if( txn==SQLITE_TXN_NONE && memcmp(h1, h2, HDR)==0 ) hdr = h2;
-    else if( w && w->haveFree && memcmp(w->free, h2, HDR)==0 ) hdr = h2;
-    else if( w && w->haveDv && w->dv==dv ) hdr = w->dvHdr;
+    if( txn==SQLITE_TXN_NONE && memcmp(h1, h2, HDR)==0 ){
+      hdr = h2;
+    }else if( w && w->haveFree && memcmp(w->free, h2, HDR)==0
+           && !(sqlite3_compileoption_used("ENABLE_SNAPSHOT") && !sqlite3_get_autocommit(db)) ){
+      hdr = h2;                     /* (sqlite3_snapshot_open() can set an older one) */
+    }else if( w && w->haveDv && dv && w->dv==dv ){
+      hdr = w->dvHdr;
+    }
     if( HDR_MXFRAME(h2)>0 && HDR_SZPAGE(h2)!=s->pgsz ){     /* an empty WAL has none */
       *pzWhy = sqlite3_mprintf("the wal-index's page size is not the database's");
       return GA_REFUSED;
@@ -245,7 +267,7 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
       /* Salts changed since: a restart, so this reader is on slot 0 and the
       ** file alone is its snapshot. */
       if( HDR_SALTS_SAME(hdr, h2) ) rc = frameMap(s, HDR_MXFRAME(hdr), HDR_MXFRAME(h2));
-      if( w ){
+      if( w && dv ){
         memmove(w->dvHdr, hdr, HDR);
         w->dv = dv;
         w->haveDv = 1;
@@ -293,7 +315,9 @@ static int readAt(sqlite3_file *f, unsigned char *buf, int64_t n, int64_t off){
 int ga_snap_read(const ga_snap *s, uint32_t pgno, int n, unsigned char *buf, int fileOnly){
   int64_t sz = s->pgsz;
   int i = 0, j, rc = SQLITE_OK, fromWal = 0;
+  uint32_t lockPage = (uint32_t)(0x40000000/s->pgsz) + 1;   /* holds the locks' bytes, never data */
   if( pgno<1 || n<1 || pgno>s->nPage || (uint32_t)(n-1) > s->nPage - pgno ) return SQLITE_CORRUPT;
+  if( pgno<=lockPage && lockPage<=pgno + (uint32_t)(n-1) ) return SQLITE_CORRUPT;
   while( i<n && rc==SQLITE_OK ){
     uint32_t f = fileOnly ? 0 : frameOf(s, pgno + i);
     if( f==0 ){
@@ -303,14 +327,14 @@ int ga_snap_read(const ga_snap *s, uint32_t pgno, int n, unsigned char *buf, int
     }else if( f==NO_FRAME ){
       return GA_UNPROVEN;
     }else{
-      rc = readAt(s->wal, buf + i*sz, sz, WAL_HDR + (int64_t)(f - 1)*(sz + FRAME_HDR) + FRAME_HDR);
       fromWal = 1;
+      rc = readAt(s->wal, buf + i*sz, sz, WAL_HDR + (int64_t)(f - 1)*(sz + FRAME_HDR) + FRAME_HDR);
       i++;
     }
   }
-  if( rc==SQLITE_OK && fromWal ){
-    /* A restart while reading (only a slot-0 reader allows one, and its
-    ** snapshot is the file): read the file's copies instead. */
+  if( fromWal ){
+    /* A restart (or a WAL truncated) while reading: only a slot-0 reader
+    ** allows one, and its snapshot is the file: read the file's copies. */
     unsigned char h[HDR];
     if( shmHeader(s->shm, h, 0)!=SQLITE_OK ) rc = SQLITE_BUSY;
     else if( memcmp(h + 32, s->salt, 8)!=0 ) rc = ga_snap_read(s, pgno, n, buf, 1);

@@ -17,9 +17,10 @@
 **      transaction (ga_snap_observe, called at prepare time, or ga_snap_open
 **      just before it starts the transaction itself) and found unchanged now
 **      is the header the reader took (iChange counts commits, the salts
-**      restarts: no header write happened in between); or, after a proven
-**      scan, the pager's data version unchanged since means the header is
-**      the one proven then. A page is read from its latest frame at or
+**      restarts: no header write happened in between; not in a BEGIN where
+**      sqlite3_snapshot_open() exists); or, on "main", after a proven scan,
+**      the pager's data version unchanged since means the header is the
+**      one proven then (an attached schema's pager counts afresh). A page is read from its latest frame at or
 **      below mxFrame, which the reader's lock keeps (no WAL restart while a
 **      reader holds a slot above 0; a reader on slot 0 has nBackfill ==
 **      mxFrame, and if the salts change under it, the file alone is its
@@ -36,10 +37,12 @@
 **      passes the reader's mark, so the page's latest frame is in its
 **      snapshot.)
 **   5. Refused, with a reason (GA_REFUSED): the connection's own uncommitted
-**      changes, temp and in-memory databases, a VFS other than "unix", WAL
+**      changes, a shared cache, temp and in-memory databases, a VFS other
+**      than "unix", WAL
 **      in exclusive locking mode (the wal-index is the connection's heap), a
 **      wal-index that cannot be mapped or is read-only.
-**   6. ga_snap_read may run in several threads at once; nothing else may.
+**   6. Only the connection's thread reads: SQLite's file handle is not for
+**      several threads at once.
 */
 #ifndef GPUAGG_SNAP_H
 #define GPUAGG_SNAP_H
