@@ -7,7 +7,7 @@
 **   bench_scan DB [ROWS] [RUNS]
 **
 ** DB is a database file; its table p(k, g, x, y, z) of ROWS rows (default
-** 10,000,000) is made if it is missing. For 1 and 5 columns, the page
+** 10,000,000; harness.c) is made if it is missing or of another size. For 1 and 5 columns, the page
 ** source with 1 thread and with every core, and the statement source:
 ** rows per second (median of RUNS, default 5), the page cache warm, and
 ** their ratios. BENCH_OUT=dir also writes dir/scan.csv; BENCH_SCAN_SOURCES
@@ -96,14 +96,7 @@ int main(int argc, char **argv){
   if( nRun<1 || nRun>64 ) nRun = 5;
   if( nCore>GA_THREADS_MAX ) nCore = GA_THREADS_MAX;
   db = openDb(zDb);
-  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='p'")==0 ){
-    double t0 = h_now();
-    h_exec(db, "CREATE TABLE p(k INTEGER, g INTEGER, x REAL, y INTEGER, z REAL);"
-               "WITH RECURSIVE s(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
-               "INSERT INTO p SELECT i*2654435761 %% 256, i*2654435761 %% 100000, (i*40503 %% 2000001) - 1000000.25,"
-               " i*7 - 3000000, CASE WHEN i%%10=0 THEN NULL ELSE i*0.5 END FROM s", (long long)nRow - 1);
-    fprintf(stderr, "# %s: %lld rows in %.1f s\n", zDb, (long long)nRow, h_now() - t0);
-  }
+  h_bench_table(db, zDb, nRow);
   nRow = h_int(db, "SELECT count(*) FROM p");       /* and the page cache warm */
   /* A state of our own for the sources, its aggregate registered over the
   ** module's (the statement source's step finds its scan through it). */

@@ -171,9 +171,9 @@ static void info(sqlite3 *db, const char *zWhen){
   free(z);
 }
 
-/* The table p(k, g, x, y, z) of n rows in the file zFile (made if it is
-** missing or of another size; bench_scan.c makes the same one), opened
-** with the module, the page cache warm. */
+/* The table p(k, g, x, y, z) of n rows in the file zFile (harness.c:
+** bench_scan.c reads the same one), opened with the module, the page cache
+** warm. */
 static sqlite3 *pagesTable(const char *zFile, int64_t n){
   char *zErr = 0;
   sqlite3 *db = h_open_file(zFile, &zErr);
@@ -181,14 +181,7 @@ static sqlite3 *pagesTable(const char *zFile, int64_t n){
     fprintf(stderr, "%s: %s\n", zFile, zErr);
     exit(1);
   }
-  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='p'")==0 || h_int(db, "SELECT count(*) FROM p")!=n ){
-    double t0 = h_now();
-    h_exec(db, "DROP TABLE IF EXISTS p; CREATE TABLE p(k INTEGER, g INTEGER, x REAL, y INTEGER, z REAL);"
-               "WITH RECURSIVE s(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
-               "INSERT INTO p SELECT i*2654435761 %% 256, i*2654435761 %% 100000, (i*40503 %% 2000001) - 1000000.25,"
-               " i*7 - 3000000, CASE WHEN i%%10=0 THEN NULL ELSE i*0.5 END FROM s", (long long)n - 1);
-    fprintf(stderr, "# %s: %lld rows in %.1f s\n", zFile, (long long)n, h_now() - t0);
-  }
+  h_bench_table(db, zFile, n);
   h_int(db, "SELECT count(*), sum(length(k)) FROM p");
   return db;
 }

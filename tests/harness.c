@@ -304,3 +304,13 @@ int64_t h_peak_bytes(void){
   if( f ) fclose(f);
   return (int64_t)kb*1024;
 }
+
+void h_bench_table(sqlite3 *db, const char *zName, int64_t n){
+  double t0 = h_now();
+  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='p'") && h_int(db, "SELECT count(*) FROM p")==n ) return;
+  h_exec(db, "DROP TABLE IF EXISTS p; CREATE TABLE p(k INTEGER, g INTEGER, x REAL, y INTEGER, z REAL);"
+             "WITH RECURSIVE s(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
+             "INSERT INTO p SELECT i*2654435761 %% 256, i*2654435761 %% 100000, (i*40503 %% 2000001) - 1000000.25,"
+             " i*7 - 3000000, CASE WHEN i%%10=0 THEN NULL ELSE i*0.5 END FROM s", (long long)n - 1);
+  fprintf(stderr, "# %s: %lld rows in %.1f s\n", zName, (long long)n, h_now() - t0);
+}

@@ -75,6 +75,11 @@ int h_libcuda_loaded(void);
 
 double h_now(void);  /* monotonic seconds */
 
+/* The page-source benchmarks' table p(k, g, x, y, z) of n rows in db
+** (zName names db in the progress line): made, or made again, if it is
+** missing or of another size. */
+void h_bench_table(sqlite3 *db, const char *zName, int64_t n);
+
 /* The process's resident bytes now, and the most since h_peak_reset (which
 ** returns non-zero where the kernel cannot reset the mark: then the peak is
 ** the process's). 0 where /proc cannot tell. */
