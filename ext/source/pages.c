@@ -83,12 +83,17 @@ typedef struct PageSrc {
 
 /* ---- decoding (any thread) ------------------------------------------------------ */
 
+/* Segment i is leaves i*perSeg up to this one. */
+static int segEnd(const PageSrc *p, int i){
+  return (i + 1)*p->perSeg < p->nLeaf ? (i + 1)*p->perSeg : p->nLeaf;
+}
+
 /* Read segment i's leaves into g: on this thread only (SQLite's file
 ** handle is not for several threads at once: without pread its reads seek,
 ** and with mmap the mapping may move). */
 static void segRead(PageSrc *p, int i, Seg *g){
   const ga_snap *s = &p->snap;
-  int a = i*p->perSeg, b = a + p->perSeg < p->nLeaf ? a + p->perSeg : p->nLeaf, j, k;
+  int a = i*p->perSeg, b = segEnd(p, i), j, k;
   g->rc = SQLITE_OK;
   g->zErr[0] = 0;
   if( g->pages==0 && (g->pages = calloc(1, (size_t)p->perSeg*(size_t)s->pgsz + GA_PAGE_PAD))==0 ){
@@ -113,7 +118,7 @@ static void segRead(PageSrc *p, int i, Seg *g){
 ** thread); else rows that need them are left to SQL (GA_T_LOOKUP). */
 static void segDecode(PageSrc *p, int i, Seg *g, int io){
   const ga_snap *s = &p->snap;
-  int a = i*p->perSeg, b = a + p->perSeg < p->nLeaf ? a + p->perSeg : p->nLeaf, j, n = 0, have = 0;
+  int a = i*p->perSeg, b = segEnd(p, i), j, n = 0, have = 0;
   int64_t last = 0;
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
     int c = ga_leaf_cells(g->pages + (size_t)(j - a)*s->pgsz, p->plan.usable, p->aLeaf[j], g->zErr, sizeof(g->zErr));

@@ -1,7 +1,6 @@
 /*
 ** Table b-tree pages decoded into rows: see record.h.
 */
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,7 +184,7 @@ static int overflowed(const ga_rplan *pl, const ga_snap *s, ga_rows *r, const un
   int rc = SQLITE_OK;
   if( s==0 ) return GA_UNPROVEN;     /* no reading here: the row goes to SQL */
   if( need>P ) need = P;
-  if( (buf = malloc((size_t)need))==0 || (tmp = malloc((size_t)s->pgsz))==0 ){
+  if( (buf = calloc(1, (size_t)need + GA_PAGE_PAD))==0 || (tmp = malloc((size_t)s->pgsz))==0 ){
     free(buf);
     return SQLITE_NOMEM;
   }
@@ -237,45 +236,56 @@ static int numberHere(const unsigned char *z, int n, int isText, int *pType, int
   return 1;
 }
 
+/* Serial types 0..11: 0 NULL, 1 an integer of aSize bytes, 2 REAL, 3 the
+** integer t-8, 4 reserved (above 11: 5, TEXT or BLOB). */
+static const unsigned char aClass[12] = { 0, 1, 1, 1, 1, 1, 1, 2, 3, 3, 4, 4 };
+static const unsigned char aSize[12] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0 };
+
+/* An integer x of column c, as SELECT reads it, into type[iv] and v[iv]:
+** REAL if the column has REAL affinity (real). */
+static inline void putInt(unsigned char *restrict type, int64_t *restrict v, size_t iv, int64_t x, int real){
+  if( real ){
+    double r = (double)x;
+    memcpy(&v[iv], &r, 8);
+    type[iv] = SQLITE_FLOAT;
+  }else{
+    v[iv] = x;
+    type[iv] = SQLITE_INTEGER;
+  }
+}
+
+/* A REAL's bits u, as SELECT reads them: a NaN is NULL. */
+static inline void putReal(unsigned char *restrict type, int64_t *restrict v, size_t iv, uint64_t u){
+  type[iv] = (u<<1)>0xffe0000000000000ull ? SQLITE_NULL : SQLITE_FLOAT;
+  v[iv] = (int64_t)u;
+}
+
+/* The 8 bytes at d, big-endian (buffers have GA_PAGE_PAD readable bytes
+** after them), so that an integer's width is a shift, not a branch: columns
+** mix widths row by row. */
+static inline int64_t intOf(uint64_t u, unsigned sz){ return (int64_t)u >> (64 - 8*sz); }
+
+
+static inline uint64_t be8(const unsigned char *d){
+  uint64_t u;
+  memcpy(&u, d, 8);
+  return __builtin_bswap64(u);
+}
+
 /* Column c of row i: serial type st, its bytes at d (sz of them). */
 static inline int putValue(const ga_rplan *pl, ga_rows *r, int c, int i, uint64_t st, const unsigned char *d,
                            uint64_t sz){
   size_t at = (size_t)c*r->cap + i;
-  int64_t x = 0;
   if( st==0 ){
     r->type[at] = SQLITE_NULL;
     return SQLITE_OK;
   }
-  if( st<=9 && st!=7 ){
-    switch( st ){                   /* big-endian two's complement */
-      case 1: x = (signed char)d[0]; break;
-      case 2: x = (int16_t)(d[0]<<8 | d[1]); break;
-      case 3: x = (int32_t)((uint32_t)d[0]<<24 | (uint32_t)d[1]<<16 | (uint32_t)d[2]<<8) >> 8; break;
-      case 4: x = (int32_t)((uint32_t)d[0]<<24 | (uint32_t)d[1]<<16 | (uint32_t)d[2]<<8 | d[3]); break;
-      case 5: x = (int64_t)((uint64_t)get4(d)<<32 | (uint64_t)(d[4]<<8 | d[5])<<16) >> 16; break;
-      case 6: x = (int64_t)((uint64_t)get4(d)<<32 | get4(d + 4)); break;
-      default: x = st==9; break;     /* 8 and 9: the integers 0 and 1 */
-    }
-    if( pl->aReal[c] ){
-      double f = (double)x;
-      memcpy(&r->v[at], &f, 8);
-      r->type[at] = SQLITE_FLOAT;
-    }else{
-      r->v[at] = x;
-      r->type[at] = SQLITE_INTEGER;
-    }
+  if( st==7 ){
+    putReal(r->type, r->v, at, be8(d));
     return SQLITE_OK;
   }
-  if( st==7 ){
-    uint64_t u = (uint64_t)get4(d)<<32 | get4(d + 4);
-    double f;
-    memcpy(&f, &u, 8);
-    if( isnan(f) ){                 /* as SQLite reads it */
-      r->type[at] = SQLITE_NULL;
-    }else{
-      r->v[at] = (int64_t)u;
-      r->type[at] = SQLITE_FLOAT;
-    }
+  if( st<=9 ){
+    putInt(r->type, r->v, at, st>=8 ? (int64_t)st - 8 : intOf(be8(d), (unsigned)sz), pl->aReal[c]);
     return SQLITE_OK;
   }
   r->type[at] = (st & 1) ? SQLITE_TEXT : SQLITE_BLOB;
@@ -312,8 +322,7 @@ static int markRow(const ga_rplan *pl, ga_rows *r, int i, int t){
 
 /* Bytes of a value of serial type t (not 10 or 11). */
 static uint64_t serialSize(uint64_t t){
-  static const unsigned char a[10] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0 };
-  return t>=12 ? (t - 12)/2 : a[t];
+  return t>=12 ? (t - 12)/2 : aSize[t];
 }
 
 /* The cell at offset off of leaf page pg, as row r->n. One pass over the
@@ -394,15 +403,9 @@ static inline int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned c
 ** header is plain: one byte of size and one byte per field's type, every
 ** wanted field present. 1 if done, 0 if the general path must read it
 ** (nothing written but the row's numbers and classes, which it rewrites).
-** Integers are read without a branch on their width (columns mix widths
-** row by row): 8 bytes big-endian, shifted down; the page's buffer has
-** GA_PAGE_PAD readable bytes after it. */
+** Numbers as putInt and putReal read them. */
 static inline int cellPlain(const ga_rplan *restrict pl, const unsigned char *restrict p, uint64_t P, int64_t rowid,
                             unsigned char *restrict type, int64_t *restrict v, size_t cap, int i){
-  /* For serial types 0..11: 0 NULL, 1 an integer of aSize bytes, 2 REAL,
-  ** 3 the integer t-8, 4 reserved. */
-  static const unsigned char aClass[12] = { 0, 1, 1, 1, 1, 1, 1, 2, 3, 3, 4, 4 };
-  static const unsigned char aSize[12] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0 };
   unsigned hsz = p[0], f, at;
   int c;
   if( hsz>=0x80 || hsz<(unsigned)pl->nField + 1 || hsz>P ) return 0;
@@ -415,25 +418,13 @@ static inline int cellPlain(const ga_rplan *restrict pl, const unsigned char *re
     k = t<12 ? aClass[t] : 5;
     sz = t<12 ? aSize[t] : (t - 12)/2;
     if( k==4 || at + sz>P ) return 0;
-    memcpy(&u, d, 8);
-    u = __builtin_bswap64(u);
+    u = be8(d);
     for(c=pl->aFirst[f]; c>=0; c=pl->aNext[c]){
       size_t iv = (size_t)c*cap + i;
-      int64_t x;
       if( k==1 || k==3 ){
-        x = k==1 ? (int64_t)u >> (64 - 8*sz) : (int64_t)t - 8;
-        if( pl->aReal[c] ){
-          double r = (double)x;
-          memcpy(&v[iv], &r, 8);
-          type[iv] = SQLITE_FLOAT;
-        }else{
-          v[iv] = x;
-          type[iv] = SQLITE_INTEGER;
-        }
+        putInt(type, v, iv, k==1 ? intOf(u, sz) : (int64_t)t - 8, pl->aReal[c]);
       }else if( k==2 ){
-        /* A NaN reads as NULL. */
-        type[iv] = (u<<1)>0xffe0000000000000ull ? SQLITE_NULL : SQLITE_FLOAT;
-        v[iv] = (int64_t)u;
+        putReal(type, v, iv, u);
       }else if( k==0 ){
         type[iv] = SQLITE_NULL;
       }else{

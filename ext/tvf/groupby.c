@@ -102,7 +102,7 @@ static int64_t dictId(Dict *d, const void *z, int n){
   }
   for(s = (int64_t)(h & (uint64_t)(d->nSlot-1)); d->aSlot[s]; s = (s+1) & (d->nSlot-1)){
     id = d->aSlot[s] - 1;
-    if( d->aHash[id]==h && d->aLen[id]==n && memcmp(d->arena + d->aOff[id], z, (size_t)n)==0 ) return id;
+    if( d->aHash[id]==h && d->aLen[id]==n && (n==0 || memcmp(d->arena + d->aOff[id], z, (size_t)n)==0) ) return id;
   }
   if( d->n==d->nAlloc ){
     int64_t na = d->nAlloc ? 2*d->nAlloc : 256;
