@@ -80,8 +80,10 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       (long long)c->stats.nFallback, (long long)c->stats.nRescan);
   if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
   else sqlite3_str_appendall(out, "null");
-  sqlite3_str_appendf(out, ",\"page_scans\":%lld,\"statement_scans\":%lld,\"sources\":{",
-                      (long long)c->stats.nPageScan, (long long)c->stats.nStmtScan);
+  sqlite3_str_appendf(out, ",\"page_scans\":%lld,\"statement_scans\":%lld,\"pages_mapped\":%lld,"
+                      "\"pages_copied\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,\"sources\":{", (long long)c->stats.nPageScan,
+                      (long long)c->stats.nStmtScan, (long long)c->stats.nPageMapped, (long long)c->stats.nPageCopied,
+                      c->stats.pageWaitMs, c->stats.pageSinkMs);
   for(i=0; i<(int)(sizeof(c->aNote)/sizeof(c->aNote[0])) && c->aNote[i].zFn; i++){
     sqlite3_str_appendf(out, "%s\"%s\":{\"source\":\"%s\",\"why\":", i ? "," : "", c->aNote[i].zFn,
                         c->aNote[i].pages ? "pages" : "statement");

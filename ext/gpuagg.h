@@ -7,7 +7,15 @@
 
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
+#include <time.h>
 #include "backend.h"
+
+/* Monotonic milliseconds, for the counters gpuagg_info() reports. */
+static inline double ga_now_ms(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec*1e3 + ts.tv_nsec*1e-6;
+}
 
 /* Backend modes: which backend new pipelines use. */
 enum ga_mode { GA_AUTO, GA_CPU, GA_CUDA };

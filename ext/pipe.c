@@ -6,12 +6,6 @@
 #include <time.h>
 #include "pipe.h"
 
-static double nowMs(void){
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec*1e3 + ts.tv_nsec*1e-6;
-}
-
 /* Empty the fill chunk's counts (and bitmaps). */
 static void pipeEmpty(ga_pipe *p){
   p->ni = 0;
@@ -161,9 +155,9 @@ static int pipeLand(ga_pipe *p){
   int rc = 0;
   if( s==0 ) return 0;
   if( !p->flightDone ){
-    double t0 = nowMs();
+    double t0 = ga_now_ms();
     rc = s->be->xWait(s, p->zErr);
-    s->stats->waitMs += nowMs() - t0;
+    s->stats->waitMs += ga_now_ms() - t0;
   }
   if( rc ){
     p->flightDone = 1;

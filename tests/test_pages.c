@@ -7,7 +7,8 @@
 **   - Generated databases: each page size (512 to 65,536), reserved bytes,
 **     auto_vacuum (none, full, incremental, with pages moved), the reading
 **     connection in each journal mode (DELETE, TRUNCATE, PERSIST, MEMORY,
-**     OFF, WAL with the table's pages in the -wal file); the schema's
+**     OFF, WAL with the table's pages in the -wal file), half of them with
+**     the file mapped (mmap_size: leaves read from SQLite's mapping); the schema's
 **     INTEGER PRIMARY KEY, REAL affinity with integral values, NUMERIC and
 **     untyped columns, TEXT that looks like numbers, blobs, NaN-free reals,
 **     int64 limits, rows with overflow pages, columns added by ALTER TABLE
@@ -22,10 +23,10 @@
 **     between prepare and step, a re-stepped statement, checkpoints.
 **   - Concurrent writers (another connection in a thread, another process)
 **     committing pairs of rows that cancel during scans, in WAL and DELETE
-**     modes: every scan's sums are exactly 0, and inside one transaction the
+**     modes, the reader's file mapped in half the scans: every scan's sums are exactly 0, and inside one transaction the
 **     page and statement sources agree.
 **   - Malformed files (bits flipped, bytes overwritten, truncated): an error
-**     or the statement source's answer, never a crash; GPUAGG_TEST_CORRUPT=N
+**     or the statement source's answer, never a crash, copied or mapped; GPUAGG_TEST_CORRUPT=N
 **     files (default 300), run under ASan and UBSan by a build configured
 **     with CFLAGS='-fsanitize=address,undefined' (README).
 ** GPUAGG_SEED=N repeats a run.
@@ -95,6 +96,14 @@ static void same(sqlite3 *db, const char *zFn, const char *zSql, int wantPages, 
           zSql, zSrc ? zSrc : "?", zWhy);
   }
   free(a); free(b); free(zSrc);
+}
+
+/* Did the page source read leaves where SQLite maps the file (want 1), or
+** none (want 0)? */
+static void mapped(sqlite3 *db, int want, const char *zWhat){
+  int64_t nMap = h_int(db, "SELECT json_extract(gpuagg_info(), '$.pages_mapped')");
+  CHECK(want ? nMap>0 : nMap==0, "%s: %lld leaves read from the mapping, wanted %s", zWhat, (long long)nMap,
+        want ? "some" : "none");
 }
 
 /* ---- generated databases ----------------------------------------------------------- */
@@ -268,7 +277,11 @@ START_TEST(test_formats){
       if( strcmp(c.zJournal, "wal")!=0 ){ sqlite3_close(w); w = 0; }
       db = openDb(zFile);
       EXEC(db, "PRAGMA journal_mode=%s", c.zJournal);
+      /* Half the files read where SQLite maps them (each journal mode has
+      ** both, five page sizes apiece). */
+      if( k%2 ) EXEC(db, "PRAGMA mmap_size=268435456");
       compareAll(db, c.nRow);
+      mapped(db, k%2 && !w, zFile);
       s_expect_pool_idle(db);
       sqlite3_close(db);
       sqlite3_close(w);
@@ -296,6 +309,10 @@ START_TEST(test_large){
   same(db, "gpu_summary", "SELECT * FROM gpu_summary('t')", 1, 0);
   same(db, "gpu_histogram", "SELECT * FROM gpu_histogram('t', 'x', 256)", 1, 0);
   same(db, "gpu_group_by", "SELECT * FROM gpu_group_by('t', 'k', 'y')", 1, 0);
+  mapped(db, 0, "large table");
+  EXEC(db, "PRAGMA mmap_size=%lld", (long long)(n*64 + (1<<20)));
+  same(db, "gpu_summary", "SELECT * FROM gpu_summary('t')", 1, 0);
+  mapped(db, 1, "large table, mmap_size");
   if( n>=100000 ) s_expect_device(db, "large table");
   sqlite3_close(db);
   dirDrop();
@@ -543,6 +560,7 @@ static void readDuring(const char *zFile, int useProcess, const char *zJournal){
   for(i=0; h_now() - t0 < 1.5 || i<6; i++){
     char *zSrc, *a, *b;
     h_val v;
+    EXEC(db, "PRAGMA mmap_size=%d", i%4<2 ? 0 : 1<<26);   /* the pages mapped, or copied */
     if( i%3==2 ){
       /* One transaction, both sources. */
       EXEC(db, "BEGIN; SELECT count(*) FROM t");
@@ -666,6 +684,7 @@ START_TEST(test_corrupt){
     ck_assert_msg(f && fwrite(a, 1, (size_t)len, f)==(size_t)len, "write %s", zBad);
     fclose(f);
     db = openDb(zBad);
+    if( i%2 ) EXEC(db, "PRAGMA mmap_size=%ld", 4*n);
     for(k=0; k<3; k++){
       char *x, *y;
       EXEC(db, "SELECT gpuagg_config('pages', 1)");

@@ -50,6 +50,10 @@ typedef struct ga_stats {
   int64_t nRescan;          /* histograms and groupings that scanned again */
   int64_t nPageScan;        /* table scans read from the pages */
   int64_t nStmtScan;        /* table scans run as statements */
+  int64_t nPageMapped;      /* leaf pages the page source read where SQLite maps the file */
+  int64_t nPageCopied;      /* leaf pages it copied (read through the VFS) */
+  double pageWaitMs;        /* time the connection's thread waited for decoded pages, ms */
+  double pageSinkMs;        /* time it spent handing rows to the functions, ms */
   char zLastErr[GA_ERRLEN]; /* the last CUDA error, "" if none */
 } ga_stats;
 

@@ -48,7 +48,10 @@ typedef struct Seg {
   int done;                         /* decoded (rc says how) */
   int rc;                           /* SQLITE_OK or the error */
   char zErr[160];                   /* the error's message */
-  unsigned char *pages;             /* its leaves' bytes */
+  unsigned char *pages;             /* leaves read: their bytes */
+  const unsigned char **aPg;        /* each leaf: in pages, or where SQLite maps it */
+  unsigned char *aMap;              /* each leaf: mapped (handed back by segRelease) */
+  int held;                         /* the segment whose leaves aMap holds; -1: none */
   ga_rows rows;                     /* their rows */
   int64_t first, last;              /* first and last rowid, if rows.n */
 } Seg;
@@ -90,19 +93,39 @@ static int segEnd(const PageSrc *p, int i){
 
 /* Read segment i's leaves into g: on this thread only (SQLite's file
 ** handle is not for several threads at once: without pread its reads seek,
-** and with mmap the mapping may move). */
+** and with mmap the mapping may move). Where SQLite maps the file, leaves
+** are not copied: g points into the mapping until segRelease. */
 static void segRead(PageSrc *p, int i, Seg *g){
   const ga_snap *s = &p->snap;
   int a = i*p->perSeg, b = segEnd(p, i), j, k;
   g->rc = SQLITE_OK;
   g->zErr[0] = 0;
-  if( g->pages==0 && (g->pages = calloc(1, (size_t)p->perSeg*(size_t)s->pgsz + GA_PAGE_PAD))==0 ){
+  if( g->aPg==0 ) g->aPg = calloc((size_t)p->perSeg, sizeof(*g->aPg));
+  if( g->aMap==0 ) g->aMap = calloc((size_t)p->perSeg, 1);
+  if( g->aPg==0 || g->aMap==0 ){
     g->rc = SQLITE_NOMEM;
     return;
   }
-  /* Runs of consecutive page numbers are one read each. */
+  g->held = i;
+  for(j=a; j<b; j++){
+    g->aPg[j - a] = ga_snap_fetch(s, p->aLeaf[j], GA_PAGE_PAD);
+    g->aMap[j - a] = g->aPg[j - a]!=0;
+    if( p->conn ){
+      if( g->aMap[j - a] ) p->conn->stats.nPageMapped++;
+      else p->conn->stats.nPageCopied++;
+    }
+  }
+  /* Runs of consecutive page numbers not mapped are one read each. */
   for(j=a; j<b && g->rc==SQLITE_OK; j=k){
-    for(k=j+1; k<b && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
+    if( g->aMap[j - a] ){
+      k = j + 1;
+      continue;
+    }
+    for(k=j+1; k<b && !g->aMap[k - a] && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
+    if( g->pages==0 && (g->pages = calloc(1, (size_t)p->perSeg*(size_t)s->pgsz + GA_PAGE_PAD))==0 ){
+      g->rc = SQLITE_NOMEM;
+      break;
+    }
     g->rc = ga_snap_read(s, p->aLeaf[j], k - j, g->pages + (size_t)(j - a)*s->pgsz, 0);
     if( g->rc==SQLITE_CORRUPT ){
       sqlite3_snprintf(sizeof(g->zErr), g->zErr, "database disk image is malformed (page %u beyond the end of the file)",
@@ -111,7 +134,28 @@ static void segRead(PageSrc *p, int i, Seg *g){
       sqlite3_snprintf(sizeof(g->zErr), g->zErr, "a leaf page's snapshot copy is unknown");
       g->rc = SQLITE_ERROR;
     }
+    for(; j<k; j++) g->aPg[j - a] = g->pages + (size_t)(j - a)*s->pgsz;
   }
+}
+
+/* Hand back the mapped leaves of g (this thread, the workers done with it). */
+static void segRelease(PageSrc *p, Seg *g){
+  int a, j;
+  if( g->held<0 ) return;
+  a = g->held*p->perSeg;
+  for(j=a; j<segEnd(p, g->held); j++){
+    if( g->aMap[j - a] ) ga_snap_unfetch(&p->snap, p->aLeaf[j], g->aPg[j - a]);
+    g->aMap[j - a] = 0;
+  }
+  g->held = -1;
+}
+
+/* Ask for the n bytes at z into the cache (L2), for the leaf decoded next:
+** a mapped leaf comes from memory, and its cells are not read in address
+** order, which the hardware's prefetchers follow poorly. */
+static void prefetch(const unsigned char *z, int n){
+  int o;
+  for(o=0; o<n; o+=64) __builtin_prefetch(z + o, 0, 2);
 }
 
 /* Decode segment i, read into g. io: overflow pages may be read (this
@@ -121,13 +165,14 @@ static void segDecode(PageSrc *p, int i, Seg *g, int io){
   int a = i*p->perSeg, b = segEnd(p, i), j, n = 0, have = 0;
   int64_t last = 0;
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
-    int c = ga_leaf_cells(g->pages + (size_t)(j - a)*s->pgsz, p->plan.usable, p->aLeaf[j], g->zErr, sizeof(g->zErr));
+    int c = ga_leaf_cells(g->aPg[j - a], p->plan.usable, p->aLeaf[j], g->zErr, sizeof(g->zErr));
     if( c<0 ) g->rc = SQLITE_CORRUPT;
     n += c;
   }
   if( g->rc==SQLITE_OK ) g->rc = ga_rows_reset(&g->rows, p->plan.nCol, n);
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
-    g->rc = ga_leaf_rows(&p->plan, io ? s : 0, g->pages + (size_t)(j - a)*s->pgsz, p->aLeaf[j], &g->rows,
+    if( j + 1<b ) prefetch(g->aPg[j + 1 - a], p->plan.usable);
+    g->rc = ga_leaf_rows(&p->plan, io ? s : 0, g->aPg[j - a], p->aLeaf[j], &g->rows,
                          &last, &have, g->zErr, sizeof(g->zErr));
   }
   if( g->rc==SQLITE_OK && g->rows.n ){
@@ -312,6 +357,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   p->zErr[0] = 0;
   p->nRing = nTh>1 ? 2*nTh : 1;
   if( (p->ring = calloc((size_t)p->nRing, sizeof(Seg)))==0 ) return SQLITE_NOMEM;
+  for(i=0; i<p->nRing; i++) p->ring[i].held = -1;
   p->next = p->nGiven = p->nRead = p->stop = 0;
   pthread_mutex_init(&p->mu, 0);
   pthread_cond_init(&p->cvWork, 0);
@@ -336,9 +382,11 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
     if( nTh==0 ){
       if( g->rc==SQLITE_OK ) segDecode(p, i, g, 1);
     }else{
+      double t0 = ga_now_ms();
       pthread_mutex_lock(&p->mu);
       while( !(g->done && g->i==i) ) pthread_cond_wait(&p->cvDone, &p->mu);
       pthread_mutex_unlock(&p->mu);
+      if( p->conn ) p->conn->stats.pageWaitMs += ga_now_ms() - t0;
     }
     rc = g->rc;
     if( rc ) sqlite3_snprintf(sizeof(p->zErr), p->zErr, "%s", g->zErr[0] ? g->zErr : sqlite3_errstr(rc));
@@ -358,7 +406,12 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
       rc = SQLITE_INTERRUPT;
       sqlite3_snprintf(sizeof(p->zErr), p->zErr, "interrupted");
     }
-    if( rc==SQLITE_OK ) rc = segGive(g, sink);
+    if( rc==SQLITE_OK ){
+      double t0 = ga_now_ms();
+      rc = segGive(g, sink);
+      if( p->conn ) p->conn->stats.pageSinkMs += ga_now_ms() - t0;
+    }
+    segRelease(p, g);
     pthread_mutex_lock(&p->mu);
     g->done = 0;
     p->nGiven++;
@@ -371,8 +424,11 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   pthread_mutex_unlock(&p->mu);
   for(i=0; i<nTh; i++) pthread_join(aTh[i], 0);
   for(i=0; i<p->nRing; i++){
+    segRelease(p, &p->ring[i]);
     ga_rows_free(&p->ring[i].rows);
     free(p->ring[i].pages);
+    free(p->ring[i].aPg);
+    free(p->ring[i].aMap);
   }
   free(p->ring);
   p->ring = 0;
@@ -591,7 +647,7 @@ static int headerOf(PageSrc *p, char **pzWhy){
 /* The leaves under root, in order, into p->aLeaf. */
 static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
   const ga_snap *s = &p->snap;
-  int usable = p->plan.usable, nStack = 1, nAlloc = 0, rc = SQLITE_OK, n;
+  int usable = p->plan.usable, nStack = 1, nAlloc = 0, rc = SQLITE_OK, n, leafDepth = -1;
   uint32_t *aStack, *aKid, nSeen = 0;
   unsigned char *aDepth, *b;
   size_t room = 4096;               /* in aStack and aDepth; grows */
@@ -607,7 +663,7 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
   }
   while( rc==SQLITE_OK && nStack>0 ){
     uint32_t pg = aStack[--nStack];
-    int depth = aDepth[nStack], hdr = pg==1 ? 100 : 0, i;
+    int depth = aDepth[nStack], hdr = pg==1 ? 100 : 0, i, leaf;
     if( ++nSeen > s->nPage || depth>=MAX_DEPTH ){
       sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (page %u: a loop in the tree)", pg);
       rc = SQLITE_CORRUPT;
@@ -618,11 +674,22 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
       rc = GA_REFUSED;
       break;
     }
-    if( (rc = ga_snap_read(s, pg, 1, b, 0))!=SQLITE_OK ){
+    /* Every leaf of a b-tree is at the same depth (integrity_check: "child
+    ** page depth differs"), the first one's, found down the left edge: the
+    ** others are not read here (decoding checks their type). */
+    if( depth==leafDepth ){
+      leaf = 1;
+    }else if( (rc = ga_snap_read(s, pg, 1, b, 0))!=SQLITE_OK ){
       if( rc==SQLITE_CORRUPT ) sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (page %u beyond the end of the file)", pg);
       break;
+    }else if( (leaf = b[hdr]==0x0d)!=0 && leafDepth>=0 ){
+      sqlite3_snprintf(sizeof(p->zErr), p->zErr, "database disk image is malformed (page %u: a leaf at depth %d, others at %d)",
+                       pg, depth, leafDepth);
+      rc = SQLITE_CORRUPT;
+      break;
     }
-    if( b[hdr]==0x0d ){
+    if( leaf ){
+      if( leafDepth<0 ) leafDepth = depth;
       if( p->nLeaf==nAlloc ){
         uint32_t *a = sqlite3_realloc64(p->aLeaf, sizeof(uint32_t)*(sqlite3_uint64)(nAlloc = nAlloc ? 2*nAlloc : 1024));
         if( a==0 ){ rc = SQLITE_NOMEM; break; }

@@ -312,12 +312,17 @@ static int readAt(sqlite3_file *f, unsigned char *buf, int64_t n, int64_t off){
   return rc==SQLITE_IOERR_SHORT_READ ? SQLITE_CORRUPT : rc;
 }
 
+/* The page that holds the locks' bytes, never data. */
+static uint32_t lockPage(const ga_snap *s){
+  return (uint32_t)(0x40000000/s->pgsz) + 1;
+}
+
 int ga_snap_read(const ga_snap *s, uint32_t pgno, int n, unsigned char *buf, int fileOnly){
   int64_t sz = s->pgsz;
   int i = 0, j, rc = SQLITE_OK, fromWal = 0;
-  uint32_t lockPage = (uint32_t)(0x40000000/s->pgsz) + 1;   /* holds the locks' bytes, never data */
+  uint32_t lk = lockPage(s);
   if( pgno<1 || n<1 || pgno>s->nPage || (uint32_t)(n-1) > s->nPage - pgno ) return SQLITE_CORRUPT;
-  if( pgno<=lockPage && lockPage<=pgno + (uint32_t)(n-1) ) return SQLITE_CORRUPT;
+  if( pgno<=lk && lk<=pgno + (uint32_t)(n-1) ) return SQLITE_CORRUPT;
   while( i<n && rc==SQLITE_OK ){
     uint32_t f = fileOnly ? 0 : frameOf(s, pgno + i);
     if( f==0 ){
@@ -340,6 +345,23 @@ int ga_snap_read(const ga_snap *s, uint32_t pgno, int n, unsigned char *buf, int
     else if( memcmp(h + 32, s->salt, 8)!=0 ) rc = ga_snap_read(s, pgno, n, buf, 1);
   }
   return rc;
+}
+
+const unsigned char *ga_snap_fetch(const ga_snap *s, uint32_t pgno, int nExtra){
+  const sqlite3_io_methods *m = s->fd->pMethods;
+  void *p = 0;
+  if( m->iVersion<3 || m->xFetch==0 || m->xUnfetch==0 || pgno<1 || pgno>s->nPage || pgno==lockPage(s)
+   || frameOf(s, pgno)!=0 ){
+    return 0;
+  }
+  /* SQLite maps the file only when the user set mmap_size; else p stays 0. */
+  if( m->xFetch(s->fd, (int64_t)(pgno - 1)*s->pgsz, s->pgsz + nExtra, &p)!=SQLITE_OK ) return 0;
+  return (const unsigned char*)p;
+}
+
+void ga_snap_unfetch(const ga_snap *s, uint32_t pgno, const unsigned char *p){
+  /* Never with 0: xUnfetch(0) unmaps the whole file. */
+  if( p ) s->fd->pMethods->xUnfetch(s->fd, (int64_t)(pgno - 1)*s->pgsz, (void*)p);
 }
 
 void ga_snap_close(ga_snap *s){

@@ -42,7 +42,9 @@
 **      in exclusive locking mode (the wal-index is the connection's heap), a
 **      wal-index that cannot be mapped or is read-only.
 **   6. Only the connection's thread reads: SQLite's file handle is not for
-**      several threads at once.
+**      several threads at once. Where SQLite maps the file (mmap_size), the
+**      pages it hands out (xFetch) may be read by any thread until they are
+**      handed back.
 */
 #ifndef GPUAGG_SNAP_H
 #define GPUAGG_SNAP_H
@@ -81,6 +83,15 @@ int ga_snap_open(ga_snap*, sqlite3 *db, ga_conn *conn, const char *zDb, char **p
 ** SQLITE_CORRUPT (a page outside the snapshot or the file) or an I/O error.
 ** fileOnly: the file's copies, whatever the WAL holds. */
 int ga_snap_read(const ga_snap*, uint32_t pgno, int n, unsigned char *buf, int fileOnly);
+
+/* Page pgno where SQLite has the file mapped (the user set mmap_size),
+** with nExtra readable bytes after it, if its snapshot copy is the file's:
+** a pointer held until ga_snap_unfetch, on this thread. NULL: read it.
+** The mapped bytes do not change while the transaction is open (snap.c's
+** argument for the file's copies holds for the mapping, the same pages of
+** the OS's cache), and SQLite never moves a mapping that has pages out. */
+const unsigned char *ga_snap_fetch(const ga_snap*, uint32_t pgno, int nExtra);
+void ga_snap_unfetch(const ga_snap*, uint32_t pgno, const unsigned char*);
 
 /* Is page pgno's snapshot copy known (not GA_UNPROVEN)? */
 int ga_snap_proven(const ga_snap*, uint32_t pgno);
