@@ -207,7 +207,8 @@ static void pagesSection(int64_t nRow, const char *zBackend){
   const char *zScale = getenv("BENCH_PAGES_SCALE");
   sqlite3 *db = pagesTable(zFile, nRow);
   sqlite3_str *full = sqlite3_str_new(db);
-  char *aQ[4][3], zLabel[160];
+  char *aQ[4][3], zLabel[160], azLabel[4][64];
+  double aWait[4], aSink[4], aTp[4];
   int nCore = (int)h_int(db, "SELECT gpuagg_config('threads')"), q, c;
   double lo = qDouble(db, "SELECT min(x) FROM p"), hi = qDouble(db, "SELECT max(x) FROM p");
   for(c=0; c<5; c++){
@@ -236,14 +237,20 @@ static void pagesSection(int64_t nRow, const char *zBackend){
          "| builtin, mapped ms | pages, mapped ms | vs builtin, mapped |\n"
          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for(q=0; q<4; q++){
-    double tb, ts, t1, tp, tbm, tpm;
+    double tb, ts, t1, tp, tbm, tpm, w0, s0;
     h_exec(db, "SELECT gpuagg_config('pages', 0)");
     tb = medianOf(db, aQ[q][1]);
     ts = medianOf(db, aQ[q][2]);
     h_exec(db, "SELECT gpuagg_config('pages', 1), gpuagg_config('threads', 1)");
     t1 = medianOf(db, aQ[q][2]);
     h_exec(db, "SELECT gpuagg_config('threads', %d)", nCore);
+    w0 = qDouble(db, "SELECT json_extract(gpuagg_info(), '$.page_wait_ms')");
+    s0 = qDouble(db, "SELECT json_extract(gpuagg_info(), '$.page_sink_ms')");
     tp = medianOf(db, aQ[q][2]);
+    /* Where the connection's thread spent the scans (means over the runs). */
+    aWait[q] = (qDouble(db, "SELECT json_extract(gpuagg_info(), '$.page_wait_ms')") - w0)/(nRun + 1);
+    aSink[q] = (qDouble(db, "SELECT json_extract(gpuagg_info(), '$.page_sink_ms')") - s0)/(nRun + 1);
+    aTp[q] = tp*1e3;
     /* The file mapped (mmap_size): SQLite's reads and ours skip the copy. */
     h_exec(db, "PRAGMA mmap_size=1099511627776");
     tbm = medianOf(db, aQ[q][1]);
@@ -263,8 +270,13 @@ static void pagesSection(int64_t nRow, const char *zBackend){
       fprintf(gCsv, "pages,\"%s (pages, mapped)\",%lld,%s,%.3f,%.3f,%.4f,%.0f,%.0f\n", aQ[q][0], (long long)nRow,
               zBackend, tbm*1e3, tpm*1e3, tpm/tbm, nRow/tbm, nRow/tpm);
     }
+    snprintf(azLabel[q], sizeof(azLabel[q]), "%s", aQ[q][0]);
     for(c=0; c<3; c++) sqlite3_free(aQ[q][c]);
   }
+  printf("\nThe page source's scans on %d threads, copied: the connection's thread waiting for decoded leaves and in the "
+         "function's sink (gpuagg_info's page_wait_ms and page_sink_ms, means)\n\n| query | pages ms | waited ms | sink ms |\n"
+         "| --- | ---: | ---: | ---: |\n", nCore);
+  for(q=0; q<4; q++) printf("| %s | %.1f | %.1f | %.1f |\n", azLabel[q], aTp[q], aWait[q], aSink[q]);
   snprintf(zLabel, sizeof(zLabel), "%s", h_text(db, "SELECT json_extract(gpuagg_info(), '$.sources')"));
   printf("\nsources: %s\n", zLabel);
   sqlite3_close(db);

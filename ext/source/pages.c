@@ -13,13 +13,16 @@
 **   3. Leaves are read in segments by this thread (SQLite's file handle is
 **      not for several threads) and decoded by up to `threads` worker threads
 **      (gpuagg_config), which read nothing; this thread hands the segments
-**      over in order. A segment's values that only SQL can give (a column's
+**      over in order. Where SQLite maps the file (mmap_size), leaves are not
+**      copied: the workers read them in SQLite's mapping (snap.h). A segment's values that only SQL can give (a column's
 **      DEFAULT in records older than the column, rows whose overflow pages a
 **      worker met or that are not proven, the number of unusual TEXT) are
 **      read here through SQL, in the same transaction, before the segment is
 **      handed over.
-**   4. Interior pages are read when the source opens, so that a table whose
-**      pages are not proven (snap.h, 4) is refused before any row is given.
+**   4. Interior pages are read when the source opens, and every page's copy
+**      checked, so that a table whose pages are not proven (snap.h, 4) is
+**      refused before any row is given. Leaves are not read then: all are at
+**      the first leaf's depth.
 **   5. A malformed page is SQLITE_CORRUPT with the page named; rowids must
 **      rise through the scan. sqlite3_interrupt() stops a scan within a few
 **      segments (SQLITE_INTERRUPT).
