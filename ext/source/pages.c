@@ -14,11 +14,11 @@
 **      not for several threads) and decoded by up to `threads` worker threads
 **      (gpuagg_config), which read nothing; this thread hands the segments
 **      over in order. Where SQLite maps the file (mmap_size), leaves are not
-**      copied: the workers read them in SQLite's mapping (snap.h). A segment's values that only SQL can give (a column's
-**      DEFAULT in records older than the column, rows whose overflow pages a
-**      worker met or that are not proven, the number of unusual TEXT) are
-**      read here through SQL, in the same transaction, before the segment is
-**      handed over.
+**      copied: the workers read them in SQLite's mapping (snap.h). A
+**      segment's values that only SQL can give (a column's DEFAULT in records
+**      older than the column, rows whose overflow pages a worker met or that
+**      are not proven, the number of unusual TEXT) are read here through SQL,
+**      in the same transaction, before the segment is handed over.
 **   4. Interior pages are read when the source opens, and every page's copy
 **      checked, so that a table whose pages are not proven (snap.h, 4) is
 **      refused before any row is given. Leaves are not read then: all are at
