@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "gpuagg.h"
+#include "colsrc.h"
 
 static const char *azMode[] = { "auto", "cpu", "cuda" };
 
@@ -80,6 +81,7 @@ static void slotDestroy(ga_conn *c, ga_slot *s){
 void ga_conn_unref(void *p){
   ga_conn *c = (ga_conn*)p;
   if( --c->nRef>0 ) return;
+  ga_cache_budget(&c->cache, 0);
   while( c->pIdle ){
     ga_slot *s = c->pIdle;
     c->pIdle = s->next;

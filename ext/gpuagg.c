@@ -52,6 +52,7 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
   const ga_backend *be;
   char zErr[GA_ERRLEN];
+  static const char *azSrc[] = { "statement", "pages", "cache" };     /* GA_SRC_* */
   sqlite3_str *out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   ga_slot *s;
   int nIdle = 0, i;
@@ -81,13 +82,17 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
   else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendf(out, ",\"page_scans\":%lld,\"statement_scans\":%lld,\"pages_mapped\":%lld,"
-                      "\"pages_copied\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,\"sources\":{", (long long)c->stats.nPageScan,
+                      "\"pages_copied\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,", (long long)c->stats.nPageScan,
                       (long long)c->stats.nStmtScan, (long long)c->stats.nPageMapped, (long long)c->stats.nPageCopied,
                       c->stats.pageWaitMs, c->stats.pageSinkMs);
+  sqlite3_str_appendf(out, "\"cache\":{\"budget\":%lld,\"entries\":%d,\"bytes\":%lld,\"hits\":%lld,\"misses\":%lld,"
+                      "\"invalidations\":%lld,\"evictions\":%lld},\"sources\":{", (long long)c->cache.budget,
+                      c->cache.nEntry, (long long)c->cache.bytes, (long long)c->cache.nHit, (long long)c->cache.nMiss,
+                      (long long)c->cache.nInval, (long long)c->cache.nEvict);
   for(i=0; i<(int)(sizeof(c->aNote)/sizeof(c->aNote[0])) && c->aNote[i].zFn; i++){
     sqlite3_str_appendf(out, "%s\"%s\":{\"source\":\"%s\",\"why\":", i ? "," : "", c->aNote[i].zFn,
-                        c->aNote[i].pages ? "pages" : "statement");
-    if( c->aNote[i].pages ) sqlite3_str_appendall(out, "null");
+                        azSrc[c->aNote[i].src]);
+    if( c->aNote[i].src!=GA_SRC_STMT ) sqlite3_str_appendall(out, "null");
     else ga_json_str(out, c->aNote[i].zWhy);
     sqlite3_str_appendchar(out, 1, '}');
   }
@@ -130,6 +135,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     { "resident",  0, INT64_MAX,       0,           &c->resident },
     { "pages",     0, 1,               &c->pages,   0 },
     { "threads",   1, GA_THREADS_MAX,  &c->threads, 0 },
+    { "cache",     0, INT64_MAX,       0,           &c->cache.budget },
   };
   const int nSet = (int)(sizeof(aSet)/sizeof(aSet[0]));
   const char *zName = (const char*)sqlite3_value_text(argv[0]);
@@ -137,7 +143,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   for(i=0; i<nSet && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
   if( i==nSet ){
     sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold', 'resident',"
-                              " 'pages', 'threads')", -1);
+                              " 'pages', 'threads', 'cache')", -1);
     return;
   }
   if( argc==2 ){
@@ -151,6 +157,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       return;
     }
     if( aSet[i].pInt ) *aSet[i].pInt = (int)v; else *aSet[i].pI64 = v;
+    if( aSet[i].pI64==&c->cache.budget ) ga_cache_budget(&c->cache, v);   /* frees what no longer fits */
   }
   sqlite3_result_int64(ctx, aSet[i].pInt ? *aSet[i].pInt : *aSet[i].pI64);
 }

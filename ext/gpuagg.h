@@ -39,10 +39,23 @@ typedef struct ga_walseen {
   int haveDv;               /* ... if set */
 } ga_walseen;
 
+/* Decoded columns kept between queries (source/cache.c). */
+typedef struct ga_centry ga_centry;
+typedef struct ga_cache {
+  int64_t budget;           /* most bytes kept (gpuagg_config 'cache'); 0: none */
+  int64_t bytes;            /* bytes kept */
+  int nEntry;               /* columns kept */
+  ga_centry *pFirst;        /* them, the most recently used first */
+  uint64_t tick;            /* uses so far (an entry's last use) */
+  int64_t nHit, nMiss;      /* scans served from it, scans that read the table */
+  int64_t nInval, nEvict;   /* columns dropped as stale, and to keep to the budget */
+} ga_cache;
+
 /* The source a table-valued function used last, for gpuagg_info(). */
+enum { GA_SRC_STMT, GA_SRC_PAGES, GA_SRC_CACHE };
 typedef struct ga_srcnote {
   const char *zFn;          /* the function; NULL if unused */
-  int pages;                /* the page source (1), or the statement source */
+  int src;                  /* GA_SRC_*: the statement source, the pages, the cache */
   char zWhy[GA_ERRLEN];     /* the statement source: why not the pages */
 } ga_srcnote;
 
@@ -66,6 +79,7 @@ typedef struct ga_conn {
   int threads;              /* threads decoding pages */
   ga_srcnote aNote[3];      /* the source each table-valued function used last */
   ga_walseen aSeen[GA_SEEN];/* wal-index headers seen (source/snap.c) */
+  ga_cache cache;           /* columns kept between queries (source/cache.c) */
 } ga_conn;
 
 /* conn.c */

@@ -25,7 +25,7 @@ build)
   autoreconf -fi >/dev/null 2>&1
   ./configure --quiet --enable-portable-tests --enable-fault-injection
   make -j"$(nproc)" >/dev/null
-  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages bench-programs >/dev/null
+  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages tests/test_cache bench-programs >/dev/null
   ls -la .libs/libgpuagg.so tests/test_sum tests/test_minmax tests/test_hist tests/test_api tests/test_pages bench/bench_sql bench/bench_kernels bench/bench_scan
   ;;
 run)
@@ -45,6 +45,7 @@ run)
   ./tests/test_fault >"$out/test_fault.log" 2>&1 || status=1
   ./tests/test_threads >"$out/test_threads.log" 2>&1 || status=1
   GPUAGG_TEST_PAGES_ROWS=${GPUAGG_TEST_PAGES_ROWS:-10000000} ./tests/test_pages >"$out/test_pages.log" 2>&1 || status=1
+  ./tests/test_cache >"$out/test_cache.log" 2>&1 || status=1
   GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 sh tests/shell.test >"$out/shell.log" 2>&1 || status=1
   : >"$out/bench_kernels.md"; : >"$out/bench_sql.md"
   if [ "${BENCH:-1}" = 1 ]; then
@@ -64,7 +65,7 @@ run)
   # must pass and every process's summary must say 0 errors (memcheck also
   # reports device memory never freed).
   if command -v compute-sanitizer >/dev/null && [ "${SANITIZE:-1}" = 1 ]; then
-    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist memcheck:test_group memcheck:test_summary memcheck:test_pages initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api racecheck:test_group}; do
+    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist memcheck:test_group memcheck:test_summary memcheck:test_pages memcheck:test_cache initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api racecheck:test_group}; do
       tool=${run%%:*} suite=${run#*:} log="$out/sanitize-$tool-$suite.log"
       opt=; [ "$tool" = memcheck ] && opt="--leak-check full"
       rc=0
@@ -78,7 +79,7 @@ run)
     done
   fi
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
-  for f in test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads test_pages; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
+  for f in test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads test_pages test_cache; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
   grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true
   echo "== shell: $(tr '\n' ' ' <"$out/shell.log" | cut -c1-300)"
   cat "$out/bench_kernels.md" "$out/bench_sql.md"

@@ -471,9 +471,7 @@ static int realAffinity(const char *z){
   return strstr(u, "REAL") || strstr(u, "FLOA") || strstr(u, "DOUB");
 }
 
-/* The schema, name and kind of the table zSource names (as tvf.c resolves
-** it: a table of that name, temp first, else schema.table). */
-static int locate(sqlite3 *db, const char *zSource, char **pzDb, char **pzTab, char **pzType, int *pWr){
+int ga_table_locate(sqlite3 *db, const char *zSource, char **pzDb, char **pzTab, char **pzType, int *pWr){
   static const char *zSql =
       "SELECT l.schema, l.name, l.type, l.wr FROM pragma_table_list l, pragma_database_list d"
       " WHERE d.name=l.schema AND l.name=?1 COLLATE NOCASE AND (?2 IS NULL OR l.schema=?2 COLLATE NOCASE)"
@@ -740,7 +738,7 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zSource, int 
     *pzWhy = sqlite3_mprintf("%d columns", nCol);
     rc = GA_REFUSED;
   }else{
-    rc = locate(db, zSource, &zDb, &zTab, &zType, &wr);
+    rc = ga_table_locate(db, zSource, &zDb, &zTab, &zType, &wr);
   }
   if( rc==GA_REFUSED ) *pzWhy = sqlite3_mprintf("SQLite %s has no table_list pragma", sqlite3_libversion());
   if( rc==SQLITE_OK ){
@@ -755,7 +753,7 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zSource, int 
     /* The same table, in the pinned transaction? */
     char *zDb2 = 0, *zTab2 = 0, *zType2 = 0;
     int wr2 = 0;
-    rc = locate(db, zSource, &zDb2, &zTab2, &zType2, &wr2);
+    rc = ga_table_locate(db, zSource, &zDb2, &zTab2, &zType2, &wr2);
     if( rc==SQLITE_OK && (zDb2==0 || strcmp(zDb, zDb2) || strcmp(zTab, zTab2) || strcmp(zType, zType2) || wr!=wr2) ){
       *pzWhy = sqlite3_mprintf("table %s changed", zTab);
       rc = GA_REFUSED;

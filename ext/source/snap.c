@@ -8,6 +8,7 @@
 */
 #include <sched.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "snap.h"
 
 #define SHM_REGION 32768          /* bytes in a wal-index region */
@@ -181,6 +182,24 @@ static int frameMap(ga_snap *s, uint32_t mx, uint32_t mxFrame){
   return SQLITE_OK;
 }
 
+/* The snapshot's identity (snap.h): the file (device, inode), the mode, and
+** what changes with each commit: a rollback file's header bytes 24..39
+** (change counter, pages, freelist), or a WAL snapshot's salts and mxFrame. */
+static void snapId(ga_snap *s, char mode, const unsigned char *a, int nA, const unsigned char *b){
+  struct stat st;
+  uint64_t dev, ino;
+  if( stat(s->zFile, &st)!=0 ) return;
+  dev = (uint64_t)st.st_dev;
+  ino = (uint64_t)st.st_ino;
+  memset(s->id, 0, sizeof(s->id));
+  memcpy(s->id, &dev, 8);
+  memcpy(s->id + 8, &ino, 8);
+  s->id[16] = (unsigned char)mode;
+  memcpy(s->id + 17, a, (size_t)nA);
+  if( b ) memcpy(s->id + 17 + nA, b, 4);
+  s->haveId = 1;
+}
+
 int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char **pzWhy){
   int txn = sqlite3_txn_state(db, zDb), wal, rc, i;
   char zJm[16], zLm[16];
@@ -196,6 +215,7 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
     return GA_REFUSED;
   }
   if( txn<0 || (s->fd = unixFile(db, zDb, pzWhy))==0 ) return *pzWhy ? GA_REFUSED : SQLITE_NOMEM;
+  s->zFile = sqlite3_db_filename(db, zDb);
   if( sharedCache(db, zDb) ){
     *pzWhy = sqlite3_mprintf("a shared cache (another connection's transaction may be its view)");
     return GA_REFUSED;
@@ -276,6 +296,12 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
       rc = frameMap(s, HDR_MXFRAME(h2), HDR_MXFRAME(h2));
     }
     if( rc!=SQLITE_OK ) goto failed;
+    if( hdr ) snapId(s, 'W', hdr + 32, 8, hdr + 16);
+  }else{
+    unsigned char *b = sqlite3_malloc(s->pgsz);
+    if( b==0 ) return SQLITE_NOMEM;
+    if( ga_snap_read(s, 1, 1, b, 1)==SQLITE_OK ) snapId(s, 'R', b + 24, 16, 0);
+    sqlite3_free(b);
   }
   return SQLITE_OK;
 

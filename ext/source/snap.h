@@ -45,6 +45,13 @@
 **      several threads at once. Where SQLite maps the file (mmap_size), the
 **      pages it hands out (xFetch) may be read by any thread until they are
 **      handed back.
+**   7. A snapshot's identity (id) is equal for two snapshots only if they
+**      hold the same pages: the file (device and inode of its name), and
+**      in rollback modes the header's bytes 24..39, whose change counter
+**      every commit in those modes increments (SQLite's own page cache is
+**      kept across transactions on the same bytes); in WAL mode, a proven
+**      snapshot's salts and mxFrame (every commit raises mxFrame, every
+**      restart changes the salts). An unproven WAL snapshot has none.
 */
 #ifndef GPUAGG_SNAP_H
 #define GPUAGG_SNAP_H
@@ -53,6 +60,7 @@
 
 #define GA_REFUSED  1000            /* not read this way; the reason is given */
 #define GA_UNPROVEN 1001            /* this page's snapshot copy is not known */
+#define GA_SNAP_ID  40              /* bytes of a snapshot's identity */
 
 typedef struct ga_snap {
   sqlite3 *db;              /* the connection */
@@ -67,6 +75,9 @@ typedef struct ga_snap {
   int proven;               /* WAL: frames above nBackfill are the snapshot's (3), or unknown (4) */
   volatile unsigned char *shm; /* WAL: the wal-index's first region */
   unsigned char salt[8];    /* WAL: its salts when opened (a restart changes them) */
+  const char *zFile;        /* the database file's name */
+  unsigned char id[GA_SNAP_ID]; /* the snapshot's identity (7), if haveId */
+  int haveId;               /* ... known: rollback modes, and proven WAL snapshots */
 } ga_snap;
 
 /* At a moment when SQLite runs no statement of ours (prepare time), note

@@ -137,24 +137,24 @@ int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const 
   return -1;
 }
 
-/* Note for gpuagg_info() which source zFn used, and why not the pages. */
-static void noteSource(ga_conn *conn, const char *zFn, int pages, const char *zWhy){
+/* Note for gpuagg_info() which source zFn used (GA_SRC_*), and why not the
+** pages. */
+static void noteSource(ga_conn *conn, const char *zFn, int src, const char *zWhy){
   int i, n = (int)(sizeof(conn->aNote)/sizeof(conn->aNote[0]));
   for(i=0; i<n-1 && conn->aNote[i].zFn && strcmp(conn->aNote[i].zFn, zFn); i++){}
   conn->aNote[i].zFn = zFn;
-  conn->aNote[i].pages = pages;
+  conn->aNote[i].src = src;
   sqlite3_snprintf(sizeof(conn->aNote[i].zWhy), conn->aNote[i].zWhy, "%s", zWhy ? zWhy : "");
-  if( pages ) conn->stats.nPageScan++; else conn->stats.nStmtScan++;
+  if( src==GA_SRC_PAGES ) conn->stats.nPageScan++;
+  if( src==GA_SRC_STMT ) conn->stats.nStmtScan++;
 }
 
-int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
-                const unsigned char *aWant, ga_colsrc **ppSrc){
+/* The source that reads the table: the pages, else the statement. */
+static int openReader(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const char *const *azCol,
+                      const unsigned char *aWant, ga_colsrc **ppSrc){
   ga_vtab *v = (ga_vtab*)tab;
-  const char *azCol[GA_STMT_COLS];
   char *zErr = 0;
-  int i, rc = GA_REFUSED;
-  for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->azCol[aiCol[i]];
-  *ppSrc = 0;
+  int rc = GA_REFUSED;
   if( v->conn->pages ){
     *ppSrc = ga_colsrc_pages(v->db, v->conn, p->zName, nCol, azCol, aWant, &rc, &zErr);
     if( *ppSrc==0 && rc!=GA_REFUSED ){
@@ -165,7 +165,7 @@ int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol
   }else{
     zErr = sqlite3_mprintf("gpuagg_config('pages') is 0");
   }
-  noteSource(v->conn, zFn, *ppSrc!=0, zErr);
+  noteSource(v->conn, zFn, *ppSrc ? GA_SRC_PAGES : GA_SRC_STMT, zErr);
   sqlite3_free(zErr);
   if( *ppSrc ) return SQLITE_OK;
   zErr = 0;
@@ -174,6 +174,30 @@ int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol
   ga_tvf_error(tab, "%s", zErr ? zErr : "out of memory");
   sqlite3_free(zErr);
   return SQLITE_ERROR;
+}
+
+int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
+                const unsigned char *aWant, ga_colsrc **ppSrc){
+  ga_vtab *v = (ga_vtab*)tab;
+  const char *azCol[GA_STMT_COLS];
+  ga_colsrc *cache = 0, *reader = 0;
+  int i, hit = 0, rc;
+  for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->azCol[aiCol[i]];
+  *ppSrc = 0;
+  /* Kept columns first (source/cache.c); a miss keeps what the reader reads. */
+  if( v->conn->cache.budget>0 ) cache = ga_colsrc_cache(v->db, v->conn, p->zName, nCol, azCol, aWant, &hit);
+  if( hit ){
+    noteSource(v->conn, zFn, GA_SRC_CACHE, 0);
+    *ppSrc = cache;
+    return SQLITE_OK;
+  }
+  if( (rc = openReader(tab, zFn, p, nCol, azCol, aWant, &reader))!=SQLITE_OK ){
+    if( cache ) cache->xClose(cache);
+    return rc;
+  }
+  if( cache ) ga_cache_read_by(cache, reader);
+  *ppSrc = cache ? cache : reader;
+  return SQLITE_OK;
 }
 
 int ga_tvf_best_index(sqlite3_vtab *tab, sqlite3_index_info *p, int iFirst, int nArg){

@@ -1,0 +1,330 @@
+/*
+** The column cache (ext/source/cache.c): a kept column is used only while
+** the database is unchanged, and every answer is the one the table gives
+** without the cache. Both backends, as suite.h says.
+**
+**   - In DELETE and WAL modes, after each event that changes what a scan
+**     would read: a commit from this connection, from another connection,
+**     from another process; a schema change (a column added, the table
+**     dropped and made again); VACUUM; a different file at the same name
+**     (main's, while open: SQL reads the file it holds; an attached one's,
+**     detached and attached again); another database attached under the
+**     same schema name (attached schemas are never cached); and inside this
+**     connection's own write transaction. Each is followed by every function, whose answer must
+**     be the uncached one (the cache off, the same transaction), and it
+**     must not have been served from the cache where it would be stale.
+**   - Unchanged: a rollback, a read-only query: the next scan is a hit.
+**   - The budget: never more bytes kept than it allows, least recently used
+**     columns evicted, 0 frees everything; a column larger than the budget
+**     is not kept.
+** GPUAGG_SEED=N repeats a run.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "suite.h"
+
+static char zDir[64];               /* this test's scratch directory */
+
+static void dirMake(void){
+  strcpy(zDir, "/tmp/gpuagg-cache-XXXXXX");
+  ck_assert_msg(mkdtemp(zDir)!=0, "mkdtemp");
+}
+
+static void dirDrop(void){
+  char z[128];
+  snprintf(z, sizeof(z), "rm -rf '%s'", zDir);
+  if( system(z)!=0 ) fprintf(stderr, "cannot remove %s\n", zDir);
+}
+
+static sqlite3 *openDb(const char *zFile){
+  char *zErr = 0;
+  sqlite3 *db = h_open_file(zFile, &zErr);
+  ck_assert_msg(db!=0, "cannot open %s with the module: %s", zFile, zErr ? zErr : "?");
+  sqlite3_busy_timeout(db, 5000);
+  EXEC(db, "SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000),"
+           " gpuagg_config('cache', 1<<30)", g_backend);
+  return db;
+}
+
+static sqlite3 *openPlain(const char *zFile){
+  sqlite3 *db = 0;
+  ck_assert_msg(sqlite3_open(zFile, &db)==SQLITE_OK, "open %s", zFile);
+  sqlite3_busy_timeout(db, 5000);
+  return db;
+}
+
+static int64_t info(sqlite3 *db, const char *zPath){
+  return h_int(db, "SELECT json_extract(gpuagg_info(), '$.%s')", zPath);
+}
+
+/* A table zTab of n random rows (numbers, text, NULLs) in schema zDb. */
+static void fill(sqlite3 *db, h_rng *r, const char *zDb, const char *zTab, int n){
+  sqlite3_stmt *st;
+  int i;
+  EXEC(db, "CREATE TABLE \"%w\".\"%w\"(k, x, s)", zDb, zTab);
+  EXEC(db, "BEGIN");
+  {
+    char *zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w\" VALUES(?1, ?2, ?3)", zDb, zTab);
+    CHECK(sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+    sqlite3_free(zSql);
+  }
+  for(i=0; i<n; i++){
+    uint64_t u = h_next(r);
+    sqlite3_bind_int64(st, 1, (int64_t)(u % 37));
+    if( u % 11==0 ) sqlite3_bind_null(st, 2);
+    else if( u % 5==0 ) sqlite3_bind_int64(st, 2, (int64_t)(h_next(r) % 2000001) - 1000000);
+    else sqlite3_bind_double(st, 2, h_unit(r)*2e6 - 1e6);
+    if( u % 7==0 ) sqlite3_bind_text(st, 3, u % 2 ? "12" : "abc", -1, SQLITE_STATIC);
+    else sqlite3_bind_int64(st, 3, (int64_t)(u >> 40));
+    sqlite3_step(st);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  EXEC(db, "COMMIT");
+}
+
+static const char *azQ[] = {
+  "SELECT * FROM gpu_summary('%s')",
+  "SELECT * FROM gpu_histogram('%s', 'x', 9)",
+  "SELECT * FROM gpu_group_by('%s', 'k', 'x')",
+  "SELECT * FROM gpu_group_by('%s', 's', 'x')",
+};
+#define NQ ((int)(sizeof(azQ)/sizeof(azQ[0])))
+
+/* Every function over zSrc on db gives ref's answer (another connection to
+** the same file, nothing cached); served from the cache (want 1), the first
+** not (want 0), or either (-1). */
+static void expectRef(sqlite3 *db, sqlite3 *ref, const char *zSrc, int want, const char *zWhen){
+  int q;
+  for(q=0; q<NQ; q++){
+    char *zSql = sqlite3_mprintf(azQ[q], zSrc), *a, *b, *zHow;
+    int64_t hits = info(db, "cache.hits");
+    a = s_render(db, zSql);
+    zHow = h_text(db, "SELECT json_extract(gpuagg_info(), '$.sources.%s.source')",
+                  q==0 ? "gpu_summary" : q==1 ? "gpu_histogram" : "gpu_group_by");
+    /* After a change only the first scan must miss: it keeps what it reads. */
+    int w = q==0 || want==1 ? want : -1;
+    if( w>=0 ){
+      CHECK((info(db, "cache.hits")>hits)==w && zHow && (strcmp(zHow, "cache")==0)==want,
+            "%s: %s: served by %s, wanted %s", zWhen, zSql, zHow ? zHow : "?", w ? "the cache" : "the table");
+    }
+    free(zHow);
+    b = s_render(ref, zSql);
+    CHECK(strcmp(a, b)==0, "%s: %s\n  cached   %.400s\n  uncached %.400s", zWhen, zSql, a, b);
+    CHECK(strncmp(a, "error", 5)!=0, "%s: %s: %.300s", zWhen, zSql, a);
+    free(a); free(b);
+    sqlite3_free(zSql);
+  }
+}
+
+static sqlite3 *gRef;               /* the reference connection of events() */
+static void expect(sqlite3 *db, const char *zSrc, int want, const char *zWhen){
+  expectRef(db, gRef, zSrc, want, zWhen);
+}
+
+/* Fill the cache (a miss), then see it hit. */
+static void warm(sqlite3 *db, const char *zSrc, const char *zWhen){
+  char z[160];
+  expect(db, zSrc, -1, zWhen);
+  snprintf(z, sizeof(z), "%s, unchanged", zWhen);
+  expect(db, zSrc, 1, z);
+}
+
+/* Run zSql on zFile in a child process. */
+static void inProcess(const char *zFile, const char *zSql){
+  pid_t pid = fork();
+  int status = 0;
+  CHECK(pid>=0, "fork");
+  if( pid==0 ){
+    sqlite3 *w = 0;
+    int rc = sqlite3_open(zFile, &w);
+    sqlite3_busy_timeout(w, 5000);
+    if( rc==SQLITE_OK ) rc = sqlite3_exec(w, zSql, 0, 0, 0);
+    sqlite3_close(w);
+    _exit(rc==SQLITE_OK ? 0 : 1);
+  }
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status)==0, "the other process's %s", zSql);
+}
+
+static void events(const char *zJournal){
+  char zFile[128], zOther[128], zCopy[128], zWhen[96];
+  sqlite3 *db, *w;
+  h_rng r;
+  h_rng_init(&r, h_seed ^ (uint64_t)zJournal[0]);
+  dirMake();
+  snprintf(zFile, sizeof(zFile), "%s/c.db", zDir);
+  snprintf(zOther, sizeof(zOther), "%s/o.db", zDir);
+  w = openPlain(zFile);
+  EXEC(w, "PRAGMA journal_mode=%s", zJournal);
+  fill(w, &r, "main", "t", 3000);
+  db = openDb(zFile);
+  EXEC(db, "PRAGMA journal_mode=%s", zJournal);
+  gRef = openDb(zFile);
+  EXEC(gRef, "SELECT gpuagg_config('cache', 0)");
+#define STEP(what) snprintf(zWhen, sizeof(zWhen), "%s: %s", zJournal, what)
+  STEP("first scans"); warm(db, "t", zWhen);
+  EXEC(db, "UPDATE t SET x = x + 1 WHERE k = 3");
+  STEP("this connection's commit"); expect(db, "t", 0, zWhen); expect(db, "t", 1, zWhen);
+  EXEC(w, "UPDATE t SET x = -x WHERE k = 4");
+  STEP("another connection's commit"); expect(db, "t", 0, zWhen); expect(db, "t", 1, zWhen);
+  inProcess(zFile, "UPDATE t SET s = 'p' || k WHERE k = 5");
+  STEP("another process's commit"); expect(db, "t", 0, zWhen); expect(db, "t", 1, zWhen);
+  EXEC(db, "BEGIN; UPDATE t SET x = 0; ROLLBACK");
+  STEP("a rollback"); expect(db, "t", 1, zWhen);
+  EXEC(db, "BEGIN; DELETE FROM t WHERE k < 9");
+  {
+    /* The reference is SQL in the same transaction. */
+    int64_t hits = info(db, "cache.hits");
+    char *a = s_render(db, "SELECT rows, nulls, integers, reals, min, max FROM gpu_summary('t', 'x')"), *zHow;
+    char *b = s_render(db, "SELECT count(*), count(*) - count(x), sum(typeof(x)='integer'), sum(typeof(x)='real'),"
+                           " min(x), max(x) FROM t");
+    STEP("this connection's own write transaction");
+    CHECK(strcmp(a, b)==0, "%s: %s against %s", zWhen, a, b);
+    zHow = h_text(db, "SELECT json_extract(gpuagg_info(), '$.sources.gpu_summary.source')");
+    CHECK(info(db, "cache.hits")==hits && zHow && strcmp(zHow, "cache")!=0, "%s: served from the cache", zWhen);
+    free(a); free(b); free(zHow);
+  }
+  EXEC(db, "COMMIT");
+  STEP("its commit"); expect(db, "t", 0, zWhen); expect(db, "t", 1, zWhen);
+  EXEC(w, "ALTER TABLE t ADD COLUMN y DEFAULT 3");
+  STEP("a column added"); expect(db, "t", 0, zWhen); expect(db, "t", 1, zWhen);
+  EXEC(w, "DROP TABLE t");
+  fill(w, &r, "main", "t", 2000);
+  STEP("the table made again"); expect(db, "t", 0, zWhen); expect(db, "t", 1, zWhen);
+  EXEC(w, "DELETE FROM t WHERE k %% 3 = 0; VACUUM");
+  STEP("VACUUM"); expect(db, "t", 0, zWhen); expect(db, "t", 1, zWhen);
+  /* Attached databases: another file under the same name, and the same
+  ** name's file replaced while detached. */
+  {
+    sqlite3 *o = openPlain(zOther);
+    EXEC(o, "PRAGMA journal_mode=%s", zJournal);
+    fill(o, &r, "main", "t", 1500);
+    sqlite3_close(o);
+  }
+  snprintf(zCopy, sizeof(zCopy), "%s/a.db", zDir);
+  {
+    sqlite3 *o = openPlain(zCopy);
+    EXEC(o, "PRAGMA journal_mode=%s", zJournal);
+    fill(o, &r, "main", "t", 1200);
+    sqlite3_close(o);
+  }
+  EXEC(db, "ATTACH '%q' AS aux", zCopy);
+  EXEC(gRef, "ATTACH '%q' AS aux", zCopy);
+  /* Attached schemas are not cached (cache.c, 3). */
+  STEP("attached"); expect(db, "aux.t", 0, zWhen); expect(db, "aux.t", 0, zWhen);
+  EXEC(db, "DETACH aux");
+  EXEC(gRef, "DETACH aux");
+  EXEC(db, "ATTACH '%q' AS aux", zOther);
+  EXEC(gRef, "ATTACH '%q' AS aux", zOther);
+  STEP("another file attached under the same name"); expect(db, "aux.t", 0, zWhen); expect(db, "aux.t", 0, zWhen);
+  EXEC(db, "DETACH aux");
+  EXEC(gRef, "DETACH aux");
+  {
+    char z[800];
+    snprintf(z, sizeof(z), "rm -f '%s' '%s-wal' '%s-shm' && cp '%s' '%s'", zOther, zOther, zOther, zCopy, zOther);
+    CHECK(system(z)==0, "%s", z);
+  }
+  EXEC(db, "ATTACH '%q' AS aux", zOther);
+  EXEC(gRef, "ATTACH '%q' AS aux", zOther);
+  STEP("the file replaced while detached"); expect(db, "aux.t", 0, zWhen); expect(db, "aux.t", 0, zWhen);
+  EXEC(db, "DETACH aux");
+  EXEC(gRef, "DETACH aux");
+  /* Main's file replaced while open: SQL reads the file it holds; the
+  ** cache, seeing another file at the name, reads it again. */
+  {
+    char z[800];
+    warm(db, "t", "before the name is replaced");
+    snprintf(z, sizeof(z), "cp '%s' '%s.new' && mv '%s.new' '%s'", zCopy, zFile, zFile, zFile);
+    CHECK(system(z)==0, "%s", z);
+    STEP("main's file replaced at its name"); expect(db, "t", 0, zWhen);
+  }
+#undef STEP
+  CHECK(info(db, "cache.invalidations")>0, "%s: nothing was invalidated", zJournal);
+  sqlite3_close(db);
+  sqlite3_close(gRef);
+  sqlite3_close(w);
+  dirDrop();
+}
+
+START_TEST(test_events_delete){
+  events("delete");
+}
+END_TEST
+
+START_TEST(test_events_wal){
+  events("wal");
+}
+END_TEST
+
+START_TEST(test_budget){
+  char zFile[128];
+  sqlite3 *db, *w;
+  int64_t one, k;
+  h_rng r;
+  h_rng_init(&r, h_seed ^ 0xb0d6e7);
+  dirMake();
+  snprintf(zFile, sizeof(zFile), "%s/b.db", zDir);
+  w = openPlain(zFile);
+  fill(w, &r, "main", "t", 4000);
+  fill(w, &r, "main", "u", 4000);
+  sqlite3_close(w);
+  db = openDb(zFile);
+  EXEC(db, "SELECT * FROM gpu_summary('t', 'x')");
+  one = info(db, "cache.bytes");
+  CHECK(one>0 && info(db, "cache.entries")==1, "one column kept: %lld bytes", (long long)one);
+  /* Room for two columns: a third evicts the least recently used. */
+  EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(2*one + one/2));
+  EXEC(db, "SELECT * FROM gpu_summary('u', 'x')");
+  EXEC(db, "SELECT * FROM gpu_summary('t', 'x')");          /* t.x now the most recent */
+  k = info(db, "cache.evictions");
+  EXEC(db, "SELECT * FROM gpu_summary('u', 'k')");
+  CHECK(info(db, "cache.evictions")==k + 1 && info(db, "cache.entries")==2, "evictions %lld, entries %lld",
+        (long long)info(db, "cache.evictions"), (long long)info(db, "cache.entries"));
+  CHECK(info(db, "cache.bytes")<=info(db, "cache.budget"), "%lld bytes kept over a budget of %lld",
+        (long long)info(db, "cache.bytes"), (long long)info(db, "cache.budget"));
+  {
+    sqlite3 *ref = openDb(zFile);
+    EXEC(ref, "SELECT gpuagg_config('cache', 0)");
+    expectRef(db, ref, "t", -1, "after evictions");
+    sqlite3_close(ref);
+  }
+  EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(2*one + one/2));
+  EXEC(db, "SELECT * FROM gpu_summary('t', 'x')");
+  k = info(db, "cache.hits");
+  EXEC(db, "SELECT * FROM gpu_summary('t', 'x')");
+  CHECK(info(db, "cache.hits")==k + 1, "t.x, the most recent, was evicted");
+  /* Too small for one column: nothing kept, answers right. */
+  EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(one/2));
+  CHECK(info(db, "cache.entries")==0, "a budget below one column keeps %lld", (long long)info(db, "cache.entries"));
+  EXEC(db, "SELECT * FROM gpu_summary('t', 'x')");
+  CHECK(info(db, "cache.entries")==0 && info(db, "cache.bytes")==0, "a column over the budget was kept");
+  /* 0 frees everything. */
+  EXEC(db, "SELECT gpuagg_config('cache', 1<<30)");
+  EXEC(db, "SELECT * FROM gpu_summary('t')");
+  CHECK(info(db, "cache.entries")==3, "%lld entries", (long long)info(db, "cache.entries"));
+  EXEC(db, "SELECT gpuagg_config('cache', 0)");
+  CHECK(info(db, "cache.entries")==0 && info(db, "cache.bytes")==0, "cache 0 keeps %lld bytes",
+        (long long)info(db, "cache.bytes"));
+  sqlite3_close(db);
+  dirDrop();
+}
+END_TEST
+
+static Suite *cacheSuite(void){
+  Suite *s = suite_create("cache");
+  TCase *tc = tcase_create(g_backend);
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_events_delete);
+  tcase_add_test(tc, test_events_wal);
+  tcase_add_test(tc, test_budget);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void){
+  return s_main(cacheSuite);
+}
