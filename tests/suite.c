@@ -33,6 +33,24 @@ void s_expect_pool_idle(sqlite3 *db){
   free(z);
 }
 
+void s_dir_make(char *z, const char *zTag){
+  snprintf(z, 64, "/tmp/gpuagg-%s-XXXXXX", zTag);
+  ck_assert_msg(mkdtemp(z)!=0, "mkdtemp %s", z);
+}
+
+void s_dir_drop(const char *z){
+  char zCmd[128];
+  snprintf(zCmd, sizeof(zCmd), "rm -rf '%s'", z);
+  if( system(zCmd)!=0 ) fprintf(stderr, "cannot remove %s\n", z);
+}
+
+sqlite3 *s_open_plain(const char *zFile){
+  sqlite3 *db = 0;
+  ck_assert_msg(sqlite3_open(zFile, &db)==SQLITE_OK, "open %s", zFile);
+  sqlite3_busy_timeout(db, 5000);
+  return db;
+}
+
 char *s_render(sqlite3 *db, const char *zSql){
   sqlite3_stmt *st;
   sqlite3_str *out = sqlite3_str_new(0);

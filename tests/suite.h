@@ -52,6 +52,14 @@ void s_expect_interrupt(sqlite3*, const char *zSql, int k);
 ** shared state: safe from any thread. */
 char *s_render(sqlite3*, const char *zSql);
 
+/* A scratch directory /tmp/gpuagg-TAG-XXXXXX made into z (64 bytes), and
+** removed with everything in it. */
+void s_dir_make(char *z, const char *zTag);
+void s_dir_drop(const char *z);
+
+/* A connection to zFile without the module (writers), 5 s busy timeout. */
+sqlite3 *s_open_plain(const char *zFile);
+
 /* Run the suite made by make() on each backend; the process's exit code. */
 int s_main(Suite *(*make)(void));
 

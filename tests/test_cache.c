@@ -14,11 +14,15 @@
 **     be the uncached one (the cache off, the same transaction), and it
 **     must not have been served from the cache where it would be stale.
 **   - Unchanged: a rollback, a read-only query: the next scan is a hit.
+**   - Another connection committing pairs of changes that cancel while
+**     cached scans run, in WAL and DELETE modes: every sum exactly 0; two
+**     scans in one read transaction agree, the second from the cache.
 **   - The budget: never more bytes kept than it allows, least recently used
 **     columns evicted, 0 frees everything; a column larger than the budget
 **     is not kept.
 ** GPUAGG_SEED=N repeats a run.
 */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +32,6 @@
 
 static char zDir[64];               /* this test's scratch directory */
 
-static void dirMake(void){
-  strcpy(zDir, "/tmp/gpuagg-cache-XXXXXX");
-  ck_assert_msg(mkdtemp(zDir)!=0, "mkdtemp");
-}
-
-static void dirDrop(void){
-  char z[128];
-  snprintf(z, sizeof(z), "rm -rf '%s'", zDir);
-  if( system(z)!=0 ) fprintf(stderr, "cannot remove %s\n", zDir);
-}
-
 static sqlite3 *openDb(const char *zFile){
   char *zErr = 0;
   sqlite3 *db = h_open_file(zFile, &zErr);
@@ -46,13 +39,6 @@ static sqlite3 *openDb(const char *zFile){
   sqlite3_busy_timeout(db, 5000);
   EXEC(db, "SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000),"
            " gpuagg_config('cache', 1<<30)", g_backend);
-  return db;
-}
-
-static sqlite3 *openPlain(const char *zFile){
-  sqlite3 *db = 0;
-  ck_assert_msg(sqlite3_open(zFile, &db)==SQLITE_OK, "open %s", zFile);
-  sqlite3_busy_timeout(db, 5000);
   return db;
 }
 
@@ -84,6 +70,14 @@ static void fill(sqlite3 *db, h_rng *r, const char *zDb, const char *zTab, int n
   }
   sqlite3_finalize(st);
   EXEC(db, "COMMIT");
+}
+
+/* A database file zFile in journal mode zJournal with a table t of n rows. */
+static void makeFile(const char *zFile, const char *zJournal, h_rng *r, int n){
+  sqlite3 *o = s_open_plain(zFile);
+  EXEC(o, "PRAGMA journal_mode=%s", zJournal);
+  fill(o, r, "main", "t", n);
+  sqlite3_close(o);
 }
 
 static const char *azQ[] = {
@@ -155,10 +149,10 @@ static void events(const char *zJournal){
   sqlite3 *db, *w;
   h_rng r;
   h_rng_init(&r, h_seed ^ (uint64_t)zJournal[0]);
-  dirMake();
+  s_dir_make(zDir, "cache");
   snprintf(zFile, sizeof(zFile), "%s/c.db", zDir);
   snprintf(zOther, sizeof(zOther), "%s/o.db", zDir);
-  w = openPlain(zFile);
+  w = s_open_plain(zFile);
   EXEC(w, "PRAGMA journal_mode=%s", zJournal);
   fill(w, &r, "main", "t", 3000);
   db = openDb(zFile);
@@ -199,19 +193,9 @@ static void events(const char *zJournal){
   STEP("VACUUM"); expect(db, "t", 0, zWhen); expect(db, "t", 1, zWhen);
   /* Attached databases: another file under the same name, and the same
   ** name's file replaced while detached. */
-  {
-    sqlite3 *o = openPlain(zOther);
-    EXEC(o, "PRAGMA journal_mode=%s", zJournal);
-    fill(o, &r, "main", "t", 1500);
-    sqlite3_close(o);
-  }
   snprintf(zCopy, sizeof(zCopy), "%s/a.db", zDir);
-  {
-    sqlite3 *o = openPlain(zCopy);
-    EXEC(o, "PRAGMA journal_mode=%s", zJournal);
-    fill(o, &r, "main", "t", 1200);
-    sqlite3_close(o);
-  }
+  makeFile(zOther, zJournal, &r, 1500);
+  makeFile(zCopy, zJournal, &r, 1200);
   EXEC(db, "ATTACH '%q' AS aux", zCopy);
   EXEC(gRef, "ATTACH '%q' AS aux", zCopy);
   /* Attached schemas are not cached (cache.c, 3). */
@@ -247,7 +231,7 @@ static void events(const char *zJournal){
   sqlite3_close(db);
   sqlite3_close(gRef);
   sqlite3_close(w);
-  dirDrop();
+  s_dir_drop(zDir);
 }
 
 START_TEST(test_events_delete){
@@ -260,15 +244,102 @@ START_TEST(test_events_wal){
 }
 END_TEST
 
+/* ---- a writer committing during cached scans -------------------------------------------- */
+
+typedef struct Writer {
+  const char *zFile;                /* the database */
+  volatile int stop;                /* set to end it */
+  int rc;                           /* its last failure, SQLITE_OK if none */
+} Writer;
+
+/* Commit pairs of changes that cancel (the sum of x stays 0) until stopped. */
+static void *writeLoop(void *pArg){
+  Writer *p = (Writer*)pArg;
+  sqlite3 *w = 0;
+  int i, rc;
+  sqlite3_open(p->zFile, &w);
+  sqlite3_busy_timeout(w, 5000);
+  for(i=0; !p->stop; i++){
+    char *zSql = sqlite3_mprintf("BEGIN; UPDATE t SET x = x + 3 WHERE id = %d; UPDATE t SET x = x - 3 WHERE id = %d;"
+                                 " COMMIT", 1 + i % 500, 1 + (i*7 + 3) % 500);
+    rc = sqlite3_exec(w, zSql, 0, 0, 0);
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK && rc!=SQLITE_BUSY ){ p->rc = rc; break; }
+    if( rc==SQLITE_BUSY ) sqlite3_exec(w, "ROLLBACK", 0, 0, 0);
+  }
+  sqlite3_close(w);
+  return 0;
+}
+
+/* Scans with the cache on while another connection commits: every sum is
+** exactly 0; inside one read transaction the second scan is a hit and
+** agrees with the first. */
+static void duringWrites(const char *zJournal){
+  char zFile[128];
+  sqlite3 *db, *w;
+  Writer wr;
+  pthread_t th;
+  int i, nHitIn = 0;
+  double t0;
+  s_dir_make(zDir, "cache");
+  snprintf(zFile, sizeof(zFile), "%s/w.db", zDir);
+  w = s_open_plain(zFile);
+  EXEC(w, "PRAGMA journal_mode=%s; CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER);"
+          "WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v+1 FROM s WHERE v<20000)"
+          " INSERT INTO t(x) SELECT (v %% 2)*2 - 1 FROM s", zJournal);
+  sqlite3_close(w);
+  db = openDb(zFile);
+  memset(&wr, 0, sizeof(wr));
+  wr.zFile = zFile;
+  CHECK(pthread_create(&th, 0, writeLoop, &wr)==0, "pthread_create");
+  t0 = h_now();
+  for(i=0; h_now() - t0 < 1.0 || i<8; i++){
+    h_val v = h_query(db, "SELECT sum FROM gpu_summary('t', 'x')");
+    CHECK(v.rc==SQLITE_OK && v.type==SQLITE_INTEGER && v.i==0, "%s: sum(x) during writes: rc %d, %lld: %s", zJournal,
+          v.rc, (long long)v.i, v.zErr);
+    if( i%4==3 ){
+      char *a, *b;
+      int64_t hits;
+      /* The scan starts the transaction, so a WAL snapshot is proven. */
+      EXEC(db, "BEGIN");
+      a = s_render(db, "SELECT * FROM gpu_summary('t')");
+      hits = info(db, "cache.hits");
+      b = s_render(db, "SELECT * FROM gpu_summary('t')");
+      nHitIn += info(db, "cache.hits")>hits;
+      CHECK(strcmp(a, b)==0 && strncmp(a, "error", 5)!=0, "%s: in one transaction: %s\n%s", zJournal, a, b);
+      free(a); free(b);
+      /* The kept column is this transaction's: SQL's extremes move with
+      ** every commit. */
+      a = s_render(db, "SELECT min, max FROM gpu_summary('t', 'x')");
+      b = s_render(db, "SELECT min(x), max(x) FROM t");
+      EXEC(db, "COMMIT");
+      CHECK(strcmp(a, b)==0, "%s: cached extremes %s, SQL's %s", zJournal, a, b);
+      free(a); free(b);
+    }
+  }
+  wr.stop = 1;
+  pthread_join(th, 0);
+  CHECK(wr.rc==SQLITE_OK, "%s: the writer failed: %d", zJournal, wr.rc);
+  CHECK(nHitIn>0, "%s: no second scan in a transaction was a hit", zJournal);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+
+START_TEST(test_concurrent_writer){
+  duringWrites("wal");
+  duringWrites("delete");
+}
+END_TEST
+
 START_TEST(test_budget){
   char zFile[128];
   sqlite3 *db, *w;
   int64_t one, k;
   h_rng r;
   h_rng_init(&r, h_seed ^ 0xb0d6e7);
-  dirMake();
+  s_dir_make(zDir, "cache");
   snprintf(zFile, sizeof(zFile), "%s/b.db", zDir);
-  w = openPlain(zFile);
+  w = s_open_plain(zFile);
   fill(w, &r, "main", "t", 4000);
   fill(w, &r, "main", "u", 4000);
   sqlite3_close(w);
@@ -310,7 +381,7 @@ START_TEST(test_budget){
   CHECK(info(db, "cache.entries")==0 && info(db, "cache.bytes")==0, "cache 0 keeps %lld bytes",
         (long long)info(db, "cache.bytes"));
   sqlite3_close(db);
-  dirDrop();
+  s_dir_drop(zDir);
 }
 END_TEST
 
@@ -320,6 +391,7 @@ static Suite *cacheSuite(void){
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_events_delete);
   tcase_add_test(tc, test_events_wal);
+  tcase_add_test(tc, test_concurrent_writer);
   tcase_add_test(tc, test_budget);
   suite_add_tcase(s, tc);
   return s;

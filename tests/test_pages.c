@@ -43,17 +43,6 @@
 
 static char zDir[64];               /* this test's scratch directory */
 
-static void dirMake(void){
-  strcpy(zDir, "/tmp/gpuagg-pages-XXXXXX");
-  ck_assert_msg(mkdtemp(zDir)!=0, "mkdtemp");
-}
-
-static void dirDrop(void){
-  char z[128];
-  snprintf(z, sizeof(z), "rm -rf '%s'", zDir);
-  if( system(z)!=0 ) fprintf(stderr, "cannot remove %s\n", zDir);
-}
-
 /* A connection with the module, on this pass's backend, small chunks. */
 static sqlite3 *openDb(const char *zFile){
   char *zErr = 0;
@@ -61,14 +50,6 @@ static sqlite3 *openDb(const char *zFile){
   ck_assert_msg(db!=0, "cannot open %s with the module: %s", zFile, zErr ? zErr : "?");
   sqlite3_busy_timeout(db, 5000);
   EXEC(db, "SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000)", g_backend);
-  return db;
-}
-
-/* A plain connection (no module) for writers. */
-static sqlite3 *openPlain(const char *zFile){
-  sqlite3 *db = 0;
-  ck_assert_msg(sqlite3_open(zFile, &db)==SQLITE_OK, "open %s", zFile);
-  sqlite3_busy_timeout(db, 5000);
   return db;
 }
 
@@ -191,7 +172,7 @@ static void insertRows(sqlite3 *db, h_rng *r, int n, int strict, int pgsz, int e
 /* A database at zFile shaped by c; returns the writer connection, still open
 ** (in WAL mode its last changes are only in the -wal file). */
 static sqlite3 *makeDb(const char *zFile, h_rng *r, const Cfg *c){
-  sqlite3 *db = openPlain(zFile);
+  sqlite3 *db = s_open_plain(zFile);
   int res = c->reserve;
   sqlite3_file_control(db, "main", SQLITE_FCNTL_RESERVE_BYTES, &res);
   EXEC(db, "PRAGMA page_size=%d; PRAGMA auto_vacuum=%s", c->pgsz, c->zVacuum);
@@ -258,7 +239,7 @@ START_TEST(test_formats){
   h_rng r;
   int j, k = 0;
   h_rng_init(&r, h_seed ^ 0x9a9e5);
-  dirMake();
+  s_dir_make(zDir, "pages");
   for(j=0; j<(int)(sizeof(azJ)/sizeof(azJ[0])); j++){
     int p;
     for(p=0; p<(int)(sizeof(aPg)/sizeof(aPg[0])); p++, k++){
@@ -287,7 +268,7 @@ START_TEST(test_formats){
       sqlite3_close(w);
     }
   }
-  dirDrop();
+  s_dir_drop(zDir);
 }
 END_TEST
 
@@ -297,9 +278,9 @@ START_TEST(test_large){
   int64_t n = zRows ? atoll(zRows) : 200000;
   char zFile[128];
   sqlite3 *w, *db;
-  dirMake();
+  s_dir_make(zDir, "pages");
   snprintf(zFile, sizeof(zFile), "%s/large.db", zDir);
-  w = openPlain(zFile);
+  w = s_open_plain(zFile);
   EXEC(w, "CREATE TABLE t(k INTEGER, x REAL, y INTEGER, s TEXT)");
   EXEC(w, SERIES(%lld) "INSERT INTO t SELECT value %% 1000, value*0.5, value*7 - 3000000, "
           "CASE WHEN value %% 97 = 0 THEN 'x' || value END FROM series", (long long)n);
@@ -315,7 +296,7 @@ START_TEST(test_large){
   mapped(db, 1, "large table, mmap_size");
   if( n>=100000 ) s_expect_device(db, "large table");
   sqlite3_close(db);
-  dirDrop();
+  s_dir_drop(zDir);
 }
 END_TEST
 
@@ -326,7 +307,7 @@ START_TEST(test_wide){
   char zFile[128], *zCreate, *zInsert;
   sqlite3 *db;
   int c;
-  dirMake();
+  s_dir_make(zDir, "pages");
   snprintf(zFile, sizeof(zFile), "%s/wide.db", zDir);
   sqlite3_str_appendall(q, "CREATE TABLE w(");
   sqlite3_str_appendall(v, SERIES(3000) "INSERT INTO w SELECT ");
@@ -347,7 +328,7 @@ START_TEST(test_wide){
   sqlite3_close(db);
   sqlite3_free(zCreate);
   sqlite3_free(zInsert);
-  dirDrop();
+  s_dir_drop(zDir);
 }
 END_TEST
 
@@ -356,7 +337,7 @@ END_TEST
 START_TEST(test_refusals){
   char zFile[128], zAux[128];
   sqlite3 *db;
-  dirMake();
+  s_dir_make(zDir, "pages");
   snprintf(zFile, sizeof(zFile), "%s/r.db", zDir);
   snprintf(zAux, sizeof(zAux), "%s/aux.db", zDir);
   db = openDb(zFile);
@@ -396,7 +377,7 @@ START_TEST(test_refusals){
            SERIES(100) "INSERT INTO t SELECT 'k' || (value %% 5), value FROM series");
   same(db, "gpu_group_by", "SELECT * FROM gpu_group_by('t', 'k', 'x')", 0, "UTF-16");
   sqlite3_close(db);
-  dirDrop();
+  s_dir_drop(zDir);
 }
 END_TEST
 
@@ -416,9 +397,9 @@ START_TEST(test_wal_snapshots){
   char zFile[128], *a, *b, *zSrc;
   sqlite3 *db, *w;
   sqlite3_stmt *st;
-  dirMake();
+  s_dir_make(zDir, "pages");
   snprintf(zFile, sizeof(zFile), "%s/wal.db", zDir);
-  w = openPlain(zFile);
+  w = s_open_plain(zFile);
   EXEC(w, "PRAGMA journal_mode=wal; PRAGMA wal_autocheckpoint=0; CREATE TABLE t(k, x);"
           SERIES(5000) "INSERT INTO t SELECT value %% 9, value FROM series");
   db = openDb(zFile);
@@ -472,7 +453,7 @@ START_TEST(test_wal_snapshots){
   same(db, "gpu_summary", zQ, 1, 0);
   sqlite3_close(db);
   sqlite3_close(w);
-  dirDrop();
+  s_dir_drop(zDir);
 }
 END_TEST
 
@@ -536,7 +517,7 @@ static void readDuring(const char *zFile, int useProcess, const char *zJournal){
   sqlite3 *db, *w;
   int i, nPages = 0, nScan = 0;
   double t0;
-  w = openPlain(zFile);
+  w = s_open_plain(zFile);
   EXEC(w, "PRAGMA journal_mode=%s; DROP TABLE IF EXISTS t;"
           "CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER, y REAL, pad BLOB);"
           SERIES(4000) "INSERT INTO t(x, y, pad) SELECT (value %% 2)*2 - 1, 0.25*((value %% 2)*2 - 1), "
@@ -610,13 +591,13 @@ static void readDuring(const char *zFile, int useProcess, const char *zJournal){
 
 START_TEST(test_concurrent_writers){
   char zFile[128];
-  dirMake();
+  s_dir_make(zDir, "pages");
   snprintf(zFile, sizeof(zFile), "%s/c.db", zDir);
   readDuring(zFile, 0, "wal");
   readDuring(zFile, 0, "delete");
   readDuring(zFile, 1, "wal");
   readDuring(zFile, 1, "delete");
-  dirDrop();
+  s_dir_drop(zDir);
 }
 END_TEST
 
@@ -649,10 +630,10 @@ START_TEST(test_corrupt){
   h_rng r;
   sqlite3 *w;
   h_rng_init(&r, h_seed ^ 0xc0de);
-  dirMake();
+  s_dir_make(zDir, "pages");
   snprintf(zFile, sizeof(zFile), "%s/good.db", zDir);
   snprintf(zBad, sizeof(zBad), "%s/bad.db", zDir);
-  w = openPlain(zFile);
+  w = s_open_plain(zFile);
   EXEC(w, "PRAGMA page_size=1024; CREATE TABLE t(k, x, s);"
           SERIES(3000) "INSERT INTO t SELECT value %% 7, value*0.5, CASE WHEN value %% 50 = 0 "
           "THEN randomblob(3000) ELSE 'v' || value END FROM series");
@@ -703,7 +684,7 @@ START_TEST(test_corrupt){
   }
   CHECK(nErr>0, "no corruption was noticed in %d files", nTry);
   free(a); free(orig);
-  dirDrop();
+  s_dir_drop(zDir);
 }
 END_TEST
 

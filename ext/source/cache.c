@@ -195,9 +195,19 @@ static int teeBatch(ga_colsink *pSink, const ga_colbatch *b){
 /* The recorded columns become entries (all, or none if memory fails). */
 static void keep(CacheSrc *p){
   ga_cache *cc = &p->conn->cache;
-  ga_centry *aNew[GA_COLS_MAX];
+  ga_centry *aNew[GA_COLS_MAX], **pp;
   size_t nDb = strlen(p->zDb) + 1, nTab = strlen(p->zTab) + 1;
   int c, ok = 1;
+  /* Entries these supersede go first, then the least recently used. */
+  for(pp=&cc->pFirst; *pp; ){
+    ga_centry *o = *pp;
+    for(c=0; c<p->nCol; c++){
+      if( strcmp(o->zDb, p->zDb)==0 && strcmp(o->zTab, p->zTab)==0 && sqlite3_stricmp(o->zCol, p->azCol[c])==0
+       && (o->want & ~p->aWant[c])==0 ) break;
+    }
+    if( c<p->nCol ) entryDrop(cc, pp);
+    else pp = &o->next;
+  }
   cacheTrim(cc, p->nRec);
   if( cc->bytes + p->nRec > cc->budget ) return;     /* scans hold what would make room */
   for(c=0; c<p->nCol; c++){
@@ -223,19 +233,8 @@ static void keep(CacheSrc *p){
     memset(r, 0, sizeof(*r));
   }
   for(c=0; c<p->nCol; c++){
-    ga_centry *e = aNew[c], **pp = &cc->pFirst;
-    if( ok ){                       /* entries of the column it supersedes go */
-      while( *pp ){
-        ga_centry *o = *pp;
-        if( strcmp(o->zDb, e->zDb)==0 && strcmp(o->zTab, e->zTab)==0 && sqlite3_stricmp(o->zCol, e->zCol)==0
-         && (o->want & ~e->want)==0 ){
-          entryDrop(cc, pp);
-        }else{
-          pp = &o->next;
-        }
-      }
-    }
-    if( !ok ){
+    ga_centry *e = aNew[c];
+    if( !ok ){                      /* all or none */
       if( e ){ if( e->zDb ) entryFree(e); else free(e); }
       continue;
     }
