@@ -39,16 +39,22 @@
 **      counts of BENCH_SCALE (default 65536,262144,1048576,4194304,10000000;
 **      counts above the table's are filled anew), as rows per second.
 **
+**   7. The column cache (cache): the second and later runs of each
+**      table-valued function on p, against the builtin SQL and DuckDB in
+**      memory (BENCH_DUCKDB: libduckdb.so or scripts/get-duckdb.sh's .xz),
+**      and where a cached query's time goes.
+**
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** group,summary,chunks,scale,pages). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,summary,chunks,scale,pages,cache). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "duck.h"
 
 static int nRun = 5;
 static const char *zSections = "small,rows,extremes,hist,groupby,group,summary,chunks,scale,pages";
@@ -183,6 +189,7 @@ static sqlite3 *pagesTable(const char *zFile, int64_t n){
   }
   h_bench_table(db, zFile, n);
   h_int(db, "SELECT count(*), sum(length(k)) FROM p");
+  h_exec(db, "SELECT gpuagg_config('cache', 0)");     /* every query reads the table */
   return db;
 }
 
@@ -300,6 +307,125 @@ static void pagesSection(int64_t nRow, const char *zBackend){
     }
     free(zCopy);
   }
+}
+
+/* Mean ms of a gpuagg_info() counter over the last n queries (from before). */
+static double infoMs(sqlite3 *db, const char *zKey, double before, int n){
+  char zSql[96];
+  snprintf(zSql, sizeof(zSql), "SELECT json_extract(gpuagg_info(), '$.%s')", zKey);
+  return (qDouble(db, zSql) - before)/n;
+}
+
+/* 7. The column cache (cache): on the pages section's table p, the second
+** and later gpu_summary, gpu_histogram (256 and 65,536 bins) and
+** gpu_group_by (256 and 100,000 groups) against the builtin SQL and, where
+** BENCH_DUCKDB names libduckdb.so (or its .xz), DuckDB's in-memory
+** equivalents (the table copied into it, every core); where a cached
+** query's time goes: finding and checking the entries (check), the device
+** (device), the rest (SQLite's virtual-table calls, the function's setup). */
+static void cacheSection(int64_t nRow, const char *zBackend){
+  const char *zFile = getenv("BENCH_DB") ? getenv("BENCH_DB") : "/tmp/gpuagg-bench.db";
+  const char *zDuck = getenv("BENCH_DUCKDB");
+  sqlite3 *db = pagesTable(zFile, nRow);
+  double lo = qDouble(db, "SELECT min(x) FROM p"), hi = qDouble(db, "SELECT max(x) FROM p");
+  char *aQ[5][4], zErr[256];
+  duck *dk = 0;
+  int q, i, nFast = 31;
+  for(i=0; i<2; i++){
+    int bins = i ? 65536 : 256;
+    aQ[1+i][0] = sqlite3_mprintf("gpu_histogram('p', 'x', %d)", bins);
+    aQ[1+i][1] = sqlite3_mprintf("SELECT min(CAST((x - %!.17g)*%d/(%!.17g - %!.17g) AS INT), %d) b, count(*) "
+                                 "FROM p WHERE x BETWEEN %!.17g AND %!.17g GROUP BY b", lo, bins, hi, lo, bins-1, lo, hi);
+    aQ[1+i][2] = sqlite3_mprintf("SELECT * FROM gpu_histogram('p', 'x', %d)", bins);
+    aQ[1+i][3] = sqlite3_mprintf("SELECT least(CAST(floor((x - %!.17g)*%d/(%!.17g - %!.17g)) AS BIGINT), %d) b, count(*) "
+                                 "FROM p WHERE x BETWEEN %!.17g AND %!.17g GROUP BY b", lo, bins, hi, lo, bins-1, lo, hi);
+  }
+  {
+    static const char *azCol[] = { "k", "g", "x", "y", "z" };
+    sqlite3_str *a = sqlite3_str_new(db), *b = sqlite3_str_new(db);
+    int c;
+    for(c=0; c<5; c++){
+      const char *z = azCol[c];
+      sqlite3_str_appendf(a, "%scount(*), count(%s), sum(typeof(%s)='integer'), sum(typeof(%s)='real'), "
+                          "min(%s), max(%s), sum(%s), total(%s), avg(%s), total(%s*%s)",
+                          c ? ", " : "SELECT ", z, z, z, z, z, z, z, z, z, z, z);
+      sqlite3_str_appendf(b, "%scount(*), count(%s), min(%s), max(%s), sum(%s), avg(%s), var_samp(%s), var_pop(%s)",
+                          c ? ", " : "SELECT ", z, z, z, z, z, z, z);
+    }
+    sqlite3_str_appendall(a, " FROM p");
+    sqlite3_str_appendall(b, " FROM p");
+    aQ[0][0] = sqlite3_mprintf("gpu_summary('p'), 5 columns");
+    aQ[0][1] = sqlite3_str_finish(a);
+    aQ[0][2] = sqlite3_mprintf("SELECT * FROM gpu_summary('p')");
+    aQ[0][3] = sqlite3_str_finish(b);
+  }
+  for(i=0; i<2; i++){
+    const char *zK = i ? "g" : "k";
+    aQ[3+i][0] = sqlite3_mprintf("gpu_group_by('p', '%s', 'x'), %s groups", zK, i ? "100,000" : "256");
+    aQ[3+i][1] = sqlite3_mprintf("SELECT %s, count(*), count(x), sum(x), total(x), avg(x), min(x), max(x) FROM p "
+                                 "GROUP BY %s", zK, zK);
+    aQ[3+i][2] = sqlite3_mprintf("SELECT * FROM gpu_group_by('p', '%s', 'x')", zK);
+    aQ[3+i][3] = sqlite3_mprintf("SELECT %s, count(*), count(x), sum(x), sum(x), avg(x), min(x), max(x) FROM p "
+                                 "GROUP BY %s", zK, zK);
+  }
+  if( zDuck ){
+    double t0 = h_now();
+    if( duck_load(zDuck, zErr, sizeof(zErr)) || (dk = duck_open_memory(0, zErr, sizeof(zErr)))==0
+     || duck_copy_table(dk, db, "p", zErr, sizeof(zErr)) ){
+      printf("\nDuckDB not run: %s\n", zErr);
+      if( dk ) duck_close(dk);
+      dk = 0;
+    }else{
+      fprintf(stderr, "# DuckDB: p copied in %.1f s\n", h_now() - t0);
+    }
+  }
+  /* The cache at its default (a quarter of the device's free memory). */
+  h_exec(db, "SELECT gpuagg_config('cache', -1)");
+  printf("\nColumn cache, %lld rows in %s, %s backend: builtin SQL (median of %d runs) against the second and later "
+         "runs of each function (median of %d)%s\n\n", (long long)nRow, zFile, zBackend, nRun, nFast,
+         dk ? ", and DuckDB in memory (every core, median of the same)" : "");
+  printf("| query | builtin ms | first run ms | cached ms | vs builtin | DuckDB ms | vs DuckDB | check ms | device ms "
+         "| rest ms |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for(q=0; q<5; q++){
+    double tb = medianOf(db, aQ[q][1]), tFirst, tc, td = -1, c0, d0, ck, dv, t[64];
+    int nHit0;
+    tFirst = timeQuery(db, aQ[q][2]);
+    nHit0 = (int)qDouble(db, "SELECT json_extract(gpuagg_info(), '$.cache.device_hits')");
+    c0 = qDouble(db, "SELECT json_extract(gpuagg_info(), '$.cache.check_ms')");
+    d0 = qDouble(db, "SELECT json_extract(gpuagg_info(), '$.cache.device_ms')");
+    for(i=0; i<nFast; i++) t[i] = timeQuery(db, aQ[q][2]);
+    ck = infoMs(db, "cache.check_ms", c0, nFast);
+    dv = infoMs(db, "cache.device_ms", d0, nFast);
+    qsort(t, nFast, sizeof(double), cmpDouble);
+    tc = t[nFast/2];
+    if( (int)qDouble(db, "SELECT json_extract(gpuagg_info(), '$.cache.device_hits')") - nHit0 != nFast ){
+      printf("| %s: not all runs answered on the device |\n", aQ[q][0]);
+    }
+    if( dk ){
+      duck_time_ms(dk, aQ[q][3], 0);
+      for(i=0; i<nFast; i++) t[i] = duck_time_ms(dk, aQ[q][3], 0);
+      qsort(t, nFast, sizeof(double), cmpDouble);
+      td = t[nFast/2]/1e3;
+    }
+    printf("| %s | %.1f | %.1f | %.3f | %.0fx |", aQ[q][0], tb*1e3, tFirst*1e3, tc*1e3, tb/tc);
+    if( td>0 ) printf(" %.2f | %.1fx |", td*1e3, td/tc); else printf(" - | - |");
+    printf(" %.3f | %.3f | %.3f |\n", ck, dv, tc*1e3 - ck - dv);
+    fflush(stdout);
+    if( gCsv ){
+      fprintf(gCsv, "cache,\"%s (cached)\",%lld,%s,%.3f,%.4f,%.6f,%.0f,%.0f\n", aQ[q][0], (long long)nRow, zBackend,
+              tb*1e3, tc*1e3, tc/tb, nRow/tb, nRow/tc);
+      if( td>0 ) fprintf(gCsv, "cache,\"%s (cached vs DuckDB)\",%lld,%s,%.3f,%.4f,%.6f,%.0f,%.0f\n", aQ[q][0],
+                         (long long)nRow, zBackend, td*1e3, tc*1e3, tc/td, nRow/td, nRow/tc);
+    }
+    for(i=0; i<4; i++) sqlite3_free(aQ[q][i]);
+  }
+  {
+    char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.cache')");
+    printf("\ncache: %s\n", z ? z : "?");
+    free(z);
+  }
+  if( dk ) duck_close(dk);
+  sqlite3_close(db);
 }
 
 int main(int argc, char **argv){
@@ -574,6 +700,7 @@ int main(int argc, char **argv){
   /* 6. The page source. */
   gSection = "pages";
   if( want("pages") ) pagesSection(nRow, zBackend);
+  if( want("cache") ) cacheSection(nRow, zBackend);
 
   info(db, "at the end");
   free(zBackend);

@@ -67,6 +67,7 @@ ga_conn *ga_conn_new(char **pzErr){
   c->resident = residentDefault();
   c->pages = 1;
   c->threads = threadsDefault();
+  c->cache.budget = GA_CACHE_AUTO;
   return c;
 }
 

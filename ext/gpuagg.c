@@ -85,10 +85,12 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
                       "\"pages_copied\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,", (long long)c->stats.nPageScan,
                       (long long)c->stats.nStmtScan, (long long)c->stats.nPageMapped, (long long)c->stats.nPageCopied,
                       c->stats.pageWaitMs, c->stats.pageSinkMs);
-  sqlite3_str_appendf(out, "\"cache\":{\"budget\":%lld,\"entries\":%d,\"bytes\":%lld,\"hits\":%lld,\"misses\":%lld,"
-                      "\"invalidations\":%lld,\"evictions\":%lld},\"sources\":{", (long long)c->cache.budget,
-                      c->cache.nEntry, (long long)c->cache.bytes, (long long)c->cache.nHit, (long long)c->cache.nMiss,
-                      (long long)c->cache.nInval, (long long)c->cache.nEvict);
+  sqlite3_str_appendf(out, "\"cache\":{\"budget\":%lld,\"entries\":%d,\"bytes\":%lld,\"device_bytes\":%lld,"
+                      "\"hits\":%lld,\"device_hits\":%lld,\"misses\":%lld,\"invalidations\":%lld,\"evictions\":%lld,"
+                      "\"check_ms\":%.3f,\"device_ms\":%.3f},\"sources\":{", (long long)c->cache.budget,
+                      c->cache.nEntry, (long long)c->cache.bytes, (long long)c->cache.devBytes, (long long)c->cache.nHit,
+                      (long long)c->cache.nDevHit, (long long)c->cache.nMiss, (long long)c->cache.nInval,
+                      (long long)c->cache.nEvict, c->cache.checkMs, c->cache.devMs);
   for(i=0; i<(int)(sizeof(c->aNote)/sizeof(c->aNote[0])) && c->aNote[i].zFn; i++){
     sqlite3_str_appendf(out, "%s\"%s\":{\"source\":\"%s\",\"why\":", i ? "," : "", c->aNote[i].zFn,
                         azSrc[c->aNote[i].src]);
@@ -135,7 +137,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     { "resident",  0, INT64_MAX,       0,           &c->resident },
     { "pages",     0, 1,               &c->pages,   0 },
     { "threads",   1, GA_THREADS_MAX,  &c->threads, 0 },
-    { "cache",     0, INT64_MAX,       0,           &c->cache.budget },
+    { "cache",     -1, INT64_MAX,      0,           &c->cache.budget },
   };
   const int nSet = (int)(sizeof(aSet)/sizeof(aSet[0]));
   const char *zName = (const char*)sqlite3_value_text(argv[0]);

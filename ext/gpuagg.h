@@ -41,14 +41,22 @@ typedef struct ga_walseen {
 
 /* Decoded columns kept between queries (source/cache.c). */
 typedef struct ga_centry ga_centry;
+#define GA_CACHE_AUTO (-1)            /* the budget until it is set: a quarter of the
+                                      ** device's free memory once a context exists */
 typedef struct ga_cache {
-  int64_t budget;           /* most bytes kept (gpuagg_config 'cache'); 0: none */
-  int64_t bytes;            /* bytes kept */
+  int64_t budget;           /* most bytes kept (gpuagg_config 'cache'); 0: none;
+                            ** GA_CACHE_AUTO: not yet known */
+  int64_t bytes;            /* bytes kept, in host and device memory */
+  int64_t devBytes;         /* ... of them in device memory */
+  struct ga_dres *dres;     /* the device's state for kept columns, or NULL */
   int nEntry;               /* columns kept */
   ga_centry *pFirst;        /* them, the most recently used first */
   uint64_t tick;            /* uses so far (an entry's last use) */
   int64_t nHit, nMiss;      /* scans served from it, scans that read the table */
   int64_t nInval, nEvict;   /* columns dropped as stale, and to keep to the budget */
+  int64_t nDevHit;          /* hits answered by kernels on the device form */
+  double checkMs;           /* time spent finding entries and checking them */
+  double devMs;             /* time of those answers on the device */
 } ga_cache;
 
 /* The source a table-valued function used last, for gpuagg_info(). */

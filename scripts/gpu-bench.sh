@@ -8,11 +8,13 @@ out=${OUT:-$top/build-gpu/out}
 mkdir -p "$out"
 cd "$top/build-gpu/src"
 export GPUAGG_MODULE="$PWD/.libs/libgpuagg.so" BENCH_OUT="$out"
+# DuckDB, the cache section's peer, where scripts/get-duckdb.sh put it.
+[ -f "$top/build-gpu/duckdb/libduckdb.so.xz" ] && export BENCH_DUCKDB=${BENCH_DUCKDB:-$top/build-gpu/duckdb/libduckdb.so.xz}
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   lscpu | grep -E "Model name|^CPU\(s\)"; date -u +%Y-%m-%dT%H:%MZ; } > "$out/machine.txt" 2>&1
 ./bench/bench_kernels > "$out/kernels.md" 2>&1
 BENCH_SCALE=${BENCH_SCALE:-65536,262144,1048576,4194304,10000000,100000000} \
   taskset -c 2 ./bench/bench_sql "${BENCH_ROWS:-10000000}" "${BENCH_RUNS:-3}" \
-  "${BENCH_SECTIONS:-small,rows,extremes,hist,groupby,scale}" > "$out/sql.md" 2> "$out/sql.err"
+  "${BENCH_SECTIONS:-small,rows,extremes,hist,groupby,scale,cache}" > "$out/sql.md" 2> "$out/sql.err"
 date -u +%Y-%m-%dT%H:%MZ >> "$out/machine.txt"
 cat "$out/machine.txt" "$out/kernels.md" "$out/sql.md"

@@ -37,8 +37,12 @@ static sqlite3 *openDb(const char *zFile){
   sqlite3 *db = h_open_file(zFile, &zErr);
   ck_assert_msg(db!=0, "cannot open %s with the module: %s", zFile, zErr ? zErr : "?");
   sqlite3_busy_timeout(db, 5000);
-  EXEC(db, "SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000),"
+  EXEC(db, "SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 0),"
            " gpuagg_config('cache', 1<<30)", g_backend);
+  /* On the CUDA pass a context exists from the start (a full chunk goes to
+  ** the device), so that every column kept is kept on the device too. */
+  h_exec(db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<5000) SELECT gpu_sum(x) FROM c");
+  EXEC(db, "SELECT gpuagg_config('threshold', 1000)");
   return db;
 }
 
@@ -368,8 +372,9 @@ START_TEST(test_budget){
   k = info(db, "cache.hits");
   EXEC(db, "SELECT * FROM gpu_summary('t', 'x')");
   CHECK(info(db, "cache.hits")==k + 1, "t.x, the most recent, was evicted");
-  /* Too small for one column: nothing kept, answers right. */
-  EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(one/2));
+  /* Too small for one column (in host memory alone): nothing kept, answers
+  ** right. */
+  EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(one/8));
   CHECK(info(db, "cache.entries")==0, "a budget below one column keeps %lld", (long long)info(db, "cache.entries"));
   EXEC(db, "SELECT * FROM gpu_summary('t', 'x')");
   CHECK(info(db, "cache.entries")==0 && info(db, "cache.bytes")==0, "a column over the budget was kept");
@@ -385,6 +390,87 @@ START_TEST(test_budget){
 }
 END_TEST
 
+/* A numbers-only table on the device (the CUDA pass): every function read
+** from the kept columns by the kernels gives the uncached answer: NULLs,
+** -0.0, integral reals as keys, int64's limits, ±Inf (no device grouping
+** then), exponents too far apart for one window (nor then), a column of
+** NULLs only, a chunk size that leaves a partial last piece. */
+START_TEST(test_device){
+  static const char *azDev[] = {
+    "SELECT * FROM gpu_summary('d')",
+    "SELECT * FROM gpu_summary('d', 'x')",
+    "SELECT * FROM gpu_histogram('d', 'x', 9)",
+    "SELECT * FROM gpu_histogram('d', 'x', 7, -1, 1)",
+    "SELECT * FROM gpu_histogram('d', 'i', 65536)",
+    "SELECT * FROM gpu_histogram('d', 'f', 5)",
+    "SELECT * FROM gpu_histogram('d', 'nul', 5)",
+    "SELECT * FROM gpu_group_by('d', 'k', 'x')",
+    "SELECT * FROM gpu_group_by('d', 'x', 'k')",
+    "SELECT * FROM gpu_group_by('d', 'g', 'i')",
+    "SELECT * FROM gpu_group_by('d', 'k', 'w')",
+    "SELECT * FROM gpu_group_by('d', 'k', 'f')",
+    "SELECT * FROM gpu_group_by('d', 'nul', 'x')",
+  };
+  const int nDev = (int)(sizeof(azDev)/sizeof(azDev[0]));
+  char zFile[128];
+  sqlite3 *db, *ref, *w;
+  sqlite3_stmt *st;
+  int64_t i, n = 70000 + (int64_t)(h_seed % 5000);
+  int q, pass;
+  h_rng r;
+  h_rng_init(&r, h_seed ^ 0xde71ce);
+  s_dir_make(zDir, "cache");
+  snprintf(zFile, sizeof(zFile), "%s/d.db", zDir);
+  w = s_open_plain(zFile);
+  EXEC(w, "CREATE TABLE d(k, x, i, g, w, f, nul)");
+  EXEC(w, "BEGIN");
+  CHECK(sqlite3_prepare_v2(w, "INSERT INTO d VALUES(?1, ?2, ?3, ?4, ?5, ?6, NULL)", -1, &st, 0)==SQLITE_OK, "insert");
+  for(i=0; i<n; i++){
+    uint64_t u = h_next(&r);
+    /* k: integers and integral reals (1 and 1.0 one group), -0.0 and 0 */
+    if( u%4==0 ) sqlite3_bind_double(st, 1, (double)(int64_t)(u>>8 & 63));
+    else if( u%97==0 ) sqlite3_bind_double(st, 1, -0.0);
+    else sqlite3_bind_int64(st, 1, (int64_t)(u>>8 & 63));
+    if( u%13==0 ) sqlite3_bind_null(st, 2);
+    else if( u%3==0 ) sqlite3_bind_int64(st, 2, (int64_t)((u>>20) % 2001) - 1000);
+    else sqlite3_bind_double(st, 2, h_unit(&r)*2.0 - 1.0);
+    sqlite3_bind_int64(st, 3, u%1000==0 ? (u%2 ? INT64_MAX : INT64_MIN) : (int64_t)(u>>33) - (1<<30));
+    sqlite3_bind_int64(st, 4, (int64_t)(u % 5003));
+    sqlite3_bind_double(st, 5, u%501==0 ? 1e200 : u%503==0 ? 1e-200 : h_unit(&r));
+    if( u%9973==0 ) sqlite3_bind_double(st, 6, u%2 ? 1.0/0.0 : -1.0/0.0);
+    else sqlite3_bind_double(st, 6, h_unit(&r)*10);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  EXEC(w, "COMMIT");
+  sqlite3_close(w);
+  db = openDb(zFile);
+  ref = openDb(zFile);
+  EXEC(ref, "SELECT gpuagg_config('cache', 0)");
+  for(pass=0; pass<2; pass++){              /* the first fills, the second reads what was kept */
+    for(q=0; q<nDev; q++){
+      char *a = s_render(db, azDev[q]), *b = s_render(ref, azDev[q]);
+      CHECK(strcmp(a, b)==0, "pass %d: %s\n  cached   %.400s\n  uncached %.400s", pass, azDev[q], a, b);
+      free(a); free(b);
+    }
+  }
+  if( strcmp(g_backend, "cuda")==0 ){
+    /* Every query answered on the device but the first (it fills the
+    ** cache), the groupings of w and f (the window, ±Inf) and the
+    ** histogram of f (an error: its range is not finite): 9 + 10. */
+    CHECK(info(db, "cache.device_bytes")>0, "no column kept on the device");
+    CHECK(info(db, "cache.device_hits")==19, "%lld answers from the device, wanted 19",
+          (long long)info(db, "cache.device_hits"));
+  }else{
+    CHECK(info(db, "cache.device_bytes")==0 && info(db, "cache.device_hits")==0, "the device used on the CPU pass");
+  }
+  sqlite3_close(db);
+  sqlite3_close(ref);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 static Suite *cacheSuite(void){
   Suite *s = suite_create("cache");
   TCase *tc = tcase_create(g_backend);
@@ -393,6 +479,7 @@ static Suite *cacheSuite(void){
   tcase_add_test(tc, test_events_wal);
   tcase_add_test(tc, test_concurrent_writer);
   tcase_add_test(tc, test_budget);
+  tcase_add_test(tc, test_device);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -123,11 +123,105 @@ START_TEST(test_faults){
 }
 END_TEST
 
+/* The column cache (source/cache.c, backend/cuda_resident.c): a fault while
+** a scan fills it (the device forms' allocation and copies: 'device' is
+** out of device memory, evicted and retried) or while the kernels answer
+** from the kept columns: in 'auto' mode the answer is the CPU's, in 'cuda'
+** mode that or an error naming CUDA; the next query is right; nothing left
+** on the device once the connection is closed. */
+START_TEST(test_cache_faults){
+  static const char *azQ[] = {
+    "SELECT * FROM gpu_summary('d')",
+    "SELECT bin, count FROM gpu_histogram('d', 'x', 64)",
+    "SELECT bin, count FROM gpu_histogram('d', 'i', 1000, -1e6, 1e6)",
+    "SELECT * FROM gpu_group_by('d', 'k', 'x')",
+  };
+  const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
+  char zDir[64], zFile[128], *aRef[4];
+  sqlite3 *db;
+  sqlite3_stmt *st;
+  int hit[5] = { 0, 0, 0, 0, 0 }, k, w, q, strict, fill, n;
+  h_rng r;
+  db = s_open(4096, 0);
+  if( strcmp(g_backend, "cuda")!=0 || h_query(db, "SELECT gpuagg_fault('copy', 0)").rc!=SQLITE_OK ){
+    printf("test_cache_faults (%s): no CUDA fault injection here; nothing checked\n", g_backend);
+    sqlite3_close(db);
+    return;
+  }
+  sqlite3_close(db);
+  s_dir_make(zDir, "cfault");
+  snprintf(zFile, sizeof(zFile), "%s/d.db", zDir);
+  db = s_open_plain(zFile);
+  h_rng_init(&r, h_seed ^ 0xfa17);
+  EXEC(db, "CREATE TABLE d(k, x, i); BEGIN");
+  CHECK(sqlite3_prepare_v2(db, "INSERT INTO d VALUES(?1, ?2, ?3)", -1, &st, 0)==SQLITE_OK, "insert");
+  for(n=0; n<60000; n++){
+    sqlite3_bind_int64(st, 1, h_range(&r, 0, 300));
+    if( n%17==0 ) sqlite3_bind_null(st, 2); else sqlite3_bind_double(st, 2, h_unit(&r)*2.0 - 1.0);
+    sqlite3_bind_int64(st, 3, h_range(&r, -1000000, 1000000));
+    sqlite3_step(st);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  EXEC(db, "COMMIT");
+  sqlite3_close(db);
+  {
+    char *zErr = 0;
+    db = h_open_file(zFile, &zErr);
+    CHECK(db!=0, "open: %s", zErr ? zErr : "?");
+  }
+  EXEC(db, "SELECT gpuagg_backend('cpu'), gpuagg_config('cache', 0), gpuagg_config('chunk', 4096),"
+           " gpuagg_config('threshold', 0)");
+  for(q=0; q<nQ; q++) aRef[q] = s_render(db, azQ[q]);
+  for(strict=0; strict<2; strict++){
+    EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");
+    for(k=0; k<5; k++){
+      for(w=1; w<=3; w++){
+        for(q=0; q<nQ; q++){
+          for(fill=1; fill>=0; fill--){     /* while the scan fills the cache; then answering from it */
+            int64_t before = info(db, "faults_injected");
+            char *zGot, *zAgain;
+            if( fill ) EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', 1<<30)");
+            EXEC(db, "SELECT gpuagg_fault('%s', %d)", azKind[k], w);
+            zGot = s_render(db, azQ[q]);
+            EXEC(db, "SELECT gpuagg_fault('%s', 0)", azKind[k]);
+            hit[k] += info(db, "faults_injected") > before;
+            if( strcmp(zGot, aRef[q])!=0 ){
+              CHECK(strict && strncmp(zGot, "error: ", 7)==0 && strstr(zGot, "CUDA error"),
+                    "fault %s:%d %s, %s mode, %s: got %.200s", azKind[k], w, fill ? "filling" : "from the cache",
+                    strict ? "cuda" : "auto", azQ[q], zGot);
+            }
+            s_expect_pool_idle(db);
+            zAgain = s_render(db, azQ[q]);
+            CHECK(strcmp(zAgain, aRef[q])==0, "after fault %s:%d, %s: got %.200s", azKind[k], w, azQ[q], zAgain);
+            free(zGot);
+            free(zAgain);
+          }
+        }
+      }
+    }
+  }
+  for(k=1; k<5; k++) CHECK(hit[k]>0, "no %s fault was ever injected: the test missed that kind", azKind[k]);
+  CHECK(info(db, "cache.device_hits")>0, "no answer came from the device");
+  printf("test_cache_faults (cuda): faults fired in queries: host %d, device %d, copy %d, launch %d, sync %d;"
+         " %lld answers from the device\n", hit[0], hit[1], hit[2], hit[3], hit[4],
+         (long long)info(db, "cache.device_hits"));
+  for(q=0; q<nQ; q++) free(aRef[q]);
+  sqlite3_close(db);
+  db = s_open(4096, 0);
+  CHECK(info(db, "device_allocations")==0, "%lld device allocations left", (long long)info(db, "device_allocations"));
+  CHECK(info(db, "streams_events")==0, "%lld streams or events left", (long long)info(db, "streams_events"));
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 static Suite *faultSuite(void){
   Suite *s = suite_create("fault");
   TCase *tc = tcase_create(g_backend);
   tcase_set_timeout(tc, 900);
   tcase_add_test(tc, test_faults);
+  tcase_add_test(tc, test_cache_faults);
   suite_add_tcase(s, tc);
   return s;
 }

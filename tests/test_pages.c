@@ -49,7 +49,8 @@ static sqlite3 *openDb(const char *zFile){
   sqlite3 *db = h_open_file(zFile, &zErr);
   ck_assert_msg(db!=0, "cannot open %s with the module: %s", zFile, zErr ? zErr : "?");
   sqlite3_busy_timeout(db, 5000);
-  EXEC(db, "SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000)", g_backend);
+  EXEC(db, "SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000),"
+           " gpuagg_config('cache', 0)", g_backend);
   return db;
 }
 

@@ -2,8 +2,9 @@
 ** Concurrency: 8 connections in 8 threads, and one connection (SQLite's
 ** serialized mode) shared by 4 more threads, all at once, running every
 ** aggregate and table-valued function over one database file. Every answer must be
-** exactly the one computed beforehand on one thread; no deadlock (the test
-** has a timeout). And sqlite3_interrupt from another thread, timed. Both
+** exactly the one computed beforehand on one thread (the column cache off
+** there, on in the threads: their second round is served from it, on the
+** device on the CUDA pass); no deadlock (the test has a timeout). And sqlite3_interrupt from another thread, timed. Both
 ** backends, as suite.h says; `make check-helgrind` runs the CPU pass under
 ** valgrind's helgrind (GPUAGG_THREADS_ROWS smaller there).
 */
@@ -40,14 +41,15 @@ typedef struct Job {
   char zBad[300];             /* the first of them */
 } Job;
 
-/* A connection to zFile on this pass's backend, small chunks (many flushes). */
-static sqlite3 *openConn(const char *zFile){
+/* A connection to zFile on this pass's backend, small chunks (many
+** flushes), the column cache on (cache) or off. */
+static sqlite3 *openConn(const char *zFile, int cache){
   char *zErr = 0;
   sqlite3 *db = h_open_file(zFile, &zErr);
   char *z;
   if( db==0 ) return 0;
-  z = sqlite3_mprintf("SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000)",
-                      g_backend);
+  z = sqlite3_mprintf("SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000),"
+                      " gpuagg_config('cache', %d)", g_backend, cache ? 1<<28 : 0);
   sqlite3_exec(db, z, 0, 0, 0);
   sqlite3_free(z);
   return db;
@@ -55,7 +57,7 @@ static sqlite3 *openConn(const char *zFile){
 
 static void *worker(void *p){
   Job *j = (Job*)p;
-  sqlite3 *db = j->db ? j->db : openConn(j->zFile);
+  sqlite3 *db = j->db ? j->db : openConn(j->zFile, 1);
   int it, q;
   if( db==0 ){
     j->nBad = 1;
@@ -91,7 +93,7 @@ START_TEST(test_threads){
   close(fd);
   ck_assert_msg(sqlite3_threadsafe()==1, "SQLite is not built serialized (threadsafe %d)", sqlite3_threadsafe());
   /* The data, and the reference answers on this thread. */
-  db = openConn(zFile);
+  db = openConn(zFile, 0);
   ck_assert_msg(db!=0, "open %s", zFile);
   EXEC(db, "CREATE TABLE t(k INTEGER, i INTEGER, x REAL, m); BEGIN");
   ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO t VALUES(?1, ?2, ?3, ?4)", -1, &st, 0), SQLITE_OK);
@@ -113,7 +115,7 @@ START_TEST(test_threads){
   }
   sqlite3_close(db);
   /* Everyone at once. */
-  shared = openConn(zFile);
+  shared = openConn(zFile, 1);
   ck_assert_msg(shared!=0, "open %s", zFile);
   for(i=0; i<N_OWN + N_SHARED; i++){
     memset(&aJob[i], 0, sizeof(aJob[i]));
@@ -128,6 +130,7 @@ START_TEST(test_threads){
     CHECK(aJob[i].nRun==2*N_QUERY, "thread %d ran %d queries", i, aJob[i].nRun);
   }
   s_expect_device(shared, "threads");
+  CHECK(h_int(shared, "SELECT json_extract(gpuagg_info(), '$.cache.hits')")>0, "no scan served from the cache");
   s_expect_pool_idle(shared);
   sqlite3_close(shared);
   for(q=0; q<N_QUERY; q++) free(aRef[q]);

@@ -212,6 +212,10 @@ void ga_cpu_kept(ga_hist*, int use);
 ** window at the first reals, flag the reals it cannot hold GA_V_HOST and sum
 ** those in g->exc. Non-zero: out of memory. */
 int ga_group_window(ga_group *g, const uint64_t *keys, const uint64_t *vals, unsigned char *meta, int64_t n);
+/* The window (*pjb) for reals whose biased exponents, the finite non-zero
+** ones, lie in [eMin, eMax]: 1 if it holds them all, 0 if ga_group_window
+** would flag some. */
+int ga_group_window_all(int eMin, int eMax, int *pjb);
 /* Fold n rows, the first at scan position base, into the CPU's table.
 ** Non-zero: out of memory. */
 int ga_cpu_group(ga_group *g, const uint64_t *keys, const uint64_t *vals, const unsigned char *meta,
@@ -240,6 +244,32 @@ void ga_cuda_describe(struct sqlite3_str*);
 ** from now (N 0: disarm); returns the faults injected so far, -1 for a bad
 ** kind. */
 int ga_cuda_fault(const char *zKind, int64_t n);
+
+/* Columns kept on the device (cuda_resident.c): the column cache's device
+** form and the reductions that read it. Each returns 0, or non-zero with
+** zErr set; ga_dcol_make returns GA_DEV_NOMEM when the device has no room. */
+typedef struct ga_dcol ga_dcol;
+typedef struct ga_dres ga_dres;           /* a connection's state for them */
+#define GA_DEV_NOMEM 2
+/* n rows (classes, values) of a column with no TEXT or BLOB value; *pBytes
+** the device memory it takes. */
+int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, ga_dcol **pp, int64_t *pBytes, char *zErr);
+void ga_dcol_free(ga_dcol*);
+/* The device memory a column of n rows, nNum of them numbers, takes. */
+int64_t ga_dcol_bytes(int64_t n, int64_t nNum);
+void ga_dres_free(ga_dres*);
+/* The device's free memory; -1 if there is no context. */
+int64_t ga_cuda_free_bytes(void);
+/* out[c]: the statistics of a[c]'s numbers (those with numbers only). */
+int ga_dcol_stats(ga_dres**, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
+/* The least and greatest of d's numbers (d has some). */
+int ga_dcol_range(ga_dres**, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr);
+/* Count d's numbers into hist->counts (hist->h set). */
+int ga_dcol_hist(ga_dres**, ga_dcol *d, ga_hist *hist, char *zErr);
+/* Fold key column k and value column v into g (g->jb set; nGroup: the key
+** column's groups if known, else 0); the groups then by the CUDA
+** backend's xGroupDone. */
+int ga_dcol_group(ga_dres**, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
 #else
 #include <string.h>
 static inline int ga_cuda_usable(char *zWhy){

@@ -178,7 +178,7 @@ int ga_cuda_usable(char *zWhy){
 }
 
 /* Create the context (once per process) and check the kernels load. */
-static int goLive(char *zErr){
+int ga_cu_live(char *zErr){
   cudaError_t e = cudaSuccess;
   const char *zWhat = "";
   int rc = 0;
@@ -205,6 +205,11 @@ static int goLive(char *zErr){
   }
   pthread_mutex_unlock(&g.mu);
   return rc;
+}
+
+void ga_cu_blocks(int *pSum, int *pExt){
+  *pSum = g.maxBlocks;
+  *pExt = g.maxBlocksExt;
 }
 
 static int cuWarm(void){
@@ -495,7 +500,7 @@ static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   size_t nCopy = sizeof(int64_t)*(size_t)j->n;
 
-  if( goLive(zErr) ) return 1;
+  if( ga_cu_live(zErr) ) return 1;
   if( q->hRes==0 && devOpen(s, zErr) ) return 1;
   q->op = j->op;
   if( j->op==GA_OP_KEEP ) return cuKeep(s, j, zErr);

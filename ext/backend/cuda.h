@@ -55,9 +55,22 @@ void ga_cu_pinned_free(void *p);
 cudaError_t ga_cu_stream(cudaStream_t *p);
 void ga_cu_stream_free(cudaStream_t st);   /* waits for its work first */
 
+/* Create the context (once per process) and load the kernels; non-zero
+** (zErr set) if CUDA cannot be used. The resident blocks of the sum and
+** extreme kernels, once live. */
+int ga_cu_live(char *zErr);
+void ga_cu_blocks(int *pSum, int *pExt);
+
 /* Groupings (cuda_group.c): start a GA_OP_GROUP job on slot s (the context
 ** and the slot's device side exist), and the backend's xGroupDone. */
 int ga_cu_group_start(ga_slot *s, const ga_job *j, char *zErr);
 int ga_cu_group_done(ga_group *g, int use, char *zErr);
+/* Fold n rows of a key column and a value column kept on the device (values
+** kv/vv, classes kc/vc) into g, a piece of at most nPiece rows at a time
+** encoded into scratch (17*nPiece bytes); nGroup: the key column's groups
+** if known, else 0. g's window (g->jb) holds every real of the values. */
+int ga_cu_group_resident(ga_group *g, const int64_t *kv, const unsigned char *kc, const int64_t *vv,
+                         const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch, int64_t nPiece,
+                         char *zErr);
 
 #endif /* GPUAGG_CUDA_H */

@@ -217,3 +217,35 @@ int ga_cu_group_done(ga_group *g, int use, char *zErr){
   g->dev = 0;
   return rc;
 }
+
+/* Columns kept on the device (cuda_resident.c): pieces encoded on the
+** grouping's stream into scratch and folded there, one after another, so
+** the scratch is free again when the next piece is encoded into it. With
+** the number of groups known (nGroup > 0: the key column's, from an earlier
+** grouping of the same kept column) the table is made for them once and
+** no count is read back; else it grows as group_acc.h (2) says, a piece at
+** a time. */
+int ga_cu_group_resident(ga_group *g, const int64_t *kv, const unsigned char *kc, const int64_t *vv,
+                         const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch, int64_t nPiece,
+                         char *zErr){
+  uint64_t *keys = (uint64_t*)scratch, *vals = keys + nPiece;
+  unsigned char *meta = (unsigned char*)(vals + nPiece);
+  int64_t i;
+  cuGroup *c;
+  if( groupState(g, &c, zErr) ) return 1;
+  if( nGroup>0 && groupRoom(c, nGroup, zErr) ) return 1;
+  for(i=0; i<n; i+=nPiece){
+    int64_t k = n - i < nPiece ? n - i : nPiece;
+    CK(FI(FAULT_LAUNCH, ga_res_group_rows_launch(kv + i, kc + i, vv + i, vc + i, k, keys, vals, meta, c->st)),
+       "the row encoding kernel");
+    if( nGroup<=0 && groupRoom(c, k, zErr) ) return 1;
+    if( (c->nRows + k)/GA_CARRY_ROWS > c->nRows/GA_CARRY_ROWS ){
+      CK(FI(FAULT_LAUNCH, ga_group_carry(c->ent, c->acc, c->cap, c->st)), "the carry kernel");
+    }
+    CK(FI(FAULT_LAUNCH, ga_group_launch(keys, vals, meta, k, i, g->jb, c->ent, c->acc, c->cap, c->dCount, c->st)),
+       "the grouping kernel");
+    c->nRows += k;
+    c->nSince += k;
+  }
+  return 0;
+}

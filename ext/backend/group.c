@@ -77,6 +77,12 @@ int ga_group_window(ga_group *g, const uint64_t *keys, const uint64_t *vals, uns
   return 0;
 }
 
+int ga_group_window_all(int eMin, int eMax, int *pjb){
+  int jb = ga_window_base(((eMax ? eMax : 1) - 1 + 52) >> 5);
+  *pjb = jb;
+  return eMin >= (jb==0 ? 0 : 32*jb + 1) && eMax <= 32*(jb + GA_GWORDS) - 52;
+}
+
 void ga_group_clear(ga_group *g){
   if( g->excMap ) ga_kmap_free(g->excMap);
   free(g->excMap);

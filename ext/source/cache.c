@@ -1,12 +1,13 @@
 /*
-** The column cache: a table's decoded columns kept between queries, in
-** host memory, per connection, and a column source (colsrc.h) that serves
-** them again.
+** The column cache: a table's decoded columns kept between queries, per
+** connection, in host memory and on the device, and a column source
+** (colsrc.h) that serves them again.
 **
 **   1. An entry is one column of one table (schema, table, column) as a
 **      column source hands it over: each row's class and value, and the
 **      TEXT and BLOB cells the scan asked for (GA_COL_BYTES, GA_COL_NUMERIC),
-**      with the snapshot identity it was read in (snap.h, 7).
+**      with the snapshot identity it was read in (snap.h, 7). A column with
+**      no TEXT or BLOB value serves any scan of it, whatever it asks.
 **   2. It is used only by a scan whose own snapshot has the same identity
 **      (snap.h, 7): the same file, and in rollback modes the same change
 **      counter, in WAL mode the same salts and mxFrame. Any commit, from
@@ -27,10 +28,19 @@
 **   4. A scan whose columns are all kept is served from them (a hit); else
 **      it runs through the source that would serve it anyway (pages or
 **      statement) and its columns are kept as they pass, if they fit.
-**   5. At most gpuagg_config('cache') bytes are kept (0, the default: none);
-**      the least recently used entries go first; setting it lower frees at
-**      once. Entries in use by a scan are freed when it ends.
-**   6. Per connection: the check rests on the connection's own snapshot,
+**   5. Where the connection may use CUDA and a context exists (a cache never
+**      makes one), a kept column with no TEXT or BLOB value also goes to the
+**      device (backend/cuda_resident.c), and a hit offers it (xResident):
+**      the functions then answer with kernels on it, with no scan, and read
+**      the host copy if the device fails. A device without room evicts
+**      entries and tries again; then the column stays in host memory only.
+**   6. At most gpuagg_config('cache') bytes are kept, host and device
+**      together (0: none); the least recently used entries go first;
+**      setting it lower frees at once. The default (-1) is a quarter of the
+**      device's free memory when the first columns are kept with a context,
+**      and no caching where CUDA cannot serve the connection. Entries in use
+**      by a scan are freed when it ends.
+**   7. Per connection: the check rests on the connection's own snapshot,
 **      and entries die with it.
 */
 #include <stddef.h>
@@ -50,13 +60,19 @@ struct ga_centry {
   ga_cell *cell;                    /* TEXT and BLOB cells, their bytes in arena */
   int64_t nCell;                    /* ... how many */
   char *arena;                      /* the cells' bytes */
-  int64_t bytes;                    /* all it holds */
+  int plain;                        /* no TEXT or BLOB value: serves every want */
+  ga_resident res;                  /* its device form (res.d), or none; its counts */
+  int64_t devBytes;                 /* device memory res.d takes */
+  int64_t bytes;                    /* all it holds, host and device */
   uint64_t used;                    /* the cache's tick at its last use */
   int nRef;                         /* scans serving from it */
   int dead;                         /* unlinked: freed when nRef drops to 0 */
 };
 
 static void entryFree(ga_centry *e){
+#ifdef GPUAGG_CUDA
+  ga_dcol_free(e->res.d);
+#endif
   free(e->zDb);
   free(e->type);
   free(e->v);
@@ -70,6 +86,7 @@ static void entryDrop(ga_cache *c, ga_centry **pp){
   ga_centry *e = *pp;
   *pp = e->next;
   c->bytes -= e->bytes;
+  c->devBytes -= e->devBytes;
   c->nEntry--;
   if( e->nRef ) e->dead = 1;
   else entryFree(e);
@@ -88,6 +105,17 @@ static void cacheTrim(ga_cache *c, int64_t need){
 void ga_cache_budget(ga_cache *c, int64_t budget){
   c->budget = budget;
   cacheTrim(c, 0);
+#ifdef GPUAGG_CUDA
+  if( c->nEntry==0 && c->dres ){
+    ga_dres_free(c->dres);
+    c->dres = 0;
+  }
+#endif
+}
+
+void ga_cache_device_hit(ga_cache *c, double ms){
+  c->nDevHit++;
+  c->devMs += ms;
 }
 
 /* ---- recording what passes ---------------------------------------------------------- */
@@ -183,7 +211,9 @@ static int teeBatch(ga_colsink *pSink, const ga_colbatch *b){
       ok = recAdd(&p->aRec[c], &b->col[c], b->n, p->aWant[c])==SQLITE_OK;
       p->nRec += recBytes(&p->aRec[c]);
     }
-    if( !ok || p->nRec > p->conn->cache.budget ){   /* will not fit: stop recording */
+    /* Will not fit: stop recording (an automatic budget not settled yet: at
+    ** most what a histogram may keep). */
+    if( !ok || p->nRec > (p->conn->cache.budget==GA_CACHE_AUTO ? p->conn->resident : p->conn->cache.budget) ){
       for(c=0; c<p->nCol; c++) recFree(&p->aRec[c]);
       free(p->aRec);
       p->aRec = 0;
@@ -192,12 +222,98 @@ static int teeBatch(ga_colsink *pSink, const ga_colbatch *b){
   return p->sink->xBatch(p->sink, b);
 }
 
-/* The recorded columns become entries (all, or none if memory fails). */
+/* The counts a device form needs, of recorded column r; 0 if it holds TEXT
+** or BLOB values (no device form). */
+static int residentOf(const Rec *r, ga_resident *x){
+  int64_t i;
+  memset(x, 0, sizeof(*x));
+  x->n = r->n;
+  x->eMin = 0x7ff;
+  x->eMax = -1;
+  for(i=0; i<r->n; i++){
+    switch( r->type[i] ){
+      case SQLITE_INTEGER: x->nInt++; break;
+      case SQLITE_NULL:    x->nNull++; break;
+      case SQLITE_FLOAT: {
+        int e = (int)(((uint64_t)r->v[i] >> 52) & 0x7ff);
+        x->nReal++;
+        if( e==0x7ff ) x->nInf++;
+        else if( ((uint64_t)r->v[i] << 1)!=0 ){
+          if( e<x->eMin ) x->eMin = e;
+          if( e>x->eMax ) x->eMax = e;
+        }
+        break;
+      }
+      default: return 0;
+    }
+  }
+  return 1;
+}
+
+#ifdef GPUAGG_CUDA
+/* Drop the least recently used entry no scan holds; 0 if there is none. */
+static int evictOne(ga_cache *c){
+  ga_centry **pp, **pLast = 0;
+  for(pp=&c->pFirst; *pp; pp=&(*pp)->next){
+    if( (*pp)->nRef==0 ) pLast = pp;
+  }
+  if( pLast==0 ) return 0;
+  entryDrop(c, pLast);
+  c->nEvict++;
+  return 1;
+}
+
+/* e's device form; where the device has no room, entries are evicted and
+** it is tried again. Any failure leaves e in host memory only. */
+static void deviceKeep(ga_cache *c, ga_centry *e){
+  char zErr[GA_ERRLEN];
+  int64_t nb = 0;
+  int rc;
+  while( (rc = ga_dcol_make(e->type, e->v, e->n, &e->res.d, &nb, zErr))==GA_DEV_NOMEM && evictOne(c) ){}
+  if( rc ) return;
+  e->devBytes = nb;
+  e->bytes += nb;
+  c->bytes += nb;
+  c->devBytes += nb;
+}
+#endif
+
+/* Whether kept columns also go to the device: the connection's mode allows
+** CUDA and a context exists (a cache never creates one). An automatic
+** budget is settled here, at the first columns kept with a context. */
+static int deviceWanted(ga_conn *conn){
+#ifdef GPUAGG_CUDA
+  if( conn->mode!=GA_CPU && ga_cuda_backend.xWarm() ){
+    if( conn->cache.budget==GA_CACHE_AUTO ){
+      int64_t fr = ga_cuda_free_bytes();
+      if( fr>0 ) conn->cache.budget = fr/4;
+    }
+    return 1;
+  }
+#else
+  (void)conn;
+#endif
+  return 0;
+}
+
+/* The recorded columns become entries (all, or none if memory fails), on
+** the device too where they can (deviceWanted, residentOf). */
 static void keep(CacheSrc *p){
   ga_cache *cc = &p->conn->cache;
   ga_centry *aNew[GA_COLS_MAX], **pp;
+  ga_resident aRes[GA_COLS_MAX];
+  unsigned char aDev[GA_COLS_MAX], aPlain[GA_COLS_MAX];
   size_t nDb = strlen(p->zDb) + 1, nTab = strlen(p->zTab) + 1;
-  int c, ok = 1;
+  int64_t need = p->nRec;
+  int c, ok = 1, dev = deviceWanted(p->conn);
+  if( cc->budget<=0 ) return;                        /* automatic, and no context */
+  for(c=0; c<p->nCol; c++){
+    aPlain[c] = (unsigned char)residentOf(&p->aRec[c], &aRes[c]);
+    aDev[c] = aPlain[c] && dev;
+#ifdef GPUAGG_CUDA
+    if( aDev[c] ) need += ga_dcol_bytes(aRes[c].n, aRes[c].nInt + aRes[c].nReal);
+#endif
+  }
   /* Entries these supersede go first, then the least recently used. */
   for(pp=&cc->pFirst; *pp; ){
     ga_centry *o = *pp;
@@ -208,8 +324,12 @@ static void keep(CacheSrc *p){
     if( c<p->nCol ) entryDrop(cc, pp);
     else pp = &o->next;
   }
-  cacheTrim(cc, p->nRec);
-  if( cc->bytes + p->nRec > cc->budget ) return;     /* scans hold what would make room */
+  if( need > cc->budget ){                          /* host memory only, if that fits */
+    memset(aDev, 0, sizeof(aDev));
+    need = p->nRec;
+  }
+  cacheTrim(cc, need);
+  if( cc->bytes + need > cc->budget ) return;        /* scans hold what would make room */
   for(c=0; c<p->nCol; c++){
     Rec *r = &p->aRec[c];
     size_t nCol = strlen(p->azCol[c]) + 1;
@@ -230,6 +350,8 @@ static void keep(CacheSrc *p){
     e->type = r->type; e->v = r->v; e->cell = r->cell; e->nCell = r->nCell; e->arena = r->arena;
     for(i=0; i<e->nCell; i++) e->cell[i].z = e->arena + (intptr_t)e->cell[i].z;
     e->bytes = recBytes(r);
+    e->res = aRes[c];
+    e->plain = aPlain[c];
     memset(r, 0, sizeof(*r));
   }
   for(c=0; c<p->nCol; c++){
@@ -246,6 +368,11 @@ static void keep(CacheSrc *p){
     e->nRef++;                      /* a second scan of this source replays it */
     p->aEnt[c] = e;
   }
+#ifdef GPUAGG_CUDA
+  for(c=0; ok && c<p->nCol; c++){
+    if( aDev[c] ) deviceKeep(cc, aNew[c]);
+  }
+#endif
 }
 
 static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
@@ -283,6 +410,11 @@ static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
   return rc;
 }
 
+static ga_resident *cacheResident(ga_colsrc *pSrc, int i){
+  CacheSrc *p = (CacheSrc*)pSrc;
+  return i>=0 && i<p->nCol && p->aEnt[i] && p->aEnt[i]->res.d ? &p->aEnt[i]->res : 0;
+}
+
 static const char *cacheErrmsg(ga_colsrc *pSrc){
   CacheSrc *p = (CacheSrc*)pSrc;
   return p->inner ? p->inner->xErrmsg(p->inner) : "";
@@ -316,7 +448,7 @@ static ga_centry *entryFind(CacheSrc *p, const char *zCol, unsigned char want){
       continue;
     }
     if( !hit && strcmp(e->zDb, p->zDb)==0 && strcmp(e->zTab, p->zTab)==0 && sqlite3_stricmp(e->zCol, zCol)==0
-     && (want & ~e->want)==0 ){
+     && ((want & ~e->want)==0 || e->plain) ){
       hit = e;
     }
     pp = &e->next;
@@ -330,17 +462,28 @@ static ga_centry *entryFind(CacheSrc *p, const char *zCol, unsigned char want){
   return hit;
 }
 
-ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *pHit){
+/* Whether scans are to be cached at all: a budget, or the automatic one
+** where CUDA could serve (settled when columns are kept, deviceWanted). */
+static int cacheOn(ga_conn *conn){
+  char zWhy[GA_ERRLEN];
+  if( conn->cache.budget!=GA_CACHE_AUTO ) return conn->cache.budget>0;
+  if( conn->mode==GA_CPU || !ga_cuda_usable(zWhy) ) return 0;
+  deviceWanted(conn);                       /* settles the budget if a context exists */
+  return 1;
+}
+
+/* ga_colsrc_cache's work; the caller times it. */
+static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
+                            const unsigned char *aWant, int *pHit){
   CacheSrc *p;
   char *zType = 0, *zWhy = 0;
   int wr = 0, c, n = 0;
-  *pHit = 0;
-  if( conn->cache.budget<=0 || nCol<1 || nCol>GA_COLS_MAX || (p = sqlite3_malloc(sizeof(CacheSrc)))==0 ) return 0;
+  if( !cacheOn(conn) || nCol<1 || nCol>GA_COLS_MAX || (p = sqlite3_malloc(sizeof(CacheSrc)))==0 ) return 0;
   memset(p, 0, sizeof(*p));
   p->base.xScan = cacheScan;
   p->base.xErrmsg = cacheErrmsg;
   p->base.xClose = cacheClose;
+  p->base.xResident = cacheResident;
   p->tee.xBatch = teeBatch;
   p->conn = conn;
   p->nCol = nCol;
@@ -374,6 +517,16 @@ ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zSource, int 
   memset(p->aEnt, 0, sizeof(p->aEnt));
   conn->cache.nMiss++;
   return &p->base;
+}
+
+ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
+                           const unsigned char *aWant, int *pHit){
+  double t0 = ga_now_ms();
+  ga_colsrc *p;
+  *pHit = 0;
+  p = cacheOpen(db, conn, zSource, nCol, azCol, aWant, pHit);
+  conn->cache.checkMs += ga_now_ms() - t0;
+  return p;
 }
 
 void ga_cache_read_by(ga_colsrc *pSrc, ga_colsrc *inner){

@@ -63,12 +63,30 @@ struct ga_colsink {
   int (*xBatch)(ga_colsink*, const ga_colbatch*);
 };
 
+/* A column the cache keeps on the device (cache.c), as a hit offers it. */
+typedef struct ga_resident {
+  struct ga_dcol *d;                /* the device form (backend.h) */
+  int64_t n, nNull, nInt, nReal;    /* rows, and values by class (no TEXT or BLOB) */
+  int eMin, eMax;                   /* biased exponents of its finite non-zero reals
+                                    ** (eMax -1: none) */
+  int64_t nInf;                     /* its infinite reals */
+  int64_t nGroup;                   /* groups it makes as a key; 0: not known yet */
+} ga_resident;
+
 typedef struct ga_colsrc ga_colsrc;
 struct ga_colsrc {
   int (*xScan)(ga_colsrc*, ga_colsink*);
   const char *(*xErrmsg)(ga_colsrc*);
   void (*xClose)(ga_colsrc*);
+  /* Column i kept on the device, or NULL (every source but the cache: NULL
+  ** itself). Valid until xClose; a function that uses it scans nothing. */
+  ga_resident *(*xResident)(ga_colsrc*, int i);
 };
+
+/* src's column i on the device, or NULL. */
+static inline ga_resident *ga_colsrc_resident(ga_colsrc *src, int i){
+  return src->xResident ? src->xResident(src, i) : 0;
+}
 
 /* A source that scans columns azCol[0..nCol) (asking aWant[i] of each) of
 ** zFrom, a quoted FROM term, on db, whose gpuagg state is conn. NULL on
@@ -99,6 +117,8 @@ ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zSource, int 
 void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
 /* The cache's budget in bytes (entries dropped to fit it; 0: all). */
 void ga_cache_budget(ga_cache*, int64_t budget);
+/* The device takes the answer from kept columns (gpuagg_info counts it). */
+void ga_cache_device_hit(ga_cache*, double ms);
 
 /* Most columns one statement source scans. */
 #define GA_STMT_COLS GA_COLS_MAX

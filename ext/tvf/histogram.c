@@ -195,11 +195,11 @@ static int histCount(HistVtab *v, HistCursor *c, ga_colsrc *src, int cpu, ga_his
   return rc;
 }
 
-/* The range of a scan's numbers as numpy takes it: [min, max], widened to
-** [v-0.5, v+0.5] if they are all v. */
-static int histAutoRange(sqlite3_vtab *tab, const char *zCol, const HistScan *sc, ga_hparams *h){
-  h->lo = sc->mn;
-  h->hi = sc->mx;
+/* The range of numbers from mn to mx as numpy takes it: [min, max],
+** widened to [v-0.5, v+0.5] if they are all v. */
+static int histAutoRange(sqlite3_vtab *tab, const char *zCol, double mn, double mx, ga_hparams *h){
+  h->lo = mn;
+  h->hi = mx;
   if( !isfinite(h->lo) || !isfinite(h->hi) ){
     return ga_tvf_error(tab, "gpu_histogram: the range of %s is not finite: give lo and hi", zCol);
   }
@@ -250,6 +250,53 @@ static int histScale(sqlite3_vtab *tab, ga_hparams *h){
   return SQLITE_OK;
 }
 
+/* A column the cache keeps on the device (colsrc.h): counted there, with
+** no scan. *pDone 0: not served, scan instead (no device form, the
+** connection's mode is cpu, or a CUDA error in 'auto' mode); 1: the
+** answer or the error is in. given: LO and HI were (c->h has them). */
+static int histResident(HistVtab *v, HistCursor *c, ga_colsrc *src, int given, const char *zCol, int *pDone){
+  ga_resident *r = ga_colsrc_resident(src, 0);
+  int rc = SQLITE_OK;
+  *pDone = 0;
+#ifdef GPUAGG_CUDA
+  if( r && v->conn->mode!=GA_CPU ){
+    char zErr[GA_ERRLEN];
+    double t0 = ga_now_ms();
+    ga_hist hist;
+    int fail = 0;
+    memset(&hist, 0, sizeof(hist));
+    *pDone = 1;
+    if( !given ){
+      ga_ext e[2];
+      if( r->nInt + r->nReal==0 ){            /* no numbers, no range: no rows */
+        c->h.bins = 0;
+        ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
+        return SQLITE_OK;
+      }
+      if( (fail = ga_dcol_range(&v->conn->cache.dres, r->d, &e[0], &e[1], zErr))==0 ){
+        double x[2];
+        int i;
+        for(i=0; i<2; i++) x[i] = e[i].type==GA_T_INT ? (double)(int64_t)e[i].bits : ga_bits_real(e[i].bits);
+        rc = histAutoRange(&v->base, zCol, x[0], x[1], &c->h);
+      }
+    }
+    if( !fail && rc==SQLITE_OK ) rc = histScale(&v->base, &c->h);
+    if( !fail && rc==SQLITE_OK ) rc = histCounts(c, &hist);
+    if( !fail && rc==SQLITE_OK ) fail = ga_dcol_hist(&v->conn->cache.dres, r->d, &hist, zErr);
+    if( fail ){
+      sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
+      if( v->conn->mode==GA_CUDA ) return ga_tvf_error(&v->base, "%s", zErr);
+      *pDone = 0;                             /* read the host copy instead */
+      return SQLITE_OK;
+    }
+    if( rc==SQLITE_OK ) ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
+  }
+#else
+  (void)v; (void)c; (void)given; (void)zCol; (void)r;
+#endif
+  return rc;
+}
+
 /* ---- the virtual table ------------------------------------------------------ */
 
 static int histConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -288,7 +335,7 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   ga_source from;
   ga_colsrc *src = 0;
   ga_hist hist;
-  int iCol, rc;
+  int iCol, rc, done;
   (void)idxStr;
   ga_tvf_args(idxNum, argc, argv, 5, a);
   sqlite3_free(c->counts);
@@ -309,7 +356,9 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   ga_source_free(&from);
   if( rc!=SQLITE_OK ) return rc;
   memset(&hist, 0, sizeof(hist));
-  if( a[3] ){
+  rc = histResident(v, c, src, a[3]!=0, zCol, &done);
+  if( done ){
+  }else if( a[3] ){
     rc = histScale(cur->pVtab, &c->h);
     if( rc==SQLITE_OK ) rc = histCount(v, c, src, 0, &hist);
   }else{
@@ -319,7 +368,7 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     hist.budget = v->conn->resident;
     rc = histScan(v, src, GA_OP_KEEP, 0, &hist, &sc);
     use = rc==SQLITE_OK && sc.nNum>0;     /* no numbers, no range: no rows */
-    if( use ) rc = histAutoRange(cur->pVtab, zCol, &sc, &c->h);
+    if( use ) rc = histAutoRange(cur->pVtab, zCol, sc.mn, sc.mx, &c->h);
     if( use && rc==SQLITE_OK ) rc = histScale(cur->pVtab, &c->h);
     if( use && rc==SQLITE_OK ) rc = histCounts(c, &hist);
     rc = histEnd(v, &hist, &sc, use && rc==SQLITE_OK, rc);

@@ -198,6 +198,51 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
   return rc;
 }
 
+/* Columns a[0..n) kept on the device (colsrc.h): reduced there, with no
+** scan. 0: not served, scan instead (a column not on the device, the mode
+** is cpu, or a CUDA error in 'auto' mode); 1: done; -1: an error, set. */
+static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int64_t *pnRows){
+#ifdef GPUAGG_CUDA
+  ga_dcol *d[GA_COLS_MAX];
+  ga_resident *r[GA_COLS_MAX];
+  char zErr[GA_ERRLEN];
+  double t0 = ga_now_ms();
+  ga_stat *st;
+  int c, fail;
+  if( v->conn->mode==GA_CPU ) return 0;
+  for(c=0; c<n; c++){
+    if( (r[c] = ga_colsrc_resident(src, c))==0 ) return 0;
+    d[c] = r[c]->d;
+  }
+  if( (st = malloc(sizeof(ga_stat)*(size_t)n))==0 ) return 0;
+  if( (fail = ga_dcol_stats(&v->conn->cache.dres, d, n, st, zErr))!=0 ){
+    free(st);
+    sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
+    if( v->conn->mode!=GA_CUDA ) return 0;
+    ga_tvf_error(&v->base, "%s", zErr);
+    return -1;
+  }
+  for(c=0; c<n; c++){
+    a[c].nNull = r[c]->nNull;
+    a[c].nInt = a[c].nIntLane = r[c]->nInt;
+    a[c].nReal = r[c]->nReal;
+    a[c].nNum = r[c]->nInt + r[c]->nReal;
+    if( a[c].nNum ){
+      st[c].nInt = r[c]->nInt;
+      st[c].nReal = r[c]->nReal;
+      ga_stat_merge(&a[c].num, &st[c], 0);
+    }
+  }
+  free(st);
+  *pnRows = r[0]->n;
+  ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
+  return 1;
+#else
+  (void)v; (void)src; (void)a; (void)n; (void)pnRows;
+  return 0;
+#endif
+}
+
 /* Scan columns a[0..n) (aiCol in from) once. */
 static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCol, int n, int64_t *pnRows){
   unsigned char aWant[GA_COLS_MAX];
@@ -207,6 +252,10 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   int rc;
   memset(aWant, GA_COL_BYTES|GA_COL_NUMERIC, sizeof(aWant));
   if( (rc = ga_tvf_open(&v->base, "gpu_summary", from, n, aiCol, aWant, &src))!=SQLITE_OK ) return rc;
+  if( (rc = sumResident(v, src, a, n, pnRows))!=0 ){
+    src->xClose(src);
+    return rc>0 ? SQLITE_OK : SQLITE_ERROR;
+  }
   memset(&sc, 0, sizeof(sc));
   sc.sink.xBatch = sumBatch;
   sc.v = v;

@@ -185,7 +185,7 @@ int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol
   for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->azCol[aiCol[i]];
   *ppSrc = 0;
   /* Kept columns first (source/cache.c); a miss keeps what the reader reads. */
-  if( v->conn->cache.budget>0 ) cache = ga_colsrc_cache(v->db, v->conn, p->zName, nCol, azCol, aWant, &hit);
+  cache = ga_colsrc_cache(v->db, v->conn, p->zName, nCol, azCol, aWant, &hit);
   if( hit ){
     noteSource(v->conn, zFn, GA_SRC_CACHE, 0);
     *ppSrc = cache;

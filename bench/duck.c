@@ -1,0 +1,262 @@
+/*
+** A DuckDB peer for the benchmarks, through DuckDB's C API opened with
+** dlopen (the few types and prototypes used are declared here, as in the
+** duckdb.h of v1.5; duckdb_result's layout has not changed since v0.1):
+**
+**   1. duck_load(zPath) opens libduckdb.so at zPath once per process (a
+**      second call does nothing). A path ending in ".xz" is first
+**      decompressed with `xz -dc` into a temporary file in $TMPDIR (or
+**      /tmp), unlinked again once opened. Not thread-safe.
+**   2. duck_open_memory(N) opens an in-memory database and one connection;
+**      N>0 runs "SET threads=N", N==0 leaves DuckDB's default (every core).
+**   3. duck_copy_table(db, zTab) creates (or replaces) the DuckDB table zTab
+**      with the columns of SQLite's "SELECT * FROM zTab", each BIGINT if
+**      every non-NULL value in it is an integer, else DOUBLE (text and blobs
+**      become sqlite3_column_double's value), and copies every row through
+**      an appender, NULL as NULL.
+**   4. duck_time_ms(sql) runs sql to a materialized result and returns the
+**      wall time in ms, the row count in *pnRows; -1 (the error on stderr)
+**      if it failed.
+**
+** Functions that can fail return nonzero or NULL and write a message into
+** zErr[nErr] (zErr may be NULL).
+*/
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "duck.h"
+
+/* duckdb.h's handles: each a pointer to a struct of one pointer. */
+typedef struct { void *p; } *duckdb_database, *duckdb_connection;
+typedef struct { void *p; } *duckdb_appender;
+typedef int duckdb_state;                      /* DuckDBSuccess is 0 */
+typedef struct duckdb_result {
+  uint64_t deprecated_column_count;            /* use duckdb_column_count */
+  uint64_t deprecated_row_count;               /* use duckdb_row_count */
+  uint64_t deprecated_rows_changed;            /* use duckdb_rows_changed */
+  void *deprecated_columns;                    /* duckdb_column* */
+  char *deprecated_error_message;              /* use duckdb_result_error */
+  void *internal_data;                         /* the result itself */
+} duckdb_result;
+
+/* The library's entry points, filled in by duck_load(). */
+static struct {
+  void *h;                                     /* dlopen handle, or NULL */
+  duckdb_state (*xOpen)(const char*, duckdb_database*);
+  void (*xClose)(duckdb_database*);
+  duckdb_state (*xConnect)(duckdb_database, duckdb_connection*);
+  void (*xDisconnect)(duckdb_connection*);
+  duckdb_state (*xQuery)(duckdb_connection, const char*, duckdb_result*);
+  const char *(*xResultError)(duckdb_result*);
+  uint64_t (*xRowCount)(duckdb_result*);
+  void (*xDestroyResult)(duckdb_result*);
+  duckdb_state (*xAppenderCreate)(duckdb_connection, const char*, const char*,
+                                  duckdb_appender*);
+  const char *(*xAppenderError)(duckdb_appender);
+  duckdb_state (*xAppenderDestroy)(duckdb_appender*);
+  duckdb_state (*xEndRow)(duckdb_appender);
+  duckdb_state (*xAppendInt64)(duckdb_appender, int64_t);
+  duckdb_state (*xAppendDouble)(duckdb_appender, double);
+  duckdb_state (*xAppendNull)(duckdb_appender);
+} D;
+
+/* An open in-memory database. */
+struct duck {
+  duckdb_database db;                          /* the database */
+  duckdb_connection con;                       /* its one connection */
+};
+
+static void setErr(char *zErr, int nErr, const char *zFmt, ...){
+  va_list ap;
+  if( zErr==0 || nErr<=0 ) return;
+  va_start(ap, zFmt);
+  vsnprintf(zErr, nErr, zFmt, ap);
+  va_end(ap);
+}
+
+int duck_load(const char *zPath, char *zErr, int nErr){
+  static const struct { const char *zName; void **pp; } aSym[] = {
+    {"duckdb_open", (void**)&D.xOpen},
+    {"duckdb_close", (void**)&D.xClose},
+    {"duckdb_connect", (void**)&D.xConnect},
+    {"duckdb_disconnect", (void**)&D.xDisconnect},
+    {"duckdb_query", (void**)&D.xQuery},
+    {"duckdb_result_error", (void**)&D.xResultError},
+    {"duckdb_row_count", (void**)&D.xRowCount},
+    {"duckdb_destroy_result", (void**)&D.xDestroyResult},
+    {"duckdb_appender_create", (void**)&D.xAppenderCreate},
+    {"duckdb_appender_error", (void**)&D.xAppenderError},
+    {"duckdb_appender_destroy", (void**)&D.xAppenderDestroy},
+    {"duckdb_appender_end_row", (void**)&D.xEndRow},
+    {"duckdb_append_int64", (void**)&D.xAppendInt64},
+    {"duckdb_append_double", (void**)&D.xAppendDouble},
+    {"duckdb_append_null", (void**)&D.xAppendNull},
+  };
+  char zTmp[512], zCmd[1200];
+  size_t n = strlen(zPath);
+  const char *zLib = zPath;
+  unsigned i;
+  if( D.h ) return 0;
+  zTmp[0] = 0;
+  if( n>3 && strcmp(zPath+n-3, ".xz")==0 ){
+    const char *zDir = getenv("TMPDIR");
+    int fd;
+    if( strchr(zPath, '\'') ){
+      setErr(zErr, nErr, "quote in path %s", zPath);
+      return 1;
+    }
+    snprintf(zTmp, sizeof(zTmp), "%s/libduckdb.XXXXXX",
+             zDir && zDir[0] ? zDir : "/tmp");
+    if( (fd = mkstemp(zTmp))<0 ){
+      setErr(zErr, nErr, "cannot create %s", zTmp);
+      return 1;
+    }
+    close(fd);
+    snprintf(zCmd, sizeof(zCmd), "xz -dc -- '%s' > '%s'", zPath, zTmp);
+    if( system(zCmd)!=0 ){
+      setErr(zErr, nErr, "failed: %s", zCmd);
+      unlink(zTmp);
+      return 1;
+    }
+    zLib = zTmp;
+  }
+  D.h = dlopen(zLib, RTLD_NOW|RTLD_LOCAL);
+  if( zTmp[0] ) unlink(zTmp);        /* the mapping outlives the name */
+  if( D.h==0 ){
+    setErr(zErr, nErr, "dlopen %s: %s", zPath, dlerror());
+    return 1;
+  }
+  for(i=0; i<sizeof(aSym)/sizeof(aSym[0]); i++){
+    if( (*aSym[i].pp = dlsym(D.h, aSym[i].zName))==0 ){
+      setErr(zErr, nErr, "%s: no %s", zPath, aSym[i].zName);
+      dlclose(D.h);
+      D.h = 0;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Runs zSql and discards its result; 0 or nonzero, the error in zErr. */
+static int duckExec(duck *p, const char *zSql, char *zErr, int nErr){
+  duckdb_result r;
+  int rc = D.xQuery(p->con, zSql, &r)!=0;
+  if( rc ) setErr(zErr, nErr, "duckdb: %s", D.xResultError(&r));
+  D.xDestroyResult(&r);
+  return rc;
+}
+
+duck *duck_open_memory(int nThreads, char *zErr, int nErr){
+  duck *p;
+  if( D.h==0 ){ setErr(zErr, nErr, "duck_load() first"); return 0; }
+  if( (p = calloc(1, sizeof(*p)))==0 ){ setErr(zErr, nErr, "no memory"); return 0; }
+  if( D.xOpen(0, &p->db)!=0 ){
+    setErr(zErr, nErr, "duckdb_open failed");
+    free(p);
+    return 0;
+  }
+  if( D.xConnect(p->db, &p->con)!=0 ){
+    setErr(zErr, nErr, "duckdb_connect failed");
+    duck_close(p);
+    return 0;
+  }
+  if( nThreads>0 ){
+    char zSql[64];
+    snprintf(zSql, sizeof(zSql), "SET threads=%d", nThreads);
+    if( duckExec(p, zSql, zErr, nErr) ){ duck_close(p); return 0; }
+  }
+  return p;
+}
+
+int duck_copy_table(duck *p, sqlite3 *db, const char *zTab, char *zErr, int nErr){
+  sqlite3_stmt *pSel = 0, *pCnt = 0;
+  sqlite3_str *pDdl = sqlite3_str_new(db);
+  duckdb_appender app = 0;
+  char *zSql = 0, *zDdl = 0, *aInt = 0;
+  int rc = 1, nCol = 0, i, e;
+
+  zSql = sqlite3_mprintf("SELECT * FROM \"%w\"", zTab);
+  if( sqlite3_prepare_v2(db, zSql, -1, &pSel, 0) ) goto sqlite_error;
+  nCol = sqlite3_column_count(pSel);
+  if( (aInt = calloc(nCol+1, 1))==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
+  sqlite3_str_appendf(pDdl, "CREATE OR REPLACE TABLE \"%w\"(", zTab);
+  for(i=0; i<nCol; i++){
+    const char *zCol = sqlite3_column_name(pSel, i);
+    sqlite3_free(zSql);
+    zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\" WHERE typeof(\"%w\")"
+                           "<>'integer' AND \"%w\" IS NOT NULL", zTab, zCol, zCol);
+    if( sqlite3_prepare_v2(db, zSql, -1, &pCnt, 0) ) goto sqlite_error;
+    if( sqlite3_step(pCnt)!=SQLITE_ROW ) goto sqlite_error;
+    aInt[i] = sqlite3_column_int64(pCnt, 0)==0;
+    sqlite3_finalize(pCnt);
+    pCnt = 0;
+    sqlite3_str_appendf(pDdl, "%s\"%w\" %s", i ? ", " : "", zCol,
+                        aInt[i] ? "BIGINT" : "DOUBLE");
+  }
+  sqlite3_str_appendall(pDdl, ")");
+  zDdl = sqlite3_str_finish(pDdl);
+  pDdl = 0;
+  if( zDdl==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
+  if( duckExec(p, zDdl, zErr, nErr) ) goto done;
+
+  if( D.xAppenderCreate(p->con, 0, zTab, &app)!=0 ) goto appender_error;
+  while( (e = sqlite3_step(pSel))==SQLITE_ROW ){
+    for(i=0; i<nCol; i++){
+      if( sqlite3_column_type(pSel, i)==SQLITE_NULL ) e = D.xAppendNull(app);
+      else if( aInt[i] ) e = D.xAppendInt64(app, sqlite3_column_int64(pSel, i));
+      else e = D.xAppendDouble(app, sqlite3_column_double(pSel, i));
+      if( e ) goto appender_error;
+    }
+    if( D.xEndRow(app) ) goto appender_error;
+  }
+  if( e!=SQLITE_DONE ) goto sqlite_error;
+  if( D.xAppenderDestroy(&app)!=0 ){       /* flushes; frees even if it fails */
+    setErr(zErr, nErr, "duckdb appender: flush of %s failed", zTab);
+    goto done;
+  }
+  rc = 0;
+  goto done;
+
+sqlite_error:
+  setErr(zErr, nErr, "sqlite: %s", sqlite3_errmsg(db));
+  goto done;
+appender_error:
+  setErr(zErr, nErr, "duckdb appender: %s",
+         app ? D.xAppenderError(app) : "cannot create");
+done:
+  if( app ) D.xAppenderDestroy(&app);
+  sqlite3_finalize(pCnt);
+  sqlite3_finalize(pSel);
+  sqlite3_free(sqlite3_str_finish(pDdl));
+  sqlite3_free(zDdl);
+  sqlite3_free(zSql);
+  free(aInt);
+  return rc;
+}
+
+double duck_time_ms(duck *p, const char *zSql, int64_t *pnRows){
+  struct timespec t0, t1;
+  duckdb_result r;
+  double ms = -1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if( D.xQuery(p->con, zSql, &r)==0 ){
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ms = (t1.tv_sec-t0.tv_sec)*1e3 + (t1.tv_nsec-t0.tv_nsec)/1e6;
+    if( pnRows ) *pnRows = (int64_t)D.xRowCount(&r);
+  }else{
+    fprintf(stderr, "duckdb: %s\n  in: %s\n", D.xResultError(&r), zSql);
+  }
+  D.xDestroyResult(&r);
+  return ms;
+}
+
+void duck_close(duck *p){
+  if( p==0 ) return;
+  if( p->con ) D.xDisconnect(&p->con);
+  if( p->db ) D.xClose(&p->db);
+  free(p);
+}

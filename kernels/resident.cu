@@ -1,0 +1,78 @@
+/*
+** What a column kept on the device (ext/backend/cuda_resident.c) needs
+** besides the chunk kernels: its numbers as doubles, for the histogram
+** kernel, and a key column and a value column encoded as grouping rows
+** (group_acc.h), for the grouping kernel. One thread per value, in
+** grid-stride loops: each is a copy with a few instructions a value, bound
+** by memory. Determinism: pure maps, no reductions.
+*/
+#include "gpuagg_kernels.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+/* SQLite's storage classes, as the column sources hand them over. */
+constexpr unsigned char kInteger = 1, kFloat = 2;
+
+__global__ void doubles(const long long *__restrict__ v, const unsigned long long *__restrict__ bits, long long n,
+                        double *__restrict__ out){
+  for( long long i = (long long)blockIdx.x * kThreads + threadIdx.x; i < n; i += (long long)gridDim.x * kThreads ){
+    long long x = v[i];
+    out[i] = (bits[i >> 6] >> (i & 63)) & 1 ? __longlong_as_double(x) : (double)x;
+  }
+}
+
+/* group_acc.h (2): the key's class and form, and the value's lane, as
+** tvf/groupby.c encodes a row of a batch. */
+__global__ void groupRows(const long long *__restrict__ kv, const unsigned char *__restrict__ kc,
+                          const long long *__restrict__ vv, const unsigned char *__restrict__ vc, long long n,
+                          unsigned long long *__restrict__ keys, unsigned long long *__restrict__ vals,
+                          unsigned char *__restrict__ meta){
+  for( long long i = (long long)blockIdx.x * kThreads + threadIdx.x; i < n; i += (long long)gridDim.x * kThreads ){
+    long long k = kv[i];
+    unsigned char m = GA_K_NULL;
+    unsigned long long key = 0;
+    if( kc[i] == kInteger ){
+      m = GA_K_INT;
+      key = (unsigned long long)k;
+    }else if( kc[i] == kFloat ){
+      double d = __longlong_as_double(k);
+      if( d >= -9223372036854775808.0 && d < 9223372036854775808.0 && (double)(long long)d == d ){
+        m = d == 0.0 && k < 0 ? GA_K_INTZ : GA_K_INTR;
+        key = (unsigned long long)(long long)d;
+      }else{
+        m = GA_K_REAL;
+        key = (unsigned long long)k;
+      }
+    }
+    if( vc[i] == kInteger ) m |= GA_V_INT;
+    else if( vc[i] == kFloat ) m |= GA_V_REAL;
+    keys[i] = key;
+    vals[i] = (unsigned long long)vv[i];
+    meta[i] = m;
+  }
+}
+
+int blocksFor(long long n){
+  long long b = (n + kThreads - 1) / kThreads;
+  return b < 1 ? 1 : b > 8192 ? 8192 : (int)b;
+}
+
+}  // namespace
+
+extern "C" cudaError_t ga_res_doubles_launch(const int64_t *d_v, const uint64_t *d_bits, int64_t n, double *d_out,
+                                             cudaStream_t stream){
+  if( n <= 0 ) return cudaSuccess;
+  doubles<<<blocksFor(n), kThreads, 0, stream>>>((const long long *)d_v, (const unsigned long long *)d_bits, n, d_out);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_res_group_rows_launch(const int64_t *d_kv, const unsigned char *d_kc, const int64_t *d_vv,
+                                                const unsigned char *d_vc, int64_t n, uint64_t *d_keys,
+                                                uint64_t *d_vals, unsigned char *d_meta, cudaStream_t stream){
+  if( n <= 0 ) return cudaSuccess;
+  groupRows<<<blocksFor(n), kThreads, 0, stream>>>((const long long *)d_kv, d_kc, (const long long *)d_vv, d_vc, n,
+                                                   (unsigned long long *)d_keys, (unsigned long long *)d_vals, d_meta);
+  return cudaGetLastError();
+}
