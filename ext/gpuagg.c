@@ -216,6 +216,7 @@ static const struct {
   { "gpu_histogram", &ga_histogram_module },
   { "gpu_group_by",  &ga_groupby_module },
   { "gpu_summary",   &ga_summary_module },
+  { "gpuagg_cache",  &ga_cachelist_module },
 };
 
 #ifdef _WIN32

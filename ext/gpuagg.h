@@ -114,6 +114,7 @@ void ga_countFinal(sqlite3_context*);
 extern const sqlite3_module ga_histogram_module;   /* gpu_histogram (histogram.c) */
 extern const sqlite3_module ga_groupby_module;     /* gpu_group_by (groupby.c) */
 extern const sqlite3_module ga_summary_module;     /* gpu_summary (summary.c) */
+extern const sqlite3_module ga_cachelist_module;   /* gpuagg_cache (cachelist.c) */
 
 /* agg/minmax.c: gpu_min, gpu_max, gpu_argmin, gpu_argmax */
 void ga_minStep(sqlite3_context*, int, sqlite3_value**);

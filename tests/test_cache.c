@@ -19,7 +19,10 @@
 **     scans in one read transaction agree, the second from the cache.
 **   - The budget: never more bytes kept than it allows, least recently used
 **     columns evicted, 0 frees everything; a column larger than the budget
-**     is not kept.
+**     is not kept; gpuagg_cache() lists what gpuagg_info() counts.
+**   - The device form (CUDA pass): every function answered by kernels on
+**     kept numbers-only columns gives the uncached answer, and those that
+**     must not use it (±Inf, a window too narrow) do not.
 ** GPUAGG_SEED=N repeats a run.
 */
 #include <pthread.h>
@@ -382,9 +385,24 @@ START_TEST(test_budget){
   EXEC(db, "SELECT gpuagg_config('cache', 1<<30)");
   EXEC(db, "SELECT * FROM gpu_summary('t')");
   CHECK(info(db, "cache.entries")==3, "%lld entries", (long long)info(db, "cache.entries"));
+  /* gpuagg_cache() lists them, most recently used first, as gpuagg_info
+  ** counts them. */
+  EXEC(db, "SELECT * FROM gpu_histogram('t', 'k', 4)");
+  {
+    char *z = h_text(db, "SELECT group_concat(schema || '.' || table_name || '.' || column_name || ':' || rows, ' ')"
+                         " FROM gpuagg_cache()");
+    CHECK(z && strncmp(z, "main.t.k:4000 ", 14)==0 && strstr(z, "main.t.x:4000") && strstr(z, "main.t.s:4000"),
+          "gpuagg_cache() lists %s", z ? z : "nothing");
+    free(z);
+  }
+  CHECK(h_int(db, "SELECT sum(bytes)=json_extract(gpuagg_info(), '$.cache.bytes') AND sum(device_bytes)="
+                  "json_extract(gpuagg_info(), '$.cache.device_bytes') AND count(*)=3"
+                  " AND max(last_use)=(SELECT last_use FROM gpuagg_cache() LIMIT 1) FROM gpuagg_cache()")==1,
+        "gpuagg_cache() does not add up to gpuagg_info()'s cache");
   EXEC(db, "SELECT gpuagg_config('cache', 0)");
   CHECK(info(db, "cache.entries")==0 && info(db, "cache.bytes")==0, "cache 0 keeps %lld bytes",
         (long long)info(db, "cache.bytes"));
+  CHECK(h_int(db, "SELECT count(*) FROM gpuagg_cache()")==0, "gpuagg_cache() lists freed columns");
   sqlite3_close(db);
   s_dir_drop(zDir);
 }

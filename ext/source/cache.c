@@ -113,6 +113,20 @@ void ga_cache_budget(ga_cache *c, int64_t budget){
 #endif
 }
 
+int ga_cache_row_at(const ga_cache *c, int i, ga_cache_row *r){
+  const ga_centry *e = c->pFirst;
+  while( e && i-- > 0 ) e = e->next;
+  if( e==0 ) return 0;
+  r->zDb = e->zDb;
+  r->zTab = e->zTab;
+  r->zCol = e->zCol;
+  r->n = e->n;
+  r->bytes = e->bytes;
+  r->devBytes = e->devBytes;
+  r->used = e->used;
+  return 1;
+}
+
 void ga_cache_device_hit(ga_cache *c, double ms){
   c->nDevHit++;
   c->devMs += ms;

@@ -117,6 +117,16 @@ ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zSource, int 
 void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
 /* The cache's budget in bytes (entries dropped to fit it; 0: all). */
 void ga_cache_budget(ga_cache*, int64_t budget);
+/* A kept column, as gpuagg_cache() lists it. */
+typedef struct ga_cache_row {
+  const char *zDb, *zTab, *zCol;    /* which column */
+  int64_t n;                        /* rows */
+  int64_t bytes, devBytes;          /* memory it takes, and how much of it on the device */
+  uint64_t used;                    /* the cache's tick at its last use */
+} ga_cache_row;
+/* Entry i, the most recently used first, into *r (valid until the cache
+** next changes); 0 if there is none. */
+int ga_cache_row_at(const ga_cache*, int i, ga_cache_row *r);
 /* The device takes the answer from kept columns (gpuagg_info counts it). */
 void ga_cache_device_hit(ga_cache*, double ms);
 
