@@ -273,6 +273,9 @@ static void *writeLoop(void *pArg){
     sqlite3_free(zSql);
     if( rc!=SQLITE_OK && rc!=SQLITE_BUSY ){ p->rc = rc; break; }
     if( rc==SQLITE_BUSY ) sqlite3_exec(w, "ROLLBACK", 0, 0, 0);
+    /* A pause between commits: in rollback modes a writer that takes its
+    ** PENDING lock again at once can keep a reader out past its timeout. */
+    usleep(500);
   }
   sqlite3_close(w);
   return 0;
