@@ -41,6 +41,10 @@
 **      SQL error naming the CUDA error.
 **   8. sqlite3_interrupt() stops a scan with SQLITE_INTERRUPT; every path
 **      frees what the query held.
+**   9. A column the cache keeps on the device (source/cache.c) is counted
+**      there with no scan: its range by the extreme kernels, its numbers
+**      as doubles by the histogram kernel; a CUDA error reads the host copy
+**      instead ('cuda' mode: an SQL error).
 */
 #include <math.h>
 #include <string.h>
@@ -358,6 +362,7 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   memset(&hist, 0, sizeof(hist));
   rc = histResident(v, c, src, a[3]!=0, zCol, &done);
   if( done ){
+    /* answered from the column the cache keeps on the device */
   }else if( a[3] ){
     rc = histScale(cur->pVtab, &c->h);
     if( rc==SQLITE_OK ) rc = histCount(v, c, src, 0, &hist);
