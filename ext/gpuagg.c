@@ -187,24 +187,36 @@ static const struct {
   void (*xFunc)(sqlite3_context*, int, sqlite3_value**);
   void (*xStep)(sqlite3_context*, int, sqlite3_value**);
   void (*xFinal)(sqlite3_context*);
+  void (*xValue)(sqlite3_context*);         /* window functions: the frame's result */
+  void (*xInverse)(sqlite3_context*, int, sqlite3_value**);   /* ... the oldest row leaves */
 } aFunc[] = {
-  { "gpu_sum",        1, AGG, 0, ga_sumStep, ga_sumFinal },
-  { "gpu_total",      1, AGG, 0, ga_sumStep, ga_totalFinal },
-  { "gpu_avg",        1, AGG, 0, ga_sumStep, ga_avgFinal },
-  { "gpu_count",      0, AGG, 0, ga_countStep, ga_countFinal },
-  { "gpu_count",      1, AGG, 0, ga_countStep, ga_countFinal },
-  { "gpu_min",        1, AGG, 0, ga_minStep, ga_extFinal },
-  { "gpu_max",        1, AGG, 0, ga_maxStep, ga_extFinal },
-  { "gpu_argmin",     2, AGG, 0, ga_argminStep, ga_extFinal },
-  { "gpu_argmax",     2, AGG, 0, ga_argmaxStep, ga_extFinal },
-  { "gpuagg_info",    0, SQLITE_UTF8, infoFunc, 0, 0 },
-  { "gpuagg_backend", 0, SET, backendFunc, 0, 0 },
-  { "gpuagg_backend", 1, SET, backendFunc, 0, 0 },
-  { "gpuagg_config",  1, SET, configFunc, 0, 0 },
-  { "gpuagg_config",  2, SET, configFunc, 0, 0 },
-  { "gpuagg_colsrc", -1, SET, 0, ga_colsrcStep, ga_colsrcFinal },  /* the table functions' scans */
+  { "gpu_sum",         1, AGG, 0, ga_sumStep, ga_sumFinal, ga_sumValue, ga_sumInverse },
+  { "gpu_total",       1, AGG, 0, ga_sumStep, ga_totalFinal, ga_totalValue, ga_sumInverse },
+  { "gpu_avg",         1, AGG, 0, ga_sumStep, ga_avgFinal, ga_avgValue, ga_sumInverse },
+  { "gpu_count",       0, AGG, 0, ga_countStep, ga_countFinal, ga_countFinal, ga_countInverse },
+  { "gpu_count",       1, AGG, 0, ga_countStep, ga_countFinal, ga_countFinal, ga_countInverse },
+  { "gpu_min",         1, AGG, 0, ga_minStep, ga_extFinal, ga_extValue, ga_extInverse },
+  { "gpu_max",         1, AGG, 0, ga_maxStep, ga_extFinal, ga_extValue, ga_extInverse },
+  { "gpu_argmin",      2, AGG, 0, ga_argminStep, ga_extFinal, ga_extValue, ga_extInverse },
+  { "gpu_argmax",      2, AGG, 0, ga_argmaxStep, ga_extFinal, ga_extValue, ga_extInverse },
+  { "gpu_var_samp",    1, AGG, 0, ga_varStep, ga_varSampFinal, ga_varSampValue, ga_varInverse },
+  { "gpu_var_pop",     1, AGG, 0, ga_varStep, ga_varPopFinal, ga_varPopValue, ga_varInverse },
+  { "gpu_variance",    1, AGG, 0, ga_varStep, ga_varSampFinal, ga_varSampValue, ga_varInverse },
+  { "gpu_stddev_samp", 1, AGG, 0, ga_varStep, ga_sdSampFinal, ga_sdSampValue, ga_varInverse },
+  { "gpu_stddev_pop",  1, AGG, 0, ga_varStep, ga_sdPopFinal, ga_sdPopValue, ga_varInverse },
+  { "gpu_stddev",      1, AGG, 0, ga_varStep, ga_sdSampFinal, ga_sdSampValue, ga_varInverse },
+  { "gpu_median",      1, AGG, 0, ga_pctStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
+  { "gpu_percentile",  2, AGG, 0, ga_percentileStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
+  { "gpu_percentile_cont", 2, AGG, 0, ga_contStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
+  { "gpu_percentile_disc", 2, AGG, 0, ga_discStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
+  { "gpuagg_info",     0, SQLITE_UTF8, infoFunc, 0, 0, 0, 0 },
+  { "gpuagg_backend",  0, SET, backendFunc, 0, 0, 0, 0 },
+  { "gpuagg_backend",  1, SET, backendFunc, 0, 0, 0, 0 },
+  { "gpuagg_config",   1, SET, configFunc, 0, 0, 0, 0 },
+  { "gpuagg_config",   2, SET, configFunc, 0, 0, 0, 0 },
+  { "gpuagg_colsrc",  -1, SET, 0, ga_colsrcStep, ga_colsrcFinal, 0, 0 },  /* the table functions' scans */
 #if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)
-  { "gpuagg_fault",   2, SET, faultFunc, 0, 0 },
+  { "gpuagg_fault",    2, SET, faultFunc, 0, 0, 0, 0 },
 #endif
 };
 
@@ -241,9 +253,15 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   c->nRef = 1;              /* ours, until every function holds one */
   for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
     c->nRef++;              /* dropped by SQLite, on failure too */
-    rc = sqlite3_create_function_v2(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].flags,
-                                    c, aFunc[i].xFunc, aFunc[i].xStep, aFunc[i].xFinal,
-                                    ga_conn_unref);
+    if( aFunc[i].xValue ){
+      rc = sqlite3_create_window_function(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].flags, c,
+                                          aFunc[i].xStep, aFunc[i].xFinal, aFunc[i].xValue,
+                                          aFunc[i].xInverse, ga_conn_unref);
+    }else{
+      rc = sqlite3_create_function_v2(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].flags,
+                                      c, aFunc[i].xFunc, aFunc[i].xStep, aFunc[i].xFinal,
+                                      ga_conn_unref);
+    }
     if( rc!=SQLITE_OK ){
       *pzErrMsg = sqlite3_mprintf("gpuagg: cannot register %s/%d: %s",
                                   aFunc[i].zName, aFunc[i].nArg, sqlite3_errmsg(db));

@@ -102,13 +102,39 @@ void ga_pool_give(ga_conn*, ga_slot*);
 /* gpuagg.c: append z to out as a JSON string. */
 void ga_json_str(sqlite3_str *out, const char *z);
 
-/* agg/sum.c: gpu_sum, gpu_total, gpu_avg, gpu_count */
+/* agg/sum.c: gpu_sum, gpu_total, gpu_avg, gpu_count (aggregates and windows) */
 void ga_sumStep(sqlite3_context*, int, sqlite3_value**);
+void ga_sumInverse(sqlite3_context*, int, sqlite3_value**);
 void ga_sumFinal(sqlite3_context*);
+void ga_sumValue(sqlite3_context*);
 void ga_totalFinal(sqlite3_context*);
+void ga_totalValue(sqlite3_context*);
 void ga_avgFinal(sqlite3_context*);
+void ga_avgValue(sqlite3_context*);
 void ga_countStep(sqlite3_context*, int, sqlite3_value**);
+void ga_countInverse(sqlite3_context*, int, sqlite3_value**);
 void ga_countFinal(sqlite3_context*);
+
+/* agg/variance.c: gpu_var_samp, gpu_var_pop, gpu_stddev_samp, gpu_stddev_pop */
+void ga_varStep(sqlite3_context*, int, sqlite3_value**);
+void ga_varInverse(sqlite3_context*, int, sqlite3_value**);
+void ga_varSampFinal(sqlite3_context*);
+void ga_varSampValue(sqlite3_context*);
+void ga_varPopFinal(sqlite3_context*);
+void ga_varPopValue(sqlite3_context*);
+void ga_sdSampFinal(sqlite3_context*);
+void ga_sdSampValue(sqlite3_context*);
+void ga_sdPopFinal(sqlite3_context*);
+void ga_sdPopValue(sqlite3_context*);
+
+/* agg/percentile.c: gpu_median, gpu_percentile, gpu_percentile_cont, gpu_percentile_disc */
+void ga_pctStep(sqlite3_context*, int, sqlite3_value**);            /* gpu_median */
+void ga_percentileStep(sqlite3_context*, int, sqlite3_value**);
+void ga_contStep(sqlite3_context*, int, sqlite3_value**);
+void ga_discStep(sqlite3_context*, int, sqlite3_value**);
+void ga_pctInverse(sqlite3_context*, int, sqlite3_value**);
+void ga_pctFinal(sqlite3_context*);
+void ga_pctValue(sqlite3_context*);
 
 /* tvf/: the table-valued functions */
 extern const sqlite3_module ga_histogram_module;   /* gpu_histogram (histogram.c) */
@@ -121,6 +147,8 @@ void ga_minStep(sqlite3_context*, int, sqlite3_value**);
 void ga_maxStep(sqlite3_context*, int, sqlite3_value**);
 void ga_argminStep(sqlite3_context*, int, sqlite3_value**);
 void ga_argmaxStep(sqlite3_context*, int, sqlite3_value**);
+void ga_extInverse(sqlite3_context*, int, sqlite3_value**);
 void ga_extFinal(sqlite3_context*);
+void ga_extValue(sqlite3_context*);
 
 #endif /* GPUAGG_H */

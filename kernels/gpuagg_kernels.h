@@ -161,6 +161,11 @@ cudaError_t ga_res_group_rows_launch(const int64_t *d_kv, const unsigned char *d
                                      const unsigned char *d_vc, int64_t n, uint64_t *d_keys, uint64_t *d_vals,
                                      unsigned char *d_meta, cudaStream_t stream);
 
+/* Sort n keys ascending (CUB's radix sort, select.cu): from d_in into
+** d_out. d_temp NULL: *temp_bytes gets the scratch it needs. */
+cudaError_t ga_sort_keys(void *d_temp, size_t *temp_bytes, const uint64_t *d_in, uint64_t *d_out, int n,
+                         cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -60,8 +60,8 @@ GA_HD void ga_sq_tick(ga_sq *q){
   }
 }
 
-/* q += x^2 for a double x. */
-GA_HD void ga_sq_real(ga_sq *q, double x){
+/* q += x^2 (neg: q -= x^2) for a double x. */
+GA_HD void ga_sq_real_sign(ga_sq *q, double x, int neg){
   uint64_t b = ga_bits(x), m = b & 0xfffffffffffffull;
   int e = (int)((b >> 52) & 0x7ff);
   if( e == 0x7ff ){
@@ -71,19 +71,21 @@ GA_HD void ga_sq_real(ga_sq *q, double x){
   if( e ) m |= 1ull << 52; else e = 1;
   /* x = m * 2^(e-1-1074): x^2 at grid bit 2(e-1-1074)+2148 = 2(e-1). */
   if( m ){
-    ga_sq_digits(q->w, (unsigned __int128)m * m, 2*(e - 1), 0);
+    ga_sq_digits(q->w, (unsigned __int128)m * m, 2*(e - 1), neg);
     ga_sq_tick(q);
   }
 }
+GA_HD void ga_sq_real(ga_sq *q, double x){ ga_sq_real_sign(q, x, 0); }
 
-/* q += x^2 for an int64 x. */
-GA_HD void ga_sq_int(ga_sq *q, int64_t x){
+/* q += x^2 (neg: q -= x^2) for an int64 x. */
+GA_HD void ga_sq_int_sign(ga_sq *q, int64_t x, int neg){
   uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
   if( u ){
-    ga_sq_digits(q->w, (unsigned __int128)u * u, GA_SQ_BIT0, 0);
+    ga_sq_digits(q->w, (unsigned __int128)u * u, GA_SQ_BIT0, neg);
     ga_sq_tick(q);
   }
 }
+GA_HD void ga_sq_int(ga_sq *q, int64_t x){ ga_sq_int_sign(q, x, 0); }
 
 /* q += y for a finite double y that is a part of squares. */
 GA_HD void ga_sq_part(ga_sq *q, double y){

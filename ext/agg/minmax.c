@@ -31,6 +31,18 @@
 **      back once its chunk is folded, so a pooled slot never holds more.
 **   5. As for sums, the first `threshold` numbers are folded here without a
 **      buffer; small groups never touch the pool or CUDA.
+**   6. As window functions (xValue, xInverse): the frame's least / greatest V
+**      by the same order and ties (the frame's first), for any frame. SQLite
+**      removes rows oldest first, so the context keeps its candidates in a
+**      queue (Frame): the rows whose V no later row's V beats, oldest first,
+**      each beating the ones after it; the front is the result. A row joins
+**      at the back, after dropping the candidates it beats; xInverse drops
+**      the front once its row has left. Each row is queued and dropped at
+**      most once: O(1) a row, amortized. The queue is kept from the first
+**      row, since a context cannot know it serves a window until xValue or
+**      xInverse; an aggregate past `threshold` numbers gives it up for the
+**      pipeline, so a window whose first frame holds more rows than that is
+**      an error naming the setting that lifts the limit.
 */
 #include <string.h>
 #include "pipe.h"
@@ -57,6 +69,9 @@ typedef struct Ext {
   int isMax;                /* max/argmax, else min/argmin */
   int isArg;                /* argmin/argmax */
   int oom;                  /* a copy failed: the result is "out of memory" */
+  struct Frame *fr;         /* window candidates, until given up (lost) */
+  int lost;                 /* the pipeline started: no candidates kept */
+  int win;                  /* used as a window function: fr alone answers */
 } Ext;
 
 /* Side data of a slot for the argument functions: A of each value of the
@@ -193,6 +208,170 @@ static void argTrim(ga_slot *s){
   x->nArena = 0;
 }
 
+/* ---- window frames -------------------------------------------------------- */
+
+/* The number's 8 bytes and type. */
+static uint64_t numBits(sqlite3_value *v, int t){
+  if( t==SQLITE_INTEGER ) return (uint64_t)sqlite3_value_int64(v);
+  {
+    double d = sqlite3_value_double(v);
+    uint64_t b;
+    memcpy(&b, &d, sizeof(b));
+    return b;
+  }
+}
+
+/* A value of a frame: numbers inline, TEXT and BLOB bytes owned (or, for a
+** value being stepped, borrowed from SQLite). */
+typedef struct FVal {
+  int type;                 /* SQLITE_INTEGER .. SQLITE_NULL */
+  int n;                    /* bytes at z */
+  uint64_t bits;            /* an INTEGER's or a REAL's 8 bytes */
+  char *z;                  /* TEXT or BLOB bytes */
+} FVal;
+
+/* A candidate: a row whose V may still be a frame's result. */
+typedef struct FEnt {
+  int64_t row;              /* its step number in the partition */
+  FVal v;                   /* V */
+  FVal a;                   /* A (argmin/argmax) */
+} FEnt;
+
+/* The candidates, oldest first, in a ring. */
+typedef struct Frame {
+  FEnt *e;                  /* cap entries */
+  int64_t cap;              /* entries allocated */
+  int64_t head;             /* index of the oldest */
+  int64_t n;                /* candidates */
+  int64_t nIn;              /* rows stepped */
+  int64_t nOut;             /* rows removed (xInverse) */
+} Frame;
+
+static FVal fvalOf(sqlite3_value *v){
+  FVal x = { sqlite3_value_type(v), 0, 0, 0 };
+  if( x.type==SQLITE_INTEGER || x.type==SQLITE_FLOAT ){
+    x.bits = numBits(v, x.type);
+  }else if( x.type==SQLITE_TEXT || x.type==SQLITE_BLOB ){
+    x.z = x.type==SQLITE_TEXT ? (char*)sqlite3_value_text(v) : (char*)sqlite3_value_blob(v);
+    x.n = sqlite3_value_bytes(v);
+  }
+  return x;
+}
+
+/* Own a copy of x's bytes. */
+static int fvalOwn(FVal *x){
+  char *z;
+  if( x->type!=SQLITE_TEXT && x->type!=SQLITE_BLOB ){
+    x->z = 0;
+    return SQLITE_OK;
+  }
+  z = sqlite3_malloc(x->n ? x->n : 1);
+  if( z==0 ) return SQLITE_NOMEM;
+  if( x->n ) memcpy(z, x->z, x->n);
+  x->z = z;
+  return SQLITE_OK;
+}
+
+/* Sign of a - b in SQLite's order (neither NULL). */
+static int fvalCmp(const FVal *a, const FVal *b){
+  int na = a->type==SQLITE_INTEGER || a->type==SQLITE_FLOAT;
+  int nb = b->type==SQLITE_INTEGER || b->type==SQLITE_FLOAT;
+  if( na && nb ){
+    return ga_num_cmp(a->bits, a->type==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL,
+                      b->bits, b->type==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL);
+  }
+  if( na || nb ) return na ? -1 : 1;
+  return otherCmp(a->type, a->z, a->n, b->type, b->z, b->n);
+}
+
+static void fvalResult(sqlite3_context *ctx, const FVal *x){
+  switch( x->type ){
+    case SQLITE_INTEGER: sqlite3_result_int64(ctx, (sqlite3_int64)x->bits); break;
+    case SQLITE_FLOAT:   sqlite3_result_double(ctx, ga_bits_real(x->bits)); break;
+    case SQLITE_TEXT:    sqlite3_result_text(ctx, x->z ? x->z : "", x->n, SQLITE_TRANSIENT); break;
+    case SQLITE_BLOB:    sqlite3_result_blob(ctx, x->z ? x->z : "", x->n, SQLITE_TRANSIENT); break;
+    default:             sqlite3_result_null(ctx); break;
+  }
+}
+
+#define FRAME_AT(f, i) (&(f)->e[((f)->head + (i)) % (f)->cap])
+
+static void fentFree(FEnt *x){
+  sqlite3_free(x->v.z);
+  sqlite3_free(x->a.z);
+}
+
+static void frameFree(Frame *f){
+  int64_t i;
+  if( f==0 ) return;
+  for(i=0; i<f->n; i++) fentFree(FRAME_AT(f, i));
+  sqlite3_free(f->e);
+  sqlite3_free(f);
+}
+
+/* A row is stepped: count it; queue its V (and A) behind the candidates it
+** does not beat. */
+static Frame *frameGet(Ext *p){
+  if( p->fr==0 && (p->fr = (Frame*)sqlite3_malloc(sizeof(Frame)))!=0 ) memset(p->fr, 0, sizeof(Frame));
+  return p->fr;
+}
+
+static int frameStep(Ext *p, sqlite3_value *a, sqlite3_value *v){
+  Frame *f = frameGet(p);
+  FEnt x;
+  if( f==0 ) return SQLITE_NOMEM;
+  x.row = f->nIn++;
+  if( sqlite3_value_type(v)==SQLITE_NULL ) return SQLITE_OK;
+  x.v = fvalOf(v);
+  while( f->n>0 ){
+    FEnt *b = FRAME_AT(f, f->n-1);
+    int c = fvalCmp(&b->v, &x.v);
+    if( p->isMax ? c>=0 : c<=0 ) break;      /* ties: the older stays ahead */
+    fentFree(b);
+    f->n--;
+  }
+  if( f->n==f->cap ){
+    int64_t cap = f->cap ? 2*f->cap : 8, i;
+    FEnt *e = (FEnt*)sqlite3_malloc64(sizeof(FEnt)*(size_t)cap);
+    if( e==0 ) return SQLITE_NOMEM;
+    for(i=0; i<f->n; i++) e[i] = *FRAME_AT(f, i);
+    sqlite3_free(f->e);
+    f->e = e;
+    f->cap = cap;
+    f->head = 0;
+  }
+  x.a = a ? fvalOf(a) : (FVal){ SQLITE_NULL, 0, 0, 0 };
+  if( fvalOwn(&x.v) ) return SQLITE_NOMEM;
+  if( fvalOwn(&x.a) ){
+    sqlite3_free(x.v.z);
+    return SQLITE_NOMEM;
+  }
+  *FRAME_AT(f, f->n) = x;
+  f->n++;
+  return SQLITE_OK;
+}
+
+/* The context serves a window from now on. Non-zero: it cannot (an SQL error
+** was set). */
+static int frameWindow(sqlite3_context *ctx, Ext *p){
+  static const char *azName[] = { "gpu_min", "gpu_max", "gpu_argmin", "gpu_argmax" };
+  p->win = 1;
+  if( p->lost ){
+    char *z = sqlite3_mprintf("%s(): a window frame reached more than %lld rows before its first result; "
+                              "raise gpuagg_config('threshold') above that to use it on such frames",
+                              azName[p->isArg*2 + p->isMax],
+                              (long long)((ga_conn*)sqlite3_user_data(ctx))->threshold);
+    sqlite3_result_error(ctx, z ? z : "gpuagg: window frame too large", -1);
+    sqlite3_free(z);
+    return 1;
+  }
+  if( p->oom || frameGet(p)==0 ){
+    sqlite3_result_error_nomem(ctx);
+    return 1;
+  }
+  return 0;
+}
+
 /* ---- folding -------------------------------------------------------------- */
 
 /* A chunk's extreme, in chunk order: positions after the directly folded. */
@@ -224,17 +403,6 @@ static void extOther(Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
   if( keepBytes(&p->other, t, z, n) || (a && keepValue(&p->argOther, a)) ) p->oom = 1;
 }
 
-/* The number's 8 bytes and type. */
-static uint64_t numBits(sqlite3_value *v, int t){
-  if( t==SQLITE_INTEGER ) return (uint64_t)sqlite3_value_int64(v);
-  {
-    double d = sqlite3_value_double(v);
-    uint64_t b;
-    memcpy(&b, &d, sizeof(b));
-    return b;
-  }
-}
-
 /* The per-row work once pipelined: record A, append V; a chunk whose A
 ** bytes reached ARENA_MAX is handed over as it is. */
 static inline void extAppend(sqlite3_context *ctx, Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
@@ -255,7 +423,11 @@ static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqli
   ga_ext c;
   if( p->nNum==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
   if( p->left==0 ){
-    int rc = ga_pipe_attach(ctx, p->isMax ? GA_OP_MAX : GA_OP_MIN, extFoldChunk, p, &p->pipe);
+    int rc;
+    frameFree(p->fr);                    /* the pipeline keeps no rows: no windows */
+    p->fr = 0;
+    p->lost = 1;
+    rc = ga_pipe_attach(ctx, p->isMax ? GA_OP_MAX : GA_OP_MIN, extFoldChunk, p, &p->pipe);
     if( rc==0 ) p->left = INT64_MAX;     /* no buffer: fold here to the end */
     if( rc>0 ) extAppend(ctx, p, a, v, t);
     if( rc ) return;
@@ -278,9 +450,10 @@ static void extStep(sqlite3_context *ctx, sqlite3_value *a, sqlite3_value *v, in
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if( t==SQLITE_NULL ) return;
   p->isMax = isMax;
   p->isArg = a!=0;
+  if( !p->lost && frameStep(p, a, v) ) p->oom = 1;
+  if( t==SQLITE_NULL || p->win ) return;
   if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
     extOther(p, a, v, t);
   }else if( isMax && p->other.type ){
@@ -309,6 +482,33 @@ void ga_argmaxStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   extStep(ctx, argv[0], argv[1], 1);
 }
 
+/* The oldest row leaves the frame. */
+void ga_extInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Ext *p = (Ext*)sqlite3_aggregate_context(ctx, 0);
+  Frame *f;
+  (void)argc; (void)argv;
+  if( p==0 || (!p->win && frameWindow(ctx, p)) ) return;
+  f = p->fr;
+  f->nOut++;
+  while( f->n>0 && FRAME_AT(f, 0)->row < f->nOut ){
+    fentFree(FRAME_AT(f, 0));
+    f->head = (f->head + 1) % f->cap;
+    f->n--;
+  }
+}
+
+/* The frame's result: its first candidate. */
+void ga_extValue(sqlite3_context *ctx){
+  Ext *p = (Ext*)sqlite3_aggregate_context(ctx, 0);
+  if( p==0 || (!p->win && frameWindow(ctx, p)) ) return;
+  if( p->oom ){
+    sqlite3_result_error_nomem(ctx);
+  }else if( p->fr && p->fr->n ){
+    FEnt *x = FRAME_AT(p->fr, 0);
+    fvalResult(ctx, p->isArg ? &x->a : &x->v);
+  }
+}
+
 /* Fold what is pending, set the result (or the error), free the copies. */
 void ga_extFinal(sqlite3_context *ctx){
   Ext *p = (Ext*)sqlite3_aggregate_context(ctx, 0);
@@ -317,10 +517,14 @@ void ga_extFinal(sqlite3_context *ctx){
   if( p->pipe ){
     ga_pipe *q = p->pipe;
     p->pipe = 0;
-    if( ga_pipe_close(q, zErr) ){
+    if( ga_pipe_close(q, zErr) && !p->win ){
       sqlite3_result_error(ctx, zErr, -1);
       goto done;
     }
+  }
+  if( p->win ){
+    ga_extValue(ctx);
+    goto done;
   }
   if( p->oom ){
     sqlite3_result_error_nomem(ctx);
@@ -336,6 +540,8 @@ void ga_extFinal(sqlite3_context *ctx){
     }
   }
 done:
+  frameFree(p->fr);
+  p->fr = 0;
   sqlite3_free(p->other.z);
   sqlite3_free(p->argNum.z);
   sqlite3_free(p->argOther.z);

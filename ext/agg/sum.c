@@ -24,6 +24,15 @@
 **   6. gpu_count counts non-NULL values (all rows with no argument, as
 **      count(*)); SQLite hands each value over already classified, so there is
 **      nothing for a device to do and no value is buffered.
+**   7. As window functions (xValue, xInverse) each frame's result is the
+**      aggregate's over that frame's rows: the exact total of the frame,
+**      rounded once, at every row, however many rows came and went (a row
+**      leaving is an exact subtraction: its negation added to the same
+**      accumulator). ±Inf are counted, so one that left the frame no longer
+**      counts. gpu_sum is INTEGER when the frame's values are all integers,
+**      even after a real has left it (the builtin stays REAL once a real
+**      entered the partition). Windows fold on the CPU: the first xValue or
+**      xInverse lands any pipeline and no other opens.
 */
 #include "pipe.h"
 
@@ -33,16 +42,24 @@ typedef struct Sum {
   ga_fpe fpe;               /* reals folded here not yet in acc's words */
   int64_t nInt;             /* integer values in acc */
   int64_t nReal;            /* real values in acc */
+  int64_t nInf[2];          /* -Inf, +Inf values among them (not in acc's words) */
+  int win;                  /* used as a window function: fold here only */
   ga_pipe *pipe;            /* chunk pipeline, once past the threshold */
   int64_t left;             /* values still to fold here before pipelining */
 } Sum;
 
 /* The per-row work once pipelined: append to the chunk. */
-static inline void sumAppend(sqlite3_context *ctx, ga_pipe *q, int t, sqlite3_value *v){
-  if( t==SQLITE_INTEGER ? ga_pipe_int(q, sqlite3_value_int64(v))
-                        : ga_pipe_real(q, sqlite3_value_double(v)) ){
-    sqlite3_result_error(ctx, q->zErr, -1);
+static inline void sumAppend(sqlite3_context *ctx, Sum *p, int t, sqlite3_value *v){
+  ga_pipe *q = p->pipe;
+  int rc;
+  if( t==SQLITE_INTEGER ){
+    rc = ga_pipe_int(q, sqlite3_value_int64(v));
+  }else{
+    double d = sqlite3_value_double(v);
+    if( !ga_is_finite(d) ) p->nInf[d>0]++;
+    rc = ga_pipe_real(q, d);
   }
+  if( rc ) sqlite3_result_error(ctx, q->zErr, -1);
 }
 
 /* A chunk's total, in chunk order. */
@@ -61,11 +78,11 @@ static __attribute__((noinline)) void sumFold(sqlite3_context *ctx, Sum *p, int 
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if( p->nInt+p->nReal==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
+  if( p->nInt+p->nReal==0 && !p->win ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
   if( p->left==0 ){
     int rc = ga_pipe_attach(ctx, GA_OP_SUM, sumFoldChunk, p, &p->pipe);
     if( rc==0 ) p->left = INT64_MAX;     /* no buffer: fold here to the end */
-    if( rc>0 ) sumAppend(ctx, p->pipe, t, v);
+    if( rc>0 ) sumAppend(ctx, p, t, v);
     if( rc ) return;
   }
   p->left--;
@@ -73,7 +90,9 @@ static __attribute__((noinline)) void sumFold(sqlite3_context *ctx, Sum *p, int 
     ga_sum_int(&p->acc, sqlite3_value_int64(v));
     p->nInt++;
   }else{
-    ga_sum_real(&p->acc, &p->fpe, sqlite3_value_double(v));
+    double d = sqlite3_value_double(v);
+    if( !ga_is_finite(d) ) p->nInf[d>0]++;
+    ga_sum_real(&p->acc, &p->fpe, d);
     p->nReal++;
   }
 }
@@ -84,34 +103,74 @@ void ga_sumStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
   if( t==SQLITE_NULL ) return;
   if( p && p->pipe ){
-    sumAppend(ctx, p->pipe, t, argv[0]);
+    sumAppend(ctx, p, t, argv[0]);
   }else{
     sumFold(ctx, p, t, argv[0]);
   }
 }
 
-/* The aggregate's context with everything folded, or NULL when no row came
-** (or an SQL error was set: *pErr is then non-zero). */
-static Sum *sumFinish(sqlite3_context *ctx, int *pErr){
-  Sum *p = (Sum*)sqlite3_aggregate_context(ctx, 0);
+/* Everything folded into acc (the pipeline, if any, landed and closed) and
+** acc's infinities those of the values now in it. Non-zero: an SQL error was
+** set. */
+static int sumSettle(sqlite3_context *ctx, Sum *p){
   char zErr[GA_ERRLEN];
-  *pErr = 0;
-  if( p ) ga_sum_settle(&p->acc, &p->fpe);
-  if( p && p->pipe ){
+  ga_sum_settle(&p->acc, &p->fpe);
+  if( p->pipe ){
     ga_pipe *q = p->pipe;
     p->pipe = 0;
     if( ga_pipe_close(q, zErr) ){
       sqlite3_result_error(ctx, zErr, -1);
-      *pErr = 1;
-      return 0;
+      return 1;
     }
+  }
+  p->acc.inf = (p->nInf[1] ? GA_INF_POS : 0) | (p->nInf[0] ? GA_INF_NEG : 0);
+  return 0;
+}
+
+/* The aggregate's context with everything folded, or NULL when no row came
+** (or an SQL error was set: *pErr is then non-zero). From xValue (isWin),
+** the context folds on the CPU from then on. */
+static Sum *sumFinish(sqlite3_context *ctx, int isWin, int *pErr){
+  Sum *p = (Sum*)sqlite3_aggregate_context(ctx, 0);
+  *pErr = 0;
+  if( p && isWin && !p->win ){
+    p->win = 1;
+    p->left = INT64_MAX;
+  }
+  if( p && sumSettle(ctx, p) ){
+    *pErr = 1;
+    return 0;
   }
   return p;
 }
 
-void ga_sumFinal(sqlite3_context *ctx){
+/* A row leaves the frame: its value subtracted exactly. */
+void ga_sumInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  Sum *p = (Sum*)sqlite3_aggregate_context(ctx, 0);
+  int t = sqlite3_value_numeric_type(argv[0]);
+  (void)argc;
+  if( p==0 || t==SQLITE_NULL ) return;
+  if( !p->win ){
+    p->win = 1;
+    p->left = INT64_MAX;
+    if( p->pipe && sumSettle(ctx, p) ) return;
+  }
+  if( t==SQLITE_INTEGER ){
+    __int128 i = ga_sum_int128(&p->acc) - sqlite3_value_int64(argv[0]);
+    p->acc.lo = (uint64_t)i;
+    p->acc.hi = (int64_t)(i >> 64);
+    p->nInt--;
+  }else{
+    double d = sqlite3_value_double(argv[0]);
+    if( !ga_is_finite(d) ) p->nInf[d>0]--;
+    else ga_sum_real(&p->acc, &p->fpe, -d);
+    p->nReal--;
+  }
+}
+
+static void sumResult(sqlite3_context *ctx, int isWin){
   int err;
-  Sum *p = sumFinish(ctx, &err);
+  Sum *p = sumFinish(ctx, isWin, &err);
   if( p==0 || p->nInt+p->nReal==0 ) return;
   if( p->nReal==0 ){
     __int128 i = ga_sum_int128(&p->acc);
@@ -125,19 +184,26 @@ void ga_sumFinal(sqlite3_context *ctx){
   }
 }
 
-void ga_totalFinal(sqlite3_context *ctx){
+static void totalResult(sqlite3_context *ctx, int isWin){
   int err;
-  Sum *p = sumFinish(ctx, &err);
+  Sum *p = sumFinish(ctx, isWin, &err);
   if( !err ) sqlite3_result_double(ctx, p ? ga_sum_value(&p->acc) : 0.0);
 }
 
-void ga_avgFinal(sqlite3_context *ctx){
+static void avgResult(sqlite3_context *ctx, int isWin){
   int err;
-  Sum *p = sumFinish(ctx, &err);
+  Sum *p = sumFinish(ctx, isWin, &err);
   if( p && p->nInt+p->nReal>0 ){
     sqlite3_result_double(ctx, ga_sum_value(&p->acc)/(double)(p->nInt+p->nReal));
   }
 }
+
+void ga_sumFinal(sqlite3_context *ctx){ sumResult(ctx, 0); }
+void ga_sumValue(sqlite3_context *ctx){ sumResult(ctx, 1); }
+void ga_totalFinal(sqlite3_context *ctx){ totalResult(ctx, 0); }
+void ga_totalValue(sqlite3_context *ctx){ totalResult(ctx, 1); }
+void ga_avgFinal(sqlite3_context *ctx){ avgResult(ctx, 0); }
+void ga_avgValue(sqlite3_context *ctx){ avgResult(ctx, 1); }
 
 void ga_countStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_int64 *n = (sqlite3_int64*)sqlite3_aggregate_context(ctx, sizeof(*n));
@@ -148,6 +214,12 @@ void ga_countStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
 }
 
+void ga_countInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  sqlite3_int64 *n = (sqlite3_int64*)sqlite3_aggregate_context(ctx, 0);
+  if( n && (argc==0 || sqlite3_value_type(argv[0])!=SQLITE_NULL) ) (*n)--;
+}
+
+/* xFinal and xValue: nothing to free. */
 void ga_countFinal(sqlite3_context *ctx){
   sqlite3_int64 *n = (sqlite3_int64*)sqlite3_aggregate_context(ctx, 0);
   sqlite3_result_int64(ctx, n ? *n : 0);

@@ -270,6 +270,11 @@ int ga_dcol_hist(ga_dres**, ga_dcol *d, ga_hist *hist, char *zErr);
 ** column's groups if known, else 0); the groups then by the CUDA
 ** backend's xGroupDone. */
 int ga_dcol_group(ga_dres**, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
+
+/* Order statistics (cuda_select.c): the keys at the given ranks of n keys
+** (1 <= n <= INT_MAX) in ascending order, into out; counted in stats. */
+int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out,
+                  ga_stats *stats, char *zErr);
 #else
 #include <string.h>
 static inline int ga_cuda_usable(char *zWhy){

@@ -14,7 +14,7 @@
 **   2. Sums are exact and rounded once. A column whose integers' exact sum
 **      leaves int64 gives a NULL sum (the other columns' rows must not
 **      fail); total and avg stay. Variances come from the exact sums of x
-**      and x^2 in big integers, rounded once (variance.h), and so are the
+**      and x^2 in big integers, rounded once (exactvar.h), and so are the
 **      standard deviations, their exact square roots. NULL below 2 (sample)
 **      or 1 (population) values, or with ±Inf among them.
 **   3. All columns are read in one scan through a column source (at most
@@ -37,7 +37,7 @@
 #include "colsrc.h"
 #include "pipe.h"
 #include "tvf.h"
-#include "variance.h"
+#include "exactvar.h"
 
 enum { COL_NAME, COL_ROWS, COL_NULLS, COL_INTS, COL_REALS, COL_TEXTS, COL_BLOBS, COL_MIN, COL_MAX,
        COL_SUM, COL_TOTAL, COL_AVG, COL_VSAMP, COL_VPOP, COL_SSAMP, COL_SPOP, COL_SOURCE, COL_COLUMN };

@@ -1,12 +1,12 @@
 /*
-** Exact variances: see variance.h. The integers: A = |S| * 2^1074 (the sum's
+** Exact variances: see exactvar.h. The integers: A = |S| * 2^1074 (the sum's
 ** words with the integer total, sum_acc.h) and B = Q * 2^2148 (sq_acc.h's
 ** words); then N = n*B - A^2 >= 0, the quotient N / n / d in integers, and
 ** the quotient times 2^-2148 rounded to a double.
 */
 #include <math.h>
 #include <string.h>
-#include "variance.h"
+#include "exactvar.h"
 
 #define LIMBS 160                     /* 32-bit limbs: 5120 bits, more than n*B needs */
 
