@@ -40,9 +40,10 @@
 **      the front once its row has left. Each row is queued and dropped at
 **      most once: O(1) a row, amortized. The queue is kept from the first
 **      row, since a context cannot know it serves a window until xValue or
-**      xInverse; an aggregate past `threshold` numbers gives it up for the
-**      pipeline, so a window whose first frame holds more rows than that is
-**      an error naming the setting that lifts the limit.
+**      xInverse. A context that went to the pipeline (past `threshold`
+**      numbers) gives the queue up at FRAME_ROWS rows, so a window whose
+**      first frame holds more rows than both is an error naming the setting
+**      that lifts the limit.
 */
 #include <string.h>
 #include "pipe.h"
@@ -294,6 +295,7 @@ static void fvalResult(sqlite3_context *ctx, const FVal *x){
   }
 }
 
+#define FRAME_ROWS 65536   /* rows a pipelined context still queues */
 #define FRAME_AT(f, i) (&(f)->e[((f)->head + (i)) % (f)->cap])
 
 static void fentFree(FEnt *x){
@@ -357,10 +359,9 @@ static int frameWindow(sqlite3_context *ctx, Ext *p){
   static const char *azName[] = { "gpu_min", "gpu_max", "gpu_argmin", "gpu_argmax" };
   p->win = 1;
   if( p->lost ){
-    char *z = sqlite3_mprintf("%s(): a window frame reached more than %lld rows before its first result; "
-                              "raise gpuagg_config('threshold') above that to use it on such frames",
-                              azName[p->isArg*2 + p->isMax],
-                              (long long)((ga_conn*)sqlite3_user_data(ctx))->threshold);
+    char *z = sqlite3_mprintf("%s(): more than %d rows entered a window frame before its first result, "
+                              "past gpuagg_config('threshold'); a threshold above the frame's rows serves it",
+                              azName[p->isArg*2 + p->isMax], FRAME_ROWS);
     sqlite3_result_error(ctx, z ? z : "gpuagg: window frame too large", -1);
     sqlite3_free(z);
     return 1;
@@ -423,11 +424,7 @@ static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqli
   ga_ext c;
   if( p->nNum==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
   if( p->left==0 ){
-    int rc;
-    frameFree(p->fr);                    /* the pipeline keeps no rows: no windows */
-    p->fr = 0;
-    p->lost = 1;
-    rc = ga_pipe_attach(ctx, p->isMax ? GA_OP_MAX : GA_OP_MIN, extFoldChunk, p, &p->pipe);
+    int rc = ga_pipe_attach(ctx, p->isMax ? GA_OP_MAX : GA_OP_MIN, extFoldChunk, p, &p->pipe);
     if( rc==0 ) p->left = INT64_MAX;     /* no buffer: fold here to the end */
     if( rc>0 ) extAppend(ctx, p, a, v, t);
     if( rc ) return;
@@ -452,6 +449,11 @@ static void extStep(sqlite3_context *ctx, sqlite3_value *a, sqlite3_value *v, in
   }
   p->isMax = isMax;
   p->isArg = a!=0;
+  if( p->pipe && !p->lost && p->fr && p->fr->nIn>=FRAME_ROWS ){
+    frameFree(p->fr);                    /* an aggregate on the GPU: no window */
+    p->fr = 0;
+    p->lost = 1;
+  }
   if( !p->lost && frameStep(p, a, v) ) p->oom = 1;
   if( t==SQLITE_NULL || p->win ) return;
   if( t==SQLITE_TEXT || t==SQLITE_BLOB ){

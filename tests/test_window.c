@@ -1,0 +1,235 @@
+/*
+** The window forms of gpu_sum, gpu_total, gpu_avg, gpu_count, gpu_min,
+** gpu_max, gpu_argmin and gpu_argmax, on seeded random data, over every frame
+** type (ROWS, RANGE, GROUPS, EXCLUDE, PARTITION BY, whole partitions).
+**
+** Both backends, as suite.h says; GPUAGG_SEED=N repeats a run. For each row
+** of each window, in the same statement:
+**   - sums against an exact reference over the frame's rows, which SQLite
+**     itself names (group_concat(i) over the same window): gpu_total the
+**     correctly rounded exact total bit for bit, gpu_avg that over the
+**     count, gpu_sum NULL / INTEGER / REAL by the frame's values (not where
+**     int64 limits make the INTEGER total overflow: an error for the query);
+**   - gpu_count, gpu_min and gpu_max against count, min and max (same type,
+**     same value; the data has no INTEGER equal to a REAL, so ties cannot
+**     differ in type);
+**   - gpu_argmin(i, v) and gpu_argmax(a, v), v unique: the row whose v is
+**     min(v) / max(v) over the window, and that row's a, exactly.
+** Thresholds 0, 5 and the default put pipelines (and the device, on the
+** CUDA pass) before the first result where frames start ahead of it.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "suite.h"
+
+#define NROW 1500
+
+static const char *azFrame[] = {
+  "ORDER BY o ROWS BETWEEN 3 PRECEDING AND CURRENT ROW",
+  "ORDER BY o, i ROWS BETWEEN 5 PRECEDING AND 2 FOLLOWING",
+  "ORDER BY o ROWS BETWEEN 2 FOLLOWING AND 6 FOLLOWING",
+  "ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+  "ORDER BY o ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+  "ORDER BY o ROWS BETWEEN 40 PRECEDING AND 30 FOLLOWING",
+  "ORDER BY o RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING",
+  "ORDER BY o RANGE BETWEEN CURRENT ROW AND CURRENT ROW",
+  "ORDER BY o GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
+  "ORDER BY o ROWS BETWEEN 4 PRECEDING AND 4 FOLLOWING EXCLUDE CURRENT ROW",
+  "ORDER BY o RANGE BETWEEN 3 PRECEDING AND 3 FOLLOWING EXCLUDE GROUP",
+  "ORDER BY o GROUPS BETWEEN 2 PRECEDING AND CURRENT ROW EXCLUDE TIES",
+  "PARTITION BY p ORDER BY o ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING",
+  "PARTITION BY p ORDER BY o",
+  "PARTITION BY p",
+  "",
+};
+#define NFRAME ((int)(sizeof(azFrame)/sizeof(azFrame[0])))
+
+enum { D_INT, D_EDGE, D_REAL, D_INF, D_MIXED, NDATA };
+static const char *azData[] = { "int", "int64_edge", "real_wide", "real_inf", "mixed" };
+
+/* The table t(i, p, o, x, v, a) of NROW rows of data kind d; x's values
+** kept as SQLite hands them to functions, by row. */
+static void makeTable(sqlite3 *db, int d, h_rng *r, sqlite3_value **ax, int nPart){
+  sqlite3_stmt *st;
+  int i;
+  EXEC(db, "DROP TABLE IF EXISTS t; CREATE TABLE t(i INTEGER PRIMARY KEY, p INT, o INT, x, v REAL, a)");
+  CHECK(sqlite3_prepare_v2(db, "INSERT INTO t VALUES(?,?,?,?,?,?)", -1, &st, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+  EXEC(db, "BEGIN");
+  for(i=1; i<=NROW; i++){
+    uint64_t k = h_next(r) % 100;
+    sqlite3_bind_int(st, 1, i);
+    sqlite3_bind_int64(st, 2, h_range(r, 1, nPart));
+    sqlite3_bind_int64(st, 3, h_range(r, 0, NROW/4));            /* ties for RANGE and GROUPS */
+    if( k<8 ){
+      sqlite3_bind_null(st, 4);
+    }else switch( d ){
+      case D_INT:  sqlite3_bind_int64(st, 4, h_range(r, -(1LL<<40), 1LL<<40)); break;
+      case D_EDGE: sqlite3_bind_int64(st, 4, k<40 ? INT64_MAX : k<70 ? INT64_MIN : h_range(r, -9, 9)); break;
+      case D_REAL:                                                 /* never integral below 2^53 */
+        sqlite3_bind_double(st, 4, (k&1 ? -1 : 1)*ldexp(1.0 + (double)(2*h_range(r, 0, 1<<20) + 1)/(1<<22),
+                                                        (int)h_range(r, -1000, 50)));
+        break;
+      case D_INF:
+        sqlite3_bind_double(st, 4, k<15 ? INFINITY : k<22 ? -INFINITY : (h_unit(r) - 0.5)*1e6 + 0.25);
+        break;
+      default:
+        if( k<30 ) sqlite3_bind_int64(st, 4, h_range(r, -50, 50));
+        else if( k<55 ) sqlite3_bind_double(st, 4, h_range(r, -50, 50) + 0.5);
+        else if( k<70 ) sqlite3_bind_text(st, 4, k&1 ? "12" : "abc", -1, SQLITE_STATIC);
+        else if( k<80 ) sqlite3_bind_text(st, 4, k&1 ? "zz" : "-3.5", -1, SQLITE_STATIC);
+        else sqlite3_bind_blob(st, 4, k&1 ? "\x01\x02" : "\x00", k&1 ? 2 : 1, SQLITE_STATIC);
+        break;
+    }
+    sqlite3_bind_double(st, 5, (double)((int64_t)i*7919 % NROW) + 0.5);   /* unique */
+    switch( h_next(r) % 5 ){
+      case 0: sqlite3_bind_null(st, 6); break;
+      case 1: sqlite3_bind_int64(st, 6, (int64_t)h_next(r)); break;
+      case 2: sqlite3_bind_double(st, 6, h_unit(r)); break;
+      case 3: sqlite3_bind_text(st, 6, "text", 4, SQLITE_STATIC); break;
+      default: sqlite3_bind_blob(st, 6, "bl\0b", 4, SQLITE_STATIC); break;
+    }
+    CHECK(sqlite3_step(st)==SQLITE_DONE, "%s", sqlite3_errmsg(db));
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  EXEC(db, "COMMIT");
+  CHECK(sqlite3_prepare_v2(db, "SELECT i, x FROM t ORDER BY i", -1, &st, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    int id = sqlite3_column_int(st, 0);
+    sqlite3_value_free(ax[id]);
+    ax[id] = sqlite3_value_dup(sqlite3_column_value(st, 1));
+    CHECK(ax[id]!=0, "out of memory");
+  }
+  sqlite3_finalize(st);
+}
+
+/* Row id of each v (v = (i*7919 % NROW) + 0.5). */
+static int rowOfV(double v){
+  int i;
+  for(i=1; i<=NROW; i++) if( (double)((int64_t)i*7919 % NROW) + 0.5==v ) return i;
+  return -1;
+}
+
+/* Check one window over the whole table. */
+static void checkWindow(sqlite3 *db, int d, const char *zFrame, sqlite3_value **ax, const int *rowOf){
+  sqlite3_stmt *st, *ra;
+  char *zSql = sqlite3_mprintf(
+      "SELECT i, %s OVER w, gpu_total(x) OVER w, gpu_avg(x) OVER w, gpu_count(x) OVER w, count(x) OVER w,"
+      " gpu_min(x) OVER w, min(x) OVER w, gpu_max(x) OVER w, max(x) OVER w, gpu_count() OVER w, count(*) OVER w,"
+      " gpu_argmin(i, v) OVER w, min(v) OVER w, gpu_argmax(a, v) OVER w, max(v) OVER w, group_concat(i) OVER w"
+      " FROM t WINDOW w AS (%s)", d==D_EDGE ? "gpu_total(x)" : "gpu_sum(x)", zFrame);
+  int rc, nRow = 0;
+  CHECK(sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK, "%s: %s", zSql, sqlite3_errmsg(db));
+  CHECK(sqlite3_prepare_v2(db, "SELECT a FROM t WHERE i=?", -1, &ra, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    h_exact e;
+    const char *z = (const char*)sqlite3_column_text(st, 16);
+    int id = sqlite3_column_int(st, 0), r;
+    nRow++;
+    h_exact_init(&e);
+    while( z && *z ){
+      h_exact_add(&e, ax[atoi(z)]);
+      while( *z && *z!=',' ) z++;
+      if( *z ) z++;
+    }
+    CHECK(s_is_double(st, 2, h_exact_value(&e)), "%s, %s, row %d: gpu_total %.17g, exact %.17g", azData[d], zFrame, id,
+          sqlite3_column_double(st, 2), h_exact_value(&e));
+    if( e.nInt+e.nReal==0 ){
+      CHECK((d==D_EDGE || sqlite3_column_type(st, 1)==SQLITE_NULL) && sqlite3_column_type(st, 3)==SQLITE_NULL,
+            "%s, %s, row %d: gpu_sum/avg of an empty frame not NULL", azData[d], zFrame, id);
+    }else{
+      CHECK(s_is_double(st, 3, h_exact_value(&e)/(double)(e.nInt+e.nReal)), "%s, %s, row %d: gpu_avg %.17g",
+            azData[d], zFrame, id, sqlite3_column_double(st, 3));
+      if( e.nReal==0 && d!=D_EDGE ){
+        CHECK(sqlite3_column_type(st, 1)==SQLITE_INTEGER && (__int128)sqlite3_column_int64(st, 1)==e.isum,
+              "%s, %s, row %d: gpu_sum not the exact INTEGER total", azData[d], zFrame, id);
+      }else{
+        CHECK(s_is_double(st, 1, h_exact_value(&e)), "%s, %s, row %d: gpu_sum %.17g", azData[d], zFrame, id,
+              sqlite3_column_double(st, 1));
+      }
+    }
+    CHECK(s_same_cell(st, 4, 5) && s_same_cell(st, 10, 11), "%s, %s, row %d: gpu_count", azData[d], zFrame, id);
+    CHECK(s_same_cell(st, 6, 7), "%s, %s, row %d: gpu_min %s, min %s", azData[d], zFrame, id,
+          sqlite3_column_text(st, 6), sqlite3_column_text(st, 7));
+    CHECK(s_same_cell(st, 8, 9), "%s, %s, row %d: gpu_max %s, max %s", azData[d], zFrame, id,
+          sqlite3_column_text(st, 8), sqlite3_column_text(st, 9));
+    if( sqlite3_column_type(st, 13)==SQLITE_NULL ){
+      CHECK(sqlite3_column_type(st, 12)==SQLITE_NULL && sqlite3_column_type(st, 14)==SQLITE_NULL,
+            "%s, %s, row %d: argmin/argmax of an empty frame", azData[d], zFrame, id);
+      continue;
+    }
+    CHECK(sqlite3_column_type(st, 12)==SQLITE_INTEGER
+          && sqlite3_column_int(st, 12)==rowOf[(int)sqlite3_column_double(st, 13)],
+          "%s, %s, row %d: gpu_argmin(i, v) %lld", azData[d], zFrame, id, (long long)sqlite3_column_int64(st, 12));
+    r = rowOf[(int)sqlite3_column_double(st, 15)];
+    sqlite3_bind_int(ra, 1, r);
+    CHECK(sqlite3_step(ra)==SQLITE_ROW && s_same_cells(st, 14, ra, 0), "%s, %s, row %d: gpu_argmax(a, v) not row %d's a",
+          azData[d], zFrame, id, r);
+    sqlite3_reset(ra);
+  }
+  CHECK(rc==SQLITE_DONE && nRow==NROW, "%s: %s (%d rows)", zFrame, sqlite3_errmsg(db), nRow);
+  sqlite3_finalize(ra);
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+}
+
+START_TEST(test_frames){
+  static const int64_t aThreshold[] = { 0, 5, 65536 };
+  sqlite3_value *ax[NROW+1];
+  int rowOf[NROW];
+  h_rng r;
+  int d, f, t, i;
+  memset(ax, 0, sizeof(ax));
+  for(i=0; i<NROW; i++) rowOf[i] = rowOfV((double)i + 0.5);
+  h_rng_init(&r, h_seed ^ 0x77696e64);
+  for(t=0; t<3; t++){
+    sqlite3 *db = s_open(64, aThreshold[t]);
+    for(d=0; d<NDATA; d++){
+      makeTable(db, d, &r, ax, d==D_MIXED ? 400 : 7);
+      for(f=0; f<NFRAME; f++){
+        checkWindow(db, d, azFrame[f], ax, rowOf);
+      }
+    }
+    s_expect_pool_idle(db);
+    sqlite3_close(db);
+  }
+  for(i=0; i<=NROW; i++) sqlite3_value_free(ax[i]);
+}
+END_TEST
+
+/* A pipelined gpu_max whose first frame outgrew the queue: a clear error;
+** a threshold above the frame serves it. Sums have no such limit. */
+START_TEST(test_frame_limit){
+  sqlite3 *db = s_open(4096, 0);
+  h_val v;
+  const char *zSql = SERIES(70000) "SELECT sum(g IS NOT m) FROM (SELECT gpu_max(value) OVER w AS g, max(value) OVER w AS m"
+                     " FROM series WINDOW w AS (ORDER BY value ROWS BETWEEN 1 PRECEDING AND UNBOUNDED FOLLOWING))";
+  v = h_query(db, "%s", zSql);
+  CHECK(v.rc!=SQLITE_OK && strstr(v.zErr, "gpu_max(): more than 65536 rows entered a window frame")
+        && strstr(v.zErr, "gpuagg_config('threshold')"), "expected the frame limit error, got %d %s", v.rc, v.zErr);
+  EXEC(db, "SELECT gpuagg_config('threshold', 100000)");
+  CHECK(h_int(db, "%s", zSql)==0, "gpu_max over a large first frame");
+  EXEC(db, "SELECT gpuagg_config('threshold', 0)");
+  CHECK(h_int(db, SERIES(70000) "SELECT sum(g IS NOT s) FROM (SELECT gpu_sum(value) OVER w AS g, sum(value) OVER w AS s"
+                  " FROM series WINDOW w AS (ORDER BY value ROWS BETWEEN 1 PRECEDING AND UNBOUNDED FOLLOWING))")==0,
+        "gpu_sum over a large first frame, pipelined first");
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+static Suite *windowSuite(void){
+  Suite *s = suite_create("window");
+  TCase *tc = tcase_create(g_backend);
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, test_frames);
+  tcase_add_test(tc, test_frame_limit);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void){
+  return s_main(windowSuite);
+}
