@@ -1,4 +1,6 @@
-"""gpu_summary's sums and variances against exact rational arithmetic.
+"""gpu_summary's sums and variances, and the aggregates gpu_total, gpu_avg,
+gpu_var_samp, gpu_var_pop, gpu_stddev_samp and gpu_stddev_pop (gpu_variance,
+gpu_stddev), against exact rational arithmetic.
 
 For columns of random data (the seed is printed; GPUAGG_SEED repeats it),
 on each backend and at several chunk sizes: total is the correctly rounded
@@ -14,6 +16,8 @@ import random
 import sqlite3
 import sys
 from fractions import Fraction
+
+from exact import number, rounded, within_half_ulp
 
 module = sys.argv[1] if len(sys.argv) > 1 else "./libgpuagg"
 seed = int(os.environ.get("GPUAGG_SEED") or random.randrange(1 << 32))
@@ -44,42 +48,19 @@ def profile(kind, n):
     raise ValueError(kind)
 
 
-def number(v):
-    """The value sum() sees, exactly."""
-    if isinstance(v, str):
-        try:
-            return Fraction(int(v))
-        except ValueError:
-            try:
-                return Fraction(float(v))
-            except ValueError:
-                return Fraction(0)
-    return Fraction(v)
-
-
-def rounded(q):
-    try:
-        return float(q)
-    except OverflowError:
-        return math.inf if q > 0 else -math.inf
-
-
-def within_half_ulp(r, q):
-    """Is r the square root of the rational q, rounded to the nearest double?"""
-    if q == 0 or r == 0:
-        return q == 0 and r == 0
-    if math.isinf(r):
-        return Fraction(math.nextafter(math.inf, 0)) ** 2 < q
-    lo = (Fraction(r) + Fraction(math.nextafter(r, 0))) / 2
-    hi = (Fraction(r) + Fraction(math.nextafter(r, math.inf))) / 2
-    return lo * lo <= q <= hi * hi
-
-
 def check(con, values, what):
     con.execute("DROP TABLE IF EXISTS t")
     con.execute("CREATE TABLE t(c)")
     con.executemany("INSERT INTO t VALUES (?)", [(v,) for v in values])
-    got = con.execute("SELECT total, avg, var_samp, var_pop, stddev_samp, stddev_pop FROM gpu_summary('t')").fetchone()
+    summary = con.execute("SELECT total, avg, var_samp, var_pop, stddev_samp, stddev_pop FROM gpu_summary('t')").fetchone()
+    aggs = con.execute("SELECT gpu_total(c), gpu_avg(c), gpu_var_samp(c), gpu_var_pop(c), gpu_stddev_samp(c),"
+                       " gpu_stddev_pop(c), gpu_variance(c) IS gpu_var_samp(c) AND gpu_stddev(c) IS gpu_stddev_samp(c)"
+                       " FROM t").fetchone()
+    ok = aggs[6] == 1 or print(f"FAIL: {what}: gpu_variance/gpu_stddev are not the sample forms")
+    return check_one(summary, values, what + ", gpu_summary") & check_one(aggs[:6], values, what + ", aggregates") & ok
+
+
+def check_one(got, values, what):
     xs = [number(v) for v in values if v is not None]
     n, s = len(xs), sum(xs)
     bad = []
