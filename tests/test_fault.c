@@ -30,6 +30,8 @@ static const char *azQuery[] = {
   "SELECT * FROM gpu_group_by('t', 'm', 'x')",
   "SELECT * FROM gpu_group_by('t', 'k', 'i')",
   "SELECT * FROM gpu_summary('t')",
+  "SELECT gpu_median(x), gpu_percentile(i, 10), gpu_percentile_disc(m, 0.9) FROM t",
+  "SELECT gpu_var_samp(x), gpu_stddev_pop(i), gpu_variance(m) FROM t",
 };
 static const char *azKind[] = { "host", "device", "copy", "launch", "sync" };
 

@@ -21,11 +21,9 @@
 **   4. The order is numeric with -0.0 just below +0.0 (the extension's sort
 **      leaves those two in input order, so where its answer is a zero the
 **      sign may differ; nothing else can).
-**   5. Inputs of `threshold` numbers or more are ranked on the device (CUB's
-**      radix sort of all the keys, only the one or two ranks read back) when
-**      the connection's backend is CUDA; smaller ones, and any CUDA error
-**      in 'auto' mode, by selection on the CPU in O(n). Same answer either
-**      way.
+**   5. Inputs of `threshold` numbers or more are ranked on the device when
+**      the connection's backend is CUDA, smaller ones by selection on the
+**      CPU (ranks.h). Same answer either way.
 **   6. As window functions (xValue, xInverse): the frame's numbers are kept
 **      sorted (sorted once at the first xValue or xInverse, then each row
 **      inserted or removed by binary search), as the extension does: O(frame)
@@ -34,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pipe.h"
+#include "ranks.h"
 
 enum { PCT_MEDIAN, PCT_PERCENTILE, PCT_CONT, PCT_DISC };
 static const struct { const char *zName; double mx; } aKind[] = {
@@ -52,19 +51,6 @@ typedef struct Pct {
   int win;                  /* used as a window function: a stays sorted */
 } Pct;
 
-/* A double's order key: unsigned order is numeric order, -0.0 < +0.0. */
-static uint64_t pctKey(double y){
-  uint64_t b;
-  memcpy(&b, &y, sizeof(b));
-  return b >> 63 ? ~b : b | ((uint64_t)1 << 63);
-}
-static double pctVal(uint64_t k){
-  double y;
-  k = k >> 63 ? k & ~((uint64_t)1 << 63) : ~k;
-  memcpy(&y, &k, sizeof(y));
-  return y;
-}
-
 static int cmpKey(const void *x, const void *y){
   uint64_t a = *(const uint64_t*)x, b = *(const uint64_t*)y;
   return a < b ? -1 : a > b;
@@ -78,61 +64,6 @@ static int64_t lowerBound(const uint64_t *a, int64_t n, uint64_t k){
     if( a[mid]<k ) lo = mid + 1; else hi = mid;
   }
   return lo;
-}
-
-/* Rearrange a[0..n) so that a[k] is the key of rank k, the ones before it
-** no greater, the ones after no less (Hoare's selection, median of three). */
-static void selectRank(uint64_t *a, int64_t n, int64_t k){
-  int64_t lo = 0, hi = n - 1;
-  while( hi>lo ){
-    int64_t i = lo, j = hi, m = lo + (hi - lo)/2;
-    uint64_t x, t;
-    if( a[m]<a[lo] ){ t = a[m]; a[m] = a[lo]; a[lo] = t; }
-    if( a[hi]<a[lo] ){ t = a[hi]; a[hi] = a[lo]; a[lo] = t; }
-    if( a[hi]<a[m] ){ t = a[hi]; a[hi] = a[m]; a[m] = t; }
-    x = a[m];
-    while( i<=j ){
-      while( a[i]<x ) i++;
-      while( a[j]>x ) j--;
-      if( i<=j ){ t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
-    }
-    if( k<=j ) hi = j; else if( k>=i ) lo = i; else return;
-  }
-}
-
-/* The keys of ranks r[0..nr) (ascending ranks) into out: read off when a is
-** sorted, else on the device for large inputs, else selected here. Non-zero:
-** an SQL error was set. */
-static int pctRanks(sqlite3_context *ctx, Pct *p, const int64_t *r, int nr, uint64_t *out){
-  int i;
-  if( !p->sorted ){
-    ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
-    char zErr[GA_ERRLEN];
-    const ga_backend *be = p->n>=c->threshold ? ga_conn_backend(c, zErr) : 0;
-    (void)be;
-#ifdef GPUAGG_CUDA
-    if( be==&ga_cuda_backend ){
-      if( ga_cuda_ranks(p->a, p->n, r, nr, out, &c->stats, zErr)==0 ) return 0;
-      memcpy(c->stats.zLastErr, zErr, GA_ERRLEN);
-      if( c->mode==GA_CUDA ){
-        sqlite3_result_error(ctx, zErr, -1);
-        return 1;
-      }
-      c->stats.nFallback++;
-    }
-#endif
-    selectRank(p->a, p->n, r[0]);
-    for(i=1; i<nr; i++){            /* the next rank: the least key after r[0] */
-      int64_t j;
-      uint64_t m = p->a[r[0]+1];
-      for(j=r[0]+2; j<p->n; j++) if( p->a[j]<m ) m = p->a[j];
-      out[i] = m;
-    }
-    out[0] = p->a[r[0]];
-    return 0;
-  }
-  for(i=0; i<nr; i++) out[i] = p->a[r[i]];
-  return 0;
 }
 
 static void pctError(sqlite3_context *ctx, const char *zFmt, int kind){
@@ -188,7 +119,7 @@ static void pctStep(sqlite3_context *ctx, int kind, sqlite3_value **argv){
     p->a = a;
     p->cap = cap;
   }
-  k = pctKey(y);
+  k = ga_key(y);
   if( p->n==0 ){
     p->sorted = 1;
   }else if( p->sorted && k<p->a[p->n-1] ){
@@ -240,8 +171,8 @@ void ga_pctInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   y = sqlite3_value_double(argv[0]);
   if( !ga_is_finite(y) ) return;
   pctWindow(p);
-  i = lowerBound(p->a, p->n, pctKey(y));
-  if( i<p->n && p->a[i]==pctKey(y) ){
+  i = lowerBound(p->a, p->n, ga_key(y));
+  if( i<p->n && p->a[i]==ga_key(y) ){
     memmove(&p->a[i], &p->a[i+1], sizeof(uint64_t)*(size_t)(p->n - i - 1));
     p->n--;
   }
@@ -249,24 +180,24 @@ void ga_pctInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 static void pctResult(sqlite3_context *ctx, int isWin){
   Pct *p = (Pct*)sqlite3_aggregate_context(ctx, 0);
-  double ix, v1, v2;
+  char zErr[GA_ERRLEN];
+  double ix;
   int64_t r[2];
   uint64_t k[2];
-  int nr = 1;
+  int nr, disc;
   if( p==0 ) return;
   if( isWin ) pctWindow(p);
   if( p->n ){
-    ix = p->frac*(double)(p->n - 1);
-    r[0] = (int64_t)ix;
-    r[1] = r[0];
-    if( p->kind!=PCT_DISC && ix!=(double)r[0] && r[0]!=p->n - 1 ){
-      r[1] = r[0] + 1;
-      nr = 2;
+    disc = p->kind==PCT_DISC;
+    nr = ga_pct_ranks(p->frac, p->n, disc, r, &ix);
+    if( p->sorted ){
+      k[0] = p->a[r[0]];
+      k[1] = p->a[r[nr-1]];
+    }else if( ga_ranks((ga_conn*)sqlite3_user_data(ctx), p->a, p->n, r, nr, k, zErr) ){
+      sqlite3_result_error(ctx, zErr, -1);
+      goto done;
     }
-    if( pctRanks(ctx, p, r, nr, k) ) goto done;
-    v1 = pctVal(k[0]);
-    v2 = nr==2 ? pctVal(k[1]) : v1;
-    sqlite3_result_double(ctx, p->kind==PCT_DISC ? v1 : v1 + (v2 - v1)*(ix - (double)r[0]));
+    sqlite3_result_double(ctx, ga_pct_value(ix, r, nr, k, disc));
   }
 done:
   if( !isWin ){
