@@ -165,6 +165,10 @@ cudaError_t ga_res_group_rows_launch(const int64_t *d_kv, const unsigned char *d
 ** d_out. d_temp NULL: *temp_bytes gets the scratch it needs. */
 cudaError_t ga_sort_keys(void *d_temp, size_t *temp_bytes, const uint64_t *d_in, uint64_t *d_out, int n,
                          cudaStream_t stream);
+/* The order keys (ranks.h) of n numbers d_num (int64, or double where the
+** bitmap d_bits says) into d_keys. */
+cudaError_t ga_keys_launch(const int64_t *d_num, const uint64_t *d_bits, int64_t n, uint64_t *d_keys,
+                           cudaStream_t stream);
 
 #ifdef __cplusplus
 }

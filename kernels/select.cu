@@ -15,3 +15,21 @@ extern "C" cudaError_t ga_sort_keys(void *d_temp, size_t *temp_bytes, const uint
                                     int n, cudaStream_t stream){
   return cub::DeviceRadixSort::SortKeys(d_temp, *temp_bytes, d_in, d_out, n, 0, 64, stream);
 }
+
+/* Key i of the numbers num[0..n) (an int64, or a double where bit i of bits
+** is set), as ranks.h's ga_key makes it from the number as a double. */
+__global__ void keysKernel(const int64_t *num, const uint64_t *bits, int64_t n, uint64_t *keys){
+  int64_t i;
+  for(i = (int64_t)blockIdx.x*blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x*blockDim.x){
+    double y = (bits[i >> 6] >> (i & 63)) & 1 ? __longlong_as_double(num[i]) : (double)num[i];
+    uint64_t b = (uint64_t)__double_as_longlong(y);
+    keys[i] = b >> 63 ? ~b : b | (1ull << 63);
+  }
+}
+
+extern "C" cudaError_t ga_keys_launch(const int64_t *d_num, const uint64_t *d_bits, int64_t n, uint64_t *d_keys,
+                                      cudaStream_t stream){
+  int blocks = (int)((n + 255)/256 < 4096 ? (n + 255)/256 : 4096);
+  keysKernel<<<blocks > 0 ? blocks : 1, 256, 0, stream>>>(d_num, d_bits, n, d_keys);
+  return cudaGetLastError();
+}

@@ -61,10 +61,45 @@ static void fill(sqlite3 *db, int64_t n, uint64_t seed){
   EXEC(db, "COMMIT");
 }
 
+/* q25, median and q75 (cells 16..18 of o) against percentile_cont's
+** definition over the column's INTEGER and REAL values sorted by SQL
+** (-0.0 before 0.0), NaN as NULL. */
+static void checkQuartiles(sqlite3 *db, sqlite3_stmt *o, const char *zTab, const char *zCol, const char *zWhat){
+  char *z = sqlite3_mprintf("SELECT CAST(\"%w\" AS REAL) FROM \"%w\" WHERE typeof(\"%w\") IN ('integer', 'real')"
+                            " ORDER BY 1, CAST(\"%w\" AS TEXT)", zCol, zTab, zCol, zCol);
+  sqlite3_stmt *w;
+  double *a = 0;
+  int64_t n = 0, cap = 0;
+  int k;
+  ck_assert_int_eq(sqlite3_prepare_v2(db, z, -1, &w, 0), SQLITE_OK);
+  while( sqlite3_step(w)==SQLITE_ROW ){
+    if( n==cap ){
+      cap = cap ? 2*cap : 1024;
+      a = realloc(a, sizeof(double)*(size_t)cap);
+      CHECK(a!=0, "out of memory");
+    }
+    a[n++] = sqlite3_column_double(w, 0);
+  }
+  sqlite3_finalize(w);
+  sqlite3_free(z);
+  for(k=0; k<3; k++){
+    double ix = (0.25*(k + 1))*(double)(n - 1), want;
+    int64_t i1 = (int64_t)ix, i2 = ix==(double)i1 || i1==n - 1 ? i1 : i1 + 1;
+    if( n==0 ){
+      CHECK(sqlite3_column_type(o, 16+k)==SQLITE_NULL, "%s: %s: quartile %d of nothing", zWhat, zCol, k+1);
+      continue;
+    }
+    want = a[i1] + (a[i2] - a[i1])*(ix - (double)i1);
+    CHECK(s_is_double(o, 16+k, want), "%s: %s: quartile %d %.17g, want %.17g", zWhat, zCol, k+1,
+          sqlite3_column_double(o, 16+k), want);
+  }
+  free(a);
+}
+
 /* Every row of gpu_summary(zTab) against the references. */
 static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
   char *zOurs = sqlite3_mprintf("SELECT name, rows, nulls, integers, reals, texts, blobs, min, max, sum, total, avg,"
-                                " var_samp, var_pop, stddev_samp, stddev_pop FROM gpu_summary(%Q)", zTab);
+                                " var_samp, var_pop, stddev_samp, stddev_pop, q25, median, q75 FROM gpu_summary(%Q)", zTab);
   sqlite3_stmt *o;
   int rc, nRow = 0;
   CHECK(sqlite3_prepare_v2(db, zOurs, -1, &o, 0)==SQLITE_OK, "%s: %s", zWhat, sqlite3_errmsg(db));
@@ -114,6 +149,7 @@ static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
     for(k=12; k<16; k++){
       CHECK(sqlite3_column_type(o, k)==SQLITE_NULL || sqlite3_column_double(o, k)>=0.0, "%s: %s: negative", zWhat, zCol);
     }
+    checkQuartiles(db, o, zTab, zCol, zWhat);
     sqlite3_free(zRef);
     sqlite3_free(zVals);
     nRow++;

@@ -275,6 +275,8 @@ int ga_dcol_group(ga_dres**, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g
 ** (1 <= n <= INT_MAX) in ascending order, into out; counted in stats. */
 int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out,
                   ga_stats *stats, char *zErr);
+/* The same for the numbers of a column kept on the device. */
+int ga_dcol_ranks(ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats, char *zErr);
 #else
 #include <string.h>
 static inline int ga_cuda_usable(char *zWhy){

@@ -73,4 +73,9 @@ int ga_cu_group_resident(ga_group *g, const int64_t *kv, const unsigned char *kc
                          const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch, int64_t nPiece,
                          char *zErr);
 
+/* Order statistics of n device numbers (cuda_select.c; ga_cuda_ranks's
+** contract). */
+int ga_cuda_ranks_num(const int64_t *num, const uint64_t *bits, int64_t n, const int64_t *rank, int nRank,
+                      uint64_t *out, ga_stats *stats, char *zErr);
+
 #endif /* GPUAGG_CUDA_H */

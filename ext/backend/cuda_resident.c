@@ -278,3 +278,7 @@ int ga_dcol_group(ga_dres **pp, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group
   CK(FI(FAULT_SYNC, cudaStreamSynchronize((*pp)->st)), "cudaStreamSynchronize (kept columns)");
   return ga_cu_group_resident(g, k->rowV, k->rowC, v->rowV, v->rowC, k->n, nGroup, (*pp)->scratch, GROUP_PIECE, zErr);
 }
+
+int ga_dcol_ranks(ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats, char *zErr){
+  return ga_cuda_ranks_num(d->num, d->bits, d->nNum, rank, nRank, out, stats, zErr);
+}

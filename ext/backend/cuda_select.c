@@ -1,18 +1,21 @@
 /*
-** Order statistics on the device (agg/percentile.c): a column's keys copied
-** over once, sorted by CUB's radix sort (kernels/select.cu), and only the
-** ranks asked for copied back: no per-row round trip, nothing else crosses
-** the bus. Every CUDA call is checked and named; on any error everything is
-** freed and the caller selects on the CPU instead (or fails, when cuda is
-** forced).
+** Order statistics on the device (agg/ranks.c): a column's keys on the
+** device (copied over, or made there from a kept column's numbers), sorted by
+** CUB's radix sort (kernels/select.cu), and only the ranks asked for copied
+** back: no per-row round trip, nothing else crosses the bus. Every CUDA call
+** is checked and named; on any error everything is freed and the caller
+** selects on the CPU instead (or fails, when cuda is forced).
 */
 #include <limits.h>
 #include <string.h>
 #include "gpuagg_kernels.h"
 #include "cuda.h"
 
-int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out,
-                  ga_stats *stats, char *zErr){
+/* Keys of n numbers: copied from host keys hKeys, or made from device
+** numbers num/bits (as the chunk kernels read them). Then sorted, and the
+** ranks read back into out. */
+static int ranks(const uint64_t *hKeys, const int64_t *num, const uint64_t *bits, int64_t n, const int64_t *rank,
+                 int nRank, uint64_t *out, ga_stats *stats, char *zErr){
   uint64_t *dIn = 0, *dOut = 0;
   void *dTemp = 0;
   size_t tb = 0, nb = sizeof(uint64_t)*(size_t)n;
@@ -36,14 +39,17 @@ int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRan
     zWhat = "cudaStreamCreate";
   }else if( (e = cudaEventCreate(&e0))!=cudaSuccess || (e = cudaEventCreate(&e1))!=cudaSuccess ){
     zWhat = "cudaEventCreate";
-  }else if( (e = FI(FAULT_COPY, cudaMemcpyAsync(dIn, keys, nb, cudaMemcpyHostToDevice, st)))!=cudaSuccess ){
+  }else if( hKeys && (e = FI(FAULT_COPY, cudaMemcpyAsync(dIn, hKeys, nb, cudaMemcpyHostToDevice, st)))!=cudaSuccess ){
     zWhat = "cudaMemcpyAsync (sort keys)";
   }else{
-    stats->nBytes += (int64_t)nb;
+    if( hKeys ) stats->nBytes += (int64_t)nb;
     cudaEventRecord(e0, st);
-    e = FI(FAULT_LAUNCH, ga_sort_keys(dTemp, &tb, dIn, dOut, (int)n, st));
+    if( !hKeys && (e = FI(FAULT_LAUNCH, ga_keys_launch(num, bits, n, dIn, st)))!=cudaSuccess ){
+      zWhat = "the keys kernel";
+    }else if( (e = FI(FAULT_LAUNCH, ga_sort_keys(dTemp, &tb, dIn, dOut, (int)n, st)))!=cudaSuccess ){
+      zWhat = "cub::DeviceRadixSort";
+    }
     cudaEventRecord(e1, st);
-    if( e!=cudaSuccess ) zWhat = "cub::DeviceRadixSort";
   }
   for(i=0; e==cudaSuccess && i<nRank; i++){
     e = FI(FAULT_COPY, cudaMemcpyAsync(&out[i], dOut + rank[i], sizeof(uint64_t), cudaMemcpyDeviceToHost, st));
@@ -59,4 +65,14 @@ int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRan
   ga_cu_free(dOut);
   ga_cu_free(dIn);
   return e==cudaSuccess ? 0 : ga_cu_fail(e, zWhat, zErr);
+}
+
+int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out,
+                  ga_stats *stats, char *zErr){
+  return ranks(keys, 0, 0, n, rank, nRank, out, stats, zErr);
+}
+
+int ga_cuda_ranks_num(const int64_t *num, const uint64_t *bits, int64_t n, const int64_t *rank, int nRank,
+                      uint64_t *out, ga_stats *stats, char *zErr){
+  return ranks(0, num, bits, n, rank, nRank, out, stats, zErr);
 }

@@ -10,7 +10,10 @@
 **      blobs (values by storage class), min, max (as gpu_min and gpu_max),
 **      sum, total, avg (as gpu_sum, gpu_total and gpu_avg: over the values
 **      sum() sees, TEXT and BLOB as it reads them), var_samp, var_pop,
-**      stddev_samp, stddev_pop (over those same numbers).
+**      stddev_samp, stddev_pop (over those same numbers), q25, median, q75
+**      (over the column's INTEGER and REAL values as doubles, ±Inf included:
+**      gpu_percentile_cont's 0.25, 0.5 and 0.75, exact; NULL where the
+**      interpolation has no value, between -Inf and +Inf).
 **   2. Sums are exact and rounded once. A column whose integers' exact sum
 **      leaves int64 gives a NULL sum (the other columns' rows must not
 **      fail); total and avg stay. Variances come from the exact sums of x
@@ -30,6 +33,10 @@
 **      what the query held.
 **   5. A CUDA error: in 'auto' mode the chunk is redone on the CPU (the
 **      pipeline's fallback), in 'cuda' mode it is an SQL error.
+**   6. The quartiles need every number: the scan keeps each column's as
+**      order keys in host memory (8 bytes a number), ranked after the scan
+**      (ranks.h: on the device past `threshold` numbers); a column kept on
+**      the device (the column cache) is ranked there with no copy.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -38,9 +45,11 @@
 #include "pipe.h"
 #include "tvf.h"
 #include "exactvar.h"
+#include "ranks.h"
 
 enum { COL_NAME, COL_ROWS, COL_NULLS, COL_INTS, COL_REALS, COL_TEXTS, COL_BLOBS, COL_MIN, COL_MAX,
-       COL_SUM, COL_TOTAL, COL_AVG, COL_VSAMP, COL_VPOP, COL_SSAMP, COL_SPOP, COL_SOURCE, COL_COLUMN };
+       COL_SUM, COL_TOTAL, COL_AVG, COL_VSAMP, COL_VPOP, COL_SSAMP, COL_SPOP, COL_Q25, COL_MEDIAN, COL_Q75,
+       COL_SOURCE, COL_COLUMN };
 #define NARG 2
 
 typedef ga_vtab SumVtab;
@@ -56,6 +65,9 @@ typedef struct ColStat {
   ga_fpe hf;                /* ... the reals not yet in hs's words */
   ga_sq hq;                 /* ... squares */
   ga_other omn, omx;         /* least and greatest TEXT or BLOB value */
+  uint64_t *key;            /* order keys of its numbers (ranks.h), until ranked */
+  int64_t nKey, capKey;     /* keys at key, room there */
+  double q[3];              /* q25, median, q75 (NaN: NULL) */
 } ColStat;
 
 typedef struct SumCursor {
@@ -72,6 +84,7 @@ static void cursorReset(SumCursor *c){
     sqlite3_free(c->a[i].zName);
     ga_other_free(&c->a[i].omn);
     ga_other_free(&c->a[i].omx);
+    free(c->a[i].key);
   }
   free(c->a);
   c->a = 0;
@@ -155,6 +168,49 @@ static int batchHere(SumScan *sc, const ga_colbatch *b){
   return SQLITE_OK;
 }
 
+/* Keep the order key of number x (a REAL's bits if isReal) of column a. */
+static int keepKey(ColStat *a, int64_t x, int isReal){
+  double d;
+  if( a->nKey==a->capKey ){
+    int64_t cap = a->capKey ? 2*a->capKey : 1024;
+    uint64_t *k = realloc(a->key, sizeof(uint64_t)*(size_t)cap);
+    if( k==0 ) return SQLITE_NOMEM;
+    a->key = k;
+    a->capKey = cap;
+  }
+  if( isReal ) memcpy(&d, &x, sizeof(d)); else d = (double)x;
+  a->key[a->nKey++] = ga_key(d);
+  return SQLITE_OK;
+}
+
+/* Column a's quartiles from its numbers' keys (then freed), or from the
+** device form d of a kept column. Non-zero: an error, the message in zErr. */
+static int quartiles(SumVtab *v, ColStat *a, struct ga_dcol *d, char *zErr){
+  static const double aFrac[3] = { 0.25, 0.5, 0.75 };
+  int64_t r[6], n = d ? a->nNum : a->nKey;
+  uint64_t k[6];
+  double ix[3];
+  int nr[3], j, m = 0, rc;
+  a->q[0] = a->q[1] = a->q[2] = NAN;
+  if( n==0 ) return SQLITE_OK;
+  for(j=0; j<3; j++){
+    nr[j] = ga_pct_ranks(aFrac[j], n, 0, &r[m], &ix[j]);
+    m += nr[j];
+  }
+#ifdef GPUAGG_CUDA
+  if( d ){
+    rc = ga_dcol_ranks(d, r, m, k, &v->conn->stats, zErr);
+  }else
+#endif
+  rc = ga_ranks(v->conn, a->key, n, r, m, k, zErr);
+  free(a->key);
+  a->key = 0;
+  a->nKey = a->capKey = 0;
+  if( rc ) return rc;
+  for(j=m=0; j<3; m+=nr[j], j++) a->q[j] = ga_pct_value(ix[j], &r[m], nr[j], &k[m], 0);
+  return SQLITE_OK;
+}
+
 static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
   SumScan *sc = (SumScan*)sink;
   char zErr[GA_ERRLEN];
@@ -178,10 +234,12 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
           a->nInt++;
           a->nIntLane++;
           if( sc->q && ga_pipe_num(sc->q, c, x->v[i], 0) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
+          else rc = keepKey(a, x->v[i], 0);
           break;
         case SQLITE_FLOAT:
           a->nReal++;
           if( sc->q && ga_pipe_num(sc->q, c, x->v[i], 1) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
+          else rc = keepKey(a, x->v[i], 1);
           break;
         case SQLITE_NULL:
           a->nNull++;
@@ -232,8 +290,22 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int64_t *p
       st[c].nReal = r[c]->nReal;
       ga_stat_merge(&a[c].num, &st[c], 0);
     }
+    if( (fail = quartiles(v, &a[c], d[c], zErr))!=0 ) break;
   }
   free(st);
+  if( fail ){                               /* the quartiles' sort: as above, or scan */
+    sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
+    if( v->conn->mode==GA_CUDA ){
+      ga_tvf_error(&v->base, "%s", zErr);
+      return -1;
+    }
+    for(c=0; c<n; c++){
+      char *zName = a[c].zName;
+      memset(&a[c], 0, sizeof(a[c]));
+      a[c].zName = zName;
+    }
+    return 0;
+  }
   *pnRows = r[0]->n;
   ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
   return 1;
@@ -249,7 +321,7 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   char zErr[GA_ERRLEN];
   ga_colsrc *src = 0;
   SumScan sc;
-  int rc;
+  int rc, c;
   memset(aWant, GA_COL_BYTES|GA_COL_NUMERIC, sizeof(aWant));
   if( (rc = ga_tvf_open(&v->base, "gpu_summary", from, n, aiCol, aWant, &src))!=SQLITE_OK ) return rc;
   if( (rc = sumResident(v, src, a, n, pnRows))!=0 ){
@@ -266,6 +338,9 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   if( sc.q && ga_pipe_close(sc.q, zErr) && rc==SQLITE_OK ) rc = ga_tvf_error(&v->base, "%s", zErr);
   src->xClose(src);
   *pnRows = sc.nRows;
+  for(c=0; c<n && rc==SQLITE_OK; c++){
+    if( quartiles(v, &a[c], 0, zErr) ) rc = ga_tvf_error(&v->base, "%s", zErr);
+  }
   return rc;
 }
 
@@ -277,7 +352,7 @@ static int sumConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   return ga_tvf_connect(db, pAux, "CREATE TABLE x(name TEXT, rows INTEGER, nulls INTEGER, integers INTEGER,"
                                   " reals INTEGER, texts INTEGER, blobs INTEGER, min, max, sum, total REAL, avg REAL,"
                                   " var_samp REAL, var_pop REAL, stddev_samp REAL, stddev_pop REAL,"
-                                  " source HIDDEN, column_name HIDDEN)", ppVtab);
+                                  " q25 REAL, median REAL, q75 REAL, source HIDDEN, column_name HIDDEN)", ppVtab);
 }
 
 static int sumOpen(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
@@ -389,6 +464,9 @@ static int sumColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case COL_MIN:   extremeResult(ctx, a, 0); return SQLITE_OK;
     case COL_MAX:   extremeResult(ctx, a, 1); return SQLITE_OK;
     case COL_SOURCE: case COL_COLUMN: return SQLITE_OK;   /* the arguments: consumed */
+    case COL_Q25: case COL_MEDIAN: case COL_Q75:
+      if( !isnan(a->q[i - COL_Q25]) ) sqlite3_result_double(ctx, a->q[i - COL_Q25]);
+      return SQLITE_OK;
   }
   colTotals(a, &s, &q);
   switch( i ){
