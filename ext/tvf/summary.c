@@ -33,10 +33,12 @@
 **      what the query held.
 **   5. A CUDA error: in 'auto' mode the chunk is redone on the CPU (the
 **      pipeline's fallback), in 'cuda' mode it is an SQL error.
-**   6. The quartiles need every number: the scan keeps each column's as
-**      order keys in host memory (8 bytes a number), ranked after the scan
-**      (ranks.h: on the device past `threshold` numbers); a column kept on
-**      the device (the column cache) is ranked there with no copy.
+**   6. The quartiles need every number: where the query reads them (the
+**      plan's colUsed), the scan keeps each column's as order keys in host
+**      memory (8 bytes a number), ranked after the scan (ranks.h: on the
+**      device past `threshold` numbers); a column kept on the device (the
+**      column cache) is ranked there with no copy. Queries that read none
+**      of the three pay nothing for them.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -104,6 +106,7 @@ typedef struct SumScan {
   int cpu;                  /* no pipeline: reduce each batch here */
   int64_t nRows;            /* rows read */
   int failed;               /* sumBatch stopped the scan (message set) */
+  int wantQ;                /* keep the numbers' keys for the quartiles */
 } SumScan;
 
 /* A chunk's (or batch's) statistics, column by column, in order. */
@@ -234,12 +237,12 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
           a->nInt++;
           a->nIntLane++;
           if( sc->q && ga_pipe_num(sc->q, c, x->v[i], 0) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
-          else rc = keepKey(a, x->v[i], 0);
+          else if( sc->wantQ ) rc = keepKey(a, x->v[i], 0);
           break;
         case SQLITE_FLOAT:
           a->nReal++;
           if( sc->q && ga_pipe_num(sc->q, c, x->v[i], 1) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
-          else rc = keepKey(a, x->v[i], 1);
+          else if( sc->wantQ ) rc = keepKey(a, x->v[i], 1);
           break;
         case SQLITE_NULL:
           a->nNull++;
@@ -259,7 +262,7 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
 /* Columns a[0..n) kept on the device (colsrc.h): reduced there, with no
 ** scan. 0: not served, scan instead (a column not on the device, the mode
 ** is cpu, or a CUDA error in 'auto' mode); 1: done; -1: an error, set. */
-static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int64_t *pnRows){
+static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ, int64_t *pnRows){
 #ifdef GPUAGG_CUDA
   ga_dcol *d[GA_COLS_MAX];
   ga_resident *r[GA_COLS_MAX];
@@ -290,7 +293,7 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int64_t *p
       st[c].nReal = r[c]->nReal;
       ga_stat_merge(&a[c].num, &st[c], 0);
     }
-    if( (fail = quartiles(v, &a[c], d[c], zErr))!=0 ) break;
+    if( wantQ && (fail = quartiles(v, &a[c], d[c], zErr))!=0 ) break;
   }
   free(st);
   if( fail ){                               /* the quartiles' sort: as above, or scan */
@@ -310,13 +313,13 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int64_t *p
   ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
   return 1;
 #else
-  (void)v; (void)src; (void)a; (void)n; (void)pnRows;
+  (void)v; (void)src; (void)a; (void)n; (void)wantQ; (void)pnRows;
   return 0;
 #endif
 }
 
 /* Scan columns a[0..n) (aiCol in from) once. */
-static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCol, int n, int64_t *pnRows){
+static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCol, int n, int wantQ, int64_t *pnRows){
   unsigned char aWant[GA_COLS_MAX];
   char zErr[GA_ERRLEN];
   ga_colsrc *src = 0;
@@ -324,7 +327,7 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   int rc, c;
   memset(aWant, GA_COL_BYTES|GA_COL_NUMERIC, sizeof(aWant));
   if( (rc = ga_tvf_open(&v->base, "gpu_summary", from, n, aiCol, aWant, &src))!=SQLITE_OK ) return rc;
-  if( (rc = sumResident(v, src, a, n, pnRows))!=0 ){
+  if( (rc = sumResident(v, src, a, n, wantQ, pnRows))!=0 ){
     src->xClose(src);
     return rc>0 ? SQLITE_OK : SQLITE_ERROR;
   }
@@ -333,12 +336,13 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   sc.v = v;
   sc.a = a;
   sc.n = n;
+  sc.wantQ = wantQ;
   rc = src->xScan(src, &sc.sink);
   if( rc!=SQLITE_OK && !sc.failed && rc!=SQLITE_NOMEM ) ga_tvf_error(&v->base, "%s", src->xErrmsg(src));
   if( sc.q && ga_pipe_close(sc.q, zErr) && rc==SQLITE_OK ) rc = ga_tvf_error(&v->base, "%s", zErr);
   src->xClose(src);
   *pnRows = sc.nRows;
-  for(c=0; c<n && rc==SQLITE_OK; c++){
+  for(c=0; c<n && rc==SQLITE_OK && wantQ; c++){
     if( quartiles(v, &a[c], 0, zErr) ) rc = ga_tvf_error(&v->base, "%s", zErr);
   }
   return rc;
@@ -369,8 +373,12 @@ static int sumClose(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
+#define WANT_QUARTILES 0x10000   /* idxNum: the query reads q25, median or q75 */
+
 static int sumBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p){
-  return ga_tvf_best_index(tab, p, COL_SOURCE, NARG);
+  int rc = ga_tvf_best_index(tab, p, COL_SOURCE, NARG);
+  if( p->colUsed & ((sqlite3_uint64)7 << COL_Q25) ) p->idxNum |= WANT_QUARTILES;
+  return rc;
 }
 
 static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
@@ -403,7 +411,7 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   /* A scan for each GA_COLS_MAX columns (one, but for the widest sources). */
   for(i=0; rc==SQLITE_OK && i<c->nCol; i+=GA_COLS_MAX){
     int n = c->nCol - i < GA_COLS_MAX ? c->nCol - i : GA_COLS_MAX;
-    rc = sumRun(v, &from, &c->a[i], &ai[i], n, &c->nRows);
+    rc = sumRun(v, &from, &c->a[i], &ai[i], n, (idxNum & WANT_QUARTILES)!=0, &c->nRows);
   }
   ga_source_free(&from);
   free(ai);
