@@ -24,6 +24,11 @@
 **      query with the same figures (count(*), count, counts by type, min,
 **      max, sum, total, avg, total(x*x) for the variance) per column,
 **      and against one with only count, min, max, sum and avg per column.
+**   3f. Statistics and windows (stats): gpu_median and gpu_percentile_cont
+**      against the percentile extension's algorithm (every value kept,
+**      quicksorted at the end) and a sort-based SQL median, gpu_var_samp
+**      against SQL's sums, window sums and maxima (ROWS 999 PRECEDING, 1M
+**      rows) against the builtins'.
 **   4. sum(i) and sum(x) again at other chunk sizes (GPUAGG_BENCH_CHUNKS, a
 **      comma-separated list; default 262144,65536,direct): does a chunk that
 **      stays in the CPU's cache make appending cheaper? "direct" folds every
@@ -47,7 +52,7 @@
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** group,summary,chunks,scale,pages,cache). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,summary,stats,chunks,scale,pages,cache). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
 #include <stdio.h>
@@ -57,7 +62,7 @@
 #include "duck.h"
 
 static int nRun = 5;
-static const char *zSections = "small,rows,extremes,hist,groupby,group,summary,chunks,scale,pages";
+static const char *zSections = "small,rows,extremes,hist,groupby,group,summary,stats,chunks,scale,pages";
 static FILE *gCsv;                  /* sql.csv, or NULL */
 static const char *gSection = "";   /* the section being run, for the CSV */
 static int64_t gRows;               /* rows the compared queries read, for the CSV */
@@ -428,6 +433,94 @@ static void cacheSection(int64_t nRow, const char *zBackend){
   sqlite3_close(db);
 }
 
+/* ref_percentile(Y, P): the percentile extension's algorithm, as a
+** reference in the same run: every value kept as a double, sorted at the
+** end by a quicksort (in place, no comparison callback), interpolated as
+** percentile.c does. The benchmark's own code. */
+typedef struct RefPct { double *a; int64_t n, cap; double p; } RefPct;
+
+static void refSort(double *a, int64_t n){
+  while( n>16 ){
+    double x = a[n/2], t;
+    int64_t i = 0, j = n - 1;
+    while( i<=j ){
+      while( a[i]<x ) i++;
+      while( a[j]>x ) j--;
+      if( i<=j ){ t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+    }
+    if( j+1 < n - i ){ refSort(a, j + 1); a += i; n -= i; }
+    else{ refSort(a + i, n - i); n = j + 1; }
+  }
+  for(int64_t i=1; i<n; i++){
+    double v = a[i];
+    int64_t j = i;
+    while( j>0 && a[j-1]>v ){ a[j] = a[j-1]; j--; }
+    a[j] = v;
+  }
+}
+
+static void refPctStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  RefPct *p = (RefPct*)sqlite3_aggregate_context(ctx, sizeof(*p));
+  if( p==0 || sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+  p->p = argc>1 ? sqlite3_value_double(argv[1])/100.0 : 0.5;
+  if( p->n==p->cap ){
+    p->cap = p->cap ? 2*p->cap : 1024;
+    p->a = realloc(p->a, sizeof(double)*(size_t)p->cap);
+  }
+  p->a[p->n++] = sqlite3_value_double(argv[0]);
+}
+
+static void refPctFinal(sqlite3_context *ctx){
+  RefPct *p = (RefPct*)sqlite3_aggregate_context(ctx, 0);
+  if( p && p->n ){
+    double ix = p->p*(double)(p->n - 1);
+    int64_t i1 = (int64_t)ix, i2 = ix==(double)i1 || i1==p->n - 1 ? i1 : i1 + 1;
+    refSort(p->a, p->n);
+    sqlite3_result_double(ctx, p->a[i1] + (p->a[i2] - p->a[i1])*(ix - (double)i1));
+  }
+  if( p ) free(p->a);
+}
+
+/* 3f. On t (`rows` rows): gpu_median and gpu_percentile_cont against the
+** percentile extension's algorithm (ref_percentile, above) and a sort-based
+** SQL median; gpu_var_samp against the variance a user writes in SQL; then
+** over its first million rows window sums and maxima (ROWS 999 PRECEDING)
+** against the builtins'. Connection's backend and CPU. */
+static void statsSection(sqlite3 *db, int64_t nRow, const char *zBackend){
+  static const char *azQ[][3] = {
+    { "median(x) vs the extension's algorithm", "SELECT ref_percentile(x, 50) FROM t", "SELECT gpu_median(x) FROM t" },
+    { "percentile_cont(x, 0.9) vs the extension's algorithm", "SELECT ref_percentile(x, 90) FROM t",
+      "SELECT gpu_percentile_cont(x, 0.9) FROM t" },
+    { "percentile_disc(x, 0.5) vs ORDER BY x LIMIT 1 OFFSET n/2",
+      "SELECT x FROM t WHERE x IS NOT NULL ORDER BY x LIMIT 1 OFFSET (SELECT (count(x) - 1)/2 FROM t)",
+      "SELECT gpu_percentile_disc(x, 0.5) FROM t" },
+    { "var_samp(x) vs SQL's sums", "SELECT (total(x*x) - total(x)*total(x)/count(x))/(count(x) - 1) FROM t",
+      "SELECT gpu_var_samp(x) FROM t" },
+    { "sum(x) OVER (ROWS 999 PRECEDING), 1M rows",
+      "SELECT sum(x) OVER (ORDER BY rowid ROWS 999 PRECEDING) FROM t WHERE rowid<=1000000",
+      "SELECT gpu_sum(x) OVER (ORDER BY rowid ROWS 999 PRECEDING) FROM t WHERE rowid<=1000000" },
+    { "max(x) OVER (ROWS 999 PRECEDING), 1M rows",
+      "SELECT max(x) OVER (ORDER BY rowid ROWS 999 PRECEDING) FROM t WHERE rowid<=1000000",
+      "SELECT gpu_max(x) OVER (ORDER BY rowid ROWS 999 PRECEDING) FROM t WHERE rowid<=1000000" },
+  };
+  size_t q;
+  int b;
+  sqlite3_create_function(db, "ref_percentile", 2, SQLITE_UTF8, 0, 0, refPctStep, refPctFinal);
+  printf("\n| query | reference ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+  for(b=0; b<2; b++){
+    useBackend(db, b, zBackend);
+    for(q=0; q<sizeof(azQ)/sizeof(azQ[0]); q++){
+      char zLabel[128];
+      if( b && q>=4 ) continue;                   /* windows run on the CPU either way */
+      gRows = q>=4 ? 1000000 : nRow;
+      snprintf(zLabel, sizeof(zLabel), "%s, %s", azQ[q][0], b ? "cpu" : zBackend);
+      compare(db, zLabel, azQ[q][1], azQ[q][2], 1);
+    }
+  }
+  useBackend(db, 0, zBackend);
+  gRows = nRow;
+}
+
 int main(int argc, char **argv){
   int64_t nRow = argc>1 ? atoll(argv[1]) : 10000000;
   char *zErr = 0, *zBackend;
@@ -464,7 +557,7 @@ int main(int argc, char **argv){
   }
 
   /* 2. nRow rows, on the connection's backend, then on the CPU backend. */
-  if( want("rows") || want("extremes") || want("hist") || want("groupby") || want("summary") || want("chunks")
+  if( want("rows") || want("extremes") || want("hist") || want("groupby") || want("summary") || want("stats") || want("chunks")
    || want("scale") ) fill(db, "t", nRow, 100000);
   zBackend = h_text(db, "SELECT gpuagg_backend()");
   gBackend = zBackend;
@@ -637,6 +730,10 @@ int main(int argc, char **argv){
     sqlite3_free(zBasic);
     h_exec(db, "DROP TABLE s5");
   }
+
+  /* 3f. Statistics and windows. */
+  gSection = "stats";
+  if( want("stats") ) statsSection(db, nRow, zBackend);
 
   /* 5. Scaling: rows per second by row count. */
   gSection = "scale";
