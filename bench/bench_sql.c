@@ -325,7 +325,9 @@ static double infoMs(sqlite3 *db, const char *zKey, double before, int n){
 ** and later gpu_summary, gpu_histogram (256 and 65,536 bins) and
 ** gpu_group_by (256 and 100,000 groups) against the builtin SQL and, where
 ** BENCH_DUCKDB names libduckdb.so (or its .xz), DuckDB's in-memory
-** equivalents (the table copied into it, every core); where a cached
+** equivalents (the table copied into it, every core; gpu_summary's exact
+** quartiles against DuckDB's exact quantile_cont, the builtin SQL without
+** them: SQLite has no percentile function); where a cached
 ** query's time goes: finding and checking the entries (check), the device
 ** (device), the rest (SQLite's virtual-table calls, the function's setup). */
 static void cacheSection(int64_t nRow, const char *zBackend){
@@ -354,8 +356,8 @@ static void cacheSection(int64_t nRow, const char *zBackend){
       sqlite3_str_appendf(a, "%scount(*), count(%s), sum(typeof(%s)='integer'), sum(typeof(%s)='real'), "
                           "min(%s), max(%s), sum(%s), total(%s), avg(%s), total(%s*%s)",
                           c ? ", " : "SELECT ", z, z, z, z, z, z, z, z, z, z, z);
-      sqlite3_str_appendf(b, "%scount(*), count(%s), min(%s), max(%s), sum(%s), avg(%s), var_samp(%s), var_pop(%s)",
-                          c ? ", " : "SELECT ", z, z, z, z, z, z, z);
+      sqlite3_str_appendf(b, "%scount(*), count(%s), min(%s), max(%s), sum(%s), avg(%s), var_samp(%s), var_pop(%s), "
+                          "quantile_cont(%s, [0.25, 0.5, 0.75])", c ? ", " : "SELECT ", z, z, z, z, z, z, z, z);
     }
     sqlite3_str_appendall(a, " FROM p");
     sqlite3_str_appendall(b, " FROM p");

@@ -12,8 +12,9 @@ the device on the CUDA pass) and at its default:
     (group_concat(i) over the same window), percentiles and variances of it
     computed here exactly (Fraction arithmetic, rounded once);
   - a 1,000,000-row gpu_sum(x) OVER (ORDER BY i ROWS 999 PRECEDING) of values
-    from 1e-10 to 1e10 in magnitude equals the exact frame sum at every row
-    (integers here); the builtin sum's drift on the same rows is printed.
+    from 1e-10 to 1e10 in magnitude (and 100,000 rows from 1e-100 to 1e100)
+    equals the exact frame sum at every row (integers here); the builtin
+    sum's drift on the same rows is printed.
 """
 import math
 import os
@@ -166,18 +167,17 @@ def check_errors(con):
         fail(f"text and nearly equal fractions: {got!r}")
 
 
-def check_drift(con, n=1_000_000, width=1000):
-    """Exact sliding sums: scaled to integers (every value here is a multiple
-    of 2^-86 below 2^34), summed exactly, rounded once by int division."""
-    xs = [rng.choice((-1, 1)) * 10.0 ** rng.uniform(-10, 10) for _ in range(n)]
+def check_drift(con, n, width, decades):
+    """Exact sliding sums of values of magnitude 10^-decades .. 10^decades:
+    scaled to integers (by the largest denominator), summed exactly, rounded
+    once by int division."""
+    xs = [rng.choice((-1, 1)) * 10.0 ** rng.uniform(-decades, decades) for _ in range(n)]
     con.execute("DROP TABLE IF EXISTS d")
     con.execute("CREATE TABLE d(i INTEGER PRIMARY KEY, x REAL)")
     con.executemany("INSERT INTO d VALUES (?,?)", enumerate(xs))
-    scale = 86
-    ints = []
-    for x in xs:
-        a, b = x.as_integer_ratio()
-        ints.append(a * ((1 << scale) // b))
+    ratios = [x.as_integer_ratio() for x in xs]
+    scale = max(b.bit_length() - 1 for _, b in ratios)
+    ints = [a << (scale - (b.bit_length() - 1)) for a, b in ratios]
     rows = con.execute(f"SELECT gpu_sum(x) OVER w, sum(x) OVER w FROM d"
                        f" WINDOW w AS (ORDER BY i ROWS {width - 1} PRECEDING) ORDER BY i").fetchall()
     s, bad, drifted, worst = 0, 0, 0, 0.0
@@ -195,8 +195,9 @@ def check_drift(con, n=1_000_000, width=1000):
             worst = max(worst, abs(Fraction(builtin) - Fraction(s, 1 << scale)))
     if len(rows) != n:
         fail(f"sliding sum: {len(rows)} rows of {n}")
-    print(f"drift: {n} rows, ROWS {width - 1} PRECEDING: gpu_sum equals the exact frame sum at {n - bad} rows;"
-          f" the builtin sum (SQLite {sqlite3.sqlite_version}) differs at {drifted}, by up to {float(worst):.3g}")
+    print(f"drift: {n} rows of 1e-{decades}..1e{decades}, ROWS {width - 1} PRECEDING: gpu_sum equals the exact frame"
+          f" sum at {n - bad} rows; the builtin sum (SQLite {sqlite3.sqlite_version}) differs at {drifted},"
+          f" by up to {float(worst):.3g}")
 
 
 con = connect()
@@ -225,7 +226,8 @@ for backend in backends:
         check_windows(con, kind, 300)
     check_errors(con)
 con.execute("SELECT gpuagg_backend('auto')")
-check_drift(con)
+check_drift(con, 1_000_000, 1000, 10)
+check_drift(con, 100_000, 1000, 100)
 print(f"aggregates: {checked} percentile inputs and {len(FRAMES) * 3 * len(backends)} windows checked on"
       f" {', '.join(backends)} (GPUAGG_SEED={seed})")
 sys.exit(1 if failures else 0)
