@@ -167,11 +167,15 @@ def check_errors(con):
         fail(f"text and nearly equal fractions: {got!r}")
 
 
-def check_drift(con, n, width, decades):
-    """Exact sliding sums of values of magnitude 10^-decades .. 10^decades:
-    scaled to integers (by the largest denominator), summed exactly, rounded
-    once by int division."""
-    xs = [rng.choice((-1, 1)) * 10.0 ** rng.uniform(-decades, decades) for _ in range(n)]
+def check_drift(con, n, width, decades, levels=False):
+    """Exact sliding sums of values of magnitude 10^-decades .. 10^decades
+    (levels: only 10^-decades, 1 and 10^decades, in turn): scaled to
+    integers (by the largest denominator), summed exactly, rounded once by
+    int division."""
+    if levels:
+        xs = [rng.choice((-1, 1)) * rng.uniform(1, 2) * 10.0 ** (decades * (i % 3 - 1)) for i in range(n)]
+    else:
+        xs = [rng.choice((-1, 1)) * 10.0 ** rng.uniform(-decades, decades) for _ in range(n)]
     con.execute("DROP TABLE IF EXISTS d")
     con.execute("CREATE TABLE d(i INTEGER PRIMARY KEY, x REAL)")
     con.executemany("INSERT INTO d VALUES (?,?)", enumerate(xs))
@@ -195,7 +199,7 @@ def check_drift(con, n, width, decades):
             worst = max(worst, abs(Fraction(builtin) - Fraction(s, 1 << scale)))
     if len(rows) != n:
         fail(f"sliding sum: {len(rows)} rows of {n}")
-    print(f"drift: {n} rows of 1e-{decades}..1e{decades}, ROWS {width - 1} PRECEDING: gpu_sum equals the exact frame"
+    print(f"drift: {n} rows of {'three levels, ' if levels else ''}1e-{decades}..1e{decades}, ROWS {width - 1} PRECEDING: gpu_sum equals the exact frame"
           f" sum at {n - bad} rows; the builtin sum (SQLite {sqlite3.sqlite_version}) differs at {drifted},"
           f" by up to {float(worst):.3g}")
 
@@ -228,6 +232,7 @@ for backend in backends:
 con.execute("SELECT gpuagg_backend('auto')")
 check_drift(con, 1_000_000, 1000, 10)
 check_drift(con, 100_000, 1000, 100)
+check_drift(con, 100_000, 1000, 200, levels=True)
 print(f"aggregates: {checked} percentile inputs and {len(FRAMES) * 3 * len(backends)} windows checked on"
       f" {', '.join(backends)} (GPUAGG_SEED={seed})")
 sys.exit(1 if failures else 0)
