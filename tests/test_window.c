@@ -220,12 +220,45 @@ START_TEST(test_frame_limit){
 }
 END_TEST
 
+/* Sliding totals at the ends of the double range (subnormals, near-overflow
+** values, totals that overflow and come back, negative totals, integers):
+** each row's window equals the aggregate over the same rows, which the other
+** suites check against exact references. */
+START_TEST(test_extremes){
+  static const double aVal[] = { 1.7976931348623157e308, 1e308, 4.9406564584124654e-324, 2.2250738585072014e-308,
+                                 1.0, 0.1, 3e-310, 8.98846567431158e307 };
+  sqlite3 *db = s_open(64, 5);
+  sqlite3_stmt *st;
+  h_rng r;
+  int i;
+  h_rng_init(&r, h_seed ^ 0x65787472);
+  EXEC(db, "CREATE TABLE e(i INTEGER PRIMARY KEY, x)");
+  CHECK(sqlite3_prepare_v2(db, "INSERT INTO e VALUES(?, ?)", -1, &st, 0)==SQLITE_OK, "prepare");
+  for(i=1; i<=3000; i++){
+    uint64_t k = h_next(&r);
+    sqlite3_bind_int(st, 1, i);
+    if( k%11==0 ) sqlite3_bind_int64(st, 2, (int64_t)(h_next(&r) >> 1) * (k & 32 ? -1 : 1));
+    else sqlite3_bind_double(st, 2, aVal[(k>>8) % 8] * (k & 16 ? -1 : 1));
+    CHECK(sqlite3_step(st)==SQLITE_DONE, "insert");
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  CHECK(h_int(db, "SELECT count(*) FROM (SELECT i AS j, gpu_total(x) OVER w AS t, gpu_avg(x) OVER w AS a FROM e"
+                  " WINDOW w AS (ORDER BY i ROWS BETWEEN 4 PRECEDING AND 1 FOLLOWING)) AS q"
+                  " WHERE t IS NOT (SELECT gpu_total(x) FROM e WHERE i BETWEEN q.j - 4 AND q.j + 1)"
+                  " OR a IS NOT (SELECT gpu_avg(x) FROM e WHERE i BETWEEN q.j - 4 AND q.j + 1)")==0,
+        "sliding totals at the ends of the range differ from the aggregate over the same rows");
+  sqlite3_close(db);
+}
+END_TEST
+
 static Suite *windowSuite(void){
   Suite *s = suite_create("window");
   TCase *tc = tcase_create(g_backend);
   tcase_set_timeout(tc, 900);
   tcase_add_test(tc, test_frames);
   tcase_add_test(tc, test_frame_limit);
+  tcase_add_test(tc, test_extremes);
   suite_add_tcase(s, tc);
   return s;
 }

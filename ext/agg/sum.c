@@ -136,12 +136,58 @@ static Sum *sumFinish(sqlite3_context *ctx, int isWin, int *pErr){
   if( p && isWin && !p->win ){
     p->win = 1;
     p->left = INT64_MAX;
-  }
-  if( p && sumSettle(ctx, p) ){
+    if( sumSettle(ctx, p) ){             /* lands any pipeline, once */
+      *pErr = 1;
+      return 0;
+    }
+  }else if( p && !p->win && sumSettle(ctx, p) ){
     *pErr = 1;
     return 0;
   }
   return p;
+}
+
+/* A window's total, rounded once, without settling acc: a copy of the words
+** with the expansion and the integer total added, carried and rounded over
+** the words that are not zero only (a window's values touch a few; settling
+** every word at every row would cost more than the row). */
+static double sumWindowValue(const Sum *p){
+  int64_t w[GA_WORDS];
+  double f[3] = { p->fpe.a0, p->fpe.a1, p->fpe.a2 };
+  __int128 iv = ga_sum_int128(&p->acc);
+  int i, lo, hi, top;
+  if( p->nInf[0] && p->nInf[1] ) return NAN;
+  if( p->nInf[0] || p->nInf[1] ) return p->nInf[1] ? INFINITY : -INFINITY;
+  memcpy(w, p->acc.w, sizeof(w));
+  for(i=0; i<3; i++){
+    int64_t d[3];
+    int k;
+    if( f[i]!=0.0 && ga_split(f[i], &k, d)==0 ){
+      w[k] += d[0];
+      w[k+1] += d[1];
+      w[k+2] += d[2];
+    }
+  }
+  if( iv ){                            /* at grid bit 1074 = word 33, bit 18 */
+    unsigned __int128 u = iv<0 ? -(unsigned __int128)iv : (unsigned __int128)iv;
+    for(i=0; i<4; i++){
+      uint64_t v = ((uint64_t)(u >> (32*i)) & 0xffffffffu) << 18;
+      int64_t d0 = (int64_t)(v & 0xffffffffu), d1 = (int64_t)(v >> 32);
+      w[33+i] += iv<0 ? -d0 : d0;
+      w[34+i] += iv<0 ? -d1 : d1;
+    }
+  }
+  for(lo=0; lo<GA_WORDS && w[lo]==0; lo++){}
+  if( lo==GA_WORDS ) return 0.0;
+  for(hi=GA_WORDS-1; w[hi]==0; hi--){}
+  top = hi + 3 < GA_WORDS ? hi + 3 : GA_WORDS - 1;   /* room for the carries */
+  ga_carry(w + lo, top - lo + 1);
+  return ga_round_words(w + lo, top - lo + 1, lo);
+}
+
+/* The total of p, rounded once. */
+static double sumValue(const Sum *p){
+  return p->win ? sumWindowValue(p) : ga_sum_value(&p->acc);
 }
 
 /* A row leaves the frame: its value subtracted exactly. */
@@ -180,21 +226,21 @@ static void sumResult(sqlite3_context *ctx, int isWin){
       sqlite3_result_int64(ctx, (sqlite3_int64)i);
     }
   }else{
-    sqlite3_result_double(ctx, ga_sum_value(&p->acc));
+    sqlite3_result_double(ctx, sumValue(p));
   }
 }
 
 static void totalResult(sqlite3_context *ctx, int isWin){
   int err;
   Sum *p = sumFinish(ctx, isWin, &err);
-  if( !err ) sqlite3_result_double(ctx, p ? ga_sum_value(&p->acc) : 0.0);
+  if( !err ) sqlite3_result_double(ctx, p ? sumValue(p) : 0.0);
 }
 
 static void avgResult(sqlite3_context *ctx, int isWin){
   int err;
   Sum *p = sumFinish(ctx, isWin, &err);
   if( p && p->nInt+p->nReal>0 ){
-    sqlite3_result_double(ctx, ga_sum_value(&p->acc)/(double)(p->nInt+p->nReal));
+    sqlite3_result_double(ctx, sumValue(p)/(double)(p->nInt+p->nReal));
   }
 }
 
