@@ -13,6 +13,12 @@
 **      overflows); gpu_min and gpu_max what min and max return; gpu_argmin
 **      and gpu_argmax the first argument of the row with the least / greatest
 **      second one (agg/minmax.c).
+**   2a. gpu_var_samp, gpu_var_pop, gpu_stddev_samp, gpu_stddev_pop (and
+**      gpu_variance, gpu_stddev) are exact and rounded once (agg/variance.c);
+**      gpu_median, gpu_percentile, gpu_percentile_cont and
+**      gpu_percentile_disc give what SQLite's percentile extension gives
+**      (agg/percentile.c). Every aggregate is also a window function (xValue,
+**      xInverse), for any frame.
 **   3. gpuagg_backend([MODE]) reads or sets the connection's backend mode:
 **      'auto' (CUDA when a device is usable), 'cpu' or 'cuda'; it returns the
 **      backend new queries use. Forcing 'cuda' without a usable device is an
