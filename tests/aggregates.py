@@ -23,7 +23,7 @@ import sqlite3
 import sys
 from fractions import Fraction
 
-from exact import number, rounded, variances, within_half_ulp
+from exact import backends as find_backends, connect, number, rounded, variances, within_half_ulp
 
 module = sys.argv[1] if len(sys.argv) > 1 else "./libgpuagg"
 seed = int(os.environ.get("GPUAGG_SEED") or random.randrange(1 << 32))
@@ -69,14 +69,6 @@ def profile(kind, n):
     if kind == "wide":
         return [rng.choice((-1, 1)) * math.ldexp(1 + rng.random(), rng.randint(-1074, 1023)) for _ in range(n)]
     raise ValueError(kind)
-
-
-def connect():
-    con = sqlite3.connect(":memory:")
-    con.enable_load_extension(True)
-    con.load_extension(module)
-    con.enable_load_extension(False)
-    return con
 
 
 def check_percentiles(con, values, what):
@@ -204,15 +196,8 @@ def check_drift(con, n, width, decades, levels=False):
           f" by up to {float(worst):.3g}")
 
 
-con = connect()
-backends = ["cpu"]
-try:
-    con.execute("SELECT gpuagg_backend('cuda')")
-    backends.append("cuda")
-except sqlite3.Error:
-    if os.environ.get("GPUAGG_TEST_REQUIRE_CUDA"):
-        print("FAIL: CUDA is required and not usable")
-        sys.exit(1)
+con = connect(module)
+backends = find_backends(con)
 checked = 0
 for backend in backends:
     con.execute("SELECT gpuagg_backend(?)", (backend,))

@@ -1,7 +1,34 @@
-"""Exact references the Python tests share: values as SQLite's sum() reads
-them, rational totals rounded once, square roots judged to half an ulp."""
+"""What the Python tests share: a connection with the module, the backends
+to test, and exact references (values as SQLite's sum() reads them,
+rational totals rounded once, square roots judged to half an ulp)."""
 import math
+import os
+import sqlite3
+import sys
 from fractions import Fraction
+
+
+def connect(module):
+    """A :memory: connection with the module loaded."""
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(module)
+    con.enable_load_extension(False)
+    return con
+
+
+def backends(con):
+    """['cpu'], and 'cuda' where it is usable; exits when CUDA is required
+    (GPUAGG_TEST_REQUIRE_CUDA) and not usable."""
+    found = ["cpu"]
+    try:
+        con.execute("SELECT gpuagg_backend('cuda')")
+        found.append("cuda")
+    except sqlite3.Error:
+        if os.environ.get("GPUAGG_TEST_REQUIRE_CUDA"):
+            print("FAIL: CUDA is required and not usable")
+            sys.exit(1)
+    return found
 
 
 def number(v):

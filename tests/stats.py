@@ -13,11 +13,9 @@ midpoints to the neighbouring doubles, squared, bracket the variance).
 import math
 import os
 import random
-import sqlite3
 import sys
-from fractions import Fraction
 
-from exact import number, rounded, within_half_ulp
+from exact import backends as find_backends, connect, number, rounded, within_half_ulp
 
 module = sys.argv[1] if len(sys.argv) > 1 else "./libgpuagg"
 seed = int(os.environ.get("GPUAGG_SEED") or random.randrange(1 << 32))
@@ -91,18 +89,8 @@ def check_one(got, values, what):
     return not bad
 
 
-con = sqlite3.connect(":memory:")
-con.enable_load_extension(True)
-con.load_extension(module)
-con.enable_load_extension(False)
-backends = ["cpu"]
-try:
-    con.execute("SELECT gpuagg_backend('cuda')")
-    backends.append("cuda")
-except sqlite3.Error:
-    if os.environ.get("GPUAGG_TEST_REQUIRE_CUDA"):
-        print("FAIL: CUDA is required and not usable")
-        sys.exit(1)
+con = connect(module)
+backends = find_backends(con)
 ok = True
 runs = 0
 for backend in backends:
