@@ -59,6 +59,21 @@ START_TEST(test_wrong_arguments){
   expectError(db, "SELECT gpu_max(1, 2)", "wrong number of arguments to function gpu_max()");
   expectError(db, "SELECT gpu_argmax(1)", "wrong number of arguments to function gpu_argmax()");
   expectError(db, "SELECT gpu_argmin(1, 2, 3)", "wrong number of arguments to function gpu_argmin()");
+  expectError(db, "SELECT gpu_var_samp()", "wrong number of arguments to function gpu_var_samp()");
+  expectError(db, "SELECT gpu_stddev(1, 2)", "wrong number of arguments to function gpu_stddev()");
+  expectError(db, "SELECT gpu_median(1, 2)", "wrong number of arguments to function gpu_median()");
+  expectError(db, "SELECT gpu_percentile(1)", "wrong number of arguments to function gpu_percentile()");
+  expectError(db, "SELECT gpu_percentile_cont(1, 2, 3)", "wrong number of arguments to function gpu_percentile_cont()");
+  /* Percentiles' own errors, after rows were kept (nothing may leak: valgrind runs this suite). */
+  expectError(db, "SELECT gpu_percentile(column1, 100.5) FROM (VALUES(1),(2))",
+              "the fraction argument to gpu_percentile() is not between 0.0 and 100.0");
+  expectError(db, "SELECT gpu_percentile_disc(column1, NULL) FROM (VALUES(1),(2))",
+              "the fraction argument to gpu_percentile_disc() is not between 0.0 and 1.0");
+  expectError(db, "SELECT gpu_percentile_cont(column1, column1/10.0) FROM (VALUES(1),(2),(3))",
+              "the fraction argument to gpu_percentile_cont() is not the same for all input rows");
+  expectError(db, "SELECT gpu_median(column1) FROM (VALUES(1),(2),('x'))", "input to gpu_median() is not numeric");
+  expectError(db, "SELECT gpu_median(column1) OVER (ROWS 1 PRECEDING) FROM (VALUES(9e999),(1),(2))",
+              "Inf input to gpu_median()");
   expectError(db, "SELECT gpuagg_info(1)", "wrong number of arguments to function gpuagg_info()");
   expectError(db, "SELECT gpuagg_config()", "wrong number of arguments to function gpuagg_config()");
   expectError(db, "SELECT gpuagg_backend(1, 2)", "wrong number of arguments to function gpuagg_backend()");
