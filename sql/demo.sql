@@ -40,6 +40,16 @@ SELECT 'x' AS name, count(*) AS rows, count(*) - count(x) AS nulls, min(x) AS mi
        sum(x) AS sum, avg(x) AS avg, (total(x*x) - total(x)*total(x)/count(x))/(count(x) - 1) AS var_samp_naive
 FROM t;
 
+-- Statistics: exact variances, and the median and quartiles (the percentile extension's definition;
+-- SQLite's own SQL has only a sort to offer):
+SELECT gpu_var_samp(x) AS var_samp, gpu_stddev(x) AS stddev, gpu_median(x) AS median,
+       gpu_percentile_cont(x, 0.25) AS q25, gpu_percentile_disc(x, 0.75) AS q75_disc FROM t;
+SELECT x AS median_lower FROM t WHERE x IS NOT NULL ORDER BY x LIMIT 1 OFFSET (SELECT (count(x) - 1)/2 FROM t);
+
+-- Window forms: a sliding sum that is exact at every row, next to the builtin's:
+SELECT rowid, x, gpu_sum(x) OVER w AS gpu_sum, sum(x) OVER w AS sum, gpu_max(x) OVER w AS gpu_max
+FROM t WINDOW w AS (ORDER BY rowid ROWS 2 PRECEDING) LIMIT 5;
+
 -- What ran where:
 SELECT json_extract(gpuagg_info(), '$.backend') AS backend,
        json_extract(gpuagg_info(), '$.chunks_flushed') AS chunks_on_device,
