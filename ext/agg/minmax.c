@@ -71,7 +71,7 @@ typedef struct Ext {
   int isArg;                /* argmin/argmax */
   int oom;                  /* a copy failed: the result is "out of memory" */
   struct Frame *fr;         /* window candidates, until given up (lost) */
-  int lost;                 /* the pipeline started: no candidates kept */
+  int lost;                 /* the queue was given up (pipelined, FRAME_ROWS rows) */
   int win;                  /* used as a window function: fr alone answers */
 } Ext;
 
