@@ -466,8 +466,13 @@ static void refPctStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( p==0 || sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
   p->p = argc>1 ? sqlite3_value_double(argv[1])/100.0 : 0.5;
   if( p->n==p->cap ){
+    double *a = realloc(p->a, sizeof(double)*(size_t)(p->cap ? 2*p->cap : 1024));
+    if( a==0 ){
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    p->a = a;
     p->cap = p->cap ? 2*p->cap : 1024;
-    p->a = realloc(p->a, sizeof(double)*(size_t)p->cap);
   }
   p->a[p->n++] = sqlite3_value_double(argv[0]);
 }

@@ -211,7 +211,7 @@ static const struct {
   { "gpu_stddev_samp", 1, AGG, 0, ga_varStep, ga_sdSampFinal, ga_sdSampValue, ga_varInverse },
   { "gpu_stddev_pop",  1, AGG, 0, ga_varStep, ga_sdPopFinal, ga_sdPopValue, ga_varInverse },
   { "gpu_stddev",      1, AGG, 0, ga_varStep, ga_sdSampFinal, ga_sdSampValue, ga_varInverse },
-  { "gpu_median",      1, AGG, 0, ga_pctStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
+  { "gpu_median",      1, AGG, 0, ga_medianStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
   { "gpu_percentile",  2, AGG, 0, ga_percentileStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
   { "gpu_percentile_cont", 2, AGG, 0, ga_contStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
   { "gpu_percentile_disc", 2, AGG, 0, ga_discStep, ga_pctFinal, ga_pctValue, ga_pctInverse },

@@ -128,7 +128,7 @@ void ga_sdPopFinal(sqlite3_context*);
 void ga_sdPopValue(sqlite3_context*);
 
 /* agg/percentile.c: gpu_median, gpu_percentile, gpu_percentile_cont, gpu_percentile_disc */
-void ga_pctStep(sqlite3_context*, int, sqlite3_value**);            /* gpu_median */
+void ga_medianStep(sqlite3_context*, int, sqlite3_value**);
 void ga_percentileStep(sqlite3_context*, int, sqlite3_value**);
 void ga_contStep(sqlite3_context*, int, sqlite3_value**);
 void ga_discStep(sqlite3_context*, int, sqlite3_value**);

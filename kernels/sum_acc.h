@@ -129,17 +129,37 @@ GA_HD void ga_carry(int64_t *w, int n){
 }
 GA_HD void ga_words_norm(int64_t *w){ ga_carry(w, GA_WORDS); }
 
+/* Add finite x's digits to words w, no carry. Returns 1 (adding nothing)
+** if x is ±Inf or NaN. */
+GA_HD int ga_words_add(int64_t *w, double x){
+  int k;
+  int64_t p[3];
+  if( ga_split(x, &k, p) ) return 1;
+  w[k] += p[0];
+  w[k+1] += p[1];
+  w[k+2] += p[2];
+  return 0;
+}
+
+/* Add the 128-bit integer iv to words w, no carry: its 32-bit pieces at
+** 2^0 = grid bit 1074 = word 33, bit 18. */
+GA_HD void ga_words_add_int(int64_t *w, __int128 iv){
+  unsigned __int128 u = iv < 0 ? -(unsigned __int128)iv : (unsigned __int128)iv;
+  int j;
+  for(j = 0; j < 4; j++){
+    uint64_t v = ((uint64_t)(u >> (32*j)) & 0xffffffffu) << 18;   /* 1074 = 33*32 + 18 */
+    int64_t d0 = (int64_t)(v & 0xffffffffu), d1 = (int64_t)(v >> 32);
+    w[33+j] += iv < 0 ? -d0 : d0;
+    w[34+j] += iv < 0 ? -d1 : d1;
+  }
+}
+
 /* Add x to the words (no atomics: one thread owns a). */
 GA_HD void ga_sum_word(ga_sum *a, double x){
-  int w;
-  int64_t p[3];
-  if( ga_split(x, &w, p) ){
+  if( ga_words_add(a->w, x) ){
     a->inf |= x > 0 ? GA_INF_POS : GA_INF_NEG;
     return;
   }
-  a->w[w] += p[0];
-  a->w[w+1] += p[1];
-  a->w[w+2] += p[2];
   if( ++a->nAdd >= (1u << 30) ){   /* stay far from 2^63 per word */
     ga_words_norm(a->w);
     a->nAdd = 0;
@@ -182,19 +202,8 @@ GA_HD __int128 ga_sum_int128(const ga_sum *a){
 ** total's 32-bit pieces placed at 2^0 = grid bit 1074, every word but the
 ** top one in [0, 2^32), the top one signed. a must be settled. */
 GA_HD void ga_sum_total_words(const ga_sum *a, int64_t *w){
-  __int128 iv = ga_sum_int128(a);
-  unsigned __int128 u;
-  int neg, j;
   memcpy(w, a->w, sizeof(int64_t)*GA_WORDS);
-  neg = iv < 0;
-  u = neg ? -(unsigned __int128)iv : (unsigned __int128)iv;
-  for(j = 0; j < 4; j++){
-    uint64_t piece = (uint64_t)(u >> (32*j)) & 0xffffffffu;
-    uint64_t v = piece << 18;     /* 1074 = 33*32 + 18 */
-    int64_t d0 = (int64_t)(v & 0xffffffffu), d1 = (int64_t)(v >> 32);
-    w[33+j] += neg ? -d0 : d0;
-    w[34+j] += neg ? -d1 : d1;
-  }
+  ga_words_add_int(w, ga_sum_int128(a));
   ga_words_norm(w);
 }
 

@@ -135,7 +135,7 @@ static void pctStep(sqlite3_context *ctx, int kind, sqlite3_value **argv){
   p->a[p->n++] = k;
 }
 
-void ga_pctStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+void ga_medianStep(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   (void)argc;
   pctStep(ctx, PCT_MEDIAN, argv);
 }

@@ -127,24 +127,22 @@ static int sumSettle(sqlite3_context *ctx, Sum *p){
   return 0;
 }
 
+/* The context serves a window from now on: any pipeline landed, every row
+** folded here. Non-zero: an SQL error was set. */
+static int sumWindow(sqlite3_context *ctx, Sum *p){
+  if( p->win ) return 0;
+  p->win = 1;
+  p->left = INT64_MAX;
+  return sumSettle(ctx, p);
+}
+
 /* The aggregate's context with everything folded, or NULL when no row came
 ** (or an SQL error was set: *pErr is then non-zero). From xValue (isWin),
-** the context folds on the CPU from then on. */
+** the context serves a window from then on. */
 static Sum *sumFinish(sqlite3_context *ctx, int isWin, int *pErr){
   Sum *p = (Sum*)sqlite3_aggregate_context(ctx, 0);
-  *pErr = 0;
-  if( p && isWin && !p->win ){
-    p->win = 1;
-    p->left = INT64_MAX;
-    if( sumSettle(ctx, p) ){             /* lands any pipeline, once */
-      *pErr = 1;
-      return 0;
-    }
-  }else if( p && !p->win && sumSettle(ctx, p) ){
-    *pErr = 1;
-    return 0;
-  }
-  return p;
+  *pErr = p && (isWin || p->win ? sumWindow(ctx, p) : sumSettle(ctx, p));
+  return *pErr ? 0 : p;
 }
 
 /* A window's total, rounded once, without settling acc: a copy of the words
@@ -159,24 +157,8 @@ static double sumWindowValue(const Sum *p){
   if( p->nInf[0] && p->nInf[1] ) return NAN;
   if( p->nInf[0] || p->nInf[1] ) return p->nInf[1] ? INFINITY : -INFINITY;
   memcpy(w, p->acc.w, sizeof(w));
-  for(i=0; i<3; i++){
-    int64_t d[3];
-    int k;
-    if( f[i]!=0.0 && ga_split(f[i], &k, d)==0 ){
-      w[k] += d[0];
-      w[k+1] += d[1];
-      w[k+2] += d[2];
-    }
-  }
-  if( iv ){                            /* at grid bit 1074 = word 33, bit 18 */
-    unsigned __int128 u = iv<0 ? -(unsigned __int128)iv : (unsigned __int128)iv;
-    for(i=0; i<4; i++){
-      uint64_t v = ((uint64_t)(u >> (32*i)) & 0xffffffffu) << 18;
-      int64_t d0 = (int64_t)(v & 0xffffffffu), d1 = (int64_t)(v >> 32);
-      w[33+i] += iv<0 ? -d0 : d0;
-      w[34+i] += iv<0 ? -d1 : d1;
-    }
-  }
+  for(i=0; i<3; i++) if( f[i]!=0.0 ) ga_words_add(w, f[i]);
+  if( iv ) ga_words_add_int(w, iv);
   for(lo=0; lo<GA_WORDS && w[lo]==0; lo++){}
   if( lo==GA_WORDS ) return 0.0;
   for(hi=GA_WORDS-1; w[hi]==0; hi--){}
@@ -195,12 +177,7 @@ void ga_sumInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   Sum *p = (Sum*)sqlite3_aggregate_context(ctx, 0);
   int t = sqlite3_value_numeric_type(argv[0]);
   (void)argc;
-  if( p==0 || t==SQLITE_NULL ) return;
-  if( !p->win ){
-    p->win = 1;
-    p->left = INT64_MAX;
-    if( p->pipe && sumSettle(ctx, p) ) return;
-  }
+  if( p==0 || t==SQLITE_NULL || sumWindow(ctx, p) ) return;
   if( t==SQLITE_INTEGER ){
     __int128 i = ga_sum_int128(&p->acc) - sqlite3_value_int64(argv[0]);
     p->acc.lo = (uint64_t)i;
