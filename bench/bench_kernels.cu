@@ -53,16 +53,28 @@ template <class F> static float timeMs(F f){
   return ms[kRuns / 2];
 }
 
-/* Typical doubles in [-1e6, 1e6], or wide ones (exponents -1000..1000: the
-** expansion overflows into the words at nearly every value). */
-__global__ void fillDoubles(double *d, long long n, int wide, unsigned long long seed){
+/* The sum's inputs (kind): typical doubles in [-1e6, 1e6]; wide ones
+** (exponents -1000..1000, random signs: no three doubles hold their running
+** total); all equal (0.1 everywhere); alternating signs (typical
+** magnitudes, +, -, +, ...: the total cancels); typical with +Inf, -Inf
+** and NaN every 2^20 values. */
+enum { kTypical, kWide, kEqual, kAlternating, kInfNaN, kKinds };
+static const char *kKindName[kKinds] = {"typical", "wide exponents", "all equal", "alternating signs",
+                                        "with Inf and NaN"};
+
+__global__ void fillDoubles(double *d, long long n, int kind, unsigned long long seed){
   for( long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
     unsigned long long z = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
     double u = (double)(z >> 11) * 0x1p-53;
-    d[i] = wide ? ((z & 1) ? 1.0 : -1.0) * ldexp(1.0 + u, (int)(z % 2001) - 1000) : (u - 0.5) * 2e6;
+    double v = (u - 0.5) * 2e6;
+    if( kind == kWide ) v = ((z & 1) ? 1.0 : -1.0) * ldexp(1.0 + u, (int)(z % 2001) - 1000);
+    if( kind == kEqual ) v = 0.1;
+    if( kind == kAlternating ) v = (i & 1 ? -1e6 : 1e6) * u;
+    if( kind == kInfNaN && (i & 0xfffff) < 3 ) v = (i & 0xfffff) == 0 ? INFINITY : (i & 0xfffff) == 1 ? -INFINITY : NAN;
+    d[i] = v;
   }
 }
 
@@ -168,22 +180,24 @@ int main(int argc, char **argv){
   printf("| %-40s | %8.3f | %8.1f | %6s | %6.3f |\n", "device-to-device copy (read+write)", copyMs, ceilGBs, "-", 1.0);
   if( gCeil ) fprintf(gCeil, "device-to-device copy,%.1f,GB/s\n", ceilGBs);
 
-  for( int wide = 0; wide <= 1 && want("sum"); wide++ ){
-    fillDoubles<<<1024, 256>>>(d, n, wide, 12345);
+  for( int kind = 0; kind < kKinds && want("sum"); kind++ ){
+    fillDoubles<<<1024, 256>>>(d, n, kind, 12345);
     CK(cudaGetLastError());
     float cub = timeMs([&]{ CK(cub::DeviceReduce::Sum(tmp, tmpBytes, d, dOutCub, n)); });
     float ours = timeMs([&]{ CK(ga_sum_launch((const int64_t *)d, n, 0, dPart, maxBlocks, dOut, 0)); });
     CK(cudaMemcpy(&hOut, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost));
     CK(ga_sum_launch((const int64_t *)d, n, 0, dPart, maxBlocks, dOut, 0));
     CK(cudaMemcpy(&hOut2, dOut, sizeof(ga_sum), cudaMemcpyDeviceToHost));
-    double cubSum;
+    double cubSum, exact = ga_sum_value(&hOut);
+    unsigned long long bits;
+    memcpy(&bits, &exact, sizeof(bits));
     CK(cudaMemcpy(&cubSum, dOutCub, sizeof(double), cudaMemcpyDeviceToHost));
     char label[64];
-    snprintf(label, sizeof(label), "CUB Sum, double (%s)", wide ? "wide exponents" : "typical");
+    snprintf(label, sizeof(label), "CUB Sum, double (%s)", kKindName[kind]);
     row(label, (double)bytes, cub, cub, ceilGBs);
-    snprintf(label, sizeof(label), "gpuagg exact sum, double (%s)", wide ? "wide" : "typical");
+    snprintf(label, sizeof(label), "gpuagg exact sum, double (%s)", kKindName[kind]);
     row(label, (double)bytes, ours, cub, ceilGBs);
-    printf("|   exact %.17g, CUB %.17g, same bits twice: %s |\n", ga_sum_value(&hOut), cubSum,
+    printf("|   exact %.17g (bits %016llx), CUB %.17g, same bits twice: %s |\n", exact, bits, cubSum,
            memcmp(&hOut, &hOut2, sizeof(hOut)) == 0 ? "yes" : "NO");
   }
   if( want("sum") ){
@@ -212,7 +226,7 @@ int main(int argc, char **argv){
     CK(cudaMalloc(&dIdx, sizeof(int64_t)));
     for( int isInt = 0; isInt <= 1; isInt++ ){
       double cubMax; long long cubMaxL; int64_t cubIdx;
-      if( isInt ){ fillInts<<<1024, 256>>>(dl, n, 4242); }else{ fillDoubles<<<1024, 256>>>(d, n, 0, 4243); }
+      if( isInt ){ fillInts<<<1024, 256>>>(dl, n, 4242); }else{ fillDoubles<<<1024, 256>>>(d, n, kTypical, 4243); }
       CK(cudaGetLastError());
       if( isInt ){
         CK(cub::DeviceReduce::Max(nullptr, nMax, dl, (long long *)dMax, n));
@@ -266,7 +280,7 @@ int main(int argc, char **argv){
     CK(cudaMalloc(&dCounts, sizeof(unsigned long long) * 65536));
     CK(cudaMalloc(&dCub, sizeof(int) * 65536));
     for( int skew = 0; skew <= 1; skew++ ){
-      fillDoubles<<<1024, 256>>>(d, n, 0, 99 + skew);   /* uniform in [-1e6, 1e6) */
+      fillDoubles<<<1024, 256>>>(d, n, kTypical, 99 + skew);   /* uniform in [-1e6, 1e6) */
       CK(cudaGetLastError());
       if( skew ){
         /* 90% of the values on one point. */

@@ -25,7 +25,7 @@ build)
   autoreconf -fi >/dev/null 2>&1
   ./configure --quiet --enable-portable-tests --enable-fault-injection
   make -j"$(nproc)" >/dev/null
-  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages tests/test_cache tests/test_window bench-programs >/dev/null
+  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages tests/test_cache tests/test_window tests/test_kernels bench-programs >/dev/null
   ls -la .libs/libgpuagg.so tests/test_sum tests/test_minmax tests/test_hist tests/test_api tests/test_pages bench/bench_sql bench/bench_kernels bench/bench_scan
   ;;
 run)
@@ -37,6 +37,7 @@ run)
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1 || true
   date -u +%Y-%m-%dT%H:%MZ >>"$out/gpu.txt"
   ./tests/test_api >"$out/test_api.log" 2>&1 || status=1
+  ./tests/test_kernels >"$out/test_kernels.log" 2>&1 || status=1
   ./tests/test_sum >"$out/test_sum.log" 2>&1 || status=1
   ./tests/test_minmax >"$out/test_minmax.log" 2>&1 || status=1
   ./tests/test_hist >"$out/test_hist.log" 2>&1 || status=1
@@ -80,7 +81,7 @@ run)
     done
   fi
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
-  for f in test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads test_pages test_cache test_window; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
+  for f in test_kernels test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads test_pages test_cache test_window; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
   grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true
   echo "== shell: $(tr '\n' ' ' <"$out/shell.log" | cut -c1-300)"
   cat "$out/bench_kernels.md" "$out/bench_sql.md"
