@@ -135,7 +135,7 @@ __device__ __forceinline__ void bucket_add(unsigned long long m, int e, int neg)
 }
 
 /* Add x to the buckets; return inf with x's flag if x is ±Inf or NaN. */
-__device__ __noinline__ unsigned to_buckets(unsigned inf, double x){
+__device__ __forceinline__ unsigned bucket_real(unsigned inf, double x){
   const unsigned long long b = (unsigned long long)__double_as_longlong(x);
   int e = (int)((b >> 52) & 0x7ff);
   unsigned long long m = b & 0xfffffffffffffull;
@@ -144,6 +144,8 @@ __device__ __noinline__ unsigned to_buckets(unsigned inf, double x){
   if( m ) bucket_add(m, e - 1, (int)(b >> 63));   /* m's lowest bit weighs 2^(e - 1 - 1074) */
   return inf;
 }
+/* The same out of line, for the rare paths. */
+__device__ __noinline__ unsigned to_buckets(unsigned inf, double x){ return bucket_real(inf, x); }
 
 /* Add k * 2^(off - 1074) (|k| < 2^56) to the buckets. */
 __device__ __noinline__ void to_buckets_int(long long k, int off){
@@ -294,9 +296,9 @@ __device__ __forceinline__ void fold_batch(Thread &t, const Grid &g, const longl
   bool any = false;
 #pragma unroll
   for( int k = 0; k < N; k++ ) any |= x[k] != 0.0;
-  if( any ){
+  if( any ){                           /* inline: the batch's atomics overlap */
 #pragma unroll
-    for( int k = 0; k < N; k++ ) if( x[k] != 0.0 ) t.inf = to_buckets(t.inf, x[k]);
+    for( int k = 0; k < N; k++ ) if( x[k] != 0.0 ) t.inf = bucket_real(t.inf, x[k]);
   }
 }
 
