@@ -68,7 +68,7 @@ constexpr int kSlots = 2 * kBuckets;  /* the positive buckets, then the negative
 struct Block {
   long long w[GA_WORDS];              /* the buckets gathered: sum_acc.h's words */
   unsigned limb[3][kSlots];           /* bucket values: limb k weighs 2^(32k) */
-  int used;                           /* a bucket was touched */
+  int used;                           /* a bucket was touched out of line */
 };
 __shared__ Block sb;
 __shared__ alignas(128) longlong2 sStage[kStages][kTile / 2];   /* tiles, copied in by the TMA */
@@ -89,6 +89,7 @@ struct Thread {
   double s[kLevels];                  /* the levels S_i */
   int e0;                             /* E_0; E_i = E_0 - i*W */
   unsigned cap;                       /* |x|'s high word enters below this */
+  bool used;                          /* a batch touched a bucket */
 };
 
 __device__ __forceinline__ Grid grid_of(long long n){
@@ -131,7 +132,6 @@ __device__ __forceinline__ void bucket_add(unsigned long long m, int e, int neg)
   if( o + v0 < o ) v1++;
   o = atomicAdd(&sb.limb[1][s], v1);
   if( o + v1 < o ) atomicAdd(&sb.limb[2][s], 1u);
-  sb.used = 1;
 }
 
 /* Add x to the buckets; return inf with x's flag if x is ±Inf or NaN. */
@@ -145,11 +145,17 @@ __device__ __forceinline__ unsigned bucket_real(unsigned inf, double x){
   return inf;
 }
 /* The same out of line, for the rare paths. */
-__device__ __noinline__ unsigned to_buckets(unsigned inf, double x){ return bucket_real(inf, x); }
+__device__ __noinline__ unsigned to_buckets(unsigned inf, double x){
+  sb.used = 1;
+  return bucket_real(inf, x);
+}
 
 /* Add k * 2^(off - 1074) (|k| < 2^56) to the buckets. */
 __device__ __noinline__ void to_buckets_int(long long k, int off){
-  if( k ) bucket_add((unsigned long long)(k < 0 ? -k : k), off, k < 0);
+  if( k ){
+    sb.used = 1;
+    bucket_add((unsigned long long)(k < 0 ? -k : k), off, k < 0);
+  }
 }
 
 /* Level i's content: S_i - B_i in ulps, and where its ulp sits. */
@@ -297,6 +303,7 @@ __device__ __forceinline__ void fold_batch(Thread &t, const Grid &g, const longl
 #pragma unroll
   for( int k = 0; k < N; k++ ) any |= x[k] != 0.0;
   if( any ){                           /* inline: the batch's atomics overlap */
+    t.used = true;
 #pragma unroll
     for( int k = 0; k < N; k++ ) if( x[k] != 0.0 ) t.inf = bucket_real(t.inf, x[k]);
   }
@@ -338,19 +345,21 @@ __device__ __forceinline__ void warp_ints(uint64_t &lo, int64_t &hi, unsigned &i
 
 /* ---- block -------------------------------------------------------------- */
 
-/* Thread 0 ends with the block's integer total and infinities. */
+/* Thread 0 ends with the block's integer total and infinities (T threads). */
+template <int T>
 __device__ __forceinline__ void block_ints(uint64_t &lo, int64_t &hi, unsigned &inf){
-  __shared__ uint64_t slo[kWarps];
-  __shared__ int64_t shi[kWarps];
-  __shared__ unsigned sinf[kWarps];
+  constexpr int kW = T / 32;
+  __shared__ uint64_t slo[kW];
+  __shared__ int64_t shi[kW];
+  __shared__ unsigned sinf[kW];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   warp_ints(lo, hi, inf);
   if( lane == 0 ){ slo[warp] = lo; shi[warp] = hi; sinf[warp] = inf; }
   __syncthreads();
   if( warp == 0 ){
-    lo = lane < kWarps ? slo[lane] : 0;
-    hi = lane < kWarps ? shi[lane] : 0;
-    inf = lane < kWarps ? sinf[lane] : 0;
+    lo = lane < kW ? slo[lane] : 0;
+    hi = lane < kW ? shi[lane] : 0;
+    inf = lane < kW ? sinf[lane] : 0;
     warp_ints(lo, hi, inf);
   }
 }
@@ -358,9 +367,9 @@ __device__ __forceinline__ void block_ints(uint64_t &lo, int64_t &hi, unsigned &
 /* The buckets into the words: thread k gathers word k's digits from the
 ** buckets that reach it (bucket b starts at bit 4b of the grid, i.e. in word
 ** b / 8, and spans at most four words). Sums of at most 64 digits. */
-__device__ __forceinline__ void block_buckets(){
+__device__ __forceinline__ void block_buckets(bool mine){
   __syncthreads();                    /* every bucket atomic has landed */
-  const bool used = sb.used;
+  const bool used = __syncthreads_or(mine || sb.used);
   for( int k = threadIdx.x; k < GA_WORDS; k += kThreads ){
     long long acc = 0;
     for( int b = max(0, 8 * (k - 3)); used && b <= min(kBuckets - 1, 8 * k + 7); b++ ){
@@ -377,6 +386,7 @@ __device__ __forceinline__ void block_buckets(){
 }
 
 /* Write the block's total: words carried by thread 0, then copied out. */
+template <int T>
 __device__ __forceinline__ void block_store(ga_sum *out, long long *w, uint64_t lo, int64_t hi, unsigned inf){
   __syncthreads();                    /* every atomic and gather on w has landed */
   if( threadIdx.x == 0 ){
@@ -387,7 +397,7 @@ __device__ __forceinline__ void block_store(ga_sum *out, long long *w, uint64_t 
     out->nAdd = 0;
   }
   __syncthreads();
-  for( int i = threadIdx.x; i < GA_WORDS; i += kThreads ) out->w[i] = w[i];
+  for( int i = threadIdx.x; i < GA_WORDS; i += T ) out->w[i] = w[i];
 }
 
 /* ---- device ------------------------------------------------------------- */
@@ -402,6 +412,7 @@ sum_blocks(const long long *__restrict__ vals, const unsigned long long *__restr
   t.lo = 0;
   t.hi = 0;
   t.inf = 0;
+  t.used = false;
   levels_start(t, g, g.e0min);
   for( int k = threadIdx.x; k < 3 * kSlots; k += kThreads ) (&sb.limb[0][0])[k] = 0;
   if( threadIdx.x == 0 ) sb.used = 0;
@@ -429,35 +440,46 @@ sum_blocks(const long long *__restrict__ vals, const unsigned long long *__restr
   }
 
   warp_levels(t, g);
-  block_buckets();
-  block_ints(t.lo, t.hi, t.inf);
-  block_store(&part[blockIdx.x], sb.w, t.lo, t.hi, t.inf);
+  block_buckets(t.used);
+  block_ints<kThreads>(t.lo, t.hi, t.inf);
+  block_store<kThreads>(&part[blockIdx.x], sb.w, t.lo, t.hi, t.inf);
 }
 
 /* The block partials, carried (each word below 2^32 but the top one): sums
-** of 2^31 of them cannot overflow. A warp a word, its lanes over the
-** partials. */
-__global__ void __launch_bounds__(kThreads)
+** of 2^31 of them cannot overflow. kGroups threads a word, each over every
+** kGroups-th partial with its loads in flight together (the fold is a few
+** L2 round trips, not one per partial), then a word's groups added. */
+constexpr int kFinalThreads = 1024;
+constexpr int kGroups = kFinalThreads / GA_WORDS;
+
+__global__ void __launch_bounds__(kFinalThreads)
 sum_final(const ga_sum *__restrict__ part, int nb, ga_sum *__restrict__ out){
+  __shared__ long long acc[kGroups][GA_WORDS];
   __shared__ long long w[GA_WORDS];
-  const int lane = threadIdx.x & 31;
+  const int k = threadIdx.x % GA_WORDS, grp = threadIdx.x / GA_WORDS;
   uint64_t lo = 0;
   int64_t hi = 0;
   unsigned inf = 0;
-  for( int k = threadIdx.x >> 5; k < GA_WORDS; k += kWarps ){
+  if( grp < kGroups ){
     long long s = 0;
-    for( int b = lane; b < nb; b += 32 ) s += part[b].w[k];
-    s = warp_sum(s);
-    if( lane == 0 ) w[k] = s;
+#pragma unroll 8
+    for( int b = grp; b < nb; b += kGroups ) s += part[b].w[k];
+    acc[grp][k] = s;
   }
-  for( int b = threadIdx.x; b < nb; b += kThreads ){
+  for( int b = threadIdx.x; b < nb; b += kFinalThreads ){
     uint64_t s = lo + part[b].lo;
     hi += part[b].hi + (s < lo);
     lo = s;
     inf |= part[b].inf;
   }
-  block_ints(lo, hi, inf);
-  block_store(out, w, lo, hi, inf);
+  __syncthreads();
+  if( threadIdx.x < GA_WORDS ){
+    long long s = 0;
+    for( int g = 0; g < kGroups; g++ ) s += acc[g][threadIdx.x];
+    w[threadIdx.x] = s;
+  }
+  block_ints<kFinalThreads>(lo, hi, inf);
+  block_store<kFinalThreads>(out, w, lo, hi, inf);
 }
 
 }  /* namespace */
@@ -489,7 +511,7 @@ extern "C" cudaError_t ga_sum_launch(const int64_t *d_vals, int64_t n, int64_t n
   sum_blocks<false><<<nb, kThreads, 0, stream>>>((const long long *)d_vals, nullptr, n, ni, d_part);
   cudaError_t e = cudaGetLastError();
   if( e != cudaSuccess ) return e;
-  sum_final<<<1, kThreads, 0, stream>>>(d_part, nb, d_out);
+  sum_final<<<1, kFinalThreads, 0, stream>>>(d_part, nb, d_out);
   return cudaGetLastError();
 }
 
@@ -500,6 +522,6 @@ extern "C" cudaError_t ga_sum_bits_launch(const int64_t *d_vals, const uint64_t 
                                                 n, 0, d_part);
   cudaError_t e = cudaGetLastError();
   if( e != cudaSuccess ) return e;
-  sum_final<<<1, kThreads, 0, stream>>>(d_part, nb, d_out);
+  sum_final<<<1, kFinalThreads, 0, stream>>>(d_part, nb, d_out);
   return cudaGetLastError();
 }
