@@ -21,8 +21,9 @@
 **      leaves its binade, and S_i - B_i is an exact integer of ulps at the
 **      end (the difference of the two bit patterns). What the last level
 **      leaves (bits more than about 3W below the largest value), a value
-**      too large for E_0 (which moves E_0 up, on a lattice of 16 so that a
-**      warp's lanes agree), and ±Inf take the slow path.
+**      too large for E_0 (which moves E_0 up, to a multiple of 16 one step
+**      beyond the need, so that a warp's lanes agree and moves are rare),
+**      and ±Inf take the slow path.
 **      Why fast: nine FP64 additions and two integer tests a value, no
 **      compare-and-select, and one addition of loop-carried latency a
 **      level; ordinary data never leaves this path.
@@ -40,11 +41,14 @@
 **   4. ±Inf and NaN are flagged, not summed (NaN as -Inf, as sum_acc.h's
 **      ga_sum_word does).
 **
-** Layers, from the top: device (a launch over the chunk, then one block that
-** folds the block partials, a warp a word), block (the buckets and words in
-** shared memory, integer atomics only), warp (shuffle trees; the levels'
-** ulps summed across the warp when its lanes share E_0), thread (grid.cuh's
-** grid-stride walk; the integer total and the levels in registers).
+** Layers, from the top: device (a launch over the chunk, then one block of
+** 1,024 threads that folds the block partials, 15 threads a word), block
+** (16 KB tiles copied into shared memory by the TMA while the previous tile
+** is folded, so that loads never wait on the fold; the buckets; integer
+** atomics only), warp (shuffle trees; the levels' ulps summed across the
+** warp when its lanes share E_0), thread (eight values of a tile at a time:
+** one cap test, the levels' additions of all eight overlapping, one test
+** of the remainders; the integer total and the levels in registers).
 */
 #include "gpuagg_kernels.h"
 #include "grid.cuh"
@@ -52,7 +56,6 @@
 namespace {
 
 constexpr int kThreads = GA_SUM_THREADS;
-constexpr int kWarps = kThreads / 32;
 constexpr int kUnroll = 4;            /* 16-byte pieces a thread takes from a tile */
 constexpr int kStages = 2;            /* tiles in shared memory: one folded, one landing */
 constexpr int kTile = 2 * kUnroll * kThreads;   /* values a tile: 16 KB */
