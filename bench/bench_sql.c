@@ -49,10 +49,17 @@
 **      memory (BENCH_DUCKDB: libduckdb.so or scripts/get-duckdb.sh's .xz),
 **      and where a cached query's time goes.
 **
+**   8. Every device (devices): on p, one device against all of them
+**      (gpuagg_config 'devices'), each answer checked to be the same bits:
+**      cached gpu_summary, gpu_histogram and gpu_group_by (the kept columns
+**      split across the devices), end to end and on the devices alone
+**      (cache.device_ms); aggregates through the row loop; cold scans that
+**      decode the pages (the cache off).
+**
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** group,summary,stats,chunks,scale,pages,cache). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,summary,stats,chunks,scale,pages,cache,devices). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
 #include <stdio.h>
@@ -319,6 +326,102 @@ static double infoMs(sqlite3 *db, const char *zKey, double before, int n){
   char zSql[96];
   snprintf(zSql, sizeof(zSql), "SELECT json_extract(gpuagg_info(), '$.%s')", zKey);
   return (qDouble(db, zSql) - before)/n;
+}
+
+/* Every cell of zSql's rows hashed exactly (types, integers, doubles' bits,
+** text): FNV-1a. */
+static uint64_t answerHash(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *st;
+  uint64_t h = 1469598103934665603ull;
+  int i, j;
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)!=SQLITE_OK ){
+    fprintf(stderr, "prepare %s: %s\n", zSql, sqlite3_errmsg(db));
+    exit(1);
+  }
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    for(i=0; i<sqlite3_column_count(st); i++){
+      unsigned char b[8];
+      const unsigned char *z = b;
+      int n = 8, t = sqlite3_column_type(st, i);
+      if( t==SQLITE_INTEGER ){ int64_t v = sqlite3_column_int64(st, i); memcpy(b, &v, 8); }
+      else if( t==SQLITE_FLOAT ){ double v = sqlite3_column_double(st, i); memcpy(b, &v, 8); }
+      else if( t==SQLITE_NULL ) n = 0;
+      else { z = sqlite3_column_blob(st, i); n = sqlite3_column_bytes(st, i); }
+      h = (h ^ (uint64_t)t)*1099511628211ull;
+      for(j=0; j<n; j++) h = (h ^ z[j])*1099511628211ull;
+    }
+  }
+  sqlite3_finalize(st);
+  return h;
+}
+
+/* 8. Every device (devices): on the pages section's table p, the first device
+** against all of them. Cached: the median of 15 runs after the one that
+** fills the cache, with the devices' share (cache.device_ms, per run); the
+** row loop: gpu_sum and gpu_avg against sum and avg (median of nRun); cold:
+** the cache off, every core decoding pages (median of nRun). */
+static void devicesSection(int64_t nRow){
+  static const struct { const char *zLabel, *zSql; int cached, cold; } aQ[] = {
+    { "gpu_summary('p'), 5 columns, no quartiles",
+      "SELECT name, rows, nulls, min, max, sum, total, avg, var_samp FROM gpu_summary('p')", 1, 1 },
+    { "gpu_summary('p', 'x') with quartiles", "SELECT * FROM gpu_summary('p', 'x')", 1, 0 },
+    { "gpu_histogram('p', 'x', 256)", "SELECT * FROM gpu_histogram('p', 'x', 256)", 1, 1 },
+    { "gpu_histogram('p', 'x', 65536)", "SELECT * FROM gpu_histogram('p', 'x', 65536)", 1, 0 },
+    { "gpu_group_by('p', 'k', 'x'), 256 groups", "SELECT * FROM gpu_group_by('p', 'k', 'x')", 1, 1 },
+    { "gpu_group_by('p', 'g', 'x'), 100,000 groups", "SELECT * FROM gpu_group_by('p', 'g', 'x')", 1, 1 },
+    { "gpu_sum(x), gpu_avg(y), first 10M rows",
+      "SELECT gpu_sum(x), gpu_avg(y) FROM p WHERE rowid<=10000000", 0, 0 },
+  };
+  const int nQ = (int)(sizeof(aQ)/sizeof(aQ[0])), nFast = 15;
+  const char *zFile = getenv("BENCH_DB") ? getenv("BENCH_DB") : "/tmp/gpuagg-bench.db";
+  sqlite3 *db = pagesTable(zFile, nRow);
+  int nDev, q, d, i, mode;
+  h_exec(db, "SELECT gpuagg_config('devices', 0)");
+  nDev = (int)qDouble(db, "SELECT json_array_length(gpuagg_info(), '$.devices')");
+  if( nDev<2 ){
+    printf("\nEvery device: %d device usable here; nothing to compare\n", nDev);
+    sqlite3_close(db);
+    return;
+  }
+  printf("\nEvery device, %lld rows in %s: the first device against all %d (gpuagg_config 'devices' 1 and 0), "
+         "each answer the same bits on both\n\n", (long long)nRow, zFile, nDev);
+  printf("| query | path | 1 device ms | %d devices ms | speedup | device ms, 1 | device ms, %d | device speedup | "
+         "same bits |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", nDev, nDev);
+  for(mode=0; mode<3; mode++){            /* cached, the row loop, cold */
+    for(q=0; q<nQ; q++){
+      double t[2], dv[2];
+      uint64_t h[2];
+      if( mode==0 ? !aQ[q].cached : mode==1 ? aQ[q].cached : !aQ[q].cold ) continue;
+      for(d=0; d<2; d++){
+        double a[64], d0;
+        int n = mode==0 ? nFast : nRun;
+        h_exec(db, "SELECT gpuagg_config('devices', %d), gpuagg_config('cache', %s)", d ? 0 : 1, mode==0 ? "-1" : "0");
+        h[d] = answerHash(db, aQ[q].zSql);      /* mode 0: fills the cache */
+        d0 = qDouble(db, "SELECT json_extract(gpuagg_info(), '$.cache.device_ms')");
+        for(i=0; i<n; i++) a[i] = timeQuery(db, aQ[q].zSql);
+        qsort(a, (size_t)n, sizeof(double), cmpDouble);
+        t[d] = a[n/2];
+        dv[d] = infoMs(db, "cache.device_ms", d0, n);
+      }
+      printf("| %s | %s | %.3f | %.3f | %.2fx |", aQ[q].zLabel, mode==0 ? "cached" : mode==1 ? "row loop" : "cold pages",
+             t[0]*1e3, t[1]*1e3, t[0]/t[1]);
+      if( mode==0 ) printf(" %.3f | %.3f | %.2fx |", dv[0], dv[1], dv[0]/dv[1]);
+      else printf(" - | - | - |");
+      printf(" %s |\n", h[0]==h[1] ? "yes" : "NO");
+      fflush(stdout);
+    }
+  }
+  h_exec(db, "SELECT gpuagg_config('devices', 0)");
+  {
+    char *z = 0;
+    sqlite3_stmt *st;
+    if( sqlite3_prepare_v2(db, "SELECT json_extract(gpuagg_info(), '$.devices')", -1, &st, 0)==SQLITE_OK
+     && sqlite3_step(st)==SQLITE_ROW ) z = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    printf("\ngpuagg_info()'s devices after the section: %s\n", z ? z : "?");
+    sqlite3_free(z);
+  }
+  sqlite3_close(db);
 }
 
 /* 7. The column cache (cache): on the pages section's table p, the second
@@ -805,6 +908,8 @@ int main(int argc, char **argv){
   gSection = "pages";
   if( want("pages") ) pagesSection(nRow, zBackend);
   if( want("cache") ) cacheSection(nRow, zBackend);
+  gSection = "devices";
+  if( want("devices") ) devicesSection(nRow);
 
   info(db, "at the end");
   free(zBackend);

@@ -109,7 +109,7 @@ ga_slot *ga_pool_take(ga_conn *c, const ga_backend *be, char *zErr){
   ga_slot **pp = &c->pIdle, *s;
   zErr[0] = 0;
   while( (s = *pp)!=0 ){
-    if( s->be==be && s->cap==c->chunk ){
+    if( s->be==be && s->cap==c->chunk && s->nDev==c->devices ){
       *pp = s->next;
       s->next = 0;
       be->xReady(s);
@@ -125,6 +125,7 @@ ga_slot *ga_pool_take(ga_conn *c, const ga_backend *be, char *zErr){
   s->be = be;
   s->cap = c->chunk;
   s->stats = &c->stats;
+  s->nDev = c->devices;
   if( be->xOpen(s, zErr) ){
     be->xClose(s);
     sqlite3_free(s);
@@ -135,7 +136,7 @@ ga_slot *ga_pool_take(ga_conn *c, const ga_backend *be, char *zErr){
 }
 
 void ga_pool_give(ga_conn *c, ga_slot *s){
-  if( s->bad || s->cap!=c->chunk ){
+  if( s->bad || s->cap!=c->chunk || s->nDev!=c->devices ){
     slotDestroy(c, s);
     return;
   }

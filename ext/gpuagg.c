@@ -26,13 +26,18 @@
 **   4. gpuagg_config(NAME [, VALUE]) reads or sets 'chunk' (values per chunk),
 **      'threshold' (values an aggregate folds on the CPU before it starts
 **      a pipeline) or 'resident' (bytes gpu_histogram may keep to find its
-**      range in the same scan that counts; 0: always scan twice); they apply
-**      to queries that start afterwards.
+**      range in the same scan that counts; 0: always scan twice), 'devices'
+**      (how many of the visible devices queries use, the first ones; 0, the
+**      default: all; setting it empties the column cache, whose columns are
+**      split across the devices in use); they apply to queries that start
+**      afterwards.
 **   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]), gpu_group_by(SOURCE,
 **      KEY, VALUE) and gpu_summary(SOURCE [, COLUMN]) are table-valued
 **      functions (tvf/histogram.c, tvf/groupby.c, tvf/summary.c).
 **   6. gpuagg_info() returns JSON: mode, backend, device, settings, counters
-**      (wait_ms: time queries spent blocked on a chunk's result).
+**      (wait_ms: time queries spent blocked on a chunk's result), and under
+**      "devices" each device the connection uses now with its share of the
+**      work: chunks, bytes copied, kernel time, column cache bytes.
 **   7. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
 **      change them behind a user's back.
 */
@@ -104,7 +109,21 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     else ga_json_str(out, c->aNote[i].zWhy);
     sqlite3_str_appendchar(out, 1, '}');
   }
-  sqlite3_str_appendall(out, "}}");
+  sqlite3_str_appendall(out, "},\"devices\":[");
+#ifdef GPUAGG_CUDA
+  {
+    int d, k = 0;
+    for(d=0; d<GA_DEV_MAX; d++){
+      const ga_devstat *s = &c->stats.dev[d];
+      if( !ga_cuda_allowed(d, c->devices) ) continue;
+      sqlite3_str_appendf(out, "%s{\"id\":%d,\"name\":", k++ ? "," : "", d);
+      ga_json_str(out, ga_cuda_device_name(d));
+      sqlite3_str_appendf(out, ",\"chunks\":%lld,\"bytes_copied\":%lld,\"kernel_ms\":%.3f,\"cache_bytes\":%lld}",
+                          (long long)s->nChunk, (long long)s->nBytes, s->kernelMs, (long long)c->cache.devBytesOn[d]);
+    }
+  }
+#endif
+  sqlite3_str_appendall(out, "]}");
   if( sqlite3_str_errcode(out) ){
     sqlite3_free(sqlite3_str_finish(out));
     sqlite3_result_error_nomem(ctx);
@@ -144,6 +163,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     { "pages",     0, 1,               &c->pages,   0 },
     { "threads",   1, GA_THREADS_MAX,  &c->threads, 0 },
     { "cache",     -1, INT64_MAX,      0,           &c->cache.budget },
+    { "devices",   0, GA_DEV_MAX,      &c->devices, 0 },
   };
   const int nSet = (int)(sizeof(aSet)/sizeof(aSet[0]));
   const char *zName = (const char*)sqlite3_value_text(argv[0]);
@@ -151,7 +171,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   for(i=0; i<nSet && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
   if( i==nSet ){
     sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold', 'resident',"
-                              " 'pages', 'threads', 'cache')", -1);
+                              " 'pages', 'threads', 'cache', 'devices')", -1);
     return;
   }
   if( argc==2 ){
@@ -164,6 +184,11 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       sqlite3_free(z);
       return;
     }
+    if( aSet[i].pInt==&c->devices && v!=c->devices ){    /* kept columns are split for the old set */
+      int64_t b = c->cache.budget;
+      ga_cache_budget(&c->cache, 0);
+      c->cache.budget = b;
+    }
     if( aSet[i].pInt ) *aSet[i].pInt = (int)v; else *aSet[i].pI64 = v;
     if( aSet[i].pI64==&c->cache.budget ) ga_cache_budget(&c->cache, v);   /* frees what no longer fits */
   }
@@ -171,12 +196,15 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 }
 
 #if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)
-/* gpuagg_fault(KIND, N): tests only (configure --enable-fault-injection). */
+/* gpuagg_fault(KIND, N [, DEVICE]): tests only (configure
+** --enable-fault-injection). */
 static void faultFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  int r = ga_cuda_fault((const char*)sqlite3_value_text(argv[0]), sqlite3_value_int64(argv[1]));
-  (void)argc;
+  int64_t d = argc==3 ? sqlite3_value_int64(argv[2]) : -1;
+  int r = ga_cuda_fault((const char*)sqlite3_value_text(argv[0]), sqlite3_value_int64(argv[1]),
+                        d<-1 || d>=GA_DEV_MAX ? GA_DEV_MAX : (int)d);
   if( r<0 ){
-    sqlite3_result_error(ctx, "gpuagg_fault: KIND is one of 'host', 'device', 'copy', 'launch', 'sync'; N >= 0", -1);
+    sqlite3_result_error(ctx, "gpuagg_fault: KIND is one of 'host', 'device', 'copy', 'launch', 'sync'; N >= 0;"
+                              " DEVICE from -1 (any) to 7", -1);
   }else{
     sqlite3_result_int(ctx, r);
   }
@@ -223,6 +251,7 @@ static const struct {
   { "gpuagg_colsrc",  -1, SET, 0, ga_colsrcStep, ga_colsrcFinal, 0, 0 },  /* the table functions' scans */
 #if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)
   { "gpuagg_fault",    2, SET, faultFunc, 0, 0, 0, 0 },
+  { "gpuagg_fault",    3, SET, faultFunc, 0, 0, 0, 0 },
 #endif
 };
 

@@ -48,6 +48,7 @@ typedef struct ga_cache {
                             ** GA_CACHE_AUTO: not yet known */
   int64_t bytes;            /* bytes kept, in host and device memory */
   int64_t devBytes;         /* ... of them in device memory */
+  int64_t devBytesOn[GA_DEV_MAX]; /* ... by device */
   struct ga_dres *dres;     /* the device's state for kept columns, or NULL */
   int nEntry;               /* columns kept */
   ga_centry *pFirst;        /* them, the most recently used first */
@@ -85,6 +86,7 @@ typedef struct ga_conn {
   void *pScan;              /* the column source scanning now (source/stmt.c), or NULL */
   int pages;                /* table-valued functions read tables' pages (1) or statements (0) */
   int threads;              /* threads decoding pages */
+  int devices;              /* devices its queries use, the first visible ones; 0: all */
   ga_srcnote aNote[3];      /* the source each table-valued function used last */
   ga_walseen aSeen[GA_SEEN];/* wal-index headers seen (source/snap.c) */
   ga_cache cache;           /* columns kept between queries (source/cache.c) */

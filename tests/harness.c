@@ -76,6 +76,12 @@ sqlite3 *h_open_file(const char *zFile, char **pzErr){
     sqlite3_close(db);
     return 0;
   }
+  if( getenv("GPUAGG_TEST_DEVICES") && h_exec(db, "SELECT gpuagg_config('devices', %d)",
+                                               atoi(getenv("GPUAGG_TEST_DEVICES")))!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("GPUAGG_TEST_DEVICES: %s", h_errmsg);
+    sqlite3_close(db);
+    return 0;
+  }
   return db;
 }
 

@@ -22,8 +22,9 @@ uint64_t h_next(h_rng*);
 int64_t h_range(h_rng*, int64_t lo, int64_t hi);   /* uniform in [lo, hi] */
 double h_unit(h_rng*);                              /* uniform in [0, 1) */
 
-/* A :memory: connection with the module (GPUAGG_MODULE) loaded; NULL with a
-** message in *pzErr (sqlite3_free it) on failure. */
+/* A :memory: connection with the module (GPUAGG_MODULE) loaded, using the
+** first GPUAGG_TEST_DEVICES devices if that is set; NULL with a message in
+** *pzErr (sqlite3_free it) on failure. */
 sqlite3 *h_open(char **pzErr);
 sqlite3 *h_open_file(const char *zFile, char **pzErr);
 

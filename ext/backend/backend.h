@@ -38,6 +38,14 @@
 
 #define GA_ERRLEN 256
 #define GA_COLS_MAX 100           /* columns one scan reads (a function's argument limit) */
+#define GA_DEV_MAX 8              /* devices a process uses, at most (the first visible ones) */
+
+/* One device's share of a connection's counters (gpuagg_info's "devices"). */
+typedef struct ga_devstat {
+  int64_t nChunk;           /* chunks, and reductions of kept columns, it ran */
+  int64_t nBytes;           /* bytes copied to it */
+  double kernelMs;          /* its kernel time, ms */
+} ga_devstat;
 
 /* Counters of one connection, reported by gpuagg_info(). */
 typedef struct ga_stats {
@@ -55,6 +63,7 @@ typedef struct ga_stats {
   double pageWaitMs;        /* time the connection's thread waited for decoded pages, ms */
   double pageSinkMs;        /* time it spent handing rows to the functions, ms */
   char zLastErr[GA_ERRLEN]; /* the last CUDA error, "" if none */
+  ga_devstat dev[GA_DEV_MAX]; /* the device work above, by device */
 } ga_stats;
 
 typedef struct ga_backend ga_backend;
@@ -160,6 +169,7 @@ struct ga_slot {
   void *aux;                /* the owning aggregate's per-value side data */
   int64_t nAux;             /* bytes allocated at aux */
   ga_stats *stats;          /* the owning connection's counters */
+  int nDev;                 /* devices the owning connection may use (0: all) */
   void *priv;               /* the backend's own state */
   int bad;                  /* a CUDA error touched it: destroy, never reuse */
   ga_slot *next;            /* next idle slot of the pool */
@@ -220,6 +230,9 @@ int ga_group_window_all(int eMin, int eMax, int *pjb);
 ** Non-zero: out of memory. */
 int ga_cpu_group(ga_group *g, const uint64_t *keys, const uint64_t *vals, const unsigned char *meta,
                  int64_t n, int64_t base);
+/* Add the n entries of another table (a device's; tag 0: unused) into the
+** CPU's, accumulator by accumulator. Non-zero: out of memory. */
+int ga_cpu_group_add(ga_group *g, const ga_gent *ent, const ga_gacc *acc, int64_t n);
 /* The CPU's xGroupDone. */
 int ga_cpu_group_done(ga_group *g, int use, char *zErr);
 /* Free g's host state (exc, res). */
@@ -233,50 +246,67 @@ int ga_grow_cmp_num(const ga_grow *a, const ga_grow *b);
 /*
 ** CUDA. ga_cuda_usable probes the driver once per process (no context is
 ** created: that waits for the first reduction) and says why not when it
-** cannot be used. ga_cuda_describe writes the device's JSON fields.
+** cannot be used. ga_cuda_describe writes the process's JSON fields.
+**
+** Devices: a connection uses the first min(N, visible) devices that
+** CUDA_VISIBLE_DEVICES shows (N: gpuagg_config 'devices'; 0, the default:
+** all, at most GA_DEV_MAX), less any that failed with a sticky error.
 */
 #ifdef GPUAGG_CUDA
 extern const ga_backend ga_cuda_backend;
 int ga_cuda_usable(char *zWhy);
 struct sqlite3_str;
 void ga_cuda_describe(struct sqlite3_str*);
-/* Fault injection (cuda.c, 6): fail the Nth call of kind zKind
-** from now (N 0: disarm); returns the faults injected so far, -1 for a bad
-** kind. */
-int ga_cuda_fault(const char *zKind, int64_t n);
+/* Devices a connection limited to nDev (0: all) uses now; whether device d
+** is one of them; device d's name. */
+int ga_cuda_devices(int nDev);
+int ga_cuda_allowed(int d, int nDev);
+const char *ga_cuda_device_name(int d);
+/* Fault injection (cuda.c, 6): fail the Nth call of kind zKind from now
+** (N 0: disarm), on device iDev only (-1: any); returns the faults injected
+** so far, -1 for a bad kind or device. */
+int ga_cuda_fault(const char *zKind, int64_t n, int iDev);
 
 /* Columns kept on the device (cuda_resident.c): the column cache's device
-** form and the reductions that read it. Each returns 0, or non-zero with
-** zErr set; ga_dcol_make returns GA_DEV_NOMEM when the device has no room. */
+** form and the reductions that read them. A column is split by row ranges
+** across the connection's devices. Each returns 0, or non-zero with zErr
+** set; ga_dcol_make returns GA_DEV_NOMEM when a device has no room. The
+** reductions count their work per device in stats. */
 typedef struct ga_dcol ga_dcol;
 typedef struct ga_dres ga_dres;           /* a connection's state for them */
 #define GA_DEV_NOMEM 2
-/* n rows (classes, values) of a column with no TEXT or BLOB value; *pBytes
-** the device memory it takes. */
-int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, ga_dcol **pp, int64_t *pBytes, char *zErr);
+/* n rows (classes, values) of a column with no TEXT or BLOB value, across
+** the devices of a connection limited to nDev; *pBytes the device memory it
+** takes. */
+int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, int nDev, ga_dcol **pp, int64_t *pBytes,
+                 char *zErr);
 void ga_dcol_free(ga_dcol*);
-/* The device memory a column of n rows, nNum of them numbers, takes. */
+/* The device memory a column of n rows, nNum of them numbers, takes (on one
+** device; a split adds at most a few hundred bytes per device). */
 int64_t ga_dcol_bytes(int64_t n, int64_t nNum);
+/* ... and what d takes on device iDev. */
+int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev);
 void ga_dres_free(ga_dres*);
-/* The device's free memory; -1 if there is no context. */
-int64_t ga_cuda_free_bytes(void);
+/* The free memory of a connection's devices (limited to nDev), together; -1
+** if there is no context. */
+int64_t ga_cuda_free_bytes(int nDev);
 /* out[c]: the statistics of a[c]'s numbers (those with numbers only). */
-int ga_dcol_stats(ga_dres**, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
+int ga_dcol_stats(ga_dres**, ga_stats*, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
 /* The least and greatest of d's numbers (d has some). */
-int ga_dcol_range(ga_dres**, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr);
+int ga_dcol_range(ga_dres**, ga_stats*, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr);
 /* Count d's numbers into hist->counts (hist->h set). */
-int ga_dcol_hist(ga_dres**, ga_dcol *d, ga_hist *hist, char *zErr);
+int ga_dcol_hist(ga_dres**, ga_stats*, ga_dcol *d, ga_hist *hist, char *zErr);
 /* Fold key column k and value column v into g (g->jb set; nGroup: the key
 ** column's groups if known, else 0); the groups then by the CUDA
 ** backend's xGroupDone. */
-int ga_dcol_group(ga_dres**, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
+int ga_dcol_group(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
 
 /* Order statistics (cuda_select.c): the keys at the given ranks of n keys
 ** (1 <= n <= INT_MAX) in ascending order, into out; counted in stats. */
 int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out,
                   ga_stats *stats, char *zErr);
 /* The same for the numbers of a column kept on the device. */
-int ga_dcol_ranks(ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats, char *zErr);
+int ga_dcol_ranks(ga_dres**, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats, char *zErr);
 #else
 #include <string.h>
 static inline int ga_cuda_usable(char *zWhy){

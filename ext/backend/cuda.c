@@ -16,7 +16,15 @@
 **   4. Every CUDA call is checked. An error is reported by name; if it is
 **      sticky (the context is broken) CUDA is switched off for the process
 **      and later pipelines run on the CPU (or fail, when cuda is forced).
-**   5. Device 0 is used; CUDA_VISIBLE_DEVICES chooses which one that is.
+**   5. Every device the connection may use (backend.h) serves it. A slot's
+**      device side is made on the next of them, round robin across the
+**      process, so a pipeline's two slots, and its chunks, alternate between
+**      devices; every result is folded on the host in chunk order, so the
+**      bits do not depend on where a chunk went. A histogram keeps counts
+**      (and kept numbers) per device, added at the end; a grouping keeps a
+**      table per device (cuda_group.c). Each device has its own context,
+**      made at its first use; a sticky error switches that device off, and
+**      the others go on (the chunk itself is redone on the CPU).
 **   6. Device allocations, pinned host buffers, streams and events are
 **      counted process-wide (gpuagg_info's device_allocations,
 **      pinned_buffers, streams_events): 0 once every connection has closed.
@@ -24,7 +32,8 @@
 **      Nth CUDA call of a kind from then on fail, with an error that does not
 **      break the context: 'host' (chunk buffer allocation and pinning),
 **      'device' (device allocations, streams, events), 'copy', 'launch',
-**      'sync'.
+**      'sync'; gpuagg_fault(KIND, N, DEVICE) counts only calls made on that
+**      device.
 */
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,25 +43,36 @@
 #include "gpuagg_kernels.h"
 #include "cuda.h"
 
-/* Process-wide: the CUDA runtime's primary context is shared by all threads. */
-static struct {
-  pthread_mutex_t mu;       /* guards every field below */
-  int probed;               /* the driver was asked for a device */
-  int usable;               /* it has one */
-  int live;                 /* the context exists and the kernels load */
-  int dead;                 /* a sticky error broke the context: CUDA is off */
+/* One device, process-wide. */
+typedef struct cuDev {
+  int live;                 /* its context exists and the kernels load */
+  int dead;                 /* a sticky error broke its context: it is off */
   int maxBlocks;            /* resident blocks of the sum kernel */
   int maxBlocksExt;         /* resident blocks of the extreme kernel */
-  int major, minor;         /* compute capability of device 0 */
-  char zName[256];          /* name of device 0 */
-  char zWhy[GA_ERRLEN];     /* why CUDA cannot be used */
-  int64_t nDev;             /* live device (and pinned result) allocations */
+  int major, minor;         /* compute capability */
+  char zName[256];          /* name */
+  char zWhy[GA_ERRLEN];     /* why it is off */
+} cuDev;
+
+/* Process-wide: each device's primary context is shared by all threads. */
+static struct {
+  pthread_mutex_t mu;       /* guards every field below */
+  int probed;               /* the driver was asked for devices */
+  int nDev;                 /* devices visible (at most GA_DEV_MAX) */
+  cuDev dv[GA_DEV_MAX];     /* them */
+  unsigned rr;              /* round robin: slots' device sides made so far */
+  char zWhy[GA_ERRLEN];     /* why CUDA cannot be used at all */
+  int64_t nDevAlloc;        /* live device (and pinned result) allocations */
   int64_t nPinned;          /* host buffers registered (pinned) now */
   int64_t nStream;          /* live streams and events */
   int faultKind;            /* the kind of call to fail (FAULT_*), 0: none */
+  int faultDev;             /* ... on this device only; -1: any */
   int64_t faultLeft;        /* calls of that kind before the one that fails */
   int64_t nFault;           /* faults injected so far */
 } g = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+/* The device the calling thread last made current (ga_cu_set). */
+static __thread int tDev;
 
 static const char *const azFault[] = { "", "host", "device", "copy", "launch", "sync" };
 
@@ -60,7 +80,7 @@ int ga_cu_fault_hit(int k){
 #ifdef GPUAGG_FAULTS
   int hit = 0;
   pthread_mutex_lock(&g.mu);
-  if( g.faultKind==k && --g.faultLeft==0 ){
+  if( g.faultKind==k && (g.faultDev<0 || g.faultDev==tDev) && --g.faultLeft==0 ){
     g.faultKind = FAULT_NONE;
     g.nFault++;
     hit = 1;
@@ -82,19 +102,19 @@ static void count(int64_t *pN, int d){
 
 cudaError_t ga_cu_alloc(void **p, size_t n){
   cudaError_t e = FI(FAULT_DEVICE, cudaMalloc(p, n));
-  if( e==cudaSuccess ) count(&g.nDev, 1);
+  if( e==cudaSuccess ) count(&g.nDevAlloc, 1);
   return e;
 }
 void ga_cu_free(void *p){
-  if( p && cudaFree(p)==cudaSuccess ) count(&g.nDev, -1);
+  if( p && cudaFree(p)==cudaSuccess ) count(&g.nDevAlloc, -1);
 }
 cudaError_t ga_cu_pinned(void **p, size_t n){
-  cudaError_t e = FI(FAULT_DEVICE, cudaHostAlloc(p, n, cudaHostAllocDefault));
-  if( e==cudaSuccess ) count(&g.nDev, 1);
+  cudaError_t e = FI(FAULT_DEVICE, cudaHostAlloc(p, n, cudaHostAllocPortable));
+  if( e==cudaSuccess ) count(&g.nDevAlloc, 1);
   return e;
 }
 void ga_cu_pinned_free(void *p){
-  if( p && cudaFreeHost(p)==cudaSuccess ) count(&g.nDev, -1);
+  if( p && cudaFreeHost(p)==cudaSuccess ) count(&g.nDevAlloc, -1);
 }
 cudaError_t ga_cu_stream(cudaStream_t *p){
   cudaError_t e = FI(FAULT_DEVICE, cudaStreamCreateWithFlags(p, cudaStreamNonBlocking));
@@ -107,24 +127,30 @@ void ga_cu_stream_free(cudaStream_t st){
   if( cudaStreamDestroy(st)==cudaSuccess ) count(&g.nStream, -1);
 }
 
-int ga_cuda_fault(const char *zKind, int64_t n){
+int ga_cuda_fault(const char *zKind, int64_t n, int iDev){
   int k, rc;
   for(k=FAULT_NONE; k<=FAULT_SYNC && (zKind==0 || strcmp(zKind, azFault[k])); k++){}
-  if( k>FAULT_SYNC || n<0 ) return -1;
+  if( k>FAULT_SYNC || n<0 || iDev<-1 || iDev>=GA_DEV_MAX ) return -1;
   pthread_mutex_lock(&g.mu);
   g.faultKind = n>0 ? k : FAULT_NONE;
+  g.faultDev = iDev;
   g.faultLeft = n;
   rc = (int)g.nFault;
   pthread_mutex_unlock(&g.mu);
   return rc;
 }
 
-/* A histogram's device state (ga_hist.dev). Kept numbers go into segments
-** that grow geometrically: few cudaMalloc calls (each can cost as much as
-** a chunk's copy) and one kernel launch per segment to count them. */
+/* A histogram's state on one device (ga_hist.dev: a list, one per device
+** its chunks went to). Kept numbers go into segments that grow
+** geometrically: few cudaMalloc calls (each can cost as much as a chunk's
+** copy) and one kernel launch per segment to count them. The budget
+** counts the numbers kept, so that what fits on one device fits on
+** several; a device's last segment may hold room beyond it. */
 #define SEG_FIRST ((int64_t)8 << 20)      /* values in the first segment: 64 MiB */
 #define SEG_MAX   ((int64_t)128 << 20)    /* and at most: 1 GiB */
 typedef struct cuHist {
+  int dev;                      /* the device */
+  struct cuHist *next;          /* the state on another device */
   unsigned long long *counts;   /* device counts (h.bins), or NULL */
   int nSeg;                     /* segments of kept numbers */
   int nAlloc;                   /* room in aSeg */
@@ -139,101 +165,178 @@ int ga_cu_fail(cudaError_t e, const char *zWhat, char *zErr){
   sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA error in %s: %s (%s)",
                    zWhat, cudaGetErrorString(e), cudaGetErrorName(e));
   (void)cudaGetLastError();              /* clears a non-sticky error */
-  if( cudaPeekAtLastError()!=cudaSuccess ){
+  if( cudaPeekAtLastError()!=cudaSuccess && tDev>=0 && tDev<GA_DEV_MAX ){
     pthread_mutex_lock(&g.mu);
-    if( !g.dead ){
-      g.dead = 1;
-      sqlite3_snprintf(GA_ERRLEN, g.zWhy, "the device failed earlier: %s", zErr);
+    if( !g.dv[tDev].dead ){
+      g.dv[tDev].dead = 1;
+      sqlite3_snprintf(GA_ERRLEN, g.dv[tDev].zWhy, "the device failed earlier: %s", zErr);
     }
     pthread_mutex_unlock(&g.mu);
   }
   return 1;
 }
+
 static void probe(void){
   struct cudaDeviceProp prop;
-  int n = 0;
+  int n = 0, d;
   cudaError_t e = cudaGetDeviceCount(&n);
   g.probed = 1;
   if( e==cudaSuccess && n==0 ) e = cudaErrorNoDevice;
-  if( e==cudaSuccess ) e = cudaGetDeviceProperties(&prop, 0);
+  for(d=0; e==cudaSuccess && d<n && d<GA_DEV_MAX; d++){
+    if( (e = cudaGetDeviceProperties(&prop, d))!=cudaSuccess ) break;
+    sqlite3_snprintf(sizeof(g.dv[d].zName), g.dv[d].zName, "%s", prop.name);
+    g.dv[d].major = prop.major;
+    g.dv[d].minor = prop.minor;
+  }
   if( e!=cudaSuccess ){
     sqlite3_snprintf(GA_ERRLEN, g.zWhy, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
     (void)cudaGetLastError();
     return;
   }
-  sqlite3_snprintf(sizeof(g.zName), g.zName, "%s", prop.name);
-  g.major = prop.major;
-  g.minor = prop.minor;
-  g.usable = 1;
+  g.nDev = d;
+}
+
+/* Devices a connection limited to nDev looks at; g.mu held. */
+static int nLooked(int nDev){
+  if( !g.probed ) probe();
+  return nDev>0 && nDev<g.nDev ? nDev : g.nDev;
 }
 
 int ga_cuda_usable(char *zWhy){
-  int ok;
+  int d, n, ok = 0;
   pthread_mutex_lock(&g.mu);
-  if( !g.probed ) probe();
-  ok = g.usable && !g.dead;
-  if( !ok ) memcpy(zWhy, g.zWhy, GA_ERRLEN);
+  n = nLooked(0);
+  for(d=0; d<n && !ok; d++) ok = !g.dv[d].dead;
+  if( !ok ) memcpy(zWhy, n ? g.dv[0].zWhy : g.zWhy, GA_ERRLEN);
   pthread_mutex_unlock(&g.mu);
   return ok;
 }
 
-/* Create the context (once per process) and check the kernels load. */
-int ga_cu_live(char *zErr){
+int ga_cuda_devices(int nDev){
+  int d, n, k = 0;
+  pthread_mutex_lock(&g.mu);
+  n = nLooked(nDev);
+  for(d=0; d<n; d++) k += !g.dv[d].dead;
+  pthread_mutex_unlock(&g.mu);
+  return k;
+}
+
+const char *ga_cuda_device_name(int d){
+  return d>=0 && d<g.nDev ? g.dv[d].zName : "";
+}
+
+int ga_cuda_allowed(int d, int nDev){
+  int ok;
+  pthread_mutex_lock(&g.mu);
+  ok = d>=0 && d<nLooked(nDev) && !g.dv[d].dead;
+  pthread_mutex_unlock(&g.mu);
+  return ok;
+}
+
+int ga_cu_pick(int nDev){
+  int i, n, d = -1;
+  pthread_mutex_lock(&g.mu);
+  n = nLooked(nDev);
+  for(i=0; i<n && d<0; i++){
+    int c = (int)((g.rr + (unsigned)i) % (unsigned)n);
+    if( !g.dv[c].dead ) d = c;
+  }
+  if( d>=0 ) g.rr = (unsigned)d + 1;
+  pthread_mutex_unlock(&g.mu);
+  return d;
+}
+
+int ga_cu_first(int nDev){
+  int d, n;
+  pthread_mutex_lock(&g.mu);
+  n = nLooked(nDev);
+  for(d=0; d<n && g.dv[d].dead; d++){}
+  pthread_mutex_unlock(&g.mu);
+  return d<n ? d : -1;
+}
+
+cudaError_t ga_cu_set(int d){
+  tDev = d;
+  return cudaSetDevice(d);
+}
+
+/* Make device d current, create its context (once per process) and check
+** the kernels load there. */
+int ga_cu_live(int d, char *zErr){
   cudaError_t e = cudaSuccess;
   const char *zWhat = "";
   int rc = 0;
   pthread_mutex_lock(&g.mu);
-  if( g.dead ){
-    sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA backend unavailable: %s", g.zWhy);
+  if( !g.probed ) probe();
+  if( d<0 || d>=g.nDev ){
+    sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA backend unavailable: %s",
+                     g.nDev ? "no device left to use" : g.zWhy);
     rc = 1;
-  }else if( !g.live ){
+  }else if( g.dv[d].dead ){
+    sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA backend unavailable: %s", g.dv[d].zWhy);
+    rc = 1;
+  }else if( (e = ga_cu_set(d))!=cudaSuccess ){
+    zWhat = "cudaSetDevice";
+  }else if( !g.dv[d].live ){
     if( (e = cudaFree(0))!=cudaSuccess ) zWhat = "context creation";
-    else if( (e = ga_sum_max_blocks(&g.maxBlocks))!=cudaSuccess
-          || (e = ga_ext_max_blocks(&g.maxBlocksExt))!=cudaSuccess
+    else if( (e = ga_sum_max_blocks(&g.dv[d].maxBlocks))!=cudaSuccess
+          || (e = ga_ext_max_blocks(&g.dv[d].maxBlocksExt))!=cudaSuccess
           || (e = ga_hist_prepare())!=cudaSuccess
           || (e = ga_group_prepare())!=cudaSuccess ) zWhat = "loading the kernels";
-    if( e==cudaSuccess ){
-      g.live = 1;
-    }else{
-      /* No context or no kernel for this device: nothing will work later. */
-      sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA error in %s: %s (%s)",
-                       zWhat, cudaGetErrorString(e), cudaGetErrorName(e));
-      g.dead = 1;
-      memcpy(g.zWhy, zErr, GA_ERRLEN);
-      rc = 1;
-    }
+    if( e==cudaSuccess ) g.dv[d].live = 1;
+  }
+  if( e!=cudaSuccess ){
+    /* No context or no kernel for this device: nothing will work on it. */
+    sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA error in %s on device %d: %s (%s)",
+                     zWhat, d, cudaGetErrorString(e), cudaGetErrorName(e));
+    (void)cudaGetLastError();
+    g.dv[d].dead = 1;
+    memcpy(g.dv[d].zWhy, zErr, GA_ERRLEN);
+    rc = 1;
   }
   pthread_mutex_unlock(&g.mu);
   return rc;
 }
 
-void ga_cu_blocks(int *pSum, int *pExt){
-  *pSum = g.maxBlocks;
-  *pExt = g.maxBlocksExt;
+void ga_cu_blocks(int d, int *pSum, int *pExt){
+  *pSum = g.dv[d].maxBlocks;
+  *pExt = g.dv[d].maxBlocksExt;
 }
 
+/* A context exists on some device that is still on. */
 static int cuWarm(void){
-  int warm;
+  int d, warm = 0;
   pthread_mutex_lock(&g.mu);
-  warm = g.live && !g.dead;
+  for(d=0; d<g.nDev && !warm; d++) warm = g.dv[d].live && !g.dv[d].dead;
   pthread_mutex_unlock(&g.mu);
   return warm;
 }
 
+/* The first live device, made current; -1: none. */
+static int liveDevice(void){
+  int d;
+  pthread_mutex_lock(&g.mu);
+  for(d=0; d<g.nDev && !(g.dv[d].live && !g.dv[d].dead); d++){}
+  pthread_mutex_unlock(&g.mu);
+  if( d>=g.nDev || ga_cu_set(d)!=cudaSuccess ) return -1;
+  return d;
+}
+
 static void hostFree(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
-  if( q->pinned && cudaHostUnregister(s->buf)==cudaSuccess ) count(&g.nPinned, -1);
+  if( q->pinned && liveDevice()>=0 && cudaHostUnregister(s->buf)==cudaSuccess ) count(&g.nPinned, -1);
   free(s->buf);
   s->buf = 0;
   q->pinned = 0;
 }
 
-/* Pin the slot's host buffer if a context exists; else leave it pageable. */
+/* Pin the slot's host buffer, for every device, if a context exists; else
+** leave it pageable. */
 static void cuReady(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
-  if( q->pinned || !cuWarm() ) return;
+  if( q->pinned || !cuWarm() || liveDevice()<0 ) return;
   size_t n = sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap));
-  if( FI(FAULT_HOST, cudaHostRegister(s->buf, n, cudaHostRegisterDefault))==cudaSuccess ){
+  if( FI(FAULT_HOST, cudaHostRegister(s->buf, n, cudaHostRegisterPortable))==cudaSuccess ){
     q->pinned = 1;
     count(&g.nPinned, 1);
   }else{
@@ -253,9 +356,10 @@ static int cuOpen(ga_slot *s, char *zErr){
   return 0;
 }
 
-static void cuClose(ga_slot *s){
-  cuSlot *q = (cuSlot*)s->priv;
-  if( q==0 ) return;
+/* Free the slot's device side (on its device), waiting for its work. */
+static void devClose(cuSlot *q){
+  int pinned = q->pinned;
+  if( q->hRes || q->st ) (void)ga_cu_set(q->dev);
   ga_cu_stream_free(q->st);
   if( q->e0 && cudaEventDestroy(q->e0)==cudaSuccess ) count(&g.nStream, -1);
   if( q->e1 && cudaEventDestroy(q->e1)==cudaSuccess ) count(&g.nStream, -1);
@@ -265,16 +369,31 @@ static void cuClose(ga_slot *s){
   ga_cu_free(q->dSqPart);
   ga_cu_pinned_free(q->hStat);
   ga_cu_pinned_free(q->hRes);
-  hostFree(s);
   (void)cudaGetLastError();
+  memset(q, 0, sizeof(*q));
+  q->pinned = pinned;
+}
+
+static void cuClose(ga_slot *s){
+  cuSlot *q = (cuSlot*)s->priv;
+  if( q==0 ) return;
+  devClose(q);
+  hostFree(s);
   free(q);
   s->priv = 0;
 }
 
-/* The device side of a slot, made at its first reduction. */
+/* The device side of a slot, made at its first reduction on the next
+** device the connection uses, and made again elsewhere when that device
+** is no longer one of them. Leaves it the current device. */
 static int devOpen(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
-  int nb = g.maxBlocks > g.maxBlocksExt ? g.maxBlocks : g.maxBlocksExt;
+  int nb, d;
+  if( q->hRes && ga_cuda_allowed(q->dev, s->nDev) ) return ga_cu_live(q->dev, zErr);
+  if( q->hRes || q->st ) devClose(q);
+  if( ga_cu_live(d = ga_cu_pick(s->nDev), zErr) ) return 1;
+  q->dev = d;
+  nb = g.dv[d].maxBlocks > g.dv[d].maxBlocksExt ? g.dv[d].maxBlocks : g.dv[d].maxBlocksExt;
   CK(ga_cu_stream(&q->st), "cudaStreamCreate");
   CK(FI(FAULT_DEVICE, cudaEventCreate(&q->e0)), "cudaEventCreate");
   count(&g.nStream, 1);
@@ -288,12 +407,20 @@ static int devOpen(ga_slot *s, char *zErr){
 
 /* ---- histograms -------------------------------------------------------- */
 
-/* hist's device state, made on first use; NULL with zErr set. */
-static cuHist *histState(ga_hist *hist, char *zErr){
-  if( hist->dev==0 && (hist->dev = calloc(1, sizeof(cuHist)))==0 ){
-    strcpy(zErr, "gpuagg: out of memory");
+/* hist's state on device d, made on first use; NULL with zErr set. */
+static cuHist *histState(ga_hist *hist, int d, char *zErr){
+  cuHist *ch;
+  for(ch=(cuHist*)hist->dev; ch && ch->dev!=d; ch=ch->next){}
+  if( ch==0 ){
+    if( (ch = calloc(1, sizeof(cuHist)))==0 ){
+      strcpy(zErr, "gpuagg: out of memory");
+      return 0;
+    }
+    ch->dev = d;
+    ch->next = (cuHist*)hist->dev;
+    hist->dev = ch;
   }
-  return (cuHist*)hist->dev;
+  return ch;
 }
 
 /* The query's device counts, zeroed before any stream adds to them; on
@@ -310,16 +437,18 @@ static int histCounts(ga_hist *hist, cuHist *ch, cudaStream_t st, char *zErr){
   return ga_cu_fail(e, zWhat, zErr);
 }
 
-/* Free the numbers hist keeps on the device. */
+/* Free the numbers hist keeps on every device. */
 static void histDrop(ga_hist *hist){
-  cuHist *ch = (cuHist*)hist->dev;
+  cuHist *ch;
   int i;
-  if( ch==0 ) return;
-  for(i=0; i<ch->nSeg; i++){
-    ga_cu_free(ch->aSeg[i].d);
-    hist->nKept -= (int64_t)sizeof(double)*ch->aSeg[i].cap;
+  for(ch=(cuHist*)hist->dev; ch; ch=ch->next){
+    (void)ga_cu_set(ch->dev);
+    for(i=0; i<ch->nSeg; i++){
+      ga_cu_free(ch->aSeg[i].d);
+      hist->nKept -= (int64_t)sizeof(double)*ch->aSeg[i].n;
+    }
+    ch->nSeg = 0;
   }
-  ch->nSeg = 0;
 }
 
 /* Keeping gave up: free everything kept, here and on the host. */
@@ -362,7 +491,6 @@ static int histGrow(ga_hist *hist, cuHist *ch, int64_t n, struct cuSeg **pSeg, c
   (*pSeg)->d = d;
   (*pSeg)->n = 0;
   (*pSeg)->cap = cap;
-  hist->nKept += (int64_t)sizeof(double)*cap;
   return 0;
 }
 
@@ -375,8 +503,8 @@ static int cuKeep(ga_slot *s, const ga_job *j, char *zErr){
   size_t nb = sizeof(double)*(size_t)j->n;
   struct cuSeg *seg = 0;
   cuHist *ch;
-  if( hist->over ) return histOver(hist);
-  if( (ch = histState(hist, zErr))==0 ) return 1;
+  if( hist->over || hist->nKept + (int64_t)nb > hist->budget ) return histOver(hist);
+  if( (ch = histState(hist, q->dev, zErr))==0 ) return 1;
   if( ch->nSeg>0 && ch->aSeg[ch->nSeg-1].cap - ch->aSeg[ch->nSeg-1].n >= j->n ){
     seg = &ch->aSeg[ch->nSeg-1];
   }else{
@@ -386,8 +514,8 @@ static int cuKeep(ga_slot *s, const ga_job *j, char *zErr){
   CK(FI(FAULT_COPY, cudaMemcpyAsync(seg->d + seg->n, s->buf, nb, cudaMemcpyHostToDevice, q->st)),
      "cudaMemcpyAsync (kept numbers)");
   seg->n += j->n;
-  s->stats->nDevChunk++;
-  s->stats->nBytes += (int64_t)nb;
+  hist->nKept += (int64_t)nb;
+  ga_cu_count(s->stats, q->dev, (int64_t)nb);
   return 0;
 }
 
@@ -419,17 +547,24 @@ static int histCollect(ga_hist *hist, cuHist *ch, char *zErr){
   return 0;
 }
 
+/* Every device's counts are added in: counting commutes. */
 static int cuHistDone(ga_hist *hist, int use, char *zErr){
-  cuHist *ch = (cuHist*)hist->dev;
+  cuHist *ch;
   int rc = 0;
-  if( ch==0 ) return 0;
-  if( use && (rc = histCollect(hist, ch, zErr))!=0 ) hist->lost = 1;
+  for(ch=(cuHist*)hist->dev; ch && use && rc==0; ch=ch->next){
+    cudaError_t e = ga_cu_set(ch->dev);
+    rc = e!=cudaSuccess ? ga_cu_fail(e, "cudaSetDevice", zErr) : histCollect(hist, ch, zErr);
+    if( rc ) hist->lost = 1;
+  }
   histDrop(hist);
-  ga_cu_free(ch->counts);
-  (void)cudaGetLastError();
-  free(ch->aSeg);
-  free(ch);
-  hist->dev = 0;
+  while( (ch = (cuHist*)hist->dev)!=0 ){
+    (void)ga_cu_set(ch->dev);
+    ga_cu_free(ch->counts);
+    (void)cudaGetLastError();
+    free(ch->aSeg);
+    hist->dev = ch->next;
+    free(ch);
+  }
   return rc;
 }
 
@@ -468,7 +603,7 @@ static int cuStats(ga_slot *s, const ga_job *j, char *zErr){
     CK(ga_cu_pinned((void**)&q->hStat, sizeof(ga_stat)*(size_t)j->nSeg), "cudaHostAlloc (statistics)");
     q->nStat = j->nSeg;
   }
-  if( q->dSqPart==0 ) CK(ga_cu_alloc((void**)&q->dSqPart, sizeof(ga_sq)*(size_t)g.maxBlocks), "cudaMalloc (squares)");
+  if( q->dSqPart==0 ) CK(ga_cu_alloc((void**)&q->dSqPart, sizeof(ga_sq)*(size_t)g.dv[q->dev].maxBlocks), "cudaMalloc (squares)");
   q->nStatJob = j->nSeg;
   CK(FI(FAULT_COPY, cudaMemcpyAsync(q->dBuf, s->buf, nv, cudaMemcpyHostToDevice, q->st)), "cudaMemcpyAsync (chunk)");
   CK(FI(FAULT_COPY, cudaMemcpyAsync(q->dBuf + s->cap, s->buf + s->cap, nb, cudaMemcpyHostToDevice, q->st)),
@@ -481,18 +616,17 @@ static int cuStats(ga_slot *s, const ga_job *j, char *zErr){
     int mode = j->segReal[c]==0 ? GA_T_INT : j->segReal[c]==n ? GA_T_REAL : 0;
     ga_ext *dPart = (ga_ext*)q->dPart;
     if( n==0 ) continue;
-    CK(FI(FAULT_LAUNCH, ga_sum_bits_launch(v, bits, n, q->dPart, g.maxBlocks, &q->dStat[c].sum, q->st)), "the sum kernel");
-    CK(FI(FAULT_LAUNCH, ga_sq_launch(v, bits, n, q->dSqPart, g.maxBlocks, &q->dStat[c].sq, q->st)), "the squares kernel");
-    CK(FI(FAULT_LAUNCH, ga_ext_launch(v, bits, n, mode, 0, dPart, g.maxBlocksExt, &q->dStat[c].mn, q->st)),
+    CK(FI(FAULT_LAUNCH, ga_sum_bits_launch(v, bits, n, q->dPart, g.dv[q->dev].maxBlocks, &q->dStat[c].sum, q->st)), "the sum kernel");
+    CK(FI(FAULT_LAUNCH, ga_sq_launch(v, bits, n, q->dSqPart, g.dv[q->dev].maxBlocks, &q->dStat[c].sq, q->st)), "the squares kernel");
+    CK(FI(FAULT_LAUNCH, ga_ext_launch(v, bits, n, mode, 0, dPart, g.dv[q->dev].maxBlocksExt, &q->dStat[c].mn, q->st)),
        "the min/max kernel");
-    CK(FI(FAULT_LAUNCH, ga_ext_launch(v, bits, n, mode, 1, dPart, g.maxBlocksExt, &q->dStat[c].mx, q->st)),
+    CK(FI(FAULT_LAUNCH, ga_ext_launch(v, bits, n, mode, 1, dPart, g.dv[q->dev].maxBlocksExt, &q->dStat[c].mx, q->st)),
        "the min/max kernel");
   }
   CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
   CK(FI(FAULT_COPY, cudaMemcpyAsync(q->hStat, q->dStat, sizeof(ga_stat)*(size_t)j->nSeg, cudaMemcpyDeviceToHost,
                                     q->st)), "cudaMemcpyAsync (statistics)");
-  s->stats->nDevChunk++;
-  s->stats->nBytes += (int64_t)(nv + nb);
+  ga_cu_count(s->stats, q->dev, (int64_t)(nv + nb));
   return 0;
 }
 
@@ -500,30 +634,28 @@ static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   size_t nCopy = sizeof(int64_t)*(size_t)j->n;
 
-  if( ga_cu_live(zErr) ) return 1;
-  if( q->hRes==0 && devOpen(s, zErr) ) return 1;
+  if( devOpen(s, zErr) ) return 1;
   q->op = j->op;
   if( j->op==GA_OP_KEEP ) return cuKeep(s, j, zErr);
   if( j->op==GA_OP_GROUP ) return ga_cu_group_start(s, j, zErr);
   if( j->op==GA_OP_STATS ) return cuStats(s, j, zErr);
   if( j->op==GA_OP_HIST ){
-    cuHist *ch = histState(j->hist, zErr);
+    cuHist *ch = histState(j->hist, q->dev, zErr);
     if( ch==0 ) return 1;
     if( ch->counts==0 && histCounts(j->hist, ch, q->st, zErr) ) return 1;
   }
   CK(FI(FAULT_COPY, cudaMemcpyAsync(q->dBuf, s->buf, nCopy, cudaMemcpyHostToDevice, q->st)), "cudaMemcpyAsync (chunk)");
   if( j->op==GA_OP_HIST ){
     CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
-    CK(FI(FAULT_LAUNCH, ga_hist_launch((const double*)q->dBuf, j->n, &j->hist->h, ((cuHist*)j->hist->dev)->counts,
+    CK(FI(FAULT_LAUNCH, ga_hist_launch((const double*)q->dBuf, j->n, &j->hist->h, histState(j->hist, q->dev, zErr)->counts,
                                        q->st)), "the histogram kernel");
     CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
-    s->stats->nDevChunk++;
-    s->stats->nBytes += (int64_t)nCopy;
+    ga_cu_count(s->stats, q->dev, (int64_t)nCopy);
     return 0;
   }
   if( j->op==GA_OP_SUM ){
     CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
-    CK(FI(FAULT_LAUNCH, ga_sum_launch(q->dBuf, j->n, j->ni, q->dPart, g.maxBlocks, q->dPart + g.maxBlocks, q->st)),
+    CK(FI(FAULT_LAUNCH, ga_sum_launch(q->dBuf, j->n, j->ni, q->dPart, g.dv[q->dev].maxBlocks, q->dPart + g.dv[q->dev].maxBlocks, q->st)),
        "the sum kernel");
   }else{
     /* One type: no bitmap needed. Mixed: copy the bitmap's words too. */
@@ -537,24 +669,24 @@ static int cuStartJob(ga_slot *s, const ga_job *j, char *zErr){
       nCopy += nb;
     }
     CK(cudaEventRecord(q->e0, q->st), "cudaEventRecord");
-    CK(FI(FAULT_LAUNCH, ga_ext_launch(q->dBuf, dBits, j->n, mode, j->op==GA_OP_MAX, dPart, g.maxBlocksExt,
-                                      dPart + g.maxBlocksExt, q->st)), "the min/max kernel");
+    CK(FI(FAULT_LAUNCH, ga_ext_launch(q->dBuf, dBits, j->n, mode, j->op==GA_OP_MAX, dPart, g.dv[q->dev].maxBlocksExt,
+                                      dPart + g.dv[q->dev].maxBlocksExt, q->st)), "the min/max kernel");
   }
   CK(cudaEventRecord(q->e1, q->st), "cudaEventRecord");
-  CK(FI(FAULT_COPY, cudaMemcpyAsync(q->hRes, j->op==GA_OP_SUM ? (void*)(q->dPart + g.maxBlocks)
-                                               : (void*)((ga_ext*)q->dPart + g.maxBlocksExt),
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(q->hRes, j->op==GA_OP_SUM ? (void*)(q->dPart + g.dv[q->dev].maxBlocks)
+                                               : (void*)((ga_ext*)q->dPart + g.dv[q->dev].maxBlocksExt),
                      j->op==GA_OP_SUM ? sizeof(ga_sum) : sizeof(ga_ext),
                      cudaMemcpyDeviceToHost, q->st)), "cudaMemcpyAsync (result)");
-  s->stats->nDevChunk++;
-  s->stats->nBytes += (int64_t)nCopy;
+  ga_cu_count(s->stats, q->dev, (int64_t)nCopy);
   return 0;
 }
 
 static int cuWait(ga_slot *s, char *zErr){
   cuSlot *q = (cuSlot*)s->priv;
   float ms;
+  cudaError_t e = ga_cu_set(q->dev);
   /* A grouping's chunk is done when its fold is (on the grouping's stream). */
-  cudaError_t e = FI(FAULT_SYNC, q->op==GA_OP_GROUP ? cudaEventSynchronize(q->e1) : cudaStreamSynchronize(q->st));
+  if( e==cudaSuccess ) e = FI(FAULT_SYNC, q->op==GA_OP_GROUP ? cudaEventSynchronize(q->e1) : cudaStreamSynchronize(q->st));
   if( e!=cudaSuccess ){
     if( q->hist ) q->hist->lost = 1;
     return ga_cu_fail(e, "cudaStreamSynchronize", zErr);
@@ -563,25 +695,27 @@ static int cuWait(ga_slot *s, char *zErr){
   if( q->op==GA_OP_SUM ) s->res = *q->hRes;
   else if( q->op==GA_OP_STATS ) memcpy(s->stat, q->hStat, sizeof(ga_stat)*(size_t)q->nStatJob);
   else if( q->op!=GA_OP_HIST ) memcpy(&s->ext, q->hRes, sizeof(ga_ext));
-  if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) s->stats->kernelMs += ms;
+  if( cudaEventElapsedTime(&ms, q->e0, q->e1)==cudaSuccess ) ga_cu_ms(s->stats, q->dev, ms);
   return 0;
 }
 
 void ga_cuda_describe(sqlite3_str *out){
   char zWhy[GA_ERRLEN];
+  int d;
   if( !ga_cuda_usable(zWhy) ){
     sqlite3_str_appendall(out, ",\"device\":null,\"cuda_unavailable\":");
     ga_json_str(out, zWhy);
     return;
   }
+  d = ga_cu_first(0);
   sqlite3_str_appendall(out, ",\"device\":");
-  ga_json_str(out, g.zName);
+  ga_json_str(out, g.dv[d].zName);
   sqlite3_str_appendf(out, ",\"compute_capability\":\"%d.%d\",\"context\":%s",
-                      g.major, g.minor, cuWarm() ? "true" : "false");
+                      g.dv[d].major, g.dv[d].minor, cuWarm() ? "true" : "false");
   pthread_mutex_lock(&g.mu);
-  sqlite3_str_appendf(out, ",\"device_allocations\":%lld,\"pinned_buffers\":%lld,\"streams_events\":%lld"
-                      ",\"faults_injected\":%lld",
-                      (long long)g.nDev, (long long)g.nPinned, (long long)g.nStream, (long long)g.nFault);
+  sqlite3_str_appendf(out, ",\"visible_devices\":%d,\"device_allocations\":%lld,\"pinned_buffers\":%lld"
+                      ",\"streams_events\":%lld,\"faults_injected\":%lld", g.nDev,
+                      (long long)g.nDevAlloc, (long long)g.nPinned, (long long)g.nStream, (long long)g.nFault);
   pthread_mutex_unlock(&g.mu);
 }
 

@@ -11,6 +11,7 @@
 
 /* What a CUDA slot holds besides its host buffer. */
 typedef struct cuSlot {
+  int dev;                  /* the device its device side is on (hRes set) */
   int pinned;               /* slot->buf is registered (page-locked) */
   cudaStream_t st;          /* stream for this slot's work; 0 until first use */
   int64_t *dBuf;            /* device copy of the chunk and its bitmap */
@@ -55,27 +56,51 @@ void ga_cu_pinned_free(void *p);
 cudaError_t ga_cu_stream(cudaStream_t *p);
 void ga_cu_stream_free(cudaStream_t st);   /* waits for its work first */
 
-/* Create the context (once per process) and load the kernels; non-zero
-** (zErr set) if CUDA cannot be used. The resident blocks of the sum and
-** extreme kernels, once live. */
-int ga_cu_live(char *zErr);
-void ga_cu_blocks(int *pSum, int *pExt);
+/* Make device d the calling thread's current one, create its context
+** (once per process) and load the kernels there; non-zero (zErr set) if it
+** cannot be used. The resident blocks of the sum and extreme kernels on d,
+** once live. */
+int ga_cu_live(int d, char *zErr);
+void ga_cu_blocks(int d, int *pSum, int *pExt);
+/* Make d the current device again (for work on it after ga_cu_live). */
+cudaError_t ga_cu_set(int d);
+/* The next of those devices, round robin across the process; -1: none. */
+int ga_cu_pick(int nDev);
+/* The first of them; -1: none. */
+int ga_cu_first(int nDev);
+
+/* Work on device d, for gpuagg_info: a chunk (or a reduction of kept
+** columns) of nb bytes copied over; kernel time. */
+static inline void ga_cu_count(ga_stats *st, int d, int64_t nb){
+  st->nDevChunk++;
+  st->nBytes += nb;
+  st->dev[d].nChunk++;
+  st->dev[d].nBytes += nb;
+}
+static inline void ga_cu_ms(ga_stats *st, int d, double ms){
+  st->kernelMs += ms;
+  st->dev[d].kernelMs += ms;
+}
 
 /* Groupings (cuda_group.c): start a GA_OP_GROUP job on slot s (the context
 ** and the slot's device side exist), and the backend's xGroupDone. */
 int ga_cu_group_start(ga_slot *s, const ga_job *j, char *zErr);
 int ga_cu_group_done(ga_group *g, int use, char *zErr);
-/* Fold n rows of a key column and a value column kept on the device (values
-** kv/vv, classes kc/vc) into g, a piece of at most nPiece rows at a time
+/* Fold n rows of a key column and a value column kept on device dev (values
+** kv/vv, classes kc/vc; the first at scan position base) into g's table on
+** dev, a piece of at most nPiece rows at a time
 ** encoded into scratch (17*nPiece bytes); nGroup: the key column's groups
-** if known, else 0. g's window (g->jb) holds every real of the values. */
-int ga_cu_group_resident(ga_group *g, const int64_t *kv, const unsigned char *kc, const int64_t *vv,
-                         const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch, int64_t nPiece,
-                         char *zErr);
+** if known, else 0. g's window (g->jb) holds every real of the values. e0
+** and e1 are recorded around the work on the table's stream. */
+int ga_cu_group_resident(ga_group *g, int dev, int64_t base, const int64_t *kv, const unsigned char *kc,
+                         const int64_t *vv, const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch,
+                         int64_t nPiece, cudaEvent_t e0, cudaEvent_t e1, char *zErr);
 
-/* Order statistics of n device numbers (cuda_select.c; ga_cuda_ranks's
-** contract). */
-int ga_cuda_ranks_num(const int64_t *num, const uint64_t *bits, int64_t n, const int64_t *rank, int nRank,
+/* Order statistics (cuda_select.c; ga_cuda_ranks's contract) of n keys that
+** xFill makes on device dev (the current one) at dKeys, in stream order on
+** st; xFill returns non-zero with zErr set on failure. */
+typedef int (*ga_keys_fill)(void *pArg, uint64_t *dKeys, cudaStream_t st, char *zErr);
+int ga_cuda_ranks_dev(int dev, int64_t n, ga_keys_fill xFill, void *pArg, const int64_t *rank, int nRank,
                       uint64_t *out, ga_stats *stats, char *zErr);
 
 #endif /* GPUAGG_CUDA_H */

@@ -18,6 +18,12 @@
 **      ga_grow rows, numeric groups first in order.
 **   5. Any CUDA error is reported by name; the grouping is then lost (the
 **      caller groups again on the CPU, or fails in 'cuda' mode).
+**   6. Each device a grouping's chunks (or a kept column's parts) went to
+**      holds its own table (ga_group.dev is a list). With one, 4 gathers
+**      the groups; with more, each table's accumulators are carried, copied
+**      to the host and added into the CPU's table (ga_cpu_group_add: every
+**      part is a sum of integers, a maximum or a best candidate), which
+**      finishes them as it would its own. The bits are the same either way.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,8 @@
 #include "cuda.h"
 
 typedef struct cuGroup {
+  int dev;                      /* the device */
+  struct cuGroup *next;         /* the table on another device */
   cudaStream_t st;              /* the grouping's work, chunk after chunk */
   ga_gent *ent;                 /* the table: cap entries */
   ga_gacc *acc;                 /* ... and accumulators */
@@ -37,9 +45,10 @@ typedef struct cuGroup {
   int64_t nRows;                /* rows folded: a carry each GA_CARRY_ROWS */
 } cuGroup;
 
-/* g's device state, made at its first chunk. */
-static int groupState(ga_group *g, cuGroup **pc, char *zErr){
-  cuGroup *c = (cuGroup*)g->dev;
+/* g's state on device d (the current one), made at its first chunk there. */
+static int groupState(ga_group *g, int d, cuGroup **pc, char *zErr){
+  cuGroup *c;
+  for(c=(cuGroup*)g->dev; c && c->dev!=d; c=c->next){}
   if( c ){
     *pc = c;
     return 0;
@@ -48,6 +57,8 @@ static int groupState(ga_group *g, cuGroup **pc, char *zErr){
     strcpy(zErr, "gpuagg: out of memory");
     return 1;
   }
+  c->dev = d;
+  c->next = (cuGroup*)g->dev;
   g->dev = *pc = c;
   CK(ga_cu_stream(&c->st), "cudaStreamCreate (grouping)");
   CK(ga_cu_alloc((void**)&c->dCount, sizeof(unsigned long long)), "cudaMalloc (grouping)");
@@ -100,7 +111,7 @@ int ga_cu_group_start(ga_slot *s, const ga_job *j, char *zErr){
   ga_group *g = j->group;
   int64_t n = j->n;
   cuGroup *c;
-  if( groupState(g, &c, zErr) ) return 1;
+  if( groupState(g, q->dev, &c, zErr) ) return 1;
   /* The rows, each array to its place in the device buffer. */
   CK(FI(FAULT_COPY, cudaMemcpyAsync(GA_GROUP_KEYS(q->dBuf, s->cap), GA_GROUP_KEYS(s->buf, s->cap),
                                     sizeof(uint64_t)*(size_t)n, cudaMemcpyHostToDevice, q->st)), "cudaMemcpyAsync (keys)");
@@ -120,8 +131,7 @@ int ga_cu_group_start(ga_slot *s, const ga_job *j, char *zErr){
   CK(cudaEventRecord(q->e1, c->st), "cudaEventRecord");
   c->nRows += n;
   c->nSince += n;
-  s->stats->nDevChunk++;
-  s->stats->nBytes += (int64_t)(17*n);
+  ga_cu_count(s->stats, q->dev, (int64_t)(17*n));
   return 0;
 }
 
@@ -202,19 +212,59 @@ static int groupCollect(ga_group *g, cuGroup *c, char *zErr){
   return rc;
 }
 
+/* c's groups, carried, added into g's CPU table (6). */
+static int groupExport(ga_group *g, cuGroup *c, char *zErr){
+  ga_gent *ent = malloc(sizeof(ga_gent)*(size_t)(c->cap ? c->cap : 1));
+  ga_gacc *acc = malloc(sizeof(ga_gacc)*(size_t)(c->cap ? c->cap : 1));
+  cudaError_t e = cudaSuccess;
+  int rc = 0;
+  if( ent==0 || acc==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+    rc = 1;
+  }else if( c->cap ){
+    e = FI(FAULT_LAUNCH, ga_group_carry(c->ent, c->acc, c->cap, c->st));
+    if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(ent, c->ent, sizeof(ga_gent)*(size_t)c->cap,
+                                                         cudaMemcpyDeviceToHost, c->st));
+    if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(acc, c->acc, sizeof(ga_gacc)*(size_t)c->cap,
+                                                         cudaMemcpyDeviceToHost, c->st));
+    if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(c->st));
+    if( e!=cudaSuccess ) rc = ga_cu_fail(e, "copying a device's groups", zErr);
+    else if( ga_cpu_group_add(g, ent, acc, c->cap) ){
+      strcpy(zErr, "gpuagg: out of memory");
+      rc = 1;
+    }
+  }
+  free(ent);
+  free(acc);
+  return rc;
+}
+
 int ga_cu_group_done(ga_group *g, int use, char *zErr){
   cuGroup *c = (cuGroup*)g->dev;
   int rc = 0;
   if( c==0 ) return 0;
-  if( use && (rc = groupCollect(g, c, zErr))!=0 ) g->lost = 1;
-  ga_cu_stream_free(c->st);
-  ga_cu_free(c->ent);
-  ga_cu_free(c->acc);
-  ga_cu_free(c->dCount);
-  ga_cu_pinned_free(c->hCount);
-  (void)cudaGetLastError();
-  free(c);
-  g->dev = 0;
+  if( use && c->next==0 ){
+    rc = ga_cu_set(c->dev)!=cudaSuccess ? ga_cu_fail(cudaGetLastError(), "cudaSetDevice", zErr)
+                                        : groupCollect(g, c, zErr);
+  }else if( use ){
+    for(; c && rc==0; c=c->next){
+      rc = ga_cu_set(c->dev)!=cudaSuccess ? ga_cu_fail(cudaGetLastError(), "cudaSetDevice", zErr)
+                                          : groupExport(g, c, zErr);
+    }
+    if( rc==0 ) rc = ga_cpu_group_done(g, 1, zErr);
+  }
+  if( rc ) g->lost = 1;
+  while( (c = (cuGroup*)g->dev)!=0 ){
+    (void)ga_cu_set(c->dev);
+    ga_cu_stream_free(c->st);
+    ga_cu_free(c->ent);
+    ga_cu_free(c->acc);
+    ga_cu_free(c->dCount);
+    ga_cu_pinned_free(c->hCount);
+    (void)cudaGetLastError();
+    g->dev = c->next;
+    free(c);
+  }
   return rc;
 }
 
@@ -225,15 +275,16 @@ int ga_cu_group_done(ga_group *g, int use, char *zErr){
 ** grouping of the same kept column) the table is made for them once and
 ** no count is read back; else it grows as group_acc.h (2) says, a piece at
 ** a time. */
-int ga_cu_group_resident(ga_group *g, const int64_t *kv, const unsigned char *kc, const int64_t *vv,
-                         const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch, int64_t nPiece,
-                         char *zErr){
+int ga_cu_group_resident(ga_group *g, int dev, int64_t base, const int64_t *kv, const unsigned char *kc,
+                         const int64_t *vv, const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch,
+                         int64_t nPiece, cudaEvent_t e0, cudaEvent_t e1, char *zErr){
   uint64_t *keys = (uint64_t*)scratch, *vals = keys + nPiece;
   unsigned char *meta = (unsigned char*)(vals + nPiece);
   int64_t i;
   cuGroup *c;
-  if( groupState(g, &c, zErr) ) return 1;
+  if( groupState(g, dev, &c, zErr) ) return 1;
   if( nGroup>0 && groupRoom(c, nGroup, zErr) ) return 1;
+  CK(cudaEventRecord(e0, c->st), "cudaEventRecord");
   for(i=0; i<n; i+=nPiece){
     int64_t k = n - i < nPiece ? n - i : nPiece;
     CK(FI(FAULT_LAUNCH, ga_res_group_rows_launch(kv + i, kc + i, vv + i, vc + i, k, keys, vals, meta, c->st)),
@@ -242,10 +293,11 @@ int ga_cu_group_resident(ga_group *g, const int64_t *kv, const unsigned char *kc
     if( (c->nRows + k)/GA_CARRY_ROWS > c->nRows/GA_CARRY_ROWS ){
       CK(FI(FAULT_LAUNCH, ga_group_carry(c->ent, c->acc, c->cap, c->st)), "the carry kernel");
     }
-    CK(FI(FAULT_LAUNCH, ga_group_launch(keys, vals, meta, k, i, g->jb, c->ent, c->acc, c->cap, c->dCount, c->st)),
+    CK(FI(FAULT_LAUNCH, ga_group_launch(keys, vals, meta, k, base + i, g->jb, c->ent, c->acc, c->cap, c->dCount, c->st)),
        "the grouping kernel");
     c->nRows += k;
     c->nSince += k;
   }
+  CK(cudaEventRecord(e1, c->st), "cudaEventRecord");
   return 0;
 }

@@ -2,24 +2,37 @@
 ** Columns kept on the device: the column cache's device form
 ** (source/cache.c), and the reductions that read them where they are.
 **
-**   1. A ga_dcol is one column of n rows with no TEXT or BLOB value: each
-**      row's value (an int64, a REAL's bits, 0 for NULL) and storage class,
-**      and its numbers (INTEGER and REAL, in scan order) with a bitmap of
-**      the reals, as the chunk kernels read them; without NULLs the numbers
-**      are the rows' values themselves. One allocation, made and filled
-**      synchronously from the host copy; when the device has no room the
-**      caller hears GA_DEV_NOMEM, so that it can evict and retry.
+**   1. A ga_dcol is one column of n rows with no TEXT or BLOB value, split
+**      by row ranges into parts, one per device the connection uses (a
+**      column of fewer than PART_MIN rows a device stays whole on the first
+**      of them). A part holds its rows' values (an int64, a REAL's bits, 0
+**      for NULL) and storage classes, and its numbers (INTEGER and REAL, in
+**      scan order) with a bitmap of the reals, as the chunk kernels read
+**      them; without NULLs the numbers are the rows' values themselves. One
+**      allocation per part, made and filled synchronously from the host
+**      copy; when a device has no room the caller hears GA_DEV_NOMEM, so
+**      that it can evict and retry. A table larger than one device's
+**      memory thus fits in the devices' sum.
 **   2. The reductions give what the chunk pipeline gives on the same rows,
 **      from the same kernels: ga_stat by the sum, squares and extreme
 **      kernels over the numbers; histogram counts by the histogram kernel
 **      over the numbers as doubles, converted a piece at a time into a
 **      scratch buffer; groupings folded a piece at a time (cuda_group.c).
-**      Nothing crosses the bus but the results: no per-row or per-group
-**      round trip.
-**   3. They run on a per-connection ga_dres (a stream, the scratch buffer,
-**      partials and results), made at the first use and freed with the
-**      cache. Every CUDA call is checked and reported by name; the caller
-**      then reads the host copy instead (or fails, when cuda is forced).
+**      Every part's work is enqueued on its device before any is waited
+**      for, so the devices run together. Parts are combined on the host in
+**      row order: exact sums and counts add, extremes keep the first of
+**      equals (positions offset by the part's first number), each device's
+**      groups are added into one table; so the bits are those of one
+**      device. Nothing crosses the bus but the results: no per-row or
+**      per-group round trip.
+**   3. Order statistics sort the column's keys on the device of its first
+**      part; the other parts' keys are made on their devices and copied
+**      over peer to peer.
+**   4. They run on a per-connection ga_dres (per device: a stream, the
+**      scratch buffer, partials, results and two events), made at the first
+**      use and freed with the cache. Every CUDA call is checked and
+**      reported by name; the caller then reads the host copy instead (or
+**      fails, when cuda is forced).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +41,32 @@
 
 #define HIST_PIECE  ((int64_t)1 << 22)   /* numbers converted at a time: 32 MiB */
 #define GROUP_PIECE ((int64_t)1 << 21)   /* rows encoded at a time: 34 MiB */
+#define PART_MIN    ((int64_t)4096)      /* rows a device, at least, before a column splits */
 
-struct ga_dcol {
-  int64_t n;                /* rows */
+/* One device's rows of a column. */
+typedef struct dPart {
+  int dev;                  /* the device */
+  int64_t row0, n;          /* its rows: [row0, row0+n) of the column */
+  int64_t num0;             /* its first number's place among the column's */
   int64_t nNum, nReal;      /* numbers, and how many of them are reals */
+  int64_t bytes;            /* device memory mem takes */
   void *mem;                /* the one allocation */
   int64_t *rowV;            /* each row's value */
   unsigned char *rowC;      /* ... and class */
   int64_t *num;             /* the numbers (rowV when there is no NULL) */
   uint64_t *bits;           /* bit i set: number i is a real */
+} dPart;
+
+struct ga_dcol {
+  int64_t n;                /* rows */
+  int nPart;                /* parts, in row order, each on its own device */
+  dPart a[GA_DEV_MAX];
 };
 
-struct ga_dres {
-  cudaStream_t st;          /* the connection's resident work */
+/* A connection's state on one device. */
+typedef struct dRes {
+  cudaStream_t st;          /* the connection's resident work there */
+  cudaEvent_t e0, e1;       /* around one reduction, for its kernel time */
   void *scratch;            /* HIST_PIECE doubles or GROUP_PIECE encoded rows */
   ga_sum *dPart;            /* per-block partials (ga_sum or ga_ext) */
   ga_sq *dSqPart;           /* ... of squares */
@@ -48,11 +74,15 @@ struct ga_dres {
   ga_stat *hStat;           /* ... landed here (pinned) */
   int nStat;
   int nb, nbExt;            /* resident blocks of the sum and extreme kernels */
+} dRes;
+
+struct ga_dres {
+  dRes *d[GA_DEV_MAX];      /* by device, made at first use */
 };
 
 static int64_t up16(int64_t n){ return (n + 15) & ~(int64_t)15; }
 
-/* The one allocation's layout: rows' values, numbers (if some rows are
+/* A part's allocation's layout: rows' values, numbers (if some rows are
 ** NULL), the reals' bitmap, rows' classes; each 16-byte aligned. */
 static int64_t layout(int64_t n, int64_t nNum, int64_t *oNum, int64_t *oBits, int64_t *oC){
   *oNum = up16(8*n);
@@ -66,62 +96,93 @@ int64_t ga_dcol_bytes(int64_t n, int64_t nNum){
   return layout(n, nNum, &a, &b, &c);
 }
 
-int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, ga_dcol **pp, int64_t *pBytes, char *zErr){
-  ga_dcol *d = calloc(1, sizeof(ga_dcol));
-  int64_t i, nW, oNum, oBits, oC, total;
-  uint64_t *hBits = 0;
+int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev){
+  int64_t nb = 0;
+  int p;
+  for(p=0; d && p<d->nPart; p++) if( d->a[p].dev==iDev ) nb += d->a[p].bytes;
+  return nb;
+}
+
+/* Part p's rows (classes type, values v) to its device. */
+static int partMake(dPart *p, const unsigned char *type, const int64_t *v, char *zErr){
+  int64_t i, k = 0, nW, oNum, oBits, oC;
+  uint64_t *hBits;
   int64_t *hNum = 0;
   cudaError_t e;
+  for(i=0; i<p->n; i++){
+    if( type[i]==SQLITE_INTEGER || type[i]==SQLITE_FLOAT ) p->nNum++;
+    if( type[i]==SQLITE_FLOAT ) p->nReal++;
+  }
+  nW = GA_BITMAP_WORDS(p->nNum);
+  p->bytes = layout(p->n, p->nNum, &oNum, &oBits, &oC);
+  hBits = calloc((size_t)(nW ? nW : 1), 8);
+  if( p->nNum<p->n ) hNum = malloc((size_t)(p->nNum ? p->nNum : 1)*8);
+  if( hBits==0 || (p->nNum<p->n && hNum==0) ){
+    free(hBits); free(hNum);
+    strcpy(zErr, "gpuagg: out of memory");
+    return 1;
+  }
+  for(i=0; i<p->n; i++){
+    if( type[i]!=SQLITE_INTEGER && type[i]!=SQLITE_FLOAT ) continue;
+    if( type[i]==SQLITE_FLOAT ) hBits[k>>6] |= (uint64_t)1 << (k & 63);
+    if( hNum ) hNum[k] = v[i];
+    k++;
+  }
+  e = ga_cu_alloc(&p->mem, (size_t)p->bytes);
+  if( e==cudaErrorMemoryAllocation ){
+    (void)cudaGetLastError();
+    free(hBits); free(hNum);
+    return GA_DEV_NOMEM;
+  }
+  if( e==cudaSuccess ){
+    char *m = (char*)p->mem;
+    p->rowV = (int64_t*)m;
+    p->num = hNum ? (int64_t*)(m + oNum) : p->rowV;
+    p->bits = (uint64_t*)(m + oBits);
+    p->rowC = (unsigned char*)(m + oC);
+    if( p->n ) e = FI(FAULT_COPY, cudaMemcpy(p->rowV, v, (size_t)(8*p->n), cudaMemcpyHostToDevice));
+    if( e==cudaSuccess && hNum && p->nNum ) e = FI(FAULT_COPY, cudaMemcpy(p->num, hNum, (size_t)(8*p->nNum), cudaMemcpyHostToDevice));
+    if( e==cudaSuccess && nW ) e = FI(FAULT_COPY, cudaMemcpy(p->bits, hBits, (size_t)(8*nW), cudaMemcpyHostToDevice));
+    if( e==cudaSuccess && p->n ) e = FI(FAULT_COPY, cudaMemcpy(p->rowC, type, (size_t)p->n, cudaMemcpyHostToDevice));
+  }
+  free(hBits);
+  free(hNum);
+  return e==cudaSuccess ? 0 : ga_cu_fail(e, "keeping a column on the device", zErr);
+}
+
+int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, int nDev, ga_dcol **pp, int64_t *pBytes,
+                 char *zErr){
+  ga_dcol *d = calloc(1, sizeof(ga_dcol));
+  int aDev[GA_DEV_MAX], nUse = 0, i, rc = 0;
+  int64_t num0 = 0, total = 0;
   *pp = 0;
   if( d==0 ){
     strcpy(zErr, "gpuagg: out of memory");
     return 1;
   }
-  d->n = n;
-  for(i=0; i<n; i++){
-    if( type[i]==SQLITE_INTEGER || type[i]==SQLITE_FLOAT ) d->nNum++;
-    if( type[i]==SQLITE_FLOAT ) d->nReal++;
-  }
-  nW = GA_BITMAP_WORDS(d->nNum);
-  total = layout(n, d->nNum, &oNum, &oBits, &oC);
-  hBits = calloc((size_t)(nW ? nW : 1), 8);
-  if( d->nNum<n ) hNum = malloc((size_t)(d->nNum ? d->nNum : 1)*8);
-  if( hBits==0 || (d->nNum<n && hNum==0) ){
-    free(hBits); free(hNum); free(d);
-    strcpy(zErr, "gpuagg: out of memory");
+  for(i=0; i<GA_DEV_MAX; i++) if( ga_cuda_allowed(i, nDev) ) aDev[nUse++] = i;
+  if( nUse==0 ){
+    free(d);
+    strcpy(zErr, "gpuagg: no device to keep a column on");
     return 1;
   }
-  {
-    int64_t k = 0;
-    for(i=0; i<n; i++){
-      if( type[i]!=SQLITE_INTEGER && type[i]!=SQLITE_FLOAT ) continue;
-      if( type[i]==SQLITE_FLOAT ) hBits[k>>6] |= (uint64_t)1 << (k & 63);
-      if( hNum ) hNum[k] = v[i];
-      k++;
+  if( n < PART_MIN*nUse ) nUse = 1;
+  d->n = n;
+  for(i=0; i<nUse && rc==0; i++){
+    dPart *p = &d->a[i];
+    p->dev = aDev[i];
+    p->row0 = n*i/nUse;
+    p->n = n*(i+1)/nUse - p->row0;
+    p->num0 = num0;
+    d->nPart = i + 1;
+    if( (rc = ga_cu_live(p->dev, zErr))==0 && (rc = partMake(p, type + p->row0, v + p->row0, zErr))==0 ){
+      num0 += p->nNum;
+      total += p->bytes;
     }
   }
-  e = ga_cu_alloc(&d->mem, (size_t)total);
-  if( e==cudaErrorMemoryAllocation ){
-    (void)cudaGetLastError();
-    free(hBits); free(hNum); free(d);
-    return GA_DEV_NOMEM;
-  }
-  if( e==cudaSuccess ){
-    char *m = (char*)d->mem;
-    d->rowV = (int64_t*)m;
-    d->num = hNum ? (int64_t*)(m + oNum) : d->rowV;
-    d->bits = (uint64_t*)(m + oBits);
-    d->rowC = (unsigned char*)(m + oC);
-    if( n ) e = FI(FAULT_COPY, cudaMemcpy(d->rowV, v, (size_t)(8*n), cudaMemcpyHostToDevice));
-    if( e==cudaSuccess && hNum && d->nNum ) e = FI(FAULT_COPY, cudaMemcpy(d->num, hNum, (size_t)(8*d->nNum), cudaMemcpyHostToDevice));
-    if( e==cudaSuccess && nW ) e = FI(FAULT_COPY, cudaMemcpy(d->bits, hBits, (size_t)(8*nW), cudaMemcpyHostToDevice));
-    if( e==cudaSuccess && n ) e = FI(FAULT_COPY, cudaMemcpy(d->rowC, type, (size_t)n, cudaMemcpyHostToDevice));
-  }
-  free(hBits);
-  free(hNum);
-  if( e!=cudaSuccess ){
+  if( rc ){
     ga_dcol_free(d);
-    return ga_cu_fail(e, "keeping a column on the device", zErr);
+    return rc;
   }
   *pBytes = total;
   *pp = d;
@@ -129,24 +190,38 @@ int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, ga_dcol
 }
 
 void ga_dcol_free(ga_dcol *d){
+  int p;
   if( d==0 ) return;
-  ga_cu_free(d->mem);
+  for(p=0; p<d->nPart; p++){
+    if( d->a[p].mem==0 ) continue;
+    (void)ga_cu_set(d->a[p].dev);
+    ga_cu_free(d->a[p].mem);
+  }
   free(d);
 }
 
-int64_t ga_cuda_free_bytes(void){
+int64_t ga_cuda_free_bytes(int nDev){
   size_t fr = 0, tot = 0;
   char zErr[GA_ERRLEN];
-  if( ga_cu_live(zErr) || cudaMemGetInfo(&fr, &tot)!=cudaSuccess ){
-    (void)cudaGetLastError();
-    return -1;
+  int64_t sum = -1;
+  int i;
+  for(i=0; i<GA_DEV_MAX; i++){
+    if( !ga_cuda_allowed(i, nDev) ) continue;
+    if( ga_cu_live(i, zErr) || cudaMemGetInfo(&fr, &tot)!=cudaSuccess ){
+      (void)cudaGetLastError();
+      continue;
+    }
+    sum = (sum<0 ? 0 : sum) + (int64_t)fr;
   }
-  return (int64_t)fr;
+  return sum;
 }
 
-void ga_dres_free(ga_dres *r){
+static void resFree(int dev, dRes *r){
   if( r==0 ) return;
+  (void)ga_cu_set(dev);
   ga_cu_stream_free(r->st);
+  if( r->e0 ) cudaEventDestroy(r->e0);
+  if( r->e1 ) cudaEventDestroy(r->e1);
   ga_cu_free(r->scratch);
   ga_cu_free(r->dPart);
   ga_cu_free(r->dSqPart);
@@ -156,10 +231,19 @@ void ga_dres_free(ga_dres *r){
   free(r);
 }
 
-/* A new connection state (all of it, or none). */
-static int dresNew(ga_dres *r, char *zErr){
-  ga_cu_blocks(&r->nb, &r->nbExt);
+void ga_dres_free(ga_dres *r){
+  int i;
+  if( r==0 ) return;
+  for(i=0; i<GA_DEV_MAX; i++) resFree(i, r->d[i]);
+  free(r);
+}
+
+/* A new state on device dev, the current one (all of it, or none). */
+static int resNew(int dev, dRes *r, char *zErr){
+  ga_cu_blocks(dev, &r->nb, &r->nbExt);
   CK(ga_cu_stream(&r->st), "cudaStreamCreate (kept columns)");
+  CK(FI(FAULT_DEVICE, cudaEventCreate(&r->e0)), "cudaEventCreate");
+  CK(FI(FAULT_DEVICE, cudaEventCreate(&r->e1)), "cudaEventCreate");
   CK(ga_cu_alloc(&r->scratch, (size_t)(HIST_PIECE*8 > GROUP_PIECE*17 ? HIST_PIECE*8 : GROUP_PIECE*17)),
      "cudaMalloc (kept columns)");
   CK(ga_cu_alloc((void**)&r->dPart, sizeof(ga_sum)*(size_t)((r->nb > r->nbExt ? r->nb : r->nbExt) + 1)),
@@ -168,20 +252,26 @@ static int dresNew(ga_dres *r, char *zErr){
   return 0;
 }
 
-/* The connection's state, made at its first use; results for nStat columns. */
-static int dres(ga_dres **pp, int nStat, char *zErr){
-  ga_dres *r = *pp;
-  if( ga_cu_live(zErr) ) return 1;
-  if( r==0 ){
-    if( (r = calloc(1, sizeof(ga_dres)))==0 ){
+/* The connection's state on device dev, made current; made at its first
+** use there, with results for nStat columns. Starts a reduction there: its
+** kernel time from here (resEnd). */
+static int resOn(ga_dres **pp, int dev, int nStat, dRes **pr, char *zErr){
+  dRes *r;
+  if( *pp==0 && (*pp = calloc(1, sizeof(ga_dres)))==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+    return 1;
+  }
+  if( ga_cu_live(dev, zErr) ) return 1;
+  if( (r = (*pp)->d[dev])==0 ){
+    if( (r = calloc(1, sizeof(dRes)))==0 ){
       strcpy(zErr, "gpuagg: out of memory");
       return 1;
     }
-    if( dresNew(r, zErr) ){
-      ga_dres_free(r);
+    if( resNew(dev, r, zErr) ){
+      resFree(dev, r);
       return 1;
     }
-    *pp = r;
+    (*pp)->d[dev] = r;
   }
   if( r->nStat<nStat ){
     ga_cu_free(r->dStat);
@@ -193,92 +283,225 @@ static int dres(ga_dres **pp, int nStat, char *zErr){
     CK(ga_cu_pinned((void**)&r->hStat, sizeof(ga_stat)*(size_t)nStat), "cudaHostAlloc (statistics)");
     r->nStat = nStat;
   }
+  CK(cudaEventRecord(r->e0, r->st), "cudaEventRecord");
+  *pr = r;
   return 0;
 }
 
-/* The extremes of d's numbers into r->dStat[i].mn and .mx. */
-static int extremes(ga_dres *r, const ga_dcol *d, int i, char *zErr){
-  int mode = d->nReal==0 ? GA_T_INT : d->nReal==d->nNum ? GA_T_REAL : 0;
-  CK(FI(FAULT_LAUNCH, ga_ext_launch(d->num, d->bits, d->nNum, mode, 0, (ga_ext*)r->dPart, r->nbExt,
+/* After the reduction on dev is waited for: counted, with its kernel time. */
+static void resEnd(dRes *r, int dev, ga_stats *stats){
+  float ms;
+  ga_cu_count(stats, dev, 0);
+  if( cudaEventElapsedTime(&ms, r->e0, r->e1)==cudaSuccess ) ga_cu_ms(stats, dev, ms);
+  (void)cudaGetLastError();
+}
+
+/* The extremes of part p's numbers into r->dStat[i].mn and .mx. */
+static int extremes(dRes *r, const dPart *p, int i, char *zErr){
+  int mode = p->nReal==0 ? GA_T_INT : p->nReal==p->nNum ? GA_T_REAL : 0;
+  CK(FI(FAULT_LAUNCH, ga_ext_launch(p->num, p->bits, p->nNum, mode, 0, (ga_ext*)r->dPart, r->nbExt,
                                     &r->dStat[i].mn, r->st)), "the min/max kernel");
-  CK(FI(FAULT_LAUNCH, ga_ext_launch(d->num, d->bits, d->nNum, mode, 1, (ga_ext*)r->dPart, r->nbExt,
+  CK(FI(FAULT_LAUNCH, ga_ext_launch(p->num, p->bits, p->nNum, mode, 1, (ga_ext*)r->dPart, r->nbExt,
                                     &r->dStat[i].mx, r->st)), "the min/max kernel");
   return 0;
 }
 
-/* The results of columns 0..n) to the host. */
-static int landStats(ga_dres *r, int n, ga_stat *out, char *zErr){
+/* Device dev's results of columns 0..n) on their way to the host. */
+static int sendStats(dRes *r, int n, char *zErr){
+  CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
   CK(FI(FAULT_COPY, cudaMemcpyAsync(r->hStat, r->dStat, sizeof(ga_stat)*(size_t)n, cudaMemcpyDeviceToHost, r->st)),
      "cudaMemcpyAsync (statistics)");
-  CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (kept columns)");
-  memcpy(out, r->hStat, sizeof(ga_stat)*(size_t)n);
   return 0;
 }
 
-int ga_dcol_stats(ga_dres **pp, ga_dcol *const *a, int n, ga_stat *out, char *zErr){
-  ga_dres *r;
-  int c;
-  if( dres(pp, n, zErr) ) return 1;
-  r = *pp;
-  for(c=0; c<n; c++){
-    const ga_dcol *d = a[c];
-    if( d->nNum==0 ) continue;
-    CK(FI(FAULT_LAUNCH, ga_sum_bits_launch(d->num, d->bits, d->nNum, r->dPart, r->nb, &r->dStat[c].sum, r->st)),
-       "the sum kernel");
-    CK(FI(FAULT_LAUNCH, ga_sq_launch(d->num, d->bits, d->nNum, r->dSqPart, r->nb, &r->dStat[c].sq, r->st)),
-       "the squares kernel");
-    if( extremes(r, d, c, zErr) ) return 1;
+/* Wait for the work enqueued on every device in use[]. */
+static int waitAll(ga_dres *pr, const int *use, ga_stats *stats, char *zErr){
+  int i;
+  for(i=0; i<GA_DEV_MAX; i++){
+    if( !use[i] ) continue;
+    CK(ga_cu_set(i), "cudaSetDevice");
+    CK(FI(FAULT_SYNC, cudaStreamSynchronize(pr->d[i]->st)), "cudaStreamSynchronize (kept columns)");
+    resEnd(pr->d[i], i, stats);
   }
-  return landStats(r, n, out, zErr);
+  return 0;
 }
 
-int ga_dcol_range(ga_dres **pp, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr){
+/* Column c's parts' statistics, from each device's hStat[c], combined in
+** row order into *out (2). */
+static void gatherStat(ga_dres *pr, const ga_dcol *d, int c, ga_stat *out){
+  int p;
+  memset(out, 0, sizeof(*out));
+  for(p=0; p<d->nPart; p++){
+    ga_stat x;
+    if( d->a[p].nNum==0 ) continue;
+    x = pr->d[d->a[p].dev]->hStat[c];
+    x.nInt = x.nReal = 0;              /* the caller counts */
+    ga_stat_merge(out, &x, d->a[p].num0);
+  }
+}
+
+int ga_dcol_stats(ga_dres **pp, ga_stats *stats, ga_dcol *const *a, int n, ga_stat *out, char *zErr){
+  int use[GA_DEV_MAX] = {0}, c, p, i;
+  dRes *r;
+  for(c=0; c<n; c++){
+    for(p=0; p<a[c]->nPart; p++){
+      const dPart *q = &a[c]->a[p];
+      if( !use[q->dev] && resOn(pp, q->dev, n, &r, zErr) ) return 1;
+      use[q->dev] = 1;
+      if( q->nNum==0 ) continue;
+      CK(ga_cu_set(q->dev), "cudaSetDevice");
+      r = (*pp)->d[q->dev];
+      CK(FI(FAULT_LAUNCH, ga_sum_bits_launch(q->num, q->bits, q->nNum, r->dPart, r->nb, &r->dStat[c].sum, r->st)),
+         "the sum kernel");
+      CK(FI(FAULT_LAUNCH, ga_sq_launch(q->num, q->bits, q->nNum, r->dSqPart, r->nb, &r->dStat[c].sq, r->st)),
+         "the squares kernel");
+      if( extremes(r, q, c, zErr) ) return 1;
+    }
+  }
+  for(i=0; i<GA_DEV_MAX; i++){
+    if( !use[i] ) continue;
+    CK(ga_cu_set(i), "cudaSetDevice");
+    if( sendStats((*pp)->d[i], n, zErr) ) return 1;
+  }
+  if( waitAll(*pp, use, stats, zErr) ) return 1;
+  for(c=0; c<n; c++) gatherStat(*pp, a[c], c, &out[c]);
+  return 0;
+}
+
+int ga_dcol_range(ga_dres **pp, ga_stats *stats, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr){
+  int use[GA_DEV_MAX] = {0}, p;
   ga_stat st;
-  if( dres(pp, 1, zErr) || extremes(*pp, d, 0, zErr) || landStats(*pp, 1, &st, zErr) ) return 1;
+  dRes *r;
+  for(p=0; p<d->nPart; p++){
+    if( resOn(pp, d->a[p].dev, 1, &r, zErr) ) return 1;
+    use[d->a[p].dev] = 1;
+    if( d->a[p].nNum && extremes(r, &d->a[p], 0, zErr) ) return 1;
+    if( sendStats(r, 1, zErr) ) return 1;
+  }
+  if( waitAll(*pp, use, stats, zErr) ) return 1;
+  gatherStat(*pp, d, 0, &st);
   *mn = st.mn;
   *mx = st.mx;
   return 0;
 }
 
-int ga_dcol_hist(ga_dres **pp, ga_dcol *d, ga_hist *hist, char *zErr){
+int ga_dcol_hist(ga_dres **pp, ga_stats *stats, ga_dcol *d, ga_hist *hist, char *zErr){
   size_t nb = sizeof(uint64_t)*(size_t)hist->h.bins;
-  unsigned long long *counts = 0;
-  uint64_t *tmp = 0;
-  cudaError_t e;
+  unsigned long long *counts[GA_DEV_MAX] = {0};
+  uint64_t *tmp = malloc(nb*(size_t)d->nPart);
+  cudaError_t e = cudaSuccess;
   const char *zWhat = "cudaMalloc (histogram)";
+  int use[GA_DEV_MAX] = {0}, p, rc = 0;
   int64_t i;
-  ga_dres *r;
-  if( dres(pp, 1, zErr) ) return 1;
-  r = *pp;
-  if( (tmp = malloc(nb))==0 ){
+  dRes *r;
+  if( tmp==0 ){
     strcpy(zErr, "gpuagg: out of memory");
     return 1;
   }
-  e = ga_cu_alloc((void**)&counts, nb);
-  if( e==cudaSuccess && (e = FI(FAULT_COPY, cudaMemsetAsync(counts, 0, nb, r->st)))!=cudaSuccess ) zWhat = "cudaMemsetAsync";
-  for(i=0; e==cudaSuccess && i<d->nNum; i+=HIST_PIECE){
-    int64_t k = d->nNum - i < HIST_PIECE ? d->nNum - i : HIST_PIECE;
-    e = FI(FAULT_LAUNCH, ga_res_doubles_launch(d->num + i, d->bits + i/64, k, (double*)r->scratch, r->st));
-    if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_hist_launch((const double*)r->scratch, k, &hist->h, counts, r->st));
-    if( e!=cudaSuccess ) zWhat = "the histogram kernels";
+  /* Every part counted on its device, into its own counts... */
+  for(p=0; p<d->nPart && e==cudaSuccess && rc==0; p++){
+    const dPart *q = &d->a[p];
+    if( (rc = resOn(pp, q->dev, 1, &r, zErr))!=0 ) break;
+    use[q->dev] = 1;
+    e = ga_cu_alloc((void**)&counts[p], nb);
+    if( e==cudaSuccess && (e = FI(FAULT_COPY, cudaMemsetAsync(counts[p], 0, nb, r->st)))!=cudaSuccess ){
+      zWhat = "cudaMemsetAsync";
+    }
+    for(i=0; e==cudaSuccess && i<q->nNum; i+=HIST_PIECE){
+      int64_t k = q->nNum - i < HIST_PIECE ? q->nNum - i : HIST_PIECE;
+      e = FI(FAULT_LAUNCH, ga_res_doubles_launch(q->num + i, q->bits + i/64, k, (double*)r->scratch, r->st));
+      if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_hist_launch((const double*)r->scratch, k, &hist->h, counts[p], r->st));
+      if( e!=cudaSuccess ) zWhat = "the histogram kernels";
+    }
+    if( e==cudaSuccess ) e = cudaEventRecord(r->e1, r->st);
+    if( e==cudaSuccess && (e = FI(FAULT_COPY, cudaMemcpyAsync(tmp + p*(size_t)hist->h.bins, counts[p], nb,
+                                                           cudaMemcpyDeviceToHost, r->st)))!=cudaSuccess ){
+      zWhat = "cudaMemcpyAsync (histogram)";
+    }
   }
-  if( e==cudaSuccess && (e = FI(FAULT_COPY, cudaMemcpyAsync(tmp, counts, nb, cudaMemcpyDeviceToHost, r->st)))!=cudaSuccess ){
-    zWhat = "cudaMemcpyAsync (histogram)";
+  /* ... then waited for, and added: counting commutes. */
+  if( rc==0 && e!=cudaSuccess ) rc = ga_cu_fail(e, zWhat, zErr);
+  if( rc==0 ) rc = waitAll(*pp, use, stats, zErr);
+  for(p=0; rc==0 && p<d->nPart; p++){
+    for(i=0; i<hist->h.bins; i++) hist->counts[i] += tmp[p*(size_t)hist->h.bins + i];
   }
-  if( e==cudaSuccess && (e = FI(FAULT_SYNC, cudaStreamSynchronize(r->st)))!=cudaSuccess ) zWhat = "cudaStreamSynchronize";
-  if( e==cudaSuccess ) for(i=0; i<hist->h.bins; i++) hist->counts[i] += tmp[i];
+  for(p=0; p<d->nPart; p++){
+    if( counts[p]==0 ) continue;
+    (void)ga_cu_set(d->a[p].dev);
+    ga_cu_free(counts[p]);
+  }
   free(tmp);
-  ga_cu_free(counts);
-  return e==cudaSuccess ? 0 : ga_cu_fail(e, zWhat, zErr);
+  return rc;
 }
 
-int ga_dcol_group(ga_dres **pp, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr){
-  if( dres(pp, 1, zErr) ) return 1;
-  /* The scratch is the connection stream's: wait for its last user. */
-  CK(FI(FAULT_SYNC, cudaStreamSynchronize((*pp)->st)), "cudaStreamSynchronize (kept columns)");
-  return ga_cu_group_resident(g, k->rowV, k->rowC, v->rowV, v->rowC, k->n, nGroup, (*pp)->scratch, GROUP_PIECE, zErr);
+int ga_dcol_group(ga_dres **pp, ga_stats *stats, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr){
+  int use[GA_DEV_MAX] = {0}, p;
+  dRes *r;
+  if( k->nPart!=v->nPart ){
+    strcpy(zErr, "gpuagg: the key and value columns are kept on different devices");
+    return 1;
+  }
+  for(p=0; p<k->nPart; p++){
+    const dPart *a = &k->a[p], *b = &v->a[p];
+    if( a->dev!=b->dev || a->row0!=b->row0 || a->n!=b->n ){
+      strcpy(zErr, "gpuagg: the key and value columns are kept on different devices");
+      return 1;
+    }
+    if( resOn(pp, a->dev, 1, &r, zErr) ) return 1;
+    use[a->dev] = 1;
+    /* The scratch is the connection stream's: wait for its last user. */
+    CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (kept columns)");
+    if( ga_cu_group_resident(g, a->dev, a->row0, a->rowV, a->rowC, b->rowV, b->rowC, a->n, nGroup, r->scratch,
+                             GROUP_PIECE, r->e0, r->e1, zErr) ) return 1;
+  }
+  /* Every device folds its part; then each is waited for. */
+  for(p=0; p<GA_DEV_MAX; p++){
+    if( !use[p] ) continue;
+    CK(ga_cu_set(p), "cudaSetDevice");
+    CK(FI(FAULT_SYNC, cudaEventSynchronize((*pp)->d[p]->e1)), "cudaEventSynchronize (grouping)");
+    resEnd((*pp)->d[p], p, stats);
+  }
+  return 0;
 }
 
-int ga_dcol_ranks(ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats, char *zErr){
-  return ga_cuda_ranks_num(d->num, d->bits, d->nNum, rank, nRank, out, stats, zErr);
+/* The keys of a kept column's numbers, part by part, on the device of its
+** first part (3). */
+typedef struct PartKeys { const ga_dcol *d; ga_dres **pp; } PartKeys;
+static int partKeys(void *pArg, uint64_t *dKeys, cudaStream_t st, char *zErr){
+  PartKeys *k = (PartKeys*)pArg;
+  const ga_dcol *d = k->d;
+  int dev = d->a[0].dev, p;
+  for(p=0; p<d->nPart; p++){
+    const dPart *q = &d->a[p];
+    uint64_t *tmp = 0;
+    cudaError_t e;
+    dRes *r;
+    if( q->nNum==0 ) continue;
+    if( q->dev==dev ){
+      CK(FI(FAULT_LAUNCH, ga_keys_launch(q->num, q->bits, q->nNum, dKeys + q->num0, st)), "the keys kernel");
+      continue;
+    }
+    if( resOn(k->pp, q->dev, 1, &r, zErr) ) return 1;
+    e = ga_cu_alloc((void**)&tmp, sizeof(uint64_t)*(size_t)q->nNum);
+    if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_keys_launch(q->num, q->bits, q->nNum, tmp, r->st));
+    if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(r->st));
+    if( e==cudaSuccess ) e = ga_cu_set(dev);
+    if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyPeerAsync(dKeys + q->num0, dev, tmp, q->dev,
+                                                             sizeof(uint64_t)*(size_t)q->nNum, st));
+    if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(st));
+    (void)ga_cu_set(q->dev);
+    ga_cu_free(tmp);
+    (void)ga_cu_set(dev);
+    if( e!=cudaSuccess ) return ga_cu_fail(e, "gathering a kept column's keys", zErr);
+  }
+  return 0;
+}
+
+int ga_dcol_ranks(ga_dres **pp, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats,
+                  char *zErr){
+  PartKeys k;
+  int64_t nNum = d->a[d->nPart-1].num0 + d->a[d->nPart-1].nNum;
+  k.d = d;
+  k.pp = pp;
+  return ga_cuda_ranks_dev(d->a[0].dev, nNum, partKeys, &k, rank, nRank, out, stats, zErr);
 }

@@ -135,33 +135,70 @@ static void fold(ga_gacc *a, int jb, unsigned char m, uint64_t bits, uint64_t po
   }
 }
 
+/* The index of group (tag, key) in g's CPU table, made (zeroed) if new and
+** the table too; -1: out of memory. */
+static int64_t groupAt(ga_group *g, uint32_t tag, uint64_t key){
+  CpuGroup *t = (CpuGroup*)g->cpu;
+  int isNew;
+  int64_t k;
+  if( t==0 && (g->cpu = t = calloc(1, sizeof(CpuGroup)))==0 ) return -1;
+  if( (k = ga_kmap_add(&t->map, tag, key, &isNew))<0 ) return -1;
+  if( isNew ){
+    if( k==t->nAlloc ){
+      int64_t na = t->nAlloc ? 2*t->nAlloc : 64;
+      ga_gacc *pa = realloc(t->acc, sizeof(ga_gacc)*(size_t)na);
+      uint64_t *pk = pa ? realloc(t->aKey, sizeof(uint64_t)*(size_t)na) : 0;
+      if( pa ) t->acc = pa;
+      if( pk==0 ) return -1;
+      t->aKey = pk;
+      t->nAlloc = na;
+    }
+    memset(&t->acc[k], 0, sizeof(ga_gacc));
+    t->aKey[k] = key;
+  }
+  return k;
+}
+
 int ga_cpu_group(ga_group *g, const uint64_t *keys, const uint64_t *vals, const unsigned char *meta,
                  int64_t n, int64_t base){
-  CpuGroup *t = (CpuGroup*)g->cpu;
+  CpuGroup *t;
   int64_t i;
-  if( t==0 && (g->cpu = t = calloc(1, sizeof(CpuGroup)))==0 ) return 1;
   for(i=0; i<n; i++){
-    int isNew;
-    int64_t k = ga_kmap_add(&t->map, (uint32_t)ga_kgroup(meta[i] & GA_K_MASK) + 1, keys[i], &isNew);
+    int64_t k = groupAt(g, (uint32_t)ga_kgroup(meta[i] & GA_K_MASK) + 1, keys[i]);
     if( k<0 ) return 1;
-    if( isNew ){
-      if( k==t->nAlloc ){
-        int64_t na = t->nAlloc ? 2*t->nAlloc : 64;
-        ga_gacc *pa = realloc(t->acc, sizeof(ga_gacc)*(size_t)na);
-        uint64_t *pk = pa ? realloc(t->aKey, sizeof(uint64_t)*(size_t)na) : 0;
-        if( pa ) t->acc = pa;
-        if( pk==0 ) return 1;
-        t->aKey = pk;
-        t->nAlloc = na;
-      }
-      memset(&t->acc[k], 0, sizeof(ga_gacc));
-      t->aKey[k] = keys[i];
-    }
+    t = (CpuGroup*)g->cpu;
     fold(&t->acc[k], g->jb, meta[i], vals[i], (uint64_t)(base + i));
     if( ++g->nRow % GA_CARRY_ROWS==0 ){
       int64_t j;
       for(j=0; j<t->map.n; j++) ga_gacc_carry(&t->acc[j]);
     }
+  }
+  return 0;
+}
+
+/* Every part of an accumulator is a sum of integers, a maximum or a best
+** candidate: adding b's parts to a's gives what one table folding both
+** rows would hold, in any order. */
+int ga_cpu_group_add(ga_group *g, const ga_gent *ent, const ga_gacc *acc, int64_t n){
+  int64_t i;
+  int j;
+  for(i=0; i<n; i++){
+    ga_gacc *a, b = acc[i];
+    int64_t k;
+    if( ent[i].tag==0 ) continue;
+    if( (k = groupAt(g, (uint32_t)ent[i].tag, ent[i].key))<0 ) return 1;
+    a = &((CpuGroup*)g->cpu)->acc[k];
+    ga_gacc_carry(a);
+    ga_gacc_carry(&b);
+    a->rows += b.rows;
+    if( b.first>a->first ) a->first = b.first;
+    a->nInt += b.nInt;
+    a->nReal += b.nReal;
+    a->ilo += b.ilo;
+    a->ihi += b.ihi;
+    for(j=0; j<GA_GWORDS; j++) a->w[j] += b.w[j];
+    if( ga_gext_better(b.mx, a->mx) ) a->mx = b.mx;
+    if( ga_gext_better(b.mn, a->mn) ) a->mn = b.mn;
   }
   return 0;
 }

@@ -87,6 +87,12 @@ static void entryDrop(ga_cache *c, ga_centry **pp){
   *pp = e->next;
   c->bytes -= e->bytes;
   c->devBytes -= e->devBytes;
+#ifdef GPUAGG_CUDA
+  {
+    int i;
+    for(i=0; i<GA_DEV_MAX; i++) c->devBytesOn[i] -= ga_dcol_bytes_on(e->res.d, i);
+  }
+#endif
   c->nEntry--;
   if( e->nRef ) e->dead = 1;
   else entryFree(e);
@@ -277,14 +283,16 @@ static int evictOne(ga_cache *c){
   return 1;
 }
 
-/* e's device form; where the device has no room, entries are evicted and
-** it is tried again. Any failure leaves e in host memory only. */
-static void deviceKeep(ga_cache *c, ga_centry *e){
+/* e's device form, split across the nDev devices the connection uses;
+** where a device has no room, entries are evicted and it is tried again.
+** Any failure leaves e in host memory only. */
+static void deviceKeep(ga_cache *c, int nDev, ga_centry *e){
   char zErr[GA_ERRLEN];
   int64_t nb = 0;
-  int rc;
-  while( (rc = ga_dcol_make(e->type, e->v, e->n, &e->res.d, &nb, zErr))==GA_DEV_NOMEM && evictOne(c) ){}
+  int rc, i;
+  while( (rc = ga_dcol_make(e->type, e->v, e->n, nDev, &e->res.d, &nb, zErr))==GA_DEV_NOMEM && evictOne(c) ){}
   if( rc ) return;
+  for(i=0; i<GA_DEV_MAX; i++) c->devBytesOn[i] += ga_dcol_bytes_on(e->res.d, i);
   e->devBytes = nb;
   e->bytes += nb;
   c->bytes += nb;
@@ -299,7 +307,7 @@ static int deviceWanted(ga_conn *conn){
 #ifdef GPUAGG_CUDA
   if( conn->mode!=GA_CPU && ga_cuda_backend.xWarm() ){
     if( conn->cache.budget==GA_CACHE_AUTO ){
-      int64_t fr = ga_cuda_free_bytes();
+      int64_t fr = ga_cuda_free_bytes(conn->devices);
       if( fr>0 ) conn->cache.budget = fr/4;
     }
     return 1;
@@ -384,7 +392,7 @@ static void keep(CacheSrc *p){
   }
 #ifdef GPUAGG_CUDA
   for(c=0; ok && c<p->nCol; c++){
-    if( aDev[c] ) deviceKeep(cc, aNew[c]);
+    if( aDev[c] ) deviceKeep(cc, p->conn->devices, aNew[c]);
   }
 #endif
 }

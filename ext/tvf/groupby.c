@@ -343,7 +343,7 @@ static int groupResident(GroupVtab *v, ga_colsrc *src, ga_group *g){
     int eMax = x->eMax<0 ? 0 : x->eMax;       /* zeros only: fit anywhere */
     if( !ga_group_window_all(x->eMin<eMax ? x->eMin : eMax, eMax, &g->jb) ) return 0;
   }
-  fail = ga_dcol_group(&v->conn->cache.dres, k->d, x->d, k->nGroup, g, zErr);
+  fail = ga_dcol_group(&v->conn->cache.dres, &v->conn->stats, k->d, x->d, k->nGroup, g, zErr);
   if( g->dev && ga_cuda_backend.xGroupDone(g, !fail, zErr) ) fail = 1;
   if( fail ){
     ga_group_clear(g);

@@ -277,7 +277,7 @@ static int histResident(HistVtab *v, HistCursor *c, ga_colsrc *src, int given, c
         ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
         return SQLITE_OK;
       }
-      if( (fail = ga_dcol_range(&v->conn->cache.dres, r->d, &e[0], &e[1], zErr))==0 ){
+      if( (fail = ga_dcol_range(&v->conn->cache.dres, &v->conn->stats, r->d, &e[0], &e[1], zErr))==0 ){
         double x[2];
         int i;
         for(i=0; i<2; i++) x[i] = e[i].type==GA_T_INT ? (double)(int64_t)e[i].bits : ga_bits_real(e[i].bits);
@@ -286,7 +286,7 @@ static int histResident(HistVtab *v, HistCursor *c, ga_colsrc *src, int given, c
     }
     if( !fail && rc==SQLITE_OK ) rc = histScale(&v->base, &c->h);
     if( !fail && rc==SQLITE_OK ) rc = histCounts(c, &hist);
-    if( !fail && rc==SQLITE_OK ) fail = ga_dcol_hist(&v->conn->cache.dres, r->d, &hist, zErr);
+    if( !fail && rc==SQLITE_OK ) fail = ga_dcol_hist(&v->conn->cache.dres, &v->conn->stats, r->d, &hist, zErr);
     if( fail ){
       sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
       if( v->conn->mode==GA_CUDA ) return ga_tvf_error(&v->base, "%s", zErr);

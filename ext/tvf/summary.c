@@ -202,7 +202,7 @@ static int quartiles(SumVtab *v, ColStat *a, struct ga_dcol *d, char *zErr){
   }
 #ifdef GPUAGG_CUDA
   if( d ){
-    rc = ga_dcol_ranks(d, r, m, k, &v->conn->stats, zErr);
+    rc = ga_dcol_ranks(&v->conn->cache.dres, d, r, m, k, &v->conn->stats, zErr);
   }else
 #endif
   rc = ga_ranks(v->conn, a->key, n, r, m, k, zErr);
@@ -276,7 +276,7 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ,
     d[c] = r[c]->d;
   }
   if( (st = malloc(sizeof(ga_stat)*(size_t)n))==0 ) return 0;
-  if( (fail = ga_dcol_stats(&v->conn->cache.dres, d, n, st, zErr))!=0 ){
+  if( (fail = ga_dcol_stats(&v->conn->cache.dres, &v->conn->stats, d, n, st, zErr))!=0 ){
     free(st);
     sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
     if( v->conn->mode!=GA_CUDA ) return 0;
