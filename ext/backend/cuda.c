@@ -61,6 +61,7 @@ static struct {
   int nDev;                 /* devices visible (at most GA_DEV_MAX) */
   cuDev dv[GA_DEV_MAX];     /* them */
   unsigned rr;              /* round robin: slots' device sides made so far */
+  unsigned char peer[GA_DEV_MAX][GA_DEV_MAX]; /* peer access between the two tried */
   char zWhy[GA_ERRLEN];     /* why CUDA cannot be used at all */
   int64_t nDevAlloc;        /* live device (and pinned result) allocations */
   int64_t nPinned;          /* host buffers registered (pinned) now */
@@ -258,6 +259,19 @@ int ga_cu_first(int nDev){
 cudaError_t ga_cu_set(int d){
   tDev = d;
   return cudaSetDevice(d);
+}
+
+void ga_cu_peer(int a, int b){
+  int i, can = 0;
+  pthread_mutex_lock(&g.mu);
+  if( !g.peer[a][b] ){
+    g.peer[a][b] = g.peer[b][a] = 1;
+    for(i=0; i<2 && cudaDeviceCanAccessPeer(&can, i ? b : a, i ? a : b)==cudaSuccess && can; i++){
+      if( ga_cu_set(i ? b : a)==cudaSuccess ) (void)cudaDeviceEnablePeerAccess(i ? a : b, 0);
+    }
+    (void)cudaGetLastError();   /* already enabled, or not possible: copies still work */
+  }
+  pthread_mutex_unlock(&g.mu);
 }
 
 /* Make device d current, create its context (once per process) and check

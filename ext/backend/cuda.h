@@ -68,6 +68,11 @@ cudaError_t ga_cu_set(int d);
 int ga_cu_pick(int nDev);
 /* The first of them; -1: none. */
 int ga_cu_first(int nDev);
+/* Let devices a and b (both live) reach each other's memory directly where
+** they can (NVLink or PCIe peer to peer), once per process: peer copies
+** between them then go device to device instead of through the host. May
+** change the current device. */
+void ga_cu_peer(int a, int b);
 
 /* Work on device d, for gpuagg_info: a chunk (or a reduction of kept
 ** columns) of nb bytes copied over; kernel time. */

@@ -481,6 +481,7 @@ static int partKeys(void *pArg, uint64_t *dKeys, cudaStream_t st, char *zErr){
       CK(FI(FAULT_LAUNCH, ga_keys_launch(q->num, q->bits, q->nNum, dKeys + q->num0, st)), "the keys kernel");
       continue;
     }
+    ga_cu_peer(dev, q->dev);
     if( resOn(k->pp, q->dev, 1, &r, zErr) ) return 1;
     e = ga_cu_alloc((void**)&tmp, sizeof(uint64_t)*(size_t)q->nNum);
     if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_keys_launch(q->num, q->bits, q->nNum, tmp, r->st));
