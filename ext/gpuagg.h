@@ -42,7 +42,7 @@ typedef struct ga_walseen {
 /* Decoded columns kept between queries (source/cache.c). */
 typedef struct ga_centry ga_centry;
 #define GA_CACHE_AUTO (-1)            /* the budget until it is set: a quarter of the
-                                      ** device's free memory once a context exists */
+                                      ** devices' free memory once a context exists */
 typedef struct ga_cache {
   int64_t budget;           /* most bytes kept (gpuagg_config 'cache'); 0: none;
                             ** GA_CACHE_AUTO: not yet known */

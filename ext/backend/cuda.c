@@ -14,7 +14,7 @@
 **      enqueues copy, kernels and copy-back and returns; xWait synchronizes
 **      that stream only.
 **   4. Every CUDA call is checked. An error is reported by name; if it is
-**      sticky (the context is broken) CUDA is switched off for the process
+**      sticky (the context is broken) that device is switched off for the process
 **      and later pipelines run on the CPU (or fail, when cuda is forced).
 **   5. Every device the connection may use (backend.h) serves it. A slot's
 **      device side is made on the next of them, round robin across the

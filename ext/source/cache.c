@@ -37,7 +37,7 @@
 **   6. At most gpuagg_config('cache') bytes are kept, host and device
 **      together (0: none); the least recently used entries go first;
 **      setting it lower frees at once. The default (-1) is a quarter of the
-**      device's free memory when the first columns are kept with a context,
+**      devices' free memory (together) when the first columns are kept with a context,
 **      and no caching where CUDA cannot serve the connection. Entries in use
 **      by a scan are freed when it ends.
 **   7. Per connection: the check rests on the connection's own snapshot,
