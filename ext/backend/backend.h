@@ -257,9 +257,8 @@ extern const ga_backend ga_cuda_backend;
 int ga_cuda_usable(char *zWhy);
 struct sqlite3_str;
 void ga_cuda_describe(struct sqlite3_str*);
-/* Devices a connection limited to nDev (0: all) uses now; whether device d
-** is one of them; device d's name. */
-int ga_cuda_devices(int nDev);
+/* Whether device d is one of those a connection limited to nDev (0: all)
+** uses now; device d's name. */
 int ga_cuda_allowed(int d, int nDev);
 const char *ga_cuda_device_name(int d);
 /* Fault injection (cuda.c, 6): fail the Nth call of kind zKind from now

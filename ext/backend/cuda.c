@@ -213,15 +213,6 @@ int ga_cuda_usable(char *zWhy){
   return ok;
 }
 
-int ga_cuda_devices(int nDev){
-  int d, n, k = 0;
-  pthread_mutex_lock(&g.mu);
-  n = nLooked(nDev);
-  for(d=0; d<n; d++) k += !g.dv[d].dead;
-  pthread_mutex_unlock(&g.mu);
-  return k;
-}
-
 const char *ga_cuda_device_name(int d){
   return d>=0 && d<g.nDev ? g.dv[d].zName : "";
 }
@@ -348,7 +339,7 @@ static void hostFree(ga_slot *s){
 ** leave it pageable. */
 static void cuReady(ga_slot *s){
   cuSlot *q = (cuSlot*)s->priv;
-  if( q->pinned || !cuWarm() || liveDevice()<0 ) return;
+  if( q->pinned || liveDevice()<0 ) return;
   size_t n = sizeof(int64_t)*(size_t)(s->cap + GA_BITMAP_WORDS(s->cap));
   if( FI(FAULT_HOST, cudaHostRegister(s->buf, n, cudaHostRegisterPortable))==cudaSuccess ){
     q->pinned = 1;
