@@ -29,6 +29,12 @@
 **      quicksorted at the end) and a sort-based SQL median, gpu_var_samp
 **      against SQL's sums, window sums and maxima (ROWS 999 PRECEDING, 1M
 **      rows) against the builtins'.
+**   3g. Every aggregate's per-row cost (aggs): gpu_sum, gpu_avg, gpu_min,
+**      gpu_max, gpu_argmin, gpu_argmax against sum, avg, min, max, and for
+**      the argument functions ORDER BY ... LIMIT 1 ungrouped and min / max
+**      grouped, ungrouped and GROUP BY with groups of 1,000 and of 100,000
+**      rows; on tables in a file (BENCH_AGGS_DB) that processes share, so
+**      that scripts/gpu-compare.sh can alternate two builds, a process each.
 **   4. sum(i) and sum(x) again at other chunk sizes (GPUAGG_BENCH_CHUNKS, a
 **      comma-separated list; default 262144,65536,direct): does a chunk that
 **      stays in the CPU's cache make appending cheaper? "direct" folds every
@@ -59,7 +65,7 @@
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** group,summary,stats,chunks,scale,pages,cache,devices). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,summary,stats,aggs,chunks,scale,pages,cache,devices). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
 #include <stdio.h>
@@ -213,6 +219,77 @@ static double medianOf(sqlite3 *db, const char *zSql){
   for(i=0; i<nRun; i++) t[i] = timeQuery(db, zSql);
   qsort(t, nRun, sizeof(double), cmpDouble);
   return t[nRun/2];
+}
+
+/* 3g. The tables a3 (groups of 1,000 rows) and a5 (of 100,000) of n rows,
+** WITHOUT ROWID with the group first in the key, so a GROUP BY reads them in
+** order and spends no time sorting: what is left is the scan and the
+** aggregates' steps. x is random and in no order within a group. Made
+** once in the file zFile; a later process opens them as they are. */
+static sqlite3 *aggsTables(const char *zFile, int64_t n){
+  char *zErr = 0;
+  sqlite3 *db = h_open_file(zFile, &zErr);
+  int g;
+  if( db==0 ){
+    fprintf(stderr, "%s: %s\n", zFile, zErr);
+    exit(1);
+  }
+  for(g=3; g<=5; g+=2){
+    int64_t nGroup = g==3 ? 1000 : 100000;
+    double t0 = h_now();
+    if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='a%d'", g)
+     && h_int(db, "SELECT count(*) FROM a%d", g)==n ) continue;
+    h_exec(db, "DROP TABLE IF EXISTS a%d; CREATE TABLE a%d(g INTEGER, n INTEGER, k INTEGER, x REAL,"
+               " PRIMARY KEY(g, n)) WITHOUT ROWID;"
+               "WITH RECURSIVE s(r) AS (VALUES(0) UNION ALL SELECT r+1 FROM s WHERE r<%lld) "
+               "INSERT INTO a%d SELECT r/%lld, r%%%lld, (r*2654435761)%%1000003,"
+               " ((r*69069)%%4000037)*0.25 - 500000.125 FROM s", g, g, (long long)n - 1, g,
+               (long long)nGroup, (long long)nGroup);
+    fprintf(stderr, "# a%d: %lld rows in %.1f s\n", g, (long long)n, h_now() - t0);
+  }
+  h_int(db, "SELECT count(*), sum(x) FROM a3");          /* the page cache warm */
+  h_int(db, "SELECT count(*), sum(x) FROM a5");
+  return db;
+}
+
+static void aggsSection(int64_t nRow, const char *zBackend){
+  static const struct { const char *zFn, *zBuiltin, *zGpu, *zOrder; } aQ[] = {
+    { "sum(x)",        "sum(x)", "gpu_sum(x)",       0 },
+    { "avg(x)",        "avg(x)", "gpu_avg(x)",       0 },
+    { "min(x)",        "min(x)", "gpu_min(x)",       0 },
+    { "max(x)",        "max(x)", "gpu_max(x)",       0 },
+    { "argmin(k, x)",  "min(x)", "gpu_argmin(k, x)", "x" },
+    { "argmax(k, x)",  "max(x)", "gpu_argmax(k, x)", "x DESC" },
+  };
+  const char *zFile = getenv("BENCH_AGGS_DB") ? getenv("BENCH_AGGS_DB") : "/tmp/gpuagg-aggs.db";
+  sqlite3 *db = aggsTables(zFile, nRow);
+  size_t q;
+  int g;
+  gRows = nRow;
+  printf("\n| query | builtin ms | gpu_* ms | ratio |\n| --- | ---: | ---: | ---: |\n");
+  for(g=0; g<3; g++){
+    for(q=0; q<sizeof(aQ)/sizeof(aQ[0]); q++){
+      char zLabel[160], *zB, *zG;
+      if( g==0 ){
+        zB = aQ[q].zOrder ? sqlite3_mprintf("SELECT k FROM a3 WHERE x IS NOT NULL ORDER BY %s LIMIT 1", aQ[q].zOrder)
+                          : sqlite3_mprintf("SELECT %s FROM a3", aQ[q].zBuiltin);
+        zG = sqlite3_mprintf("SELECT %s FROM a3", aQ[q].zGpu);
+        snprintf(zLabel, sizeof(zLabel), "%s vs %s, ungrouped, %s", aQ[q].zFn,
+                 aQ[q].zOrder ? "ORDER BY LIMIT 1" : aQ[q].zBuiltin, zBackend);
+      }else{
+        const char *zTab = g==1 ? "a3" : "a5";
+        zB = sqlite3_mprintf("SELECT count(*), count(v) FROM (SELECT g, %s AS v FROM %s GROUP BY g)", aQ[q].zBuiltin, zTab);
+        zG = sqlite3_mprintf("SELECT count(*), count(v) FROM (SELECT g, %s AS v FROM %s GROUP BY g)",
+                             aQ[q].zGpu, zTab);
+        snprintf(zLabel, sizeof(zLabel), "%s vs %s, groups of %s rows, %s", aQ[q].zFn, aQ[q].zBuiltin,
+                 g==1 ? "1,000" : "100,000", zBackend);
+      }
+      compare(db, zLabel, zB, zG, 1);
+      sqlite3_free(zB);
+      sqlite3_free(zG);
+    }
+  }
+  sqlite3_close(db);
 }
 
 /* 6. A table in a file (BENCH_DB, default /tmp/gpuagg-bench.db), page
@@ -844,6 +921,9 @@ int main(int argc, char **argv){
   /* 3f. Statistics and windows. */
   gSection = "stats";
   if( want("stats") ) statsSection(db, nRow, zBackend);
+
+  gSection = "aggs";
+  if( want("aggs") ) aggsSection(nRow, zBackend);
 
   /* 5. Scaling: rows per second by row count. */
   gSection = "scale";

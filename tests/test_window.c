@@ -321,6 +321,151 @@ START_TEST(test_long){
 }
 END_TEST
 
+/* Sign of a - b in SQLite's order for the late frames' values (numbers are
+** below 2^53, so doubles order them). */
+static int lateCmp(sqlite3_value *a, sqlite3_value *b){
+  int ta = sqlite3_value_type(a), tb = sqlite3_value_type(b), na, nb, c;
+  int ra = ta==SQLITE_INTEGER || ta==SQLITE_FLOAT ? 1 : ta==SQLITE_TEXT ? 2 : 3;
+  int rb = tb==SQLITE_INTEGER || tb==SQLITE_FLOAT ? 1 : tb==SQLITE_TEXT ? 2 : 3;
+  if( ra!=rb ) return ra<rb ? -1 : 1;
+  if( ra==1 ){
+    double x = sqlite3_value_double(a), y = sqlite3_value_double(b);
+    return x<y ? -1 : x>y;
+  }
+  na = sqlite3_value_bytes(a);
+  nb = sqlite3_value_bytes(b);
+  c = memcmp(sqlite3_value_blob(a), sqlite3_value_blob(b), (size_t)(na<nb ? na : nb));
+  return c ? c : (na>nb) - (na<nb);
+}
+
+/* Frames whose first result comes after tens of thousands of rows: the
+** rows are logged, compacted into the queue every 4,096 rows or 1 MB of
+** TEXT, and the queue is built on the first xValue or xInverse. 80,000 rows
+** of REALs, INTEGERs, NULLs, TEXT and BLOBs (few distinct, so the extremes
+** tie) with A values of up to
+** 1,500 bytes; gpu_min, gpu_max, gpu_argmin and gpu_argmax at every 397th row
+** and the last rows against the frame's first least and greatest value,
+** found here. With threshold 0 (pipelined at once) the first frame holds
+** 60,001 rows, under the 65,536 kept; with 100,000, 70,001 rows. */
+START_TEST(test_late){
+  static const struct { int64_t threshold; int lead; const char *zStart; } aCase[] = {
+    { 0, 60000, "UNBOUNDED PRECEDING" }, { 0, 60000, "5 PRECEDING" },
+    { 100000, 70000, "UNBOUNDED PRECEDING" }, { 100000, 70000, "5 PRECEDING" }, { 100000, 70000, "69990 FOLLOWING" },
+  };
+  enum { N = 80000 };
+  sqlite3_value **ax, **aa;
+  sqlite3_stmt *st;
+  h_rng r;
+  size_t c;
+  int i, rc;
+  h_rng_init(&r, h_seed ^ 0x6c617465);
+  CHECK((ax = calloc(N, sizeof(*ax)))!=0 && (aa = calloc(N, sizeof(*aa)))!=0, "out of memory");
+  for(c=0; c<sizeof(aCase)/sizeof(aCase[0]); c++){
+    sqlite3 *db = s_open(4096, aCase[c].threshold);
+    char *zSql;
+    int bad = 0, nCheck = 0;
+    EXEC(db, "CREATE TABLE lt(i INTEGER PRIMARY KEY, x, a)");
+    EXEC(db, "BEGIN");
+    CHECK(sqlite3_prepare_v2(db, "INSERT INTO lt VALUES(?, ?, ?)", -1, &st, 0)==SQLITE_OK, "prepare");
+    for(i=0; i<N; i++){
+      uint64_t k = h_next(&r);
+      char z[32];
+      int len = (k>>8)%50==0 ? 1500 : 8;
+      char *zA;
+      sqlite3_bind_int(st, 1, i);
+      snprintf(z, sizeof(z), "t%04d", (int)((k>>20)%20));     /* few values: ties at the extremes */
+      if( k%10==0 ) sqlite3_bind_null(st, 2);
+      else if( k%50==1 ) sqlite3_bind_text(st, 2, z, -1, SQLITE_TRANSIENT);
+      else if( k%100==2 ) sqlite3_bind_blob(st, 2, z, 5, SQLITE_TRANSIENT);
+      else if( k%10==3 ) sqlite3_bind_int64(st, 2, h_range(&r, -500, 500));
+      else sqlite3_bind_double(st, 2, (double)h_range(&r, -1000, 1000) + 0.5);
+      zA = sqlite3_mprintf("%d:%.*c", i, len, 'a' + (int)(k%26));
+      sqlite3_bind_text(st, 3, zA, -1, sqlite3_free);
+      CHECK(sqlite3_step(st)==SQLITE_DONE, "insert");
+      sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    EXEC(db, "COMMIT");
+    CHECK(sqlite3_prepare_v2(db, "SELECT x, a FROM lt ORDER BY i", -1, &st, 0)==SQLITE_OK, "prepare");
+    for(i=0; sqlite3_step(st)==SQLITE_ROW; i++){
+      sqlite3_value_free(ax[i]);
+      sqlite3_value_free(aa[i]);
+      ax[i] = sqlite3_value_dup(sqlite3_column_value(st, 0));
+      aa[i] = sqlite3_value_dup(sqlite3_column_value(st, 1));
+    }
+    sqlite3_finalize(st);
+    zSql = sqlite3_mprintf("SELECT i, gpu_min(x) OVER w, gpu_max(x) OVER w, gpu_argmin(a, x) OVER w, gpu_argmax(a, x) OVER w"
+                           " FROM lt WINDOW w AS (ORDER BY i ROWS BETWEEN %s AND %d FOLLOWING)",
+                           aCase[c].zStart, aCase[c].lead);
+    CHECK(sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      int k = sqlite3_column_int(st, 0), lo, hi, j, mn = -1, mx = -1;
+      if( k%397 && k<N-3 ) continue;
+      lo = aCase[c].zStart[0]=='U' ? 0 : aCase[c].zStart[0]=='5' ? k-5 : k+69990;
+      hi = k + aCase[c].lead;
+      if( lo<0 ) lo = 0;
+      if( hi>N-1 ) hi = N-1;
+      for(j=lo; j<=hi; j++){
+        if( sqlite3_value_type(ax[j])==SQLITE_NULL ) continue;
+        if( mn<0 || lateCmp(ax[j], ax[mn])<0 ) mn = j;
+        if( mx<0 || lateCmp(ax[j], ax[mx])>0 ) mx = j;
+      }
+      nCheck++;
+      if( mn<0 ){
+        bad += sqlite3_column_type(st, 1)!=SQLITE_NULL || sqlite3_column_type(st, 4)!=SQLITE_NULL;
+        continue;
+      }
+      if( sqlite3_column_type(st, 1)!=sqlite3_value_type(ax[mn]) || lateCmp(sqlite3_column_value(st, 1), ax[mn])
+       || sqlite3_column_type(st, 2)!=sqlite3_value_type(ax[mx]) || lateCmp(sqlite3_column_value(st, 2), ax[mx])
+       || lateCmp(sqlite3_column_value(st, 3), aa[mn]) || lateCmp(sqlite3_column_value(st, 4), aa[mx]) ){
+        if( bad++<3 ) fprintf(stderr, "late frame %s AND %d FOLLOWING, threshold %lld, row %d: min %d max %d differ\n",
+                              aCase[c].zStart, aCase[c].lead, (long long)aCase[c].threshold, k, mn, mx);
+      }
+    }
+    CHECK(rc==SQLITE_DONE, "%s AND %d FOLLOWING: %s", aCase[c].zStart, aCase[c].lead, sqlite3_errmsg(db));
+    CHECK(bad==0 && nCheck>200, "%s AND %d FOLLOWING, threshold %lld: %d of %d rows differ", aCase[c].zStart,
+          aCase[c].lead, (long long)aCase[c].threshold, bad, nCheck);
+    sqlite3_finalize(st);
+    sqlite3_free(zSql);
+    s_expect_pool_idle(db);
+    sqlite3_close(db);
+  }
+  for(i=0; i<N; i++){
+    sqlite3_value_free(ax[i]);
+    sqlite3_value_free(aa[i]);
+  }
+  free(ax);
+  free(aa);
+}
+END_TEST
+
+/* Plain aggregates over a stream that ascends (every row a candidate for a
+** window): gpu_min, gpu_argmin and gpu_max(-v) over GPUAGG_TEST_WINDOW_ROWS
+** rows keep at most the rows a window may need (max(threshold, 65,536)),
+** so the query's peak memory does not grow with the rows. */
+START_TEST(test_ascending){
+  const char *z = getenv("GPUAGG_TEST_WINDOW_ROWS");
+  int64_t n = z ? atoll(z) : 200000, before, peak;
+  sqlite3 *db = s_open(1<<20, 65536);
+  int exactPeak;
+  CHECK(h_int(db, "SELECT gpu_sum(value) FROM (" SERIES(100000) "SELECT value FROM series)")==5000050000LL, "warm-up");
+  exactPeak = h_peak_reset()==0;
+  before = exactPeak ? h_rss_bytes() : h_peak_bytes();
+  CHECK(h_int(db, "WITH RECURSIVE s(v) AS (VALUES(1) UNION ALL SELECT v+1 FROM s WHERE v<%lld)"
+                  " SELECT gpu_min(v) = 1 AND gpu_argmin(-v, v) = -1 AND gpu_max(-v) = -1 FROM s", (long long)n)==1,
+        "ascending extremes over %lld rows", (long long)n);
+  peak = h_peak_bytes();
+  printf("test_ascending (%s): gpu_min, gpu_argmin and gpu_max over %lld ascending rows peaked %lld MiB above the start%s\n",
+         g_backend, (long long)n, (long long)((peak - before) >> 20), exactPeak ? "" : " (the process's peak)");
+  if( !getenv("GPUAGG_UNDER_VALGRIND") ){
+    CHECK(peak - before < ((int64_t)64 << 20), "ascending extremes over %lld rows peaked %lld MiB above the start",
+          (long long)n, (long long)((peak - before) >> 20));
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
 static Suite *windowSuite(void){
   Suite *s = suite_create("window");
   TCase *tc = tcase_create(g_backend);
@@ -329,6 +474,8 @@ static Suite *windowSuite(void){
   tcase_add_test(tc, test_frame_limit);
   tcase_add_test(tc, test_extremes);
   tcase_add_test(tc, test_long);
+  tcase_add_test(tc, test_late);
+  tcase_add_test(tc, test_ascending);
   suite_add_tcase(s, tc);
   return s;
 }

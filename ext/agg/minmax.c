@@ -33,17 +33,27 @@
 **      buffer; small groups never touch the pool or CUDA.
 **   6. As window functions (xValue, xInverse): the frame's least / greatest V
 **      by the same order and ties (the frame's first), for any frame. SQLite
-**      removes rows oldest first, so the context keeps its candidates in a
+**      removes rows oldest first, so a window keeps its candidates in a
 **      queue (Frame): the rows whose V no later row's V beats, oldest first,
 **      each beating the ones after it; the front is the result. A row joins
 **      at the back, after dropping the candidates it beats; xInverse drops
 **      the front once its row has left. Each row is queued and dropped at
-**      most once: O(1) a row, amortized. The queue is kept from the first
-**      row, since a context cannot know it serves a window until xValue or
-**      xInverse. A context that went to the pipeline (past `threshold`
-**      numbers) gives the queue up at FRAME_ROWS rows, so a window whose
-**      first frame holds more rows than both is an error naming the setting
-**      that lifts the limit.
+**      most once: O(1) a row, amortized.
+**   7. A context cannot know that it serves a window until SQLite first
+**      calls xValue or xInverse, and most serve plain aggregates, so until
+**      then it only logs its rows (Log: V and A as 16-byte records, TEXT and
+**      BLOB bytes in one arena; a store a row, no comparison). A full log
+**      (LOG_ROWS rows or LOG_BYTES bytes) is compacted into the queue: a
+**      pass from its newest row back keeps the rows that no later row of
+**      the log beats (one comparison a row), and they join the queue in
+**      order. The first xValue or xInverse compacts what is logged, and from
+**      then on rows join the queue as they are stepped. So memory is one
+**      log plus the queue, and a plain aggregate never compares for it.
+**      The rows kept for a window are given up at max(threshold,
+**      FRAME_ROWS) rows, so a window whose first frame holds more rows is an
+**      error naming the setting that lifts the limit; a failed allocation
+**      gives them up too (the aggregate's answer does not need them), and a
+**      window then gets "out of memory".
 */
 #include <string.h>
 #include "pipe.h"
@@ -58,6 +68,24 @@ typedef struct Keep {
   int cap;                  /* bytes allocated at z */
 } Keep;
 
+/* A value in a flat record: a number's 8 bytes, or TEXT/BLOB bytes as an
+** offset into an arena and a length. */
+typedef struct ARec { uint64_t v; uint32_t n; int32_t type; } ARec;
+
+/* The latest rows stepped before a window asked (7.), in step order. */
+typedef struct Log {
+  ARec *r;                  /* V of each row, then its A for argmin/argmax (TEXT,
+                            ** BLOB: the record's v is an offset into z) */
+  int w;                    /* records a row: 1, or 2 with A */
+  uint32_t *sv;             /* LOG_ROWS entries of scratch for the compaction */
+  int64_t n;                /* rows logged */
+  int64_t cap;              /* rows allocated at r */
+  int64_t lim;              /* rows this batch may hold: cap, or fewer near the limit */
+  char *z;                  /* the TEXT and BLOB bytes of v and a */
+  int64_t nz;               /* bytes in use at z */
+  int64_t szz;              /* bytes allocated at z */
+} Log;
+
 /* One aggregate context of the family. */
 typedef struct Ext {
   ga_ext num;               /* best number so far; pos: its rank among numbers */
@@ -70,15 +98,18 @@ typedef struct Ext {
   int isMax;                /* max/argmax, else min/argmin */
   int isArg;                /* argmin/argmax */
   int oom;                  /* a copy failed: the result is "out of memory" */
-  struct Frame *fr;         /* window candidates, until given up (lost) */
-  int lost;                 /* the queue was given up (pipelined, FRAME_ROWS rows) */
+  Log log;                  /* rows logged for a window yet to be seen (7.) */
+  struct Frame *fr;         /* window candidates, once built from the log */
+  int64_t limit;            /* rows kept for a window: max(threshold, FRAME_ROWS) */
+  int lost;                 /* log and queue given up: LOST_ROWS or LOST_NOMEM */
   int win;                  /* used as a window function: fr alone answers */
 } Ext;
+#define LOST_ROWS  1        /* the limit was reached */
+#define LOST_NOMEM 2        /* an allocation failed */
 
 /* Side data of a slot for the argument functions: A of each value of the
 ** chunk, TEXT/BLOB bytes in an arena after the records. One allocation,
 ** grown by doubling, freed with the slot. */
-typedef struct ARec { uint64_t v; uint32_t n; int32_t type; } ARec;
 typedef struct ArgAux {
   int64_t cap;              /* records */
   int64_t nArena;           /* arena bytes in use */
@@ -211,8 +242,12 @@ static void argTrim(ga_slot *s){
 
 /* ---- window frames -------------------------------------------------------- */
 
+#define FRAME_ROWS 65536                 /* rows kept for a window at least */
+#define LOG_ROWS 4096                    /* rows a log holds before it is compacted */
+#define LOG_BYTES ((int64_t)1 << 20)     /* TEXT/BLOB bytes likewise (past one value) */
+
 /* The number's 8 bytes and type. */
-static uint64_t numBits(sqlite3_value *v, int t){
+static inline uint64_t numBits(sqlite3_value *v, int t){
   if( t==SQLITE_INTEGER ) return (uint64_t)sqlite3_value_int64(v);
   {
     double d = sqlite3_value_double(v);
@@ -223,7 +258,7 @@ static uint64_t numBits(sqlite3_value *v, int t){
 }
 
 /* A value of a frame: numbers inline, TEXT and BLOB bytes owned (or, for a
-** value being stepped, borrowed from SQLite). */
+** value being queued, borrowed from SQLite or the log). */
 typedef struct FVal {
   int type;                 /* SQLITE_INTEGER .. SQLITE_NULL */
   int n;                    /* bytes at z */
@@ -238,15 +273,17 @@ typedef struct FEnt {
   FVal a;                   /* A (argmin/argmax) */
 } FEnt;
 
-/* The candidates, oldest first, in a ring. */
+/* The candidates, oldest first, in a ring of a power-of-two size. */
 typedef struct Frame {
   FEnt *e;                  /* cap entries */
-  int64_t cap;              /* entries allocated */
+  int64_t cap;              /* entries allocated: 0 or a power of two */
   int64_t head;             /* index of the oldest */
   int64_t n;                /* candidates */
   int64_t nIn;              /* rows stepped */
   int64_t nOut;             /* rows removed (xInverse) */
 } Frame;
+
+static const FVal fvalNull = { SQLITE_NULL, 0, 0, 0 };
 
 static FVal fvalOf(sqlite3_value *v){
   FVal x = { sqlite3_value_type(v), 0, 0, 0 };
@@ -255,6 +292,18 @@ static FVal fvalOf(sqlite3_value *v){
   }else if( x.type==SQLITE_TEXT || x.type==SQLITE_BLOB ){
     x.z = x.type==SQLITE_TEXT ? (char*)sqlite3_value_text(v) : (char*)sqlite3_value_blob(v);
     x.n = sqlite3_value_bytes(v);
+  }
+  return x;
+}
+
+/* A logged value, its bytes borrowed from the log. */
+static FVal fvalRec(const Log *g, const ARec *r){
+  FVal x = { r->type, 0, 0, 0 };
+  if( r->type==SQLITE_TEXT || r->type==SQLITE_BLOB ){
+    x.z = g->z + r->v;
+    x.n = (int)r->n;
+  }else{
+    x.bits = r->v;
   }
   return x;
 }
@@ -295,8 +344,7 @@ static void fvalResult(sqlite3_context *ctx, const FVal *x){
   }
 }
 
-#define FRAME_ROWS 65536   /* rows a pipelined context still queues */
-#define FRAME_AT(f, i) (&(f)->e[((f)->head + (i)) % (f)->cap])
+#define FRAME_AT(f, i) (&(f)->e[((f)->head + (i)) & ((f)->cap - 1)])
 
 static void fentFree(FEnt *x){
   sqlite3_free(x->v.z);
@@ -311,24 +359,13 @@ static void frameFree(Frame *f){
   sqlite3_free(f);
 }
 
-/* A row is stepped: count it; queue its V (and A) behind the candidates it
-** does not beat. */
-static Frame *frameGet(Ext *p){
-  if( p->fr==0 && (p->fr = (Frame*)sqlite3_malloc(sizeof(Frame)))!=0 ) memset(p->fr, 0, sizeof(Frame));
-  return p->fr;
-}
-
-static int frameStep(Ext *p, sqlite3_value *a, sqlite3_value *v){
-  Frame *f = frameGet(p);
-  FEnt x;
-  if( f==0 ) return SQLITE_NOMEM;
-  x.row = f->nIn++;
-  if( sqlite3_value_type(v)==SQLITE_NULL ) return SQLITE_OK;
-  x.v = fvalOf(v);
+/* Queue x (V not NULL, bytes borrowed) behind the candidates it does not
+** beat, dropping the rest; its bytes are copied. */
+static int frameAdd(Frame *f, int isMax, FEnt *x){
   while( f->n>0 ){
     FEnt *b = FRAME_AT(f, f->n-1);
-    int c = fvalCmp(&b->v, &x.v);
-    if( p->isMax ? c>=0 : c<=0 ) break;      /* ties: the older stays ahead */
+    int c = fvalCmp(&b->v, &x->v);
+    if( isMax ? c>=0 : c<=0 ) break;         /* ties: the older stays ahead */
     fentFree(b);
     f->n--;
   }
@@ -342,15 +379,167 @@ static int frameStep(Ext *p, sqlite3_value *a, sqlite3_value *v){
     f->cap = cap;
     f->head = 0;
   }
-  x.a = a ? fvalOf(a) : (FVal){ SQLITE_NULL, 0, 0, 0 };
-  if( fvalOwn(&x.v) ) return SQLITE_NOMEM;
-  if( fvalOwn(&x.a) ){
-    sqlite3_free(x.v.z);
+  if( fvalOwn(&x->v) ) return SQLITE_NOMEM;
+  if( fvalOwn(&x->a) ){
+    sqlite3_free(x->v.z);
     return SQLITE_NOMEM;
   }
-  *FRAME_AT(f, f->n) = x;
+  *FRAME_AT(f, f->n) = *x;
   f->n++;
   return SQLITE_OK;
+}
+
+/* A row is stepped into the queue. */
+static int frameStep(Ext *p, sqlite3_value *a, sqlite3_value *v){
+  Frame *f = p->fr;
+  FEnt x;
+  x.row = f->nIn++;
+  if( sqlite3_value_type(v)==SQLITE_NULL ) return SQLITE_OK;
+  x.v = fvalOf(v);
+  x.a = a ? fvalOf(a) : fvalNull;
+  return frameAdd(f, p->isMax, &x);
+}
+
+static void logFree(Log *g){
+  sqlite3_free(g->r);
+  sqlite3_free(g->sv);
+  sqlite3_free(g->z);
+  memset(g, 0, sizeof(*g));
+}
+
+/* Nothing more is kept for a window: why is LOST_ROWS or LOST_NOMEM. */
+static void keepLost(Ext *p, int why){
+  frameFree(p->fr);
+  p->fr = 0;
+  logFree(&p->log);
+  p->lost = why;
+}
+
+/* Compact the log into the queue (made if there is none yet) and empty it.
+** A row of the log can be a frame's result only if no later row beats it;
+** those rows, found newest first with one comparison each, join the queue
+** oldest first. */
+static int logFlush(Ext *p){
+  Log *g = &p->log;
+  Frame *f = p->fr;
+  FVal best = fvalNull;
+  int64_t i, k = 0;
+  int rc = SQLITE_OK;
+  if( f==0 ){
+    if( (f = (Frame*)sqlite3_malloc(sizeof(Frame)))==0 ) return SQLITE_NOMEM;
+    memset(f, 0, sizeof(*f));
+    p->fr = f;
+  }
+  if( g->n && g->sv==0 && (g->sv = (uint32_t*)sqlite3_malloc(sizeof(uint32_t)*LOG_ROWS))==0 ) return SQLITE_NOMEM;
+  for(i=g->n-1; i>=0; i--){
+    const ARec *r = &g->r[i*g->w];
+    FVal x;
+    if( r->type==SQLITE_NULL ) continue;
+    x = fvalRec(g, r);
+    if( k ){
+      int c = fvalCmp(&x, &best);
+      if( p->isMax ? c<0 : c>0 ) continue;   /* beaten later; ties: the older stays */
+    }
+    g->sv[k++] = (uint32_t)i;
+    best = x;
+  }
+  while( k>0 && rc==SQLITE_OK ){
+    FEnt e;
+    i = g->sv[--k];
+    e.row = f->nIn + i;
+    e.v = fvalRec(g, &g->r[i*g->w]);
+    e.a = g->w==2 ? fvalRec(g, &g->r[i*2+1]) : fvalNull;
+    rc = frameAdd(f, p->isMax, &e);
+  }
+  f->nIn += g->n;
+  g->n = 0;
+  g->nz = 0;
+  if( g->szz>2*LOG_BYTES ){                  /* one huge value grew it */
+    sqlite3_free(g->z);
+    g->z = 0;
+    g->szz = 0;
+  }
+  return rc;
+}
+
+static int growTo(void *pp, int64_t n, size_t sz){
+  void *p = sqlite3_realloc64(*(void**)pp, (sqlite3_uint64)n*sz);
+  if( p==0 ) return SQLITE_NOMEM;
+  *(void**)pp = p;
+  return SQLITE_OK;
+}
+
+/* The log is at its batch's end: grow it, or compact it, or give it up at
+** the limit. Non-zero: it was given up. */
+static int logRoom(Ext *p){
+  Log *g = &p->log;
+  int64_t base = p->fr ? p->fr->nIn : 0;
+  if( base + g->n>=p->limit ){
+    keepLost(p, LOST_ROWS);
+    return 1;
+  }
+  if( g->nz>LOG_BYTES || (g->n==g->cap && g->cap==LOG_ROWS) ){
+    if( logFlush(p) ){
+      keepLost(p, LOST_NOMEM);
+      return 1;
+    }
+    base = p->fr->nIn;
+  }else if( g->n==g->cap ){
+    int64_t cap = g->cap ? 4*g->cap : LOG_ROWS/16;   /* few copies: 256, 1024, 4096 */
+    if( cap>LOG_ROWS ) cap = LOG_ROWS;
+    g->w = 1 + p->isArg;
+    if( growTo(&g->r, cap*g->w, sizeof(ARec)) ){
+      keepLost(p, LOST_NOMEM);
+      return 1;
+    }
+    g->cap = cap;
+  }
+  g->lim = p->limit - base < g->cap ? p->limit - base : g->cap;
+  return 0;
+}
+
+/* Log TEXT or BLOB value x (of type t) into r: its bytes go to the arena. */
+static int logBytes(Log *g, ARec *r, sqlite3_value *x, int t){
+  const void *z = t==SQLITE_TEXT ? (const void*)sqlite3_value_text(x) : sqlite3_value_blob(x);
+  int n = sqlite3_value_bytes(x);
+  if( g->nz+n > g->szz ){
+    int64_t want = g->szz ? g->szz : 4096;
+    while( want < g->nz+n ) want *= 2;
+    if( growTo(&g->z, want, 1) ) return SQLITE_NOMEM;
+    g->szz = want;
+  }
+  if( n ) memcpy(g->z + g->nz, z, (size_t)n);
+  r->type = t;
+  r->v = (uint64_t)g->nz;
+  r->n = (uint32_t)n;
+  g->nz += n;
+  return SQLITE_OK;
+}
+
+/* Log value x of type t (a number's bits: b) into r. */
+static inline int logValue(Log *g, ARec *r, sqlite3_value *x, int t, uint64_t b){
+  if( t==SQLITE_TEXT || t==SQLITE_BLOB ) return logBytes(g, r, x, t);
+  r->type = t;
+  r->v = b;
+  return SQLITE_OK;
+}
+
+/* Log a row: its V (of type t; a number's bits: b) and A. */
+static inline void logRow(Ext *p, sqlite3_value *a, sqlite3_value *v, int t, uint64_t b){
+  Log *g = &p->log;
+  ARec *r;
+  if( g->n==g->lim && logRoom(p) ) return;
+  r = &g->r[g->n*g->w];
+  if( logValue(g, r, v, t, b) ) goto nomem;
+  if( a ){
+    int ta = sqlite3_value_type(a);
+    if( logValue(g, r+1, a, ta, ta==SQLITE_INTEGER || ta==SQLITE_FLOAT ? numBits(a, ta) : 0) ) goto nomem;
+  }
+  g->n++;
+  if( g->nz>LOG_BYTES ) g->lim = g->n;       /* compact at the next row */
+  return;
+nomem:
+  keepLost(p, LOST_NOMEM);
 }
 
 /* The context serves a window from now on. Non-zero: it cannot (an SQL error
@@ -358,15 +547,17 @@ static int frameStep(Ext *p, sqlite3_value *a, sqlite3_value *v){
 static int frameWindow(sqlite3_context *ctx, Ext *p){
   static const char *azName[] = { "gpu_min", "gpu_max", "gpu_argmin", "gpu_argmax" };
   p->win = 1;
-  if( p->lost ){
-    char *z = sqlite3_mprintf("%s(): more than %d rows entered a window frame before its first result, "
-                              "past gpuagg_config('threshold'); a threshold above the frame's rows serves it",
-                              azName[p->isArg*2 + p->isMax], FRAME_ROWS);
+  if( !p->lost && logFlush(p) ) keepLost(p, LOST_NOMEM);
+  logFree(&p->log);
+  if( p->lost==LOST_ROWS ){
+    char *z = sqlite3_mprintf("%s(): more than %lld rows entered a window frame before its first result; "
+                              "a gpuagg_config('threshold') above the frame's rows serves it",
+                              azName[p->isArg*2 + p->isMax], (long long)p->limit);
     sqlite3_result_error(ctx, z ? z : "gpuagg: window frame too large", -1);
     sqlite3_free(z);
     return 1;
   }
-  if( p->oom || frameGet(p)==0 ){
+  if( p->oom || p->lost ){
     sqlite3_result_error_nomem(ctx);
     return 1;
   }
@@ -406,13 +597,13 @@ static void extOther(Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
 
 /* The per-row work once pipelined: record A, append V; a chunk whose A
 ** bytes reached ARENA_MAX is handed over as it is. */
-static inline void extAppend(sqlite3_context *ctx, Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
+static inline void extAppend(sqlite3_context *ctx, Ext *p, sqlite3_value *a, int t, uint64_t b){
   ga_pipe *q = p->pipe;
   if( a && argRecord(q, a) ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if( ga_pipe_ordered(q, (int64_t)numBits(v, t), t==SQLITE_FLOAT)
+  if( ga_pipe_ordered(q, (int64_t)b, t==SQLITE_FLOAT)
    || (a && q->ni>0 && ((ArgAux*)q->fill->aux)->nArena>=ARENA_MAX && ga_pipe_flush(q)) ){
     sqlite3_result_error(ctx, q->zErr, -1);
   }
@@ -420,17 +611,17 @@ static inline void extAppend(sqlite3_context *ctx, Ext *p, sqlite3_value *a, sql
 
 /* A number before the pipeline, or without one: compare it here. */
 static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqlite3_value *a,
-                                              sqlite3_value *v, int t){
+                                              int t, uint64_t b){
   ga_ext c;
   if( p->nNum==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
   if( p->left==0 ){
     int rc = ga_pipe_attach(ctx, p->isMax ? GA_OP_MAX : GA_OP_MIN, extFoldChunk, p, &p->pipe);
     if( rc==0 ) p->left = INT64_MAX;     /* no buffer: fold here to the end */
-    if( rc>0 ) extAppend(ctx, p, a, v, t);
+    if( rc>0 ) extAppend(ctx, p, a, t, b);
     if( rc ) return;
   }
   p->left--;
-  c.bits = numBits(v, t);
+  c.bits = b;
   c.pos = p->nNum++;
   c.type = t==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL;
   c.pad = 0;
@@ -443,27 +634,32 @@ static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqli
 static void extStep(sqlite3_context *ctx, sqlite3_value *a, sqlite3_value *v, int isMax){
   Ext *p = (Ext*)sqlite3_aggregate_context(ctx, sizeof(*p));
   int t = sqlite3_value_type(v);
+  uint64_t b;
   if( p==0 ){
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  p->isMax = isMax;
-  p->isArg = a!=0;
-  if( p->pipe && !p->lost && p->fr && p->fr->nIn>=FRAME_ROWS ){
-    frameFree(p->fr);                    /* an aggregate on the GPU: no window */
-    p->fr = 0;
-    p->lost = 1;
+  if( p->limit==0 ){                     /* the first row */
+    int64_t th = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
+    p->limit = th>FRAME_ROWS ? th : FRAME_ROWS;
+    p->isMax = isMax;
+    p->isArg = a!=0;
   }
-  if( !p->lost && frameStep(p, a, v) ) p->oom = 1;
-  if( t==SQLITE_NULL || p->win ) return;
+  if( p->win ){
+    if( p->fr && frameStep(p, a, v) ) p->oom = 1;
+    return;
+  }
+  b = t==SQLITE_INTEGER || t==SQLITE_FLOAT ? numBits(v, t) : 0;
+  if( !p->lost ) logRow(p, a, v, t, b);
+  if( t==SQLITE_NULL ) return;
   if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
     extOther(p, a, v, t);
   }else if( isMax && p->other.type ){
     /* max: a TEXT or BLOB was seen, no number can win */
   }else if( p->pipe ){
-    extAppend(ctx, p, a, v, t);
+    extAppend(ctx, p, a, t, b);
   }else{
-    extFold(ctx, p, a, v, t);
+    extFold(ctx, p, a, t, b);
   }
 }
 
@@ -489,12 +685,12 @@ void ga_extInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   Ext *p = (Ext*)sqlite3_aggregate_context(ctx, 0);
   Frame *f;
   (void)argc; (void)argv;
-  if( p==0 || (!p->win && frameWindow(ctx, p)) ) return;
+  if( p==0 || ((!p->win || p->fr==0) && frameWindow(ctx, p)) ) return;
   f = p->fr;
   f->nOut++;
   while( f->n>0 && FRAME_AT(f, 0)->row < f->nOut ){
     fentFree(FRAME_AT(f, 0));
-    f->head = (f->head + 1) % f->cap;
+    f->head = (f->head + 1) & (f->cap - 1);
     f->n--;
   }
 }
@@ -502,7 +698,7 @@ void ga_extInverse(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 /* The frame's result: its first candidate. */
 void ga_extValue(sqlite3_context *ctx){
   Ext *p = (Ext*)sqlite3_aggregate_context(ctx, 0);
-  if( p==0 || (!p->win && frameWindow(ctx, p)) ) return;
+  if( p==0 || ((!p->win || p->fr==0) && frameWindow(ctx, p)) ) return;
   if( p->oom ){
     sqlite3_result_error_nomem(ctx);
   }else if( p->fr && p->fr->n ){
@@ -542,8 +738,7 @@ void ga_extFinal(sqlite3_context *ctx){
     }
   }
 done:
-  frameFree(p->fr);
-  p->fr = 0;
+  keepLost(p, LOST_ROWS);
   sqlite3_free(p->other.z);
   sqlite3_free(p->argNum.z);
   sqlite3_free(p->argOther.z);
