@@ -25,12 +25,15 @@
 **      error naming the reason. The mode starts from GPUAGG_BACKEND.
 **   4. gpuagg_config(NAME [, VALUE]) reads or sets 'chunk' (values per chunk),
 **      'threshold' (values an aggregate folds on the CPU before it starts
-**      a pipeline) or 'resident' (bytes gpu_histogram may keep to find its
-**      range in the same scan that counts; 0: always scan twice), 'devices'
-**      (how many of the visible devices queries use, the first ones; 0, the
-**      default: all; setting it empties the column cache, whose columns are
-**      split across the devices in use); they apply to queries that start
-**      afterwards.
+**      a pipeline), 'resident' (bytes gpu_histogram may keep to find its
+**      range in the same scan that counts; 0: always scan twice), 'pages'
+**      (1: the table-valued functions read tables from the file's pages
+**      where they can; 0: always through a statement), 'threads' (threads
+**      decoding pages), 'cache' (bytes of kept columns, host and device;
+**      -1, the default: a quarter of the devices' free memory; 0: none) or 'devices' (how many of the
+**      visible devices queries use, the first ones; 0, the default: all;
+**      setting it empties the column cache, whose columns are split across
+**      the devices in use); they apply to queries that start afterwards.
 **   5. gpu_histogram(SOURCE, COLUMN, BINS [, LO, HI]), gpu_group_by(SOURCE,
 **      KEY, VALUE) and gpu_summary(SOURCE [, COLUMN]) are table-valued
 **      functions (tvf/histogram.c, tvf/groupby.c, tvf/summary.c).

@@ -37,10 +37,10 @@ cudaError_t ga_sum_max_blocks(int *max_blocks);
 ** Sum the chunk d_vals[0..n) into *d_out (device memory). d_part is scratch
 ** for ga_sum_blocks(n, max_blocks) per-block partials.
 **
-** Determinism: each thread folds its grid-stride share in index order, warps
-** and then the block combine in a fixed shuffle tree, and one final block
-** combines the block partials in a fixed order. No atomics: the same chunk on
-** the same device gives the same bits. Integers are exact (128 bits).
+** Determinism: every lane is exact (integers in 128 bits, reals in binned
+** levels and exponent buckets whose shared-memory integer atomics commute;
+** sum.cu), so the settled total has the same bits in any order, on any grid
+** or device, and equals the CPU backend's (sum_acc.h).
 */
 cudaError_t ga_sum_launch(const int64_t *d_vals, int64_t n, int64_t ni,
                           ga_sum *d_part, int max_blocks, ga_sum *d_out,

@@ -4,6 +4,7 @@
 ** queries create no CUDA context while large ones do.
 */
 #include <check.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,29 @@ START_TEST(test_no_context_for_small){
 }
 END_TEST
 
+/* Why CUDA cannot be used, in words a user can act on: a process that
+** cannot load the driver's library (no NVIDIA driver: the build machine,
+** CI) is told so, not to upgrade a driver it does not have; where the
+** library loads, the reason is CUDA's own (or there is none). Last: it may
+** load the driver. */
+START_TEST(test_unavailable_reason){
+  sqlite3 *db = openDb();
+  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.cuda_unavailable')");
+  void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if( z && strstr(z, "built without CUDA") ){
+    printf("test_unavailable_reason: a CPU-only build: %s\n", z);
+  }else if( lib==0 ){
+    ck_assert_msg(z && strncmp(z, "no NVIDIA driver found: libcuda.so.1 could not be loaded (", 58)==0,
+                  "no driver here, yet the reason given is: %s", z ? z : "(none)");
+  }else{
+    ck_assert_msg(z==0 || strstr(z, "no NVIDIA driver")==0, "the driver loads, yet the reason given is: %s", z);
+  }
+  if( lib ) dlclose(lib);
+  free(z);
+  sqlite3_close(db);
+}
+END_TEST
+
 int main(void){
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -344,6 +368,7 @@ int main(void){
   tcase_add_test(tc, test_cycles);
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_no_context_for_small);
+  tcase_add_test(tc, test_unavailable_reason);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -1,7 +1,7 @@
 /*
 ** The backend interface: what the chunk pipeline asks of whatever reduces
-** its chunks. Two implementations give the same answers (integers bit for
-** bit, reals within a few ulps): cpu.c and cuda.c.
+** its chunks. Two implementations give the same answers, bit for bit (every
+** sum is exact and rounded once, on the host): cpu.c and cuda.c.
 **
 **   1. A slot is one chunk buffer and what a backend needs to reduce it.
 **      Slots live in a per-connection pool (conn.c) and are reused across

@@ -35,6 +35,7 @@
 **      'sync'; gpuagg_fault(KIND, N, DEVICE) counts only calls made on that
 **      device.
 */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,7 +191,18 @@ static void probe(void){
     g.dv[d].minor = prop.minor;
   }
   if( e!=cudaSuccess ){
-    sqlite3_snprintf(GA_ERRLEN, g.zWhy, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    /* The runtime says "insufficient driver" when there is no driver at
+    ** all: tell that apart, so nobody is sent to upgrade a driver they do
+    ** not have. (Loading the driver's library creates no context.) */
+    void *lib = e==cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) : 0;
+    if( e==cudaErrorInsufficientDriver && lib==0 ){
+      const char *zDl = dlerror();
+      sqlite3_snprintf(GA_ERRLEN, g.zWhy, "no NVIDIA driver found: libcuda.so.1 could not be loaded (%s)",
+                       zDl ? zDl : "not found");
+    }else{
+      sqlite3_snprintf(GA_ERRLEN, g.zWhy, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    if( lib ) dlclose(lib);
     (void)cudaGetLastError();
     return;
   }

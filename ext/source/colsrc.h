@@ -1,8 +1,9 @@
 /*
-** Column sources: where a table-valued function reads its columns. Today's
-** source runs the scan as an aggregate query (stmt.c); faster ones (bulk
-** page decoding, a device-resident column cache) belong behind the same
-** calls, and the functions do not know which one serves them.
+** Column sources: where a table-valued function reads its columns: the
+** statement source runs the scan as an aggregate query (stmt.c), the page
+** source decodes the table's b-tree pages in worker threads (pages.c), and
+** the column cache serves kept columns again (cache.c). They sit behind the
+** same calls, and the functions do not know which one serves them.
 **
 **   1. A source reads nCol columns of one table or view, all in one scan, in
 **      scan order, and hands them to a sink in batches of at most GA_BATCH

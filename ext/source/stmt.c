@@ -7,7 +7,7 @@
 ** stops on sqlite3_interrupt()). Why an aggregate: SQLite calls an
 ** aggregate's step in its own loop (~35 ns a row on the GPU host), where
 ** stepping a SELECT to hand back each row costs twice that or more
-** (DESIGN.md). The step finds the scan it feeds in the connection's state
+** (measured on the GPU host). The step finds the scan it feeds in the connection's state
 ** (ga_conn.pScan), set only while the scan runs: a plain API call, where a
 ** bound pointer (sqlite3_value_pointer) would cost a string compare a row.
 ** Called from SQL at any other time, it is an error; it is direct-only, so
