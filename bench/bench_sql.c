@@ -29,8 +29,8 @@
 **      quicksorted at the end) and a sort-based SQL median, gpu_var_samp
 **      against SQL's sums, window sums and maxima (ROWS 999 PRECEDING, 1M
 **      rows) against the builtins'.
-**   3g. Every aggregate's per-row cost (aggs): gpu_sum, gpu_avg, gpu_min,
-**      gpu_max, gpu_argmin, gpu_argmax against sum, avg, min, max, and for
+**   3g. Every aggregate's per-row cost (aggs): gpu_sum, gpu_count, gpu_min,
+**      gpu_max, gpu_argmin, gpu_argmax against sum, count, min, max, and for
 **      the argument functions ORDER BY ... LIMIT 1 ungrouped and min / max
 **      grouped, ungrouped and GROUP BY with groups of 1,000 and of 100,000
 **      rows; on tables in a file (BENCH_AGGS_DB) that processes share, so
@@ -247,7 +247,10 @@ static sqlite3 *aggsTables(const char *zFile, int64_t n){
                (long long)nGroup, (long long)nGroup);
     fprintf(stderr, "# a%d: %lld rows in %.1f s\n", g, (long long)n, h_now() - t0);
   }
-  h_int(db, "SELECT count(*), sum(x) FROM a3");          /* the page cache warm */
+  /* Both tables in SQLite's page cache, so the queries copy no pages from
+  ** the file (the figures are the aggregates', not the syscalls'). */
+  h_exec(db, "PRAGMA cache_size = -%lld", (long long)(n/8 + 65536));
+  h_int(db, "SELECT count(*), sum(x) FROM a3");
   h_int(db, "SELECT count(*), sum(x) FROM a5");
   return db;
 }
@@ -255,7 +258,7 @@ static sqlite3 *aggsTables(const char *zFile, int64_t n){
 static void aggsSection(int64_t nRow, const char *zBackend){
   static const struct { const char *zFn, *zBuiltin, *zGpu, *zOrder; } aQ[] = {
     { "sum(x)",        "sum(x)", "gpu_sum(x)",       0 },
-    { "avg(x)",        "avg(x)", "gpu_avg(x)",       0 },
+    { "count(x)",      "count(x)", "gpu_count(x)",   0 },  /* no device work: the noise */
     { "min(x)",        "min(x)", "gpu_min(x)",       0 },
     { "max(x)",        "max(x)", "gpu_max(x)",       0 },
     { "argmin(k, x)",  "min(x)", "gpu_argmin(k, x)", "x" },

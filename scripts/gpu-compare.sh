@@ -10,14 +10,18 @@
 #
 # BENCH_SQL names the bench_sql program (default build-gpu/src's); rows
 # and sections are bench_sql's (default 10000000 and aggs, whose tables are
-# made once in BENCH_AGGS_DB and shared by the rounds). Raw tables go to
-# $OUT/compare (or build-gpu/out/compare).
+# made once in BENCH_AGGS_DB and shared by the rounds), BENCH_RUNS its runs
+# a process (default 3: each process's figure is itself a median). Every
+# process's table goes to $OUT/compare-raw.md (or build-gpu/out's), headed
+# "## A round N", and the summary to $OUT/compare.md.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 A.so B.so [rounds] [rows] [sections]" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 a=$1 b=$2 rounds=${3:-5} rows=${4:-10000000} sections=${5:-aggs}
 bench=${BENCH_SQL:-$top/build-gpu/src/bench/bench_sql}
-out=${OUT:-$top/build-gpu/out}/compare
+out=${OUT:-$top/build-gpu/out}
+raw=$(mktemp -d "${TMPDIR:-/tmp}/compare.XXXXXX")
+trap 'rm -rf "$raw"' EXIT
 mkdir -p "$out"
 pin=; command -v taskset >/dev/null && [ "$(nproc)" -gt 2 ] && pin="taskset -c 2"   # one core for SQLite
 r=1
@@ -25,10 +29,13 @@ while [ $r -le "$rounds" ]; do
   if [ $((r % 2)) = 1 ]; then order="A B"; else order="B A"; fi
   for w in $order; do
     if [ $w = A ]; then m=$a; else m=$b; fi
-    GPUAGG_MODULE=$m $pin "$bench" "$rows" 1 "$sections" >"$out/$w.$r.md" 2>>"$out/stderr.txt"
+    GPUAGG_MODULE=$m $pin "$bench" "$rows" "${BENCH_RUNS:-3}" "$sections" >"$raw/$w.$r.md" 2>>"$raw/stderr.txt" \
+      || { echo "$w round $r failed:"; tail -3 "$raw/stderr.txt"; } >>"$raw/$w.$r.md"
+    { echo "## $w round $r"; cat "$raw/$w.$r.md"; } >>"$out/compare-raw.md"
   done
   r=$((r + 1))
 done
+{
 echo "A: $a"
 echo "B: $b"
 echo "$rounds rounds, $rows rows, one process per build and round; medians over the rounds"
@@ -36,7 +43,7 @@ echo
 echo "| query | A ratio | B ratio | A gpu ms | B gpu ms | B/A ratio |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 # Table rows: | label | builtin ms | gpu ms | ratio |
-for f in "$out"/A.*.md "$out"/B.*.md; do
+for f in "$raw"/A.*.md "$raw"/B.*.md; do
   w=$(basename "$f" | cut -c1)
   awk -F'|' -v w="$w" 'NF==6 && $3 ~ /^ *[0-9.]+ *$/ && $5 ~ /^ *[0-9.]+ *$/ {
       gsub(/^ +| +$/, "", $2); printf "%s\t%s\t%s\t%s\n", w, $2, $4+0, $5+0 }' "$f"
@@ -58,3 +65,4 @@ done | awk -F'\t' '
              mr["A"] ? mr["B"] / mr["A"] : 0
     }
   }'
+} | tee "$out/compare.md"

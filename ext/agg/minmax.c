@@ -610,16 +610,8 @@ static inline void extAppend(sqlite3_context *ctx, Ext *p, sqlite3_value *a, int
 }
 
 /* A number before the pipeline, or without one: compare it here. */
-static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqlite3_value *a,
-                                              int t, uint64_t b){
+static inline void extKeep(Ext *p, sqlite3_value *a, int t, uint64_t b){
   ga_ext c;
-  if( p->nNum==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
-  if( p->left==0 ){
-    int rc = ga_pipe_attach(ctx, p->isMax ? GA_OP_MAX : GA_OP_MIN, extFoldChunk, p, &p->pipe);
-    if( rc==0 ) p->left = INT64_MAX;     /* no buffer: fold here to the end */
-    if( rc>0 ) extAppend(ctx, p, a, t, b);
-    if( rc ) return;
-  }
   p->left--;
   c.bits = b;
   c.pos = p->nNum++;
@@ -629,6 +621,20 @@ static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqli
     p->num = c;
     if( a && keepValue(&p->argNum, a) ) p->oom = 1;
   }
+}
+
+/* The first number, and the one where the threshold is reached: start
+** counting, or start the pipeline. */
+static __attribute__((noinline)) void extFold(sqlite3_context *ctx, Ext *p, sqlite3_value *a,
+                                              int t, uint64_t b){
+  if( p->nNum==0 ) p->left = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
+  if( p->left==0 ){
+    int rc = ga_pipe_attach(ctx, p->isMax ? GA_OP_MAX : GA_OP_MIN, extFoldChunk, p, &p->pipe);
+    if( rc==0 ) p->left = INT64_MAX;     /* no buffer: fold here to the end */
+    if( rc>0 ) extAppend(ctx, p, a, t, b);
+    if( rc ) return;
+  }
+  extKeep(p, a, t, b);
 }
 
 static void extStep(sqlite3_context *ctx, sqlite3_value *a, sqlite3_value *v, int isMax){
@@ -658,6 +664,8 @@ static void extStep(sqlite3_context *ctx, sqlite3_value *a, sqlite3_value *v, in
     /* max: a TEXT or BLOB was seen, no number can win */
   }else if( p->pipe ){
     extAppend(ctx, p, a, t, b);
+  }else if( p->left>0 ){
+    extKeep(p, a, t, b);
   }else{
     extFold(ctx, p, a, t, b);
   }
