@@ -32,8 +32,9 @@
 **   3g. Every aggregate's per-row cost (aggs): gpu_sum, gpu_count, gpu_min,
 **      gpu_max, gpu_argmin, gpu_argmax against sum, count, min, max, and for
 **      the argument functions ORDER BY ... LIMIT 1 ungrouped and min / max
-**      grouped, ungrouped and GROUP BY with groups of 1,000 and of 100,000
-**      rows; on tables in a file (BENCH_AGGS_DB) that processes share, so
+**      grouped (and, grouped, gpu_argmax against max(x), count(k): the builtin
+**      reading the same two columns), ungrouped and GROUP BY with groups of
+**      1,000 and of 100,000 rows; on tables in a file (BENCH_AGGS_DB) that processes share, so
 **      that scripts/gpu-compare.sh can alternate two builds, a process each.
 **   4. sum(i) and sum(x) again at other chunk sizes (GPUAGG_BENCH_CHUNKS, a
 **      comma-separated list; default 262144,65536,direct): does a chunk that
@@ -263,6 +264,8 @@ static void aggsSection(int64_t nRow, const char *zBackend){
     { "max(x)",        "max(x)", "gpu_max(x)",       0 },
     { "argmin(k, x)",  "min(x)", "gpu_argmin(k, x)", "x" },
     { "argmax(k, x)",  "max(x)", "gpu_argmax(k, x)", "x DESC" },
+    /* grouped only: the builtin reading the same two columns */
+    { "argmax(k, x)",  "max(x), count(k)", "gpu_argmax(k, x)", "" },
   };
   const char *zFile = getenv("BENCH_AGGS_DB") ? getenv("BENCH_AGGS_DB") : "/tmp/gpuagg-aggs.db";
   sqlite3 *db = aggsTables(zFile, nRow);
@@ -273,6 +276,7 @@ static void aggsSection(int64_t nRow, const char *zBackend){
   for(g=0; g<3; g++){
     for(q=0; q<sizeof(aQ)/sizeof(aQ[0]); q++){
       char zLabel[160], *zB, *zG;
+      if( g==0 && aQ[q].zOrder && !aQ[q].zOrder[0] ) continue;
       if( g==0 ){
         zB = aQ[q].zOrder ? sqlite3_mprintf("SELECT k FROM a3 WHERE x IS NOT NULL ORDER BY %s LIMIT 1", aQ[q].zOrder)
                           : sqlite3_mprintf("SELECT %s FROM a3", aQ[q].zBuiltin);
