@@ -8,6 +8,7 @@
 -- line shown when the two answers differ (why ours is the exact one), then
 -- two one-line statements: the gpu_* one, then the builtin one. Reals are
 -- printed with 17 significant digits ('%!.17g'), enough to tell doubles apart.
+.headers on
 
 -- @ Sum and mean of x (reals, 1% NULL)
 -- ! sum() adds the doubles one by one and rounds at every row; gpu_sum keeps the exact total and rounds once: the correctly rounded sum (gpu_avg: that total over the count)
