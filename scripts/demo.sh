@@ -46,7 +46,8 @@ ask() {
       printf "   %-" w "s  %-" a "s  %9s\n", "", "answer", "time"
       printf "   %-" w "s  %-" a "s  %6.0f ms\n", head[0], first[0], ms[0]
       printf "   %-" w "s  %-" a "s  %6.0f ms", head[1], first[1], ms[1]
-      if (ms[0] > 0) printf "   builtin/gpu: %.2g\n", ms[1] / ms[0]; else printf "\n"
+      r = ms[0] > 0 ? ms[1] / ms[0] : -1
+      if (r < 0) printf "\n"; else printf (r >= 10 ? "   builtin/gpu: %.0f\n" : "   builtin/gpu: %.2g\n"), r
       d = 0; m = rows[0] > rows[1] ? rows[0] : rows[1]
       for (i = 1; i <= m; i++) if (row[0, i] != row[1, i]) d++
       if (d == 0) print "   same answer"
