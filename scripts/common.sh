@@ -17,8 +17,18 @@ need_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
 }
 
+# autoreconf's report of the files it copied in (libtoolize's, automake's
+# "installing") is left out; anything else it says is shown, all of it if
+# it fails. configure --quiet still prints its summary of what is built.
 build() {
-  [ -x configure ] || autoreconf -fi
+  if [ ! -x configure ]; then
+    log=$(autoreconf -fi 2>&1) || { printf '%s\n' "$log" >&2; exit 1; }
+    printf '%s\n' "$log" | grep -v -e '^libtoolize: ' -e ": installing '" >&2 || true
+  fi
   [ -f Makefile ] || ./configure --quiet
   make -j"$(nproc)" >/dev/null
 }
+
+# Seconds since the epoch, to the millisecond; elapsed T0: "12.3 s" since T0.
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }

@@ -1,58 +1,56 @@
--- gpuagg demo: each gpu_* aggregate next to the builtin it matches.
--- Run from the top of the build tree:
+-- gpuagg demo: each question asked of a gpu_* function and of SQLite's own
+-- SQL, on the table t(g, i, x) that sql/sample.sql makes (1,000,000 rows).
+-- scripts/demo.sh runs each statement alone, times it and prints a table per
+-- question; this file also runs as it is:
 --   sqlite3 demo.db '.load ./libgpuagg' '.read sql/demo.sql'
--- The table `t` is made by sql/sample.sql if it is not there yet.
+--
+-- Layout, read by scripts/demo.sh: "-- @ " a question's title, "-- ! " the
+-- line shown when the two answers differ (why ours is the exact one), then
+-- two one-line statements: the gpu_* one, then the builtin one. Reals are
+-- printed with 17 significant digits ('%!.17g'), enough to tell doubles apart.
 .headers on
-.mode box
-SELECT json_extract(gpuagg_info(), '$.backend') AS backend,
-       coalesce(json_extract(gpuagg_info(), '$.device'), '-') AS device;
-SELECT count(*) AS rows FROM t;
 
-SELECT 'gpu_sum' AS fn, gpu_sum(x) AS gpu, sum(x) AS builtin FROM t
-UNION ALL SELECT 'gpu_total', gpu_total(x), total(x) FROM t
-UNION ALL SELECT 'gpu_avg', gpu_avg(x), avg(x) FROM t
-UNION ALL SELECT 'gpu_count', gpu_count(x), count(x) FROM t
-UNION ALL SELECT 'gpu_sum(i)', gpu_sum(i), sum(i) FROM t;
+-- @ Sum and mean of x (reals, 1% NULL)
+-- ! sum() adds the doubles one by one and rounds at every row; gpu_sum keeps the exact total and rounds once: the correctly rounded sum (gpu_avg: that total over the count)
+SELECT printf('%!.17g', gpu_sum(x)) AS "gpu_sum(x)", printf('%!.17g', gpu_avg(x)) AS "gpu_avg(x)" FROM t;
+SELECT printf('%!.17g', sum(x)) AS "sum(x)", printf('%!.17g', avg(x)) AS "avg(x)" FROM t;
 
--- Grouped, with FILTER:
-SELECT g, gpu_sum(i) AS gpu_sum, sum(i) AS sum,
-       gpu_avg(x) FILTER (WHERE x > 0) AS gpu_avg_pos, avg(x) FILTER (WHERE x > 0) AS avg_pos
-FROM t GROUP BY g ORDER BY g LIMIT 5;
+-- @ Sum of x per group (GROUP BY g)
+-- ! sum() rounds at every row of each group; gpu_sum rounds each group's exact total once
+SELECT g, printf('%!.17g', gpu_sum(x)) AS "gpu_sum(x)" FROM t GROUP BY g;
+SELECT g, printf('%!.17g', sum(x)) AS "sum(x)" FROM t GROUP BY g;
 
--- Extremes, and the row they come from:
-SELECT gpu_min(x) AS gpu_min, min(x) AS min, gpu_max(i) AS gpu_max, max(i) AS max,
-       gpu_argmax(g, x) AS g_of_max_x FROM t;
+-- @ Least and greatest x, and the row of the greatest
+-- ! (min, max and argmax are exact both ways: they should not differ)
+SELECT gpu_min(x) AS "gpu_min(x)", gpu_max(x) AS "gpu_max(x)", gpu_argmax(rowid, x) AS "gpu_argmax(rowid, x)" FROM t;
+SELECT min(x) AS "min(x)", max(x) AS "max(x)", (SELECT rowid FROM t WHERE x IS NOT NULL ORDER BY x DESC, rowid LIMIT 1) AS "ORDER BY x DESC LIMIT 1" FROM t;
 
--- A histogram of x, 8 bins over its range, next to the GROUP BY that counts the same bins:
-SELECT h.bin, h.lo, h.hi, h.count, r.n AS group_by
-FROM gpu_histogram('t', 'x', 8) h
-LEFT JOIN (SELECT min(CAST((x - (SELECT min(x) FROM t)) * 8 / ((SELECT max(x) FROM t) - (SELECT min(x) FROM t)) AS INT), 7) AS b,
-                  count(*) AS n FROM t WHERE typeof(x) IN ('integer', 'real') GROUP BY b) r ON r.b = h.bin;
+-- @ A histogram of x, 8 equal bins: gpu_histogram against GROUP BY
+-- ! only values lying on a bin edge move: gpu_histogram places them as numpy.histogram does (edge i is lo + i*(hi - lo)/8, each value checked against its edges); the one-line SQL rounds (x - lo)*8/(hi - lo) and can land in the next bin
+SELECT bin, count AS "gpu_histogram count" FROM gpu_histogram('t', 'x', 8);
+SELECT min(CAST((x - lo) * 8 / (hi - lo) AS INT), 7) AS bin, count(*) AS "GROUP BY count" FROM t, (SELECT min(x) AS lo, max(x) AS hi FROM t) WHERE x IS NOT NULL GROUP BY bin ORDER BY bin;
 
--- GROUP BY with its aggregates, as a table-valued function, next to the GROUP BY it equals:
-SELECT key AS g, rows, count, sum, avg, min, max FROM gpu_group_by('t', 'g', 'x') LIMIT 5;
-SELECT g, count(*) AS rows, count(x) AS count, sum(x) AS sum, avg(x) AS avg, min(x) AS min, max(x) AS max
-FROM t GROUP BY g LIMIT 5;
+-- @ GROUP BY g with count, sum and avg of x: gpu_group_by against GROUP BY (it also gives rows, total, min, max)
+-- ! sum and avg: the builtins round at every row; gpu_group_by rounds each group's exact total once
+SELECT key AS "gpu_group_by: g", count, printf('%!.17g', sum) AS sum, printf('%!.17g', avg) AS avg FROM gpu_group_by('t', 'g', 'x');
+SELECT g AS "GROUP BY: g", count(x) AS count, printf('%!.17g', sum(x)) AS sum, printf('%!.17g', avg(x)) AS avg FROM t GROUP BY g;
 
--- Every column's statistics (exact sums and variances), and the SQL that gives some of them:
-SELECT name, rows, nulls, integers, reals, min, max, sum, avg, var_samp, stddev_samp FROM gpu_summary('t');
-SELECT 'x' AS name, count(*) AS rows, count(*) - count(x) AS nulls, min(x) AS min, max(x) AS max,
-       sum(x) AS sum, avg(x) AS avg, (total(x*x) - total(x)*total(x)/count(x))/(count(x) - 1) AS var_samp_naive
-FROM t;
+-- @ Statistics of column x: gpu_summary against SQL (it also gives min, max, variances, quartiles; SQLite has no stddev: the one-pass formula)
+-- ! the SQL rounds every addition, and its stddev subtracts two large rounded totals (sum(x*x) - sum(x)^2/n), losing digits; gpu_summary's sum and stddev come from exact sums, rounded once
+SELECT nulls AS "gpu_summary: nulls", printf('%!.17g', sum) AS sum, printf('%!.17g', stddev_samp) AS stddev FROM gpu_summary('t', 'x');
+SELECT count(*) - count(x) AS "SQL: nulls", printf('%!.17g', sum(x)) AS sum, printf('%!.17g', sqrt((total(x*x) - total(x)*total(x)/count(x)) / (count(x) - 1))) AS stddev FROM t;
 
--- Statistics: exact variances, and the median and quartiles (the percentile extension's definition;
--- SQLite's own SQL has only a sort to offer):
-SELECT gpu_var_samp(x) AS var_samp, gpu_stddev(x) AS stddev, gpu_median(x) AS median,
-       gpu_percentile_cont(x, 0.25) AS q25, gpu_percentile_disc(x, 0.75) AS q75_disc FROM t;
-SELECT x AS median_lower FROM t WHERE x IS NOT NULL ORDER BY x LIMIT 1 OFFSET (SELECT (count(x) - 1)/2 FROM t);
+-- @ Sample variance of x: gpu_var_samp against the SQL formula
+-- ! the SQL rounds sum(x*x) and sum(x)^2 and subtracts them, losing digits; gpu_var_samp is the exact variance rounded once
+SELECT printf('%!.17g', gpu_var_samp(x)) AS "gpu_var_samp(x)" FROM t;
+SELECT printf('%!.17g', (total(x*x) - total(x)*total(x)/count(x)) / (count(x) - 1)) AS "(sum(x*x) - sum(x)^2/n)/(n-1)" FROM t;
 
--- Window forms: a sliding sum that is exact at every row, next to the builtin's:
-SELECT rowid, x, gpu_sum(x) OVER w AS gpu_sum, sum(x) OVER w AS sum, gpu_max(x) OVER w AS gpu_max
-FROM t WINDOW w AS (ORDER BY rowid ROWS 2 PRECEDING) LIMIT 5;
+-- @ Median of x over the first 300,000 rows (SQL has only a sort to offer)
+-- ! (both take the middle values of the same sorted numbers, as SQLite's percentile extension does: they should not differ)
+SELECT printf('%!.17g', gpu_median(x)) AS "gpu_median(x)" FROM t WHERE rowid <= 300000;
+SELECT printf('%!.17g', min(x) + (max(x) - min(x)) * 0.5) AS "sort, middle rows" FROM (SELECT x FROM t WHERE rowid <= 300000 AND x IS NOT NULL ORDER BY x LIMIT 2 - (SELECT count(x) FROM t WHERE rowid <= 300000) % 2 OFFSET ((SELECT count(x) FROM t WHERE rowid <= 300000) - 1) / 2);
 
--- What ran where:
-SELECT json_extract(gpuagg_info(), '$.backend') AS backend,
-       json_extract(gpuagg_info(), '$.chunks_flushed') AS chunks_on_device,
-       json_extract(gpuagg_info(), '$.chunks_cpu') AS chunks_on_cpu,
-       json_extract(gpuagg_info(), '$.bytes_copied') AS bytes_copied,
-       json_extract(gpuagg_info(), '$.kernel_ms') AS kernel_ms;
+-- @ A sliding sum, 1,000 rows wide, over the first 300,000 rows: its value at the last row
+-- ! the builtin window sum adds each entering row and subtracts each leaving one in doubles, so rounding errors pile up along the table; gpu_sum's frame total is exact at every row
+SELECT printf('%!.17g', s) AS "gpu_sum(x) OVER w" FROM (SELECT rowid AS r, gpu_sum(x) OVER (ORDER BY rowid ROWS 999 PRECEDING) AS s FROM t WHERE rowid <= 300000) WHERE r = 300000;
+SELECT printf('%!.17g', s) AS "sum(x) OVER w" FROM (SELECT rowid AS r, sum(x) OVER (ORDER BY rowid ROWS 999 PRECEDING) AS s FROM t WHERE rowid <= 300000) WHERE r = 300000;

@@ -304,11 +304,12 @@ START_TEST(test_shapes){
 }
 END_TEST
 
-/* Many groups: GPUAGG_TEST_GROUPS distinct keys (shuffled), then 90% on one;
-** chunks of 493,440 rows, or 7,696 below a million rows (several either way). */
+/* Many groups: GPUAGG_TEST_GROUPS distinct keys (default 200,000; the GPU
+** run 10M), shuffled, then 90% on one; chunks of 493,440 rows, or 7,696
+** below a million rows (several either way). */
 START_TEST(test_many_groups){
   const char *z = getenv("GPUAGG_TEST_GROUPS");
-  int64_t n = z ? atoll(z) : 1000000;
+  int64_t n = z ? atoll(z) : 200000;
   sqlite3 *db = s_open(n>=1000000 ? 1<<20 : 1<<14, 4096);
   char zWhat[64];
   EXEC(db, "CREATE TABLE m(k INTEGER, v REAL);" "WITH RECURSIVE s(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
