@@ -495,8 +495,8 @@ static int cacheOn(ga_conn *conn){
 }
 
 /* ga_colsrc_cache's work; the caller times it. */
-static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol, const char *const *azCol,
-                            const unsigned char *aWant, int *pHit){
+static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+                            const char *const *azCol, const unsigned char *aWant, int *pHit){
   CacheSrc *p;
   char *zType = 0, *zWhy = 0;
   int wr = 0, c, n = 0;
@@ -541,8 +541,8 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zDb, const c
   return &p->base;
 }
 
-ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *pHit){
+ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *pHit){
   double t0 = ga_now_ms();
   ga_colsrc *p;
   *pHit = 0;

@@ -99,8 +99,8 @@ ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCo
 ** pages (pages.c), in the caller's transaction. NULL if it cannot: *prc is
 ** GA_REFUSED with the reason in *pzWhy (the statement source serves), or an
 ** SQLite error (SQLITE_CORRUPT, ...) with its message in *pzWhy. */
-ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *prc, char **pzWhy);
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy);
 
 /* Table zTab of schema zDb (as tvf.c resolved them): its schema and name as
 ** SQLite spells them, its kind ("table", "view", ...), and whether it is
@@ -110,11 +110,10 @@ int ga_table_locate(sqlite3 *db, const char *zDb, const char *zTab, char **pzDb,
 
 /* The column cache (cache.c): a source for columns azCol[0..nCol) of
 ** zDb.zTab (as tvf.c resolved them) that serves them from the cache (*pHit
-** set), or, after
-** ga_cache_read_by names the source that reads the table, keeps them as
-** they pass. NULL where nothing is cached: the caller's source serves. */
-ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *pHit);
+** set), or, after ga_cache_read_by names the source that reads the table,
+** keeps them as they pass. NULL where nothing is cached: the caller's source serves. */
+ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *pHit);
 void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
 /* The cache's budget in bytes (entries dropped to fit it; 0: all). */
 void ga_cache_budget(ga_cache*, int64_t budget);

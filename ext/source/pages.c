@@ -709,8 +709,8 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
   return rc;
 }
 
-ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDbIn, const char *zTabIn, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *prc, char **pzWhy){
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDbIn, const char *zTabIn, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy){
   PageSrc *p = sqlite3_malloc(sizeof(PageSrc));
   char *zDb = 0, *zTab = 0, *zType = 0;
   uint32_t root = 0;

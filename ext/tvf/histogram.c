@@ -19,9 +19,10 @@
 **      rows of 0.
 **   3. SOURCE is a table or view and COLUMN one of its columns, named as
 **      tvf.h reads names ('t', '"my table"', 'main."t.x"', 'aux.t'); both
-**      are checked to exist and quoted with %w, never pasted. Clear errors, naming the problem, for: the wrong arguments,
-**      no such table, no such column, BINS not an integer from 1 to
-**      16777216, LO/HI not numbers, not finite, or LO >= HI.
+**      are checked to exist and quoted with %w, never pasted. Clear errors,
+**      naming the problem, for: the wrong arguments, no such table, no such
+**      column, BINS not an integer from 1 to 16777216, LO/HI not numbers,
+**      not finite, or LO >= HI.
 **   4. It runs SQL of its own, so it is SQLITE_VTAB_DIRECTONLY: not usable
 **      from views or triggers. It reads through the caller's connection and
 **      so sees the current transaction's uncommitted rows.

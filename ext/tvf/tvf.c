@@ -187,11 +187,13 @@ static const char *notNameHint(const char *z, int at, int isTab){
   for(i=0; i<3 && !(n==(int)strlen(azWord[i]) && sqlite3_strnicmp(s, azWord[i], n)==0); i++){}
   if( *s=='(' || i<3 ){
     return isTab ? "a subquery is not a table: create a view or a temp table of it and pass its name"
-                 : "a subquery is not a column: create a view that selects it AS a name, and pass the view and that name";
+                 : "a subquery is not a column: create a view that selects it AS a name, and pass the view and"
+                   " that name";
   }
   if( at<0 ) return 0;
   if( z[at]==',' ){
-    return isTab ? "a list is not a table: the function reads one table (create a view that joins them and pass its name)"
+    return isTab ? "a list is not a table: the function reads one table (create a view that joins them and pass"
+                   " its name)"
                  : "a list is not a column: the function takes one column (for a key of several columns, create a view"
                    " with one column that combines them, and pass the view and that column)";
   }
@@ -263,8 +265,8 @@ static int schemaNames(sqlite3 *db, const char *zOnly, char **pz){
   sqlite3_stmt *st = 0;
   sqlite3_str *s = sqlite3_str_new(db);
   char *zPrev = 0;
-  int n = 0, rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list WHERE ?1 IS NULL OR name=?1 COLLATE NOCASE"
-                                         " ORDER BY seq<>1, seq", -1, &st, 0);
+  int n = 0, rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+                                         " WHERE ?1 IS NULL OR name=?1 COLLATE NOCASE ORDER BY seq<>1, seq", -1, &st, 0);
   *pz = 0;
   if( rc==SQLITE_OK && zOnly ) sqlite3_bind_text(st, 1, zOnly, -1, SQLITE_STATIC);
   while( rc==SQLITE_OK && (rc = sqlite3_step(st))==SQLITE_ROW ){
