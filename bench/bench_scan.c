@@ -73,7 +73,7 @@ static double scanOnce(sqlite3 *db, ga_conn *conn, int pages, int nCol, const ch
   double t0 = h_now();
   memset(&c, 0, sizeof(c));
   c.base.xBatch = countBatch;
-  src = pages ? ga_colsrc_pages(db, conn, "p", nCol, azCol, 0, &rc, &zErr)
+  src = pages ? ga_colsrc_pages(db, conn, "main", "p", nCol, azCol, 0, &rc, &zErr)
               : ga_colsrc_stmt(db, conn, "\"p\"", nCol, azCol, 0, &zErr);
   if( src==0 ){
     fprintf(stderr, "%s source: %s\n", pages ? "page" : "statement", zErr ? zErr : "?");

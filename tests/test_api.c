@@ -354,6 +354,259 @@ START_TEST(test_unavailable_reason){
 }
 END_TEST
 
+/* ---- names: SOURCE and COLUMN as SQL writes them ------------------------------------ */
+
+/* Every row of zSql, each cell's type and exact value; "error: ..." if it
+** fails. sqlite3_free it. */
+static char *render(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *st = 0;
+  sqlite3_str *s = sqlite3_str_new(0);
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0), i;
+  while( st && (rc = sqlite3_step(st))==SQLITE_ROW ){
+    for(i=0; i<sqlite3_column_count(st); i++){
+      switch( sqlite3_column_type(st, i) ){
+        case SQLITE_INTEGER: sqlite3_str_appendf(s, "i%lld ", sqlite3_column_int64(st, i)); break;
+        case SQLITE_FLOAT:   sqlite3_str_appendf(s, "r%!.17g ", sqlite3_column_double(st, i)); break;
+        case SQLITE_NULL:    sqlite3_str_appendf(s, "null "); break;
+        default:             sqlite3_str_appendf(s, "t%Q ", sqlite3_column_text(st, i)); break;
+      }
+    }
+    sqlite3_str_appendf(s, "\n");
+  }
+  if( rc!=SQLITE_DONE ) sqlite3_str_appendf(s, "error: %s", sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  return sqlite3_str_finish(s);
+}
+
+/* zGot and zWant (SQL) give the same rows. */
+static void sameRows(sqlite3 *db, const char *zGot, const char *zWant, const char *zHow){
+  char *a = render(db, zGot), *b = render(db, zWant);
+  ck_assert_msg(a && b && strcmp(a, b)==0 && strncmp(a, "error", 5)!=0, "%s (%s):\n  %s\ngave\n  %s\nSQL gives\n  %s",
+                zGot, zHow, zGot, a ? a : "?", b ? b : "?");
+  sqlite3_free(a);
+  sqlite3_free(b);
+}
+
+/* The source gpu_summary last used: "pages", "statement" or "cache". */
+static char *lastSource(sqlite3 *db){
+  return h_text(db, "SELECT json_extract(gpuagg_info(), '$.sources.gpu_summary.source')");
+}
+
+#define STATS "rows, nulls, integers, reals, texts, blobs, min, max, sum, total, avg"
+#define ALL_STATS STATS ", var_samp, var_pop, stddev_samp, stddev_pop, q25, median, q75"
+
+/* Every function over a table, a value and a key column named each way SQL
+** names them gives what SQLite's aggregates give over the table they name,
+** and, where the rows are t's, what the bare names 't', 'x', 'k' give; from
+** the pages, from the statement, and from the cache (found again under
+** another spelling). */
+START_TEST(test_names){
+  static const struct {
+    const char *zSrc, *zVal, *zKey;     /* the arguments */
+    const char *zFrom, *zX, *zK;        /* what they name, in SQL */
+    int same;                           /* t's rows */
+  } a[] = {
+    { "t",                     "x",         "k",          "main.t",               "x",       "k",       1 },
+    { "\"my table\"",          "x",         "k",          "main.\"my table\"",    "x",       "k",       1 },
+    { "[my table]",            "\"x\"",     "[k]",        "main.\"my table\"",    "x",       "k",       1 },
+    { "`my table`",            "`x`",       "k",          "main.\"my table\"",    "x",       "k",       1 },
+    { "main.\"my table\"",     "x",         "k",          "main.\"my table\"",    "x",       "k",       1 },
+    { " \"main\" . [my table] ", " x ",     "k",          "main.\"my table\"",    "x",       "k",       1 },
+    { "MAIN.[MY TABLE]",       "X",         "\"K\"",      "main.\"my table\"",    "x",       "k",       1 },
+    { "my table",              "x",         "k",          "main.\"my table\"",    "x",       "k",       1 },
+    { "\"t.x\"",               "x",         "k",          "main.\"t.x\"",         "x",       "k",       1 },
+    { "main.\"t.x\"",          "x",         "k",          "main.\"t.x\"",         "x",       "k",       1 },
+    /* As written first: main's "t.x", not table x of schema t. */
+    { "t.x",                   "x",         "k",          "main.\"t.x\"",         "x",       "k",       1 },
+    { "t.\"x\"",               "x",         "k",          "t.x",                  "x",       "k",       0 },
+    { "[t].`x`",               "x",         "k",          "t.x",                  "x",       "k",       0 },
+    { "\"a\"\"b\"",            "x",         "k",          "main.\"a\"\"b\"",      "x",       "k",       1 },
+    { "`a\"b`",                "x",         "k",          "main.\"a\"\"b\"",      "x",       "k",       1 },
+    { "main.[a\"b]",           "x",         "k",          "main.\"a\"\"b\"",      "x",       "k",       1 },
+    { "a\"b",                  "x",         "k",          "main.\"a\"\"b\"",      "x",       "k",       1 },
+    { "\"x[1]\"",              "x",         "k",          "main.\"x[1]\"",        "x",       "k",       1 },
+    { "`x[1]`",                "x",         "k",          "main.\"x[1]\"",        "x",       "k",       1 },
+    { "main.`x[1]`",           "x",         "k",          "main.\"x[1]\"",        "x",       "k",       1 },
+    { "c",                     "col x",     "Q\"k",       "main.c",               "\"col x\"", "\"Q\"\"k\"", 1 },
+    { "c",                     "\"col x\"", "\"Q\"\"k\"", "main.c",               "\"col x\"", "\"Q\"\"k\"", 1 },
+    { "c",                     "[COL X]",   "`q\"K`",     "main.c",               "\"col x\"", "\"Q\"\"k\"", 1 },
+    { "temp.\"my temp\"",      "x",         "k",          "temp.\"my temp\"",     "x",       "k",       1 },
+    { "\"my temp\"",           "x",         "k",          "temp.\"my temp\"",     "x",       "k",       1 },
+    { "TEMP.[my temp]",        "x",         "k",          "temp.\"my temp\"",     "x",       "k",       1 },
+    { "aux.\"my table\"",      "x",         "k",          "aux.\"my table\"",     "x",       "k",       0 },
+    { "[aux].[my table]",      "x",         "k",          "aux.\"my table\"",     "x",       "k",       0 },
+    { "aux.my table",          "x",         "k",          "aux.\"my table\"",     "x",       "k",       0 },
+  };
+  char zDir[] = "/tmp/gpuagg-names-XXXXXX", *zErr = 0, *zGot, *zWant;
+  sqlite3 *db;
+  size_t i;
+  int mode;
+  ck_assert_msg(mkdtemp(zDir)!=0, "mkdtemp");
+  zGot = sqlite3_mprintf("%s/main.db", zDir);
+  db = h_open_file(zGot, &zErr);
+  sqlite3_free(zGot);
+  ck_assert_msg(db!=0, "open: %s", zErr ? zErr : "?");
+  ck_assert_int_eq(h_exec(db, "ATTACH '%q/aux.db' AS aux; ATTACH '%q/t.db' AS t", zDir, zDir), SQLITE_OK);
+  ck_assert_msg(h_exec(db, "CREATE TABLE t(x, k); " SERIES(300) "INSERT INTO t SELECT CASE WHEN value%%13=0 THEN NULL"
+                           " WHEN value=50 THEN 2.5 ELSE value*7%%10 END, value%%5 FROM series;"
+                           "CREATE TABLE \"my table\"(x, k); INSERT INTO \"my table\" SELECT * FROM t;"
+                           "CREATE TABLE \"t.x\"(x, k); INSERT INTO \"t.x\" SELECT * FROM t;"
+                           "CREATE TABLE \"a\"\"b\"(x, k); INSERT INTO \"a\"\"b\" SELECT * FROM t;"
+                           "CREATE TABLE \"x[1]\"(x, k); INSERT INTO \"x[1]\" SELECT * FROM t;"
+                           "CREATE TABLE c(\"col x\", \"Q\"\"k\"); INSERT INTO c SELECT * FROM t;"
+                           "CREATE TEMP TABLE \"my temp\"(x, k); INSERT INTO \"my temp\" SELECT * FROM t;"
+                           /* other rows where the same name is in another schema */
+                           "CREATE TABLE aux.\"my table\"(x, k); INSERT INTO aux.\"my table\" SELECT 9 - x, k + 1 FROM t;"
+                           "CREATE TABLE t.x(x, k); INSERT INTO t.x SELECT 8 - x, k + 2 FROM t")==SQLITE_OK,
+                "%s", h_errmsg);
+  /* mode 0: the statement source; 1: the pages where they serve; 2: the
+  ** cache, filled by the first call, hit by the second. */
+  for(mode=0; mode<3; mode++){
+    ck_assert_int_eq(h_exec(db, "SELECT gpuagg_config('pages', %d), gpuagg_config('cache', %d)", mode>0,
+                            mode==2 ? 1<<30 : 0), SQLITE_OK);
+    for(i=0; i<sizeof(a)/sizeof(a[0]); i++){
+      char zHow[200];
+      snprintf(zHow, sizeof(zHow), "case %d, %s", (int)i, mode==0 ? "statement" : mode==1 ? "pages" : "cache");
+      zGot = sqlite3_mprintf("SELECT " STATS " FROM gpu_summary(%Q, %Q)", a[i].zSrc, a[i].zVal);
+      zWant = sqlite3_mprintf("SELECT count(*), count(*) - count(%s), count(CASE typeof(%s) WHEN 'integer' THEN 1 END),"
+                              " count(CASE typeof(%s) WHEN 'real' THEN 1 END), count(CASE typeof(%s) WHEN 'text' THEN 1 END),"
+                              " count(CASE typeof(%s) WHEN 'blob' THEN 1 END), min(%s), max(%s), sum(%s), total(%s), avg(%s)"
+                              " FROM %s", a[i].zX, a[i].zX, a[i].zX, a[i].zX, a[i].zX, a[i].zX, a[i].zX, a[i].zX, a[i].zX,
+                              a[i].zX, a[i].zFrom);
+      sameRows(db, zGot, zWant, zHow);
+      if( mode==2 ){
+        char *zSrc;
+        sameRows(db, zGot, zWant, zHow);
+        zSrc = lastSource(db);
+        /* The cache keeps main's tables alone. */
+        if( strncmp(a[i].zFrom, "main.", 5)==0 ){
+          ck_assert_msg(zSrc && strcmp(zSrc, "cache")==0, "%s: second call served by %s", zHow, zSrc ? zSrc : "?");
+        }
+        free(zSrc);
+      }else if( mode==1 && strncmp(a[i].zFrom, "temp.", 5)!=0 ){
+        char *zSrc = lastSource(db);
+        ck_assert_msg(zSrc && strcmp(zSrc, "pages")==0, "%s: served by %s", zHow, zSrc ? zSrc : "?");
+        free(zSrc);
+      }
+      sqlite3_free(zGot);
+      sqlite3_free(zWant);
+      zGot = sqlite3_mprintf("SELECT key, rows, count, sum, total, avg, min, max FROM gpu_group_by(%Q, %Q, %Q)",
+                             a[i].zSrc, a[i].zKey, a[i].zVal);
+      zWant = sqlite3_mprintf("SELECT %s, count(*), count(%s), sum(%s), total(%s), avg(%s), min(%s), max(%s) FROM %s"
+                              " GROUP BY 1 ORDER BY 1", a[i].zK, a[i].zX, a[i].zX, a[i].zX, a[i].zX, a[i].zX, a[i].zX,
+                              a[i].zFrom);
+      sameRows(db, zGot, zWant, zHow);
+      sqlite3_free(zGot);
+      sqlite3_free(zWant);
+      /* Ten bins of width 1 over [0, 10]: bin b counts b <= x < b+1. */
+      zGot = sqlite3_mprintf("SELECT bin, lo, hi, count FROM gpu_histogram(%Q, %Q, 10, 0, 10)", a[i].zSrc, a[i].zVal);
+      zWant = sqlite3_mprintf(SERIES(10) "SELECT value - 1, CAST(value - 1 AS REAL), CAST(value AS REAL),"
+                              " (SELECT count(*) FROM %s WHERE typeof(%s) IN ('integer', 'real') AND %s>=value - 1"
+                              " AND %s<value) FROM series", a[i].zFrom, a[i].zX, a[i].zX, a[i].zX);
+      sameRows(db, zGot, zWant, zHow);
+      sqlite3_free(zGot);
+      sqlite3_free(zWant);
+      if( a[i].same ){
+        /* Every statistic, of the named column and of the whole table. */
+        zGot = sqlite3_mprintf("SELECT " ALL_STATS " FROM gpu_summary(%Q, %Q)", a[i].zSrc, a[i].zVal);
+        sameRows(db, zGot, "SELECT " ALL_STATS " FROM gpu_summary('t', 'x')", zHow);
+        sqlite3_free(zGot);
+        zGot = sqlite3_mprintf("SELECT " ALL_STATS " FROM gpu_summary(%Q)", a[i].zSrc);
+        sameRows(db, zGot, "SELECT " ALL_STATS " FROM gpu_summary('t')", zHow);
+        sqlite3_free(zGot);
+      }
+    }
+  }
+  /* The cache keys what it keeps by the table as SQLite spells it, however
+  ** the calls spelled it: one entry a column. */
+  expectText(db, "SELECT group_concat(table_name || '.' || column_name, ',') FROM (SELECT table_name, column_name"
+                 " FROM gpuagg_cache() WHERE schema='main' AND table_name LIKE 'my table' ORDER BY 2)",
+             "my table.k,my table.x");
+  sqlite3_close(db);
+  zGot = sqlite3_mprintf("rm -rf '%q'", zDir);
+  ck_assert_int_eq(system(zGot), 0);
+  sqlite3_free(zGot);
+}
+END_TEST
+
+/* Arguments that are not names, or name nothing: the error says where it
+** looked and what to do instead. */
+START_TEST(test_name_errors){
+  static const struct { const char *zSql, *zErr; } a[] = {
+    { "SELECT * FROM gpu_summary('\"my table')",
+      "gpu_summary: no such table: \"my table (not a name: the \" at byte 0 is not closed, and no table has that exact"
+      " name in temp, main and aux)" },
+    { "SELECT * FROM gpu_summary('(SELECT x FROM t)')",
+      "gpu_summary: no such table: (SELECT x FROM t) (not a name: unexpected '(' at byte 0, and no table has that exact"
+      " name in temp, main and aux); a subquery is not a table: create a view or a temp table of it and pass its name" },
+    { "SELECT * FROM gpu_histogram('select x from t where x>0', 'x', 4)",
+      "a subquery is not a table: create a view or a temp table of it and pass its name" },
+    { "SELECT * FROM gpu_summary('t', 'qty*price')",
+      "gpu_summary: no such column: qty*price in t (not a name: unexpected '*' at byte 3, and table \"t\" of main has no"
+      " column of that exact name); an expression or a filter is not a column: create a view that selects it AS a"
+      " name (and filters in its WHERE), and pass the view and that name" },
+    { "SELECT * FROM gpu_histogram('t', 'x > 0', 4)",
+      "gpu_histogram: no such column: x > 0 in t (not a name: unexpected '>' at byte 2, and table \"t\" of main has no"
+      " column of that exact name); an expression or a filter is not a column" },
+    { "SELECT * FROM gpu_summary('t WHERE x > 0')",
+      "gpu_summary: no such table: t WHERE x > 0 (not a name: unexpected 'W' at byte 2, and no table has that exact"
+      " name in temp, main and aux); an expression or a filter is not a table: create a view or a temp table with the"
+      " rows you want and pass its name" },
+    { "SELECT * FROM gpu_group_by('t', 'region, product', 'x')",
+      "gpu_group_by: no such column: region, product in t (not a name: unexpected ',' at byte 6, and table \"t\" of main"
+      " has no column of that exact name); a list is not a column: the function takes one column (for a key of several"
+      " columns, create a view with one column that combines them, and pass the view and that column)" },
+    { "SELECT * FROM gpu_group_by('t, u', 'k', 'x')",
+      "gpu_group_by: no such table: t, u (not a name: unexpected ',' at byte 1, and no table has that exact name in temp,"
+      " main and aux); a list is not a table: the function reads one table (create a view that joins them and pass its"
+      " name)" },
+    { "SELECT * FROM gpu_summary('t', 'x, k')", "a list is not a column" },
+    { "SELECT * FROM gpu_summary('nosuch.t')",
+      "gpu_summary: no such table: nosuch.t (no schema \"nosuch\"; the schemas are temp, main and aux)" },
+    { "SELECT * FROM gpu_summary('\"no such\".[t]')",
+      "gpu_summary: no such table: \"no such\".[t] (no schema \"no such\"; the schemas are temp, main and aux)" },
+    { "SELECT * FROM gpu_summary('\"my table\"')",
+      "gpu_summary: no such table: \"my table\" (looked for table \"my table\" in temp, main and aux)" },
+    { "SELECT * FROM gpu_summary('AUX.\"a\"\"b\"')",
+      "gpu_summary: no such table: AUX.\"a\"\"b\" (looked for table \"a\"\"b\" in aux)" },
+    { "SELECT * FROM gpu_summary('nope')", "gpu_summary: no such table: nope (looked for table \"nope\" in temp, main and aux)" },
+    { "SELECT * FROM gpu_summary('[a]]b]')",
+      "gpu_summary: no such table: [a]]b] (not a name: unexpected ']' at byte 3, and no table has that exact name in"
+      " temp, main and aux); quote a name with spaces, dots or other characters: \"my table\", [my table] or"
+      " main.\"t.x\"" },
+    { "SELECT * FROM gpu_summary('main.t.x')", "(not a name: unexpected '.' at byte 6," },
+    { "SELECT * FROM gpu_summary('main.')", "(not a name: no name after the '.' at byte 4," },
+    { "SELECT * FROM gpu_summary(' ')", "gpu_summary: no such table:   (not a name: it is empty," },
+    { "SELECT * FROM gpu_summary('`t')", "(not a name: the ` at byte 0 is not closed," },
+    { "SELECT * FROM gpu_summary('[t')", "(not a name: the [ at byte 0 is not closed," },
+    { "SELECT * FROM gpu_summary('t', 't.x')",
+      "gpu_summary: no such column: t.x in t (a column is named alone, without its table: \"x\")" },
+    { "SELECT * FROM gpu_summary('t', '\"nope\"')",
+      "gpu_summary: no such column: \"nope\" in t (looked for column \"nope\" in table \"t\" of main)" },
+    { "SELECT * FROM gpu_summary('aux.u', 'nope')",
+      "gpu_summary: no such column: nope in aux.u (looked for column \"nope\" in table \"u\" of aux)" },
+    { "SELECT * FROM gpu_summary('t', '\"x')", "(not a name: the \" at byte 0 is not closed, and table \"t\" of main" },
+    /* A NUL byte ends the name SQLite would read: not taken as 't'. */
+    { "SELECT * FROM gpu_summary('t' || char(0) || 'x')", "gpu_summary: source and column must be names" },
+    { "SELECT * FROM gpu_histogram('t', 'x' || char(0), 4)", "gpu_histogram: source and column must be names" },
+    { "SELECT * FROM gpu_group_by('t', 'k', 'x' || char(0) || 'y')", "gpu_group_by: source, key and value must be names" },
+  };
+  sqlite3 *db = openDb();
+  size_t i;
+  ck_assert_int_eq(h_exec(db, "CREATE TABLE t(x, k); INSERT INTO t VALUES(1, 2); CREATE TEMP TABLE tt(y);"
+                              "ATTACH ':memory:' AS aux; CREATE TABLE aux.u(y)"), SQLITE_OK);
+  for(i=0; i<sizeof(a)/sizeof(a[0]); i++) expectError(db, a[i].zSql, a[i].zErr);
+  /* Quoted names are values, never SQL: these name no table, change nothing. */
+  expectError(db, "SELECT * FROM gpu_summary('t\"; DROP TABLE t; --')", "no such table");
+  expectError(db, "SELECT * FROM gpu_summary('\"t\"\"; DROP TABLE t; --\"')",
+              "(looked for table \"t\"\"; DROP TABLE t; --\" in temp, main and aux)");
+  expectError(db, "SELECT * FROM gpu_summary('[t]; DROP TABLE t; --')", "no such table");
+  expectError(db, "SELECT * FROM gpu_summary('t', '[x]); DROP TABLE t; --')", "no such column");
+  ck_assert_int_eq(h_int(db, "SELECT count(*) FROM t"), 1);
+  sqlite3_close(db);
+}
+END_TEST
+
 int main(void){
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -371,6 +624,8 @@ int main(void){
   tcase_add_test(tc, test_cycles);
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_no_context_for_small);
+  tcase_add_test(tc, test_names);
+  tcase_add_test(tc, test_name_errors);
   tcase_add_test(tc, test_unavailable_reason);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);

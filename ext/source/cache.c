@@ -495,8 +495,8 @@ static int cacheOn(ga_conn *conn){
 }
 
 /* ga_colsrc_cache's work; the caller times it. */
-static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
-                            const unsigned char *aWant, int *pHit){
+static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+                            const char *const *azCol, const unsigned char *aWant, int *pHit){
   CacheSrc *p;
   char *zType = 0, *zWhy = 0;
   int wr = 0, c, n = 0;
@@ -513,7 +513,7 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zSource, int
     p->aWant[c] = aWant ? aWant[c] : 0;
     if( (p->azCol[c] = sqlite3_mprintf("%s", azCol[c]))==0 ) n = -1;
   }
-  if( n<0 || ga_table_locate(db, zSource, &p->zDb, &p->zTab, &zType, &wr)!=SQLITE_OK || p->zDb==0
+  if( n<0 || ga_table_locate(db, zDb, zTab, &p->zDb, &p->zTab, &zType, &wr)!=SQLITE_OK || p->zDb==0
    || strcmp(p->zDb, "main")!=0 || strcmp(zType, "table")!=0 || ga_snap_open(&p->snap, db, conn, p->zDb, &zWhy)!=SQLITE_OK || !p->snap.haveId ){
     sqlite3_free(zType);
     sqlite3_free(zWhy);
@@ -541,12 +541,12 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zSource, int
   return &p->base;
 }
 
-ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *pHit){
+ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *pHit){
   double t0 = ga_now_ms();
   ga_colsrc *p;
   *pHit = 0;
-  p = cacheOpen(db, conn, zSource, nCol, azCol, aWant, pHit);
+  p = cacheOpen(db, conn, zDb, zTab, nCol, azCol, aWant, pHit);
   conn->cache.checkMs += ga_now_ms() - t0;
   return p;
 }

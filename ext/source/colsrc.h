@@ -96,25 +96,25 @@ ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCo
                           const char *const *azCol, const unsigned char *aWant, char **pzErr);
 
 /* A source that reads columns azCol[0..nCol) (asking aWant[i] of each) of
-** the table zSource names (as tvf.h resolves it) from the database file's
+** table zTab of schema zDb (as tvf.h resolved them) from the database file's
 ** pages (pages.c), in the caller's transaction. NULL if it cannot: *prc is
 ** GA_REFUSED with the reason in *pzWhy (the statement source serves), or an
 ** SQLite error (SQLITE_CORRUPT, ...) with its message in *pzWhy. */
-ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *prc, char **pzWhy);
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy);
 
-/* The schema, name and kind ("table", "view", ...) of what zSource names, as
-** tvf.c resolves it (a table of that name, temp first, else schema.table),
-** and whether it is WITHOUT ROWID; *pzDb NULL if nothing. sqlite3_free the
-** names. SQLITE_OK, GA_REFUSED before SQLite 3.37, or an error. */
-int ga_table_locate(sqlite3 *db, const char *zSource, char **pzDb, char **pzTab, char **pzType, int *pWr);
+/* Table zTab of schema zDb (as tvf.c resolved them): its schema and name as
+** SQLite spells them, its kind ("table", "view", ...), and whether it is
+** WITHOUT ROWID; *pzDb NULL if there is none. sqlite3_free the names.
+** SQLITE_OK, GA_REFUSED before SQLite 3.37, or an error. */
+int ga_table_locate(sqlite3 *db, const char *zDb, const char *zTab, char **pzDb, char **pzTab, char **pzType, int *pWr);
 
 /* The column cache (cache.c): a source for columns azCol[0..nCol) of
-** zSource that serves them from the cache (*pHit set), or, after
-** ga_cache_read_by names the source that reads the table, keeps them as
-** they pass. NULL where nothing is cached: the caller's source serves. */
-ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *pHit);
+** zDb.zTab (as tvf.c resolved them) that serves them from the cache (*pHit
+** set), or, after ga_cache_read_by names the source that reads the table,
+** keeps them as they pass. NULL where nothing is cached: the caller's source serves. */
+ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *pHit);
 void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
 /* The cache's budget in bytes (entries dropped to fit it; 0: all). */
 void ga_cache_budget(ga_cache*, int64_t budget);

@@ -471,37 +471,29 @@ static int realAffinity(const char *z){
   return strstr(u, "REAL") || strstr(u, "FLOA") || strstr(u, "DOUB");
 }
 
-int ga_table_locate(sqlite3 *db, const char *zSource, char **pzDb, char **pzTab, char **pzType, int *pWr){
-  static const char *zSql =
-      "SELECT l.schema, l.name, l.type, l.wr FROM pragma_table_list l, pragma_database_list d"
-      " WHERE d.name=l.schema AND l.name=?1 COLLATE NOCASE AND (?2 IS NULL OR l.schema=?2 COLLATE NOCASE)"
-      " ORDER BY d.seq<>1, d.seq LIMIT 1";
-  const char *zDot = strchr(zSource, '.');
+int ga_table_locate(sqlite3 *db, const char *zDb, const char *zTab, char **pzDb, char **pzTab, char **pzType, int *pWr){
+  /* Names compare ignoring ASCII case, as SQLite's do. */
+  static const char *zSql = "SELECT schema, name, type, wr FROM pragma_table_list"
+                            " WHERE name=?1 COLLATE NOCASE AND schema=?2 COLLATE NOCASE";
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0), pass;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
   if( rc==SQLITE_ERROR ){
     sqlite3_finalize(st);
     return GA_REFUSED;              /* before SQLite 3.37: no table_list pragma */
   }
-  for(pass=0; rc==SQLITE_OK && pass<(zDot ? 2 : 1); pass++){
-    if( pass==0 ){
-      sqlite3_bind_text(st, 1, zSource, -1, SQLITE_STATIC);
-    }else{
-      sqlite3_bind_text(st, 1, zDot + 1, -1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 2, zSource, (int)(zDot - zSource), SQLITE_STATIC);
-    }
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, zDb, -1, SQLITE_STATIC);
     if( (rc = sqlite3_step(st))==SQLITE_ROW ){
       *pzDb = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
       *pzTab = sqlite3_mprintf("%s", sqlite3_column_text(st, 1));
       *pzType = sqlite3_mprintf("%s", sqlite3_column_text(st, 2));
       *pWr = sqlite3_column_int(st, 3);
       rc = *pzDb && *pzTab && *pzType ? SQLITE_DONE : SQLITE_NOMEM;
-      break;
     }
-    if( rc==SQLITE_DONE ) rc = sqlite3_reset(st);
   }
   sqlite3_finalize(st);
-  return rc==SQLITE_DONE || rc==SQLITE_OK ? SQLITE_OK : rc;
+  return rc==SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 /* Is column zCol of zDb.zTab an alias of the rowid? SQLite's own answer:
@@ -717,8 +709,8 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
   return rc;
 }
 
-ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zSource, int nCol, const char *const *azCol,
-                           const unsigned char *aWant, int *prc, char **pzWhy){
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDbIn, const char *zTabIn, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy){
   PageSrc *p = sqlite3_malloc(sizeof(PageSrc));
   char *zDb = 0, *zTab = 0, *zType = 0;
   uint32_t root = 0;
@@ -738,7 +730,7 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zSource, int 
     *pzWhy = sqlite3_mprintf("%d columns", nCol);
     rc = GA_REFUSED;
   }else{
-    rc = ga_table_locate(db, zSource, &zDb, &zTab, &zType, &wr);
+    rc = ga_table_locate(db, zDbIn, zTabIn, &zDb, &zTab, &zType, &wr);
   }
   if( rc==GA_REFUSED ) *pzWhy = sqlite3_mprintf("SQLite %s has no table_list pragma", sqlite3_libversion());
   if( rc==SQLITE_OK ){
@@ -753,7 +745,7 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zSource, int 
     /* The same table, in the pinned transaction? */
     char *zDb2 = 0, *zTab2 = 0, *zType2 = 0;
     int wr2 = 0;
-    rc = ga_table_locate(db, zSource, &zDb2, &zTab2, &zType2, &wr2);
+    rc = ga_table_locate(db, zDbIn, zTabIn, &zDb2, &zTab2, &zType2, &wr2);
     if( rc==SQLITE_OK && (zDb2==0 || strcmp(zDb, zDb2) || strcmp(zTab, zTab2) || strcmp(zType, zType2) || wr!=wr2) ){
       *pzWhy = sqlite3_mprintf("table %s changed", zTab);
       rc = GA_REFUSED;

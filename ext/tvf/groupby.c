@@ -490,9 +490,9 @@ static int groupFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   cursorReset(c);
   memset(&g, 0, sizeof(g));
   if( idxNum!=(1<<NARG)-1 ) return ga_tvf_error(cur->pVtab, "%s: takes (source, key, value)", zFn);
-  zSource = (const char*)sqlite3_value_text(a[0]);
-  zKey = (const char*)sqlite3_value_text(a[1]);
-  zVal = (const char*)sqlite3_value_text(a[2]);
+  zSource = ga_tvf_name(a[0]);
+  zKey = ga_tvf_name(a[1]);
+  zVal = ga_tvf_name(a[2]);
   if( !zSource || !zKey || !zVal ) return ga_tvf_error(cur->pVtab, "%s: source, key and value must be names", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK && ((ai[0] = ga_tvf_column(cur->pVtab, zFn, &from, zKey))<0

@@ -17,11 +17,12 @@
 **      [min, max] of the column's numbers, [v-0.5, v+0.5] if they are all v;
 **      no numbers then means no rows. With LO and HI and no numbers: BINS
 **      rows of 0.
-**   3. SOURCE is a table or view, optionally schema-qualified ('main.t',
-**      'aux.t'); it and COLUMN are checked to exist and quoted with %w, never
-**      pasted. Clear errors, naming the problem, for: the wrong arguments,
-**      no such table, no such column, BINS not an integer from 1 to
-**      16777216, LO/HI not numbers, not finite, or LO >= HI.
+**   3. SOURCE is a table or view and COLUMN one of its columns, named as
+**      tvf.h reads names ('t', '"my table"', 'main."t.x"', 'aux.t'); both
+**      are checked to exist and quoted with %w, never pasted. Clear errors,
+**      naming the problem, for: the wrong arguments, no such table, no such
+**      column, BINS not an integer from 1 to 16777216, LO/HI not numbers,
+**      not finite, or LO >= HI.
 **   4. It runs SQL of its own, so it is SQLITE_VTAB_DIRECTONLY: not usable
 **      from views or triggers. It reads through the caller's connection and
 **      so sees the current transaction's uncommitted rows.
@@ -350,8 +351,8 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
    || ((idxNum & ARG_LO)!=0)!=((idxNum & ARG_HI)!=0) ){
     return ga_tvf_error(cur->pVtab, "gpu_histogram: takes (source, column, bins) or (source, column, bins, lo, hi)");
   }
-  zSource = (const char*)sqlite3_value_text(a[0]);
-  zCol = (const char*)sqlite3_value_text(a[1]);
+  zSource = ga_tvf_name(a[0]);
+  zCol = ga_tvf_name(a[1]);
   if( zSource==0 || zCol==0 ) return ga_tvf_error(cur->pVtab, "gpu_histogram: source and column must be names");
   if( (rc = histShape(cur->pVtab, a[2], a[3], a[4], &c->h))!=SQLITE_OK ) return rc;
   rc = ga_tvf_source(cur->pVtab, v->db, "gpu_histogram", zSource, &from);

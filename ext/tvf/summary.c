@@ -393,8 +393,8 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   ga_tvf_args(idxNum, argc, argv, NARG, a);
   cursorReset(c);
   if( !(idxNum & 1) ) return ga_tvf_error(cur->pVtab, "%s: takes (source) or (source, column)", zFn);
-  zSource = (const char*)sqlite3_value_text(a[0]);
-  if( a[1] ) zCol = (const char*)sqlite3_value_text(a[1]);
+  zSource = ga_tvf_name(a[0]);
+  if( a[1] ) zCol = ga_tvf_name(a[1]);
   if( zSource==0 || (a[1] && zCol==0) ) return ga_tvf_error(cur->pVtab, "%s: source and column must be names", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK ){

@@ -81,20 +81,168 @@ void ga_source_free(ga_source *p){
   for(i=0; i<p->nCol; i++) sqlite3_free(p->azCol[i]);
   sqlite3_free(p->azCol);
   sqlite3_free(p->zFrom);
+  sqlite3_free(p->zTab);
+  sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   memset(p, 0, sizeof(*p));
 }
 
-/* The columns of schema.table (schema NULL: the usual search) into p;
-** none if there is no such table. SQLITE_OK or SQLITE_NOMEM. */
-static int sourceColumns(sqlite3 *db, const char *zSchema, const char *zTab, ga_source *p){
+const char *ga_tvf_name(sqlite3_value *v){
+  const char *z = (const char*)sqlite3_value_text(v);
+  /* Past a NUL byte SQLite reads no name: a value holding one would name
+  ** what comes before it. */
+  return z && (int)strlen(z)==sqlite3_value_bytes(v) ? z : 0;
+}
+
+/* ---- identifiers ---------------------------------------------------------------------- */
+
+static int isSpace(char c){
+  return c==' ' || c=='\t' || c=='\n' || c=='\r' || c=='\f';
+}
+
+/* May byte c begin (first) or continue a bare identifier? SQLite's: ASCII
+** letters, _ and every byte of a UTF-8 character; then digits and $ too. */
+static int isIdChar(unsigned char c, int first){
+  return (c>='a' && c<='z') || (c>='A' && c<='Z') || c=='_' || c>=0x80
+      || (!first && ((c>='0' && c<='9') || c=='$'));
+}
+
+/* The identifier part at z[*pi] into *pz, *pi moved past it; SQLITE_ERROR
+** with the reason in *pzWhy and *piAt, or SQLITE_NOMEM. */
+static int identPart(const char *z, int *pi, char **pz, char **pzWhy, int *piAt){
+  int i = *pi, j, n = 0;
+  char q = z[i], e = q=='[' ? ']' : q;
+  char *o;
+  if( q!='"' && q!='`' && q!='[' && !isIdChar((unsigned char)q, 1) ){
+    *piAt = i;
+    *pzWhy = sqlite3_mprintf("unexpected '%c' at byte %d", q, i);
+    return *pzWhy ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if( (o = sqlite3_malloc64(strlen(z + i) + 1))==0 ) return SQLITE_NOMEM;
+  if( q!='"' && q!='`' && q!='[' ){
+    for(j=i; isIdChar((unsigned char)z[j], 0); j++) o[n++] = z[j];
+  }else{
+    /* Quoted: a doubled quote is one ("a""b", `a``b`); brackets have no
+    ** escape, so [a]]b] is not a name. */
+    for(j=i+1; z[j] && (z[j]!=e || (e!=']' && z[j+1]==e)); j++){
+      o[n++] = z[j];
+      if( z[j]==e ) j++;
+    }
+    if( z[j]==0 ){
+      sqlite3_free(o);
+      *piAt = -1;
+      *pzWhy = sqlite3_mprintf("the %c at byte %d is not closed", q, i);
+      return *pzWhy ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
+    j++;
+  }
+  o[n] = 0;
+  *pz = o;
+  *pi = j;
+  return SQLITE_OK;
+}
+
+int ga_ident_parse(const char *z, char **pzQual, char **pzName, char **pzWhy, int *piAt){
+  char *a[2] = { 0, 0 };
+  int i = 0, n = 0, iDot = 0, rc;
+  *pzQual = *pzName = *pzWhy = 0;
+  *piAt = -1;
+  for(;;){
+    while( isSpace(z[i]) ) i++;
+    if( z[i]==0 ){
+      *pzWhy = n ? sqlite3_mprintf("no name after the '.' at byte %d", iDot) : sqlite3_mprintf("it is empty");
+      rc = *pzWhy ? SQLITE_ERROR : SQLITE_NOMEM;
+      break;
+    }
+    if( (rc = identPart(z, &i, &a[n++], pzWhy, piAt))!=SQLITE_OK ) break;
+    while( isSpace(z[i]) ) i++;
+    if( z[i]==0 ) break;
+    if( z[i]!='.' || n==2 ){
+      *piAt = i;
+      *pzWhy = sqlite3_mprintf("unexpected '%c' at byte %d", z[i], i);
+      rc = *pzWhy ? SQLITE_ERROR : SQLITE_NOMEM;
+      break;
+    }
+    iDot = i++;
+  }
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(a[0]);
+    sqlite3_free(a[1]);
+    return rc;
+  }
+  *pzQual = n==2 ? a[0] : 0;
+  *pzName = n==2 ? a[1] : a[0];
+  return SQLITE_OK;
+}
+
+/* What to do instead, for an argument z that is not a name (ga_ident_parse
+** failed at byte at; -1: the text ended early), given for a table (isTab)
+** or a column; NULL where the reason says it all. */
+static const char *notNameHint(const char *z, int at, int isTab){
+  static const char *azWord[] = { "select", "with", "values" };
+  const char *s = z;
+  int i, n;
+  while( isSpace(*s) ) s++;
+  for(n=0; isIdChar((unsigned char)s[n], 0); n++){}
+  for(i=0; i<3 && !(n==(int)strlen(azWord[i]) && sqlite3_strnicmp(s, azWord[i], n)==0); i++){}
+  if( *s=='(' || i<3 ){
+    return isTab ? "a subquery is not a table: create a view or a temp table of it and pass its name"
+                 : "a subquery is not a column: create a view that selects it AS a name, and pass the view and"
+                   " that name";
+  }
+  if( at<0 ) return 0;
+  if( z[at]==',' ){
+    return isTab ? "a list is not a table: the function reads one table (create a view that joins them and pass"
+                   " its name)"
+                 : "a list is not a column: the function takes one column (for a key of several columns, create a view"
+                   " with one column that combines them, and pass the view and that column)";
+  }
+  if( strpbrk(z, "*+-/%<>=!|&~()") ){
+    return isTab ? "an expression or a filter is not a table: create a view or a temp table with the rows you want"
+                   " and pass its name"
+                 : "an expression or a filter is not a column: create a view that selects it AS a name (and filters"
+                   " in its WHERE), and pass the view and that name";
+  }
+  return isTab ? "quote a name with spaces, dots or other characters: \"my table\", [my table] or main.\"t.x\""
+               : "quote a name with spaces, dots or other characters: \"col x\" or [col x]";
+}
+
+/* The schema that holds table zTab into *pzDb (NULL: none), as
+** pragma_database_list names it: in schema zDb (any case), or with zDb
+** NULL where SQLite looks, temp, main, then the attached in order.
+** SQLITE_OK or an error. */
+static int sourceSchema(sqlite3 *db, const char *zDb, const char *zTab, char **pzDb){
+  /* Unqualified, sqlite_master is main's (temp's is sqlite_temp_master),
+  ** though temp.sqlite_master is temp's. */
+  static const char *zSql =
+      "SELECT d.name FROM pragma_database_list d WHERE (?2 IS NULL OR d.name=?2 COLLATE NOCASE)"
+      " AND EXISTS(SELECT 1 FROM pragma_table_xinfo(?1, d.name) WHERE hidden<>1)"
+      " AND NOT (?2 IS NULL AND d.seq=1 AND ?1 COLLATE NOCASE IN ('sqlite_master', 'sqlite_schema'))"
+      " ORDER BY d.seq<>1, d.seq LIMIT 1";
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, zSchema ? "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE hidden<>1"
-                                          : "SELECT name FROM pragma_table_xinfo(?1) WHERE hidden<>1", -1, &st, 0);
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  *pzDb = 0;
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
+    if( zDb ) sqlite3_bind_text(st, 2, zDb, -1, SQLITE_STATIC);
+    if( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      rc = (*pzDb = sqlite3_mprintf("%s", sqlite3_column_text(st, 0)))!=0 ? SQLITE_OK : SQLITE_NOMEM;
+    }else if( rc==SQLITE_DONE ){
+      rc = SQLITE_OK;
+    }
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The columns of zDb.zTab into p. SQLITE_OK or an error. */
+static int sourceColumns(sqlite3 *db, const char *zDb, const char *zTab, ga_source *p){
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE hidden<>1", -1, &st, 0);
   int nAlloc = 0;
   if( rc==SQLITE_OK ){
     sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
-    if( zSchema ) sqlite3_bind_text(st, 2, zSchema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, zDb, -1, SQLITE_STATIC);
     while( (rc = sqlite3_step(st))==SQLITE_ROW ){
       if( p->nCol==nAlloc ){
         char **a = sqlite3_realloc64(p->azCol, sizeof(char*)*(sqlite3_uint64)(nAlloc = nAlloc ? 2*nAlloc : 16));
@@ -107,33 +255,139 @@ static int sourceColumns(sqlite3 *db, const char *zSchema, const char *zTab, ga_
     if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   }
   sqlite3_finalize(st);
-  /* An unknown schema is an error of the pragma: no such table either. */
-  return rc==SQLITE_NOMEM ? rc : SQLITE_OK;
+  return rc;
+}
+
+/* The schemas in the order SQLite searches them, "temp, main and aux", or
+** only zOnly as the connection spells it, into *pz (NULL: none; temp is
+** always known, listed or not). SQLITE_OK or an error. */
+static int schemaNames(sqlite3 *db, const char *zOnly, char **pz){
+  sqlite3_stmt *st = 0;
+  sqlite3_str *s = sqlite3_str_new(db);
+  char *zPrev = 0;
+  int n = 0, rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+                                         " WHERE ?1 IS NULL OR name=?1 COLLATE NOCASE ORDER BY seq<>1, seq", -1, &st, 0);
+  *pz = 0;
+  if( rc==SQLITE_OK && zOnly ) sqlite3_bind_text(st, 1, zOnly, -1, SQLITE_STATIC);
+  while( rc==SQLITE_OK && (rc = sqlite3_step(st))==SQLITE_ROW ){
+    if( zPrev ) sqlite3_str_appendf(s, "%s%s", n>1 ? ", " : "", zPrev);
+    sqlite3_free(zPrev);
+    zPrev = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+    rc = zPrev ? SQLITE_OK : SQLITE_NOMEM;
+    n++;
+  }
+  if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+  sqlite3_finalize(st);
+  if( zPrev ) sqlite3_str_appendf(s, "%s%s", n>1 ? " and " : "", zPrev);
+  if( n==0 && zOnly && sqlite3_stricmp(zOnly, "temp")==0 ) sqlite3_str_appendf(s, "temp");
+  sqlite3_free(zPrev);
+  if( rc==SQLITE_OK && sqlite3_str_errcode(s) ) rc = SQLITE_NOMEM;
+  if( rc==SQLITE_OK && sqlite3_str_length(s)>0 ) *pz = sqlite3_str_finish(s);
+  else sqlite3_free(sqlite3_str_finish(s));
+  return rc;
+}
+
+/* The error for a SOURCE that names no table: where it was looked for
+** (zQual and zName as parsed), or why it is not a name (zWhy, at), and
+** what to do instead. */
+static int noSuchTable(sqlite3_vtab *tab, sqlite3 *db, const char *zFn, const char *zSource, const char *zQual,
+                       const char *zName, const char *zWhy, int at){
+  char *zAll = 0, *zIn = 0;
+  const char *zHint = zWhy ? notNameHint(zSource, at, 1) : 0;
+  int rc = schemaNames(db, 0, &zAll);
+  if( rc==SQLITE_OK && zQual ) rc = schemaNames(db, zQual, &zIn);
+  if( rc!=SQLITE_OK ){
+    /* ga_tvf_source says why */
+  }else if( zWhy ){
+    rc = ga_tvf_error(tab, "%s: no such table: %s (not a name: %s, and no table has that exact name in %s)%s%s", zFn,
+                      zSource, zWhy, zAll, zHint ? "; " : "", zHint ? zHint : "");
+  }else if( zQual && zIn==0 ){
+    rc = ga_tvf_error(tab, "%s: no such table: %s (no schema \"%w\"; the schemas are %s)", zFn, zSource, zQual, zAll);
+  }else{
+    rc = ga_tvf_error(tab, "%s: no such table: %s (looked for table \"%w\" in %s)", zFn, zSource, zName,
+                      zIn ? zIn : zAll);
+  }
+  sqlite3_free(zAll);
+  sqlite3_free(zIn);
+  return rc;
 }
 
 int ga_tvf_source(sqlite3_vtab *tab, sqlite3 *db, const char *zFn, const char *zSource, ga_source *p){
   const char *zDot = strchr(zSource, '.');
-  int rc;
+  char *zQual = 0, *zName = 0, *zWhy = 0, *zDb = 0;
+  int rc, at = -1;
   memset(p, 0, sizeof(*p));
   if( (p->zName = sqlite3_mprintf("%s", zSource))==0 ) return SQLITE_NOMEM;
-  rc = sourceColumns(db, 0, zSource, p);
-  if( rc==SQLITE_OK && p->nCol ){
-    p->zFrom = sqlite3_mprintf("\"%w\"", zSource);
-  }else if( rc==SQLITE_OK && zDot ){
-    char *zSchema = sqlite3_mprintf("%.*s", (int)(zDot - zSource), zSource);
-    rc = zSchema ? sourceColumns(db, zSchema, zDot+1, p) : SQLITE_NOMEM;
-    if( rc==SQLITE_OK && p->nCol ) p->zFrom = sqlite3_mprintf("\"%w\".\"%w\"", zSchema, zDot+1);
-    sqlite3_free(zSchema);
+  /* In order, so that every SOURCE that named a table before SQL's syntax
+  ** was read names the same one: the whole string as a table's name; */
+  rc = sourceSchema(db, 0, zSource, &zDb);
+  if( rc==SQLITE_OK && zDb ) p->zTab = sqlite3_mprintf("%s", zSource);
+  /* before the first dot a schema, after it a table, both as written; */
+  if( rc==SQLITE_OK && zDb==0 && zDot ){
+    zQual = sqlite3_mprintf("%.*s", (int)(zDot - zSource), zSource);
+    rc = zQual ? sourceSchema(db, zQual, zDot + 1, &zDb) : SQLITE_NOMEM;
+    if( rc==SQLITE_OK && zDb ) p->zTab = sqlite3_mprintf("%s", zDot + 1);
+    sqlite3_free(zQual);
+    zQual = 0;
   }
-  if( rc==SQLITE_OK && p->nCol==0 ) return ga_tvf_error(tab, "%s: no such table: %s", zFn, zSource);
-  if( rc==SQLITE_OK && p->zFrom==0 ) rc = SQLITE_NOMEM;
+  /* then SQL's syntax: [schema.]table, each bare or quoted. */
+  if( rc==SQLITE_OK && zDb==0 ){
+    rc = ga_ident_parse(zSource, &zQual, &zName, &zWhy, &at);
+    if( rc==SQLITE_OK ) rc = sourceSchema(db, zQual, zName, &zDb);
+    if( rc==SQLITE_OK && zDb ) p->zTab = sqlite3_mprintf("%s", zName);
+    if( rc==SQLITE_ERROR && zWhy ) rc = SQLITE_OK;     /* not a name: said below */
+  }
+  if( rc==SQLITE_OK && zDb ){
+    p->zDb = zDb;
+    zDb = 0;
+    rc = p->zTab ? sourceColumns(db, p->zDb, p->zTab, p) : SQLITE_NOMEM;
+    if( rc==SQLITE_OK && (p->zFrom = sqlite3_mprintf("\"%w\".\"%w\"", p->zDb, p->zTab))==0 ) rc = SQLITE_NOMEM;
+  }else if( rc==SQLITE_OK ){
+    rc = noSuchTable(tab, db, zFn, zSource, zQual, zName, zWhy, at);
+  }
+  if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && tab->zErrMsg==0 ) ga_tvf_error(tab, "%s: %s", zFn, sqlite3_errmsg(db));
+  sqlite3_free(zQual);
+  sqlite3_free(zName);
+  sqlite3_free(zWhy);
+  sqlite3_free(zDb);
   return rc;
 }
 
-int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const char *zCol){
+/* The index of the column named zCol of p (names compare as SQLite's,
+** ignoring ASCII case), or -1. */
+static int columnIndex(const ga_source *p, const char *zCol){
   int i;
-  for(i=0; i<p->nCol; i++) if( sqlite3_stricmp(p->azCol[i], zCol)==0 ) return i;
-  ga_tvf_error(tab, "%s: no such column: %s in %s", zFn, zCol, p->zName);
+  for(i=0; i<p->nCol && sqlite3_stricmp(p->azCol[i], zCol)!=0; i++){}
+  return i<p->nCol ? i : -1;
+}
+
+int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const char *zCol){
+  char *zQual = 0, *zName = 0, *zWhy = 0;
+  int i, at = -1, rc;
+  /* As written first, so that a column literally named "a.b" or "x y"
+  ** keeps its meaning; then SQL's syntax. */
+  if( (i = columnIndex(p, zCol))>=0 ) return i;
+  rc = ga_ident_parse(zCol, &zQual, &zName, &zWhy, &at);
+  if( rc==SQLITE_OK && zQual==0 && (i = columnIndex(p, zName))>=0 ){
+    sqlite3_free(zName);
+    return i;
+  }
+  if( rc==SQLITE_NOMEM ){
+    ga_tvf_error(tab, "%s: out of memory", zFn);
+  }else if( zWhy ){
+    const char *zHint = notNameHint(zCol, at, 0);
+    ga_tvf_error(tab, "%s: no such column: %s in %s (not a name: %s, and table \"%w\" of %s has no column of that exact"
+                 " name)%s%s", zFn, zCol, p->zName, zWhy, p->zTab, p->zDb, zHint ? "; " : "", zHint ? zHint : "");
+  }else if( zQual ){
+    ga_tvf_error(tab, "%s: no such column: %s in %s (a column is named alone, without its table: \"%w\")", zFn, zCol,
+                 p->zName, zName);
+  }else{
+    ga_tvf_error(tab, "%s: no such column: %s in %s (looked for column \"%w\" in table \"%w\" of %s)", zFn, zCol,
+                 p->zName, zName, p->zTab, p->zDb);
+  }
+  sqlite3_free(zQual);
+  sqlite3_free(zName);
+  sqlite3_free(zWhy);
   return -1;
 }
 
@@ -156,7 +410,7 @@ static int openReader(sqlite3_vtab *tab, const char *zFn, const ga_source *p, in
   char *zErr = 0;
   int rc = GA_REFUSED;
   if( v->conn->pages ){
-    *ppSrc = ga_colsrc_pages(v->db, v->conn, p->zName, nCol, azCol, aWant, &rc, &zErr);
+    *ppSrc = ga_colsrc_pages(v->db, v->conn, p->zDb, p->zTab, nCol, azCol, aWant, &rc, &zErr);
     if( *ppSrc==0 && rc!=GA_REFUSED ){
       ga_tvf_error(tab, "%s: %s", zFn, zErr ? zErr : "out of memory");
       sqlite3_free(zErr);
@@ -185,7 +439,7 @@ int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol
   for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->azCol[aiCol[i]];
   *ppSrc = 0;
   /* Kept columns first (source/cache.c); a miss keeps what the reader reads. */
-  cache = ga_colsrc_cache(v->db, v->conn, p->zName, nCol, azCol, aWant, &hit);
+  cache = ga_colsrc_cache(v->db, v->conn, p->zDb, p->zTab, nCol, azCol, aWant, &hit);
   if( hit ){
     noteSource(v->conn, zFn, GA_SRC_CACHE, 0);
     *ppSrc = cache;

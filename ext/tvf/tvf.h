@@ -5,12 +5,26 @@
 **   1. Each is an eponymous-only virtual table (as ext/misc/series.c) whose
 **      hidden columns take the arguments as equality constraints; a plan
 **      that lacks one the query gives is refused (ga_tvf_best_index).
-**   2. SOURCE is a table or view, optionally schema-qualified ('main.t',
-**      'aux.t'); a name with a dot is a table of that name if there is one,
-**      else schema.table. Its columns are those SELECT * shows (generated
-**      ones included), in declared order. Names are checked to exist and
-**      quoted with %w, never pasted into SQL.
-**   3. Errors name the function and the problem: "gpu_x: no such table: t".
+**   2. SOURCE names a table or view (ga_tvf_source), tried in this order,
+**      so that a SOURCE that named a table before SQL's syntax was read
+**      names the same one: the whole string as a table's name; before the
+**      first dot a schema and after it a table, both as written; then the
+**      string as SQL writes a name (ga_ident_parse): 'my_t', '"my table"',
+**      '[my table]', '`my table`', '"a""b"', 'main.t', 'main."t.x"',
+**      '"main".[t]', 'temp.t', 'aux.t'. Without a schema, SQLite's search:
+**      temp, main, then the attached in order. Its columns are those
+**      SELECT * shows (generated ones included), in declared order.
+**   3. A COLUMN is the column named as written, else as SQL writes one name
+**      (a table-qualified 't.x' is refused); either way ignoring ASCII case,
+**      as SQLite compares names.
+**   4. The resolved schema and table (ga_source's zDb and zTab) are what the
+**      page source and the column cache read: neither looks the name up
+**      again. Names are quoted with %w, never pasted into SQL.
+**   5. Errors name the function and the problem: "gpu_x: no such table: t
+**      (looked for table "t" in main and temp)". No such table says which
+**      schemas were searched, or that the schema does not exist; no such
+**      column, which table; an argument that is not a name says why, and
+**      hints what to do for a subquery, an expression or filter, a list.
 */
 #ifndef GPUAGG_TVF_H
 #define GPUAGG_TVF_H
@@ -49,10 +63,25 @@ void ga_other_result(sqlite3_context*, const ga_other*);
 /* A resolved SOURCE. */
 typedef struct ga_source {
   char *zName;              /* as the user gave it */
-  char *zFrom;              /* the quoted FROM term: "t" or "schema"."t" */
+  char *zDb;                /* the schema that holds it, as pragma_database_list names it */
+  char *zTab;               /* its name there (the case as given) */
+  char *zFrom;              /* the quoted FROM term: "schema"."t" */
   int nCol;                 /* columns */
   char **azCol;             /* their declared names */
 } ga_source;
+
+/* z as SQL writes a name: [qualifier.]name, each part bare (an ASCII
+** letter, _ or a byte >= 0x80, then those, digits and $), "quoted" (""
+** inside is one "), `quoted` (`` inside is one `) or [bracketed] (no
+** escape), with spaces around parts and dot. SQLITE_OK with *pzQual (NULL
+** if none) and *pzName (sqlite3_free them); SQLITE_ERROR with why in *pzWhy
+** (sqlite3_free it) and in *piAt the byte that is not part of a name, or
+** -1 if the text ended first (an empty string, an unclosed quote, a
+** trailing dot); SQLITE_NOMEM. */
+int ga_ident_parse(const char *z, char **pzQual, char **pzName, char **pzWhy, int *piAt);
+
+/* An argument's text as a name, or NULL if it is NULL or holds a NUL byte. */
+const char *ga_tvf_name(sqlite3_value*);
 
 /* Set the vtab's error message (printf-style); returns SQLITE_ERROR. */
 int ga_tvf_error(sqlite3_vtab*, const char *zFmt, ...);
@@ -62,8 +91,8 @@ int ga_tvf_error(sqlite3_vtab*, const char *zFmt, ...);
 int ga_tvf_source(sqlite3_vtab*, sqlite3*, const char *zFn, const char *zSource, ga_source *p);
 void ga_source_free(ga_source*);
 
-/* The index of column zCol of p (names compare as SQLite's, ignoring ASCII
-** case), or -1 with the error set. */
+/* The index of column zCol of p (requirement 3), or -1 with the error
+** set. */
 int ga_tvf_column(sqlite3_vtab*, const char *zFn, const ga_source *p, const char *zCol);
 
 /* A column source over columns aiCol[0..nCol) of p, asking aWant[i] of
