@@ -11,12 +11,12 @@
 .headers on
 
 -- @ Sum and mean of x (reals, 1% NULL)
--- ! sum() adds the doubles one by one and rounds at every row; gpu_sum keeps the exact total and rounds once: the correctly rounded sum (gpu_avg: that total over the count)
+-- ! sum() adds the doubles in order, rounding as it goes (compensated since SQLite 3.43, still not correctly rounded); gpu_sum keeps the exact total and rounds once: the correctly rounded sum (gpu_avg: that total over the count)
 SELECT printf('%!.17g', gpu_sum(x)) AS "gpu_sum(x)", printf('%!.17g', gpu_avg(x)) AS "gpu_avg(x)" FROM t;
 SELECT printf('%!.17g', sum(x)) AS "sum(x)", printf('%!.17g', avg(x)) AS "avg(x)" FROM t;
 
 -- @ Sum of x per group (GROUP BY g)
--- ! sum() rounds at every row of each group; gpu_sum rounds each group's exact total once
+-- ! sum() rounds as it adds each group's rows (compensated since SQLite 3.43, still not correctly rounded); gpu_sum rounds each group's exact total once
 SELECT g, printf('%!.17g', gpu_sum(x)) AS "gpu_sum(x)" FROM t GROUP BY g;
 SELECT g, printf('%!.17g', sum(x)) AS "sum(x)" FROM t GROUP BY g;
 
@@ -31,7 +31,7 @@ SELECT bin, count AS "gpu_histogram count" FROM gpu_histogram('t', 'x', 8);
 SELECT min(CAST((x - lo) * 8 / (hi - lo) AS INT), 7) AS bin, count(*) AS "GROUP BY count" FROM t, (SELECT min(x) AS lo, max(x) AS hi FROM t) WHERE x IS NOT NULL GROUP BY bin ORDER BY bin;
 
 -- @ GROUP BY g with count, sum and avg of x: gpu_group_by against GROUP BY (it also gives rows, total, min, max)
--- ! sum and avg: the builtins round at every row; gpu_group_by rounds each group's exact total once
+-- ! sum and avg: the builtins round as they add (compensated since SQLite 3.43, still not correctly rounded); gpu_group_by rounds each group's exact total once
 SELECT key AS "gpu_group_by: g", count, printf('%!.17g', sum) AS sum, printf('%!.17g', avg) AS avg FROM gpu_group_by('t', 'g', 'x');
 SELECT g AS "GROUP BY: g", count(x) AS count, printf('%!.17g', sum(x)) AS sum, printf('%!.17g', avg(x)) AS avg FROM t GROUP BY g;
 
@@ -51,6 +51,6 @@ SELECT printf('%!.17g', gpu_median(x)) AS "gpu_median(x)" FROM t WHERE rowid <= 
 SELECT printf('%!.17g', min(x) + (max(x) - min(x)) * 0.5) AS "sort, middle rows" FROM (SELECT x FROM t WHERE rowid <= 300000 AND x IS NOT NULL ORDER BY x LIMIT 2 - (SELECT count(x) FROM t WHERE rowid <= 300000) % 2 OFFSET ((SELECT count(x) FROM t WHERE rowid <= 300000) - 1) / 2);
 
 -- @ A sliding sum, 1,000 rows wide, over the first 300,000 rows: its value at the last row
--- ! the builtin window sum adds each entering row and subtracts each leaving one in doubles, so rounding errors pile up along the table; gpu_sum's frame total is exact at every row
+-- ! the builtin window sum adds each entering row and subtracts each leaving one in doubles, so its rounding depends on the rows that came before; gpu_sum's frame total is exact at every row
 SELECT printf('%!.17g', s) AS "gpu_sum(x) OVER w" FROM (SELECT rowid AS r, gpu_sum(x) OVER (ORDER BY rowid ROWS 999 PRECEDING) AS s FROM t WHERE rowid <= 300000) WHERE r = 300000;
 SELECT printf('%!.17g', s) AS "sum(x) OVER w" FROM (SELECT rowid AS r, sum(x) OVER (ORDER BY rowid ROWS 999 PRECEDING) AS s FROM t WHERE rowid <= 300000) WHERE r = 300000;

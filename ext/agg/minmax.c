@@ -42,18 +42,21 @@
 **   7. A context cannot know that it serves a window until SQLite first
 **      calls xValue or xInverse, and most serve plain aggregates, so until
 **      then it only logs its rows (Log: V and A as 16-byte records, TEXT and
-**      BLOB bytes in one arena; a store a row, no comparison). A full log
-**      (LOG_ROWS rows or LOG_BYTES bytes) is compacted into the queue: a
-**      pass from its newest row back keeps the rows that no later row of
-**      the log beats (one comparison a row), and they join the queue in
-**      order. The first xValue or xInverse compacts what is logged, and from
-**      then on rows join the queue as they are stepped. So memory is one
-**      log plus the queue, and a plain aggregate never compares for it.
-**      The rows kept for a window are given up at max(threshold,
-**      FRAME_ROWS) rows, so a window whose first frame holds more rows is an
-**      error naming the setting that lifts the limit; a failed allocation
-**      gives them up too (the aggregate's answer does not need them), and a
-**      window then gets "out of memory".
+**      BLOB bytes in one arena; a store a row, no comparison as it is
+**      stepped). A full log (LOG_ROWS rows or LOG_BYTES bytes) is compacted
+**      into the queue: a pass from its newest row back keeps the rows that
+**      no later row of the log beats (one comparison a row, in a tight loop
+**      over the records), and they join the queue in order. The first
+**      xValue or xInverse compacts what is logged, and from then on rows
+**      join the queue as they are stepped. Memory: one log plus the queue,
+**      which holds at most the rows kept (below), all of them only when
+**      every row is a candidate (an ascending gpu_min).
+**   8. The rows kept for a window, NULLs and TEXT included, are given up
+**      at max(threshold, FRAME_ROWS) rows, pipelined or not (a context the
+**      pool had no buffer for too), so a window whose first frame holds more
+**      rows is an error naming the setting that lifts the limit. A failed
+**      allocation gives them up too (the aggregate's answer does not need
+**      them), and a window then gets "out of memory".
 */
 #include <string.h>
 #include "pipe.h"
@@ -407,11 +410,16 @@ static void logFree(Log *g){
   memset(g, 0, sizeof(*g));
 }
 
-/* Nothing more is kept for a window: why is LOST_ROWS or LOST_NOMEM. */
-static void keepLost(Ext *p, int why){
+/* Free what is kept for a window. */
+static void keepFree(Ext *p){
   frameFree(p->fr);
   p->fr = 0;
   logFree(&p->log);
+}
+
+/* Nothing more is kept for a window: why is LOST_ROWS or LOST_NOMEM. */
+static void keepLost(Ext *p, int why){
+  keepFree(p);
   p->lost = why;
 }
 
@@ -531,7 +539,7 @@ static inline void logRow(Ext *p, sqlite3_value *a, sqlite3_value *v, int t, uin
   if( g->n==g->lim && logRoom(p) ) return;
   r = &g->r[g->n*g->w];
   if( logValue(g, r, v, t, b) ) goto nomem;
-  if( a ){
+  if( a && t!=SQLITE_NULL ){                 /* a NULL V's row is never a result */
     int ta = sqlite3_value_type(a);
     if( logValue(g, r+1, a, ta, ta==SQLITE_INTEGER || ta==SQLITE_FLOAT ? numBits(a, ta) : 0) ) goto nomem;
   }
@@ -746,7 +754,7 @@ void ga_extFinal(sqlite3_context *ctx){
     }
   }
 done:
-  keepLost(p, LOST_ROWS);
+  keepFree(p);
   sqlite3_free(p->other.z);
   sqlite3_free(p->argNum.z);
   sqlite3_free(p->argOther.z);

@@ -191,11 +191,12 @@ static void probe(void){
     g.dv[d].minor = prop.minor;
   }
   if( e!=cudaSuccess ){
-    /* The runtime says "insufficient driver" when there is no driver at
-    ** all: tell that apart, so nobody is sent to upgrade a driver they do
-    ** not have. (Loading the driver's library creates no context.) */
-    void *lib = e==cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) : 0;
-    if( e==cudaErrorInsufficientDriver && lib==0 ){
+    /* The runtime says "insufficient driver" (or another error) when there
+    ** is no driver at all: tell that apart, so nobody is sent to upgrade a
+    ** driver they do not have. (Loading the driver's library creates no
+    ** context.) */
+    void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if( lib==0 ){
       const char *zDl = dlerror();
       sqlite3_snprintf(GA_ERRLEN, g.zWhy, "no NVIDIA driver found: libcuda.so.1 could not be loaded (%s)",
                        zDl ? zDl : "not found");
