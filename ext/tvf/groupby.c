@@ -493,7 +493,7 @@ static int groupFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   zSource = ga_tvf_name(a[0]);
   zKey = ga_tvf_name(a[1]);
   zVal = ga_tvf_name(a[2]);
-  if( !zSource || !zKey || !zVal ) return ga_tvf_error(cur->pVtab, "%s: source, key and value must be names", zFn);
+  if( !zSource || !zKey || !zVal ) return ga_tvf_error(cur->pVtab, "%s: source, key and value must be names (text without NUL bytes)", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK && ((ai[0] = ga_tvf_column(cur->pVtab, zFn, &from, zKey))<0
                      || (ai[1] = ga_tvf_column(cur->pVtab, zFn, &from, zVal))<0) ) rc = SQLITE_ERROR;

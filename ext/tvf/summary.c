@@ -395,7 +395,7 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   if( !(idxNum & 1) ) return ga_tvf_error(cur->pVtab, "%s: takes (source) or (source, column)", zFn);
   zSource = ga_tvf_name(a[0]);
   if( a[1] ) zCol = ga_tvf_name(a[1]);
-  if( zSource==0 || (a[1] && zCol==0) ) return ga_tvf_error(cur->pVtab, "%s: source and column must be names", zFn);
+  if( zSource==0 || (a[1] && zCol==0) ) return ga_tvf_error(cur->pVtab, "%s: source and column must be names (text without NUL bytes)", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK ){
     c->nCol = zCol ? 1 : from.nCol;
