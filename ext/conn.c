@@ -12,12 +12,20 @@
 **   3. At most GA_MAX_SLOTS slots live per connection; past that an aggregate
 **      folds on the CPU itself rather than hold more pinned memory.
 **   4. The mode starts from the environment: GPUAGG_BACKEND=cpu|cuda|auto.
+**   5. One failure policy for every device operation (ga_device_failed):
+**      the error becomes gpuagg_info()'s last_error; in 'cuda' mode it is
+**      the query's error, otherwise the CPU answers instead, counted in
+**      gpuagg_info()'s fallbacks.
+**   6. The modules that keep state per connection own it (gpuagg.h holds
+**      only their handles): the column cache (source/cache.c), what the
+**      page source saw of wal-indexes (source/snap.c).
 */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "gpuagg.h"
 #include "colsrc.h"
+#include "snap.h"
 
 static const char *azMode[] = { "auto", "cpu", "cuda" };
 
@@ -67,7 +75,7 @@ ga_conn *ga_conn_new(char **pzErr){
   c->resident = residentDefault();
   c->pages = 1;
   c->threads = threadsDefault();
-  c->cache.budget = GA_CACHE_AUTO;
+  c->cache = ga_cache_new();                /* NULL: nothing is kept */
   return c;
 }
 
@@ -82,7 +90,8 @@ static void slotDestroy(ga_conn *c, ga_slot *s){
 void ga_conn_unref(void *p){
   ga_conn *c = (ga_conn*)p;
   if( --c->nRef>0 ) return;
-  ga_cache_budget(&c->cache, 0);
+  ga_cache_free(c->cache);
+  ga_snap_forget(c);
   while( c->pIdle ){
     ga_slot *s = c->pIdle;
     c->pIdle = s->next;
@@ -95,13 +104,16 @@ void ga_conn_unref(void *p){
 const ga_backend *ga_conn_backend(ga_conn *c, char *zErr){
   char zWhy[GA_ERRLEN];
   if( c->mode==GA_CPU ) return &ga_cpu_backend;
-#ifdef GPUAGG_CUDA
-  if( ga_cuda_usable(zWhy) ) return &ga_cuda_backend;
-#else
-  ga_cuda_usable(zWhy);
-#endif
+  if( ga_device_usable(zWhy) ) return ga_device_backend();
   if( c->mode==GA_AUTO ) return &ga_cpu_backend;
   sqlite3_snprintf(GA_ERRLEN, zErr, "gpuagg: CUDA backend unavailable: %s", zWhy);
+  return 0;
+}
+
+int ga_device_failed(ga_conn *c, const char *zErr){
+  if( zErr!=c->stats.zLastErr ) sqlite3_snprintf(GA_ERRLEN, c->stats.zLastErr, "%s", zErr);
+  if( c->mode==GA_CUDA ) return 1;
+  c->stats.nFallback++;
   return 0;
 }
 

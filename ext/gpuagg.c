@@ -64,12 +64,12 @@ void ga_json_str(sqlite3_str *out, const char *z){
 
 static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
-  const ga_backend *be;
+  const ga_backend *be, *dev = ga_device_backend();
   char zErr[GA_ERRLEN];
   static const char *azSrc[] = { "statement", "pages", "cache" };     /* GA_SRC_* */
   sqlite3_str *out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   ga_slot *s;
-  int nIdle = 0, i;
+  int nIdle = 0, i, k;
   (void)argc; (void)argv;
   for(s=c->pIdle; s; s=s->next) nIdle++;
   be = ga_conn_backend(c, zErr);
@@ -77,13 +77,13 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
                       PACKAGE_VERSION, ga_mode_name(c->mode));
   if( be ) ga_json_str(out, be->zName);
   else sqlite3_str_appendall(out, "null");
-#ifdef GPUAGG_CUDA
-  ga_cuda_describe(out);
-#else
-  ga_cuda_usable(zErr);
-  sqlite3_str_appendall(out, ",\"device\":null,\"cuda_unavailable\":");
-  ga_json_str(out, zErr);
-#endif
+  if( dev ){
+    dev->xDescribe(out);
+  }else{
+    ga_device_usable(zErr);
+    sqlite3_str_appendall(out, ",\"device\":null,\"cuda_unavailable\":");
+    ga_json_str(out, zErr);
+  }
   sqlite3_str_appendf(out,
       ",\"chunk\":%d,\"threshold\":%lld,\"resident\":%lld,\"pages\":%d,\"threads\":%d"
       ",\"slots\":%d,\"idle_slots\":%d"
@@ -99,12 +99,8 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
                       "\"pages_copied\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,", (long long)c->stats.nPageScan,
                       (long long)c->stats.nStmtScan, (long long)c->stats.nPageMapped, (long long)c->stats.nPageCopied,
                       c->stats.pageWaitMs, c->stats.pageSinkMs);
-  sqlite3_str_appendf(out, "\"cache\":{\"budget\":%lld,\"entries\":%d,\"bytes\":%lld,\"device_bytes\":%lld,"
-                      "\"hits\":%lld,\"device_hits\":%lld,\"misses\":%lld,\"invalidations\":%lld,\"evictions\":%lld,"
-                      "\"check_ms\":%.3f,\"device_ms\":%.3f},\"sources\":{", (long long)c->cache.budget,
-                      c->cache.nEntry, (long long)c->cache.bytes, (long long)c->cache.devBytes, (long long)c->cache.nHit,
-                      (long long)c->cache.nDevHit, (long long)c->cache.nMiss, (long long)c->cache.nInval,
-                      (long long)c->cache.nEvict, c->cache.checkMs, c->cache.devMs);
+  ga_cache_describe(out, c->cache);
+  sqlite3_str_appendall(out, ",\"sources\":{");
   for(i=0; i<(int)(sizeof(c->aNote)/sizeof(c->aNote[0])) && c->aNote[i].zFn; i++){
     sqlite3_str_appendf(out, "%s\"%s\":{\"source\":\"%s\",\"why\":", i ? "," : "", c->aNote[i].zFn,
                         azSrc[c->aNote[i].src]);
@@ -113,19 +109,15 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_str_appendchar(out, 1, '}');
   }
   sqlite3_str_appendall(out, "},\"devices\":[");
-#ifdef GPUAGG_CUDA
-  {
-    int d, k = 0;
-    for(d=0; d<GA_DEV_MAX; d++){
-      const ga_devstat *s = &c->stats.dev[d];
-      if( !ga_cuda_allowed(d, c->devices) ) continue;
-      sqlite3_str_appendf(out, "%s{\"id\":%d,\"name\":", k++ ? "," : "", d);
-      ga_json_str(out, ga_cuda_device_name(d));
-      sqlite3_str_appendf(out, ",\"chunks\":%lld,\"bytes_copied\":%lld,\"kernel_ms\":%.3f,\"cache_bytes\":%lld}",
-                          (long long)s->nChunk, (long long)s->nBytes, s->kernelMs, (long long)c->cache.devBytesOn[d]);
-    }
+  for(i=0, k=0; dev && i<GA_DEV_MAX; i++){
+    const ga_devstat *ds = &c->stats.dev[i];
+    if( !dev->xAllowed(i, c->devices) ) continue;
+    sqlite3_str_appendf(out, "%s{\"id\":%d,\"name\":", k++ ? "," : "", i);
+    ga_json_str(out, dev->xDeviceName(i));
+    sqlite3_str_appendf(out, ",\"chunks\":%lld,\"bytes_copied\":%lld,\"kernel_ms\":%.3f,\"cache_bytes\":%lld}",
+                        (long long)ds->nChunk, (long long)ds->nBytes, ds->kernelMs,
+                        (long long)ga_cache_device_bytes(c->cache, i));
   }
-#endif
   sqlite3_str_appendall(out, "]}");
   if( sqlite3_str_errcode(out) ){
     sqlite3_free(sqlite3_str_finish(out));
@@ -159,13 +151,14 @@ static void backendFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
 static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
+  int64_t budget = ga_cache_budget_of(c->cache);
   const struct { const char *zName; int64_t mn, mx; int *pInt; int64_t *pI64; } aSet[] = {
     { "chunk",     1, GA_CHUNK_MAX,    &c->chunk,   0 },
     { "threshold", 0, INT64_MAX,       0,           &c->threshold },
     { "resident",  0, INT64_MAX,       0,           &c->resident },
     { "pages",     0, 1,               &c->pages,   0 },
     { "threads",   1, GA_THREADS_MAX,  &c->threads, 0 },
-    { "cache",     -1, INT64_MAX,      0,           &c->cache.budget },
+    { "cache",     -1, INT64_MAX,      0,           &budget },     /* the cache's own */
     { "devices",   0, GA_DEV_MAX,      &c->devices, 0 },
   };
   const int nSet = (int)(sizeof(aSet)/sizeof(aSet[0]));
@@ -188,22 +181,19 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       return;
     }
     if( aSet[i].pInt==&c->devices && v!=c->devices ){    /* kept columns are split for the old set */
-      int64_t b = c->cache.budget;
-      ga_cache_budget(&c->cache, 0);
-      c->cache.budget = b;
+      ga_cache_clear(c->cache);
     }
     if( aSet[i].pInt ) *aSet[i].pInt = (int)v; else *aSet[i].pI64 = v;
-    if( aSet[i].pI64==&c->cache.budget ) ga_cache_budget(&c->cache, v);   /* frees what no longer fits */
+    if( aSet[i].pI64==&budget ) ga_cache_budget(c->cache, v);   /* frees what no longer fits */
   }
   sqlite3_result_int64(ctx, aSet[i].pInt ? *aSet[i].pInt : *aSet[i].pI64);
 }
 
-#if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)
-/* gpuagg_fault(KIND, N [, DEVICE]): tests only (configure
-** --enable-fault-injection). */
+/* gpuagg_fault(KIND, N [, DEVICE]): tests only, registered where the
+** device backend injects faults (configure --enable-fault-injection). */
 static void faultFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   int64_t d = argc==3 ? sqlite3_value_int64(argv[2]) : -1;
-  int r = ga_cuda_fault((const char*)sqlite3_value_text(argv[0]), sqlite3_value_int64(argv[1]),
+  int r = ga_device_backend()->xFault((const char*)sqlite3_value_text(argv[0]), sqlite3_value_int64(argv[1]),
                         d<-1 || d>=GA_DEV_MAX ? GA_DEV_MAX : (int)d);
   if( r<0 ){
     sqlite3_result_error(ctx, "gpuagg_fault: KIND is one of 'host', 'device', 'copy', 'launch', 'sync'; N >= 0;"
@@ -212,7 +202,6 @@ static void faultFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_result_int(ctx, r);
   }
 }
-#endif
 
 #define AGG (SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS)
 #define SET (SQLITE_UTF8|SQLITE_DIRECTONLY)
@@ -252,10 +241,8 @@ static const struct {
   { "gpuagg_config",   1, SET, configFunc, 0, 0, 0, 0 },
   { "gpuagg_config",   2, SET, configFunc, 0, 0, 0, 0 },
   { "gpuagg_colsrc",  -1, SET, 0, ga_colsrcStep, ga_colsrcFinal, 0, 0 },  /* the table functions' scans */
-#if defined(GPUAGG_FAULTS) && defined(GPUAGG_CUDA)
-  { "gpuagg_fault",    2, SET, faultFunc, 0, 0, 0, 0 },
+  { "gpuagg_fault",    2, SET, faultFunc, 0, 0, 0, 0 },   /* where injectable (faultFunc) */
   { "gpuagg_fault",    3, SET, faultFunc, 0, 0, 0, 0 },
-#endif
 };
 
 /* The table-valued functions. */
@@ -290,6 +277,7 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   if( (c = ga_conn_new(pzErrMsg))==0 ) return SQLITE_ERROR;
   c->nRef = 1;              /* ours, until every function holds one */
   for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
+    if( aFunc[i].xFunc==faultFunc && !(ga_device_backend() && ga_device_backend()->xFault) ) continue;
     c->nRef++;              /* dropped by SQLite, on failure too */
     if( aFunc[i].xValue ){
       rc = sqlite3_create_window_function(db, aFunc[i].zName, aFunc[i].nArg, aFunc[i].flags, c,

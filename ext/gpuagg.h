@@ -27,38 +27,8 @@ enum ga_mode { GA_AUTO, GA_CPU, GA_CUDA };
 #define GA_RESIDENT_MAX      ((int64_t)32 << 30)  /* default cap on what a histogram keeps */
 #define GA_THREADS_MAX       64        /* threads decoding pages */
 
-#define GA_SEEN 4                     /* schemas whose wal-index a connection remembers */
-
-/* What the page source saw of one schema's wal-index (source/snap.c). */
-typedef struct ga_walseen {
-  char zDb[48];             /* schema name; "" if unused */
-  unsigned char free[48];   /* a header seen with no read transaction open ... */
-  int haveFree;             /* ... if set */
-  unsigned char dvHdr[48];  /* the header of a proven snapshot ... */
-  unsigned int dv;          /* ... and the pager's data version then ... */
-  int haveDv;               /* ... if set */
-} ga_walseen;
-
-/* Decoded columns kept between queries (source/cache.c). */
-typedef struct ga_centry ga_centry;
-#define GA_CACHE_AUTO (-1)            /* the budget until it is set: a quarter of the
-                                      ** devices' free memory once a context exists */
-typedef struct ga_cache {
-  int64_t budget;           /* most bytes kept (gpuagg_config 'cache'); 0: none;
-                            ** GA_CACHE_AUTO: not yet known */
-  int64_t bytes;            /* bytes kept, in host and device memory */
-  int64_t devBytes;         /* ... of them in device memory */
-  int64_t devBytesOn[GA_DEV_MAX]; /* ... by device */
-  struct ga_dres *dres;     /* the device's state for kept columns, or NULL */
-  int nEntry;               /* columns kept */
-  ga_centry *pFirst;        /* them, the most recently used first */
-  uint64_t tick;            /* uses so far (an entry's last use) */
-  int64_t nHit, nMiss;      /* scans served from it, scans that read the table */
-  int64_t nInval, nEvict;   /* columns dropped as stale, and to keep to the budget */
-  int64_t nDevHit;          /* hits answered by kernels on the device form */
-  double checkMs;           /* time spent finding entries and checking them */
-  double devMs;             /* time of those answers on the device */
-} ga_cache;
+#define GA_CACHE_AUTO (-1)            /* the cache's budget until it is known: a quarter
+                                      ** of the devices' free memory once a context exists */
 
 /* The source a table-valued function used last, for gpuagg_info(). */
 enum { GA_SRC_STMT, GA_SRC_PAGES, GA_SRC_CACHE };
@@ -88,8 +58,8 @@ typedef struct ga_conn {
   int threads;              /* threads decoding pages */
   int devices;              /* devices its queries use, the first visible ones; 0: all */
   ga_srcnote aNote[3];      /* the source each table-valued function used last */
-  ga_walseen aSeen[GA_SEEN];/* wal-index headers seen (source/snap.c) */
-  ga_cache cache;           /* columns kept between queries (source/cache.c) */
+  struct ga_seen *seen;     /* wal-index headers seen (source/snap.c owns it), or NULL */
+  struct ga_cache *cache;   /* columns kept between queries (source/cache.c owns it) */
 } ga_conn;
 
 /* conn.c */
@@ -99,6 +69,11 @@ const ga_backend *ga_conn_backend(ga_conn*, char *zErr);
 const char *ga_mode_name(int mode);
 int ga_mode_parse(const char *z);
 ga_slot *ga_pool_take(ga_conn*, const ga_backend*, char *zErr);
+/* The failure policy, for every device operation: a device failed with
+** zErr. It becomes the connection's last error; in 'cuda' mode the
+** caller fails with it (1); otherwise the CPU answers instead, counted as
+** a fallback (0). */
+int ga_device_failed(ga_conn*, const char *zErr);
 void ga_pool_give(ga_conn*, ga_slot*);
 
 /* gpuagg.c: append z to out as a JSON string. */

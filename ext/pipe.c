@@ -99,7 +99,6 @@ ga_pipe *ga_pipe_open(ga_conn *c, int op, ga_fold_fn xFold, void *pFoldArg, char
   p->xFold = xFold;
   p->pFoldArg = pFoldArg;
   p->cap = s->cap;
-  p->strict = c->mode==GA_CUDA;
   pipeSetFill(p, s);
   return p;
 }
@@ -118,12 +117,9 @@ int ga_pipe_attach(sqlite3_context *ctx, int op, ga_fold_fn xFold, void *pFoldAr
 /* A reduction failed on slot s with the message in p->zErr. Returns non-zero
 ** if that stops the query; otherwise the caller redoes the chunk on the CPU. */
 static int pipeFail(ga_pipe *p, ga_slot *s){
-  ga_stats *st = s->stats;
   s->bad = 1;
   p->cpu = 1;
-  memcpy(st->zLastErr, p->zErr, GA_ERRLEN);
-  if( p->strict ) return 1;
-  st->nFallback++;
+  if( ga_device_failed(p->conn, p->zErr) ) return 1;
   p->zErr[0] = 0;
   return 0;
 }
@@ -148,7 +144,7 @@ static int pipeStart(ga_pipe *p, ga_slot *s, const ga_job *j){
   return 0;
 }
 
-/* Fold the chunk in flight, waiting for it if need be. On a strict failure
+/* Fold the chunk in flight, waiting for it if need be. On a failure that stops the query
 ** the slot stays the flight, marked done, for ga_pipe_close to give back. */
 static int pipeLand(ga_pipe *p){
   ga_slot *s = p->flight;
@@ -235,7 +231,7 @@ int ga_pipe_close(ga_pipe *p, char *zErr){
       p->base += j.n;
     }
   }
-  /* Whatever is still the flight (only after a strict failure) is done. */
+  /* Whatever is still the flight (only after a failure that stopped the query) is done. */
   if( other && other!=tail ) pipeGive(p, other, p->flight==other && !p->flightDone);
   pipeGive(p, tail, p->flight==tail && !p->flightDone);
   if( rc ) memcpy(zErr, p->zErr, GA_ERRLEN);

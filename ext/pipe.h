@@ -17,8 +17,8 @@
 **      order, with the scan position of the chunk's first value, before its
 **      slot (and the side data the owner keeps in slot->aux) is reused.
 **   4. A CUDA error redoes the chunk on the CPU from the host buffer, and the
-**      rest of the pipeline stays on the CPU; in strict mode (backend forced
-**      to cuda) it is an SQL error naming the CUDA error instead.
+**      rest of the pipeline stays on the CPU; in 'cuda' mode it is an SQL
+**      error naming the CUDA error instead (ga_device_failed decides).
 **   5. Closing lands what is in flight, folds the partial last chunk (on the
 **      device only if it is warm and the tail is at least the threshold; a
 **      grouping's where its other chunks went) and gives both slots back to
@@ -60,7 +60,6 @@ typedef struct ga_pipe {
   int64_t flightBase;       /* ... and its base */
   int flightDone;           /* the flight's result is already in its slot */
   int cpu;                  /* reduce on the CPU from now on */
-  int strict;               /* CUDA errors stop the query instead */
   int rc;                   /* non-zero once the pipeline failed */
   char zErr[GA_ERRLEN];     /* why it failed */
 } ga_pipe;

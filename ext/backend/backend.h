@@ -1,7 +1,14 @@
 /*
-** The backend interface: what the chunk pipeline asks of whatever reduces
-** its chunks. Two implementations give the same answers, bit for bit (every
-** sum is exact and rounded once, on the host): cpu.c and cuda.c.
+** The backend interface: the one door to a device. What the chunk pipeline
+** asks of whatever reduces its chunks, what the column cache and the
+** table-valued functions ask of columns kept on a device, and what the
+** process knows of its devices. Two implementations give the same answers,
+** bit for bit (every sum is exact and rounded once, on the host): cpu.c and
+** cuda.c (with cuda_group.c, cuda_resident.c, cuda_select.c). Nothing
+** outside ext/backend/ knows whether CUDA was built: it asks
+** ga_device_backend(), and an operation a backend lacks (NULL) means "read
+** the host copy instead". A device failure goes through one policy,
+** ga_device_failed (conn.c).
 **
 **   1. A slot is one chunk buffer and what a backend needs to reduce it.
 **      Slots live in a per-connection pool (conn.c) and are reused across
@@ -22,6 +29,10 @@
 **   4. Errors return non-zero with a message in zErr (GA_ERRLEN bytes). After
 **      any error the chunk is still intact in slot->buf, so the caller can
 **      reduce it on the CPU instead (ga_cpu_run).
+**   5. Adding an operation: a member here with its contract, the CPU's
+**      implementation in cpu.c (or NULL where the host copy serves), the
+**      CUDA one in a cuda*.c file, and its caller applying
+**      ga_device_failed to any error.
 */
 #ifndef GPUAGG_BACKEND_H
 #define GPUAGG_BACKEND_H
@@ -175,6 +186,15 @@ struct ga_slot {
   ga_slot *next;            /* next idle slot of the pool */
 };
 
+/* A column kept where a backend computes on it (the column cache's device
+** form: cuda_resident.c), and a connection's state for the work on such
+** columns (streams, scratch, results), made at its first use. */
+typedef struct ga_dcol ga_dcol;
+typedef struct ga_dres ga_dres;
+#define GA_DEV_NOMEM 2            /* xColMake: the device has no room (evict, retry) */
+
+struct sqlite3_str;
+
 struct ga_backend {
   const char *zName;        /* "cpu" or "cuda" */
   /* Allocate slot->buf for slot->cap values and any backend state. */
@@ -196,6 +216,56 @@ struct ga_backend {
   /* After the last chunk of a grouping landed. use: gather every group into
   ** group->res. Then, on every path, free what the backend holds for it. */
   int (*xGroupDone)(ga_group*, int use, char *zErr);
+  /* Order statistics: the keys at ranks rank[0..nRank) (ascending, repeats
+  ** allowed) of keys[0..n) in ascending order, into out; the keys may be
+  ** reordered. Counted in stats. */
+  int (*xRanks)(uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out, ga_stats*, char *zErr);
+
+  /* ---- The process's devices; NULL in a backend without any (the CPU's). */
+  /* Whether the backend can serve here (probed once per process, no context
+  ** made); if not, why, in zWhy. */
+  int (*xUsable)(char *zWhy);
+  /* Its fields of gpuagg_info()'s JSON (",\"device\":..."). */
+  void (*xDescribe)(struct sqlite3_str*);
+  /* Whether device d is one a connection limited to nDev (0: all) uses now;
+  ** device d's name. */
+  int (*xAllowed)(int d, int nDev);
+  const char *(*xDeviceName)(int d);
+  /* Fault injection (tests): fail the Nth call of kind zKind from now (N
+  ** 0: disarm) on device iDev (-1: any); the faults injected so far, -1
+  ** for a bad kind or device. NULL unless built for it. */
+  int (*xFault)(const char *zKind, int64_t n, int iDev);
+
+  /* ---- Kept columns (the column cache's device form). NULL in a backend
+  ** that keeps none: the caller then reads the host copy. Each returns 0,
+  ** or non-zero with zErr set; the caller applies the failure policy
+  ** (ga_device_failed). Reductions count their work per device in stats,
+  ** and give what the chunk pipeline gives on the same rows. */
+  /* n rows (classes, values as the cache holds them) across the devices of
+  ** a connection limited to nDev; *pBytes the device memory it takes.
+  ** GA_DEV_NOMEM: a device had no room. */
+  int (*xColMake)(const unsigned char *type, const int64_t *v, int64_t n, int nDev, ga_dcol **pp,
+                  int64_t *pBytes, char *zErr);
+  void (*xColFree)(ga_dcol*);
+  /* The device memory a column of n rows, nNum of them numbers, takes. */
+  int64_t (*xColBytes)(int64_t n, int64_t nNum);
+  /* ... and what d takes on device iDev. */
+  int64_t (*xColBytesOn)(const ga_dcol *d, int iDev);
+  /* The free memory of a connection's devices (limited to nDev), together;
+  ** -1 if there is no context. */
+  int64_t (*xFreeBytes)(int nDev);
+  void (*xResFree)(ga_dres*);
+  /* out[c]: the statistics of a[c]'s numbers (those with numbers only). */
+  int (*xColStats)(ga_dres**, ga_stats*, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
+  /* The least and greatest of d's numbers (d has some). */
+  int (*xColRange)(ga_dres**, ga_stats*, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr);
+  /* Count d's numbers into hist->counts (hist->h set). */
+  int (*xColHist)(ga_dres**, ga_stats*, ga_dcol *d, ga_hist *hist, char *zErr);
+  /* Fold key column k and value column v into g (g->jb set; nGroup: the
+  ** key column's groups if known, else 0); then xGroupDone. */
+  int (*xColGroup)(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
+  /* xRanks over the keys of d's numbers (ranks.h's ga_key). */
+  int (*xColRanks)(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, char *zErr);
 };
 
 extern const ga_backend ga_cpu_backend;
@@ -243,75 +313,10 @@ uint64_t ga_grow_order(const ga_grow*);
 /* Sign of a - b for two numeric groups' keys, exactly. */
 int ga_grow_cmp_num(const ga_grow *a, const ga_grow *b);
 
-/*
-** CUDA. ga_cuda_usable probes the driver once per process (no context is
-** created: that waits for the first reduction) and says why not when it
-** cannot be used. ga_cuda_describe writes the process's JSON fields.
-**
-** Devices: a connection uses the first min(N, visible) devices that
-** CUDA_VISIBLE_DEVICES shows (N: gpuagg_config 'devices'; 0, the default:
-** all, at most GA_DEV_MAX), less any that failed with a sticky error.
-*/
-#ifdef GPUAGG_CUDA
-extern const ga_backend ga_cuda_backend;
-int ga_cuda_usable(char *zWhy);
-struct sqlite3_str;
-void ga_cuda_describe(struct sqlite3_str*);
-/* Whether device d is one of those a connection limited to nDev (0: all)
-** uses now; device d's name. */
-int ga_cuda_allowed(int d, int nDev);
-const char *ga_cuda_device_name(int d);
-/* Fault injection (cuda.c, 6): fail the Nth call of kind zKind from now
-** (N 0: disarm), on device iDev only (-1: any); returns the faults injected
-** so far, -1 for a bad kind or device. */
-int ga_cuda_fault(const char *zKind, int64_t n, int iDev);
+/* The device backend this build has (CUDA), or NULL (built without). */
+const ga_backend *ga_device_backend(void);
 
-/* Columns kept on the device (cuda_resident.c): the column cache's device
-** form and the reductions that read them. A column is split by row ranges
-** across the connection's devices. Each returns 0, or non-zero with zErr
-** set; ga_dcol_make returns GA_DEV_NOMEM when a device has no room. The
-** reductions count their work per device in stats. */
-typedef struct ga_dcol ga_dcol;
-typedef struct ga_dres ga_dres;           /* a connection's state for them */
-#define GA_DEV_NOMEM 2
-/* n rows (classes, values) of a column with no TEXT or BLOB value, across
-** the devices of a connection limited to nDev; *pBytes the device memory it
-** takes. */
-int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, int nDev, ga_dcol **pp, int64_t *pBytes,
-                 char *zErr);
-void ga_dcol_free(ga_dcol*);
-/* The device memory a column of n rows, nNum of them numbers, takes (on one
-** device; a split adds at most a few hundred bytes per device). */
-int64_t ga_dcol_bytes(int64_t n, int64_t nNum);
-/* ... and what d takes on device iDev. */
-int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev);
-void ga_dres_free(ga_dres*);
-/* The free memory of a connection's devices (limited to nDev), together; -1
-** if there is no context. */
-int64_t ga_cuda_free_bytes(int nDev);
-/* out[c]: the statistics of a[c]'s numbers (those with numbers only). */
-int ga_dcol_stats(ga_dres**, ga_stats*, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
-/* The least and greatest of d's numbers (d has some). */
-int ga_dcol_range(ga_dres**, ga_stats*, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr);
-/* Count d's numbers into hist->counts (hist->h set). */
-int ga_dcol_hist(ga_dres**, ga_stats*, ga_dcol *d, ga_hist *hist, char *zErr);
-/* Fold key column k and value column v into g (g->jb set; nGroup: the key
-** column's groups if known, else 0); the groups then by the CUDA
-** backend's xGroupDone. */
-int ga_dcol_group(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
-
-/* Order statistics (cuda_select.c): the keys at the given ranks of n keys
-** (1 <= n <= INT_MAX) in ascending order, into out; counted in stats. */
-int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out,
-                  ga_stats *stats, char *zErr);
-/* The same for the numbers of a column kept on the device. */
-int ga_dcol_ranks(ga_dres**, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats, char *zErr);
-#else
-#include <string.h>
-static inline int ga_cuda_usable(char *zWhy){
-  strcpy(zWhy, "this gpuagg was built without CUDA");
-  return 0;
-}
-#endif
+/* Whether the device backend can serve here; if not, why, in zWhy. */
+int ga_device_usable(char *zWhy);
 
 #endif /* GPUAGG_BACKEND_H */

@@ -738,5 +738,13 @@ void ga_cuda_describe(sqlite3_str *out){
 }
 
 const ga_backend ga_cuda_backend = {
-  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm, cuHistDone, ga_cu_group_done
+  "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm, cuHistDone, ga_cu_group_done, ga_cuda_ranks,
+  ga_cuda_usable, ga_cuda_describe, ga_cuda_allowed, ga_cuda_device_name,
+#ifdef GPUAGG_FAULTS
+  ga_cuda_fault,
+#else
+  0,
+#endif
+  ga_dcol_make, ga_dcol_free, ga_dcol_bytes, ga_dcol_bytes_on, ga_cuda_free_bytes, ga_dres_free,
+  ga_dcol_stats, ga_dcol_range, ga_dcol_hist, ga_dcol_group, ga_dcol_ranks
 };

@@ -9,6 +9,31 @@
 #include <cuda_runtime_api.h>
 #include "gpuagg.h"
 
+extern const ga_backend ga_cuda_backend;
+
+/* The backend's process-wide operations (cuda.c; ga_backend's contracts). */
+int ga_cuda_usable(char *zWhy);
+void ga_cuda_describe(sqlite3_str*);
+int ga_cuda_allowed(int d, int nDev);
+const char *ga_cuda_device_name(int d);
+int ga_cuda_fault(const char *zKind, int64_t n, int iDev);
+int ga_cuda_ranks(uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats,
+                  char *zErr);
+
+/* Kept columns (cuda_resident.c; ga_backend's xCol* contracts). */
+int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, int nDev, ga_dcol **pp, int64_t *pBytes,
+                 char *zErr);
+void ga_dcol_free(ga_dcol*);
+int64_t ga_dcol_bytes(int64_t n, int64_t nNum);
+int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev);
+int64_t ga_cuda_free_bytes(int nDev);
+void ga_dres_free(ga_dres*);
+int ga_dcol_stats(ga_dres**, ga_stats*, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
+int ga_dcol_range(ga_dres**, ga_stats*, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr);
+int ga_dcol_hist(ga_dres**, ga_stats*, ga_dcol *d, ga_hist *hist, char *zErr);
+int ga_dcol_group(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
+int ga_dcol_ranks(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, char *zErr);
+
 /* What a CUDA slot holds besides its host buffer. */
 typedef struct cuSlot {
   int dev;                  /* the device its device side is on (hRes set) */

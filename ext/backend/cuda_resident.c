@@ -498,7 +498,7 @@ static int partKeys(void *pArg, uint64_t *dKeys, cudaStream_t st, char *zErr){
   return 0;
 }
 
-int ga_dcol_ranks(ga_dres **pp, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, ga_stats *stats,
+int ga_dcol_ranks(ga_dres **pp, ga_stats *stats, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out,
                   char *zErr){
   PartKeys k;
   int64_t nNum = d->a[d->nPart-1].num0 + d->a[d->nPart-1].nNum;

@@ -78,7 +78,7 @@ static int hostFill(void *pArg, uint64_t *dKeys, cudaStream_t st, char *zErr){
   return 0;
 }
 
-int ga_cuda_ranks(const uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out,
+int ga_cuda_ranks(uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uint64_t *out,
                   ga_stats *stats, char *zErr){
   HostKeys h;
   h.keys = keys;

@@ -49,6 +49,27 @@
 #include "colsrc.h"
 #include "snap.h"
 
+typedef struct ga_centry ga_centry;
+
+/* A connection's kept columns (conn->cache). */
+struct ga_cache {
+  int64_t budget;           /* most bytes kept (gpuagg_config 'cache'); 0: none;
+                            ** GA_CACHE_AUTO: not yet known */
+  int64_t bytes;            /* bytes kept, in host and device memory */
+  int64_t devBytes;         /* ... of them in device memory */
+  int64_t devBytesOn[GA_DEV_MAX]; /* ... by device */
+  const ga_backend *be;     /* the backend that keeps the device forms, or NULL */
+  ga_dres *dres;            /* its state for the work on them, or NULL */
+  int nEntry;               /* columns kept */
+  ga_centry *pFirst;        /* them, the most recently used first */
+  uint64_t tick;            /* uses so far (an entry's last use) */
+  int64_t nHit, nMiss;      /* scans served from it, scans that read the table */
+  int64_t nInval, nEvict;   /* columns dropped as stale, and to keep to the budget */
+  int64_t nDevHit;          /* hits answered by kernels on the device form */
+  double checkMs;           /* time spent finding entries and checking them */
+  double devMs;             /* time of those answers on the device */
+};
+
 struct ga_centry {
   ga_centry *next;                  /* the next less recently used */
   char *zDb, *zTab, *zCol;          /* which column (one allocation, zDb first) */
@@ -70,9 +91,7 @@ struct ga_centry {
 };
 
 static void entryFree(ga_centry *e){
-#ifdef GPUAGG_CUDA
-  ga_dcol_free(e->res.d);
-#endif
+  if( e->res.d ) e->res.be->xColFree(e->res.d);
   free(e->zDb);
   free(e->type);
   free(e->v);
@@ -87,12 +106,10 @@ static void entryDrop(ga_cache *c, ga_centry **pp){
   *pp = e->next;
   c->bytes -= e->bytes;
   c->devBytes -= e->devBytes;
-#ifdef GPUAGG_CUDA
-  {
+  if( e->res.d ){
     int i;
-    for(i=0; i<GA_DEV_MAX; i++) c->devBytesOn[i] -= ga_dcol_bytes_on(e->res.d, i);
+    for(i=0; i<GA_DEV_MAX; i++) c->devBytesOn[i] -= e->res.be->xColBytesOn(e->res.d, i);
   }
-#endif
   c->nEntry--;
   if( e->nRef ) e->dead = 1;
   else entryFree(e);
@@ -108,19 +125,56 @@ static void cacheTrim(ga_cache *c, int64_t need){
   }
 }
 
+ga_cache *ga_cache_new(void){
+  ga_cache *c = sqlite3_malloc(sizeof(*c));
+  if( c ){
+    memset(c, 0, sizeof(*c));
+    c->budget = GA_CACHE_AUTO;
+  }
+  return c;
+}
+
 void ga_cache_budget(ga_cache *c, int64_t budget){
+  if( c==0 ) return;
   c->budget = budget;
   cacheTrim(c, 0);
-#ifdef GPUAGG_CUDA
   if( c->nEntry==0 && c->dres ){
-    ga_dres_free(c->dres);
+    c->be->xResFree(c->dres);
     c->dres = 0;
   }
-#endif
+}
+
+int64_t ga_cache_budget_of(const ga_cache *c){
+  return c ? c->budget : 0;
+}
+
+void ga_cache_clear(ga_cache *c){
+  int64_t b = c ? c->budget : 0;
+  ga_cache_budget(c, 0);
+  if( c ) c->budget = b;
+}
+
+void ga_cache_free(ga_cache *c){
+  ga_cache_budget(c, 0);
+  sqlite3_free(c);
+}
+
+void ga_cache_describe(sqlite3_str *out, const ga_cache *c){
+  static const ga_cache none = { 0 };
+  if( c==0 ) c = &none;
+  sqlite3_str_appendf(out, "\"cache\":{\"budget\":%lld,\"entries\":%d,\"bytes\":%lld,\"device_bytes\":%lld,"
+                      "\"hits\":%lld,\"device_hits\":%lld,\"misses\":%lld,\"invalidations\":%lld,\"evictions\":%lld,"
+                      "\"check_ms\":%.3f,\"device_ms\":%.3f}", (long long)c->budget, c->nEntry, (long long)c->bytes,
+                      (long long)c->devBytes, (long long)c->nHit, (long long)c->nDevHit, (long long)c->nMiss,
+                      (long long)c->nInval, (long long)c->nEvict, c->checkMs, c->devMs);
+}
+
+int64_t ga_cache_device_bytes(const ga_cache *c, int d){
+  return c && d>=0 && d<GA_DEV_MAX ? c->devBytesOn[d] : 0;
 }
 
 int ga_cache_row_at(const ga_cache *c, int i, ga_cache_row *r){
-  const ga_centry *e = c->pFirst;
+  const ga_centry *e = c ? c->pFirst : 0;
   while( e && i-- > 0 ) e = e->next;
   if( e==0 ) return 0;
   r->zDb = e->zDb;
@@ -134,6 +188,7 @@ int ga_cache_row_at(const ga_cache *c, int i, ga_cache_row *r){
 }
 
 void ga_cache_device_hit(ga_cache *c, double ms){
+  if( c==0 ) return;
   c->nDevHit++;
   c->devMs += ms;
 }
@@ -233,7 +288,7 @@ static int teeBatch(ga_colsink *pSink, const ga_colbatch *b){
     }
     /* Will not fit: stop recording (an automatic budget not settled yet: at
     ** most what a histogram may keep). */
-    if( !ok || p->nRec > (p->conn->cache.budget==GA_CACHE_AUTO ? p->conn->resident : p->conn->cache.budget) ){
+    if( !ok || p->nRec > (p->conn->cache->budget==GA_CACHE_AUTO ? p->conn->resident : p->conn->cache->budget) ){
       for(c=0; c<p->nCol; c++) recFree(&p->aRec[c]);
       free(p->aRec);
       p->aRec = 0;
@@ -270,7 +325,6 @@ static int residentOf(const Rec *r, ga_resident *x){
   return 1;
 }
 
-#ifdef GPUAGG_CUDA
 /* Drop the least recently used entry no scan holds; 0 if there is none. */
 static int evictOne(ga_cache *c){
   ga_centry **pp, **pLast = 0;
@@ -290,38 +344,38 @@ static void deviceKeep(ga_cache *c, int nDev, ga_centry *e){
   char zErr[GA_ERRLEN];
   int64_t nb = 0;
   int rc, i;
-  while( (rc = ga_dcol_make(e->type, e->v, e->n, nDev, &e->res.d, &nb, zErr))==GA_DEV_NOMEM && evictOne(c) ){}
+  while( (rc = c->be->xColMake(e->type, e->v, e->n, nDev, &e->res.d, &nb, zErr))==GA_DEV_NOMEM && evictOne(c) ){}
   if( rc ) return;
-  for(i=0; i<GA_DEV_MAX; i++) c->devBytesOn[i] += ga_dcol_bytes_on(e->res.d, i);
+  e->res.be = c->be;
+  e->res.pRes = &c->dres;
+  for(i=0; i<GA_DEV_MAX; i++) c->devBytesOn[i] += c->be->xColBytesOn(e->res.d, i);
   e->devBytes = nb;
   e->bytes += nb;
   c->bytes += nb;
   c->devBytes += nb;
 }
-#endif
 
 /* Whether kept columns also go to the device: the connection's mode allows
 ** CUDA and a context exists (a cache never creates one). An automatic
 ** budget is settled here, at the first columns kept with a context. */
 static int deviceWanted(ga_conn *conn){
-#ifdef GPUAGG_CUDA
-  if( conn->mode!=GA_CPU && ga_cuda_backend.xWarm() ){
-    if( conn->cache.budget==GA_CACHE_AUTO ){
-      int64_t fr = ga_cuda_free_bytes(conn->devices);
-      if( fr>0 ) conn->cache.budget = fr/4;
+  const ga_backend *be = ga_device_backend();
+  ga_cache *c = conn->cache;
+  if( conn->mode!=GA_CPU && be && be->xColMake && be->xWarm() ){
+    c->be = be;
+    if( c->budget==GA_CACHE_AUTO ){
+      int64_t fr = be->xFreeBytes(conn->devices);
+      if( fr>0 ) c->budget = fr/4;
     }
     return 1;
   }
-#else
-  (void)conn;
-#endif
   return 0;
 }
 
 /* The recorded columns become entries (all, or none if memory fails), on
 ** the device too where they can (deviceWanted, residentOf). */
 static void keep(CacheSrc *p){
-  ga_cache *cc = &p->conn->cache;
+  ga_cache *cc = p->conn->cache;
   ga_centry *aNew[GA_COLS_MAX], **pp;
   ga_resident aRes[GA_COLS_MAX];
   unsigned char aDev[GA_COLS_MAX], aPlain[GA_COLS_MAX];
@@ -332,9 +386,7 @@ static void keep(CacheSrc *p){
   for(c=0; c<p->nCol; c++){
     aPlain[c] = (unsigned char)residentOf(&p->aRec[c], &aRes[c]);
     aDev[c] = aPlain[c] && dev;
-#ifdef GPUAGG_CUDA
-    if( aDev[c] ) need += ga_dcol_bytes(aRes[c].n, aRes[c].nInt + aRes[c].nReal);
-#endif
+    if( aDev[c] ) need += cc->be->xColBytes(aRes[c].n, aRes[c].nInt + aRes[c].nReal);
   }
   /* Entries these supersede go first, then the least recently used. */
   for(pp=&cc->pFirst; *pp; ){
@@ -390,11 +442,9 @@ static void keep(CacheSrc *p){
     e->nRef++;                      /* a second scan of this source replays it */
     p->aEnt[c] = e;
   }
-#ifdef GPUAGG_CUDA
   for(c=0; ok && c<p->nCol; c++){
     if( aDev[c] ) deviceKeep(cc, p->conn->devices, aNew[c]);
   }
-#endif
 }
 
 static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
@@ -460,7 +510,7 @@ static void cacheClose(ga_colsrc *pSrc){
 /* The entry for column zCol of p's table that p's scan can use, or NULL.
 ** Entries of p's schema read in another snapshot are dropped on the way. */
 static ga_centry *entryFind(CacheSrc *p, const char *zCol, unsigned char want){
-  ga_cache *cc = &p->conn->cache;
+  ga_cache *cc = p->conn->cache;
   ga_centry **pp = &cc->pFirst, *hit = 0;
   while( *pp ){
     ga_centry *e = *pp;
@@ -488,8 +538,9 @@ static ga_centry *entryFind(CacheSrc *p, const char *zCol, unsigned char want){
 ** where CUDA could serve (settled when columns are kept, deviceWanted). */
 static int cacheOn(ga_conn *conn){
   char zWhy[GA_ERRLEN];
-  if( conn->cache.budget!=GA_CACHE_AUTO ) return conn->cache.budget>0;
-  if( conn->mode==GA_CPU || !ga_cuda_usable(zWhy) ) return 0;
+  if( conn->cache==0 ) return 0;
+  if( conn->cache->budget!=GA_CACHE_AUTO ) return conn->cache->budget>0;
+  if( conn->mode==GA_CPU || !ga_device_usable(zWhy) ) return 0;
   deviceWanted(conn);                       /* settles the budget if a context exists */
   return 1;
 }
@@ -529,15 +580,15 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zDb, const c
     if( c==nCol ){
       for(c=0; c<nCol; c++){
         p->aEnt[c]->nRef++;
-        p->aEnt[c]->used = ++conn->cache.tick;
+        p->aEnt[c]->used = ++conn->cache->tick;
       }
-      conn->cache.nHit++;
+      conn->cache->nHit++;
       *pHit = 1;
       return &p->base;
     }
   }
   memset(p->aEnt, 0, sizeof(p->aEnt));
-  conn->cache.nMiss++;
+  conn->cache->nMiss++;
   return &p->base;
 }
 
@@ -547,7 +598,7 @@ ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const ch
   ga_colsrc *p;
   *pHit = 0;
   p = cacheOpen(db, conn, zDb, zTab, nCol, azCol, aWant, pHit);
-  conn->cache.checkMs += ga_now_ms() - t0;
+  conn->cache->checkMs += ga_now_ms() - t0;
   return p;
 }
 

@@ -29,6 +29,8 @@
 
 #include "gpuagg.h"
 
+typedef struct ga_cache ga_cache;
+
 #define GA_BATCH 1024               /* most rows in a batch */
 
 /* What a column asks for besides classes and numbers (ORed). */
@@ -66,7 +68,9 @@ struct ga_colsink {
 
 /* A column the cache keeps on the device (cache.c), as a hit offers it. */
 typedef struct ga_resident {
-  struct ga_dcol *d;                /* the device form (backend.h) */
+  const ga_backend *be;             /* the backend that keeps it */
+  ga_dres **pRes;                   /* the connection's state for work on it (be's) */
+  ga_dcol *d;                       /* the device form (backend.h) */
   int64_t n, nNull, nInt, nReal;    /* rows, and values by class (no TEXT or BLOB) */
   int eMin, eMax;                   /* biased exponents of its finite non-zero reals
                                     ** (eMax -1: none) */
@@ -116,8 +120,20 @@ int ga_table_locate(sqlite3 *db, const char *zDb, const char *zTab, char **pzDb,
 ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
                            const char *const *azCol, const unsigned char *aWant, int *pHit);
 void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
-/* The cache's budget in bytes (entries dropped to fit it; 0: all). */
+/* The cache's state (conn->cache): made with the connection, freed with it
+** (all it keeps, host and device). NULL when out of memory: nothing kept. */
+ga_cache *ga_cache_new(void);
+void ga_cache_free(ga_cache*);
+/* The budget in bytes (gpuagg_config 'cache'; GA_CACHE_AUTO until known),
+** and setting it: entries dropped to fit (0: all). */
+int64_t ga_cache_budget_of(const ga_cache*);
 void ga_cache_budget(ga_cache*, int64_t budget);
+/* Drop every entry; the budget stays. */
+void ga_cache_clear(ga_cache*);
+/* The cache's part of gpuagg_info()'s JSON ("\"cache\":{...}"), and the
+** bytes it keeps on device d. */
+void ga_cache_describe(sqlite3_str*, const ga_cache*);
+int64_t ga_cache_device_bytes(const ga_cache*, int d);
 /* A kept column, as gpuagg_cache() lists it. */
 typedef struct ga_cache_row {
   const char *zDb, *zTab, *zCol;    /* which column */

@@ -93,21 +93,49 @@ static int sharedCache(sqlite3 *db, const char *zDb){
   return shared<used;
 }
 
+/* What the page source saw of one schema's wal-index. */
+typedef struct ga_walseen {
+  char zDb[48];             /* schema name; "" if unused */
+  unsigned char free[48];   /* a header seen with no read transaction open ... */
+  int haveFree;             /* ... if set */
+  unsigned char dvHdr[48];  /* the header of a proven snapshot ... */
+  unsigned int dv;          /* ... and the pager's data version then ... */
+  int haveDv;               /* ... if set */
+} ga_walseen;
+
+#define GA_SEEN 4                   /* schemas whose wal-index a connection remembers */
+
+/* A connection's records (conn->seen, made at the first one). */
+struct ga_seen {
+  ga_walseen a[GA_SEEN];    /* the schemas', the oldest first */
+};
+
+void ga_snap_forget(ga_conn *conn){
+  sqlite3_free(conn->seen);
+  conn->seen = 0;
+}
+
 /* The connection's record of schema zDb (made if make, evicting the
 ** first), or NULL. */
 static ga_walseen *seenOf(ga_conn *conn, const char *zDb, int make){
+  ga_walseen *a;
   int i;
-  if( strlen(zDb)>=sizeof(conn->aSeen[0].zDb) ) return 0;
-  for(i=0; i<GA_SEEN; i++) if( strcmp(conn->aSeen[i].zDb, zDb)==0 ) return &conn->aSeen[i];
+  if( conn->seen==0 ){
+    if( !make || (conn->seen = sqlite3_malloc(sizeof(struct ga_seen)))==0 ) return 0;
+    memset(conn->seen, 0, sizeof(struct ga_seen));
+  }
+  a = conn->seen->a;
+  if( strlen(zDb)>=sizeof(a[0].zDb) ) return 0;
+  for(i=0; i<GA_SEEN; i++) if( strcmp(a[i].zDb, zDb)==0 ) return &a[i];
   if( !make ) return 0;
-  for(i=0; i<GA_SEEN && conn->aSeen[i].zDb[0]; i++){}
+  for(i=0; i<GA_SEEN && a[i].zDb[0]; i++){}
   if( i==GA_SEEN ){
-    memmove(&conn->aSeen[0], &conn->aSeen[1], sizeof(conn->aSeen[0])*(GA_SEEN-1));
+    memmove(&a[0], &a[1], sizeof(a[0])*(GA_SEEN-1));
     i = GA_SEEN-1;
   }
-  memset(&conn->aSeen[i], 0, sizeof(conn->aSeen[i]));
-  strcpy(conn->aSeen[i].zDb, zDb);
-  return &conn->aSeen[i];
+  memset(&a[i], 0, sizeof(a[i]));
+  strcpy(a[i].zDb, zDb);
+  return &a[i];
 }
 
 void ga_snap_observe(sqlite3 *db, ga_conn *conn){

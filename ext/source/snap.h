@@ -107,6 +107,9 @@ void ga_snap_unfetch(const ga_snap*, uint32_t pgno, const unsigned char*);
 /* Is page pgno's snapshot copy known (not GA_UNPROVEN)? */
 int ga_snap_proven(const ga_snap*, uint32_t pgno);
 
+/* Free what the connection remembers of wal-indexes (its state here). */
+void ga_snap_forget(ga_conn*);
+
 /* End the transaction pin and free what the snapshot holds. */
 void ga_snap_close(ga_snap*);
 

@@ -60,7 +60,7 @@ static int listBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p){
 
 static int listFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
   ListCursor *c = (ListCursor*)cur;
-  const ga_cache *cc = &((ga_vtab*)cur->pVtab)->conn->cache;
+  const ga_cache *cc = ((ga_vtab*)cur->pVtab)->conn->cache;
   ga_cache_row r;
   size_t nz = 0, o = 0;
   int i;

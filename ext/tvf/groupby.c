@@ -333,34 +333,28 @@ static int groupBatch(ga_colsink *sink, const ga_colbatch *b){
 ** served, scan instead (not on the device, the mode is cpu, or a CUDA
 ** error in 'auto' mode); 1: g->res holds the groups; -1: an error, set. */
 static int groupResident(GroupVtab *v, ga_colsrc *src, ga_group *g){
-#ifdef GPUAGG_CUDA
   ga_resident *k = ga_colsrc_resident(src, 0), *x = ga_colsrc_resident(src, 1);
   char zErr[GA_ERRLEN];
   double t0 = ga_now_ms();
   int fail;
-  if( v->conn->mode==GA_CPU || k==0 || x==0 || x->nInf ) return 0;
+  if( v->conn->mode==GA_CPU || k==0 || x==0 || x->nInf || k->be!=x->be ) return 0;
   if( x->nReal ){
     int eMax = x->eMax<0 ? 0 : x->eMax;       /* zeros only: fit anywhere */
     if( !ga_group_window_all(x->eMin<eMax ? x->eMin : eMax, eMax, &g->jb) ) return 0;
   }
-  fail = ga_dcol_group(&v->conn->cache.dres, &v->conn->stats, k->d, x->d, k->nGroup, g, zErr);
-  if( g->dev && ga_cuda_backend.xGroupDone(g, !fail, zErr) ) fail = 1;
+  fail = k->be->xColGroup(k->pRes, &v->conn->stats, k->d, x->d, k->nGroup, g, zErr);
+  if( g->dev && k->be->xGroupDone(g, !fail, zErr) ) fail = 1;
   if( fail ){
     ga_group_clear(g);
     memset(g, 0, sizeof(*g));
     g->jb = -1;
-    sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
-    if( v->conn->mode!=GA_CUDA ) return 0;
+    if( !ga_device_failed(v->conn, zErr) ) return 0;
     ga_tvf_error(&v->base, "%s", zErr);
     return -1;
   }
   k->nGroup = g->nRes;
-  ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
+  ga_cache_device_hit(v->conn->cache, ga_now_ms() - t0);
   return 1;
-#else
-  (void)v; (void)src; (void)g;
-  return 0;
-#endif
 }
 
 /* Scan src once into g (cpu: on this thread only), then gather the groups

@@ -263,7 +263,6 @@ static int histResident(HistVtab *v, HistCursor *c, ga_colsrc *src, int given, c
   ga_resident *r = ga_colsrc_resident(src, 0);
   int rc = SQLITE_OK;
   *pDone = 0;
-#ifdef GPUAGG_CUDA
   if( r && v->conn->mode!=GA_CPU ){
     char zErr[GA_ERRLEN];
     double t0 = ga_now_ms();
@@ -275,10 +274,10 @@ static int histResident(HistVtab *v, HistCursor *c, ga_colsrc *src, int given, c
       ga_ext e[2];
       if( r->nInt + r->nReal==0 ){            /* no numbers, no range: no rows */
         c->h.bins = 0;
-        ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
+        ga_cache_device_hit(v->conn->cache, ga_now_ms() - t0);
         return SQLITE_OK;
       }
-      if( (fail = ga_dcol_range(&v->conn->cache.dres, &v->conn->stats, r->d, &e[0], &e[1], zErr))==0 ){
+      if( (fail = r->be->xColRange(r->pRes, &v->conn->stats, r->d, &e[0], &e[1], zErr))==0 ){
         double x[2];
         int i;
         for(i=0; i<2; i++) x[i] = e[i].type==GA_T_INT ? (double)(int64_t)e[i].bits : ga_bits_real(e[i].bits);
@@ -287,18 +286,14 @@ static int histResident(HistVtab *v, HistCursor *c, ga_colsrc *src, int given, c
     }
     if( !fail && rc==SQLITE_OK ) rc = histScale(&v->base, &c->h);
     if( !fail && rc==SQLITE_OK ) rc = histCounts(c, &hist);
-    if( !fail && rc==SQLITE_OK ) fail = ga_dcol_hist(&v->conn->cache.dres, &v->conn->stats, r->d, &hist, zErr);
+    if( !fail && rc==SQLITE_OK ) fail = r->be->xColHist(r->pRes, &v->conn->stats, r->d, &hist, zErr);
     if( fail ){
-      sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
-      if( v->conn->mode==GA_CUDA ) return ga_tvf_error(&v->base, "%s", zErr);
+      if( ga_device_failed(v->conn, zErr) ) return ga_tvf_error(&v->base, "%s", zErr);
       *pDone = 0;                             /* read the host copy instead */
       return SQLITE_OK;
     }
-    if( rc==SQLITE_OK ) ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
+    if( rc==SQLITE_OK ) ga_cache_device_hit(v->conn->cache, ga_now_ms() - t0);
   }
-#else
-  (void)v; (void)c; (void)given; (void)zCol; (void)r;
-#endif
   return rc;
 }
 

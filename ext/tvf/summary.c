@@ -188,7 +188,7 @@ static int keepKey(ColStat *a, int64_t x, int isReal){
 
 /* Column a's quartiles from its numbers' keys (then freed), or from the
 ** device form d of a kept column. Non-zero: an error, the message in zErr. */
-static int quartiles(SumVtab *v, ColStat *a, struct ga_dcol *d, char *zErr){
+static int quartiles(SumVtab *v, ColStat *a, const ga_resident *d, char *zErr){
   static const double aFrac[3] = { 0.25, 0.5, 0.75 };
   int64_t r[6], n = d ? a->nNum : a->nKey;
   uint64_t k[6];
@@ -200,12 +200,8 @@ static int quartiles(SumVtab *v, ColStat *a, struct ga_dcol *d, char *zErr){
     nr[j] = ga_pct_ranks(aFrac[j], n, 0, &r[m], &ix[j]);
     m += nr[j];
   }
-#ifdef GPUAGG_CUDA
-  if( d ){
-    rc = ga_dcol_ranks(&v->conn->cache.dres, d, r, m, k, &v->conn->stats, zErr);
-  }else
-#endif
-  rc = ga_ranks(v->conn, a->key, n, r, m, k, zErr);
+  if( d ) rc = d->be->xColRanks(d->pRes, &v->conn->stats, d->d, r, m, k, zErr);
+  else rc = ga_ranks(v->conn, a->key, n, r, m, k, zErr);
   free(a->key);
   a->key = 0;
   a->nKey = a->capKey = 0;
@@ -263,7 +259,6 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
 ** scan. 0: not served, scan instead (a column not on the device, the mode
 ** is cpu, or a CUDA error in 'auto' mode); 1: done; -1: an error, set. */
 static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ, int64_t *pnRows){
-#ifdef GPUAGG_CUDA
   ga_dcol *d[GA_COLS_MAX];
   ga_resident *r[GA_COLS_MAX];
   char zErr[GA_ERRLEN];
@@ -272,14 +267,13 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ,
   int c, fail;
   if( v->conn->mode==GA_CPU ) return 0;
   for(c=0; c<n; c++){
-    if( (r[c] = ga_colsrc_resident(src, c))==0 ) return 0;
+    if( (r[c] = ga_colsrc_resident(src, c))==0 || r[c]->be!=r[0]->be ) return 0;
     d[c] = r[c]->d;
   }
   if( (st = malloc(sizeof(ga_stat)*(size_t)n))==0 ) return 0;
-  if( (fail = ga_dcol_stats(&v->conn->cache.dres, &v->conn->stats, d, n, st, zErr))!=0 ){
+  if( (fail = r[0]->be->xColStats(r[0]->pRes, &v->conn->stats, d, n, st, zErr))!=0 ){
     free(st);
-    sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
-    if( v->conn->mode!=GA_CUDA ) return 0;
+    if( !ga_device_failed(v->conn, zErr) ) return 0;
     ga_tvf_error(&v->base, "%s", zErr);
     return -1;
   }
@@ -293,12 +287,11 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ,
       st[c].nReal = r[c]->nReal;
       ga_stat_merge(&a[c].num, &st[c], 0);
     }
-    if( wantQ && (fail = quartiles(v, &a[c], d[c], zErr))!=0 ) break;
+    if( wantQ && (fail = quartiles(v, &a[c], r[c], zErr))!=0 ) break;
   }
   free(st);
   if( fail ){                               /* the quartiles' sort: as above, or scan */
-    sqlite3_snprintf(GA_ERRLEN, v->conn->stats.zLastErr, "%s", zErr);
-    if( v->conn->mode==GA_CUDA ){
+    if( ga_device_failed(v->conn, zErr) ){
       ga_tvf_error(&v->base, "%s", zErr);
       return -1;
     }
@@ -310,12 +303,8 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ,
     return 0;
   }
   *pnRows = r[0]->n;
-  ga_cache_device_hit(&v->conn->cache, ga_now_ms() - t0);
+  ga_cache_device_hit(v->conn->cache, ga_now_ms() - t0);
   return 1;
-#else
-  (void)v; (void)src; (void)a; (void)n; (void)wantQ; (void)pnRows;
-  return 0;
-#endif
 }
 
 /* Scan columns a[0..n) (aiCol in from) once. */
