@@ -75,7 +75,8 @@
 **      emptied, then at BENCH_FLIGHTS_CACHE bytes, default -1) and its
 **      repeated runs, and DuckDB in memory (BENCH_DUCKDB;
 **      its SUMMARIZE for the summary with quartiles); each answer checked
-**      against the builtin's. Heavy: not in the default sections.
+**      against the builtin's. Heavy: not in the default sections
+**      (BENCH_FLIGHTS_PART=group or summary runs one half).
 **
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
@@ -944,6 +945,13 @@ static char *summaryDiff(sqlite3 *db, const char *zGpu, const char *zBuiltin, in
   return zDiff;
 }
 
+/* Is this part of the flights section to run? BENCH_FLIGHTS_PART: "group"
+** or "summary" alone (two processes, each shorter), else both. */
+static int wantPart(const char *z){
+  const char *zPart = getenv("BENCH_FLIGHTS_PART");
+  return zPart==0 || zPart[0]==0 || strstr(zPart, z)!=0;
+}
+
 static void flightsSection(int64_t nRow, const char *zBackend){
   static const char *azCol[] = { "date", "origin", "dest", "delay", "distance", "airtime" };
   static const struct { const char *zSrc, *zKey, *zBKey, *zDKey, *zLabel; } aG[] = {
@@ -1031,8 +1039,9 @@ static void flightsSection(int64_t nRow, const char *zBackend){
          "| repeated vs DuckDB | cache hits (device) |\n"
          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for(q=0; q<nQ; q++){
-    double tb, tFirst, tc, td = -1, t[64];
+    double tb, tFirst, tc, td = -1, t[64], t0 = h_now();
     int64_t nHit0, nDev0;
+    if( !wantPart(q<nG ? "group" : "summary") ) continue;
     if( q==nG+1 && tbSummary>0 ) tb = tbSummary;  /* the same builtin query */
     else tb = medianN(db, aQ[q][1], nRun, 0);      /* the table is read already */
     if( q==nG ) tbSummary = tb;
@@ -1053,6 +1062,7 @@ static void flightsSection(int64_t nRow, const char *zBackend){
     printf(" %lld (%lld) |\n", (long long)(h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.hits')") - nHit0),
            (long long)(h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.device_hits')") - nDev0));
     fflush(stdout);
+    fprintf(stderr, "# flights: %s in %.1f s\n", aQ[q][0], h_now() - t0);
     if( gCsv ){
       fprintf(gCsv, "flights,\"%s (first run)\",%lld,%s,%.3f,%.4f,%.6f,%.0f,%.0f\n", aQ[q][0], (long long)nRow, zBackend,
               tb*1e3, tFirst*1e3, tFirst/tb, nRow/tb, nRow/tFirst);
@@ -1066,7 +1076,7 @@ static void flightsSection(int64_t nRow, const char *zBackend){
   /* The answers: gpu_group_by row for row; gpu_summary's counts, extremes
   ** and distinct counts per column. */
   printf("\n");
-  for(q=0; q<nG; q++){
+  for(q=0; q<nG && wantPart("group"); q++){
     char *zB = sqlite3_mprintf("%s ORDER BY 1", aQ[q][1]);
     zDiff = groupDiff(db, aQ[q][2], zB);
     printf("answers, gpu_group_by('%s', '%s', 'delay'): %s%s\n", aG[q].zSrc, aG[q].zKey, zDiff ? "" : "same",
@@ -1074,10 +1084,12 @@ static void flightsSection(int64_t nRow, const char *zBackend){
     sqlite3_free(zDiff);
     sqlite3_free(zB);
   }
-  zDiff = summaryDiff(db, aQ[nG+1][2], aQ[nG][1], nCol);
-  printf("answers, gpu_summary('f') (rows, count, counts by type, min, max%s): %s%s\n",
-         hasDistinct ? ", distinct" : "; no `distinct` in this build", zDiff ? "" : "same", zDiff ? zDiff : "");
-  sqlite3_free(zDiff);
+  if( wantPart("summary") ){
+    zDiff = summaryDiff(db, aQ[nG+1][2], aQ[nG][1], nCol);
+    printf("answers, gpu_summary('f') (rows, count, counts by type, min, max%s): %s%s\n",
+           hasDistinct ? ", distinct" : "; no `distinct` in this build", zDiff ? "" : "same", zDiff ? zDiff : "");
+    sqlite3_free(zDiff);
+  }
   {
     char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.cache')");
     printf("\ncache: %s\n", z ? z : "?");
