@@ -63,15 +63,33 @@
 **      (cache.device_ms); aggregates through the row loop; cold scans that
 **      decode the pages (the cache off).
 **
+**   9. Flights (flights, issue 26): a table shaped like US flights, f(date
+**      TEXT 'YYYY-MM-DD HH:MM', origin TEXT, dest TEXT, delay INTEGER,
+**      distance INTEGER, airtime REAL) of `rows` rows, made from a seed in a
+**      file (BENCH_FLIGHTS_DB, default /tmp/gpuagg-flights.db) and kept:
+**      gpu_group_by with TEXT keys (origin, dest; ~300 airports, Zipf-ish),
+**      the INTEGER key distance as a control, and the month of a view; and
+**      gpu_summary of the 6 columns, without quartiles and with them:
+**      against the builtin SQL (the same figures, numeric ones over INTEGER
+**      and REAL values only), each function's first run (column cache
+**      emptied, then at BENCH_FLIGHTS_CACHE bytes, default -1) and its
+**      repeated runs, and DuckDB in memory (BENCH_DUCKDB;
+**      its SUMMARIZE for the summary with quartiles); each answer checked
+**      against the builtin's. Heavy: not in the default sections
+**      (BENCH_FLIGHTS_PART=group or summary runs one half).
+**
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** group,summary,stats,aggs,chunks,scale,pages,cache,devices). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,summary,stats,aggs,chunks,scale,pages,cache,devices,flights; the default
+** leaves out aggs, cache, devices and flights). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "harness.h"
 #include "duck.h"
 
@@ -622,6 +640,466 @@ static void cacheSection(int64_t nRow, const char *zBackend){
   sqlite3_close(db);
 }
 
+/* 9. Flights (flights): a table shaped like US flights, f(date, origin,
+** dest, delay, distance, airtime), of `rows` rows in a file (BENCH_FLIGHTS_DB,
+** default /tmp/gpuagg-flights.db), made from a seed and kept for later runs
+** (made again where its row count or FLIGHTS_VERSION differs).
+**
+**   date      TEXT 'YYYY-MM-DD HH:MM': the rows in day order over 2023 and
+**             2024 (731 days), departures uniform in 05:00-23:59: 832,428
+**             possible values, nearly all present at 10M rows
+**   origin    TEXT, 300 airport codes (3 upper-case letters), Zipf-ish
+**             (weight 1/rank^0.8: the busiest ~9% of the rows)
+**   dest      TEXT, the same codes and weights, never the origin
+**   delay     INTEGER minutes: NULL where cancelled (1.5%); else 62% in
+**             -20..0, the rest 1 + an exponential of mean 35, at most 1800
+**   distance  INTEGER miles between the two airports' made-up positions
+**             (a few thousand distinct values)
+**   airtime   REAL minutes to 0.1: NULL where cancelled or diverted (0.3%)
+**
+** and the view fm(month, delay): substr(date, 1, 7) and delay. */
+#define FLIGHTS_VERSION 1
+#define FLIGHTS_AIRPORTS 300
+
+static void civilDay(int d, int *pY, int *pM, int *pD){  /* d days after 2023-01-01 */
+  static const int aDays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+  int y = 2023, m = 0;
+  for(;;){
+    int nYear = (y%4==0 && (y%100!=0 || y%400==0)) ? 366 : 365;
+    if( d<nYear ) break;
+    d -= nYear;
+    y++;
+  }
+  for(;;){
+    int nMonth = aDays[m] + (m==1 && (y%4==0 && (y%100!=0 || y%400==0)));
+    if( d<nMonth ) break;
+    d -= nMonth;
+    m++;
+  }
+  *pY = y; *pM = m + 1; *pD = d + 1;
+}
+
+/* A rank in [0, n) by the cumulative weights a[n] (a[n-1] is 1). */
+static int pickRank(h_rng *r, const double *a, int n){
+  double u = h_unit(r);
+  int lo = 0, hi = n - 1;
+  while( lo<hi ){
+    int mid = (lo + hi)/2;
+    if( a[mid]>u ) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+static void flightsFill(sqlite3 *db, int64_t n){
+  const int nDay = 731;
+  char azCode[FLIGHTS_AIRPORTS][4], (*azDay)[32] = malloc(sizeof(*azDay)*(size_t)nDay), zDate[64];
+  double aCdf[FLIGHTS_AIRPORTS], ax[FLIGHTS_AIRPORTS], ay[FLIGHTS_AIRPORTS], w = 0;
+  int *aDist = malloc(sizeof(int)*FLIGHTS_AIRPORTS*FLIGHTS_AIRPORTS), i, j;
+  sqlite3_stmt *st;
+  h_rng r;
+  int64_t k;
+  double t0 = h_now();
+  if( azDay==0 || aDist==0 ){
+    fprintf(stderr, "flights: no memory\n");
+    exit(1);
+  }
+  h_rng_init(&r, 26);
+  /* The airports: distinct codes in random order (rank 0 the busiest), a
+  ** position each in a 2,600 x 1,500 mile box. */
+  for(i=0; i<FLIGHTS_AIRPORTS; i++){
+    for(;;){
+      for(j=0; j<3; j++) azCode[i][j] = (char)('A' + h_range(&r, 0, 25));
+      azCode[i][3] = 0;
+      for(j=0; j<i && strcmp(azCode[j], azCode[i]); j++){}
+      if( j==i ) break;
+    }
+    ax[i] = h_unit(&r)*2600;
+    ay[i] = h_unit(&r)*1500;
+    w += pow(i + 1, -0.8);
+    aCdf[i] = w;
+  }
+  for(i=0; i<FLIGHTS_AIRPORTS; i++) aCdf[i] /= w;
+  aCdf[FLIGHTS_AIRPORTS-1] = 1.0;
+  for(i=0; i<FLIGHTS_AIRPORTS; i++){
+    for(j=0; j<FLIGHTS_AIRPORTS; j++){
+      int d = (int)lround(hypot(ax[i] - ax[j], ay[i] - ay[j])*1.05);
+      aDist[i*FLIGHTS_AIRPORTS + j] = d<60 ? 60 + (i + j)%40 : d;
+    }
+  }
+  for(i=0; i<nDay; i++){
+    int y, m, d;
+    civilDay(i, &y, &m, &d);
+    snprintf(azDay[i], sizeof(azDay[i]), "%04d-%02d-%02d", y, m, d);
+  }
+  h_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576;"
+             "DROP VIEW IF EXISTS fm; DROP TABLE IF EXISTS f;"
+             "CREATE TABLE f(date TEXT, origin TEXT, dest TEXT, delay INTEGER, distance INTEGER, airtime REAL);"
+             "CREATE VIEW fm(month, delay) AS SELECT substr(date, 1, 7), delay FROM f; BEGIN");
+  if( sqlite3_prepare_v2(db, "INSERT INTO f VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st, 0)!=SQLITE_OK ){
+    fprintf(stderr, "flights: %s\n", sqlite3_errmsg(db));
+    exit(1);
+  }
+  for(k=0; k<n; k++){
+    int day = (int)(k*nDay/n), minute = (int)h_range(&r, 5*60, 24*60 - 1);
+    int o = pickRank(&r, aCdf, FLIGHTS_AIRPORTS), d;
+    int dist, cancelled = h_unit(&r)<0.015, diverted = h_unit(&r)<0.003;
+    do d = pickRank(&r, aCdf, FLIGHTS_AIRPORTS); while( d==o );
+    dist = aDist[o*FLIGHTS_AIRPORTS + d];
+    snprintf(zDate, sizeof(zDate), "%s %02d:%02d", azDay[day], minute/60, minute%60);
+    sqlite3_bind_text(st, 1, zDate, 16, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, azCode[o], 3, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, azCode[d], 3, SQLITE_STATIC);
+    if( cancelled ){
+      sqlite3_bind_null(st, 4);
+    }else if( h_unit(&r)<0.62 ){
+      sqlite3_bind_int64(st, 4, -h_range(&r, 0, 20));
+    }else{
+      double e = 1 + floor(-log(1 - h_unit(&r))*35);
+      sqlite3_bind_int64(st, 4, e>1800 ? 1800 : (int64_t)e);
+    }
+    sqlite3_bind_int64(st, 5, dist);
+    if( cancelled || diverted ) sqlite3_bind_null(st, 6);
+    else sqlite3_bind_double(st, 6, round((dist/7.5 + 15 + h_unit(&r)*20 - 5)*10)/10);
+    if( sqlite3_step(st)!=SQLITE_DONE ){
+      fprintf(stderr, "flights: %s\n", sqlite3_errmsg(db));
+      exit(1);
+    }
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  h_exec(db, "COMMIT; PRAGMA user_version=%d; PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL",
+         2600 + FLIGHTS_VERSION);
+  fprintf(stderr, "# flights: %lld rows made in %.1f s\n", (long long)n, h_now() - t0);
+  free(azDay);
+  free(aDist);
+}
+
+/* The flights table of n rows in zFile, made if missing, of another size or
+** version; read once, so both SQLite's page cache (big enough for the whole
+** file) and the system's hold it. */
+static sqlite3 *flightsTable(const char *zFile, int64_t n){
+  char *zErr = 0;
+  sqlite3 *db = h_open_file(zFile, &zErr);
+  double t0;
+  if( db==0 ){
+    fprintf(stderr, "%s: %s\n", zFile, zErr);
+    exit(1);
+  }
+  if( h_int(db, "PRAGMA user_version")!=2600 + FLIGHTS_VERSION
+   || h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('f', 'fm')")!=2
+   || h_int(db, "SELECT count(*) FROM f")!=n ){
+    /* A file holding only our table and view is made anew (no free pages left behind). */
+    if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT IN ('f', 'fm')")==0 ){
+      sqlite3_close(db);
+      unlink(zFile);
+      if( (db = h_open_file(zFile, &zErr))==0 ){
+        fprintf(stderr, "%s: %s\n", zFile, zErr);
+        exit(1);
+      }
+    }
+    flightsFill(db, n);
+  }else{
+    fprintf(stderr, "# flights: %lld rows in %s, made before\n", (long long)n, zFile);
+  }
+  t0 = h_now();
+  h_exec(db, "PRAGMA cache_size = -%lld",
+         (long long)(h_int(db, "PRAGMA page_count")*h_int(db, "PRAGMA page_size")/1024 + 65536));
+  h_int(db, "SELECT count(*), sum(length(date)), sum(length(origin)), sum(length(dest)), sum(delay), sum(distance), "
+            "sum(airtime) FROM f");
+  fprintf(stderr, "# flights: read once in %.1f s\n", h_now() - t0);
+  return db;
+}
+
+/* Median seconds of n runs of zSql (n<=64), after a warm-up run if warm. */
+static double medianN(sqlite3 *db, const char *zSql, int n, int warm){
+  double t[64];
+  int i;
+  if( warm ) timeQuery(db, zSql);
+  for(i=0; i<n; i++) t[i] = timeQuery(db, zSql);
+  qsort(t, (size_t)n, sizeof(double), cmpDouble);
+  return t[n/2];
+}
+
+/* Do two cells hold the same value? Exactly, or where tol is set, numbers
+** within a few units in the last place (an average rounded elsewhere). */
+static int sameCell(sqlite3_stmt *a, int i, sqlite3_stmt *b, int j, int tol){
+  int ta = sqlite3_column_type(a, i), tb = sqlite3_column_type(b, j);
+  if( tol && (ta==SQLITE_INTEGER || ta==SQLITE_FLOAT) && (tb==SQLITE_INTEGER || tb==SQLITE_FLOAT) ){
+    double x = sqlite3_column_double(a, i), y = sqlite3_column_double(b, j);
+    return fabs(x - y)<=4*2.220446049250313e-16*fmax(fabs(x), fabs(y));
+  }
+  if( ta!=tb ) return 0;
+  switch( ta ){
+    case SQLITE_NULL:    return 1;
+    case SQLITE_INTEGER: return sqlite3_column_int64(a, i)==sqlite3_column_int64(b, j);
+    case SQLITE_FLOAT:   return sqlite3_column_double(a, i)==sqlite3_column_double(b, j);
+    default: {
+      int n = sqlite3_column_bytes(a, i);
+      const void *za = sqlite3_column_blob(a, i), *zb = sqlite3_column_blob(b, j);
+      return n==sqlite3_column_bytes(b, j) && (n==0 || memcmp(za, zb, (size_t)n)==0);
+    }
+  }
+}
+
+/* A cell as text, for a message. */
+static char *cellText(sqlite3_stmt *st, int i){
+  switch( sqlite3_column_type(st, i) ){
+    case SQLITE_NULL:  return sqlite3_mprintf("NULL");
+    case SQLITE_FLOAT: return sqlite3_mprintf("%!.17g", sqlite3_column_double(st, i));
+    case SQLITE_TEXT:  return sqlite3_mprintf("'%q'", sqlite3_column_text(st, i));
+    default:           return sqlite3_mprintf("%s", sqlite3_column_text(st, i));
+  }
+}
+
+static sqlite3_stmt *prepareOrDie(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *st;
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)!=SQLITE_OK ){
+    fprintf(stderr, "prepare %s: %s\n", zSql, sqlite3_errmsg(db));
+    exit(1);
+  }
+  return st;
+}
+
+/* gpu_group_by's rows against the builtin GROUP BY's (key, rows, count,
+** sum, total, avg, min, max): every cell exact but total and avg (within
+** 4 ulp: gpu_*'s are correctly rounded). NULL if the same, else the first
+** difference (sqlite3_free it). */
+static char *groupDiff(sqlite3 *db, const char *zGpu, const char *zBuiltin){
+  static const char *azCol[] = { "key", "rows", "count", "sum", "total", "avg", "min", "max" };
+  sqlite3_stmt *g = prepareOrDie(db, zGpu), *b = prepareOrDie(db, zBuiltin);
+  char *zDiff = 0;
+  int64_t nRow = 0;
+  for(;;){
+    int rg = sqlite3_step(g), rb = sqlite3_step(b), i;
+    if( rg!=SQLITE_ROW || rb!=SQLITE_ROW ){
+      if( rg==SQLITE_ROW || rb==SQLITE_ROW ){
+        zDiff = sqlite3_mprintf("%s has more rows than the other's %lld", rg==SQLITE_ROW ? "gpu_group_by" : "the builtin",
+                                (long long)nRow);
+      }else if( rg!=SQLITE_DONE || rb!=SQLITE_DONE ){
+        zDiff = sqlite3_mprintf("an error after %lld rows: %s", (long long)nRow, sqlite3_errmsg(db));
+      }
+      break;
+    }
+    nRow++;
+    for(i=0; i<8 && zDiff==0; i++){
+      if( !sameCell(g, i, b, i, i==4 || i==5) ){
+        char *x = cellText(g, i), *y = cellText(b, i), *k = cellText(b, 0);
+        zDiff = sqlite3_mprintf("row %lld (key %s), %s: gpu %s, builtin %s", (long long)nRow, k, azCol[i], x, y);
+        sqlite3_free(x); sqlite3_free(y); sqlite3_free(k);
+      }
+    }
+    if( zDiff ) break;
+  }
+  sqlite3_finalize(g);
+  sqlite3_finalize(b);
+  return zDiff;
+}
+
+/* gpu_summary's rows against the builtin statistics query's one row
+** (count(*), then per column 12 figures: count, integers, reals, texts,
+** blobs, min, max, count(DISTINCT), sum, total, avg, total of squares):
+** rows, count, the counts by type, min, max and, where gpu_summary has it,
+** distinct. NULL if the same, else the first difference. */
+static char *summaryDiff(sqlite3 *db, const char *zGpu, const char *zBuiltin, int nCol){
+  static const struct { const char *zName; int iB; } aCk[] = {
+    { "integers", 1 }, { "reals", 2 }, { "texts", 3 }, { "blobs", 4 }, { "min", 5 }, { "max", 6 }, { "distinct", 7 },
+  };
+  sqlite3_stmt *g = prepareOrDie(db, zGpu), *b = prepareOrDie(db, zBuiltin);
+  char *zDiff = 0;
+  int c = 0, k, aIdx[8], iRows = -1, iNulls = -1, i;
+  for(k=0; k<7; k++) aIdx[k] = -1;
+  for(i=0; i<sqlite3_column_count(g); i++){
+    const char *z = sqlite3_column_name(g, i);
+    if( strcmp(z, "rows")==0 ) iRows = i;
+    if( strcmp(z, "nulls")==0 ) iNulls = i;
+    for(k=0; k<7; k++) if( strcmp(z, aCk[k].zName)==0 ) aIdx[k] = i;
+  }
+  if( sqlite3_step(b)!=SQLITE_ROW ){
+    zDiff = sqlite3_mprintf("the builtin query: %s", sqlite3_errmsg(db));
+  }
+  while( zDiff==0 && sqlite3_step(g)==SQLITE_ROW ){
+    const char *zName = (const char*)sqlite3_column_text(g, 0);
+    int base = 1 + 12*c;
+    if( c>=nCol ){ zDiff = sqlite3_mprintf("gpu_summary has more than %d rows", nCol); break; }
+    if( iRows<0 || sqlite3_column_int64(g, iRows)!=sqlite3_column_int64(b, 0) ){
+      zDiff = sqlite3_mprintf("%s: rows", zName);
+    }else if( iNulls<0 || sqlite3_column_int64(g, iRows) - sqlite3_column_int64(g, iNulls)!=sqlite3_column_int64(b, base) ){
+      zDiff = sqlite3_mprintf("%s: count: gpu %lld, builtin %lld", zName,
+                              (long long)(sqlite3_column_int64(g, iRows) - sqlite3_column_int64(g, iNulls)),
+                              (long long)sqlite3_column_int64(b, base));
+    }
+    for(k=0; k<7 && zDiff==0; k++){
+      if( aIdx[k]<0 ) continue;               /* no `distinct` column (yet) */
+      if( k<4 || k==6 ? sqlite3_column_int64(g, aIdx[k])!=sqlite3_column_int64(b, base + aCk[k].iB)
+                      : !sameCell(g, aIdx[k], b, base + aCk[k].iB, 0) ){
+        char *x = cellText(g, aIdx[k]), *y = cellText(b, base + aCk[k].iB);
+        zDiff = sqlite3_mprintf("%s: %s: gpu %s, builtin %s", zName, aCk[k].zName, x, y);
+        sqlite3_free(x); sqlite3_free(y);
+      }
+    }
+    c++;
+  }
+  if( zDiff==0 && c!=nCol ) zDiff = sqlite3_mprintf("gpu_summary has %d rows, not %d", c, nCol);
+  sqlite3_finalize(g);
+  sqlite3_finalize(b);
+  return zDiff;
+}
+
+/* Is this part of the flights section to run? BENCH_FLIGHTS_PART: "group"
+** or "summary" alone (two processes, each shorter), else both. */
+static int wantPart(const char *z){
+  const char *zPart = getenv("BENCH_FLIGHTS_PART");
+  return zPart==0 || zPart[0]==0 || strstr(zPart, z)!=0;
+}
+
+static void flightsSection(int64_t nRow, const char *zBackend){
+  static const char *azCol[] = { "date", "origin", "dest", "delay", "distance", "airtime" };
+  static const struct { const char *zSrc, *zKey, *zBKey, *zDKey, *zLabel; } aG[] = {
+    { "f", "origin", "origin", "origin", "TEXT key origin (~300)" },
+    { "f", "dest", "dest", "dest", "TEXT key dest (~300)" },
+    { "f", "distance", "distance", "distance", "INTEGER key distance (control)" },
+    { "fm", "month", "substr(date, 1, 7)", "substr(\"date\", 1, 7)", "TEXT key month, a view (24)" },
+  };
+  enum { nG = sizeof(aG)/sizeof(aG[0]), nQ = nG + 2 };
+  const char *zFile = getenv("BENCH_FLIGHTS_DB") ? getenv("BENCH_FLIGHTS_DB") : "/tmp/gpuagg-flights.db";
+  const char *zDuck = getenv("BENCH_DUCKDB");
+  const int nCol = (int)(sizeof(azCol)/sizeof(azCol[0])), nFast = 15;
+  /* The cache's bytes after it is emptied: -1, the default, unless
+  ** BENCH_FLIGHTS_CACHE says (on a host without CUDA, N keeps columns in
+  ** host memory). */
+  const int64_t nCache = getenv("BENCH_FLIGHTS_CACHE") ? atoll(getenv("BENCH_FLIGHTS_CACHE")) : -1;
+  sqlite3 *db = flightsTable(zFile, nRow);
+  sqlite3_str *pB = sqlite3_str_new(db), *pD = sqlite3_str_new(db), *pS = sqlite3_str_new(db);
+  char *aQ[nQ][4], *zDiff, zErr[256];
+  double tbSummary = -1;
+  duck *dk = 0;
+  int hasDistinct = 0, q, i, c;
+  sqlite3_stmt *st;
+
+  /* Does this build's gpu_summary have `distinct`? (Prepared, not run.) */
+  st = prepareOrDie(db, "SELECT * FROM gpu_summary('f')");
+  for(i=0; i<sqlite3_column_count(st); i++) hasDistinct |= strcmp(sqlite3_column_name(st, i), "distinct")==0;
+  sqlite3_finalize(st);
+
+  for(q=0; q<nG; q++){
+    aQ[q][0] = sqlite3_mprintf("gpu_group_by('%s', '%s', 'delay'), %s", aG[q].zSrc, aG[q].zKey, aG[q].zLabel);
+    aQ[q][1] = sqlite3_mprintf("SELECT %s, count(*), count(delay), sum(delay), total(delay), avg(delay), min(delay), "
+                               "max(delay) FROM f GROUP BY %s", aG[q].zBKey, aG[q].zBKey);
+    aQ[q][2] = sqlite3_mprintf("SELECT * FROM gpu_group_by('%s', '%s', 'delay')", aG[q].zSrc, aG[q].zKey);
+    aQ[q][3] = sqlite3_mprintf("SELECT %s, count(*), count(delay), sum(delay), CAST(sum(delay) AS DOUBLE), avg(delay), "
+                               "min(delay), max(delay) FROM f GROUP BY 1 ORDER BY 1", aG[q].zDKey);
+  }
+  /* The builtin statistics query: gpu_summary's figures, its numeric ones
+  ** over the INTEGER and REAL values only. */
+  sqlite3_str_appendall(pB, "SELECT count(*)");
+  sqlite3_str_appendall(pS, "SELECT name, rows, nulls, integers, reals, texts, blobs, min, max, ");
+  if( hasDistinct ) sqlite3_str_appendall(pS, "\"distinct\", ");
+  sqlite3_str_appendall(pS, "sum, total, avg, var_samp, var_pop FROM gpu_summary('f')");
+  sqlite3_str_appendall(pD, "SELECT count(*)");
+  for(c=0; c<nCol; c++){
+    const char *z = azCol[c];
+    char *zN = sqlite3_mprintf("CASE WHEN typeof(\"%w\") IN ('integer', 'real') THEN \"%w\" END", z, z);
+    sqlite3_str_appendf(pB, ", count(\"%w\"), sum(typeof(\"%w\")='integer'), sum(typeof(\"%w\")='real'), "
+                        "sum(typeof(\"%w\")='text'), sum(typeof(\"%w\")='blob'), min(\"%w\"), max(\"%w\"), "
+                        "count(DISTINCT \"%w\"), sum(%s), total(%s), avg(%s), total(%s*%s)",
+                        z, z, z, z, z, z, z, z, zN, zN, zN, zN, zN);
+    sqlite3_free(zN);
+    sqlite3_str_appendf(pD, ", count(\"%w\"), min(\"%w\"), max(\"%w\"), count(DISTINCT \"%w\")", z, z, z, z);
+    if( c>=3 ) sqlite3_str_appendf(pD, ", sum(\"%w\"), avg(\"%w\"), var_samp(\"%w\"), var_pop(\"%w\")", z, z, z, z);
+  }
+  sqlite3_str_appendall(pB, " FROM f");
+  sqlite3_str_appendall(pD, " FROM f");
+  aQ[nG][0] = sqlite3_mprintf("gpu_summary('f'), 6 columns, no quartiles");
+  aQ[nG][1] = sqlite3_str_finish(pB);
+  aQ[nG][2] = sqlite3_str_finish(pS);
+  aQ[nG][3] = sqlite3_str_finish(pD);
+  aQ[nG+1][0] = sqlite3_mprintf("gpu_summary('f'), 6 columns, with quartiles (DuckDB: SUMMARIZE)");
+  aQ[nG+1][1] = sqlite3_mprintf("%s", aQ[nG][1]);
+  aQ[nG+1][2] = sqlite3_mprintf("SELECT * FROM gpu_summary('f')");
+  aQ[nG+1][3] = sqlite3_mprintf("SUMMARIZE f");
+
+  if( zDuck ){
+    double t0 = h_now();
+    if( duck_load(zDuck, zErr, sizeof(zErr)) || (dk = duck_open_memory(0, zErr, sizeof(zErr)))==0
+     || duck_copy_table(dk, db, "f", zErr, sizeof(zErr)) ){
+      printf("\nDuckDB not run: %s\n", zErr);
+      if( dk ) duck_close(dk);
+      dk = 0;
+    }else{
+      fprintf(stderr, "# DuckDB: f copied in %.1f s\n", h_now() - t0);
+    }
+  }
+
+  h_exec(db, "SELECT gpuagg_config('cache', %lld)", (long long)nCache);
+  printf("\nFlights, %lld rows in %s, %s backend: the builtin SQL (median of %d runs), each function's first run "
+         "(the column cache emptied; after a warm-up run) and its repeated runs (median of %d)%s; cache %lld. "
+         "gpu_summary %s `distinct`.\n\n", (long long)nRow, zFile, zBackend, nRun, nFast,
+         dk ? ", DuckDB in memory (every core, median of the same)" : "", (long long)nCache, hasDistinct ? "has" : "has no");
+  printf("| query | builtin ms | first run ms | vs builtin (first) | repeated ms | vs builtin | DuckDB ms "
+         "| repeated vs DuckDB | cache hits (device) |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for(q=0; q<nQ; q++){
+    double tb, tFirst, tc, td = -1, t[64], t0 = h_now();
+    int64_t nHit0, nDev0;
+    if( !wantPart(q<nG ? "group" : "summary") ) continue;
+    if( q==nG+1 && tbSummary>0 ) tb = tbSummary;  /* the same builtin query */
+    else tb = medianN(db, aQ[q][1], nRun, 0);      /* the table is read already */
+    if( q==nG ) tbSummary = tb;
+    timeQuery(db, aQ[q][2]);                       /* warm-up: context, kernels' modules */
+    h_exec(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %lld)", (long long)nCache);
+    tFirst = timeQuery(db, aQ[q][2]);
+    nHit0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.hits')");
+    nDev0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.device_hits')");
+    tc = medianN(db, aQ[q][2], nFast, 0);
+    if( dk ){
+      duck_time_ms(dk, aQ[q][3], 0);
+      for(i=0; i<nFast; i++) t[i] = duck_time_ms(dk, aQ[q][3], 0);
+      qsort(t, nFast, sizeof(double), cmpDouble);
+      td = t[nFast/2]/1e3;
+    }
+    printf("| %s | %.1f | %.1f | %.1fx | %.3f | %.1fx |", aQ[q][0], tb*1e3, tFirst*1e3, tb/tFirst, tc*1e3, tb/tc);
+    if( td>0 ) printf(" %.2f | %.1fx |", td*1e3, td/tc); else printf(" - | - |");
+    printf(" %lld (%lld) |\n", (long long)(h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.hits')") - nHit0),
+           (long long)(h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.device_hits')") - nDev0));
+    fflush(stdout);
+    fprintf(stderr, "# flights: %s in %.1f s\n", aQ[q][0], h_now() - t0);
+    if( gCsv ){
+      fprintf(gCsv, "flights,\"%s (first run)\",%lld,%s,%.3f,%.4f,%.6f,%.0f,%.0f\n", aQ[q][0], (long long)nRow, zBackend,
+              tb*1e3, tFirst*1e3, tFirst/tb, nRow/tb, nRow/tFirst);
+      fprintf(gCsv, "flights,\"%s (repeated)\",%lld,%s,%.3f,%.4f,%.6f,%.0f,%.0f\n", aQ[q][0], (long long)nRow, zBackend,
+              tb*1e3, tc*1e3, tc/tb, nRow/tb, nRow/tc);
+      if( td>0 ) fprintf(gCsv, "flights,\"%s (repeated vs DuckDB)\",%lld,%s,%.3f,%.4f,%.6f,%.0f,%.0f\n", aQ[q][0],
+                         (long long)nRow, zBackend, td*1e3, tc*1e3, tc/td, nRow/td, nRow/tc);
+    }
+  }
+
+  /* The answers: gpu_group_by row for row; gpu_summary's counts, extremes
+  ** and distinct counts per column. */
+  printf("\n");
+  for(q=0; q<nG && wantPart("group"); q++){
+    char *zB = sqlite3_mprintf("%s ORDER BY 1", aQ[q][1]);
+    zDiff = groupDiff(db, aQ[q][2], zB);
+    printf("answers, gpu_group_by('%s', '%s', 'delay'): %s%s\n", aG[q].zSrc, aG[q].zKey, zDiff ? "" : "same",
+           zDiff ? zDiff : "");
+    sqlite3_free(zDiff);
+    sqlite3_free(zB);
+  }
+  if( wantPart("summary") ){
+    zDiff = summaryDiff(db, aQ[nG+1][2], aQ[nG][1], nCol);
+    printf("answers, gpu_summary('f') (rows, count, counts by type, min, max%s): %s%s\n",
+           hasDistinct ? ", distinct" : "; no `distinct` in this build", zDiff ? "" : "same", zDiff ? zDiff : "");
+    sqlite3_free(zDiff);
+  }
+  {
+    char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.cache')");
+    printf("\ncache: %s\n", z ? z : "?");
+    free(z);
+  }
+  for(q=0; q<nQ; q++) for(i=0; i<4; i++) sqlite3_free(aQ[q][i]);
+  if( dk ) duck_close(dk);
+  sqlite3_close(db);
+}
+
 /* ref_percentile(Y, P): the percentile extension's algorithm, as a
 ** reference in the same run: every value kept as a double, sorted at the
 ** end by a quicksort (in place, no comparison callback), interpolated as
@@ -995,6 +1473,8 @@ int main(int argc, char **argv){
   gSection = "pages";
   if( want("pages") ) pagesSection(nRow, zBackend);
   if( want("cache") ) cacheSection(nRow, zBackend);
+  gSection = "flights";
+  if( want("flights") ) flightsSection(nRow, zBackend);
   gSection = "devices";
   if( want("devices") ) devicesSection(nRow);
 

@@ -10,10 +10,12 @@
 **   2. duck_open_memory(N) opens an in-memory database and one connection;
 **      N>0 runs "SET threads=N", N==0 leaves DuckDB's default (every core).
 **   3. duck_copy_table(db, zTab) creates (or replaces) the DuckDB table zTab
-**      with the columns of SQLite's "SELECT * FROM zTab", each BIGINT if
-**      every non-NULL value in it is an integer, else DOUBLE (text and blobs
-**      become sqlite3_column_double's value), and copies every row through
-**      an appender, NULL as NULL.
+**      with the columns of SQLite's "SELECT * FROM zTab", typed by the values
+**      they hold (one scan counts them by storage class): BIGINT if every
+**      non-NULL value is an integer (or there is none), DOUBLE if they are
+**      integers and reals, VARCHAR if any is TEXT (numbers among them become
+**      sqlite3_column_text's text); a column with a BLOB is an error. It then
+**      copies every row through an appender, NULL as NULL.
 **   4. duck_time_ms(sql) runs sql to a materialized result and returns the
 **      wall time in ms, the row count in *pnRows; -1 (the error on stderr)
 **      if it failed.
@@ -61,6 +63,7 @@ static struct {
   duckdb_state (*xEndRow)(duckdb_appender);
   duckdb_state (*xAppendInt64)(duckdb_appender, int64_t);
   duckdb_state (*xAppendDouble)(duckdb_appender, double);
+  duckdb_state (*xAppendVarcharLength)(duckdb_appender, const char*, uint64_t);
   duckdb_state (*xAppendNull)(duckdb_appender);
 } D;
 
@@ -94,6 +97,7 @@ int duck_load(const char *zPath, char *zErr, int nErr){
     {"duckdb_appender_end_row", (void**)&D.xEndRow},
     {"duckdb_append_int64", (void**)&D.xAppendInt64},
     {"duckdb_append_double", (void**)&D.xAppendDouble},
+    {"duckdb_append_varchar_length", (void**)&D.xAppendVarcharLength},
     {"duckdb_append_null", (void**)&D.xAppendNull},
   };
   char zTmp[512], zCmd[1200];
@@ -172,31 +176,51 @@ duck *duck_open_memory(int nThreads, char *zErr, int nErr){
   return p;
 }
 
+/* Column types for duck_copy_table (aType[i]). */
+#define DUCK_BIGINT  1
+#define DUCK_DOUBLE  2
+#define DUCK_VARCHAR 3
+
 int duck_copy_table(duck *p, sqlite3 *db, const char *zTab, char *zErr, int nErr){
   sqlite3_stmt *pSel = 0, *pCnt = 0;
-  sqlite3_str *pDdl = sqlite3_str_new(db);
+  sqlite3_str *pDdl = sqlite3_str_new(db), *pCntSql = sqlite3_str_new(db);
   duckdb_appender app = 0;
-  char *zSql = 0, *zDdl = 0, *aInt = 0;
+  char *zSql = 0, *zDdl = 0, *aType = 0;
   int rc = 1, nCol = 0, i, e;
 
   zSql = sqlite3_mprintf("SELECT * FROM \"%w\"", zTab);
   if( sqlite3_prepare_v2(db, zSql, -1, &pSel, 0) ) goto sqlite_error;
   nCol = sqlite3_column_count(pSel);
-  if( (aInt = calloc(nCol+1, 1))==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
+  if( (aType = calloc(nCol+1, 1))==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
+  /* One scan: each column's reals, texts and blobs counted. */
+  for(i=0; i<nCol; i++){
+    const char *zCol = sqlite3_column_name(pSel, i);
+    sqlite3_str_appendf(pCntSql, "%ssum(typeof(\"%w\")='real'), sum(typeof(\"%w\")='text'), "
+                        "sum(typeof(\"%w\")='blob')", i ? ", " : "SELECT ", zCol, zCol, zCol);
+  }
+  sqlite3_str_appendf(pCntSql, " FROM \"%w\"", zTab);
+  sqlite3_free(zSql);
+  zSql = sqlite3_str_finish(pCntSql);
+  pCntSql = 0;
+  if( zSql==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
+  if( nCol>0 ){
+    if( sqlite3_prepare_v2(db, zSql, -1, &pCnt, 0) ) goto sqlite_error;
+    if( sqlite3_step(pCnt)!=SQLITE_ROW ) goto sqlite_error;
+  }
   sqlite3_str_appendf(pDdl, "CREATE OR REPLACE TABLE \"%w\"(", zTab);
   for(i=0; i<nCol; i++){
     const char *zCol = sqlite3_column_name(pSel, i);
-    sqlite3_free(zSql);
-    zSql = sqlite3_mprintf("SELECT count(*) FROM \"%w\" WHERE typeof(\"%w\")"
-                           "<>'integer' AND \"%w\" IS NOT NULL", zTab, zCol, zCol);
-    if( sqlite3_prepare_v2(db, zSql, -1, &pCnt, 0) ) goto sqlite_error;
-    if( sqlite3_step(pCnt)!=SQLITE_ROW ) goto sqlite_error;
-    aInt[i] = sqlite3_column_int64(pCnt, 0)==0;
-    sqlite3_finalize(pCnt);
-    pCnt = 0;
+    int64_t nReal = sqlite3_column_int64(pCnt, 3*i), nText = sqlite3_column_int64(pCnt, 3*i+1);
+    if( sqlite3_column_int64(pCnt, 3*i+2) ){
+      setErr(zErr, nErr, "%s.%s holds BLOB values: not copied", zTab, zCol);
+      goto done;
+    }
+    aType[i] = nText ? DUCK_VARCHAR : nReal ? DUCK_DOUBLE : DUCK_BIGINT;
     sqlite3_str_appendf(pDdl, "%s\"%w\" %s", i ? ", " : "", zCol,
-                        aInt[i] ? "BIGINT" : "DOUBLE");
+                        aType[i]==DUCK_VARCHAR ? "VARCHAR" : aType[i]==DUCK_DOUBLE ? "DOUBLE" : "BIGINT");
   }
+  sqlite3_finalize(pCnt);
+  pCnt = 0;
   sqlite3_str_appendall(pDdl, ")");
   zDdl = sqlite3_str_finish(pDdl);
   pDdl = 0;
@@ -207,8 +231,12 @@ int duck_copy_table(duck *p, sqlite3 *db, const char *zTab, char *zErr, int nErr
   while( (e = sqlite3_step(pSel))==SQLITE_ROW ){
     for(i=0; i<nCol; i++){
       if( sqlite3_column_type(pSel, i)==SQLITE_NULL ) e = D.xAppendNull(app);
-      else if( aInt[i] ) e = D.xAppendInt64(app, sqlite3_column_int64(pSel, i));
-      else e = D.xAppendDouble(app, sqlite3_column_double(pSel, i));
+      else if( aType[i]==DUCK_BIGINT ) e = D.xAppendInt64(app, sqlite3_column_int64(pSel, i));
+      else if( aType[i]==DUCK_DOUBLE ) e = D.xAppendDouble(app, sqlite3_column_double(pSel, i));
+      else{
+        const char *z = (const char*)sqlite3_column_text(pSel, i);
+        e = D.xAppendVarcharLength(app, z ? z : "", (uint64_t)sqlite3_column_bytes(pSel, i));
+      }
       if( e ) goto appender_error;
     }
     if( D.xEndRow(app) ) goto appender_error;
@@ -232,9 +260,10 @@ done:
   sqlite3_finalize(pCnt);
   sqlite3_finalize(pSel);
   sqlite3_free(sqlite3_str_finish(pDdl));
+  sqlite3_free(sqlite3_str_finish(pCntSql));
   sqlite3_free(zDdl);
   sqlite3_free(zSql);
-  free(aInt);
+  free(aType);
   return rc;
 }
 
