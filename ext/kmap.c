@@ -2,6 +2,7 @@
 ** The host's hash map of (tag, key) to dense indexes: see kmap.h.
 */
 #include <stdlib.h>
+#include <string.h>
 #include "kmap.h"
 
 static int64_t slotOf(const ga_kmap *m, uint32_t tag, uint64_t key){
@@ -64,4 +65,21 @@ void ga_kmap_free(ga_kmap *m){
   m->aTag = 0;
   m->aIdx = 0;
   m->cap = m->n = 0;
+}
+
+uint64_t ga_hash_bytes(const void *zv, int n){
+  const unsigned char *z = (const unsigned char*)zv;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+  int i = 0;
+  for(; i+8<=n; i+=8){
+    uint64_t w;
+    memcpy(&w, z + i, 8);
+    h = ga_mix64(h ^ w);
+  }
+  if( i<n ){
+    uint64_t w = 0;
+    memcpy(&w, z + i, (size_t)(n - i));
+    h = ga_mix64(h ^ w ^ 0xff);
+  }
+  return h;
 }

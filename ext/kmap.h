@@ -33,4 +33,7 @@ static inline uint64_t ga_mix64(uint64_t x){
   return x ^ (x >> 31);
 }
 
+/* A 64-bit hash of n bytes at z (dictionaries of TEXT and BLOB values). */
+uint64_t ga_hash_bytes(const void *z, int n);
+
 #endif /* GPUAGG_KMAP_H */

@@ -13,7 +13,7 @@ namespace {
 constexpr int kThreads = 256;
 
 /* SQLite's storage classes, as the column sources hand them over. */
-constexpr unsigned char kInteger = 1, kFloat = 2;
+constexpr unsigned char kInteger = 1, kFloat = 2, kText = 3, kBlob = 4;
 
 __global__ void doubles(const long long *__restrict__ v, const unsigned long long *__restrict__ bits, long long n,
                         double *__restrict__ out){
@@ -24,7 +24,8 @@ __global__ void doubles(const long long *__restrict__ v, const unsigned long lon
 }
 
 /* group_acc.h (2): the key's class and form, and the value's lane, as
-** tvf/groupby.c encodes a row of a batch. */
+** tvf/groupby.c encodes a row of a batch; a TEXT or BLOB key is its place
+** in the key column's dictionary (one id space: the places differ). */
 __global__ void groupRows(const long long *__restrict__ kv, const unsigned char *__restrict__ kc,
                           const long long *__restrict__ vv, const unsigned char *__restrict__ vc, long long n,
                           unsigned long long *__restrict__ keys, unsigned long long *__restrict__ vals,
@@ -45,6 +46,9 @@ __global__ void groupRows(const long long *__restrict__ kv, const unsigned char 
         m = GA_K_REAL;
         key = (unsigned long long)k;
       }
+    }else if( kc[i] == kText || kc[i] == kBlob ){
+      m = kc[i] == kText ? GA_K_TEXT : GA_K_BLOB;   /* the place in the column's dictionary */
+      key = (unsigned long long)k;
     }
     if( vc[i] == kInteger ) m |= GA_V_INT;
     else if( vc[i] == kFloat ) m |= GA_V_REAL;

@@ -53,6 +53,29 @@ static int64_t info(sqlite3 *db, const char *zPath){
   return h_int(db, "SELECT json_extract(gpuagg_info(), '$.%s')", zPath);
 }
 
+/* An odd TEXT or BLOB value, picked by u: '', embedded NUL bytes,
+** non-ASCII, a string longer than a page (on overflow pages), a BLOB with
+** the bytes of a TEXT, case and trailing-space variants. */
+static void bindOdd(sqlite3_stmt *st, int col, uint64_t u){
+  static char zLong[6000];
+  switch( u % 10 ){
+    case 0: sqlite3_bind_text(st, col, "", 0, SQLITE_STATIC); break;
+    case 1: sqlite3_bind_text(st, col, "a\0b", 3, SQLITE_STATIC); break;
+    case 2: sqlite3_bind_text(st, col, "a\0c", 3, SQLITE_STATIC); break;
+    case 3: sqlite3_bind_text(st, col, "\xc3\xa9t\xc3\xa9", -1, SQLITE_STATIC); break;
+    case 4:
+      memset(zLong, 'x', sizeof(zLong) - 1);
+      zLong[(u >> 8) % 3] = 'y';                   /* three long values */
+      sqlite3_bind_text(st, col, zLong, (int)sizeof(zLong) - 1, SQLITE_TRANSIENT);
+      break;
+    case 5: sqlite3_bind_blob(st, col, "abc", 3, SQLITE_STATIC); break;
+    case 6: sqlite3_bind_blob(st, col, "", 0, SQLITE_STATIC); break;
+    case 7: sqlite3_bind_text(st, col, "ABC", -1, SQLITE_STATIC); break;
+    case 8: sqlite3_bind_text(st, col, "abc  ", -1, SQLITE_STATIC); break;
+    default: sqlite3_bind_text(st, col, "\xf0\x9f\x98\x80", -1, SQLITE_STATIC); break;
+  }
+}
+
 /* A table zTab of n random rows (numbers, text, NULLs) in schema zDb. */
 static void fill(sqlite3 *db, h_rng *r, const char *zDb, const char *zTab, int n){
   sqlite3_stmt *st;
@@ -71,6 +94,7 @@ static void fill(sqlite3 *db, h_rng *r, const char *zDb, const char *zTab, int n
     else if( u % 5==0 ) sqlite3_bind_int64(st, 2, (int64_t)(h_next(r) % 2000001) - 1000000);
     else sqlite3_bind_double(st, 2, h_unit(r)*2e6 - 1e6);
     if( u % 7==0 ) sqlite3_bind_text(st, 3, u % 2 ? "12" : "abc", -1, SQLITE_STATIC);
+    else if( u % 13==0 ) bindOdd(st, 3, u >> 8);
     else sqlite3_bind_int64(st, 3, (int64_t)(u >> 40));
     sqlite3_step(st);
     sqlite3_reset(st);
@@ -492,6 +516,89 @@ START_TEST(test_device){
 }
 END_TEST
 
+/* TEXT columns kept as dictionaries (cache.c, 1a): every function over
+** them, cached and read again, gives the uncached answer; on the CUDA pass
+** a TEXT key is grouped on the device. Columns: a key of ~300 values with
+** NULLs; odd values (bindOdd) mixed with numbers; one distinct value; all
+** distinct; BLOBs only. A dictionary takes its values once: a column of
+** one value costs about 9 bytes a row. */
+START_TEST(test_dictionary){
+  static const char *azDict[] = {
+    "SELECT * FROM gpu_group_by('s', 'k', 'x')",
+    "SELECT * FROM gpu_group_by('s', 'o', 'x')",
+    "SELECT * FROM gpu_group_by('s', 'one', 'x')",
+    "SELECT * FROM gpu_group_by('s', 'all', 'x')",
+    "SELECT * FROM gpu_group_by('s', 'b', 'x')",
+    "SELECT * FROM gpu_group_by('s', 'x', 'k')",
+    "SELECT * FROM gpu_group_by('s', 'k', 'o')",
+    "SELECT * FROM gpu_summary('s')",
+    "SELECT * FROM gpu_histogram('s', 'o', 5)",
+  };
+  const int nDict = (int)(sizeof(azDict)/sizeof(azDict[0]));
+  char zFile[128];
+  sqlite3 *db, *ref, *w;
+  sqlite3_stmt *st;
+  int64_t i, n = 20000 + (int64_t)(h_seed % 3000), b0, devHit0;
+  int q, pass;
+  h_rng r;
+  h_rng_init(&r, h_seed ^ 0xd1c7);
+  s_dir_make(zDir, "cache");
+  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
+  w = s_open_plain(zFile);
+  EXEC(w, "CREATE TABLE s(k TEXT, o, one TEXT, \"all\" TEXT, b BLOB, x)");
+  EXEC(w, "BEGIN");
+  CHECK(sqlite3_prepare_v2(w, "INSERT INTO s VALUES(?1, ?2, 'only', ?3, ?4, ?5)", -1, &st, 0)==SQLITE_OK, "insert");
+  for(i=0; i<n; i++){
+    uint64_t u = h_next(&r);
+    char z[32];
+    if( u%29==0 ) sqlite3_bind_null(st, 1);
+    else{
+      snprintf(z, sizeof(z), "%c%c%c", 'A' + (int)(u>>8)%26, 'A' + (int)(u>>16)%12, 'A' + (int)(u>>24)%1);
+      sqlite3_bind_text(st, 1, z, -1, SQLITE_TRANSIENT);
+    }
+    if( u%3==0 ) bindOdd(st, 2, u >> 4);
+    else if( u%3==1 ) sqlite3_bind_int64(st, 2, (int64_t)(u>>40) % 100);
+    else sqlite3_bind_double(st, 2, (double)((u>>40) % 100));
+    snprintf(z, sizeof(z), "v%lld", (long long)i);
+    sqlite3_bind_text(st, 3, z, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_blob(st, 4, &u, (int)(u % 3), SQLITE_TRANSIENT);
+    if( u%11==0 ) sqlite3_bind_null(st, 5);
+    else sqlite3_bind_int64(st, 5, (int64_t)(u>>33) % 1000 - 500);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  EXEC(w, "COMMIT");
+  sqlite3_close(w);
+  db = openDb(zFile);
+  ref = openDb(zFile);
+  EXEC(ref, "SELECT gpuagg_config('cache', 0)");
+  devHit0 = info(db, "cache.device_hits");
+  for(pass=0; pass<2; pass++){              /* the first fills, the second reads what was kept */
+    for(q=0; q<nDict; q++){
+      char *a = s_render(db, azDict[q]), *b = s_render(ref, azDict[q]);
+      CHECK(strcmp(a, b)==0, "pass %d: %s\n  cached   %.400s\n  uncached %.400s", pass, azDict[q], a, b);
+      CHECK(strncmp(a, "error", 5)!=0, "%s: %.300s", azDict[q], a);
+      free(a); free(b);
+    }
+  }
+  if( strcmp(g_backend, "cuda")==0 ){
+    /* The second pass's groupings with a key of any class and a value of
+    ** numbers only (5 of the first 6), on the device. */
+    CHECK(info(db, "cache.device_hits") - devHit0 >= 5, "%lld answers from the device, wanted 5 or more",
+          (long long)(info(db, "cache.device_hits") - devHit0));
+  }
+  /* One value, kept once. */
+  EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', 1<<30)");
+  EXEC(db, "SELECT * FROM gpu_group_by('s', 'one', 'one')");
+  b0 = h_int(db, "SELECT bytes - device_bytes FROM gpuagg_cache() WHERE column_name='one'");
+  CHECK(b0>0 && b0 < 10*n, "a column of one value takes %lld host bytes for %lld rows", (long long)b0, (long long)n);
+  sqlite3_close(db);
+  sqlite3_close(ref);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 static Suite *cacheSuite(void){
   Suite *s = suite_create("cache");
   TCase *tc = tcase_create(g_backend);
@@ -501,6 +608,7 @@ static Suite *cacheSuite(void){
   tcase_add_test(tc, test_concurrent_writer);
   tcase_add_test(tc, test_budget);
   tcase_add_test(tc, test_device);
+  tcase_add_test(tc, test_dictionary);
   suite_add_tcase(s, tc);
   return s;
 }

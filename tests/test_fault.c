@@ -141,7 +141,8 @@ START_TEST(test_faults){
 END_TEST
 
 /* The column cache (source/cache.c, backend/cuda_resident.c): a fault while
-** a scan fills it (the device forms' allocation and copies: 'device' is
+** a scan fills it (the device forms' allocation and copies, a TEXT column's
+** dictionary places among them: 'device' is
 ** out of device memory, evicted and retried) or while the kernels answer
 ** from the kept columns: in 'auto' mode the answer is the CPU's, in 'cuda'
 ** mode that or an error naming CUDA; the next query is right; nothing left
@@ -152,9 +153,10 @@ START_TEST(test_cache_faults){
     "SELECT bin, count FROM gpu_histogram('d', 'x', 64)",
     "SELECT bin, count FROM gpu_histogram('d', 'i', 1000, -1e6, 1e6)",
     "SELECT * FROM gpu_group_by('d', 'k', 'x')",
+    "SELECT * FROM gpu_group_by('d', 's', 'i')",     /* a TEXT key: its dictionary on the device */
   };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
-  char zDir[64], zFile[128], *aRef[4];
+  char zDir[64], zFile[128], *aRef[5];
   sqlite3 *db;
   sqlite3_stmt *st;
   int hit[5] = { 0, 0, 0, 0, 0 }, k, w, q, strict, fill, n;
@@ -170,12 +172,18 @@ START_TEST(test_cache_faults){
   snprintf(zFile, sizeof(zFile), "%s/d.db", zDir);
   db = s_open_plain(zFile);
   h_rng_init(&r, h_seed ^ 0xfa17);
-  EXEC(db, "CREATE TABLE d(k, x, i); BEGIN");
-  CHECK(sqlite3_prepare_v2(db, "INSERT INTO d VALUES(?1, ?2, ?3)", -1, &st, 0)==SQLITE_OK, "insert");
+  EXEC(db, "CREATE TABLE d(k, x, i, s); BEGIN");
+  CHECK(sqlite3_prepare_v2(db, "INSERT INTO d VALUES(?1, ?2, ?3, ?4)", -1, &st, 0)==SQLITE_OK, "insert");
   for(n=0; n<60000; n++){
     sqlite3_bind_int64(st, 1, h_range(&r, 0, 300));
     if( n%17==0 ) sqlite3_bind_null(st, 2); else sqlite3_bind_double(st, 2, h_unit(&r)*2.0 - 1.0);
     sqlite3_bind_int64(st, 3, h_range(&r, -1000000, 1000000));
+    if( n%23==0 ) sqlite3_bind_null(st, 4);
+    else{
+      char z[16];
+      snprintf(z, sizeof(z), "s%03d", (int)h_range(&r, 0, 120));
+      sqlite3_bind_text(st, 4, z, -1, SQLITE_TRANSIENT);
+    }
     sqlite3_step(st);
     sqlite3_reset(st);
   }

@@ -2,7 +2,8 @@
 ** Columns kept on the device: the column cache's device form
 ** (source/cache.c), and the reductions that read them where they are.
 **
-**   1. A ga_dcol is one column of n rows with no TEXT or BLOB value, split
+**   1. A ga_dcol is one column of n rows (a TEXT or BLOB value as its place
+**      in the column's dictionary: source/cache.c), split
 **      by row ranges into parts, one per device the connection uses (a
 **      column of fewer than PART_MIN rows a device stays whole on the first
 **      of them). A part holds its rows' values (an int64, a REAL's bits, 0

@@ -8,6 +8,12 @@
 **      TEXT and BLOB cells the scan asked for (GA_COL_BYTES, GA_COL_NUMERIC),
 **      with the snapshot identity it was read in (snap.h, 7). A column with
 **      no TEXT or BLOB value serves any scan of it, whatever it asks.
+**   1a. Its TEXT and BLOB values are dictionary-encoded (colsrc.h,
+**      ga_resident): each distinct (class, bytes) is kept once, with its
+**      cell and the row it first appeared in; the dictionary is sorted when
+**      the column is kept, TEXT by BINARY then BLOB by bytes, and a row's
+**      value is its place there. A replay hands rows the same cells, shared
+**      by equal values. Its memory counts against the budget like the rest.
 **   2. It is used only by a scan whose own snapshot has the same identity
 **      (snap.h, 7): the same file, and in rollback modes the same change
 **      counter, in WAL mode the same salts and mxFrame. Any commit, from
@@ -29,8 +35,9 @@
 **      it runs through the source that would serve it anyway (pages or
 **      statement) and its columns are kept as they pass, if they fit.
 **   5. Where the connection may use CUDA and a context exists (a cache never
-**      makes one), a kept column with no TEXT or BLOB value also goes to the
-**      device (backend/cuda_resident.c), and a hit offers it (xResident):
+**      makes one), a kept column (TEXT and BLOB as their places in the
+**      dictionary, if their cells were asked for) also goes to the device
+**      (the backend's xColMake), and a hit offers it (xResident):
 **      the functions then answer with kernels on it, with no scan, and read
 **      the host copy if the device fails. A device without room evicts
 **      entries and tries again; then the column stays in host memory only.
@@ -43,10 +50,12 @@
 **   7. Per connection: the check rests on the connection's own snapshot,
 **      and entries die with it.
 */
+#define _GNU_SOURCE                 /* qsort_r */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "colsrc.h"
+#include "kmap.h"
 #include "snap.h"
 
 typedef struct ga_centry ga_centry;
@@ -77,10 +86,11 @@ struct ga_centry {
   unsigned char id[GA_SNAP_ID];     /* the snapshot it was read in */
   int64_t n;                        /* rows */
   unsigned char *type;              /* each row's class */
-  int64_t *v;                       /* each row's value, or its cell's index */
-  ga_cell *cell;                    /* TEXT and BLOB cells, their bytes in arena */
+  int64_t *v;                       /* each row's value, or its place in the dictionary */
+  ga_cell *cell;                    /* the dictionary (dictSort's order), bytes in arena */
+  int64_t *cellRow;                 /* ... each entry's first row */
   int64_t nCell;                    /* ... how many */
-  char *arena;                      /* the cells' bytes */
+  char *arena;                      /* the entries' bytes */
   int plain;                        /* no TEXT or BLOB value: serves every want */
   ga_resident res;                  /* its device form (res.d), or none; its counts */
   int64_t devBytes;                 /* device memory res.d takes */
@@ -96,6 +106,7 @@ static void entryFree(ga_centry *e){
   free(e->type);
   free(e->v);
   free(e->cell);
+  free(e->cellRow);
   free(e->arena);
   free(e);
 }
@@ -195,15 +206,23 @@ void ga_cache_device_hit(ga_cache *c, double ms){
 
 /* ---- recording what passes ---------------------------------------------------------- */
 
-/* One column being recorded. */
+/* One column being recorded. Its TEXT and BLOB values form a dictionary:
+** each distinct (class, bytes) once, numbered as first seen, a row's v its
+** number; when the column is kept, dictSort puts the dictionary in order
+** and the numbers become places in it. */
 typedef struct Rec {
   int64_t n, nAlloc;                /* rows, room */
-  unsigned char *type;
-  int64_t *v;
-  ga_cell *cell;                    /* z holds the offset in arena until kept */
-  int64_t nCell, nCellAlloc;
-  char *arena;
-  int64_t nArena, nArenaAlloc;
+  unsigned char *type;              /* each row's class */
+  int64_t *v;                       /* each row's value, or its dictionary entry */
+  ga_cell *cell;                    /* the dictionary (z: the offset in arena until kept) */
+  unsigned char *cellType;          /* ... each entry's class */
+  int64_t *cellRow;                 /* ... its first row */
+  uint64_t *cellHash;               /* ... the hash of its class and bytes */
+  int64_t nCell, nCellAlloc;        /* entries, room */
+  int64_t *slot;                    /* entry + 1 by hash slot; 0: empty */
+  int64_t nSlot;                    /* slots: a power of two, at least twice nCell */
+  char *arena;                      /* the entries' bytes, each NUL-terminated */
+  int64_t nArena, nArenaAlloc;      /* bytes in use, room */
 } Rec;
 
 /* Room for n more of sz bytes at *pa (have in use, *pAlloc room). */
@@ -219,11 +238,64 @@ static int roomFor(void **pa, int64_t have, int64_t n, int64_t *pAlloc, size_t s
   return SQLITE_OK;
 }
 
+/* What the dictionary takes per entry, besides its bytes. */
+#define DICT_ENTRY ((int64_t)(sizeof(ga_cell) + 1 + 8 + 8 + 16))
+
 static int64_t recBytes(const Rec *r){
-  return r->n*9 + r->nCell*(int64_t)sizeof(ga_cell) + r->nArena;
+  return r->n*9 + r->nCell*DICT_ENTRY + r->nArena;
 }
 
-/* Append batch column b (n rows) to r; TEXT and BLOB cells if want asks. */
+/* The dictionary entry of cell x of class t (first seen at row): found, or
+** made. -1 when out of memory. */
+static int64_t recEntry(Rec *r, int t, const ga_cell *x, int64_t row){
+  uint64_t h = ga_hash_bytes(x->z, x->n) ^ (t==SQLITE_BLOB ? 0x6a09e667f3bcc909ull : 0);
+  int64_t s, id;
+  if( 2*(r->nCell + 1) > r->nSlot ){
+    int64_t ns = r->nSlot ? 2*r->nSlot : 1024, i;
+    int64_t *a = calloc((size_t)ns, sizeof(int64_t));
+    if( a==0 ) return -1;
+    for(i=0; i<r->nCell; i++){
+      for(s = (int64_t)(r->cellHash[i] & (uint64_t)(ns-1)); a[s]; s = (s+1) & (ns-1)){}
+      a[s] = i + 1;
+    }
+    free(r->slot);
+    r->slot = a;
+    r->nSlot = ns;
+  }
+  for(s = (int64_t)(h & (uint64_t)(r->nSlot-1)); r->slot[s]; s = (s+1) & (r->nSlot-1)){
+    id = r->slot[s] - 1;
+    if( r->cellHash[id]==h && r->cellType[id]==t && r->cell[id].n==x->n
+     && (x->n==0 || memcmp(r->arena + (intptr_t)r->cell[id].z, x->z, (size_t)x->n)==0) ) return id;
+  }
+  if( r->nCell==r->nCellAlloc ){
+    int64_t na = r->nCellAlloc ? 2*r->nCellAlloc : 256;
+    ga_cell *pc = realloc(r->cell, sizeof(ga_cell)*(size_t)na);
+    unsigned char *pt = pc ? realloc(r->cellType, (size_t)na) : 0;
+    int64_t *pr = pt ? realloc(r->cellRow, sizeof(int64_t)*(size_t)na) : 0;
+    uint64_t *ph = pr ? realloc(r->cellHash, sizeof(uint64_t)*(size_t)na) : 0;
+    if( pc ) r->cell = pc;
+    if( pt ) r->cellType = pt;
+    if( pr ) r->cellRow = pr;
+    if( ph==0 ) return -1;
+    r->cellHash = ph;
+    r->nCellAlloc = na;
+  }
+  if( roomFor((void**)&r->arena, r->nArena, x->n + 1, &r->nArenaAlloc, 1) ) return -1;
+  id = r->nCell++;
+  r->cell[id] = *x;
+  r->cell[id].z = (const void*)(intptr_t)r->nArena;
+  r->cellType[id] = (unsigned char)t;
+  r->cellRow[id] = row;
+  r->cellHash[id] = h;
+  if( x->n ) memcpy(r->arena + r->nArena, x->z, (size_t)x->n);
+  r->arena[r->nArena + x->n] = 0;
+  r->nArena += x->n + 1;
+  r->slot[s] = id + 1;
+  return id;
+}
+
+/* Append batch column b (n rows) to r; TEXT and BLOB values into the
+** dictionary if want asks for their cells. */
 static int recAdd(Rec *r, const ga_colvec *b, int n, unsigned char want){
   int64_t nType = r->nAlloc, nV = r->nAlloc;
   int i;
@@ -234,19 +306,9 @@ static int recAdd(Rec *r, const ga_colvec *b, int n, unsigned char want){
   for(i=0; want && i<n; i++){
     int t = b->type[i];
     if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
-      const ga_cell *x = &b->cell[b->v[i]];
-      ga_cell *y;
-      if( roomFor((void**)&r->cell, r->nCell, 1, &r->nCellAlloc, sizeof(ga_cell))
-       || roomFor((void**)&r->arena, r->nArena, x->n + 1, &r->nArenaAlloc, 1) ){
-        return SQLITE_NOMEM;
-      }
-      y = &r->cell[r->nCell];
-      *y = *x;
-      y->z = (const void*)(intptr_t)r->nArena;
-      if( x->n ) memcpy(r->arena + r->nArena, x->z, (size_t)x->n);
-      r->arena[r->nArena + x->n] = 0;
-      r->nArena += x->n + 1;
-      r->v[r->n + i] = r->nCell++;
+      int64_t id = recEntry(r, t, &b->cell[b->v[i]], r->n + i);
+      if( id<0 ) return SQLITE_NOMEM;
+      r->v[r->n + i] = id;
     }
   }
   r->n += n;
@@ -254,8 +316,57 @@ static int recAdd(Rec *r, const ga_colvec *b, int n, unsigned char want){
 }
 
 static void recFree(Rec *r){
-  free(r->type); free(r->v); free(r->cell); free(r->arena);
+  free(r->type); free(r->v); free(r->cell); free(r->cellType); free(r->cellRow); free(r->cellHash);
+  free(r->slot); free(r->arena);
   memset(r, 0, sizeof(*r));
+}
+
+/* Sign of a - b for dictionary entries: TEXT before BLOB, then the bytes
+** (BINARY: memcmp, then length). */
+static int cmpEntry(const void *pa, const void *pb, void *pArg){
+  const Rec *r = (const Rec*)pArg;
+  int64_t a = *(const int64_t*)pa, b = *(const int64_t*)pb;
+  int na = r->cell[a].n, nb = r->cell[b].n, k = na<nb ? na : nb, c;
+  if( r->cellType[a]!=r->cellType[b] ) return r->cellType[a]<r->cellType[b] ? -1 : 1;
+  c = k ? memcmp(r->arena + (intptr_t)r->cell[a].z, r->arena + (intptr_t)r->cell[b].z, (size_t)k) : 0;
+  return c ? c : na<nb ? -1 : na>nb;
+}
+
+/* Put r's dictionary in SQL's order (TEXT by BINARY, then BLOB by bytes),
+** the rows' numbers becoming places in it; *pnText: its TEXT entries.
+** The lookup table is freed. SQLITE_OK or SQLITE_NOMEM. */
+static int dictSort(Rec *r, int64_t *pnText){
+  int64_t n = r->nCell, i, *ord = malloc(sizeof(int64_t)*(size_t)(n ? n : 1));
+  int64_t *rank = malloc(sizeof(int64_t)*(size_t)(n ? n : 1)), *row = malloc(sizeof(int64_t)*(size_t)(n ? n : 1));
+  ga_cell *cell = malloc(sizeof(ga_cell)*(size_t)(n ? n : 1));
+  unsigned char *ty = malloc((size_t)(n ? n : 1));
+  if( ord==0 || rank==0 || row==0 || cell==0 || ty==0 ){
+    free(ord); free(rank); free(row); free(cell); free(ty);
+    return SQLITE_NOMEM;
+  }
+  for(i=0; i<n; i++) ord[i] = i;
+  qsort_r(ord, (size_t)n, sizeof(int64_t), cmpEntry, r);
+  *pnText = 0;
+  for(i=0; i<n; i++){
+    rank[ord[i]] = i;
+    cell[i] = r->cell[ord[i]];
+    row[i] = r->cellRow[ord[i]];
+    ty[i] = r->cellType[ord[i]];
+    if( ty[i]==SQLITE_TEXT ) (*pnText)++;
+  }
+  for(i=0; n && i<r->n; i++){
+    if( r->type[i]==SQLITE_TEXT || r->type[i]==SQLITE_BLOB ) r->v[i] = rank[r->v[i]];
+  }
+  free(ord); free(rank);
+  free(r->cell); free(r->cellRow); free(r->cellType); free(r->cellHash); free(r->slot);
+  r->cell = cell;
+  r->cellRow = row;
+  r->cellType = ty;
+  r->cellHash = 0;
+  r->slot = 0;
+  r->nSlot = 0;
+  r->nCellAlloc = n;
+  return SQLITE_OK;
 }
 
 /* ---- the source ------------------------------------------------------------------------ */
@@ -297,9 +408,10 @@ static int teeBatch(ga_colsink *pSink, const ga_colbatch *b){
   return p->sink->xBatch(p->sink, b);
 }
 
-/* The counts a device form needs, of recorded column r; 0 if it holds TEXT
-** or BLOB values (no device form). */
-static int residentOf(const Rec *r, ga_resident *x){
+/* Recorded column r's counts, for its device form (x). 0 if it holds TEXT
+** or BLOB values whose bytes were not recorded (no dictionary: no device
+** form). */
+static int residentOf(const Rec *r, unsigned char want, ga_resident *x){
   int64_t i;
   memset(x, 0, sizeof(*x));
   x->n = r->n;
@@ -309,6 +421,8 @@ static int residentOf(const Rec *r, ga_resident *x){
     switch( r->type[i] ){
       case SQLITE_INTEGER: x->nInt++; break;
       case SQLITE_NULL:    x->nNull++; break;
+      case SQLITE_TEXT:    x->nText++; break;
+      case SQLITE_BLOB:    x->nBlob++; break;
       case SQLITE_FLOAT: {
         int e = (int)(((uint64_t)r->v[i] >> 52) & 0x7ff);
         x->nReal++;
@@ -319,10 +433,10 @@ static int residentOf(const Rec *r, ga_resident *x){
         }
         break;
       }
-      default: return 0;
     }
   }
-  return 1;
+  x->want = want;
+  return x->nText + x->nBlob==0 || (want & GA_COL_BYTES);
 }
 
 /* Drop the least recently used entry no scan holds; 0 if there is none. */
@@ -384,8 +498,8 @@ static void keep(CacheSrc *p){
   int c, ok = 1, dev = deviceWanted(p->conn);
   if( cc->budget<=0 ) return;                        /* automatic, and no context */
   for(c=0; c<p->nCol; c++){
-    aPlain[c] = (unsigned char)residentOf(&p->aRec[c], &aRes[c]);
-    aDev[c] = aPlain[c] && dev;
+    aDev[c] = (unsigned char)residentOf(&p->aRec[c], p->aWant[c], &aRes[c]) && dev;
+    aPlain[c] = aRes[c].nText + aRes[c].nBlob==0;
     if( aDev[c] ) need += cc->be->xColBytes(aRes[c].n, aRes[c].nInt + aRes[c].nReal);
   }
   /* Entries these supersede go first, then the least recently used. */
@@ -408,8 +522,8 @@ static void keep(CacheSrc *p){
     Rec *r = &p->aRec[c];
     size_t nCol = strlen(p->azCol[c]) + 1;
     ga_centry *e = aNew[c] = ok ? calloc(1, sizeof(ga_centry)) : 0;
-    int64_t i;
-    if( e==0 || (e->zDb = malloc(nDb + nTab + nCol))==0 ){
+    int64_t i, nText = 0;
+    if( e==0 || (e->zDb = malloc(nDb + nTab + nCol))==0 || dictSort(r, &nText) ){
       ok = 0;
       continue;
     }
@@ -421,10 +535,16 @@ static void keep(CacheSrc *p){
     e->want = p->aWant[c];
     memcpy(e->id, p->snap.id, GA_SNAP_ID);
     e->n = r->n;
-    e->type = r->type; e->v = r->v; e->cell = r->cell; e->nCell = r->nCell; e->arena = r->arena;
-    for(i=0; i<e->nCell; i++) e->cell[i].z = e->arena + (intptr_t)e->cell[i].z;
     e->bytes = recBytes(r);
+    e->type = r->type; e->v = r->v; e->cell = r->cell; e->cellRow = r->cellRow; e->nCell = r->nCell;
+    e->arena = r->arena;
+    free(r->cellType);
+    for(i=0; i<e->nCell; i++) e->cell[i].z = e->arena + (intptr_t)e->cell[i].z;
     e->res = aRes[c];
+    e->res.dict = e->nCell ? e->cell : 0;
+    e->res.dictRow = e->cellRow;
+    e->res.nDict = e->nCell;
+    e->res.nDictText = nText;
     e->plain = aPlain[c];
     memset(r, 0, sizeof(*r));
   }

@@ -49,7 +49,8 @@ typedef struct ga_cell {
 typedef struct ga_colvec {
   const unsigned char *type;        /* each row's class: SQLITE_INTEGER .. SQLITE_NULL */
   const int64_t *v;                 /* INTEGER: the value; REAL: its bits; TEXT and
-                                    ** BLOB, if the column asked: the index in cell */
+                                    ** BLOB, if the column asked: the index in cell
+                                    ** (rows with equal values may share a cell) */
   const ga_cell *cell;              /* TEXT and BLOB cells */
 } ga_colvec;
 
@@ -66,16 +67,27 @@ struct ga_colsink {
   int (*xBatch)(ga_colsink*, const ga_colbatch*);
 };
 
-/* A column the cache keeps on the device (cache.c), as a hit offers it. */
+/* A column the cache keeps on the device (cache.c), as a hit offers it.
+** Its TEXT and BLOB values are a dictionary: each distinct one once, TEXT
+** in BINARY order, then BLOB in byte order (SQL's order of those values),
+** so that comparing places compares values; a TEXT or BLOB row's value,
+** host and device, is its place there. Things computed once per distinct
+** value (a collation's key, a function of the value) are computed over the
+** dictionary. */
 typedef struct ga_resident {
   const ga_backend *be;             /* the backend that keeps it */
   ga_dres **pRes;                   /* the connection's state for work on it (be's) */
   ga_dcol *d;                       /* the device form (backend.h) */
-  int64_t n, nNull, nInt, nReal;    /* rows, and values by class (no TEXT or BLOB) */
+  int64_t n, nNull, nInt, nReal;    /* rows, and values by class */
+  int64_t nText, nBlob;             /* ... */
   int eMin, eMax;                   /* biased exponents of its finite non-zero reals
                                     ** (eMax -1: none) */
   int64_t nInf;                     /* its infinite reals */
   int64_t nGroup;                   /* groups it makes as a key; 0: not known yet */
+  const ga_cell *dict;              /* the dictionary (NULL: no TEXT or BLOB value) */
+  const int64_t *dictRow;           /* ... each entry's first row */
+  int64_t nDict, nDictText;         /* ... its entries, and how many are TEXT */
+  unsigned char want;               /* what its cells describe (GA_COL_*) */
 } ga_resident;
 
 typedef struct ga_colsrc ga_colsrc;

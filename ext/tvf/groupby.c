@@ -63,22 +63,6 @@ typedef struct Dict {
   int64_t *aRank;           /* by id, after dictRank: its place in BINARY order */
 } Dict;
 
-static uint64_t hashBytes(const unsigned char *z, int n){
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
-  int i = 0;
-  for(; i+8<=n; i+=8){
-    uint64_t w;
-    memcpy(&w, z + i, 8);
-    h = ga_mix64(h ^ w);
-  }
-  if( i<n ){
-    uint64_t w = 0;
-    memcpy(&w, z + i, (size_t)(n - i));
-    h = ga_mix64(h ^ w ^ 0xff);
-  }
-  return h;
-}
-
 static void dictFree(Dict *d){
   free(d->aSlot); free(d->aHash); free(d->aOff); free(d->aLen); free(d->arena); free(d->aRank);
   memset(d, 0, sizeof(*d));
@@ -86,7 +70,7 @@ static void dictFree(Dict *d){
 
 /* The id of bytes z[0..n), given anew if unseen; -1 when out of memory. */
 static int64_t dictId(Dict *d, const void *z, int n){
-  uint64_t h = hashBytes((const unsigned char*)z, n);
+  uint64_t h = ga_hash_bytes(z, n);
   int64_t s, id;
   if( 2*(d->n + 1) > d->nSlot ){
     int64_t ns = d->nSlot ? 2*d->nSlot : 1024, i;
@@ -329,15 +313,19 @@ static int groupBatch(ga_colsink *sink, const ga_colbatch *b){
 }
 
 /* KEY and VALUE kept on the device (colsrc.h): grouped there, with no
-** scan, when the window holds every real of VALUE (none infinite). 0: not
-** served, scan instead (not on the device, the mode is cpu, or a CUDA
-** error in 'auto' mode); 1: g->res holds the groups; -1: an error, set. */
-static int groupResident(GroupVtab *v, ga_colsrc *src, ga_group *g){
+** scan, when the window holds every real of VALUE (none infinite) and
+** VALUE holds no TEXT or BLOB. A TEXT or BLOB key comes back as its place
+** in KEY's dictionary and is numbered in c's as the scan would have. 0:
+** not served, scan instead (not on the device, the mode is cpu, or a
+** device error in 'auto' mode); 1: g->res holds the groups; -1: an error,
+** set. */
+static int groupResident(GroupVtab *v, GroupCursor *c, ga_colsrc *src, ga_group *g){
   ga_resident *k = ga_colsrc_resident(src, 0), *x = ga_colsrc_resident(src, 1);
   char zErr[GA_ERRLEN];
   double t0 = ga_now_ms();
+  int64_t i;
   int fail;
-  if( v->conn->mode==GA_CPU || k==0 || x==0 || x->nInf || k->be!=x->be ) return 0;
+  if( v->conn->mode==GA_CPU || k==0 || x==0 || x->nInf || x->nText || x->nBlob || k->be!=x->be ) return 0;
   if( x->nReal ){
     int eMax = x->eMax<0 ? 0 : x->eMax;       /* zeros only: fit anywhere */
     if( !ga_group_window_all(x->eMin<eMax ? x->eMin : eMax, eMax, &g->jb) ) return 0;
@@ -351,6 +339,15 @@ static int groupResident(GroupVtab *v, ga_colsrc *src, ga_group *g){
     if( !ga_device_failed(v->conn, zErr) ) return 0;
     ga_tvf_error(&v->base, "%s", zErr);
     return -1;
+  }
+  for(i=0; i<g->nRes; i++){
+    ga_grow *r = &g->res[i];
+    if( r->kclass==GA_K_TEXT || r->kclass==GA_K_BLOB ){
+      const ga_cell *e = &k->dict[r->key];
+      int64_t id = dictId(&c->dict[r->kclass==GA_K_BLOB], e->z, e->n);
+      if( id<0 ) return SQLITE_NOMEM;
+      r->key = (uint64_t)id;
+    }
   }
   k->nGroup = g->nRes;
   ga_cache_device_hit(v->conn->cache, ga_now_ms() - t0);
@@ -367,9 +364,9 @@ static int groupRun(GroupVtab *v, GroupCursor *c, ga_colsrc *src, int cpu, ga_gr
   memset(g, 0, sizeof(*g));
   g->jb = -1;
   if( sc==0 ) return SQLITE_NOMEM;
-  if( !cpu && (rc = groupResident(v, src, g))!=0 ){
+  if( !cpu && (rc = groupResident(v, c, src, g))!=0 ){
     free(sc);
-    return rc>0 ? SQLITE_OK : SQLITE_ERROR;
+    return rc==SQLITE_NOMEM ? rc : rc>0 ? SQLITE_OK : SQLITE_ERROR;
   }
   sc->sink.xBatch = groupBatch;
   sc->v = v;

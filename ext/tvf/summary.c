@@ -267,7 +267,7 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ,
   int c, fail;
   if( v->conn->mode==GA_CPU ) return 0;
   for(c=0; c<n; c++){
-    if( (r[c] = ga_colsrc_resident(src, c))==0 || r[c]->be!=r[0]->be ) return 0;
+    if( (r[c] = ga_colsrc_resident(src, c))==0 || r[c]->be!=r[0]->be || r[c]->nText || r[c]->nBlob ) return 0;
     d[c] = r[c]->d;
   }
   if( (st = malloc(sizeof(ga_stat)*(size_t)n))==0 ) return 0;
