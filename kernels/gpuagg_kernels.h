@@ -170,6 +170,20 @@ cudaError_t ga_sort_keys(void *d_temp, size_t *temp_bytes, const uint64_t *d_in,
 cudaError_t ga_keys_launch(const int64_t *d_num, const uint64_t *d_bits, int64_t n, uint64_t *d_keys,
                            cudaStream_t stream);
 
+/* Distinct numbers (select.cu), in two steps around ga_sort_keys. First,
+** for each of n numbers (int64, or double where d_bits says), its order key
+** where |x| < 2^53 (the double is exact there, so equal keys are equal SQL
+** values, 1 and 1.0 alike); else the key ~0 (no number has it: SQLite
+** stores no NaN), and the number itself appended to d_big (its bits; its
+** class in d_bigReal) at *d_nBig (zeroed by the caller) for the host to
+** compare exactly. Then, over the sorted keys, *d_count (zeroed by the
+** caller) gets how many distinct keys other than ~0 there are. */
+cudaError_t ga_distinct_keys_launch(const int64_t *d_num, const uint64_t *d_bits, int64_t n, uint64_t *d_keys,
+                                    int64_t *d_big, unsigned char *d_bigReal, unsigned long long *d_nBig,
+                                    cudaStream_t stream);
+cudaError_t ga_distinct_count_launch(const uint64_t *d_sorted, int64_t n, unsigned long long *d_count,
+                                     cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

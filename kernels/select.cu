@@ -1,7 +1,8 @@
 /*
 ** Order statistics: the keys of a column sorted on the device, so that the
 ** host reads back only the ranks it needs (gpu_median, gpu_percentile*,
-** ext/backend/cuda_select.c).
+** ext/backend/cuda_select.c); and distinct numbers, counted over the sorted
+** keys (gpu_summary's distinct: ext/backend/cuda_resident.c).
 **
 ** A key is a double's bits mapped so that unsigned order is numeric order
 ** (ga_pct_key: -0.0 just below +0.0). CUB's radix sort over all 64 bits:
@@ -31,5 +32,55 @@ extern "C" cudaError_t ga_keys_launch(const int64_t *d_num, const uint64_t *d_bi
                                       cudaStream_t stream){
   int blocks = (int)((n + 255)/256 < 4096 ? (n + 255)/256 : 4096);
   keysKernel<<<blocks > 0 ? blocks : 1, 256, 0, stream>>>(d_num, d_bits, n, d_keys);
+  return cudaGetLastError();
+}
+
+/* ga_distinct_keys_launch's first step (gpuagg_kernels.h). The numbers
+** beyond 2^53 are appended in no set order: the host sorts them. */
+__global__ void distinctKeys(const int64_t *num, const uint64_t *bits, int64_t n, uint64_t *keys, int64_t *big,
+                             unsigned char *bigReal, unsigned long long *nBig){
+  int64_t i;
+  for(i = (int64_t)blockIdx.x*blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x*blockDim.x){
+    int real = (bits[i >> 6] >> (i & 63)) & 1;
+    double y = real ? __longlong_as_double(num[i]) : (double)num[i];
+    if( fabs(y) < 9007199254740992.0 ){
+      uint64_t b = (uint64_t)__double_as_longlong(y == 0.0 ? 0.0 : y);   /* -0.0 is 0 */
+      keys[i] = b >> 63 ? ~b : b | (1ull << 63);
+    }else{
+      unsigned long long k = atomicAdd(nBig, 1ull);
+      keys[i] = ~0ull;
+      big[k] = num[i];
+      bigReal[k] = (unsigned char)real;
+    }
+  }
+}
+
+/* Distinct keys of a sorted run, other than ~0: a key unlike the one
+** before it. Each warp adds its count once. */
+__global__ void distinctCount(const uint64_t *sorted, int64_t n, unsigned long long *count){
+  unsigned long long c = 0;
+  int64_t i;
+  for(i = (int64_t)blockIdx.x*blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x*blockDim.x){
+    uint64_t k = sorted[i];
+    c += k != ~0ull && (i == 0 || sorted[i-1] != k);
+  }
+  for(int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
+  if( (threadIdx.x & 31) == 0 && c ) atomicAdd(count, c);
+}
+
+extern "C" cudaError_t ga_distinct_keys_launch(const int64_t *d_num, const uint64_t *d_bits, int64_t n,
+                                               uint64_t *d_keys, int64_t *d_big, unsigned char *d_bigReal,
+                                               unsigned long long *d_nBig, cudaStream_t stream){
+  int blocks = (int)((n + 255)/256 < 4096 ? (n + 255)/256 : 4096);
+  if( n <= 0 ) return cudaSuccess;
+  distinctKeys<<<blocks, 256, 0, stream>>>(d_num, d_bits, n, d_keys, d_big, d_bigReal, d_nBig);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_distinct_count_launch(const uint64_t *d_sorted, int64_t n, unsigned long long *d_count,
+                                                cudaStream_t stream){
+  int blocks = (int)((n + 255)/256 < 4096 ? (n + 255)/256 : 4096);
+  if( n <= 0 ) return cudaSuccess;
+  distinctCount<<<blocks, 256, 0, stream>>>(d_sorted, n, d_count);
   return cudaGetLastError();
 }

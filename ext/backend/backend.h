@@ -192,6 +192,7 @@ struct ga_slot {
 typedef struct ga_dcol ga_dcol;
 typedef struct ga_dres ga_dres;
 #define GA_DEV_NOMEM 2            /* xColMake: the device has no room (evict, retry) */
+#define GA_DEV_SCAN  3            /* not served by the device (no failure): read the host copy */
 
 struct sqlite3_str;
 
@@ -266,6 +267,10 @@ struct ga_backend {
   int (*xColGroup)(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
   /* xRanks over the keys of d's numbers (ranks.h's ga_key). */
   int (*xColRanks)(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, char *zErr);
+  /* How many distinct values d's numbers have, as count(DISTINCT) counts
+  ** them (1 and 1.0 one value, integers exact), into *pn; GA_DEV_SCAN where
+  ** it does not serve (a column split across devices). */
+  int (*xColDistinct)(ga_dres**, ga_stats*, ga_dcol *d, int64_t *pn, char *zErr);
 };
 
 extern const ga_backend ga_cpu_backend;

@@ -33,6 +33,7 @@ int ga_dcol_range(ga_dres**, ga_stats*, ga_dcol *d, ga_ext *mn, ga_ext *mx, char
 int ga_dcol_hist(ga_dres**, ga_stats*, ga_dcol *d, ga_hist *hist, char *zErr);
 int ga_dcol_group(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
 int ga_dcol_ranks(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, char *zErr);
+int ga_dcol_distinct(ga_dres**, ga_stats*, ga_dcol *d, int64_t *pn, char *zErr);
 
 /* What a CUDA slot holds besides its host buffer. */
 typedef struct cuSlot {

@@ -29,12 +29,18 @@
 **   3. Order statistics sort the column's keys on the device of its first
 **      part; the other parts' keys are made on their devices and copied
 **      over peer to peer.
+**   3a. Distinct numbers: each number's order key where it is below 2^53 in
+**      magnitude (exact there), sorted and its runs counted on the device;
+**      the few beyond 2^53, where two integers can share a double, go to
+**      the host and are compared exactly. A split column is not served
+**      (GA_DEV_SCAN): the host copy is read.
 **   4. They run on a per-connection ga_dres (per device: a stream, the
 **      scratch buffer, partials, results and two events), made at the first
 **      use and freed with the cache. Every CUDA call is checked and
 **      reported by name; the caller then reads the host copy instead (or
 **      fails, when cuda is forced).
 */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpuagg_kernels.h"
@@ -506,4 +512,117 @@ int ga_dcol_ranks(ga_dres **pp, ga_stats *stats, ga_dcol *d, const int64_t *rank
   k.d = d;
   k.pp = pp;
   return ga_cuda_ranks_dev(d->a[0].dev, nNum, partKeys, &k, rank, nRank, out, stats, zErr);
+}
+
+/* Sign of a - b for two numbers (an int64, or a double's bits where isReal)
+** as SQL compares them: exactly, integers against reals too. */
+static int numCmp(int64_t a, int aReal, int64_t b, int bReal){
+  double x, y;
+  int64_t t;
+  if( aReal && !bReal ) return -numCmp(b, 0, a, 1);
+  if( !aReal && !bReal ) return a<b ? -1 : a>b;
+  memcpy(&y, &b, sizeof(y));
+  if( aReal ){
+    memcpy(&x, &a, sizeof(x));
+    return x<y ? -1 : x>y;
+  }
+  if( y>=9223372036854775808.0 ) return -1;
+  if( y<-9223372036854775808.0 ) return 1;
+  t = (int64_t)y;
+  if( a!=t ) return a<t ? -1 : 1;
+  return (double)t<y ? -1 : (double)t>y;
+}
+
+typedef struct BigNum { int64_t v; int real; } BigNum;
+static int cmpBig(const void *pa, const void *pb){
+  const BigNum *a = (const BigNum*)pa, *b = (const BigNum*)pb;
+  return numCmp(a->v, a->real, b->v, b->real);
+}
+
+int ga_dcol_distinct(ga_dres **pp, ga_stats *stats, ga_dcol *d, int64_t *pn, char *zErr){
+  const dPart *q = &d->a[0];
+  uint64_t *dIn = 0, *dOut = 0;
+  int64_t *dBig = 0, nNum = q->nNum, i;
+  unsigned char *dBigReal = 0, *hReal = 0;
+  unsigned long long *dCnt = 0, hCnt[2];
+  void *dTemp = 0;
+  size_t tb = 0;
+  BigNum *big = 0;
+  cudaError_t e;
+  const char *zWhat = "cudaMalloc (distinct)";
+  int rc = 0;
+  dRes *r;
+  *pn = 0;
+  if( d->nPart>1 || nNum>INT_MAX ) return GA_DEV_SCAN;
+  if( nNum==0 ) return 0;
+  if( resOn(pp, q->dev, 1, &r, zErr) ) return 1;
+  e = ga_sort_keys(0, &tb, 0, 0, (int)nNum, 0);
+  if( e!=cudaSuccess ) zWhat = "cub::DeviceRadixSort (scratch size)";
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)&dIn, sizeof(uint64_t)*(size_t)nNum);
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)&dOut, sizeof(uint64_t)*(size_t)nNum);
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)&dBig, sizeof(int64_t)*(size_t)nNum);
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)&dBigReal, (size_t)nNum);
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)&dCnt, 2*sizeof(unsigned long long));
+  if( e==cudaSuccess ) e = ga_cu_alloc(&dTemp, tb ? tb : 1);
+  if( e==cudaSuccess && (e = FI(FAULT_COPY, cudaMemsetAsync(dCnt, 0, 2*sizeof(unsigned long long), r->st)))!=cudaSuccess ){
+    zWhat = "cudaMemsetAsync (distinct)";
+  }
+  if( e==cudaSuccess && (e = FI(FAULT_LAUNCH, ga_distinct_keys_launch(q->num, q->bits, nNum, dIn, dBig, dBigReal,
+                                                                      dCnt, r->st)))!=cudaSuccess ){
+    zWhat = "the distinct keys kernel";
+  }
+  if( e==cudaSuccess && (e = FI(FAULT_LAUNCH, ga_sort_keys(dTemp, &tb, dIn, dOut, (int)nNum, r->st)))!=cudaSuccess ){
+    zWhat = "cub::DeviceRadixSort";
+  }
+  if( e==cudaSuccess && (e = FI(FAULT_LAUNCH, ga_distinct_count_launch(dOut, nNum, dCnt + 1, r->st)))!=cudaSuccess ){
+    zWhat = "the distinct count kernel";
+  }
+  if( e==cudaSuccess && (e = cudaEventRecord(r->e1, r->st))!=cudaSuccess ) zWhat = "cudaEventRecord";
+  if( e==cudaSuccess && (e = FI(FAULT_COPY, cudaMemcpyAsync(hCnt, dCnt, sizeof(hCnt), cudaMemcpyDeviceToHost,
+                                                         r->st)))!=cudaSuccess ){
+    zWhat = "cudaMemcpyAsync (distinct)";
+  }
+  if( e==cudaSuccess && (e = FI(FAULT_SYNC, cudaStreamSynchronize(r->st)))!=cudaSuccess ){
+    zWhat = "cudaStreamSynchronize (kept columns)";
+  }
+  /* The numbers beyond 2^53, compared here. */
+  if( e==cudaSuccess && hCnt[0] ){
+    int64_t nBig = (int64_t)hCnt[0];
+    int64_t *hv = malloc(sizeof(int64_t)*(size_t)nBig);
+    hReal = malloc((size_t)nBig);
+    big = malloc(sizeof(BigNum)*(size_t)nBig);
+    if( hv==0 || hReal==0 || big==0 ){
+      free(hv);
+      strcpy(zErr, "gpuagg: out of memory");
+      rc = 1;
+    }else{
+      e = FI(FAULT_COPY, cudaMemcpy(hv, dBig, sizeof(int64_t)*(size_t)nBig, cudaMemcpyDeviceToHost));
+      if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpy(hReal, dBigReal, (size_t)nBig, cudaMemcpyDeviceToHost));
+      if( e!=cudaSuccess ) zWhat = "cudaMemcpy (distinct)";
+      for(i=0; e==cudaSuccess && i<nBig; i++){
+        big[i].v = hv[i];
+        big[i].real = hReal[i];
+      }
+      free(hv);
+      if( e==cudaSuccess ){
+        qsort(big, (size_t)nBig, sizeof(BigNum), cmpBig);
+        for(i=0; i<nBig; i++) hCnt[1] += i==0 || cmpBig(&big[i-1], &big[i])!=0;
+      }
+    }
+  }
+  if( rc==0 && e==cudaSuccess ){
+    resEnd(r, q->dev, stats);
+    *pn = (int64_t)hCnt[1];
+  }
+  free(big);
+  free(hReal);
+  (void)ga_cu_set(q->dev);
+  ga_cu_free(dTemp);
+  ga_cu_free(dCnt);
+  ga_cu_free(dBigReal);
+  ga_cu_free(dBig);
+  ga_cu_free(dOut);
+  ga_cu_free(dIn);
+  if( rc ) return rc;
+  return e==cudaSuccess ? 0 : ga_cu_fail(e, zWhat, zErr);
 }
