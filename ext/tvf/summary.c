@@ -398,7 +398,7 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   if( zSource==0 || (a[1] && zCol==0) ) return ga_tvf_error(cur->pVtab, "%s: source and column must be names (text without NUL bytes)", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK ){
-    c->nCol = zCol ? 1 : from.nCol;
+    c->nCol = zCol ? 1 : from.tab.nCol;
     c->a = calloc((size_t)c->nCol, sizeof(ColStat));
     ai = malloc(sizeof(int)*(size_t)c->nCol);
     if( c->a==0 || ai==0 ) rc = SQLITE_NOMEM;
@@ -406,7 +406,7 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   for(i=0; rc==SQLITE_OK && i<c->nCol; i++){
     ai[i] = zCol ? ga_tvf_column(cur->pVtab, zFn, &from, zCol) : i;
     if( ai[i]<0 ) rc = SQLITE_ERROR;
-    else if( (c->a[i].zName = sqlite3_mprintf("%s", from.azCol[ai[i]]))==0 ) rc = SQLITE_NOMEM;
+    else if( (c->a[i].zName = sqlite3_mprintf("%s", from.tab.aCol[ai[i]].zName))==0 ) rc = SQLITE_NOMEM;
   }
   /* A scan for each GA_COLS_MAX columns (one, but for the widest sources). */
   for(i=0; rc==SQLITE_OK && i<c->nCol; i+=GA_COLS_MAX){
