@@ -112,6 +112,9 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     else ga_json_str(out, c->aNote[i].zWhy);
     sqlite3_str_appendchar(out, 1, '}');
   }
+  sqlite3_str_appendall(out, "},\"summary\":{\"why\":");
+  if( c->zSummaryWhy[0] ) ga_json_str(out, c->zSummaryWhy);
+  else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendall(out, "},\"devices\":[");
 #ifdef GPUAGG_CUDA
   {

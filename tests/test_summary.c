@@ -4,12 +4,18 @@
 ** variances' exactness against rational arithmetic is tests/stats.py's.
 **
 ** For each column: rows, nulls and the counts by storage class against
-** count() and typeof(); min and max exactly against min() and max(); sum,
-** total and avg exactly against the correctly rounded exact sum (harness.c)
-** of the values sum() sees, sum's type as sum()'s, NULL where the integers'
-** sum overflows; the variances non-negative, NULL below 2 (sample) and 1
-** (population) values, exactly 0 for a constant column and (n^2-1)/12 for
-** 1..n, and the same bits on every chunk size.
+** count() and typeof(); distinct against count(DISTINCT col); min and max
+** exactly against min() and max() (TEXT by the column's collation, the
+** first of equals); sum, total and avg exactly against the correctly
+** rounded exact sum (harness.c) of the values stored as INTEGER or REAL
+** (SQL's CASE WHEN typeof(c) IN ('integer', 'real') THEN c END), sum's type
+** as sum()'s, NULL where the integers' sum overflows, every statistic NULL
+** (total too) without such a value; the variances non-negative, NULL below
+** 2 (sample) and 1 (population) values, exactly 0 for a constant column
+** and (n^2-1)/12 for 1..n, and the same bits on every chunk size. TEXT of
+** every kind (NUL bytes, non-ASCII, over 4 KB, case and trailing-space
+** variants) under BINARY, NOCASE and RTRIM, views, both sources; a user's
+** collation gives NULL where it decides, and says why in gpuagg_info().
 */
 #include <math.h>
 #include <stdio.h>
@@ -61,7 +67,7 @@ static void fill(sqlite3 *db, int64_t n, uint64_t seed){
   EXEC(db, "COMMIT");
 }
 
-/* q25, median and q75 (cells 16..18 of o) against percentile_cont's
+/* q25, median and q75 (cells 17..19 of o) against percentile_cont's
 ** definition over the column's INTEGER and REAL values sorted by SQL
 ** (-0.0 before 0.0), NaN as NULL. */
 static void checkQuartiles(sqlite3 *db, sqlite3_stmt *o, const char *zTab, const char *zCol, const char *zWhat){
@@ -86,20 +92,24 @@ static void checkQuartiles(sqlite3 *db, sqlite3_stmt *o, const char *zTab, const
     double ix = (0.25*(k + 1))*(double)(n - 1), want;
     int64_t i1 = (int64_t)ix, i2 = ix==(double)i1 || i1==n - 1 ? i1 : i1 + 1;
     if( n==0 ){
-      CHECK(sqlite3_column_type(o, 16+k)==SQLITE_NULL, "%s: %s: quartile %d of nothing", zWhat, zCol, k+1);
+      CHECK(sqlite3_column_type(o, 17+k)==SQLITE_NULL, "%s: %s: quartile %d of nothing", zWhat, zCol, k+1);
       continue;
     }
     want = a[i1] + (a[i2] - a[i1])*(ix - (double)i1);
-    CHECK(s_is_double(o, 16+k, want), "%s: %s: quartile %d %.17g, want %.17g", zWhat, zCol, k+1,
-          sqlite3_column_double(o, 16+k), want);
+    CHECK(s_is_double(o, 17+k, want), "%s: %s: quartile %d %.17g, want %.17g", zWhat, zCol, k+1,
+          sqlite3_column_double(o, 17+k), want);
   }
   free(a);
 }
 
-/* Every row of gpu_summary(zTab) against the references. */
-static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
-  char *zOurs = sqlite3_mprintf("SELECT name, rows, nulls, integers, reals, texts, blobs, min, max, sum, total, avg,"
-                                " var_samp, var_pop, stddev_samp, stddev_pop, q25, median, q75 FROM gpu_summary(%Q)", zTab);
+/* Every row of gpu_summary(zTab) against the references. zUnknown: the
+** column, if any, whose collation gpu_summary cannot apply (its distinct,
+** and min and max where TEXT decides them, must be NULL, and gpuagg_info()
+** must name it, where it holds two TEXT values or more). */
+static void checkSummaryU(sqlite3 *db, const char *zTab, const char *zWhat, const char *zUnknown){
+  char *zOurs = sqlite3_mprintf("SELECT name, rows, nulls, integers, reals, texts, blobs, \"distinct\", min, max, sum,"
+                                " total, avg, var_samp, var_pop, stddev_samp, stddev_pop, q25, median, q75"
+                                " FROM gpu_summary(%Q)", zTab);
   sqlite3_stmt *o;
   int rc, nRow = 0;
   CHECK(sqlite3_prepare_v2(db, zOurs, -1, &o, 0)==SQLITE_OK, "%s: %s", zWhat, sqlite3_errmsg(db));
@@ -107,13 +117,14 @@ static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
     const char *zCol = (const char*)sqlite3_column_text(o, 0);
     char *zRef = sqlite3_mprintf("SELECT count(*), count(*) - count(\"%w\"), "
         "sum(typeof(\"%w\")='integer'), sum(typeof(\"%w\")='real'), sum(typeof(\"%w\")='text'), "
-        "sum(typeof(\"%w\")='blob'), min(\"%w\"), max(\"%w\") FROM \"%w\"",
-        zCol, zCol, zCol, zCol, zCol, zCol, zCol, zTab);
-    char *zVals = sqlite3_mprintf("SELECT \"%w\" FROM \"%w\" WHERE \"%w\" IS NOT NULL", zCol, zTab, zCol);
+        "sum(typeof(\"%w\")='blob'), count(DISTINCT \"%w\"), min(\"%w\"), max(\"%w\") FROM \"%w\"",
+        zCol, zCol, zCol, zCol, zCol, zCol, zCol, zCol, zTab);
+    char *zVals = sqlite3_mprintf("SELECT v FROM (SELECT CASE WHEN typeof(\"%w\") IN ('integer', 'real') THEN \"%w\" END"
+                                  " AS v FROM \"%w\") WHERE v IS NOT NULL", zCol, zCol, zTab);
     sqlite3_stmt *f, *w;
     h_exact e;
-    int k;
-    int64_t n;
+    int k, unknown = zUnknown && sqlite3_stricmp(zCol, zUnknown)==0;
+    int64_t n, nText;
     double t;
     ck_assert_int_eq(sqlite3_prepare_v2(db, zRef, -1, &f, 0), SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(f), SQLITE_ROW);
@@ -121,8 +132,28 @@ static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
       CHECK(sqlite3_column_int64(o, 1+k)==sqlite3_column_int64(f, k), "%s: %s: count %d: %lld, want %lld", zWhat, zCol,
             k, (long long)sqlite3_column_int64(o, 1+k), (long long)sqlite3_column_int64(f, k));
     }
-    CHECK(s_same_cells(o, 7, f, 6), "%s: %s: min %s, want %s", zWhat, zCol, sqlite3_column_text(o, 7), sqlite3_column_text(f, 6));
-    CHECK(s_same_cells(o, 8, f, 7), "%s: %s: max %s, want %s", zWhat, zCol, sqlite3_column_text(o, 8), sqlite3_column_text(f, 7));
+    nText = sqlite3_column_int64(f, 4);
+    if( unknown && nText>1 ){
+      char *zWhy = h_text(db, "SELECT json_extract(gpuagg_info(), '$.summary.why')");
+      CHECK(sqlite3_column_type(o, 7)==SQLITE_NULL, "%s: %s: distinct under an unknown collation", zWhat, zCol);
+      CHECK(zWhy && strstr(zWhy, zCol), "%s: %s: gpuagg_info's summary.why: %s", zWhat, zCol, zWhy ? zWhy : "null");
+      free(zWhy);
+      if( sqlite3_column_int64(o, 3) + sqlite3_column_int64(o, 4)==0 ){
+        CHECK(sqlite3_column_type(o, 8)==SQLITE_NULL, "%s: %s: min decided by TEXT", zWhat, zCol);
+      }else{
+        CHECK(s_same_cells(o, 8, f, 7), "%s: %s: min", zWhat, zCol);
+      }
+      if( sqlite3_column_int64(o, 6)==0 ){
+        CHECK(sqlite3_column_type(o, 9)==SQLITE_NULL, "%s: %s: max decided by TEXT", zWhat, zCol);
+      }else{
+        CHECK(s_same_cells(o, 9, f, 8), "%s: %s: max", zWhat, zCol);
+      }
+    }else{
+      CHECK(s_same_cells(o, 7, f, 6), "%s: %s: distinct %s, want %s", zWhat, zCol, sqlite3_column_text(o, 7),
+            sqlite3_column_text(f, 6));
+      CHECK(s_same_cells(o, 8, f, 7), "%s: %s: min %s, want %s", zWhat, zCol, sqlite3_column_text(o, 8), sqlite3_column_text(f, 7));
+      CHECK(s_same_cells(o, 9, f, 8), "%s: %s: max %s, want %s", zWhat, zCol, sqlite3_column_text(o, 9), sqlite3_column_text(f, 8));
+    }
     sqlite3_finalize(f);
     h_exact_init(&e);
     ck_assert_int_eq(sqlite3_prepare_v2(db, zVals, -1, &w, 0), SQLITE_OK);
@@ -130,23 +161,28 @@ static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
     sqlite3_finalize(w);
     n = e.nInt + e.nReal;
     t = h_exact_value(&e);
+    CHECK(n==sqlite3_column_int64(o, 3) + sqlite3_column_int64(o, 4), "%s: %s: the numbers", zWhat, zCol);
     if( n==0 ){
-      CHECK(sqlite3_column_type(o, 9)==SQLITE_NULL, "%s: %s: sum of nothing", zWhat, zCol);
+      for(k=10; k<20; k++){
+        CHECK(sqlite3_column_type(o, k)==SQLITE_NULL, "%s: %s: statistic %d of no number is not NULL", zWhat, zCol, k);
+      }
     }else if( e.nReal==0 ){
       if( e.isum<INT64_MIN || e.isum>INT64_MAX ){
-        CHECK(sqlite3_column_type(o, 9)==SQLITE_NULL, "%s: %s: an overflowing sum is NULL", zWhat, zCol);
+        CHECK(sqlite3_column_type(o, 10)==SQLITE_NULL, "%s: %s: an overflowing sum is NULL", zWhat, zCol);
       }else{
-        CHECK(sqlite3_column_type(o, 9)==SQLITE_INTEGER && sqlite3_column_int64(o, 9)==(int64_t)e.isum,
+        CHECK(sqlite3_column_type(o, 10)==SQLITE_INTEGER && sqlite3_column_int64(o, 10)==(int64_t)e.isum,
               "%s: %s: integer sum", zWhat, zCol);
       }
     }else{
-      CHECK(s_is_double(o, 9, t), "%s: %s: sum %.17g, exact %.17g", zWhat, zCol, sqlite3_column_double(o, 9), t);
+      CHECK(s_is_double(o, 10, t), "%s: %s: sum %.17g, exact %.17g", zWhat, zCol, sqlite3_column_double(o, 10), t);
     }
-    CHECK(s_is_double(o, 10, n ? t : 0.0), "%s: %s: total", zWhat, zCol);
-    CHECK(n ? s_is_double(o, 11, t/(double)n) : sqlite3_column_type(o, 11)==SQLITE_NULL, "%s: %s: avg", zWhat, zCol);
-    CHECK((n<2)==(sqlite3_column_type(o, 12)==SQLITE_NULL) || e.posInf || e.negInf, "%s: %s: var_samp's NULL", zWhat, zCol);
-    CHECK((n<1)==(sqlite3_column_type(o, 13)==SQLITE_NULL) || e.posInf || e.negInf, "%s: %s: var_pop's NULL", zWhat, zCol);
-    for(k=12; k<16; k++){
+    if( n ){
+      CHECK(s_is_double(o, 11, t), "%s: %s: total", zWhat, zCol);
+      CHECK(s_is_double(o, 12, t/(double)n), "%s: %s: avg", zWhat, zCol);
+    }
+    CHECK((n<2)==(sqlite3_column_type(o, 13)==SQLITE_NULL) || e.posInf || e.negInf, "%s: %s: var_samp's NULL", zWhat, zCol);
+    CHECK((n<1)==(sqlite3_column_type(o, 14)==SQLITE_NULL) || e.posInf || e.negInf, "%s: %s: var_pop's NULL", zWhat, zCol);
+    for(k=13; k<17; k++){
       CHECK(sqlite3_column_type(o, k)==SQLITE_NULL || sqlite3_column_double(o, k)>=0.0, "%s: %s: negative", zWhat, zCol);
     }
     checkQuartiles(db, o, zTab, zCol, zWhat);
@@ -158,6 +194,10 @@ static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
   CHECK(nRow==h_int(db, "SELECT count(*) FROM pragma_table_xinfo(%Q) WHERE hidden<>1", zTab), "%s: rows", zWhat);
   sqlite3_finalize(o);
   sqlite3_free(zOurs);
+}
+
+static void checkSummary(sqlite3 *db, const char *zTab, const char *zWhat){
+  checkSummaryU(db, zTab, zWhat, 0);
 }
 
 /* Every profile, sizes across chunk boundaries (1000-value chunks hold 128
