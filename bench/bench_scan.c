@@ -68,13 +68,19 @@ static int cmpDouble(const void *a, const void *b){
 static double scanOnce(sqlite3 *db, ga_conn *conn, int pages, int nCol, const char *const *azCol, int64_t *pnRow){
   Count c;
   ga_colsrc *src;
+  ga_table t;
   char *zErr = 0;
   int rc = 0;
   double t0 = h_now();
   memset(&c, 0, sizeof(c));
   c.base.xBatch = countBatch;
-  src = pages ? ga_colsrc_pages(db, conn, "main", "p", nCol, azCol, 0, &rc, &zErr)
+  if( ga_table_describe(db, "main", "p", &t)!=SQLITE_OK ){
+    fprintf(stderr, "describe p: %s\n", sqlite3_errmsg(db));
+    exit(1);
+  }
+  src = pages ? ga_colsrc_pages(db, conn, &t, nCol, azCol, 0, &rc, &zErr)
               : ga_colsrc_stmt(db, conn, "\"p\"", nCol, azCol, 0, &zErr);
+  ga_table_free(&t);
   if( src==0 ){
     fprintf(stderr, "%s source: %s\n", pages ? "page" : "statement", zErr ? zErr : "?");
     exit(1);

@@ -108,6 +108,9 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     else ga_json_str(out, c->aNote[i].zWhy);
     sqlite3_str_appendchar(out, 1, '}');
   }
+  sqlite3_str_appendall(out, "},\"summary\":{\"why\":");
+  if( c->zSummaryWhy[0] ) ga_json_str(out, c->zSummaryWhy);
+  else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendall(out, "},\"devices\":[");
   for(i=0, k=0; dev && i<GA_DEV_MAX; i++){
     const ga_devstat *ds = &c->stats.dev[i];

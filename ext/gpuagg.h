@@ -58,6 +58,8 @@ typedef struct ga_conn {
   int threads;              /* threads decoding pages */
   int devices;              /* devices its queries use, the first visible ones; 0: all */
   ga_srcnote aNote[3];      /* the source each table-valued function used last */
+  char zSummaryWhy[GA_ERRLEN]; /* why gpu_summary's last query gave a NULL distinct, min or max
+                            ** (a collation it cannot apply); empty: none */
   struct ga_seen *seen;     /* wal-index headers seen (source/snap.c owns it), or NULL */
   struct ga_cache *cache;   /* columns kept between queries (source/cache.c owns it) */
 } ga_conn;

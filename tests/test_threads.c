@@ -26,6 +26,7 @@ static const char *azQuery[] = {
   "SELECT bin, count FROM gpu_histogram('t', 'x', 256)",
   "SELECT bin, count FROM gpu_histogram('t', 'x', 20000, -1, 1)",
   "SELECT * FROM gpu_group_by('t', 'm', 'x')",
+  "SELECT * FROM gpu_group_by('t', 's', 'i')",     /* a TEXT key: the cache's dictionary */
   "SELECT * FROM gpu_summary('t')",
 };
 #define N_QUERY (int)(sizeof(azQuery)/sizeof(azQuery[0]))
@@ -95,8 +96,8 @@ START_TEST(test_threads){
   /* The data, and the reference answers on this thread. */
   db = openConn(zFile, 0);
   ck_assert_msg(db!=0, "open %s", zFile);
-  EXEC(db, "CREATE TABLE t(k INTEGER, i INTEGER, x REAL, m); BEGIN");
-  ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO t VALUES(?1, ?2, ?3, ?4)", -1, &st, 0), SQLITE_OK);
+  EXEC(db, "CREATE TABLE t(k INTEGER, i INTEGER, x REAL, m, s TEXT COLLATE NOCASE); BEGIN");
+  ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO t VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st, 0), SQLITE_OK);
   h_rng_init(&r, h_seed);
   for(n=0; n<nRow; n++){
     sqlite3_bind_int64(st, 1, n);
@@ -104,6 +105,11 @@ START_TEST(test_threads){
     sqlite3_bind_double(st, 3, h_unit(&r)*2.0 - 1.0);
     if( n%3==0 ) sqlite3_bind_text(st, 4, "z", 1, SQLITE_STATIC);
     else sqlite3_bind_double(st, 4, h_unit(&r));
+    {
+      char z[16];
+      snprintf(z, sizeof(z), "%c%03d", n%2 ? 'A' : 'a', (int)h_range(&r, 0, 60));
+      sqlite3_bind_text(st, 5, z, -1, SQLITE_TRANSIENT);
+    }
     sqlite3_step(st);
     sqlite3_reset(st);
   }

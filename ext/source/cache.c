@@ -666,11 +666,11 @@ static int cacheOn(ga_conn *conn){
 }
 
 /* ga_colsrc_cache's work; the caller times it. */
-static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
                             const char *const *azCol, const unsigned char *aWant, int *pHit){
   CacheSrc *p;
-  char *zType = 0, *zWhy = 0;
-  int wr = 0, c, n = 0;
+  char *zWhy = 0;
+  int c, n = 0;
   if( !cacheOn(conn) || nCol<1 || nCol>GA_COLS_MAX || (p = sqlite3_malloc(sizeof(CacheSrc)))==0 ) return 0;
   memset(p, 0, sizeof(*p));
   p->base.xScan = cacheScan;
@@ -684,14 +684,13 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zDb, const c
     p->aWant[c] = aWant ? aWant[c] : 0;
     if( (p->azCol[c] = sqlite3_mprintf("%s", azCol[c]))==0 ) n = -1;
   }
-  if( n<0 || ga_table_locate(db, zDb, zTab, &p->zDb, &p->zTab, &zType, &wr)!=SQLITE_OK || p->zDb==0
-   || strcmp(p->zDb, "main")!=0 || strcmp(zType, "table")!=0 || ga_snap_open(&p->snap, db, conn, p->zDb, &zWhy)!=SQLITE_OK || !p->snap.haveId ){
-    sqlite3_free(zType);
+  if( n<0 || t->zKind==0 || strcmp(t->zDb, "main")!=0 || strcmp(t->zKind, "table")!=0
+   || (p->zDb = sqlite3_mprintf("%s", t->zDb))==0 || (p->zTab = sqlite3_mprintf("%s", t->zTab))==0
+   || ga_snap_open(&p->snap, db, conn, p->zDb, &zWhy)!=SQLITE_OK || !p->snap.haveId ){
     sqlite3_free(zWhy);
     cacheClose(&p->base);
     return 0;
   }
-  sqlite3_free(zType);
   for(c=0; c<nCol; c++){
     if( (p->aEnt[c] = entryFind(p, azCol[c], p->aWant[c]))!=0 ) n++;
   }
@@ -712,12 +711,12 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const char *zDb, const c
   return &p->base;
 }
 
-ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
                            const char *const *azCol, const unsigned char *aWant, int *pHit){
   double t0 = ga_now_ms();
   ga_colsrc *p;
   *pHit = 0;
-  p = cacheOpen(db, conn, zDb, zTab, nCol, azCol, aWant, pHit);
+  p = cacheOpen(db, conn, t, nCol, azCol, aWant, pHit);
   conn->cache->checkMs += ga_now_ms() - t0;
   return p;
 }

@@ -23,6 +23,23 @@
 **      statement source. Both give the same rows in the same order: rowid
 **      order for a rowid table (the statement source scans tables NOT
 **      INDEXED, so that no covering index reorders them).
+**   7. A source is given the table already resolved (ga_table, below:
+**      filled once by ga_table_describe, which tvf.c's ga_tvf_source calls)
+**      and does not look it up again. What it must prove in its own
+**      transaction it proves against that description: the page source,
+**      that the schema's cookie is still the one read before the table was
+**      described (else it refuses: the statement source serves).
+**
+** Adding a column source: write its xScan, xErrmsg and xClose (xResident
+** only if it can hand out columns already on a device) so that xScan meets
+** 1-4: every row the statement `SELECT cols FROM t NOT INDEXED` gives, in
+** that order, in batches of at most GA_BATCH rows, TEXT and BLOB described
+** as each column's aWant asks. Give it a constructor here that takes the
+** const ga_table* and the column names, and returns NULL with a reason
+** where it cannot give exactly those rows (GA_REFUSED: the caller falls
+** back, as tvf.c's openReader does for the pages). Choose it in
+** ga_tvf_open (tvf.c), note it for gpuagg_info() (GA_SRC_* in gpuagg.h),
+** and add it to tests/test_pages.c's comparisons of sources, cell for cell.
 */
 #ifndef GPUAGG_COLSRC_H
 #define GPUAGG_COLSRC_H
@@ -111,25 +128,63 @@ static inline ga_resident *ga_colsrc_resident(ga_colsrc *src, int i){
 ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCol,
                           const char *const *azCol, const unsigned char *aWant, char **pzErr);
 
+/* SQLite's column affinities, from a declared type (datatype3.html, 3.1:
+** the first rule that matches, ignoring case): "INT" INTEGER; "CHAR",
+** "CLOB" or "TEXT" TEXT; "BLOB" or no type BLOB; "REAL", "FLOA" or "DOUB"
+** REAL; else NUMERIC. */
+enum { GA_AFF_BLOB, GA_AFF_TEXT, GA_AFF_NUMERIC, GA_AFF_INTEGER, GA_AFF_REAL };
+int ga_affinity(const char *zType);
+
+/* A column of a resolved table. */
+typedef struct ga_tabcol {
+  char *zName;                      /* its name as declared */
+  char *zType;                      /* its declared type; NULL: none */
+  int aff;                          /* GA_AFF_*, from zType */
+  char *zColl;                      /* the collating sequence count(DISTINCT col) and min(col)
+                                    ** use, as SQLite names it (a table's: as declared, BINARY by
+                                    ** default); NULL where it could not be learned (a view
+                                    ** whose plan names several) */
+} ga_tabcol;
+
+/* A table or view, resolved once (ga_table_describe): what every source
+** and the functions read of it. */
+typedef struct ga_table {
+  char *zDb;                        /* its schema, as pragma_database_list names it */
+  char *zTab;                       /* its name, as SQLite spells it (table_list), else as given */
+  char *zKind;                      /* table_list's type: "table", "view", "virtual", "shadow";
+                                    ** NULL: not listed there (noList, or sqlite_master) */
+  int noList;                       /* no table_list pragma (SQLite before 3.37): zKind and
+                                    ** withoutRowid are not known */
+  int withoutRowid;                 /* a WITHOUT ROWID table */
+  int schemaVersion;                /* zDb's schema cookie, read before the rest: a source
+                                    ** that reads the same cookie later knows nothing changed */
+  int nCol;                         /* columns, as SELECT * shows them (generated ones too) */
+  ga_tabcol *aCol;                  /* them, in declared order */
+} ga_table;
+
+/* Describe table (or view) zTab of schema zDb, both found already (tvf.c's
+** ga_tvf_source finds them), into *t: SQLITE_OK, or an error (*t is freed
+** then). ga_table_free frees it. In tvf.c. */
+int ga_table_describe(sqlite3 *db, const char *zDb, const char *zTab, ga_table *t);
+void ga_table_free(ga_table *t);
+
+/* zDb's schema cookie (PRAGMA schema_version) into *pVer. */
+int ga_schema_version(sqlite3 *db, const char *zDb, int *pVer);
+
 /* A source that reads columns azCol[0..nCol) (asking aWant[i] of each) of
-** table zTab of schema zDb (as tvf.h resolved them) from the database file's
-** pages (pages.c), in the caller's transaction. NULL if it cannot: *prc is
-** GA_REFUSED with the reason in *pzWhy (the statement source serves), or an
+** table t from the database file's pages (pages.c), in the caller's
+** transaction. NULL if it cannot: *prc is GA_REFUSED with the reason in
+** *pzWhy (the statement source serves: also where t's kind is not known,
+** before SQLite 3.37, or its schema changed since t was described), or an
 ** SQLite error (SQLITE_CORRUPT, ...) with its message in *pzWhy. */
-ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
                            const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy);
 
-/* Table zTab of schema zDb (as tvf.c resolved them): its schema and name as
-** SQLite spells them, its kind ("table", "view", ...), and whether it is
-** WITHOUT ROWID; *pzDb NULL if there is none. sqlite3_free the names.
-** SQLITE_OK, GA_REFUSED before SQLite 3.37, or an error. */
-int ga_table_locate(sqlite3 *db, const char *zDb, const char *zTab, char **pzDb, char **pzTab, char **pzType, int *pWr);
-
 /* The column cache (cache.c): a source for columns azCol[0..nCol) of
-** zDb.zTab (as tvf.c resolved them) that serves them from the cache (*pHit
-** set), or, after ga_cache_read_by names the source that reads the table,
-** keeps them as they pass. NULL where nothing is cached: the caller's source serves. */
-ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const char *zDb, const char *zTab, int nCol,
+** table t that serves them from the cache (*pHit set), or, after
+** ga_cache_read_by names the source that reads the table, keeps them as
+** they pass. NULL where nothing is cached: the caller's source serves. */
+ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
                            const char *const *azCol, const unsigned char *aWant, int *pHit);
 void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
 /* The cache's state (conn->cache): made with the connection, freed with it

@@ -461,39 +461,36 @@ static void pagesClose(ga_colsrc *pSrc){
   sqlite3_free(p);
 }
 
-/* Does declared type z give REAL affinity (SQLite's rules, in order)? */
-static int realAffinity(const char *z){
-  char u[128];
-  int i;
-  for(i=0; z && z[i] && i<(int)sizeof(u)-1; i++) u[i] = (char)(z[i]>='a' && z[i]<='z' ? z[i] - 32 : z[i]);
-  u[i] = 0;
-  if( strstr(u, "INT") || strstr(u, "CHAR") || strstr(u, "CLOB") || strstr(u, "TEXT") || strstr(u, "BLOB") ) return 0;
-  return strstr(u, "REAL") || strstr(u, "FLOA") || strstr(u, "DOUB");
+/* Does z contain w (upper case), ignoring ASCII case? */
+static int hasWord(const char *z, const char *w){
+  int n = (int)strlen(w);
+  for(; *z; z++) if( sqlite3_strnicmp(z, w, n)==0 ) return 1;
+  return 0;
 }
 
-int ga_table_locate(sqlite3 *db, const char *zDb, const char *zTab, char **pzDb, char **pzTab, char **pzType, int *pWr){
-  /* Names compare ignoring ASCII case, as SQLite's do. */
-  static const char *zSql = "SELECT schema, name, type, wr FROM pragma_table_list"
-                            " WHERE name=?1 COLLATE NOCASE AND schema=?2 COLLATE NOCASE";
+int ga_affinity(const char *zType){
+  if( zType==0 ) return GA_AFF_BLOB;
+  if( hasWord(zType, "INT") ) return GA_AFF_INTEGER;
+  if( hasWord(zType, "CHAR") || hasWord(zType, "CLOB") || hasWord(zType, "TEXT") ) return GA_AFF_TEXT;
+  if( hasWord(zType, "BLOB") || zType[0]==0 ) return GA_AFF_BLOB;
+  if( hasWord(zType, "REAL") || hasWord(zType, "FLOA") || hasWord(zType, "DOUB") ) return GA_AFF_REAL;
+  return GA_AFF_NUMERIC;
+}
+
+int ga_schema_version(sqlite3 *db, const char *zDb, int *pVer){
+  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version", zDb);
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
-  if( rc==SQLITE_ERROR ){
-    sqlite3_finalize(st);
-    return GA_REFUSED;              /* before SQLite 3.37: no table_list pragma */
-  }
-  if( rc==SQLITE_OK ){
-    sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, zDb, -1, SQLITE_STATIC);
-    if( (rc = sqlite3_step(st))==SQLITE_ROW ){
-      *pzDb = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
-      *pzTab = sqlite3_mprintf("%s", sqlite3_column_text(st, 1));
-      *pzType = sqlite3_mprintf("%s", sqlite3_column_text(st, 2));
-      *pWr = sqlite3_column_int(st, 3);
-      rc = *pzDb && *pzTab && *pzType ? SQLITE_DONE : SQLITE_NOMEM;
-    }
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  *pVer = 0;
+  if( rc==SQLITE_OK && (rc = sqlite3_step(st))==SQLITE_ROW ){
+    *pVer = sqlite3_column_int(st, 0);
+    rc = SQLITE_OK;
+  }else if( rc==SQLITE_DONE ){
+    rc = SQLITE_ERROR;
   }
   sqlite3_finalize(st);
-  return rc==SQLITE_DONE ? SQLITE_OK : rc;
+  return rc;
 }
 
 /* Is column zCol of zDb.zTab an alias of the rowid? SQLite's own answer:
@@ -547,7 +544,7 @@ static int planOf(PageSrc *p, const char *zDb, const char *zTab, int nCol, const
       }
       found[c] = 1;
       p->plan.aField[c] = nStored;
-      p->plan.aReal[c] = (unsigned char)realAffinity(zType);
+      p->plan.aReal[c] = (unsigned char)(ga_affinity(zType)==GA_AFF_REAL);
       p->plan.aWant[c] = aWant ? aWant[c] : 0;
       p->plan.aDflt[c] = (unsigned char)sqlite3_column_int(st, 4);
     }
@@ -709,12 +706,12 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
   return rc;
 }
 
-ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDbIn, const char *zTabIn, int nCol,
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
                            const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy){
   PageSrc *p = sqlite3_malloc(sizeof(PageSrc));
-  char *zDb = 0, *zTab = 0, *zType = 0;
+  const char *zDb = t->zDb, *zTab = t->zTab;
   uint32_t root = 0;
-  int wr = 0, rc;
+  int rc = SQLITE_OK, ver = 0;
   *pzWhy = 0;
   if( p==0 ){
     *prc = SQLITE_NOMEM;
@@ -726,31 +723,25 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDbIn, const 
   p->base.xClose = pagesClose;
   p->db = db;
   p->conn = conn;
-  if( nCol<1 || nCol>GA_COLS_MAX ){
-    *pzWhy = sqlite3_mprintf("%d columns", nCol);
-    rc = GA_REFUSED;
-  }else{
-    rc = ga_table_locate(db, zDbIn, zTabIn, &zDb, &zTab, &zType, &wr);
-  }
-  if( rc==GA_REFUSED ) *pzWhy = sqlite3_mprintf("SQLite %s has no table_list pragma", sqlite3_libversion());
-  if( rc==SQLITE_OK ){
-    if( zDb==0 ) *pzWhy = sqlite3_mprintf("not a table of this connection's schemas");
-    else if( strcmp(zType, "table")!=0 && strcmp(zType, "shadow")!=0 ) *pzWhy = sqlite3_mprintf("a %s", zType);
-    else if( wr ) *pzWhy = sqlite3_mprintf("a WITHOUT ROWID table");
-    if( *pzWhy ) rc = GA_REFUSED;
-  }
+  /* What the description says (tvf.c resolved it, once). Without
+  ** table_list the kind and WITHOUT ROWID are not known: nothing proves
+  ** the table is a rowid b-tree, so SQL reads it. */
+  rc = GA_REFUSED;
+  if( nCol<1 || nCol>GA_COLS_MAX ) *pzWhy = sqlite3_mprintf("%d columns", nCol);
+  else if( t->noList ) *pzWhy = sqlite3_mprintf("SQLite %s has no table_list pragma", sqlite3_libversion());
+  else if( t->zKind==0 ) *pzWhy = sqlite3_mprintf("not a table of this connection's schemas");
+  else if( strcmp(t->zKind, "table")!=0 && strcmp(t->zKind, "shadow")!=0 ) *pzWhy = sqlite3_mprintf("a %s", t->zKind);
+  else if( t->withoutRowid ) *pzWhy = sqlite3_mprintf("a WITHOUT ROWID table");
+  else rc = SQLITE_OK;
   /* From here on, in the pinned transaction. */
   if( rc==SQLITE_OK ) rc = ga_snap_open(&p->snap, db, conn, zDb, pzWhy);
-  if( rc==SQLITE_OK ){
-    /* The same table, in the pinned transaction? */
-    char *zDb2 = 0, *zTab2 = 0, *zType2 = 0;
-    int wr2 = 0;
-    rc = ga_table_locate(db, zDbIn, zTabIn, &zDb2, &zTab2, &zType2, &wr2);
-    if( rc==SQLITE_OK && (zDb2==0 || strcmp(zDb, zDb2) || strcmp(zTab, zTab2) || strcmp(zType, zType2) || wr!=wr2) ){
-      *pzWhy = sqlite3_mprintf("table %s changed", zTab);
-      rc = GA_REFUSED;
-    }
-    sqlite3_free(zDb2); sqlite3_free(zTab2); sqlite3_free(zType2);
+  /* The same schema as described? The cookie was read before the table
+  ** was, and every schema change moves it: equal, the description holds
+  ** in this transaction too. */
+  if( rc==SQLITE_OK ) rc = ga_schema_version(db, zDb, &ver);
+  if( rc==SQLITE_OK && ver!=t->schemaVersion ){
+    *pzWhy = sqlite3_mprintf("table %s changed", zTab);
+    rc = GA_REFUSED;
   }
   if( rc==SQLITE_OK ) rc = rootOf(db, zDb, zTab, &root);
   if( rc==SQLITE_OK && root==0 ){
@@ -766,7 +757,6 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const char *zDbIn, const 
     p->perSeg = want<1 ? 1 : want>most ? (most<1 ? 1 : most) : want;
     p->nSeg = (p->nLeaf + p->perSeg - 1)/p->perSeg;
   }
-  sqlite3_free(zDb); sqlite3_free(zTab); sqlite3_free(zType);
   if( rc==SQLITE_OK ) return &p->base;
   if( rc!=GA_REFUSED && *pzWhy==0 ){
     *pzWhy = sqlite3_mprintf("%s", p->zErr[0] ? p->zErr : rc==SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));

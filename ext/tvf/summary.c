@@ -1,44 +1,75 @@
 /*
 ** gpu_summary(SOURCE [, COLUMN]): statistics of every column of a table or
 ** view (or just COLUMN), as DuckDB's SUMMARIZE gives them, as a
-** table-valued function.
+** table-valued function, for people reading a summary.
 **
 **   SELECT * FROM gpu_summary('t');
 **
 **   1. An eponymous-only virtual table (tvf.h). One row per column, in
 **      declared order: name, rows (count(*)), nulls, integers, reals, texts,
-**      blobs (values by storage class), min, max (as gpu_min and gpu_max),
-**      sum, total, avg (as gpu_sum, gpu_total and gpu_avg: over the values
-**      sum() sees, TEXT and BLOB as it reads them), var_samp, var_pop,
-**      stddev_samp, stddev_pop (over those same numbers), q25, median, q75
-**      (over the column's INTEGER and REAL values as doubles, ±Inf included:
-**      gpu_percentile_cont's 0.25, 0.5 and 0.75, exact; NULL where the
-**      interpolation has no value, between -Inf and +Inf).
-**   2. Sums are exact and rounded once. A column whose integers' exact sum
-**      leaves int64 gives a NULL sum (the other columns' rows must not
-**      fail); total and avg stay. Variances come from the exact sums of x
-**      and x^2 in big integers, rounded once (exactvar.h), and so are the
-**      standard deviations, their exact square roots. NULL below 2 (sample)
-**      or 1 (population) values, or with ±Inf among them.
-**   3. All columns are read in one scan through a column source (at most
+**      blobs (values by storage class), distinct, min, max, sum, total, avg,
+**      var_samp, var_pop, stddev_samp, stddev_pop, q25, median, q75.
+**   2. The numeric statistics (sum .. q75) are over the values stored as
+**      INTEGER or REAL only: TEXT and BLOB are not read as numbers. With no
+**      such value every one of them is NULL, total too (a reader expects
+**      NULL for a TEXT column, not total()'s 0.0). sum, total and avg are
+**      gpu_sum, gpu_total and gpu_avg over those numbers: exact, rounded
+**      once; a column whose integers' exact sum leaves int64 gives a NULL
+**      sum (the other columns' rows must not fail), total and avg stay.
+**      Variances come from the exact sums of x and x^2 in big integers,
+**      rounded once (exactvar.h), and so do the standard deviations, their
+**      exact square roots; NULL below 2 (sample) or 1 (population) values,
+**      or with ±Inf among them. q25, median, q75: gpu_percentile_cont's
+**      0.25, 0.5 and 0.75 over the numbers as doubles, ±Inf included; NULL
+**      where the interpolation has no value, between -Inf and +Inf.
+**   3. distinct is SELECT count(DISTINCT col): the non-NULL values that
+**      differ as SQL compares them. Numbers by value (1 and 1.0 are one,
+**      0.0 and -0.0 one, integers exact beyond 2^53: 2^53 and 2^53+1 are
+**      two); TEXT by the column's collating sequence, as count(DISTINCT)
+**      takes it (tvf.h's ga_table: a table's declared one, a view's from
+**      its plan): BINARY (bytes), NOCASE (ASCII case folded, and, as
+**      SQLite's, nothing past a NUL byte compared but the length), RTRIM
+**      (trailing spaces ignored); BLOB by bytes; TEXT never equals a
+**      number or a BLOB. A hash set of each column's canonical keys (host
+**      memory: the distinct keys' bytes and ~40 bytes each), built only
+**      when the query reads distinct (the plan's colUsed).
+**   4. min and max are min(col) and max(col): NULL < numbers (INTEGER and
+**      REAL compared exactly) < TEXT (by the collating sequence of 3) <
+**      BLOB (bytes); the first of equal values in scan order is kept, as
+**      SQLite's min() and max() keep it.
+**   5. A collating sequence other than BINARY, NOCASE and RTRIM (a user's
+**      own), or one the view's plan does not name alone, cannot be applied
+**      here: where the answer depends on comparing two TEXT values (the
+**      column holds two or more, and for min and max TEXT decides: min
+**      with no number, max with no BLOB) distinct, min or max is NULL, and
+**      gpuagg_info()'s summary.why says why (the last query's first such
+**      column; null if none).
+**   6. All columns are read in one scan through a column source (at most
 **      GA_COLS_MAX columns a scan: wider sources take more scans). Each
 **      column's INTEGER and REAL values go through the chunk pipeline
 **      (GA_OP_STATS: a segment of the chunk per column), reduced on the
 **      device past the first chunks (sum, squares, min and max kernels) or
-**      on the CPU; counts, and TEXT and BLOB values, are handled here.
-**   4. SOURCE and COLUMN are names (tvf.h: checked, quoted, never pasted);
+**      on the CPU; counts, TEXT and BLOB values, and the distinct sets are
+**      handled here.
+**   7. SOURCE and COLUMN are names (tvf.h: checked, quoted, never pasted);
 **      errors name the problem. It runs SQL of its own, so it is
 **      SQLITE_VTAB_DIRECTONLY; it sees the current transaction's rows;
 **      sqlite3_interrupt() stops it with SQLITE_INTERRUPT; every path frees
-**      what the query held.
-**   5. A CUDA error: in 'auto' mode the chunk is redone on the CPU (the
+**      what the query held; out of memory is SQLITE_NOMEM.
+**   8. A CUDA error: in 'auto' mode the chunk is redone on the CPU (the
 **      pipeline's fallback), in 'cuda' mode it is an SQL error.
-**   6. The quartiles need every number: where the query reads them (the
+**   9. The quartiles need every number: where the query reads them (the
 **      plan's colUsed), the scan keeps each column's as order keys in host
 **      memory (8 bytes a number), ranked after the scan (ranks.h: on the
 **      device past `threshold` numbers); a column kept on the device (the
 **      column cache) is ranked there with no copy. Queries that read none
 **      of the three pay nothing for them.
+**  10. Columns the cache keeps on the device are answered with no scan:
+**      the numbers' statistics, quartiles and distinct count by kernels
+**      (xColStats, xColRanks, xColDistinct), TEXT and BLOB from the
+**      column's dictionary (min, max and distinct once per distinct value,
+**      the first row of equals from each value's first row), with the same
+**      answers as the scan.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -49,24 +80,54 @@
 #include "exactvar.h"
 #include "ranks.h"
 
-enum { COL_NAME, COL_ROWS, COL_NULLS, COL_INTS, COL_REALS, COL_TEXTS, COL_BLOBS, COL_MIN, COL_MAX,
+enum { COL_NAME, COL_ROWS, COL_NULLS, COL_INTS, COL_REALS, COL_TEXTS, COL_BLOBS, COL_DISTINCT, COL_MIN, COL_MAX,
        COL_SUM, COL_TOTAL, COL_AVG, COL_VSAMP, COL_VPOP, COL_SSAMP, COL_SPOP, COL_Q25, COL_MEDIAN, COL_Q75,
        COL_SOURCE, COL_COLUMN };
 #define NARG 2
 
 typedef ga_vtab SumVtab;
 
+/* How a column's TEXT values compare: its collating sequence, where it is
+** one of SQLite's own (requirement 5: else COLL_OTHER). */
+enum { COLL_BINARY, COLL_NOCASE, COLL_RTRIM, COLL_OTHER };
+
+/* Kinds of canonical keys: equal keys, equal values (requirement 3). */
+enum { DK_INT = 1, DK_REAL, DK_TEXT, DK_BLOB };
+
+/* A distinct value's canonical key. */
+typedef struct DistEnt {
+  uint64_t h;               /* its hash */
+  int64_t v;                /* DK_INT: the integer; DK_REAL: the double's bits; else its
+                            ** bytes' offset in the set's arena */
+  int32_t n;                /* DK_TEXT, DK_BLOB: bytes of the key */
+  int32_t nOrig;            /* ... and the value's length (NOCASE compares it past a NUL) */
+  int32_t kind;             /* DK_* */
+} DistEnt;
+
+/* A column's distinct values: open addressing over canonical keys. */
+typedef struct DistSet {
+  uint32_t *aSlot;          /* 0: empty, else 1 + an index in aEnt */
+  uint32_t nSlot;           /* slots, a power of two (0: none yet) */
+  DistEnt *aEnt;            /* the keys, in order of arrival */
+  int64_t nEnt, capEnt;     /* keys, and room in aEnt */
+  unsigned char *arena;     /* TEXT and BLOB keys' bytes */
+  int64_t nArena, capArena; /* bytes used there, and room */
+  unsigned char *fold;      /* a NOCASE key being folded */
+  int64_t capFold;          /* room there */
+} DistSet;
+
 /* One column's statistics. */
 typedef struct ColStat {
   char *zName;              /* its declared name */
+  int coll;                 /* COLL_*: how its TEXT compares */
+  char *zWhyColl;           /* COLL_OTHER: why (requirement 5), sqlite3_malloc'd */
   int64_t nNull, nInt, nReal, nText, nBlob;   /* values by storage class */
-  int64_t nIntLane;         /* values sum() sees as integers (TEXT '12' too) */
   ga_stat num;              /* its INTEGER and REAL values, chunk after chunk */
   int64_t nNum;             /* how many went to num (the next chunk's base) */
-  ga_sum hs;                /* TEXT and BLOB values as sum() reads them: sum */
-  ga_fpe hf;                /* ... the reals not yet in hs's words */
-  ga_sq hq;                 /* ... squares */
-  ga_other omn, omx;         /* least and greatest TEXT or BLOB value */
+  ga_other omn, omx;        /* least and greatest TEXT or BLOB value (by coll) */
+  DistSet dist;             /* its distinct values, where the query reads them */
+  int64_t nDistinct;        /* ... those counted elsewhere (a kept column: the device, the
+                            ** dictionary), added to dist's */
   uint64_t *key;            /* order keys of its numbers (ranks.h), until ranked */
   int64_t nKey, capKey;     /* keys at key, room there */
   double q[3];              /* q25, median, q75 (NaN: NULL) */
@@ -78,12 +139,205 @@ typedef struct SumCursor {
   int nCol;                 /* how many */
   int iRow;                 /* the current one */
   int64_t nRows;            /* rows of the source */
+  int wantD;                /* the distinct sets were built */
 } SumCursor;
+
+/* ---- comparing and hashing values ------------------------------------------ */
+
+/* SQLite's ASCII case folding (sqlite3UpperToLower): bytes past 0x7f
+** stay. */
+static unsigned char foldByte(unsigned char c){
+  return c>='A' && c<='Z' ? (unsigned char)(c + 32) : c;
+}
+
+/* Sign of TEXT a - b under coll, as SQLite's own: binCollFunc (bytes,
+** then length), nocaseCollatingFunc (sqlite3StrNICmp over the shorter
+** length, which stops at a NUL byte of a, then length), rtrimCollFunc
+** (trailing spaces dropped, then BINARY). */
+static int textCmp(int coll, const unsigned char *a, int na, const unsigned char *b, int nb){
+  if( coll==COLL_NOCASE ){
+    int i, n = na<nb ? na : nb, r;
+    for(i=0; i<n && a[i]!=0 && foldByte(a[i])==foldByte(b[i]); i++){}
+    if( i<n && (r = foldByte(a[i]) - foldByte(b[i]))!=0 ) return r;
+    return (na>nb) - (na<nb);
+  }
+  if( coll==COLL_RTRIM ){
+    while( na>0 && a[na-1]==' ' ) na--;
+    while( nb>0 && b[nb-1]==' ' ) nb--;
+  }
+  return ga_bytes_cmp(a, na, b, nb);
+}
+
+/* Sign of (type, z, n) - k among TEXT and BLOB: TEXT < BLOB; TEXT by coll
+** (BINARY for COLL_OTHER: such a result is not given), BLOB by bytes. */
+static int otherCmp(int coll, int type, const void *z, int n, const ga_other *k){
+  if( type!=k->type ) return type==SQLITE_TEXT ? -1 : 1;
+  if( type==SQLITE_BLOB || coll==COLL_OTHER ) return ga_bytes_cmp(z, n, k->z, k->n);
+  return textCmp(coll, z, n, (const unsigned char*)k->z, k->n);
+}
+
+/* Keep (type, z, n) in k (malloc, as tvf.c's ga_other). */
+static int otherKeep(ga_other *k, int type, const void *z, int n){
+  char *p = malloc((size_t)(n ? n : 1));
+  if( p==0 ) return SQLITE_NOMEM;
+  if( n ) memcpy(p, z, (size_t)n);
+  free(k->z);
+  k->z = p;
+  k->n = n;
+  k->type = type;
+  return SQLITE_OK;
+}
+
+/* A TEXT or BLOB value offered to a column's least and greatest: kept
+** where strictly less / greater, so the first of equals stays (SQLite's
+** minmaxStep replaces its best only on a strict comparison). */
+static int otherOffer(ColStat *a, int type, const void *z, int n){
+  int rc = SQLITE_OK;
+  if( a->omn.type==0 || otherCmp(a->coll, type, z, n, &a->omn)<0 ) rc = otherKeep(&a->omn, type, z, n);
+  if( rc==SQLITE_OK && (a->omx.type==0 || otherCmp(a->coll, type, z, n, &a->omx)>0) ) rc = otherKeep(&a->omx, type, z, n);
+  return rc;
+}
+
+/* 64-bit mixing (splitmix64's finalizer). */
+static uint64_t mix64(uint64_t x){
+  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/* The hash of a key: kind, value or bytes, and length. */
+static uint64_t keyHash(int kind, int64_t v, const unsigned char *z, int n, int nOrig){
+  uint64_t h = mix64((uint64_t)kind*0x9e3779b97f4a7c15ULL ^ (uint64_t)v);
+  int i = 0;
+  if( z==0 ) return h;
+  h = mix64(h ^ ((uint64_t)(uint32_t)n<<32 | (uint32_t)nOrig));
+  for(; i+8<=n; i+=8){
+    uint64_t w;
+    memcpy(&w, z + i, 8);
+    h = mix64(h ^ w) + (uint64_t)i;
+  }
+  if( i<n ){
+    uint64_t w = 0;
+    memcpy(&w, z + i, (size_t)(n - i));
+    h = mix64(h ^ w ^ 0x5555);
+  }
+  return h;
+}
+
+static void distFree(DistSet *d){
+  free(d->aSlot);
+  free(d->aEnt);
+  free(d->arena);
+  free(d->fold);
+  memset(d, 0, sizeof(*d));
+}
+
+/* Twice the slots, every key placed again. */
+static int distGrow(DistSet *d){
+  uint32_t n = d->nSlot ? 2*d->nSlot : 1024, i;
+  uint32_t *a;
+  int64_t e;
+  if( d->nSlot>=0x80000000u ) return SQLITE_NOMEM;    /* 2^31 slots: more keys than slots hold */
+  if( (a = calloc(n, sizeof(uint32_t)))==0 ) return SQLITE_NOMEM;
+  for(e=0; e<d->nEnt; e++){
+    for(i=(uint32_t)d->aEnt[e].h & (n - 1); a[i]; i=(i + 1) & (n - 1)){}
+    a[i] = (uint32_t)(e + 1);
+  }
+  free(d->aSlot);
+  d->aSlot = a;
+  d->nSlot = n;
+  return SQLITE_OK;
+}
+
+/* Add the key (kind, v) or (kind, z, n, nOrig) to d if it is not there. */
+static int distAdd(DistSet *d, int kind, int64_t v, const unsigned char *z, int n, int nOrig){
+  uint64_t h = keyHash(kind, v, z, n, nOrig);
+  uint32_t i;
+  DistEnt *e;
+  int rc;
+  if( (d->nEnt + 1)*2 > (int64_t)d->nSlot && (rc = distGrow(d))!=SQLITE_OK ) return rc;
+  for(i=(uint32_t)h & (d->nSlot - 1); d->aSlot[i]; i=(i + 1) & (d->nSlot - 1)){
+    e = &d->aEnt[d->aSlot[i] - 1];
+    if( e->h!=h || e->kind!=kind ) continue;
+    if( z==0 ? e->v==v : (e->n==n && e->nOrig==nOrig && (n==0 || memcmp(d->arena + e->v, z, (size_t)n)==0)) ){
+      return SQLITE_OK;
+    }
+  }
+  if( d->nEnt==d->capEnt ){
+    int64_t cap = d->capEnt ? 2*d->capEnt : 1024;
+    DistEnt *a = realloc(d->aEnt, sizeof(DistEnt)*(size_t)cap);
+    if( a==0 ) return SQLITE_NOMEM;
+    d->aEnt = a;
+    d->capEnt = cap;
+  }
+  e = &d->aEnt[d->nEnt];
+  e->h = h;
+  e->kind = kind;
+  e->n = n;
+  e->nOrig = nOrig;
+  e->v = v;
+  if( z ){
+    if( d->nArena + n > d->capArena ){
+      int64_t cap = d->capArena ? 2*d->capArena : 65536;
+      unsigned char *a;
+      while( cap < d->nArena + n ) cap *= 2;
+      if( (a = realloc(d->arena, (size_t)cap))==0 ) return SQLITE_NOMEM;
+      d->arena = a;
+      d->capArena = cap;
+    }
+    if( n ) memcpy(d->arena + d->nArena, z, (size_t)n);
+    e->v = d->nArena;
+    d->nArena += n;
+  }
+  d->aSlot[i] = (uint32_t)(++d->nEnt);
+  return SQLITE_OK;
+}
+
+/* Number x (a REAL's bits if isReal) into d: a REAL with an integral value
+** in int64's range is that integer (SQL compares INTEGER and REAL
+** exactly, so 1.0 is 1 and -0.0 is 0); any other REAL is its bits (one
+** value, one pattern: NaN is never stored). */
+static int distNum(DistSet *d, int64_t x, int isReal){
+  double r;
+  if( !isReal ) return distAdd(d, DK_INT, x, 0, 0, 0);
+  memcpy(&r, &x, sizeof(r));
+  if( r>=-9223372036854775808.0 && r<9223372036854775808.0 && (double)(int64_t)r==r ){
+    return distAdd(d, DK_INT, (int64_t)r, 0, 0, 0);
+  }
+  return distAdd(d, DK_REAL, x, 0, 0, 0);
+}
+
+/* TEXT or BLOB (z, n) into d: BLOB's bytes; TEXT's under coll: BINARY the
+** bytes, RTRIM without trailing spaces, NOCASE folded up to its first NUL
+** byte, with its length (textCmp's equality: the same length, and the
+** same folded bytes up to a NUL byte both have there). COLL_OTHER: the
+** bytes (the count is not given where TEXT could collide). */
+static int distOther(DistSet *d, int coll, int type, const unsigned char *z, int n){
+  if( type==SQLITE_BLOB ) return distAdd(d, DK_BLOB, 0, z ? z : (const unsigned char*)"", n, n);
+  if( z==0 ) z = (const unsigned char*)"";
+  if( coll==COLL_RTRIM ){
+    while( n>0 && z[n-1]==' ' ) n--;
+  }else if( coll==COLL_NOCASE ){
+    const unsigned char *zNul = memchr(z, 0, (size_t)n);
+    int k = zNul ? (int)(zNul - z) : n, i;
+    if( k>d->capFold ){
+      unsigned char *f = realloc(d->fold, (size_t)k);
+      if( f==0 ) return SQLITE_NOMEM;
+      d->fold = f;
+      d->capFold = k;
+    }
+    for(i=0; i<k; i++) d->fold[i] = foldByte(z[i]);
+    return distAdd(d, DK_TEXT, 0, k ? d->fold : (const unsigned char*)"", k, n);
+  }
+  return distAdd(d, DK_TEXT, 0, z, n, n);
+}
 
 static void cursorReset(SumCursor *c){
   int i;
   for(i=0; i<c->nCol; i++){
     sqlite3_free(c->a[i].zName);
+    sqlite3_free(c->a[i].zWhyColl);
+    distFree(&c->a[i].dist);
     ga_other_free(&c->a[i].omn);
     ga_other_free(&c->a[i].omx);
     free(c->a[i].key);
@@ -107,6 +361,7 @@ typedef struct SumScan {
   int64_t nRows;            /* rows read */
   int failed;               /* sumBatch stopped the scan (message set) */
   int wantQ;                /* keep the numbers' keys for the quartiles */
+  int wantD;                /* build each column's distinct set */
 } SumScan;
 
 /* A chunk's (or batch's) statistics, column by column, in order. */
@@ -129,21 +384,15 @@ static void sumFold(void *pArg, ga_slot *s, const ga_job *j, int64_t base){
   foldStats(sc->a, j->nSeg, s->stat, j->segN, j->segReal);
 }
 
-/* A TEXT or BLOB cell of column a: counted, summed as sum() reads it,
-** compared with the column's other ones. */
-static int foldOther(ColStat *a, int type, const ga_cell *x){
+/* A TEXT or BLOB cell of column a: counted, compared with the column's
+** other ones, and, if wantD, kept among its distinct values. Not a number
+** (requirement 2). */
+static int foldOther(ColStat *a, int type, const ga_cell *x, int wantD){
+  int rc;
   if( type==SQLITE_TEXT ) a->nText++; else a->nBlob++;
-  if( x->numType==SQLITE_INTEGER ){
-    a->nIntLane++;
-    ga_sum_int(&a->hs, x->num);
-    ga_sq_int(&a->hq, x->num);
-  }else{
-    double d;
-    memcpy(&d, &x->num, sizeof(d));
-    ga_sum_real(&a->hs, &a->hf, d);
-    ga_sq_real(&a->hq, d);
-  }
-  return ga_other_offer(&a->omn, &a->omx, type, x->z, x->n);
+  rc = otherOffer(a, type, x->z, x->n);
+  if( rc==SQLITE_OK && wantD ) rc = distOther(&a->dist, a->coll, type, x->z, x->n);
+  return rc;
 }
 
 /* Without a pipeline: a batch's numbers reduced here, column by column. */
@@ -230,21 +479,19 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
     for(i=0; i<b->n && rc==SQLITE_OK; i++){
       switch( x->type[i] ){
         case SQLITE_INTEGER:
-          a->nInt++;
-          a->nIntLane++;
-          if( sc->q && ga_pipe_num(sc->q, c, x->v[i], 0) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
-          else if( sc->wantQ ) rc = keepKey(a, x->v[i], 0);
+        case SQLITE_FLOAT: {
+          int isReal = x->type[i]==SQLITE_FLOAT;
+          if( isReal ) a->nReal++; else a->nInt++;
+          if( sc->q && ga_pipe_num(sc->q, c, x->v[i], isReal) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
+          else if( sc->wantQ ) rc = keepKey(a, x->v[i], isReal);
+          if( rc==SQLITE_OK && sc->wantD ) rc = distNum(&a->dist, x->v[i], isReal);
           break;
-        case SQLITE_FLOAT:
-          a->nReal++;
-          if( sc->q && ga_pipe_num(sc->q, c, x->v[i], 1) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
-          else if( sc->wantQ ) rc = keepKey(a, x->v[i], 1);
-          break;
+        }
         case SQLITE_NULL:
           a->nNull++;
           break;
         default:
-          rc = foldOther(a, x->type[i], &x->cell[x->v[i]]);
+          rc = foldOther(a, x->type[i], &x->cell[x->v[i]], sc->wantD);
           break;
       }
     }
@@ -255,50 +502,106 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
   return rc;
 }
 
-/* Columns a[0..n) kept on the device (colsrc.h): reduced there, with no
-** scan. 0: not served, scan instead (a column not on the device, the mode
-** is cpu, or a CUDA error in 'auto' mode); 1: done; -1: an error, set. */
-static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ, int64_t *pnRows){
+/* Column a's TEXT and BLOB values, from kept column r's dictionary (each
+** value once, TEXT in BINARY order, then BLOB: colsrc.h): the least and
+** greatest by a's collating sequence, the first row's of equals (each
+** entry's first row), and, if wantD, the distinct ones: under BINARY the
+** entries themselves, else their keys (distOther), once per entry. */
+static int dictOthers(ColStat *a, const ga_resident *r, int wantD){
+  int64_t i, iMin = -1, iMax = -1, nText = r->nDictText;
+  int rc = SQLITE_OK;
+  for(i=0; i<nText; i++){
+    const ga_cell *e = &r->dict[i];
+    int cMin = iMin<0 ? -1 : a->coll==COLL_BINARY ? 1
+             : textCmp(a->coll==COLL_OTHER ? COLL_BINARY : a->coll, e->z, e->n, r->dict[iMin].z, r->dict[iMin].n);
+    int cMax = iMax<0 ? 1 : a->coll==COLL_BINARY ? 1
+             : textCmp(a->coll==COLL_OTHER ? COLL_BINARY : a->coll, e->z, e->n, r->dict[iMax].z, r->dict[iMax].n);
+    if( cMin<0 || (cMin==0 && r->dictRow[i]<r->dictRow[iMin]) ) iMin = i;
+    if( cMax>0 || (cMax==0 && r->dictRow[i]<r->dictRow[iMax]) ) iMax = i;
+    if( wantD && a->coll!=COLL_BINARY && rc==SQLITE_OK ) rc = distOther(&a->dist, a->coll, SQLITE_TEXT, e->z, e->n);
+  }
+  if( wantD && a->coll==COLL_BINARY ) a->nDistinct += nText;
+  if( wantD ) a->nDistinct += r->nDict - nText;               /* BLOB: by bytes */
+  if( r->nDict>nText ){                                       /* BLOB above TEXT */
+    iMax = r->nDict - 1;
+    if( iMin<0 ) iMin = nText;
+  }
+  if( rc==SQLITE_OK && iMin>=0 ){
+    rc = otherKeep(&a->omn, iMin<nText ? SQLITE_TEXT : SQLITE_BLOB, r->dict[iMin].z, r->dict[iMin].n);
+  }
+  if( rc==SQLITE_OK && iMax>=0 ){
+    rc = otherKeep(&a->omx, iMax<nText ? SQLITE_TEXT : SQLITE_BLOB, r->dict[iMax].z, r->dict[iMax].n);
+  }
+  return rc;
+}
+
+/* Columns a[0..n) kept on the device (colsrc.h): answered there, with no
+** scan: the numbers' statistics, quartiles and distinct count by kernels,
+** TEXT and BLOB from each column's dictionary. 0: not served, scan instead
+** (a column not on the device, the mode is cpu, a distinct count the
+** device does not serve, or a device error in 'auto' mode); 1: done; -1:
+** an error, set. */
+static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ, int wantD, int64_t *pnRows){
   ga_dcol *d[GA_COLS_MAX];
   ga_resident *r[GA_COLS_MAX];
   char zErr[GA_ERRLEN];
   double t0 = ga_now_ms();
   ga_stat *st;
-  int c, fail;
+  int c, fail = 0;
   if( v->conn->mode==GA_CPU ) return 0;
   for(c=0; c<n; c++){
-    if( (r[c] = ga_colsrc_resident(src, c))==0 || r[c]->be!=r[0]->be || r[c]->nText || r[c]->nBlob ) return 0;
+    if( (r[c] = ga_colsrc_resident(src, c))==0 || r[c]->be!=r[0]->be ) return 0;
+    if( (r[c]->nText || r[c]->nBlob) && r[c]->dict==0 ) return 0;
     d[c] = r[c]->d;
   }
-  if( (st = malloc(sizeof(ga_stat)*(size_t)n))==0 ) return 0;
+  if( (st = malloc(sizeof(ga_stat)*(size_t)n))==0 ) return SQLITE_NOMEM;
   if( (fail = r[0]->be->xColStats(r[0]->pRes, &v->conn->stats, d, n, st, zErr))!=0 ){
     free(st);
     if( !ga_device_failed(v->conn, zErr) ) return 0;
     ga_tvf_error(&v->base, "%s", zErr);
     return -1;
   }
-  for(c=0; c<n; c++){
+  for(c=0; c<n && fail==0; c++){
     a[c].nNull = r[c]->nNull;
-    a[c].nInt = a[c].nIntLane = r[c]->nInt;
+    a[c].nInt = r[c]->nInt;
     a[c].nReal = r[c]->nReal;
+    a[c].nText = r[c]->nText;
+    a[c].nBlob = r[c]->nBlob;
     a[c].nNum = r[c]->nInt + r[c]->nReal;
     if( a[c].nNum ){
       st[c].nInt = r[c]->nInt;
       st[c].nReal = r[c]->nReal;
       ga_stat_merge(&a[c].num, &st[c], 0);
     }
+    if( r[c]->dict && (fail = dictOthers(&a[c], r[c], wantD))!=0 ){
+      strcpy(zErr, "gpuagg: out of memory");
+      break;
+    }
+    if( wantD && a[c].nNum ){
+      int64_t k = 0;
+      fail = r[c]->be->xColDistinct(r[c]->pRes, &v->conn->stats, d[c], &k, zErr);
+      a[c].nDistinct += k;
+      if( fail ) break;
+    }
     if( wantQ && (fail = quartiles(v, &a[c], r[c], zErr))!=0 ) break;
   }
   free(st);
-  if( fail ){                               /* the quartiles' sort: as above, or scan */
-    if( ga_device_failed(v->conn, zErr) ){
+  if( fail ){                     /* not served: a device error (as above), or read the host copy */
+    if( fail==SQLITE_NOMEM ) return SQLITE_NOMEM;
+    if( fail!=GA_DEV_SCAN && ga_device_failed(v->conn, zErr) ){
       ga_tvf_error(&v->base, "%s", zErr);
       return -1;
     }
     for(c=0; c<n; c++){
-      char *zName = a[c].zName;
+      char *zName = a[c].zName, *zWhy = a[c].zWhyColl;
+      int coll = a[c].coll;
+      distFree(&a[c].dist);
+      ga_other_free(&a[c].omn);
+      ga_other_free(&a[c].omx);
       memset(&a[c], 0, sizeof(a[c]));
       a[c].zName = zName;
+      a[c].zWhyColl = zWhy;
+      a[c].coll = coll;
     }
     return 0;
   }
@@ -308,17 +611,18 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ,
 }
 
 /* Scan columns a[0..n) (aiCol in from) once. */
-static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCol, int n, int wantQ, int64_t *pnRows){
+static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCol, int n, int wantQ, int wantD,
+                  int64_t *pnRows){
   unsigned char aWant[GA_COLS_MAX];
   char zErr[GA_ERRLEN];
   ga_colsrc *src = 0;
   SumScan sc;
   int rc, c;
-  memset(aWant, GA_COL_BYTES|GA_COL_NUMERIC, sizeof(aWant));
+  memset(aWant, GA_COL_BYTES, sizeof(aWant));     /* TEXT and BLOB: their bytes, never a number */
   if( (rc = ga_tvf_open(&v->base, "gpu_summary", from, n, aiCol, aWant, &src))!=SQLITE_OK ) return rc;
-  if( (rc = sumResident(v, src, a, n, wantQ, pnRows))!=0 ){
+  if( (rc = sumResident(v, src, a, n, wantQ, wantD, pnRows))!=0 ){
     src->xClose(src);
-    return rc>0 ? SQLITE_OK : SQLITE_ERROR;
+    return rc==SQLITE_NOMEM ? rc : rc>0 ? SQLITE_OK : SQLITE_ERROR;
   }
   memset(&sc, 0, sizeof(sc));
   sc.sink.xBatch = sumBatch;
@@ -326,6 +630,7 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   sc.a = a;
   sc.n = n;
   sc.wantQ = wantQ;
+  sc.wantD = wantD;
   rc = src->xScan(src, &sc.sink);
   if( rc!=SQLITE_OK && !sc.failed && rc!=SQLITE_NOMEM ) ga_tvf_error(&v->base, "%s", src->xErrmsg(src));
   if( sc.q && ga_pipe_close(sc.q, zErr) && rc==SQLITE_OK ) rc = ga_tvf_error(&v->base, "%s", zErr);
@@ -342,8 +647,10 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
 static int sumConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                       sqlite3_vtab **ppVtab, char **pzErr){
   (void)argc; (void)argv; (void)pzErr;
+  /* "distinct" is a keyword: declared quoted, and read quoted. */
   return ga_tvf_connect(db, pAux, "CREATE TABLE x(name TEXT, rows INTEGER, nulls INTEGER, integers INTEGER,"
-                                  " reals INTEGER, texts INTEGER, blobs INTEGER, min, max, sum, total REAL, avg REAL,"
+                                  " reals INTEGER, texts INTEGER, blobs INTEGER, \"distinct\" INTEGER, min, max, sum,"
+                                  " total REAL, avg REAL,"
                                   " var_samp REAL, var_pop REAL, stddev_samp REAL, stddev_pop REAL,"
                                   " q25 REAL, median REAL, q75 REAL, source HIDDEN, column_name HIDDEN)", ppVtab);
 }
@@ -363,11 +670,30 @@ static int sumClose(sqlite3_vtab_cursor *cur){
 }
 
 #define WANT_QUARTILES 0x10000   /* idxNum: the query reads q25, median or q75 */
+#define WANT_DISTINCT  0x20000   /* idxNum: the query reads distinct */
 
 static int sumBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p){
   int rc = ga_tvf_best_index(tab, p, COL_SOURCE, NARG);
   if( p->colUsed & ((sqlite3_uint64)7 << COL_Q25) ) p->idxNum |= WANT_QUARTILES;
+  if( p->colUsed & ((sqlite3_uint64)1 << COL_DISTINCT) ) p->idxNum |= WANT_DISTINCT;
   return rc;
+}
+
+/* Column a's collating sequence zColl (ga_table's; NULL: not known) as
+** COLL_*, and for COLL_OTHER why, naming column zCol of from. */
+static int collOf(ColStat *a, const ga_source *from, const char *zCol, const char *zColl){
+  static const char *azName[] = { "BINARY", "NOCASE", "RTRIM" };
+  int k;
+  for(k=0; zColl && k<3 && sqlite3_stricmp(zColl, azName[k])!=0; k++){}
+  a->coll = zColl && k<3 ? k : COLL_OTHER;
+  if( a->coll!=COLL_OTHER ) return SQLITE_OK;
+  a->zWhyColl = zColl
+    ? sqlite3_mprintf("column \"%w\" of %s: its collating sequence %s is not BINARY, NOCASE or RTRIM, which are the"
+                      " ones gpu_summary applies: distinct, and min or max where TEXT decides them, are NULL",
+                      zCol, from->zName, zColl)
+    : sqlite3_mprintf("column \"%w\" of %s: the collating sequence of its values is not known (the view's plan names"
+                      " several): distinct, and min or max where TEXT decides them, are NULL", zCol, from->zName);
+  return a->zWhyColl ? SQLITE_OK : SQLITE_NOMEM;
 }
 
 static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
@@ -381,13 +707,14 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   (void)idxStr;
   ga_tvf_args(idxNum, argc, argv, NARG, a);
   cursorReset(c);
+  v->conn->zSummaryWhy[0] = 0;
   if( !(idxNum & 1) ) return ga_tvf_error(cur->pVtab, "%s: takes (source) or (source, column)", zFn);
   zSource = ga_tvf_name(a[0]);
   if( a[1] ) zCol = ga_tvf_name(a[1]);
   if( zSource==0 || (a[1] && zCol==0) ) return ga_tvf_error(cur->pVtab, "%s: source and column must be names (text without NUL bytes)", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK ){
-    c->nCol = zCol ? 1 : from.nCol;
+    c->nCol = zCol ? 1 : from.tab.nCol;
     c->a = calloc((size_t)c->nCol, sizeof(ColStat));
     ai = malloc(sizeof(int)*(size_t)c->nCol);
     if( c->a==0 || ai==0 ) rc = SQLITE_NOMEM;
@@ -395,13 +722,22 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   for(i=0; rc==SQLITE_OK && i<c->nCol; i++){
     ai[i] = zCol ? ga_tvf_column(cur->pVtab, zFn, &from, zCol) : i;
     if( ai[i]<0 ) rc = SQLITE_ERROR;
-    else if( (c->a[i].zName = sqlite3_mprintf("%s", from.azCol[ai[i]]))==0 ) rc = SQLITE_NOMEM;
+    else if( (c->a[i].zName = sqlite3_mprintf("%s", from.tab.aCol[ai[i]].zName))==0 ) rc = SQLITE_NOMEM;
+    else rc = collOf(&c->a[i], &from, c->a[i].zName, from.tab.aCol[ai[i]].zColl);
   }
   /* A scan for each GA_COLS_MAX columns (one, but for the widest sources). */
   for(i=0; rc==SQLITE_OK && i<c->nCol; i+=GA_COLS_MAX){
     int n = c->nCol - i < GA_COLS_MAX ? c->nCol - i : GA_COLS_MAX;
-    rc = sumRun(v, &from, &c->a[i], &ai[i], n, (idxNum & WANT_QUARTILES)!=0, &c->nRows);
+    rc = sumRun(v, &from, &c->a[i], &ai[i], n, (idxNum & WANT_QUARTILES)!=0, (idxNum & WANT_DISTINCT)!=0, &c->nRows);
   }
+  /* Requirement 5: the first column whose results the collation made NULL. */
+  for(i=0; rc==SQLITE_OK && i<c->nCol; i++){
+    if( c->a[i].coll==COLL_OTHER && c->a[i].nText>1 ){
+      sqlite3_snprintf(GA_ERRLEN, v->conn->zSummaryWhy, "%s", c->a[i].zWhyColl);
+      break;
+    }
+  }
+  c->wantD = (idxNum & WANT_DISTINCT)!=0;
   ga_source_free(&from);
   free(ai);
   if( rc!=SQLITE_OK ) cursorReset(c);
@@ -418,15 +754,10 @@ static int sumEof(sqlite3_vtab_cursor *cur){
   return c->iRow >= c->nCol;
 }
 
-/* The column's exact sums: its numbers' and its TEXT and BLOB values'. */
-static void colTotals(ColStat *a, ga_sum *s, ga_sq *q){
-  ga_sum h = a->hs;
-  ga_fpe f = a->hf;
-  ga_sum_settle(&h, &f);
-  *s = a->num.sum;
-  ga_sum_merge(s, &h);
-  *q = a->num.sq;
-  ga_sq_merge(q, &a->hq);
+/* Does comparing two of a's TEXT values decide a result it cannot compare
+** (requirement 5)? */
+static int textUnknown(const ColStat *a){
+  return a->coll==COLL_OTHER && a->nText>1;
 }
 
 /* min (isMax 0) or max: TEXT and BLOB above numbers. */
@@ -434,7 +765,8 @@ static void extremeResult(sqlite3_context *ctx, const ColStat *a, int isMax){
   const ga_ext *e = isMax ? &a->num.mx : &a->num.mn;
   const ga_other *k = isMax ? &a->omx : &a->omn;
   if( k->type && (isMax || e->type==GA_T_NONE) ){
-    ga_other_result(ctx, k);
+    if( k->type==SQLITE_TEXT && textUnknown(a) ) sqlite3_result_null(ctx);
+    else ga_other_result(ctx, k);
   }else if( e->type==GA_T_INT ){
     sqlite3_result_int64(ctx, (sqlite3_int64)e->bits);
   }else if( e->type==GA_T_REAL ){
@@ -447,9 +779,9 @@ static void extremeResult(sqlite3_context *ctx, const ColStat *a, int isMax){
 static int sumColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   SumCursor *c = (SumCursor*)cur;
   ColStat *a = &c->a[c->iRow];
-  int64_t n = c->nRows - a->nNull;        /* the values sum() sees */
-  ga_sum s;
-  ga_sq q;
+  int64_t n = a->nInt + a->nReal;         /* the numbers (requirement 2) */
+  const ga_sum *s = &a->num.sum;
+  const ga_sq *q = &a->num.sq;
   switch( i ){
     case COL_NAME:  sqlite3_result_text(ctx, a->zName, -1, SQLITE_TRANSIENT); return SQLITE_OK;
     case COL_ROWS:  sqlite3_result_int64(ctx, c->nRows); return SQLITE_OK;
@@ -458,6 +790,9 @@ static int sumColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     case COL_REALS: sqlite3_result_int64(ctx, a->nReal); return SQLITE_OK;
     case COL_TEXTS: sqlite3_result_int64(ctx, a->nText); return SQLITE_OK;
     case COL_BLOBS: sqlite3_result_int64(ctx, a->nBlob); return SQLITE_OK;
+    case COL_DISTINCT:
+      if( c->wantD && !textUnknown(a) ) sqlite3_result_int64(ctx, a->dist.nEnt + a->nDistinct);
+      return SQLITE_OK;
     case COL_MIN:   extremeResult(ctx, a, 0); return SQLITE_OK;
     case COL_MAX:   extremeResult(ctx, a, 1); return SQLITE_OK;
     case COL_SOURCE: case COL_COLUMN: return SQLITE_OK;   /* the arguments: consumed */
@@ -465,28 +800,23 @@ static int sumColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
       if( !isnan(a->q[i - COL_Q25]) ) sqlite3_result_double(ctx, a->q[i - COL_Q25]);
       return SQLITE_OK;
   }
-  colTotals(a, &s, &q);
+  if( n==0 ) return SQLITE_OK;            /* no number: every statistic NULL, total too */
   switch( i ){
     case COL_SUM:
-      if( n==0 ){
-        sqlite3_result_null(ctx);
-      }else if( a->nIntLane==n ){
-        __int128 t = ga_sum_int128(&s);
+      if( a->nReal==0 ){
+        __int128 t = ga_sum_int128(s);
         if( t<INT64_MIN || t>INT64_MAX ) sqlite3_result_null(ctx);   /* overflow: NULL, not an error */
         else sqlite3_result_int64(ctx, (sqlite3_int64)t);
       }else{
-        sqlite3_result_double(ctx, ga_sum_value(&s));
+        sqlite3_result_double(ctx, ga_sum_value(s));
       }
       break;
-    case COL_TOTAL: sqlite3_result_double(ctx, ga_sum_value(&s)); break;
-    case COL_AVG:
-      if( n ) sqlite3_result_double(ctx, ga_sum_value(&s)/(double)n);
-      else sqlite3_result_null(ctx);
-      break;
-    case COL_VSAMP: sqlite3_result_double(ctx, ga_variance(&s, &q, n, n - 1)); break;
-    case COL_VPOP:  sqlite3_result_double(ctx, ga_variance(&s, &q, n, n)); break;
-    case COL_SSAMP: sqlite3_result_double(ctx, ga_stddev(&s, &q, n, n - 1)); break;
-    case COL_SPOP:  sqlite3_result_double(ctx, ga_stddev(&s, &q, n, n)); break;
+    case COL_TOTAL: sqlite3_result_double(ctx, ga_sum_value(s)); break;
+    case COL_AVG:   sqlite3_result_double(ctx, ga_sum_value(s)/(double)n); break;
+    case COL_VSAMP: sqlite3_result_double(ctx, ga_variance(s, q, n, n - 1)); break;
+    case COL_VPOP:  sqlite3_result_double(ctx, ga_variance(s, q, n, n)); break;
+    case COL_SSAMP: sqlite3_result_double(ctx, ga_stddev(s, q, n, n - 1)); break;
+    case COL_SPOP:  sqlite3_result_double(ctx, ga_stddev(s, q, n, n)); break;
   }
   return SQLITE_OK;
 }

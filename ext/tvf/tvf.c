@@ -77,12 +77,9 @@ void ga_other_result(sqlite3_context *ctx, const ga_other *k){
 }
 
 void ga_source_free(ga_source *p){
-  int i;
-  for(i=0; i<p->nCol; i++) sqlite3_free(p->azCol[i]);
-  sqlite3_free(p->azCol);
+  ga_table_free(&p->tab);
   sqlite3_free(p->zFrom);
   sqlite3_free(p->zTab);
-  sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   memset(p, 0, sizeof(*p));
 }
@@ -235,26 +232,148 @@ static int sourceSchema(sqlite3 *db, const char *zDb, const char *zTab, char **p
   return rc;
 }
 
-/* The columns of zDb.zTab into p. SQLITE_OK or an error. */
-static int sourceColumns(sqlite3 *db, const char *zDb, const char *zTab, ga_source *p){
+/* ---- the table's description (colsrc.h) ------------------------------------------------- */
+
+void ga_table_free(ga_table *t){
+  int i;
+  for(i=0; i<t->nCol; i++){
+    sqlite3_free(t->aCol[i].zName);
+    sqlite3_free(t->aCol[i].zType);
+    sqlite3_free(t->aCol[i].zColl);
+  }
+  sqlite3_free(t->aCol);
+  sqlite3_free(t->zKind);
+  sqlite3_free(t->zTab);
+  sqlite3_free(t->zDb);
+  memset(t, 0, sizeof(*t));
+}
+
+/* A copy of z (NULL stays NULL) into *pz; SQLITE_OK or SQLITE_NOMEM. */
+static int dupText(const unsigned char *z, char **pz){
+  *pz = z ? sqlite3_mprintf("%s", z) : 0;
+  return z && *pz==0 ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+/* t's spelling, kind and WITHOUT ROWID from table_list (zTab as given). */
+static int tableKind(sqlite3 *db, const char *zTab, ga_table *t){
+  /* Names compare ignoring ASCII case, as SQLite's do. */
+  static const char *zSql = "SELECT name, type, wr FROM pragma_table_list"
+                            " WHERE name=?1 COLLATE NOCASE AND schema=?2 COLLATE NOCASE";
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_xinfo(?1, ?2) WHERE hidden<>1", -1, &st, 0);
-  int nAlloc = 0;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  if( rc==SQLITE_ERROR ){
+    sqlite3_finalize(st);
+    t->noList = 1;                  /* before SQLite 3.37: no table_list pragma */
+    return dupText((const unsigned char*)zTab, &t->zTab);
+  }
   if( rc==SQLITE_OK ){
     sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, zDb, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, t->zDb, -1, SQLITE_STATIC);
+    if( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      rc = dupText(sqlite3_column_text(st, 0), &t->zTab);
+      if( rc==SQLITE_OK ) rc = dupText(sqlite3_column_text(st, 1), &t->zKind);
+      t->withoutRowid = sqlite3_column_int(st, 2);
+    }else if( rc==SQLITE_DONE ){
+      rc = SQLITE_OK;               /* not listed (sqlite_master): zKind stays NULL */
+    }
+  }
+  sqlite3_finalize(st);
+  if( rc==SQLITE_OK && t->zTab==0 ) rc = dupText((const unsigned char*)zTab, &t->zTab);
+  return rc;
+}
+
+/* The collating sequence SQLite gives expression "zCol" over t, as
+** EXPLAIN shows min()'s CollSeq (count(*) beside it keeps min() an
+** aggregate, not an index seek), into *pzColl; NULL where the plan does not
+** name one alone (a view with aggregates of its own shows theirs too).
+** P4 reads "NAME-8" (the name cut at 18 bytes), or "(NAME)" before 3.24;
+** a name cut short is no built-in one, which is all the caller needs. */
+static int probeColl(sqlite3 *db, const ga_table *t, const char *zCol, char **pzColl){
+  char *zSql = sqlite3_mprintf("EXPLAIN SELECT min(\"%w\"), count(*) FROM \"%w\".\"%w\"", zCol, t->zDb, t->zTab);
+  sqlite3_stmt *st = 0;
+  char *zSeen = 0;
+  int rc, ambiguous = 0;
+  *pzColl = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_NOMEM ) return rc;
+  if( rc!=SQLITE_OK ){
+    sqlite3_finalize(st);
+    return SQLITE_OK;               /* no plan (a view that cannot run here): not known */
+  }
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    const char *zOp = (const char*)sqlite3_column_text(st, 1), *z = (const char*)sqlite3_column_text(st, 5);
+    int n;
+    char *zName;
+    if( zOp==0 || strcmp(zOp, "CollSeq")!=0 || z==0 ) continue;
+    n = (int)strlen(z);
+    if( z[0]=='(' && n>1 && z[n-1]==')' ){
+      z++;
+      n -= 2;
+    }else{
+      const char *zDash = strrchr(z, '-');
+      if( zDash ) n = (int)(zDash - z);
+    }
+    if( (zName = sqlite3_mprintf("%.*s", n, z))==0 ){ rc = SQLITE_NOMEM; break; }
+    if( zSeen && sqlite3_stricmp(zSeen, zName)!=0 ) ambiguous = 1;
+    if( zSeen ) sqlite3_free(zName); else zSeen = zName;
+  }
+  sqlite3_finalize(st);
+  if( rc!=SQLITE_DONE && rc!=SQLITE_ROW ){
+    sqlite3_free(zSeen);
+    return rc==SQLITE_NOMEM ? rc : SQLITE_OK;
+  }
+  if( ambiguous ) sqlite3_free(zSeen); else *pzColl = zSeen;
+  return SQLITE_OK;
+}
+
+/* Column c's collating sequence: a table's as declared
+** (sqlite3_table_column_metadata); where that has none to give (a view:
+** "no such table column"), the plan's. */
+static int columnColl(sqlite3 *db, const ga_table *t, ga_tabcol *c){
+  const char *zType = 0, *zColl = 0;
+  int notNull, pk, autoInc;
+  if( (t->zKind==0 || strcmp(t->zKind, "view")!=0) && sqlite3_api->table_column_metadata
+   && sqlite3_table_column_metadata(db, t->zDb, t->zTab, c->zName, &zType, &zColl, &notNull, &pk, &autoInc)==SQLITE_OK
+   && zColl ){
+    return dupText((const unsigned char*)zColl, &c->zColl);
+  }
+  return probeColl(db, t, c->zName, &c->zColl);
+}
+
+int ga_table_describe(sqlite3 *db, const char *zDb, const char *zTab, ga_table *t){
+  sqlite3_stmt *st = 0;
+  int rc, nAlloc = 0, i;
+  memset(t, 0, sizeof(*t));
+  if( (rc = dupText((const unsigned char*)zDb, &t->zDb))!=SQLITE_OK ) return rc;
+  /* The cookie first: a change after it moves it, so that a source that
+  ** reads the same cookie later has a description that still holds. */
+  rc = ga_schema_version(db, zDb, &t->schemaVersion);
+  if( rc==SQLITE_OK ) rc = tableKind(db, zTab, t);
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(db, "SELECT name, type FROM pragma_table_xinfo(?1, ?2) WHERE hidden<>1", -1, &st, 0);
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_text(st, 1, t->zTab, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, t->zDb, -1, SQLITE_STATIC);
     while( (rc = sqlite3_step(st))==SQLITE_ROW ){
-      if( p->nCol==nAlloc ){
-        char **a = sqlite3_realloc64(p->azCol, sizeof(char*)*(sqlite3_uint64)(nAlloc = nAlloc ? 2*nAlloc : 16));
+      ga_tabcol *c;
+      if( t->nCol==nAlloc ){
+        ga_tabcol *a = sqlite3_realloc64(t->aCol, sizeof(ga_tabcol)*(sqlite3_uint64)(nAlloc = nAlloc ? 2*nAlloc : 16));
         if( a==0 ){ rc = SQLITE_NOMEM; break; }
-        p->azCol = a;
+        t->aCol = a;
       }
-      if( (p->azCol[p->nCol] = sqlite3_mprintf("%s", sqlite3_column_text(st, 0)))==0 ){ rc = SQLITE_NOMEM; break; }
-      p->nCol++;
+      c = &t->aCol[t->nCol++];
+      memset(c, 0, sizeof(*c));
+      if( (rc = dupText(sqlite3_column_text(st, 0), &c->zName))!=SQLITE_OK ) break;
+      if( c->zName==0 ){ rc = SQLITE_NOMEM; break; }
+      if( (rc = dupText(sqlite3_column_text(st, 1), &c->zType))!=SQLITE_OK ) break;
+      c->aff = ga_affinity(c->zType);
     }
     if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   }
   sqlite3_finalize(st);
+  for(i=0; rc==SQLITE_OK && i<t->nCol; i++) rc = columnColl(db, t, &t->aCol[i]);
+  if( rc!=SQLITE_OK ) ga_table_free(t);
   return rc;
 }
 
@@ -338,10 +457,8 @@ int ga_tvf_source(sqlite3_vtab *tab, sqlite3 *db, const char *zFn, const char *z
     if( rc==SQLITE_ERROR && zWhy ) rc = SQLITE_OK;     /* not a name: said below */
   }
   if( rc==SQLITE_OK && zDb ){
-    p->zDb = zDb;
-    zDb = 0;
-    rc = p->zTab ? sourceColumns(db, p->zDb, p->zTab, p) : SQLITE_NOMEM;
-    if( rc==SQLITE_OK && (p->zFrom = sqlite3_mprintf("\"%w\".\"%w\"", p->zDb, p->zTab))==0 ) rc = SQLITE_NOMEM;
+    rc = p->zTab ? ga_table_describe(db, zDb, p->zTab, &p->tab) : SQLITE_NOMEM;
+    if( rc==SQLITE_OK && (p->zFrom = sqlite3_mprintf("\"%w\".\"%w\"", p->tab.zDb, p->tab.zTab))==0 ) rc = SQLITE_NOMEM;
   }else if( rc==SQLITE_OK ){
     rc = noSuchTable(tab, db, zFn, zSource, zQual, zName, zWhy, at);
   }
@@ -357,8 +474,8 @@ int ga_tvf_source(sqlite3_vtab *tab, sqlite3 *db, const char *zFn, const char *z
 ** ignoring ASCII case), or -1. */
 static int columnIndex(const ga_source *p, const char *zCol){
   int i;
-  for(i=0; i<p->nCol && sqlite3_stricmp(p->azCol[i], zCol)!=0; i++){}
-  return i<p->nCol ? i : -1;
+  for(i=0; i<p->tab.nCol && sqlite3_stricmp(p->tab.aCol[i].zName, zCol)!=0; i++){}
+  return i<p->tab.nCol ? i : -1;
 }
 
 int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const char *zCol){
@@ -377,13 +494,13 @@ int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const 
   }else if( zWhy ){
     const char *zHint = notNameHint(zCol, at, 0);
     ga_tvf_error(tab, "%s: no such column: %s in %s (not a name: %s, and table \"%w\" of %s has no column of that exact"
-                 " name)%s%s", zFn, zCol, p->zName, zWhy, p->zTab, p->zDb, zHint ? "; " : "", zHint ? zHint : "");
+                 " name)%s%s", zFn, zCol, p->zName, zWhy, p->zTab, p->tab.zDb, zHint ? "; " : "", zHint ? zHint : "");
   }else if( zQual ){
     ga_tvf_error(tab, "%s: no such column: %s in %s (a column is named alone, without its table: \"%w\")", zFn, zCol,
                  p->zName, zName);
   }else{
     ga_tvf_error(tab, "%s: no such column: %s in %s (looked for column \"%w\" in table \"%w\" of %s)", zFn, zCol,
-                 p->zName, zName, p->zTab, p->zDb);
+                 p->zName, zName, p->zTab, p->tab.zDb);
   }
   sqlite3_free(zQual);
   sqlite3_free(zName);
@@ -410,7 +527,7 @@ static int openReader(sqlite3_vtab *tab, const char *zFn, const ga_source *p, in
   char *zErr = 0;
   int rc = GA_REFUSED;
   if( v->conn->pages ){
-    *ppSrc = ga_colsrc_pages(v->db, v->conn, p->zDb, p->zTab, nCol, azCol, aWant, &rc, &zErr);
+    *ppSrc = ga_colsrc_pages(v->db, v->conn, &p->tab, nCol, azCol, aWant, &rc, &zErr);
     if( *ppSrc==0 && rc!=GA_REFUSED ){
       ga_tvf_error(tab, "%s: %s", zFn, zErr ? zErr : "out of memory");
       sqlite3_free(zErr);
@@ -436,10 +553,10 @@ int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol
   const char *azCol[GA_STMT_COLS];
   ga_colsrc *cache = 0, *reader = 0;
   int i, hit = 0, rc;
-  for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->azCol[aiCol[i]];
+  for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->tab.aCol[aiCol[i]].zName;
   *ppSrc = 0;
   /* Kept columns first (source/cache.c); a miss keeps what the reader reads. */
-  cache = ga_colsrc_cache(v->db, v->conn, p->zDb, p->zTab, nCol, azCol, aWant, &hit);
+  cache = ga_colsrc_cache(v->db, v->conn, &p->tab, nCol, azCol, aWant, &hit);
   if( hit ){
     noteSource(v->conn, zFn, GA_SRC_CACHE, 0);
     *ppSrc = cache;

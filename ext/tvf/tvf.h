@@ -17,19 +17,35 @@
 **   3. A COLUMN is the column named as written, else as SQL writes one name
 **      (a table-qualified 't.x' is refused); either way ignoring ASCII case,
 **      as SQLite compares names.
-**   4. The resolved schema and table (ga_source's zDb and zTab) are what the
-**      page source and the column cache read: neither looks the name up
-**      again. Names are quoted with %w, never pasted into SQL.
+**   4. The resolved table is described once (ga_source's tab, a ga_table:
+**      colsrc.h), and that description is what the page source and the
+**      column cache read: neither looks the table up again. Names are
+**      quoted with %w, never pasted into SQL.
 **   5. Errors name the function and the problem: "gpu_x: no such table: t
 **      (looked for table "t" in main and temp)". No such table says which
 **      schemas were searched, or that the schema does not exist; no such
 **      column, which table; an argument that is not a name says why, and
 **      hints what to do for a subquery, an expression or filter, a list.
+**
+** Adding a table-valued function: a file in ext/tvf/ with an eponymous-only
+** sqlite3_module (xCreate 0, as summary.c's) whose xConnect is
+** ga_tvf_connect with its CREATE TABLE (the arguments as HIDDEN columns
+** after the results; a result named as an SQL keyword is declared quoted),
+** whose xBestIndex is ga_tvf_best_index (plus, like summary.c's
+** WANT_QUARTILES, bits of idxNum for costly results the plan's colUsed
+** reads), and whose xFilter takes its arguments with ga_tvf_args, checks
+** names with ga_tvf_name, resolves SOURCE with ga_tvf_source and COLUMNs
+** with ga_tvf_column, opens a source with ga_tvf_open (or serves columns
+** kept on a device: ga_colsrc_resident) and frees the ga_source. Register
+** the module in gpuagg.c's list, make room for its note in ga_conn's aNote
+** (gpuagg.h), and add a README row and section and a tests/test_*.c suite
+** (Makefile.am) that checks it against SQL.
 */
 #ifndef GPUAGG_TVF_H
 #define GPUAGG_TVF_H
 
 #include "gpuagg.h"
+#include "colsrc.h"
 
 /* The virtual table each of them declares. */
 typedef struct ga_vtab {
@@ -63,11 +79,10 @@ void ga_other_result(sqlite3_context*, const ga_other*);
 /* A resolved SOURCE. */
 typedef struct ga_source {
   char *zName;              /* as the user gave it */
-  char *zDb;                /* the schema that holds it, as pragma_database_list names it */
-  char *zTab;               /* its name there (the case as given) */
+  char *zTab;               /* the table's name as the user wrote it (messages name it so) */
   char *zFrom;              /* the quoted FROM term: "schema"."t" */
-  int nCol;                 /* columns */
-  char **azCol;             /* their declared names */
+  ga_table tab;             /* the table, described once (colsrc.h): schema, SQLite's spelling,
+                            ** kind, columns with their types and collations */
 } ga_source;
 
 /* z as SQL writes a name: [qualifier.]name, each part bare (an ASCII
