@@ -340,7 +340,7 @@ static int groupResident(GroupVtab *v, GroupCursor *c, ga_colsrc *src, ga_group 
     ga_tvf_error(&v->base, "%s", zErr);
     return -1;
   }
-  for(i=0; i<g->nRes; i++){
+  for(i=0; (k->nText || k->nBlob) && i<g->nRes; i++){     /* only then: g->res can be large */
     ga_grow *r = &g->res[i];
     if( r->kclass==GA_K_TEXT || r->kclass==GA_K_BLOB ){
       const ga_cell *e = &k->dict[r->key];
