@@ -151,14 +151,19 @@ cudaError_t ga_group_prepare(void);
 ** numbers d_v[0..n) (bit i of d_bits set: a double's bits, else an int64)
 ** as doubles into d_out. ga_res_group_rows_launch: rows 0..n) of a key
 ** column and a value column (values, and SQLite's storage classes: 1
-** INTEGER, 2 REAL, else NULL) as grouping rows (group_acc.h, 1-2) into
-** d_keys, d_vals and d_meta; no real is flagged GA_V_HOST (the caller has
-** checked that the window holds them all).
+** INTEGER, 2 REAL, 3 TEXT, 4 BLOB, 5 NULL; a TEXT or BLOB value is its
+** place in its column's dictionary) as grouping rows (group_acc.h, 1-2)
+** into d_keys, d_vals and d_meta; a TEXT or BLOB value, with places 0, as
+** the number d_num/d_numReal gives its place (GA_V_OTHER; NULL d_num: no
+** value), with places 1, the place itself (GA_V_INT; other rows no
+** value); no real is flagged GA_V_HOST (the caller has checked that the
+** window holds them all).
 */
 cudaError_t ga_res_doubles_launch(const int64_t *d_v, const uint64_t *d_bits, int64_t n, double *d_out,
                                   cudaStream_t stream);
 cudaError_t ga_res_group_rows_launch(const int64_t *d_kv, const unsigned char *d_kc, const int64_t *d_vv,
-                                     const unsigned char *d_vc, int64_t n, uint64_t *d_keys, uint64_t *d_vals,
+                                     const unsigned char *d_vc, int64_t n, const int64_t *d_num,
+                                     const unsigned char *d_numReal, int places, uint64_t *d_keys, uint64_t *d_vals,
                                      unsigned char *d_meta, cudaStream_t stream);
 
 /* Sort n keys ascending (CUB's radix sort, select.cu): from d_in into

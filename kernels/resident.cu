@@ -25,14 +25,20 @@ __global__ void doubles(const long long *__restrict__ v, const unsigned long lon
 
 /* group_acc.h (2): the key's class and form, and the value's lane, as
 ** tvf/groupby.c encodes a row of a batch; a TEXT or BLOB key is its place
-** in the key column's dictionary (one id space: the places differ). */
+** in the key column's dictionary (one id space: the places differ). A TEXT
+** or BLOB value: with places 0, the number sum() reads from it, by its
+** place in the value column's dictionary numbers (dNum, dNumReal; none: no
+** lane), flagged GA_V_OTHER (summed, no extreme); with places 1, its place
+** itself as an integer (the extremes of places are those of the values),
+** and every other row has no value. */
 __global__ void groupRows(const long long *__restrict__ kv, const unsigned char *__restrict__ kc,
                           const long long *__restrict__ vv, const unsigned char *__restrict__ vc, long long n,
+                          const long long *__restrict__ dNum, const unsigned char *__restrict__ dNumReal, int places,
                           unsigned long long *__restrict__ keys, unsigned long long *__restrict__ vals,
                           unsigned char *__restrict__ meta){
   for( long long i = (long long)blockIdx.x * kThreads + threadIdx.x; i < n; i += (long long)gridDim.x * kThreads ){
-    long long k = kv[i];
-    unsigned char m = GA_K_NULL;
+    long long k = kv[i], v = vv[i];
+    unsigned char m = GA_K_NULL, c = vc[i];
     unsigned long long key = 0;
     if( kc[i] == kInteger ){
       m = GA_K_INT;
@@ -50,10 +56,19 @@ __global__ void groupRows(const long long *__restrict__ kv, const unsigned char 
       m = kc[i] == kText ? GA_K_TEXT : GA_K_BLOB;   /* the place in the column's dictionary */
       key = (unsigned long long)k;
     }
-    if( vc[i] == kInteger ) m |= GA_V_INT;
-    else if( vc[i] == kFloat ) m |= GA_V_REAL;
+    if( places ){
+      if( c == kText || c == kBlob ) m |= GA_V_INT;
+      else v = 0;
+    }else if( c == kInteger ){
+      m |= GA_V_INT;
+    }else if( c == kFloat ){
+      m |= GA_V_REAL;
+    }else if( (c == kText || c == kBlob) && dNum ){
+      m |= GA_V_OTHER | (dNumReal[v] ? GA_V_REAL : GA_V_INT);
+      v = dNum[v];
+    }
     keys[i] = key;
-    vals[i] = (unsigned long long)vv[i];
+    vals[i] = (unsigned long long)v;
     meta[i] = m;
   }
 }
@@ -73,10 +88,12 @@ extern "C" cudaError_t ga_res_doubles_launch(const int64_t *d_v, const uint64_t 
 }
 
 extern "C" cudaError_t ga_res_group_rows_launch(const int64_t *d_kv, const unsigned char *d_kc, const int64_t *d_vv,
-                                                const unsigned char *d_vc, int64_t n, uint64_t *d_keys,
+                                                const unsigned char *d_vc, int64_t n, const int64_t *d_num,
+                                                const unsigned char *d_numReal, int places, uint64_t *d_keys,
                                                 uint64_t *d_vals, unsigned char *d_meta, cudaStream_t stream){
   if( n <= 0 ) return cudaSuccess;
   groupRows<<<blocksFor(n), kThreads, 0, stream>>>((const long long *)d_kv, d_kc, (const long long *)d_vv, d_vc, n,
+                                                   (const long long *)d_num, d_numReal, places,
                                                    (unsigned long long *)d_keys, (unsigned long long *)d_vals, d_meta);
   return cudaGetLastError();
 }

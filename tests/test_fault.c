@@ -154,9 +154,10 @@ START_TEST(test_cache_faults){
     "SELECT bin, count FROM gpu_histogram('d', 'i', 1000, -1e6, 1e6)",
     "SELECT * FROM gpu_group_by('d', 'k', 'x')",
     "SELECT * FROM gpu_group_by('d', 's', 'i')",     /* a TEXT key: its dictionary on the device */
+    "SELECT * FROM gpu_group_by('d', 'k', 's')",     /* TEXT values: two groupings, numbers and places */
   };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
-  char zDir[64], zFile[128], *aRef[5];
+  char zDir[64], zFile[128], *aRef[6];
   sqlite3 *db;
   sqlite3_stmt *st;
   int hit[5] = { 0, 0, 0, 0, 0 }, k, w, q, strict, fill, n;

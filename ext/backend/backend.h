@@ -242,14 +242,18 @@ struct ga_backend {
   ** or non-zero with zErr set; the caller applies the failure policy
   ** (ga_device_failed). Reductions count their work per device in stats,
   ** and give what the chunk pipeline gives on the same rows. */
-  /* n rows (classes, values as the cache holds them) across the devices of
-  ** a connection limited to nDev; *pBytes the device memory it takes.
-  ** GA_DEV_NOMEM: a device had no room. */
-  int (*xColMake)(const unsigned char *type, const int64_t *v, int64_t n, int nDev, ga_dcol **pp,
-                  int64_t *pBytes, char *zErr);
+  /* n rows (classes, values as the cache holds them: a TEXT or BLOB value
+  ** its place in the column's dictionary) across the devices of a
+  ** connection limited to nDev, with the number sum() reads from each of
+  ** the nDict dictionary entries (dictNum, and dictReal: a double's bits;
+  ** NULL: not known); *pBytes the device memory it takes. GA_DEV_NOMEM: a
+  ** device had no room. */
+  int (*xColMake)(const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
+                  const unsigned char *dictReal, int64_t nDict, int nDev, ga_dcol **pp, int64_t *pBytes, char *zErr);
   void (*xColFree)(ga_dcol*);
-  /* The device memory a column of n rows, nNum of them numbers, takes. */
-  int64_t (*xColBytes)(int64_t n, int64_t nNum);
+  /* The device memory a column of n rows, nNum of them numbers, with nDict
+  ** dictionary numbers, takes. */
+  int64_t (*xColBytes)(int64_t n, int64_t nNum, int64_t nDict);
   /* ... and what d takes on device iDev. */
   int64_t (*xColBytesOn)(const ga_dcol *d, int iDev);
   /* The free memory of a connection's devices (limited to nDev), together;
@@ -263,8 +267,13 @@ struct ga_backend {
   /* Count d's numbers into hist->counts (hist->h set). */
   int (*xColHist)(ga_dres**, ga_stats*, ga_dcol *d, ga_hist *hist, char *zErr);
   /* Fold key column k and value column v into g (g->jb set; nGroup: the
-  ** key column's groups if known, else 0); then xGroupDone. */
-  int (*xColGroup)(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
+  ** key column's groups if known, else 0); then xGroupDone. A TEXT or BLOB
+  ** value: places 0, the number sum() reads from it (v's dictionary
+  ** numbers; none: not a value), summed, no extreme; places 1, its place
+  ** in v's dictionary as an integer value, every other row no value (the
+  ** groups' extremes are then the least and greatest TEXT or BLOB). */
+  int (*xColGroup)(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, int places, ga_group *g,
+                   char *zErr);
   /* xRanks over the keys of d's numbers (ranks.h's ga_key). */
   int (*xColRanks)(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, char *zErr);
   /* How many distinct values d's numbers have, as count(DISTINCT) counts

@@ -21,17 +21,18 @@ int ga_cuda_ranks(uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uin
                   char *zErr);
 
 /* Kept columns (cuda_resident.c; ga_backend's xCol* contracts). */
-int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, int nDev, ga_dcol **pp, int64_t *pBytes,
-                 char *zErr);
+int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
+                 const unsigned char *dictReal, int64_t nDict, int nDev, ga_dcol **pp, int64_t *pBytes, char *zErr);
 void ga_dcol_free(ga_dcol*);
-int64_t ga_dcol_bytes(int64_t n, int64_t nNum);
+int64_t ga_dcol_bytes(int64_t n, int64_t nNum, int64_t nDict);
 int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev);
 int64_t ga_cuda_free_bytes(int nDev);
 void ga_dres_free(ga_dres*);
 int ga_dcol_stats(ga_dres**, ga_stats*, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
 int ga_dcol_range(ga_dres**, ga_stats*, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr);
 int ga_dcol_hist(ga_dres**, ga_stats*, ga_dcol *d, ga_hist *hist, char *zErr);
-int ga_dcol_group(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr);
+int ga_dcol_group(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, int places, ga_group *g,
+                  char *zErr);
 int ga_dcol_ranks(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, char *zErr);
 int ga_dcol_distinct(ga_dres**, ga_stats*, ga_dcol *d, int64_t *pn, char *zErr);
 
@@ -119,13 +120,16 @@ int ga_cu_group_start(ga_slot *s, const ga_job *j, char *zErr);
 int ga_cu_group_done(ga_group *g, int use, char *zErr);
 /* Fold n rows of a key column and a value column kept on device dev (values
 ** kv/vv, classes kc/vc; the first at scan position base) into g's table on
-** dev, a piece of at most nPiece rows at a time
-** encoded into scratch (17*nPiece bytes); nGroup: the key column's groups
-** if known, else 0. g's window (g->jb) holds every real of the values. e0
-** and e1 are recorded around the work on the table's stream. */
+** dev, a piece of at most nPiece rows at a time encoded into scratch
+** (17*nPiece bytes); TEXT and BLOB values as ga_res_group_rows_launch says
+** (dNum, dNumReal: the value column's dictionary numbers on dev, or NULL;
+** places); nGroup: the key column's groups if known, else 0. g's window
+** (g->jb) holds every real of the values. e0 and e1 are recorded around the
+** work on the table's stream. */
 int ga_cu_group_resident(ga_group *g, int dev, int64_t base, const int64_t *kv, const unsigned char *kc,
-                         const int64_t *vv, const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch,
-                         int64_t nPiece, cudaEvent_t e0, cudaEvent_t e1, char *zErr);
+                         const int64_t *vv, const unsigned char *vc, const int64_t *dNum, const unsigned char *dNumReal,
+                         int places, int64_t n, int64_t nGroup, void *scratch, int64_t nPiece, cudaEvent_t e0,
+                         cudaEvent_t e1, char *zErr);
 
 /* Order statistics (cuda_select.c; ga_cuda_ranks's contract) of n keys that
 ** xFill makes on device dev (the current one) at dKeys, in stream order on

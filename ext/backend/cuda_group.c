@@ -276,8 +276,9 @@ int ga_cu_group_done(ga_group *g, int use, char *zErr){
 ** no count is read back; else it grows as group_acc.h (2) says, a piece at
 ** a time. */
 int ga_cu_group_resident(ga_group *g, int dev, int64_t base, const int64_t *kv, const unsigned char *kc,
-                         const int64_t *vv, const unsigned char *vc, int64_t n, int64_t nGroup, void *scratch,
-                         int64_t nPiece, cudaEvent_t e0, cudaEvent_t e1, char *zErr){
+                         const int64_t *vv, const unsigned char *vc, const int64_t *dNum, const unsigned char *dNumReal,
+                         int places, int64_t n, int64_t nGroup, void *scratch, int64_t nPiece, cudaEvent_t e0,
+                         cudaEvent_t e1, char *zErr){
   uint64_t *keys = (uint64_t*)scratch, *vals = keys + nPiece;
   unsigned char *meta = (unsigned char*)(vals + nPiece);
   int64_t i;
@@ -287,7 +288,8 @@ int ga_cu_group_resident(ga_group *g, int dev, int64_t base, const int64_t *kv, 
   CK(cudaEventRecord(e0, c->st), "cudaEventRecord");
   for(i=0; i<n; i+=nPiece){
     int64_t k = n - i < nPiece ? n - i : nPiece;
-    CK(FI(FAULT_LAUNCH, ga_res_group_rows_launch(kv + i, kc + i, vv + i, vc + i, k, keys, vals, meta, c->st)),
+    CK(FI(FAULT_LAUNCH, ga_res_group_rows_launch(kv + i, kc + i, vv + i, vc + i, k, dNum, dNumReal, places, keys,
+                                                          vals, meta, c->st)),
        "the row encoding kernel");
     if( nGroup<=0 && groupRoom(c, k, zErr) ) return 1;
     if( (c->nRows + k)/GA_CARRY_ROWS > c->nRows/GA_CARRY_ROWS ){

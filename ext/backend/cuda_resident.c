@@ -62,6 +62,8 @@ typedef struct dPart {
   unsigned char *rowC;      /* ... and class */
   int64_t *num;             /* the numbers (rowV when there is no NULL) */
   uint64_t *bits;           /* bit i set: number i is a real */
+  int64_t *dictNum;         /* the number sum() reads from each dictionary entry, or NULL */
+  unsigned char *dictReal;  /* ... 1: a double's bits */
 } dPart;
 
 struct ga_dcol {
@@ -90,17 +92,20 @@ struct ga_dres {
 static int64_t up16(int64_t n){ return (n + 15) & ~(int64_t)15; }
 
 /* A part's allocation's layout: rows' values, numbers (if some rows are
-** NULL), the reals' bitmap, rows' classes; each 16-byte aligned. */
-static int64_t layout(int64_t n, int64_t nNum, int64_t *oNum, int64_t *oBits, int64_t *oC){
+** not), the reals' bitmap, rows' classes, the dictionary's numbers and
+** their classes (nDict of them); each 16-byte aligned. */
+static int64_t layout(int64_t n, int64_t nNum, int64_t nDict, int64_t *oNum, int64_t *oBits, int64_t *oC,
+                      int64_t *oDict){
   *oNum = up16(8*n);
   *oBits = *oNum + (nNum<n ? up16(8*nNum) : 0);
   *oC = *oBits + up16(8*GA_BITMAP_WORDS(nNum));
-  return *oC + up16(n ? n : 1);
+  *oDict = *oC + up16(n ? n : 1);
+  return *oDict + up16(9*nDict);
 }
 
-int64_t ga_dcol_bytes(int64_t n, int64_t nNum){
-  int64_t a, b, c;
-  return layout(n, nNum, &a, &b, &c);
+int64_t ga_dcol_bytes(int64_t n, int64_t nNum, int64_t nDict){
+  int64_t a, b, c, d;
+  return layout(n, nNum, nDict, &a, &b, &c, &d);
 }
 
 int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev){
@@ -110,9 +115,11 @@ int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev){
   return nb;
 }
 
-/* Part p's rows (classes type, values v) to its device. */
-static int partMake(dPart *p, const unsigned char *type, const int64_t *v, char *zErr){
-  int64_t i, k = 0, nW, oNum, oBits, oC;
+/* Part p's rows (classes type, values v) to its device, with the column's
+** dictionary numbers (nDict of them; dictNum NULL: none). */
+static int partMake(dPart *p, const unsigned char *type, const int64_t *v, const int64_t *dictNum,
+                    const unsigned char *dictReal, int64_t nDict, char *zErr){
+  int64_t i, k = 0, nW, oNum, oBits, oC, oDict;
   uint64_t *hBits;
   int64_t *hNum = 0;
   cudaError_t e;
@@ -121,7 +128,8 @@ static int partMake(dPart *p, const unsigned char *type, const int64_t *v, char 
     if( type[i]==SQLITE_FLOAT ) p->nReal++;
   }
   nW = GA_BITMAP_WORDS(p->nNum);
-  p->bytes = layout(p->n, p->nNum, &oNum, &oBits, &oC);
+  if( dictNum==0 ) nDict = 0;
+  p->bytes = layout(p->n, p->nNum, nDict, &oNum, &oBits, &oC, &oDict);
   hBits = calloc((size_t)(nW ? nW : 1), 8);
   if( p->nNum<p->n ) hNum = malloc((size_t)(p->nNum ? p->nNum : 1)*8);
   if( hBits==0 || (p->nNum<p->n && hNum==0) ){
@@ -147,7 +155,15 @@ static int partMake(dPart *p, const unsigned char *type, const int64_t *v, char 
     p->num = hNum ? (int64_t*)(m + oNum) : p->rowV;
     p->bits = (uint64_t*)(m + oBits);
     p->rowC = (unsigned char*)(m + oC);
+    if( nDict ){
+      p->dictNum = (int64_t*)(m + oDict);
+      p->dictReal = (unsigned char*)(p->dictNum + nDict);
+    }
     if( p->n ) e = FI(FAULT_COPY, cudaMemcpy(p->rowV, v, (size_t)(8*p->n), cudaMemcpyHostToDevice));
+    if( e==cudaSuccess && nDict ){
+      e = FI(FAULT_COPY, cudaMemcpy(p->dictNum, dictNum, (size_t)(8*nDict), cudaMemcpyHostToDevice));
+      if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpy(p->dictReal, dictReal, (size_t)nDict, cudaMemcpyHostToDevice));
+    }
     if( e==cudaSuccess && hNum && p->nNum ) e = FI(FAULT_COPY, cudaMemcpy(p->num, hNum, (size_t)(8*p->nNum), cudaMemcpyHostToDevice));
     if( e==cudaSuccess && nW ) e = FI(FAULT_COPY, cudaMemcpy(p->bits, hBits, (size_t)(8*nW), cudaMemcpyHostToDevice));
     if( e==cudaSuccess && p->n ) e = FI(FAULT_COPY, cudaMemcpy(p->rowC, type, (size_t)p->n, cudaMemcpyHostToDevice));
@@ -157,8 +173,8 @@ static int partMake(dPart *p, const unsigned char *type, const int64_t *v, char 
   return e==cudaSuccess ? 0 : ga_cu_fail(e, "keeping a column on the device", zErr);
 }
 
-int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, int nDev, ga_dcol **pp, int64_t *pBytes,
-                 char *zErr){
+int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
+                 const unsigned char *dictReal, int64_t nDict, int nDev, ga_dcol **pp, int64_t *pBytes, char *zErr){
   ga_dcol *d = calloc(1, sizeof(ga_dcol));
   int aDev[GA_DEV_MAX], nUse = 0, i, rc = 0;
   int64_t num0 = 0, total = 0;
@@ -182,7 +198,7 @@ int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, int nDe
     p->n = n*(i+1)/nUse - p->row0;
     p->num0 = num0;
     d->nPart = i + 1;
-    if( (rc = ga_cu_live(p->dev, zErr))==0 && (rc = partMake(p, type + p->row0, v + p->row0, zErr))==0 ){
+    if( (rc = ga_cu_live(p->dev, zErr))==0 && (rc = partMake(p, type + p->row0, v + p->row0, dictNum, dictReal, nDict, zErr))==0 ){
       num0 += p->nNum;
       total += p->bytes;
     }
@@ -441,7 +457,8 @@ int ga_dcol_hist(ga_dres **pp, ga_stats *stats, ga_dcol *d, ga_hist *hist, char 
   return rc;
 }
 
-int ga_dcol_group(ga_dres **pp, ga_stats *stats, ga_dcol *k, ga_dcol *v, int64_t nGroup, ga_group *g, char *zErr){
+int ga_dcol_group(ga_dres **pp, ga_stats *stats, ga_dcol *k, ga_dcol *v, int64_t nGroup, int places, ga_group *g,
+                  char *zErr){
   int use[GA_DEV_MAX] = {0}, p;
   dRes *r;
   if( k->nPart!=v->nPart ){
@@ -458,8 +475,8 @@ int ga_dcol_group(ga_dres **pp, ga_stats *stats, ga_dcol *k, ga_dcol *v, int64_t
     use[a->dev] = 1;
     /* The scratch is the connection stream's: wait for its last user. */
     CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (kept columns)");
-    if( ga_cu_group_resident(g, a->dev, a->row0, a->rowV, a->rowC, b->rowV, b->rowC, a->n, nGroup, r->scratch,
-                             GROUP_PIECE, r->e0, r->e1, zErr) ) return 1;
+    if( ga_cu_group_resident(g, a->dev, a->row0, a->rowV, a->rowC, b->rowV, b->rowC, b->dictNum, b->dictReal, places,
+                             a->n, nGroup, r->scratch, GROUP_PIECE, r->e0, r->e1, zErr) ) return 1;
   }
   /* Every device folds its part; then each is waited for. */
   for(p=0; p<GA_DEV_MAX; p++){

@@ -439,6 +439,23 @@ static int residentOf(const Rec *r, unsigned char want, ga_resident *x){
   return x->nText + x->nBlob==0 || (want & GA_COL_BYTES);
 }
 
+/* The reals r's TEXT and BLOB values read as (its cells carry numbers:
+** GA_COL_NUMERIC) into its exponents and infinities, beside its REAL
+** values': a grouping sums them too. */
+static void dictReals(ga_resident *r){
+  int64_t i;
+  for(i=0; i<r->nDict; i++){
+    const ga_cell *x = &r->dict[i];
+    int e = (int)(((uint64_t)x->num >> 52) & 0x7ff);
+    if( x->numType!=SQLITE_FLOAT ) continue;
+    if( e==0x7ff ) r->nInf++;
+    else if( ((uint64_t)x->num << 1)!=0 ){
+      if( e<r->eMin ) r->eMin = e;
+      if( e>r->eMax ) r->eMax = e;
+    }
+  }
+}
+
 /* Drop the least recently used entry no scan holds; 0 if there is none. */
 static int evictOne(ga_cache *c){
   ga_centry **pp, **pLast = 0;
@@ -458,7 +475,24 @@ static void deviceKeep(ga_cache *c, int nDev, ga_centry *e){
   char zErr[GA_ERRLEN];
   int64_t nb = 0;
   int rc, i;
-  while( (rc = c->be->xColMake(e->type, e->v, e->n, nDev, &e->res.d, &nb, zErr))==GA_DEV_NOMEM && evictOne(c) ){}
+  int64_t *dictNum = 0, k, nDict = (e->want & GA_COL_NUMERIC) ? e->nCell : 0;
+  unsigned char *dictReal = 0;
+  if( nDict ){                      /* the number sum() reads from each entry */
+    dictNum = malloc(sizeof(int64_t)*(size_t)nDict);
+    dictReal = malloc((size_t)nDict);
+    if( dictNum==0 || dictReal==0 ){
+      free(dictNum); free(dictReal);
+      return;
+    }
+    for(k=0; k<nDict; k++){
+      dictNum[k] = e->cell[k].num;
+      dictReal[k] = e->cell[k].numType==SQLITE_FLOAT;
+    }
+  }
+  while( (rc = c->be->xColMake(e->type, e->v, e->n, dictNum, dictReal, nDict, nDev, &e->res.d, &nb, zErr))==GA_DEV_NOMEM
+      && evictOne(c) ){}
+  free(dictNum);
+  free(dictReal);
   if( rc ) return;
   e->res.be = c->be;
   e->res.pRes = &c->dres;
@@ -500,7 +534,10 @@ static void keep(CacheSrc *p){
   for(c=0; c<p->nCol; c++){
     aDev[c] = (unsigned char)residentOf(&p->aRec[c], p->aWant[c], &aRes[c]) && dev;
     aPlain[c] = aRes[c].nText + aRes[c].nBlob==0;
-    if( aDev[c] ) need += cc->be->xColBytes(aRes[c].n, aRes[c].nInt + aRes[c].nReal);
+    if( aDev[c] ){
+      need += cc->be->xColBytes(aRes[c].n, aRes[c].nInt + aRes[c].nReal,
+                                (p->aWant[c] & GA_COL_NUMERIC) ? p->aRec[c].nCell : 0);
+    }
   }
   /* Entries these supersede go first, then the least recently used. */
   for(pp=&cc->pFirst; *pp; ){
@@ -545,6 +582,7 @@ static void keep(CacheSrc *p){
     e->res.dictRow = e->cellRow;
     e->res.nDict = e->nCell;
     e->res.nDictText = nText;
+    if( e->want & GA_COL_NUMERIC ) dictReals(&e->res);
     e->plain = aPlain[c];
     memset(r, 0, sizeof(*r));
   }

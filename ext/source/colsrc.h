@@ -97,9 +97,11 @@ typedef struct ga_resident {
   ga_dcol *d;                       /* the device form (backend.h) */
   int64_t n, nNull, nInt, nReal;    /* rows, and values by class */
   int64_t nText, nBlob;             /* ... */
-  int eMin, eMax;                   /* biased exponents of its finite non-zero reals
-                                    ** (eMax -1: none) */
-  int64_t nInf;                     /* its infinite reals */
+  int eMin, eMax;                   /* biased exponents of the finite non-zero reals a
+                                    ** grouping sums from it: its REAL values and, where
+                                    ** its cells carry numbers, those its TEXT and BLOB
+                                    ** values read as (eMax -1: none) */
+  int64_t nInf;                     /* ... and of those, the infinite ones */
   int64_t nGroup;                   /* groups it makes as a key; 0: not known yet */
   const ga_cell *dict;              /* the dictionary (NULL: no TEXT or BLOB value) */
   const int64_t *dictRow;           /* ... each entry's first row */

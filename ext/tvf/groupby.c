@@ -24,6 +24,10 @@
 **      went there, else on the CPU. TEXT and BLOB keys are numbered here by
 **      a dictionary; TEXT and BLOB values are summed as sum() reads them,
 **      their extremes compared here.
+**   4a. KEY and VALUE kept on the device by the column cache are grouped
+**      there with no scan (groupResident): keys and values of every class,
+**      TEXT and BLOB as their places in the columns' sorted dictionaries
+**      (colsrc.h); the same groups, bits and order as the scan gives.
 **   5. SOURCE, KEY and VALUE are names (tvf.h: checked, quoted, never
 **      pasted); errors name the problem. It runs SQL of its own, so it is
 **      SQLITE_VTAB_DIRECTONLY; it sees the current transaction's rows.
@@ -312,43 +316,91 @@ static int groupBatch(ga_colsink *sink, const ga_colbatch *b){
   return rc;
 }
 
+/* A TEXT or BLOB key of a group grouped on the device, a place in KEY's
+** dictionary k, as the id c's dictionary gives its bytes (the scan's
+** numbering). -1 when out of memory. */
+static int64_t keyId(GroupCursor *c, const ga_resident *k, const ga_grow *r){
+  const ga_cell *e = &k->dict[r->key];
+  return dictId(&c->dict[r->kclass==GA_K_BLOB], e->z, e->n);
+}
+
+/* The groups of res[0..n) (keys renumbered as the scan numbers them where
+** KEY holds TEXT or BLOB: k). */
+static int renumber(GroupCursor *c, const ga_resident *k, ga_grow *res, int64_t n){
+  int64_t i, id;
+  for(i=0; (k->nText || k->nBlob) && i<n; i++){     /* only then: res can be large */
+    if( res[i].kclass!=GA_K_TEXT && res[i].kclass!=GA_K_BLOB ) continue;
+    if( (id = keyId(c, k, &res[i]))<0 ) return SQLITE_NOMEM;
+    res[i].key = (uint64_t)id;
+  }
+  return SQLITE_OK;
+}
+
+/* The TEXT and BLOB values' extremes of the groups of g2 (a grouping of
+** their places in VALUE's dictionary x) into c->oth, as the scan keeps
+** them. */
+static int placeExtremes(GroupCursor *c, const ga_resident *x, const ga_group *g2){
+  int64_t i;
+  int j, rc = SQLITE_OK;
+  for(i=0; i<g2->nRes && rc==SQLITE_OK; i++){
+    const ga_grow *r = &g2->res[i];
+    for(j=0; j<2 && rc==SQLITE_OK; j++){
+      uint64_t place, pos;
+      const ga_cell *e;
+      if( ga_gext_value(j ? r->mx : r->mn, j, &place, &pos)!=GA_T_INT ) continue;
+      e = &x->dict[place];
+      rc = othersAdd(&c->oth, (uint32_t)ga_kgroup(r->kclass) + 1, r->key,
+                     (int64_t)place<x->nDictText ? SQLITE_TEXT : SQLITE_BLOB, e->z, e->n);
+    }
+  }
+  return rc;
+}
+
 /* KEY and VALUE kept on the device (colsrc.h): grouped there, with no
-** scan, when the window holds every real of VALUE (none infinite) and
-** VALUE holds no TEXT or BLOB. A TEXT or BLOB key comes back as its place
-** in KEY's dictionary and is numbered in c's as the scan would have. 0:
-** not served, scan instead (not on the device, the mode is cpu, or a
+** scan, when the window holds every real of VALUE, those its TEXT and BLOB
+** values read as included (none infinite). A TEXT or BLOB key comes back as
+** its place in KEY's dictionary and is numbered in c's as the scan would
+** have. VALUE's TEXT and BLOB values are summed as sum() reads them (their
+** dictionary's numbers), and a second grouping of their places gives each
+** group's least and greatest of them. 0: not served, scan instead (not on
+** the device, the mode is cpu, TEXT whose numbers were not kept, or a
 ** device error in 'auto' mode); 1: g->res holds the groups; -1: an error,
-** set. */
+** set; SQLITE_NOMEM. */
 static int groupResident(GroupVtab *v, GroupCursor *c, ga_colsrc *src, ga_group *g){
   ga_resident *k = ga_colsrc_resident(src, 0), *x = ga_colsrc_resident(src, 1);
   char zErr[GA_ERRLEN];
   double t0 = ga_now_ms();
-  int64_t i;
-  int fail;
-  if( v->conn->mode==GA_CPU || k==0 || x==0 || x->nInf || x->nText || x->nBlob || k->be!=x->be ) return 0;
-  if( x->nReal ){
+  ga_group g2;                      /* VALUE's TEXT and BLOB places, by group */
+  int fail, rc, other;
+  if( v->conn->mode==GA_CPU || k==0 || x==0 || x->nInf || k->be!=x->be ) return 0;
+  other = x->nText || x->nBlob;
+  if( other && (x->dict==0 || !(x->want & GA_COL_NUMERIC)) ) return 0;
+  if( x->nReal || other ){
     int eMax = x->eMax<0 ? 0 : x->eMax;       /* zeros only: fit anywhere */
     if( !ga_group_window_all(x->eMin<eMax ? x->eMin : eMax, eMax, &g->jb) ) return 0;
   }
-  fail = k->be->xColGroup(k->pRes, &v->conn->stats, k->d, x->d, k->nGroup, g, zErr);
+  memset(&g2, 0, sizeof(g2));
+  g2.jb = -1;
+  fail = k->be->xColGroup(k->pRes, &v->conn->stats, k->d, x->d, k->nGroup, 0, g, zErr);
   if( g->dev && k->be->xGroupDone(g, !fail, zErr) ) fail = 1;
+  if( !fail && other ){
+    fail = k->be->xColGroup(k->pRes, &v->conn->stats, k->d, x->d, g->nRes, 1, &g2, zErr);
+    if( g2.dev && k->be->xGroupDone(&g2, !fail, zErr) ) fail = 1;
+  }
   if( fail ){
     ga_group_clear(g);
+    ga_group_clear(&g2);
     memset(g, 0, sizeof(*g));
     g->jb = -1;
     if( !ga_device_failed(v->conn, zErr) ) return 0;
     ga_tvf_error(&v->base, "%s", zErr);
     return -1;
   }
-  for(i=0; (k->nText || k->nBlob) && i<g->nRes; i++){     /* only then: g->res can be large */
-    ga_grow *r = &g->res[i];
-    if( r->kclass==GA_K_TEXT || r->kclass==GA_K_BLOB ){
-      const ga_cell *e = &k->dict[r->key];
-      int64_t id = dictId(&c->dict[r->kclass==GA_K_BLOB], e->z, e->n);
-      if( id<0 ) return SQLITE_NOMEM;
-      r->key = (uint64_t)id;
-    }
-  }
+  rc = renumber(c, k, g->res, g->nRes);
+  if( rc==SQLITE_OK && other ) rc = renumber(c, k, g2.res, g2.nRes);
+  if( rc==SQLITE_OK && other ) rc = placeExtremes(c, x, &g2);
+  ga_group_clear(&g2);
+  if( rc!=SQLITE_OK ) return rc;
   k->nGroup = g->nRes;
   ga_cache_device_hit(v->conn->cache, ga_now_ms() - t0);
   return 1;
