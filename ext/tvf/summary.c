@@ -176,25 +176,13 @@ static int otherCmp(int coll, int type, const void *z, int n, const ga_other *k)
   return textCmp(coll, z, n, (const unsigned char*)k->z, k->n);
 }
 
-/* Keep (type, z, n) in k (malloc, as tvf.c's ga_other). */
-static int otherKeep(ga_other *k, int type, const void *z, int n){
-  char *p = malloc((size_t)(n ? n : 1));
-  if( p==0 ) return SQLITE_NOMEM;
-  if( n ) memcpy(p, z, (size_t)n);
-  free(k->z);
-  k->z = p;
-  k->n = n;
-  k->type = type;
-  return SQLITE_OK;
-}
-
 /* A TEXT or BLOB value offered to a column's least and greatest: kept
 ** where strictly less / greater, so the first of equals stays (SQLite's
 ** minmaxStep replaces its best only on a strict comparison). */
 static int otherOffer(ColStat *a, int type, const void *z, int n){
   int rc = SQLITE_OK;
-  if( a->omn.type==0 || otherCmp(a->coll, type, z, n, &a->omn)<0 ) rc = otherKeep(&a->omn, type, z, n);
-  if( rc==SQLITE_OK && (a->omx.type==0 || otherCmp(a->coll, type, z, n, &a->omx)>0) ) rc = otherKeep(&a->omx, type, z, n);
+  if( a->omn.type==0 || otherCmp(a->coll, type, z, n, &a->omn)<0 ) rc = ga_other_set(&a->omn, type, z, n);
+  if( rc==SQLITE_OK && (a->omx.type==0 || otherCmp(a->coll, type, z, n, &a->omx)>0) ) rc = ga_other_set(&a->omx, type, z, n);
   return rc;
 }
 
@@ -527,10 +515,10 @@ static int dictOthers(ColStat *a, const ga_resident *r, int wantD){
     if( iMin<0 ) iMin = nText;
   }
   if( rc==SQLITE_OK && iMin>=0 ){
-    rc = otherKeep(&a->omn, iMin<nText ? SQLITE_TEXT : SQLITE_BLOB, r->dict[iMin].z, r->dict[iMin].n);
+    rc = ga_other_set(&a->omn, iMin<nText ? SQLITE_TEXT : SQLITE_BLOB, r->dict[iMin].z, r->dict[iMin].n);
   }
   if( rc==SQLITE_OK && iMax>=0 ){
-    rc = otherKeep(&a->omx, iMax<nText ? SQLITE_TEXT : SQLITE_BLOB, r->dict[iMax].z, r->dict[iMax].n);
+    rc = ga_other_set(&a->omx, iMax<nText ? SQLITE_TEXT : SQLITE_BLOB, r->dict[iMax].z, r->dict[iMax].n);
   }
   return rc;
 }

@@ -40,8 +40,7 @@ int ga_bytes_cmp(const void *za, int na, const void *zb, int nb){
   return c ? c : (na>nb) - (na<nb);
 }
 
-/* Keep (type, z, n) in k. */
-static int keptSet(ga_other *k, int type, const void *z, int n){
+int ga_other_set(ga_other *k, int type, const void *z, int n){
   char *p = malloc((size_t)(n ? n : 1));
   if( p==0 ) return SQLITE_NOMEM;
   if( n ) memcpy(p, z, (size_t)n);
@@ -60,8 +59,8 @@ static int keptCmp(int type, const void *z, int n, const ga_other *k){
 
 int ga_other_offer(ga_other *pMin, ga_other *pMax, int type, const void *z, int n){
   int rc = SQLITE_OK;
-  if( pMin->type==0 || keptCmp(type, z, n, pMin)<0 ) rc = keptSet(pMin, type, z, n);
-  if( rc==SQLITE_OK && (pMax->type==0 || keptCmp(type, z, n, pMax)>0) ) rc = keptSet(pMax, type, z, n);
+  if( pMin->type==0 || keptCmp(type, z, n, pMin)<0 ) rc = ga_other_set(pMin, type, z, n);
+  if( rc==SQLITE_OK && (pMax->type==0 || keptCmp(type, z, n, pMax)>0) ) rc = ga_other_set(pMax, type, z, n);
   return rc;
 }
 

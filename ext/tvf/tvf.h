@@ -74,6 +74,9 @@ int ga_bytes_cmp(const void *za, int na, const void *zb, int nb);
 ** equals stays). SQLITE_OK or SQLITE_NOMEM. */
 int ga_other_offer(ga_other *pMin, ga_other *pMax, int type, const void *z, int n);
 void ga_other_free(ga_other*);
+/* Keep a copy of (type, z, n) in k, replacing what it held. SQLITE_OK or
+** SQLITE_NOMEM. */
+int ga_other_set(ga_other *k, int type, const void *z, int n);
 void ga_other_result(sqlite3_context*, const ga_other*);
 
 /* A resolved SOURCE. */
