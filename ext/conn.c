@@ -18,7 +18,8 @@
 **      gpuagg_info()'s fallbacks.
 **   6. The modules that keep state per connection own it (gpuagg.h holds
 **      only their handles): the column cache (source/cache.c), what the
-**      page source saw of wal-indexes (source/snap.c).
+**      page source saw of wal-indexes (source/snap.c), what the
+**      table-valued functions tell gpuagg_info() (tvf/tvf.c).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "gpuagg.h"
 #include "colsrc.h"
 #include "snap.h"
+#include "tvf.h"
 
 static const char *azMode[] = { "auto", "cpu", "cuda" };
 
@@ -92,6 +94,7 @@ void ga_conn_unref(void *p){
   if( --c->nRef>0 ) return;
   ga_cache_free(c->cache);
   ga_snap_forget(c);
+  ga_tvf_forget(c);
   while( c->pIdle ){
     ga_slot *s = c->pIdle;
     c->pIdle = s->next;

@@ -47,6 +47,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "colsrc.h"
+#include "tvf.h"
 SQLITE_EXTENSION_INIT1
 
 static pthread_mutex_t apiMu = PTHREAD_MUTEX_INITIALIZER;   /* guards sqlite3_api's setting */
@@ -66,7 +67,6 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
   const ga_backend *be, *dev = ga_device_backend();
   char zErr[GA_ERRLEN];
-  static const char *azSrc[] = { "statement", "pages", "cache" };     /* GA_SRC_* */
   sqlite3_str *out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   ga_slot *s;
   int nIdle = 0, i, k;
@@ -100,18 +100,9 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
                       (long long)c->stats.nStmtScan, (long long)c->stats.nPageMapped, (long long)c->stats.nPageCopied,
                       c->stats.pageWaitMs, c->stats.pageSinkMs);
   ga_cache_describe(out, c->cache);
-  sqlite3_str_appendall(out, ",\"sources\":{");
-  for(i=0; i<(int)(sizeof(c->aNote)/sizeof(c->aNote[0])) && c->aNote[i].zFn; i++){
-    sqlite3_str_appendf(out, "%s\"%s\":{\"source\":\"%s\",\"why\":", i ? "," : "", c->aNote[i].zFn,
-                        azSrc[c->aNote[i].src]);
-    if( c->aNote[i].src!=GA_SRC_STMT ) sqlite3_str_appendall(out, "null");
-    else ga_json_str(out, c->aNote[i].zWhy);
-    sqlite3_str_appendchar(out, 1, '}');
-  }
-  sqlite3_str_appendall(out, "},\"summary\":{\"why\":");
-  if( c->zSummaryWhy[0] ) ga_json_str(out, c->zSummaryWhy);
-  else sqlite3_str_appendall(out, "null");
-  sqlite3_str_appendall(out, "},\"devices\":[");
+  sqlite3_str_appendchar(out, 1, ',');
+  ga_tvf_describe(out, c);
+  sqlite3_str_appendall(out, ",\"devices\":[");
   for(i=0, k=0; dev && i<GA_DEV_MAX; i++){
     const ga_devstat *ds = &c->stats.dev[i];
     if( !dev->xAllowed(i, c->devices) ) continue;

@@ -30,13 +30,6 @@ enum ga_mode { GA_AUTO, GA_CPU, GA_CUDA };
 #define GA_CACHE_AUTO (-1)            /* the cache's budget until it is known: a quarter
                                       ** of the devices' free memory once a context exists */
 
-/* The source a table-valued function used last, for gpuagg_info(). */
-enum { GA_SRC_STMT, GA_SRC_PAGES, GA_SRC_CACHE };
-typedef struct ga_srcnote {
-  const char *zFn;          /* the function; NULL if unused */
-  int src;                  /* GA_SRC_*: the statement source, the pages, the cache */
-  char zWhy[GA_ERRLEN];     /* the statement source: why not the pages */
-} ga_srcnote;
 
 /*
 ** Per-connection state, shared by every function the extension registers
@@ -57,9 +50,8 @@ typedef struct ga_conn {
   int pages;                /* table-valued functions read tables' pages (1) or statements (0) */
   int threads;              /* threads decoding pages */
   int devices;              /* devices its queries use, the first visible ones; 0: all */
-  ga_srcnote aNote[3];      /* the source each table-valued function used last */
-  char zSummaryWhy[GA_ERRLEN]; /* why gpu_summary's last query gave a NULL distinct, min or max
-                            ** (a collation it cannot apply); empty: none */
+  struct ga_tvfnotes *notes; /* what the table-valued functions tell gpuagg_info() (tvf/tvf.c
+                            ** owns it), or NULL */
   struct ga_seen *seen;     /* wal-index headers seen (source/snap.c owns it), or NULL */
   struct ga_cache *cache;   /* columns kept between queries (source/cache.c owns it) */
 } ga_conn;

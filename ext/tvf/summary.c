@@ -695,7 +695,7 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   (void)idxStr;
   ga_tvf_args(idxNum, argc, argv, NARG, a);
   cursorReset(c);
-  v->conn->zSummaryWhy[0] = 0;
+  ga_tvf_summary_why(v->conn, 0);
   if( !(idxNum & 1) ) return ga_tvf_error(cur->pVtab, "%s: takes (source) or (source, column)", zFn);
   zSource = ga_tvf_name(a[0]);
   if( a[1] ) zCol = ga_tvf_name(a[1]);
@@ -721,7 +721,7 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   /* Requirement 5: the first column whose results the collation made NULL. */
   for(i=0; rc==SQLITE_OK && i<c->nCol; i++){
     if( c->a[i].coll==COLL_OTHER && c->a[i].nText>1 ){
-      sqlite3_snprintf(GA_ERRLEN, v->conn->zSummaryWhy, "%s", c->a[i].zWhyColl);
+      ga_tvf_summary_why(v->conn, c->a[i].zWhyColl);
       break;
     }
   }

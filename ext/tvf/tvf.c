@@ -507,16 +507,70 @@ int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const 
   return -1;
 }
 
+/* The source a table-valued function used last. */
+enum { GA_SRC_STMT, GA_SRC_PAGES, GA_SRC_CACHE };
+typedef struct ga_srcnote {
+  const char *zFn;          /* the function; NULL if unused */
+  int src;                  /* GA_SRC_*: the statement source, the pages, the cache */
+  char zWhy[GA_ERRLEN];     /* the statement source: why not the pages */
+} ga_srcnote;
+
+/* What the table-valued functions tell gpuagg_info() (conn->notes). */
+struct ga_tvfnotes {
+  ga_srcnote aNote[3];      /* the source each function used last */
+  char zSummaryWhy[GA_ERRLEN]; /* why gpu_summary's last query gave a NULL distinct, min or max
+                            ** (a collation it cannot apply); "": none */
+};
+
+/* conn's notes, made at the first one; NULL when out of memory (nothing
+** is noted). */
+static struct ga_tvfnotes *notesOf(ga_conn *conn){
+  if( conn->notes==0 && (conn->notes = sqlite3_malloc(sizeof(struct ga_tvfnotes)))!=0 ){
+    memset(conn->notes, 0, sizeof(struct ga_tvfnotes));
+  }
+  return conn->notes;
+}
+
+void ga_tvf_forget(ga_conn *conn){
+  sqlite3_free(conn->notes);
+  conn->notes = 0;
+}
+
+void ga_tvf_summary_why(ga_conn *conn, const char *zWhy){
+  struct ga_tvfnotes *p = notesOf(conn);
+  if( p ) sqlite3_snprintf(GA_ERRLEN, p->zSummaryWhy, "%s", zWhy ? zWhy : "");
+}
+
+void ga_tvf_describe(sqlite3_str *out, const ga_conn *conn){
+  static const char *azSrc[] = { "statement", "pages", "cache" };     /* GA_SRC_* */
+  const struct ga_tvfnotes *p = conn->notes;
+  int i;
+  sqlite3_str_appendall(out, "\"sources\":{");
+  for(i=0; p && i<(int)(sizeof(p->aNote)/sizeof(p->aNote[0])) && p->aNote[i].zFn; i++){
+    sqlite3_str_appendf(out, "%s\"%s\":{\"source\":\"%s\",\"why\":", i ? "," : "", p->aNote[i].zFn,
+                        azSrc[p->aNote[i].src]);
+    if( p->aNote[i].src!=GA_SRC_STMT ) sqlite3_str_appendall(out, "null");
+    else ga_json_str(out, p->aNote[i].zWhy);
+    sqlite3_str_appendchar(out, 1, '}');
+  }
+  sqlite3_str_appendall(out, "},\"summary\":{\"why\":");
+  if( p && p->zSummaryWhy[0] ) ga_json_str(out, p->zSummaryWhy);
+  else sqlite3_str_appendall(out, "null");
+  sqlite3_str_appendchar(out, 1, '}');
+}
+
 /* Note for gpuagg_info() which source zFn used (GA_SRC_*), and why not the
 ** pages. */
 static void noteSource(ga_conn *conn, const char *zFn, int src, const char *zWhy){
-  int i, n = (int)(sizeof(conn->aNote)/sizeof(conn->aNote[0]));
-  for(i=0; i<n-1 && conn->aNote[i].zFn && strcmp(conn->aNote[i].zFn, zFn); i++){}
-  conn->aNote[i].zFn = zFn;
-  conn->aNote[i].src = src;
-  sqlite3_snprintf(sizeof(conn->aNote[i].zWhy), conn->aNote[i].zWhy, "%s", zWhy ? zWhy : "");
+  struct ga_tvfnotes *p = notesOf(conn);
+  int i, n = p ? (int)(sizeof(p->aNote)/sizeof(p->aNote[0])) : 0;
   if( src==GA_SRC_PAGES ) conn->stats.nPageScan++;
   if( src==GA_SRC_STMT ) conn->stats.nStmtScan++;
+  if( p==0 ) return;
+  for(i=0; i<n-1 && p->aNote[i].zFn && strcmp(p->aNote[i].zFn, zFn); i++){}
+  p->aNote[i].zFn = zFn;
+  p->aNote[i].src = src;
+  sqlite3_snprintf(sizeof(p->aNote[i].zWhy), p->aNote[i].zWhy, "%s", zWhy ? zWhy : "");
 }
 
 /* The source that reads the table: the pages, else the statement. */

@@ -131,4 +131,11 @@ int ga_tvf_best_index(sqlite3_vtab*, sqlite3_index_info*, int iFirst, int nArg);
 ** NULL. */
 void ga_tvf_args(int idxNum, int argc, sqlite3_value **argv, int nArg, sqlite3_value **a);
 
+/* What the table-valued functions tell gpuagg_info(), tvf.c's own state
+** per connection: its JSON fields ("sources":{...},"summary":{...}), the
+** reason gpu_summary gave NULL (zWhy NULL: none), and freeing it. */
+void ga_tvf_describe(sqlite3_str*, const ga_conn*);
+void ga_tvf_summary_why(ga_conn*, const char *zWhy);
+void ga_tvf_forget(ga_conn*);
+
 #endif /* GPUAGG_TVF_H */
