@@ -63,12 +63,12 @@ const ga_backend *ga_conn_backend(ga_conn*, char *zErr);
 const char *ga_mode_name(int mode);
 int ga_mode_parse(const char *z);
 ga_slot *ga_pool_take(ga_conn*, const ga_backend*, char *zErr);
+void ga_pool_give(ga_conn*, ga_slot*);
 /* The failure policy, for every device operation: a device failed with
 ** zErr. It becomes the connection's last error; in 'cuda' mode the
 ** caller fails with it (1); otherwise the CPU answers instead, counted as
 ** a fallback (0). */
 int ga_device_failed(ga_conn*, const char *zErr);
-void ga_pool_give(ga_conn*, ga_slot*);
 
 /* gpuagg.c: append z to out as a JSON string. */
 void ga_json_str(sqlite3_str *out, const char *z);

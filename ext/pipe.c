@@ -144,8 +144,9 @@ static int pipeStart(ga_pipe *p, ga_slot *s, const ga_job *j){
   return 0;
 }
 
-/* Fold the chunk in flight, waiting for it if need be. On a failure that stops the query
-** the slot stays the flight, marked done, for ga_pipe_close to give back. */
+/* Fold the chunk in flight, waiting for it if need be. On a failure that
+** stops the query the slot stays the flight, marked done, for
+** ga_pipe_close to give back. */
 static int pipeLand(ga_pipe *p){
   ga_slot *s = p->flight;
   int rc = 0;
@@ -231,7 +232,8 @@ int ga_pipe_close(ga_pipe *p, char *zErr){
       p->base += j.n;
     }
   }
-  /* Whatever is still the flight (only after a failure that stopped the query) is done. */
+  /* Whatever is still the flight (only after a failure that stopped the
+  ** query) is done. */
   if( other && other!=tail ) pipeGive(p, other, p->flight==other && !p->flightDone);
   pipeGive(p, tail, p->flight==tail && !p->flightDone);
   if( rc ) memcpy(zErr, p->zErr, GA_ERRLEN);

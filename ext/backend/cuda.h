@@ -11,7 +11,12 @@
 
 extern const ga_backend ga_cuda_backend;
 
-/* The backend's process-wide operations (cuda.c; ga_backend's contracts). */
+/* The backend's process-wide operations (cuda.c; ga_backend's contracts).
+** ga_cuda_usable probes the driver once per process (no context is
+** created: that waits for the first reduction). Devices: a connection uses
+** the first min(N, visible) devices that CUDA_VISIBLE_DEVICES shows (N:
+** gpuagg_config 'devices'; 0, the default: all, at most GA_DEV_MAX), less
+** any that failed with a sticky error. */
 int ga_cuda_usable(char *zWhy);
 void ga_cuda_describe(sqlite3_str*);
 int ga_cuda_allowed(int d, int nDev);

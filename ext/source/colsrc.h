@@ -38,7 +38,7 @@
 ** const ga_table* and the column names, and returns NULL with a reason
 ** where it cannot give exactly those rows (GA_REFUSED: the caller falls
 ** back, as tvf.c's openReader does for the pages). Choose it in
-** ga_tvf_open (tvf.c), note it for gpuagg_info() (GA_SRC_* in gpuagg.h),
+** ga_tvf_open (tvf.c), note it for gpuagg_info() (GA_SRC_* in tvf.c),
 ** and add it to tests/test_pages.c's comparisons of sources, cell for cell.
 */
 #ifndef GPUAGG_COLSRC_H
@@ -96,7 +96,7 @@ typedef struct ga_resident {
   ga_dres **pRes;                   /* the connection's state for work on it (be's) */
   ga_dcol *d;                       /* the device form (backend.h) */
   int64_t n, nNull, nInt, nReal;    /* rows, and values by class */
-  int64_t nText, nBlob;             /* ... */
+  int64_t nText, nBlob;             /* ... TEXT and BLOB */
   int eMin, eMax;                   /* biased exponents of the finite non-zero reals a
                                     ** grouping sums from it: its REAL values and, where
                                     ** its cells carry numbers, those its TEXT and BLOB

@@ -37,9 +37,9 @@
 ** names with ga_tvf_name, resolves SOURCE with ga_tvf_source and COLUMNs
 ** with ga_tvf_column, opens a source with ga_tvf_open (or serves columns
 ** kept on a device: ga_colsrc_resident) and frees the ga_source. Register
-** the module in gpuagg.c's list, make room for its note in ga_conn's aNote
-** (gpuagg.h), and add a README row and section and a tests/test_*.c suite
-** (Makefile.am) that checks it against SQL.
+** the module in gpuagg.c's list, make room for its note in tvf.c's
+** ga_tvfnotes (aNote), and add a README row and section and a tests/test_*.c
+** suite (Makefile.am) that checks it against SQL.
 */
 #ifndef GPUAGG_TVF_H
 #define GPUAGG_TVF_H
