@@ -540,6 +540,8 @@ START_TEST(test_dictionary){
     "SELECT * FROM gpu_group_by('s', 'x', 'k')",
     "SELECT * FROM gpu_group_by('s', 'k', 'o')",
     "SELECT * FROM gpu_group_by('s', 'o', 'rt')",
+    "SELECT * FROM gpu_group_by('s', 'k', 'tn')",   /* TEXT read as reals: the window holds them */
+    "SELECT * FROM gpu_group_by('s', 'k', 'ti')",   /* ... one read as +Inf: not on the device */
     "SELECT * FROM gpu_summary('s')",
     "SELECT name, \"distinct\", min, max FROM gpu_summary('s')",
     "SELECT * FROM gpu_histogram('s', 'o', 5)",
@@ -554,16 +556,17 @@ START_TEST(test_dictionary){
   s_dir_make(zDir, "cache");
   snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
   w = s_open_plain(zFile);
-  EXEC(w, "CREATE TABLE s(k TEXT, o, one TEXT, \"all\" TEXT, b BLOB, x, nc TEXT COLLATE NOCASE, rt COLLATE RTRIM)");
+  EXEC(w, "CREATE TABLE s(k TEXT, o, one TEXT, \"all\" TEXT, b BLOB, x, nc TEXT COLLATE NOCASE, rt COLLATE RTRIM,"
+           " tn, ti)");
   EXEC(w, "BEGIN");
-  CHECK(sqlite3_prepare_v2(w, "INSERT INTO s VALUES(?1, ?2, 'only', ?3, ?4, ?5, ?6, ?7)", -1, &st, 0)==SQLITE_OK,
-        "insert");
+  CHECK(sqlite3_prepare_v2(w, "INSERT INTO s VALUES(?1, ?2, 'only', ?3, ?4, ?5, ?6, ?7, ?8, ?9)", -1, &st, 0)
+        ==SQLITE_OK, "insert");
   for(i=0; i<n; i++){
     uint64_t u = h_next(&r);
     char z[32];
     if( u%29==0 ) sqlite3_bind_null(st, 1);
     else{
-      snprintf(z, sizeof(z), "%c%c%c", 'A' + (int)(u>>8)%26, 'A' + (int)(u>>16)%12, 'A' + (int)(u>>24)%1);
+      snprintf(z, sizeof(z), "%c%cA", 'A' + (int)(u>>8)%26, 'A' + (int)(u>>16)%12);   /* 312 keys */
       sqlite3_bind_text(st, 1, z, -1, SQLITE_TRANSIENT);
     }
     if( u%3==0 ) bindOdd(st, 2, u >> 4);
@@ -581,6 +584,16 @@ START_TEST(test_dictionary){
     snprintf(z, sizeof(z), "%s", (u>>14)%4==0 ? "x" : (u>>14)%4==1 ? "x " : (u>>14)%4==2 ? "x  " : "y ");
     if( (u>>16)%17==0 ) sqlite3_bind_int64(st, 7, (int64_t)(u>>20) % 5);
     else sqlite3_bind_text(st, 7, z, -1, SQLITE_TRANSIENT);
+    /* TEXT that sum() reads as reals, integers at int64's edge, 0; beside
+    ** numbers. */
+    {
+      static const char *azNum[] = { "1.5", "1e308", "-2.5e-300", "9223372036854775807", "12", "abc", "", " 7 " };
+      int j = (int)((u>>24) % 10);
+      if( j<8 ) sqlite3_bind_text(st, 8, azNum[j], -1, SQLITE_STATIC);
+      else sqlite3_bind_double(st, 8, (double)((u>>28) % 100) / 8);
+      if( i==n/2 ) sqlite3_bind_text(st, 9, "1e999", -1, SQLITE_STATIC);
+      else sqlite3_bind_text(st, 9, azNum[j % 8], -1, SQLITE_STATIC);
+    }
     sqlite3_step(st);
     sqlite3_reset(st);
   }

@@ -271,14 +271,16 @@ struct ga_backend {
   ** value: places 0, the number sum() reads from it (v's dictionary
   ** numbers; none: not a value), summed, no extreme; places 1, its place
   ** in v's dictionary as an integer value, every other row no value (the
-  ** groups' extremes are then the least and greatest TEXT or BLOB). */
+  ** groups' extremes are then the least and greatest TEXT or BLOB).
+  ** GA_DEV_SCAN: k and v are split across devices differently. */
   int (*xColGroup)(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, int places, ga_group *g,
                    char *zErr);
   /* xRanks over the keys of d's numbers (ranks.h's ga_key). */
   int (*xColRanks)(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, char *zErr);
   /* How many distinct values d's numbers have, as count(DISTINCT) counts
   ** them (1 and 1.0 one value, integers exact), into *pn; GA_DEV_SCAN where
-  ** it does not serve (a column split across devices). */
+  ** it does not serve (a column split across devices); SQLITE_NOMEM: the
+  ** host's memory ran out. */
   int (*xColDistinct)(ga_dres**, ga_stats*, ga_dcol *d, int64_t *pn, char *zErr);
 };
 

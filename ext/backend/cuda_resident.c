@@ -461,16 +461,13 @@ int ga_dcol_group(ga_dres **pp, ga_stats *stats, ga_dcol *k, ga_dcol *v, int64_t
                   char *zErr){
   int use[GA_DEV_MAX] = {0}, p;
   dRes *r;
-  if( k->nPart!=v->nPart ){
-    strcpy(zErr, "gpuagg: the key and value columns are kept on different devices");
-    return 1;
+  for(p=0; p<k->nPart; p++){                /* split alike, or not served: no failure */
+    if( k->nPart!=v->nPart || k->a[p].dev!=v->a[p].dev || k->a[p].row0!=v->a[p].row0 || k->a[p].n!=v->a[p].n ){
+      return GA_DEV_SCAN;
+    }
   }
   for(p=0; p<k->nPart; p++){
     const dPart *a = &k->a[p], *b = &v->a[p];
-    if( a->dev!=b->dev || a->row0!=b->row0 || a->n!=b->n ){
-      strcpy(zErr, "gpuagg: the key and value columns are kept on different devices");
-      return 1;
-    }
     if( resOn(pp, a->dev, 1, &r, zErr) ) return 1;
     use[a->dev] = 1;
     /* The scratch is the connection stream's: wait for its last user. */
@@ -611,7 +608,7 @@ int ga_dcol_distinct(ga_dres **pp, ga_stats *stats, ga_dcol *d, int64_t *pn, cha
     if( hv==0 || hReal==0 || big==0 ){
       free(hv);
       strcpy(zErr, "gpuagg: out of memory");
-      rc = 1;
+      rc = SQLITE_NOMEM;                /* the host's, not the device's */
     }else{
       e = FI(FAULT_COPY, cudaMemcpy(hv, dBig, sizeof(int64_t)*(size_t)nBig, cudaMemcpyDeviceToHost));
       if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpy(hReal, dBigReal, (size_t)nBig, cudaMemcpyDeviceToHost));

@@ -245,10 +245,14 @@ static int64_t recBytes(const Rec *r){
   return r->n*9 + r->nCell*DICT_ENTRY + r->nArena;
 }
 
-/* The dictionary entry of cell x of class t (first seen at row): found, or
-** made. -1 when out of memory. */
-static int64_t recEntry(Rec *r, int t, const ga_cell *x, int64_t row){
-  uint64_t h = ga_hash_bytes(x->z, x->n) ^ (t==SQLITE_BLOB ? 0x6a09e667f3bcc909ull : 0);
+/* The dictionary entry of cell x of class t (first seen at row), asked for
+** as want says: found, or made. Entries are equal values: the same class
+** and bytes, or, where the bytes were not asked for (GA_COL_NUMERIC
+** alone), the same number. -1 when out of memory. */
+static int64_t recEntry(Rec *r, int t, const ga_cell *x, unsigned char want, int64_t row){
+  int bytes = (want & GA_COL_BYTES)!=0;
+  uint64_t h = (bytes ? ga_hash_bytes(x->z, x->n) : ga_mix64((uint64_t)x->num ^ (uint64_t)x->numType))
+             ^ (t==SQLITE_BLOB ? 0x6a09e667f3bcc909ull : 0);
   int64_t s, id;
   if( 2*(r->nCell + 1) > r->nSlot ){
     int64_t ns = r->nSlot ? 2*r->nSlot : 1024, i;
@@ -264,8 +268,9 @@ static int64_t recEntry(Rec *r, int t, const ga_cell *x, int64_t row){
   }
   for(s = (int64_t)(h & (uint64_t)(r->nSlot-1)); r->slot[s]; s = (s+1) & (r->nSlot-1)){
     id = r->slot[s] - 1;
-    if( r->cellHash[id]==h && r->cellType[id]==t && r->cell[id].n==x->n
-     && (x->n==0 || memcmp(r->arena + (intptr_t)r->cell[id].z, x->z, (size_t)x->n)==0) ) return id;
+    if( r->cellHash[id]==h && r->cellType[id]==t
+     && (bytes ? r->cell[id].n==x->n && (x->n==0 || memcmp(r->arena + (intptr_t)r->cell[id].z, x->z, (size_t)x->n)==0)
+               : r->cell[id].numType==x->numType && r->cell[id].num==x->num) ) return id;
   }
   if( r->nCell==r->nCellAlloc ){
     int64_t na = r->nCellAlloc ? 2*r->nCellAlloc : 256;
@@ -280,16 +285,17 @@ static int64_t recEntry(Rec *r, int t, const ga_cell *x, int64_t row){
     r->cellHash = ph;
     r->nCellAlloc = na;
   }
-  if( roomFor((void**)&r->arena, r->nArena, x->n + 1, &r->nArenaAlloc, 1) ) return -1;
+  if( roomFor((void**)&r->arena, r->nArena, (bytes ? x->n : 0) + 1, &r->nArenaAlloc, 1) ) return -1;
   id = r->nCell++;
   r->cell[id] = *x;
+  if( !bytes ) r->cell[id].n = 0;
   r->cell[id].z = (const void*)(intptr_t)r->nArena;
   r->cellType[id] = (unsigned char)t;
   r->cellRow[id] = row;
   r->cellHash[id] = h;
-  if( x->n ) memcpy(r->arena + r->nArena, x->z, (size_t)x->n);
-  r->arena[r->nArena + x->n] = 0;
-  r->nArena += x->n + 1;
+  if( r->cell[id].n ) memcpy(r->arena + r->nArena, x->z, (size_t)x->n);
+  r->arena[r->nArena + r->cell[id].n] = 0;
+  r->nArena += r->cell[id].n + 1;
   r->slot[s] = id + 1;
   return id;
 }
@@ -306,7 +312,7 @@ static int recAdd(Rec *r, const ga_colvec *b, int n, unsigned char want){
   for(i=0; want && i<n; i++){
     int t = b->type[i];
     if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
-      int64_t id = recEntry(r, t, &b->cell[b->v[i]], r->n + i);
+      int64_t id = recEntry(r, t, &b->cell[b->v[i]], want, r->n + i);
       if( id<0 ) return SQLITE_NOMEM;
       r->v[r->n + i] = id;
     }

@@ -392,7 +392,7 @@ static int groupResident(GroupVtab *v, GroupCursor *c, ga_colsrc *src, ga_group 
     ga_group_clear(&g2);
     memset(g, 0, sizeof(*g));
     g->jb = -1;
-    if( !ga_device_failed(v->conn, zErr) ) return 0;
+    if( fail==GA_DEV_SCAN || !ga_device_failed(v->conn, zErr) ) return 0;
     ga_tvf_error(&v->base, "%s", zErr);
     return -1;
   }
