@@ -9,7 +9,8 @@
 **      with the snapshot identity it was read in (snap.h, 7). A column with
 **      no TEXT or BLOB value serves any scan of it, whatever it asks.
 **   1a. Its TEXT and BLOB values are dictionary-encoded (colsrc.h,
-**      ga_resident): each distinct (class, bytes) is kept once, with its
+**      ga_resident): each distinct (class, bytes) is kept once (where only
+**      their numbers were asked for, each distinct (class, number)), with its
 **      cell and the row it first appeared in; the dictionary is sorted when
 **      the column is kept, TEXT by BINARY then BLOB by bytes, and a row's
 **      value is its place there. A replay hands rows the same cells, shared
