@@ -16,7 +16,8 @@
 **   - Unchanged: a rollback, a read-only query: the next scan is a hit.
 **   - Another connection committing pairs of changes that cancel while
 **     cached scans run, in WAL and DELETE modes: every sum exactly 0; two
-**     scans in one read transaction agree, the second from the cache.
+**     scans in one read transaction agree, the second from the cache; the
+**     groups of a TEXT column it rewrites are SQL's in that transaction.
 **   - The budget: never more bytes kept than it allows, least recently used
 **     columns evicted, 0 frees everything; a column larger than the budget
 **     is not kept; gpuagg_cache() lists what gpuagg_info() counts.
@@ -306,8 +307,9 @@ static void *writeLoop(void *pArg){
   sqlite3_open(p->zFile, &w);
   sqlite3_busy_timeout(w, 5000);
   for(i=0; !p->stop; i++){
-    char *zSql = sqlite3_mprintf("BEGIN; UPDATE t SET x = x + 3 WHERE id = %d; UPDATE t SET x = x - 3 WHERE id = %d;"
-                                 " COMMIT", 1 + i % 500, 1 + (i*7 + 3) % 500);
+    char *zSql = sqlite3_mprintf("BEGIN; UPDATE t SET x = x + 3, s = 'k' || ((x + 3) %% 7) WHERE id = %d;"
+                                 " UPDATE t SET x = x - 3, s = 'k' || ((x - 3) %% 7) WHERE id = %d; COMMIT",
+                                 1 + i % 500, 1 + (i*7 + 3) % 500);
     rc = sqlite3_exec(w, zSql, 0, 0, 0);
     sqlite3_free(zSql);
     if( rc!=SQLITE_OK && rc!=SQLITE_BUSY ){ p->rc = rc; break; }
@@ -333,9 +335,9 @@ static void duringWrites(const char *zJournal){
   s_dir_make(zDir, "cache");
   snprintf(zFile, sizeof(zFile), "%s/w.db", zDir);
   w = s_open_plain(zFile);
-  EXEC(w, "PRAGMA journal_mode=%s; CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER);"
+  EXEC(w, "PRAGMA journal_mode=%s; CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER, s TEXT);"
           "WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v+1 FROM s WHERE v<20000)"
-          " INSERT INTO t(x) SELECT (v %% 2)*2 - 1 FROM s", zJournal);
+          " INSERT INTO t(x, s) SELECT (v %% 2)*2 - 1, 'k' || (((v %% 2)*2 - 1) %% 7) FROM s", zJournal);
   sqlite3_close(w);
   db = openDb(zFile);
   memset(&wr, 0, sizeof(wr));
@@ -361,8 +363,14 @@ static void duringWrites(const char *zJournal){
       ** every commit. */
       a = s_render(db, "SELECT min, max FROM gpu_summary('t', 'x')");
       b = s_render(db, "SELECT min(x), max(x) FROM t");
-      EXEC(db, "COMMIT");
       CHECK(strcmp(a, b)==0, "%s: cached extremes %s, SQL's %s", zJournal, a, b);
+      free(a); free(b);
+      /* A TEXT key the writer changes: its dictionary is this
+      ** transaction's too. */
+      a = s_render(db, "SELECT key, rows, sum FROM gpu_group_by('t', 's', 'x')");
+      b = s_render(db, "SELECT s, count(*), sum(x) FROM t GROUP BY s ORDER BY s");
+      EXEC(db, "COMMIT");
+      CHECK(strcmp(a, b)==0, "%s: cached TEXT groups %s, SQL's %s", zJournal, a, b);
       free(a); free(b);
     }
   }
