@@ -95,6 +95,7 @@ void ga_conn_unref(void *p){
   ga_cache_free(c->cache);
   ga_snap_forget(c);
   ga_tvf_forget(c);
+  ga_query_forget(c);
   while( c->pIdle ){
     ga_slot *s = c->pIdle;
     c->pIdle = s->next;

@@ -102,6 +102,8 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ga_cache_describe(out, c->cache);
   sqlite3_str_appendchar(out, 1, ',');
   ga_tvf_describe(out, c);
+  sqlite3_str_appendchar(out, 1, ',');
+  ga_query_describe(out, c);
   sqlite3_str_appendall(out, ",\"devices\":[");
   for(i=0, k=0; dev && i<GA_DEV_MAX; i++){
     const ga_devstat *ds = &c->stats.dev[i];
@@ -229,6 +231,7 @@ static const struct {
   { "gpu_percentile",  2, AGG, 0, ga_percentileStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
   { "gpu_percentile_cont", 2, AGG, 0, ga_contStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
   { "gpu_percentile_disc", 2, AGG, 0, ga_discStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
+  { "gpu_explain",     1, SET, ga_explainFunc, 0, 0, 0, 0 },
   { "gpuagg_info",     0, SQLITE_UTF8, infoFunc, 0, 0, 0, 0 },
   { "gpuagg_backend",  0, SET, backendFunc, 0, 0, 0, 0 },
   { "gpuagg_backend",  1, SET, backendFunc, 0, 0, 0, 0 },
@@ -248,6 +251,7 @@ static const struct {
   { "gpu_group_by",  &ga_groupby_module },
   { "gpu_summary",   &ga_summary_module },
   { "gpuagg_cache",  &ga_cachelist_module },
+  { "gpu_query",     &ga_query_module },
 };
 
 #ifdef _WIN32

@@ -54,6 +54,7 @@ typedef struct ga_conn {
                             ** owns it), or NULL */
   struct ga_seen *seen;     /* wal-index headers seen (source/snap.c owns it), or NULL */
   struct ga_cache *cache;   /* columns kept between queries (source/cache.c owns it) */
+  struct ga_querynotes *qnotes; /* gpu_query's counts and reasons (query/vtab.c owns it), or NULL */
 } ga_conn;
 
 /* conn.c */
@@ -69,6 +70,12 @@ void ga_pool_give(ga_conn*, ga_slot*);
 ** caller fails with it (1); otherwise the CPU answers instead, counted as
 ** a fallback (0). */
 int ga_device_failed(ga_conn*, const char *zErr);
+
+/* query/vtab.c: gpu_query, gpu_explain, and their part of gpuagg_info(). */
+extern const sqlite3_module ga_query_module;
+void ga_explainFunc(sqlite3_context*, int, sqlite3_value**);
+void ga_query_describe(sqlite3_str*, const ga_conn*);
+void ga_query_forget(ga_conn*);
 
 /* gpuagg.c: append z to out as a JSON string. */
 void ga_json_str(sqlite3_str *out, const char *z);

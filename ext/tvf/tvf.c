@@ -517,7 +517,7 @@ typedef struct ga_srcnote {
 
 /* What the table-valued functions tell gpuagg_info() (conn->notes). */
 struct ga_tvfnotes {
-  ga_srcnote aNote[3];      /* the source each function used last */
+  ga_srcnote aNote[4];      /* the source each function used last */
   char zSummaryWhy[GA_ERRLEN]; /* why gpu_summary's last query gave a NULL distinct, min or max
                             ** (a collation it cannot apply); "": none */
 };

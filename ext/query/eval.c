@@ -1,0 +1,784 @@
+/*
+** gpu_query's expressions, evaluated a batch at a time on the CPU: the
+** reference every other backend's operators are tested against. Each
+** operator is SQLite's, by its source (vdbe.c, vdbemem.c, func.c):
+**
+**   1. Arithmetic (OP_Add ... OP_Remainder): two integers stay integers
+**      unless they overflow (then REAL); / and % truncate; by zero is NULL;
+**      -1 as a divisor of the least integer goes REAL; REAL results that are
+**      NaN are NULL. TEXT and BLOB operands count as the number SQLite reads
+**      from them (computeNumericType: asked of SQLite, once per value). A %
+**      with a TEXT or BLOB operand that is not an integer is left to SQLite
+**      (QE_BAIL): it reads such operands by another rule.
+**   2. Comparisons (OP_Eq ...): two integers directly; NULL makes NULL (IS:
+**      equal only to NULL); else the comparison's affinity first (NUMERIC:
+**      TEXT that is a well-formed number becomes it; TEXT: numbers become
+**      their text, both asked of SQLite once per value), then
+**      sqlite3MemCompare: NULL < numbers (compared exactly, INTEGER with
+**      REAL too) < TEXT (by collation) < BLOB (bytes, then length).
+**   3. Truth (sqlite3VdbeBooleanValue): a number is true when not zero, TEXT
+**      and BLOB by their number; NULL is neither. AND, OR, NOT are
+**      three-valued.
+**   4. CASE evaluates a branch only for the rows that take it; abs is
+**      func.c's (an INTEGER stays one, the least integer is an error; any
+**      other value is read as a REAL); coalesce and ifnull give the first
+**      value not NULL; nullif compares with its collation and no affinity.
+**   5. E_SQL: SQLite computes the node from its one input, once per
+**      distinct input value per run (a memo keyed by class and bytes).
+**   6. An error SQLite would have to report (abs of the least integer, an
+**      error from a memo's statement) is not reported by the engine: the
+**      run goes through SQLite (QE_BAIL), which reports it if it arises.
+*/
+#include <string.h>
+#include <math.h>
+#include <stdarg.h>
+#include "query.h"
+
+/* ---- memos: SQLite computes, once per distinct value ---------------------------------- */
+
+enum { M_NUM, M_AFFNUM, M_STR, M_SUMNUM, M_NCONV };
+static const char *azConv[M_NCONV] = {
+  "SELECT ?1*1",                                   /* the number arithmetic reads */
+  "SELECT CASE WHEN CAST(?1 AS NUMERIC)=?1 THEN CAST(?1 AS NUMERIC) ELSE ?1 END",
+                                                   /* NUMERIC affinity, as a comparison applies it */
+  "SELECT CAST(?1 AS TEXT)",                       /* TEXT affinity */
+  "SELECT ?1",                                     /* sum()'s number: sqlite3_value_numeric_type */
+};
+
+typedef struct MEnt {
+  uint64_t h;                      /* hash; 0: empty */
+  int t; int64_t v; const char *z; int n;   /* the input */
+  qval r;                          /* SQLite's result */
+} MEnt;
+
+typedef struct Memo {
+  sqlite3_stmt *st;                /* computes it: ?1 the input */
+  const char *zSql;                /* ... its text */
+  const qexpr *node;               /* E_SQL: its node (constants to bind), else NULL */
+  int kind;                        /* M_* for conversions; -1: E_SQL */
+  MEnt *a; int64_t nAlloc, n;      /* open addressing */
+} Memo;
+
+typedef struct Blk { struct Blk *next; int64_t used, cap; char z[]; } Blk;
+
+struct qrun {
+  sqlite3 *db;
+  const qplan *pl;                 /* the plan (only while it runs: q_exec) */
+  qvec *aBuf;                      /* by slot */
+  void *pBufMem;
+  Memo *aMemo;                     /* by E_SQL memo number */
+  Memo aConv[M_NCONV];
+  Blk *keep;                       /* bytes kept for the run */
+  int nMemo;                       /* E_SQL memos */
+  q_leaf_fn xLeaf; void *pLeafArg; /* group leaves */
+  int *aIdx, *aIdx2;               /* scratch row lists */
+  char *zErr;
+};
+
+static uint64_t hashBytes(uint64_t h, const void *p, int n){
+  const unsigned char *z = (const unsigned char*)p;
+  int i = 0;
+  for(; i + 8<=n; i+=8){
+    uint64_t w;
+    memcpy(&w, z + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  for(; i<n; i++) h = (h ^ z[i]) * 0x100000001B3ull;
+  h ^= h >> 32;
+  return h;
+}
+
+const char *q_keep(qrun *r, const char *z, int n){
+  Blk *b = r->keep;
+  char *p;
+  if( b==0 || b->used + n + 1>b->cap ){
+    int64_t cap = n + 1>(1<<20) ? n + 1 : (1<<20);
+    if( (b = sqlite3_malloc64(sizeof(Blk) + (uint64_t)cap))==0 ) return 0;
+    b->used = 0;
+    b->cap = cap;
+    b->next = r->keep;
+    r->keep = b;
+  }
+  p = b->z + b->used;
+  if( n ) memcpy(p, z, (size_t)n);
+  p[n] = 0;
+  b->used += n + 1;
+  return p;
+}
+
+int q_run_error(qrun *r, int rc, const char *zFmt, ...){
+  va_list ap;
+  sqlite3_free(r->zErr);
+  va_start(ap, zFmt);
+  r->zErr = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  return rc;
+}
+const char *q_run_errmsg(qrun *r){ return r->zErr ? r->zErr : "out of memory"; }
+
+/* SQLite's result for input x through memo m, into *out. */
+static int memoGet(qrun *r, Memo *m, const qval *x, qval *out){
+  uint64_t h = hashBytes(0x51ED27u + (uint64_t)x->t, x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (const void*)x->z : (const void*)&x->v,
+                         x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? x->n : 8) | 1;
+  int64_t i;
+  MEnt *e;
+  int rc, t;
+  if( m->n*2>=m->nAlloc ){
+    int64_t nNew = m->nAlloc ? 2*m->nAlloc : 256, j;
+    MEnt *a = sqlite3_malloc64(sizeof(MEnt)*(uint64_t)nNew);
+    if( a==0 ) return SQLITE_NOMEM;
+    memset(a, 0, sizeof(MEnt)*(size_t)nNew);
+    for(j=0; j<m->nAlloc; j++){
+      if( m->a[j].h ){
+        int64_t k = (int64_t)(m->a[j].h & (uint64_t)(nNew - 1));
+        while( a[k].h ) k = (k + 1) & (nNew - 1);
+        a[k] = m->a[j];
+      }
+    }
+    sqlite3_free(m->a);
+    m->a = a;
+    m->nAlloc = nNew;
+  }
+  for(i = (int64_t)(h & (uint64_t)(m->nAlloc - 1)); (e = &m->a[i])->h; i = (i + 1) & (m->nAlloc - 1)){
+    if( e->h==h && e->t==x->t && (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB
+          ? (e->n==x->n && (x->n==0 || memcmp(e->z, x->z, (size_t)x->n)==0)) : e->v==x->v) ){
+      *out = e->r;
+      return SQLITE_OK;
+    }
+  }
+  /* ask SQLite */
+  if( m->st==0 ){
+    int j;
+    if( (rc = sqlite3_prepare_v2(r->db, m->zSql, -1, &m->st, 0))!=SQLITE_OK ){
+      return q_run_error(r, QE_BAIL, "SQLite cannot compute %s (%s)", m->zSql + 7, sqlite3_errmsg(r->db));
+    }
+    for(j=0; m->node && j<m->node->nTplLit; j++){
+      const qexpr *l = m->node->aTplLit[j];
+      switch( l->t ){
+        case SQLITE_INTEGER: sqlite3_bind_int64(m->st, j + 2, l->i); break;
+        case SQLITE_FLOAT: { double d; memcpy(&d, &l->i, 8); sqlite3_bind_double(m->st, j + 2, d); break; }
+        case SQLITE_TEXT: sqlite3_bind_text(m->st, j + 2, l->z, l->n, SQLITE_STATIC); break;
+        case SQLITE_BLOB: sqlite3_bind_blob(m->st, j + 2, l->z ? l->z : "", l->n, SQLITE_STATIC); break;
+        default: break;
+      }
+    }
+  }
+  switch( x->t ){
+    case SQLITE_INTEGER: sqlite3_bind_int64(m->st, 1, x->v); break;
+    case SQLITE_FLOAT: { double d; memcpy(&d, &x->v, 8); sqlite3_bind_double(m->st, 1, d); break; }
+    case SQLITE_TEXT: sqlite3_bind_text(m->st, 1, x->z ? x->z : "", x->n, SQLITE_STATIC); break;
+    case SQLITE_BLOB: sqlite3_bind_blob(m->st, 1, x->z ? x->z : "", x->n, SQLITE_STATIC); break;
+    default: sqlite3_bind_null(m->st, 1); break;
+  }
+  rc = sqlite3_step(m->st);
+  if( rc!=SQLITE_ROW ){
+    rc = sqlite3_reset(m->st);
+    if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ) return q_run_error(r, rc, "%s", sqlite3_errmsg(r->db));
+    return q_run_error(r, QE_BAIL, "an error SQLite reports in %s (%s)", m->zSql + 7, sqlite3_errmsg(r->db));
+  }
+  memset(out, 0, sizeof(*out));
+  {
+    sqlite3_value *v = sqlite3_column_value(m->st, 0);
+    t = sqlite3_value_type(v);
+    if( m->kind==M_SUMNUM && t!=SQLITE_NULL ){
+      /* sum(): sqlite3_value_numeric_type, then the integer or the double */
+      sqlite3_value *d = sqlite3_value_dup(v);
+      if( d==0 ){ sqlite3_reset(m->st); return SQLITE_NOMEM; }
+      if( sqlite3_value_numeric_type(d)==SQLITE_INTEGER ){
+        out->t = SQLITE_INTEGER;
+        out->v = sqlite3_value_int64(d);
+      }else{
+        double f = sqlite3_value_double(d);
+        out->t = SQLITE_FLOAT;
+        memcpy(&out->v, &f, 8);
+      }
+      sqlite3_value_free(d);
+    }else{
+      out->t = t;
+      if( t==SQLITE_INTEGER ) out->v = sqlite3_value_int64(v);
+      else if( t==SQLITE_FLOAT ){ double f = sqlite3_value_double(v); memcpy(&out->v, &f, 8); }
+      else if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+        const void *z = t==SQLITE_TEXT ? (const void*)sqlite3_value_text(v) : sqlite3_value_blob(v);
+        out->n = sqlite3_value_bytes(v);
+        if( (out->z = q_keep(r, z, out->n))==0 ){ sqlite3_reset(m->st); return SQLITE_NOMEM; }
+      }
+    }
+  }
+  sqlite3_reset(m->st);
+  /* remember it (the input's bytes kept too) */
+  e->h = h;
+  e->t = x->t;
+  e->v = x->v;
+  e->n = x->n;
+  e->z = 0;
+  if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (e->z = q_keep(r, x->z, x->n))==0 ){ e->h = 0; return SQLITE_NOMEM; }
+  e->r = *out;
+  m->n++;
+  return SQLITE_OK;
+}
+
+/* ---- run state ------------------------------------------------------------------------ */
+
+qrun *q_run_new(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int nParam, char **pzErr){
+  qrun *r = sqlite3_malloc(sizeof(*r));
+  int i;
+  size_t per = (size_t)GA_BATCH*(1 + 8 + sizeof(char*) + sizeof(int));
+  (void)apParam; (void)nParam;
+  if( r==0 ) return 0;
+  memset(r, 0, sizeof(*r));
+  r->db = db;
+  r->pl = pl;
+  r->nMemo = pl->nMemo;
+  r->aBuf = sqlite3_malloc64(sizeof(qvec)*(uint64_t)(pl->nSlot + 1));
+  r->pBufMem = sqlite3_malloc64((uint64_t)per*(uint64_t)(pl->nSlot + 1));
+  r->aMemo = sqlite3_malloc64(sizeof(Memo)*(uint64_t)(pl->nMemo + 1));
+  r->aIdx = sqlite3_malloc64(sizeof(int)*GA_BATCH*2);
+  if( r->aBuf==0 || r->pBufMem==0 || r->aMemo==0 || r->aIdx==0 ){
+    q_run_free(r);
+    *pzErr = sqlite3_mprintf("out of memory");
+    return 0;
+  }
+  r->aIdx2 = r->aIdx + GA_BATCH;
+  for(i=0; i<pl->nSlot + 1; i++){
+    char *p = (char*)r->pBufMem + per*(size_t)i;
+    r->aBuf[i].v = (int64_t*)p;
+    r->aBuf[i].z = (const char**)(p + 8*GA_BATCH);
+    r->aBuf[i].n = (int*)(p + (8 + sizeof(char*))*GA_BATCH);
+    r->aBuf[i].t = (unsigned char*)(p + (8 + sizeof(char*) + sizeof(int))*GA_BATCH);
+  }
+  memset(r->aMemo, 0, sizeof(Memo)*(size_t)(pl->nMemo + 1));
+  for(i=0; i<pl->nMemo; i++){
+    r->aMemo[i].zSql = pl->aMemoNode[i]->zTpl;
+    r->aMemo[i].node = pl->aMemoNode[i];
+    r->aMemo[i].kind = -1;
+  }
+  for(i=0; i<M_NCONV; i++){
+    r->aConv[i].zSql = azConv[i];
+    r->aConv[i].kind = i;
+  }
+  return r;
+}
+
+static void memoFree(Memo *m){
+  sqlite3_finalize(m->st);
+  sqlite3_free(m->a);
+}
+
+void q_run_free(qrun *r){
+  int i;
+  if( r==0 ) return;
+  for(i=0; r->aMemo && i<r->nMemo; i++) memoFree(&r->aMemo[i]);
+  for(i=0; i<M_NCONV; i++) memoFree(&r->aConv[i]);
+  while( r->keep ){
+    Blk *b = r->keep->next;
+    sqlite3_free(r->keep);
+    r->keep = b;
+  }
+  sqlite3_free(r->aBuf);
+  sqlite3_free(r->pBufMem);
+  sqlite3_free(r->aMemo);
+  sqlite3_free(r->aIdx);
+  sqlite3_free(r->zErr);
+  sqlite3_free(r);
+}
+
+void q_run_groups(qrun *r, q_leaf_fn x, void *pArg){
+  r->xLeaf = x;
+  r->pLeafArg = pArg;
+}
+
+/* ---- comparing --------------------------------------------------------------------------- */
+
+static const unsigned char *lower(void){
+  static unsigned char a[256];
+  static int done = 0;
+  if( !done ){
+    int i;
+    for(i=0; i<256; i++) a[i] = (unsigned char)((i>='A' && i<='Z') ? i + 32 : i);
+    done = 1;
+  }
+  return a;
+}
+
+int q_text_cmp(const char *za, int na, const char *zb, int nb, int coll){
+  const unsigned char *a = (const unsigned char*)za, *b = (const unsigned char*)zb;
+  int n, c;
+  if( coll==C_RTRIM ){
+    while( na>0 && a[na-1]==' ' ) na--;
+    while( nb>0 && b[nb-1]==' ' ) nb--;
+  }else if( coll==C_NOCASE ){
+    /* sqlite3StrNICmp over the shorter length, stopping at a NUL of a */
+    const unsigned char *L = lower();
+    int k;
+    n = na<nb ? na : nb;
+    for(k=0; k<n && a[k]!=0 && L[a[k]]==L[b[k]]; k++){}
+    if( k<n ){
+      c = (int)L[a[k]] - (int)L[b[k]];
+      if( c ) return c;
+    }
+    return na - nb;
+  }
+  n = na<nb ? na : nb;
+  c = n ? memcmp(a, b, (size_t)n) : 0;
+  return c ? c : na - nb;
+}
+
+int q_text_key(const char *z, int n, int coll, char *buf){
+  if( coll==C_RTRIM ){
+    while( n>0 && z[n-1]==' ' ) n--;
+  }else if( coll==C_NOCASE ){
+    const unsigned char *L = lower();
+    int k;
+    memcpy(buf, &n, 4);             /* the length counts, bytes past a NUL do not */
+    for(k=0; k<n && z[k]!=0; k++) buf[4 + k] = (char)L[(unsigned char)z[k]];
+    if( k<n ) buf[4 + k++] = 0;
+    return 4 + k;
+  }
+  if( n ) memcpy(buf, z, (size_t)n);
+  return n;
+}
+
+/* Sign of integer i - real r, exactly. */
+static int intRealCmp(int64_t i, double r){
+  int64_t ri;
+  if( r< -9223372036854775808.0 ) return 1;
+  if( r>=9223372036854775808.0 ) return -1;
+  ri = (int64_t)r;                  /* truncated toward zero */
+  if( i<ri ) return -1;
+  if( i>ri ) return 1;
+  /* same integer part: r's fraction decides */
+  if( r>(double)ri ) return -1;
+  if( r<(double)ri ) return 1;
+  return 0;
+}
+
+static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
+static int64_t bitsOf(double d){ int64_t v; memcpy(&v, &d, 8); return v; }
+
+int q_cmp(const qval *a, const qval *b, int coll){
+  int ta = a->t, tb = b->t;
+  if( ta==SQLITE_NULL || tb==SQLITE_NULL ) return (tb==SQLITE_NULL) - (ta==SQLITE_NULL);
+  if( ta<=SQLITE_FLOAT || tb<=SQLITE_FLOAT ){
+    if( ta>SQLITE_FLOAT ) return 1;
+    if( tb>SQLITE_FLOAT ) return -1;
+    if( ta==SQLITE_INTEGER && tb==SQLITE_INTEGER ) return (a->v>b->v) - (a->v<b->v);
+    if( ta==SQLITE_FLOAT && tb==SQLITE_FLOAT ){
+      double x = dbl(a->v), y = dbl(b->v);
+      return (x>y) - (x<y);
+    }
+    if( ta==SQLITE_INTEGER ) return intRealCmp(a->v, dbl(b->v));
+    return -intRealCmp(b->v, dbl(a->v));
+  }
+  if( ta!=tb ) return ta==SQLITE_BLOB ? 1 : -1;
+  if( ta==SQLITE_TEXT ) return q_text_cmp(a->z, a->n, b->z, b->n, coll);
+  return q_text_cmp(a->z, a->n, b->z, b->n, C_BINARY);
+}
+
+/* ---- evaluation --------------------------------------------------------------------------- */
+
+static void setNull(qvec *o, int i){ o->t[i] = SQLITE_NULL; }
+static void setInt(qvec *o, int i, int64_t v){ o->t[i] = SQLITE_INTEGER; o->v[i] = v; }
+static void setReal(qvec *o, int i, double d){
+  if( d!=d ){ o->t[i] = SQLITE_NULL; return; }
+  o->t[i] = SQLITE_FLOAT;
+  o->v[i] = bitsOf(d);
+}
+static void setVal(qvec *o, int i, const qval *x){
+  o->t[i] = (unsigned char)x->t;
+  o->v[i] = x->v;
+  o->z[i] = x->z;
+  o->n[i] = x->n;
+}
+
+/* The number arithmetic reads from x (requirement 1): its class (INTEGER,
+** REAL; NULL) into *pt and the value into *pv. */
+static int numOf(qrun *r, const qval *x, int *pt, int64_t *pv){
+  if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){
+    qval y;
+    int rc = memoGet(r, &r->aConv[M_NUM], x, &y);
+    if( rc ) return rc;
+    *pt = y.t;
+    *pv = y.v;
+    return SQLITE_OK;
+  }
+  *pt = x->t;
+  *pv = x->v;
+  return SQLITE_OK;
+}
+
+int q_sumnum(qrun *r, const qval *x, int *pt, int64_t *pv){
+  if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){
+    qval y;
+    int rc = memoGet(r, &r->aConv[M_SUMNUM], x, &y);
+    if( rc ) return rc;
+    *pt = y.t;
+    *pv = y.v;
+    return SQLITE_OK;
+  }
+  *pt = x->t;
+  *pv = x->v;
+  return SQLITE_OK;
+}
+
+int q_true(qrun *r, const qvec *v, int i, int *pTrue){
+  switch( v->t[i] ){
+    case SQLITE_INTEGER: *pTrue = v->v[i]!=0; return SQLITE_OK;
+    case SQLITE_FLOAT: *pTrue = dbl(v->v[i])!=0.0; return SQLITE_OK;
+    case SQLITE_NULL: *pTrue = 0; return SQLITE_OK;
+    default: {
+      qval x;
+      int t, rc;
+      int64_t n;
+      q_get(v, i, &x);
+      if( (rc = numOf(r, &x, &t, &n))!=SQLITE_OK ) return rc;
+      *pTrue = t==SQLITE_INTEGER ? n!=0 : dbl(n)!=0.0;
+      return SQLITE_OK;
+    }
+  }
+}
+
+/* 1 true, 0 false, -1 NULL */
+static int truth(qrun *r, const qvec *v, int i, int *rc){
+  int b = 0;
+  if( v->t[i]==SQLITE_NULL ) return -1;
+  *rc = q_true(r, v, i, &b);
+  return b;
+}
+
+/* A context over rows idx[0..m) of ctx. */
+static void subCtx(const qctx *c, const int *idx, int m, int *buf, qctx *out){
+  int i;
+  *out = *c;
+  out->n = m;
+  if( c->grp ){
+    for(i=0; i<m; i++) buf[i] = c->grp[idx[i]];
+    out->grp = buf;
+  }else{
+    for(i=0; i<m; i++) buf[i] = c->sel ? c->sel[idx[i]] : idx[i];
+    out->sel = buf;
+  }
+}
+
+static int arith(qrun *r, int op, const qvec *L, const qvec *R, qvec *o, int n){
+  int i, rc;
+  for(i=0; i<n; i++){
+    int tb = L->t[i], ta = R->t[i];
+    int64_t iA, iB;
+    double rA, rB;
+    if( tb==SQLITE_INTEGER && ta==SQLITE_INTEGER ){
+      iB = L->v[i];
+      iA = R->v[i];
+    int_math:
+      switch( op ){
+        case E_ADD: if( __builtin_add_overflow(iB, iA, &iB) ) goto fp_math; break;
+        case E_SUB: if( __builtin_sub_overflow(iB, iA, &iB) ) goto fp_math; break;
+        case E_MUL: if( __builtin_mul_overflow(iB, iA, &iB) ) goto fp_math; break;
+        case E_DIV:
+          if( iA==0 ){ setNull(o, i); continue; }
+          if( iA==-1 && iB==INT64_MIN ) goto fp_math;
+          iB /= iA;
+          break;
+        default:
+          if( iA==0 ){ setNull(o, i); continue; }
+          if( iA==-1 ) iA = 1;
+          iB %= iA;
+          break;
+      }
+      setInt(o, i, iB);
+      continue;
+    }
+    if( tb==SQLITE_NULL || ta==SQLITE_NULL ){ setNull(o, i); continue; }
+    {
+      qval x;
+      int t1, t2;
+      int64_t v1, v2;
+      q_get(L, i, &x);
+      if( (rc = numOf(r, &x, &t2, &v2))!=SQLITE_OK ) return rc;
+      q_get(R, i, &x);
+      if( (rc = numOf(r, &x, &t1, &v1))!=SQLITE_OK ) return rc;
+      if( t1==SQLITE_INTEGER && t2==SQLITE_INTEGER ){
+        iB = v2; iA = v1;
+        goto int_math;
+      }
+      if( op==E_REM && (tb>SQLITE_FLOAT || ta>SQLITE_FLOAT) ){
+        return q_run_error(r, QE_BAIL, "%% of a TEXT or BLOB value that is not an integer");
+      }
+    }
+  fp_math:
+    /* the operands as doubles: sqlite3VdbeRealValue */
+    if( ta==SQLITE_INTEGER ) rA = (double)R->v[i];
+    else if( ta==SQLITE_FLOAT ) rA = dbl(R->v[i]);
+    else { qval x; int t; int64_t v; q_get(R, i, &x); if( (rc = numOf(r, &x, &t, &v)) ) return rc; rA = t==SQLITE_INTEGER ? (double)v : dbl(v); }
+    if( tb==SQLITE_INTEGER ) rB = (double)L->v[i];
+    else if( tb==SQLITE_FLOAT ) rB = dbl(L->v[i]);
+    else { qval x; int t; int64_t v; q_get(L, i, &x); if( (rc = numOf(r, &x, &t, &v)) ) return rc; rB = t==SQLITE_INTEGER ? (double)v : dbl(v); }
+    switch( op ){
+      case E_ADD: rB += rA; break;
+      case E_SUB: rB -= rA; break;
+      case E_MUL: rB *= rA; break;
+      case E_DIV:
+        if( rA==0.0 ){ setNull(o, i); continue; }
+        rB /= rA;
+        break;
+      default: {
+        /* sqlite3VdbeIntValue of each: doubleToInt64 for a REAL */
+        int64_t a = ta==SQLITE_INTEGER ? R->v[i] : rA<=-9223372036854775808.0 ? INT64_MIN : rA>=9223372036854775807.0 ? INT64_MAX : (int64_t)rA;
+        int64_t bb = tb==SQLITE_INTEGER ? L->v[i] : rB<=-9223372036854775808.0 ? INT64_MIN : rB>=9223372036854775807.0 ? INT64_MAX : (int64_t)rB;
+        if( a==0 ){ setNull(o, i); continue; }
+        if( a==-1 ) a = 1;
+        rB = (double)(bb % a);
+        break;
+      }
+    }
+    setReal(o, i, rB);
+  }
+  return SQLITE_OK;
+}
+
+/* Apply a comparison's affinity to x (requirement 2). */
+static int applyAff(qrun *r, int aff, qval *x){
+  if( aff>=GA_AFF_NUMERIC && x->t==SQLITE_TEXT ) return memoGet(r, &r->aConv[M_AFFNUM], x, x);
+  if( aff==GA_AFF_TEXT && (x->t==SQLITE_INTEGER || x->t==SQLITE_FLOAT) ) return memoGet(r, &r->aConv[M_STR], x, x);
+  return SQLITE_OK;
+}
+
+static int compare(qrun *r, const qexpr *e, const qvec *L, const qvec *R, qvec *o, int n){
+  int i, rc, op = e->op;
+  for(i=0; i<n; i++){
+    int c;
+    if( L->t[i]==SQLITE_INTEGER && R->t[i]==SQLITE_INTEGER ){
+      c = (L->v[i]>R->v[i]) - (L->v[i]<R->v[i]);
+    }else if( L->t[i]==SQLITE_NULL || R->t[i]==SQLITE_NULL ){
+      if( op==E_IS || op==E_ISNOT ){
+        int eq = L->t[i]==R->t[i];
+        setInt(o, i, op==E_IS ? eq : !eq);
+      }else{
+        setNull(o, i);
+      }
+      continue;
+    }else{
+      qval a, b;
+      q_get(L, i, &a);
+      q_get(R, i, &b);
+      if( e->cmpAff>=GA_AFF_TEXT && (a.t==SQLITE_TEXT || b.t==SQLITE_TEXT || e->cmpAff==GA_AFF_TEXT) ){
+        if( (rc = applyAff(r, e->cmpAff, &a)) || (rc = applyAff(r, e->cmpAff, &b)) ) return rc;
+      }
+      c = q_cmp(&a, &b, e->cmpColl);
+    }
+    switch( op ){
+      case E_EQ: case E_IS: c = c==0; break;
+      case E_NE: case E_ISNOT: c = c!=0; break;
+      case E_LT: c = c<0; break;
+      case E_LE: c = c<=0; break;
+      case E_GT: c = c>0; break;
+      default: c = c>=0; break;
+    }
+    setInt(o, i, c);
+  }
+  return SQLITE_OK;
+}
+
+static int evalCase(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
+  int *left = sqlite3_malloc64(sizeof(int)*3*(uint64_t)(ctx->n + 1)), *take, *sub;
+  int nLeft = ctx->n, k, i, rc = SQLITE_OK, nW = (e->nArg - e->nElse)/2;
+  if( left==0 ) return SQLITE_NOMEM;
+  take = left + ctx->n + 1;
+  sub = take + ctx->n + 1;
+  for(i=0; i<ctx->n; i++){ left[i] = i; setNull(o, i); }
+  for(k=0; k<nW && nLeft && rc==SQLITE_OK; k++){
+    qctx c;
+    qvec *w, *th;
+    int nTake = 0, nRest = 0;
+    subCtx(ctx, left, nLeft, sub, &c);
+    if( (rc = q_eval(r, e->arg[2*k], &c, &w))!=SQLITE_OK ) break;
+    for(i=0; i<nLeft; i++){
+      int b = truth(r, w, i, &rc);
+      if( rc ) break;
+      if( b==1 ) take[nTake++] = left[i];
+      else left[nRest++] = left[i];
+    }
+    if( rc || nTake==0 ){ nLeft = nRest; continue; }
+    nLeft = nRest;
+    subCtx(ctx, take, nTake, sub, &c);
+    if( (rc = q_eval(r, e->arg[2*k + 1], &c, &th))!=SQLITE_OK ) break;
+    for(i=0; i<nTake; i++){
+      qval x;
+      q_get(th, i, &x);
+      setVal(o, take[i], &x);
+    }
+  }
+  if( rc==SQLITE_OK && e->nElse && nLeft ){
+    qctx c;
+    qvec *el;
+    memcpy(take, left, sizeof(int)*(size_t)nLeft);
+    subCtx(ctx, take, nLeft, sub, &c);
+    if( (rc = q_eval(r, e->arg[e->nArg - 1], &c, &el))==SQLITE_OK ){
+      for(i=0; i<nLeft; i++){
+        qval x;
+        q_get(el, i, &x);
+        setVal(o, take[i], &x);
+      }
+    }
+  }
+  sqlite3_free(left);
+  return rc;
+}
+
+int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
+  qvec *o = &r->aBuf[e->slot], *A = 0, *B = 0;
+  int n = ctx->n, i, rc = SQLITE_OK;
+  *pv = o;
+  switch( e->op ){
+    case E_COL: {
+      const ga_colvec *c = &ctx->b->col[e->iCol];
+      for(i=0; i<n; i++){
+        int j = ctx->sel ? ctx->sel[i] : i, t = c->type[j];
+        o->t[i] = (unsigned char)t;
+        o->v[i] = c->v[j];
+        if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+          const ga_cell *cl = &c->cell[c->v[j]];
+          o->z[i] = cl->z;
+          o->n[i] = cl->n;
+        }
+      }
+      return SQLITE_OK;
+    }
+    case E_KEY: case E_AGGREF:
+      for(i=0; i<n; i++){
+        qval x;
+        r->xLeaf(r->pLeafArg, e->op==E_KEY, e->iCol, ctx->grp[i], &x);
+        setVal(o, i, &x);
+      }
+      return SQLITE_OK;
+    case E_LIT: {
+      qval x;
+      x.t = e->t; x.v = e->i; x.z = e->z; x.n = e->n;
+      for(i=0; i<n; i++) setVal(o, i, &x);
+      return SQLITE_OK;
+    }
+    case E_COLLATE:
+      if( (rc = q_eval(r, e->a, ctx, &A))==SQLITE_OK ) *pv = A;
+      return rc;
+    case E_CASE:
+      return evalCase(r, e, ctx, o);
+    default: break;
+  }
+  if( e->a && (rc = q_eval(r, e->a, ctx, &A))!=SQLITE_OK ) return rc;
+  if( e->b && (rc = q_eval(r, e->b, ctx, &B))!=SQLITE_OK ) return rc;
+  switch( e->op ){
+    case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_REM:
+      return arith(r, e->op, A, B, o, n);
+    case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
+      return compare(r, e, A, B, o, n);
+    case E_AND: case E_OR:
+      for(i=0; i<n && rc==SQLITE_OK; i++){
+        int x = truth(r, A, i, &rc), y = truth(r, B, i, &rc);
+        if( e->op==E_AND ){
+          if( x==0 || y==0 ) setInt(o, i, 0);
+          else if( x<0 || y<0 ) setNull(o, i);
+          else setInt(o, i, 1);
+        }else{
+          if( x==1 || y==1 ) setInt(o, i, 1);
+          else if( x<0 || y<0 ) setNull(o, i);
+          else setInt(o, i, 0);
+        }
+      }
+      return rc;
+    case E_NOT:
+      for(i=0; i<n && rc==SQLITE_OK; i++){
+        int x = truth(r, A, i, &rc);
+        if( x<0 ) setNull(o, i); else setInt(o, i, !x);
+      }
+      return rc;
+    case E_ISNULL: case E_NOTNULL:
+      for(i=0; i<n; i++) setInt(o, i, (A->t[i]==SQLITE_NULL)==(e->op==E_ISNULL));
+      return SQLITE_OK;
+    case E_IN: {
+      /* x IN (list): equal to one (x's affinity and collation), else NULL if
+      ** x or an item is NULL, else false */
+      int k;
+      qval xs[Q_MAXARG];
+      for(k=0; k<e->nArg; k++){
+        const qexpr *l = e->arg[k];
+        xs[k].t = l->t; xs[k].v = l->i; xs[k].z = l->z; xs[k].n = l->n;
+        if( (rc = applyAff(r, e->cmpAff, &xs[k]))!=SQLITE_OK ) return rc;
+      }
+      for(i=0; i<n; i++){
+        qval x;
+        int found = 0, null = 0;
+        q_get(A, i, &x);
+        if( x.t==SQLITE_NULL ){ setNull(o, i); continue; }
+        if( (rc = applyAff(r, e->cmpAff, &x))!=SQLITE_OK ) return rc;
+        for(k=0; k<e->nArg && !found; k++){
+          if( xs[k].t==SQLITE_NULL ){ null = 1; continue; }
+          found = q_cmp(&x, &xs[k], e->cmpColl)==0;
+        }
+        if( found ) setInt(o, i, 1);
+        else if( null ) setNull(o, i);
+        else setInt(o, i, 0);
+      }
+      return SQLITE_OK;
+    }
+    case E_ABS:
+      for(i=0; i<n; i++){
+        if( A->t[i]==SQLITE_NULL ){ setNull(o, i); continue; }
+        if( A->t[i]==SQLITE_INTEGER ){
+          int64_t v = A->v[i];
+          if( v==INT64_MIN ) return q_run_error(r, QE_BAIL, "abs() of the least integer (an error in SQLite)");
+          setInt(o, i, v<0 ? -v : v);
+        }else{
+          double d;
+          if( A->t[i]==SQLITE_FLOAT ){
+            d = dbl(A->v[i]);
+          }else{
+            /* sqlite3_value_double of TEXT or BLOB: sum()'s reading of it */
+            qval x; int t; int64_t v;
+            q_get(A, i, &x);
+            if( (rc = q_sumnum(r, &x, &t, &v))!=SQLITE_OK ) return rc;
+            d = t==SQLITE_INTEGER ? (double)v : dbl(v);
+          }
+          if( d<0 ) d = -d;
+          o->t[i] = SQLITE_FLOAT;
+          o->v[i] = bitsOf(d);
+        }
+      }
+      return SQLITE_OK;
+    case E_COALESCE: {
+      int k;
+      qvec *aV[Q_MAXARG];
+      for(k=0; k<e->nArg; k++) if( (rc = q_eval(r, e->arg[k], ctx, &aV[k]))!=SQLITE_OK ) return rc;
+      for(i=0; i<n; i++){
+        qval x;
+        for(k=0; k<e->nArg - 1 && aV[k]->t[i]==SQLITE_NULL; k++){}
+        q_get(aV[k], i, &x);
+        setVal(o, i, &x);
+      }
+      return SQLITE_OK;
+    }
+    case E_NULLIF: {
+      qvec *X, *Y;
+      if( (rc = q_eval(r, e->arg[0], ctx, &X)) || (rc = q_eval(r, e->arg[1], ctx, &Y)) ) return rc;
+      for(i=0; i<n; i++){
+        qval x, y;
+        q_get(X, i, &x);
+        q_get(Y, i, &y);
+        if( x.t!=SQLITE_NULL && y.t!=SQLITE_NULL && q_cmp(&x, &y, e->cmpColl)==0 ) setNull(o, i);
+        else setVal(o, i, &x);
+      }
+      return SQLITE_OK;
+    }
+    case E_SQL: {
+      Memo *m = &r->aMemo[e->memo];
+      for(i=0; i<n; i++){
+        qval x, y;
+        q_get(A, i, &x);
+        if( (rc = memoGet(r, m, &x, &y))!=SQLITE_OK ) return rc;
+        setVal(o, i, &y);
+      }
+      return SQLITE_OK;
+    }
+    default:
+      return q_run_error(r, QE_BAIL, "an operator the engine does not evaluate");
+  }
+}

@@ -1,0 +1,613 @@
+/*
+** gpu_query's parser: a SELECT SQLite has already prepared, into a tree
+** (query.h), by SQLite's grammar and operator precedence (parse.y):
+** OR < AND < NOT < (= == != <> IS IN LIKE GLOB BETWEEN ISNULL NOTNULL)
+** < (< <= > >=) < (& | << >>) < (+ -) < (* / %) < (|| -> ->>) < COLLATE
+** < unary (- + ~).
+**
+**   1. The shape the engine covers: SELECT [ALL] results FROM one table
+**      [WHERE] [GROUP BY [HAVING]] [ORDER BY] [LIMIT [OFFSET]]. Anything
+**      else (DISTINCT, a join, a subquery, a compound, WITH, a window, an
+**      aggregate's FILTER) is parsed no further: p->zWhy names it, and
+**      SQLite runs the statement.
+**   2. BETWEEN becomes x >= a AND x <= b, as SQLite codes it; NOT IN, NOT
+**      LIKE, NOT BETWEEN, IS NOT NULL become NOT of the positive form;
+**      CASE x WHEN a becomes CASE WHEN x = a.
+**   3. Every node keeps its span of the text, so that what SQLite alone
+**      computes can be handed back to it as SQL (plan.c's E_SQL).
+*/
+#include <string.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include "query.h"
+
+typedef struct Parse {
+  qselect *s;                      /* being filled */
+  const char *z;                   /* the SQL */
+  qtok *a; int n, i;               /* tokens, how many, the next */
+  int nParam;                      /* the largest parameter number so far (SQLite's rule:
+                                   ** a bare ? or a new name takes the next) */
+  const char *azName[64];          /* names of named parameters, by number - 1 */
+  int oom;
+} Parse;
+
+/* An arena block. */
+typedef struct Block { struct Block *next; } Block;
+
+void *q_alloc(qselect *s, int n){
+  Block *b = sqlite3_malloc64(sizeof(Block) + (uint64_t)n);
+  if( b==0 ) return 0;
+  memset(b + 1, 0, (size_t)n);
+  b->next = (Block*)s->arena;
+  s->arena = b;
+  return b + 1;
+}
+
+void q_select_free(qselect *s){
+  Block *b = (Block*)s->arena;
+  while( b ){
+    Block *n = b->next;
+    sqlite3_free(b);
+    b = n;
+  }
+  sqlite3_free(s->zWhy);
+  memset(s, 0, sizeof(*s));
+}
+
+static const qtok *peek(Parse *p){ return &p->a[p->i]; }
+static int is(Parse *p, const char *z){ return q_tok_is(p->z, peek(p), z); }
+static int isAt(Parse *p, int k, const char *z){ return p->i + k<p->n && q_tok_is(p->z, &p->a[p->i + k], z); }
+static int accept(Parse *p, const char *z){
+  if( is(p, z) ){ p->i++; return 1; }
+  return 0;
+}
+
+/* The engine does not cover the statement: say why (the first reason stays). */
+static qexpr *why(Parse *p, const char *zFmt, ...){
+  if( p->s->zWhy==0 ){
+    va_list ap;
+    va_start(ap, zFmt);
+    p->s->zWhy = sqlite3_vmprintf(zFmt, ap);
+    va_end(ap);
+    if( p->s->zWhy==0 ) p->oom = 1;
+  }
+  return 0;
+}
+
+/* Token t's text as a name: quotes removed ("" `` inside made single). */
+static char *nameOf(Parse *p, const qtok *t){
+  const char *z = p->z + t->at;
+  int n = t->n, i, j = 0;
+  char *r = q_alloc(p->s, n + 1), q = z[0];
+  if( r==0 ){ p->oom = 1; return 0; }
+  if( q=='"' || q=='`' || q=='[' ){
+    char close = q=='[' ? ']' : q;
+    for(i=1; i<n-1; i++){
+      r[j++] = z[i];
+      if( z[i]==close && q!='[' ) i++;
+    }
+  }else{
+    memcpy(r, z, (size_t)n);
+    j = n;
+  }
+  r[j] = 0;
+  return r;
+}
+
+static qexpr *node(Parse *p, int op, int at){
+  qexpr *e = q_alloc(p->s, sizeof(qexpr));
+  if( e==0 ){ p->oom = 1; return 0; }
+  e->op = op;
+  e->at = at;
+  e->aff = e->coll = e->cmpAff = -1;
+  e->slot = -1;
+  return e;
+}
+static qexpr *binary(Parse *p, int op, qexpr *a, qexpr *b){
+  qexpr *e;
+  if( a==0 || b==0 || (e = node(p, op, a->at))==0 ) return 0;
+  e->a = a;
+  e->b = b;
+  e->end = b->end;
+  return e;
+}
+static qexpr *unary(Parse *p, int op, qexpr *a, int at){
+  qexpr *e;
+  if( a==0 || (e = node(p, op, at))==0 ) return 0;
+  e->a = a;
+  e->end = a->end;
+  return e;
+}
+static int endOfPrev(Parse *p){ return p->a[p->i - 1].at + p->a[p->i - 1].n; }
+
+static qexpr *expr(Parse *p);
+
+/* (expr, ...) after the '(' into e->arg. */
+static int exprList(Parse *p, qexpr *e, int max){
+  qexpr *a[Q_MAXARG];
+  int n = 0;
+  if( !is(p, ")") ){
+    do{
+      if( n==max ){ why(p, "a list of more than %d items", max); return 0; }
+      if( (a[n++] = expr(p))==0 ) return 0;
+    }while( accept(p, ",") );
+  }
+  if( !accept(p, ")") ){ why(p, "an expression it cannot read"); return 0; }
+  if( n && (e->arg = q_alloc(p->s, (int)sizeof(qexpr*)*n))==0 ){ p->oom = 1; return 0; }
+  memcpy(e->arg, a, sizeof(qexpr*)*(size_t)n);
+  e->nArg = n;
+  return 1;
+}
+
+static const struct { const char *z; int agg; } aAgg[] = {
+  { "count", A_COUNT }, { "gpu_count", A_COUNT }, { "sum", A_SUM }, { "gpu_sum", A_SUM },
+  { "total", A_TOTAL }, { "gpu_total", A_TOTAL }, { "avg", A_AVG }, { "gpu_avg", A_AVG },
+  { "min", A_MIN }, { "gpu_min", A_MIN }, { "max", A_MAX }, { "gpu_max", A_MAX },
+};
+
+/* A function call: the name was read, '(' is next. */
+static qexpr *call(Parse *p, const qtok *tName){
+  qexpr *e = node(p, E_FUNC, tName->at);
+  size_t k;
+  if( e==0 ) return 0;
+  e->zName = nameOf(p, tName);
+  p->i += 2;                        /* the name and ( */
+  if( accept(p, "DISTINCT") ) e->distinct = 1;
+  else accept(p, "ALL");
+  if( is(p, "*") && isAt(p, 1, ")") ){
+    p->i += 2;
+    e->agg = A_COUNTSTAR;
+    e->nArg = -1;
+  }else if( !exprList(p, e, Q_MAXARG) ){
+    return 0;
+  }
+  e->end = endOfPrev(p);
+  if( is(p, "FILTER") || is(p, "OVER") ) return why(p, "%s(...) %s", e->zName, is(p, "OVER") ? "OVER (a window function)" : "FILTER");
+  for(k=0; k<sizeof(aAgg)/sizeof(aAgg[0]); k++){
+    if( sqlite3_stricmp(e->zName, aAgg[k].z)==0 ) break;
+  }
+  if( e->nArg<0 ){
+    if( k>=sizeof(aAgg)/sizeof(aAgg[0]) || aAgg[k].agg!=A_COUNT ) return why(p, "%s(*)", e->zName);
+    e->nArg = 0;
+    e->op = E_AGG;
+    return e;
+  }
+  /* min and max of several arguments are scalar functions. */
+  if( k<sizeof(aAgg)/sizeof(aAgg[0]) && (e->nArg==1 || (e->nArg==0 && aAgg[k].agg==A_COUNT)) ){
+    e->op = E_AGG;
+    e->agg = e->nArg==0 ? A_COUNTSTAR : aAgg[k].agg;
+    if( e->distinct && e->agg!=A_COUNT ) return why(p, "%s(DISTINCT ...)", e->zName);
+    e->a = e->nArg ? e->arg[0] : 0;
+    return e;
+  }
+  if( e->distinct ) return why(p, "DISTINCT in %s(...)", e->zName);
+  return e;
+}
+
+static qexpr *primary(Parse *p){
+  const qtok *t = peek(p);
+  qexpr *e;
+  switch( t->type ){
+    case T_INT: case T_FLOAT: case T_STRING: case T_BLOB:
+      if( (e = node(p, E_LIT, t->at))==0 ) return 0;
+      p->i++;
+      e->end = t->at + t->n;
+      return e;                     /* its value: plan.c asks SQLite */
+    case T_PARAM: {
+      const char *z = p->z + t->at;
+      if( (e = node(p, E_PARAM, t->at))==0 ) return 0;
+      p->i++;
+      e->end = t->at + t->n;
+      if( t->n==1 ){
+        e->iParam = ++p->nParam;
+      }else if( z[0]=='?' ){
+        e->iParam = atoi(z + 1);
+        if( e->iParam>p->nParam ) p->nParam = e->iParam;
+      }else{
+        int k;
+        e->zName = nameOf(p, t);
+        for(k=0; k<p->nParam && k<64 && !(p->azName[k] && strcmp(p->azName[k], e->zName)==0); k++){}
+        if( k<p->nParam && k<64 ){
+          e->iParam = k + 1;
+        }else{
+          e->iParam = ++p->nParam;
+          if( p->nParam<=64 ) p->azName[p->nParam - 1] = e->zName;
+        }
+      }
+      return e;
+    }
+    case T_ID: break;
+    default:
+      if( q_tok_is(p->z, t, "(") ){
+        p->i++;
+        if( is(p, "SELECT") || is(p, "VALUES") || is(p, "WITH") ) return why(p, "a subquery");
+        if( (e = expr(p))==0 ) return 0;
+        if( accept(p, ",") ) return why(p, "a row value");
+        if( !accept(p, ")") ) return why(p, "an expression it cannot read");
+        e->at = t->at;              /* the parentheses are part of its text */
+        e->end = endOfPrev(p);
+        return e;
+      }
+      return why(p, "the token %.*s", t->n, p->z + t->at);
+  }
+  if( q_tok_is(p->z, t, "CASE") ){
+    qexpr *base = 0, *a[2*Q_MAXARG + 1];
+    int n = 0;
+    p->i++;
+    if( !is(p, "WHEN") && (base = expr(p))==0 ) return 0;
+    while( accept(p, "WHEN") ){
+      qexpr *w = expr(p), *th;
+      if( w==0 ) return 0;
+      if( base && (w = binary(p, E_EQ, base, w))==0 ) return 0;
+      if( !accept(p, "THEN") || (th = expr(p))==0 ) return why(p, "a CASE it cannot read");
+      if( n + 3>2*Q_MAXARG ) return why(p, "a CASE of more than %d branches", Q_MAXARG);
+      a[n++] = w;
+      a[n++] = th;
+    }
+    if( (e = node(p, E_CASE, t->at))==0 ) return 0;
+    if( accept(p, "ELSE") ){
+      if( (a[n++] = expr(p))==0 ) return 0;
+      e->nElse = 1;
+    }
+    if( !accept(p, "END") || n<2 ) return why(p, "a CASE it cannot read");
+    if( (e->arg = q_alloc(p->s, (int)sizeof(qexpr*)*n))==0 ){ p->oom = 1; return 0; }
+    memcpy(e->arg, a, sizeof(qexpr*)*(size_t)n);
+    e->nArg = n;
+    e->end = endOfPrev(p);
+    return e;
+  }
+  if( q_tok_is(p->z, t, "CAST") && isAt(p, 1, "(") ){
+    int at;
+    p->i += 2;
+    if( (e = node(p, E_CAST, t->at))==0 || (e->a = expr(p))==0 ) return 0;
+    if( !accept(p, "AS") ) return why(p, "a CAST it cannot read");
+    at = p->i;
+    while( peek(p)->type==T_ID || (peek(p)->type==T_PUNCT && !is(p, ")")) || peek(p)->type==T_INT ) p->i++;
+    if( !is(p, ")") ) return why(p, "a CAST it cannot read");
+    {
+      int from = p->a[at].at, to = p->i>at ? endOfPrev(p) : from;
+      if( (e->zName = q_alloc(p->s, to - from + 1))==0 ){ p->oom = 1; return 0; }
+      memcpy(e->zName, p->z + from, (size_t)(to - from));
+    }
+    p->i++;
+    e->end = endOfPrev(p);
+    return e;
+  }
+  if( q_tok_is(p->z, t, "EXISTS") || q_tok_is(p->z, t, "RAISE") ) return why(p, "%.*s", t->n, p->z + t->at);
+  if( q_tok_is(p->z, t, "NULL") || q_tok_is(p->z, t, "CURRENT_TIME") || q_tok_is(p->z, t, "CURRENT_DATE")
+   || q_tok_is(p->z, t, "CURRENT_TIMESTAMP") ){
+    if( (e = node(p, E_LIT, t->at))==0 ) return 0;
+    p->i++;
+    e->end = t->at + t->n;
+    return e;
+  }
+  if( isAt(p, 1, "(") ) return call(p, t);
+  /* A column: [[schema.]table.]name. TRUE and FALSE are 1 and 0 unless a
+  ** column is so named (plan.c decides). */
+  if( (e = node(p, E_COL, t->at))==0 ) return 0;
+  e->zName = nameOf(p, t);
+  p->i++;
+  if( is(p, ".") ){
+    p->i++;
+    if( peek(p)->type!=T_ID ) return why(p, "a column name it cannot read");
+    e->zQual = e->zName;
+    e->zName = nameOf(p, peek(p));
+    p->i++;
+    if( is(p, ".") ) return why(p, "a schema-qualified column");
+  }
+  e->end = endOfPrev(p);
+  return e;
+}
+
+static qexpr *unaryExpr(Parse *p){
+  const qtok *t = peek(p);
+  if( is(p, "-") || is(p, "+") || is(p, "~") ){
+    int op = is(p, "-") ? E_SUB : E_OTHER;
+    qexpr *a, *e;
+    p->i++;
+    if( (a = unaryExpr(p))==0 ) return 0;
+    if( op==E_OTHER && q_tok_is(p->z, t, "+") ) return why(p, "unary +");
+    if( op==E_SUB && a->op==E_LIT && a->t==0 ){
+      /* -5, -(0.5): SQLite folds the sign into the literal (its value is
+      ** asked of SQLite with the sign: -9223372036854775808 is an INTEGER) */
+      const char *z = p->z + a->at;
+      while( *z=='(' ) z++;
+      if( (*z>='0' && *z<='9') || *z=='.' ){
+        a->at = t->at;
+        return a;
+      }
+    }
+    /* -x is 0 - x, as SQLite codes it (a literal's sign is folded: plan.c). */
+    if( (e = node(p, op, t->at))==0 ) return 0;
+    e->end = a->end;
+    if( op==E_OTHER ){
+      e->a = a;
+      e->zName = "~";
+      return e;
+    }
+    if( (e->a = node(p, E_LIT, t->at))==0 ) return 0;
+    e->a->t = SQLITE_INTEGER;       /* known: 0 */
+    e->a->end = t->at;
+    e->b = a;
+    return e;
+  }
+  return primary(p);
+}
+
+static qexpr *collateExpr(Parse *p){
+  qexpr *e = unaryExpr(p);
+  while( e && accept(p, "COLLATE") ){
+    qexpr *c;
+    if( peek(p)->type!=T_ID && peek(p)->type!=T_STRING ) return why(p, "a COLLATE it cannot read");
+    if( (c = unary(p, E_COLLATE, e, e->at))==0 ) return 0;
+    c->zName = nameOf(p, peek(p));
+    if( c->zName && c->zName[0]=='\'' ){
+      /* COLLATE 'nocase': the string's text */
+      int n = (int)strlen(c->zName);
+      memmove(c->zName, c->zName + 1, (size_t)n - 2);
+      c->zName[n - 2] = 0;
+    }
+    p->i++;
+    c->end = endOfPrev(p);
+    e = c;
+  }
+  return e;
+}
+
+/* One level of left-associative binary operators. */
+typedef qexpr *(*Level)(Parse*);
+static qexpr *leftAssoc(Parse *p, Level next, const char *const *azOp, const int *aOp, int nOp){
+  qexpr *e = next(p);
+  while( e ){
+    int k;
+    for(k=0; k<nOp && !is(p, azOp[k]); k++){}
+    if( k==nOp ) break;
+    p->i++;
+    e = binary(p, aOp[k], e, next(p));
+    if( e && aOp[k]==E_OTHER ) e->zName = (char*)azOp[k];
+  }
+  return e;
+}
+static qexpr *concatExpr(Parse *p){
+  static const char *az[] = { "||", "->>", "->" };
+  static const int a[] = { E_CONCAT, E_OTHER, E_OTHER };
+  return leftAssoc(p, collateExpr, az, a, 3);
+}
+static qexpr *mulExpr(Parse *p){
+  static const char *az[] = { "*", "/", "%" };
+  static const int a[] = { E_MUL, E_DIV, E_REM };
+  return leftAssoc(p, concatExpr, az, a, 3);
+}
+static qexpr *addExpr(Parse *p){
+  static const char *az[] = { "+", "-" };
+  static const int a[] = { E_ADD, E_SUB };
+  return leftAssoc(p, mulExpr, az, a, 2);
+}
+static qexpr *bitExpr(Parse *p){
+  static const char *az[] = { "&", "|", "<<", ">>" };
+  static const int a[] = { E_OTHER, E_OTHER, E_OTHER, E_OTHER };
+  return leftAssoc(p, addExpr, az, a, 4);
+}
+static qexpr *cmpExpr(Parse *p){
+  static const char *az[] = { "<=", ">=", "<", ">" };
+  static const int a[] = { E_LE, E_GE, E_LT, E_GT };
+  return leftAssoc(p, bitExpr, az, a, 4);
+}
+
+static qexpr *notOf(Parse *p, qexpr *e, int neg){
+  qexpr *n;
+  if( !neg || e==0 ) return e;
+  if( (n = unary(p, E_NOT, e, e->at))==0 ) return 0;
+  return n;
+}
+
+/* = == != <> IS [NOT] IN LIKE GLOB BETWEEN ISNULL NOTNULL [NOT] NULL */
+static qexpr *eqExpr(Parse *p){
+  qexpr *e = cmpExpr(p);
+  while( e ){
+    int neg = 0, at = e->at;
+    if( is(p, "=") || is(p, "==") ){ p->i++; e = binary(p, E_EQ, e, cmpExpr(p)); continue; }
+    if( is(p, "!=") || is(p, "<>") ){ p->i++; e = binary(p, E_NE, e, cmpExpr(p)); continue; }
+    if( accept(p, "IS") ){
+      int isNot = accept(p, "NOT");
+      if( accept(p, "DISTINCT") ){
+        if( !accept(p, "FROM") ) return why(p, "an IS it cannot read");
+        isNot = !isNot;
+      }
+      e = binary(p, isNot ? E_ISNOT : E_IS, e, cmpExpr(p));
+      continue;
+    }
+    if( accept(p, "ISNULL") ){ e = unary(p, E_ISNULL, e, at); if( e ) e->end = endOfPrev(p); continue; }
+    if( accept(p, "NOTNULL") ){ e = unary(p, E_NOTNULL, e, at); if( e ) e->end = endOfPrev(p); continue; }
+    if( is(p, "NOT") && isAt(p, 1, "NULL") ){
+      p->i += 2;
+      e = unary(p, E_NOTNULL, e, at);
+      if( e ) e->end = endOfPrev(p);
+      continue;
+    }
+    if( is(p, "NOT") && (isAt(p, 1, "IN") || isAt(p, 1, "LIKE") || isAt(p, 1, "GLOB") || isAt(p, 1, "BETWEEN")
+                         || isAt(p, 1, "REGEXP") || isAt(p, 1, "MATCH")) ){
+      p->i++;
+      neg = 1;
+    }
+    if( accept(p, "IN") ){
+      qexpr *in = unary(p, E_IN, e, at);
+      if( in==0 ) return 0;
+      if( !is(p, "(") ) return why(p, "IN of a table");
+      p->i++;
+      if( is(p, "SELECT") || is(p, "VALUES") || is(p, "WITH") ) return why(p, "IN (a subquery)");
+      if( !exprList(p, in, Q_MAXARG) ) return 0;
+      in->end = endOfPrev(p);
+      e = notOf(p, in, neg);
+      continue;
+    }
+    if( is(p, "LIKE") || is(p, "GLOB") || is(p, "REGEXP") || is(p, "MATCH") ){
+      qexpr *l;
+      const qtok *op = peek(p);
+      p->i++;
+      if( (l = binary(p, E_LIKE, e, cmpExpr(p)))==0 ) return 0;
+      l->zName = nameOf(p, op);
+      if( accept(p, "ESCAPE") ){
+        if( (l->arg = q_alloc(p->s, sizeof(qexpr*)))==0 ){ p->oom = 1; return 0; }
+        if( (l->arg[0] = cmpExpr(p))==0 ) return 0;
+        l->nArg = 1;
+        l->end = l->arg[0]->end;
+      }
+      e = notOf(p, l, neg);
+      continue;
+    }
+    if( accept(p, "BETWEEN") ){
+      qexpr *lo = cmpExpr(p), *hi, *b;
+      if( lo==0 ) return 0;
+      if( !accept(p, "AND") ) return why(p, "a BETWEEN it cannot read");
+      if( (hi = cmpExpr(p))==0 ) return 0;
+      b = binary(p, E_AND, binary(p, E_GE, e, lo), binary(p, E_LE, e, hi));
+      e = notOf(p, b, neg);
+      continue;
+    }
+    if( neg ) return why(p, "a NOT it cannot read");
+    break;
+  }
+  return e;
+}
+
+static qexpr *notExpr(Parse *p){
+  const qtok *t = peek(p);
+  if( accept(p, "NOT") ){
+    qexpr *a = notExpr(p);
+    return a ? unary(p, E_NOT, a, t->at) : 0;
+  }
+  return eqExpr(p);
+}
+static qexpr *andExpr(Parse *p){
+  static const char *az[] = { "AND" };
+  static const int a[] = { E_AND };
+  return leftAssoc(p, notExpr, az, a, 1);
+}
+static qexpr *expr(Parse *p){
+  static const char *az[] = { "OR" };
+  static const int a[] = { E_OR };
+  return leftAssoc(p, andExpr, az, a, 1);
+}
+
+/* A list of terms (results, GROUP BY, ORDER BY) into *pa, *pn. */
+static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
+  qterm a[64];
+  int n = 0;
+  do{
+    qterm *t = &a[n];
+    if( n==64 ){ why(p, "more than 64 terms in a list"); return 0; }
+    memset(t, 0, sizeof(*t));
+    if( isResult && is(p, "*") ){
+      p->i++;
+      p->s->star = 1;
+      n++;
+      continue;
+    }
+    if( isResult && peek(p)->type==T_ID && isAt(p, 1, ".") && isAt(p, 2, "*") ){
+      why(p, "table.*");
+      return 0;
+    }
+    if( (t->e = expr(p))==0 ) return 0;
+    if( isResult ){
+      int as = accept(p, "AS");
+      const qtok *k = peek(p);
+      if( (k->type==T_ID && !q_tok_is(p->z, k, "FROM")) || k->type==T_STRING ){
+        if( (t->zAlias = nameOf(p, k))!=0 && t->zAlias[0]=='\'' ){
+          int m = (int)strlen(t->zAlias);
+          memmove(t->zAlias, t->zAlias + 1, (size_t)m - 2);
+          t->zAlias[m - 2] = 0;
+        }
+        p->i++;
+      }else if( as ){
+        why(p, "a result name it cannot read");
+        return 0;
+      }
+    }
+    if( isOrder ){
+      if( accept(p, "DESC") ) t->desc = 1;
+      else accept(p, "ASC");
+      if( accept(p, "NULLS") ){
+        if( accept(p, "FIRST") ) t->nulls = 1;
+        else if( accept(p, "LAST") ) t->nulls = 2;
+        else { why(p, "an ORDER BY it cannot read"); return 0; }
+      }
+    }
+    n++;
+  }while( accept(p, ",") );
+  if( (*pa = q_alloc(p->s, (int)sizeof(qterm)*n))==0 ){ p->oom = 1; return 0; }
+  memcpy(*pa, a, sizeof(qterm)*(size_t)n);
+  *pn = n;
+  return 1;
+}
+
+int q_parse(const char *zSql, int nParam, qselect *s){
+  Parse p;
+  int rc;
+  memset(s, 0, sizeof(*s));
+  memset(&p, 0, sizeof(p));
+  s->zSql = zSql;
+  s->nParam = nParam;
+  p.s = s;
+  p.z = zSql;
+  if( (rc = q_lex(zSql, &p.a, &p.n))!=SQLITE_OK ) return rc;
+  if( !accept(&p, "SELECT") ){
+    why(&p, is(&p, "WITH") ? "WITH (a common table expression)" : is(&p, "VALUES") ? "VALUES" : "not a plain SELECT");
+    goto done;
+  }
+  if( accept(&p, "DISTINCT") ){ why(&p, "SELECT DISTINCT"); goto done; }
+  accept(&p, "ALL");
+  if( !terms(&p, &s->aRes, &s->nRes, 0, 1) ) goto done;
+  if( !accept(&p, "FROM") ){ why(&p, "a SELECT without FROM"); goto done; }
+  if( peek(&p)->type!=T_ID || q_tok_is(zSql, peek(&p), "(") ){ why(&p, "FROM a subquery or a table-valued function"); goto done; }
+  {
+    const qtok *t = peek(&p);
+    int at = t->at;
+    p.i++;
+    if( accept(&p, ".") ){
+      if( peek(&p)->type!=T_ID ){ why(&p, "a FROM it cannot read"); goto done; }
+      p.i++;
+    }
+    if( is(&p, "(") ){ why(&p, "FROM a table-valued function"); goto done; }
+    if( (s->zFrom = q_alloc(s, endOfPrev(&p) - at + 1))==0 ){ p.oom = 1; goto done; }
+    memcpy(s->zFrom, zSql + at, (size_t)(endOfPrev(&p) - at));
+  }
+  if( accept(&p, "AS") || (peek(&p)->type==T_ID && !is(&p, "WHERE") && !is(&p, "GROUP") && !is(&p, "ORDER")
+      && !is(&p, "LIMIT") && !is(&p, "JOIN") && !is(&p, "NATURAL") && !is(&p, "LEFT") && !is(&p, "INNER")
+      && !is(&p, "CROSS") && !is(&p, "INDEXED") && !is(&p, "NOT") && !is(&p, "WINDOW") && !is(&p, "UNION")
+      && !is(&p, "EXCEPT") && !is(&p, "INTERSECT") && !is(&p, "RIGHT") && !is(&p, "FULL") && !is(&p, "HAVING")) ){
+    if( peek(&p)->type!=T_ID ){ why(&p, "a FROM it cannot read"); goto done; }
+    s->zAlias = nameOf(&p, peek(&p));
+    p.i++;
+  }
+  if( is(&p, ",") || is(&p, "JOIN") || is(&p, "NATURAL") || is(&p, "LEFT") || is(&p, "INNER") || is(&p, "CROSS")
+   || is(&p, "RIGHT") || is(&p, "FULL") ){
+    why(&p, "a join");
+    goto done;
+  }
+  if( is(&p, "INDEXED") || (is(&p, "NOT") && isAt(&p, 1, "INDEXED")) ){ why(&p, "INDEXED BY"); goto done; }
+  if( accept(&p, "WHERE") && (s->pWhere = expr(&p))==0 ) goto done;
+  if( accept(&p, "GROUP") ){
+    if( !accept(&p, "BY") || !terms(&p, &s->aGroup, &s->nGroup, 0, 0) ) goto done;
+  }
+  if( accept(&p, "HAVING") && (s->pHaving = expr(&p))==0 ) goto done;
+  if( is(&p, "WINDOW") ){ why(&p, "WINDOW"); goto done; }
+  if( is(&p, "UNION") || is(&p, "EXCEPT") || is(&p, "INTERSECT") ){ why(&p, "a compound SELECT"); goto done; }
+  if( accept(&p, "ORDER") ){
+    if( !accept(&p, "BY") || !terms(&p, &s->aOrder, &s->nOrder, 1, 0) ) goto done;
+  }
+  if( accept(&p, "LIMIT") ){
+    if( (s->pLimit = expr(&p))==0 ) goto done;
+    if( accept(&p, "OFFSET") ){
+      if( (s->pOffset = expr(&p))==0 ) goto done;
+    }else if( accept(&p, ",") ){
+      s->pOffset = s->pLimit;       /* LIMIT offset, count */
+      if( (s->pLimit = expr(&p))==0 ) goto done;
+    }
+  }
+  accept(&p, ";");
+  if( peek(&p)->type!=T_EOF ) why(&p, "the text after the SELECT it reads (%.20s)", zSql + peek(&p)->at);
+done:
+  sqlite3_free(p.a);
+  return p.oom ? SQLITE_NOMEM : SQLITE_OK;
+}

@@ -1,0 +1,817 @@
+/*
+** gpu_query's planner: the parsed SELECT bound to its table as it is now,
+** with SQLite's static rules applied once, so that evaluation (eval.c)
+** only applies them.
+**
+**   1. Names: a column of the table (ignoring ASCII case; qualified by the
+**      table's name or alias), else a result's alias (as SQLite allows in
+**      WHERE, GROUP BY, HAVING; ORDER BY tries aliases first), else TRUE or
+**      FALSE. GROUP BY and ORDER BY take result numbers.
+**   2. Affinity and collation of each node, as sqlite3ExprAffinity and
+**      sqlite3ExprCollSeq give them: a column's own, CAST's type's, COLLATE's
+**      (which marks every node above it, as EP_Collate does); comparisons
+**      take the affinity comparisonAffinity gives and the collation of
+**      sqlite3BinaryCompareCollSeq. Collations other than BINARY, NOCASE and
+**      RTRIM are not covered.
+**   3. Constants (no column, no aggregate) are computed by SQLite once per
+**      run, parameters bound: their values are SQLite's by construction. A
+**      literal's sign is part of it (-9223372036854775808 is an INTEGER).
+**   4. What the engine does not compute itself (LIKE, CAST, ||, a function
+**      other than abs, coalesce, ifnull, nullif, iif) becomes E_SQL when it
+**      has one input that is not constant: SQLite computes it once per
+**      distinct input (eval.c). A non-deterministic function, or two inputs,
+**      is not covered.
+**   5. Grouped queries: the results, HAVING and ORDER BY are over the keys
+**      (a subtree equal to a GROUP BY term, as sqlite3ExprCompare finds)
+**      and the aggregates; a column outside both is not covered (SQLite's
+**      bare-column rule).
+*/
+#include <string.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include "query.h"
+#include "tvf.h"
+
+typedef struct Bind {
+  qplan *pl;
+  qselect *s;
+  sqlite3 *db;
+  sqlite3_value **apParam; int nParam;
+  char *zWhy;                      /* not covered: why */
+  int rc;                          /* an error */
+  char *zErr;                      /* ... its message */
+} Bind;
+
+static int whyf(Bind *b, const char *zFmt, ...){
+  if( b->zWhy==0 && b->rc==SQLITE_OK ){
+    va_list ap;
+    va_start(ap, zFmt);
+    b->zWhy = sqlite3_vmprintf(zFmt, ap);
+    va_end(ap);
+    if( b->zWhy==0 ) b->rc = SQLITE_NOMEM;
+  }
+  return 0;
+}
+static int stopped(Bind *b){ return b->zWhy!=0 || b->rc!=SQLITE_OK; }
+
+static int collOf(const char *z){
+  if( sqlite3_stricmp(z, "BINARY")==0 ) return C_BINARY;
+  if( sqlite3_stricmp(z, "NOCASE")==0 ) return C_NOCASE;
+  if( sqlite3_stricmp(z, "RTRIM")==0 ) return C_RTRIM;
+  return -1;
+}
+
+/* ---- structure ------------------------------------------------------------------- */
+
+/* sqlite3ExprCompare's question, on the parse: the same expression? */
+static int same(const qselect *s, const qexpr *a, const qexpr *b){
+  int i;
+  if( a==b ) return 1;
+  if( a==0 || b==0 || a->op!=b->op || a->nArg!=b->nArg || a->distinct!=b->distinct || a->agg!=b->agg ) return 0;
+  switch( a->op ){
+    case E_COL:
+      if( sqlite3_stricmp(a->zName, b->zName) ) return 0;
+      if( (a->zQual==0)!=(b->zQual==0) || (a->zQual && sqlite3_stricmp(a->zQual, b->zQual)) ) return 0;
+      return 1;
+    case E_LIT:
+      if( a->end - a->at != b->end - b->at ) return 0;
+      if( a->end==a->at ) return a->t==b->t && a->i==b->i;   /* -x's 0 */
+      return sqlite3_strnicmp(s->zSql + a->at, s->zSql + b->at, a->end - a->at)==0;
+    case E_PARAM:
+      return a->iParam==b->iParam && ((a->zName==0 && b->zName==0) || (a->zName && b->zName && strcmp(a->zName, b->zName)==0));
+    default:
+      if( (a->zName==0)!=(b->zName==0) || (a->zName && sqlite3_stricmp(a->zName, b->zName)) ) return 0;
+      if( !same(s, a->a, b->a) || !same(s, a->b, b->b) ) return 0;
+      for(i=0; i<a->nArg; i++) if( !same(s, a->arg[i], b->arg[i]) ) return 0;
+      return a->nElse==b->nElse;
+  }
+}
+
+/* Calls f on each child slot of e. */
+#define EACH_CHILD(e, pp, body) do{ int i_; qexpr **pp; \
+  pp = &(e)->a; if( *pp ){ body; } pp = &(e)->b; if( *pp ){ body; } \
+  for(i_=0; i_<(e)->nArg; i_++){ pp = &(e)->arg[i_]; body; } }while(0)
+
+/* ---- constants -------------------------------------------------------------------- */
+
+/* Is e constant: no column, key or aggregate below? */
+static int isConst(const qexpr *e){
+  int c = 1;
+  if( e==0 ) return 1;
+  if( e->op==E_COL || e->op==E_KEY || e->op==E_AGGREF || e->op==E_AGG ) return 0;
+  EACH_CHILD((qexpr*)e, pp, c = c && isConst(*pp));
+  return c;
+}
+
+static int collWalk(const qexpr *e);
+
+/* The parameters below e into a, in text order (at most 64). */
+static int paramsOf(qexpr *e, qexpr **a, int n){
+  if( e==0 ) return n;
+  if( e->op==E_PARAM ){
+    int m = n;
+    if( n==64 ) return n;
+    while( m>0 && a[m-1]->at>e->at ){ a[m] = a[m-1]; m--; }
+    a[m] = e;
+    return n + 1;
+  }
+  EACH_CHILD(e, pp, n = paramsOf(*pp, a, n));
+  return n;
+}
+
+/* Read column 0 of st's row into the literal e. */
+static int takeValue(Bind *b, qexpr *e, sqlite3_value *v){
+  int t = sqlite3_value_type(v), n;
+  e->t = t;
+  if( t==SQLITE_INTEGER ) e->i = sqlite3_value_int64(v);
+  else if( t==SQLITE_FLOAT ){ double d = sqlite3_value_double(v); memcpy(&e->i, &d, 8); }
+  else if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+    const void *z = t==SQLITE_TEXT ? (const void*)sqlite3_value_text(v) : sqlite3_value_blob(v);
+    n = sqlite3_value_bytes(v);
+    if( (e->z = q_alloc(b->s, n + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( n ) memcpy(e->z, z, (size_t)n);
+    e->n = n;
+  }
+  return 1;
+}
+
+/* Constant e (a literal, a parameter, a constant expression: requirement
+** 3) becomes an E_LIT holding the value SQLite gives it; its affinity and
+** collation stay. */
+static int fold(Bind *b, qexpr *e){
+  char *zSql;
+  sqlite3_stmt *st = 0;
+  qexpr *aP[64];
+  int rc, nP, j, mx = 0;
+  if( e->op==E_LIT && e->t ) return 1;
+  e->coll = collWalk(e);
+  if( e->op==E_PARAM ){
+    sqlite3_value *v = e->iParam>=1 && e->iParam<=b->nParam ? b->apParam[e->iParam - 1] : 0;
+    if( v ){
+      if( !takeValue(b, e, v) ) return 0;
+    }else{
+      e->t = SQLITE_NULL;
+    }
+    e->op = E_LIT;
+    return 1;
+  }
+  zSql = sqlite3_mprintf("SELECT %.*s", e->end - e->at, b->s->zSql + e->at);
+  if( zSql==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  rc = sqlite3_prepare_v2(b->db, zSql, -1, &st, 0);
+  sqlite3_free(zSql);
+  if( rc ){
+    sqlite3_finalize(st);
+    return whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
+  }
+  /* its parameters, numbered as SQLite numbers them in this text */
+  nP = paramsOf(e, aP, 0);
+  for(j=0; j<nP && rc==SQLITE_OK; j++){
+    qexpr *x = aP[j];
+    const char *z = b->s->zSql + x->at;
+    int idx;
+    if( x->end - x->at==1 ) idx = ++mx;
+    else if( z[0]=='?' ){ idx = atoi(z + 1); if( idx>mx ) mx = idx; }
+    else{ idx = sqlite3_bind_parameter_index(st, x->zName); if( idx>mx ) mx = idx; }
+    if( idx>0 && x->iParam>=1 && x->iParam<=b->nParam && b->apParam[x->iParam - 1] ){
+      rc = sqlite3_bind_value(st, idx, b->apParam[x->iParam - 1]);
+    }
+  }
+  if( rc==SQLITE_OK && (rc = sqlite3_step(st))!=SQLITE_ROW ){
+    whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
+    sqlite3_finalize(st);
+    return 0;
+  }
+  if( !takeValue(b, e, sqlite3_column_value(st, 0)) ){
+    sqlite3_finalize(st);
+    return 0;
+  }
+  sqlite3_finalize(st);
+  e->op = E_LIT;
+  e->a = e->b = 0;
+  e->nArg = 0;
+  return 1;
+}
+
+/* Fold every greatest constant subtree of *pe (their texts are whole
+** operands, so SQLite reads each alone). */
+static int foldAll(Bind *b, qexpr *e){
+  int ok = 1;
+  if( e==0 || stopped(b) ) return !stopped(b);
+  if( isConst(e) ) return fold(b, e);
+  if( e->op==E_SQL ) return foldAll(b, e->a);
+  EACH_CHILD(e, pp, ok = ok && foldAll(b, *pp));
+  return ok;
+}
+
+/* ---- affinity and collation ---------------------------------------------------------- */
+
+/* sqlite3ExprCollSeq: the collation e carries (C_*), or -1 for none. */
+static int collWalk(const qexpr *e){
+  while( e ){
+    if( e->op==E_LIT ) return e->explicitColl ? e->coll : -1;
+    if( e->op==E_COLLATE ) return e->coll;
+    if( e->op==E_COL || e->op==E_KEY ) return e->coll;
+    if( e->op==E_CAST ){ e = e->a; continue; }
+    if( e->explicitColl ){
+      if( e->a && e->a->explicitColl ){ e = e->a; continue; }
+      if( e->b ){ e = e->b; continue; }
+      {
+        int i;
+        const qexpr *n = 0;
+        for(i=0; i<e->nArg; i++) if( e->arg[i]->explicitColl ){ n = e->arg[i]; break; }
+        e = n;
+        continue;
+      }
+    }
+    break;
+  }
+  return -1;
+}
+
+/* comparisonAffinity: what a comparison of a and b applies (-1: none). */
+static int cmpAffinity(const qexpr *a, const qexpr *b){
+  int a1 = a->aff, a2 = b ? b->aff : -1;
+  if( a1>=0 && a2>=0 ){
+    return (a1>=GA_AFF_NUMERIC || a2>=GA_AFF_NUMERIC) ? GA_AFF_NUMERIC : GA_AFF_BLOB;
+  }
+  return a1>=0 ? a1 : a2;
+}
+
+/* sqlite3BinaryCompareCollSeq(a, b), BINARY where none. */
+static int cmpColl(const qexpr *a, const qexpr *b){
+  int c;
+  if( a->explicitColl ) c = collWalk(a);
+  else if( b && b->explicitColl ) c = collWalk(b);
+  else if( (c = collWalk(a))<0 && b ) c = collWalk(b);
+  return c<0 ? C_BINARY : c;
+}
+
+/* ---- binding ---------------------------------------------------------------------- */
+
+enum { CTX_ROW, CTX_GROUP };
+
+static int aliasIndex(const qselect *s, const char *z){
+  int i;
+  for(i=0; i<s->nRes; i++) if( s->aRes[i].zAlias && sqlite3_stricmp(s->aRes[i].zAlias, z)==0 ) return i;
+  return -1;
+}
+
+/* The scan's column for table column c (added if new). */
+static int scanCol(Bind *b, int c){
+  qplan *pl = b->pl;
+  int i;
+  for(i=0; i<pl->nCol; i++) if( pl->aiCol[i]==c ) return i;
+  if( pl->nCol==GA_COLS_MAX ){ whyf(b, "more than %d columns", GA_COLS_MAX); return -1; }
+  pl->aiCol[pl->nCol] = c;
+  pl->aWant[pl->nCol] = GA_COL_BYTES;
+  return pl->nCol++;
+}
+
+static int isDeterministic(Bind *b, const char *zFn){
+  sqlite3_stmt *st = 0;
+  int ok = 0, any = 0;
+  if( sqlite3_prepare_v2(b->db, "SELECT flags FROM pragma_function_list WHERE name=?1 COLLATE NOCASE AND type='s'",
+                         -1, &st, 0) ) return 0;
+  sqlite3_bind_text(st, 1, zFn, -1, SQLITE_STATIC);
+  ok = 1;
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    any = 1;
+    if( (sqlite3_column_int(st, 0) & SQLITE_DETERMINISTIC)==0 ) ok = 0;
+  }
+  sqlite3_finalize(st);
+  return ok && any;
+}
+
+static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg);
+
+/* The one child of e that is not constant (NULL: all are; *pMany: more). */
+static qexpr **theInput(qexpr *e, int *pMany){
+  qexpr **r = 0;
+  *pMany = 0;
+  EACH_CHILD(e, pp, if( !isConst(*pp) ){ if( r ) *pMany = 1; r = pp; });
+  return r;
+}
+
+/* e, which SQLite computes, as E_SQL of its one input (requirement 4):
+** its text with ?1 in the input's place and ?2... in its constant
+** operands' (folded first, bound as values). */
+static int toSql(Bind *b, qexpr *e, const char *zWhat){
+  int many, n = 0, j, at;
+  qexpr **pIn = theInput(e, &many), *in, *aOp[Q_MAXARG + 3];
+  const char *z = b->s->zSql;
+  sqlite3_str *t;
+  if( many ) return whyf(b, "%s of two or more values that are not constant", zWhat);
+  in = *pIn;
+  EACH_CHILD(e, pp, if( n<Q_MAXARG + 3 ) aOp[n++] = *pp);
+  /* operands in text order */
+  for(j=1; j<n; j++){ qexpr *x = aOp[j]; int m = j; while( m>0 && aOp[m-1]->at>x->at ){ aOp[m] = aOp[m-1]; m--; } aOp[m] = x; }
+  for(j=0; j<n; j++){
+    if( aOp[j]->at<e->at || aOp[j]->end>e->end || aOp[j]->end<=aOp[j]->at || (j && aOp[j]->at<aOp[j-1]->end) ){
+      return whyf(b, "%s over operands it cannot rewrite", zWhat);
+    }
+    if( aOp[j]!=in && aOp[j]->explicitColl ) return whyf(b, "%s with a COLLATE among its operands", zWhat);
+  }
+  if( e->op==E_FUNC && (sqlite3_stricmp(e->zName, "min")==0 || sqlite3_stricmp(e->zName, "max")==0)
+   && collWalk(in)>C_BINARY ){
+    return whyf(b, "%s() of a value with a collation", e->zName);
+  }
+  if( n>1 && (e->aTplLit = q_alloc(b->s, (int)sizeof(qexpr*)*(n - 1)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  t = sqlite3_str_new(b->db);
+  sqlite3_str_appendall(t, "SELECT ");
+  at = e->at;
+  for(j=0; j<n; j++){
+    sqlite3_str_appendf(t, "%.*s", aOp[j]->at - at, z + at);
+    if( aOp[j]==in ){
+      sqlite3_str_appendall(t, "?1");
+    }else{
+      if( !fold(b, aOp[j]) ){ sqlite3_free(sqlite3_str_finish(t)); return 0; }
+      e->aTplLit[e->nTplLit++] = aOp[j];
+      sqlite3_str_appendf(t, "?%d", e->nTplLit + 1);
+    }
+    at = aOp[j]->end;
+  }
+  sqlite3_str_appendf(t, "%.*s", e->end - at, z + at);
+  {
+    char *zT = sqlite3_str_finish(t);
+    int m = zT ? (int)strlen(zT) : 0;
+    if( zT==0 || (e->zTpl = q_alloc(b->s, m + 1))==0 ){ sqlite3_free(zT); b->rc = SQLITE_NOMEM; return 0; }
+    memcpy(e->zTpl, zT, (size_t)m + 1);
+    sqlite3_free(zT);
+  }
+  e->op = E_SQL;
+  e->a = in;
+  e->b = 0;
+  e->nArg = 0;
+  e->memo = b->pl->nMemo++;
+  return 1;
+}
+
+static int bindCol(Bind *b, qexpr *e){
+  qplan *pl = b->pl;
+  const ga_table *t = &pl->src.tab;
+  int c;
+  if( e->zQual && sqlite3_stricmp(e->zQual, t->zTab) && !(b->s->zAlias && sqlite3_stricmp(e->zQual, b->s->zAlias)==0) ){
+    return whyf(b, "the column %s.%s", e->zQual, e->zName);
+  }
+  for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
+  if( c==t->nCol ) return -1;
+  if( (e->iCol = scanCol(b, c))<0 ) return 0;
+  e->aff = t->aCol[c].aff;
+  if( t->aCol[c].zColl==0 || (e->coll = collOf(t->aCol[c].zColl))<0 ){
+    return whyf(b, "column %s's collation %s", e->zName, t->aCol[c].zColl ? t->aCol[c].zColl : "(unknown)");
+  }
+  return 1;
+}
+
+/* A grouped query's expression: a key, if it is one. */
+static int asKey(Bind *b, qexpr **pe){
+  qplan *pl = b->pl;
+  int k;
+  for(k=0; k<pl->nKey; k++){
+    if( same(b->s, *pe, b->s->aGroup[k].e) ){
+      qexpr *e = q_alloc(b->s, sizeof(qexpr));
+      if( e==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+      *e = *pl->aKey[k];
+      e->op = E_KEY;
+      e->iCol = k;
+      e->a = e->b = 0; e->arg = 0; e->nArg = 0;
+      e->coll = collWalk(pl->aKey[k]);
+      e->explicitColl = pl->aKey[k]->explicitColl;
+      e->slot = -1;
+      *pe = e;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int bindAgg(Bind *b, qexpr **pe){
+  qplan *pl = b->pl;
+  qexpr *e = *pe;
+  qagg *g;
+  int fn = e->agg;
+  if( pl->nAgg % 16==0 ){
+    qagg *n = q_alloc(b->s, (int)sizeof(qagg)*(pl->nAgg + 16));
+    if( n==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( pl->nAgg ) memcpy(n, pl->aAgg, sizeof(qagg)*(size_t)pl->nAgg);
+    pl->aAgg = n;
+  }
+  g = &pl->aAgg[pl->nAgg];
+  memset(g, 0, sizeof(*g));
+  g->fn = fn;
+  g->distinct = e->distinct;
+  g->gpu = sqlite3_strnicmp(e->zName, "gpu_", 4)==0;
+  if( e->a ){
+    if( !bindExpr(b, &e->a, CTX_ROW, 1) || !foldAll(b, e->a) ) return 0;
+    g->x = e->a;
+    g->coll = collWalk(e->a);
+    if( g->coll<0 ) g->coll = C_BINARY;
+    /* gpu_min and gpu_max are functions of the extension: SQLite hands
+    ** them no collation, so TEXT compares as BINARY. */
+    if( (fn==A_MIN || fn==A_MAX) && sqlite3_strnicmp(e->zName, "gpu_", 4)==0 ) g->coll = C_BINARY;
+  }
+  e->op = E_AGGREF;
+  e->iCol = pl->nAgg++;
+  e->a = 0;
+  e->nArg = 0;
+  e->aff = -1;
+  e->coll = -1;
+  e->explicitColl = 0;
+  return 1;
+}
+
+/* Bind *pe in context ctx (rows or groups). inAgg: inside an aggregate's
+** argument. 1, or 0 when stopped (b says why). */
+static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
+  qexpr *e = *pe;
+  int i, r;
+  if( stopped(b) ) return 0;
+  if( ctx==CTX_GROUP && !inAgg && e->op!=E_AGG ){
+    if( (r = asKey(b, pe))!=0 ) return stopped(b) ? 0 : 1;
+    if( stopped(b) ) return 0;
+  }
+  switch( e->op ){
+    case E_LIT: case E_PARAM:
+      return 1;                     /* folded with its greatest constant subtree (bindTop) */
+    case E_COL:
+      if( ctx==CTX_GROUP && !inAgg ) {
+        /* an alias of a result that is itself grouped, else a bare column */
+        int k = e->zQual ? -1 : aliasIndex(b->s, e->zName), c;
+        const ga_table *t = &b->pl->src.tab;
+        for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
+        if( c==t->nCol && k>=0 && b->s->aRes[k].e!=e ){ *pe = b->s->aRes[k].e; return bindExpr(b, pe, ctx, inAgg); }
+        return whyf(b, "the column %s outside GROUP BY and aggregates", e->zName);
+      }
+      if( (r = bindCol(b, e))<0 ){
+        int k = e->zQual ? -1 : aliasIndex(b->s, e->zName);
+        if( k>=0 && b->s->aRes[k].e!=e ){
+          *pe = b->s->aRes[k].e;
+          return bindExpr(b, pe, ctx, inAgg);
+        }
+        if( sqlite3_stricmp(e->zName, "true")==0 || sqlite3_stricmp(e->zName, "false")==0 ){
+          e->op = E_LIT;
+          e->t = SQLITE_INTEGER;
+          e->i = sqlite3_stricmp(e->zName, "true")==0;
+          return 1;
+        }
+        return whyf(b, "%s, which is not a column of %s", e->zName, b->pl->src.tab.zTab);
+      }
+      return r;
+    case E_AGG:
+      if( inAgg ) return whyf(b, "an aggregate inside an aggregate");
+      if( !b->pl->grouped ) return whyf(b, "an aggregate where rows are read");
+      return bindAgg(b, pe);
+    default: break;
+  }
+  EACH_CHILD(e, pp, if( !bindExpr(b, pp, ctx, inAgg) ) return 0);
+  /* explicit collation marks every node above it */
+  EACH_CHILD(e, pp, if( (*pp)->explicitColl ) e->explicitColl = 1);
+  switch( e->op ){
+    case E_COLLATE:
+      if( (e->coll = collOf(e->zName))<0 ) return whyf(b, "COLLATE %s", e->zName);
+      e->explicitColl = 1;
+      e->aff = e->a->aff;
+      break;
+    case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
+      e->cmpAff = cmpAffinity(e->a, e->b);
+      e->cmpColl = cmpColl(e->a, e->b);
+      break;
+    case E_IN:
+      for(i=0; i<e->nArg; i++){
+        if( !isConst(e->arg[i]) ) return whyf(b, "IN with a list that is not constant");
+        if( e->arg[i]->explicitColl ) return whyf(b, "IN with a COLLATE in its list");
+      }
+      e->cmpAff = e->a->aff;
+      e->cmpColl = collWalk(e->a);
+      if( e->cmpColl<0 ) e->cmpColl = C_BINARY;
+      break;
+    case E_FUNC: {
+      const char *z = e->zName;
+      if( sqlite3_stricmp(z, "abs")==0 && e->nArg==1 ){
+        e->op = E_ABS; e->a = e->arg[0]; e->nArg = 0;
+      }else if( (sqlite3_stricmp(z, "coalesce")==0 && e->nArg>=2) || (sqlite3_stricmp(z, "ifnull")==0 && e->nArg==2) ){
+        e->op = E_COALESCE;
+      }else if( sqlite3_stricmp(z, "nullif")==0 && e->nArg==2 ){
+        int c = -1;
+        e->op = E_NULLIF;
+        for(i=0; i<2 && c<0; i++) c = collWalk(e->arg[i]);
+        e->cmpColl = c<0 ? C_BINARY : c;
+      }else if( (sqlite3_stricmp(z, "iif")==0) && e->nArg==3 ){
+        e->op = E_CASE;
+        e->nElse = 1;
+      }else{
+        if( !isDeterministic(b, z) ) return whyf(b, "%s(), which is not deterministic", z);
+        if( !isConst(e) && !toSql(b, e, z) ) return 0;
+      }
+      break;
+    }
+    case E_CAST:
+      e->aff = ga_affinity(e->zName);
+      if( !isConst(e) && !toSql(b, e, "CAST") ) return 0;
+      break;
+    case E_LIKE:
+      if( !isConst(e) && !toSql(b, e, e->zName) ) return 0;
+      break;
+    case E_CONCAT: case E_OTHER:
+      if( !isConst(e) && !toSql(b, e, e->op==E_CONCAT ? "||" : e->zName) ) return 0;
+      break;
+    default: break;
+  }
+  return 1;
+}
+
+/* A whole expression: bound, then its constants folded. */
+static int bindTop(Bind *b, qexpr **pe, int ctx){
+  return bindExpr(b, pe, ctx, 0) && foldAll(b, *pe);
+}
+
+/* ---- planning ----------------------------------------------------------------------- */
+
+static void conjuncts(qplan *pl, qexpr *e, Bind *b){
+  if( e==0 ) return;
+  if( e->op==E_AND ){
+    conjuncts(pl, e->a, b);
+    conjuncts(pl, e->b, b);
+    return;
+  }
+  if( pl->nConj==(int)(sizeof(pl->aConj)/sizeof(pl->aConj[0])) ){ whyf(b, "a WHERE of more than 64 terms"); return; }
+  pl->aConj[pl->nConj++] = e;
+}
+
+static int hasAgg(const qexpr *e){
+  int r = 0;
+  if( e==0 ) return 0;
+  if( e->op==E_AGG ) return 1;
+  EACH_CHILD((qexpr*)e, pp, r = r || hasAgg(*pp));
+  return r;
+}
+
+static void slots(qplan *pl, qexpr *e){
+  if( e==0 || e->slot>=0 ) return;
+  EACH_CHILD(e, pp, slots(pl, *pp));
+  e->slot = pl->nSlot++;
+}
+
+static int isIntLit(const qexpr *e, int *pk){
+  if( e->op!=E_LIT || e->end<=e->at ) return 0;
+  if( e->t==0 ){
+    /* unevaluated: its text */
+    return 0;
+  }
+  if( e->t!=SQLITE_INTEGER ) return 0;
+  *pk = (int)e->i;
+  return 1;
+}
+
+/* A GROUP BY or ORDER BY term that names a result: its index, else -1. */
+static int resultRef(Bind *b, qexpr *e, int isOrder){
+  qselect *s = b->s;
+  int k;
+  if( isOrder && e->op==E_COL && e->zQual==0 && (k = aliasIndex(s, e->zName))>=0 ) return k;
+  if( e->op==E_LIT && e->t==0 && e->end>e->at ){
+    /* an integer literal term is a result's number */
+    const char *z = s->zSql + e->at;
+    int n = e->end - e->at, i;
+    for(i=0; i<n && z[i]>='0' && z[i]<='9'; i++){}
+    if( i==n && n<9 ){
+      k = atoi(z);
+      if( k<1 || k>s->nRes ){ whyf(b, "a term number out of range"); return -2; }
+      return k - 1;
+    }
+  }
+  (void)isIntLit;
+  return -1;
+}
+
+int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
+           qplan *pl, char **pzWhy){
+  Bind b;
+  int i, rc;
+  memset(pl, 0, sizeof(*pl));
+  memset(&b, 0, sizeof(b));
+  *pzWhy = 0;
+  pl->s = s;
+  if( s->zWhy ){
+    *pzWhy = sqlite3_mprintf("%s", s->zWhy);
+    return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  rc = ga_tvf_source(vt, db, "gpu_query", s->zFrom, &pl->src);
+  if( rc ){
+    /* SQLite prepared the SELECT, so the table is there: something the
+    ** resolver does not take (a temp shadowing, say) — SQLite serves. */
+    *pzWhy = sqlite3_mprintf("its FROM (%s)", vt->zErrMsg ? vt->zErrMsg : sqlite3_errstr(rc));
+    sqlite3_free(vt->zErrMsg);
+    vt->zErrMsg = 0;
+    return rc==SQLITE_NOMEM ? rc : SQLITE_OK;
+  }
+  if( pl->src.tab.zKind==0 || strcmp(pl->src.tab.zKind, "table") || pl->src.tab.withoutRowid ){
+    *pzWhy = sqlite3_mprintf("FROM %s, which is %s", s->zFrom,
+                             pl->src.tab.withoutRowid ? "a WITHOUT ROWID table" :
+                             pl->src.tab.zKind ? (strcmp(pl->src.tab.zKind, "view")==0 ? "a view" : "not a table")
+                             : "of a kind not known");
+    return SQLITE_OK;
+  }
+  b.pl = pl; b.s = s; b.db = db;
+  b.apParam = apParam; b.nParam = nParam;
+  /* SELECT *: the table's columns */
+  if( s->star ){
+    const ga_table *t = &pl->src.tab;
+    if( s->nRes!=1 ) whyf(&b, "* beside other results");
+    else if( t->nCol>64 ) whyf(&b, "* over more than 64 columns");
+    else{
+      qterm *a = q_alloc(s, (int)sizeof(qterm)*t->nCol);
+      if( a==0 ) return SQLITE_NOMEM;
+      for(i=0; i<t->nCol; i++){
+        qexpr *e = q_alloc(s, sizeof(qexpr));
+        if( e==0 ) return SQLITE_NOMEM;
+        e->op = E_COL; e->zName = t->aCol[i].zName; e->aff = e->coll = e->cmpAff = -1; e->slot = -1;
+        a[i].e = e;
+      }
+      s->aRes = a;
+      s->nRes = t->nCol;
+      s->star = 0;
+    }
+  }
+  for(i=0; i<s->nRes && !stopped(&b); i++) if( hasAgg(s->aRes[i].e) ) pl->grouped = 1;
+  if( s->nGroup || (s->pHaving) ) pl->grouped = 1;
+  for(i=0; i<s->nOrder; i++) if( hasAgg(s->aOrder[i].e) ) pl->grouped = 1;
+  if( s->nGroup>Q_MAXKEY ) whyf(&b, "GROUP BY of more than %d terms", Q_MAXKEY);
+  /* WHERE, over rows */
+  if( s->pWhere && !stopped(&b) && bindTop(&b, &s->pWhere, CTX_ROW) ) conjuncts(pl, s->pWhere, &b);
+  /* GROUP BY keys, over rows: a result's number or alias stands for it */
+  for(i=0; i<s->nGroup && !stopped(&b); i++){
+    qexpr *e = s->aGroup[i].e;
+    int k = resultRef(&b, e, 0);
+    if( k==-2 ) break;
+    if( k>=0 ) s->aGroup[i].e = e = s->aRes[k].e;
+    if( hasAgg(e) ){ whyf(&b, "an aggregate in GROUP BY"); break; }
+    /* key i is a copy, bound over rows; results compare with the parse */
+    {
+      qexpr *c = 0;
+      /* deep copy of the parse tree so that binding leaves aGroup intact */
+      struct { qexpr *src; qexpr **dst; } stack[512];
+      int ns = 0;
+      stack[ns].src = e; stack[ns].dst = &c; ns++;
+      while( ns && b.rc==SQLITE_OK ){
+        qexpr *x, *y;
+        ns--;
+        x = stack[ns].src;
+        if( x==0 ){ *stack[ns].dst = 0; continue; }
+        if( (y = q_alloc(s, sizeof(qexpr)))==0 ){ b.rc = SQLITE_NOMEM; break; }
+        *y = *x;
+        *stack[ns].dst = y;
+        if( x->nArg ){
+          int j;
+          if( (y->arg = q_alloc(s, (int)sizeof(qexpr*)*x->nArg))==0 ){ b.rc = SQLITE_NOMEM; break; }
+          for(j=0; j<x->nArg && ns<510; j++){ stack[ns].src = x->arg[j]; stack[ns].dst = &y->arg[j]; ns++; }
+        }
+        if( ns>=508 ){ whyf(&b, "an expression nested too deeply"); break; }
+        stack[ns].src = x->a; stack[ns].dst = &y->a; ns++;
+        stack[ns].src = x->b; stack[ns].dst = &y->b; ns++;
+      }
+      if( stopped(&b) ) break;
+      pl->aKey[i] = c;
+      if( !bindTop(&b, &pl->aKey[i], CTX_ROW) ) break;
+      pl->aKeyColl[i] = collWalk(pl->aKey[i]);
+      if( pl->aKeyColl[i]<0 ) pl->aKeyColl[i] = C_BINARY;
+    }
+  }
+  pl->nKey = s->nGroup;
+  /* results */
+  if( !stopped(&b) && (pl->aOut = q_alloc(s, (int)sizeof(qexpr*)*(s->nRes + 1)))==0 ) b.rc = SQLITE_NOMEM;
+  for(i=0; i<s->nRes && !stopped(&b); i++){
+    pl->aOut[i] = s->aRes[i].e;
+    bindTop(&b, &pl->aOut[i], pl->grouped ? CTX_GROUP : CTX_ROW);
+  }
+  pl->nOut = s->nRes;
+  if( s->pHaving && !stopped(&b) ){
+    pl->pHaving = s->pHaving;
+    bindTop(&b, &pl->pHaving, CTX_GROUP);
+  }
+  /* ORDER BY: a result's alias or number, else an expression */
+  if( s->nOrder>64 ) whyf(&b, "ORDER BY of more than 64 terms");
+  if( !stopped(&b) && s->nOrder && (pl->aSort = q_alloc(s, (int)sizeof(qexpr*)*s->nOrder))==0 ) b.rc = SQLITE_NOMEM;
+  for(i=0; i<s->nOrder && !stopped(&b); i++){
+    qexpr *e = s->aOrder[i].e;
+    int k = resultRef(&b, e, 1), c;
+    if( k==-2 ) break;
+    if( k>=0 ){
+      pl->aSort[i] = pl->aOut[k];
+      c = collWalk(s->aRes[k].e->op==E_COL ? pl->aOut[k] : pl->aOut[k]);
+      if( e->op!=E_COL && e->explicitColl ) c = collWalk(e);
+    }else{
+      pl->aSort[i] = e;
+      if( !bindTop(&b, &pl->aSort[i], pl->grouped ? CTX_GROUP : CTX_ROW) ) break;
+      c = collWalk(pl->aSort[i]);
+    }
+    pl->aSortColl[i] = c<0 ? C_BINARY : c;
+    pl->aSortDesc[i] = s->aOrder[i].desc;
+    pl->aSortNulls[i] = s->aOrder[i].nulls;
+  }
+  pl->nSort = s->nOrder;
+  /* LIMIT and OFFSET: constants */
+  if( s->pLimit && !stopped(&b) ){
+    if( !isConst(s->pLimit) ) whyf(&b, "a LIMIT that is not constant");
+    else bindTop(&b, &s->pLimit, CTX_ROW);
+  }
+  if( s->pOffset && s->pOffset!=s->pLimit && !stopped(&b) ){
+    if( !isConst(s->pOffset) ) whyf(&b, "an OFFSET that is not constant");
+    else bindTop(&b, &s->pOffset, CTX_ROW);
+  }
+  if( b.rc ){
+    *pzWhy = b.zErr ? b.zErr : sqlite3_mprintf("%s", sqlite3_errstr(b.rc));
+    sqlite3_free(b.zWhy);
+    return b.rc;
+  }
+  if( b.zWhy ){
+    *pzWhy = b.zWhy;
+    return SQLITE_OK;
+  }
+  /* SQLite shows a group's keys as the row the last min() or max() took
+  ** them from (its bare-column rule), else as its first row */
+  pl->iHit = -1;
+  for(i=0; i<pl->nAgg; i++){
+    if( (pl->aAgg[i].fn==A_MIN || pl->aAgg[i].fn==A_MAX) && !pl->aAgg[i].gpu ) pl->iHit = i;
+  }
+  /* evaluation buffers and memos */
+  for(i=0; i<pl->nConj; i++) slots(pl, pl->aConj[i]);
+  for(i=0; i<pl->nKey; i++) slots(pl, pl->aKey[i]);
+  for(i=0; i<pl->nAgg; i++) slots(pl, pl->aAgg[i].x);
+  for(i=0; i<pl->nOut; i++) slots(pl, pl->aOut[i]);
+  slots(pl, pl->pHaving);
+  for(i=0; i<pl->nSort; i++) slots(pl, pl->aSort[i]);
+  if( pl->nMemo && (pl->aMemoNode = q_alloc(s, (int)sizeof(qexpr*)*pl->nMemo))==0 ) return SQLITE_NOMEM;
+  {
+    /* each E_SQL node, by its memo number */
+    qexpr *stack[1024]; int ns = 0, j;
+    for(i=0; i<pl->nConj && ns<1000; i++) stack[ns++] = pl->aConj[i];
+    for(i=0; i<pl->nKey && ns<1000; i++) stack[ns++] = pl->aKey[i];
+    for(i=0; i<pl->nAgg && ns<1000; i++) stack[ns++] = pl->aAgg[i].x;
+    for(i=0; i<pl->nOut && ns<1000; i++) stack[ns++] = pl->aOut[i];
+    if( ns<1000 ) stack[ns++] = pl->pHaving;
+    for(i=0; i<pl->nSort && ns<1000; i++) stack[ns++] = pl->aSort[i];
+    while( ns ){
+      qexpr *x = stack[--ns];
+      if( x==0 ) continue;
+      if( x->op==E_SQL ) pl->aMemoNode[x->memo] = x;
+      if( ns + 2 + x->nArg>=1024 ) break;
+      stack[ns++] = x->a;
+      stack[ns++] = x->b;
+      for(j=0; j<x->nArg; j++) stack[ns++] = x->arg[j];
+    }
+  }
+  return SQLITE_OK;
+}
+
+void q_plan_free(qplan *pl){
+  ga_source_free(&pl->src);
+  memset(pl, 0, sizeof(*pl));
+}
+
+/* ---- explaining --------------------------------------------------------------------- */
+
+static void exprJson(sqlite3_str *out, const qselect *s, const qexpr *e){
+  if( e==0 ){ sqlite3_str_appendall(out, "null"); return; }
+  {
+    char *z = sqlite3_mprintf("%.*s", e->end - e->at, s->zSql + e->at);
+    ga_json_str(out, z ? z : "");
+    sqlite3_free(z);
+  }
+}
+
+void q_plan_describe(sqlite3_str *out, const qplan *pl){
+  const qselect *s = pl->s;
+  static const char *azAgg[] = { "count", "count(*)", "sum", "total", "avg", "min", "max" };
+  static const char *azColl[] = { "BINARY", "NOCASE", "RTRIM" };
+  int i;
+  sqlite3_str_appendall(out, ",\"table\":");
+  ga_json_str(out, pl->src.tab.zTab ? pl->src.tab.zTab : s->zFrom);
+  sqlite3_str_appendall(out, ",\"columns\":[");
+  for(i=0; i<pl->nCol; i++){
+    if( i ) sqlite3_str_appendchar(out, 1, ',');
+    ga_json_str(out, pl->src.tab.aCol[pl->aiCol[i]].zName);
+  }
+  sqlite3_str_appendall(out, "],\"filter\":");
+  exprJson(out, s, s->pWhere);
+  sqlite3_str_appendall(out, ",\"keys\":[");
+  for(i=0; i<pl->nKey; i++){
+    if( i ) sqlite3_str_appendchar(out, 1, ',');
+    sqlite3_str_appendall(out, "{\"expr\":");
+    exprJson(out, s, s->aGroup[i].e);
+    sqlite3_str_appendf(out, ",\"collation\":\"%s\"}", azColl[pl->aKeyColl[i]]);
+  }
+  sqlite3_str_appendall(out, "],\"aggregates\":[");
+  for(i=0; i<pl->nAgg; i++){
+    if( i ) sqlite3_str_appendchar(out, 1, ',');
+    sqlite3_str_appendf(out, "{\"fn\":\"%s%s\",\"arg\":", azAgg[pl->aAgg[i].fn], pl->aAgg[i].distinct ? " DISTINCT" : "");
+    exprJson(out, s, pl->aAgg[i].x);
+    sqlite3_str_appendchar(out, 1, '}');
+  }
+  sqlite3_str_appendall(out, "],\"sqlite_per_value\":[");
+  for(i=0; i<pl->nMemo; i++){
+    if( i ) sqlite3_str_appendchar(out, 1, ',');
+    ga_json_str(out, pl->aMemoNode[i]->zTpl + 7);
+  }
+  sqlite3_str_appendf(out, "],\"having\":%s,\"order_by\":%d,\"limit\":%s", s->pHaving ? "true" : "false",
+                      pl->nSort, s->pLimit ? "true" : "false");
+}

@@ -1,0 +1,246 @@
+/*
+** gpu_query's engine: what its parts share. A SELECT over one table is
+** tokenized (lex.c) and parsed into a tree (parse.c) once, when the virtual
+** table is made; each run binds the tree to the table as it is then and
+** plans it (plan.c), or says why the engine does not cover it; the plan is
+** run over column batches (exec.c), whose expressions are evaluated a
+** batch at a time (eval.c); vtab.c is the SQL face (gpu_query, gpu_explain)
+** and runs through SQLite whatever the engine does not cover.
+**
+**   1. The engine's answer is SQLite's for the same SELECT in the same
+**      transaction, with sum, total and avg correctly rounded (as gpu_sum,
+**      gpu_total and gpu_avg). Where a value or construct met at run time
+**      is not one the engine can answer exactly (QE_BAIL), the run goes
+**      through SQLite instead, with the reason noted.
+**   2. Nothing is called into SQLite per row: values that only SQLite can
+**      convert or compute (a function of one value, a TEXT's number) are
+**      computed once per distinct value (eval.c's memos).
+*/
+#ifndef GPUAGG_QUERY_H
+#define GPUAGG_QUERY_H
+
+#include "gpuagg.h"
+#include "colsrc.h"
+#include "tvf.h"
+
+#define QE_BAIL 1000               /* a run the engine cannot answer exactly: SQLite serves */
+#define Q_MAXKEY 8                 /* GROUP BY keys the engine groups by */
+#define Q_MAXARG 16                /* arguments of a function, items of a CASE or IN list */
+
+/* ---- tokens (lex.c) ---------------------------------------------------------- */
+enum {
+  T_EOF, T_ID, T_STRING, T_INT, T_FLOAT, T_BLOB, T_PARAM, T_PUNCT, T_BAD
+};
+typedef struct qtok {
+  int type;                        /* T_* */
+  int at, n;                       /* its bytes in the SQL text */
+} qtok;
+/* The tokens of zSql (whitespace and comments dropped), ending with T_EOF,
+** into *paTok (sqlite3_free it) and their number into *pn. SQLITE_OK or
+** SQLITE_NOMEM. */
+int q_lex(const char *zSql, qtok **paTok, int *pn);
+/* Token t is punctuation or a keyword spelt z (ignoring ASCII case). */
+int q_tok_is(const char *zSql, const qtok *t, const char *z);
+
+/* ---- the tree (parse.c) -------------------------------------------------------- */
+enum {
+  /* leaves */
+  E_COL, E_LIT, E_PARAM, E_KEY, E_AGGREF,
+  /* arithmetic (SQLite's OP_Add ... OP_Remainder) */
+  E_ADD, E_SUB, E_MUL, E_DIV, E_REM,
+  /* comparisons (OP_Eq ...), IS and IS NOT */
+  E_EQ, E_NE, E_LT, E_LE, E_GT, E_GE, E_IS, E_ISNOT,
+  /* logic */
+  E_AND, E_OR, E_NOT, E_ISNULL, E_NOTNULL,
+  E_IN,                            /* a IN (arg...) */
+  E_CASE,                          /* CASE WHEN arg[2i] THEN arg[2i+1] ... [ELSE arg[n-1]] (nElse) */
+  E_COALESCE, E_NULLIF, E_ABS,
+  E_COLLATE,                       /* a COLLATE zName: a's value */
+  E_SQL,                           /* anything else SQLite computes from one value (a), once per
+                                   ** distinct value: the text zTpl with a as ?1 */
+  E_AGG,                           /* an aggregate call (before planning) */
+  E_FUNC,                          /* a function call (before planning) */
+  E_CAST,                          /* CAST(a AS zName) (before planning) */
+  E_LIKE,                          /* LIKE, GLOB ... (before planning: zName the operator) */
+  E_CONCAT, E_OTHER                /* ||, and operators the engine leaves to SQLite */
+};
+enum { A_COUNT, A_COUNTSTAR, A_SUM, A_TOTAL, A_AVG, A_MIN, A_MAX };
+enum { C_BINARY, C_NOCASE, C_RTRIM };
+
+typedef struct qexpr qexpr;
+struct qexpr {
+  int op;                          /* E_* */
+  int at, end;                     /* its text: zSql[at..end) */
+  qexpr *a, *b;                    /* operands */
+  qexpr **arg;                     /* more operands (functions, CASE, IN) */
+  int nArg;                        /* ... how many */
+  int nElse;                       /* E_CASE: has an ELSE */
+  char *zName;                     /* column, function, collation or type name; E_LIKE's operator */
+  char *zQual;                     /* a column's qualifier */
+  int distinct;                    /* E_AGG: DISTINCT */
+  int agg;                         /* E_AGG: A_* */
+  /* E_LIT: the value */
+  int t;                           /* SQLITE_INTEGER ... SQLITE_NULL */
+  int64_t i;                       /* INTEGER; REAL's bits */
+  char *z; int n;                  /* TEXT, BLOB */
+  int iParam;                      /* E_PARAM: its number (1-based) */
+  /* bound (plan.c) */
+  int iCol;                        /* E_COL: index in the scan; E_KEY: key; E_AGGREF: aggregate */
+  int aff;                         /* SQLite's affinity of it: GA_AFF_*, or -1 none */
+  int coll;                        /* the collation it carries (C_*), explicit or a column's; -1 none */
+  int explicitColl;                /* that collation came from COLLATE */
+  int cmpAff;                      /* comparisons: the affinity applied (-1 none) */
+  int cmpColl;                     /* comparisons, IN, NULLIF: the collation (C_*) */
+  char *zTpl;                      /* E_SQL: "SELECT ..." with ?1 for a, ?2... for aTplLit */
+  qexpr **aTplLit; int nTplLit;    /* ... its constant operands, folded */
+  int slot;                        /* evaluation buffer (eval.c) */
+  int memo;                        /* E_SQL: its memo (eval.c) */
+};
+
+/* A result column, GROUP BY, ORDER BY term. */
+typedef struct qterm {
+  qexpr *e;
+  char *zAlias;                    /* AS name */
+  int desc;                        /* ORDER BY ... DESC */
+  int nulls;                       /* 0 default, 1 NULLS FIRST, 2 NULLS LAST */
+} qterm;
+
+/* A parsed SELECT. */
+typedef struct qselect {
+  const char *zSql;                /* its text (the virtual table's copy) */
+  char *zFrom;                     /* FROM's table as written ([schema.]name) */
+  char *zAlias;                    /* its alias */
+  qterm *aRes; int nRes;           /* result columns (after * is expanded: plan.c) */
+  int star;                        /* SELECT * */
+  qexpr *pWhere, *pHaving;
+  qterm *aGroup; int nGroup;
+  qterm *aOrder; int nOrder;
+  qexpr *pLimit, *pOffset;
+  int nParam;                      /* parameters (sqlite3_bind_parameter_count) */
+  char *zWhy;                      /* not covered: why (sqlite3_malloc'd) */
+  void *arena;                     /* every node and string, freed together */
+} qselect;
+
+/* Parse zSql (one SELECT statement, already prepared by SQLite) into *p.
+** SQLITE_OK (p->zWhy set where the engine does not cover it) or
+** SQLITE_NOMEM. q_select_free frees it. */
+int q_parse(const char *zSql, int nParam, qselect *p);
+void q_select_free(qselect *p);
+/* Memory from p's arena (zeroed), NULL when out of memory. */
+void *q_alloc(qselect *p, int n);
+
+/* ---- the plan (plan.c) ------------------------------------------------------------ */
+typedef struct qagg {
+  int fn;                          /* A_* */
+  int distinct;                    /* count(DISTINCT x) */
+  qexpr *x;                        /* its argument (NULL: count(*)) */
+  int coll;                        /* min, max, DISTINCT: the collation */
+  int gpu;                         /* named gpu_*: the extension's, not SQLite's */
+} qagg;
+
+typedef struct qplan {
+  qselect *s;                      /* the parse */
+  ga_source src;                   /* the table, resolved */
+  int nCol;                        /* columns the scan reads */
+  int aiCol[GA_COLS_MAX];          /* ... each one's index in the table */
+  unsigned char aWant[GA_COLS_MAX];/* ... and what it asks (GA_COL_*) */
+  int grouped;                     /* aggregates or GROUP BY: one row per group */
+  qexpr *aConj[64]; int nConj;     /* WHERE's conjuncts */
+  qexpr *aKey[Q_MAXKEY]; int nKey; /* GROUP BY keys */
+  int aKeyColl[Q_MAXKEY];          /* ... each key's collation */
+  qagg *aAgg; int nAgg;            /* aggregates */
+  int iHit;                        /* the last min() or max() (SQLite's own, not gpu_min or
+                                   ** gpu_max): its rows give the keys' shown values; -1 none */
+  qexpr **aOut; int nOut;          /* result columns, over keys and aggregates when grouped */
+  qexpr *pHaving;                  /* over keys and aggregates */
+  qexpr **aSort; int nSort;        /* ORDER BY terms */
+  int aSortDesc[64], aSortNulls[64], aSortColl[64];
+  int nSlot;                       /* evaluation buffers */
+  int nMemo;                       /* E_SQL nodes */
+  qexpr **aMemoNode;               /* ... each one */
+} qplan;
+
+/* Bind p's tree to its table in db (described now) and plan it, into *pl.
+** SQLITE_OK, with *pzWhy set (sqlite3_malloc'd) where the engine does not
+** cover it; an SQLite error with the message in *pzWhy otherwise. */
+int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *p, sqlite3_value **apParam, int nParam,
+           qplan *pl, char **pzWhy);
+void q_plan_free(qplan *pl);
+/* The plan in brief, as gpu_explain's JSON fields (after "path", "why"). */
+void q_plan_describe(sqlite3_str *out, const qplan *pl);
+
+/* ---- values and evaluation (eval.c) --------------------------------------------------- */
+/* A column of values, a batch long. */
+typedef struct qvec {
+  unsigned char *t;                /* class (SQLITE_INTEGER ... SQLITE_NULL) */
+  int64_t *v;                      /* INTEGER, REAL's bits */
+  const char **z; int *n;          /* TEXT, BLOB: bytes */
+} qvec;
+
+/* One value. */
+typedef struct qval {
+  int t; int64_t v; const char *z; int n;
+} qval;
+
+typedef struct qrun qrun;
+
+/* Where the leaves of an evaluation come from. */
+typedef struct qctx {
+  int n;                           /* rows */
+  /* a scan batch: row i is batch row sel[i] (sel NULL: row i) */
+  const ga_colbatch *b;
+  const int *sel;
+  /* groups: row i is group grp[i] */
+  const int *grp;
+} qctx;
+
+/* The state a run evaluates with: buffers, memos, the SQLite statements
+** that fill them, the parameters. */
+qrun *q_run_new(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int nParam, char **pzErr);
+void q_run_free(qrun*);
+/* Evaluate e over ctx into its buffer (returned in *pv). SQLITE_OK, an
+** SQLite error (message: q_run_errmsg), or QE_BAIL. */
+int q_eval(qrun*, qexpr *e, const qctx *ctx, qvec **pv);
+const char *q_run_errmsg(qrun*);
+int q_run_error(qrun*, int rc, const char *zFmt, ...);
+/* SQL truth of row i of v: 1 true, 0 false or NULL. */
+int q_true(qrun*, const qvec *v, int i, int *pTrue);
+/* Compare two values as sqlite3MemCompare does with collation coll. */
+int q_cmp(const qval *a, const qval *b, int coll);
+/* v's row i as a qval. */
+static inline void q_get(const qvec *v, int i, qval *x){
+  x->t = v->t[i]; x->v = v->v[i];
+  if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){ x->z = v->z[i]; x->n = v->n[i]; }
+  else { x->z = 0; x->n = 0; }
+}
+/* The number sum() reads from x (INTEGER or REAL, SQLITE_NULL for NULL)
+** into *pt, *pv. */
+int q_sumnum(qrun*, const qval *x, int *pt, int64_t *pv);
+/* Group-context leaves: the run's source of key and aggregate values. */
+typedef void (*q_leaf_fn)(void *pArg, int isKey, int idx, int grp, qval *out);
+void q_run_groups(qrun*, q_leaf_fn x, void *pArg);
+/* Bytes kept for the run's lifetime (copied). */
+const char *q_keep(qrun*, const char *z, int n);
+
+/* ---- running (exec.c) ------------------------------------------------------------- */
+/* The rows of one run. */
+typedef struct qresult {
+  int nCol;                        /* columns */
+  int64_t nRow;                    /* rows */
+  qval *a;                         /* nRow*nCol values */
+  qrun *run;                       /* the run that made them: it keeps their bytes */
+} qresult;
+/* Run pl with the given parameters in db into *r. SQLITE_OK, QE_BAIL (why
+** in *pzErr: SQLite serves), or an SQLite error (message in *pzErr). */
+int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, int nParam,
+           qresult *r, char **pzErr);
+void q_result_free(qresult*);
+
+/* ---- collations (eval.c) ------------------------------------------------------- */
+/* Sign of a - b (TEXT) under collation coll. */
+int q_text_cmp(const char *a, int na, const char *b, int nb, int coll);
+/* The key equal TEXT values share under coll into buf (at least n+8
+** bytes), its length returned. */
+int q_text_key(const char *z, int n, int coll, char *buf);
+
+#endif /* GPUAGG_QUERY_H */

@@ -1,0 +1,505 @@
+/*
+** gpu_query and gpu_explain: the engine's SQL face.
+**
+**   1. CREATE VIRTUAL TABLE temp.NAME USING gpu_query((SELECT ...)), or
+**      gpu_query('SELECT ...'). SQLite prepares the SELECT (its errors are
+**      its own); anything but one statement that is a query is refused with
+**      a clear error, and nothing is made. The table's columns are the
+**      SELECT's result names (a repeated name gets :1, :2 as SQLite's views
+**      do) with their declared types; the SELECT's parameters follow as
+**      HIDDEN columns named as written (?1 for ?), so SELECT * FROM
+**      NAME(1000, 'SFO') binds them in order; a parameter not given is NULL.
+**      The table lives in temp (it holds a query, not data), is not
+**      eponymous, and is DIRECTONLY; DROP TABLE removes it.
+**   2. Every read runs the SELECT again, in the caller's transaction: on the
+**      engine (query.h) where it covers the SELECT, else through SQLite with
+**      gpu_sum, gpu_total and gpu_avg in place of sum, total and avg (the
+**      one documented difference: correctly rounded), so that an answer does
+**      not depend on the path.
+**   3. gpu_explain(SQL) returns JSON: "path" ("engine" or "sqlite"), "why"
+**      (null, or what the engine does not cover), then the plan in brief:
+**      table, columns read, filter, keys, aggregates, what SQLite computes
+**      per value, the source and the backend.
+**   4. gpuagg_info()'s "query": runs by path, and the last reasons a run
+**      went through SQLite. Nothing falls back silently.
+*/
+#include <string.h>
+#include "query.h"
+#include "tvf.h"
+#include "snap.h"
+
+#define N_WHY 8                    /* reasons kept */
+
+/* gpuagg_info()'s part (conn->qnotes: this file owns it). */
+struct ga_querynotes {
+  int64_t nEngine, nSqlite;        /* runs by path */
+  char azWhy[N_WHY][GA_ERRLEN];    /* the last reasons, newest at iWhy-1 */
+  int iWhy, nWhy;
+};
+
+static struct ga_querynotes *notesOf(ga_conn *c){
+  if( c->qnotes==0 && (c->qnotes = sqlite3_malloc(sizeof(struct ga_querynotes)))!=0 ){
+    memset(c->qnotes, 0, sizeof(struct ga_querynotes));
+  }
+  return c->qnotes;
+}
+
+static void noteRun(ga_conn *c, const char *zWhy){
+  struct ga_querynotes *p = notesOf(c);
+  if( p==0 ) return;
+  if( zWhy==0 ){
+    p->nEngine++;
+    return;
+  }
+  p->nSqlite++;
+  sqlite3_snprintf(GA_ERRLEN, p->azWhy[p->iWhy], "%s", zWhy);
+  p->iWhy = (p->iWhy + 1) % N_WHY;
+  if( p->nWhy<N_WHY ) p->nWhy++;
+}
+
+void ga_query_describe(sqlite3_str *out, const ga_conn *c){
+  const struct ga_querynotes *p = c->qnotes;
+  int i;
+  sqlite3_str_appendf(out, "\"query\":{\"engine\":%lld,\"sqlite\":%lld,\"why\":[",
+                      p ? (long long)p->nEngine : 0LL, p ? (long long)p->nSqlite : 0LL);
+  for(i=0; p && i<p->nWhy; i++){
+    if( i ) sqlite3_str_appendchar(out, 1, ',');
+    ga_json_str(out, p->azWhy[(p->iWhy - 1 - i + N_WHY) % N_WHY]);
+  }
+  sqlite3_str_appendall(out, "]}");
+}
+
+void ga_query_forget(ga_conn *c){
+  sqlite3_free(c->qnotes);
+  c->qnotes = 0;
+}
+
+/* ---- the SELECT's text ---------------------------------------------------------------- */
+
+/* The SELECT inside argument z: (SELECT ...) or 'SELECT ...'. */
+static char *selectOf(const char *z){
+  int n = (int)strlen(z);
+  while( n>0 && (z[n-1]==' ' || z[n-1]=='\n' || z[n-1]=='\t' || z[n-1]=='\r') ) n--;
+  while( n>0 && (z[0]==' ' || z[0]=='\n' || z[0]=='\t' || z[0]=='\r') ){ z++; n--; }
+  if( n>=2 && z[0]=='(' && z[n-1]==')' ) return sqlite3_mprintf("%.*s", n - 2, z + 1);
+  if( n>=2 && z[0]=='\'' && z[n-1]=='\'' ){
+    char *r = sqlite3_malloc(n);
+    int i, j = 0;
+    if( r==0 ) return 0;
+    for(i=1; i<n-1; i++){
+      r[j++] = z[i];
+      if( z[i]=='\'' && z[i+1]=='\'' ) i++;
+    }
+    r[j] = 0;
+    return r;
+  }
+  return sqlite3_mprintf("");
+}
+
+/* zSql with sum, total and avg calls named gpu_sum, gpu_total, gpu_avg
+** (requirement 2). */
+static char *sqlitePath(const char *zSql){
+  qtok *a;
+  int n, i, at = 0;
+  sqlite3_str *s;
+  if( q_lex(zSql, &a, &n) ) return 0;
+  s = sqlite3_str_new(0);
+  for(i=0; i + 1<n; i++){
+    if( a[i].type==T_ID && q_tok_is(zSql, &a[i+1], "(") && !(i>0 && q_tok_is(zSql, &a[i-1], "."))
+     && (q_tok_is(zSql, &a[i], "sum") || q_tok_is(zSql, &a[i], "total") || q_tok_is(zSql, &a[i], "avg")) ){
+      sqlite3_str_appendf(s, "%.*sgpu_", a[i].at - at, zSql + at);
+      at = a[i].at;
+    }
+  }
+  sqlite3_str_appendall(s, zSql + at);
+  sqlite3_free(a);
+  return sqlite3_str_finish(s);
+}
+
+/* Prepare zSql as gpu_query takes it: one statement that is a query.
+** SQLITE_OK with *pSt, or an error with *pzErr. */
+static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3_stmt **pSt, char **pzErr){
+  const char *zTail = 0;
+  qtok *a = 0;
+  int n = 0, rc;
+  *pSt = 0;
+  rc = sqlite3_prepare_v2(db, zSql, -1, pSt, &zTail);
+  if( rc ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    return rc;
+  }
+  if( *pSt==0 ){
+    *pzErr = sqlite3_mprintf("%s: no SQL given: it takes one SELECT", zFn);
+    return SQLITE_ERROR;
+  }
+  if( zTail && q_lex(zTail, &a, &n)==SQLITE_OK ){
+    int i;
+    for(i=0; i<n && (a[i].type==T_EOF || q_tok_is(zTail, &a[i], ";")); i++){}
+    if( i<n ){
+      *pzErr = sqlite3_mprintf("%s: more than one statement: it takes one SELECT", zFn);
+      rc = SQLITE_ERROR;
+    }
+  }
+  sqlite3_free(a);
+  if( rc==SQLITE_OK && (!sqlite3_stmt_readonly(*pSt) || sqlite3_column_count(*pSt)==0 || sqlite3_stmt_isexplain(*pSt)
+       || (sqlite3_strnicmp(sqlite3_sql(*pSt) + strspn(sqlite3_sql(*pSt), " \t\r\n("), "SELECT", 6)
+           && sqlite3_strnicmp(sqlite3_sql(*pSt) + strspn(sqlite3_sql(*pSt), " \t\r\n("), "WITH", 4)
+           && sqlite3_strnicmp(sqlite3_sql(*pSt) + strspn(sqlite3_sql(*pSt), " \t\r\n("), "VALUES", 6))) ){
+    *pzErr = sqlite3_mprintf("%s: not a SELECT: it takes one SELECT statement", zFn);
+    rc = SQLITE_ERROR;
+  }
+  if( rc ){
+    sqlite3_finalize(*pSt);
+    *pSt = 0;
+  }
+  return rc;
+}
+
+/* ---- the virtual table ------------------------------------------------------------------ */
+
+typedef struct QTab {
+  ga_vtab base;                    /* db, conn (tvf.h) */
+  char *zSql;                      /* the SELECT */
+  char *zSqlite;                   /* ... as SQLite runs it (requirement 2) */
+  int nOut;                        /* result columns */
+  int nParam;                      /* parameters: HIDDEN columns after the results */
+} QTab;
+
+typedef struct QCur {
+  sqlite3_vtab_cursor base;
+  sqlite3_value **apParam;         /* this read's parameters (copies; NULL: not given) */
+  int engine;                      /* rows from res (1) or st (0) */
+  qresult res;                     /* the engine's rows */
+  sqlite3_stmt *st;                /* SQLite's */
+  int64_t iRow;                    /* the current row */
+  int eof;
+} QCur;
+
+static int qDisconnect(sqlite3_vtab *pVtab){
+  QTab *t = (QTab*)pVtab;
+  sqlite3_free(t->zSql);
+  sqlite3_free(t->zSqlite);
+  sqlite3_free(t);
+  return SQLITE_OK;
+}
+
+static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
+  QTab *t;
+  sqlite3_stmt *st = 0;
+  sqlite3_str *decl;
+  char *zSql, *zDecl;
+  int rc, i, j;
+  if( argc!=4 ){
+    *pzErr = sqlite3_mprintf("gpu_query: takes one argument, (SELECT ...) or 'SELECT ...'");
+    return SQLITE_ERROR;
+  }
+  if( sqlite3_stricmp(argv[1], "temp") ){
+    *pzErr = sqlite3_mprintf("gpu_query: make it in temp (CREATE VIRTUAL TABLE temp.%s ...): it holds a query, not data",
+                             argv[2]);
+    return SQLITE_ERROR;
+  }
+  if( (zSql = selectOf(argv[3]))==0 ) return SQLITE_NOMEM;
+  if( (rc = prepareSelect(db, "gpu_query", zSql, &st, pzErr))!=SQLITE_OK ){
+    sqlite3_free(zSql);
+    return rc;
+  }
+  if( (t = sqlite3_malloc(sizeof(*t)))==0 ){
+    sqlite3_finalize(st);
+    sqlite3_free(zSql);
+    return SQLITE_NOMEM;
+  }
+  memset(t, 0, sizeof(*t));
+  t->base.db = db;
+  t->base.conn = (ga_conn*)pAux;
+  t->zSql = zSql;
+  t->nOut = sqlite3_column_count(st);
+  t->nParam = sqlite3_bind_parameter_count(st);
+  t->zSqlite = sqlitePath(zSql);
+  decl = sqlite3_str_new(db);
+  sqlite3_str_appendall(decl, "CREATE TABLE x(");
+  for(i=0; i<t->nOut; i++){
+    const char *zName = sqlite3_column_name(st, i), *zType = sqlite3_column_decltype(st, i);
+    int dup = 0;
+    for(j=0; j<i; j++) if( sqlite3_stricmp(sqlite3_column_name(st, j), zName)==0 ) dup++;
+    if( dup ) sqlite3_str_appendf(decl, "%s\"%w:%d\"", i ? "," : "", zName, dup);
+    else sqlite3_str_appendf(decl, "%s\"%w\"", i ? "," : "", zName);
+    if( zType ) sqlite3_str_appendf(decl, " %s", zType);
+  }
+  for(i=1; i<=t->nParam; i++){
+    const char *zName = sqlite3_bind_parameter_name(st, i);
+    if( zName ) sqlite3_str_appendf(decl, ",\"%w\" HIDDEN", zName);
+    else sqlite3_str_appendf(decl, ",\"?%d\" HIDDEN", i);
+  }
+  sqlite3_str_appendall(decl, ")");
+  zDecl = sqlite3_str_finish(decl);
+  sqlite3_finalize(st);
+  if( zDecl==0 || t->zSqlite==0 ){
+    sqlite3_free(zDecl);
+    qDisconnect(&t->base.base);
+    return SQLITE_NOMEM;
+  }
+  rc = sqlite3_declare_vtab(db, zDecl);
+  sqlite3_free(zDecl);
+  if( rc ){
+    *pzErr = sqlite3_mprintf("gpu_query: %s", sqlite3_errmsg(db));
+    qDisconnect(&t->base.base);
+    return rc;
+  }
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+  *ppVtab = &t->base.base;
+  return SQLITE_OK;
+}
+
+static int qCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
+  return qInit(db, pAux, argc, argv, ppVtab, pzErr);
+}
+static int qConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
+  return qInit(db, pAux, argc, argv, ppVtab, pzErr);
+}
+
+/* Parameters are equality constraints on the HIDDEN columns; each one given
+** is an argument (idxNum's bit i: parameter i). */
+static int qBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p){
+  QTab *t = (QTab*)pVtab;
+  int i, n = 0, aIdx[32];
+  unsigned have = 0, unusable = 0;
+  if( t->nParam>32 ) return ga_tvf_error(pVtab, "gpu_query: more than 32 parameters");
+  for(i=0; i<t->nParam; i++) aIdx[i] = -1;
+  for(i=0; i<p->nConstraint; i++){
+    int a = p->aConstraint[i].iColumn - t->nOut;
+    if( a<0 || a>=t->nParam ) continue;
+    if( !p->aConstraint[i].usable ) unusable |= 1u<<a;
+    else if( p->aConstraint[i].op==SQLITE_INDEX_CONSTRAINT_EQ ){ have |= 1u<<a; aIdx[a] = i; }
+  }
+  if( unusable & ~have ) return SQLITE_CONSTRAINT;
+  for(i=0; i<t->nParam; i++){
+    if( aIdx[i]<0 ) continue;
+    p->aConstraintUsage[aIdx[i]].argvIndex = ++n;
+    p->aConstraintUsage[aIdx[i]].omit = 1;
+  }
+  ga_snap_observe(t->base.db, t->base.conn);
+  p->idxNum = (int)have;
+  p->estimatedCost = 1e6;
+  return SQLITE_OK;
+}
+
+static int qOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  QTab *t = (QTab*)pVtab;
+  QCur *c = sqlite3_malloc(sizeof(*c));
+  if( c==0 ) return SQLITE_NOMEM;
+  memset(c, 0, sizeof(*c));
+  if( t->nParam && (c->apParam = sqlite3_malloc(sizeof(sqlite3_value*)*t->nParam))==0 ){
+    sqlite3_free(c);
+    return SQLITE_NOMEM;
+  }
+  if( c->apParam ) memset(c->apParam, 0, sizeof(sqlite3_value*)*t->nParam);
+  *ppCur = &c->base;
+  return SQLITE_OK;
+}
+
+static void curReset(QCur *c, int nParam){
+  int i;
+  q_result_free(&c->res);
+  sqlite3_finalize(c->st);
+  c->st = 0;
+  for(i=0; i<nParam; i++){
+    sqlite3_value_free(c->apParam[i]);
+    c->apParam[i] = 0;
+  }
+  c->iRow = 0;
+  c->eof = 1;
+}
+
+static int qClose(sqlite3_vtab_cursor *cur){
+  QCur *c = (QCur*)cur;
+  curReset(c, ((QTab*)cur->pVtab)->nParam);
+  sqlite3_free(c->apParam);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/* The read through SQLite (requirement 2). */
+static int runSqlite(QTab *t, QCur *c, const char *zWhy){
+  int rc, i;
+  noteRun(t->base.conn, zWhy);
+  if( (rc = sqlite3_prepare_v2(t->base.db, t->zSqlite, -1, &c->st, 0))!=SQLITE_OK ){
+    return ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
+  }
+  for(i=0; i<t->nParam; i++){
+    if( c->apParam[i] ) sqlite3_bind_value(c->st, i + 1, c->apParam[i]);
+  }
+  c->engine = 0;
+  rc = sqlite3_step(c->st);
+  if( rc==SQLITE_ROW ){
+    c->eof = 0;
+    return SQLITE_OK;
+  }
+  c->eof = 1;
+  if( rc==SQLITE_DONE ) return SQLITE_OK;
+  rc = sqlite3_reset(c->st);
+  return ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db)) ? rc : rc;
+}
+
+static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
+  QCur *c = (QCur*)cur;
+  QTab *t = (QTab*)cur->pVtab;
+  qselect sel;
+  qplan pl;
+  char *zWhy = 0;
+  int i, j = 0, rc;
+  (void)idxStr;
+  curReset(c, t->nParam);
+  for(i=0; i<t->nParam; i++){
+    if( (idxNum & (1<<i)) && j<argc ){
+      if( (c->apParam[i] = sqlite3_value_dup(argv[j++]))==0 ) return SQLITE_NOMEM;
+    }
+  }
+  /* parsed and planned for this read: the table, its schema and the
+  ** parameters are this read's */
+  if( (rc = q_parse(t->zSql, t->nParam, &sel))!=SQLITE_OK ) return rc;
+  rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, &pl, &zWhy);
+  if( rc ){
+    q_plan_free(&pl);
+    q_select_free(&sel);
+    ga_tvf_error(&t->base.base, "gpu_query: %s", zWhy ? zWhy : sqlite3_errstr(rc));
+    sqlite3_free(zWhy);
+    return rc;
+  }
+  if( zWhy ){
+    q_plan_free(&pl);
+    q_select_free(&sel);
+    rc = runSqlite(t, c, zWhy);
+    sqlite3_free(zWhy);
+    return rc;
+  }
+  rc = q_exec(&t->base.base, t->base.db, &pl, c->apParam, t->nParam, &c->res, &zWhy);
+  q_plan_free(&pl);
+  q_select_free(&sel);
+  if( rc==QE_BAIL ){
+    q_result_free(&c->res);
+    rc = runSqlite(t, c, zWhy);
+    sqlite3_free(zWhy);
+    return rc;
+  }
+  if( rc ){
+    q_result_free(&c->res);
+    ga_tvf_error(&t->base.base, "%s", zWhy ? zWhy : sqlite3_errstr(rc));
+    sqlite3_free(zWhy);
+    return rc;
+  }
+  sqlite3_free(zWhy);
+  noteRun(t->base.conn, 0);
+  c->engine = 1;
+  c->eof = c->res.nRow==0;
+  return SQLITE_OK;
+}
+
+static int qNext(sqlite3_vtab_cursor *cur){
+  QCur *c = (QCur*)cur;
+  c->iRow++;
+  if( c->engine ){
+    c->eof = c->iRow>=c->res.nRow;
+    return SQLITE_OK;
+  }else{
+    int rc = sqlite3_step(c->st);
+    if( rc==SQLITE_ROW ) return SQLITE_OK;
+    c->eof = 1;
+    if( rc==SQLITE_DONE ) return SQLITE_OK;
+    rc = sqlite3_reset(c->st);
+    ga_tvf_error(cur->pVtab, "%s", sqlite3_errmsg(((QTab*)cur->pVtab)->base.db));
+    return rc;
+  }
+}
+
+static int qEof(sqlite3_vtab_cursor *cur){ return ((QCur*)cur)->eof; }
+
+static int qColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
+  QCur *c = (QCur*)cur;
+  QTab *t = (QTab*)cur->pVtab;
+  if( i>=t->nOut ){
+    if( c->apParam[i - t->nOut] ) sqlite3_result_value(ctx, c->apParam[i - t->nOut]);
+    return SQLITE_OK;
+  }
+  if( !c->engine ){
+    sqlite3_result_value(ctx, sqlite3_column_value(c->st, i));
+    return SQLITE_OK;
+  }
+  {
+    const qval *x = &c->res.a[c->iRow*c->res.nCol + i];
+    switch( x->t ){
+      case SQLITE_INTEGER: sqlite3_result_int64(ctx, x->v); break;
+      case SQLITE_FLOAT: { double d; memcpy(&d, &x->v, 8); sqlite3_result_double(ctx, d); break; }
+      case SQLITE_TEXT: sqlite3_result_text(ctx, x->z ? x->z : "", x->n, SQLITE_TRANSIENT); break;
+      case SQLITE_BLOB: sqlite3_result_blob(ctx, x->z ? x->z : "", x->n, SQLITE_TRANSIENT); break;
+      default: break;
+    }
+  }
+  return SQLITE_OK;
+}
+
+static int qRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
+  *pRowid = ((QCur*)cur)->iRow + 1;
+  return SQLITE_OK;
+}
+
+const sqlite3_module ga_query_module = {
+  0,                               /* iVersion */
+  qCreate, qConnect, qBestIndex, qDisconnect, qDisconnect,
+  qOpen, qClose, qFilter, qNext, qEof, qColumn, qRowid,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+
+/* ---- gpu_explain ------------------------------------------------------------------------------ */
+
+void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  ga_conn *conn = (ga_conn*)sqlite3_user_data(ctx);
+  const char *zSql = (const char*)sqlite3_value_text(argv[0]);
+  sqlite3_stmt *st = 0;
+  char *zErr = 0, *zWhy = 0;
+  qselect sel;
+  qplan pl;
+  QTab fake;
+  sqlite3_str *out;
+  int rc;
+  (void)argc;
+  if( zSql==0 ){
+    sqlite3_result_error(ctx, "gpu_explain: takes a SELECT, not NULL", -1);
+    return;
+  }
+  if( prepareSelect(db, "gpu_explain", zSql, &st, &zErr) ){
+    sqlite3_result_error(ctx, zErr ? zErr : "out of memory", -1);
+    sqlite3_free(zErr);
+    return;
+  }
+  memset(&fake, 0, sizeof(fake));
+  fake.base.db = db;
+  fake.base.conn = conn;
+  if( (rc = q_parse(zSql, sqlite3_bind_parameter_count(st), &sel))!=SQLITE_OK ){
+    sqlite3_finalize(st);
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  sqlite3_finalize(st);
+  rc = q_plan(&fake.base.base, db, &sel, 0, 0, &pl, &zWhy);
+  if( rc ){
+    sqlite3_result_error(ctx, zWhy ? zWhy : sqlite3_errstr(rc), -1);
+  }else{
+    out = sqlite3_str_new(db);
+    sqlite3_str_appendf(out, "{\"path\":\"%s\",\"why\":", zWhy ? "sqlite" : "engine");
+    if( zWhy ) ga_json_str(out, zWhy);
+    else sqlite3_str_appendall(out, "null");
+    if( !zWhy ){
+      q_plan_describe(out, &pl);
+      sqlite3_str_appendall(out, ",\"source\":\"");
+      sqlite3_str_appendall(out, conn->pages ? "pages or cache where they can serve, else statement" : "statement");
+      sqlite3_str_appendall(out, "\",\"backend\":\"cpu\"");
+    }
+    sqlite3_str_appendchar(out, 1, '}');
+    sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+  }
+  sqlite3_free(fake.base.base.zErrMsg);
+  sqlite3_free(zWhy);
+  q_plan_free(&pl);
+  q_select_free(&sel);
+}
