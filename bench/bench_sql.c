@@ -78,11 +78,21 @@
 **      against the builtin's. Heavy: not in the default sections
 **      (BENCH_FLIGHTS_PART=group or summary runs one half).
 **
+**  10. Queries (query, issue 27): TPC-H Q1 and Q6 on a generated lineitem
+**      table (bench/lineitem.c; BENCH_QUERY_DB, default
+**      /tmp/gpuagg-lineitem.db) and flights-like GROUP BY questions on the
+**      flights section's table: the builtin SQL against gpu_query on the
+**      CPU backend (its first run on a fresh connection, its repeated runs)
+**      and DuckDB in memory (BENCH_DUCKDB); each gpu_query answer checked
+**      against the builtin's with gpu_sum/gpu_total/gpu_avg. Heavy: not in
+**      the default sections (BENCH_QUERY_PART=tpch or flights runs one half;
+**      the other knobs at querySection).
+**
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
 ** sections: a comma-separated subset of small,rows,extremes,hist,groupby,
-** group,summary,stats,aggs,chunks,scale,pages,cache,devices,flights; the default
-** leaves out aggs, cache, devices and flights). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
+** group,summary,stats,aggs,chunks,scale,pages,cache,devices,flights,query; the
+** default leaves out aggs, cache, devices, flights and query). BENCH_OUT=dir also writes dir/sql.csv (every comparison)
 ** and dir/scale.csv (rows per second by row count).
 */
 #include <math.h>
@@ -92,6 +102,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "duck.h"
+#include "lineitem.h"
 
 static int nRun = 5;
 /* gpu_summary's columns other than distinct (which the builtin statistics
@@ -1105,6 +1116,513 @@ static void flightsSection(int64_t nRow, const char *zBackend){
   sqlite3_close(db);
 }
 
+/* 10. Queries through gpu_query (query): TPC-H Q1 and Q6 on a lineitem
+** table (bench/lineitem.c) of `rows` rows in a file (BENCH_QUERY_DB, default
+** /tmp/gpuagg-lineitem.db), and flights-like questions on the flights
+** section's table f (BENCH_FLIGHTS_DB), both made from a seed and kept. Each
+** query: (a) the builtin SQL on the connection that made or read the file
+** (its page cache holds the whole file; median of `runs`); (b) gpu_query's
+** first run on a fresh connection (the file opened anew, the module loaded,
+** gpuagg_backend('cpu'), gpuagg_config('threads', every core); the file in
+** the system's page cache, since the builtin just read it): CREATE VIRTUAL
+** TABLE temp.q USING gpu_query((SELECT ...)) and SELECT * FROM q, timed
+** together; (c) SELECT * FROM q again on that connection (median of up to
+** 15 runs, fewer past 10 s); (d) DuckDB in memory over copies of the same
+** tables (BENCH_DUCKDB; every core, median of 15). Every gpu_query answer
+** is checked cell for cell against the builtin SQL's with sum, total and
+** avg as gpu_sum, gpu_total and gpu_avg (correctly rounded, as gpu_query's
+** are). gpu_explain's path for each query, where the module has it.
+** Knobs: BENCH_QUERY_PART (tpch or flights: one half), BENCH_QUERY_ONLY (a
+** comma-separated list of the queries' ids), BENCH_QUERY_THREADS (default
+** every core), BENCH_QUERY_CACHE (gpuagg_config('cache', N) on the fresh
+** connection; default the module's), BENCH_QUERY_CHECK=0 (no answer
+** checks: each costs one more builtin-sized run). */
+typedef struct QueryDef {
+  const char *zId;          /* for BENCH_QUERY_ONLY */
+  const char *zPart;        /* "tpch" (lineitem) or "flights" (f) */
+  const char *zLabel;
+  const char *zSql;         /* the SQLite form; ?1.. bound to zArgs' integers */
+  const char *zDuck;        /* DuckDB's form, NULL: zSql */
+  const char *zArgs;        /* SELECT * FROM q(zArgs); NULL: no parameters */
+} QueryDef;
+
+static const QueryDef aQueryDef[] = {
+  { "q1", "tpch", "TPC-H Q1",
+    "SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price, "
+    "sum(l_extendedprice*(1-l_discount)) AS sum_disc_price, sum(l_extendedprice*(1-l_discount)*(1+l_tax)) AS sum_charge, "
+    "avg(l_quantity) AS avg_qty, avg(l_extendedprice) AS avg_price, avg(l_discount) AS avg_disc, count(*) AS count_order "
+    "FROM lineitem WHERE l_shipdate <= date('1998-12-01', '-90 days') GROUP BY l_returnflag, l_linestatus "
+    "ORDER BY l_returnflag, l_linestatus",
+    /* The dates are TEXT (VARCHAR in the copy): compared as strings, as in SQLite. */
+    "SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price, "
+    "sum(l_extendedprice*(1-l_discount)) AS sum_disc_price, sum(l_extendedprice*(1-l_discount)*(1+l_tax)) AS sum_charge, "
+    "avg(l_quantity) AS avg_qty, avg(l_extendedprice) AS avg_price, avg(l_discount) AS avg_disc, count(*) AS count_order "
+    "FROM lineitem WHERE l_shipdate <= '1998-09-02' GROUP BY l_returnflag, l_linestatus "
+    "ORDER BY l_returnflag, l_linestatus", 0 },
+  { "q6", "tpch", "TPC-H Q6",
+    "SELECT sum(l_extendedprice*l_discount) AS revenue FROM lineitem WHERE l_shipdate >= '1994-01-01' "
+    "AND l_shipdate < date('1994-01-01', '+1 year') AND l_discount BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 "
+    "AND l_quantity < 24",
+    /* SQLite's bounds are doubles (0.06 + 0.01 is 0.06999999999999999: no
+    ** 0.07 discount passes); DuckDB's literals are DECIMAL: made doubles. */
+    "SELECT sum(l_extendedprice*l_discount) AS revenue FROM lineitem WHERE l_shipdate >= '1994-01-01' "
+    "AND l_shipdate < '1995-01-01' AND l_discount BETWEEN 0.06::DOUBLE - 0.01::DOUBLE AND 0.06::DOUBLE + 0.01::DOUBLE "
+    "AND l_quantity < 24", 0 },
+  { "origin", "flights", "avg delay over 1,000 miles, by origin",
+    "SELECT origin, avg(delay), count(*) FROM f WHERE distance > 1000 GROUP BY origin", 0, 0 },
+  { "route", "flights", "avg delay over 1,000 miles, by route",
+    "SELECT origin, dest, avg(delay), count(*) FROM f WHERE distance > 1000 GROUP BY origin, dest", 0, 0 },
+  { "month", "flights", "avg delay by month (substr)",
+    "SELECT substr(date,1,7) AS month, avg(delay), count(*) FROM f GROUP BY month",
+    "SELECT substr(\"date\",1,7) AS month, avg(delay), count(*) FROM f GROUP BY month", 0 },
+  { "totals", "flights", "sum(delay), avg(distance), count(*)",
+    "SELECT sum(delay), avg(distance), count(*) FROM f", 0, 0 },
+  { "param", "flights", "by origin, distance > ?1, as q(1000)",
+    "SELECT origin, avg(delay), count(*) FROM f WHERE distance > ?1 GROUP BY origin",
+    "SELECT origin, avg(delay), count(*) FROM f WHERE distance > 1000 GROUP BY origin", "1000" },
+};
+
+/* A statement's rows, each as one string of its cells, exactly: INTEGER as
+** %lld, REAL as %.17g (with ".0" where that looks like an integer), TEXT
+** quoted, BLOB as x'..', NULL as NULL; cells joined by " | ". */
+typedef struct QRows { char **az; int n, cap; } QRows;
+
+static void qrowsFree(QRows *p){
+  int i;
+  for(i=0; i<p->n; i++) sqlite3_free(p->az[i]);
+  free(p->az);
+  memset(p, 0, sizeof(*p));
+}
+
+static char *rowText(sqlite3_stmt *st){
+  sqlite3_str *s = sqlite3_str_new(0);
+  int i, j;
+  for(i=0; i<sqlite3_column_count(st); i++){
+    if( i ) sqlite3_str_appendall(s, " | ");
+    switch( sqlite3_column_type(st, i) ){
+      case SQLITE_NULL:    sqlite3_str_appendall(s, "NULL"); break;
+      case SQLITE_INTEGER: sqlite3_str_appendf(s, "%lld", (long long)sqlite3_column_int64(st, i)); break;
+      case SQLITE_FLOAT: {
+        char z[40];
+        snprintf(z, sizeof(z), "%.17g", sqlite3_column_double(st, i));
+        sqlite3_str_appendall(s, z);
+        if( z[strspn(z, "-0123456789")]==0 ) sqlite3_str_appendall(s, ".0");
+        break;
+      }
+      case SQLITE_TEXT:    sqlite3_str_appendf(s, "'%q'", sqlite3_column_text(st, i)); break;
+      default: {
+        const unsigned char *b = sqlite3_column_blob(st, i);
+        sqlite3_str_appendall(s, "x'");
+        for(j=0; j<sqlite3_column_bytes(st, i); j++) sqlite3_str_appendf(s, "%02x", b[j]);
+        sqlite3_str_appendall(s, "'");
+      }
+    }
+  }
+  return sqlite3_str_finish(s);
+}
+
+static int64_t gQueryRows;          /* rows of runQuery's last statement */
+
+/* Runs zSql on db, the integers of zArgs (comma-separated, or NULL) bound
+** to ?1, ?2, ...; its rows into *pRows if pRows, their count into
+** gQueryRows. Seconds, or -1 with the error in *pzErr (sqlite3_free it). */
+static double runQuery(sqlite3 *db, const char *zSql, const char *zArgs, QRows *pRows, char **pzErr){
+  sqlite3_stmt *st = 0;
+  double t0 = h_now(), t;
+  int rc, i = 1;
+  const char *z;
+  *pzErr = 0;
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    return -1;
+  }
+  for(z=zArgs; z && *z; i++){
+    sqlite3_bind_int64(st, i, atoll(z));
+    z = strchr(z, ',');
+    if( z ) z++;
+  }
+  gQueryRows = 0;
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    gQueryRows++;
+    if( pRows ){
+      if( pRows->n==pRows->cap ){
+        int cap = pRows->cap ? 2*pRows->cap : 64;
+        char **az = realloc(pRows->az, sizeof(char*)*(size_t)cap);
+        if( az==0 ){ fprintf(stderr, "no memory\n"); exit(1); }
+        pRows->az = az;
+        pRows->cap = cap;
+      }
+      pRows->az[pRows->n++] = rowText(st);
+    }
+  }
+  t = h_now() - t0;
+  if( rc!=SQLITE_DONE ){
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    t = -1;
+  }
+  sqlite3_finalize(st);
+  return t;
+}
+
+/* The builtin's time, or exit: the builtin SQL must run. */
+static double runOrDie(sqlite3 *db, const char *zSql, const char *zArgs, QRows *pRows){
+  char *zErr;
+  double t = runQuery(db, zSql, zArgs, pRows, &zErr);
+  if( t<0 ){
+    fprintf(stderr, "%s: %s\n", zSql, zErr);
+    exit(1);
+  }
+  return t;
+}
+
+/* zSql with sum, total and avg called as gpu_sum, gpu_total and gpu_avg
+** (whole identifiers followed by "(", outside string literals). */
+static char *gpuNames(const char *z){
+  sqlite3_str *s = sqlite3_str_new(0);
+  while( *z ){
+    if( *z=='_' || (*z>='a' && *z<='z') || (*z>='A' && *z<='Z') ){
+      const char *e = z, *p;
+      while( *e=='_' || (*e>='a' && *e<='z') || (*e>='A' && *e<='Z') || (*e>='0' && *e<='9') ) e++;
+      for(p=e; *p==' '; p++){}
+      if( *p=='(' && ((e-z==3 && (sqlite3_strnicmp(z, "sum", 3)==0 || sqlite3_strnicmp(z, "avg", 3)==0))
+                      || (e-z==5 && sqlite3_strnicmp(z, "total", 5)==0)) ){
+        sqlite3_str_appendall(s, "gpu_");
+      }
+      sqlite3_str_append(s, z, (int)(e - z));
+      z = e;
+    }else if( *z=='\'' ){
+      const char *e = z + 1;
+      while( *e && !(e[0]=='\'' && e[1]!='\'') ) e += e[0]=='\'' ? 2 : 1;
+      if( *e ) e++;
+      sqlite3_str_append(s, z, (int)(e - z));
+      z = e;
+    }else{
+      sqlite3_str_append(s, z++, 1);
+    }
+  }
+  return sqlite3_str_finish(s);
+}
+
+static int cmpStr(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
+
+/* NULL if g and b hold the same rows in the same order; else a message:
+** "same rows in another order" (*pOrderOnly set unless the query has an
+** ORDER BY, then a difference) or the first difference. */
+static char *rowsDiff(QRows *g, QRows *b, int ordered, int *pOrderOnly){
+  int i;
+  *pOrderOnly = 0;
+  if( g->n!=b->n ) return sqlite3_mprintf("gpu_query gave %d rows, the builtin %d", g->n, b->n);
+  for(i=0; i<g->n && strcmp(g->az[i], b->az[i])==0; i++){}
+  if( i==g->n ) return 0;
+  qsort(g->az, (size_t)g->n, sizeof(char*), cmpStr);
+  qsort(b->az, (size_t)b->n, sizeof(char*), cmpStr);
+  for(i=0; i<g->n && strcmp(g->az[i], b->az[i])==0; i++){}
+  if( i==g->n ){
+    *pOrderOnly = !ordered;
+    return sqlite3_mprintf("same rows in another order%s", ordered ? ", against the query's ORDER BY" : "");
+  }
+  return sqlite3_mprintf("first difference (rows sorted): gpu_query %s; builtin %s", g->az[i], b->az[i]);
+}
+
+/* The lineitem table of n rows in zFile, made if missing, of another size
+** or version; read once, so both SQLite's page cache (made big enough for
+** the whole file) and the system's hold it. */
+static sqlite3 *lineitemTable(const char *zFile, int64_t n){
+  char *zErr = 0, zMsg[256];
+  sqlite3 *db = h_open_file(zFile, &zErr);
+  double t0;
+  if( db==0 ){
+    fprintf(stderr, "%s: %s\n", zFile, zErr);
+    exit(1);
+  }
+  if( h_int(db, "PRAGMA user_version")!=2700 + LINEITEM_VERSION
+   || h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='lineitem'")!=1
+   || h_int(db, "SELECT count(*) FROM lineitem")!=n ){
+    /* A file holding only our table is made anew (no free pages left behind). */
+    if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name<>'lineitem'")==0 ){
+      sqlite3_close(db);
+      unlink(zFile);
+      if( (db = h_open_file(zFile, &zErr))==0 ){
+        fprintf(stderr, "%s: %s\n", zFile, zErr);
+        exit(1);
+      }
+    }
+    t0 = h_now();
+    h_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576");
+    if( lineitem_fill(db, n, 27, zMsg, sizeof(zMsg)) ){
+      fprintf(stderr, "%s: %s\n", zFile, zMsg);
+      exit(1);
+    }
+    h_exec(db, "PRAGMA user_version=%d; PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL", 2700 + LINEITEM_VERSION);
+    fprintf(stderr, "# lineitem: %lld rows made in %.1f s\n", (long long)n, h_now() - t0);
+  }else{
+    fprintf(stderr, "# lineitem: %lld rows in %s, made before\n", (long long)n, zFile);
+  }
+  t0 = h_now();
+  h_exec(db, "PRAGMA cache_size = -%lld",
+         (long long)(h_int(db, "PRAGMA page_count")*h_int(db, "PRAGMA page_size")/1024 + 65536));
+  h_int(db, "SELECT count(*), sum(length(l_comment)), sum(l_extendedprice), sum(length(l_shipdate)) FROM lineitem");
+  fprintf(stderr, "# lineitem: read once in %.1f s\n", h_now() - t0);
+  return db;
+}
+
+/* Is this part of the query section to run (BENCH_QUERY_PART), and this
+** query (BENCH_QUERY_ONLY)? */
+static int wantQuery(const QueryDef *q){
+  const char *zPart = getenv("BENCH_QUERY_PART"), *zOnly = getenv("BENCH_QUERY_ONLY");
+  if( zPart && zPart[0] && strstr(zPart, q->zPart)==0 ) return 0;
+  if( zOnly && zOnly[0] ){
+    size_t n = strlen(q->zId);
+    const char *z;
+    for(z=zOnly; (z = strstr(z, q->zId))!=0; z += n){
+      if( (z==zOnly || z[-1]==',') && (z[n]==0 || z[n]==',') ) return 1;
+    }
+    return 0;
+  }
+  return 1;
+}
+
+/* A fresh connection to zFile for gpu_query: the module loaded, the CPU
+** backend, nThread threads, the cache at BENCH_QUERY_CACHE if set. NULL with
+** the error in *pzErr. */
+static sqlite3 *queryConn(const char *zFile, int nThread, char **pzErr){
+  sqlite3 *db = h_open_file(zFile, pzErr);
+  if( db==0 ) return 0;
+  if( h_exec(db, "SELECT gpuagg_backend('cpu'), gpuagg_config('threads', %d)", nThread)
+   || (getenv("BENCH_QUERY_CACHE")
+       && h_exec(db, "SELECT gpuagg_config('cache', %lld)", atoll(getenv("BENCH_QUERY_CACHE")))) ){
+    *pzErr = sqlite3_mprintf("%s", h_errmsg);
+    sqlite3_close(db);
+    return 0;
+  }
+  return db;
+}
+
+/* CREATE VIRTUAL TABLE temp.q USING gpu_query(...) with zSql as a
+** parenthesized SELECT, or failing that, as a string. 0, or nonzero with
+** the (first) error in *pzErr. *pForm remembers the form that worked. */
+static int createQ(sqlite3 *db, const char *zSql, int *pForm, char **pzErr){
+  int k;
+  *pzErr = 0;
+  for(k=0; k<2; k++){
+    int form = (*pForm + k) & 1;
+    char *zCreate = form ? sqlite3_mprintf("CREATE VIRTUAL TABLE temp.q USING gpu_query(%Q)", zSql)
+                         : sqlite3_mprintf("CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+    char *zErr = 0;
+    int rc = sqlite3_exec(db, zCreate, 0, 0, &zErr);
+    sqlite3_free(zCreate);
+    if( rc==SQLITE_OK ){
+      *pForm = form;
+      sqlite3_free(*pzErr);
+      *pzErr = 0;
+      return 0;
+    }
+    if( *pzErr==0 ){
+      *pzErr = sqlite3_mprintf("%s", zErr ? zErr : sqlite3_errstr(rc));
+    }else if( zErr && strcmp(zErr, *pzErr)!=0 ){
+      char *z = sqlite3_mprintf("%s (as a string: %s)", *pzErr, zErr);
+      sqlite3_free(*pzErr);
+      *pzErr = z;
+    }
+    sqlite3_free(zErr);
+  }
+  return 1;
+}
+
+static void querySection(int64_t nRow){
+  enum { nQ = sizeof(aQueryDef)/sizeof(aQueryDef[0]) };
+  const char *zLFile = getenv("BENCH_QUERY_DB") ? getenv("BENCH_QUERY_DB") : "/tmp/gpuagg-lineitem.db";
+  const char *zFFile = getenv("BENCH_FLIGHTS_DB") ? getenv("BENCH_FLIGHTS_DB") : "/tmp/gpuagg-flights.db";
+  const char *zDuck = getenv("BENCH_DUCKDB");
+  const int nFast = 15, check = !(getenv("BENCH_QUERY_CHECK") && atoi(getenv("BENCH_QUERY_CHECK"))==0);
+  long nCpu = sysconf(_SC_NPROCESSORS_ONLN);
+  int nThread = getenv("BENCH_QUERY_THREADS") ? atoi(getenv("BENCH_QUERY_THREADS")) : (int)(nCpu<1 ? 1 : nCpu>64 ? 64 : nCpu);
+  int wantL = 0, wantF = 0, form = 0, q, i;
+  sqlite3 *dbL = 0, *dbF = 0;
+  sqlite3_str *pNote = sqlite3_str_new(0);
+  char zErr[256], *zNote, *zUnavail = 0;
+  duck *dk = 0;
+
+  for(q=0; q<nQ; q++){
+    if( !wantQuery(&aQueryDef[q]) ) continue;
+    if( strcmp(aQueryDef[q].zPart, "tpch")==0 ) wantL = 1; else wantF = 1;
+  }
+  if( wantL ) dbL = lineitemTable(zLFile, nRow);
+  if( wantF ) dbF = flightsTable(zFFile, nRow);
+  if( zDuck && (wantL || wantF) ){
+    double t0 = h_now();
+    if( duck_load(zDuck, zErr, sizeof(zErr)) || (dk = duck_open_memory(0, zErr, sizeof(zErr)))==0
+     || (wantL && duck_copy_table(dk, dbL, "lineitem", zErr, sizeof(zErr)))
+     || (wantF && duck_copy_table(dk, dbF, "f", zErr, sizeof(zErr))) ){
+      printf("\nDuckDB not run: %s\n", zErr);
+      if( dk ) duck_close(dk);
+      dk = 0;
+    }else{
+      fprintf(stderr, "# DuckDB: %s%s%s copied in %.1f s\n", wantL ? "lineitem" : "", wantL && wantF ? " and " : "",
+              wantF ? "f" : "", h_now() - t0);
+    }
+  }
+
+  printf("\nQueries, %lld rows (lineitem in %s, f in %s): the builtin SQL (median of %d runs, page cache warm); "
+         "gpu_query on the CPU backend with %d threads, its first run on a fresh connection (CREATE VIRTUAL TABLE "
+         "and SELECT, the file in the system's page cache) and its repeated runs on it (median of up to %d)%s.\n\n",
+         (long long)nRow, wantL ? zLFile : "-", wantF ? zFFile : "-", nRun, nThread, nFast,
+         dk ? "; DuckDB in memory (every core, median of the same)" : "");
+  for(q=0; q<nQ; q++){
+    if( wantQuery(&aQueryDef[q]) ) printf("- %s: `%s`%s%s%s\n", aQueryDef[q].zId, aQueryDef[q].zSql,
+                                          aQueryDef[q].zArgs ? " as q(" : "", aQueryDef[q].zArgs ? aQueryDef[q].zArgs : "",
+                                          aQueryDef[q].zArgs ? ")" : "");
+  }
+  printf("\n| query | path | builtin ms | first run ms | builtin/first | repeated ms (runs) | builtin/repeated "
+         "| DuckDB ms | DuckDB/repeated | answers |\n"
+         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+  fflush(stdout);
+
+  for(q=0; q<nQ; q++){
+    const QueryDef *pQ = &aQueryDef[q];
+    int isL = strcmp(pQ->zPart, "tpch")==0, nFastRun = 0;
+    sqlite3 *db = isL ? dbL : dbF, *db2 = 0;
+    const char *zFile = isL ? zLFile : zFFile;
+    double tb, tCreate = -1, tFirst = -1, tc = -1, td = -1, t[64], t0, tStart = h_now();
+    char *zSel = pQ->zArgs ? sqlite3_mprintf("SELECT * FROM q(%s)", pQ->zArgs) : sqlite3_mprintf("SELECT * FROM q");
+    char *zE = 0, *zPath = 0, *zAnswer = 0;
+    int64_t nDuckRow = -1, nBuiltinRow;
+    if( !wantQuery(pQ) ){ sqlite3_free(zSel); continue; }
+
+    /* (a) The builtin. */
+    for(i=0; i<nRun; i++) t[i] = runOrDie(db, pQ->zSql, pQ->zArgs, 0);
+    qsort(t, (size_t)nRun, sizeof(double), cmpDouble);
+    tb = t[nRun/2];
+    nBuiltinRow = gQueryRows;
+
+    /* (b) gpu_query's first run on a fresh connection, (c) repeated. */
+    if( (db2 = queryConn(zFile, nThread, &zE))==0 ){
+      sqlite3_str_appendf(pNote, "- %s: no fresh connection: %s\n", pQ->zId, zE);
+      sqlite3_free(zE);
+      zE = 0;
+    }else{
+      double tq;
+      t0 = h_now();
+      if( createQ(db2, pQ->zSql, &form, &zE) ){
+        if( zUnavail==0 ){
+          zUnavail = sqlite3_mprintf("%s", zE);
+          sqlite3_str_appendf(pNote, "- gpu_query not available: %s\n", zE);
+        }else if( strcmp(zUnavail, zE)!=0 ){
+          sqlite3_str_appendf(pNote, "- %s: gpu_query not available: %s\n", pQ->zId, zE);
+        }
+      }else{
+        tCreate = h_now() - t0;
+        sqlite3_free(zE);
+        if( (tq = runQuery(db2, zSel, 0, 0, &zE))<0 ){
+          sqlite3_str_appendf(pNote, "- %s: gpu_query failed: %s\n", pQ->zId, zE);
+        }else{
+          tFirst = tCreate + tq;
+          t0 = h_now();
+          while( nFastRun<nFast && (nFastRun<3 || h_now() - t0<10) && h_now() - t0<30 ){
+            if( (t[nFastRun] = runQuery(db2, zSel, 0, 0, &zE))<0 ) break;
+            nFastRun++;
+          }
+          if( nFastRun>0 ){
+            qsort(t, (size_t)nFastRun, sizeof(double), cmpDouble);
+            tc = t[nFastRun/2];
+          }
+          if( zE ) sqlite3_str_appendf(pNote, "- %s: a repeated run failed: %s\n", pQ->zId, zE);
+        }
+      }
+      sqlite3_free(zE);
+      zE = 0;
+    }
+
+    /* (d) DuckDB. */
+    if( dk ){
+      const char *zD = pQ->zDuck ? pQ->zDuck : pQ->zSql;
+      if( duck_time_ms(dk, zD, 0)>=0 ){
+        for(i=0; i<nFast; i++) t[i] = duck_time_ms(dk, zD, &nDuckRow);
+        qsort(t, (size_t)nFast, sizeof(double), cmpDouble);
+        td = t[nFast/2]/1e3;
+      }else{
+        sqlite3_str_appendf(pNote, "- %s: DuckDB failed (stderr)\n", pQ->zId);
+      }
+    }
+
+    /* The answers: gpu_query's against the builtin's, sum/total/avg as
+    ** gpu_sum/gpu_total/gpu_avg (where gpu_query ran); DuckDB's row count
+    ** against the builtin's. */
+    if( nDuckRow>=0 && nDuckRow!=nBuiltinRow ){
+      sqlite3_str_appendf(pNote, "- %s: DuckDB gave %lld rows, the builtin %lld\n", pQ->zId, (long long)nDuckRow,
+                          (long long)nBuiltinRow);
+    }
+    if( check && tFirst>=0 ){
+      QRows ref = {0, 0, 0}, got = {0, 0, 0};
+      char *zRef = gpuNames(pQ->zSql);
+      int orderOnly;
+      runOrDie(db, zRef, pQ->zArgs, &ref);
+      if( runQuery(db2, zSel, 0, &got, &zE)<0 ){
+        zAnswer = sqlite3_mprintf("ERROR");
+        sqlite3_str_appendf(pNote, "- %s: the answer's run failed: %s\n", pQ->zId, zE);
+      }else if( (zE = rowsDiff(&got, &ref, strstr(pQ->zSql, "ORDER BY")!=0, &orderOnly))==0 ){
+        zAnswer = sqlite3_mprintf("same (%d rows)", ref.n);
+      }else{
+        zAnswer = sqlite3_mprintf("%s (%d rows)", orderOnly ? "same, other order" : "DIFFER", ref.n);
+        sqlite3_str_appendf(pNote, "- %s: answers: %s\n  reference: `%s`\n", pQ->zId, zE, zRef);
+      }
+      sqlite3_free(zE);
+      zE = 0;
+      qrowsFree(&ref);
+      qrowsFree(&got);
+      sqlite3_free(zRef);
+    }
+
+    /* gpu_explain's path and why, where the module has it. */
+    if( db2 ){
+      sqlite3_stmt *st;
+      if( sqlite3_prepare_v2(db2, "SELECT json_extract(j, '$.path'), json_extract(j, '$.why') "
+                                  "FROM (SELECT gpu_explain(?1) AS j)", -1, &st, 0)==SQLITE_OK ){
+        sqlite3_bind_text(st, 1, pQ->zSql, -1, SQLITE_STATIC);
+        if( sqlite3_step(st)==SQLITE_ROW ){
+          zPath = sqlite3_mprintf("%s", sqlite3_column_text(st, 0) ? (const char*)sqlite3_column_text(st, 0) : "?");
+          if( sqlite3_column_text(st, 1) && sqlite3_column_bytes(st, 1)>0 ){
+            sqlite3_str_appendf(pNote, "- %s: gpu_explain: %s, %s\n", pQ->zId, zPath, sqlite3_column_text(st, 1));
+          }
+        }else{
+          sqlite3_str_appendf(pNote, "- %s: gpu_explain: %s\n", pQ->zId, sqlite3_errmsg(db2));
+        }
+      }
+      sqlite3_finalize(st);
+      sqlite3_close(db2);
+    }
+
+    printf("| %s %s | %s | %.1f |", pQ->zId, pQ->zLabel, zPath ? zPath : "-", tb*1e3);
+    if( tFirst>=0 ) printf(" %.1f | %.2fx |", tFirst*1e3, tb/tFirst); else printf(" - | - |");
+    if( tc>=0 ) printf(" %.2f (%d) | %.1fx |", tc*1e3, nFastRun, tb/tc); else printf(" - | - |");
+    if( td>=0 ) printf(" %.2f |", td*1e3); else printf(" - |");
+    if( td>=0 && tc>=0 ) printf(" %.2fx |", td/tc); else printf(" - |");
+    printf(" %s |\n", zAnswer ? zAnswer : check ? "-" : "not checked");
+    fflush(stdout);
+    fprintf(stderr, "# query %s: builtin %.1f ms, create %.1f ms, first %.1f ms, repeated %.2f ms, DuckDB %.2f ms "
+            "(nan: not run), %.1f s in all\n", pQ->zId, tb*1e3, tCreate<0 ? NAN : tCreate*1e3, tFirst<0 ? NAN : tFirst*1e3,
+            tc<0 ? NAN : tc*1e3, td<0 ? NAN : td*1e3, h_now() - tStart);
+    if( gCsv ){
+      if( tFirst>=0 ) fprintf(gCsv, "query,\"%s %s (first run)\",%lld,cpu,%.3f,%.3f,%.4f,%.0f,%.0f\n", pQ->zId,
+                              pQ->zLabel, (long long)nRow, tb*1e3, tFirst*1e3, tFirst/tb, nRow/tb, nRow/tFirst);
+      if( tc>=0 ) fprintf(gCsv, "query,\"%s %s (repeated)\",%lld,cpu,%.3f,%.3f,%.4f,%.0f,%.0f\n", pQ->zId,
+                          pQ->zLabel, (long long)nRow, tb*1e3, tc*1e3, tc/tb, nRow/tb, nRow/tc);
+      if( td>=0 ) fprintf(gCsv, "query,\"%s %s (DuckDB)\",%lld,duckdb,%.3f,%.3f,%.4f,%.0f,%.0f\n", pQ->zId,
+                          pQ->zLabel, (long long)nRow, tb*1e3, td*1e3, td/tb, nRow/tb, nRow/td);
+    }
+    sqlite3_free(zSel);
+    sqlite3_free(zPath);
+    sqlite3_free(zAnswer);
+  }
+  zNote = sqlite3_str_finish(pNote);
+  if( zNote && zNote[0] ) printf("\n%s", zNote);
+  sqlite3_free(zNote);
+  sqlite3_free(zUnavail);
+  if( dk ) duck_close(dk);
+  sqlite3_close(dbL);
+  sqlite3_close(dbF);
+}
+
 /* ref_percentile(Y, P): the percentile extension's algorithm, as a
 ** reference in the same run: every value kept as a double, sorted at the
 ** end by a quicksort (in place, no comparison callback), interpolated as
@@ -1482,6 +2000,8 @@ int main(int argc, char **argv){
   if( want("flights") ) flightsSection(nRow, zBackend);
   gSection = "devices";
   if( want("devices") ) devicesSection(nRow);
+  gSection = "query";
+  if( want("query") ) querySection(nRow);
 
   info(db, "at the end");
   free(zBackend);

@@ -25,5 +25,15 @@ BENCH_SCALE=${BENCH_SCALE:-65536,262144,1048576,4194304,10000000,100000000} \
 if [ -n "${BENCH_FLIGHTS_ROWS:-}" ]; then
   ./bench/bench_sql "$BENCH_FLIGHTS_ROWS" "${BENCH_RUNS:-3}" flights > "$out/flights.md" 2>> "$out/sql.err"
 fi
+# Issue 27's query section, only where BENCH_QUERY_ROWS asks (e.g. 10000000): TPC-H Q1/Q6 on a lineitem
+# table (BENCH_QUERY_DB, default /tmp/gpuagg-lineitem.db) and flights questions on the flights table,
+# through gpu_query on the CPU backend, against the builtin and DuckDB; BENCH_QUERY_PART=tpch or flights
+# runs one half. Its CSV lines go to query.csv (bench_sql writes BENCH_OUT/sql.csv anew). Not pinned.
+: > "$out/query.md"
+if [ -n "${BENCH_QUERY_ROWS:-}" ]; then
+  mkdir -p "$out/query"
+  BENCH_OUT="$out/query" ./bench/bench_sql "$BENCH_QUERY_ROWS" "${BENCH_RUNS:-3}" query > "$out/query.md" 2>> "$out/sql.err"
+  mv "$out/query/sql.csv" "$out/query.csv" && rmdir "$out/query"
+fi
 date -u +%Y-%m-%dT%H:%MZ >> "$out/machine.txt"
-cat "$out/machine.txt" "$out/kernels.md" "$out/sql.md" "$out/cache.md" "$out/flights.md"
+cat "$out/machine.txt" "$out/kernels.md" "$out/sql.md" "$out/cache.md" "$out/flights.md" "$out/query.md"
