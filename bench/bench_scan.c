@@ -74,6 +74,7 @@ static double scanOnce(sqlite3 *db, ga_conn *conn, int pages, int nCol, const ch
   double t0 = h_now();
   memset(&c, 0, sizeof(c));
   c.base.xBatch = countBatch;
+  c.base.xPar = 0;
   if( ga_table_describe(db, "main", "p", &t)!=SQLITE_OK ){
     fprintf(stderr, "describe p: %s\n", sqlite3_errmsg(db));
     exit(1);

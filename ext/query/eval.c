@@ -70,6 +70,7 @@ struct qrun {
   Memo aConv[M_NCONV];
   Blk *keep;                       /* bytes kept for the run */
   int nMemo;                       /* E_SQL memos */
+  int worker;                      /* a worker thread's: no SQLite, no memo (GA_SINK_LATER) */
   q_leaf_fn xLeaf; void *pLeafArg; /* group leaves */
   int *aIdx, *aIdx2;               /* scratch row lists */
   char *zErr;
@@ -124,6 +125,7 @@ static int memoGet(qrun *r, Memo *m, const qval *x, qval *out){
   int64_t i;
   MEnt *e;
   int rc, t;
+  if( r->worker ) return GA_SINK_LATER;  /* the scan's thread computes it */
   if( m->n*2>=m->nAlloc ){
     int64_t nNew = m->nAlloc ? 2*m->nAlloc : 256, j;
     MEnt *a = sqlite3_malloc64(sizeof(MEnt)*(uint64_t)nNew);
@@ -282,6 +284,8 @@ void q_run_free(qrun *r){
   sqlite3_free(r->zErr);
   sqlite3_free(r);
 }
+
+void q_run_worker(qrun *r){ r->worker = 1; }
 
 void q_run_groups(qrun *r, q_leaf_fn x, void *pArg){
   r->xLeaf = x;

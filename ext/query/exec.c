@@ -18,6 +18,15 @@
 **      query without aggregates in scan order, then the same.
 **   6. A sum whose integers overflow, a LIMIT that is not an integer: the
 **      run is left to SQLite (QE_BAIL), which reports what it reports.
+**   7. Grouping in parallel: where the page source decodes in worker
+**      threads, each worker groups and aggregates the batches it decoded
+**      into its own part (xPar), and the parts are merged when the scan
+**      ends. Every row's position in the scan goes with it, so that the
+**      merge keeps SQLite's choices: a group's keys as its first row shows
+**      them, the first of equal min or max values. A batch that needs SQLite
+**      (a value only it converts) goes back to the scan's thread. Not in
+**      parallel: rows without aggregates, count(DISTINCT), and keys shown as
+**      a min() or max() row shows them.
 */
 #include <string.h>
 #include <math.h>
@@ -27,7 +36,8 @@
 /* An exact sum (gpu_sum's): integers in 128 bits, reals in an expansion
 ** that spills into a full accumulator only when it must. */
 typedef struct QSum {
-  __int128 i;
+  uint64_t lo; int64_t hi;         /* the integers' total (two words: arrays of these are
+                                   ** not 16-byte aligned) */
   ga_fpe f;
   ga_sum *w;                       /* NULL until the expansion spills */
   int64_t nInt, nReal, nInf[2];
@@ -38,24 +48,33 @@ typedef struct Agg {
   int64_t *cnt;                    /* count, count(*), count(DISTINCT) */
   QSum *sum;                       /* sum, total, avg */
   qval *ext;                       /* min, max */
+  int64_t *extPos;                 /* ... the position of the row it came from */
   qval *res;                       /* final values, by group */
   /* count(DISTINCT): (group, value key) seen */
   uint64_t *dh; int64_t dAlloc, dN;
   const char **dk; int *dn;
 } Agg;
 
-typedef struct Exec {
-  ga_colsink base;
-  qrun *r;
-  qplan *pl;
-  int rc;
-  /* groups */
+/* Groups and their aggregates, as one thread folds them. */
+typedef struct Part {
+  qrun *r;                         /* its evaluation state */
   int64_t nGroup, gAlloc;
-  qval *gKey;                      /* [g*nKey + k]: the first row's key values */
+  qval *gKey;                      /* [g*nKey + k]: the key values shown */
+  int64_t *gPos;                   /* each group's first row's position */
   uint64_t *hh; int64_t *hg; int64_t hAlloc;   /* hash -> group */
   const char **gk; int *gn;        /* each group's canonical key */
   char *kbuf; int kAlloc;          /* a row's canonical key being made */
   Agg *aAgg;
+  int rc;                          /* a worker's error */
+} Part;
+
+typedef struct Exec {
+  ga_colsink base;
+  qrun *r;                         /* the scan's thread's evaluation state (main.r) */
+  qplan *pl;
+  int rc;
+  Part main;                       /* the scan's thread's part: every part merges here */
+  Part *aPart; int nPart;          /* workers' parts */
   /* rows (no aggregates) */
   qresult *out;
   int nW;                          /* values per row kept: results, then sort terms */
@@ -66,36 +85,36 @@ static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
 
 /* ---- canonical keys -------------------------------------------------------------- */
 
-/* Append x's key under coll to e->kbuf at *pn (requirement 3). */
-static int keyOf(Exec *e, const qval *x, int coll, int *pn){
+/* Append x's key under coll to p->kbuf at *pn (requirement 3). */
+static int keyOf(Part *p, const qval *x, int coll, int *pn){
   int need = *pn + 13 + (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? x->n + 4 : 0);
-  char *p;
-  if( need>e->kAlloc ){
+  char *z;
+  if( need>p->kAlloc ){
     int n = need*2 + 64;
-    char *b = sqlite3_realloc(e->kbuf, n);
+    char *b = sqlite3_realloc(p->kbuf, n);
     if( b==0 ) return SQLITE_NOMEM;
-    e->kbuf = b;
-    e->kAlloc = n;
+    p->kbuf = b;
+    p->kAlloc = n;
   }
-  p = e->kbuf + *pn;
+  z = p->kbuf + *pn;
   switch( x->t ){
-    case SQLITE_NULL: p[0] = 0; *pn += 1; break;
-    case SQLITE_INTEGER: p[0] = 1; memcpy(p + 1, &x->v, 8); *pn += 9; break;
+    case SQLITE_NULL: z[0] = 0; *pn += 1; break;
+    case SQLITE_INTEGER: z[0] = 1; memcpy(z + 1, &x->v, 8); *pn += 9; break;
     case SQLITE_FLOAT: {
       double d = dbl(x->v);
       if( d>=-9223372036854775808.0 && d<9223372036854775808.0 && d==floor(d) ){
         int64_t i = (int64_t)d;
-        p[0] = 1; memcpy(p + 1, &i, 8);
+        z[0] = 1; memcpy(z + 1, &i, 8);
       }else{
-        p[0] = 2; memcpy(p + 1, &x->v, 8);
+        z[0] = 2; memcpy(z + 1, &x->v, 8);
       }
       *pn += 9;
       break;
     }
     default: {
-      int m = x->t==SQLITE_TEXT ? q_text_key(x->z, x->n, coll, p + 5) : (x->n ? (memcpy(p + 5, x->z, (size_t)x->n), x->n) : 0);
-      p[0] = (char)(x->t==SQLITE_TEXT ? 3 : 4);
-      memcpy(p + 1, &m, 4);
+      int m = x->t==SQLITE_TEXT ? q_text_key(x->z, x->n, coll, z + 5) : (x->n ? (memcpy(z + 5, x->z, (size_t)x->n), x->n) : 0);
+      z[0] = (char)(x->t==SQLITE_TEXT ? 3 : 4);
+      memcpy(z + 1, &m, 4);
       *pn += 5 + m;
       break;
     }
@@ -119,117 +138,155 @@ static uint64_t hashKey(const char *z, int n){
 
 /* ---- groups and aggregates ---------------------------------------------------------- */
 
-static int growGroups(Exec *e){
-  qplan *pl = e->pl;
-  int64_t n = e->gAlloc ? 2*e->gAlloc : 64, a;
-  qval *k = sqlite3_realloc64(e->gKey, sizeof(qval)*(uint64_t)(n*(pl->nKey ? pl->nKey : 1)));
-  if( k==0 ) return SQLITE_NOMEM;
-  e->gKey = k;
-  {
-    const char **gk = sqlite3_realloc64(e->gk, sizeof(char*)*(uint64_t)n);
-    int *gn;
-    if( gk==0 ) return SQLITE_NOMEM;
-    e->gk = gk;
-    if( (gn = sqlite3_realloc64(e->gn, sizeof(int)*(uint64_t)n))==0 ) return SQLITE_NOMEM;
-    e->gn = gn;
-  }
+static void *grow(void *p, int64_t nOld, int64_t nNew, int sz){
+  char *q = sqlite3_realloc64(p, (uint64_t)sz*(uint64_t)nNew);
+  if( q ) memset(q + (size_t)sz*(size_t)nOld, 0, (size_t)sz*(size_t)(nNew - nOld));
+  return q;
+}
+
+static int growGroups(Part *p, const qplan *pl){
+  int64_t n = p->gAlloc ? 2*p->gAlloc : 64, a, j;
+  int nk = pl->nKey ? pl->nKey : 1;
+  void *x;
+  if( (x = grow(p->gKey, p->gAlloc*nk, n*nk, sizeof(qval)))==0 ) return SQLITE_NOMEM;
+  p->gKey = x;
+  if( (x = grow(p->gPos, p->gAlloc, n, 8))==0 ) return SQLITE_NOMEM;
+  p->gPos = x;
+  if( (x = grow(p->gk, p->gAlloc, n, sizeof(char*)))==0 ) return SQLITE_NOMEM;
+  p->gk = x;
+  if( (x = grow(p->gn, p->gAlloc, n, sizeof(int)))==0 ) return SQLITE_NOMEM;
+  p->gn = x;
   for(a=0; a<pl->nAgg; a++){
-    Agg *g = &e->aAgg[a];
+    Agg *g = &p->aAgg[a];
     switch( g->g->fn ){
-      case A_COUNT: case A_COUNTSTAR: {
-        int64_t *c = sqlite3_realloc64(g->cnt, 8*(uint64_t)n);
-        if( c==0 ) return SQLITE_NOMEM;
-        memset(c + e->gAlloc, 0, 8*(size_t)(n - e->gAlloc));
-        g->cnt = c;
+      case A_COUNT: case A_COUNTSTAR:
+        if( (x = grow(g->cnt, p->gAlloc, n, 8))==0 ) return SQLITE_NOMEM;
+        g->cnt = x;
         break;
-      }
-      case A_SUM: case A_TOTAL: case A_AVG: {
-        QSum *s = sqlite3_realloc64(g->sum, sizeof(QSum)*(uint64_t)n);
-        if( s==0 ) return SQLITE_NOMEM;
-        memset(s + e->gAlloc, 0, sizeof(QSum)*(size_t)(n - e->gAlloc));
-        g->sum = s;
+      case A_SUM: case A_TOTAL: case A_AVG:
+        if( (x = grow(g->sum, p->gAlloc, n, sizeof(QSum)))==0 ) return SQLITE_NOMEM;
+        g->sum = x;
         break;
-      }
-      default: {
-        qval *x = sqlite3_realloc64(g->ext, sizeof(qval)*(uint64_t)n);
-        if( x==0 ) return SQLITE_NOMEM;
-        memset(x + e->gAlloc, 0, sizeof(qval)*(size_t)(n - e->gAlloc));
-        for(int64_t j=e->gAlloc; j<n; j++) x[j].t = SQLITE_NULL;
+      default:
+        if( (x = grow(g->ext, p->gAlloc, n, sizeof(qval)))==0 ) return SQLITE_NOMEM;
         g->ext = x;
+        for(j=p->gAlloc; j<n; j++) g->ext[j].t = SQLITE_NULL;
+        if( (x = grow(g->extPos, p->gAlloc, n, 8))==0 ) return SQLITE_NOMEM;
+        g->extPos = x;
         break;
-      }
     }
   }
-  e->gAlloc = n;
+  p->gAlloc = n;
   /* the hash table: twice the groups */
   {
-    int64_t m = 2*n, j;
+    int64_t m = 2*n;
     uint64_t *hh = sqlite3_malloc64(8*(uint64_t)m);
     int64_t *hg = sqlite3_malloc64(8*(uint64_t)m);
     if( hh==0 || hg==0 ){ sqlite3_free(hh); sqlite3_free(hg); return SQLITE_NOMEM; }
     memset(hh, 0, 8*(size_t)m);
-    for(j=0; j<e->hAlloc; j++){
-      if( e->hh[j] ){
-        int64_t s = (int64_t)(e->hh[j] & (uint64_t)(m - 1));
-        while( hh[s] ) s = (s + 1) & (m - 1);
-        hh[s] = e->hh[j];
-        hg[s] = e->hg[j];
+    for(j=0; j<p->hAlloc; j++){
+      if( p->hh[j] ){
+        int64_t t = (int64_t)(p->hh[j] & (uint64_t)(m - 1));
+        while( hh[t] ) t = (t + 1) & (m - 1);
+        hh[t] = p->hh[j];
+        hg[t] = p->hg[j];
       }
     }
-    sqlite3_free(e->hh);
-    sqlite3_free(e->hg);
-    e->hh = hh;
-    e->hg = hg;
-    e->hAlloc = m;
+    sqlite3_free(p->hh);
+    sqlite3_free(p->hg);
+    p->hh = hh;
+    p->hg = hg;
+    p->hAlloc = m;
   }
   return SQLITE_OK;
 }
 
-/* The group of the key in kbuf[0..n), made from the row's key values aK[]
-** if new. */
-static int groupOf(Exec *e, int n, qvec **aK, int row, int64_t *pg){
-  uint64_t h = hashKey(e->kbuf, n);
+/* The group of the canonical key z[0..n) into *pg; *pNew set if it was
+** made (its key values and position are the caller's to set). */
+static int groupOf(Part *p, const qplan *pl, const char *z, int n, int64_t *pg, int *pNew){
+  uint64_t h = hashKey(z, n);
   int64_t s;
-  int rc, k;
-  if( e->nGroup>=e->gAlloc && (rc = growGroups(e))!=SQLITE_OK ) return rc;
-  for(s = (int64_t)(h & (uint64_t)(e->hAlloc - 1)); e->hh[s]; s = (s + 1) & (e->hAlloc - 1)){
-    int64_t g = e->hg[s];
-    if( e->hh[s]==h && e->gn[g]==n && memcmp(e->gk[g], e->kbuf, (size_t)n)==0 ){
+  int rc;
+  if( p->nGroup>=p->gAlloc && (rc = growGroups(p, pl))!=SQLITE_OK ) return rc;
+  for(s = (int64_t)(h & (uint64_t)(p->hAlloc - 1)); p->hh[s]; s = (s + 1) & (p->hAlloc - 1)){
+    int64_t g = p->hg[s];
+    if( p->hh[s]==h && p->gn[g]==n && memcmp(p->gk[g], z, (size_t)n)==0 ){
       *pg = g;
+      *pNew = 0;
       return SQLITE_OK;
     }
   }
   {
-    int64_t g = e->nGroup++;
-    if( (e->gk[g] = q_keep(e->r, e->kbuf, n))==0 ) return SQLITE_NOMEM;
-    e->gn[g] = n;
-    e->hh[s] = h;
-    e->hg[s] = g;
-    for(k=0; k<e->pl->nKey; k++){
-      qval *x = &e->gKey[g*e->pl->nKey + k];
-      q_get(aK[k], row, x);
-      if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (x->z = q_keep(e->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
-    }
+    int64_t g = p->nGroup++;
+    if( (p->gk[g] = q_keep(p->r, z, n))==0 ) return SQLITE_NOMEM;
+    p->gn[g] = n;
+    p->hh[s] = h;
+    p->hg[s] = g;
     *pg = g;
+    *pNew = 1;
   }
   return SQLITE_OK;
 }
 
+/* Set group g's shown keys from values a (bytes kept by p's run). */
+static int setKeys(Part *p, int nKey, int64_t g, const qval *a){
+  int k;
+  for(k=0; k<nKey; k++){
+    qval *x = &p->gKey[g*nKey + k];
+    *x = a[k];
+    if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (x->z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+static void sumReal(QSum *s, double d){
+  double rest = ga_fpe_add(&s->f, d);
+  if( rest!=0.0 ){
+    if( s->w==0 ){
+      if( (s->w = sqlite3_malloc(sizeof(ga_sum)))==0 ){ s->nInf[0] = -1; return; }
+      memset(s->w, 0, sizeof(ga_sum));
+    }
+    ga_sum_word(s->w, rest);
+  }
+}
+
 static void sumAdd(QSum *s, int t, int64_t v){
   if( t==SQLITE_INTEGER ){
-    s->i += v;
+    ga_i128_add(&s->lo, &s->hi, v);
     s->nInt++;
   }else{
-    double d = dbl(v), rest;
+    double d = dbl(v);
     s->nReal++;
     if( !ga_is_finite(d) ){ s->nInf[d>0]++; return; }
-    rest = ga_fpe_add(&s->f, d);
-    if( rest!=0.0 ){
-      if( s->w==0 ){
-        if( (s->w = sqlite3_malloc(sizeof(ga_sum)))==0 ){ s->nInf[0] = -1; return; }
-        memset(s->w, 0, sizeof(ga_sum));
-      }
-      ga_sum_word(s->w, rest);
+    sumReal(s, d);
+  }
+}
+
+/* a += b, exactly. */
+static void sumMerge(QSum *a, QSum *b){
+  {
+    uint64_t lo = a->lo + b->lo;
+    a->hi += b->hi + (lo<a->lo);
+    a->lo = lo;
+  }
+  a->nInt += b->nInt;
+  a->nReal += b->nReal;
+  if( a->nInf[0]<0 || b->nInf[0]<0 ) a->nInf[0] = -1;
+  else a->nInf[0] += b->nInf[0];
+  a->nInf[1] += b->nInf[1];
+  if( b->f.a0!=0.0 ) sumReal(a, b->f.a0);
+  if( b->f.a1!=0.0 ) sumReal(a, b->f.a1);
+  if( b->f.a2!=0.0 ) sumReal(a, b->f.a2);
+  if( b->w ){
+    if( a->w==0 ){
+      a->w = b->w;
+      b->w = 0;
+    }else{
+      ga_words_norm(a->w->w);
+      a->w->nAdd = 0;
+      ga_words_norm(b->w->w);
+      b->w->nAdd = 0;
+      ga_sum_merge(a->w, b->w);
     }
   }
 }
@@ -242,28 +299,28 @@ static double sumValue(const QSum *s){
   if( s->nInf[0] || s->nInf[1] ) return s->nInf[1] ? INFINITY : -INFINITY;
   if( s->w ) a = *s->w;
   else memset(&a, 0, sizeof(a));
-  a.lo = (uint64_t)s->i;
-  a.hi = (int64_t)(s->i >> 64);
+  a.lo = s->lo;
+  a.hi = s->hi;
   ga_sum_settle(&a, &f);
   a.inf = 0;
   return ga_sum_value(&a);
 }
 
 /* count(DISTINCT): is (g, x) new? */
-static int distinctNew(Exec *e, Agg *a, int64_t g, const qval *x, int *pNew){
+static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int *pNew){
   int n = 0, rc;
   uint64_t h;
   int64_t s;
-  if( (rc = keyOf(e, x, a->g->coll, &n))!=SQLITE_OK ) return rc;
-  if( n + 8>e->kAlloc ){
-    char *b = sqlite3_realloc(e->kbuf, n + 72);
+  if( (rc = keyOf(p, x, a->g->coll, &n))!=SQLITE_OK ) return rc;
+  if( n + 8>p->kAlloc ){
+    char *b = sqlite3_realloc(p->kbuf, n + 72);
     if( b==0 ) return SQLITE_NOMEM;
-    e->kbuf = b;
-    e->kAlloc = n + 72;
+    p->kbuf = b;
+    p->kAlloc = n + 72;
   }
-  memcpy(e->kbuf + n, &g, 8);
+  memcpy(p->kbuf + n, &g, 8);
   n += 8;
-  h = hashKey(e->kbuf, n);
+  h = hashKey(p->kbuf, n);
   if( a->dN*2>=a->dAlloc ){
     int64_t m = a->dAlloc ? 2*a->dAlloc : 1024, j;
     uint64_t *dh = sqlite3_malloc64(8*(uint64_t)m);
@@ -283,12 +340,12 @@ static int distinctNew(Exec *e, Agg *a, int64_t g, const qval *x, int *pNew){
     a->dAlloc = m;
   }
   for(s = (int64_t)(h & (uint64_t)(a->dAlloc - 1)); a->dh[s]; s = (s + 1) & (a->dAlloc - 1)){
-    if( a->dh[s]==h && a->dn[s]==n && memcmp(a->dk[s], e->kbuf, (size_t)n)==0 ){
+    if( a->dh[s]==h && a->dn[s]==n && memcmp(a->dk[s], p->kbuf, (size_t)n)==0 ){
       *pNew = 0;
       return SQLITE_OK;
     }
   }
-  if( (a->dk[s] = q_keep(e->r, e->kbuf, n))==0 ) return SQLITE_NOMEM;
+  if( (a->dk[s] = q_keep(p->r, p->kbuf, n))==0 ) return SQLITE_NOMEM;
   a->dh[s] = h;
   a->dn[s] = n;
   a->dN++;
@@ -296,20 +353,19 @@ static int distinctNew(Exec *e, Agg *a, int64_t g, const qval *x, int *pNew){
   return SQLITE_OK;
 }
 
-/* Fold rows of ctx (their groups in aG) into aggregate a. hit, for min and
-** max: set for each row whose value SQLite's min() or max() takes as its
-** group's new one, or that is NULL before any value was (minmaxStep's rows
-** that do not skip the accumulator load). */
-static int aggFold(Exec *e, Agg *a, const qctx *ctx, const int64_t *aG, unsigned char *hit){
+/* Fold the rows of a batch (their groups in aG, their positions from pos,
+** the argument's values in x) into aggregate a. hit, for the min() or max()
+** whose rows show the keys: set for each row SQLite's minmaxStep does not
+** skip (a new least or greatest value, or a NULL before any value). */
+static int aggApply(Part *p, Agg *a, int n, const qvec *x, const int64_t *aG, const int *sel, int64_t pos,
+                    unsigned char *hit){
   const qagg *g = a->g;
-  qvec *x = 0;
   int i, rc;
   if( g->fn==A_COUNTSTAR ){
-    for(i=0; i<ctx->n; i++) a->cnt[aG[i]]++;
+    for(i=0; i<n; i++) a->cnt[aG[i]]++;
     return SQLITE_OK;
   }
-  if( (rc = q_eval(e->r, g->x, ctx, &x))!=SQLITE_OK ) return rc;
-  for(i=0; i<ctx->n; i++){
+  for(i=0; i<n; i++){
     int t = x->t[i];
     if( hit ) hit[i] = 0;
     if( t==SQLITE_NULL ){
@@ -322,7 +378,7 @@ static int aggFold(Exec *e, Agg *a, const qctx *ctx, const int64_t *aG, unsigned
           qval v;
           int isNew;
           q_get(x, i, &v);
-          if( (rc = distinctNew(e, a, aG[i], &v, &isNew))!=SQLITE_OK ) return rc;
+          if( (rc = distinctNew(p, a, aG[i], &v, &isNew))!=SQLITE_OK ) return rc;
           a->cnt[aG[i]] += isNew;
         }else{
           a->cnt[aG[i]]++;
@@ -334,7 +390,7 @@ static int aggFold(Exec *e, Agg *a, const qctx *ctx, const int64_t *aG, unsigned
         if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
           qval v;
           q_get(x, i, &v);
-          if( (rc = q_sumnum(e->r, &v, &nt, &nv))!=SQLITE_OK ) return rc;
+          if( (rc = q_sumnum(p->r, &v, &nt, &nv))!=SQLITE_OK ) return rc;
         }
         sumAdd(&a->sum[aG[i]], nt, nv);
         break;
@@ -347,8 +403,9 @@ static int aggFold(Exec *e, Agg *a, const qctx *ctx, const int64_t *aG, unsigned
           c = q_cmp(&v, cur, g->coll);
           if( g->fn==A_MIN ? c>=0 : c<=0 ) break;
         }
-        if( (v.t==SQLITE_TEXT || v.t==SQLITE_BLOB) && (v.z = q_keep(e->r, v.z, v.n))==0 ) return SQLITE_NOMEM;
+        if( (v.t==SQLITE_TEXT || v.t==SQLITE_BLOB) && (v.z = q_keep(p->r, v.z, v.n))==0 ) return SQLITE_NOMEM;
         *cur = v;
+        a->extPos[aG[i]] = pos + (sel ? sel[i] : i);
         if( hit ) hit[i] = 1;
         break;
       }
@@ -357,77 +414,146 @@ static int aggFold(Exec *e, Agg *a, const qctx *ctx, const int64_t *aG, unsigned
   return SQLITE_OK;
 }
 
-/* ---- the scan's sink ---------------------------------------------------------------------- */
+/* ---- a batch ---------------------------------------------------------------------------- */
 
 static int rowsAppend(Exec *e, const qctx *ctx);
 
-static int sinkBatch(ga_colsink *pSink, const ga_colbatch *b){
-  Exec *e = (Exec*)pSink;
+/* Filter, group and aggregate batch b into part p. A worker's part
+** (worker set) evaluates everything before it changes anything, so that a
+** batch that needs the scan's thread (GA_SINK_LATER) leaves no trace. */
+static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   qplan *pl = e->pl;
-  int sel[GA_BATCH], sel2[GA_BATCH], n = b->n, i, k, rc = SQLITE_OK;
+  int sel[GA_BATCH], sel2[GA_BATCH], i, k, rc = SQLITE_OK;
   int64_t aG[GA_BATCH];
   unsigned char aHit[GA_BATCH];
-  qvec *aK[Q_MAXKEY];
+  qvec *aK[Q_MAXKEY], *aX[64];
   qctx ctx;
   memset(&ctx, 0, sizeof(ctx));
   ctx.b = b;
-  ctx.n = n;
+  ctx.n = b->n;
   /* filter */
   for(k=0; k<pl->nConj && ctx.n; k++){
     qvec *v;
     int m = 0;
-    if( (rc = q_eval(e->r, pl->aConj[k], &ctx, &v))!=SQLITE_OK ) goto done;
+    if( (rc = q_eval(p->r, pl->aConj[k], &ctx, &v))!=SQLITE_OK ) return rc;
     for(i=0; i<ctx.n; i++){
       int t = v->t[i], yes;
       if( t==SQLITE_INTEGER ) yes = v->v[i]!=0;
       else if( t==SQLITE_NULL ) yes = 0;
-      else if( (rc = q_true(e->r, v, i, &yes))!=SQLITE_OK ) goto done;
+      else if( (rc = q_true(p->r, v, i, &yes))!=SQLITE_OK ) return rc;
       if( yes ) sel2[m++] = ctx.sel ? ctx.sel[i] : i;
     }
     memcpy(sel, sel2, sizeof(int)*(size_t)m);
     ctx.sel = sel;
     ctx.n = m;
   }
-  if( ctx.n==0 ) goto done;
-  if( !pl->grouped ){
-    rc = rowsAppend(e, &ctx);
-    goto done;
+  if( ctx.n==0 ) return SQLITE_OK;
+  if( !pl->grouped ) return rowsAppend(e, &ctx);
+  /* evaluate keys and arguments */
+  for(k=0; k<pl->nKey; k++){
+    if( (rc = q_eval(p->r, pl->aKey[k], &ctx, &aK[k]))!=SQLITE_OK ) return rc;
+  }
+  for(k=0; k<pl->nAgg; k++){
+    aX[k] = 0;
+    if( pl->aAgg[k].x && (rc = q_eval(p->r, pl->aAgg[k].x, &ctx, &aX[k]))!=SQLITE_OK ) return rc;
+  }
+  if( worker ){
+    /* sum() reads TEXT and BLOB through SQLite: the scan's thread does it */
+    for(k=0; k<pl->nAgg; k++){
+      int fn = pl->aAgg[k].fn;
+      if( fn!=A_SUM && fn!=A_TOTAL && fn!=A_AVG ) continue;
+      for(i=0; i<ctx.n; i++) if( aX[k]->t[i]==SQLITE_TEXT || aX[k]->t[i]==SQLITE_BLOB ) return GA_SINK_LATER;
+    }
   }
   /* group */
   if( pl->nKey==0 ){
     for(i=0; i<ctx.n; i++) aG[i] = 0;
   }else{
-    for(k=0; k<pl->nKey; k++){
-      if( (rc = q_eval(e->r, pl->aKey[k], &ctx, &aK[k]))!=SQLITE_OK ) goto done;
-    }
     for(i=0; i<ctx.n; i++){
-      int m = 0;
+      int m = 0, isNew;
+      qval kv[Q_MAXKEY];
       for(k=0; k<pl->nKey; k++){
-        qval x;
-        q_get(aK[k], i, &x);
-        if( (rc = keyOf(e, &x, pl->aKeyColl[k], &m))!=SQLITE_OK ) goto done;
+        q_get(aK[k], i, &kv[k]);
+        if( (rc = keyOf(p, &kv[k], pl->aKeyColl[k], &m))!=SQLITE_OK ) return rc;
       }
-      if( (rc = groupOf(e, m, aK, i, &aG[i]))!=SQLITE_OK ) goto done;
+      if( (rc = groupOf(p, pl, p->kbuf, m, &aG[i], &isNew))!=SQLITE_OK ) return rc;
+      if( isNew ){
+        p->gPos[aG[i]] = b->pos + (ctx.sel ? ctx.sel[i] : i);
+        if( (rc = setKeys(p, pl->nKey, aG[i], kv))!=SQLITE_OK ) return rc;
+      }
     }
   }
   for(k=0; k<pl->nAgg; k++){
-    if( (rc = aggFold(e, &e->aAgg[k], &ctx, aG, k==pl->iHit ? aHit : 0))!=SQLITE_OK ) goto done;
+    rc = aggApply(p, &p->aAgg[k], ctx.n, aX[k], aG, ctx.sel, b->pos, k==pl->iHit ? aHit : 0);
+    if( rc ) return rc;
   }
   if( pl->iHit>=0 && pl->nKey ){
-    /* the keys, as the rows min() or max() took show them; the keys were
-    ** evaluated into their own buffers, which aggregates do not share */
+    /* the keys, as the rows min() or max() took show them */
     for(i=0; i<ctx.n; i++){
+      qval kv[Q_MAXKEY];
       if( !aHit[i] ) continue;
-      for(k=0; k<pl->nKey; k++){
-        qval *x = &e->gKey[aG[i]*pl->nKey + k];
-        q_get(aK[k], i, x);
-        if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (x->z = q_keep(e->r, x->z, x->n))==0 ){ rc = SQLITE_NOMEM; goto done; }
+      for(k=0; k<pl->nKey; k++) q_get(aK[k], i, &kv[k]);
+      if( (rc = setKeys(p, pl->nKey, aG[i], kv))!=SQLITE_OK ) return rc;
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* The scan's thread. */
+static int sinkBatch(ga_colsink *pSink, const ga_colbatch *b){
+  Exec *e = (Exec*)pSink;
+  return e->rc = batchInto(e, &e->main, b, 0);
+}
+
+/* A worker w (requirement 7). */
+static int sinkPar(ga_colsink *pSink, int w, const ga_colbatch *b){
+  Exec *e = (Exec*)pSink;
+  Part *p = &e->aPart[w];
+  int rc = batchInto(e, p, b, 1);
+  if( rc==SQLITE_NOMEM ) p->rc = rc;
+  return rc==SQLITE_OK || rc==SQLITE_NOMEM ? rc : GA_SINK_LATER;
+}
+
+/* Merge part q into p (requirement 7): groups by their canonical keys,
+** positions deciding the first row and ties. */
+static int partMerge(Exec *e, Part *p, Part *q){
+  const qplan *pl = e->pl;
+  int64_t g, h;
+  int k, rc, isNew;
+  for(g=0; g<q->nGroup; g++){
+    if( pl->nKey==0 ){
+      h = 0;
+      isNew = 0;
+    }else if( (rc = groupOf(p, pl, q->gk[g], q->gn[g], &h, &isNew))!=SQLITE_OK ){
+      return rc;
+    }
+    if( pl->nKey && (isNew || q->gPos[g]<p->gPos[h]) ){
+      p->gPos[h] = q->gPos[g];
+      if( (rc = setKeys(p, pl->nKey, h, &q->gKey[g*pl->nKey]))!=SQLITE_OK ) return rc;
+    }
+    for(k=0; k<pl->nAgg; k++){
+      Agg *a = &p->aAgg[k], *b = &q->aAgg[k];
+      switch( a->g->fn ){
+        case A_COUNT: case A_COUNTSTAR: a->cnt[h] += b->cnt[g]; break;
+        case A_SUM: case A_TOTAL: case A_AVG: sumMerge(&a->sum[h], &b->sum[g]); break;
+        default: {
+          qval *x = &b->ext[g];
+          int c;
+          if( x->t==SQLITE_NULL ) break;
+          if( a->ext[h].t!=SQLITE_NULL ){
+            c = q_cmp(x, &a->ext[h], a->g->coll);
+            if( a->g->fn==A_MAX ) c = -c;
+            if( c>0 || (c==0 && b->extPos[g]>a->extPos[h]) ) break;
+          }
+          a->ext[h] = *x;
+          if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->ext[h].z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
+          a->extPos[h] = b->extPos[g];
+          break;
+        }
       }
     }
   }
-done:
-  e->rc = rc;
-  return rc;
+  return SQLITE_OK;
 }
 
 /* ---- rows of a query without aggregates ----------------------------------------------------- */
@@ -469,7 +595,7 @@ static int rowsAppend(Exec *e, const qctx *ctx){
 
 static void groupLeaf(void *pArg, int isKey, int idx, int g, qval *out){
   Exec *e = (Exec*)pArg;
-  *out = isKey ? e->gKey[(int64_t)g*e->pl->nKey + idx] : e->aAgg[idx].res[g];
+  *out = isKey ? e->main.gKey[(int64_t)g*e->pl->nKey + idx] : e->main.aAgg[idx].res[g];
 }
 
 /* Final aggregate values, by group. SQLITE_OK or QE_BAIL (a sum's integer
@@ -478,9 +604,9 @@ static int aggFinal(Exec *e){
   int k;
   int64_t g;
   for(k=0; k<e->pl->nAgg; k++){
-    Agg *a = &e->aAgg[k];
-    if( (a->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(e->nGroup + 1)))==0 ) return SQLITE_NOMEM;
-    for(g=0; g<e->nGroup; g++){
+    Agg *a = &e->main.aAgg[k];
+    if( (a->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(e->main.nGroup + 1)))==0 ) return SQLITE_NOMEM;
+    for(g=0; g<e->main.nGroup; g++){
       qval *r = &a->res[g];
       memset(r, 0, sizeof(*r));
       switch( a->g->fn ){
@@ -497,8 +623,9 @@ static int aggFinal(Exec *e){
           if( s->nInf[0]<0 ) return SQLITE_NOMEM;
           if( a->g->fn!=A_TOTAL && n==0 ){ r->t = SQLITE_NULL; break; }
           if( a->g->fn==A_SUM && s->nReal==0 ){
-            if( s->i<INT64_MIN || s->i>INT64_MAX ) return q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)");
-            r->t = SQLITE_INTEGER; r->v = (int64_t)s->i;
+            __int128 i = (__int128)(((unsigned __int128)(uint64_t)s->hi << 64) | s->lo);
+            if( i<INT64_MIN || i>INT64_MAX ) return q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)");
+            r->t = SQLITE_INTEGER; r->v = (int64_t)i;
             break;
           }
           d = n ? sumValue(s) : 0.0;
@@ -531,7 +658,7 @@ static int groupCmp(void *arg, int64_t x, int64_t y){
   Exec *e = (Exec*)arg;
   int k, c;
   for(k=0; k<e->pl->nKey; k++){
-    c = q_cmp(&e->gKey[x*e->pl->nKey + k], &e->gKey[y*e->pl->nKey + k], e->pl->aKeyColl[k]);
+    c = q_cmp(&e->main.gKey[x*e->pl->nKey + k], &e->main.gKey[y*e->pl->nKey + k], e->pl->aKeyColl[k]);
     if( c ) return c;
   }
   return 0;
@@ -561,17 +688,17 @@ static int groupsToRows(Exec *e){
   int64_t *order = 0, *tmp = 0, g0;
   int rc = SQLITE_OK, aGrp[GA_BATCH];
   if( (rc = aggFinal(e))!=SQLITE_OK ) return rc;
-  order = sqlite3_malloc64(8*(uint64_t)(e->nGroup + 1));
-  tmp = sqlite3_malloc64(8*(uint64_t)(e->nGroup + 1));
+  order = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
+  tmp = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
   if( order==0 || tmp==0 ){ rc = SQLITE_NOMEM; goto done; }
-  for(g0=0; g0<e->nGroup; g0++) order[g0] = g0;
-  if( pl->nKey ) msort(order, tmp, e->nGroup, groupCmp, e);
+  for(g0=0; g0<e->main.nGroup; g0++) order[g0] = g0;
+  if( pl->nKey ) msort(order, tmp, e->main.nGroup, groupCmp, e);
   q_run_groups(e->r, groupLeaf, e);
-  for(g0=0; g0<e->nGroup && rc==SQLITE_OK; g0+=GA_BATCH){
+  for(g0=0; g0<e->main.nGroup && rc==SQLITE_OK; g0+=GA_BATCH){
     qctx ctx;
     int i, m = 0;
     memset(&ctx, 0, sizeof(ctx));
-    ctx.n = (int)(e->nGroup - g0<GA_BATCH ? e->nGroup - g0 : GA_BATCH);
+    ctx.n = (int)(e->main.nGroup - g0<GA_BATCH ? e->main.nGroup - g0 : GA_BATCH);
     for(i=0; i<ctx.n; i++) aGrp[i] = (int)order[g0 + i];
     ctx.grp = aGrp;
     if( pl->pHaving ){
@@ -632,31 +759,61 @@ static int finish(Exec *e, sqlite3_value **apParam, int nParam){
   return SQLITE_OK;
 }
 
-static void execFree(Exec *e){
+/* A part's state for plan pl, on run r (owned by the part). */
+static int partInit(Part *p, const qplan *pl, qrun *r){
   int k;
-  for(k=0; e->aAgg && k<e->pl->nAgg; k++){
-    Agg *a = &e->aAgg[k];
+  memset(p, 0, sizeof(*p));
+  p->r = r;
+  if( r==0 ) return SQLITE_NOMEM;
+  if( pl->nAgg && (p->aAgg = sqlite3_malloc64(sizeof(Agg)*(uint64_t)pl->nAgg))==0 ) return SQLITE_NOMEM;
+  if( p->aAgg ) memset(p->aAgg, 0, sizeof(Agg)*(size_t)pl->nAgg);
+  for(k=0; k<pl->nAgg; k++) p->aAgg[k].g = &pl->aAgg[k];
+  if( pl->grouped && pl->nKey==0 ){
+    int rc = growGroups(p, pl);     /* one group, rows or none */
+    if( rc ) return rc;
+    p->nGroup = 1;
+  }
+  return SQLITE_OK;
+}
+
+static void partFree(Part *p, const qplan *pl, int freeRun){
+  int k;
+  for(k=0; p->aAgg && k<pl->nAgg; k++){
+    Agg *a = &p->aAgg[k];
     if( a->sum ){
       int64_t g;
-      for(g=0; g<e->nGroup; g++) sqlite3_free(a->sum[g].w);
+      for(g=0; g<p->nGroup; g++) sqlite3_free(a->sum[g].w);
     }
-    sqlite3_free(a->cnt); sqlite3_free(a->sum); sqlite3_free(a->ext); sqlite3_free(a->res);
+    sqlite3_free(a->cnt); sqlite3_free(a->sum); sqlite3_free(a->ext); sqlite3_free(a->extPos); sqlite3_free(a->res);
     sqlite3_free(a->dh); sqlite3_free(a->dk); sqlite3_free(a->dn);
   }
-  sqlite3_free(e->aAgg);
-  sqlite3_free(e->gKey);
-  sqlite3_free(e->hh);
-  sqlite3_free(e->hg);
-  sqlite3_free(e->gk);
-  sqlite3_free(e->gn);
-  sqlite3_free(e->kbuf);
+  sqlite3_free(p->aAgg);
+  sqlite3_free(p->gKey);
+  sqlite3_free(p->gPos);
+  sqlite3_free(p->hh);
+  sqlite3_free(p->hg);
+  sqlite3_free(p->gk);
+  sqlite3_free(p->gn);
+  sqlite3_free(p->kbuf);
+  if( freeRun ) q_run_free(p->r);
+  memset(p, 0, sizeof(*p));
+}
+
+/* Work in parallel (requirement 7)? */
+static int parallel(const qplan *pl, int nThread){
+  int k;
+  if( !pl->grouped || nThread<2 ) return 0;
+  if( pl->iHit>=0 && pl->nKey ) return 0;
+  for(k=0; k<pl->nAgg; k++) if( pl->aAgg[k].distinct ) return 0;
+  return 1;
 }
 
 int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, int nParam,
            qresult *r, char **pzErr){
   Exec e;
   ga_colsrc *src = 0;
-  int rc, k;
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  int rc, w;
   memset(&e, 0, sizeof(e));
   memset(r, 0, sizeof(*r));
   *pzErr = 0;
@@ -664,15 +821,23 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, in
   e.pl = pl;
   e.out = r;
   e.nW = pl->nOut + pl->nSort;
-  if( (e.r = q_run_new(db, pl, apParam, nParam, pzErr))==0 ) return SQLITE_NOMEM;
-  r->run = e.r;
-  if( pl->nAgg && (e.aAgg = sqlite3_malloc64(sizeof(Agg)*(uint64_t)pl->nAgg))==0 ){ rc = SQLITE_NOMEM; goto fail; }
-  if( e.aAgg ) memset(e.aAgg, 0, sizeof(Agg)*(size_t)pl->nAgg);
-  for(k=0; k<pl->nAgg; k++) e.aAgg[k].g = &pl->aAgg[k];
-  if( pl->grouped && pl->nKey==0 ){
-    /* one group, rows or none */
-    if( (rc = growGroups(&e))!=SQLITE_OK ) goto fail;
-    e.nGroup = 1;
+  rc = partInit(&e.main, pl, q_run_new(db, pl, apParam, nParam, pzErr));
+  r->run = e.r = e.main.r;
+  if( rc ) goto fail;
+  if( parallel(pl, conn->threads) ){
+    int n = conn->threads;
+    if( (e.aPart = sqlite3_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
+    memset(e.aPart, 0, sizeof(Part)*(size_t)n);
+    for(w=0; w<n; w++){
+      char *zIgnore = 0;
+      qrun *wr = q_run_new(db, pl, apParam, nParam, &zIgnore);
+      sqlite3_free(zIgnore);
+      e.nPart = w + 1;
+      if( (rc = partInit(&e.aPart[w], pl, wr))!=SQLITE_OK ) goto fail;
+      q_run_worker(wr);
+    }
+    e.base.xPar = sinkPar;
+    e.base.nPar = n;
   }
   if( pl->nCol==0 ){
     pl->aiCol[0] = 0;               /* count(*) alone: a column to count rows by */
@@ -684,19 +849,25 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, in
     goto done;
   }
   rc = src->xScan(src, &e.base);
+  for(w=0; w<e.nPart && rc==SQLITE_OK; w++) rc = e.aPart[w].rc;
   if( rc!=SQLITE_OK ){
     if( e.rc==rc ) goto fail;       /* the sink's own */
-    *pzErr = sqlite3_mprintf("%s", src->xErrmsg(src));
+    *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
     goto done;
+  }
+  for(w=0; w<e.nPart; w++){
+    if( (rc = partMerge(&e, &e.main, &e.aPart[w]))!=SQLITE_OK ) goto fail;
   }
   if( pl->grouped && (rc = groupsToRows(&e))!=SQLITE_OK ) goto fail;
   if( (rc = finish(&e, apParam, nParam))!=SQLITE_OK ) goto fail;
   goto done;
 fail:
-  *pzErr = sqlite3_mprintf("%s", q_run_errmsg(e.r));
+  *pzErr = sqlite3_mprintf("%s", e.r ? q_run_errmsg(e.r) : "out of memory");
 done:
   if( src ) src->xClose(src);
-  execFree(&e);
+  for(w=0; w<e.nPart; w++) partFree(&e.aPart[w], pl, 1);
+  sqlite3_free(e.aPart);
+  partFree(&e.main, pl, 0);
   return rc;
 }
 

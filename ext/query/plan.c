@@ -643,6 +643,13 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
     qexpr *e = s->aGroup[i].e;
     int k = resultRef(&b, e, 0);
     if( k==-2 ) break;
+    if( k<0 && e->op==E_COL && e->zQual==0 ){
+      /* a name that is no column of the table but a result's alias */
+      const ga_table *t = &pl->src.tab;
+      int c;
+      for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
+      if( c==t->nCol ) k = aliasIndex(s, e->zName);
+    }
     if( k>=0 ) s->aGroup[i].e = e = s->aRes[k].e;
     if( hasAgg(e) ){ whyf(&b, "an aggregate in GROUP BY"); break; }
     /* key i is a copy, bound over rows; results compare with the parse */

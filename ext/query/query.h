@@ -219,6 +219,8 @@ int q_sumnum(qrun*, const qval *x, int *pt, int64_t *pv);
 /* Group-context leaves: the run's source of key and aggregate values. */
 typedef void (*q_leaf_fn)(void *pArg, int isKey, int idx, int grp, qval *out);
 void q_run_groups(qrun*, q_leaf_fn x, void *pArg);
+/* r serves a worker thread: what needs SQLite returns GA_SINK_LATER. */
+void q_run_worker(qrun *r);
 /* Bytes kept for the run's lifetime (copied). */
 const char *q_keep(qrun*, const char *z, int n);
 

@@ -637,6 +637,7 @@ static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
   b.col = col;
   for(i=0; i<p->aEnt[0]->n && rc==SQLITE_OK; i+=GA_BATCH){
     b.n = p->aEnt[0]->n - i < GA_BATCH ? (int)(p->aEnt[0]->n - i) : GA_BATCH;
+    b.pos = i;
     for(c=0; c<p->nCol; c++){
       col[c].type = p->aEnt[c]->type + i;
       col[c].v = p->aEnt[c]->v + i;
@@ -723,6 +724,7 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int n
   p->base.xClose = cacheClose;
   p->base.xResident = cacheResident;
   p->tee.xBatch = teeBatch;
+  p->tee.xPar = 0;
   p->conn = conn;
   p->nCol = nCol;
   for(c=0; c<nCol; c++){

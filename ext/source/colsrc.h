@@ -72,16 +72,26 @@ typedef struct ga_colvec {
 } ga_colvec;
 
 typedef struct ga_colbatch {
+  int64_t pos;                      /* where its first row is in the scan: positions rise
+                                    ** with scan order, a row past its batch's first */
   int n;                            /* rows */
   int nCol;                         /* columns */
   const ga_colvec *col;             /* them */
 } ga_colbatch;
 
 /* Where a scan's rows go. xBatch returns 0, or an SQLite error code to stop
-** the scan. */
+** the scan; it is called on the scan's thread, batches in scan order.
+** A sink that can take batches in any order on several threads at once
+** sets xPar (NULL otherwise): a source that decodes in worker threads may
+** hand worker w (0 <= w < nPar) its batches there. xPar returns 0, an
+** SQLite error code to stop the scan, or GA_SINK_LATER: that batch and
+** the rest of its segment go to xBatch instead, in scan order. */
+#define GA_SINK_LATER 1001
 typedef struct ga_colsink ga_colsink;
 struct ga_colsink {
   int (*xBatch)(ga_colsink*, const ga_colbatch*);
+  int (*xPar)(ga_colsink*, int w, const ga_colbatch*);
+  int nPar;                         /* workers xPar serves */
 };
 
 /* A column the cache keeps on the device (cache.c), as a hit offers it.

@@ -23,6 +23,10 @@
 **      checked, so that a table whose pages are not proven (snap.h, 4) is
 **      refused before any row is given. Leaves are not read then: all are at
 **      the first leaf's depth.
+**   4a. A sink that takes batches on several threads (ga_colsink.xPar) is
+**      handed a segment's batches by the worker that decoded it, where the
+**      segment needs nothing from SQL; what it leaves (GA_SINK_LATER), and
+**      segments that needed SQL, this thread hands to xBatch in order.
 **   5. A malformed page is SQLITE_CORRUPT with the page named; rowids must
 **      rise through the scan. sqlite3_interrupt() stops a scan within a few
 **      segments (SQLITE_INTERRUPT).
@@ -56,6 +60,7 @@ typedef struct Seg {
   unsigned char *aMap;              /* each leaf: mapped (handed back by segRelease) */
   int held;                         /* the segment whose leaves aMap holds; -1: none */
   ga_rows rows;                     /* their rows */
+  int given;                        /* rows a worker handed to the sink itself (xPar) */
   int64_t first, last;              /* first and last rowid, if rows.n */
 } Seg;
 
@@ -79,6 +84,8 @@ typedef struct PageSrc {
   pthread_mutex_t mu;               /* guards nRead, next, nGiven, stop, Seg.done */
   pthread_cond_t cvWork;            /* a segment was read, or stop */
   pthread_cond_t cvDone;            /* a segment was decoded */
+  ga_colsink *sink;                 /* the scan's sink (workers: xPar) */
+  int nWorker;                      /* workers started (each takes its index) */
   int nRead;                        /* segments read (by this thread) */
   int next;                         /* next segment to decode */
   int nGiven;                       /* segments handed over */
@@ -184,9 +191,16 @@ static void segDecode(PageSrc *p, int i, Seg *g, int io){
   }
 }
 
-/* A worker: decode segments as this thread reads them. */
+static int segGive(Seg *g, int i, ga_colsink *sink, int w);
+
+/* A worker: decode segments as this thread reads them, and hand them to a
+** sink that takes batches here (4a). */
 static void *worker(void *pArg){
   PageSrc *p = (PageSrc*)pArg;
+  int w;
+  pthread_mutex_lock(&p->mu);
+  w = p->nWorker++;
+  pthread_mutex_unlock(&p->mu);
   for(;;){
     Seg *g;
     int i;
@@ -199,7 +213,15 @@ static void *worker(void *pArg){
     i = p->next++;
     g = &p->ring[i % p->nRing];
     pthread_mutex_unlock(&p->mu);
+    g->given = 0;
     if( g->rc==SQLITE_OK ) segDecode(p, i, g, 0);
+    if( g->rc==SQLITE_OK && g->rows.nFix==0 && p->sink->xPar && w<p->sink->nPar ){
+      int rc = segGive(g, i, p->sink, w);
+      if( rc && rc!=GA_SINK_LATER ){
+        g->rc = rc;
+        sqlite3_snprintf(sizeof(g->zErr), g->zErr, "%s", "");
+      }
+    }
     pthread_mutex_lock(&p->mu);
     g->i = i;
     g->done = 1;
@@ -319,22 +341,29 @@ static int segFinish(PageSrc *p, Seg *g){
 
 /* ---- handing over (this thread) ---------------------------------------------------- */
 
-/* Hand g's rows to the sink in batches: 0, or the sink's error code. */
-static int segGive(Seg *g, ga_colsink *sink){
+/* Hand segment i's rows in g, from g->given on, to the sink in batches:
+** on worker w through xPar (w>=0: g->given counts what it took), else
+** through xBatch. 0, or the sink's code. */
+static int segGive(Seg *g, int i, ga_colsink *sink, int w){
   ga_colvec col[GA_COLS_MAX];
   ga_colbatch b;
   ga_rows *r = &g->rows;
-  int i, c, rc = 0;
+  int k, c, rc = 0;
   b.nCol = r->nCol;
   b.col = col;
-  for(i=0; i<r->n && rc==0; i+=GA_BATCH){
-    b.n = r->n - i < GA_BATCH ? r->n - i : GA_BATCH;
+  for(k=g->given; k<r->n && rc==0; k+=GA_BATCH){
+    b.n = r->n - k < GA_BATCH ? r->n - k : GA_BATCH;
+    b.pos = ((int64_t)i << 32) + k;
     for(c=0; c<r->nCol; c++){
-      col[c].type = &r->type[(size_t)c*r->cap + i];
-      col[c].v = &r->v[(size_t)c*r->cap + i];
+      col[c].type = &r->type[(size_t)c*r->cap + k];
+      col[c].v = &r->v[(size_t)c*r->cap + k];
       col[c].cell = r->cell;
     }
-    rc = sink->xBatch(sink, &b);
+    if( w>=0 ){
+      if( (rc = sink->xPar(sink, w, &b))==0 ) g->given = k + b.n;
+    }else{
+      rc = sink->xBatch(sink, &b);
+    }
   }
   return rc;
 }
@@ -361,7 +390,8 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   p->nRing = nTh>1 ? 2*nTh : 1;
   if( (p->ring = calloc((size_t)p->nRing, sizeof(Seg)))==0 ) return SQLITE_NOMEM;
   for(i=0; i<p->nRing; i++) p->ring[i].held = -1;
-  p->next = p->nGiven = p->nRead = p->stop = 0;
+  p->next = p->nGiven = p->nRead = p->stop = p->nWorker = 0;
+  p->sink = sink;
   pthread_mutex_init(&p->mu, 0);
   pthread_cond_init(&p->cvWork, 0);
   pthread_cond_init(&p->cvDone, 0);
@@ -383,6 +413,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
       pthread_mutex_unlock(&p->mu);
     }
     if( nTh==0 ){
+      g->given = 0;
       if( g->rc==SQLITE_OK ) segDecode(p, i, g, 1);
     }else{
       double t0 = ga_now_ms();
@@ -411,7 +442,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
     }
     if( rc==SQLITE_OK ){
       double t0 = ga_now_ms();
-      rc = segGive(g, sink);
+      rc = segGive(g, i, sink, -1);
       if( p->conn ) p->conn->stats.pageSinkMs += ga_now_ms() - t0;
     }
     segRelease(p, g);

@@ -38,6 +38,7 @@ typedef struct StmtSrc {
   char *arena;              /* the cells' bytes */
   int64_t nArena;           /* bytes in use */
   int64_t szArena;          /* bytes allocated */
+  int64_t nDone;            /* rows delivered (the next batch's position) */
 } StmtSrc;
 
 /* Deliver the batch. Non-zero: the sink stopped the scan. */
@@ -47,6 +48,8 @@ static int srcDeliver(StmtSrc *s){
   if( s->n>0 && s->rcSink==0 ){
     for(i=0; i<s->nCell; i++) s->cell[i].z = s->arena + s->aOff[i];
     for(i=0; i<s->nCol; i++) s->col[i].cell = s->cell;
+    b.pos = s->nDone;
+    s->nDone += s->n;
     b.n = s->n;
     b.nCol = s->nCol;
     b.col = s->col;
@@ -142,6 +145,7 @@ static int stmtScan(ga_colsrc *p, ga_colsink *sink){
   s->rcSink = 0;
   s->n = s->nCell = 0;
   s->nArena = 0;
+  s->nDone = 0;
   s->conn->pScan = s;
   rc = sqlite3_step(s->st);                  /* the whole scan: one row */
   s->conn->pScan = pOuter;

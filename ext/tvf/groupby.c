@@ -421,6 +421,7 @@ static int groupRun(GroupVtab *v, GroupCursor *c, ga_colsrc *src, int cpu, ga_gr
     return rc==SQLITE_NOMEM ? rc : rc>0 ? SQLITE_OK : SQLITE_ERROR;
   }
   sc->sink.xBatch = groupBatch;
+  sc->sink.xPar = 0;
   sc->v = v;
   sc->c = c;
   sc->g = g;

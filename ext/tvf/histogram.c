@@ -153,6 +153,7 @@ static int histScan(HistVtab *v, ga_colsrc *src, int op, int cpu, ga_hist *hist,
   int rc;
   memset(sc, 0, sizeof(*sc));
   sc->sink.xBatch = histBatch;
+  sc->sink.xPar = 0;
   sc->v = v;
   sc->op = op;
   sc->hist = hist;

@@ -614,6 +614,7 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   }
   memset(&sc, 0, sizeof(sc));
   sc.sink.xBatch = sumBatch;
+  sc.sink.xPar = 0;
   sc.v = v;
   sc.a = a;
   sc.n = n;
