@@ -25,6 +25,12 @@
 **      value not NULL; nullif compares with its collation and no affinity.
 **   5. E_SQL: SQLite computes the node from its one input, once per
 **      distinct input value per run (a memo keyed by class and bytes).
+**   5a. A worker thread's run (q_run_worker) asks its own in-memory SQLite
+**      connection (the same library, SQL's builtin functions), keeping its
+**      own memos; what that connection cannot compute the same way (LIKE,
+**      which PRAGMA case_sensitive_like changes per connection; a function
+**      the caller's connection alone has) goes back to the scan's thread
+**      (GA_SINK_LATER).
 **   6. An error SQLite would have to report (abs of the least integer, an
 **      error from a memo's statement) is not reported by the engine: the
 **      run goes through SQLite (QE_BAIL), which reports it if it arises.
@@ -70,7 +76,7 @@ struct qrun {
   Memo aConv[M_NCONV];
   Blk *keep;                       /* bytes kept for the run */
   int nMemo;                       /* E_SQL memos */
-  int worker;                      /* a worker thread's: no SQLite, no memo (GA_SINK_LATER) */
+  int worker;                      /* a worker thread's: db is its own connection (5a) */
   q_leaf_fn xLeaf; void *pLeafArg; /* group leaves */
   int *aIdx, *aIdx2;               /* scratch row lists */
   char *zErr;
@@ -125,7 +131,6 @@ static int memoGet(qrun *r, Memo *m, const qval *x, qval *out){
   int64_t i;
   MEnt *e;
   int rc, t;
-  if( r->worker ) return GA_SINK_LATER;  /* the scan's thread computes it */
   if( m->n*2>=m->nAlloc ){
     int64_t nNew = m->nAlloc ? 2*m->nAlloc : 256, j;
     MEnt *a = sqlite3_malloc64(sizeof(MEnt)*(uint64_t)nNew);
@@ -152,7 +157,15 @@ static int memoGet(qrun *r, Memo *m, const qval *x, qval *out){
   /* ask SQLite */
   if( m->st==0 ){
     int j;
-    if( (rc = sqlite3_prepare_v2(r->db, m->zSql, -1, &m->st, 0))!=SQLITE_OK ){
+    if( r->worker ){
+      if( sqlite3_strglob("*[Ll][Ii][Kk][Ee]*", m->zSql)==0 ) return GA_SINK_LATER;
+      if( r->db==0 && sqlite3_open_v2(":memory:", &r->db, SQLITE_OPEN_READWRITE|SQLITE_OPEN_MEMORY, 0) ){
+        sqlite3_close(r->db);
+        r->db = 0;
+        return GA_SINK_LATER;
+      }
+      if( sqlite3_prepare_v2(r->db, m->zSql, -1, &m->st, 0)!=SQLITE_OK ) return GA_SINK_LATER;
+    }else if( (rc = sqlite3_prepare_v2(r->db, m->zSql, -1, &m->st, 0))!=SQLITE_OK ){
       return q_run_error(r, QE_BAIL, "SQLite cannot compute %s (%s)", m->zSql + 7, sqlite3_errmsg(r->db));
     }
     for(j=0; m->node && j<m->node->nTplLit; j++){
@@ -176,6 +189,7 @@ static int memoGet(qrun *r, Memo *m, const qval *x, qval *out){
   rc = sqlite3_step(m->st);
   if( rc!=SQLITE_ROW ){
     rc = sqlite3_reset(m->st);
+    if( r->worker ) return GA_SINK_LATER;
     if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ) return q_run_error(r, rc, "%s", sqlite3_errmsg(r->db));
     return q_run_error(r, QE_BAIL, "an error SQLite reports in %s (%s)", m->zSql + 7, sqlite3_errmsg(r->db));
   }
@@ -272,6 +286,7 @@ void q_run_free(qrun *r){
   if( r==0 ) return;
   for(i=0; r->aMemo && i<r->nMemo; i++) memoFree(&r->aMemo[i]);
   for(i=0; i<M_NCONV; i++) memoFree(&r->aConv[i]);
+  if( r->worker ) sqlite3_close(r->db);
   while( r->keep ){
     Blk *b = r->keep->next;
     sqlite3_free(r->keep);
@@ -285,7 +300,10 @@ void q_run_free(qrun *r){
   sqlite3_free(r);
 }
 
-void q_run_worker(qrun *r){ r->worker = 1; }
+void q_run_worker(qrun *r){
+  r->worker = 1;
+  r->db = 0;                       /* its own, opened when first needed */
+}
 
 void q_run_groups(qrun *r, q_leaf_fn x, void *pArg){
   r->xLeaf = x;
@@ -294,16 +312,8 @@ void q_run_groups(qrun *r, q_leaf_fn x, void *pArg){
 
 /* ---- comparing --------------------------------------------------------------------------- */
 
-static const unsigned char *lower(void){
-  static unsigned char a[256];
-  static int done = 0;
-  if( !done ){
-    int i;
-    for(i=0; i<256; i++) a[i] = (unsigned char)((i>='A' && i<='Z') ? i + 32 : i);
-    done = 1;
-  }
-  return a;
-}
+/* ASCII's upper case folded, as SQLite's NOCASE folds (sqlite3UpperToLower). */
+static inline int fold(unsigned char c){ return c>='A' && c<='Z' ? c + 32 : c; }
 
 int q_text_cmp(const char *za, int na, const char *zb, int nb, int coll){
   const unsigned char *a = (const unsigned char*)za, *b = (const unsigned char*)zb;
@@ -313,12 +323,11 @@ int q_text_cmp(const char *za, int na, const char *zb, int nb, int coll){
     while( nb>0 && b[nb-1]==' ' ) nb--;
   }else if( coll==C_NOCASE ){
     /* sqlite3StrNICmp over the shorter length, stopping at a NUL of a */
-    const unsigned char *L = lower();
     int k;
     n = na<nb ? na : nb;
-    for(k=0; k<n && a[k]!=0 && L[a[k]]==L[b[k]]; k++){}
+    for(k=0; k<n && a[k]!=0 && fold(a[k])==fold(b[k]); k++){}
     if( k<n ){
-      c = (int)L[a[k]] - (int)L[b[k]];
+      c = fold(a[k]) - fold(b[k]);
       if( c ) return c;
     }
     return na - nb;
@@ -332,10 +341,9 @@ int q_text_key(const char *z, int n, int coll, char *buf){
   if( coll==C_RTRIM ){
     while( n>0 && z[n-1]==' ' ) n--;
   }else if( coll==C_NOCASE ){
-    const unsigned char *L = lower();
     int k;
     memcpy(buf, &n, 4);             /* the length counts, bytes past a NUL do not */
-    for(k=0; k<n && z[k]!=0; k++) buf[4 + k] = (char)L[(unsigned char)z[k]];
+    for(k=0; k<n && z[k]!=0; k++) buf[4 + k] = (char)fold((unsigned char)z[k]);
     if( k<n ) buf[4 + k++] = 0;
     return 4 + k;
   }

@@ -458,11 +458,17 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
     if( pl->aAgg[k].x && (rc = q_eval(p->r, pl->aAgg[k].x, &ctx, &aX[k]))!=SQLITE_OK ) return rc;
   }
   if( worker ){
-    /* sum() reads TEXT and BLOB through SQLite: the scan's thread does it */
+    /* what sum() reads from TEXT and BLOB, asked now: nothing below fails */
     for(k=0; k<pl->nAgg; k++){
       int fn = pl->aAgg[k].fn;
       if( fn!=A_SUM && fn!=A_TOTAL && fn!=A_AVG ) continue;
-      for(i=0; i<ctx.n; i++) if( aX[k]->t[i]==SQLITE_TEXT || aX[k]->t[i]==SQLITE_BLOB ) return GA_SINK_LATER;
+      for(i=0; i<ctx.n; i++){
+        if( aX[k]->t[i]==SQLITE_TEXT || aX[k]->t[i]==SQLITE_BLOB ){
+          qval v; int t; int64_t n;
+          q_get(aX[k], i, &v);
+          if( (rc = q_sumnum(p->r, &v, &t, &n))!=SQLITE_OK ) return rc;
+        }
+      }
     }
   }
   /* group */
