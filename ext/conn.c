@@ -76,6 +76,7 @@ ga_conn *ga_conn_new(char **pzErr){
   c->threshold = GA_THRESHOLD_DEFAULT;
   c->resident = residentDefault();
   c->pages = 1;
+  c->map = 1;
   c->threads = threadsDefault();
   c->cache = ga_cache_new();                /* NULL: nothing is kept */
   return c;

@@ -29,7 +29,8 @@
 **      range in the same scan that counts; 0: always scan twice), 'pages'
 **      (1: the table-valued functions read tables from the file's pages
 **      where they can; 0: always through a statement), 'threads' (threads
-**      decoding pages), 'cache' (bytes of kept columns, host and device;
+**      decoding pages), 'map' (1: a scan of the pages maps the file for its
+**      duration where mmap_size is 0; 0: it copies them), 'cache' (bytes of kept columns, host and device;
 **      -1, the default: a quarter of the devices' free memory; 0: none) or 'devices' (how many of the
 **      visible devices queries use, the first ones; 0, the default: all;
 **      setting it empties the column cache, whose columns are split across
@@ -154,6 +155,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     { "resident",  0, INT64_MAX,       0,           &c->resident },
     { "pages",     0, 1,               &c->pages,   0 },
     { "threads",   1, GA_THREADS_MAX,  &c->threads, 0 },
+    { "map",       0, 1,               &c->map,     0 },
     { "cache",     -1, INT64_MAX,      0,           &budget },     /* the cache's own */
     { "devices",   0, GA_DEV_MAX,      &c->devices, 0 },
   };
@@ -163,7 +165,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   for(i=0; i<nSet && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
   if( i==nSet ){
     sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold', 'resident',"
-                              " 'pages', 'threads', 'cache', 'devices')", -1);
+                              " 'pages', 'threads', 'map', 'cache', 'devices')", -1);
     return;
   }
   if( argc==2 ){

@@ -49,6 +49,8 @@ typedef struct ga_conn {
   void *pScan;              /* the column source scanning now (source/stmt.c), or NULL */
   int pages;                /* table-valued functions read tables' pages (1) or statements (0) */
   int threads;              /* threads decoding pages */
+  int map;                  /* the page source maps the file for its scan where the connection
+                            ** does not (1), or copies pages (0) */
   int devices;              /* devices its queries use, the first visible ones; 0: all */
   struct ga_tvfnotes *notes; /* what the table-valued functions tell gpuagg_info() (tvf/tvf.c
                             ** owns it), or NULL */

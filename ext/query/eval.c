@@ -557,11 +557,24 @@ static int applyAff(qrun *r, int aff, qval *x){
 
 static int compare(qrun *r, const qexpr *e, const qvec *L, const qvec *R, qvec *o, int n){
   int i, rc, op = e->op;
+  /* numbers are not converted unless the affinity is TEXT; TEXT is not
+  ** unless it is NUMERIC (or INTEGER, REAL) */
+  int numPlain = e->cmpAff!=GA_AFF_TEXT;
+  int textPlain = e->cmpColl==C_BINARY && e->cmpAff<GA_AFF_NUMERIC;
   for(i=0; i<n; i++){
-    int c;
-    if( L->t[i]==SQLITE_INTEGER && R->t[i]==SQLITE_INTEGER ){
+    int c, tl = L->t[i], tr = R->t[i];
+    if( tl==SQLITE_INTEGER && tr==SQLITE_INTEGER ){
       c = (L->v[i]>R->v[i]) - (L->v[i]<R->v[i]);
-    }else if( L->t[i]==SQLITE_NULL || R->t[i]==SQLITE_NULL ){
+    }else if( numPlain && tl==SQLITE_FLOAT && tr==SQLITE_FLOAT ){
+      double x = dbl(L->v[i]), y = dbl(R->v[i]);
+      c = (x>y) - (x<y);
+    }else if( numPlain && tl<=SQLITE_FLOAT && tr<=SQLITE_FLOAT ){
+      c = tl==SQLITE_INTEGER ? intRealCmp(L->v[i], dbl(R->v[i])) : -intRealCmp(R->v[i], dbl(L->v[i]));
+    }else if( textPlain && tl==SQLITE_TEXT && tr==SQLITE_TEXT ){
+      int na = L->n[i], nb = R->n[i], m = na<nb ? na : nb;
+      c = m ? memcmp(L->z[i], R->z[i], (size_t)m) : 0;
+      if( c==0 ) c = na - nb;
+    }else if( tl==SQLITE_NULL || tr==SQLITE_NULL ){
       if( op==E_IS || op==E_ISNOT ){
         int eq = L->t[i]==R->t[i];
         setInt(o, i, op==E_IS ? eq : !eq);

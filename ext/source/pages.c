@@ -19,6 +19,12 @@
 **      older than the column, rows whose overflow pages a worker met or that
 **      are not proven, the number of unusual TEXT) are read here through SQL,
 **      in the same transaction, before the segment is handed over.
+**   3a. Where the connection does not map the file (mmap_size 0, the
+**      default) and gpuagg_config('map') is 1 (the default), the scan maps it on the file handle for its own duration
+**      (SQLITE_FCNTL_MMAP_SIZE, set back to 0 when it ends, every page handed
+**      back): leaves are then not copied by this thread, which would bound
+**      the scan at one core's copying speed. SQLite's pager, whose own limit
+**      is unchanged, reads as before (the same bytes).
 **   4. Interior pages are read when the source opens, and every page's copy
 **      checked, so that a table whose pages are not proven (snap.h, 4) is
 **      refused before any row is given. Leaves are not read then: all are at
@@ -383,7 +389,12 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   PageSrc *p = (PageSrc*)pSrc;
   pthread_t aTh[64];
   int nTh = p->conn->threads, i, rc = SQLITE_OK, haveLast = 0;
-  int64_t last = 0;
+  int64_t last = 0, mapped = ga_snap_map_limit(&p->snap, -1);
+  if( mapped==0 && (p->conn==0 || p->conn->map) ){
+    ga_snap_map_limit(&p->snap, (int64_t)1<<40);   /* 3a: clamped by SQLite's mmap ceiling */
+  }else{
+    mapped = -1;                                   /* nothing to set back */
+  }
   if( nTh>p->nSeg ) nTh = p->nSeg;
   if( nTh>(int)(sizeof(aTh)/sizeof(aTh[0])) ) nTh = (int)(sizeof(aTh)/sizeof(aTh[0]));
   p->zErr[0] = 0;
@@ -466,6 +477,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   }
   free(p->ring);
   p->ring = 0;
+  if( mapped==0 ) ga_snap_map_limit(&p->snap, 0);
   pthread_cond_destroy(&p->cvDone);
   pthread_cond_destroy(&p->cvWork);
   pthread_mutex_destroy(&p->mu);

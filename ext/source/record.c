@@ -405,7 +405,7 @@ static inline int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned c
 ** (nothing written but the row's numbers and classes, which it rewrites).
 ** Numbers as putInt and putReal read them. */
 static inline int cellPlain(const ga_rplan *restrict pl, const unsigned char *restrict p, uint64_t P, int64_t rowid,
-                            unsigned char *restrict type, int64_t *restrict v, size_t cap, int i){
+                            unsigned char *restrict type, int64_t *restrict v, size_t cap, int i, ga_rows *r){
   unsigned hsz = p[0], f, at;
   int c;
   if( hsz>=0x80 || hsz<(unsigned)pl->nField + 1 || hsz>P ) return 0;
@@ -428,8 +428,16 @@ static inline int cellPlain(const ga_rplan *restrict pl, const unsigned char *re
       }else if( k==0 ){
         type[iv] = SQLITE_NULL;
       }else{
-        if( pl->aWant[c] ) return 0;     /* TEXT or BLOB whose bytes are wanted */
         type[iv] = (t & 1) ? SQLITE_TEXT : SQLITE_BLOB;
+        if( pl->aWant[c] ){
+          /* TEXT or BLOB whose bytes are wanted: a cell (its number, if
+          ** asked, the general path reads) */
+          int ic;
+          if( (pl->aWant[c] & GA_COL_NUMERIC) || ga_rows_cell(r, &ic) ) return 0;
+          r->cell[ic].z = d;
+          r->cell[ic].n = (int)sz;
+          v[iv] = ic;
+        }
       }
     }
     at += sz;
@@ -461,7 +469,7 @@ int ga_leaf_rows(const ga_rplan *pl, const ga_snap *s, const unsigned char *page
     /* The plain case here; anything else (overflow, long headers, wanted
     ** bytes, missing fields) in cellRow. */
     if( nField>0 && (k = varint(p, end, &P))!=0 && P<=X && (p += k, k = varint(p, end, &rowid))!=0
-     && (uint64_t)(end - p - k)>=P && cellPlain(pl, p + k, P, (int64_t)rowid, type, v, cap, row) ){
+     && (uint64_t)(end - p - k)>=P && cellPlain(pl, p + k, P, (int64_t)rowid, type, v, cap, row, r) ){
       aRowid[row] = (int64_t)rowid;
       r->n = row + 1;
     }else if( (rc = cellRow(pl, s, page, off, pg, r, zErr, nErr))!=SQLITE_OK ){

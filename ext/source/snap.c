@@ -413,6 +413,13 @@ const unsigned char *ga_snap_fetch(const ga_snap *s, uint32_t pgno, int nExtra){
   return (const unsigned char*)p;
 }
 
+int64_t ga_snap_map_limit(const ga_snap *s, int64_t limit){
+  int64_t v = limit;
+  const sqlite3_io_methods *m = s->fd->pMethods;
+  if( m->iVersion<3 || m->xFetch==0 || m->xFileControl(s->fd, SQLITE_FCNTL_MMAP_SIZE, &v)!=SQLITE_OK ) return -1;
+  return v;
+}
+
 void ga_snap_unfetch(const ga_snap *s, uint32_t pgno, const unsigned char *p){
   /* Never with 0: xUnfetch(0) unmaps the whole file. */
   if( p ) s->fd->pMethods->xUnfetch(s->fd, (int64_t)(pgno - 1)*s->pgsz, (void*)p);

@@ -102,6 +102,10 @@ int ga_snap_read(const ga_snap*, uint32_t pgno, int n, unsigned char *buf, int f
 ** argument for the file's copies holds for the mapping, the same pages of
 ** the OS's cache), and SQLite never moves a mapping that has pages out. */
 const unsigned char *ga_snap_fetch(const ga_snap*, uint32_t pgno, int nExtra);
+/* Set the file handle's limit on mapped bytes (SQLITE_FCNTL_MMAP_SIZE; -1
+** sets nothing), with no page fetched; the old limit is returned, or -1
+** where the file cannot be mapped. */
+int64_t ga_snap_map_limit(const ga_snap *s, int64_t limit);
 void ga_snap_unfetch(const ga_snap*, uint32_t pgno, const unsigned char*);
 
 /* Is page pgno's snapshot copy known (not GA_UNPROVEN)? */
