@@ -25,6 +25,10 @@
 **      value not NULL; nullif compares with its collation and no affinity.
 **   5. E_SQL: SQLite computes the node from its one input, once per
 **      distinct input value per run (a memo keyed by class and bytes).
+**   5b. substr(x, P, N) with constant integers P >= 1 and N >= 0 cuts TEXT
+**      and BLOB values here, by func.c's substrFunc: TEXT skips P-1
+**      characters of UTF-8 then takes N, ending at a NUL byte; BLOB takes
+**      bytes. Its other inputs (numbers) go to SQLite as 5 says.
 **   5a. A worker thread's run (q_run_worker) asks its own in-memory SQLite
 **      connection (the same library, SQL's builtin functions), keeping its
 **      own memos; what that connection cannot compute the same way (LIKE,
@@ -604,6 +608,31 @@ static int compare(qrun *r, const qexpr *e, const qvec *L, const qvec *R, qvec *
   return SQLITE_OK;
 }
 
+/* o's row i: substr(A's row i, P, N), P >= 1, N >= 0, A TEXT or BLOB (5b). */
+static void cutSubstr(const qvec *A, int i, int P, int N, qvec *o){
+  const unsigned char *z = (const unsigned char*)A->z[i], *end = z + A->n[i], *z2;
+  int64_t p1 = P - 1, p2 = N;
+  o->t[i] = A->t[i];
+  o->v[i] = 0;
+  if( A->t[i]==SQLITE_BLOB ){
+    int64_t len = A->n[i];
+    if( p1 + p2>len ){ p2 = len - p1; if( p2<0 ) p2 = 0; }
+    o->z[i] = (const char*)z + (p1<len ? p1 : len);
+    o->n[i] = (int)p2;
+    return;
+  }
+  /* SQLITE_SKIP_UTF8 over the text up to its NUL (or its end) */
+  while( z<end && *z && p1 ){
+    if( *(z++)>=0xc0 ) while( z<end && (*z & 0xc0)==0x80 ) z++;
+    p1--;
+  }
+  for(z2=z; z2<end && *z2 && p2; p2--){
+    if( *(z2++)>=0xc0 ) while( z2<end && (*z2 & 0xc0)==0x80 ) z2++;
+  }
+  o->z[i] = (const char*)z;
+  o->n[i] = (int)(z2 - z);
+}
+
 static int evalCase(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
   int *left = sqlite3_malloc64(sizeof(int)*3*(uint64_t)(ctx->n + 1)), *take, *sub;
   int nLeft = ctx->n, k, i, rc = SQLITE_OK, nW = (e->nArg - e->nElse)/2;
@@ -797,6 +826,10 @@ int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
       Memo *m = &r->aMemo[e->memo];
       for(i=0; i<n; i++){
         qval x, y;
+        if( e->substr && (A->t[i]==SQLITE_TEXT || A->t[i]==SQLITE_BLOB) ){
+          cutSubstr(A, i, e->subP, e->subN, o);
+          continue;
+        }
         q_get(A, i, &x);
         if( (rc = memoGet(r, m, &x, &y))!=SQLITE_OK ) return rc;
         setVal(o, i, &y);

@@ -209,6 +209,7 @@ static int foldAll(Bind *b, qexpr *e){
 static int collWalk(const qexpr *e){
   while( e ){
     if( e->op==E_LIT ) return e->explicitColl ? e->coll : -1;
+    if( e->op==E_SQL ) return e->coll;
     if( e->op==E_COLLATE ) return e->coll;
     if( e->op==E_COL || e->op==E_KEY ) return e->coll;
     if( e->op==E_CAST ){ e = e->a; continue; }
@@ -337,6 +338,16 @@ static int toSql(Bind *b, qexpr *e, const char *zWhat){
     if( zT==0 || (e->zTpl = q_alloc(b->s, m + 1))==0 ){ sqlite3_free(zT); b->rc = SQLITE_NOMEM; return 0; }
     memcpy(e->zTpl, zT, (size_t)m + 1);
     sqlite3_free(zT);
+  }
+  e->coll = collWalk(e);            /* what it carries (CAST passes its operand's on) */
+  /* substr(x, P, N) of positive constants: cut TEXT and BLOB here (eval.c) */
+  if( e->op==E_FUNC && e->nArg==3 && e->arg[0]==in && e->nTplLit==2
+   && (sqlite3_stricmp(e->zName, "substr")==0 || sqlite3_stricmp(e->zName, "substring")==0)
+   && e->aTplLit[0]->t==SQLITE_INTEGER && e->aTplLit[1]->t==SQLITE_INTEGER
+   && e->aTplLit[0]->i>=1 && e->aTplLit[0]->i<=0x7fffffff && e->aTplLit[1]->i>=0 && e->aTplLit[1]->i<=0x7fffffff ){
+    e->substr = 1;
+    e->subP = (int)e->aTplLit[0]->i;
+    e->subN = (int)e->aTplLit[1]->i;
   }
   e->op = E_SQL;
   e->a = in;

@@ -93,6 +93,9 @@ struct qexpr {
   int cmpColl;                     /* comparisons, IN, NULLIF: the collation (C_*) */
   char *zTpl;                      /* E_SQL: "SELECT ..." with ?1 for a, ?2... for aTplLit */
   qexpr **aTplLit; int nTplLit;    /* ... its constant operands, folded */
+  int substr;                      /* E_SQL: substr(a, P, N) with P >= 1 and N >= 0 integers:
+                                   ** TEXT and BLOB inputs are cut here, by func.c's rule */
+  int subP, subN;                  /* ... P and N */
   int slot;                        /* evaluation buffer (eval.c) */
   int memo;                        /* E_SQL: its memo (eval.c) */
 };
