@@ -17,7 +17,9 @@
 **      HAVING, the results, ORDER BY (stable), OFFSET and LIMIT; rows of a
 **      query without aggregates in scan order, then the same.
 **   6. A sum whose integers overflow, a LIMIT that is not an integer: the
-**      run is left to SQLite (QE_BAIL), which reports what it reports.
+**      run is left to SQLite (QE_BAIL), which reports what it reports. So is
+**      a query without aggregates that would return more than Q_MAXVALUES
+**      values: the engine keeps its rows, SQLite streams them.
 **   7. Grouping in parallel: where the page source decodes in worker
 **      threads, each worker groups and aggregates the batches it decoded
 **      into its own part (xPar), and the parts are merged when the scan
@@ -582,6 +584,9 @@ static int rowsAppend(Exec *e, const qctx *ctx){
   qplan *pl = e->pl;
   qresult *o = e->out;
   int j, i, rc;
+  if( (o->nRow + ctx->n)*e->nW>Q_MAXVALUES ){
+    return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
+  }
   if( (rc = rowsGrow(e, o->nRow + ctx->n))!=SQLITE_OK ) return rc;
   for(j=0; j<e->nW; j++){
     qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];

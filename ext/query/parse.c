@@ -25,6 +25,7 @@ typedef struct Parse {
   qselect *s;                      /* being filled */
   const char *z;                   /* the SQL */
   qtok *a; int n, i;               /* tokens, how many, the next */
+  int depth;                       /* expressions being read, nested */
   int nParam;                      /* the largest parameter number so far (SQLite's rule:
                                    ** a bare ? or a new name takes the next) */
   const char *azName[64];          /* names of named parameters, by number - 1 */
@@ -301,11 +302,15 @@ static qexpr *primary(Parse *p){
 
 static qexpr *unaryExpr(Parse *p){
   const qtok *t = peek(p);
+  if( p->depth>Q_MAXDEPTH ) return why(p, "an expression nested more than %d deep", Q_MAXDEPTH);
   if( is(p, "-") || is(p, "+") || is(p, "~") ){
     int op = is(p, "-") ? E_SUB : E_OTHER;
     qexpr *a, *e;
     p->i++;
-    if( (a = unaryExpr(p))==0 ) return 0;
+    p->depth++;
+    a = unaryExpr(p);
+    p->depth--;
+    if( a==0 ) return 0;
     if( op==E_OTHER && q_tok_is(p->z, t, "+") ) return why(p, "unary +");
     if( op==E_SUB && a->op==E_LIT && a->t==0 ){
       /* -5, -(0.5): SQLite folds the sign into the literal (its value is
@@ -487,7 +492,13 @@ static qexpr *andExpr(Parse *p){
 static qexpr *expr(Parse *p){
   static const char *az[] = { "OR" };
   static const int a[] = { E_OR };
-  return leftAssoc(p, andExpr, az, a, 1);
+  qexpr *e;
+  /* every recursion passes here (or unaryExpr): the planner and evaluator
+  ** recurse as deep as the tree, so keep it shallow */
+  if( ++p->depth>Q_MAXDEPTH ) return why(p, "an expression nested more than %d deep", Q_MAXDEPTH);
+  e = leftAssoc(p, andExpr, az, a, 1);
+  p->depth--;
+  return e;
 }
 
 /* A list of terms (results, GROUP BY, ORDER BY) into *pa, *pn. */

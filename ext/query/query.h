@@ -26,6 +26,9 @@
 #define QE_BAIL 1000               /* a run the engine cannot answer exactly: SQLite serves */
 #define Q_MAXKEY 8                 /* GROUP BY keys the engine groups by */
 #define Q_MAXARG 16                /* arguments of a function, items of a CASE or IN list */
+#define Q_MAXDEPTH 100             /* expressions nested in one another */
+#define Q_MAXVALUES ((int64_t)1<<26)  /* values a query without aggregates may return (more:
+                                   ** SQLite, which streams them) */
 
 /* ---- tokens (lex.c) ---------------------------------------------------------- */
 enum {
