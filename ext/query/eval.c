@@ -6,8 +6,10 @@
 **   1. Arithmetic (OP_Add ... OP_Remainder): two integers stay integers
 **      unless they overflow (then REAL); / and % truncate; by zero is NULL;
 **      -1 as a divisor of the least integer goes REAL; REAL results that are
-**      NaN are NULL. TEXT and BLOB operands count as the number SQLite reads
-**      from them (computeNumericType: asked of SQLite, once per value). A %
+**      NaN are NULL. TEXT and BLOB operands are integers or not as
+**      computeNumericType says, and as REAL operands they are what
+**      sqlite3VdbeRealValue reads ('-0.0' is -0.0): both asked of SQLite,
+**      once per value. A %
 **      with a TEXT or BLOB operand that is not an integer is left to SQLite
 **      (QE_BAIL): it reads such operands by another rule.
 **   2. Comparisons (OP_Eq ...): two integers directly; NULL makes NULL (IS:
@@ -46,13 +48,15 @@
 
 /* ---- memos: SQLite computes, once per distinct value ---------------------------------- */
 
-enum { M_NUM, M_AFFNUM, M_STR, M_SUMNUM, M_NCONV };
+enum { M_NUM, M_AFFNUM, M_STR, M_SUMNUM, M_DBL, M_NCONV };
 static const char *azConv[M_NCONV] = {
-  "SELECT ?1*1",                                   /* the number arithmetic reads */
+  "SELECT ?1*1",                                   /* the number arithmetic reads (its class) */
   "SELECT CASE WHEN CAST(?1 AS NUMERIC)=?1 THEN CAST(?1 AS NUMERIC) ELSE ?1 END",
                                                    /* NUMERIC affinity, as a comparison applies it */
   "SELECT CAST(?1 AS TEXT)",                       /* TEXT affinity */
   "SELECT ?1",                                     /* sum()'s number: sqlite3_value_numeric_type */
+  "SELECT ?1",                                     /* sqlite3_value_double: REAL arithmetic's
+                                                   ** operand, abs(), truth ('-0.0' is -0.0) */
 };
 
 typedef struct MEnt {
@@ -201,7 +205,11 @@ static int memoGet(qrun *r, Memo *m, const qval *x, qval *out){
   {
     sqlite3_value *v = sqlite3_column_value(m->st, 0);
     t = sqlite3_value_type(v);
-    if( m->kind==M_SUMNUM && t!=SQLITE_NULL ){
+    if( m->kind==M_DBL ){
+      double f = sqlite3_value_double(v);
+      out->t = SQLITE_FLOAT;
+      memcpy(&out->v, &f, 8);
+    }else if( m->kind==M_SUMNUM && t!=SQLITE_NULL ){
       /* sum(): sqlite3_value_numeric_type, then the integer or the double */
       sqlite3_value *d = sqlite3_value_dup(v);
       if( d==0 ){ sqlite3_reset(m->st); return SQLITE_NOMEM; }
@@ -423,6 +431,19 @@ static int numOf(qrun *r, const qval *x, int *pt, int64_t *pv){
   return SQLITE_OK;
 }
 
+/* sqlite3_value_double of x (TEXT and BLOB asked of SQLite). */
+static int realOf(qrun *r, const qval *x, double *pd){
+  if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){
+    qval y;
+    int rc = memoGet(r, &r->aConv[M_DBL], x, &y);
+    if( rc ) return rc;
+    *pd = dbl(y.v);
+  }else{
+    *pd = x->t==SQLITE_INTEGER ? (double)x->v : x->t==SQLITE_FLOAT ? dbl(x->v) : 0.0;
+  }
+  return SQLITE_OK;
+}
+
 int q_sumnum(qrun *r, const qval *x, int *pt, int64_t *pv){
   if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){
     qval y;
@@ -443,12 +464,13 @@ int q_true(qrun *r, const qvec *v, int i, int *pTrue){
     case SQLITE_FLOAT: *pTrue = dbl(v->v[i])!=0.0; return SQLITE_OK;
     case SQLITE_NULL: *pTrue = 0; return SQLITE_OK;
     default: {
+      /* sqlite3VdbeBooleanValue: sqlite3VdbeRealValue(x)!=0.0 */
       qval x;
-      int t, rc;
-      int64_t n;
+      double d;
+      int rc;
       q_get(v, i, &x);
-      if( (rc = numOf(r, &x, &t, &n))!=SQLITE_OK ) return rc;
-      *pTrue = t==SQLITE_INTEGER ? n!=0 : dbl(n)!=0.0;
+      if( (rc = realOf(r, &x, &d))!=SQLITE_OK ) return rc;
+      *pTrue = d!=0.0;
       return SQLITE_OK;
     }
   }
@@ -523,12 +545,13 @@ static int arith(qrun *r, int op, const qvec *L, const qvec *R, qvec *o, int n){
     }
   fp_math:
     /* the operands as doubles: sqlite3VdbeRealValue */
-    if( ta==SQLITE_INTEGER ) rA = (double)R->v[i];
-    else if( ta==SQLITE_FLOAT ) rA = dbl(R->v[i]);
-    else { qval x; int t; int64_t v; q_get(R, i, &x); if( (rc = numOf(r, &x, &t, &v)) ) return rc; rA = t==SQLITE_INTEGER ? (double)v : dbl(v); }
-    if( tb==SQLITE_INTEGER ) rB = (double)L->v[i];
-    else if( tb==SQLITE_FLOAT ) rB = dbl(L->v[i]);
-    else { qval x; int t; int64_t v; q_get(L, i, &x); if( (rc = numOf(r, &x, &t, &v)) ) return rc; rB = t==SQLITE_INTEGER ? (double)v : dbl(v); }
+    {
+      qval x;
+      q_get(R, i, &x);
+      if( (rc = realOf(r, &x, &rA))!=SQLITE_OK ) return rc;
+      q_get(L, i, &x);
+      if( (rc = realOf(r, &x, &rB))!=SQLITE_OK ) return rc;
+    }
     switch( op ){
       case E_ADD: rB += rA; break;
       case E_SUB: rB -= rA; break;
@@ -786,11 +809,9 @@ int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
           if( A->t[i]==SQLITE_FLOAT ){
             d = dbl(A->v[i]);
           }else{
-            /* sqlite3_value_double of TEXT or BLOB: sum()'s reading of it */
-            qval x; int t; int64_t v;
+            qval x;                 /* sqlite3_value_double of TEXT or BLOB */
             q_get(A, i, &x);
-            if( (rc = q_sumnum(r, &x, &t, &v))!=SQLITE_OK ) return rc;
-            d = t==SQLITE_INTEGER ? (double)v : dbl(v);
+            if( (rc = realOf(r, &x, &d))!=SQLITE_OK ) return rc;
           }
           if( d<0 ) d = -d;
           o->t[i] = SQLITE_FLOAT;
