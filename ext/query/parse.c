@@ -199,6 +199,7 @@ static qexpr *primary(Parse *p){
       if( (e = node(p, E_PARAM, t->at))==0 ) return 0;
       p->i++;
       e->end = t->at + t->n;
+      e->z = nameOf(p, t);          /* its token (the span may grow to parentheses) */
       if( t->n==1 ){
         e->iParam = ++p->nParam;
       }else if( z[0]=='?' ){

@@ -167,11 +167,12 @@ static int fold(Bind *b, qexpr *e){
   nP = paramsOf(e, aP, 0);
   for(j=0; j<nP && rc==SQLITE_OK; j++){
     qexpr *x = aP[j];
-    const char *z = b->s->zSql + x->at;
+    const char *z = x->z;           /* the parameter's token */
     int idx;
-    if( x->end - x->at==1 ) idx = ++mx;
+    if( z==0 ){ b->rc = SQLITE_NOMEM; break; }
+    if( z[1]==0 ) idx = ++mx;
     else if( z[0]=='?' ){ idx = atoi(z + 1); if( idx>mx ) mx = idx; }
-    else{ idx = sqlite3_bind_parameter_index(st, x->zName); if( idx>mx ) mx = idx; }
+    else{ idx = sqlite3_bind_parameter_index(st, z); if( idx>mx ) mx = idx; }
     if( idx>0 && x->iParam>=1 && x->iParam<=b->nParam && b->apParam[x->iParam - 1] ){
       rc = sqlite3_bind_value(st, idx, b->apParam[x->iParam - 1]);
     }

@@ -7,7 +7,8 @@
 **      a clear error, and nothing is made. The table's columns are the
 **      SELECT's result names (a repeated name gets :1, :2 as SQLite's views
 **      do) with their declared types; the SELECT's parameters follow as
-**      HIDDEN columns named as written (?1 for ?), so SELECT * FROM
+**      HIDDEN columns named as written (?1 for ?; NAME:param where a result
+**      has that name), so SELECT * FROM
 **      NAME(1000, 'SFO') binds them in order; a parameter not given is NULL.
 **      The table lives in temp (it holds a query, not data), is not
 **      eponymous, and is DIRECTONLY; DROP TABLE removes it.
@@ -227,8 +228,14 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
   }
   for(i=1; i<=t->nParam; i++){
     const char *zName = sqlite3_bind_parameter_name(st, i);
-    if( zName ) sqlite3_str_appendf(decl, ",\"%w\" HIDDEN", zName);
-    else sqlite3_str_appendf(decl, ",\"?%d\" HIDDEN", i);
+    char zQ[24];
+    int clash = 0;
+    if( zName==0 ){
+      sqlite3_snprintf(sizeof(zQ), zQ, "?%d", i);
+      zName = zQ;
+    }
+    for(j=0; j<t->nOut; j++) if( sqlite3_stricmp(sqlite3_column_name(st, j), zName)==0 ) clash = 1;
+    sqlite3_str_appendf(decl, clash ? ",\"%w:param\" HIDDEN" : ",\"%w\" HIDDEN", zName);
   }
   sqlite3_str_appendall(decl, ")");
   zDecl = sqlite3_str_finish(decl);
