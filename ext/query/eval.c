@@ -133,9 +133,12 @@ int q_run_error(qrun *r, int rc, const char *zFmt, ...){
 const char *q_run_errmsg(qrun *r){ return r->zErr ? r->zErr : "out of memory"; }
 
 /* SQLite's result for input x through memo m, into *out. */
-static int memoGet(qrun *r, Memo *m, const qval *x, qval *out){
-  uint64_t h = hashBytes(0x51ED27u + (uint64_t)x->t, x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (const void*)x->z : (const void*)&x->v,
-                         x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? x->n : 8) | 1;
+static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
+  qval xv = *xIn, *x = &xv;
+  uint64_t h;
+  if( x->t==SQLITE_NULL ) x->v = 0;   /* a NULL's word is not set */
+  h = hashBytes(0x51ED27u + (uint64_t)x->t, x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (const void*)x->z : (const void*)&x->v,
+                x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? x->n : 8) | 1;
   int64_t i;
   MEnt *e;
   int rc, t;
@@ -639,6 +642,10 @@ static void cutSubstr(const qvec *A, int i, int P, int N, qvec *o){
   o->v[i] = 0;
   if( A->t[i]==SQLITE_BLOB ){
     int64_t len = A->n[i];
+    if( len==0 ){                   /* sqlite3_value_blob() of x'' is NULL: so is the result */
+      o->t[i] = SQLITE_NULL;
+      return;
+    }
     if( p1 + p2>len ){ p2 = len - p1; if( p2<0 ) p2 = 0; }
     o->z[i] = (const char*)z + (p1<len ? p1 : len);
     o->n[i] = (int)p2;

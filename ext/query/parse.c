@@ -459,7 +459,7 @@ static qexpr *eqExpr(Parse *p){
         l->nArg = 1;
         l->end = l->arg[0]->end;
       }
-      e = notOf(p, l, neg);
+      e = l;                        /* NOT is in its text: SQLite computes it whole */
       continue;
     }
     if( accept(p, "BETWEEN") ){

@@ -159,6 +159,11 @@ static int fold(Bind *b, qexpr *e){
   if( zSql==0 ){ b->rc = SQLITE_NOMEM; return 0; }
   rc = sqlite3_prepare_v2(b->db, zSql, -1, &st, 0);
   sqlite3_free(zSql);
+  if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
+    sqlite3_finalize(st);
+    b->rc = rc;
+    return 0;
+  }
   if( rc ){
     sqlite3_finalize(st);
     return whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
@@ -178,7 +183,8 @@ static int fold(Bind *b, qexpr *e){
     }
   }
   if( rc==SQLITE_OK && (rc = sqlite3_step(st))!=SQLITE_ROW ){
-    whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
+    if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ) b->rc = rc;
+    else whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
     sqlite3_finalize(st);
     return 0;
   }
@@ -211,6 +217,7 @@ static int collWalk(const qexpr *e){
   while( e ){
     if( e->op==E_LIT ) return e->explicitColl ? e->coll : -1;
     if( e->op==E_SQL ) return e->coll;
+    if( e->op==E_AGGREF ) return e->explicitColl ? e->coll : -1;
     if( e->op==E_COLLATE ) return e->coll;
     if( e->op==E_COL || e->op==E_KEY ) return e->coll;
     if( e->op==E_CAST ){ e = e->a; continue; }
@@ -397,11 +404,41 @@ static int asKey(Bind *b, qexpr **pe){
   return 0;
 }
 
+/* Are zSql[a0..a1) and zSql[b0..b1) the same tokens (identifiers and
+** keywords ignoring ASCII case; a bare ? never the same)? */
+static int sameTokens(const char *zSql, int a0, int a1, int b0, int b1){
+  char *za = sqlite3_mprintf("%.*s", a1 - a0, zSql + a0), *zb = sqlite3_mprintf("%.*s", b1 - b0, zSql + b0);
+  qtok *ta = 0, *tb = 0;
+  int na = 0, nb = 0, i, r = 0;
+  if( za && zb && q_lex(za, &ta, &na)==SQLITE_OK && q_lex(zb, &tb, &nb)==SQLITE_OK && na==nb ){
+    for(r=1, i=0; r && i<na; i++){
+      const qtok *x = &ta[i], *y = &tb[i];
+      if( x->type!=y->type || x->n!=y->n || (x->type==T_PARAM && x->n==1) ) r = 0;
+      else if( x->type==T_ID ) r = sqlite3_strnicmp(za + x->at, zb + y->at, x->n)==0;
+      else r = memcmp(za + x->at, zb + y->at, (size_t)x->n)==0;
+    }
+  }
+  sqlite3_free(ta); sqlite3_free(tb); sqlite3_free(za); sqlite3_free(zb);
+  return r;
+}
+
 static int bindAgg(Bind *b, qexpr **pe){
   qplan *pl = b->pl;
   qexpr *e = *pe;
   qagg *g;
-  int fn = e->agg;
+  int fn = e->agg, k;
+  for(k=0; k<pl->nAgg; k++){
+    if( sameTokens(b->s->zSql, pl->aAgg[k].at, pl->aAgg[k].end, e->at, e->end) ){
+      e->op = E_AGGREF;
+      e->iCol = k;
+      e->explicitColl = pl->aAgg[k].explicitColl;
+      e->coll = pl->aAgg[k].exprColl;
+      e->a = 0;
+      e->nArg = 0;
+      e->aff = -1;
+      return 1;
+    }
+  }
   if( pl->nAgg % 16==0 ){
     qagg *n = q_alloc(b->s, (int)sizeof(qagg)*(pl->nAgg + 16));
     if( n==0 ){ b->rc = SQLITE_NOMEM; return 0; }
@@ -411,6 +448,8 @@ static int bindAgg(Bind *b, qexpr **pe){
   g = &pl->aAgg[pl->nAgg];
   memset(g, 0, sizeof(*g));
   g->fn = fn;
+  g->at = e->at;
+  g->end = e->end;
   g->distinct = e->distinct;
   g->gpu = sqlite3_strnicmp(e->zName, "gpu_", 4)==0;
   if( e->a ){
@@ -424,11 +463,12 @@ static int bindAgg(Bind *b, qexpr **pe){
   }
   e->op = E_AGGREF;
   e->iCol = pl->nAgg++;
+  /* a COLLATE in its argument marks it, as EP_Collate does */
+  e->explicitColl = g->explicitColl = g->x && g->x->explicitColl;
+  e->coll = g->exprColl = e->explicitColl ? collWalk(g->x) : -1;
   e->a = 0;
   e->nArg = 0;
   e->aff = -1;
-  e->coll = -1;
-  e->explicitColl = 0;
   return 1;
 }
 
@@ -608,6 +648,10 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
     return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
   }
   rc = ga_tvf_source(vt, db, "gpu_query", s->zFrom, &pl->src);
+  if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
+    *pzWhy = sqlite3_mprintf("%s", sqlite3_errstr(rc));
+    return rc;
+  }
   if( rc ){
     /* SQLite prepared the SELECT, so the table is there: something the
     ** resolver does not take (a temp shadowing, say) — SQLite serves. */
@@ -703,10 +747,6 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
     bindTop(&b, &pl->aOut[i], pl->grouped ? CTX_GROUP : CTX_ROW);
   }
   pl->nOut = s->nRes;
-  if( s->pHaving && !stopped(&b) ){
-    pl->pHaving = s->pHaving;
-    bindTop(&b, &pl->pHaving, CTX_GROUP);
-  }
   /* ORDER BY: a result's alias or number, else an expression */
   if( s->nOrder>64 ) whyf(&b, "ORDER BY of more than 64 terms");
   if( !stopped(&b) && s->nOrder && (pl->aSort = q_alloc(s, (int)sizeof(qexpr*)*s->nOrder))==0 ) b.rc = SQLITE_NOMEM;
@@ -728,6 +768,13 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
     pl->aSortNulls[i] = s->aOrder[i].nulls;
   }
   pl->nSort = s->nOrder;
+  /* HAVING after ORDER BY: SQLite's AggInfo takes aggregates from the
+  ** results, then ORDER BY, then HAVING (the last min() or max() decides
+  ** the keys shown) */
+  if( s->pHaving && !stopped(&b) ){
+    pl->pHaving = s->pHaving;
+    bindTop(&b, &pl->pHaving, CTX_GROUP);
+  }
   /* LIMIT and OFFSET: constants */
   if( s->pLimit && !stopped(&b) ){
     if( !isConst(s->pLimit) ) whyf(&b, "a LIMIT that is not constant");

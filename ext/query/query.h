@@ -142,6 +142,9 @@ typedef struct qagg {
   qexpr *x;                        /* its argument (NULL: count(*)) */
   int coll;                        /* min, max, DISTINCT: the collation */
   int gpu;                         /* named gpu_*: the extension's, not SQLite's */
+  int at, end;                     /* its text (the same text twice is one aggregate, as in
+                                   ** SQLite's AggInfo) */
+  int explicitColl, exprColl;      /* a COLLATE in its argument, and the collation it marks */
 } qagg;
 
 typedef struct qplan {

@@ -330,7 +330,8 @@ static int runSqlite(QTab *t, QCur *c, const char *zWhy){
   int rc, i;
   noteRun(t->base.conn, zWhy);
   if( (rc = sqlite3_prepare_v2(t->base.db, t->zSqlite, -1, &c->st, 0))!=SQLITE_OK ){
-    return ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
+    ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
+    return rc;
   }
   for(i=0; i<t->nParam; i++){
     if( c->apParam[i] ) sqlite3_bind_value(c->st, i + 1, c->apParam[i]);
@@ -344,7 +345,8 @@ static int runSqlite(QTab *t, QCur *c, const char *zWhy){
   c->eof = 1;
   if( rc==SQLITE_DONE ) return SQLITE_OK;
   rc = sqlite3_reset(c->st);
-  return ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db)) ? rc : rc;
+  ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
+  return rc;
 }
 
 static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
