@@ -146,16 +146,27 @@ static int rowsSame(Rows *a, Rows *b, int ordered){
   return 1;
 }
 
-/* r in brief, for a message: the first difference from o where o is
-** given, its row count, its error. */
-static void rowsShow(char *z, size_t n, const Rows *r, const Rows *o){
-  int i = 0;
+/* r in brief, for a message: its row count and error, and its first row
+** that differs from o's (in order), or that o lacks (unordered: both lists
+** sorted by rowsSame). */
+static void rowsShow(char *z, size_t n, const Rows *r, const Rows *o, int ordered){
+  int i = 0, j = 0;
   if( r->zErr ){
     snprintf(z, n, "error: %s", r->zErr);
     return;
   }
-  while( o && i<r->n && i<o->n && !o->zErr && strcmp(r->az[i], o->az[i])==0 ) i++;
-  if( i<r->n ) snprintf(z, n, "%d rows; row %d: %.400s", r->n, i, r->az[i]);
+  if( o->zErr ){
+    i = r->n;
+  }else if( ordered ){
+    while( i<r->n && i<o->n && strcmp(r->az[i], o->az[i])==0 ) i++;
+  }else{
+    for(; i<r->n; i++){                        /* merge: the first of r's rows not in o */
+      while( j<o->n && strcmp(o->az[j], r->az[i])<0 ) j++;
+      if( j==o->n || strcmp(o->az[j], r->az[i]) ) break;
+      j++;
+    }
+  }
+  if( i<r->n ) snprintf(z, n, "%d rows; %s %d: %.400s", r->n, ordered ? "row" : "in sorted order, row", i, r->az[i]);
   else snprintf(z, n, "%d rows", r->n);
 }
 
@@ -475,10 +486,13 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
     q->ordered = 1;
     if( chance(g, 0.5) ){
       int k = pick(g, 7);
-      if( g->params && chance(g, 0.15) ) APP(s, " LIMIT :lim");
-      else if( k==6 ) sqlite3_str_appendf(s, " LIMIT %d, %d", pick(g, 4), pick(g, 6));
-      else sqlite3_str_appendf(s, " LIMIT %d", k==5 ? -1 : k);
-      if( chance(g, 0.3) ) sqlite3_str_appendf(s, " OFFSET %d", pick(g, 5));
+      if( k==6 ){
+        sqlite3_str_appendf(s, " LIMIT %d, %d", pick(g, 4), pick(g, 6));     /* OFFSET, LIMIT */
+      }else{
+        if( g->params && chance(g, 0.15) ) APP(s, " LIMIT :lim");
+        else sqlite3_str_appendf(s, " LIMIT %d", k==5 ? -1 : k);
+        if( chance(g, 0.3) ) sqlite3_str_appendf(s, " OFFSET %d", pick(g, 5));
+      }
     }
   }
   for(i=0; i<nSel; i++) sqlite3_free(azSel[i]);
@@ -575,8 +589,8 @@ static int runOne(sqlite3 *db, Gen *g, const Query *q, Run *o){
   o->error = want.zErr!=0;
   sqlite3_exec(db, "DROP TABLE temp.q", 0, 0, 0);
   if( !rowsSame(&want, &got, q->ordered) ){
-    rowsShow(zGot, sizeof(zGot), &got, &want);
-    rowsShow(zWant, sizeof(zWant), &want, &got);
+    rowsShow(zGot, sizeof(zGot), &got, &want, q->ordered);
+    rowsShow(zWant, sizeof(zWant), &want, &got, q->ordered);
     snprintf(o->zMsg, sizeof(o->zMsg), "%s\n  arguments (%s), %s path\n  got  %s\n  want %s", q->zSql, zArgs,
              o->engine ? "engine" : "sqlite", zGot, zWant);
     rc = R_DIFF;
@@ -688,6 +702,7 @@ START_TEST(test_random){
       }
       if( rc==R_DIFF ){
         if( nBad<5 ) printf("MISMATCH (round %d, %d rows, query %d):\n%s\n", iRound, aRound[iRound].nRow, i, o.zMsg);
+        fflush(stdout);
         if( getenv("GPUAGG_QUERY_DUMP") ){           /* the table, to reproduce it in the shell */
           char *zDump = sqlite3_mprintf("%s/round%d.db", getenv("GPUAGG_QUERY_DUMP"), iRound);
           if( access(zDump, F_OK)!=0 ) h_exec(db, "VACUUM INTO %Q", zDump);
@@ -709,7 +724,7 @@ START_TEST(test_random){
   CHECK(nBad==0, "%d of %lld reads differ from SQLite; the first: %s", nBad, (long long)nRead, zFirst);
   CHECK(nRead>0 && nEngine*5 >= nRead*4, "only %lld of %lld reads took the engine's path (want 80%%)",
         (long long)nEngine, (long long)nRead);
-  CHECK(nInvalid*10 <= nQuery, "%d of %d generated queries are not SQL", nInvalid, nQuery);
+  CHECK(nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", nInvalid, nQuery);
   s_expect_pool_idle(mem);
   s_expect_pool_idle(file);
   sqlite3_close(mem);
@@ -773,8 +788,8 @@ START_TEST(test_parallel){
       rowsOf(db, zRef, &want);
       if( !rowsSame(&want, &got, ordered) ){
         char zGot[600], zWant[600];
-        rowsShow(zGot, sizeof(zGot), &got, &want);
-        rowsShow(zWant, sizeof(zWant), &want, &got);
+        rowsShow(zGot, sizeof(zGot), &got, &want, ordered);
+        rowsShow(zWant, sizeof(zWant), &want, &got, ordered);
         CHECK(0, "%s\n  got  %s\n  want %s", zSql, zGot, zWant);
       }
       CHECK(want.zErr==0, "%s: %s", zSql, want.zErr);
@@ -1179,6 +1194,7 @@ static void *worker(void *p){
     if( rc==R_DIFF && j->nBad++==0 ){
       snprintf(j->zBad, sizeof(j->zBad), "thread %d, query %d: %s", j->id, i, o.zMsg);
       printf("MISMATCH (%s)\n", j->zBad);
+      fflush(stdout);
     }
     queryFree(&q);
   }
