@@ -1,0 +1,1259 @@
+/*
+** gpu_query against SQLite: every read of a gpu_query virtual table must
+** give what SQLite gives for the same SELECT with gpu_sum, gpu_total and
+** gpu_avg in place of sum, total and avg — the same rows, storage classes,
+** integers, REAL bits and bytes, in the same order where ORDER BY
+** determines it (as a sorted list of rows where there is no ORDER BY), or
+** the same error message. Both backends, as suite.h says.
+**
+**   1. Random SELECTs (GPUAGG_QUERY_N, default 2000) over random tables of
+**      0 to 3000 rows (batches of 1024 crossed) in a file (pages, cache on
+**      and off, 1 to 4 threads) and in memory (the statement source): typed,
+**      untyped, NUMERIC, NOCASE and RTRIM columns; NULL, int64's limits,
+**      -0.0, 1e308, numeric-looking TEXT, BLOBs, 'A', 'a', 'a  '; arithmetic,
+**      functions, CASE, CAST, COLLATE, comparisons, logic, BETWEEN, IN,
+**      LIKE, GLOB; 0 to 3 GROUP BY keys (expressions, collations, by
+**      number); 1 to 6 aggregates (sum, total, avg, count, count(DISTINCT),
+**      min, max, gpu_min, gpu_max, gpu_sum) and expressions over them;
+**      HAVING; ORDER BY over every result column; LIMIT and OFFSET;
+**      parameters ?, ?N, :name, @name, $name bound through q(...), some left
+**      out (NULL). At least 80% of the reads must take the engine's path
+**      (gpuagg_info()'s query counters).
+**   2. Parallel grouping: 200,000 rows (GPUAGG_QUERY_ROWS; 6 MB, segments
+**      of 1 MB) in a file read by the page source's 4 worker threads, which
+**      group in parallel; 25 grouped queries (NULL, integer, REAL, TEXT
+**      keys in 'A' and 'a' spellings under NOCASE and BINARY, 1 and 1.0,
+**      0.0 and -0.0, TEXT in a NUMERIC column): the first row of a group
+**      shows its keys, ties in min and max go to the first row, as SQLite's
+**      answer has them; at least 80% on the engine's path.
+**   3. Out of the engine's subset (a join, subqueries, a window, a CTE,
+**      DISTINCT, a bare column, a view, a WITHOUT ROWID table, a compound):
+**      SQLite's answer, gpu_explain says "sqlite" with a reason, and
+**      gpuagg_info()'s query.sqlite counts the read.
+**   4. Bad input changes nothing: statements that are not one SELECT, no
+**      such table or column, a syntax error, a table made in main, too many
+**      arguments: each a clear error; no virtual table is left behind and
+**      the table is unchanged.
+**   5. sqlite3_interrupt (the progress handler) stops reads on both
+**      sources with SQLITE_INTERRUPT; the next read is right.
+**   6. Never stale: a read after another connection commits sees the
+**      commit (cache off and on); in WAL mode, reads inside one transaction
+**      see that transaction's snapshot, not a later commit.
+**   7. 8 threads, each with its own connection to one file, each running
+**      random queries through its own gpu_query tables.
+** GPUAGG_SEED=N repeats a run (each failure names its query);
+** GPUAGG_QUERY_DUMP=DIR keeps a copy of each table a random query failed on
+** (DIR/roundN.db) and the threads' table (DIR/threads.db), to reproduce
+** them in the shell.
+*/
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "suite.h"
+
+/* ---- results, rendered exactly ------------------------------------------------------ */
+
+/* The rows of a statement: each row one string, each cell by its class (i:
+** integer, r: the REAL's bits and value, n: NULL, t: TEXT's length and
+** bytes, x: BLOB in hex), or the error that ended it. */
+typedef struct Rows {
+  int n, nAlloc;
+  char **az;
+  char *zErr;                      /* the statement's error (malloc'd) or NULL */
+} Rows;
+
+static void rowsRun(sqlite3 *db, sqlite3_stmt *st, Rows *r){
+  int rc, i;
+  memset(r, 0, sizeof(*r));
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    sqlite3_str *s = sqlite3_str_new(0);
+    char *z;
+    for(i=0; i<sqlite3_column_count(st); i++){
+      switch( sqlite3_column_type(st, i) ){
+        case SQLITE_INTEGER: sqlite3_str_appendf(s, "i%lld ", (long long)sqlite3_column_int64(st, i)); break;
+        case SQLITE_FLOAT: {
+          double x = sqlite3_column_double(st, i);
+          unsigned long long b;
+          memcpy(&b, &x, sizeof(b));
+          sqlite3_str_appendf(s, "r%.17g/%llx ", x, b);
+          break;
+        }
+        case SQLITE_NULL: sqlite3_str_appendall(s, "n "); break;
+        case SQLITE_TEXT: {
+          int n = sqlite3_column_bytes(st, i);
+          sqlite3_str_appendf(s, "t%d'", n);
+          sqlite3_str_append(s, (const char*)sqlite3_column_text(st, i), n);
+          sqlite3_str_appendall(s, "' ");
+          break;
+        }
+        default: {
+          const unsigned char *p = sqlite3_column_blob(st, i);
+          int n = sqlite3_column_bytes(st, i), k;
+          sqlite3_str_appendchar(s, 1, 'x');
+          for(k=0; k<n; k++) sqlite3_str_appendf(s, "%02x", p[k]);
+          sqlite3_str_appendchar(s, 1, ' ');
+          break;
+        }
+      }
+    }
+    z = sqlite3_str_finish(s);
+    if( r->n==r->nAlloc ){
+      r->nAlloc = r->nAlloc ? 2*r->nAlloc : 16;
+      r->az = realloc(r->az, sizeof(char*)*(size_t)r->nAlloc);
+    }
+    r->az[r->n++] = strdup(z ? z : "");
+    sqlite3_free(z);
+  }
+  if( rc!=SQLITE_DONE ) r->zErr = strdup(sqlite3_errmsg(db));
+}
+
+/* zSql's rows (an error in preparing it is its error). */
+static void rowsOf(sqlite3 *db, const char *zSql, Rows *r){
+  sqlite3_stmt *st = 0;
+  memset(r, 0, sizeof(*r));
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)!=SQLITE_OK ){
+    r->zErr = strdup(sqlite3_errmsg(db));
+  }else{
+    rowsRun(db, st, r);
+  }
+  sqlite3_finalize(st);
+}
+
+static void rowsFree(Rows *r){
+  int i;
+  for(i=0; i<r->n; i++) free(r->az[i]);
+  free(r->az);
+  free(r->zErr);
+  memset(r, 0, sizeof(*r));
+}
+
+static int cmpStr(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
+
+/* The same answer: the same error, or the same rows (in order, or as
+** sorted lists). */
+static int rowsSame(Rows *a, Rows *b, int ordered){
+  int i;
+  if( a->zErr || b->zErr ) return a->zErr && b->zErr && strcmp(a->zErr, b->zErr)==0;
+  if( a->n!=b->n ) return 0;
+  if( !ordered ){
+    qsort(a->az, (size_t)a->n, sizeof(char*), cmpStr);
+    qsort(b->az, (size_t)b->n, sizeof(char*), cmpStr);
+  }
+  for(i=0; i<a->n; i++) if( strcmp(a->az[i], b->az[i]) ) return 0;
+  return 1;
+}
+
+/* r in brief, for a message: its row count and error, and its first row
+** that differs from o's (in order), or that o lacks (unordered: both lists
+** sorted by rowsSame). */
+static void rowsShow(char *z, size_t n, const Rows *r, const Rows *o, int ordered){
+  int i = 0, j = 0;
+  if( r->zErr ){
+    snprintf(z, n, "error: %s", r->zErr);
+    return;
+  }
+  if( o->zErr ){
+    i = r->n;
+  }else if( ordered ){
+    while( i<r->n && i<o->n && strcmp(r->az[i], o->az[i])==0 ) i++;
+  }else{
+    for(; i<r->n; i++){                        /* merge: the first of r's rows not in o */
+      while( j<o->n && strcmp(o->az[j], r->az[i])<0 ) j++;
+      if( j==o->n || strcmp(o->az[j], r->az[i]) ) break;
+      j++;
+    }
+  }
+  if( i<r->n ) snprintf(z, n, "%d rows; %s %d: %.400s", r->n, ordered ? "row" : "in sorted order, row", i, r->az[i]);
+  else snprintf(z, n, "%d rows", r->n);
+}
+
+/* ---- the generator ------------------------------------------------------------------- */
+
+typedef struct Gen {
+  h_rng r;
+  int params;                      /* this query may use parameters */
+  int valgrind;                    /* leave out values near 2^53 and 2^63 (see valOf) */
+  int nRow;                        /* rows of the table being made */
+} Gen;
+
+static int pick(Gen *g, int n){ return (int)(h_next(&g->r) % (uint64_t)n); }
+static int chance(Gen *g, double p){ return h_unit(&g->r) < p; }
+#define PICK(g, a) ((a)[pick(g, (int)(sizeof(a)/sizeof((a)[0])))])
+#define APP(s, z) sqlite3_str_appendall(s, z)
+
+static const char *azCol[] = { "a", "b", "s", "n", "u", "c", "r" };
+static const char *azType[] = { "INTEGER", "REAL", "TEXT", "NUMERIC", "", "TEXT COLLATE NOCASE", "TEXT COLLATE RTRIM" };
+#define N_COL 7
+
+/* A stored value for column iCol. Under valgrind SQLite compares INTEGER
+** with REAL in 64-bit long double, so values where that matters (near 2^53
+** and 2^63) are left out there. */
+static void valOf(Gen *g, int iCol, sqlite3_str *s){
+  static const char *azPool[] = {
+    "0", "1", "-1", "2", "3", "7", "-5", "0.5", "-0.0", "1.0", "2.5", "1e308", "-3.25", "'12'", "' 3.5'",
+    "'1e3'", "'abc'", "''", "'A'", "'a'", "'a  '", "'A  '", "'B'", "'b'", "x'00'", "x'4142'", "x''", "'x'",
+    "'0x10'", "'-0'", "'7'", "'-1.5'", "1e-300", "-1e308", "0.1", "100000000000",
+  };
+  static const char *azEdge[] = {
+    "9223372036854775807", "-9223372036854775808", "'9223372036854775808'", "9007199254740993",
+    "9007199254740992.0", "4611686018427387904", "-4611686018427387905", "9223372036854775807.0",
+  };
+  double p = h_unit(&g->r);
+  if( p<0.12 ){ APP(s, "NULL"); return; }
+  if( p<0.40 ){ sqlite3_str_appendf(s, "%d", (int)h_range(&g->r, -20, 20)); return; }
+  if( p<0.50 ){ sqlite3_str_appendf(s, "%d", (int)h_range(&g->r, -100000, 100000)); return; }
+  if( p<0.60 ){ sqlite3_str_appendf(s, "%.17g", (h_unit(&g->r) - 0.5)*2000.0); return; }
+  if( p<0.65 ){ sqlite3_str_appendf(s, "%.3f", (double)h_range(&g->r, -2000, 2000)/8.0); return; }
+  if( p<0.67 && !g->valgrind && h_unit(&g->r)*g->nRow<4 ){ APP(s, PICK(g, azEdge)); return; }   /* a few a table */
+  if( p<0.75 && iCol!=0 ){ sqlite3_str_appendf(s, "'%c'", "AaBbaA"[pick(g, 6)]); return; }
+  APP(s, PICK(g, azPool));
+}
+
+/* Table t of nRow random rows in db (made again). SQLITE_OK or the error. */
+static int makeTable(sqlite3 *db, Gen *g, int nRow, const char *zName){
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *z;
+  int i, k, rc;
+  sqlite3_str_appendf(s, "DROP TABLE IF EXISTS %s; CREATE TABLE %s(", zName, zName);
+  for(k=0; k<N_COL; k++) sqlite3_str_appendf(s, "%s%s %s", k ? ", " : "", azCol[k], azType[k]);
+  APP(s, "); BEGIN;");
+  g->nRow = nRow;
+  for(i=0; i<nRow; i++){
+    if( i%200==0 ) sqlite3_str_appendf(s, "%sINSERT INTO %s VALUES", i ? ";" : "", zName);
+    APP(s, i%200 ? ",(" : "(");
+    for(k=0; k<N_COL; k++){
+      if( k ) APP(s, ",");
+      valOf(g, k, s);
+    }
+    APP(s, ")");
+  }
+  APP(s, nRow ? "; COMMIT" : "COMMIT");
+  z = sqlite3_str_finish(s);
+  rc = sqlite3_exec(db, z, 0, 0, 0);
+  sqlite3_free(z);
+  return rc;
+}
+
+static void expr(Gen *g, sqlite3_str *s, int d);
+static void cond(Gen *g, sqlite3_str *s, int d);
+
+static void col(Gen *g, sqlite3_str *s){ APP(s, PICK(g, azCol)); }
+
+/* A parameter: ?, ?N, :name, @name, $name (named ones repeat). */
+static void param(Gen *g, sqlite3_str *s){
+  switch( pick(g, 5) ){
+    case 0: APP(s, "?"); break;
+    case 1: sqlite3_str_appendf(s, "?%d", 1 + pick(g, 3)); break;
+    case 2: sqlite3_str_appendf(s, ":p%d", 1 + pick(g, 2)); break;
+    case 3: APP(s, "@w"); break;
+    default: APP(s, "$v"); break;
+  }
+}
+
+static void lit(Gen *g, sqlite3_str *s){
+  static const char *az[] = {
+    "0", "1", "2", "-1", "0.5", "'a'", "'A'", "'12'", "NULL", "'abc'", "1.0", "3", "'x'", "2.5", "-0.0",
+    "9223372036854775807", "'a  '", "x'41'", "-9223372036854775808", "1e308", "'1e3'", "7",
+  };
+  if( g->params && chance(g, 0.25) ) param(g, s);
+  else APP(s, PICK(g, az));
+}
+
+/* Values given to q(...) for the parameters. */
+static const char *azArg[] = {
+  "0", "1", "2", "-1", "0.5", "'a'", "'A'", "'12'", "NULL", "'abc'", "1.0", "3", "'x'", "2.5", "-0.0",
+  "9223372036854775807", "x'41'", "'a  '", "100", "-3.25",
+};
+
+static void expr(Gen *g, sqlite3_str *s, int d){
+  static const char *azOp[] = { "+", "-", "*", "/", "+", "-", "*", "/", "%" };
+  static const char *azCast[] = { "INTEGER", "REAL", "TEXT", "NUMERIC", "BLOB" };
+  static const char *azColl[] = { "NOCASE", "BINARY", "RTRIM" };
+  double p = h_unit(&g->r);
+  if( d>2 || p<0.3 ){
+    if( chance(g, 0.7) ) col(g, s);
+    else lit(g, s);
+    return;
+  }
+  if( p<0.46 ){
+    APP(s, "("); expr(g, s, d+1); sqlite3_str_appendf(s, " %s ", PICK(g, azOp)); expr(g, s, d+1); APP(s, ")");
+  }else if( p<0.50 ){
+    APP(s, "-("); expr(g, s, d+1); APP(s, ")");              /* never "- -x": that is a comment */
+  }else if( p<0.54 ){
+    APP(s, "abs("); expr(g, s, d+1); APP(s, ")");
+  }else if( p<0.58 ){
+    APP(s, "coalesce("); expr(g, s, d+1); APP(s, ", "); expr(g, s, d+1);
+    if( chance(g, 0.3) ){ APP(s, ", "); expr(g, s, d+1); }
+    APP(s, ")");
+  }else if( p<0.61 ){
+    APP(s, "ifnull("); expr(g, s, d+1); APP(s, ", "); expr(g, s, d+1); APP(s, ")");
+  }else if( p<0.63 ){
+    APP(s, "iif("); cond(g, s, d+1); APP(s, ", "); expr(g, s, d+1); APP(s, ", "); expr(g, s, d+1); APP(s, ")");
+  }else if( p<0.67 ){
+    APP(s, "substr("); col(g, s);
+    if( chance(g, 0.7) ) sqlite3_str_appendf(s, ", %d, %d)", 1 + pick(g, 2), 1 + pick(g, 3));
+    else sqlite3_str_appendf(s, ", %d)", pick(g, 4) - 1);
+  }else if( p<0.72 ){
+    APP(s, "CASE WHEN "); cond(g, s, d+1); APP(s, " THEN "); expr(g, s, d+1);
+    if( chance(g, 0.3) ){ APP(s, " WHEN "); cond(g, s, d+1); APP(s, " THEN "); expr(g, s, d+1); }
+    if( chance(g, 0.8) ){ APP(s, " ELSE "); expr(g, s, d+1); }
+    APP(s, " END");
+  }else if( p<0.74 ){
+    APP(s, "CASE "); col(g, s); APP(s, " WHEN "); lit(g, s); APP(s, " THEN "); expr(g, s, d+1);
+    APP(s, " ELSE "); expr(g, s, d+1); APP(s, " END");
+  }else if( p<0.78 ){
+    APP(s, "CAST(");
+    if( chance(g, 0.8) ) col(g, s); else expr(g, s, d+1);
+    sqlite3_str_appendf(s, " AS %s)", PICK(g, azCast));
+  }else if( p<0.81 ){
+    APP(s, "nullif("); col(g, s); APP(s, ", "); lit(g, s); APP(s, ")");
+  }else if( p<0.84 ){
+    APP(s, chance(g, 0.7) ? "lower(" : "upper("); col(g, s); APP(s, ")");
+  }else if( p<0.89 ){
+    col(g, s); sqlite3_str_appendf(s, " COLLATE %s", PICK(g, azColl));
+  }else if( p<0.92 ){
+    APP(s, "length("); col(g, s); APP(s, ")");
+  }else if( p<0.93 ){                         /* these two SQLite computes */
+    APP(s, "("); col(g, s); APP(s, " || 'x')");
+  }else if( p<0.94 ){
+    APP(s, "typeof("); col(g, s); APP(s, ")");
+  }else if( p<0.97 ){
+    APP(s, "round("); col(g, s); APP(s, ", 1)");
+  }else{
+    APP(s, "trim("); col(g, s); APP(s, ")");
+  }
+}
+
+static void cond(Gen *g, sqlite3_str *s, int d){
+  static const char *azCmp[] = { "=", "==", "<", "<=", ">", ">=", "!=", "<>", "IS", "IS NOT" };
+  static const char *azLike[] = { "a%", "%1%", "_", "A", "%a  ", "" };
+  static const char *azGlob[] = { "a*", "*1*", "?", "[aA]*", "A" };
+  double p = h_unit(&g->r);
+  if( d>2 || p<0.45 ){
+    expr(g, s, d+1); sqlite3_str_appendf(s, " %s ", PICK(g, azCmp)); expr(g, s, d+1);
+  }else if( p<0.55 ){
+    APP(s, "("); cond(g, s, d+1); APP(s, " AND "); cond(g, s, d+1); APP(s, ")");
+  }else if( p<0.65 ){
+    APP(s, "("); cond(g, s, d+1); APP(s, " OR "); cond(g, s, d+1); APP(s, ")");
+  }else if( p<0.70 ){
+    APP(s, "NOT ("); cond(g, s, d+1); APP(s, ")");
+  }else if( p<0.75 ){
+    expr(g, s, d+1); APP(s, chance(g, 0.2) ? " NOT BETWEEN " : " BETWEEN "); lit(g, s); APP(s, " AND "); lit(g, s);
+  }else if( p<0.80 ){
+    col(g, s); APP(s, chance(g, 0.2) ? " NOT IN (" : " IN ("); lit(g, s); APP(s, ", "); lit(g, s);
+    if( chance(g, 0.4) ){ APP(s, ", "); lit(g, s); }
+    APP(s, ")");
+  }else if( p<0.85 ){
+    expr(g, s, d+1); APP(s, chance(g, 0.5) ? " IS NULL" : " IS NOT NULL");
+  }else if( p<0.90 ){
+    col(g, s); sqlite3_str_appendf(s, "%s LIKE '%s'", chance(g, 0.2) ? " NOT" : "", PICK(g, azLike));
+  }else if( p<0.94 ){
+    col(g, s); sqlite3_str_appendf(s, " GLOB '%s'", PICK(g, azGlob));
+  }else{
+    expr(g, s, d+1);                                          /* a value's truth */
+  }
+}
+
+static void agg(Gen *g, sqlite3_str *s){
+  static const char *azFn[] = {
+    "count", "count", "sum", "sum", "total", "avg", "avg", "min", "max", "gpu_min", "gpu_max", "gpu_sum",
+  };
+  const char *zFn;
+  int k = pick(g, 14);
+  if( k==12 ){ APP(s, "count(*)"); return; }
+  if( k==13 ){
+    APP(s, "count(DISTINCT ");
+    if( chance(g, 0.7) ) col(g, s); else expr(g, s, 2);
+    APP(s, ")");
+    return;
+  }
+  zFn = azFn[k];
+  sqlite3_str_appendf(s, "%s(", zFn);
+  if( chance(g, 0.5) ) col(g, s); else expr(g, s, 1);
+  APP(s, ")");
+}
+
+/* A result over aggregates: one, or two combined. */
+static void aggTerm(Gen *g, sqlite3_str *s){
+  static const char *azOp[] = { "+", "-", "*", "/" };
+  double p = h_unit(&g->r);
+  if( p<0.85 ){ agg(g, s); return; }
+  if( p<0.93 ){
+    APP(s, "("); agg(g, s); sqlite3_str_appendf(s, " %s ", PICK(g, azOp)); agg(g, s); APP(s, ")");
+    return;
+  }
+  APP(s, "coalesce("); agg(g, s); APP(s, ", "); lit(g, s); APP(s, ")");
+}
+
+/* A generated SELECT, its reference (sum, total, avg made gpu_sum,
+** gpu_total, gpu_avg), and whether ORDER BY fixes its rows' order. */
+typedef struct Query {
+  char *zSql;
+  char *zRef;
+  int ordered;
+} Query;
+
+static char *refOf(const char *z){
+  sqlite3_str *s = sqlite3_str_new(0);
+  int i;
+  for(i=0; z[i]; i++){
+    if( (i==0 || !(isalnum((unsigned char)z[i-1]) || z[i-1]=='_'))
+     && (sqlite3_strnicmp(z+i, "sum(", 4)==0 || sqlite3_strnicmp(z+i, "total(", 6)==0
+         || sqlite3_strnicmp(z+i, "avg(", 4)==0) ){
+      APP(s, "gpu_");
+    }
+    sqlite3_str_appendchar(s, 1, z[i]);
+  }
+  return sqlite3_str_finish(s);
+}
+
+static char *text(sqlite3_str *s){ return sqlite3_str_finish(s); }
+
+static void genQuery(Gen *g, const char *zTab, Query *q){
+  static const char *azKey[] = {
+    "a", "b", "s", "n", "u", "c", "r", "substr(s, 1, 1)", "c COLLATE NOCASE", "a % 3", "s COLLATE NOCASE",
+    "lower(c)", "(b * 2)", "length(r)", "CAST(n AS TEXT)", "r COLLATE BINARY", "coalesce(a, s)",
+    "u COLLATE NOCASE", "abs(n)", "u",
+  };
+  static const int anKey[] = { 0, 0, 1, 1, 1, 2, 2, 3 };
+  char *azSel[16];
+  int aKeyAt[4];
+  int nKey = PICK(g, anKey), nSel = 0, i, grouped, aggsFirst;
+  const char *azK[4];
+  sqlite3_str *s = sqlite3_str_new(0);
+  g->params = chance(g, 0.3);
+  for(i=0; i<nKey; i++) azK[i] = PICK(g, azKey);
+  grouped = nKey>0 || chance(g, 0.75);
+  if( grouped ){
+    int nAgg = 1 + pick(g, 6);
+    aggsFirst = chance(g, 0.2);
+    if( !aggsFirst ) for(i=0; i<nKey; i++){ aKeyAt[i] = nSel; azSel[nSel++] = sqlite3_mprintf("%s", azK[i]); }
+    for(i=0; i<nAgg; i++){
+      sqlite3_str *a = sqlite3_str_new(0);
+      aggTerm(g, a);
+      azSel[nSel++] = text(a);
+    }
+    if( aggsFirst ) for(i=0; i<nKey; i++){ aKeyAt[i] = nSel; azSel[nSel++] = sqlite3_mprintf("%s", azK[i]); }
+    if( nKey && chance(g, 0.15) ){               /* an expression over a key */
+      static const char *azOver[] = { "abs(%s)", "(%s + 1)", "typeof(%s)", "(%s || '!')", "coalesce(%s, -1)" };
+      azSel[nSel++] = sqlite3_mprintf(PICK(g, azOver), azK[pick(g, nKey)]);
+    }
+  }else if( chance(g, 0.06) ){
+    azSel[nSel++] = sqlite3_mprintf("*");
+  }else{
+    int n = 1 + pick(g, 3);
+    for(i=0; i<n; i++){
+      sqlite3_str *a = sqlite3_str_new(0);
+      if( chance(g, 0.15) ) cond(g, a, 1); else expr(g, a, 0);
+      azSel[nSel++] = text(a);
+    }
+  }
+  APP(s, "SELECT ");
+  for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azSel[i]);
+  sqlite3_str_appendf(s, " FROM %s", zTab);
+  if( chance(g, 0.6) ){ APP(s, " WHERE "); cond(g, s, 0); }
+  if( nKey ){
+    int byNumber = chance(g, 0.25);
+    APP(s, " GROUP BY ");
+    for(i=0; i<nKey; i++){
+      if( byNumber ) sqlite3_str_appendf(s, "%s%d", i ? ", " : "", aKeyAt[i] + 1);
+      else sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azK[i]);
+    }
+  }
+  if( grouped && chance(g, 0.2) ){
+    static const char *azCmp[] = { ">", "<", ">=", "<=", "=", "<>", "IS NOT" };
+    APP(s, " HAVING ");
+    agg(g, s); sqlite3_str_appendf(s, " %s ", PICK(g, azCmp)); lit(g, s);
+    if( chance(g, 0.3) ){ APP(s, chance(g, 0.5) ? " AND " : " OR "); APP(s, "count(*) > 1"); }
+  }
+  q->ordered = 0;
+  if( chance(g, 0.35) ){
+    int nOrd = nSel, aOrd[16];
+    if( nSel==1 && strcmp(azSel[0], "*")==0 ) nOrd = N_COL;
+    for(i=0; i<nOrd; i++) aOrd[i] = i + 1;
+    for(i=nOrd-1; i>0; i--){                     /* every column, in a random order */
+      int j = pick(g, i + 1), t = aOrd[i];
+      aOrd[i] = aOrd[j]; aOrd[j] = t;
+    }
+    APP(s, " ORDER BY ");
+    for(i=0; i<nOrd; i++){
+      sqlite3_str_appendf(s, "%s%d%s", i ? ", " : "", aOrd[i], chance(g, 0.3) ? " DESC" : "");
+      if( chance(g, 0.1) ) APP(s, chance(g, 0.5) ? " NULLS FIRST" : " NULLS LAST");
+    }
+    q->ordered = 1;
+    if( chance(g, 0.5) ){
+      int k = pick(g, 7);
+      if( k==6 ){
+        sqlite3_str_appendf(s, " LIMIT %d, %d", pick(g, 4), pick(g, 6));     /* OFFSET, LIMIT */
+      }else{
+        if( g->params && chance(g, 0.15) ) APP(s, " LIMIT :lim");
+        else sqlite3_str_appendf(s, " LIMIT %d", k==5 ? -1 : k);
+        if( chance(g, 0.3) ) sqlite3_str_appendf(s, " OFFSET %d", pick(g, 5));
+      }
+    }
+  }
+  for(i=0; i<nSel; i++) sqlite3_free(azSel[i]);
+  q->zSql = text(s);
+  q->zRef = refOf(q->zSql);
+}
+
+static void queryFree(Query *q){
+  sqlite3_free(q->zSql);
+  sqlite3_free(q->zRef);
+}
+
+/* ---- one read against the reference --------------------------------------------------- */
+
+/* gpuagg_info()'s query counters: reads by path. */
+static void counts(sqlite3 *db, int64_t *pEngine, int64_t *pSqlite){
+  sqlite3_stmt *st = 0;
+  *pEngine = *pSqlite = -1;
+  if( sqlite3_prepare_v2(db, "SELECT json_extract(i, '$.query.engine'), json_extract(i, '$.query.sqlite')"
+                             " FROM (SELECT gpuagg_info() AS i)", -1, &st, 0)==SQLITE_OK
+   && sqlite3_step(st)==SQLITE_ROW ){
+    *pEngine = sqlite3_column_int64(st, 0);
+    *pSqlite = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+}
+
+enum { R_SAME, R_DIFF, R_INVALID };
+
+typedef struct Run {
+  int engine;                      /* the read took the engine's path */
+  int error;                       /* the answer was an error (both) */
+  char zMsg[2000];                 /* R_DIFF: what differed */
+} Run;
+
+/* Make q a gpu_query table, read it with random parameters (some left
+** out), and compare with the reference run with the same parameters. */
+static int runOne(sqlite3 *db, Gen *g, const Query *q, Run *o){
+  sqlite3_stmt *ref = 0, *vals = 0;
+  sqlite3_str *args;
+  char *zArgs, *zCreate, *zRead, *zErr = 0;
+  char zGot[600], zWant[600];
+  Rows want, got;
+  int nParam, nArg, i, rc = R_SAME;
+  int64_t e0, s0, e1, s1;
+  o->engine = 0;
+  o->error = 0;
+  o->zMsg[0] = 0;
+  zCreate = chance(g, 0.3) ? sqlite3_mprintf("CREATE VIRTUAL TABLE temp.q USING gpu_query(%Q)", q->zSql)
+                           : sqlite3_mprintf("CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", q->zSql);
+  if( sqlite3_prepare_v2(db, q->zRef, -1, &ref, 0)!=SQLITE_OK ){
+    /* the generator wrote what SQLite refuses: gpu_query must refuse it */
+    char *zRefErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    if( sqlite3_exec(db, zCreate, 0, 0, 0)==SQLITE_OK ){
+      snprintf(o->zMsg, sizeof(o->zMsg), "%s\n  SQLite refuses it (%s), gpu_query took it", q->zSql, zRefErr);
+      sqlite3_exec(db, "DROP TABLE temp.q", 0, 0, 0);
+      rc = R_DIFF;
+    }else{
+      rc = R_INVALID;
+    }
+    sqlite3_free(zRefErr);
+    sqlite3_free(zCreate);
+    return rc;
+  }
+  nParam = sqlite3_bind_parameter_count(ref);
+  nArg = nParam==0 ? 0 : chance(g, 0.85) ? nParam : pick(g, nParam + 1);
+  args = sqlite3_str_new(0);
+  for(i=0; i<nArg; i++) sqlite3_str_appendf(args, "%s%s", i ? ", " : "", PICK(g, azArg));
+  zArgs = sqlite3_str_finish(args);
+  if( nArg ){
+    char *z = sqlite3_mprintf("SELECT %s", zArgs);
+    if( sqlite3_prepare_v2(db, z, -1, &vals, 0)==SQLITE_OK && sqlite3_step(vals)==SQLITE_ROW ){
+      for(i=0; i<nArg; i++) sqlite3_bind_value(ref, i + 1, sqlite3_column_value(vals, i));
+    }
+    sqlite3_free(z);
+  }
+  rowsRun(db, ref, &want);
+  sqlite3_finalize(ref);
+  sqlite3_finalize(vals);
+  memset(&got, 0, sizeof(got));
+  if( sqlite3_exec(db, zCreate, 0, 0, &zErr)!=SQLITE_OK ){
+    snprintf(o->zMsg, sizeof(o->zMsg), "%s\n  CREATE VIRTUAL TABLE failed: %s", q->zSql, zErr ? zErr : "?");
+    sqlite3_free(zErr);
+    rowsFree(&want);
+    sqlite3_free(zArgs);
+    sqlite3_free(zCreate);
+    return R_DIFF;
+  }
+  counts(db, &e0, &s0);
+  zRead = nArg ? sqlite3_mprintf("SELECT * FROM q(%s)", zArgs) : sqlite3_mprintf("SELECT * FROM q");
+  rowsOf(db, zRead, &got);
+  counts(db, &e1, &s1);
+  o->engine = e1>e0;
+  o->error = want.zErr!=0;
+  sqlite3_exec(db, "DROP TABLE temp.q", 0, 0, 0);
+  if( !rowsSame(&want, &got, q->ordered) ){
+    rowsShow(zGot, sizeof(zGot), &got, &want, q->ordered);
+    rowsShow(zWant, sizeof(zWant), &want, &got, q->ordered);
+    snprintf(o->zMsg, sizeof(o->zMsg), "%s\n  arguments (%s), %s path\n  got  %s\n  want %s", q->zSql, zArgs,
+             o->engine ? "engine" : "sqlite", zGot, zWant);
+    rc = R_DIFF;
+  }else if( !want.zErr && e1 + s1!=e0 + s0 + 1 ){
+    snprintf(o->zMsg, sizeof(o->zMsg), "%s\n  the read was counted %lld times (query counters)", q->zSql,
+             (long long)(e1 + s1 - e0 - s0));
+    rc = R_DIFF;
+  }
+  rowsFree(&want);
+  rowsFree(&got);
+  sqlite3_free(zArgs);
+  sqlite3_free(zCreate);
+  sqlite3_free(zRead);
+  return rc;
+}
+
+/* ---- connections ------------------------------------------------------------------------- */
+
+/* A connection to zFile with the module on this pass's backend, the cache
+** off. No assertion: threads use it. */
+static sqlite3 *openFile(const char *zFile){
+  char *zErr = 0, *z;
+  sqlite3 *db = h_open_file(zFile, &zErr);
+  if( db==0 ){
+    sqlite3_free(zErr);
+    return 0;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  z = sqlite3_mprintf("SELECT gpuagg_backend('%s'), gpuagg_config('chunk', 4096), gpuagg_config('threshold', 1000),"
+                      " gpuagg_config('cache', 0)", g_backend);
+  sqlite3_exec(db, z, 0, 0, 0);
+  sqlite3_free(z);
+  return db;
+}
+
+static sqlite3 *openFileChecked(const char *zFile){
+  sqlite3 *db = openFile(zFile);
+  ck_assert_msg(db!=0, "cannot open %s with the module", zFile);
+  return db;
+}
+
+static int under_valgrind(void){ return getenv("GPUAGG_UNDER_VALGRIND")!=0; }
+
+/* ---- 1. random SELECTs -------------------------------------------------------------------- */
+
+/* Reasons reads went through SQLite, counted (for the log). */
+typedef struct Why { char z[80]; int n; } Why;
+
+static void noteWhy(sqlite3 *db, const char *zSql, Why *a, int *pn){
+  char *z = h_text(db, "SELECT coalesce(json_extract(gpu_explain(%Q), '$.why'), 'at run time: ' ||"
+                       " coalesce(json_extract(gpuagg_info(), '$.query.why[0]'), '?'))", zSql);
+  int i;
+  char zKey[80];
+  snprintf(zKey, sizeof(zKey), "%s", z ? z : "?");
+  free(z);
+  for(i=0; i<*pn && strcmp(a[i].z, zKey); i++){}
+  if( i==*pn ){
+    if( *pn==64 ) return;
+    snprintf(a[i].z, sizeof(a[i].z), "%s", zKey);
+    a[i].n = 0;
+    (*pn)++;
+  }
+  a[i].n++;
+}
+
+static int cmpWhy(const void *a, const void *b){ return ((const Why*)b)->n - ((const Why*)a)->n; }
+
+START_TEST(test_random){
+  /* rows, where: 0 memory (statement source), 1 file (pages), 2 file with the cache */
+  static const struct { int nRow, where; } aRound[] = {
+    { 0, 0 }, { 1, 1 }, { 3, 0 }, { 20, 2 }, { 200, 0 }, { 200, 1 }, { 1100, 2 }, { 3000, 0 }, { 3000, 1 },
+  };
+  const int nRound = (int)(sizeof(aRound)/sizeof(aRound[0]));
+  const char *zN = getenv("GPUAGG_QUERY_N");
+  int nQuery = zN ? atoi(zN) : 2000;
+  int64_t nEngine = 0, nRead = 0;
+  int nBad = 0, nInvalid = 0, nError = 0, iRound, i, nWhy = 0;
+  char zDir[64], zFile[96], zFirst[2100] = "";
+  Why aWhy[64];
+  Gen g;
+  sqlite3 *mem = s_open(4096, 1000), *file;
+  s_dir_make(zDir, "query");
+  snprintf(zFile, sizeof(zFile), "%s/r.db", zDir);
+  file = openFileChecked(zFile);
+  memset(&g, 0, sizeof(g));
+  g.valgrind = under_valgrind();
+  for(iRound=0; iRound<nRound; iRound++){
+    int n = nQuery/nRound + (iRound < nQuery%nRound);
+    sqlite3 *db = aRound[iRound].where ? file : mem;
+    h_rng_init(&g.r, h_seed + 7919u*(uint64_t)iRound);
+    CHECK(makeTable(db, &g, aRound[iRound].nRow, "t")==SQLITE_OK, "round %d: making t: %s", iRound, sqlite3_errmsg(db));
+    if( aRound[iRound].where ){
+      EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d)", 1 + iRound%4,
+           aRound[iRound].where==2 ? 1<<26 : 0);
+    }
+    for(i=0; i<n; i++){
+      Query q;
+      Run o;
+      int rc;
+      genQuery(&g, "t", &q);
+      rc = runOne(db, &g, &q, &o);
+      if( rc==R_INVALID ){
+        nInvalid++;
+      }else{
+        nRead++;
+        nEngine += o.engine;
+        nError += o.error;
+        if( !o.engine ) noteWhy(db, q.zSql, aWhy, &nWhy);
+      }
+      if( rc==R_DIFF ){
+        if( nBad<5 ) printf("MISMATCH (round %d, %d rows, query %d):\n%s\n", iRound, aRound[iRound].nRow, i, o.zMsg);
+        fflush(stdout);
+        if( getenv("GPUAGG_QUERY_DUMP") ){           /* the table, to reproduce it in the shell */
+          char *zDump = sqlite3_mprintf("%s/round%d.db", getenv("GPUAGG_QUERY_DUMP"), iRound);
+          if( access(zDump, F_OK)!=0 ) h_exec(db, "VACUUM INTO %Q", zDump);
+          printf("  (the table: %s)\n", zDump);
+          sqlite3_free(zDump);
+        }
+        if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "round %d, %d rows, query %d: %s", iRound,
+                                 aRound[iRound].nRow, i, o.zMsg);
+      }
+      queryFree(&q);
+    }
+  }
+  qsort(aWhy, (size_t)nWhy, sizeof(Why), cmpWhy);
+  printf("gpu_query random, %s backend: %lld reads, %lld on the engine (%.1f%%), %d errors (both), %d not SQL,"
+         " %d mismatches\n", g_backend, (long long)nRead, (long long)nEngine, nRead ? 100.0*(double)nEngine/(double)nRead : 0.0,
+         nError, nInvalid, nBad);
+  for(i=0; i<nWhy && i<8; i++) printf("  through SQLite %4d: %s\n", aWhy[i].n, aWhy[i].z);
+  fflush(stdout);
+  CHECK(nBad==0, "%d of %lld reads differ from SQLite; the first: %s", nBad, (long long)nRead, zFirst);
+  CHECK(nRead>0 && nEngine*5 >= nRead*4, "only %lld of %lld reads took the engine's path (want 80%%)",
+        (long long)nEngine, (long long)nRead);
+  CHECK(nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", nInvalid, nQuery);
+  s_expect_pool_idle(mem);
+  s_expect_pool_idle(file);
+  sqlite3_close(mem);
+  sqlite3_close(file);
+  s_dir_drop(zDir);
+}
+END_TEST
+
+/* ---- 2. parallel grouping --------------------------------------------------------------------- */
+
+/* Table p of n rows: NULLs, integers, reals, TEXT keys in 'A' and 'a'
+** spellings, untyped values mixing 1 and 1.0, 0.0 and -0.0, and a few TEXT
+** values in a NUMERIC column. */
+static void makeBig(sqlite3 *db, int64_t n){
+  EXEC(db, "DROP TABLE IF EXISTS p; CREATE TABLE p(k INTEGER, g TEXT COLLATE NOCASE, h TEXT, x REAL, y, z NUMERIC);"
+           "WITH RECURSIVE s(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM s WHERE i<%lld) "
+           "INSERT INTO p SELECT"
+           " CASE WHEN i%%97=0 THEN NULL ELSE (i*7919)%%1000 - 300 END,"
+           " CASE WHEN i%%89=0 THEN NULL ELSE char(CASE WHEN (i/7)%%2 THEN 65 ELSE 97 END + (i*31)%%5) || ((i*13)%%23) END,"
+           " CASE (i*17)%%7 WHEN 0 THEN 'k' WHEN 1 THEN 'K' WHEN 2 THEN 'k ' WHEN 3 THEN NULL ELSE 'h' || (i%%40) END,"
+           " CASE WHEN i%%53=0 THEN NULL WHEN i%%5=0 THEN (i%%1000) * 1.0 ELSE (i%%1000)*0.37 - 100.0 END,"
+           " CASE i%%11 WHEN 0 THEN NULL WHEN 1 THEN 'txt' WHEN 2 THEN (i%%50)*1.5 WHEN 3 THEN -0.0 WHEN 4 THEN 0.0"
+           "  WHEN 5 THEN (i%%9) * 1.0 WHEN 6 THEN CASE WHEN i%%2 THEN 'A' ELSE 'a' END ELSE i%%9 END,"
+           " CASE WHEN i%%1009=0 THEN 'abc' WHEN i%%1013=0 THEN 'x7' WHEN i%%1019=0 THEN '12' ELSE (i%%300) - 150 END"
+           " FROM s", (long long)n);
+}
+
+START_TEST(test_parallel){
+  static const char *azKeys[] = {
+    "k", "g", "y", "z", "g, h", "k % 7, g", "y, h COLLATE NOCASE", "g COLLATE BINARY",
+  };
+  static const char *azAggs[] = {
+    "count(*), sum(x), avg(x), total(y), min(x), max(x), count(y)",
+    "sum(z), min(g), max(g), min(y), max(y), avg(k)",
+    "sum(k), total(x), min(h), max(h), gpu_min(y), gpu_max(y), sum(y), count(DISTINCT k)",
+  };
+  static const char *azWhere[] = { "", " WHERE k > 0", " WHERE x IS NOT NULL AND g > 'b'" };
+  const char *zRows = getenv("GPUAGG_QUERY_ROWS");
+  int64_t nRow = zRows ? atoll(zRows) : under_valgrind() ? 30000 : 200000;
+  int64_t e0, s0, e1, s1;
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  int i, nQ = 0;
+  s_dir_make(zDir, "query-par");
+  snprintf(zFile, sizeof(zFile), "%s/p.db", zDir);
+  db = openFileChecked(zFile);
+  makeBig(db, nRow);
+  EXEC(db, "SELECT gpuagg_config('threads', 4)");
+  counts(db, &e0, &s0);
+  for(i=0; i<(int)(sizeof(azKeys)/sizeof(azKeys[0])); i++){
+    int j;
+    for(j=0; j<(int)(sizeof(azAggs)/sizeof(azAggs[0])); j++){
+      char *zSql = sqlite3_mprintf("SELECT %s, %s FROM p%s GROUP BY %s%s", azKeys[i], azAggs[j], azWhere[(i+j)%3],
+                                   azKeys[i], (i+j)%4==0 ? " HAVING count(*) > 2 ORDER BY 1" : "");
+      char *zRef = refOf(zSql), *zRead;
+      Rows want, got;
+      int ordered = (i+j)%4==0 && strchr(azKeys[i], ',')==0;
+      EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+      zRead = sqlite3_mprintf("SELECT * FROM q");
+      rowsOf(db, zRead, &got);
+      rowsOf(db, zRef, &want);
+      if( !rowsSame(&want, &got, ordered) ){
+        char zGot[600], zWant[600];
+        rowsShow(zGot, sizeof(zGot), &got, &want, ordered);
+        rowsShow(zWant, sizeof(zWant), &want, &got, ordered);
+        CHECK(0, "%s\n  got  %s\n  want %s", zSql, zGot, zWant);
+      }
+      CHECK(want.zErr==0, "%s: %s", zSql, want.zErr);
+      EXEC(db, "DROP TABLE temp.q");
+      rowsFree(&want);
+      rowsFree(&got);
+      sqlite3_free(zSql);
+      sqlite3_free(zRef);
+      sqlite3_free(zRead);
+      nQ++;
+    }
+  }
+  /* No GROUP BY: one group, merged from every worker. */
+  {
+    const char *zSql = "SELECT count(*), sum(x), avg(y), total(z), min(g), max(g), min(y), max(y), sum(k) FROM p";
+    char *zRef = refOf(zSql);
+    Rows want, got;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+    rowsOf(db, "SELECT * FROM q", &got);
+    rowsOf(db, zRef, &want);
+    CHECK(rowsSame(&want, &got, 1), "%s: got %s, want %s", zSql, got.n ? got.az[0] : "-", want.n ? want.az[0] : "-");
+    EXEC(db, "DROP TABLE temp.q");
+    rowsFree(&want);
+    rowsFree(&got);
+    sqlite3_free(zRef);
+    nQ++;
+  }
+  counts(db, &e1, &s1);
+  {
+    char *zSrc = h_text(db, "SELECT json_extract(gpuagg_info(), '$.sources.gpu_query.source')");
+    CHECK(zSrc && strcmp(zSrc, "pages")==0, "the page source did not serve: %s", zSrc ? zSrc : "?");
+    free(zSrc);
+  }
+  CHECK((e1 - e0)*10 >= (int64_t)nQ*8, "only %lld of %d grouped reads took the engine's path", (long long)(e1 - e0), nQ);
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
+/* ---- 3. out of the subset ------------------------------------------------------------------------ */
+
+START_TEST(test_outside){
+  static const char *azSql[] = {
+    "SELECT t.a, sum(u.b), count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a",
+    "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t",
+    "SELECT sum(b) FROM t WHERE a IN (SELECT a FROM t2)",
+    "SELECT a, sum(b) OVER (ORDER BY a, rowid) FROM t",
+    "WITH w AS (SELECT a, b FROM t WHERE b > 0) SELECT a, total(b) FROM w GROUP BY a",
+    "SELECT DISTINCT a % 3, s FROM t",
+    "SELECT a, s, max(b) FROM t GROUP BY a",
+    "SELECT count(*), sum(b), avg(a) FROM v",
+    "SELECT k, sum(v), avg(v) FROM w GROUP BY k",
+    "SELECT a FROM t UNION ALL SELECT a FROM t2",
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  Gen g;
+  size_t i;
+  memset(&g, 0, sizeof(g));
+  h_rng_init(&g.r, h_seed ^ 0x3);
+  g.valgrind = under_valgrind();
+  CHECK(makeTable(db, &g, 300, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
+  CHECK(makeTable(db, &g, 50, "t2")==SQLITE_OK, "t2: %s", sqlite3_errmsg(db));
+  EXEC(db, "UPDATE t SET a = a %% 5, b = abs(b) %% 100; UPDATE t2 SET a = a %% 5, b = abs(b) %% 100;"
+           "CREATE VIEW v AS SELECT a, b FROM t WHERE a > 0;"
+           "CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+           "INSERT INTO w SELECT 'k' || (rowid %% 7) || '.' || rowid, b FROM t");
+  for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
+    char *zRef = refOf(azSql[i]), *zPath, *zWhy;
+    int64_t e0, s0, e1, s1;
+    Rows want, got;
+    int ordered = strstr(azSql[i], "OVER")!=0;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i]);
+    counts(db, &e0, &s0);
+    rowsOf(db, "SELECT * FROM q", &got);
+    counts(db, &e1, &s1);
+    rowsOf(db, zRef, &want);
+    CHECK(want.zErr==0 && want.n>0, "%s: the reference: %s", azSql[i], want.zErr ? want.zErr : "no rows");
+    CHECK(rowsSame(&want, &got, ordered), "%s: got %s, want %s", azSql[i], got.zErr ? got.zErr : got.n ? got.az[0] : "-",
+          want.n ? want.az[0] : "-");
+    CHECK(s1==s0 + 1 && e1==e0, "%s: query counters engine %lld -> %lld, sqlite %lld -> %lld", azSql[i],
+          (long long)e0, (long long)e1, (long long)s0, (long long)s1);
+    zPath = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path')", azSql[i]);
+    zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.why')", azSql[i]);
+    CHECK(zPath && strcmp(zPath, "sqlite")==0, "%s: gpu_explain's path: %s", azSql[i], zPath ? zPath : "?");
+    CHECK(zWhy && zWhy[0], "%s: gpu_explain gives no reason", azSql[i]);
+    {
+      char *zLast = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.why[0]')");
+      CHECK(zLast && zLast[0], "%s: gpuagg_info() names no reason", azSql[i]);
+      free(zLast);
+    }
+    EXEC(db, "DROP TABLE temp.q");
+    free(zPath);
+    free(zWhy);
+    rowsFree(&want);
+    rowsFree(&got);
+    sqlite3_free(zRef);
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* ---- 4. bad input ---------------------------------------------------------------------------------- */
+
+START_TEST(test_bad_input){
+  static const s_error aErr[] = {
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('DELETE FROM t')", "not a SELECT" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('INSERT INTO t SELECT * FROM t')", "not a SELECT" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('DROP TABLE t')", "not a SELECT" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('UPDATE t SET a = 0')", "not a SELECT" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELECT 1; SELECT 2')", "more than one statement" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELECT a FROM t; DELETE FROM t')", "more than one statement" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELECT * FROM nope')", "no such table: nope" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query((SELECT nope FROM t))", "no such column: nope" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELECT a FROM t WHERE')", "incomplete input" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELEC a FROM t')", "syntax error" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query((SELECT a FROM t WHERE a > > 1))", "syntax error" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('')", "gpu_query" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query", "gpu_query" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELECT 1', 'SELECT 2')", "gpu_query" },
+    { "CREATE VIRTUAL TABLE bad USING gpu_query((SELECT a FROM t))", "temp" },
+    { "CREATE VIRTUAL TABLE main.bad USING gpu_query((SELECT a FROM t))", "temp" },
+    { "SELECT * FROM q(1, 2)", "too many arguments on q() - max 1" },
+    { "SELECT * FROM q(1, 2, 3)", "too many arguments on q()" },
+    { "SELECT gpu_explain('DELETE FROM t')", "not a SELECT" },
+    { "SELECT gpu_explain('SELECT 1; SELECT 2')", "more than one statement" },
+    { "SELECT gpu_explain('SELECT * FROM nope')", "no such table: nope" },
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  Gen g;
+  char *zBefore, *zAfter, *zTemp;
+  memset(&g, 0, sizeof(g));
+  h_rng_init(&g.r, h_seed ^ 0x4);
+  g.valgrind = under_valgrind();
+  CHECK(makeTable(db, &g, 100, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((SELECT a, sum(b) FROM t WHERE a > ? GROUP BY a))");
+  zBefore = s_render(db, "SELECT rowid, * FROM t");
+  s_expect_errors(db, aErr, (int)(sizeof(aErr)/sizeof(aErr[0])));
+  zAfter = s_render(db, "SELECT rowid, * FROM t");
+  CHECK(strcmp(zBefore, zAfter)==0, "t changed");
+  zTemp = h_text(db, "SELECT group_concat(name) FROM sqlite_temp_master");
+  CHECK(zTemp && strcmp(zTemp, "q")==0, "temp holds %s, want q alone", zTemp ? zTemp : "nothing");
+  CHECK(h_int(db, "SELECT count(*) FROM sqlite_master WHERE name='bad'")==0, "a table bad in main");
+  CHECK(h_int(db, "SELECT count(*) FROM sqlite_master")==1, "main's schema changed");
+  /* q still reads, with its one parameter and without */
+  {
+    char *a = s_render(db, "SELECT * FROM q(0)");
+    char *b = s_render(db, "SELECT a, gpu_sum(b) FROM t WHERE a > 0 GROUP BY a");
+    CHECK(strcmp(a, b)==0, "q(0) after the errors: %.300s, want %.300s", a, b);
+    free(a); free(b);
+    CHECK(h_int(db, "SELECT count(*) FROM q")==0, "q with its parameter NULL");
+  }
+  free(zBefore); free(zAfter); free(zTemp);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* ---- 5. interrupts ------------------------------------------------------------------------------ */
+
+/* interrupt_at(x): x; its nInterruptAt-th call interrupts the connection
+** (deterministic, so that the engine computes it once per distinct x). */
+static int nInterruptAt, nInterruptCalls;
+static void interruptAtFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  if( ++nInterruptCalls==nInterruptAt ) sqlite3_interrupt(sqlite3_context_db_handle(ctx));
+  sqlite3_result_value(ctx, argv[0]);
+}
+
+/* Another thread interrupting the connection again and again until done. */
+typedef struct Stopper { sqlite3 *db; volatile int done; } Stopper;
+static void *stopAgain(void *p){
+  Stopper *s = (Stopper*)p;
+  while( !s->done ){
+    sqlite3_interrupt(s->db);
+    usleep(200);
+  }
+  return 0;
+}
+
+/* zSql read to its end: SQLITE_DONE or the error. */
+static int readAll(sqlite3 *db, const char *zSql){
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  if( rc==SQLITE_OK ) while( (rc = sqlite3_step(st))==SQLITE_ROW ){}
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* q read again after the interrupts: the reference's answer. */
+static void sameAfter(sqlite3 *db, const char *zSql, const char *zWhat){
+  char *zRef = refOf(zSql);
+  Rows want, got;
+  rowsOf(db, "SELECT * FROM q", &got);
+  rowsOf(db, zRef, &want);
+  CHECK(want.zErr==0 && rowsSame(&want, &got, 0), "%s after interrupts (%s): got %s, want %s", zSql, zWhat,
+        got.zErr ? got.zErr : "rows", want.zErr ? want.zErr : "rows");
+  rowsFree(&want);
+  rowsFree(&got);
+  sqlite3_free(zRef);
+}
+
+START_TEST(test_interrupt){
+  static const char *azSql[] = {
+    "SELECT k, count(*), sum(x), max(g) FROM p GROUP BY k",
+    "SELECT count(*), sum(x), avg(y), total(z) FROM p WHERE x > 0",
+    "SELECT k, x, g FROM p WHERE y IS NOT NULL",
+  };
+  const int64_t nRow = under_valgrind() ? 20000 : 200000;
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  int k;
+  size_t i;
+  /* The statement source: the progress handler stops its statement. */
+  db = s_open(4096, 1000);
+  makeBig(db, nRow);
+  for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i]);
+    for(k=0; k<3; k++) s_expect_interrupt(db, "SELECT * FROM q", k);
+    sameAfter(db, azSql[i], "statement source");
+    EXEC(db, "DROP TABLE temp.q");
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  /* The pages, decoded by 4 threads: sqlite3_interrupt, called while a
+  ** value is computed through SQLite, and from another thread. */
+  s_dir_make(zDir, "query-int");
+  snprintf(zFile, sizeof(zFile), "%s/i.db", zDir);
+  db = openFileChecked(zFile);
+  makeBig(db, nRow);
+  EXEC(db, "SELECT gpuagg_config('threads', 4)");
+  ck_assert_int_eq(sqlite3_create_function(db, "interrupt_at", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, 0,
+                                           interruptAtFunc, 0, 0), SQLITE_OK);
+  {
+    const char *zSql = "SELECT k, count(*), sum(x), max(interrupt_at(h)) FROM p GROUP BY k";
+    char *zPath = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path')", zSql);
+    CHECK(zPath && strcmp(zPath, "engine")==0, "%s: path %s", zSql, zPath ? zPath : "?");
+    free(zPath);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+    for(k=1; k<=3; k++){
+      int rc;
+      nInterruptCalls = 0;
+      nInterruptAt = k;
+      rc = readAll(db, "SELECT * FROM q");
+      CHECK(rc==SQLITE_INTERRUPT, "%s, interrupted at call %d: rc %d (%s)", zSql, k, rc, sqlite3_errmsg(db));
+      s_expect_pool_idle(db);
+    }
+    nInterruptAt = 0;
+    sameAfter(db, zSql, "pages, interrupted in a value");
+    EXEC(db, "DROP TABLE temp.q");
+  }
+  for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
+    Stopper st = { db, 0 };
+    pthread_t tid;
+    int rc;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i]);
+    for(k=0; k<5; k++){                        /* the interrupt lands at different points */
+      st.done = 0;
+      ck_assert_int_eq(pthread_create(&tid, 0, stopAgain, &st), 0);
+      rc = readAll(db, "SELECT * FROM q");
+      st.done = 1;
+      pthread_join(tid, 0);
+      CHECK(rc==SQLITE_INTERRUPT, "%s, sqlite3_interrupt from another thread (pages), read %d: rc %d (%s)", azSql[i], k,
+            rc, sqlite3_errmsg(db));
+      s_expect_pool_idle(db);
+    }
+    sameAfter(db, azSql[i], "pages, interrupted by another thread");
+    EXEC(db, "DROP TABLE temp.q");
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
+/* ---- 6. never stale ------------------------------------------------------------------------------- */
+
+/* q's rows and the reference's on db, which must agree; the rows are
+** returned (malloc'd). */
+static char *readChecked(sqlite3 *db, const char *zSql, const char *zWhat){
+  char *zRef = refOf(zSql);
+  char *a = s_render(db, "SELECT * FROM q"), *b = s_render(db, zRef);
+  CHECK(strcmp(a, b)==0, "%s: q gives %.300s, the reference %.300s", zWhat, a, b);
+  CHECK(strncmp(a, "error", 5)!=0, "%s: %s", zWhat, a);
+  free(b);
+  sqlite3_free(zRef);
+  return a;
+}
+
+START_TEST(test_stale){
+  static const char *zSql = "SELECT a % 5, count(*), sum(b), total(a), max(s), avg(b) FROM t GROUP BY 1";
+  char zDir[64], zFile[96];
+  int wal, cache;
+  s_dir_make(zDir, "query-stale");
+  for(wal=0; wal<2; wal++){
+    for(cache=0; cache<2; cache++){
+      sqlite3 *db, *w;
+      char *r1, *r2, *r3;
+      char zWhat[64];
+      int64_t e0, s0, e1, s1;
+      Gen g;
+      snprintf(zFile, sizeof(zFile), "%s/s%d%d.db", zDir, wal, cache);
+      snprintf(zWhat, sizeof(zWhat), "%s, cache %s", wal ? "WAL" : "DELETE", cache ? "on" : "off");
+      db = openFileChecked(zFile);
+      if( wal ) EXEC(db, "PRAGMA journal_mode=WAL");
+      EXEC(db, "SELECT gpuagg_config('cache', %d)", cache ? 1<<26 : 0);
+      memset(&g, 0, sizeof(g));
+      h_rng_init(&g.r, h_seed ^ 0x6);
+      CHECK(makeTable(db, &g, 3000, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
+      /* integers to group by and finite numbers to sum: the engine's path */
+      EXEC(db, "UPDATE t SET a = (rowid * 7919) %% 1000, b = CASE WHEN abs(b) < 1e6 THEN b ELSE rowid * 0.5 END");
+      EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+      counts(db, &e0, &s0);
+      w = s_open_plain(zFile);
+      r1 = readChecked(db, zSql, zWhat);
+      r2 = readChecked(db, zSql, zWhat);          /* twice: the cache's second read */
+      CHECK(strcmp(r1, r2)==0, "%s: two reads differ", zWhat);
+      CHECK(sqlite3_exec(w, "INSERT INTO t(a, b, s) VALUES(1, 1000.5, 'zz'), (7, -3, 'zzz')", 0, 0, 0)==SQLITE_OK,
+            "the other connection's insert: %s", sqlite3_errmsg(w));
+      r3 = readChecked(db, zSql, zWhat);
+      CHECK(strcmp(r1, r3)!=0, "%s: the read after another connection's commit is stale", zWhat);
+      free(r1); free(r2);
+      CHECK(sqlite3_exec(w, "UPDATE t SET a = a + 1 WHERE rowid % 3 = 0", 0, 0, 0)==SQLITE_OK, "update: %s",
+            sqlite3_errmsg(w));
+      r1 = readChecked(db, zSql, zWhat);
+      CHECK(strcmp(r1, r3)!=0, "%s: the read after another connection's update is stale", zWhat);
+      free(r1); free(r3);
+      if( wal ){
+        /* One transaction, one snapshot, whatever commits meanwhile. */
+        EXEC(db, "BEGIN");
+        r1 = readChecked(db, zSql, zWhat);
+        CHECK(sqlite3_exec(w, "DELETE FROM t WHERE rowid % 4 = 0; INSERT INTO t(a, b) VALUES(3, 3.25)", 0, 0, 0)==SQLITE_OK,
+              "the other connection's change: %s", sqlite3_errmsg(w));
+        r2 = readChecked(db, zSql, zWhat);       /* the reference too reads the snapshot */
+        CHECK(strcmp(r1, r2)==0, "%s: inside one transaction, a read saw another connection's commit", zWhat);
+        EXEC(db, "COMMIT");
+        r3 = readChecked(db, zSql, zWhat);
+        CHECK(strcmp(r1, r3)!=0, "%s: after COMMIT the read is stale", zWhat);
+        free(r1); free(r2); free(r3);
+        /* The transaction's snapshot starts with q's read (nothing else read first). */
+        EXEC(db, "BEGIN");
+        r1 = s_render(db, "SELECT * FROM q");
+        CHECK(sqlite3_exec(w, "INSERT INTO t(a, b) VALUES(4, 4.5)", 0, 0, 0)==SQLITE_OK, "insert: %s", sqlite3_errmsg(w));
+        r2 = readChecked(db, zSql, zWhat);
+        CHECK(strcmp(r1, r2)==0, "%s: the first read of a transaction and the next differ after another commit", zWhat);
+        EXEC(db, "COMMIT");
+        free(r1); free(r2);
+      }
+      /* This connection's own uncommitted rows. */
+      EXEC(db, "BEGIN; INSERT INTO t(a, b) VALUES(2, 0.125)");
+      r1 = readChecked(db, zSql, zWhat);
+      EXEC(db, "ROLLBACK");
+      free(r1);
+      counts(db, &e1, &s1);
+      CHECK(s1==s0 && e1>e0, "%s: reads through SQLite (query counters: engine %lld, sqlite %lld)", zWhat,
+            (long long)(e1 - e0), (long long)(s1 - s0));
+      s_expect_pool_idle(db);
+      sqlite3_close(w);
+      sqlite3_close(db);
+    }
+  }
+  s_dir_drop(zDir);
+}
+END_TEST
+
+/* ---- 7. threads ------------------------------------------------------------------------------------- */
+
+#define N_THREAD 8
+
+typedef struct Job {
+  const char *zFile;
+  int id;
+  int nQuery;                      /* to run */
+  int nRun, nEngine, nBad;
+  char zBad[2100];                 /* the first difference */
+} Job;
+
+static void *worker(void *p){
+  Job *j = (Job*)p;
+  sqlite3 *db = openFile(j->zFile);
+  Gen g;
+  int i;
+  if( db==0 ){
+    j->nBad = 1;
+    snprintf(j->zBad, sizeof(j->zBad), "thread %d: cannot open the database", j->id);
+    return 0;
+  }
+  sqlite3_exec(db, "SELECT gpuagg_config('threads', 2)", 0, 0, 0);
+  memset(&g, 0, sizeof(g));
+  h_rng_init(&g.r, h_seed + 1000003u*(uint64_t)(j->id + 1));
+  g.valgrind = under_valgrind();
+  for(i=0; i<j->nQuery; i++){
+    Query q;
+    Run o;
+    int rc;
+    genQuery(&g, "t", &q);
+    rc = runOne(db, &g, &q, &o);
+    if( rc!=R_INVALID ){
+      j->nRun++;
+      j->nEngine += o.engine;
+    }
+    if( rc==R_DIFF && j->nBad++==0 ){
+      snprintf(j->zBad, sizeof(j->zBad), "thread %d, query %d: %s", j->id, i, o.zMsg);
+      printf("MISMATCH (%s)\n", j->zBad);
+      fflush(stdout);
+    }
+    queryFree(&q);
+  }
+  sqlite3_close(db);
+  return 0;
+}
+
+START_TEST(test_threads){
+  char zDir[64], zFile[96];
+  Job aJob[N_THREAD];
+  pthread_t aTid[N_THREAD];
+  sqlite3 *db;
+  Gen g;
+  int i, nRun = 0, nEngine = 0;
+  ck_assert_msg(sqlite3_threadsafe()==1, "SQLite is not built serialized (threadsafe %d)", sqlite3_threadsafe());
+  s_dir_make(zDir, "query-thr");
+  snprintf(zFile, sizeof(zFile), "%s/t.db", zDir);
+  db = openFileChecked(zFile);
+  memset(&g, 0, sizeof(g));
+  h_rng_init(&g.r, h_seed ^ 0x7);
+  g.valgrind = under_valgrind();
+  CHECK(makeTable(db, &g, 2500, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
+  if( getenv("GPUAGG_QUERY_DUMP") ) h_exec(db, "VACUUM INTO '%q/threads.db'", getenv("GPUAGG_QUERY_DUMP"));
+  sqlite3_close(db);
+  for(i=0; i<N_THREAD; i++){
+    memset(&aJob[i], 0, sizeof(aJob[i]));
+    aJob[i].zFile = zFile;
+    aJob[i].id = i;
+    aJob[i].nQuery = under_valgrind() ? 10 : 50;
+    ck_assert_int_eq(pthread_create(&aTid[i], 0, worker, &aJob[i]), 0);
+  }
+  for(i=0; i<N_THREAD; i++) pthread_join(aTid[i], 0);
+  for(i=0; i<N_THREAD; i++){
+    CHECK(aJob[i].nBad==0, "%d wrong answers; the first: %s", aJob[i].nBad, aJob[i].zBad);
+    CHECK(aJob[i].nRun>=aJob[i].nQuery*9/10, "thread %d ran %d of %d queries", i, aJob[i].nRun, aJob[i].nQuery);
+    nRun += aJob[i].nRun;
+    nEngine += aJob[i].nEngine;
+  }
+  printf("gpu_query threads, %s backend: %d reads in %d threads, %d on the engine\n", g_backend, nRun, N_THREAD, nEngine);
+  CHECK(nEngine*5 >= nRun*4, "only %d of %d reads took the engine's path", nEngine, nRun);
+  s_dir_drop(zDir);
+}
+END_TEST
+
+static Suite *querySuite(void){
+  Suite *s = suite_create("query");
+  TCase *tc = tcase_create(g_backend);
+  tcase_set_timeout(tc, 1800);
+  tcase_add_test(tc, test_bad_input);
+  tcase_add_test(tc, test_outside);
+  tcase_add_test(tc, test_stale);
+  tcase_add_test(tc, test_random);
+  tcase_add_test(tc, test_parallel);
+  tcase_add_test(tc, test_interrupt);
+  tcase_add_test(tc, test_threads);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void){
+  return s_main(querySuite);
+}
