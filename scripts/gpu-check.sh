@@ -25,7 +25,7 @@ build)
   autoreconf -fi >/dev/null 2>&1
   ./configure --quiet --enable-portable-tests --enable-fault-injection
   make -j"$(nproc)" >/dev/null
-  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages tests/test_cache tests/test_window tests/test_devices tests/test_kernels bench-programs >/dev/null
+  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages tests/test_cache tests/test_window tests/test_devices tests/test_query tests/test_kernels bench-programs >/dev/null
   ls -la .libs/libgpuagg.so tests/test_sum tests/test_minmax tests/test_hist tests/test_api tests/test_pages bench/bench_sql bench/bench_kernels bench/bench_scan
   ;;
 run)
@@ -47,6 +47,7 @@ run)
   ./tests/test_threads >"$out/test_threads.log" 2>&1 || status=1
   GPUAGG_TEST_PAGES_ROWS=${GPUAGG_TEST_PAGES_ROWS:-10000000} ./tests/test_pages >"$out/test_pages.log" 2>&1 || status=1
   ./tests/test_cache >"$out/test_cache.log" 2>&1 || status=1
+  ./tests/test_query >"$out/test_query.log" 2>&1 || status=1
   ./tests/test_devices >"$out/test_devices.log" 2>&1 || status=1
   GPUAGG_TEST_WINDOW_ROWS=${GPUAGG_TEST_WINDOW_ROWS:-10000000} ./tests/test_window >"$out/test_window.log" 2>&1 || status=1
   GPUAGG_TEST_DRIFT_ROWS=${GPUAGG_TEST_DRIFT_ROWS:-1000000} GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 \

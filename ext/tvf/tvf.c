@@ -600,6 +600,15 @@ static int openReader(sqlite3_vtab *tab, const char *zFn, const ga_source *p, in
   return SQLITE_ERROR;
 }
 
+int ga_tvf_open_reader(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
+                       const unsigned char *aWant, ga_colsrc **ppSrc){
+  const char *azCol[GA_STMT_COLS];
+  int i;
+  for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->tab.aCol[aiCol[i]].zName;
+  *ppSrc = 0;
+  return openReader(tab, zFn, p, nCol, azCol, aWant, ppSrc);
+}
+
 int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
                 const unsigned char *aWant, ga_colsrc **ppSrc){
   ga_vtab *v = (ga_vtab*)tab;

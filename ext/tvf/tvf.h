@@ -122,6 +122,11 @@ struct ga_colsrc;
 int ga_tvf_open(sqlite3_vtab*, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
                 const unsigned char *aWant, struct ga_colsrc **ppSrc);
 
+/* The same, without the column cache: the page source where it can serve,
+** else the statement source. */
+int ga_tvf_open_reader(sqlite3_vtab*, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
+                       const unsigned char *aWant, struct ga_colsrc **ppSrc);
+
 /* xBestIndex for arguments in the nArg hidden columns from iFirst: each one
 ** given becomes an argument in column order, idxNum says which (bit i:
 ** argument i). */
