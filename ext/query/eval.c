@@ -86,7 +86,6 @@ struct qrun {
   int nMemo;                       /* E_SQL memos */
   int worker;                      /* a worker thread's: db is its own connection (5a) */
   q_leaf_fn xLeaf; void *pLeafArg; /* group leaves */
-  int *aIdx, *aIdx2;               /* scratch row lists */
   char *zErr;
 };
 
@@ -251,11 +250,10 @@ static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
 
 /* ---- run state ------------------------------------------------------------------------ */
 
-qrun *q_run_new(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int nParam, char **pzErr){
+qrun *q_run_new(sqlite3 *db, const qplan *pl){
   qrun *r = sqlite3_malloc(sizeof(*r));
   int i;
   size_t per = (size_t)GA_BATCH*(1 + 8 + sizeof(char*) + sizeof(int));
-  (void)apParam; (void)nParam;
   if( r==0 ) return 0;
   memset(r, 0, sizeof(*r));
   r->db = db;
@@ -264,13 +262,10 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int nPara
   r->aBuf = sqlite3_malloc64(sizeof(qvec)*(uint64_t)(pl->nSlot + 1));
   r->pBufMem = sqlite3_malloc64((uint64_t)per*(uint64_t)(pl->nSlot + 1));
   r->aMemo = sqlite3_malloc64(sizeof(Memo)*(uint64_t)(pl->nMemo + 1));
-  r->aIdx = sqlite3_malloc64(sizeof(int)*GA_BATCH*2);
-  if( r->aBuf==0 || r->pBufMem==0 || r->aMemo==0 || r->aIdx==0 ){
+  if( r->aBuf==0 || r->pBufMem==0 || r->aMemo==0 ){
     q_run_free(r);
-    *pzErr = sqlite3_mprintf("out of memory");
     return 0;
   }
-  r->aIdx2 = r->aIdx + GA_BATCH;
   for(i=0; i<pl->nSlot + 1; i++){
     char *p = (char*)r->pBufMem + per*(size_t)i;
     r->aBuf[i].v = (int64_t*)p;
@@ -310,7 +305,6 @@ void q_run_free(qrun *r){
   sqlite3_free(r->aBuf);
   sqlite3_free(r->pBufMem);
   sqlite3_free(r->aMemo);
-  sqlite3_free(r->aIdx);
   sqlite3_free(r->zErr);
   sqlite3_free(r);
 }

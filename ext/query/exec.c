@@ -732,13 +732,12 @@ done:
 }
 
 /* ORDER BY, OFFSET, LIMIT over e->out's rows; the sort terms dropped. */
-static int finish(Exec *e, sqlite3_value **apParam, int nParam){
+static int finish(Exec *e){
   qplan *pl = e->pl;
   qresult *o = e->out;
   qselect *s = pl->s;
   int64_t lim = -1, off = 0, i, *idx = 0, *tmp = 0, n;
   qval *a;
-  (void)apParam; (void)nParam;
   if( s->pLimit ){
     if( s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "a LIMIT that is not an integer");
     lim = s->pLimit->i;
@@ -820,8 +819,7 @@ static int parallel(const qplan *pl, int nThread){
   return 1;
 }
 
-int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, int nParam,
-           qresult *r, char **pzErr){
+int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, qresult *r, char **pzErr){
   Exec e;
   ga_colsrc *src = 0;
   ga_conn *conn = ((ga_vtab*)vt)->conn;
@@ -833,7 +831,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, in
   e.pl = pl;
   e.out = r;
   e.nW = pl->nOut + pl->nSort;
-  rc = partInit(&e.main, pl, q_run_new(db, pl, apParam, nParam, pzErr));
+  rc = partInit(&e.main, pl, q_run_new(db, pl));
   r->run = e.r = e.main.r;
   if( rc ) goto fail;
   if( parallel(pl, conn->threads) ){
@@ -841,9 +839,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, in
     if( (e.aPart = sqlite3_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
     memset(e.aPart, 0, sizeof(Part)*(size_t)n);
     for(w=0; w<n; w++){
-      char *zIgnore = 0;
-      qrun *wr = q_run_new(db, pl, apParam, nParam, &zIgnore);
-      sqlite3_free(zIgnore);
+      qrun *wr = q_run_new(db, pl);
       e.nPart = w + 1;
       if( (rc = partInit(&e.aPart[w], pl, wr))!=SQLITE_OK ) goto fail;
       q_run_worker(wr);
@@ -874,7 +870,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, in
     if( (rc = partMerge(&e, &e.main, &e.aPart[w]))!=SQLITE_OK ) goto fail;
   }
   if( pl->grouped && (rc = groupsToRows(&e))!=SQLITE_OK ) goto fail;
-  if( (rc = finish(&e, apParam, nParam))!=SQLITE_OK ) goto fail;
+  if( (rc = finish(&e))!=SQLITE_OK ) goto fail;
   goto done;
 fail:
   *pzErr = sqlite3_mprintf("%s", e.r ? q_run_errmsg(e.r) : "out of memory");

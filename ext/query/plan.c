@@ -604,17 +604,6 @@ static void slots(qplan *pl, qexpr *e){
   e->slot = pl->nSlot++;
 }
 
-static int isIntLit(const qexpr *e, int *pk){
-  if( e->op!=E_LIT || e->end<=e->at ) return 0;
-  if( e->t==0 ){
-    /* unevaluated: its text */
-    return 0;
-  }
-  if( e->t!=SQLITE_INTEGER ) return 0;
-  *pk = (int)e->i;
-  return 1;
-}
-
 /* A GROUP BY or ORDER BY term that names a result: its index, else -1. */
 static int resultRef(Bind *b, qexpr *e, int isOrder){
   qselect *s = b->s;
@@ -631,7 +620,6 @@ static int resultRef(Bind *b, qexpr *e, int isOrder){
       return k - 1;
     }
   }
-  (void)isIntLit;
   return -1;
 }
 

@@ -203,9 +203,10 @@ typedef struct qctx {
   const int *grp;
 } qctx;
 
-/* The state a run evaluates with: buffers, memos, the SQLite statements
-** that fill them, the parameters. */
-qrun *q_run_new(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int nParam, char **pzErr);
+/* The state a run of plan pl on db evaluates with: buffers, memos, the
+** SQLite statements that fill them (the parameters are in pl's folded
+** constants). NULL when out of memory. */
+qrun *q_run_new(sqlite3 *db, const qplan *pl);
 void q_run_free(qrun*);
 /* Evaluate e over ctx into its buffer (returned in *pv). SQLITE_OK, an
 ** SQLite error (message: q_run_errmsg), or QE_BAIL. */
@@ -241,10 +242,10 @@ typedef struct qresult {
   qval *a;                         /* nRow*nCol values */
   qrun *run;                       /* the run that made them: it keeps their bytes */
 } qresult;
-/* Run pl with the given parameters in db into *r. SQLITE_OK, QE_BAIL (why
-** in *pzErr: SQLite serves), or an SQLite error (message in *pzErr). */
-int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, sqlite3_value **apParam, int nParam,
-           qresult *r, char **pzErr);
+/* Run pl (planned with this run's parameters) in db into *r. SQLITE_OK,
+** QE_BAIL (why in *pzErr: SQLite serves), or an SQLite error (message in
+** *pzErr). */
+int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, qresult *r, char **pzErr);
 void q_result_free(qresult*);
 
 /* ---- collations (eval.c) ------------------------------------------------------- */

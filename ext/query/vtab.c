@@ -381,7 +381,7 @@ static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int
     sqlite3_free(zWhy);
     return rc;
   }
-  rc = q_exec(&t->base.base, t->base.db, &pl, c->apParam, t->nParam, &c->res, &zWhy);
+  rc = q_exec(&t->base.base, t->base.db, &pl, &c->res, &zWhy);
   q_plan_free(&pl);
   q_select_free(&sel);
   if( rc==QE_BAIL ){
