@@ -89,7 +89,7 @@ struct qrun {
   char *zErr;
 };
 
-static uint64_t hashBytes(uint64_t h, const void *p, int n){
+uint64_t q_hash(uint64_t h, const void *p, int n){
   const unsigned char *z = (const unsigned char*)p;
   int i = 0;
   for(; i + 8<=n; i+=8){
@@ -136,7 +136,7 @@ static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
   qval xv = *xIn, *x = &xv;
   uint64_t h;
   if( x->t==SQLITE_NULL ) x->v = 0;   /* a NULL's word is not set */
-  h = hashBytes(0x51ED27u + (uint64_t)x->t, x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (const void*)x->z : (const void*)&x->v,
+  h = q_hash(0x51ED27u + (uint64_t)x->t, x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (const void*)x->z : (const void*)&x->v,
                 x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? x->n : 8) | 1;
   int64_t i;
   MEnt *e;
@@ -412,12 +412,12 @@ static void setVal(qvec *o, int i, const qval *x){
   o->n[i] = x->n;
 }
 
-/* The number arithmetic reads from x (requirement 1): its class (INTEGER,
-** REAL; NULL) into *pt and the value into *pv. */
-static int numOf(qrun *r, const qval *x, int *pt, int64_t *pv){
+/* The number memo kind reads from x (TEXT and BLOB asked of SQLite;
+** numbers and NULL as they are): its class into *pt, its value into *pv. */
+static int numberBy(qrun *r, int kind, const qval *x, int *pt, int64_t *pv){
   if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){
     qval y;
-    int rc = memoGet(r, &r->aConv[M_NUM], x, &y);
+    int rc = memoGet(r, &r->aConv[kind], x, &y);
     if( rc ) return rc;
     *pt = y.t;
     *pv = y.v;
@@ -426,6 +426,11 @@ static int numOf(qrun *r, const qval *x, int *pt, int64_t *pv){
   *pt = x->t;
   *pv = x->v;
   return SQLITE_OK;
+}
+
+/* The number arithmetic reads from x (requirement 1): INTEGER or REAL. */
+static int numOf(qrun *r, const qval *x, int *pt, int64_t *pv){
+  return numberBy(r, M_NUM, x, pt, pv);
 }
 
 /* sqlite3_value_double of x (TEXT and BLOB asked of SQLite). */
@@ -442,17 +447,7 @@ static int realOf(qrun *r, const qval *x, double *pd){
 }
 
 int q_sumnum(qrun *r, const qval *x, int *pt, int64_t *pv){
-  if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){
-    qval y;
-    int rc = memoGet(r, &r->aConv[M_SUMNUM], x, &y);
-    if( rc ) return rc;
-    *pt = y.t;
-    *pv = y.v;
-    return SQLITE_OK;
-  }
-  *pt = x->t;
-  *pv = x->v;
-  return SQLITE_OK;
+  return numberBy(r, M_SUMNUM, x, pt, pv);
 }
 
 int q_true(qrun *r, const qvec *v, int i, int *pTrue){

@@ -126,17 +126,7 @@ static int keyOf(Part *p, const qval *x, int coll, int *pn){
 }
 
 static uint64_t hashKey(const char *z, int n){
-  uint64_t h = 0xcbf29ce484222325ull;
-  int i = 0;
-  for(; i + 8<=n; i+=8){
-    uint64_t w;
-    memcpy(&w, z + i, 8);
-    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31;
-  }
-  for(; i<n; i++) h = (h ^ (unsigned char)z[i]) * 0x100000001B3ull;
-  h ^= h >> 29;
-  return h | 1;
+  return q_hash(0xcbf29ce484222325ull, z, n) | 1;
 }
 
 /* ---- groups and aggregates ---------------------------------------------------------- */

@@ -231,6 +231,8 @@ typedef void (*q_leaf_fn)(void *pArg, int isKey, int idx, int grp, qval *out);
 void q_run_groups(qrun*, q_leaf_fn x, void *pArg);
 /* r serves a worker thread: what needs SQLite returns GA_SINK_LATER. */
 void q_run_worker(qrun *r);
+/* A hash of n bytes at p, from seed h. */
+uint64_t q_hash(uint64_t h, const void *p, int n);
 /* Bytes kept for the run's lifetime (copied). */
 const char *q_keep(qrun*, const char *z, int n);
 
