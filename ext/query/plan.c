@@ -105,12 +105,14 @@ static int isConst(const qexpr *e){
 
 static int collWalk(const qexpr *e);
 
-/* The parameters below e into a, in text order (at most 64). */
+/* The parameters below e into a, in text order, each node once (BETWEEN's
+** operand is below both of its comparisons); -1 if there are more than 64. */
 static int paramsOf(qexpr *e, qexpr **a, int n){
-  if( e==0 ) return n;
+  if( e==0 || n<0 ) return n;
   if( e->op==E_PARAM ){
-    int m = n;
-    if( n==64 ) return n;
+    int m = n, k;
+    for(k=0; k<n; k++) if( a[k]==e ) return n;
+    if( n==64 ) return -1;
     while( m>0 && a[m-1]->at>e->at ){ a[m] = a[m-1]; m--; }
     a[m] = e;
     return n + 1;
@@ -169,7 +171,10 @@ static int fold(Bind *b, qexpr *e){
     return whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
   }
   /* its parameters, numbered as SQLite numbers them in this text */
-  nP = paramsOf(e, aP, 0);
+  if( (nP = paramsOf(e, aP, 0))<0 ){
+    sqlite3_finalize(st);
+    return whyf(b, "a constant with more than 64 parameters");
+  }
   for(j=0; j<nP && rc==SQLITE_OK; j++){
     qexpr *x = aP[j];
     const char *z = x->z;           /* the parameter's token */
@@ -182,7 +187,7 @@ static int fold(Bind *b, qexpr *e){
       rc = sqlite3_bind_value(st, idx, b->apParam[x->iParam - 1]);
     }
   }
-  if( rc==SQLITE_OK && (rc = sqlite3_step(st))!=SQLITE_ROW ){
+  if( rc!=SQLITE_OK || (rc = sqlite3_step(st))!=SQLITE_ROW ){
     if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ) b->rc = rc;
     else whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
     sqlite3_finalize(st);
