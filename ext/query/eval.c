@@ -34,9 +34,9 @@
 **   5a. A worker thread's run (q_run_worker) asks its own in-memory SQLite
 **      connection (the same library, SQL's builtin functions), keeping its
 **      own memos; what that connection cannot compute the same way (LIKE,
-**      which PRAGMA case_sensitive_like changes per connection; a function
-**      the caller's connection alone has) goes back to the scan's thread
-**      (GA_SINK_LATER).
+**      GLOB and the like, which a connection may redefine, and PRAGMA
+**      case_sensitive_like changes; a function not built in) goes back to
+**      the scan's thread (GA_SINK_LATER).
 **   6. An error SQLite would have to report (abs of the least integer, an
 **      error from a memo's statement) is not reported by the engine: the
 **      run goes through SQLite (QE_BAIL), which reports it if it arises.
@@ -168,7 +168,7 @@ static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
   if( m->st==0 ){
     int j;
     if( r->worker ){
-      if( sqlite3_strglob("*[Ll][Ii][Kk][Ee]*", m->zSql)==0 ) return GA_SINK_LATER;
+      if( m->node && m->node->mainOnly ) return GA_SINK_LATER;
       if( r->db==0 && sqlite3_open_v2(":memory:", &r->db, SQLITE_OPEN_READWRITE|SQLITE_OPEN_MEMORY, 0) ){
         sqlite3_close(r->db);
         r->db = 0;

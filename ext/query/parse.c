@@ -135,7 +135,7 @@ static int exprList(Parse *p, qexpr *e, int max){
   }
   if( !accept(p, ")") ){ why(p, "an expression it cannot read"); return 0; }
   if( n && (e->arg = q_alloc(p->s, (int)sizeof(qexpr*)*n))==0 ){ p->oom = 1; return 0; }
-  memcpy(e->arg, a, sizeof(qexpr*)*(size_t)n);
+  if( n ) memcpy(e->arg, a, sizeof(qexpr*)*(size_t)n);
   e->nArg = n;
   return 1;
 }
@@ -288,6 +288,7 @@ static qexpr *primary(Parse *p){
   ** column is so named (plan.c decides). */
   if( (e = node(p, E_COL, t->at))==0 ) return 0;
   e->zName = nameOf(p, t);
+  e->quoted = p->z[t->at]=='"';
   p->i++;
   if( is(p, ".") ){
     p->i++;

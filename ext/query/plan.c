@@ -76,7 +76,7 @@ static int same(const qselect *s, const qexpr *a, const qexpr *b){
     case E_LIT:
       if( a->end - a->at != b->end - b->at ) return 0;
       if( a->end==a->at ) return a->t==b->t && a->i==b->i;   /* -x's 0 */
-      return sqlite3_strnicmp(s->zSql + a->at, s->zSql + b->at, a->end - a->at)==0;
+      return memcmp(s->zSql + a->at, s->zSql + b->at, (size_t)(a->end - a->at))==0;
     case E_PARAM:
       return a->iParam==b->iParam && ((a->zName==0 && b->zName==0) || (a->zName && b->zName && strcmp(a->zName, b->zName)==0));
     default:
@@ -281,14 +281,19 @@ static int scanCol(Bind *b, int c){
   return pl->nCol++;
 }
 
-static int isDeterministic(Bind *b, const char *zFn){
+/* Is scalar function zFn deterministic on this connection, and is every
+** definition of it SQLite's own (*pBuiltin)? */
+static int isDeterministic(Bind *b, const char *zFn, int *pBuiltin){
   sqlite3_stmt *st = 0;
   int ok = 0, any = 0;
-  if( sqlite3_prepare_v2(b->db, "SELECT flags FROM pragma_function_list WHERE name=?1 COLLATE NOCASE AND type='s'",
+  *pBuiltin = 1;
+  if( sqlite3_prepare_v2(b->db, "SELECT flags, builtin, type='s' FROM pragma_function_list WHERE name=?1 COLLATE NOCASE",
                          -1, &st, 0) ) return 0;
   sqlite3_bind_text(st, 1, zFn, -1, SQLITE_STATIC);
   ok = 1;
   while( sqlite3_step(st)==SQLITE_ROW ){
+    if( sqlite3_column_int(st, 1)==0 ) *pBuiltin = 0;
+    if( !sqlite3_column_int(st, 2) ) continue;       /* an aggregate or window of that name */
     any = 1;
     if( (sqlite3_column_int(st, 0) & SQLITE_DETERMINISTIC)==0 ) ok = 0;
   }
@@ -297,6 +302,25 @@ static int isDeterministic(Bind *b, const char *zFn){
 }
 
 static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg);
+
+/* A copy of tree e, no node shared with it or within it: binding rewrites
+** nodes in place, and an evaluation buffer belongs to one node (a result's
+** alias used elsewhere, a GROUP BY term). NULL when out of memory. */
+static qexpr *copyTree(Bind *b, const qexpr *e){
+  qexpr *y;
+  int j;
+  if( e==0 ) return 0;
+  if( (y = q_alloc(b->s, sizeof(qexpr)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  *y = *e;
+  y->slot = -1;
+  if( e->a && (y->a = copyTree(b, e->a))==0 ) return 0;
+  if( e->b && (y->b = copyTree(b, e->b))==0 ) return 0;
+  if( e->nArg ){
+    if( (y->arg = q_alloc(b->s, (int)sizeof(qexpr*)*e->nArg))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    for(j=0; j<e->nArg; j++) if( (y->arg[j] = copyTree(b, e->arg[j]))==0 ) return 0;
+  }
+  return y;
+}
 
 /* The one child of e that is not constant (NULL: all are; *pMany: more). */
 static qexpr **theInput(qexpr *e, int *pMany){
@@ -366,6 +390,14 @@ static int toSql(Bind *b, qexpr *e, const char *zWhat){
   e->a = in;
   e->b = 0;
   e->nArg = 0;
+  /* its memo: the run keeps one per E_SQL node (eval.c) */
+  if( b->pl->nMemo % 16==0 ){
+    qexpr **a = q_alloc(b->s, (int)sizeof(qexpr*)*(b->pl->nMemo + 16));
+    if( a==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( b->pl->nMemo ) memcpy(a, b->pl->aMemoNode, sizeof(qexpr*)*(size_t)b->pl->nMemo);
+    b->pl->aMemoNode = a;
+  }
+  b->pl->aMemoNode[b->pl->nMemo] = e;
   e->memo = b->pl->nMemo++;
   return 1;
 }
@@ -444,6 +476,7 @@ static int bindAgg(Bind *b, qexpr **pe){
       return 1;
     }
   }
+  if( pl->nAgg==64 ) return whyf(b, "more than 64 aggregates");
   if( pl->nAgg % 16==0 ){
     qagg *n = q_alloc(b->s, (int)sizeof(qagg)*(pl->nAgg + 16));
     if( n==0 ){ b->rc = SQLITE_NOMEM; return 0; }
@@ -496,15 +529,19 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
         int k = e->zQual ? -1 : aliasIndex(b->s, e->zName), c;
         const ga_table *t = &b->pl->src.tab;
         for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
-        if( c==t->nCol && k>=0 && b->s->aRes[k].e!=e ){ *pe = b->s->aRes[k].e; return bindExpr(b, pe, ctx, inAgg); }
+        if( c==t->nCol && k>=0 && b->s->aRes[k].e!=e ){
+          if( (*pe = copyTree(b, b->s->aRes[k].e))==0 ) return 0;
+          return bindExpr(b, pe, ctx, inAgg);
+        }
         return whyf(b, "the column %s outside GROUP BY and aggregates", e->zName);
       }
       if( (r = bindCol(b, e))<0 ){
         int k = e->zQual ? -1 : aliasIndex(b->s, e->zName);
         if( k>=0 && b->s->aRes[k].e!=e ){
-          *pe = b->s->aRes[k].e;
+          if( (*pe = copyTree(b, b->s->aRes[k].e))==0 ) return 0;
           return bindExpr(b, pe, ctx, inAgg);
         }
+        if( e->quoted ) return whyf(b, "\"%s\", a quoted name that is no column (SQLite reads it as a string)", e->zName);
         if( sqlite3_stricmp(e->zName, "true")==0 || sqlite3_stricmp(e->zName, "false")==0 ){
           e->op = E_LIT;
           e->t = SQLITE_INTEGER;
@@ -557,8 +594,10 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
         e->op = E_CASE;
         e->nElse = 1;
       }else{
-        if( !isDeterministic(b, z) ) return whyf(b, "%s(), which is not deterministic", z);
+        int builtin;
+        if( !isDeterministic(b, z, &builtin) ) return whyf(b, "%s(), which is not deterministic", z);
         if( !isConst(e) && !toSql(b, e, z) ) return 0;
+        e->mainOnly = !builtin;
       }
       break;
     }
@@ -568,6 +607,7 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
       break;
     case E_LIKE:
       if( !isConst(e) && !toSql(b, e, e->zName) ) return 0;
+      e->mainOnly = 1;              /* like(), glob() ... may be redefined per connection */
       break;
     case E_CONCAT: case E_OTHER:
       if( !isConst(e) && !toSql(b, e, e->op==E_CONCAT ? "||" : e->zName) ) return 0;
@@ -610,16 +650,25 @@ static void slots(qplan *pl, qexpr *e){
 }
 
 /* A GROUP BY or ORDER BY term that names a result: its index, else -1. */
-static int resultRef(Bind *b, qexpr *e, int isOrder){
+static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   qselect *s = b->s;
   int k;
+  /* SQLite looks through COLLATE (whose collation the term keeps) and
+  ** parentheses */
+  *pColl = -1;
+  while( e->op==E_COLLATE ){
+    if( *pColl<0 && (*pColl = collOf(e->zName))<0 ){ whyf(b, "COLLATE %s", e->zName); return -2; }
+    e = e->a;
+  }
   if( isOrder && e->op==E_COL && e->zQual==0 && (k = aliasIndex(s, e->zName))>=0 ) return k;
   if( e->op==E_LIT && e->t==0 && e->end>e->at ){
     /* an integer literal term is a result's number */
     const char *z = s->zSql + e->at;
     int n = e->end - e->at, i;
+    while( n>0 && (*z=='(' || *z==' ') ){ z++; n--; }
+    while( n>0 && (z[n-1]==')' || z[n-1]==' ') ) n--;
     for(i=0; i<n && z[i]>='0' && z[i]<='9'; i++){}
-    if( i==n && n<9 ){
+    if( i==n && n>0 && n<9 ){
       k = atoi(z);
       if( k<1 || k>s->nRes ){ whyf(b, "a term number out of range"); return -2; }
       return k - 1;
@@ -690,8 +739,9 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
   /* GROUP BY keys, over rows: a result's number or alias stands for it */
   for(i=0; i<s->nGroup && !stopped(&b); i++){
     qexpr *e = s->aGroup[i].e;
-    int k = resultRef(&b, e, 0);
+    int cTerm, k = resultRef(&b, e, 0, &cTerm);
     if( k==-2 ) break;
+    if( k>=0 && cTerm>=0 ){ whyf(&b, "GROUP BY a result's number with COLLATE"); break; }
     if( k<0 && e->op==E_COL && e->zQual==0 ){
       /* a name that is no column of the table but a result's alias */
       const ga_table *t = &pl->src.tab;
@@ -703,28 +753,7 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
     if( hasAgg(e) ){ whyf(&b, "an aggregate in GROUP BY"); break; }
     /* key i is a copy, bound over rows; results compare with the parse */
     {
-      qexpr *c = 0;
-      /* deep copy of the parse tree so that binding leaves aGroup intact */
-      struct { qexpr *src; qexpr **dst; } stack[512];
-      int ns = 0;
-      stack[ns].src = e; stack[ns].dst = &c; ns++;
-      while( ns && b.rc==SQLITE_OK ){
-        qexpr *x, *y;
-        ns--;
-        x = stack[ns].src;
-        if( x==0 ){ *stack[ns].dst = 0; continue; }
-        if( (y = q_alloc(s, sizeof(qexpr)))==0 ){ b.rc = SQLITE_NOMEM; break; }
-        *y = *x;
-        *stack[ns].dst = y;
-        if( x->nArg ){
-          int j;
-          if( (y->arg = q_alloc(s, (int)sizeof(qexpr*)*x->nArg))==0 ){ b.rc = SQLITE_NOMEM; break; }
-          for(j=0; j<x->nArg && ns<510; j++){ stack[ns].src = x->arg[j]; stack[ns].dst = &y->arg[j]; ns++; }
-        }
-        if( ns>=508 ){ whyf(&b, "an expression nested too deeply"); break; }
-        stack[ns].src = x->a; stack[ns].dst = &y->a; ns++;
-        stack[ns].src = x->b; stack[ns].dst = &y->b; ns++;
-      }
+      qexpr *c = copyTree(&b, e);   /* binding leaves aGroup's tree as parsed */
       if( stopped(&b) ) break;
       pl->aKey[i] = c;
       if( !bindTop(&b, &pl->aKey[i], CTX_ROW) ) break;
@@ -745,12 +774,11 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
   if( !stopped(&b) && s->nOrder && (pl->aSort = q_alloc(s, (int)sizeof(qexpr*)*s->nOrder))==0 ) b.rc = SQLITE_NOMEM;
   for(i=0; i<s->nOrder && !stopped(&b); i++){
     qexpr *e = s->aOrder[i].e;
-    int k = resultRef(&b, e, 1), c;
+    int cTerm, k = resultRef(&b, e, 1, &cTerm), c;
     if( k==-2 ) break;
     if( k>=0 ){
       pl->aSort[i] = pl->aOut[k];
-      c = collWalk(s->aRes[k].e->op==E_COL ? pl->aOut[k] : pl->aOut[k]);
-      if( e->op!=E_COL && e->explicitColl ) c = collWalk(e);
+      c = cTerm>=0 ? cTerm : collWalk(pl->aOut[k]);
     }else{
       pl->aSort[i] = e;
       if( !bindTop(&b, &pl->aSort[i], pl->grouped ? CTX_GROUP : CTX_ROW) ) break;
@@ -799,26 +827,6 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
   for(i=0; i<pl->nOut; i++) slots(pl, pl->aOut[i]);
   slots(pl, pl->pHaving);
   for(i=0; i<pl->nSort; i++) slots(pl, pl->aSort[i]);
-  if( pl->nMemo && (pl->aMemoNode = q_alloc(s, (int)sizeof(qexpr*)*pl->nMemo))==0 ) return SQLITE_NOMEM;
-  {
-    /* each E_SQL node, by its memo number */
-    qexpr *stack[1024]; int ns = 0, j;
-    for(i=0; i<pl->nConj && ns<1000; i++) stack[ns++] = pl->aConj[i];
-    for(i=0; i<pl->nKey && ns<1000; i++) stack[ns++] = pl->aKey[i];
-    for(i=0; i<pl->nAgg && ns<1000; i++) stack[ns++] = pl->aAgg[i].x;
-    for(i=0; i<pl->nOut && ns<1000; i++) stack[ns++] = pl->aOut[i];
-    if( ns<1000 ) stack[ns++] = pl->pHaving;
-    for(i=0; i<pl->nSort && ns<1000; i++) stack[ns++] = pl->aSort[i];
-    while( ns ){
-      qexpr *x = stack[--ns];
-      if( x==0 ) continue;
-      if( x->op==E_SQL ) pl->aMemoNode[x->memo] = x;
-      if( ns + 2 + x->nArg>=1024 ) break;
-      stack[ns++] = x->a;
-      stack[ns++] = x->b;
-      for(j=0; j<x->nArg; j++) stack[ns++] = x->arg[j];
-    }
-  }
   return SQLITE_OK;
 }
 

@@ -80,6 +80,7 @@ struct qexpr {
   int nElse;                       /* E_CASE: has an ELSE */
   char *zName;                     /* column, function, collation or type name; E_LIKE's operator */
   char *zQual;                     /* a column's qualifier */
+  int quoted;                      /* E_COL: its name was "quoted" (SQLite may read it as a string) */
   int distinct;                    /* E_AGG: DISTINCT */
   int agg;                         /* E_AGG: A_* */
   /* E_LIT: the value */
@@ -96,6 +97,9 @@ struct qexpr {
   int cmpColl;                     /* comparisons, IN, NULLIF: the collation (C_*) */
   char *zTpl;                      /* E_SQL: "SELECT ..." with ?1 for a, ?2... for aTplLit */
   qexpr **aTplLit; int nTplLit;    /* ... its constant operands, folded */
+  int mainOnly;                    /* E_SQL: only the caller's connection computes it (LIKE and
+                                   ** the like, which a connection may redefine; a function not
+                                   ** built in): never a worker's own connection */
   int substr;                      /* E_SQL: substr(a, P, N) with P >= 1 and N >= 0 integers:
                                    ** TEXT and BLOB inputs are cut here, by func.c's rule */
   int subP, subN;                  /* ... P and N */

@@ -164,6 +164,8 @@ typedef struct QTab {
   char *zSqlite;                   /* ... as SQLite runs it (requirement 2) */
   int nOut;                        /* result columns */
   int nParam;                      /* parameters: HIDDEN columns after the results */
+  int running;                     /* in its xFilter or xNext: a read that reaches it again
+                                   ** (through another gpu_query table) is refused */
 } QTab;
 
 typedef struct QCur {
@@ -325,6 +327,12 @@ static int qClose(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
+/* The SELECT gives n columns now (its table changed under SELECT *). */
+static int columnsChanged(QTab *t, int n){
+  return ga_tvf_error(&t->base.base, "gpu_query: the SELECT now gives %d columns, %d when the table was made"
+                      " (a table it reads changed): make it again", n, t->nOut);
+}
+
 /* The read through SQLite (requirement 2). */
 static int runSqlite(QTab *t, QCur *c, const char *zWhy){
   int rc, i;
@@ -333,6 +341,7 @@ static int runSqlite(QTab *t, QCur *c, const char *zWhy){
     ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
     return rc;
   }
+  if( sqlite3_column_count(c->st)!=t->nOut ) return columnsChanged(t, sqlite3_column_count(c->st));
   for(i=0; i<t->nParam; i++){
     if( c->apParam[i] ) sqlite3_bind_value(c->st, i + 1, c->apParam[i]);
   }
@@ -349,17 +358,27 @@ static int runSqlite(QTab *t, QCur *c, const char *zWhy){
   return rc;
 }
 
+static int filter(QCur *c, QTab *t, int idxNum, int argc, sqlite3_value **argv);
+
 static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
-  QCur *c = (QCur*)cur;
   QTab *t = (QTab*)cur->pVtab;
+  int rc;
+  (void)idxStr;
+  if( t->running ) return ga_tvf_error(&t->base.base, "gpu_query: a SELECT that reads itself (through another gpu_query table)");
+  t->running = 1;
+  rc = filter((QCur*)cur, t, idxNum, argc, argv);
+  t->running = 0;
+  return rc;
+}
+
+static int filter(QCur *c, QTab *t, int idxNum, int argc, sqlite3_value **argv){
   qselect sel;
   qplan pl;
   char *zWhy = 0;
   int i, j = 0, rc;
-  (void)idxStr;
   curReset(c, t->nParam);
   for(i=0; i<t->nParam; i++){
-    if( (idxNum & (1<<i)) && j<argc ){
+    if( ((unsigned)idxNum & (1u<<i)) && j<argc ){
       if( (c->apParam[i] = sqlite3_value_dup(argv[j++]))==0 ) return SQLITE_NOMEM;
     }
   }
@@ -379,6 +398,12 @@ static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int
     q_select_free(&sel);
     rc = runSqlite(t, c, zWhy);
     sqlite3_free(zWhy);
+    return rc;
+  }
+  if( pl.nOut!=t->nOut ){
+    rc = columnsChanged(t, pl.nOut);
+    q_plan_free(&pl);
+    q_select_free(&sel);
     return rc;
   }
   rc = q_exec(&t->base.base, t->base.db, &pl, &c->res, &zWhy);
@@ -410,7 +435,12 @@ static int qNext(sqlite3_vtab_cursor *cur){
     c->eof = c->iRow>=c->res.nRow;
     return SQLITE_OK;
   }else{
-    int rc = sqlite3_step(c->st);
+    QTab *t = (QTab*)cur->pVtab;
+    int rc;
+    if( t->running ) return ga_tvf_error(&t->base.base, "gpu_query: a SELECT that reads itself (through another gpu_query table)");
+    t->running = 1;
+    rc = sqlite3_step(c->st);
+    t->running = 0;
     if( rc==SQLITE_ROW ) return SQLITE_OK;
     c->eof = 1;
     if( rc==SQLITE_DONE ) return SQLITE_OK;
@@ -426,7 +456,7 @@ static int qColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   QCur *c = (QCur*)cur;
   QTab *t = (QTab*)cur->pVtab;
   if( i>=t->nOut ){
-    if( c->apParam[i - t->nOut] ) sqlite3_result_value(ctx, c->apParam[i - t->nOut]);
+    if( i - t->nOut<t->nParam && c->apParam[i - t->nOut] ) sqlite3_result_value(ctx, c->apParam[i - t->nOut]);
     return SQLITE_OK;
   }
   if( !c->engine ){

@@ -390,17 +390,17 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   pthread_t aTh[64];
   int nTh = p->conn->threads, i, rc = SQLITE_OK, haveLast = 0;
   int64_t last = 0, mapped = ga_snap_map_limit(&p->snap, -1);
-  if( mapped==0 && (p->conn==0 || p->conn->map) ){
-    ga_snap_map_limit(&p->snap, (int64_t)1<<40);   /* 3a: clamped by SQLite's mmap ceiling */
-  }else{
-    mapped = -1;                                   /* nothing to set back */
-  }
   if( nTh>p->nSeg ) nTh = p->nSeg;
   if( nTh>(int)(sizeof(aTh)/sizeof(aTh[0])) ) nTh = (int)(sizeof(aTh)/sizeof(aTh[0]));
   p->zErr[0] = 0;
   p->nRing = nTh>1 ? 2*nTh : 1;
   if( (p->ring = calloc((size_t)p->nRing, sizeof(Seg)))==0 ) return SQLITE_NOMEM;
   for(i=0; i<p->nRing; i++) p->ring[i].held = -1;
+  if( mapped==0 && (p->conn==0 || p->conn->map) ){
+    ga_snap_map_limit(&p->snap, (int64_t)1<<40);   /* 3a: clamped by SQLite's mmap ceiling */
+  }else{
+    mapped = -1;                                   /* nothing to set back */
+  }
   p->next = p->nGiven = p->nRead = p->stop = p->nWorker = 0;
   p->sink = sink;
   pthread_mutex_init(&p->mu, 0);
