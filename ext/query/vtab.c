@@ -23,6 +23,9 @@
 **      per value, the source and the backend.
 **   4. gpuagg_info()'s "query": runs by path, and the last reasons a run
 **      went through SQLite. Nothing falls back silently.
+**   5. A read that reaches the same table again (gpu_query tables reading
+**      each other) is an error, as is a SELECT whose columns are no longer
+**      those the table was made with (SELECT * of a table that changed).
 */
 #include <string.h>
 #include "query.h"
@@ -531,7 +534,7 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( !zWhy ){
       q_plan_describe(out, &pl);
       sqlite3_str_appendall(out, ",\"source\":\"");
-      sqlite3_str_appendall(out, conn->pages ? "pages or cache where they can serve, else statement" : "statement");
+      sqlite3_str_appendall(out, conn->pages ? "pages where they can serve, else statement" : "statement");
       sqlite3_str_appendall(out, "\",\"backend\":\"cpu\"");
     }
     sqlite3_str_appendchar(out, 1, '}');
