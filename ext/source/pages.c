@@ -40,6 +40,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#ifndef MADV_POPULATE_READ
+# define MADV_POPULATE_READ 22      /* Linux 5.14 */
+#endif
 #include "record.h"
 
 #define SEG_BYTES  (1<<20)          /* most page bytes in a segment */
@@ -176,10 +181,28 @@ static void prefetch(const unsigned char *z, int n){
 
 /* Decode segment i, read into g. io: overflow pages may be read (this
 ** thread); else rows that need them are left to SQL (GA_T_LOOKUP). */
+/* Map the page tables of g's mapped leaves in runs, one call each, rather
+** than a fault per few pages (a hint: any error is ignored, and older
+** kernels refuse it). */
+static void segPopulate(PageSrc *p, int i, Seg *g){
+  int a = i*p->perSeg, b = segEnd(p, i), j, k;
+  long pgsz = sysconf(_SC_PAGESIZE);
+  if( pgsz<=0 ) return;
+  for(j=a; j<b; j=k){
+    const unsigned char *lo, *hi;
+    if( !g->aMap[j - a] ){ k = j + 1; continue; }
+    for(k=j+1; k<b && g->aMap[k - a] && g->aPg[k - a]==g->aPg[k - 1 - a] + p->snap.pgsz; k++){}
+    lo = (const unsigned char*)((uintptr_t)g->aPg[j - a] & ~(uintptr_t)(pgsz - 1));
+    hi = g->aPg[k - 1 - a] + p->snap.pgsz;
+    (void)madvise((void*)lo, (size_t)(hi - lo), MADV_POPULATE_READ);
+  }
+}
+
 static void segDecode(PageSrc *p, int i, Seg *g, int io){
   const ga_snap *s = &p->snap;
   int a = i*p->perSeg, b = segEnd(p, i), j, n = 0, have = 0;
   int64_t last = 0;
+  segPopulate(p, i, g);
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
     int c = ga_leaf_cells(g->aPg[j - a], p->plan.usable, p->aLeaf[j], g->zErr, sizeof(g->zErr));
     if( c<0 ) g->rc = SQLITE_CORRUPT;
