@@ -125,7 +125,7 @@ static char *sqlitePath(const char *zSql){
 static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3_stmt **pSt, char **pzErr){
   const char *zTail = 0;
   qtok *a = 0;
-  int n = 0, rc;
+  int n = 0, rc, isQuery = 0;
   *pSt = 0;
   rc = sqlite3_prepare_v2(db, zSql, -1, pSt, &zTail);
   if( rc ){
@@ -145,10 +145,16 @@ static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3
     }
   }
   sqlite3_free(a);
+  a = 0;
+  /* its first token (after comments and parentheses) says it is a query */
+  if( rc==SQLITE_OK && q_lex(zSql, &a, &n)==SQLITE_OK ){
+    int i;
+    for(i=0; i<n && q_tok_is(zSql, &a[i], "("); i++){}
+    isQuery = i<n && (q_tok_is(zSql, &a[i], "SELECT") || q_tok_is(zSql, &a[i], "WITH") || q_tok_is(zSql, &a[i], "VALUES"));
+  }
+  sqlite3_free(a);
   if( rc==SQLITE_OK && (!sqlite3_stmt_readonly(*pSt) || sqlite3_column_count(*pSt)==0 || sqlite3_stmt_isexplain(*pSt)
-       || (sqlite3_strnicmp(sqlite3_sql(*pSt) + strspn(sqlite3_sql(*pSt), " \t\r\n("), "SELECT", 6)
-           && sqlite3_strnicmp(sqlite3_sql(*pSt) + strspn(sqlite3_sql(*pSt), " \t\r\n("), "WITH", 4)
-           && sqlite3_strnicmp(sqlite3_sql(*pSt) + strspn(sqlite3_sql(*pSt), " \t\r\n("), "VALUES", 6))) ){
+       || !isQuery) ){
     *pzErr = sqlite3_mprintf("%s: not a SELECT: it takes one SELECT statement", zFn);
     rc = SQLITE_ERROR;
   }
