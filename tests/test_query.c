@@ -902,6 +902,8 @@ START_TEST(test_bad_input){
     { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('DROP TABLE t')", "not a SELECT" },
     { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('UPDATE t SET a = 0')", "not a SELECT" },
     { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELECT 1; SELECT 2')", "more than one statement" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query(SELECT a FROM t)", "in parentheses or quotes" },
+    { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('')", "no SQL given" },
     { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELECT a FROM t; DELETE FROM t')", "more than one statement" },
     { "CREATE VIRTUAL TABLE temp.bad USING gpu_query('SELECT * FROM nope')", "no such table: nope" },
     { "CREATE VIRTUAL TABLE temp.bad USING gpu_query((SELECT nope FROM t))", "no such column: nope" },

@@ -80,7 +80,8 @@ void ga_query_forget(ga_conn *c){
 
 /* ---- the SELECT's text ---------------------------------------------------------------- */
 
-/* The SELECT inside argument z: (SELECT ...) or 'SELECT ...'. */
+/* The SELECT inside argument z: (SELECT ...) or 'SELECT ...'; "" if z is
+** neither. */
 static char *selectOf(const char *z){
   int n = (int)strlen(z);
   while( n>0 && (z[n-1]==' ' || z[n-1]=='\n' || z[n-1]=='\t' || z[n-1]=='\r') ) n--;
@@ -211,6 +212,12 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
     return SQLITE_ERROR;
   }
   if( (zSql = selectOf(argv[3]))==0 ) return SQLITE_NOMEM;
+  if( zSql[0]==0 && argv[3][strspn(argv[3], " \t\r\n")]!='(' && argv[3][strspn(argv[3], " \t\r\n")]!='\'' ){
+    sqlite3_free(zSql);
+    *pzErr = sqlite3_mprintf("gpu_query: write the SELECT in parentheses or quotes: gpu_query((SELECT ...))"
+                             " or gpu_query('SELECT ...')");
+    return SQLITE_ERROR;
+  }
   if( (rc = prepareSelect(db, "gpu_query", zSql, &st, pzErr))!=SQLITE_OK ){
     sqlite3_free(zSql);
     return rc;
