@@ -77,7 +77,6 @@ typedef struct Blk { struct Blk *next; int64_t used, cap; char z[]; } Blk;
 
 struct qrun {
   sqlite3 *db;
-  const qplan *pl;                 /* the plan (only while it runs: q_exec) */
   qvec *aBuf;                      /* by slot */
   void *pBufMem;
   Memo *aMemo;                     /* by E_SQL memo number */
@@ -257,7 +256,6 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl){
   if( r==0 ) return 0;
   memset(r, 0, sizeof(*r));
   r->db = db;
-  r->pl = pl;
   r->nMemo = pl->nMemo;
   r->aBuf = sqlite3_malloc64(sizeof(qvec)*(uint64_t)(pl->nSlot + 1));
   r->pBufMem = sqlite3_malloc64((uint64_t)per*(uint64_t)(pl->nSlot + 1));
