@@ -77,6 +77,7 @@ ga_conn *ga_conn_new(char **pzErr){
   c->resident = residentDefault();
   c->pages = 1;
   c->map = 1;
+  c->qkept = -1;
   c->threads = threadsDefault();
   c->cache = ga_cache_new();                /* NULL: nothing is kept */
   return c;

@@ -156,6 +156,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     { "pages",     0, 1,               &c->pages,   0 },
     { "threads",   1, GA_THREADS_MAX,  &c->threads, 0 },
     { "map",       0, 1,               &c->map,     0 },
+    { "query_kept", -1, 1,             &c->qkept,   0 },
     { "cache",     -1, INT64_MAX,      0,           &budget },     /* the cache's own */
     { "devices",   0, GA_DEV_MAX,      &c->devices, 0 },
   };
@@ -165,7 +166,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   for(i=0; i<nSet && (zName==0 || sqlite3_stricmp(zName, aSet[i].zName)); i++){}
   if( i==nSet ){
     sqlite3_result_error(ctx, "gpuagg_config: unknown setting (known: 'chunk', 'threshold', 'resident',"
-                              " 'pages', 'threads', 'map', 'cache', 'devices')", -1);
+                              " 'pages', 'threads', 'map', 'query_kept', 'cache', 'devices')", -1);
     return;
   }
   if( argc==2 ){

@@ -52,6 +52,8 @@ typedef struct ga_conn {
   int map;                  /* the page source maps the file for its scan where the connection
                             ** does not (1), or copies pages (0) */
   int devices;              /* devices its queries use, the first visible ones; 0: all */
+  int qkept;                /* gpu_query over kept columns: -1 on a device that serves, 1 on
+                            ** the CPU too (the reference), 0 never */
   struct ga_tvfnotes *notes; /* what the table-valued functions tell gpuagg_info() (tvf/tvf.c
                             ** owns it), or NULL */
   struct ga_seen *seen;     /* wal-index headers seen (source/snap.c owns it), or NULL */

@@ -189,6 +189,29 @@ cudaError_t ga_distinct_keys_launch(const int64_t *d_num, const uint64_t *d_bits
 cudaError_t ga_distinct_count_launch(const uint64_t *d_sorted, int64_t n, unsigned long long *d_count,
                                      cudaStream_t stream);
 
+/*
+** gpu_query's tile interpreter (query.cu, qprog.h): program d_p (nReg
+** registers, as the host's copy says) over n rows
+** of kept columns (d_colC[c], d_colV[c]: device arrays of the columns'
+** classes and values, in device memory) with the lookup tables. Range: each
+** fold's least and greatest biased exponents of finite non-zero reals and
+** its infinities into d_range[3f..3f+2] (set to 0x7ff, -1, 0 before). Rows:
+** row first+i's grouping row, the key at d_keys[i], fold f's value and meta
+** at d_vals/d_meta[f*stride + i], for i in [0, n). ga_query_prepare: once per process, with the
+** other preparations (shared memory).
+** Determinism: pure maps, and integer minima, maxima and counts.
+*/
+struct ga_qprog;
+cudaError_t ga_query_prepare(void);
+cudaError_t ga_query_range_launch(const struct ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
+                                  const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV,
+                                  int64_t n, int *d_range, cudaStream_t stream);
+cudaError_t ga_query_rows_launch(const struct ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
+                                 const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV,
+                                 int64_t first, int64_t n, uint64_t *d_keys, uint64_t *d_vals, unsigned char *d_meta,
+                                 int64_t stride,
+                                 cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -191,6 +191,14 @@ struct ga_slot {
 ** columns (streams, scratch, results), made at its first use. */
 typedef struct ga_dcol ga_dcol;
 typedef struct ga_dres ga_dres;
+/* A kept column as gpu_query's programs (qprog.h) read it: the host copy
+** (classes, values) and the device form (NULL: none). */
+typedef struct ga_qcol {
+  const unsigned char *type;
+  const int64_t *v;
+  ga_dcol *d;
+} ga_qcol;
+struct ga_qprog;
 #define GA_DEV_NOMEM 2            /* xColMake: the device has no room (evict, retry) */
 #define GA_DEV_SCAN  3            /* not served by the device (no failure): read the host copy */
 
@@ -282,7 +290,26 @@ struct ga_backend {
   ** it does not serve (a column split across devices); SQLITE_NOMEM: the
   ** host's memory ran out. */
   int (*xColDistinct)(ga_dres**, ga_stats*, ga_dcol *d, int64_t *pn, char *zErr);
+
+  /* ---- gpu_query's operators over kept columns (qprog.h). The CPU's reads
+  ** the host copies and is the reference; a device's reads the device
+  ** forms (every a[c].d set) and gives the same bits. */
+  /* Run p over nRow rows of columns a[0..p->nCol) with the tables (nTab
+  ** entries: classes tabC, values tabV), folding each row into every one of
+  ** g[0..p->nFold) (fresh groupings, jb -1); the caller then gathers them
+  ** (xGroupDone). GA_DEV_SCAN: not served, no failure (a value's range the
+  ** sums' window cannot hold, a column split across devices unlike the
+  ** others); the caller runs the engine's own operators instead. */
+  int (*xQuery)(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
+                const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr);
+  /* Make a context on the first device a connection limited to nDev uses
+  ** (so that columns kept from now go there too); NULL in the CPU's. */
+  int (*xWake)(int nDev, char *zErr);
 };
+
+/* The CPU's xQuery (query_cpu.c). */
+int ga_cpu_query(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
+                 const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr);
 
 extern const ga_backend ga_cpu_backend;
 

@@ -300,7 +300,8 @@ int ga_cu_live(int d, char *zErr){
     else if( (e = ga_sum_max_blocks(&g.dv[d].maxBlocks))!=cudaSuccess
           || (e = ga_ext_max_blocks(&g.dv[d].maxBlocksExt))!=cudaSuccess
           || (e = ga_hist_prepare())!=cudaSuccess
-          || (e = ga_group_prepare())!=cudaSuccess ) zWhat = "loading the kernels";
+          || (e = ga_group_prepare())!=cudaSuccess
+          || (e = ga_query_prepare())!=cudaSuccess ) zWhat = "loading the kernels";
     if( e==cudaSuccess ) g.dv[d].live = 1;
   }
   if( e!=cudaSuccess ){
@@ -737,6 +738,15 @@ void ga_cuda_describe(sqlite3_str *out){
   pthread_mutex_unlock(&g.mu);
 }
 
+static int cuWake(int nDev, char *zErr){
+  int d = ga_cu_first(nDev);
+  if( d<0 ){
+    strcpy(zErr, "gpuagg: no device may be used");
+    return 1;
+  }
+  return ga_cu_live(d, zErr);
+}
+
 const ga_backend ga_cuda_backend = {
   "cuda", cuOpen, cuReady, cuClose, cuStart, cuWait, cuWarm, cuHistDone, ga_cu_group_done, ga_cuda_ranks,
   ga_cuda_usable, ga_cuda_describe, ga_cuda_allowed, ga_cuda_device_name,
@@ -746,5 +756,6 @@ const ga_backend ga_cuda_backend = {
   0,
 #endif
   ga_dcol_make, ga_dcol_free, ga_dcol_bytes, ga_dcol_bytes_on, ga_cuda_free_bytes, ga_dres_free,
-  ga_dcol_stats, ga_dcol_range, ga_dcol_hist, ga_dcol_group, ga_dcol_ranks, ga_dcol_distinct
+  ga_dcol_stats, ga_dcol_range, ga_dcol_hist, ga_dcol_group, ga_dcol_ranks, ga_dcol_distinct,
+  ga_dcol_query, cuWake
 };

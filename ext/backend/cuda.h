@@ -40,6 +40,8 @@ int ga_dcol_group(ga_dres**, ga_stats*, ga_dcol *k, ga_dcol *v, int64_t nGroup, 
                   char *zErr);
 int ga_dcol_ranks(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRank, uint64_t *out, char *zErr);
 int ga_dcol_distinct(ga_dres**, ga_stats*, ga_dcol *d, int64_t *pn, char *zErr);
+int ga_dcol_query(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
+                  const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr);
 
 /* What a CUDA slot holds besides its host buffer. */
 typedef struct cuSlot {
@@ -135,6 +137,14 @@ int ga_cu_group_resident(ga_group *g, int dev, int64_t base, const int64_t *kv, 
                          const int64_t *vv, const unsigned char *vc, const int64_t *dNum, const unsigned char *dNumReal,
                          int places, int64_t n, int64_t nGroup, void *scratch, int64_t nPiece, cudaEvent_t e0,
                          cudaEvent_t e1, char *zErr);
+/* gpu_query's folds (cuda_resident.c): n grouping rows already on device dev
+** (the current one), the first at scan position base, made on another
+** stream and ready at event ready, folded into g on g's stream, which then
+** records done. nGroup > 0: the groups there can be, at most (the table is
+** made for them once, no count read back); else the table grows as it must.
+** g->jb holds every real of the values. */
+int ga_cu_group_fold(ga_group *g, int dev, const uint64_t *keys, const uint64_t *vals, const unsigned char *meta,
+                     int64_t n, int64_t base, int64_t nGroup, cudaEvent_t ready, cudaEvent_t done, char *zErr);
 
 /* Order statistics (cuda_select.c; ga_cuda_ranks's contract) of n keys that
 ** xFill makes on device dev (the current one) at dKeys, in stream order on

@@ -303,3 +303,20 @@ int ga_cu_group_resident(ga_group *g, int dev, int64_t base, const int64_t *kv, 
   CK(cudaEventRecord(e1, c->st), "cudaEventRecord");
   return 0;
 }
+
+int ga_cu_group_fold(ga_group *g, int dev, const uint64_t *keys, const uint64_t *vals, const unsigned char *meta,
+                     int64_t n, int64_t base, int64_t nGroup, cudaEvent_t ready, cudaEvent_t done, char *zErr){
+  cuGroup *c;
+  if( groupState(g, dev, &c, zErr) ) return 1;
+  CK(cudaStreamWaitEvent(c->st, ready, 0), "cudaStreamWaitEvent");
+  if( nGroup>0 ? c->cap==0 && groupRoom(c, nGroup, zErr) : groupRoom(c, n, zErr) ) return 1;
+  if( (c->nRows + n)/GA_CARRY_ROWS > c->nRows/GA_CARRY_ROWS ){
+    CK(FI(FAULT_LAUNCH, ga_group_carry(c->ent, c->acc, c->cap, c->st)), "the carry kernel");
+  }
+  CK(FI(FAULT_LAUNCH, ga_group_launch(keys, vals, meta, n, base, g->jb, c->ent, c->acc, c->cap, c->dCount, c->st)),
+     "the grouping kernel");
+  CK(cudaEventRecord(done, c->st), "cudaEventRecord");
+  c->nRows += n;
+  c->nSince += n;
+  return 0;
+}

@@ -45,6 +45,7 @@
 #include <string.h>
 #include "gpuagg_kernels.h"
 #include "cuda.h"
+#include "qprog.h"
 
 #define HIST_PIECE  ((int64_t)1 << 22)   /* numbers converted at a time: 32 MiB */
 #define GROUP_PIECE ((int64_t)1 << 21)   /* rows encoded at a time: 34 MiB */
@@ -83,6 +84,12 @@ typedef struct dRes {
   ga_stat *hStat;           /* ... landed here (pinned) */
   int nStat;
   int nb, nbExt;            /* resident blocks of the sum and extreme kernels */
+  void *qAux;               /* gpu_query: its program, column pointers, tables, ranges */
+  void *hAux;               /* ... staged here (pinned) */
+  int64_t nAux, nHAux;      /* ... bytes of each */
+  void *qRows;              /* ... its grouping rows */
+  int64_t nRows;            /* ... bytes there */
+  cudaEvent_t qReady, qDone;/* ... rows made, a fold done */
 } dRes;
 
 struct ga_dres {
@@ -250,6 +257,11 @@ static void resFree(int dev, dRes *r){
   ga_cu_free(r->dSqPart);
   ga_cu_free(r->dStat);
   ga_cu_pinned_free(r->hStat);
+  ga_cu_free(r->qAux);
+  ga_cu_pinned_free(r->hAux);
+  ga_cu_free(r->qRows);
+  if( r->qReady ) cudaEventDestroy(r->qReady);
+  if( r->qDone ) cudaEventDestroy(r->qDone);
   (void)cudaGetLastError();
   free(r);
 }
@@ -267,6 +279,8 @@ static int resNew(int dev, dRes *r, char *zErr){
   CK(ga_cu_stream(&r->st), "cudaStreamCreate (kept columns)");
   CK(FI(FAULT_DEVICE, cudaEventCreate(&r->e0)), "cudaEventCreate");
   CK(FI(FAULT_DEVICE, cudaEventCreate(&r->e1)), "cudaEventCreate");
+  CK(FI(FAULT_DEVICE, cudaEventCreateWithFlags(&r->qReady, cudaEventDisableTiming)), "cudaEventCreate");
+  CK(FI(FAULT_DEVICE, cudaEventCreateWithFlags(&r->qDone, cudaEventDisableTiming)), "cudaEventCreate");
   CK(ga_cu_alloc(&r->scratch, (size_t)(HIST_PIECE*8 > GROUP_PIECE*17 ? HIST_PIECE*8 : GROUP_PIECE*17)),
      "cudaMalloc (kept columns)");
   CK(ga_cu_alloc((void**)&r->dPart, sizeof(ga_sum)*(size_t)((r->nb > r->nbExt ? r->nb : r->nbExt) + 1)),
@@ -639,4 +653,101 @@ int ga_dcol_distinct(ga_dres **pp, ga_stats *stats, ga_dcol *d, int64_t *pn, cha
   ga_cu_free(dIn);
   if( rc ) return rc;
   return e==cudaSuccess ? 0 : ga_cu_fail(e, zWhat, zErr);
+}
+
+/* ---- gpu_query's programs (backend.h's xQuery) ------------------------------------ */
+
+#define QROWS_BYTES ((int64_t)1 << 30)   /* grouping rows made at a time, at most */
+
+/* Buffer *pp (device memory, or pinned host memory) of at least n bytes. */
+static int grown(void **pp, int64_t *pHave, int64_t n, int pinned, char *zErr){
+  if( *pHave>=n ) return 0;
+  if( pinned ) ga_cu_pinned_free(*pp); else ga_cu_free(*pp);
+  *pp = 0;
+  *pHave = 0;
+  CK(pinned ? ga_cu_pinned(pp, (size_t)n) : ga_cu_alloc(pp, (size_t)n), pinned ? "cudaHostAlloc (query)" : "cudaMalloc (query)");
+  *pHave = n;
+  return 0;
+}
+
+/*
+** The program and its tables go to the device with one copy; a first pass
+** finds each fold's reals' exponents, so that its window is chosen for all
+** of them (or the device declines: GA_DEV_SCAN); then pieces of rows are
+** made and folded, every fold on its own table's stream, the next piece
+** waiting for the folds of the last. One device: a column split across
+** devices is not served here.
+*/
+int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qcol *a, int64_t nRow,
+                  const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr){
+  int64_t oProg = 0, oCols = up16(sizeof(ga_qprog)), oTabC = oCols + 16*GA_QCOL, oTabV = oTabC + up16(nTab ? nTab : 1);
+  int64_t oRange = oTabV + 8*(nTab ? nTab : 1), nAux = oRange + 12*GA_QFOLD, i, piece, rowBytes;
+  int dev, c, f;
+  unsigned char *h, *d;
+  int *range;
+  dRes *r;
+  if( nRow<=0 ) return GA_DEV_SCAN;
+  dev = a[0].d->a[0].dev;
+  for(c=0; c<p->nCol; c++){
+    if( a[c].d==0 || a[c].d->nPart!=1 || a[c].d->a[0].dev!=dev || a[c].d->n!=nRow ) return GA_DEV_SCAN;
+  }
+  if( resOn(pp, dev, 1, &r, zErr) ) return 1;
+  CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+  if( grown(&r->qAux, &r->nAux, nAux, 0, zErr) ) return 1;
+  if( grown(&r->hAux, &r->nHAux, nAux, 1, zErr) ) return 1;
+  h = (unsigned char*)r->hAux;
+  d = (unsigned char*)r->qAux;
+  memcpy(h + oProg, p, sizeof(ga_qprog));
+  for(c=0; c<p->nCol; c++){
+    memcpy(h + oCols + 8*c, &a[c].d->a[0].rowC, 8);
+    memcpy(h + oCols + 8*GA_QCOL + 8*c, &a[c].d->a[0].rowV, 8);
+  }
+  if( nTab ){
+    memcpy(h + oTabC, tabC, (size_t)nTab);
+    memcpy(h + oTabV, tabV, 8*(size_t)nTab);
+  }
+  range = (int*)(h + oRange);
+  for(f=0; f<p->nFold; f++){ range[3*f] = 0x7ff; range[3*f + 1] = -1; range[3*f + 2] = 0; }
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(d, h, (size_t)nAux, cudaMemcpyHostToDevice, r->st)), "cudaMemcpyAsync (query)");
+  /* the reals' range, by fold */
+  if( p->nFold ){
+    CK(FI(FAULT_LAUNCH, ga_query_range_launch((const ga_qprog*)(d + oProg), p->nReg, (const unsigned char *const*)(d + oCols),
+                                              (const int64_t *const*)(d + oCols + 8*GA_QCOL), d + oTabC,
+                                              (const int64_t*)(d + oTabV), nRow, (int*)(d + oRange), r->st)),
+       "the query range kernel");
+    CK(FI(FAULT_COPY, cudaMemcpyAsync(range, d + oRange, 12*(size_t)p->nFold, cudaMemcpyDeviceToHost, r->st)),
+       "cudaMemcpyAsync (query range)");
+    CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+  }
+  for(f=0; f<p->nFold; f++){
+    g[f]->jb = -1;
+    if( range[3*f + 2] ) return GA_DEV_SCAN;                  /* ±Inf: the host sums those */
+    if( range[3*f + 1]>=0 && !ga_group_window_all(range[3*f], range[3*f + 1], &g[f]->jb) ) return GA_DEV_SCAN;
+  }
+  /* the rows, a piece at a time */
+  rowBytes = 8 + 9*(int64_t)p->nFold;
+  piece = QROWS_BYTES/rowBytes;
+  if( piece>nRow ) piece = nRow;
+  piece = (piece + 15) & ~(int64_t)15;
+  if( grown(&r->qRows, &r->nRows, piece*rowBytes, 0, zErr) ) return 1;
+  for(i=0; i<nRow; i+=piece){
+    int64_t k = nRow - i<piece ? nRow - i : piece;
+    uint64_t *keys = (uint64_t*)r->qRows, *vals = keys + piece;
+    unsigned char *meta = (unsigned char*)(vals + piece*p->nFold);
+    CK(FI(FAULT_LAUNCH, ga_query_rows_launch((const ga_qprog*)(d + oProg), p->nReg, (const unsigned char *const*)(d + oCols),
+                                             (const int64_t *const*)(d + oCols + 8*GA_QCOL), d + oTabC,
+                                             (const int64_t*)(d + oTabV), i, k, keys, vals, meta, piece, r->st)),
+       "the query kernel");
+    CK(cudaEventRecord(r->qReady, r->st), "cudaEventRecord");
+    for(f=0; f<p->nFold; f++){
+      if( ga_cu_group_fold(g[f], dev, keys, vals + f*piece, meta + f*piece, k, a[0].d->a[0].row0 + i, p->nGroup,
+                           r->qReady, r->qDone, zErr) ) return 1;
+      CK(cudaStreamWaitEvent(r->st, r->qDone, 0), "cudaStreamWaitEvent");
+    }
+  }
+  CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
+  CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+  ga_cu_count(stats, dev, nAux);
+  resEnd(r, dev, stats);
+  return 0;
 }

@@ -375,6 +375,29 @@ static int intRealCmp(int64_t i, double r){
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
 static int64_t bitsOf(double d){ int64_t v; memcpy(&v, &d, 8); return v; }
 
+int q_key_bytes(const qval *x, int coll, char *z){
+  switch( x->t ){
+    case SQLITE_NULL: z[0] = 0; return 1;
+    case SQLITE_INTEGER: z[0] = 1; memcpy(z + 1, &x->v, 8); return 9;
+    case SQLITE_FLOAT: {
+      double d = dbl(x->v);
+      if( d>=-9223372036854775808.0 && d<9223372036854775808.0 && d==floor(d) ){
+        int64_t i = (int64_t)d;
+        z[0] = 1; memcpy(z + 1, &i, 8);
+      }else{
+        z[0] = 2; memcpy(z + 1, &x->v, 8);
+      }
+      return 9;
+    }
+    default: {
+      int m = x->t==SQLITE_TEXT ? q_text_key(x->z, x->n, coll, z + 5) : (x->n ? (memcpy(z + 5, x->z, (size_t)x->n), x->n) : 0);
+      z[0] = (char)(x->t==SQLITE_TEXT ? 3 : 4);
+      memcpy(z + 1, &m, 4);
+      return 5 + m;
+    }
+  }
+}
+
 int q_cmp(const qval *a, const qval *b, int coll){
   int ta = a->t, tb = b->t;
   if( ta==SQLITE_NULL || tb==SQLITE_NULL ) return (tb==SQLITE_NULL) - (ta==SQLITE_NULL);

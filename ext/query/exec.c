@@ -30,11 +30,21 @@
 **      (a value only it converts) goes back to the scan's thread. Not in
 **      parallel: rows without aggregates, count(DISTINCT), and keys shown as
 **      a min() or max() row shows them.
+**   8. Kept columns: where the plan's columns are in the column cache (or
+**      the table is known to be large and they can be kept now: read once
+**      into the cache, to the device) and compile.c makes a program of the
+**      plan, the backend runs it there (xQuery: the device's operators, or
+**      the CPU's with gpuagg_config('query_kept') 1) into one grouping per
+**      aggregate argument, and 5 finishes the groups as above. What it does
+**      not serve (the plan, a value's range, a column not on the device)
+**      is said in qresult.zKeptWhy and read as 1-7 say; in 'cuda' mode
+**      that is an error.
 */
 #include <string.h>
 #include <math.h>
 #include "query.h"
 #include "tvf.h"
+#include "kmap.h"
 
 /* An exact sum (gpu_sum's): integers in 128 bits, reals in an expansion
 ** that spills into a full accumulator only when it must. */
@@ -67,6 +77,7 @@ typedef struct Part {
   uint64_t *hh; int64_t *hg; int64_t hAlloc;   /* hash -> group */
   const char **gk; int *gn;        /* each group's canonical key */
   char *kbuf; int kAlloc;          /* a row's canonical key being made */
+  int64_t nRow;                    /* rows it read */
   Agg *aAgg;
   int rc;                          /* a worker's error */
 } Part;
@@ -82,6 +93,7 @@ typedef struct Exec {
   qresult *out;
   int nW;                          /* values per row kept: results, then sort terms */
   int64_t rAlloc;
+  int kept;                        /* the groups' aggregates came final from kept columns (8) */
 } Exec;
 
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
@@ -91,7 +103,6 @@ static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
 /* Append x's key under coll to p->kbuf at *pn (requirement 3). */
 static int keyOf(Part *p, const qval *x, int coll, int *pn){
   int need = *pn + 13 + (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? x->n + 4 : 0);
-  char *z;
   if( need>p->kAlloc ){
     int n = need*2 + 64;
     char *b = sqlite3_realloc(p->kbuf, n);
@@ -99,29 +110,7 @@ static int keyOf(Part *p, const qval *x, int coll, int *pn){
     p->kbuf = b;
     p->kAlloc = n;
   }
-  z = p->kbuf + *pn;
-  switch( x->t ){
-    case SQLITE_NULL: z[0] = 0; *pn += 1; break;
-    case SQLITE_INTEGER: z[0] = 1; memcpy(z + 1, &x->v, 8); *pn += 9; break;
-    case SQLITE_FLOAT: {
-      double d = dbl(x->v);
-      if( d>=-9223372036854775808.0 && d<9223372036854775808.0 && d==floor(d) ){
-        int64_t i = (int64_t)d;
-        z[0] = 1; memcpy(z + 1, &i, 8);
-      }else{
-        z[0] = 2; memcpy(z + 1, &x->v, 8);
-      }
-      *pn += 9;
-      break;
-    }
-    default: {
-      int m = x->t==SQLITE_TEXT ? q_text_key(x->z, x->n, coll, z + 5) : (x->n ? (memcpy(z + 5, x->z, (size_t)x->n), x->n) : 0);
-      z[0] = (char)(x->t==SQLITE_TEXT ? 3 : 4);
-      memcpy(z + 1, &m, 4);
-      *pn += 5 + m;
-      break;
-    }
-  }
+  *pn += q_key_bytes(x, coll, p->kbuf + *pn);
   return SQLITE_OK;
 }
 
@@ -424,6 +413,7 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   memset(&ctx, 0, sizeof(ctx));
   ctx.b = b;
   ctx.n = b->n;
+  p->nRow += b->n;
   /* filter */
   for(k=0; k<pl->nConj && ctx.n; k++){
     qvec *v;
@@ -689,7 +679,7 @@ static int groupsToRows(Exec *e){
   qplan *pl = e->pl;
   int64_t *order = 0, *tmp = 0, g0;
   int rc = SQLITE_OK, aGrp[GA_BATCH];
-  if( (rc = aggFinal(e))!=SQLITE_OK ) return rc;
+  if( !e->kept && (rc = aggFinal(e))!=SQLITE_OK ) return rc;
   order = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
   tmp = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
   if( order==0 || tmp==0 ){ rc = SQLITE_NOMEM; goto done; }
@@ -809,11 +799,239 @@ static int parallel(const qplan *pl, int nThread){
   return 1;
 }
 
-int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, qresult *r, char **pzErr){
+/* ---- kept columns (requirement 8) ------------------------------------------------------ */
+
+static int nullBatch(ga_colsink *pSink, const ga_colbatch *b){
+  (void)pSink; (void)b;
+  return SQLITE_OK;
+}
+
+/* The keys fold row x shows (compile.c, 3) into out. */
+static void keptKeys(const qkept *k, const ga_grow *x, qval *out){
+  int kk;
+  if( k->p.keyNum ){
+    double d;
+    memset(out, 0, sizeof(*out));
+    switch( x->kclass ){
+      case GA_K_NULL: out->t = SQLITE_NULL; break;
+      case GA_K_INT: out->t = SQLITE_INTEGER; out->v = (int64_t)x->key; break;
+      case GA_K_REAL: out->t = SQLITE_FLOAT; out->v = (int64_t)x->key; break;
+      default:
+        d = x->kclass==GA_K_INTZ ? -0.0 : (double)(int64_t)x->key;
+        out->t = SQLITE_FLOAT;
+        memcpy(&out->v, &d, 8);
+        break;
+    }
+    return;
+  }
+  for(kk=0; kk<k->p.nKey; kk++){
+    uint64_t id = (x->key/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
+    out[kk] = k->aKeyVal[kk][id];
+  }
+}
+
+/* Aggregate a's final value from its fold's row x (NULL: the group has no
+** row there: no rows) into *out; QE_BAIL where SQLite would raise an error. */
+static int keptValue(Exec *e, const qagg *a, const ga_grow *x, qval *out){
+  int64_t n = x ? x->nInt + x->nReal : 0;
+  double d;
+  memset(out, 0, sizeof(*out));
+  out->t = SQLITE_NULL;
+  switch( a->fn ){
+    case A_COUNTSTAR: out->t = SQLITE_INTEGER; out->v = x ? x->rows : 0; return SQLITE_OK;
+    case A_COUNT: out->t = SQLITE_INTEGER; out->v = n; return SQLITE_OK;
+    case A_MIN: case A_MAX: {
+      uint64_t bits, pos;
+      int t = x ? ga_gext_value(a->fn==A_MAX ? x->mx : x->mn, a->fn==A_MAX, &bits, &pos) : GA_T_NONE;
+      if( t!=GA_T_NONE ){
+        out->t = t==GA_T_INT ? SQLITE_INTEGER : SQLITE_FLOAT;
+        out->v = (int64_t)bits;
+      }
+      return SQLITE_OK;
+    }
+    default:
+      if( a->fn!=A_TOTAL && n==0 ) return SQLITE_OK;
+      if( a->fn==A_SUM && x->sumType==GA_SUM_OVERFLOW ){
+        return q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)");
+      }
+      if( a->fn==A_SUM && x->sumType==GA_SUM_INT ){
+        out->t = SQLITE_INTEGER;
+        out->v = x->isum;
+        return SQLITE_OK;
+      }
+      d = n ? x->total : 0.0;
+      if( a->fn==A_AVG ) d = d/(double)n;
+      if( d==d ){
+        out->t = SQLITE_FLOAT;
+        memcpy(&out->v, &d, 8);
+      }
+      return SQLITE_OK;
+  }
+}
+
+/* The folds' groups as e->main's, their aggregates final. */
+static int keptGroups(Exec *e, const qkept *k, ga_group *aG){
+  const qplan *pl = e->pl;
+  Part *m = &e->main;
+  ga_kmap map;
+  int64_t i, g, nG = 0, **aAt = 0;
+  int f, a, rc = SQLITE_OK, nk = pl->nKey ? pl->nKey : 1;
+  memset(&map, 0, sizeof(map));
+  /* groups by (class, key), as fold 0 has them; the dropped rows' are none */
+  for(i=0; i<aG[0].nRes; i++){
+    int isNew;
+    if( aG[0].res[i].kclass==GA_Q_DROPPED_META ) continue;
+    if( ga_kmap_add(&map, (uint32_t)ga_kgroup(aG[0].res[i].kclass) + 1, aG[0].res[i].key, &isNew)<0 ){
+      rc = SQLITE_NOMEM;
+      goto done;
+    }
+    nG++;
+  }
+  if( pl->nKey==0 ) nG = 1;
+  while( m->gAlloc<nG ){
+    if( (rc = growGroups(m, pl))!=SQLITE_OK ) goto done;
+  }
+  m->nGroup = nG;
+  /* each fold's row of each group */
+  if( (aAt = sqlite3_malloc64(sizeof(int64_t*)*(uint64_t)k->p.nFold))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  memset(aAt, 0, sizeof(int64_t*)*(size_t)k->p.nFold);
+  for(f=0; f<k->p.nFold; f++){
+    if( (aAt[f] = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    for(g=0; g<nG; g++) aAt[f][g] = -1;
+    for(i=0; i<aG[f].nRes; i++){
+      const ga_grow *x = &aG[f].res[i];
+      if( x->kclass==GA_Q_DROPPED_META ) continue;
+      g = ga_kmap_find(&map, (uint32_t)ga_kgroup(x->kclass) + 1, x->key);
+      if( g>=0 && g<nG ) aAt[f][g] = i;
+    }
+  }
+  for(g=0; g<nG; g++){
+    if( pl->nKey && aAt[0][g]>=0 ) keptKeys(k, &aG[0].res[aAt[0][g]], &m->gKey[g*nk]);
+  }
+  for(a=0; a<pl->nAgg && rc==SQLITE_OK; a++){
+    Agg *x = &m->aAgg[a];
+    f = k->aFold[a]<0 ? 0 : k->aFold[a];
+    if( (x->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; break; }
+    for(g=0; g<nG && rc==SQLITE_OK; g++){
+      rc = keptValue(e, &pl->aAgg[a], aAt[f][g]>=0 ? &aG[f].res[aAt[f][g]] : 0, &x->res[g]);
+    }
+  }
+  e->kept = 1;
+done:
+  for(f=0; aAt && f<k->p.nFold; f++) sqlite3_free(aAt[f]);
+  sqlite3_free(aAt);
+  ga_kmap_free(&map);
+  return rc;
+}
+
+/* Requirement 8: SQLITE_OK with *pDone set where the groups are e->main's,
+** else why in r->zKeptWhy (where it was wanted); an error (*pzErr). */
+static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr){
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  const ga_backend *dev = ga_device_backend(), *be = 0;
+  ga_resident *aRes[GA_COLS_MAX];
+  ga_qcol aCol[GA_COLS_MAX];
+  ga_group aG[GA_QFOLD], *apG[GA_QFOLD];
+  ga_colsrc *src = 0;
+  qkept k;
+  char zErr[GA_ERRLEN], *zWhy = 0;
+  int c, f, rc = SQLITE_OK, fail = 0;
+  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
+  double t0 = ga_now_ms();
+  *pDone = 0;
+  memset(&k, 0, sizeof(k));
+  memset(aG, 0, sizeof(aG));
+  if( (!useDev && conn->qkept!=1) || !pl->grouped ) return SQLITE_OK;
+  if( ga_tvf_open(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, &src)!=SQLITE_OK ){
+    zWhy = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : "the table could not be read");
+    goto done;
+  }
+  if( ga_cache_kept(src, 0)==0 ){
+    ga_colsink none;
+    if( !keep ) goto done;                     /* the table's size is not known yet */
+    if( useDev && !dev->xWarm() && dev->xWake(conn->devices, zErr) ){
+      zWhy = sqlite3_mprintf("%s", zErr);
+      goto done;
+    }
+    memset(&none, 0, sizeof(none));
+    none.xBatch = nullBatch;
+    if( (rc = src->xScan(src, &none))!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
+      goto done;
+    }
+    if( ga_cache_kept(src, 0)==0 ){
+      zWhy = sqlite3_mprintf("the columns were not kept (gpuagg_config('cache') too small, or none)");
+      goto done;
+    }
+  }
+  for(c=0; c<pl->nCol; c++){
+    aRes[c] = ga_cache_kept(src, c);
+    aCol[c].type = aRes[c]->type;
+    aCol[c].v = aRes[c]->v;
+    aCol[c].d = aRes[c]->d;
+    if( aRes[c]->d==0 ) useDev = 0;
+  }
+  be = useDev ? dev : conn->qkept==1 ? &ga_cpu_backend : 0;
+  if( be==0 && conn->mode==GA_CUDA ){
+    rc = SQLITE_ERROR;
+    *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: the columns are not on the device");
+    goto done;
+  }
+  if( be==0 ){
+    zWhy = sqlite3_mprintf("the columns are not on the device");
+    goto done;
+  }
+  if( (rc = q_compile(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
+    if( rc==QE_BAIL ) rc = SQLITE_OK;
+    else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
+    goto done;
+  }
+  for(f=0; f<k.p.nFold; f++){
+    aG[f].jb = -1;
+    apG[f] = &aG[f];
+  }
+  fail = be->xQuery(be==dev ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV, k.nTab, apG,
+                    zErr);
+  for(f=0; f<k.p.nFold; f++){
+    if( (aG[f].dev || aG[f].cpu) && be->xGroupDone(&aG[f], !fail, zErr) && !fail ) fail = 1;
+  }
+  if( fail==GA_DEV_SCAN ){
+    zWhy = sqlite3_mprintf("reals whose range the device's sums do not hold, or infinite, or a column split "
+                           "across devices");
+  }else if( fail && be==dev ){
+    if( ga_device_failed(conn, zErr) ){
+      rc = SQLITE_ERROR;
+      *pzErr = sqlite3_mprintf("%s", zErr);
+    }else{
+      zWhy = sqlite3_mprintf("%s", zErr);
+    }
+  }else if( fail ){
+    rc = SQLITE_NOMEM;
+    *pzErr = sqlite3_mprintf("out of memory");
+  }else if( (rc = keptGroups(e, &k, aG))==SQLITE_OK ){
+    *pDone = 1;
+    r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
+    if( be==dev ) ga_cache_device_hit(conn->cache, ga_now_ms() - t0);
+  }else if( rc!=QE_BAIL ){
+    *pzErr = sqlite3_mprintf("out of memory");
+  }
+done:
+  for(f=0; f<GA_QFOLD; f++) ga_group_clear(&aG[f]);
+  q_kept_free(&k);
+  if( src ) src->xClose(src);
+  if( zWhy && rc==SQLITE_OK && conn->mode==GA_CUDA && be==dev && dev ){
+    rc = SQLITE_ERROR;
+    *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: %s", zWhy);
+  }
+  r->zKeptWhy = zWhy;
+  return rc;
+}
+
+int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char **pzErr){
   Exec e;
   ga_colsrc *src = 0;
   ga_conn *conn = ((ga_vtab*)vt)->conn;
-  int rc, w;
+  int rc, w, done = 0;
   memset(&e, 0, sizeof(e));
   memset(r, 0, sizeof(*r));
   *pzErr = 0;
@@ -824,6 +1042,16 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, qresult *r, char **pzErr){
   rc = partInit(&e.main, pl, q_run_new(db, pl));
   r->run = e.r = e.main.r;
   if( rc ) goto fail;
+  if( pl->nCol==0 ){
+    pl->aiCol[0] = 0;               /* count(*) alone: a column to count rows by */
+    pl->aWant[0] = 0;
+    pl->nCol = 1;
+  }
+  if( (rc = keptRun(&e, vt, pl, keep, r, &done, pzErr))!=SQLITE_OK ){
+    if( rc==QE_BAIL || *pzErr==0 ) goto fail;
+    goto done;
+  }
+  if( done ) goto finish;
   if( parallel(pl, conn->threads) ){
     int n = conn->threads;
     if( (e.aPart = sqlite3_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
@@ -836,11 +1064,6 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, qresult *r, char **pzErr){
     }
     e.base.xPar = sinkPar;
     e.base.nPar = n;
-  }
-  if( pl->nCol==0 ){
-    pl->aiCol[0] = 0;               /* count(*) alone: a column to count rows by */
-    pl->aWant[0] = 0;
-    pl->nCol = 1;
   }
   /* The table's pages (else a statement) every run: the column cache keeps
   ** columns for device operators, which this engine's CPU ones are not,
@@ -856,9 +1079,12 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, qresult *r, char **pzErr){
     *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
     goto done;
   }
+  r->nScan = e.main.nRow;
   for(w=0; w<e.nPart; w++){
+    r->nScan += e.aPart[w].nRow;
     if( (rc = partMerge(&e, &e.main, &e.aPart[w]))!=SQLITE_OK ) goto fail;
   }
+finish:
   if( pl->grouped && (rc = groupsToRows(&e))!=SQLITE_OK ) goto fail;
   if( (rc = finish(&e))!=SQLITE_OK ) goto fail;
   goto done;
@@ -874,6 +1100,7 @@ done:
 
 void q_result_free(qresult *r){
   sqlite3_free(r->a);
+  sqlite3_free(r->zKeptWhy);
   q_run_free(r->run);
   memset(r, 0, sizeof(*r));
 }

@@ -247,12 +247,41 @@ typedef struct qresult {
   int64_t nRow;                    /* rows */
   qval *a;                         /* nRow*nCol values */
   qrun *run;                       /* the run that made them: it keeps their bytes */
+  int kept;                        /* answered over kept columns: Q_KEPT_* (0: the engine's
+                                   ** CPU operators over the table) */
+  char *zKeptWhy;                  /* not over kept columns though wanted: why */
+  int64_t nScan;                   /* rows the CPU operators read */
 } qresult;
+#define Q_KEPT_DEVICE 1            /* by the device's operators */
+#define Q_KEPT_CPU    2            /* by the CPU's (gpuagg_config('query_kept') 1) */
 /* Run pl (planned with this run's parameters) in db into *r. SQLITE_OK,
 ** QE_BAIL (why in *pzErr: SQLite serves), or an SQLite error (message in
-** *pzErr). */
-int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, qresult *r, char **pzErr);
+** *pzErr). Where the plan's columns are kept (the column cache) and the
+** connection's device (or gpuagg_config('query_kept') 1) may serve, they
+** are read there by a program (compile.c) instead of the table.
+** keep: read the table into the column cache (to the device) if its
+** columns are not kept yet, and answer over them (a table seen to be large).
+*/
+int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char **pzErr);
 void q_result_free(qresult*);
+
+/* ---- kept columns: a plan as a program (compile.c) ------------------------------- */
+#include "qprog.h"
+typedef struct qkept {
+  ga_qprog p;                      /* the program */
+  unsigned char *tabC;             /* its tables' entries: classes */
+  int64_t *tabV;                   /* ... and values */
+  int64_t nTab, tabAlloc;          /* ... entries, and room */
+  qval *aKeyVal[Q_MAXKEY];         /* dictionary keys (p.keyNum 0): each id's shown value */
+  int64_t aKeyN[Q_MAXKEY];         /* ... ids */
+  int aFold[64];                   /* each aggregate's fold; count(*): -1 (any fold's rows) */
+} qkept;
+/* Compile pl for its columns as kept (aCol[c]: the plan's column c) into
+** *k, evaluating what depends on one TEXT column once per distinct value
+** on run r (whose memory keeps the keys' shown values). SQLITE_OK, or
+** QE_BAIL with why not in *pzWhy (sqlite3_malloc'd), or an SQLite error. */
+int q_compile(qrun *r, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy);
+void q_kept_free(qkept *k);
 
 /* ---- collations (eval.c) ------------------------------------------------------- */
 /* Sign of a - b (TEXT) under collation coll. */
@@ -260,5 +289,9 @@ int q_text_cmp(const char *a, int na, const char *b, int nb, int coll);
 /* The key equal TEXT values share under coll into buf (at least n+8
 ** bytes), its length returned. */
 int q_text_key(const char *z, int n, int coll, char *buf);
+/* x's canonical key as GROUP BY compares values under coll (exec.c,
+** requirement 3) into z (at least 13 bytes, and x->n + 8 more for TEXT and
+** BLOB), its length returned: equal values, equal keys. */
+int q_key_bytes(const qval *x, int coll, char *z);
 
 #endif /* GPUAGG_QUERY_H */

@@ -39,6 +39,10 @@ struct ga_querynotes {
   int64_t nEngine, nSqlite;        /* runs by path */
   char azWhy[N_WHY][GA_ERRLEN];    /* the last reasons, newest at iWhy-1 */
   int iWhy, nWhy;
+  int64_t nDevice, nKeptCpu;       /* engine runs over kept columns, by the device's operators
+                                   ** and the CPU's */
+  char azKept[N_WHY][GA_ERRLEN];   /* the last reasons kept columns did not serve */
+  int iKept, nKept;
 };
 
 static struct ga_querynotes *notesOf(ga_conn *c){
@@ -61,6 +65,18 @@ static void noteRun(ga_conn *c, const char *zWhy){
   if( p->nWhy<N_WHY ) p->nWhy++;
 }
 
+/* How an engine run read (exec.c, 8). */
+static void noteKept(ga_conn *c, int kept, const char *zWhy){
+  struct ga_querynotes *p = notesOf(c);
+  if( p==0 ) return;
+  if( kept==Q_KEPT_DEVICE ) p->nDevice++;
+  if( kept==Q_KEPT_CPU ) p->nKeptCpu++;
+  if( zWhy==0 ) return;
+  sqlite3_snprintf(GA_ERRLEN, p->azKept[p->iKept], "%s", zWhy);
+  p->iKept = (p->iKept + 1) % N_WHY;
+  if( p->nKept<N_WHY ) p->nKept++;
+}
+
 void ga_query_describe(sqlite3_str *out, const ga_conn *c){
   const struct ga_querynotes *p = c->qnotes;
   int i;
@@ -69,6 +85,12 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
   for(i=0; p && i<p->nWhy; i++){
     if( i ) sqlite3_str_appendchar(out, 1, ',');
     ga_json_str(out, p->azWhy[(p->iWhy - 1 - i + N_WHY) % N_WHY]);
+  }
+  sqlite3_str_appendf(out, "],\"device\":%lld,\"kept_cpu\":%lld,\"not_kept\":[",
+                      p ? (long long)p->nDevice : 0LL, p ? (long long)p->nKeptCpu : 0LL);
+  for(i=0; p && i<p->nKept; i++){
+    if( i ) sqlite3_str_appendchar(out, 1, ',');
+    ga_json_str(out, p->azKept[(p->iKept - 1 - i + N_WHY) % N_WHY]);
   }
   sqlite3_str_appendall(out, "]}");
 }
@@ -176,6 +198,8 @@ typedef struct QTab {
   int nParam;                      /* parameters: HIDDEN columns after the results */
   int running;                     /* in its xFilter or xNext: a read that reaches it again
                                    ** (through another gpu_query table) is refused */
+  int big;                         /* a read of it read gpuagg_config('threshold') rows or more:
+                                   ** its columns are worth keeping (exec.c, 8) */
 } QTab;
 
 typedef struct QCur {
@@ -422,7 +446,9 @@ static int filter(QCur *c, QTab *t, int idxNum, int argc, sqlite3_value **argv){
     q_select_free(&sel);
     return rc;
   }
-  rc = q_exec(&t->base.base, t->base.db, &pl, &c->res, &zWhy);
+  rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, &c->res, &zWhy);
+  if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
+  noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy);
   q_plan_free(&pl);
   q_select_free(&sel);
   if( rc==QE_BAIL ){

@@ -585,6 +585,8 @@ static void keep(CacheSrc *p){
     free(r->cellType);
     for(i=0; i<e->nCell; i++) e->cell[i].z = e->arena + (intptr_t)e->cell[i].z;
     e->res = aRes[c];
+    e->res.type = e->type;
+    e->res.v = e->v;
     e->res.dict = e->nCell ? e->cell : 0;
     e->res.dictRow = e->cellRow;
     e->res.nDict = e->nCell;
@@ -651,6 +653,12 @@ static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
 static ga_resident *cacheResident(ga_colsrc *pSrc, int i){
   CacheSrc *p = (CacheSrc*)pSrc;
   return i>=0 && i<p->nCol && p->aEnt[i] && p->aEnt[i]->res.d ? &p->aEnt[i]->res : 0;
+}
+
+ga_resident *ga_cache_kept(ga_colsrc *pSrc, int i){
+  CacheSrc *p = (CacheSrc*)pSrc;
+  if( pSrc==0 || pSrc->xScan!=cacheScan ) return 0;
+  return i>=0 && i<p->nCol && p->aEnt[i] ? &p->aEnt[i]->res : 0;
 }
 
 static const char *cacheErrmsg(ga_colsrc *pSrc){

@@ -117,6 +117,8 @@ typedef struct ga_resident {
   const int64_t *dictRow;           /* ... each entry's first row */
   int64_t nDict, nDictText;         /* ... its entries, and how many are TEXT */
   unsigned char want;               /* what its cells describe (GA_COL_*) */
+  const unsigned char *type;        /* the host copy: each row's class */
+  const int64_t *v;                 /* ... and value (a TEXT or BLOB value's place in dict) */
 } ga_resident;
 
 typedef struct ga_colsrc ga_colsrc;
@@ -199,6 +201,10 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nC
 ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
                            const char *const *azCol, const unsigned char *aWant, int *pHit);
 void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
+/* Column i of a cache source (ga_colsrc_cache) as kept, its device form or
+** not (d NULL): after a hit, or after a scan that kept them; else NULL (and
+** for any other source). */
+ga_resident *ga_cache_kept(ga_colsrc *pSrc, int i);
 /* The cache's state (conn->cache): made with the connection, freed with it
 ** (all it keeps, host and device). NULL when out of memory: nothing kept. */
 ga_cache *ga_cache_new(void);

@@ -1,0 +1,54 @@
+/*
+** gpu_query's programs over kept columns on the CPU (backend.h's xQuery):
+** the reference the device's tile interpreter (kernels/query.cu) is tested
+** against, bit for bit.
+**
+**   1. Rows are evaluated a piece of PIECE at a time, instruction by
+**      instruction over the piece (qprog.h's ga_q_step, the device's own
+**      code), into registers laid out register by register.
+**   2. Each row then becomes one grouping row per fold (qprog.h, 4), folded
+**      into the fold's CPU table (group.c) with its scan position; the
+**      window of each fold's real sums is chosen at its first reals, and
+**      reals outside it are summed on the host (ga_group_window), so every
+**      value is served.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "backend.h"
+#include "qprog.h"
+
+#define PIECE 1024
+
+int ga_cpu_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qcol *a, int64_t nRow,
+                 const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr){
+  unsigned char *rc = calloc(GA_QREG, PIECE), *kmeta = malloc(PIECE), *meta = malloc(PIECE);
+  int64_t *rv = calloc(GA_QREG, PIECE*sizeof(int64_t));
+  uint64_t *keys = malloc(PIECE*sizeof(uint64_t)), *vals = malloc(PIECE*sizeof(uint64_t));
+  const unsigned char *colC[GA_QCOL];
+  const int64_t *colV[GA_QCOL];
+  int64_t i0;
+  int fail = rc==0 || kmeta==0 || meta==0 || rv==0 || keys==0 || vals==0;
+  (void)pp; (void)stats; (void)nTab;
+  for(i0=0; i0<nRow && !fail; i0+=PIECE){
+    int n = nRow - i0<PIECE ? (int)(nRow - i0) : PIECE, i, k, f, c;
+    for(c=0; c<p->nCol; c++){
+      colC[c] = a[c].type + i0;
+      colV[c] = a[c].v + i0;
+    }
+    for(k=0; k<p->nIns; k++){
+      for(i=0; i<n; i++) ga_q_step(p, &p->ins[k], rc + i, rv + i, PIECE, colC, colV, i, tabC, tabV);
+    }
+    for(i=0; i<n; i++) ga_q_key(p, rc + i, rv + i, PIECE, &keys[i], &kmeta[i]);
+    for(f=0; f<p->nFold && !fail; f++){
+      for(i=0; i<n; i++){
+        unsigned char m;
+        ga_q_val(rc + i, rv + i, PIECE, p->foldReg[f], &vals[i], &m);
+        meta[i] = kmeta[i]==GA_Q_DROPPED_META ? kmeta[i] : (unsigned char)(kmeta[i] | m);
+      }
+      fail = ga_group_window(g[f], keys, vals, meta, n) || ga_cpu_group(g[f], keys, vals, meta, n, i0);
+    }
+  }
+  free(rc); free(kmeta); free(meta); free(rv); free(keys); free(vals);
+  if( fail ) strcpy(zErr, "gpuagg: out of memory");
+  return fail;
+}

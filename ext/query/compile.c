@@ -1,0 +1,434 @@
+/*
+** gpu_query's compiler for kept columns: a plan (plan.c) as a program of
+** qprog.h, which the backend's xQuery runs over the columns the cache keeps
+** (the CPU's copy, or a device's).
+**
+**   1. A column whose rows are numbers or NULL is loaded (GA_Q_COL). A
+**      column whose rows are TEXT, BLOB or NULL is never read as such: the
+**      largest expression of it alone (a comparison with a constant, a
+**      LIKE, a CASE, a substr() key) is evaluated by the engine's own
+**      evaluator (eval.c, so SQLite's rules and functions) once per entry
+**      of the column's dictionary and once for NULL, and becomes a lookup
+**      (GA_Q_MAP). Where such an expression is used as a number its values
+**      must be numbers or NULL.
+**   2. Arithmetic, comparisons (of numbers: no TEXT affinity), AND, OR,
+**      NOT, IS NULL: one instruction each. Anything else, and a column
+**      holding numbers and TEXT or BLOB both, is not compiled (QE_BAIL, with
+**      why): the engine's CPU operators serve.
+**   3. Keys: each an expression of one TEXT column, whose values are given
+**      ids by GROUP BY's comparison (the key's collation) and combined into
+**      one code; an id's shown value is its values' own, so equal values
+**      must show alike (they do under BINARY; 'a' and 'A' under NOCASE do
+**      not: not compiled). Or one key that is a number, grouped as
+**      group_acc.h (2) says, shown in its first row's form.
+**   4. Aggregates: count(*), and count, sum, total, avg, min and max of a
+**      number; arguments with the same text share one fold. Not
+**      count(DISTINCT).
+*/
+#include <string.h>
+#include <stdarg.h>
+#include "query.h"
+
+typedef struct Comp {
+  qrun *r;                         /* evaluates the dictionaries */
+  const qplan *pl;
+  ga_resident *const *aCol;        /* the plan's columns, as kept */
+  qkept *k;                        /* what is made */
+  char *zWhy;                      /* not compiled: why */
+  unsigned char nulT[GA_BATCH];    /* a column of NULLs, for the columns an evaluation ignores */
+  int64_t nulV[GA_BATCH];
+} Comp;
+
+static int why(Comp *c, const char *zFmt, ...){
+  va_list ap;
+  if( c->zWhy==0 ){
+    va_start(ap, zFmt);
+    c->zWhy = sqlite3_vmprintf(zFmt, ap);
+    va_end(ap);
+  }
+  return QE_BAIL;
+}
+
+/* The one column e reads (-2: none, -1: several). */
+static int colsOf(const qexpr *e){
+  int c = -2, i, x;
+  const qexpr *aSub[2];
+  if( e==0 ) return -2;
+  if( e->op==E_COL ) return e->iCol;
+  aSub[0] = e->a;
+  aSub[1] = e->b;
+  for(i=0; i<2 + e->nArg; i++){
+    x = colsOf(i<2 ? aSub[i] : e->arg[i - 2]);
+    if( x==-2 ) continue;
+    if( x==-1 || (c>=0 && c!=x) ) return -1;
+    c = x;
+  }
+  return c;
+}
+
+static const char *colName(Comp *c, int col){
+  return c->pl->src.tab.aCol[c->pl->aiCol[col]].zName;
+}
+
+/* Rows all numbers or NULL; rows all TEXT, BLOB or NULL, their bytes kept. */
+static int isNum(const ga_resident *x){ return x->nText + x->nBlob==0; }
+static int isDict(const ga_resident *x){
+  return x->nInt + x->nReal==0 && x->dict && (x->want & GA_COL_BYTES);
+}
+
+static int newReg(Comp *c, int *pr){
+  if( c->k->p.nReg>=GA_QREG ) return why(c, "more than %d values a row", GA_QREG);
+  *pr = c->k->p.nReg++;
+  return SQLITE_OK;
+}
+
+static int emit(Comp *c, int op, int dst, int a, int b, int x){
+  ga_qprog *p = &c->k->p;
+  if( p->nIns>=GA_QINS ) return why(c, "more than %d operations", GA_QINS);
+  p->ins[p->nIns].op = (unsigned char)op;
+  p->ins[p->nIns].dst = (unsigned char)dst;
+  p->ins[p->nIns].a = (unsigned char)a;
+  p->ins[p->nIns].b = (unsigned char)b;
+  p->ins[p->nIns].x = x;
+  p->nIns++;
+  return SQLITE_OK;
+}
+
+/* e over column col's dictionary, then NULL, into *paOut (sqlite3_free
+** it), *pn values; keep: their bytes kept in the run's memory. */
+static int dictEval(Comp *c, qexpr *e, int col, int keep, qval **paOut, int64_t *pn){
+  const ga_resident *x = c->aCol[col];
+  int64_t nD = x->nDict, n = nD + 1, i0;
+  qval *out = sqlite3_malloc64(sizeof(qval)*(uint64_t)n);
+  unsigned char t[GA_BATCH];
+  int64_t v[GA_BATCH];
+  ga_colvec cols[GA_COLS_MAX];
+  ga_colbatch b;
+  int j, rc;
+  if( out==0 ) return SQLITE_NOMEM;
+  for(j=0; j<c->pl->nCol; j++){
+    cols[j].type = c->nulT;
+    cols[j].v = c->nulV;
+    cols[j].cell = 0;
+  }
+  memset(&b, 0, sizeof(b));
+  b.nCol = c->pl->nCol;
+  b.col = cols;
+  cols[col].type = t;
+  cols[col].v = v;
+  cols[col].cell = x->dict;
+  for(i0=0; i0<n; i0+=GA_BATCH){
+    int m = n - i0<GA_BATCH ? (int)(n - i0) : GA_BATCH, i;
+    qctx ctx;
+    qvec *o;
+    for(i=0; i<m; i++){
+      int64_t p = i0 + i;
+      t[i] = p<nD ? (p<x->nDictText ? SQLITE_TEXT : SQLITE_BLOB) : SQLITE_NULL;
+      v[i] = p<nD ? p : 0;
+    }
+    b.n = m;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.b = &b;
+    ctx.n = m;
+    if( (rc = q_eval(c->r, e, &ctx, &o))!=SQLITE_OK ){
+      sqlite3_free(out);
+      return rc==QE_BAIL ? why(c, "%s", q_run_errmsg(c->r)) : rc;
+    }
+    for(i=0; i<m; i++){
+      qval *y = &out[i0 + i];
+      q_get(o, i, y);
+      if( keep && (y->t==SQLITE_TEXT || y->t==SQLITE_BLOB) && (y->z = q_keep(c->r, y->z, y->n))==0 ){
+        sqlite3_free(out);
+        return SQLITE_NOMEM;
+      }
+    }
+  }
+  *paOut = out;
+  *pn = n;
+  return SQLITE_OK;
+}
+
+/* A table of n entries (classes and values from a), its index in *pt. */
+static int addTable(Comp *c, const unsigned char *aT, const int64_t *aV, int64_t n, int *pt){
+  qkept *k = c->k;
+  if( k->p.nTab>=GA_QTAB ) return why(c, "more than %d expressions of TEXT columns", GA_QTAB);
+  if( k->nTab + n>k->tabAlloc ){
+    int64_t m = (k->nTab + n)*2;
+    unsigned char *tc = sqlite3_realloc64(k->tabC, (uint64_t)m);
+    int64_t *tv;
+    if( tc==0 ) return SQLITE_NOMEM;
+    k->tabC = tc;
+    if( (tv = sqlite3_realloc64(k->tabV, 8*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+    k->tabV = tv;
+    k->tabAlloc = m;
+  }
+  memcpy(k->tabC + k->nTab, aT, (size_t)n);
+  memcpy(k->tabV + k->nTab, aV, 8*(size_t)n);
+  k->p.tabOff[k->p.nTab] = k->nTab;
+  k->p.tabN[k->p.nTab] = n;
+  k->nTab += n;
+  *pt = k->p.nTab++;
+  return SQLITE_OK;
+}
+
+/* Lookup of table t by column col into a new register. */
+static int emitMap(Comp *c, int col, int t, int *pr){
+  int rc = newReg(c, pr);
+  return rc ? rc : emit(c, GA_Q_MAP, *pr, col, 0, t);
+}
+
+/* e, an expression of TEXT column col alone, as a lookup of numbers
+** (requirement 1). */
+static int mapNode(Comp *c, qexpr *e, int col, int *pr){
+  qval *a = 0;
+  int64_t n, i;
+  unsigned char *aT;
+  int64_t *aV;
+  int rc, t;
+  if( (rc = dictEval(c, e, col, 0, &a, &n))!=SQLITE_OK ) return rc;
+  aT = sqlite3_malloc64((uint64_t)n);
+  aV = sqlite3_malloc64(8*(uint64_t)n);
+  if( aT==0 || aV==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  for(i=0; i<n; i++){
+    if( a[i].t==SQLITE_TEXT || a[i].t==SQLITE_BLOB ){
+      rc = why(c, "a TEXT or BLOB value of %s where a number is needed", colName(c, col));
+      goto done;
+    }
+    aT[i] = (unsigned char)a[i].t;
+    aV[i] = a[i].t==SQLITE_NULL ? 0 : a[i].v;
+  }
+  if( (rc = addTable(c, aT, aV, n, &t))==SQLITE_OK ) rc = emitMap(c, col, t, pr);
+done:
+  sqlite3_free(a);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  return rc;
+}
+
+static int node(Comp *c, qexpr *e, int *pr){
+  int col, rc, ra, rb, op;
+  static const int aOp[] = {
+    [E_ADD] = GA_Q_ADD, [E_SUB] = GA_Q_SUB, [E_MUL] = GA_Q_MUL, [E_DIV] = GA_Q_DIV, [E_REM] = GA_Q_REM,
+    [E_EQ] = GA_Q_EQ, [E_NE] = GA_Q_NE, [E_LT] = GA_Q_LT, [E_LE] = GA_Q_LE, [E_GT] = GA_Q_GT, [E_GE] = GA_Q_GE,
+    [E_IS] = GA_Q_IS, [E_ISNOT] = GA_Q_ISNOT, [E_AND] = GA_Q_AND, [E_OR] = GA_Q_OR, [E_NOT] = GA_Q_NOT,
+    [E_ISNULL] = GA_Q_ISNULL, [E_NOTNULL] = GA_Q_NOTNULL
+  };
+  if( e->op==E_COLLATE ) return node(c, e->a, pr);
+  if( (col = colsOf(e))>=0 && !isNum(c->aCol[col]) ){
+    if( !isDict(c->aCol[col]) ) return why(c, "column %s holds numbers and TEXT or BLOB both", colName(c, col));
+    return mapNode(c, e, col, pr);
+  }
+  switch( e->op ){
+    case E_COL:
+      if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
+      return emit(c, GA_Q_COL, *pr, 0, 0, e->iCol);
+    case E_LIT: {
+      ga_qprog *p = &c->k->p;
+      if( e->t!=SQLITE_INTEGER && e->t!=SQLITE_FLOAT && e->t!=SQLITE_NULL ) return why(c, "a TEXT or BLOB constant");
+      if( p->nLit>=GA_QLIT ) return why(c, "more than %d constants", GA_QLIT);
+      p->litT[p->nLit] = (unsigned char)e->t;
+      p->litV[p->nLit] = e->t==SQLITE_NULL ? 0 : e->i;
+      if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
+      return emit(c, GA_Q_LIT, *pr, 0, 0, p->nLit++);
+    }
+    case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
+      if( e->cmpAff==GA_AFF_TEXT ) return why(c, "numbers compared as TEXT");
+      /* fall through */
+    case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_REM: case E_AND: case E_OR:
+      op = aOp[e->op];
+      if( (rc = node(c, e->a, &ra))!=SQLITE_OK || (rc = node(c, e->b, &rb))!=SQLITE_OK ) return rc;
+      if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
+      return emit(c, op, *pr, ra, rb, 0);
+    case E_NOT: case E_ISNULL: case E_NOTNULL:
+      op = aOp[e->op];
+      if( (rc = node(c, e->a, &ra))!=SQLITE_OK ) return rc;
+      if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
+      return emit(c, op, *pr, ra, 0, 0);
+    default:
+      return why(c, "%.*s is not computed on kept columns", e->end - e->at, c->pl->s->zSql + e->at);
+  }
+}
+
+/* Values a and b are the same value shown the same way. */
+static int sameShown(const qval *a, const qval *b){
+  if( a->t!=b->t ) return 0;
+  if( a->t==SQLITE_TEXT || a->t==SQLITE_BLOB ) return a->n==b->n && (a->n==0 || memcmp(a->z, b->z, (size_t)a->n)==0);
+  return a->t==SQLITE_NULL || a->v==b->v;
+}
+
+/* Key kk, an expression of TEXT column col alone, as ids (requirement 3). */
+static int dictKey(Comp *c, int kk, int col, int *pr){
+  const qplan *pl = c->pl;
+  qkept *k = c->k;
+  qval *a = 0, *shown = 0;
+  int64_t n, i, nId = 0, nSlot = 64, *slot = 0, *aV = 0;
+  unsigned char *aT = 0;
+  char *buf = 0, **keyOf = 0;
+  int *keyLen = 0, rc, t;
+  if( (rc = dictEval(c, pl->aKey[kk], col, 1, &a, &n))!=SQLITE_OK ) return rc;
+  while( nSlot<2*n ) nSlot *= 2;
+  slot = sqlite3_malloc64(8*(uint64_t)nSlot);
+  shown = sqlite3_malloc64(sizeof(qval)*(uint64_t)n);
+  keyOf = sqlite3_malloc64(sizeof(char*)*(uint64_t)n);
+  keyLen = sqlite3_malloc64(sizeof(int)*(uint64_t)n);
+  aT = sqlite3_malloc64((uint64_t)n);
+  aV = sqlite3_malloc64(8*(uint64_t)n);
+  if( slot==0 || shown==0 || keyOf==0 || keyLen==0 || aT==0 || aV==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  memset(slot, 0xff, 8*(size_t)nSlot);
+  for(i=0; i<n; i++){
+    int m;
+    uint64_t h;
+    int64_t s;
+    sqlite3_free(buf);
+    if( (buf = sqlite3_malloc(a[i].n + 16))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    m = q_key_bytes(&a[i], pl->aKeyColl[kk], buf);
+    h = q_hash(0xcbf29ce484222325ull, buf, m);
+    for(s=(int64_t)(h & (uint64_t)(nSlot - 1)); slot[s]>=0; s=(s + 1) & (nSlot - 1)){
+      int64_t id = slot[s];
+      if( keyLen[id]==m && memcmp(keyOf[id], buf, (size_t)m)==0 ) break;
+    }
+    if( slot[s]<0 ){
+      if( (keyOf[nId] = (char*)q_keep(c->r, buf, m))==0 ){ rc = SQLITE_NOMEM; goto done; }
+      keyLen[nId] = m;
+      shown[nId] = a[i];
+      slot[s] = nId++;
+    }else if( !sameShown(&shown[slot[s]], &a[i]) ){
+      rc = why(c, "a key whose equal values show differently (%s)", colName(c, col));
+      goto done;
+    }
+    aT[i] = GA_QC_INT;
+    aV[i] = slot[s];
+  }
+  if( (rc = addTable(c, aT, aV, n, &t))!=SQLITE_OK || (rc = emitMap(c, col, t, pr))!=SQLITE_OK ) goto done;
+  k->aKeyVal[kk] = shown;
+  k->aKeyN[kk] = nId;
+  shown = 0;
+done:
+  sqlite3_free(buf);
+  sqlite3_free(a);
+  sqlite3_free(shown);
+  sqlite3_free(slot);
+  sqlite3_free(keyOf);
+  sqlite3_free(keyLen);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  return rc;
+}
+
+static int keys(Comp *c){
+  const qplan *pl = c->pl;
+  ga_qprog *p = &c->k->p;
+  int kk, rc, r, col;
+  uint64_t mul = 1;
+  p->nKey = pl->nKey;
+  p->nGroup = 2;
+  for(kk=0; kk<pl->nKey; kk++){
+    col = colsOf(pl->aKey[kk]);
+    if( col<0 || isNum(c->aCol[col]) || !isDict(c->aCol[col]) ) break;
+  }
+  if( kk==pl->nKey ){
+    for(kk=0; kk<pl->nKey; kk++){
+      if( (rc = dictKey(c, kk, colsOf(pl->aKey[kk]), &r))!=SQLITE_OK ) return rc;
+      p->keyReg[kk] = (unsigned char)r;
+      p->keyMul[kk] = (int64_t)mul;
+      mul *= (uint64_t)c->k->aKeyN[kk];
+      if( mul>((uint64_t)1 << 40) ) return why(c, "more than 2^40 combinations of keys");
+    }
+    p->nGroup = (int64_t)mul + 1;
+    return SQLITE_OK;
+  }
+  if( pl->nKey>1 ) return why(c, "several keys, not each an expression of one TEXT column");
+  if( pl->iHit>=0 ) return why(c, "a key shown as a min() or max() row shows it");
+  if( (rc = node(c, pl->aKey[0], &r))!=SQLITE_OK ) return rc;
+  p->keyNum = 1;
+  p->keyReg[0] = (unsigned char)r;
+  p->nGroup = 0;
+  return SQLITE_OK;
+}
+
+static int sameText(const qplan *pl, const qexpr *a, const qexpr *b){
+  return a->end - a->at==b->end - b->at && memcmp(pl->s->zSql + a->at, pl->s->zSql + b->at, (size_t)(a->end - a->at))==0;
+}
+
+int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy){
+  Comp *c = sqlite3_malloc(sizeof(Comp));
+  ga_qprog *p = &k->p;
+  int rc = SQLITE_OK, i, j, r, f = -1;
+  memset(k, 0, sizeof(*k));
+  *pzWhy = 0;
+  if( c==0 ) return SQLITE_NOMEM;
+  memset(c, 0, sizeof(*c));
+  for(i=0; i<GA_BATCH; i++) c->nulT[i] = SQLITE_NULL;
+  c->r = run;
+  c->pl = pl;
+  c->aCol = aCol;
+  c->k = k;
+  p->filter = -1;
+  p->nCol = pl->nCol;
+  if( !pl->grouped ) rc = why(c, "rows without aggregates");
+  else if( pl->nCol>GA_QCOL ) rc = why(c, "more than %d columns", GA_QCOL);
+  /* the filter: WHERE's conjuncts, ANDed */
+  for(i=0; rc==SQLITE_OK && i<pl->nConj; i++){
+    if( (rc = node(c, pl->aConj[i], &r))!=SQLITE_OK ) break;
+    if( p->filter<0 ){
+      p->filter = r;
+    }else{
+      int a = p->filter;
+      if( (rc = newReg(c, &p->filter))==SQLITE_OK ) rc = emit(c, GA_Q_AND, p->filter, a, r, 0);
+    }
+  }
+  if( rc==SQLITE_OK ) rc = keys(c);
+  /* the aggregates' folds */
+  for(i=0; rc==SQLITE_OK && i<pl->nAgg; i++){
+    const qagg *g = &pl->aAgg[i];
+    k->aFold[i] = -1;
+    if( g->distinct ){
+      rc = why(c, "count(DISTINCT) on kept columns");
+      break;
+    }
+    if( g->x==0 ) continue;
+    for(j=0; j<i && (pl->aAgg[j].x==0 || !sameText(pl, pl->aAgg[j].x, g->x)); j++){}
+    if( j<i ){
+      k->aFold[i] = k->aFold[j];
+      continue;
+    }
+    if( p->nFold>=GA_QFOLD ){
+      rc = why(c, "more than %d aggregate arguments", GA_QFOLD);
+      break;
+    }
+    if( (rc = node(c, g->x, &r))!=SQLITE_OK ) break;
+    k->aFold[i] = p->nFold;
+    p->foldReg[p->nFold++] = (unsigned char)r;
+  }
+  if( rc==SQLITE_OK && p->nFold==0 ){
+    /* count(*) alone: one fold of no values, for its rows */
+    if( (rc = newReg(c, &r))==SQLITE_OK && p->nLit<GA_QLIT ){
+      p->litT[p->nLit] = SQLITE_NULL;
+      rc = emit(c, GA_Q_LIT, r, 0, 0, p->nLit++);
+      p->foldReg[p->nFold++] = (unsigned char)r;
+      (void)f;
+    }
+  }
+  if( rc==QE_BAIL ){
+    *pzWhy = c->zWhy;
+    c->zWhy = 0;
+  }
+  sqlite3_free(c->zWhy);
+  sqlite3_free(c);
+  if( rc!=SQLITE_OK ) q_kept_free(k);
+  return rc;
+}
+
+void q_kept_free(qkept *k){
+  int i;
+  for(i=0; i<Q_MAXKEY; i++) sqlite3_free(k->aKeyVal[i]);
+  sqlite3_free(k->tabC);
+  sqlite3_free(k->tabV);
+  memset(k, 0, sizeof(*k));
+}

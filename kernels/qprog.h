@@ -1,0 +1,283 @@
+/*
+** gpu_query's programs over kept columns: the bytecode the engine's
+** compiler (ext/query/compile.c) makes of a plan's filter, keys and
+** aggregate arguments, and what one instruction does to one row, shared by
+** the CPU backend (gcc: the reference) and the tile interpreter
+** (kernels/query.cu: nvcc, built with -fmad=false so that no multiply and
+** add is fused), so that both give the same bits.
+**
+**   1. A register holds one row's value: a storage class (SQLite's: 1
+**      INTEGER, 2 REAL, 5 NULL; never TEXT or BLOB) and 8 bytes (an int64,
+**      a REAL's bits). Instructions read registers written before them.
+**   2. GA_Q_COL loads a kept column whose rows are numbers or NULL.
+**      GA_Q_MAP reads a kept column whose rows are TEXT, BLOB or NULL
+**      through a table the host computed once per distinct value (the
+**      column's dictionary, then one entry for NULL): whatever an
+**      expression of that one column gives (a comparison with a constant,
+**      a LIKE, a substr() key's group id) is a lookup.
+**   3. Arithmetic, comparison and logic are SQLite's (vdbe.c's OP_Add ...
+**      OP_Remainder, OP_Eq ... with numbers, three-valued AND, OR, NOT): an
+**      integer result that overflows is computed in doubles, a division by
+**      zero is NULL, a NaN is NULL.
+**   4. The outputs: a filter register (true: the row counts), the keys
+**      (dictionary ids combined into one code, or one number grouped as
+**      group_acc.h (2) says) and one value register per fold (a ga_group
+**      of rows, group_acc.h): a row is (key, value, meta) for each fold.
+**      A row the filter drops goes to the group GA_Q_DROPPED, which no row
+**      that counts can reach (its key class is BLOB); the host drops it.
+*/
+#ifndef GPUAGG_QPROG_H
+#define GPUAGG_QPROG_H
+
+#include <stdint.h>
+#include "hd.h"
+#include "ext_acc.h"
+#include "group_acc.h"
+
+#define GA_QINS   160               /* instructions of a program, at most */
+#define GA_QREG   48                /* registers */
+#define GA_QLIT   64                /* literals */
+#define GA_QTAB   64                /* lookup tables */
+#define GA_QFOLD  64                /* folds (distinct aggregate arguments, or one for rows) */
+#define GA_QKEY   8                 /* keys */
+#define GA_QCOL   64                /* columns read */
+
+#define GA_QC_INT  1                /* register classes: SQLite's */
+#define GA_QC_REAL 2
+#define GA_QC_NULL 5
+
+enum {
+  GA_Q_COL, GA_Q_LIT, GA_Q_MAP,
+  GA_Q_ADD, GA_Q_SUB, GA_Q_MUL, GA_Q_DIV, GA_Q_REM,
+  GA_Q_EQ, GA_Q_NE, GA_Q_LT, GA_Q_LE, GA_Q_GT, GA_Q_GE, GA_Q_IS, GA_Q_ISNOT,
+  GA_Q_AND, GA_Q_OR, GA_Q_NOT, GA_Q_ISNULL, GA_Q_NOTNULL
+};
+
+/* One instruction: dst = op(a, b); x is the column, literal or table. */
+typedef struct ga_qins {
+  unsigned char op, dst, a, b;
+  int32_t x;
+} ga_qins;
+
+typedef struct ga_qprog {
+  int nIns;                         /* instructions */
+  ga_qins ins[GA_QINS];
+  int nReg;                         /* registers used */
+  int nCol;                         /* kept columns read (in the caller's column array) */
+  int nLit;                         /* literals: class and value */
+  unsigned char litT[GA_QLIT];
+  int64_t litV[GA_QLIT];
+  int nTab;                         /* tables: each one's first entry in the tables' array, and
+                                    ** its entries (the column's dictionary, then NULL's) */
+  int64_t tabOff[GA_QTAB], tabN[GA_QTAB];
+  int filter;                       /* the filter's register; -1: every row counts */
+  int nKey;                         /* keys (0: one group) */
+  int keyNum;                       /* 1: one key, a number, grouped as group_acc.h (2) says;
+                                    ** 0: every key a dictionary id, combined by keyMul */
+  unsigned char keyReg[GA_QKEY];    /* each key's register */
+  int64_t keyMul[GA_QKEY];          /* code = sum of id * keyMul */
+  int64_t nGroup;                   /* groups there can be at most (the dropped rows' too);
+                                    ** 0: not known */
+  int nFold;                        /* folds */
+  unsigned char foldReg[GA_QFOLD];  /* each one's value register */
+} ga_qprog;
+
+/* The group rows the filter drops go to (point 4). */
+#define GA_Q_DROPPED_META GA_K_BLOB
+#define GA_Q_DROPPED_KEY  0
+
+GA_HD int ga_q_truth(int c, int64_t v){   /* 1 true, 0 false, -1 NULL */
+  if( c == GA_QC_NULL ) return -1;
+  if( c == GA_QC_INT ) return v != 0;
+  return ga_bits_real((uint64_t)v) != 0.0;
+}
+
+GA_HD double ga_q_real(int c, int64_t v){
+  return c == GA_QC_INT ? (double)v : ga_bits_real((uint64_t)v);
+}
+
+/* sqlite3VdbeIntValue of a REAL (doubleToInt64). */
+GA_HD int64_t ga_q_toint(double r){
+  if( r <= -9223372036854775808.0 ) return INT64_MIN;
+  if( r >= 9223372036854775807.0 ) return INT64_MAX;
+  return (int64_t)r;
+}
+
+GA_HD void ga_q_setreal(double d, unsigned char *pc, int64_t *pv){
+  if( d != d ){ *pc = GA_QC_NULL; *pv = 0; return; }
+  *pc = GA_QC_REAL;
+  *pv = (int64_t)ga_bits(d);
+}
+
+/* OP_Add ... OP_Remainder over two numbers or NULLs: b op a (L op R). */
+GA_HD void ga_q_arith(int op, int cl, int64_t vl, int cr, int64_t vr, unsigned char *pc, int64_t *pv){
+  double rA, rB;
+  if( cl == GA_QC_NULL || cr == GA_QC_NULL ){ *pc = GA_QC_NULL; *pv = 0; return; }
+  if( cl == GA_QC_INT && cr == GA_QC_INT ){
+    int64_t iB = vl, iA = vr, r;
+    switch( op ){
+      case GA_Q_ADD:
+        r = (int64_t)((uint64_t)iB + (uint64_t)iA);
+        if( ((iB ^ r) & (iA ^ r)) < 0 ) goto fp;
+        break;
+      case GA_Q_SUB:
+        r = (int64_t)((uint64_t)iB - (uint64_t)iA);
+        if( ((iB ^ iA) & (iB ^ r)) < 0 ) goto fp;
+        break;
+      case GA_Q_MUL: {
+        __int128 m = (__int128)iB * iA;
+        if( m < INT64_MIN || m > INT64_MAX ) goto fp;
+        r = (int64_t)m;
+        break;
+      }
+      case GA_Q_DIV:
+        if( iA == 0 ){ *pc = GA_QC_NULL; *pv = 0; return; }
+        if( iA == -1 && iB == INT64_MIN ) goto fp;
+        r = iB / iA;
+        break;
+      default:
+        if( iA == 0 ){ *pc = GA_QC_NULL; *pv = 0; return; }
+        if( iA == -1 ) iA = 1;
+        r = iB % iA;
+        break;
+    }
+    *pc = GA_QC_INT;
+    *pv = r;
+    return;
+  }
+fp:
+  rA = ga_q_real(cr, vr);
+  rB = ga_q_real(cl, vl);
+  switch( op ){
+    case GA_Q_ADD: rB = rB + rA; break;
+    case GA_Q_SUB: rB = rB - rA; break;
+    case GA_Q_MUL: rB = rB * rA; break;
+    case GA_Q_DIV:
+      if( rA == 0.0 ){ *pc = GA_QC_NULL; *pv = 0; return; }
+      rB = rB / rA;
+      break;
+    default: {
+      int64_t a = cr == GA_QC_INT ? vr : ga_q_toint(rA);
+      int64_t b = cl == GA_QC_INT ? vl : ga_q_toint(rB);
+      if( a == 0 ){ *pc = GA_QC_NULL; *pv = 0; return; }
+      if( a == -1 ) a = 1;
+      rB = (double)(b % a);
+      break;
+    }
+  }
+  ga_q_setreal(rB, pc, pv);
+}
+
+/* OP_Eq ... and IS, IS NOT over two numbers or NULLs. */
+GA_HD void ga_q_compare(int op, int cl, int64_t vl, int cr, int64_t vr, unsigned char *pc, int64_t *pv){
+  int c;
+  if( cl == GA_QC_NULL || cr == GA_QC_NULL ){
+    int eq = cl == cr;
+    if( op == GA_Q_IS ){ *pc = GA_QC_INT; *pv = eq; }
+    else if( op == GA_Q_ISNOT ){ *pc = GA_QC_INT; *pv = !eq; }
+    else { *pc = GA_QC_NULL; *pv = 0; }
+    return;
+  }
+  c = ga_num_cmp((uint64_t)vl, cl == GA_QC_INT ? GA_T_INT : GA_T_REAL, (uint64_t)vr, cr == GA_QC_INT ? GA_T_INT : GA_T_REAL);
+  switch( op ){
+    case GA_Q_EQ: case GA_Q_IS: c = c == 0; break;
+    case GA_Q_NE: case GA_Q_ISNOT: c = c != 0; break;
+    case GA_Q_LT: c = c < 0; break;
+    case GA_Q_LE: c = c <= 0; break;
+    case GA_Q_GT: c = c > 0; break;
+    default: c = c >= 0; break;
+  }
+  *pc = GA_QC_INT;
+  *pv = c;
+}
+
+/* One instruction over one row: registers rc/rv (stride s: register r of
+** this row at [r*s]), the row's column values colC/colV (column x of this
+** row at colC[x][i], colV[x][i]), the tables tabC/tabV. */
+GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, int64_t *rv, int s,
+                     const unsigned char *const *colC, const int64_t *const *colV, int64_t i,
+                     const unsigned char *tabC, const int64_t *tabV){
+  unsigned char *oc = &rc[in->dst*s];
+  int64_t *ov = &rv[in->dst*s];
+  int ca = rc[in->a*s], cb = rc[in->b*s];
+  int64_t va = rv[in->a*s], vb = rv[in->b*s];
+  switch( in->op ){
+    case GA_Q_COL: *oc = colC[in->x][i]; *ov = colV[in->x][i]; break;
+    case GA_Q_LIT: *oc = p->litT[in->x]; *ov = p->litV[in->x]; break;
+    case GA_Q_MAP: {
+      /* column a's row: a TEXT or BLOB value's place, or NULL (the last entry) */
+      int64_t k = colC[in->a][i] == GA_QC_NULL ? p->tabN[in->x] - 1 : colV[in->a][i];
+      k += p->tabOff[in->x];
+      *oc = tabC[k];
+      *ov = tabV[k];
+      break;
+    }
+    case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM:
+      ga_q_arith(in->op, ca, va, cb, vb, oc, ov);
+      break;
+    case GA_Q_AND: case GA_Q_OR: {
+      int x = ga_q_truth(ca, va), y = ga_q_truth(cb, vb), r;
+      if( in->op == GA_Q_AND ) r = (x == 0 || y == 0) ? 0 : (x < 0 || y < 0) ? -1 : 1;
+      else r = (x == 1 || y == 1) ? 1 : (x < 0 || y < 0) ? -1 : 0;
+      *oc = r < 0 ? GA_QC_NULL : GA_QC_INT;
+      *ov = r < 0 ? 0 : r;
+      break;
+    }
+    case GA_Q_NOT: {
+      int x = ga_q_truth(ca, va);
+      *oc = x < 0 ? GA_QC_NULL : GA_QC_INT;
+      *ov = x < 0 ? 0 : !x;
+      break;
+    }
+    case GA_Q_ISNULL: *oc = GA_QC_INT; *ov = ca == GA_QC_NULL; break;
+    case GA_Q_NOTNULL: *oc = GA_QC_INT; *ov = ca != GA_QC_NULL; break;
+    default:
+      ga_q_compare(in->op, ca, va, cb, vb, oc, ov);
+      break;
+  }
+}
+
+/* The group row of a row whose registers are evaluated: its key and key
+** meta (point 4). */
+GA_HD void ga_q_key(const ga_qprog *p, const unsigned char *rc, const int64_t *rv, int s, uint64_t *pKey,
+                    unsigned char *pMeta){
+  int k;
+  if( p->filter >= 0 && ga_q_truth(rc[p->filter*s], rv[p->filter*s]) != 1 ){
+    *pKey = GA_Q_DROPPED_KEY;
+    *pMeta = GA_Q_DROPPED_META;
+    return;
+  }
+  if( p->keyNum ){
+    int c = rc[p->keyReg[0]*s];
+    int64_t v = rv[p->keyReg[0]*s];
+    if( c == GA_QC_INT ){ *pKey = (uint64_t)v; *pMeta = GA_K_INT; }
+    else if( c == GA_QC_NULL ){ *pKey = 0; *pMeta = GA_K_NULL; }
+    else {
+      double d = ga_bits_real((uint64_t)v);
+      if( d >= -9223372036854775808.0 && d < 9223372036854775808.0 && (double)(int64_t)d == d ){
+        *pMeta = d == 0.0 && v < 0 ? GA_K_INTZ : GA_K_INTR;
+        *pKey = (uint64_t)(int64_t)d;
+      }else{
+        *pMeta = GA_K_REAL;
+        *pKey = (uint64_t)v;
+      }
+    }
+    return;
+  }
+  {
+    uint64_t code = 0;
+    for(k = 0; k < p->nKey; k++) code += (uint64_t)rv[p->keyReg[k]*s] * (uint64_t)p->keyMul[k];
+    *pKey = code;
+    *pMeta = GA_K_INT;
+  }
+}
+
+/* A fold's value and lane (group_acc.h (1)): register r. */
+GA_HD void ga_q_val(const unsigned char *rc, const int64_t *rv, int s, int r, uint64_t *pVal, unsigned char *pMeta){
+  int c = rc[r*s];
+  *pVal = (uint64_t)rv[r*s];
+  *pMeta = c == GA_QC_INT ? GA_V_INT : c == GA_QC_REAL ? GA_V_REAL : 0;
+  if( c == GA_QC_NULL ) *pVal = 0;
+}
+
+#endif /* GPUAGG_QPROG_H */
