@@ -658,38 +658,77 @@ static void noteWhy(sqlite3 *db, const char *zSql, Why *a, int *pn){
 
 static int cmpWhy(const void *a, const void *b){ return ((const Why*)b)->n - ((const Why*)a)->n; }
 
-START_TEST(test_random){
+/* Kept columns serve columns of numbers or of TEXT and BLOB (compile.c, 1):
+** in most of t's columns that mix them, the TEXT and BLOB values become
+** NULL (a few are left mixed, for the reasons they give). */
+static void unmix(sqlite3 *db){
+  sqlite3_stmt *st;
+  char *z[64];
+  int n = 0, i;
+  CHECK(sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('t')", -1, &st, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+  while( sqlite3_step(st)==SQLITE_ROW && n<64 ) z[n++] = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  for(i=0; i<n; i++){
+    if( i%4!=3 ){
+      EXEC(db, "UPDATE t SET \"%w\" = NULL WHERE typeof(\"%w\") IN ('text', 'blob')"
+               " AND EXISTS (SELECT 1 FROM t WHERE typeof(\"%w\") IN ('integer', 'real'))", z[i], z[i], z[i]);
+    }
+    sqlite3_free(z[i]);
+  }
+}
+
+/* Reads over kept columns so far on db (exec.c, 8): the device's and the CPU's. */
+static int64_t keptReads(sqlite3 *db){
+  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.device') + json_extract(gpuagg_info(), '$.query.kept_cpu')");
+  int64_t n = z ? atoll(z) : 0;
+  free(z);
+  return n;
+}
+
+/* Random SELECTs over random tables, each compared with SQLite. kept: on a
+** file with the cache on and gpuagg_config('query_kept', 1), so that grouped
+** reads go over kept columns (the device's operators on a GPU in 'auto'
+** mode, else the CPU's reference), at least a share of them. */
+static void randomRounds(int kept){
   /* rows, where: 0 memory (statement source), 1 file (pages), 2 file with the cache */
   static const struct { int nRow, where; } aRound[] = {
     { 0, 0 }, { 1, 1 }, { 3, 0 }, { 20, 2 }, { 200, 0 }, { 200, 1 }, { 1100, 2 }, { 3000, 0 }, { 3000, 1 },
   };
-  const int nRound = (int)(sizeof(aRound)/sizeof(aRound[0]));
+  static const struct { int nRow, where; } aKept[] = {
+    { 0, 2 }, { 1, 2 }, { 20, 2 }, { 700, 2 }, { 1100, 2 }, { 3000, 2 },
+  };
+  const int nRound = kept ? (int)(sizeof(aKept)/sizeof(aKept[0])) : (int)(sizeof(aRound)/sizeof(aRound[0]));
   const char *zN = getenv("GPUAGG_QUERY_N");
   int nQuery = zN ? atoi(zN) : 2000;
-  int64_t nEngine = 0, nRead = 0;
+  int64_t nEngine = 0, nRead = 0, nKept = 0;
   int nBad = 0, nInvalid = 0, nError = 0, iRound, i, nWhy = 0;
   char zDir[64], zFile[96], zFirst[2100] = "";
   Why aWhy[64];
   Gen g;
   sqlite3 *mem = s_open(4096, 1000), *file;
+  if( kept ) nQuery /= 2;
   s_dir_make(zDir, "query");
   snprintf(zFile, sizeof(zFile), "%s/r.db", zDir);
   file = openFileChecked(zFile);
+  if( kept && strcmp(g_backend, "cuda")==0 ) EXEC(file, "SELECT gpuagg_backend('auto')");
   memset(&g, 0, sizeof(g));
   g.valgrind = under_valgrind();
   for(iRound=0; iRound<nRound; iRound++){
     int n = nQuery/nRound + (iRound < nQuery%nRound);
-    sqlite3 *db = aRound[iRound].where ? file : mem;
-    h_rng_init(&g.r, h_seed + 7919u*(uint64_t)iRound);
-    CHECK(makeTable(db, &g, aRound[iRound].nRow, "t")==SQLITE_OK, "round %d: making t: %s", iRound, sqlite3_errmsg(db));
-    if( aRound[iRound].where ){
-      EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d)", 1 + iRound%4,
-           aRound[iRound].where==2 ? 1<<26 : 0);
+    int nRow = kept ? aKept[iRound].nRow : aRound[iRound].nRow, where = kept ? aKept[iRound].where : aRound[iRound].where;
+    sqlite3 *db = where ? file : mem;
+    h_rng_init(&g.r, h_seed + 7919u*(uint64_t)iRound + (kept ? 104729u : 0));
+    CHECK(makeTable(db, &g, nRow, "t")==SQLITE_OK, "round %d: making t: %s", iRound, sqlite3_errmsg(db));
+    if( kept ) unmix(db);
+    if( where ){
+      EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",
+           1 + iRound%4, where==2 ? 1<<26 : 0, kept ? 1 : -1);
     }
     for(i=0; i<n; i++){
       Query q;
       Run o;
       int rc;
+      int64_t k0 = kept ? keptReads(db) : 0;
       genQuery(&g, "t", &q);
       rc = runOne(db, &g, &q, &o);
       if( rc==R_INVALID ){
@@ -698,37 +737,132 @@ START_TEST(test_random){
         nRead++;
         nEngine += o.engine;
         nError += o.error;
+        if( kept ) nKept += keptReads(db)>k0;
         if( !o.engine ) noteWhy(db, q.zSql, aWhy, &nWhy);
       }
       if( rc==R_DIFF ){
-        if( nBad<5 ) printf("MISMATCH (round %d, %d rows, query %d):\n%s\n", iRound, aRound[iRound].nRow, i, o.zMsg);
+        if( nBad<5 ) printf("MISMATCH (round %d, %d rows, query %d):\n%s\n", iRound, nRow, i, o.zMsg);
         fflush(stdout);
         if( getenv("GPUAGG_QUERY_DUMP") ){           /* the table, to reproduce it in the shell */
-          char *zDump = sqlite3_mprintf("%s/round%d.db", getenv("GPUAGG_QUERY_DUMP"), iRound);
+          char *zDump = sqlite3_mprintf("%s/round%d%s.db", getenv("GPUAGG_QUERY_DUMP"), iRound, kept ? "k" : "");
           if( access(zDump, F_OK)!=0 ) h_exec(db, "VACUUM INTO %Q", zDump);
           printf("  (the table: %s)\n", zDump);
           sqlite3_free(zDump);
         }
-        if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "round %d, %d rows, query %d: %s", iRound,
-                                 aRound[iRound].nRow, i, o.zMsg);
+        if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "round %d, %d rows, query %d: %s", iRound, nRow, i, o.zMsg);
       }
       queryFree(&q);
     }
   }
   qsort(aWhy, (size_t)nWhy, sizeof(Why), cmpWhy);
-  printf("gpu_query random, %s backend: %lld reads, %lld on the engine (%.1f%%), %d errors (both), %d not SQL,"
-         " %d mismatches\n", g_backend, (long long)nRead, (long long)nEngine, nRead ? 100.0*(double)nEngine/(double)nRead : 0.0,
-         nError, nInvalid, nBad);
+  printf("gpu_query random%s, %s backend: %lld reads, %lld on the engine (%.1f%%), %lld over kept columns,"
+         " %d errors (both), %d not SQL, %d mismatches\n", kept ? " (kept columns)" : "", g_backend, (long long)nRead,
+         (long long)nEngine, nRead ? 100.0*(double)nEngine/(double)nRead : 0.0, (long long)nKept, nError, nInvalid, nBad);
   for(i=0; i<nWhy && i<8; i++) printf("  through SQLite %4d: %s\n", aWhy[i].n, aWhy[i].z);
+  if( kept ){
+    char *z = h_text(file, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')");
+    printf("  not over kept columns, the last reasons: %s\n", z ? z : "?");
+    free(z);
+  }
   fflush(stdout);
   CHECK(nBad==0, "%d of %lld reads differ from SQLite; the first: %s", nBad, (long long)nRead, zFirst);
   CHECK(nRead>0 && nEngine*5 >= nRead*4, "only %lld of %lld reads took the engine's path (want 80%%)",
         (long long)nEngine, (long long)nRead);
+  CHECK(!kept || nKept*100 >= nRead, "only %lld of %lld reads went over kept columns (want 1%%)",
+        (long long)nKept, (long long)nRead);
   CHECK(nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", nInvalid, nQuery);
   s_expect_pool_idle(mem);
   s_expect_pool_idle(file);
   sqlite3_close(mem);
   sqlite3_close(file);
+  s_dir_drop(zDir);
+}
+
+START_TEST(test_random){
+  randomRounds(0);
+}
+END_TEST
+
+START_TEST(test_kept){
+  randomRounds(1);
+}
+END_TEST
+
+/* The forms kept columns serve (compile.c) over random data: NULLs, -0.0
+** and 0, reals of wide range, int64's limits (sums that overflow), TEXT keys
+** and dates; each read compared with SQLite, and each over kept columns
+** where the CPU's operators are the reference (every value served), most of
+** them on a device. */
+START_TEST(test_kept_forms){
+  static const char *azQ[] = {
+    "SELECT s, substr(d, 1, 4) AS yr, sum(x), sum(x*(1 - y)), sum(x*(1 - y)*(1 + i)), avg(x), avg(y), count(*),"
+    " min(y), max(x) FROM k WHERE d <= '%s' GROUP BY s, yr ORDER BY s, yr",
+    "SELECT sum(x*y), count(*), total(x) FROM k WHERE d >= '%s' AND d < 'D' AND x BETWEEN %d AND %d AND i < %d",
+    "SELECT i, count(*), total(x), avg(y), min(x) FROM k WHERE x > %d GROUP BY i",
+    "SELECT sum(y), avg(y), count(*), count(y) FROM k WHERE s <> '%s'",
+    "SELECT s, count(x), sum(CASE WHEN d LIKE '%s%%' THEN 1 ELSE 0 END) AS n FROM k GROUP BY s HAVING count(*) > %d"
+    " ORDER BY n DESC, s",
+    "SELECT y %% %d, count(*), total(x), sum(i) FROM k GROUP BY 1",
+    "SELECT x, count(*) FROM k WHERE i %% %d = 0 GROUP BY x",
+    "SELECT s, d, sum(i / 3), sum(i %% 5), total(y - i), max(i * 2.5) FROM k WHERE NOT (i IS NULL) AND i > %d GROUP BY s, d",
+    "SELECT sum(i * i), sum(x / (i - %d)), count(*) FROM k WHERE (x < 0 OR i > 3) AND y IS NOT NULL",
+  };
+  static const int aRows[] = { 0, 1, 7, 1000, 4099 };
+  const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
+  int cpu = strcmp(g_backend, "cpu")==0, r, q, nBad = 0, nRead = 0, nKept = 0;
+  char zDir[64], zFile[96];
+  Gen g;
+  sqlite3 *db;
+  s_dir_make(zDir, "qkept");
+  snprintf(zFile, sizeof(zFile), "%s/k.db", zDir);
+  db = openFileChecked(zFile);
+  if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', 1)", 1<<26);
+  memset(&g, 0, sizeof(g));
+  for(r=0; r<(int)(sizeof(aRows)/sizeof(aRows[0])); r++){
+    h_rng_init(&g.r, h_seed + 31u*(uint64_t)r);
+    EXEC(db, "DROP TABLE IF EXISTS k; CREATE TABLE k(i INTEGER, x REAL, y INTEGER, s TEXT, d TEXT)");
+    EXEC(db, "WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<%d) INSERT INTO k SELECT"
+             " CASE WHEN n %% 17 = 3 THEN NULL ELSE (n * %u) %% 41 - 9 END,"
+             " CASE WHEN n %% 13 = 5 THEN NULL WHEN n %% 29 = 1 THEN -0.0 WHEN n %% 31 = 2 THEN 0.0"
+             "  WHEN n %% 97 = 7 AND %d THEN 1.5e300 ELSE ((n * %u) %% 2003) * 0.37 - 250.0 END,"
+             " CASE WHEN n %% 11 = 4 THEN NULL WHEN n %% 211 = 9 AND %d THEN 9223372036854775807"
+             "  ELSE (n * %u) %% 1000 - 500 END,"
+             " CASE WHEN n %% 19 = 6 THEN NULL ELSE char(65 + (n * %u) %% 5) || ((n * 7) %% 3) END,"
+             " CASE WHEN n %% 23 = 8 THEN NULL ELSE char(65 + (n * 3) %% 4) || '-' || ((n * %u) %% 12) END"
+             " FROM c", aRows[r] - 1, 1 + (unsigned)h_next(&g.r) % 1000, r==3, 1 + (unsigned)h_next(&g.r) % 1000, r==4,
+             1 + (unsigned)h_next(&g.r) % 1000, 1 + (unsigned)h_next(&g.r) % 1000, 1 + (unsigned)h_next(&g.r) % 1000);
+    if( aRows[r]==0 ) EXEC(db, "DELETE FROM k");
+    for(q=0; q<nQ; q++){
+      Query x;
+      Run o;
+      int64_t k0 = keptReads(db);
+      int rc, a = (int)((unsigned)h_next(&g.r) % 200) - 100;
+      char zC[2] = { (char)('A' + (unsigned)h_next(&g.r) % 4), 0 };
+      memset(&x, 0, sizeof(x));
+      switch( q ){
+        case 1: x.zSql = sqlite3_mprintf(azQ[q], zC, a, a + 150, a/10); break;
+        case 4: x.zSql = sqlite3_mprintf(azQ[q], zC, 1 + (a & 7)); break;
+        case 0: case 3: x.zSql = sqlite3_mprintf(azQ[q], zC); break;
+        case 5: case 6: x.zSql = sqlite3_mprintf(azQ[q], 2 + (a & 7)); break;
+        default: x.zSql = sqlite3_mprintf(azQ[q], a); break;
+      }
+      x.zRef = refOf(x.zSql);
+      x.ordered = strstr(x.zSql, "ORDER BY")!=0;
+      rc = runOne(db, &g, &x, &o);
+      nRead++;
+      if( keptReads(db)>k0 ) nKept++;
+      else if( cpu && o.engine ) CHECK(0, "%s: not over kept columns: %s", x.zSql,
+                           h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.not_kept[0]')"));
+      if( rc==R_DIFF && nBad++<5 ) printf("MISMATCH (%d rows):\n%s\n", aRows[r], o.zMsg);
+      queryFree(&x);
+    }
+  }
+  printf("gpu_query kept forms, %s backend: %d reads, %d over kept columns, %d mismatches\n", g_backend, nRead, nKept, nBad);
+  CHECK(nBad==0, "%d reads differ from SQLite", nBad);
+  CHECK(nKept*2>=nRead, "only %d of %d reads over kept columns", nKept, nRead);
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
   s_dir_drop(zDir);
 }
 END_TEST
@@ -1249,6 +1383,8 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_outside);
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_random);
+  tcase_add_test(tc, test_kept);
+  tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_parallel);
   tcase_add_test(tc, test_interrupt);
   tcase_add_test(tc, test_threads);

@@ -70,10 +70,11 @@ static const char *colName(Comp *c, int col){
   return c->pl->src.tab.aCol[c->pl->aiCol[col]].zName;
 }
 
-/* Rows all numbers or NULL; rows all TEXT, BLOB or NULL, their bytes kept. */
+/* Rows all numbers or NULL; rows all TEXT, BLOB or NULL (none, or their
+** bytes kept: NULL alone is looked up too). */
 static int isNum(const ga_resident *x){ return x->nText + x->nBlob==0; }
 static int isDict(const ga_resident *x){
-  return x->nInt + x->nReal==0 && x->dict && (x->want & GA_COL_BYTES);
+  return x->nInt + x->nReal==0 && (x->nText + x->nBlob==0 || (x->dict && (x->want & GA_COL_BYTES)));
 }
 
 static int newReg(Comp *c, int *pr){
@@ -217,7 +218,7 @@ static int node(Comp *c, qexpr *e, int *pr){
     [E_ISNULL] = GA_Q_ISNULL, [E_NOTNULL] = GA_Q_NOTNULL
   };
   if( e->op==E_COLLATE ) return node(c, e->a, pr);
-  if( (col = colsOf(e))>=0 && !isNum(c->aCol[col]) ){
+  if( (col = colsOf(e))>=0 && (isDict(c->aCol[col]) || !isNum(c->aCol[col])) ){
     if( !isDict(c->aCol[col]) ) return why(c, "column %s holds numbers and TEXT or BLOB both", colName(c, col));
     return mapNode(c, e, col, pr);
   }
@@ -330,7 +331,7 @@ static int keys(Comp *c){
   p->nGroup = 2;
   for(kk=0; kk<pl->nKey; kk++){
     col = colsOf(pl->aKey[kk]);
-    if( col<0 || isNum(c->aCol[col]) || !isDict(c->aCol[col]) ) break;
+    if( col<0 || !isDict(c->aCol[col]) ) break;
   }
   if( kk==pl->nKey ){
     for(kk=0; kk<pl->nKey; kk++){
@@ -344,7 +345,10 @@ static int keys(Comp *c){
     return SQLITE_OK;
   }
   if( pl->nKey>1 ) return why(c, "several keys, not each an expression of one TEXT column");
-  if( pl->iHit>=0 ) return why(c, "a key shown as a min() or max() row shows it");
+  /* shown as a min() or max() row shows it: alike unless a REAL may group with an INTEGER */
+  if( pl->iHit>=0 && !(pl->aKey[0]->op==E_COL && c->aCol[pl->aKey[0]->iCol]->nReal==0) ){
+    return why(c, "a key shown as a min() or max() row shows it");
+  }
   if( (rc = node(c, pl->aKey[0], &r))!=SQLITE_OK ) return rc;
   p->keyNum = 1;
   p->keyReg[0] = (unsigned char)r;
