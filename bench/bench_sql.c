@@ -1388,7 +1388,8 @@ static int wantQuery(const QueryDef *q){
 static sqlite3 *queryConn(const char *zFile, int nThread, char **pzErr){
   sqlite3 *db = h_open_file(zFile, pzErr);
   if( db==0 ) return 0;
-  if( h_exec(db, "SELECT gpuagg_backend('cpu'), gpuagg_config('threads', %d)", nThread)
+  const char *zMode = getenv("BENCH_QUERY_BACKEND") ? getenv("BENCH_QUERY_BACKEND") : "auto";
+  if( h_exec(db, "SELECT gpuagg_backend(%Q), gpuagg_config('threads', %d)", zMode, nThread)
    || (getenv("BENCH_QUERY_CACHE")
        && h_exec(db, "SELECT gpuagg_config('cache', %lld)", atoll(getenv("BENCH_QUERY_CACHE")))) ){
     *pzErr = sqlite3_mprintf("%s", h_errmsg);
@@ -1464,7 +1465,7 @@ static void querySection(int64_t nRow){
   }
 
   printf("\nQueries, %lld rows (lineitem in %s, f in %s): the builtin SQL (median of %d runs, page cache warm); "
-         "gpu_query on the CPU backend with %d threads, its first run on a fresh connection (CREATE VIRTUAL TABLE "
+         "gpu_query (BENCH_QUERY_BACKEND, default auto; %d threads), its first run on a fresh connection (CREATE VIRTUAL TABLE "
          "and SELECT, the file in the system's page cache) and its repeated runs on it (median of up to %d)%s.\n\n",
          (long long)nRow, wantL ? zLFile : "-", wantF ? zFFile : "-", nRun, nThread, nFast,
          dk ? "; DuckDB in memory (every core, median of the same)" : "");
@@ -1527,6 +1528,12 @@ static void querySection(int64_t nRow){
             tc = t[nFastRun/2];
           }
           if( zE ) sqlite3_str_appendf(pNote, "- %s: a repeated run failed: %s\n", pQ->zId, zE);
+          {
+            char *zK = h_text(db2, "SELECT json_extract(gpuagg_info(), '$.query.device') || ' of %d runs on the device; "
+                                   "not: ' || json_extract(gpuagg_info(), '$.query.not_kept')", nFastRun + 1);
+            sqlite3_str_appendf(pNote, "- %s: %s\n", pQ->zId, zK ? zK : "?");
+            free(zK);
+          }
         }
       }
       sqlite3_free(zE);
