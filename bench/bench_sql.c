@@ -1530,7 +1530,8 @@ static void querySection(int64_t nRow){
           if( zE ) sqlite3_str_appendf(pNote, "- %s: a repeated run failed: %s\n", pQ->zId, zE);
           {
             char *zK = h_text(db2, "SELECT json_extract(gpuagg_info(), '$.query.device') || ' of %d runs on the device; "
-                                   "not: ' || json_extract(gpuagg_info(), '$.query.not_kept')", nFastRun + 1);
+                                   "not: ' || json_extract(gpuagg_info(), '$.query.not_kept') || '; the last run: ' ||"
+                                   " json_extract(gpuagg_info(), '$.query.last')", nFastRun + 1);
             sqlite3_str_appendf(pNote, "- %s: %s\n", pQ->zId, zK ? zK : "?");
             free(zK);
           }

@@ -253,6 +253,20 @@ static int node(Comp *c, qexpr *e, int *pr){
   }
 }
 
+/* e's values are INTEGER or NULL, never REAL (an integer never groups with
+** a REAL that shows otherwise). */
+static int intOnly(Comp *c, const qexpr *e){
+  switch( e->op ){
+    case E_COL: return isNum(c->aCol[e->iCol]) && c->aCol[e->iCol]->nReal==0;
+    case E_LIT: return e->t==SQLITE_INTEGER || e->t==SQLITE_NULL;
+    case E_COLLATE: return intOnly(c, e->a);
+    case E_REM: return intOnly(c, e->a) && intOnly(c, e->b);
+    case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
+    case E_AND: case E_OR: case E_NOT: case E_ISNULL: case E_NOTNULL: return 1;
+    default: return 0;
+  }
+}
+
 /* Values a and b are the same value shown the same way. */
 static int sameShown(const qval *a, const qval *b){
   if( a->t!=b->t ) return 0;
@@ -268,7 +282,7 @@ static int dictKey(Comp *c, int kk, int col, int *pr){
   int64_t n, i, nId = 0, nSlot = 64, *slot = 0, *aV = 0;
   unsigned char *aT = 0;
   char *buf = 0, **keyOf = 0;
-  int *keyLen = 0, rc, t;
+  int *keyLen = 0, rc, t, nBuf = 0;
   if( (rc = dictEval(c, pl->aKey[kk], col, 1, &a, &n))!=SQLITE_OK ) return rc;
   while( nSlot<2*n ) nSlot *= 2;
   slot = sqlite3_malloc64(8*(uint64_t)nSlot);
@@ -286,8 +300,11 @@ static int dictKey(Comp *c, int kk, int col, int *pr){
     int m;
     uint64_t h;
     int64_t s;
-    sqlite3_free(buf);
-    if( (buf = sqlite3_malloc(a[i].n + 16))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    if( a[i].n + 16>nBuf ){
+      sqlite3_free(buf);
+      nBuf = 2*a[i].n + 64;
+      if( (buf = sqlite3_malloc(nBuf))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    }
     m = q_key_bytes(&a[i], pl->aKeyColl[kk], buf);
     h = q_hash(0xcbf29ce484222325ull, buf, m);
     for(s=(int64_t)(h & (uint64_t)(nSlot - 1)); slot[s]>=0; s=(s + 1) & (nSlot - 1)){
@@ -346,7 +363,7 @@ static int keys(Comp *c){
   }
   if( pl->nKey>1 ) return why(c, "several keys, not each an expression of one TEXT column");
   /* shown as a min() or max() row shows it: alike unless a REAL may group with an INTEGER */
-  if( pl->iHit>=0 && !(pl->aKey[0]->op==E_COL && c->aCol[pl->aKey[0]->iCol]->nReal==0) ){
+  if( pl->iHit>=0 && !intOnly(c, pl->aKey[0]) ){
     return why(c, "a key shown as a min() or max() row shows it");
   }
   if( (rc = node(c, pl->aKey[0], &r))!=SQLITE_OK ) return rc;

@@ -926,14 +926,63 @@ done:
 
 /* Requirement 8: SQLITE_OK with *pDone set where the groups are e->main's,
 ** else why in r->zKeptWhy (where it was wanted); an error (*pzErr). */
-static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr){
+/* Keep compiled plan k (made from columns aRes) in kc: its keys' shown
+** bytes copied there. Non-zero: out of memory (kc stays empty). */
+static int keptSave(qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, const char *zParams, qkept *k){
+  int64_t n = 0, i;
+  int kk, c;
+  char *z;
+  q_keptcache_clear(kc);
+  for(kk=0; kk<k->p.nKey; kk++){
+    for(i=0; k->aKeyVal[kk] && i<k->aKeyN[kk]; i++){
+      if( k->aKeyVal[kk][i].t==SQLITE_TEXT || k->aKeyVal[kk][i].t==SQLITE_BLOB ) n += k->aKeyVal[kk][i].n;
+    }
+  }
+  if( (kc->aBytes = z = sqlite3_malloc64((uint64_t)n + 1))==0 || (kc->zKey = sqlite3_mprintf("%s", zParams))==0 ){
+    q_keptcache_clear(kc);
+    return 1;
+  }
+  for(kk=0; kk<k->p.nKey; kk++){
+    for(i=0; k->aKeyVal[kk] && i<k->aKeyN[kk]; i++){
+      qval *x = &k->aKeyVal[kk][i];
+      if( x->t!=SQLITE_TEXT && x->t!=SQLITE_BLOB ) continue;
+      if( x->n ) memcpy(z, x->z, (size_t)x->n);
+      x->z = z;
+      z += x->n;
+    }
+  }
+  kc->k = *k;
+  memset(k, 0, sizeof(*k));
+  kc->nCol = pl->nCol;
+  for(c=0; c<pl->nCol; c++) kc->aGen[c] = aRes[c]->gen;
+  kc->valid = 1;
+  return 0;
+}
+
+void q_keptcache_clear(qkeptcache *kc){
+  if( kc->valid ) q_kept_free(&kc->k);
+  sqlite3_free(kc->zKey);
+  sqlite3_free(kc->aBytes);
+  memset(kc, 0, sizeof(*kc));
+}
+
+/* kc holds the plan compiled for columns aRes and these parameters. */
+static int keptSame(const qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, const char *zParams){
+  int c;
+  if( kc==0 || !kc->valid || kc->nCol!=pl->nCol || strcmp(kc->zKey, zParams ? zParams : "")!=0 ) return 0;
+  for(c=0; c<pl->nCol; c++) if( kc->aGen[c]!=aRes[c]->gen ) return 0;
+  return 1;
+}
+
+static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
+                   int *pDone, char **pzErr){
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   const ga_backend *dev = ga_device_backend(), *be = 0;
   ga_resident *aRes[GA_COLS_MAX];
   ga_qcol aCol[GA_COLS_MAX];
   ga_group aG[GA_QFOLD], *apG[GA_QFOLD];
   ga_colsrc *src = 0;
-  qkept k;
+  qkept k, *pk = &k;
   char zErr[GA_ERRLEN], *zWhy = 0;
   int c, f, rc = SQLITE_OK, fail = 0;
   int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
@@ -964,6 +1013,7 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, i
       goto done;
     }
   }
+  r->aMs[0] = ga_now_ms() - t0;
   for(c=0; c<pl->nCol; c++){
     aRes[c] = ga_cache_kept(src, c);
     aCol[c].type = aRes[c]->type;
@@ -981,18 +1031,23 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, i
     zWhy = sqlite3_mprintf("the columns are not on the device");
     goto done;
   }
-  if( (rc = q_compile(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
+  if( keptSame(kc, pl, aRes, zParams) ){
+    pk = &kc->k;
+  }else if( (rc = q_compile(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
     if( rc==QE_BAIL ) rc = SQLITE_OK;
     else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
     goto done;
+  }else if( kc && keptSave(kc, pl, aRes, zParams ? zParams : "", &k)==0 ){
+    pk = &kc->k;
   }
-  for(f=0; f<k.p.nFold; f++){
+  r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
+  for(f=0; f<pk->p.nFold; f++){
     aG[f].jb = -1;
     apG[f] = &aG[f];
   }
-  fail = be->xQuery(be==dev ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV, k.nTab, apG,
-                    zErr);
-  for(f=0; f<k.p.nFold; f++){
+  fail = be->xQuery(be==dev ? aRes[0]->pRes : 0, &conn->stats, &pk->p, aCol, aRes[0]->n, pk->tabC, pk->tabV, pk->nTab,
+                    apG, zErr);
+  for(f=0; f<pk->p.nFold; f++){
     if( (aG[f].dev || aG[f].cpu) && be->xGroupDone(&aG[f], !fail, zErr) && !fail ) fail = 1;
   }
   if( fail==GA_DEV_SCAN ){
@@ -1008,9 +1063,10 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, i
   }else if( fail ){
     rc = SQLITE_NOMEM;
     *pzErr = sqlite3_mprintf("out of memory");
-  }else if( (rc = keptGroups(e, &k, aG))==SQLITE_OK ){
+  }else if( (rc = keptGroups(e, pk, aG))==SQLITE_OK ){
     *pDone = 1;
     r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
+    r->aMs[2] = ga_now_ms() - t0 - r->aMs[0] - r->aMs[1];
     if( be==dev ) ga_cache_device_hit(conn->cache, ga_now_ms() - t0);
   }else if( rc!=QE_BAIL ){
     *pzErr = sqlite3_mprintf("out of memory");
@@ -1027,11 +1083,13 @@ done:
   return rc;
 }
 
-int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char **pzErr){
+int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
+           char **pzErr){
   Exec e;
   ga_colsrc *src = 0;
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   int rc, w, done = 0;
+  double t0 = ga_now_ms(), t1;
   memset(&e, 0, sizeof(e));
   memset(r, 0, sizeof(*r));
   *pzErr = 0;
@@ -1047,11 +1105,12 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char 
     pl->aWant[0] = 0;
     pl->nCol = 1;
   }
-  if( (rc = keptRun(&e, vt, pl, keep, r, &done, pzErr))!=SQLITE_OK ){
+  if( (rc = keptRun(&e, vt, pl, keep, kc, zParams, r, &done, pzErr))!=SQLITE_OK ){
     if( rc==QE_BAIL || *pzErr==0 ) goto fail;
     goto done;
   }
   if( done ) goto finish;
+  t1 = ga_now_ms();
   if( parallel(pl, conn->threads) ){
     int n = conn->threads;
     if( (e.aPart = sqlite3_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
@@ -1084,9 +1143,13 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char 
     r->nScan += e.aPart[w].nRow;
     if( (rc = partMerge(&e, &e.main, &e.aPart[w]))!=SQLITE_OK ) goto fail;
   }
+  r->aMs[2] = ga_now_ms() - t1;
 finish:
+  t1 = ga_now_ms();
   if( pl->grouped && (rc = groupsToRows(&e))!=SQLITE_OK ) goto fail;
   if( (rc = finish(&e))!=SQLITE_OK ) goto fail;
+  r->aMs[3] = ga_now_ms() - t1;
+  (void)t0;
   goto done;
 fail:
   *pzErr = sqlite3_mprintf("%s", e.r ? q_run_errmsg(e.r) : "out of memory");

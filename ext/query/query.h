@@ -240,6 +240,8 @@ uint64_t q_hash(uint64_t h, const void *p, int n);
 /* Bytes kept for the run's lifetime (copied). */
 const char *q_keep(qrun*, const char *z, int n);
 
+typedef struct qkeptcache qkeptcache;
+
 /* ---- running (exec.c) ------------------------------------------------------------- */
 /* The rows of one run. */
 typedef struct qresult {
@@ -251,6 +253,9 @@ typedef struct qresult {
                                    ** CPU operators over the table) */
   char *zKeptWhy;                  /* not over kept columns though wanted: why */
   int64_t nScan;                   /* rows the CPU operators read */
+  double aMs[4];                   /* where its time went, ms: finding (or keeping) the
+                                   ** columns, compiling, the operators (scan, filter, group,
+                                   ** aggregate), finishing (HAVING, results, ORDER BY) */
 } qresult;
 #define Q_KEPT_DEVICE 1            /* by the device's operators */
 #define Q_KEPT_CPU    2            /* by the CPU's (gpuagg_config('query_kept') 1) */
@@ -261,8 +266,11 @@ typedef struct qresult {
 ** are read there by a program (compile.c) instead of the table.
 ** keep: read the table into the column cache (to the device) if its
 ** columns are not kept yet, and answer over them (a table seen to be large).
+** kc (NULL: none) keeps the compiled plan for the next read with the same
+** parameters (zParams, rendered) over the same kept columns.
 */
-int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char **pzErr);
+int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
+           char **pzErr);
 void q_result_free(qresult*);
 
 /* ---- kept columns: a plan as a program (compile.c) ------------------------------- */
@@ -276,6 +284,18 @@ typedef struct qkept {
   int64_t aKeyN[Q_MAXKEY];         /* ... ids */
   int aFold[64];                   /* each aggregate's fold; count(*): -1 (any fold's rows) */
 } qkept;
+/* A compiled plan kept by a gpu_query table between its reads: valid for
+** the same kept columns (their gen) and the same parameters (zKey). */
+struct qkeptcache {
+  int valid;
+  qkept k;                         /* its keys' shown bytes are in aBytes */
+  int nCol;
+  uint64_t aGen[GA_COLS_MAX];
+  char *zKey;                      /* the parameters, rendered */
+  char *aBytes;                    /* the keys' shown TEXT and BLOB bytes */
+};
+void q_keptcache_clear(qkeptcache*);
+
 /* Compile pl for its columns as kept (aCol[c]: the plan's column c) into
 ** *k, evaluating what depends on one TEXT column once per distinct value
 ** on run r (whose memory keeps the keys' shown values). SQLITE_OK, or

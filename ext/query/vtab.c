@@ -43,6 +43,8 @@ struct ga_querynotes {
                                    ** and the CPU's */
   char azKept[N_WHY][GA_ERRLEN];   /* the last reasons kept columns did not serve */
   int iKept, nKept;
+  int lastKept;                    /* the last engine run: Q_KEPT_*, or 0 */
+  double aLastMs[4];               /* ... where its time went (qresult.aMs) */
 };
 
 static struct ga_querynotes *notesOf(ga_conn *c){
@@ -65,10 +67,37 @@ static void noteRun(ga_conn *c, const char *zWhy){
   if( p->nWhy<N_WHY ) p->nWhy++;
 }
 
+/* A read's parameters rendered (class and exact value each), so that a
+** plan compiled for them is known again; NULL when out of memory. */
+static char *paramKey(sqlite3_value **ap, int n){
+  sqlite3_str *s = sqlite3_str_new(0);
+  int i, j;
+  for(i=0; i<n; i++){
+    sqlite3_value *v = ap ? ap[i] : 0;
+    int t = v ? sqlite3_value_type(v) : SQLITE_NULL;
+    sqlite3_str_appendf(s, "%d:", t);
+    if( t==SQLITE_INTEGER ) sqlite3_str_appendf(s, "%lld", (long long)sqlite3_value_int64(v));
+    else if( t==SQLITE_FLOAT ){
+      double d = sqlite3_value_double(v);
+      uint64_t b;
+      memcpy(&b, &d, 8);
+      sqlite3_str_appendf(s, "%llx", (unsigned long long)b);
+    }else if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+      const unsigned char *z = t==SQLITE_TEXT ? sqlite3_value_text(v) : sqlite3_value_blob(v);
+      int m = sqlite3_value_bytes(v);
+      for(j=0; j<m; j++) sqlite3_str_appendf(s, "%02x", z[j]);
+    }
+    sqlite3_str_appendchar(s, 1, ';');
+  }
+  return sqlite3_str_finish(s);
+}
+
 /* How an engine run read (exec.c, 8). */
-static void noteKept(ga_conn *c, int kept, const char *zWhy){
+static void noteKept(ga_conn *c, int kept, const char *zWhy, const double *aMs){
   struct ga_querynotes *p = notesOf(c);
   if( p==0 ) return;
+  p->lastKept = kept;
+  memcpy(p->aLastMs, aMs, sizeof(p->aLastMs));
   if( kept==Q_KEPT_DEVICE ) p->nDevice++;
   if( kept==Q_KEPT_CPU ) p->nKeptCpu++;
   if( zWhy==0 ) return;
@@ -92,7 +121,10 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
     if( i ) sqlite3_str_appendchar(out, 1, ',');
     ga_json_str(out, p->azKept[(p->iKept - 1 - i + N_WHY) % N_WHY]);
   }
-  sqlite3_str_appendall(out, "]}");
+  sqlite3_str_appendf(out, "],\"last\":{\"on\":\"%s\",\"columns_ms\":%.3f,\"compile_ms\":%.3f,"
+                      "\"operators_ms\":%.3f,\"finish_ms\":%.3f}}",
+                      !p || p->lastKept==0 ? "table" : p->lastKept==Q_KEPT_DEVICE ? "device" : "kept, cpu",
+                      p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0, p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
 }
 
 void ga_query_forget(ga_conn *c){
@@ -200,6 +232,7 @@ typedef struct QTab {
                                    ** (through another gpu_query table) is refused */
   int big;                         /* a read of it read gpuagg_config('threshold') rows or more:
                                    ** its columns are worth keeping (exec.c, 8) */
+  qkeptcache kept;                 /* its plan compiled for kept columns, for the next read */
 } QTab;
 
 typedef struct QCur {
@@ -214,6 +247,7 @@ typedef struct QCur {
 
 static int qDisconnect(sqlite3_vtab *pVtab){
   QTab *t = (QTab*)pVtab;
+  q_keptcache_clear(&t->kept);
   sqlite3_free(t->zSql);
   sqlite3_free(t->zSqlite);
   sqlite3_free(t);
@@ -446,9 +480,14 @@ static int filter(QCur *c, QTab *t, int idxNum, int argc, sqlite3_value **argv){
     q_select_free(&sel);
     return rc;
   }
-  rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, &c->res, &zWhy);
+  {
+    char *zParams = paramKey(c->apParam, t->nParam);
+    rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, zParams ? &t->kept : 0, zParams,
+                &c->res, &zWhy);
+    sqlite3_free(zParams);
+  }
   if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
-  noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy);
+  noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy, c->res.aMs);
   q_plan_free(&pl);
   q_select_free(&sel);
   if( rc==QE_BAIL ){

@@ -529,6 +529,8 @@ static int deviceWanted(ga_conn *conn){
 
 /* The recorded columns become entries (all, or none if memory fails), on
 ** the device too where they can (deviceWanted, residentOf). */
+static uint64_t gGen;               /* entries made in the process (ga_resident.gen) */
+
 static void keep(CacheSrc *p){
   ga_cache *cc = p->conn->cache;
   ga_centry *aNew[GA_COLS_MAX], **pp;
@@ -585,6 +587,7 @@ static void keep(CacheSrc *p){
     free(r->cellType);
     for(i=0; i<e->nCell; i++) e->cell[i].z = e->arena + (intptr_t)e->cell[i].z;
     e->res = aRes[c];
+    e->res.gen = __atomic_add_fetch(&gGen, 1, __ATOMIC_RELAXED);
     e->res.type = e->type;
     e->res.v = e->v;
     e->res.dict = e->nCell ? e->cell : 0;

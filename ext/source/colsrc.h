@@ -117,6 +117,8 @@ typedef struct ga_resident {
   const int64_t *dictRow;           /* ... each entry's first row */
   int64_t nDict, nDictText;         /* ... its entries, and how many are TEXT */
   unsigned char want;               /* what its cells describe (GA_COL_*) */
+  uint64_t gen;                     /* this entry's number, unique in the process: what is
+                                    ** computed from it may be kept under it */
   const unsigned char *type;        /* the host copy: each row's class */
   const int64_t *v;                 /* ... and value (a TEXT or BLOB value's place in dict) */
 } ga_resident;
