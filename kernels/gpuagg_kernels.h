@@ -212,6 +212,16 @@ cudaError_t ga_query_rows_launch(const struct ga_qprog *d_p, int nReg, const uns
                                  int64_t stride,
                                  cudaStream_t stream);
 
+/* A program without keys and with 1..GA_QONE folds (h_p: the host's copy of
+** d_p): rows [0, n) of the columns, the first at scan position base, each
+** fold f's values (within the window from word jb[f]) added into d_out[f]
+** (zeroed before; d_out[0] also counts the rows and keeps the first), on at
+** most blocks blocks (0: as many as the rows make).
+** Determinism: integer sums, maxima, and extremes by position. */
+cudaError_t ga_query_one_launch(const struct ga_qprog *d_p, const struct ga_qprog *h_p, const unsigned char *const *d_colC,
+                                const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
+                                int64_t base, const int *jb, ga_gacc *d_out, int blocks, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,6 +41,7 @@
 #define GA_QFOLD  64                /* folds (distinct aggregate arguments, or one for rows) */
 #define GA_QKEY   8                 /* keys */
 #define GA_QCOL   64                /* columns read */
+#define GA_QONE   4                 /* folds a program without keys folds where it runs (query.cu) */
 
 #define GA_QC_INT  1                /* register classes: SQLite's */
 #define GA_QC_REAL 2
@@ -80,6 +81,8 @@ typedef struct ga_qprog {
                                     ** 0: not known */
   int nFold;                        /* folds */
   unsigned char foldReg[GA_QFOLD];  /* each one's value register */
+  unsigned char foldReal[GA_QFOLD]; /* ... 0: never a REAL (no window to choose) */
+  unsigned char foldExt[GA_QFOLD];  /* ... 1: a min() or max() reads its extremes */
 } ga_qprog;
 
 /* The group rows the filter drops go to (point 4). */

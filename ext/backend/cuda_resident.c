@@ -681,7 +681,9 @@ static int grown(void **pp, int64_t *pHave, int64_t n, int pinned, char *zErr){
 int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qcol *a, int64_t nRow,
                   const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr){
   int64_t oProg = 0, oCols = up16(sizeof(ga_qprog)), oTabC = oCols + 16*GA_QCOL, oTabV = oTabC + up16(nTab ? nTab : 1);
-  int64_t oRange = oTabV + 8*(nTab ? nTab : 1), nAux = oRange + 12*GA_QFOLD, i, piece, rowBytes;
+  int64_t oRange = oTabV + 8*(nTab ? nTab : 1), oOne = up16(oRange + 12*GA_QFOLD);
+  int64_t nAux = oOne + (int64_t)sizeof(ga_gacc)*GA_QONE, i, piece, rowBytes;
+  int one = p->nKey==0 && p->nFold>=1 && p->nFold<=GA_QONE && nRow<GA_CARRY_ROWS, anyReal = 0;
   int dev, c, f;
   unsigned char *h, *d;
   int *range;
@@ -708,9 +710,11 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   }
   range = (int*)(h + oRange);
   for(f=0; f<p->nFold; f++){ range[3*f] = 0x7ff; range[3*f + 1] = -1; range[3*f + 2] = 0; }
+  memset(h + oOne, 0, sizeof(ga_gacc)*GA_QONE);
   CK(FI(FAULT_COPY, cudaMemcpyAsync(d, h, (size_t)nAux, cudaMemcpyHostToDevice, r->st)), "cudaMemcpyAsync (query)");
-  /* the reals' range, by fold */
-  if( p->nFold ){
+  /* the reals' range, by fold, where a fold may hold reals */
+  for(f=0; f<p->nFold; f++) anyReal |= p->foldReal[f];
+  if( anyReal ){
     CK(FI(FAULT_LAUNCH, ga_query_range_launch((const ga_qprog*)(d + oProg), p->nReg, (const unsigned char *const*)(d + oCols),
                                               (const int64_t *const*)(d + oCols + 8*GA_QCOL), d + oTabC,
                                               (const int64_t*)(d + oTabV), nRow, (int*)(d + oRange), r->st)),
@@ -723,6 +727,33 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
     g[f]->jb = -1;
     if( range[3*f + 2] ) return GA_DEV_SCAN;                  /* ±Inf: the host sums those */
     if( range[3*f + 1]>=0 && !ga_group_window_all(range[3*f], range[3*f + 1], &g[f]->jb) ) return GA_DEV_SCAN;
+  }
+  if( one ){
+    /* no keys, few folds: folded where evaluated (query.cu, 4) */
+    int aJb[GA_QONE];
+    ga_gacc *acc = (ga_gacc*)(h + oOne);
+    for(f=0; f<p->nFold; f++) aJb[f] = g[f]->jb;
+    CK(FI(FAULT_LAUNCH, ga_query_one_launch((const ga_qprog*)(d + oProg), p, (const unsigned char *const*)(d + oCols),
+                                            (const int64_t *const*)(d + oCols + 8*GA_QCOL), d + oTabC,
+                                            (const int64_t*)(d + oTabV), nRow, a[0].d->a[0].row0, aJb,
+                                            (ga_gacc*)(d + oOne), 0, r->st)), "the query kernel (one group)");
+    CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
+    CK(FI(FAULT_COPY, cudaMemcpyAsync(acc, d + oOne, sizeof(ga_gacc)*(size_t)p->nFold, cudaMemcpyDeviceToHost, r->st)),
+       "cudaMemcpyAsync (query)");
+    CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+    for(f=0; f<p->nFold; f++){
+      if( (g[f]->res = malloc(sizeof(ga_grow)))==0 ){
+        strcpy(zErr, "gpuagg: out of memory");
+        return 1;
+      }
+      acc[f].rows = acc[0].rows;             /* the rows and first row are fold 0's */
+      acc[f].first = acc[0].first;
+      ga_group_finish(&acc[f], 0, g[f]->jb, 0, g[f]->res);
+      g[f]->nRes = acc[0].rows ? 1 : 0;
+    }
+    ga_cu_count(stats, dev, nAux);
+    resEnd(r, dev, stats);
+    return 0;
   }
   /* the rows, a piece at a time */
   rowBytes = 8 + 9*(int64_t)p->nFold;

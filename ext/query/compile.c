@@ -25,6 +25,7 @@
 **      number; arguments with the same text share one fold. Not
 **      count(DISTINCT).
 */
+#include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
 #include "query.h"
@@ -267,11 +268,40 @@ static int intOnly(Comp *c, const qexpr *e){
   }
 }
 
+/* Register r may hold a REAL: what writes it (a column with REAL values,
+** a REAL constant, a table with a REAL entry, arithmetic, which an integer
+** overflow takes to REAL). */
+static int mayReal(Comp *c, int r){
+  const qkept *k = c->k;
+  int i;
+  for(i=k->p.nIns-1; i>=0 && k->p.ins[i].dst!=r; i--){}
+  if( i<0 ) return 1;
+  switch( k->p.ins[i].op ){
+    case GA_Q_LIT: return k->p.litT[k->p.ins[i].x]==SQLITE_FLOAT;
+    case GA_Q_COL: return c->aCol[k->p.ins[i].x]->nReal>0;
+    case GA_Q_MAP: {
+      int64_t j, o = k->p.tabOff[k->p.ins[i].x];
+      for(j=0; j<k->p.tabN[k->p.ins[i].x]; j++) if( k->tabC[o + j]==SQLITE_FLOAT ) return 1;
+      return 0;
+    }
+    case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM: return 1;
+    default: return 0;
+  }
+}
+
 /* Values a and b are the same value shown the same way. */
 static int sameShown(const qval *a, const qval *b){
   if( a->t!=b->t ) return 0;
   if( a->t==SQLITE_TEXT || a->t==SQLITE_BLOB ) return a->n==b->n && (a->n==0 || memcmp(a->z, b->z, (size_t)a->n)==0);
   return a->t==SQLITE_NULL || a->v==b->v;
+}
+
+/* Ids in the order of their shown values (qsort's comparison: the values
+** and collation it reads are set just before, on the compiling thread). */
+static __thread const qval *gRankVal;
+static __thread int gRankColl;
+static int rankCmp(const void *a, const void *b){
+  return q_cmp(&gRankVal[*(const int64_t*)a], &gRankVal[*(const int64_t*)b], gRankColl);
 }
 
 /* Key kk, an expression of TEXT column col alone, as ids (requirement 3). */
@@ -324,6 +354,13 @@ static int dictKey(Comp *c, int kk, int col, int *pr){
     aV[i] = slot[s];
   }
   if( (rc = addTable(c, aT, aV, n, &t))!=SQLITE_OK || (rc = emitMap(c, col, t, pr))!=SQLITE_OK ) goto done;
+  /* each id's place in the key's order (slot is free again: the ids sorted) */
+  if( (k->aKeyRank[kk] = sqlite3_malloc64(8*(uint64_t)(nId + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  for(i=0; i<nId; i++) slot[i] = i;
+  gRankVal = shown;
+  gRankColl = pl->aKeyColl[kk];
+  qsort(slot, (size_t)nId, sizeof(int64_t), rankCmp);
+  for(i=0; i<nId; i++) k->aKeyRank[kk][slot[i]] = i;
   k->aKeyVal[kk] = shown;
   k->aKeyN[kk] = nId;
   shown = 0;
@@ -425,7 +462,11 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
     }
     if( (rc = node(c, g->x, &r))!=SQLITE_OK ) break;
     k->aFold[i] = p->nFold;
+    p->foldReal[p->nFold] = (unsigned char)mayReal(c, r);
     p->foldReg[p->nFold++] = (unsigned char)r;
+  }
+  for(i=0; rc==SQLITE_OK && i<pl->nAgg; i++){
+    if( (pl->aAgg[i].fn==A_MIN || pl->aAgg[i].fn==A_MAX) && k->aFold[i]>=0 ) p->foldExt[k->aFold[i]] = 1;
   }
   if( rc==SQLITE_OK && p->nFold==0 ){
     /* count(*) alone: one fold of no values, for its rows */
@@ -448,7 +489,10 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
 
 void q_kept_free(qkept *k){
   int i;
-  for(i=0; i<Q_MAXKEY; i++) sqlite3_free(k->aKeyVal[i]);
+  for(i=0; i<Q_MAXKEY; i++){
+    sqlite3_free(k->aKeyVal[i]);
+    sqlite3_free(k->aKeyRank[i]);
+  }
   sqlite3_free(k->tabC);
   sqlite3_free(k->tabV);
   memset(k, 0, sizeof(*k));

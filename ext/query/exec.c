@@ -94,6 +94,7 @@ typedef struct Exec {
   int nW;                          /* values per row kept: results, then sort terms */
   int64_t rAlloc;
   int kept;                        /* the groups' aggregates came final from kept columns (8) */
+  uint64_t *gRank;                 /* ... and each group's place in GROUP BY's order, or NULL */
 } Exec;
 
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
@@ -646,6 +647,11 @@ static void msort(int64_t *a, int64_t *tmp, int64_t n, Cmp cmp, void *arg){
   memcpy(a, tmp, sizeof(int64_t)*(size_t)n);
 }
 
+static int rankCmp(void *arg, int64_t x, int64_t y){
+  Exec *e = (Exec*)arg;
+  return (e->gRank[x]>e->gRank[y]) - (e->gRank[x]<e->gRank[y]);
+}
+
 static int groupCmp(void *arg, int64_t x, int64_t y){
   Exec *e = (Exec*)arg;
   int k, c;
@@ -684,7 +690,7 @@ static int groupsToRows(Exec *e){
   tmp = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
   if( order==0 || tmp==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(g0=0; g0<e->main.nGroup; g0++) order[g0] = g0;
-  if( pl->nKey ) msort(order, tmp, e->main.nGroup, groupCmp, e);
+  if( pl->nKey ) msort(order, tmp, e->main.nGroup, e->gRank ? rankCmp : groupCmp, e);
   q_run_groups(e->r, groupLeaf, e);
   for(g0=0; g0<e->main.nGroup && rc==SQLITE_OK; g0+=GA_BATCH){
     qctx ctx;
@@ -905,8 +911,22 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG){
       if( g>=0 && g<nG ) aAt[f][g] = i;
     }
   }
+  if( pl->nKey && !k->p.keyNum && (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
   for(g=0; g<nG; g++){
     if( pl->nKey && aAt[0][g]>=0 ) keptKeys(k, &aG[0].res[aAt[0][g]], &m->gKey[g*nk]);
+    if( e->gRank ){
+      /* the keys' places, the first key the most significant */
+      uint64_t code = aG[0].res[aAt[0][g]].key, rank = 0;
+      int kk;
+      for(kk=0; kk<pl->nKey; kk++){
+        uint64_t id = (code/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
+        rank = rank*(uint64_t)k->aKeyN[kk] + (uint64_t)k->aKeyRank[kk][id];
+      }
+      e->gRank[g] = rank;
+    }
   }
   for(a=0; a<pl->nAgg && rc==SQLITE_OK; a++){
     Agg *x = &m->aAgg[a];
@@ -1157,6 +1177,7 @@ done:
   if( src ) src->xClose(src);
   for(w=0; w<e.nPart; w++) partFree(&e.aPart[w], pl, 1);
   sqlite3_free(e.aPart);
+  sqlite3_free(e.gRank);
   partFree(&e.main, pl, 0);
   return rc;
 }

@@ -282,6 +282,7 @@ typedef struct qkept {
   int64_t nTab, tabAlloc;          /* ... entries, and room */
   qval *aKeyVal[Q_MAXKEY];         /* dictionary keys (p.keyNum 0): each id's shown value */
   int64_t aKeyN[Q_MAXKEY];         /* ... ids */
+  int64_t *aKeyRank[Q_MAXKEY];     /* ... each id's place in GROUP BY's order of the key */
   int aFold[64];                   /* each aggregate's fold; count(*): -1 (any fold's rows) */
 } qkept;
 /* A compiled plan kept by a gpu_query table between its reads: valid for

@@ -481,9 +481,9 @@ static int filter(QCur *c, QTab *t, int idxNum, int argc, sqlite3_value **argv){
     return rc;
   }
   {
-    char *zParams = paramKey(c->apParam, t->nParam);
-    rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, zParams ? &t->kept : 0, zParams,
-                &c->res, &zWhy);
+    char *zParams = t->nParam ? paramKey(c->apParam, t->nParam) : 0;
+    rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, zParams || !t->nParam ? &t->kept : 0,
+                zParams ? zParams : "", &c->res, &zWhy);
     sqlite3_free(zParams);
   }
   if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
