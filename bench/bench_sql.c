@@ -1175,6 +1175,8 @@ static const QueryDef aQueryDef[] = {
   { "month", "flights", "avg delay by month (substr)",
     "SELECT substr(date,1,7) AS month, avg(delay), count(*) FROM f GROUP BY month",
     "SELECT substr(\"date\",1,7) AS month, avg(delay), count(*) FROM f GROUP BY month", 0 },
+  { "distinct", "flights", "destinations by origin, count(DISTINCT)",
+    "SELECT origin, count(DISTINCT dest) FROM f GROUP BY origin", 0, 0 },
   { "totals", "flights", "sum(delay), avg(distance), count(*)",
     "SELECT sum(delay), avg(distance), count(*) FROM f", 0, 0 },
   { "param", "flights", "by origin, distance > ?1, as q(1000)",

@@ -127,8 +127,9 @@ static void *grow(void *p, int64_t nOld, int64_t nNew, int sz){
   return q;
 }
 
-static int growGroups(Part *p, const qplan *pl){
+static int growGroups(Part *p, const qplan *pl, int64_t need){
   int64_t n = p->gAlloc ? 2*p->gAlloc : 64, a, j;
+  while( n<need ) n *= 2;
   int nk = pl->nKey ? pl->nKey : 1;
   void *x;
   if( (x = grow(p->gKey, p->gAlloc*nk, n*nk, sizeof(qval)))==0 ) return SQLITE_NOMEM;
@@ -190,7 +191,7 @@ static int groupOf(Part *p, const qplan *pl, const char *z, int n, int64_t *pg, 
   uint64_t h = hashKey(z, n);
   int64_t s;
   int rc;
-  if( p->nGroup>=p->gAlloc && (rc = growGroups(p, pl))!=SQLITE_OK ) return rc;
+  if( p->nGroup>=p->gAlloc && (rc = growGroups(p, pl, 0))!=SQLITE_OK ) return rc;
   for(s = (int64_t)(h & (uint64_t)(p->hAlloc - 1)); p->hh[s]; s = (s + 1) & (p->hAlloc - 1)){
     int64_t g = p->hg[s];
     if( p->hh[s]==h && p->gn[g]==n && memcmp(p->gk[g], z, (size_t)n)==0 ){
@@ -691,6 +692,7 @@ static int groupsToRows(Exec *e){
   if( order==0 || tmp==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(g0=0; g0<e->main.nGroup; g0++) order[g0] = g0;
   if( pl->nKey ) msort(order, tmp, e->main.nGroup, e->gRank ? rankCmp : groupCmp, e);
+  if( (rc = rowsGrow(e, e->main.nGroup))!=SQLITE_OK ) goto done;
   q_run_groups(e->r, groupLeaf, e);
   for(g0=0; g0<e->main.nGroup && rc==SQLITE_OK; g0+=GA_BATCH){
     qctx ctx;
@@ -741,6 +743,12 @@ static int finish(Exec *e){
   n = o->nRow - off;
   if( n<0 ) n = 0;
   if( lim>=0 && n>lim ) n = lim;
+  if( pl->nSort==0 && off==0 && n==o->nRow ){    /* the rows as they are */
+    o->nCol = pl->nOut;
+    sqlite3_free(idx);
+    sqlite3_free(tmp);
+    return SQLITE_OK;
+  }
   if( (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ){
     sqlite3_free(idx);
     sqlite3_free(tmp);
@@ -766,7 +774,7 @@ static int partInit(Part *p, const qplan *pl, qrun *r){
   if( p->aAgg ) memset(p->aAgg, 0, sizeof(Agg)*(size_t)pl->nAgg);
   for(k=0; k<pl->nAgg; k++) p->aAgg[k].g = &pl->aAgg[k];
   if( pl->grouped && pl->nKey==0 ){
-    int rc = growGroups(p, pl);     /* one group, rows or none */
+    int rc = growGroups(p, pl, 0);  /* one group, rows or none */
     if( rc ) return rc;
     p->nGroup = 1;
   }
@@ -894,9 +902,7 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG){
     nG++;
   }
   if( pl->nKey==0 ) nG = 1;
-  while( m->gAlloc<nG ){
-    if( (rc = growGroups(m, pl))!=SQLITE_OK ) goto done;
-  }
+  if( m->gAlloc<nG && (rc = growGroups(m, pl, nG))!=SQLITE_OK ) goto done;
   m->nGroup = nG;
   /* each fold's row of each group */
   if( (aAt = sqlite3_malloc64(sizeof(int64_t*)*(uint64_t)k->p.nFold))==0 ){ rc = SQLITE_NOMEM; goto done; }
