@@ -70,7 +70,7 @@ run)
   # must pass and every process's summary must say 0 errors (memcheck also
   # reports device memory never freed).
   if command -v compute-sanitizer >/dev/null && [ "${SANITIZE:-1}" = 1 ]; then
-    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist memcheck:test_group memcheck:test_summary memcheck:test_pages memcheck:test_cache initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api racecheck:test_group}; do
+    for run in ${SANITIZE_RUNS:-memcheck:test_fault memcheck:test_threads memcheck:test_hist memcheck:test_group memcheck:test_summary memcheck:test_pages memcheck:test_cache initcheck:test_hist synccheck:test_hist racecheck:test_hist racecheck:test_api racecheck:test_group memcheck:test_query racecheck:test_query}; do
       tool=${run%%:*} suite=${run#*:} log="$out/sanitize-$tool-$suite.log"
       opt=; [ "$tool" = memcheck ] && opt="--leak-check full"
       rc=0
@@ -84,7 +84,7 @@ run)
     done
   fi
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
-  for f in test_kernels test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads test_pages test_cache test_window test_devices; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
+  for f in test_kernels test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads test_pages test_cache test_window test_devices test_query; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
   grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true
   echo "== shell: $(tr '\n' ' ' <"$out/shell.log" | cut -c1-300)"
   cat "$out/bench_kernels.md" "$out/bench_sql.md"

@@ -155,9 +155,12 @@ START_TEST(test_cache_faults){
     "SELECT * FROM gpu_group_by('d', 'k', 'x')",
     "SELECT * FROM gpu_group_by('d', 's', 'i')",     /* a TEXT key: its dictionary on the device */
     "SELECT * FROM gpu_group_by('d', 'k', 's')",     /* TEXT values: two groupings, numbers and places */
+    /* gpu_query over kept columns (query/exec.c, 8): a TEXT key through its dictionary, one group
+    ** folded where it is evaluated, a number key in a hash table */
+    "SELECT * FROM qa", "SELECT * FROM qb", "SELECT * FROM qc",
   };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
-  char zDir[64], zFile[128], *aRef[6];
+  char zDir[64], zFile[128], *aRef[9];
   sqlite3 *db;
   sqlite3_stmt *st;
   int hit[5] = { 0, 0, 0, 0, 0 }, k, w, q, strict, fill, n;
@@ -198,6 +201,10 @@ START_TEST(test_cache_faults){
   }
   EXEC(db, "SELECT gpuagg_backend('cpu'), gpuagg_config('cache', 0), gpuagg_config('chunk', 4096),"
            " gpuagg_config('threshold', 0)");
+  EXEC(db, "CREATE VIRTUAL TABLE temp.qa USING gpu_query((SELECT s, count(*), sum(x), avg(i), min(x), max(i) FROM d"
+           " WHERE k < 200 GROUP BY s));"
+           "CREATE VIRTUAL TABLE temp.qb USING gpu_query((SELECT sum(x*i), count(*), total(k) FROM d WHERE s >= 's050'));"
+           "CREATE VIRTUAL TABLE temp.qc USING gpu_query((SELECT k, count(*), sum(i), min(x) FROM d GROUP BY k))");
   for(q=0; q<nQ; q++) aRef[q] = s_render(db, azQ[q]);
   for(strict=0; strict<2; strict++){
     EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");

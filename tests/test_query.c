@@ -699,7 +699,7 @@ static void randomRounds(int kept){
   };
   const int nRound = kept ? (int)(sizeof(aKept)/sizeof(aKept[0])) : (int)(sizeof(aRound)/sizeof(aRound[0]));
   const char *zN = getenv("GPUAGG_QUERY_N");
-  int nQuery = zN ? atoi(zN) : 2000;
+  int nQuery = zN ? atoi(zN) : getenv("GPUAGG_UNDER_SANITIZER") ? 200 : 2000;
   int64_t nEngine = 0, nRead = 0, nKept = 0;
   int nBad = 0, nInvalid = 0, nError = 0, iRound, i, nWhy = 0;
   char zDir[64], zFile[96], zFirst[2100] = "";

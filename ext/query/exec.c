@@ -1194,3 +1194,53 @@ void q_result_free(qresult *r){
   q_run_free(r->run);
   memset(r, 0, sizeof(*r));
 }
+
+char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  const ga_backend *dev = ga_device_backend();
+  const char *azCol[GA_COLS_MAX];
+  ga_resident *aRes[GA_COLS_MAX];
+  char zErr[GA_ERRLEN] = "", *zWhy = 0, *z;
+  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
+  int c, hit = 0, rc;
+  ga_colsrc *src;
+  qrun *r;
+  qkept k;
+  if( !useDev && conn->qkept!=1 ){
+    return sqlite3_mprintf("no: %s", conn->qkept==0 ? "gpuagg_config('query_kept') is 0"
+                                     : conn->mode==GA_CPU ? "the backend is cpu" : zErr);
+  }
+  if( !pl->grouped ) return sqlite3_mprintf("no: rows without aggregates");
+  if( pl->nCol==0 ){
+    pl->aiCol[0] = 0;
+    pl->aWant[0] = 0;
+    pl->nCol = 1;
+  }
+  for(c=0; c<pl->nCol; c++) azCol[c] = pl->src.tab.aCol[pl->aiCol[c]].zName;
+  src = ga_colsrc_cache(db, conn, &pl->src.tab, pl->nCol, azCol, pl->aWant, &hit);
+  if( !hit ){
+    if( src ) src->xClose(src);
+    return sqlite3_mprintf("not yet: a read keeps the columns once the table has shown gpuagg_config('threshold')"
+                           " rows or more");
+  }
+  for(c=0; c<pl->nCol; c++){
+    aRes[c] = ga_cache_kept(src, c);
+    if( aRes[c]->d==0 ) useDev = 0;
+  }
+  if( (r = q_run_new(db, pl))==0 ){
+    src->xClose(src);
+    return 0;
+  }
+  rc = q_compile(r, pl, aRes, &k, &zWhy);
+  if( rc==SQLITE_OK ){
+    q_kept_free(&k);
+    z = sqlite3_mprintf(useDev ? "yes: the device's operators" : conn->qkept==1 ? "yes: the CPU's operators"
+                                                                                : "no: the columns are not on the device");
+  }else{
+    z = sqlite3_mprintf("no: %s", zWhy ? zWhy : q_run_errmsg(r));
+  }
+  sqlite3_free(zWhy);
+  q_run_free(r);
+  src->xClose(src);
+  return z;
+}

@@ -272,6 +272,9 @@ typedef struct qresult {
 int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
            char **pzErr);
 void q_result_free(qresult*);
+/* Whether a read of pl would go over kept columns now, and if not why
+** (gpu_explain's "kept"); NULL when out of memory. */
+char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl);
 
 /* ---- kept columns: a plan as a program (compile.c) ------------------------------- */
 #include "qprog.h"

@@ -613,7 +613,12 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       q_plan_describe(out, &pl);
       sqlite3_str_appendall(out, ",\"source\":\"");
       sqlite3_str_appendall(out, conn->pages ? "pages where they can serve, else statement" : "statement");
-      sqlite3_str_appendall(out, "\",\"backend\":\"cpu\"");
+      sqlite3_str_appendall(out, "\",\"backend\":\"cpu\",\"kept\":");
+      {
+        char *zKept = q_kept_explain(&fake.base.base, db, &pl);
+        if( zKept ) ga_json_str(out, zKept); else sqlite3_str_appendall(out, "null");
+        sqlite3_free(zKept);
+      }
     }
     sqlite3_str_appendchar(out, 1, '}');
     sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
