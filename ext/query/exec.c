@@ -1050,7 +1050,9 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   be = useDev ? dev : conn->qkept==1 ? &ga_cpu_backend : 0;
   if( be==0 && conn->mode==GA_CUDA ){
     rc = SQLITE_ERROR;
-    *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: the columns are not on the device");
+    *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: the columns are not on the device%s%s%s",
+                             conn->stats.zLastErr[0] ? " (the last device error: " : "", conn->stats.zLastErr,
+                             conn->stats.zLastErr[0] ? ")" : "");
     goto done;
   }
   if( be==0 ){

@@ -478,8 +478,9 @@ static int evictOne(ga_cache *c){
 /* e's device form, split across the nDev devices the connection uses;
 ** where a device has no room, entries are evicted and it is tried again.
 ** Any failure leaves e in host memory only. */
-static void deviceKeep(ga_cache *c, int nDev, ga_centry *e){
-  char zErr[GA_ERRLEN];
+static void deviceKeep(ga_cache *c, ga_conn *conn, ga_centry *e){
+  int nDev = conn->devices;
+  char zErr[GA_ERRLEN] = "";
   int64_t nb = 0;
   int rc, i;
   int64_t *dictNum = 0, k, nDict = (e->want & GA_COL_NUMERIC) ? e->nCell : 0;
@@ -500,7 +501,10 @@ static void deviceKeep(ga_cache *c, int nDev, ga_centry *e){
       && evictOne(c) ){}
   free(dictNum);
   free(dictReal);
-  if( rc ) return;
+  if( rc ){                         /* host memory serves; a device's error is the last one */
+    if( zErr[0] ) sqlite3_snprintf(GA_ERRLEN, conn->stats.zLastErr, "%s", zErr);
+    return;
+  }
   e->res.be = c->be;
   e->res.pRes = &c->dres;
   for(i=0; i<GA_DEV_MAX; i++) c->devBytesOn[i] += c->be->xColBytesOn(e->res.d, i);
@@ -613,7 +617,7 @@ static void keep(CacheSrc *p){
     p->aEnt[c] = e;
   }
   for(c=0; ok && c<p->nCol; c++){
-    if( aDev[c] ) deviceKeep(cc, p->conn->devices, aNew[c]);
+    if( aDev[c] ) deviceKeep(cc, p->conn, aNew[c]);
   }
 }
 
