@@ -202,6 +202,7 @@ static void q6Prog(ga_qprog *p){
   ins(GA_Q_COL, 12, 0, 0, P); ins(GA_Q_MUL, 13, 12, 1, 0);
   p->nIns = n; p->nReg = 14; p->nCol = 4; p->nTab = 1; p->tabOff[0] = 0; p->tabN[0] = 2527;
   p->filter = 11; p->nFold = 1; p->foldReg[0] = 13; p->foldReal[0] = 1; p->nGroup = 2;
+  ga_q_compact(p);                      /* as compile.c leaves it */
 }
 
 int main(int argc, char **argv){

@@ -8,7 +8,9 @@
 **
 **   1. A register holds one row's value: a storage class (SQLite's: 1
 **      INTEGER, 2 REAL, 5 NULL; never TEXT or BLOB) and 8 bytes (an int64,
-**      a REAL's bits). Instructions read registers written before them.
+**      a REAL's bits). Instructions read registers written before them, all
+**      their operands before they write (ga_q_compact lets an instruction's
+**      result take an operand's register).
 **   2. GA_Q_COL loads a kept column whose rows are numbers or NULL.
 **      GA_Q_MAP reads a kept column whose rows are TEXT, BLOB or NULL
 **      through a table the host computed once per distinct value (the
@@ -202,42 +204,94 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
                      const unsigned char *tabC, const int64_t *tabV){
   unsigned char *oc = &rc[in->dst*s];
   int64_t *ov = &rv[in->dst*s];
-  int ca = rc[in->a*s], cb = rc[in->b*s];
-  int64_t va = rv[in->a*s], vb = rv[in->b*s];
   switch( in->op ){
-    case GA_Q_COL: *oc = colC[in->x][i]; *ov = colV[in->x][i]; break;
-    case GA_Q_LIT: *oc = p->litT[in->x]; *ov = p->litV[in->x]; break;
+    case GA_Q_COL: *oc = colC[in->x][i]; *ov = colV[in->x][i]; return;
+    case GA_Q_LIT: *oc = p->litT[in->x]; *ov = p->litV[in->x]; return;
     case GA_Q_MAP: {
       /* column a's row: a TEXT or BLOB value's place, or NULL (the last entry) */
       int64_t k = colC[in->a][i] == GA_QC_NULL ? p->tabN[in->x] - 1 : colV[in->a][i];
       k += p->tabOff[in->x];
       *oc = tabC[k];
       *ov = tabV[k];
-      break;
-    }
-    case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM:
-      ga_q_arith(in->op, ca, va, cb, vb, oc, ov);
-      break;
-    case GA_Q_AND: case GA_Q_OR: {
-      int x = ga_q_truth(ca, va), y = ga_q_truth(cb, vb), r;
-      if( in->op == GA_Q_AND ) r = (x == 0 || y == 0) ? 0 : (x < 0 || y < 0) ? -1 : 1;
-      else r = (x == 1 || y == 1) ? 1 : (x < 0 || y < 0) ? -1 : 0;
-      *oc = r < 0 ? GA_QC_NULL : GA_QC_INT;
-      *ov = r < 0 ? 0 : r;
-      break;
+      return;
     }
     case GA_Q_NOT: {
-      int x = ga_q_truth(ca, va);
+      int x = ga_q_truth(rc[in->a*s], rv[in->a*s]);
       *oc = x < 0 ? GA_QC_NULL : GA_QC_INT;
       *ov = x < 0 ? 0 : !x;
-      break;
+      return;
     }
-    case GA_Q_ISNULL: *oc = GA_QC_INT; *ov = ca == GA_QC_NULL; break;
-    case GA_Q_NOTNULL: *oc = GA_QC_INT; *ov = ca != GA_QC_NULL; break;
-    default:
-      ga_q_compare(in->op, ca, va, cb, vb, oc, ov);
-      break;
+    case GA_Q_ISNULL: case GA_Q_NOTNULL: {
+      int isNull = rc[in->a*s] == GA_QC_NULL;      /* read before dst (it may be a) is written */
+      *oc = GA_QC_INT;
+      *ov = in->op == GA_Q_ISNULL ? isNull : !isNull;
+      return;
+    }
+    default: break;
   }
+  {
+    int ca = rc[in->a*s], cb = rc[in->b*s];
+    int64_t va = rv[in->a*s], vb = rv[in->b*s];
+    switch( in->op ){
+      case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM:
+        ga_q_arith(in->op, ca, va, cb, vb, oc, ov);
+        break;
+      case GA_Q_AND: case GA_Q_OR: {
+        int x = ga_q_truth(ca, va), y = ga_q_truth(cb, vb), r;
+        if( in->op == GA_Q_AND ) r = (x == 0 || y == 0) ? 0 : (x < 0 || y < 0) ? -1 : 1;
+        else r = (x == 1 || y == 1) ? 1 : (x < 0 || y < 0) ? -1 : 0;
+        *oc = r < 0 ? GA_QC_NULL : GA_QC_INT;
+        *ov = r < 0 ? 0 : r;
+        break;
+      }
+      default:
+        ga_q_compare(in->op, ca, va, cb, vb, oc, ov);
+        break;
+    }
+  }
+}
+
+/* Registers that read instruction k's operands (a, b; -1: none). */
+static inline void ga_q_operands(const ga_qins *in, int *pa, int *pb){
+  *pa = *pb = -1;
+  switch( in->op ){
+    case GA_Q_COL: case GA_Q_LIT: case GA_Q_MAP: return;
+    case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: *pa = in->a; return;
+    default: *pa = in->a; *pb = in->b; return;
+  }
+}
+
+/* Give p's values registers again, a register reused once its value is
+** read for the last time (the outputs live to the end), so that a row
+** needs fewer of them (the interpreter's shared memory). Host only. */
+static inline void ga_q_compact(ga_qprog *p){
+  int last[GA_QREG], map[GA_QREG], used[GA_QREG], k, r, a, b, n = 0, j;
+  for(r = 0; r < GA_QREG; r++){ last[r] = -1; map[r] = -1; used[r] = 0; }
+  for(k = 0; k < p->nIns; k++){
+    ga_q_operands(&p->ins[k], &a, &b);
+    if( a >= 0 ) last[a] = k;
+    if( b >= 0 ) last[b] = k;
+  }
+  if( p->filter >= 0 ) last[p->filter] = p->nIns;
+  for(j = 0; j < p->nKey; j++) last[p->keyReg[j]] = p->nIns;
+  for(j = 0; j < p->nFold; j++) last[p->foldReg[j]] = p->nIns;
+  for(k = 0; k < p->nIns; k++){
+    ga_qins *in = &p->ins[k];
+    int v = in->dst;
+    ga_q_operands(in, &a, &b);
+    if( a >= 0 ){ int x = map[a]; in->a = (unsigned char)x; if( last[a] == k ) used[x] = 0; }
+    if( b >= 0 ){ int x = map[b]; in->b = (unsigned char)x; if( last[b] == k ) used[x] = 0; }
+    for(r = 0; used[r]; r++){}
+    used[r] = 1;
+    map[v] = r;
+    in->dst = (unsigned char)r;
+    if( r + 1 > n ) n = r + 1;
+    if( last[v] < 0 ) used[r] = 0;                 /* never read */
+  }
+  if( p->filter >= 0 ) p->filter = map[p->filter];
+  for(j = 0; j < p->nKey; j++) p->keyReg[j] = (unsigned char)map[p->keyReg[j]];
+  for(j = 0; j < p->nFold; j++) p->foldReg[j] = (unsigned char)map[p->foldReg[j]];
+  p->nReg = n;
 }
 
 /* The group row of a row whose registers are evaluated: its key and key

@@ -477,6 +477,7 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
       (void)f;
     }
   }
+  if( rc==SQLITE_OK ) ga_q_compact(p);
   if( rc==QE_BAIL ){
     *pzWhy = c->zWhy;
     c->zWhy = 0;

@@ -1040,6 +1040,12 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
     }
   }
   r->aMs[0] = ga_now_ms() - t0;
+  for(c=0; useDev && c<pl->nCol; c++){
+    if( ga_cache_kept(src, c)->d==0 ){       /* kept in host memory only: the device again */
+      ga_cache_device_again(src);
+      break;
+    }
+  }
   for(c=0; c<pl->nCol; c++){
     aRes[c] = ga_cache_kept(src, c);
     aCol[c].type = aRes[c]->type;

@@ -662,6 +662,21 @@ static ga_resident *cacheResident(ga_colsrc *pSrc, int i){
   return i>=0 && i<p->nCol && p->aEnt[i] && p->aEnt[i]->res.d ? &p->aEnt[i]->res : 0;
 }
 
+void ga_cache_device_again(ga_colsrc *pSrc){
+  CacheSrc *p = (CacheSrc*)pSrc;
+  ga_cache *cc;
+  int c;
+  if( pSrc==0 || pSrc->xScan!=cacheScan || !deviceWanted(p->conn) ) return;
+  cc = p->conn->cache;
+  for(c=0; c<p->nCol; c++){
+    ga_centry *e = p->aEnt[c];
+    if( e==0 || e->res.d || (e->res.nText + e->res.nBlob && !(e->want & GA_COL_BYTES)) ) continue;
+    if( cc->bytes + cc->be->xColBytes(e->n, e->res.nInt + e->res.nReal, (e->want & GA_COL_NUMERIC) ? e->nCell : 0)
+        > cc->budget ) continue;
+    deviceKeep(cc, p->conn, e);
+  }
+}
+
 ga_resident *ga_cache_kept(ga_colsrc *pSrc, int i){
   CacheSrc *p = (CacheSrc*)pSrc;
   if( pSrc==0 || pSrc->xScan!=cacheScan ) return 0;

@@ -207,6 +207,10 @@ void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
 ** not (d NULL): after a hit, or after a scan that kept them; else NULL (and
 ** for any other source). */
 ga_resident *ga_cache_kept(ga_colsrc *pSrc, int i);
+/* Try again to put a cache source's kept columns on the device where they
+** are in host memory only (a device failed, or had no room, when they were
+** kept). */
+void ga_cache_device_again(ga_colsrc *pSrc);
 /* The cache's state (conn->cache): made with the connection, freed with it
 ** (all it keeps, host and device). NULL when out of memory: nothing kept. */
 ga_cache *ga_cache_new(void);
