@@ -808,6 +808,8 @@ START_TEST(test_kept_forms){
     "SELECT x, count(*) FROM k WHERE i %% %d = 0 GROUP BY x",
     "SELECT s, d, sum(i / 3), sum(i %% 5), total(y - i), max(i * 2.5) FROM k WHERE NOT (i IS NULL) AND i > %d GROUP BY s, d",
     "SELECT sum(i * i), sum(x / (i - %d)), count(*) FROM k WHERE (x < 0 OR i > 3) AND y IS NOT NULL",
+    "SELECT s, count(DISTINCT d), count(DISTINCT substr(d, 1, 2)), count(*) FROM k WHERE i > %d GROUP BY s",
+    "SELECT count(DISTINCT lower(d) COLLATE NOCASE), count(DISTINCT y), count(DISTINCT s), count(*) FROM k WHERE x < %d",
   };
   static const int aRows[] = { 0, 1, 7, 1000, 4099 };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));

@@ -22,8 +22,9 @@
 **      not: not compiled). Or one key that is a number, grouped as
 **      group_acc.h (2) says, shown in its first row's form.
 **   4. Aggregates: count(*), and count, sum, total, avg, min and max of a
-**      number; arguments with the same text share one fold. Not
-**      count(DISTINCT).
+**      number; arguments with the same text share one fold. count(DISTINCT
+**      x) is left out of the program (aFold -2): exec.c compiles the same
+**      plan with x as one more key, and counts each group's keys.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -346,7 +347,7 @@ static int dictKey(Comp *c, int kk, int col, int *pr){
       keyLen[nId] = m;
       shown[nId] = a[i];
       slot[s] = nId++;
-    }else if( !sameShown(&shown[slot[s]], &a[i]) ){
+    }else if( !sameShown(&shown[slot[s]], &a[i]) && !(pl->lastCounted && kk==pl->nKey - 1) ){
       rc = why(c, "a key whose equal values show differently (%s)", colName(c, col));
       goto done;
     }
@@ -446,9 +447,9 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
   for(i=0; rc==SQLITE_OK && i<pl->nAgg; i++){
     const qagg *g = &pl->aAgg[i];
     k->aFold[i] = -1;
-    if( g->distinct ){
-      rc = why(c, "count(DISTINCT) on kept columns");
-      break;
+    if( g->distinct ){                       /* a program of its own (exec.c's keptDistinct) */
+      k->aFold[i] = -2;
+      continue;
     }
     if( g->x==0 ) continue;
     for(j=0; j<i && (pl->aAgg[j].x==0 || !sameText(pl, pl->aAgg[j].x, g->x)); j++){}

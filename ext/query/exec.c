@@ -883,8 +883,77 @@ static int keptValue(Exec *e, const qagg *a, const ga_grow *x, qval *out){
   }
 }
 
+/* count(DISTINCT x) over kept columns: each group's count, by its code
+** (compile.c, 3: 0 without keys). */
+typedef struct Dist {
+  ga_kmap map;                     /* code -> index in n */
+  int64_t *n;                      /* the counts */
+  int64_t nAlloc;
+} Dist;
+
+/* Aggregate a, count(DISTINCT x), into d: pl compiled again with x as one
+** more key (its collation the aggregate's), run, and the groups each
+** original group has counted (x NULL: none). SQLITE_OK, with *pFail set
+** where the backend failed or declined (zErr, GA_DEV_SCAN); QE_BAIL with
+** *pzWhy; or SQLITE_NOMEM. */
+static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, const ga_qcol *aCol,
+                        const ga_backend *be, ga_conn *conn, int a, Dist *d, char **pzWhy, int *pFail, char *zErr){
+  qplan aux = *pl;
+  qagg cnt;
+  qkept k;
+  ga_group g, *pg = &g;
+  int64_t i;
+  int rc, fail, last = pl->nKey;
+  if( pl->nKey>=Q_MAXKEY ){
+    *pzWhy = sqlite3_mprintf("count(DISTINCT) with %d keys", Q_MAXKEY);
+    return QE_BAIL;
+  }
+  memset(&cnt, 0, sizeof(cnt));
+  cnt.fn = A_COUNTSTAR;
+  aux.aKey[last] = pl->aAgg[a].x;
+  aux.aKeyColl[last] = pl->aAgg[a].coll;
+  aux.nKey = last + 1;
+  aux.aAgg = &cnt;
+  aux.nAgg = 1;
+  aux.iHit = -1;
+  aux.lastCounted = 1;
+  if( (rc = q_compile(e->r, &aux, aRes, &k, pzWhy))!=SQLITE_OK ) return rc;
+  memset(&g, 0, sizeof(g));
+  g.jb = -1;
+  fail = be->xQuery(be->xWake ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV, k.nTab, &pg, zErr);
+  if( (g.dev || g.cpu) && be->xGroupDone(&g, !fail, zErr) && !fail ) fail = 1;
+  for(i=0; !fail && rc==SQLITE_OK && i<g.nRes; i++){
+    const ga_grow *x = &g.res[i];
+    uint64_t code = 0;
+    int isNew;
+    int64_t j;
+    if( x->kclass==GA_Q_DROPPED_META ) continue;
+    if( k.p.keyNum ){
+      if( x->kclass==GA_K_NULL ) continue;
+    }else{
+      uint64_t id = (x->key/(uint64_t)k.p.keyMul[last]) % (uint64_t)k.aKeyN[last];
+      if( k.aKeyVal[last][id].t==SQLITE_NULL ) continue;
+      code = x->key % (uint64_t)k.p.keyMul[last];
+    }
+    if( (j = ga_kmap_add(&d->map, GA_K_INT + 1, code, &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
+    if( j>=d->nAlloc ){
+      int64_t m = 2*j + 16;
+      int64_t *p = sqlite3_realloc64(d->n, 8*(uint64_t)m);
+      if( p==0 ){ rc = SQLITE_NOMEM; break; }
+      memset(p + d->nAlloc, 0, 8*(size_t)(m - d->nAlloc));
+      d->n = p;
+      d->nAlloc = m;
+    }
+    d->n[j]++;
+  }
+  ga_group_clear(&g);
+  q_kept_free(&k);
+  *pFail = fail;
+  return rc;
+}
+
 /* The folds' groups as e->main's, their aggregates final. */
-static int keptGroups(Exec *e, const qkept *k, ga_group *aG){
+static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   const qplan *pl = e->pl;
   Part *m = &e->main;
   ga_kmap map;
@@ -938,6 +1007,16 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG){
     Agg *x = &m->aAgg[a];
     f = k->aFold[a]<0 ? 0 : k->aFold[a];
     if( (x->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; break; }
+    if( k->aFold[a]==-2 ){                      /* count(DISTINCT): the counts by code */
+      for(g=0; g<nG; g++){
+        uint64_t code = pl->nKey && aAt[0][g]>=0 ? aG[0].res[aAt[0][g]].key : 0;
+        int64_t j = ga_kmap_find(&aDist[a].map, GA_K_INT + 1, code);
+        memset(&x->res[g], 0, sizeof(qval));
+        x->res[g].t = SQLITE_INTEGER;
+        x->res[g].v = j>=0 ? aDist[a].n[j] : 0;
+      }
+      continue;
+    }
     for(g=0; g<nG && rc==SQLITE_OK; g++){
       rc = keptValue(e, &pl->aAgg[a], aAt[f][g]>=0 ? &aG[f].res[aAt[f][g]] : 0, &x->res[g]);
     }
@@ -1007,6 +1086,7 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   ga_resident *aRes[GA_COLS_MAX];
   ga_qcol aCol[GA_COLS_MAX];
   ga_group aG[GA_QFOLD], *apG[GA_QFOLD];
+  Dist *aDist = 0;
   ga_colsrc *src = 0;
   qkept k, *pk = &k;
   char zErr[GA_ERRLEN], *zWhy = 0;
@@ -1084,6 +1164,19 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   for(f=0; f<pk->p.nFold; f++){
     if( (aG[f].dev || aG[f].cpu) && be->xGroupDone(&aG[f], !fail, zErr) && !fail ) fail = 1;
   }
+  for(c=0; !fail && rc==SQLITE_OK && c<pl->nAgg; c++){
+    if( pk->aFold[c]!=-2 ) continue;
+    if( aDist==0 ){
+      if( (aDist = sqlite3_malloc64(sizeof(Dist)*(uint64_t)pl->nAgg))==0 ){ rc = SQLITE_NOMEM; break; }
+      memset(aDist, 0, sizeof(Dist)*(size_t)pl->nAgg);
+    }
+    rc = keptDistinct(e, pl, aRes, aCol, be, conn, c, &aDist[c], &zWhy, &fail, zErr);
+  }
+  if( rc==QE_BAIL ) rc = SQLITE_OK;
+  else if( rc ){
+    *pzErr = sqlite3_mprintf("out of memory");
+    goto done;
+  }
   if( fail==GA_DEV_SCAN ){
     zWhy = sqlite3_mprintf("reals whose range the device's sums do not hold, or infinite, or a column split "
                            "across devices");
@@ -1097,7 +1190,9 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   }else if( fail ){
     rc = SQLITE_NOMEM;
     *pzErr = sqlite3_mprintf("out of memory");
-  }else if( (rc = keptGroups(e, pk, aG))==SQLITE_OK ){
+  }else if( zWhy ){
+    /* a count(DISTINCT) the kept columns do not serve */
+  }else if( (rc = keptGroups(e, pk, aG, aDist))==SQLITE_OK ){
     *pDone = 1;
     r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
     r->aMs[2] = ga_now_ms() - t0 - r->aMs[0] - r->aMs[1];
@@ -1107,6 +1202,11 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   }
 done:
   for(f=0; f<GA_QFOLD; f++) ga_group_clear(&aG[f]);
+  for(c=0; aDist && c<pl->nAgg; c++){
+    ga_kmap_free(&aDist[c].map);
+    sqlite3_free(aDist[c].n);
+  }
+  sqlite3_free(aDist);
   q_kept_free(&k);
   if( src ) src->xClose(src);
   if( zWhy && rc==SQLITE_OK && conn->mode==GA_CUDA && be==dev && dev ){

@@ -161,6 +161,8 @@ typedef struct qplan {
   qexpr *aConj[64]; int nConj;     /* WHERE's conjuncts */
   qexpr *aKey[Q_MAXKEY]; int nKey; /* GROUP BY keys */
   int aKeyColl[Q_MAXKEY];          /* ... each key's collation */
+  int lastCounted;                 /* the last key is counted, not shown (exec.c's count(DISTINCT)
+                                   ** over kept columns): its equal values may show differently */
   qagg *aAgg; int nAgg;            /* aggregates */
   int iHit;                        /* the last min() or max() (SQLite's own, not gpu_min or
                                    ** gpu_max): its rows give the keys' shown values; -1 none */
@@ -286,7 +288,8 @@ typedef struct qkept {
   qval *aKeyVal[Q_MAXKEY];         /* dictionary keys (p.keyNum 0): each id's shown value */
   int64_t aKeyN[Q_MAXKEY];         /* ... ids */
   int64_t *aKeyRank[Q_MAXKEY];     /* ... each id's place in GROUP BY's order of the key */
-  int aFold[64];                   /* each aggregate's fold; count(*): -1 (any fold's rows) */
+  int aFold[64];                   /* each aggregate's fold; count(*): -1 (any fold's rows);
+                                   ** count(DISTINCT): -2 (a program of its own) */
 } qkept;
 /* A compiled plan kept by a gpu_query table between its reads: valid for
 ** the same kept columns (their gen) and the same parameters (zKey). */
