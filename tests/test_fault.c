@@ -236,6 +236,7 @@ START_TEST(test_cache_faults){
   }
   for(k=1; k<5; k++) CHECK(hit[k]>0, "no %s fault was ever injected: the test missed that kind", azKind[k]);
   CHECK(info(db, "cache.device_hits")>0, "no answer came from the device");
+  CHECK(info(db, "query.device")>0, "no gpu_query read went over kept columns on the device");
   printf("test_cache_faults (cuda): faults fired in queries: host %d, device %d, copy %d, launch %d, sync %d;"
          " %lld answers from the device\n", hit[0], hit[1], hit[2], hit[3], hit[4],
          (long long)info(db, "cache.device_hits"));

@@ -397,6 +397,7 @@ static int keys(Comp *c){
       if( mul>((uint64_t)1 << 40) ) return why(c, "more than 2^40 combinations of keys");
     }
     p->nGroup = (int64_t)mul + 1;
+    if( p->nGroup>c->aCol[0]->n + 2 ) p->nGroup = c->aCol[0]->n + 2;   /* a group has a row, at least */
     return SQLITE_OK;
   }
   if( pl->nKey>1 ) return why(c, "several keys, not each an expression of one TEXT column");
@@ -452,7 +453,7 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
       continue;
     }
     if( g->x==0 ) continue;
-    for(j=0; j<i && (pl->aAgg[j].x==0 || !sameText(pl, pl->aAgg[j].x, g->x)); j++){}
+    for(j=0; j<i && (pl->aAgg[j].x==0 || pl->aAgg[j].distinct || !sameText(pl, pl->aAgg[j].x, g->x)); j++){}
     if( j<i ){
       k->aFold[i] = k->aFold[j];
       continue;

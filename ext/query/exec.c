@@ -1071,10 +1071,44 @@ void q_keptcache_clear(qkeptcache *kc){
   memset(kc, 0, sizeof(*kc));
 }
 
+/* The constants e folds to (its literals, as this read's plan has them:
+** parameters and what SQLite folded, 'now' too) onto s; 0 where e asks a
+** connection's own function per value (LIKE, a function not built in: it
+** may change between reads), so that nothing compiled from it is kept. */
+static int litKey(sqlite3_str *s, const qexpr *e){
+  int i;
+  if( e==0 ) return 1;
+  if( e->op==E_SQL && e->mainOnly ) return 0;
+  if( e->op==E_LIT ){
+    sqlite3_str_appendf(s, "%d:%lld:", e->t, (long long)e->i);
+    for(i=0; (e->t==SQLITE_TEXT || e->t==SQLITE_BLOB) && i<e->n; i++) sqlite3_str_appendf(s, "%02x", (unsigned char)e->z[i]);
+    sqlite3_str_appendchar(s, 1, ';');
+  }
+  for(i=0; i<e->nTplLit; i++) if( !litKey(s, e->aTplLit[i]) ) return 0;
+  for(i=0; i<e->nArg; i++) if( !litKey(s, e->arg[i]) ) return 0;
+  return litKey(s, e->a) && litKey(s, e->b);
+}
+
+/* What a compiled plan of pl depends on besides its columns: its constants
+** (sqlite3_malloc'd); NULL where it must not be kept (or out of memory). */
+static char *planKey(const qplan *pl){
+  sqlite3_str *s = sqlite3_str_new(0);
+  int i, ok = 1;
+  for(i=0; ok && i<pl->nConj; i++) ok = litKey(s, pl->aConj[i]);
+  for(i=0; ok && i<pl->nKey; i++) ok = litKey(s, pl->aKey[i]);
+  for(i=0; ok && i<pl->nAgg; i++) ok = litKey(s, pl->aAgg[i].x);
+  sqlite3_str_appendchar(s, 1, '.');
+  if( !ok ){
+    sqlite3_free(sqlite3_str_finish(s));
+    return 0;
+  }
+  return sqlite3_str_finish(s);
+}
+
 /* kc holds the plan compiled for columns aRes and these parameters. */
 static int keptSame(const qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, const char *zParams){
   int c;
-  if( kc==0 || !kc->valid || kc->nCol!=pl->nCol || strcmp(kc->zKey, zParams ? zParams : "")!=0 ) return 0;
+  if( kc==0 || zParams==0 || !kc->valid || kc->nCol!=pl->nCol || strcmp(kc->zKey, zParams)!=0 ) return 0;
   for(c=0; c<pl->nCol; c++) if( kc->aGen[c]!=aRes[c]->gen ) return 0;
   return 1;
 }
@@ -1089,7 +1123,7 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   Dist *aDist = 0;
   ga_colsrc *src = 0;
   qkept k, *pk = &k;
-  char zErr[GA_ERRLEN], *zWhy = 0;
+  char zErr[GA_ERRLEN], *zWhy = 0, *zKey = 0;
   int c, f, rc = SQLITE_OK, fail = 0;
   int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
   double t0 = ga_now_ms();
@@ -1099,6 +1133,11 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   if( (!useDev && conn->qkept!=1) || !pl->grouped ) return SQLITE_OK;
   if( ga_tvf_open(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, &src)!=SQLITE_OK ){
     zWhy = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : "the table could not be read");
+    goto done;
+  }
+  if( !ga_cache_source(src) ){
+    zWhy = sqlite3_mprintf("the columns cannot be kept here (the column cache is off, or the table is a view, "
+                           "in a temp, in-memory or attached database, or this connection writes it)");
     goto done;
   }
   if( ga_cache_kept(src, 0)==0 ){
@@ -1145,13 +1184,18 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
     zWhy = sqlite3_mprintf("the columns are not on the device");
     goto done;
   }
-  if( keptSame(kc, pl, aRes, zParams) ){
+  if( kc ){                                 /* the parameters, and the constants they fold into */
+    char *zPlan = planKey(pl);
+    zKey = zPlan ? sqlite3_mprintf("%s|%s", zParams ? zParams : "", zPlan) : 0;
+    sqlite3_free(zPlan);
+  }
+  if( keptSame(kc, pl, aRes, zKey) ){
     pk = &kc->k;
   }else if( (rc = q_compile(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
     if( rc==QE_BAIL ) rc = SQLITE_OK;
     else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
     goto done;
-  }else if( kc && keptSave(kc, pl, aRes, zParams ? zParams : "", &k)==0 ){
+  }else if( zKey && keptSave(kc, pl, aRes, zKey, &k)==0 ){
     pk = &kc->k;
   }
   r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
@@ -1207,6 +1251,7 @@ done:
     sqlite3_free(aDist[c].n);
   }
   sqlite3_free(aDist);
+  sqlite3_free(zKey);
   q_kept_free(&k);
   if( src ) src->xClose(src);
   if( zWhy && rc==SQLITE_OK && conn->mode==GA_CUDA && be==dev && dev ){
@@ -1304,6 +1349,7 @@ void q_result_free(qresult *r){
 }
 
 char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
+  /* (what keptRun decides, without reading or keeping anything) */
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   const ga_backend *dev = ga_device_backend();
   const char *azCol[GA_COLS_MAX];
@@ -1326,6 +1372,7 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   }
   for(c=0; c<pl->nCol; c++) azCol[c] = pl->src.tab.aCol[pl->aiCol[c]].zName;
   src = ga_colsrc_cache(db, conn, &pl->src.tab, pl->nCol, azCol, pl->aWant, &hit);
+  if( src==0 ) return sqlite3_mprintf("no: the columns cannot be kept here");
   if( !hit ){
     if( src ) src->xClose(src);
     return sqlite3_mprintf("not yet: a read keeps the columns once the table has shown gpuagg_config('threshold')"

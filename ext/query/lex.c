@@ -88,7 +88,7 @@ static int tokenAt(const char *zIn, int *pType){
   *pType = T_PUNCT;
   for(k=0; k<sizeof(azPunct)/sizeof(azPunct[0]); k++){
     size_t n = strlen(azPunct[k]);
-    if( memcmp(z, azPunct[k], n)==0 ) return (int)n;
+    if( strncmp((const char*)z, azPunct[k], n)==0 ) return (int)n;   /* stops at z's NUL */
   }
   return 1;
 }

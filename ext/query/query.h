@@ -292,13 +292,15 @@ typedef struct qkept {
                                    ** count(DISTINCT): -2 (a program of its own) */
 } qkept;
 /* A compiled plan kept by a gpu_query table between its reads: valid for
-** the same kept columns (their gen) and the same parameters (zKey). */
+** the same kept columns (their gen), the same parameters and the same
+** constants folded from them and from SQLite's functions (zKey); never kept
+** where the plan asks a connection's own function per value (LIKE). */
 struct qkeptcache {
   int valid;
   qkept k;                         /* its keys' shown bytes are in aBytes */
   int nCol;
   uint64_t aGen[GA_COLS_MAX];
-  char *zKey;                      /* the parameters, rendered */
+  char *zKey;                      /* the parameters and constants, rendered */
   char *aBytes;                    /* the keys' shown TEXT and BLOB bytes */
 };
 void q_keptcache_clear(qkeptcache*);

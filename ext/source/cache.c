@@ -677,6 +677,10 @@ void ga_cache_device_again(ga_colsrc *pSrc){
   }
 }
 
+int ga_cache_source(ga_colsrc *pSrc){
+  return pSrc && pSrc->xScan==cacheScan;
+}
+
 ga_resident *ga_cache_kept(ga_colsrc *pSrc, int i){
   CacheSrc *p = (CacheSrc*)pSrc;
   if( pSrc==0 || pSrc->xScan!=cacheScan ) return 0;

@@ -207,6 +207,9 @@ void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
 ** not (d NULL): after a hit, or after a scan that kept them; else NULL (and
 ** for any other source). */
 ga_resident *ga_cache_kept(ga_colsrc *pSrc, int i);
+/* pSrc is a cache source: its scan keeps the columns it reads (or serves
+** them kept). */
+int ga_cache_source(ga_colsrc *pSrc);
 /* Try again to put a cache source's kept columns on the device where they
 ** are in host memory only (a device failed, or had no room, when they were
 ** kept). */
