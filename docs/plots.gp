@@ -39,3 +39,25 @@ set bmargin 9
 plot data.'/kernels.csv' skip 1 using 4:xtic(1) title 'CUB', \
      ''                  skip 1 using 5 title 'gpuagg', \
      ''                  skip 1 using 0:6 with lines lw 2 dt 2 lc rgb 'black' title 'copy ceiling (read+write)'
+
+# 3. gpu_query (issue 28, H100): each question's time, builtin SQL, the first
+#    run (the engine's CPU operators), repeated runs (over kept columns on the
+#    device) and DuckDB in memory; log scale.
+reset
+set datafile separator ','
+set output out.'/query.png'
+set title 'gpu\_query, 10M rows, H100: ms per question (log scale)'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set logscale y 10
+set yrange [0.1:100000]
+set ylabel 'ms'
+set grid ytics
+set key outside top center horizontal
+qdata = exists("qdata") ? qdata : data.'/h100-query-device/query.csv'
+plot qdata skip 1 using 2:xtic(1) title 'builtin SQL', \
+     ''    skip 1 using 3 title 'gpu\_query, first run', \
+     ''    skip 1 using 4 title 'gpu\_query, repeated (device)', \
+     ''    skip 1 using 5 title 'DuckDB 1.5.6, 16 threads'
