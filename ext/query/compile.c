@@ -419,7 +419,7 @@ static int sameText(const qplan *pl, const qexpr *a, const qexpr *b){
 int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy){
   Comp *c = sqlite3_malloc(sizeof(Comp));
   ga_qprog *p = &k->p;
-  int rc = SQLITE_OK, i, j, r, f = -1;
+  int rc = SQLITE_OK, i, j, r;
   memset(k, 0, sizeof(*k));
   *pzWhy = 0;
   if( c==0 ) return SQLITE_NOMEM;
@@ -472,11 +472,11 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
   }
   if( rc==SQLITE_OK && p->nFold==0 ){
     /* count(*) alone: one fold of no values, for its rows */
-    if( (rc = newReg(c, &r))==SQLITE_OK && p->nLit<GA_QLIT ){
+    if( p->nLit>=GA_QLIT ) rc = why(c, "more than %d constants", GA_QLIT);
+    else if( (rc = newReg(c, &r))==SQLITE_OK ){
       p->litT[p->nLit] = SQLITE_NULL;
       rc = emit(c, GA_Q_LIT, r, 0, 0, p->nLit++);
       p->foldReg[p->nFold++] = (unsigned char)r;
-      (void)f;
     }
   }
   if( rc==SQLITE_OK ) ga_q_compact(p);
