@@ -920,7 +920,8 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
   if( (rc = q_compile(e->r, &aux, aRes, &k, pzWhy))!=SQLITE_OK ) return rc;
   memset(&g, 0, sizeof(g));
   g.jb = -1;
-  fail = be->xQuery(be->xWake ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV, k.nTab, &pg, zErr);
+  fail = be->xQuery(be==ga_device_backend() ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV,
+                    k.nTab, &pg, zErr);
   if( (g.dev || g.cpu) && be->xGroupDone(&g, !fail, zErr) && !fail ) fail = 1;
   for(i=0; !fail && rc==SQLITE_OK && i<g.nRes; i++){
     const ga_grow *x = &g.res[i];
