@@ -1262,22 +1262,30 @@ static char *readChecked(sqlite3 *db, const char *zSql, const char *zWhat){
 }
 
 START_TEST(test_stale){
-  static const char *zSql = "SELECT a % 5, count(*), sum(b), total(a), max(s), avg(b) FROM t GROUP BY 1";
+  /* cache 2: the columns kept and the reads over them (exec.c, 8), on the device where one serves */
+  static const char *azSql[] = {
+    "SELECT a % 5, count(*), sum(b), total(a), max(s), avg(b) FROM t GROUP BY 1",
+    "SELECT a % 5, count(*), sum(b), total(a), max(s), avg(b) FROM t GROUP BY 1",
+    "SELECT a % 5, count(*), sum(a), total(a), max(a), avg(a) FROM t WHERE a > 3 GROUP BY 1",
+  };
   char zDir[64], zFile[96];
   int wal, cache;
   s_dir_make(zDir, "query-stale");
   for(wal=0; wal<2; wal++){
-    for(cache=0; cache<2; cache++){
+    for(cache=0; cache<3; cache++){
+      const char *zSql = azSql[cache];
       sqlite3 *db, *w;
       char *r1, *r2, *r3;
       char zWhat[64];
-      int64_t e0, s0, e1, s1;
+      int64_t e0, s0, e1, s1, k0 = 0;
       Gen g;
       snprintf(zFile, sizeof(zFile), "%s/s%d%d.db", zDir, wal, cache);
-      snprintf(zWhat, sizeof(zWhat), "%s, cache %s", wal ? "WAL" : "DELETE", cache ? "on" : "off");
+      snprintf(zWhat, sizeof(zWhat), "%s, cache %s", wal ? "WAL" : "DELETE",
+               cache==2 ? "on, kept columns" : cache ? "on" : "off");
       db = openFileChecked(zFile);
       if( wal ) EXEC(db, "PRAGMA journal_mode=WAL");
-      EXEC(db, "SELECT gpuagg_config('cache', %d)", cache ? 1<<26 : 0);
+      EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)", cache ? 1<<26 : 0,
+           cache==2 ? 1 : -1);
       /* in 'cuda' mode what kept columns do not serve is an error (exec.c, 8): staleness is
       ** checked in 'auto' mode there */
       if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
@@ -1288,6 +1296,7 @@ START_TEST(test_stale){
       EXEC(db, "UPDATE t SET a = (rowid * 7919) %% 1000, b = CASE WHEN abs(b) < 1e6 THEN b ELSE rowid * 0.5 END");
       EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
       counts(db, &e0, &s0);
+      if( cache==2 ) k0 = keptReads(db);
       w = s_open_plain(zFile);
       r1 = readChecked(db, zSql, zWhat);
       r2 = readChecked(db, zSql, zWhat);          /* twice: the cache's second read */
@@ -1331,6 +1340,9 @@ START_TEST(test_stale){
       counts(db, &e1, &s1);
       CHECK(s1==s0 && e1>e0, "%s: reads through SQLite (query counters: engine %lld, sqlite %lld)", zWhat,
             (long long)(e1 - e0), (long long)(s1 - s0));
+      /* every read but those in this connection's own write transaction, over kept columns */
+      CHECK(cache!=2 || keptReads(db) - k0 >= (wal ? 7 : 4), "%s: %lld reads over kept columns", zWhat,
+            (long long)(keptReads(db) - k0));
       s_expect_pool_idle(db);
       sqlite3_close(w);
       sqlite3_close(db);
