@@ -1173,7 +1173,8 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
     aCol[c].d = aRes[c]->d;
     if( aRes[c]->d==0 ) useDev = 0;
   }
-  be = useDev ? dev : conn->qkept==1 ? &ga_cpu_backend : 0;
+  /* no rows: nothing for a device to do (the CPU's program gives the empty groups) */
+  be = aRes[0]->n==0 ? &ga_cpu_backend : useDev ? dev : conn->qkept==1 ? &ga_cpu_backend : 0;
   if( be==0 && conn->mode==GA_CUDA ){
     rc = SQLITE_ERROR;
     *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: the columns are not on the device%s%s%s",
