@@ -2,8 +2,8 @@
 ** gpu_query's operators on the CPU: scan, filter, group, aggregate, finish.
 **
 **   1. Scan: the plan's columns from a column source (colsrc.h: the pages,
-**      or the statement; not the column cache, whose kept columns are for
-**      device operators), in rowid order, a batch at a time.
+**      or the statement; kept columns are read by 8's programs instead), in
+**      rowid order, a batch at a time.
 **   2. Filter: WHERE's conjuncts in order, each over the rows the ones
 **      before it kept; a row stays where the conjunct is true.
 **   3. Group: the keys' values, each made canonical as GROUP BY compares
@@ -1305,9 +1305,8 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     e.base.xPar = sinkPar;
     e.base.nPar = n;
   }
-  /* The table's pages (else a statement) every run: the column cache keeps
-  ** columns for device operators, which this engine's CPU ones are not,
-  ** and its reading is one thread's where the pages are many workers'. */
+  /* The table's pages (else a statement): kept columns were 8's to read, and
+  ** the cache's replay is one thread's where the pages are many workers'. */
   if( (rc = ga_tvf_open_reader(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, &src))!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : sqlite3_errstr(rc));
     goto done;
