@@ -953,37 +953,59 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
   return rc;
 }
 
-/* The folds' groups as e->main's, their aggregates final. */
+/* The folds' groups as e->main's, their aggregates final. Fold 0's rows
+** (the dropped rows' none) are the groups, in its order; every fold has
+** the same (class, key) rows in the same order when every row reaches it,
+** so another fold's row is looked up only where its rows differ. Only the
+** shown keys and final values are made: nothing per group is allocated
+** that the finish does not read (fresh pages are most of a big grouping's
+** host time). */
 static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   const qplan *pl = e->pl;
   Part *m = &e->main;
   ga_kmap map;
-  int64_t i, g, nG = 0, **aAt = 0;
+  int64_t i, g, nG = 0, *at0 = 0, **aAt = 0;
   int f, a, rc = SQLITE_OK, nk = pl->nKey ? pl->nKey : 1;
   memset(&map, 0, sizeof(map));
-  /* groups by (class, key), as fold 0 has them; the dropped rows' are none */
+  if( (at0 = sqlite3_malloc64(8*(uint64_t)(aG[0].nRes + 1)))==0 ) return SQLITE_NOMEM;
   for(i=0; i<aG[0].nRes; i++){
-    int isNew;
-    if( aG[0].res[i].kclass==GA_Q_DROPPED_META ) continue;
-    if( ga_kmap_add(&map, (uint32_t)ga_kgroup(aG[0].res[i].kclass) + 1, aG[0].res[i].key, &isNew)<0 ){
-      rc = SQLITE_NOMEM;
-      goto done;
-    }
-    nG++;
+    if( aG[0].res[i].kclass!=GA_Q_DROPPED_META ) at0[nG++] = i;
   }
-  if( pl->nKey==0 ) nG = 1;
-  if( m->gAlloc<nG && (rc = growGroups(m, pl, nG))!=SQLITE_OK ) goto done;
+  if( pl->nKey==0 ){
+    if( nG==0 ) at0[0] = -1;
+    nG = 1;
+  }else if( (m->gKey = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nG*nk + 1)))==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
   m->nGroup = nG;
   /* each fold's row of each group */
   if( (aAt = sqlite3_malloc64(sizeof(int64_t*)*(uint64_t)k->p.nFold))==0 ){ rc = SQLITE_NOMEM; goto done; }
   memset(aAt, 0, sizeof(int64_t*)*(size_t)k->p.nFold);
-  for(f=0; f<k->p.nFold; f++){
+  aAt[0] = at0;
+  for(f=1; f<k->p.nFold; f++){
+    int same = aG[f].nRes==aG[0].nRes;
+    for(i=0; same && i<aG[0].nRes; i++){
+      same = aG[f].res[i].key==aG[0].res[i].key
+          && ga_kgroup(aG[f].res[i].kclass)==ga_kgroup(aG[0].res[i].kclass);
+    }
+    if( same ){
+      aAt[f] = at0;
+      continue;
+    }
+    if( map.n==0 ){                           /* groups by (class, key), as fold 0 has them */
+      for(g=0; g<nG && at0[g]>=0; g++){
+        int isNew;
+        const ga_grow *x = &aG[0].res[at0[g]];
+        if( ga_kmap_add(&map, (uint32_t)ga_kgroup(x->kclass) + 1, x->key, &isNew)<0 ){ rc = SQLITE_NOMEM; goto done; }
+      }
+    }
     if( (aAt[f] = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
     for(g=0; g<nG; g++) aAt[f][g] = -1;
     for(i=0; i<aG[f].nRes; i++){
       const ga_grow *x = &aG[f].res[i];
       if( x->kclass==GA_Q_DROPPED_META ) continue;
-      g = ga_kmap_find(&map, (uint32_t)ga_kgroup(x->kclass) + 1, x->key);
+      g = pl->nKey ? ga_kmap_find(&map, (uint32_t)ga_kgroup(x->kclass) + 1, x->key) : 0;
       if( g>=0 && g<nG ) aAt[f][g] = i;
     }
   }
@@ -991,11 +1013,11 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
     rc = SQLITE_NOMEM;
     goto done;
   }
-  for(g=0; g<nG; g++){
-    if( pl->nKey && aAt[0][g]>=0 ) keptKeys(k, &aG[0].res[aAt[0][g]], &m->gKey[g*nk]);
+  for(g=0; pl->nKey && g<nG; g++){
+    keptKeys(k, &aG[0].res[at0[g]], &m->gKey[g*nk]);
     if( e->gRank ){
       /* the keys' places, the first key the most significant */
-      uint64_t code = aG[0].res[aAt[0][g]].key, rank = 0;
+      uint64_t code = aG[0].res[at0[g]].key, rank = 0;
       int kk;
       for(kk=0; kk<pl->nKey; kk++){
         uint64_t id = (code/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
@@ -1010,7 +1032,7 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
     if( (x->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; break; }
     if( k->aFold[a]==-2 ){                      /* count(DISTINCT): the counts by code */
       for(g=0; g<nG; g++){
-        uint64_t code = pl->nKey && aAt[0][g]>=0 ? aG[0].res[aAt[0][g]].key : 0;
+        uint64_t code = pl->nKey ? aG[0].res[at0[g]].key : 0;
         int64_t j = ga_kmap_find(&aDist[a].map, GA_K_INT + 1, code);
         memset(&x->res[g], 0, sizeof(qval));
         x->res[g].t = SQLITE_INTEGER;
@@ -1024,8 +1046,9 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   }
   e->kept = 1;
 done:
-  for(f=0; aAt && f<k->p.nFold; f++) sqlite3_free(aAt[f]);
+  for(f=1; aAt && f<k->p.nFold; f++) if( aAt[f]!=at0 ) sqlite3_free(aAt[f]);
   sqlite3_free(aAt);
+  sqlite3_free(at0);
   ga_kmap_free(&map);
   return rc;
 }
