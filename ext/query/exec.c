@@ -40,6 +40,7 @@
 **      is said in qresult.zKeptWhy and read as 1-7 say; in 'cuda' mode
 **      that is an error.
 */
+#include <assert.h>
 #include <string.h>
 #include <math.h>
 #include "query.h"
@@ -95,6 +96,7 @@ typedef struct Exec {
   int64_t rAlloc;
   int kept;                        /* the groups' aggregates came final from kept columns (8) */
   uint64_t *gRank;                 /* ... and each group's place in GROUP BY's order, or NULL */
+  uint64_t nRank;                  /* ... the places there are (0: too many to count) */
 } Exec;
 
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
@@ -681,6 +683,25 @@ static int sortCmp(void *arg, int64_t x, int64_t y){
   return 0;
 }
 
+/* order[] = the groups by gRank, stably: a counting sort over the
+** e->nRank places (tmp is nGroup + 1 long; the counts are its own). */
+static int rankSort(Exec *e, int64_t *order, int64_t *tmp){
+  int64_t *at = sqlite3_malloc64(8*(e->nRank + 1)), g, n = e->main.nGroup;
+  uint64_t r, sum = 0;
+  if( at==0 ) return SQLITE_NOMEM;
+  memset(at, 0, 8*(size_t)(e->nRank + 1));
+  for(g=0; g<n; g++){ assert( e->gRank[g]<e->nRank ); at[e->gRank[g]]++; }
+  for(r=0; r<e->nRank; r++){
+    uint64_t c = (uint64_t)at[r];
+    at[r] = (int64_t)sum;
+    sum += c;
+  }
+  for(g=0; g<n; g++) tmp[at[e->gRank[g]]++] = g;
+  memcpy(order, tmp, 8*(size_t)n);
+  sqlite3_free(at);
+  return SQLITE_OK;
+}
+
 /* The groups as rows: HAVING, then results and sort terms. */
 static int groupsToRows(Exec *e){
   qplan *pl = e->pl;
@@ -691,7 +712,11 @@ static int groupsToRows(Exec *e){
   tmp = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
   if( order==0 || tmp==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(g0=0; g0<e->main.nGroup; g0++) order[g0] = g0;
-  if( pl->nKey ) msort(order, tmp, e->main.nGroup, e->gRank ? rankCmp : groupCmp, e);
+  if( pl->nKey && e->gRank && e->nRank && e->nRank<=4*(uint64_t)e->main.nGroup + 65536 ){
+    if( (rc = rankSort(e, order, tmp))!=SQLITE_OK ) goto done;
+  }else if( pl->nKey ){
+    msort(order, tmp, e->main.nGroup, e->gRank ? rankCmp : groupCmp, e);
+  }
   if( (rc = rowsGrow(e, e->main.nGroup))!=SQLITE_OK ) goto done;
   q_run_groups(e->r, groupLeaf, e);
   for(g0=0; g0<e->main.nGroup && rc==SQLITE_OK; g0+=GA_BATCH){
@@ -1009,9 +1034,12 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
       if( g>=0 && g<nG ) aAt[f][g] = i;
     }
   }
-  if( pl->nKey && !k->p.keyNum && (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){
-    rc = SQLITE_NOMEM;
-    goto done;
+  if( pl->nKey && !k->p.keyNum ){
+    int kk;
+    if( (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    for(kk=0, e->nRank=1; kk<pl->nKey && e->nRank; kk++){
+      e->nRank = e->nRank<=((uint64_t)1<<40)/(uint64_t)k->aKeyN[kk] ? e->nRank*(uint64_t)k->aKeyN[kk] : 0;
+    }
   }
   for(g=0; pl->nKey && g<nG; g++){
     keptKeys(k, &aG[0].res[at0[g]], &m->gKey[g*nk]);
