@@ -403,6 +403,7 @@ static int aggApply(Part *p, Agg *a, int n, const qvec *x, const int64_t *aG, co
 /* ---- a batch ---------------------------------------------------------------------------- */
 
 static int rowsAppend(Exec *e, const qctx *ctx);
+static void groupLeaf(void *pArg, int isKey, int idx, int g, qval *out);
 
 /* Filter, group and aggregate batch b into part p. A worker's part
 ** (worker set) evaluates everything before it changes anything, so that a
@@ -551,10 +552,11 @@ static int partMerge(Exec *e, Part *p, Part *q){
 
 /* ---- rows of a query without aggregates ----------------------------------------------------- */
 
-static int rowsGrow(Exec *e, int64_t need){
+/* Room for need rows (exact: at least need, or, growing, twice as many). */
+static int rowsGrow(Exec *e, int64_t need, int exact){
   qresult *o = e->out;
   if( need>e->rAlloc ){
-    int64_t n = e->rAlloc ? 2*e->rAlloc : 1024;
+    int64_t n = exact ? need : e->rAlloc ? 2*e->rAlloc : 1024;
     qval *a;
     while( n<need ) n *= 2;
     if( (a = sqlite3_realloc64(o->a, sizeof(qval)*(uint64_t)(n*e->nW)))==0 ) return SQLITE_NOMEM;
@@ -572,10 +574,15 @@ static int rowsAppend(Exec *e, const qctx *ctx){
   if( (o->nRow + ctx->n)*e->nW>Q_MAXVALUES ){
     return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
   }
-  if( (rc = rowsGrow(e, o->nRow + ctx->n))!=SQLITE_OK ) return rc;
+  if( (rc = rowsGrow(e, o->nRow + ctx->n, 0))!=SQLITE_OK ) return rc;
   for(j=0; j<e->nW; j++){
     qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
     qvec *v;
+    if( ctx->grp && (x->op==E_KEY || x->op==E_AGGREF) ){
+      /* a group's key or aggregate: its bytes are the run's already */
+      for(i=0; i<ctx->n; i++) groupLeaf(e, x->op==E_KEY, x->iCol, ctx->grp[i], &o->a[(o->nRow + i)*e->nW + j]);
+      continue;
+    }
     if( (rc = q_eval(e->r, x, ctx, &v))!=SQLITE_OK ) return rc;
     for(i=0; i<ctx->n; i++){
       qval *d = &o->a[(o->nRow + i)*e->nW + j];
@@ -717,7 +724,7 @@ static int groupsToRows(Exec *e){
   }else if( pl->nKey ){
     msort(order, tmp, e->main.nGroup, e->gRank ? rankCmp : groupCmp, e);
   }
-  if( (rc = rowsGrow(e, e->main.nGroup))!=SQLITE_OK ) goto done;
+  if( (rc = rowsGrow(e, e->main.nGroup, 1))!=SQLITE_OK ) goto done;
   q_run_groups(e->r, groupLeaf, e);
   for(g0=0; g0<e->main.nGroup && rc==SQLITE_OK; g0+=GA_BATCH){
     qctx ctx;
@@ -759,21 +766,19 @@ static int finish(Exec *e){
     if( s->pOffset->op!=E_LIT || s->pOffset->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "an OFFSET that is not an integer");
     off = s->pOffset->i<0 ? 0 : s->pOffset->i;
   }
+  n = o->nRow - off;
+  if( n<0 ) n = 0;
+  if( lim>=0 && n>lim ) n = lim;
+  if( pl->nSort==0 && off==0 && n==o->nRow ){    /* the rows as they are */
+    o->nCol = pl->nOut;
+    return SQLITE_OK;
+  }
   if( (idx = sqlite3_malloc64(8*(uint64_t)(o->nRow + 1)))==0 || (tmp = sqlite3_malloc64(8*(uint64_t)(o->nRow + 1)))==0 ){
     sqlite3_free(idx);
     return SQLITE_NOMEM;
   }
   for(i=0; i<o->nRow; i++) idx[i] = i;
   if( pl->nSort ) msort(idx, tmp, o->nRow, sortCmp, e);
-  n = o->nRow - off;
-  if( n<0 ) n = 0;
-  if( lim>=0 && n>lim ) n = lim;
-  if( pl->nSort==0 && off==0 && n==o->nRow ){    /* the rows as they are */
-    o->nCol = pl->nOut;
-    sqlite3_free(idx);
-    sqlite3_free(tmp);
-    return SQLITE_OK;
-  }
   if( (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ){
     sqlite3_free(idx);
     sqlite3_free(tmp);
@@ -845,8 +850,10 @@ static int nullBatch(ga_colsink *pSink, const ga_colbatch *b){
   return SQLITE_OK;
 }
 
-/* The keys fold row x shows (compile.c, 3) into out. */
-static void keptKeys(const qkept *k, const ga_grow *x, qval *out){
+/* The keys fold row x shows (compile.c, 3) into out: a dictionary key's
+** value as aShown[kk] has it, made there (its bytes kept by run r) the
+** first time its id is shown. Non-zero: out of memory. */
+static int keptKeys(const qkept *k, qrun *r, qval **aShown, const ga_grow *x, qval *out){
   int kk;
   if( k->p.keyNum ){
     double d;
@@ -861,12 +868,21 @@ static void keptKeys(const qkept *k, const ga_grow *x, qval *out){
         memcpy(&out->v, &d, 8);
         break;
     }
-    return;
+    return 0;
   }
   for(kk=0; kk<k->p.nKey; kk++){
     uint64_t id = (x->key/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
-    out[kk] = k->aKeyVal[kk][id];
+    qval *v = &aShown[kk][id];
+    if( v->t==0 ){
+      *v = k->aKeyVal[kk][id];
+      if( (v->t==SQLITE_TEXT || v->t==SQLITE_BLOB) && v->z && (v->z = q_keep(r, v->z, v->n))==0 ){
+        v->t = 0;
+        return 1;
+      }
+    }
+    out[kk] = *v;
   }
+  return 0;
 }
 
 /* Aggregate a's final value from its fold's row x (NULL: the group has no
@@ -990,8 +1006,10 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   Part *m = &e->main;
   ga_kmap map;
   int64_t i, g, nG = 0, *at0 = 0, **aAt = 0;
-  int f, a, rc = SQLITE_OK, nk = pl->nKey ? pl->nKey : 1;
+  qval *aShown[Q_MAXKEY];
+  int f, a, kk, rc = SQLITE_OK, nk = pl->nKey ? pl->nKey : 1;
   memset(&map, 0, sizeof(map));
+  memset(aShown, 0, sizeof(aShown));
   if( (at0 = sqlite3_malloc64(8*(uint64_t)(aG[0].nRes + 1)))==0 ) return SQLITE_NOMEM;
   for(i=0; i<aG[0].nRes; i++){
     if( aG[0].res[i].kclass!=GA_Q_DROPPED_META ) at0[nG++] = i;
@@ -1035,18 +1053,20 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
     }
   }
   if( pl->nKey && !k->p.keyNum ){
-    int kk;
     if( (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
     for(kk=0, e->nRank=1; kk<pl->nKey && e->nRank; kk++){
       e->nRank = e->nRank<=((uint64_t)1<<40)/(uint64_t)k->aKeyN[kk] ? e->nRank*(uint64_t)k->aKeyN[kk] : 0;
     }
   }
+  for(kk=0; kk<pl->nKey && !k->p.keyNum; kk++){
+    if( (aShown[kk] = sqlite3_malloc64(sizeof(qval)*(uint64_t)k->aKeyN[kk]))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    memset(aShown[kk], 0, sizeof(qval)*(size_t)k->aKeyN[kk]);
+  }
   for(g=0; pl->nKey && g<nG; g++){
-    keptKeys(k, &aG[0].res[at0[g]], &m->gKey[g*nk]);
+    if( keptKeys(k, e->r, aShown, &aG[0].res[at0[g]], &m->gKey[g*nk]) ){ rc = SQLITE_NOMEM; goto done; }
     if( e->gRank ){
       /* the keys' places, the first key the most significant */
       uint64_t code = aG[0].res[at0[g]].key, rank = 0;
-      int kk;
       for(kk=0; kk<pl->nKey; kk++){
         uint64_t id = (code/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
         rank = rank*(uint64_t)k->aKeyN[kk] + (uint64_t)k->aKeyRank[kk][id];
@@ -1077,6 +1097,7 @@ done:
   for(f=1; aAt && f<k->p.nFold; f++) if( aAt[f]!=at0 ) sqlite3_free(aAt[f]);
   sqlite3_free(aAt);
   sqlite3_free(at0);
+  for(kk=0; kk<Q_MAXKEY; kk++) sqlite3_free(aShown[kk]);
   ga_kmap_free(&map);
   return rc;
 }
