@@ -1073,6 +1073,47 @@ START_TEST(test_outside){
 }
 END_TEST
 
+/* A constant of a named parameter and a numbered one gives SQLite's
+** answer: SQLite numbers @w by the whole SELECT (?2 here); in the
+** constant's text alone it would share ?1's slot. */
+START_TEST(test_params){
+  static const struct { const char *zArgs, *zRef; } a[] = {
+    { "1, 0.5", "SELECT count(b), a FROM t WHERE coalesce(1, a) + 10 >= CASE WHEN 0.5 BETWEEN 1 AND 1.0 THEN 2 END "
+                "GROUP BY a" },
+    { "0, 0.5", "SELECT count(b), a FROM t WHERE coalesce(0, a) + 10 >= CASE WHEN 0.5 BETWEEN 0 AND 1.0 THEN 2 END "
+                "GROUP BY a" },
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  Gen g;
+  size_t i;
+  memset(&g, 0, sizeof(g));
+  h_rng_init(&g.r, h_seed ^ 0x5);
+  g.valgrind = under_valgrind();
+  CHECK(makeTable(db, &g, 300, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
+  EXEC(db, "UPDATE t SET a = abs(a) %% 5");
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query('SELECT count(b), a FROM t WHERE coalesce(?1, a) + 10 >= "
+           "CASE WHEN @w BETWEEN ?1 AND 1.0 THEN 2 END GROUP BY a')");
+  for(i=0; i<sizeof(a)/sizeof(a[0]); i++){
+    char *zSel = sqlite3_mprintf("SELECT \"count(b)\", a FROM q(%s)", a[i].zArgs);
+    int64_t e0, s0, e1, s1;
+    Rows want, got;
+    counts(db, &e0, &s0);
+    rowsOf(db, zSel, &got);
+    counts(db, &e1, &s1);
+    rowsOf(db, a[i].zRef, &want);
+    CHECK(want.zErr==0 && (want.n>0)==(i==1), "%s: the reference: %s, %d rows", a[i].zRef,
+          want.zErr ? want.zErr : "-", want.n);
+    CHECK(rowsSame(&want, &got, 0), "q(%s): got %d rows (%s), want %d", a[i].zArgs, got.n,
+          got.zErr ? got.zErr : got.n ? got.az[0] : "-", want.n);
+    CHECK(e1==e0 + 1 && s1==s0, "q(%s): not on the engine", a[i].zArgs);
+    rowsFree(&want);
+    rowsFree(&got);
+    sqlite3_free(zSel);
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ---- 4. bad input ---------------------------------------------------------------------------------- */
 
 START_TEST(test_bad_input){
@@ -1442,6 +1483,7 @@ static Suite *querySuite(void){
   tcase_set_timeout(tc, 1800);
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_outside);
+  tcase_add_test(tc, test_params);
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_kept);

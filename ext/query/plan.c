@@ -144,7 +144,7 @@ static int fold(Bind *b, qexpr *e){
   char *zSql;
   sqlite3_stmt *st = 0;
   qexpr *aP[64];
-  int rc, nP, j, mx = 0;
+  int rc, nP, j;
   if( e->op==E_LIT && e->t ) return 1;
   e->coll = collWalk(e);
   if( e->op==E_PARAM ){
@@ -157,8 +157,21 @@ static int fold(Bind *b, qexpr *e){
     e->op = E_LIT;
     return 1;
   }
-  zSql = sqlite3_mprintf("SELECT %.*s", e->end - e->at, b->s->zSql + e->at);
-  if( zSql==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  /* its text, each parameter written ?N with its number in the whole
+  ** SELECT: alone, SQLite would number a named one by this text (in
+  ** "@w BETWEEN ?1 AND 2", @w would be ?1) */
+  if( (nP = paramsOf(e, aP, 0))<0 ) return whyf(b, "a constant with more than 64 parameters");
+  {
+    sqlite3_str *x = sqlite3_str_new(0);
+    int at = e->at;
+    sqlite3_str_appendall(x, "SELECT ");
+    for(j=0; j<nP; j++){
+      sqlite3_str_appendf(x, "%.*s?%d", aP[j]->at - at, b->s->zSql + at, aP[j]->iParam);
+      at = aP[j]->end;
+    }
+    sqlite3_str_appendf(x, "%.*s", e->end - at, b->s->zSql + at);
+    if( (zSql = sqlite3_str_finish(x))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  }
   rc = sqlite3_prepare_v2(b->db, zSql, -1, &st, 0);
   sqlite3_free(zSql);
   if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
@@ -170,21 +183,10 @@ static int fold(Bind *b, qexpr *e){
     sqlite3_finalize(st);
     return whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
   }
-  /* its parameters, numbered as SQLite numbers them in this text */
-  if( (nP = paramsOf(e, aP, 0))<0 ){
-    sqlite3_finalize(st);
-    return whyf(b, "a constant with more than 64 parameters");
-  }
   for(j=0; j<nP && rc==SQLITE_OK; j++){
-    qexpr *x = aP[j];
-    const char *z = x->z;           /* the parameter's token */
-    int idx;
-    if( z==0 ){ b->rc = SQLITE_NOMEM; break; }
-    if( z[1]==0 ) idx = ++mx;
-    else if( z[0]=='?' ){ idx = atoi(z + 1); if( idx>mx ) mx = idx; }
-    else{ idx = sqlite3_bind_parameter_index(st, z); if( idx>mx ) mx = idx; }
-    if( idx>0 && x->iParam>=1 && x->iParam<=b->nParam && b->apParam[x->iParam - 1] ){
-      rc = sqlite3_bind_value(st, idx, b->apParam[x->iParam - 1]);
+    const qexpr *x = aP[j];
+    if( x->iParam>=1 && x->iParam<=b->nParam && b->apParam[x->iParam - 1] ){
+      rc = sqlite3_bind_value(st, x->iParam, b->apParam[x->iParam - 1]);
     }
   }
   if( rc!=SQLITE_OK || (rc = sqlite3_step(st))!=SQLITE_ROW ){
