@@ -146,7 +146,7 @@ __global__ void fillQ6(long long n, unsigned char *cS, long long *vS, unsigned c
 }
 
 /* Q6 written out: the same predicate, product and exact accumulation as the
-** interpreter's one-group kernel (query.cu, 4), nothing interpreted. */
+** interpreter's one-group kernel (query.cu, 5), nothing interpreted. */
 __global__ void __launch_bounds__(256)
 q6Hand(const long long *vS, const long long *vD, const long long *vQ, const long long *vP, long long n, int lo, int hi,
        int jb, ga_gacc *out){
@@ -183,8 +183,10 @@ q6Hand(const long long *vS, const long long *vD, const long long *vQ, const long
 }
 
 /* Q6 as compile.c makes it: shipdate through a table (1 in 1994, else 0),
-** the conjuncts ANDed, the fold extendedprice * discount. */
-static void q6Prog(ga_qprog *p){
+** the conjuncts ANDed, the fold extendedprice * discount; with fuse, the
+** loads folded into their readers and the class hints, as compile.c
+** leaves them (else each load an instruction, no hints: the first form). */
+static void q6Prog(ga_qprog *p, int fuse){
   enum { S, D, Q, P };
   int n = 0;
   memset(p, 0, sizeof(*p));
@@ -194,15 +196,22 @@ static void q6Prog(ga_qprog *p){
   p->litT[0] = p->litT[1] = p->litT[2] = 2;
   memcpy(&p->litV[0], &l0, 8); memcpy(&p->litV[1], &l1, 8); memcpy(&p->litV[2], &l2, 8);
   p->nLit = 3;
-  ins(GA_Q_MAP, 0, S, 0, 0);
-  ins(GA_Q_COL, 1, 0, 0, D); ins(GA_Q_LIT, 2, 0, 0, 0); ins(GA_Q_GE, 3, 1, 2, 0);
-  ins(GA_Q_LIT, 4, 0, 0, 1); ins(GA_Q_LE, 5, 1, 4, 0);
-  ins(GA_Q_COL, 6, 0, 0, Q); ins(GA_Q_LIT, 7, 0, 0, 2); ins(GA_Q_LT, 8, 6, 7, 0);
-  ins(GA_Q_AND, 9, 0, 3, 0); ins(GA_Q_AND, 10, 9, 5, 0); ins(GA_Q_AND, 11, 10, 8, 0);
-  ins(GA_Q_COL, 12, 0, 0, P); ins(GA_Q_MUL, 13, 12, 1, 0);
+  ins(GA_Q_MAP, 0, S, fuse, 0);                         /* (fuse: compile.c's no-NULL hint too) */
+  int rr = fuse ? GA_QT_RR : 0, ii = fuse ? GA_QT_II : 0;      /* compile.c's hints: no NULLs */
+  ins(GA_Q_COL, 1, 0, 0, D); ins(GA_Q_LIT, 2, 0, 0, 0); ins(GA_Q_GE, 3, 1, 2, rr);
+  ins(GA_Q_LIT, 4, 0, 0, 1); ins(GA_Q_LE, 5, 1, 4, rr);
+  ins(GA_Q_COL, 6, 0, 0, Q); ins(GA_Q_LIT, 7, 0, 0, 2); ins(GA_Q_LT, 8, 6, 7, rr);
+  ins(GA_Q_AND, 9, 0, 3, ii); ins(GA_Q_AND, 10, 9, 5, ii); ins(GA_Q_AND, 11, 10, 8, ii);
+  ins(GA_Q_COL, 12, 0, 0, P); ins(GA_Q_MUL, 13, 12, 1, rr);
   p->nIns = n; p->nReg = 14; p->nCol = 4; p->nTab = 1; p->tabOff[0] = 0; p->tabN[0] = 2527;
   p->filter = 11; p->nFold = 1; p->foldReg[0] = 13; p->foldReal[0] = 1; p->nGroup = 2;
-  ga_q_compact(p);                      /* as compile.c leaves it */
+  if( fuse ){                                    /* compile.c's stages: the first conjunct, the filter */
+    p->nStage = 2;
+    p->stageEnd[0] = 1; p->stageReg[0] = 0;
+    p->stageEnd[1] = 12; p->stageReg[1] = 11;
+  }
+  if( fuse ) ga_q_fuse(p);
+  ga_q_compact(p);
 }
 
 int main(int argc, char **argv){
@@ -521,7 +530,7 @@ int main(int argc, char **argv){
     fillQ6<<<1024, 256>>>(m, cc[0], vv[0], cc[1], vv[1], cc[2], vv[2], cc[3], vv[3]);
     CK(cudaGetLastError());
     for( int k = 0; k < 2527; k++ ){ hTabC[k] = k < 2526 ? 1 : 5; hTabV[k] = k >= lo && k < hi; }
-    q6Prog(&hp);
+    q6Prog(&hp, 1);
     CK(ga_query_prepare());
     CK(cudaMalloc(&tabC, sizeof(hTabC)));
     CK(cudaMalloc(&tabV, sizeof(hTabV)));
@@ -548,6 +557,48 @@ int main(int argc, char **argv){
       CK(ga_query_one_launch(dp, &hp, dC, dV, tabC, tabV, m, 0, &jb, dAcc, 0, 0));
     });
     CK(cudaMemcpy(&hA, dAcc, sizeof(hA), cudaMemcpyDeviceToHost));
+    float tileMs[4];                                /* 1, 2 and 4 rows a thread; no stages */
+    ga_grow tileRes[4];
+    for( int t = 0; t < 3; t++ ){
+      ga_query_tile_rows(1 << t);
+      tileMs[t] = timeMs([&]{
+        CK(cudaMemsetAsync(dAcc, 0, sizeof(ga_gacc)));
+        CK(ga_query_one_launch(dp, &hp, dC, dV, tabC, tabV, m, 0, &jb, dAcc, 0, 0));
+      });
+      ga_gacc hT;
+      ga_grow rt;
+      CK(cudaMemcpy(&hT, dAcc, sizeof(hT), cudaMemcpyDeviceToHost));
+      hT.first = ~(1ull);
+      ga_group_finish(&hT, 0, jb, 0, &rt);
+      tileRes[t] = rt;
+    }
+    ga_query_tile_rows(0);
+    {                                               /* no stages: every instruction over every row */
+      ga_qprog h0 = hp;
+      ga_gacc hT;
+      h0.nStage = 0;
+      CK(cudaMemcpy(dp, &h0, sizeof(h0), cudaMemcpyHostToDevice));
+      tileMs[3] = timeMs([&]{
+        CK(cudaMemsetAsync(dAcc, 0, sizeof(ga_gacc)));
+        CK(ga_query_one_launch(dp, &h0, dC, dV, tabC, tabV, m, 0, &jb, dAcc, 0, 0));
+      });
+      CK(cudaMemcpy(&hT, dAcc, sizeof(hT), cudaMemcpyDeviceToHost));
+      hT.first = ~(1ull);
+      ga_group_finish(&hT, 0, jb, 0, &tileRes[3]);
+    }
+    ga_qprog hl;                                    /* each load an instruction */
+    ga_gacc hL;
+    ga_grow rl;
+    q6Prog(&hl, 0);
+    CK(cudaMemcpy(dp, &hl, sizeof(hl), cudaMemcpyHostToDevice));
+    float loadsMs = timeMs([&]{
+      CK(cudaMemsetAsync(dAcc, 0, sizeof(ga_gacc)));
+      CK(ga_query_one_launch(dp, &hl, dC, dV, tabC, tabV, m, 0, &jb, dAcc, 0, 0));
+    });
+    CK(cudaMemcpy(&hL, dAcc, sizeof(hL), cudaMemcpyDeviceToHost));
+    hL.first = ~(1ull);
+    ga_group_finish(&hL, 0, jb, 0, &rl);
+    int nLoads = hl.nIns;
     float handMs = timeMs([&]{
       CK(cudaMemsetAsync(dAcc, 0, sizeof(ga_gacc)));
       q6Hand<<<4096, 256>>>(vv[0], vv[1], vv[2], vv[3], m, lo, hi, jb, dAcc);
@@ -560,14 +611,27 @@ int main(int argc, char **argv){
            "| kernel | ms | GB/s read | vs hand-written |\n| --- | ---: | ---: | ---: |\n", m, 36.0 * m / 1e6);
     printf("| hand-written Q6 (predicate and product compiled in) | %.3f | %.1f | 1.00 |\n", handMs,
            32.0 * m / (handMs * 1e-3) / 1e9);
-    printf("| gpu_query tile interpreter, one group (query.cu) | %.3f | %.1f | %.2f |\n", interpMs,
-           36.0 * m / (interpMs * 1e-3) / 1e9, interpMs / handMs);
+    printf("| gpu_query interpreter, its first form: each load an instruction, no hints (%d instructions) | %.3f | %.1f | %.2f |\n", nLoads,
+           loadsMs, 36.0 * m / (loadsMs * 1e-3) / 1e9, loadsMs / handMs);
+    printf("| gpu_query interpreter, one group, as compile.c makes it (query.cu; %d instructions) | %.3f | %.1f | %.2f |\n",
+           hp.nIns, interpMs, 36.0 * m / (interpMs * 1e-3) / 1e9, interpMs / handMs);
+    int same = ra.rows == rb.rows && memcmp(&ra.total, &rb.total, 8) == 0 && rl.rows == rb.rows
+               && memcmp(&rl.total, &rb.total, 8) == 0;
+    for( int t = 0; t < 4; t++ ){
+      if( t < 3 ) printf("| ... %d row%s a thread | %.3f | %.1f | %.2f |\n", 1 << t, t ? "s" : "", tileMs[t],
+                         36.0 * m / (tileMs[t] * 1e-3) / 1e9, tileMs[t] / handMs);
+      else printf("| ... every instruction over every row (no stages) | %.3f | %.1f | %.2f |\n", tileMs[t],
+                  36.0 * m / (tileMs[t] * 1e-3) / 1e9, tileMs[t] / handMs);
+      if( tileRes[t].rows != rb.rows || memcmp(&tileRes[t].total, &rb.total, 8) != 0 ){
+        printf("(that variant: rows %llu, revenue %.17g)\n", (unsigned long long)tileRes[t].rows, tileRes[t].total);
+        same = 0;
+      }
+    }
     printf("| gpu_query range pass (the sums' window) | %.3f | %.1f | %.2f |\n", rangeMs,
            36.0 * m / (rangeMs * 1e-3) / 1e9, rangeMs / handMs);
     printf("| interpreter + range pass | %.3f | | %.2f |\n", interpMs + rangeMs, (interpMs + rangeMs) / handMs);
     printf("rows %llu / %llu, revenue %.17g / %.17g, same bits: %s\n", (unsigned long long)ra.rows,
-           (unsigned long long)rb.rows, ra.total, rb.total,
-           ra.rows == rb.rows && memcmp(&ra.total, &rb.total, 8) == 0 ? "yes" : "NO");
+           (unsigned long long)rb.rows, ra.total, rb.total, same ? "yes" : "NO");
     if( gCsv ){
       fprintf(gCsv, "Q6 interpreter vs hand-written,%.4f,%.4f,,,,%.3f,\n", handMs, interpMs, handMs / interpMs);
     }

@@ -203,6 +203,9 @@ cudaError_t ga_distinct_count_launch(const uint64_t *d_sorted, int64_t n, unsign
 */
 struct ga_qprog;
 cudaError_t ga_query_prepare(void);
+/* Rows a thread of the tile interpreter takes: 1, 2 or 4 (bench_kernels
+** compares them); 0: as many as the program's registers leave room for. */
+void ga_query_tile_rows(int r);
 cudaError_t ga_query_range_launch(const struct ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
                                   const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV,
                                   int64_t n, int *d_range, cudaStream_t stream);

@@ -44,6 +44,7 @@
 #define GA_QKEY   8                 /* keys */
 #define GA_QCOL   64                /* columns read */
 #define GA_QONE   4                 /* folds a program without keys folds where it runs (query.cu) */
+#define GA_QSTAGE 2                 /* stages: the filter's first conjunct, the whole filter */
 
 #define GA_QC_INT  1                /* register classes: SQLite's */
 #define GA_QC_REAL 2
@@ -56,7 +57,25 @@ enum {
   GA_Q_AND, GA_Q_OR, GA_Q_NOT, GA_Q_ISNULL, GA_Q_NOTNULL
 };
 
-/* One instruction: dst = op(a, b); x is the column, literal or table. */
+/* An operand (a, b) names a register, or, once ga_q_fuse has folded the
+** instruction that loaded it into its readers, a literal (GA_QO_LIT + k) or
+** a kept column's row (GA_QO_COL + c). */
+#define GA_QO_LIT 64
+#define GA_QO_COL 128
+
+/* What compile.c knows of a register's classes (a mask), and the hint it
+** leaves in a logic, comparison or arithmetic instruction's x where both
+** operands have one class and are never NULL: the tile interpreter then
+** skips the classes (query.cu, 1), with the same result. */
+#define GA_QM_INT  1
+#define GA_QM_REAL 2
+#define GA_QM_NULL 4
+#define GA_QT_II   1                /* both INTEGER */
+#define GA_QT_RR   2                /* both REAL */
+
+/* One instruction: dst = op(a, b); x is the column, literal or table (a
+** hint, GA_QT_*, for the others). GA_Q_MAP's b is 1 where its column a
+** holds no NULL. */
 typedef struct ga_qins {
   unsigned char op, dst, a, b;
   int32_t x;
@@ -74,6 +93,12 @@ typedef struct ga_qprog {
                                     ** its entries (the column's dictionary, then NULL's) */
   int64_t tabOff[GA_QTAB], tabN[GA_QTAB];
   int filter;                       /* the filter's register; -1: every row counts */
+  int nStage;                       /* stages: after instruction stageEnd[k], a row whose
+                                    ** register stageReg[k] is not true is dropped (the
+                                    ** filter's first conjunct, then the whole filter: the
+                                    ** rest need not run for it; query.cu, 2) */
+  int stageEnd[GA_QSTAGE];
+  unsigned char stageReg[GA_QSTAGE];
   int nKey;                         /* keys (0: one group) */
   int keyNum;                       /* 1: one key, a number, grouped as group_acc.h (2) says;
                                     ** 0: every key a dictionary id, combined by keyMul */
@@ -196,6 +221,14 @@ GA_HD void ga_q_compare(int op, int cl, int64_t vl, int cr, int64_t vr, unsigned
   *pv = c;
 }
 
+/* Operand o of one row (registers, columns and row as ga_q_step has them). */
+GA_HD void ga_q_in(const ga_qprog *p, int o, const unsigned char *rc, const int64_t *rv, int s,
+                   const unsigned char *const *colC, const int64_t *const *colV, int64_t i, int *pc, int64_t *pv){
+  if( o < GA_QO_LIT ){ *pc = rc[o*s]; *pv = rv[o*s]; }
+  else if( o < GA_QO_COL ){ *pc = p->litT[o - GA_QO_LIT]; *pv = p->litV[o - GA_QO_LIT]; }
+  else { *pc = colC[o - GA_QO_COL][i]; *pv = colV[o - GA_QO_COL][i]; }
+}
+
 /* One instruction over one row: registers rc/rv (stride s: register r of
 ** this row at [r*s]), the row's column values colC/colV (column x of this
 ** row at colC[x][i], colV[x][i]), the tables tabC/tabV. */
@@ -215,23 +248,26 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
       *ov = tabV[k];
       return;
     }
-    case GA_Q_NOT: {
-      int x = ga_q_truth(rc[in->a*s], rv[in->a*s]);
-      *oc = x < 0 ? GA_QC_NULL : GA_QC_INT;
-      *ov = x < 0 ? 0 : !x;
-      return;
-    }
-    case GA_Q_ISNULL: case GA_Q_NOTNULL: {
-      int isNull = rc[in->a*s] == GA_QC_NULL;      /* read before dst (it may be a) is written */
-      *oc = GA_QC_INT;
-      *ov = in->op == GA_Q_ISNULL ? isNull : !isNull;
-      return;
-    }
     default: break;
   }
   {
-    int ca = rc[in->a*s], cb = rc[in->b*s];
-    int64_t va = rv[in->a*s], vb = rv[in->b*s];
+    int ca, cb = 0;
+    int64_t va, vb = 0;
+    ga_q_in(p, in->a, rc, rv, s, colC, colV, i, &ca, &va);  /* read before dst (it may be a) is written */
+    switch( in->op ){
+      case GA_Q_NOT: {
+        int x = ga_q_truth(ca, va);
+        *oc = x < 0 ? GA_QC_NULL : GA_QC_INT;
+        *ov = x < 0 ? 0 : !x;
+        return;
+      }
+      case GA_Q_ISNULL: case GA_Q_NOTNULL:
+        *oc = GA_QC_INT;
+        *ov = in->op == GA_Q_ISNULL ? ca == GA_QC_NULL : ca != GA_QC_NULL;
+        return;
+      default: break;
+    }
+    ga_q_in(p, in->b, rc, rv, s, colC, colV, i, &cb, &vb);
     switch( in->op ){
       case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM:
         ga_q_arith(in->op, ca, va, cb, vb, oc, ov);
@@ -251,14 +287,47 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
   }
 }
 
-/* Registers that read instruction k's operands (a, b; -1: none). */
+/* Registers that read instruction k's operands (a, b; -1: none, or a
+** literal or column operand). */
 static inline void ga_q_operands(const ga_qins *in, int *pa, int *pb){
   *pa = *pb = -1;
   switch( in->op ){
     case GA_Q_COL: case GA_Q_LIT: case GA_Q_MAP: return;
-    case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: *pa = in->a; return;
-    default: *pa = in->a; *pb = in->b; return;
+    case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: *pa = in->a; break;
+    default: *pa = in->a; *pb = in->b; break;
   }
+  if( *pa >= GA_QO_LIT ) *pa = -1;
+  if( *pb >= GA_QO_LIT ) *pb = -1;
+}
+
+/* Fold each GA_Q_COL and GA_Q_LIT whose register is no output into the
+** instructions that read it, as a column or literal operand: fewer
+** instructions to dispatch and registers to keep, the same values. Before
+** ga_q_compact: p's registers are each written once. Host only. */
+static inline void ga_q_fuse(ga_qprog *p){
+  int enc[GA_QREG], writes[GA_QREG], k, n = 0, a, b, j;
+  for(j = 0; j < GA_QREG; j++){ enc[j] = -1; writes[j] = 0; }
+  for(k = 0; k < p->nIns; k++) writes[p->ins[k].dst]++;
+  if( p->filter >= 0 ) writes[p->filter] = 2;     /* outputs stay registers */
+  for(j = 0; j < p->nKey; j++) writes[p->keyReg[j]] = 2;
+  for(j = 0; j < p->nFold; j++) writes[p->foldReg[j]] = 2;
+  for(j = 0; j < p->nStage; j++) writes[p->stageReg[j]] = 2;
+  for(k = 0; k < p->nIns; k++){
+    ga_qins *in = &p->ins[k];
+    if( writes[in->dst] == 1 && in->op == GA_Q_COL && in->x < GA_QCOL ) enc[in->dst] = GA_QO_COL + in->x;
+    if( writes[in->dst] == 1 && in->op == GA_Q_LIT && in->x < GA_QLIT ) enc[in->dst] = GA_QO_LIT + in->x;
+  }
+  for(k = 0, j = 0; k < p->nIns; k++){
+    ga_qins in = p->ins[k];
+    for(; j < p->nStage && p->stageEnd[j] == k; j++) p->stageEnd[j] = n;
+    if( (in.op == GA_Q_COL || in.op == GA_Q_LIT) && enc[in.dst] >= 0 ) continue;
+    ga_q_operands(&in, &a, &b);
+    if( a >= 0 && enc[a] >= 0 ) in.a = (unsigned char)enc[a];
+    if( b >= 0 && enc[b] >= 0 ) in.b = (unsigned char)enc[b];
+    p->ins[n++] = in;
+  }
+  for(; j < p->nStage; j++) p->stageEnd[j] = n;
+  p->nIns = n;
 }
 
 /* Give p's values registers again, a register reused once its value is
@@ -273,6 +342,7 @@ static inline void ga_q_compact(ga_qprog *p){
     if( b >= 0 ) last[b] = k;
   }
   if( p->filter >= 0 ) last[p->filter] = p->nIns;
+  for(j = 0; j < p->nStage; j++) if( last[p->stageReg[j]] < p->stageEnd[j] ) last[p->stageReg[j]] = p->stageEnd[j];
   for(j = 0; j < p->nKey; j++) last[p->keyReg[j]] = p->nIns;
   for(j = 0; j < p->nFold; j++) last[p->foldReg[j]] = p->nIns;
   for(k = 0; k < p->nIns; k++){
@@ -289,6 +359,7 @@ static inline void ga_q_compact(ga_qprog *p){
     if( last[v] < 0 ) used[r] = 0;                 /* never read */
   }
   if( p->filter >= 0 ) p->filter = map[p->filter];
+  for(j = 0; j < p->nStage; j++) p->stageReg[j] = (unsigned char)map[p->stageReg[j]];
   for(j = 0; j < p->nKey; j++) p->keyReg[j] = (unsigned char)map[p->keyReg[j]];
   for(j = 0; j < p->nFold; j++) p->foldReg[j] = (unsigned char)map[p->foldReg[j]];
   p->nReg = n;

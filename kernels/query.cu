@@ -4,22 +4,35 @@
 ** -fmad=false: a REAL multiply and add are two roundings, as in SQLite.
 **
 **   1. A block copies the program into shared memory once, then takes
-**      tiles of kThreads rows; each thread runs the program over its row,
-**      its registers in shared memory (register r of thread t at r*kThreads
-**      + t; as many as the program uses). Every thread of a warp runs the same instruction: one dispatch
-**      per instruction and warp, no divergence but SQLite's own branches.
-**   2. qRange: for each fold, the least and greatest biased exponents of
+**      tiles of R*kThreads rows; each thread runs the program over R rows
+**      (rows t, t+kThreads, ...: loads stay coalesced), their registers in
+**      shared memory (register r of slot q, row i0+q, at r*S + q, S =
+**      R*kThreads). An instruction is dispatched once for a thread's rows.
+**      R is 4, 2 or 1, as many as the program's registers leave room for.
+**      Where compile.c's hint (qprog.h) says both operands have one class
+**      and are never NULL, a comparison, logic or REAL arithmetic skips the
+**      classes, and a lookup in a column without NULLs its class (the
+**      result is the one qprog.h's ga_q_step gives); else each row is
+**      ga_q_step's.
+**   2. Stages (qprog.h): after the filter's first conjunct, and after the
+**      whole filter, each warp gathers the slots whose stage register is
+**      true and deals them out to its threads again, so that the rest of
+**      the program runs on full warps over the rows left, and no warp waits
+**      for another (a warp owns its threads' slots, tile after tile). Which
+**      rows are left decides nothing else: every later value is the row's
+**      own, and ties go by row position, not by the order rows are folded.
+**   3. qRange: for each fold, the least and greatest biased exponents of
 **      the finite non-zero reals among the rows the filter keeps, and how
 **      many are infinite (shared-memory atomics, then global ones), so that
 **      the host can choose each fold's window (group_acc.h, 3) or decline.
-**   4. qOne: a program without keys and with at most GA_QONE folds, its
+**   4. qRows: rows [first, first+n)'s group rows (key and key meta once; value and meta
+**      per fold, fold f at f*stride), as group.cu folds them.
+**   5. qOne: a program without keys and with at most GA_QONE folds, its
 **      rows folded where they are evaluated: each thread keeps its share
 **      of every fold in registers (group_acc.h's accumulator: counts,
 **      integer halves, window words, extremes by position), then the block
 **      adds them up in shared memory and the grid in d_out. No grouping
 **      rows are written, no table is made.
-**   3. qRows: rows [first, first+n)'s group rows (key and key meta once; value and meta
-**      per fold, fold f at f*stride), as group.cu folds them.
 ** Determinism: pure maps, and minima, maxima and counts of integers.
 */
 #include "gpuagg_kernels.h"
@@ -44,37 +57,194 @@ __device__ void loadProg(Shared *s, const ga_qprog *p, const unsigned char *cons
   __syncthreads();
 }
 
-__device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, long long i, const unsigned char *tabC,
-                    const int64_t *tabV){
-  const ga_qprog *p = &s->p;
-  for( int k = 0; k < p->nIns; k++ ) ga_q_step(p, &p->ins[k], rc, rv, kThreads, s->colC, s->colV, i, tabC, tabV);
+/* Operand o of slot q (row i), its value only (a hinted instruction's
+** operands are never NULL, their class known). */
+template <int R>
+__device__ __forceinline__ int64_t opV(const Shared *s, int o, const int64_t *rv, int q, long long i){
+  if( o < GA_QO_LIT ) return rv[o * (R * kThreads) + q];
+  if( o < GA_QO_COL ) return s->p.litV[o - GA_QO_LIT];
+  return s->colV[o - GA_QO_COL][i];
 }
 
+/* sl[j], its index not known when compiling (the list stays in registers). */
+template <int R>
+__device__ __forceinline__ int pick(const int *sl, int j){
+  int q = sl[0];
+  #pragma unroll
+  for( int k = 1; k < R; k++ ) if( j == k ) q = sl[k];
+  return q;
+}
+
+/* Instructions [from, to) over the thread's m slots sl[] of the tile whose
+** slot 0 is row i0 (register r of slot q at r*S + q). */
+template <int R>
+__device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *sl, int m, long long i0, int from,
+                    int to, const unsigned char *tabC, const int64_t *tabV){
+  const ga_qprog *p = &s->p;
+  constexpr int S = R * kThreads;
+  for( int k = from; k < to; k++ ){
+    const ga_qins in = p->ins[k];
+    unsigned char *oc = rc + in.dst * S;
+    int64_t *ov = rv + in.dst * S;
+    int cmp = -1;
+    switch( in.op ){
+      case GA_Q_LT: cmp = 1; break;                /* which of <, =, > is true: bits 0, 1, 2 */
+      case GA_Q_LE: cmp = 3; break;
+      case GA_Q_EQ: case GA_Q_IS: cmp = 2; break;
+      case GA_Q_NE: case GA_Q_ISNOT: cmp = 5; break;
+      case GA_Q_GT: cmp = 4; break;
+      case GA_Q_GE: cmp = 6; break;
+      default: break;
+    }
+    if( cmp >= 0 && in.x == GA_QT_RR ){
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        if( j >= m ) break;
+        int q = sl[j];
+        double a = __longlong_as_double(opV<R>(s, in.a, rv, q, i0 + q));
+        double b = __longlong_as_double(opV<R>(s, in.b, rv, q, i0 + q));
+        oc[q] = GA_QC_INT;
+        ov[q] = (cmp >> (a < b ? 0 : a == b ? 1 : 2)) & 1;
+      }
+    }else if( cmp >= 0 && in.x == GA_QT_II ){
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        if( j >= m ) break;
+        int q = sl[j];
+        int64_t a = opV<R>(s, in.a, rv, q, i0 + q), b = opV<R>(s, in.b, rv, q, i0 + q);
+        oc[q] = GA_QC_INT;
+        ov[q] = (cmp >> (a < b ? 0 : a == b ? 1 : 2)) & 1;
+      }
+    }else if( (in.op == GA_Q_AND || in.op == GA_Q_OR) && in.x == GA_QT_II ){
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        if( j >= m ) break;
+        int q = sl[j];
+        int a = opV<R>(s, in.a, rv, q, i0 + q) != 0, b = opV<R>(s, in.b, rv, q, i0 + q) != 0;
+        oc[q] = GA_QC_INT;
+        ov[q] = in.op == GA_Q_AND ? (a & b) : (a | b);
+      }
+    }else if( in.op >= GA_Q_ADD && in.op <= GA_Q_DIV && in.x == GA_QT_RR ){
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        if( j >= m ) break;
+        int q = sl[j];
+        double a = __longlong_as_double(opV<R>(s, in.a, rv, q, i0 + q));
+        double b = __longlong_as_double(opV<R>(s, in.b, rv, q, i0 + q));
+        unsigned char c;
+        int64_t v;
+        if( in.op == GA_Q_DIV && b == 0.0 ){ c = GA_QC_NULL; v = 0; }
+        else ga_q_setreal(in.op == GA_Q_ADD ? a + b : in.op == GA_Q_SUB ? a - b : in.op == GA_Q_MUL ? a * b : a / b, &c, &v);
+        oc[q] = c;
+        ov[q] = v;
+      }
+    }else if( in.op == GA_Q_MAP && in.b ){
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        if( j >= m ) break;
+        int q = sl[j];
+        int64_t t = s->colV[in.a][i0 + q] + p->tabOff[in.x];  /* no NULL: the row's place */
+        oc[q] = tabC[t];
+        ov[q] = tabV[t];
+      }
+    }else{
+      #pragma unroll 1
+      for( int j = 0; j < m; j++ ){
+        int q = pick<R>(sl, j);
+        ga_q_step(p, &in, rc + q, rv + q, S, s->colC, s->colV, i0 + q, tabC, tabV);
+      }
+    }
+  }
+}
+
+/* The filter's stages over the tile of nValid rows from row i0, then the
+** rest of the program over the rows left: their slots into sl[0..*pm).
+** A warp owns its threads' slots (t + j*kThreads): after a stage it
+** gathers the slots it keeps (through its part of sel) and deals them out
+** to its threads again, so that later instructions run on full warps, and
+** no warp waits for another. */
+template <int R>
+__device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, unsigned short *sel, int *sl, int *pm, long long i0,
+                        int nValid, const unsigned char *tabC, const int64_t *tabV){
+  constexpr int S = R * kThreads;
+  const ga_qprog *p = &s->p;
+  const int lane = threadIdx.x & 31;
+  unsigned short *ws = sel + (threadIdx.x >> 5) * (32 * R);   /* the warp's gathered slots */
+  int m = 0, from = 0;
+  __syncwarp();                                       /* the last tile's slots were other threads' */
+  #pragma unroll
+  for( int j = 0; j < R; j++ ){                       /* valid slots first: j < m */
+    sl[j] = threadIdx.x + j * kThreads;
+    m += sl[j] < nValid;
+  }
+  for( int st = 0; st < p->nStage; st++ ){
+    int r = p->stageReg[st] * S, tot = 0;
+    run<R>(s, rc, rv, sl, m, i0, from, p->stageEnd[st], tabC, tabV);
+    from = p->stageEnd[st];
+    #pragma unroll
+    for( int j = 0; j < R; j++ ){
+      int keep = j < m && ga_q_truth(rc[r + sl[j]], rv[r + sl[j]]) == 1;
+      unsigned b = __ballot_sync(0xffffffffu, keep);
+      if( keep ) ws[tot + __popc(b & ((1u << lane) - 1))] = sl[j];
+      tot += __popc(b);
+    }
+    __syncwarp();
+    m = 0;
+    #pragma unroll
+    for( int j = 0; j < R; j++ ){
+      sl[j] = lane + 32 * j < tot ? ws[lane + 32 * j] : 0;
+      m += lane + 32 * j < tot;
+    }
+    __syncwarp();                                     /* ws is read before the next stage writes it */
+  }
+  run<R>(s, rc, rv, sl, m, i0, from, p->nIns, tabC, tabV);
+  *pm = m;
+}
+
+/* A block's shared memory after the program: the registers of its R-row
+** threads (values, then classes), the warps' slot lists, then what the
+** kernel keeps besides (16-byte aligned). */
+template <int R>
+__device__ __forceinline__ unsigned char *tileMem(unsigned char *sm, int nReg, int64_t **prv, unsigned char **prc,
+                                                  unsigned short **psel){
+  constexpr int S = R * kThreads;
+  *prv = (int64_t *)(sm + ((sizeof(Shared) + 15) & ~(size_t)15));
+  *prc = (unsigned char *)(*prv + nReg * S);
+  *psel = (unsigned short *)(((uintptr_t)(*prc + nReg * S) + 15) & ~(uintptr_t)15);
+  return (unsigned char *)(*psel + S);
+}
+
+template <int R>
 __global__ void qRange(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
                        const unsigned char *tabC, const int64_t *tabV, long long n, int *range){
   extern __shared__ __align__(16) unsigned char sm[];
+  constexpr int S = R * kThreads;
   Shared *s = (Shared *)sm;
-  int64_t *rv = (int64_t *)(sm + ((sizeof(Shared) + 15) & ~(size_t)15));
-  unsigned char *rc = (unsigned char *)(rv + nReg * kThreads);
-  int *bMin = (int *)(((uintptr_t)(rc + nReg * kThreads) + 3) & ~(uintptr_t)3), *bMax = bMin + GA_QFOLD, *bInf = bMax + GA_QFOLD;
+  int64_t *rv;
+  unsigned char *rc;
+  unsigned short *sel;
+  int sl[R], m;
+  int *bMin = (int *)tileMem<R>(sm, nReg, &rv, &rc, &sel), *bMax = bMin + GA_QFOLD, *bInf = bMax + GA_QFOLD;
   loadProg(s, gp, colC, colV);
   for( int f = threadIdx.x; f < GA_QFOLD; f += kThreads ){ bMin[f] = 0x7ff; bMax[f] = -1; bInf[f] = 0; }
   __syncthreads();
-  for( long long i0 = (long long)blockIdx.x * kThreads; i0 < n; i0 += (long long)gridDim.x * kThreads ){
-    long long i = i0 + threadIdx.x;
-    uint64_t key;
-    unsigned char km;
-    if( i >= n ) continue;
-    run(s, rc + threadIdx.x, rv + threadIdx.x, i, tabC, tabV);
-    ga_q_key(&s->p, rc + threadIdx.x, rv + threadIdx.x, kThreads, &key, &km);
-    if( km == GA_Q_DROPPED_META ) continue;
-    for( int f = 0; f < s->p.nFold; f++ ){
-      int r = s->p.foldReg[f];
-      if( rc[r * kThreads + threadIdx.x] == GA_QC_REAL ){
-        uint64_t b = (uint64_t)rv[r * kThreads + threadIdx.x];
-        int e = (int)((b >> 52) & 0x7ff);
-        if( e == 0x7ff ) atomicAdd(&bInf[f], 1);
-        else if( (b << 1) != 0 ){ atomicMin(&bMin[f], e); atomicMax(&bMax[f], e); }
+  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
+    runTile<R>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
+    #pragma unroll 1
+    for( int j = 0; j < m; j++ ){
+      const int q = pick<R>(sl, j);
+      uint64_t key;
+      unsigned char km;
+      ga_q_key(&s->p, rc + q, rv + q, S, &key, &km);
+      if( km == GA_Q_DROPPED_META ) continue;
+      for( int f = 0; f < s->p.nFold; f++ ){
+        int r = s->p.foldReg[f] * S + q;
+        if( rc[r] == GA_QC_REAL ){
+          uint64_t b = (uint64_t)rv[r];
+          int e = (int)((b >> 52) & 0x7ff);
+          if( e == 0x7ff ) atomicAdd(&bInf[f], 1);
+          else if( (b << 1) != 0 ){ atomicMin(&bMin[f], e); atomicMax(&bMax[f], e); }
+        }
       }
     }
   }
@@ -85,32 +255,52 @@ __global__ void qRange(const ga_qprog *gp, int nReg, const unsigned char *const 
   }
 }
 
+/* (Every row of the tile is first written as dropped; a row the filter
+** keeps is written again by a thread of the same warp, after the stages'
+** __syncwarp, or by the same thread where there are none.) */
+template <int R>
 __global__ void qRows(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
                       const unsigned char *tabC, const int64_t *tabV, long long first, long long n,
                       unsigned long long *keys, unsigned long long *vals, unsigned char *meta, long long stride){
   extern __shared__ __align__(16) unsigned char sm[];
+  constexpr int S = R * kThreads;
   Shared *s = (Shared *)sm;
-  int64_t *rv = (int64_t *)(sm + ((sizeof(Shared) + 15) & ~(size_t)15));
-  unsigned char *rc = (unsigned char *)(rv + nReg * kThreads);
+  int64_t *rv;
+  unsigned char *rc;
+  unsigned short *sel;
+  int sl[R], m;
+  tileMem<R>(sm, nReg, &rv, &rc, &sel);
   loadProg(s, gp, colC, colV);
-  for( long long i = (long long)blockIdx.x * kThreads + threadIdx.x; i < n; i += (long long)gridDim.x * kThreads ){
-    uint64_t key;
-    unsigned char km;
-    run(s, rc + threadIdx.x, rv + threadIdx.x, first + i, tabC, tabV);
-    ga_q_key(&s->p, rc + threadIdx.x, rv + threadIdx.x, kThreads, &key, &km);
-    keys[i] = key;
-    for( int f = 0; f < s->p.nFold; f++ ){
-      uint64_t v;
-      unsigned char m;
-      ga_q_val(rc + threadIdx.x, rv + threadIdx.x, kThreads, s->p.foldReg[f], &v, &m);
-      vals[f * stride + i] = v;
-      meta[f * stride + i] = km == GA_Q_DROPPED_META ? km : (unsigned char)(km | m);
+  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
+    int nValid = n - i0 < S ? (int)(n - i0) : S;
+    for( int q = threadIdx.x; q < nValid; q += kThreads ){
+      keys[i0 + q] = GA_Q_DROPPED_KEY;
+      for( int f = 0; f < s->p.nFold; f++ ){
+        vals[f * stride + i0 + q] = 0;
+        meta[f * stride + i0 + q] = GA_Q_DROPPED_META;
+      }
+    }
+    runTile<R>(s, rc, rv, sel, sl, &m, first + i0, nValid, tabC, tabV);
+    #pragma unroll 1
+    for( int j = 0; j < m; j++ ){
+      const int q = pick<R>(sl, j);
+      long long i = i0 + q;
+      uint64_t key;
+      unsigned char km;
+      ga_q_key(&s->p, rc + q, rv + q, S, &key, &km);
+      keys[i] = key;
+      for( int f = 0; f < s->p.nFold; f++ ){
+        uint64_t v;
+        unsigned char mt;
+        ga_q_val(rc + q, rv + q, S, s->p.foldReg[f], &v, &mt);
+        vals[f * stride + i] = v;
+        meta[f * stride + i] = km == GA_Q_DROPPED_META ? km : (unsigned char)(km | mt);
+      }
     }
   }
 }
 
-/* Shared memory of a block: the program, nReg registers a thread, extra. */
-/* ---- one group: rows folded where they are evaluated (4) -------------------- */
+/* ---- one group: rows folded where they are evaluated (5) -------------------- */
 
 typedef unsigned long long ull;
 
@@ -153,15 +343,18 @@ __device__ void accAdd(ga_gacc *d, const Acc &a){
   extKeep(&d->mn, a.mn);
 }
 
-template <int NF>
+template <int NF, int R>
 __global__ void __launch_bounds__(kThreads)
 qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
      const unsigned char *tabC, const int64_t *tabV, long long n, long long base, Jb jbs, ga_gacc *out){
   extern __shared__ __align__(16) unsigned char sm[];
+  constexpr int S = R * kThreads;
   Shared *s = (Shared *)sm;
-  int64_t *rv = (int64_t *)(sm + ((sizeof(Shared) + 15) & ~(size_t)15));
-  unsigned char *rc = (unsigned char *)(rv + nReg * kThreads);
-  ga_gacc *sh = (ga_gacc *)(((uintptr_t)(rc + nReg * kThreads) + 15) & ~(uintptr_t)15);
+  int64_t *rv;
+  unsigned char *rc;
+  unsigned short *sel;
+  int sl[R], m;
+  ga_gacc *sh = (ga_gacc *)tileMem<R>(sm, nReg, &rv, &rc, &sel);
   Acc a[NF];
   ull rows = 0, first = 0;
   loadProg(s, gp, colC, colV);
@@ -174,40 +367,45 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
     a[f].mx.hi = a[f].mx.lo = a[f].mn.hi = a[f].mn.lo = 0;
   }
   __syncthreads();
-  for( long long i = (long long)blockIdx.x * kThreads + threadIdx.x; i < n; i += (long long)gridDim.x * kThreads ){
-    unsigned char *c = rc + threadIdx.x;
-    int64_t *v = rv + threadIdx.x;
-    uint64_t key;
-    unsigned char km;
-    run(s, c, v, i, tabC, tabV);
-    ga_q_key(&s->p, c, v, kThreads, &key, &km);
-    if( km == GA_Q_DROPPED_META ) continue;
-    if( rows++ == 0 ) first = ~((ull)(base + i) << 3 | GA_K_INT);
-    #pragma unroll
-    for( int f = 0; f < NF; f++ ){
-      int r = s->p.foldReg[f], cl = c[r * kThreads];
-      uint64_t x = (uint64_t)v[r * kThreads];
-      if( cl == GA_QC_INT ){
-        a[f].nInt++;
-        a[f].ilo += x & 0xffffffffull;
-        a[f].ihi += (long long)((int64_t)x >> 32);
-      }else if( cl == GA_QC_REAL ){
-        int w;
-        int64_t p[3];
-        a[f].nReal++;
-        if( !ga_split(__longlong_as_double((long long)x), &w, p) ){
-          int o = w - jbs.jb[f];                    /* the window holds it (the range pass) */
-          #pragma unroll
-          for( int j = 0; j < GA_GWORDS; j++ ){
-            a[f].w[j] += (j == o ? p[0] : 0) + (j == o + 1 ? p[1] : 0) + (j == o + 2 ? p[2] : 0);
+  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
+    runTile<R>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
+    #pragma unroll 1
+    for( int j = 0; j < m; j++ ){
+      const int q = pick<R>(sl, j);
+      long long i = i0 + q;
+      const unsigned char *c = rc + q;
+      const int64_t *v = rv + q;
+      uint64_t key;
+      unsigned char km;
+      ga_q_key(&s->p, c, v, S, &key, &km);
+      if( km == GA_Q_DROPPED_META ) continue;
+      if( rows++ == 0 || ~((ull)(base + i) << 3 | GA_K_INT) > first ) first = ~((ull)(base + i) << 3 | GA_K_INT);
+      #pragma unroll
+      for( int f = 0; f < NF; f++ ){
+        int r = s->p.foldReg[f], cl = c[r * S];
+        uint64_t x = (uint64_t)v[r * S];
+        if( cl == GA_QC_INT ){
+          a[f].nInt++;
+          a[f].ilo += x & 0xffffffffull;
+          a[f].ihi += (long long)((int64_t)x >> 32);
+        }else if( cl == GA_QC_REAL ){
+          int w;
+          int64_t p[3];
+          a[f].nReal++;
+          if( !ga_split(__longlong_as_double((long long)x), &w, p) ){
+            int o = w - jbs.jb[f];                    /* the window holds it (the range pass) */
+            #pragma unroll
+            for( int k = 0; k < GA_GWORDS; k++ ){
+              a[f].w[k] += (k == o ? p[0] : 0) + (k == o + 1 ? p[1] : 0) + (k == o + 2 ? p[2] : 0);
+            }
           }
+        }else{
+          continue;
         }
-      }else{
-        continue;
-      }
-      if( s->p.foldExt[f] ){
-        keepBetter(&a[f].mx, ga_gext_make(x, cl == GA_QC_REAL, (uint64_t)(base + i), 1));
-        keepBetter(&a[f].mn, ga_gext_make(x, cl == GA_QC_REAL, (uint64_t)(base + i), 0));
+        if( s->p.foldExt[f] ){
+          keepBetter(&a[f].mx, ga_gext_make(x, cl == GA_QC_REAL, (uint64_t)(base + i), 1));
+          keepBetter(&a[f].mn, ga_gext_make(x, cl == GA_QC_REAL, (uint64_t)(base + i), 0));
+        }
       }
     }
   }
@@ -234,26 +432,69 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
   }
 }
 
-size_t smemBytes(int nReg, int extra){
-  return ((sizeof(Shared) + 15) & ~(size_t)15) + (size_t)nReg * kThreads * 9 + 4 + (size_t)extra;
+/* Rows a thread takes (1): as many as keep a block's registers within
+** kRegBytes, or gTileRows where bench_kernels sets it. */
+constexpr int kRegBytes = 64 * 1024;
+int gTileRows = 0;
+
+constexpr int regsFor(int R){ return R == 1 ? GA_QREG : kRegBytes / (R * kThreads * 9); }
+
+int tileRows(int nReg){
+  if( gTileRows && nReg <= regsFor(gTileRows) ) return gTileRows;
+  return nReg <= regsFor(4) ? 4 : nReg <= regsFor(2) ? 2 : 1;
 }
 
-int blocksFor(long long n){
-  long long b = (n + kThreads - 1) / kThreads;
+/* Shared memory of a block (tileMem): the program, nReg registers of R rows
+** a thread, the slot list, extra. */
+size_t smemBytes(int nReg, int R, int extra){
+  return ((sizeof(Shared) + 15) & ~(size_t)15) + (size_t)nReg * R * kThreads * 9 + 16 + (size_t)R * kThreads * 2
+         + (size_t)extra;
+}
+
+int blocksFor(long long n, int R){
+  long long b = (n + R * kThreads - 1) / (R * kThreads);
   return b < 1 ? 1 : b > 4096 ? 4096 : (int)b;
+}
+
+template <int R>
+cudaError_t prepare(void){
+  int one = (int)smemBytes(regsFor(R), R, 16 + GA_QONE * sizeof(ga_gacc));
+  cudaError_t e = cudaFuncSetAttribute(qRange<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)smemBytes(regsFor(R), R, 3 * GA_QFOLD * sizeof(int)));
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qRows<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  (int)smemBytes(regsFor(R), R, 0));
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<1, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<2, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<3, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<4, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
+  return e;
+}
+
+template <int R>
+cudaError_t launchOne(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
+                      const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
+                      int64_t base, Jb j, ga_gacc *d_out, int blocks, cudaStream_t stream){
+  size_t sm = smemBytes(h_p->nReg, R, 16 + GA_QONE * sizeof(ga_gacc));
+  int b = blocksFor(n, R);
+  if( blocks > 0 && b > blocks ) b = blocks;
+  switch( h_p->nFold ){
+    case 1: qOne<1, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
+    case 2: qOne<2, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
+    case 3: qOne<3, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
+    case 4: qOne<4, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
 }
 
 }  // namespace
 
+extern "C" void ga_query_tile_rows(int r){ gTileRows = r == 1 || r == 2 || r == 4 ? r : 0; }
+
 extern "C" cudaError_t ga_query_prepare(void){
-  int one = (int)smemBytes(GA_QREG, 16 + GA_QONE * sizeof(ga_gacc));
-  cudaError_t e = cudaFuncSetAttribute(qRange, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)smemBytes(GA_QREG, 3 * GA_QFOLD * sizeof(int)));
-  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qRows, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smemBytes(GA_QREG, 0));
-  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
-  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
-  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
-  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
+  cudaError_t e = prepare<1>();
+  if( e == cudaSuccess ) e = prepare<2>();
+  if( e == cudaSuccess ) e = prepare<4>();
   return e;
 }
 
@@ -262,27 +503,26 @@ extern "C" cudaError_t ga_query_one_launch(const ga_qprog *d_p, const ga_qprog *
                                            const int64_t *d_tabV, int64_t n, int64_t base, const int *jb,
                                            ga_gacc *d_out, int blocks, cudaStream_t stream){
   Jb j;
-  size_t sm = smemBytes(h_p->nReg, 16 + GA_QONE * sizeof(ga_gacc));
-  int b = blocksFor(n);
   if( n <= 0 ) return cudaSuccess;
-  if( blocks > 0 && b > blocks ) b = blocks;
   for( int f = 0; f < GA_QONE; f++ ) j.jb[f] = f < h_p->nFold ? jb[f] : 0;
-  switch( h_p->nFold ){
-    case 1: qOne<1><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
-    case 2: qOne<2><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
-    case 3: qOne<3><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
-    case 4: qOne<4><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
-    default: return cudaErrorInvalidValue;
+  switch( tileRows(h_p->nReg) ){
+    case 4: return launchOne<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out, blocks, stream);
+    case 2: return launchOne<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out, blocks, stream);
+    default: return launchOne<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out, blocks, stream);
   }
-  return cudaGetLastError();
 }
 
 extern "C" cudaError_t ga_query_range_launch(const ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
                                              const int64_t *const *d_colV, const unsigned char *d_tabC,
                                              const int64_t *d_tabV, int64_t n, int *d_range, cudaStream_t stream){
+  int R = tileRows(nReg);
+  size_t sm = smemBytes(nReg, R, 3 * GA_QFOLD * sizeof(int));
   if( n <= 0 ) return cudaSuccess;
-  qRange<<<blocksFor(n), kThreads, smemBytes(nReg, 3 * GA_QFOLD * sizeof(int)), stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV,
-                                                                                    n, d_range);
+  switch( R ){
+    case 4: qRange<4><<<blocksFor(n, 4), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range); break;
+    case 2: qRange<2><<<blocksFor(n, 2), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range); break;
+    default: qRange<1><<<blocksFor(n, 1), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range); break;
+  }
   return cudaGetLastError();
 }
 
@@ -290,9 +530,17 @@ extern "C" cudaError_t ga_query_rows_launch(const ga_qprog *d_p, int nReg, const
                                             const int64_t *const *d_colV, const unsigned char *d_tabC,
                                             const int64_t *d_tabV, int64_t first, int64_t n, uint64_t *d_keys, uint64_t *d_vals,
                                             unsigned char *d_meta, int64_t stride, cudaStream_t stream){
+  int R = tileRows(nReg);
+  size_t sm = smemBytes(nReg, R, 0);
+  unsigned long long *k = (unsigned long long *)d_keys, *v = (unsigned long long *)d_vals;
   if( n <= 0 ) return cudaSuccess;
-  qRows<<<blocksFor(n), kThreads, smemBytes(nReg, 0), stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, first, n,
-                                                          (unsigned long long *)d_keys, (unsigned long long *)d_vals,
-                                                          d_meta, stride);
+  switch( R ){
+    case 4: qRows<4><<<blocksFor(n, 4), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, first, n, k, v,
+                                                               d_meta, stride); break;
+    case 2: qRows<2><<<blocksFor(n, 2), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, first, n, k, v,
+                                                               d_meta, stride); break;
+    default: qRows<1><<<blocksFor(n, 1), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, first, n, k, v,
+                                                                d_meta, stride); break;
+  }
   return cudaGetLastError();
 }

@@ -729,7 +729,7 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
     if( range[3*f + 1]>=0 && !ga_group_window_all(range[3*f], range[3*f + 1], &g[f]->jb) ) return GA_DEV_SCAN;
   }
   if( one ){
-    /* no keys, few folds: folded where evaluated (query.cu, 4) */
+    /* no keys, few folds: folded where evaluated (query.cu, 5) */
     int aJb[GA_QONE];
     ga_gacc *acc = (ga_gacc*)(h + oOne);
     for(f=0; f<p->nFold; f++) aJb[f] = g[f]->jb;

@@ -37,6 +37,7 @@ typedef struct Comp {
   ga_resident *const *aCol;        /* the plan's columns, as kept */
   qkept *k;                        /* what is made */
   char *zWhy;                      /* not compiled: why */
+  unsigned char mask[GA_QREG];     /* each register's classes (GA_QM_*) */
   unsigned char nulT[GA_BATCH];    /* a column of NULLs, for the columns an evaluation ignores */
   int64_t nulV[GA_BATCH];
 } Comp;
@@ -85,9 +86,53 @@ static int newReg(Comp *c, int *pr){
   return SQLITE_OK;
 }
 
+/* The classes instruction (op, a, b, x) gives dst (qprog.h's rules), and
+** its hint in *pHint (0: none). */
+static int classesOf(Comp *c, int op, int a, int b, int x, int *pHint){
+  const ga_qprog *p = &c->k->p;
+  int ma = 0, mb = 0, m = 0;
+  int64_t j;
+  *pHint = 0;
+  switch( op ){
+    case GA_Q_COL: {
+      const ga_resident *r = c->aCol[x];
+      return (r->nInt ? GA_QM_INT : 0) | (r->nReal ? GA_QM_REAL : 0) | (r->nNull ? GA_QM_NULL : 0);
+    }
+    case GA_Q_LIT:
+      return p->litT[x]==SQLITE_INTEGER ? GA_QM_INT : p->litT[x]==SQLITE_FLOAT ? GA_QM_REAL : GA_QM_NULL;
+    case GA_Q_MAP:                                 /* NULL's entry is the last */
+      for(j=0; j<p->tabN[x] - (c->aCol[a]->nNull ? 0 : 1); j++){
+        int t = c->k->tabC[p->tabOff[x] + j];
+        m |= t==SQLITE_INTEGER ? GA_QM_INT : t==SQLITE_FLOAT ? GA_QM_REAL : GA_QM_NULL;
+      }
+      return m;
+    default: break;
+  }
+  ma = c->mask[a];
+  if( op!=GA_Q_NOT && op!=GA_Q_ISNULL && op!=GA_Q_NOTNULL ) mb = c->mask[b];
+  else mb = ma;
+  if( ma==GA_QM_INT && mb==GA_QM_INT ) *pHint = GA_QT_II;
+  if( ma==GA_QM_REAL && mb==GA_QM_REAL ) *pHint = GA_QT_RR;
+  switch( op ){
+    case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM:
+      m = (ma | mb) & GA_QM_NULL;
+      if( (ma & GA_QM_INT) && (mb & GA_QM_INT) ) m |= GA_QM_INT | GA_QM_REAL;     /* an overflow is REAL */
+      if( (ma | mb) & GA_QM_REAL ) m |= GA_QM_REAL | GA_QM_NULL;                  /* NaN is NULL */
+      if( op==GA_Q_DIV || op==GA_Q_REM ) m |= GA_QM_NULL;                          /* by zero */
+      return m;
+    case GA_Q_IS: case GA_Q_ISNOT: case GA_Q_ISNULL: case GA_Q_NOTNULL:
+      return GA_QM_INT;
+    default:                                       /* comparisons, AND, OR, NOT */
+      return GA_QM_INT | ((ma | mb) & GA_QM_NULL);
+  }
+}
+
 static int emit(Comp *c, int op, int dst, int a, int b, int x){
   ga_qprog *p = &c->k->p;
+  int hint;
   if( p->nIns>=GA_QINS ) return why(c, "more than %d operations", GA_QINS);
+  c->mask[dst] = (unsigned char)classesOf(c, op, a, b, x, &hint);
+  if( op!=GA_Q_COL && op!=GA_Q_LIT && op!=GA_Q_MAP ) x = hint;
   p->ins[p->nIns].op = (unsigned char)op;
   p->ins[p->nIns].dst = (unsigned char)dst;
   p->ins[p->nIns].a = (unsigned char)a;
@@ -177,7 +222,7 @@ static int addTable(Comp *c, const unsigned char *aT, const int64_t *aV, int64_t
 /* Lookup of table t by column col into a new register. */
 static int emitMap(Comp *c, int col, int t, int *pr){
   int rc = newReg(c, pr);
-  return rc ? rc : emit(c, GA_Q_MAP, *pr, col, 0, t);
+  return rc ? rc : emit(c, GA_Q_MAP, *pr, col, c->aCol[col]->nNull==0, t);
 }
 
 /* e, an expression of TEXT column col alone, as a lookup of numbers
@@ -419,7 +464,7 @@ static int sameText(const qplan *pl, const qexpr *a, const qexpr *b){
 int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy){
   Comp *c = sqlite3_malloc(sizeof(Comp));
   ga_qprog *p = &k->p;
-  int rc = SQLITE_OK, i, j, r;
+  int rc = SQLITE_OK, i, j, r, iFirst = 0, rFirst = 0;
   memset(k, 0, sizeof(*k));
   *pzWhy = 0;
   if( c==0 ) return SQLITE_NOMEM;
@@ -437,11 +482,22 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
   for(i=0; rc==SQLITE_OK && i<pl->nConj; i++){
     if( (rc = node(c, pl->aConj[i], &r))!=SQLITE_OK ) break;
     if( p->filter<0 ){
+      iFirst = p->nIns;
+      rFirst = r;
       p->filter = r;
     }else{
       int a = p->filter;
       if( (rc = newReg(c, &p->filter))==SQLITE_OK ) rc = emit(c, GA_Q_AND, p->filter, a, r, 0);
     }
+  }
+  /* the device drops the rows the first conjunct is not true for, then
+  ** those the whole filter drops (more stages cost more than they save) */
+  if( rc==SQLITE_OK && p->filter>=0 ){
+    p->stageEnd[0] = iFirst;
+    p->stageReg[0] = (unsigned char)rFirst;
+    p->stageEnd[1] = p->nIns;
+    p->stageReg[1] = (unsigned char)p->filter;
+    p->nStage = pl->nConj>1 ? 2 : 1;
   }
   if( rc==SQLITE_OK ) rc = keys(c);
   /* the aggregates' folds */
@@ -479,7 +535,10 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
       p->foldReg[p->nFold++] = (unsigned char)r;
     }
   }
-  if( rc==SQLITE_OK ) ga_q_compact(p);
+  if( rc==SQLITE_OK ){
+    ga_q_fuse(p);
+    ga_q_compact(p);
+  }
   if( rc==QE_BAIL ){
     *pzWhy = c->zWhy;
     c->zWhy = 0;
