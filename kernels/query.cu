@@ -12,8 +12,8 @@
 **      Where compile.c's hint (qprog.h) says both operands have one class
 **      and are never NULL, a comparison, logic or REAL arithmetic skips the
 **      classes, and a lookup in a column without NULLs its class (the
-**      result is the one qprog.h's ga_q_step gives); else each row is
-**      ga_q_step's.
+**      result is the one qprog.h's ga_q_step gives); a column is loaded
+**      as it is; else each row is ga_q_step's.
 **   2. Stages (qprog.h): after the filter's first conjunct, and after the
 **      whole filter, each warp gathers the slots whose stage register is
 **      true and deals them out to its threads again, so that the rest of
@@ -138,6 +138,14 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
         oc[q] = c;
         ov[q] = v;
       }
+    }else if( in.op == GA_Q_COL ){
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        if( j >= m ) break;
+        int q = sl[j];
+        oc[q] = s->colC[in.x][i0 + q];
+        ov[q] = s->colV[in.x][i0 + q];
+      }
     }else if( in.op == GA_Q_MAP && in.b ){
       #pragma unroll
       for( int j = 0; j < R; j++ ){
@@ -164,12 +172,12 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
 ** to its threads again, so that later instructions run on full warps, and
 ** no warp waits for another. */
 template <int R>
-__device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, unsigned short *sel, int *sl, int *pm, long long i0,
+__device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, int *sel, int *sl, int *pm, long long i0,
                         int nValid, const unsigned char *tabC, const int64_t *tabV){
   constexpr int S = R * kThreads;
   const ga_qprog *p = &s->p;
   const int lane = threadIdx.x & 31;
-  unsigned short *ws = sel + (threadIdx.x >> 5) * (32 * R);   /* the warp's gathered slots */
+  int *ws = sel + (threadIdx.x >> 5) * (32 * R);     /* the warp's gathered slots */
   int m = 0, from = 0;
   __syncwarp();                                       /* the last tile's slots were other threads' */
   #pragma unroll
@@ -206,11 +214,11 @@ __device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, unsigne
 ** kernel keeps besides (16-byte aligned). */
 template <int R>
 __device__ __forceinline__ unsigned char *tileMem(unsigned char *sm, int nReg, int64_t **prv, unsigned char **prc,
-                                                  unsigned short **psel){
+                                                  int **psel){
   constexpr int S = R * kThreads;
   *prv = (int64_t *)(sm + ((sizeof(Shared) + 15) & ~(size_t)15));
   *prc = (unsigned char *)(*prv + nReg * S);
-  *psel = (unsigned short *)(((uintptr_t)(*prc + nReg * S) + 15) & ~(uintptr_t)15);
+  *psel = (int *)(((uintptr_t)(*prc + nReg * S) + 15) & ~(uintptr_t)15);
   return (unsigned char *)(*psel + S);
 }
 
@@ -222,8 +230,7 @@ __global__ void qRange(const ga_qprog *gp, int nReg, const unsigned char *const 
   Shared *s = (Shared *)sm;
   int64_t *rv;
   unsigned char *rc;
-  unsigned short *sel;
-  int sl[R], m;
+  int *sel, sl[R], m;
   int *bMin = (int *)tileMem<R>(sm, nReg, &rv, &rc, &sel), *bMax = bMin + GA_QFOLD, *bInf = bMax + GA_QFOLD;
   loadProg(s, gp, colC, colV);
   for( int f = threadIdx.x; f < GA_QFOLD; f += kThreads ){ bMin[f] = 0x7ff; bMax[f] = -1; bInf[f] = 0; }
@@ -267,8 +274,7 @@ __global__ void qRows(const ga_qprog *gp, int nReg, const unsigned char *const *
   Shared *s = (Shared *)sm;
   int64_t *rv;
   unsigned char *rc;
-  unsigned short *sel;
-  int sl[R], m;
+  int *sel, sl[R], m;
   tileMem<R>(sm, nReg, &rv, &rc, &sel);
   loadProg(s, gp, colC, colV);
   for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
@@ -352,8 +358,7 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
   Shared *s = (Shared *)sm;
   int64_t *rv;
   unsigned char *rc;
-  unsigned short *sel;
-  int sl[R], m;
+  int *sel, sl[R], m;
   ga_gacc *sh = (ga_gacc *)tileMem<R>(sm, nReg, &rv, &rc, &sel);
   Acc a[NF];
   ull rows = 0, first = 0;
@@ -447,7 +452,7 @@ int tileRows(int nReg){
 /* Shared memory of a block (tileMem): the program, nReg registers of R rows
 ** a thread, the slot list, extra. */
 size_t smemBytes(int nReg, int R, int extra){
-  return ((sizeof(Shared) + 15) & ~(size_t)15) + (size_t)nReg * R * kThreads * 9 + 16 + (size_t)R * kThreads * 2
+  return ((sizeof(Shared) + 15) & ~(size_t)15) + (size_t)nReg * R * kThreads * 9 + 16 + (size_t)R * kThreads * 4
          + (size_t)extra;
 }
 
