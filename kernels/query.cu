@@ -75,6 +75,25 @@ __device__ __forceinline__ int pick(const int *sl, int j){
   return q;
 }
 
+template <class T> __device__ __forceinline__ T fromBits(int64_t v);
+template <> __device__ __forceinline__ double fromBits<double>(int64_t v){ return __longlong_as_double(v); }
+template <> __device__ __forceinline__ int64_t fromBits<int64_t>(int64_t v){ return v; }
+
+/* A hinted comparison over the thread's slots: its operands both T (REAL or
+** INTEGER), never NULL; cmp says which of <, =, > is true (bits 0, 1, 2). */
+template <int R, class T>
+__device__ __forceinline__ void compareRows(const Shared *s, const ga_qins &in, int cmp, unsigned char *oc, int64_t *ov,
+                                            const int64_t *rv, const int *sl, int m, long long i0){
+  #pragma unroll
+  for( int j = 0; j < R; j++ ){
+    if( j >= m ) break;
+    int q = sl[j];
+    T a = fromBits<T>(opV<R>(s, in.a, rv, q, i0 + q)), b = fromBits<T>(opV<R>(s, in.b, rv, q, i0 + q));
+    oc[q] = GA_QC_INT;
+    ov[q] = (cmp >> (a < b ? 0 : a == b ? 1 : 2)) & 1;
+  }
+}
+
 /* Instructions [from, to) over the thread's m slots sl[] of the tile whose
 ** slot 0 is row i0 (register r of slot q at r*S + q). */
 template <int R>
@@ -88,7 +107,7 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
     int64_t *ov = rv + in.dst * S;
     int cmp = -1;
     switch( in.op ){
-      case GA_Q_LT: cmp = 1; break;                /* which of <, =, > is true: bits 0, 1, 2 */
+      case GA_Q_LT: cmp = 1; break;                /* compareRows' bits */
       case GA_Q_LE: cmp = 3; break;
       case GA_Q_EQ: case GA_Q_IS: cmp = 2; break;
       case GA_Q_NE: case GA_Q_ISNOT: cmp = 5; break;
@@ -97,24 +116,9 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
       default: break;
     }
     if( cmp >= 0 && in.x == GA_QT_RR ){
-      #pragma unroll
-      for( int j = 0; j < R; j++ ){
-        if( j >= m ) break;
-        int q = sl[j];
-        double a = __longlong_as_double(opV<R>(s, in.a, rv, q, i0 + q));
-        double b = __longlong_as_double(opV<R>(s, in.b, rv, q, i0 + q));
-        oc[q] = GA_QC_INT;
-        ov[q] = (cmp >> (a < b ? 0 : a == b ? 1 : 2)) & 1;
-      }
+      compareRows<R, double>(s, in, cmp, oc, ov, rv, sl, m, i0);
     }else if( cmp >= 0 && in.x == GA_QT_II ){
-      #pragma unroll
-      for( int j = 0; j < R; j++ ){
-        if( j >= m ) break;
-        int q = sl[j];
-        int64_t a = opV<R>(s, in.a, rv, q, i0 + q), b = opV<R>(s, in.b, rv, q, i0 + q);
-        oc[q] = GA_QC_INT;
-        ov[q] = (cmp >> (a < b ? 0 : a == b ? 1 : 2)) & 1;
-      }
+      compareRows<R, int64_t>(s, in, cmp, oc, ov, rv, sl, m, i0);
     }else if( (in.op == GA_Q_AND || in.op == GA_Q_OR) && in.x == GA_QT_II ){
       #pragma unroll
       for( int j = 0; j < R; j++ ){
