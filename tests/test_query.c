@@ -1073,15 +1073,19 @@ START_TEST(test_outside){
 }
 END_TEST
 
-/* A constant of a named parameter and a numbered one gives SQLite's
-** answer: SQLite numbers @w by the whole SELECT (?2 here); in the
-** constant's text alone it would share ?1's slot. */
+/* Constants of parameters give SQLite's answer: a named parameter beside a
+** numbered one (SQLite numbers @w by the whole SELECT, ?2 here; in the
+** constant's text alone it would share ?1's slot), and one whose node
+** is copied (a key's BETWEEN). */
 START_TEST(test_params){
-  static const struct { const char *zArgs, *zRef; } a[] = {
-    { "1, 0.5", "SELECT count(b), a FROM t WHERE coalesce(1, a) + 10 >= CASE WHEN 0.5 BETWEEN 1 AND 1.0 THEN 2 END "
+  static const struct { const char *zQ, *zArgs, *zRef; } a[] = {
+    { "SELECT count(b), a FROM t WHERE coalesce(?1, a) + 10 >= CASE WHEN @w BETWEEN ?1 AND 1.0 THEN 2 END GROUP BY a",
+      "1, 0.5", "SELECT count(b), a FROM t WHERE coalesce(1, a) + 10 >= CASE WHEN 0.5 BETWEEN 1 AND 1.0 THEN 2 END "
                 "GROUP BY a" },
-    { "0, 0.5", "SELECT count(b), a FROM t WHERE coalesce(0, a) + 10 >= CASE WHEN 0.5 BETWEEN 0 AND 1.0 THEN 2 END "
-                "GROUP BY a" },
+    { 0, "0, 0.5", "SELECT count(b), a FROM t WHERE coalesce(0, a) + 10 >= CASE WHEN 0.5 BETWEEN 0 AND 1.0 THEN 2 END "
+                   "GROUP BY a" },
+    { "SELECT @w + 0 BETWEEN 0 AND 1 AS k, count(*) FROM t GROUP BY 1",
+      "0.6", "SELECT 0.6 + 0 BETWEEN 0 AND 1 AS k, count(*) FROM t GROUP BY 1" },
   };
   sqlite3 *db = s_open(4096, 1000);
   Gen g;
@@ -1091,20 +1095,22 @@ START_TEST(test_params){
   g.valgrind = under_valgrind();
   CHECK(makeTable(db, &g, 300, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
   EXEC(db, "UPDATE t SET a = abs(a) %% 5");
-  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query('SELECT count(b), a FROM t WHERE coalesce(?1, a) + 10 >= "
-           "CASE WHEN @w BETWEEN ?1 AND 1.0 THEN 2 END GROUP BY a')");
   for(i=0; i<sizeof(a)/sizeof(a[0]); i++){
-    char *zSel = sqlite3_mprintf("SELECT \"count(b)\", a FROM q(%s)", a[i].zArgs);
+    char *zSel = sqlite3_mprintf("SELECT * FROM q(%s)", a[i].zArgs);
     int64_t e0, s0, e1, s1;
     Rows want, got;
+    if( a[i].zQ ){
+      EXEC(db, "DROP TABLE IF EXISTS temp.q");
+      EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query(%Q)", a[i].zQ);
+    }
     counts(db, &e0, &s0);
     rowsOf(db, zSel, &got);
     counts(db, &e1, &s1);
     rowsOf(db, a[i].zRef, &want);
-    CHECK(want.zErr==0 && (want.n>0)==(i==1), "%s: the reference: %s, %d rows", a[i].zRef,
+    CHECK(want.zErr==0 && (want.n>0)==(i>0), "%s: the reference: %s, %d rows", a[i].zRef,
           want.zErr ? want.zErr : "-", want.n);
-    CHECK(rowsSame(&want, &got, 0), "q(%s): got %d rows (%s), want %d", a[i].zArgs, got.n,
-          got.zErr ? got.zErr : got.n ? got.az[0] : "-", want.n);
+    CHECK(rowsSame(&want, &got, 0), "q(%s): got %d rows (%s), want %d (%s)", a[i].zArgs, got.n,
+          got.zErr ? got.zErr : got.n ? got.az[0] : "-", want.n, want.n ? want.az[0] : "-");
     CHECK(e1==e0 + 1 && s1==s0, "q(%s): not on the engine", a[i].zArgs);
     rowsFree(&want);
     rowsFree(&got);

@@ -166,6 +166,7 @@ static int fold(Bind *b, qexpr *e){
     int at = e->at;
     sqlite3_str_appendall(x, "SELECT ");
     for(j=0; j<nP; j++){
+      if( aP[j]->at<at ) continue;  /* a copy of one already written (copyTree, BETWEEN's operand) */
       sqlite3_str_appendf(x, "%.*s?%d", aP[j]->at - at, b->s->zSql + at, aP[j]->iParam);
       at = aP[j]->end;
     }
