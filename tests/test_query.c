@@ -938,7 +938,7 @@ START_TEST(test_parallel){
   };
   static const char *azAggs[] = {
     "count(*), sum(x), avg(x), total(y), min(x), max(x), count(y)",
-    "sum(z), min(g), max(g), min(y), max(y), avg(k)",
+    "sum(z), min(g), max(g), min(y), max(y), avg(k), count(DISTINCT g), count(DISTINCT y)",
     "sum(k), total(x), min(h), max(h), gpu_min(y), gpu_max(y), sum(y), count(DISTINCT k)",
   };
   static const char *azWhere[] = { "", " WHERE k > 0", " WHERE x IS NOT NULL AND g > 'b'" };
@@ -984,7 +984,8 @@ START_TEST(test_parallel){
   }
   /* No GROUP BY: one group, merged from every worker. */
   {
-    const char *zSql = "SELECT count(*), sum(x), avg(y), total(z), min(g), max(g), min(y), max(y), sum(k) FROM p";
+    const char *zSql = "SELECT count(*), sum(x), avg(y), total(z), min(g), max(g), min(y), max(y), sum(k), "
+                       "count(DISTINCT h COLLATE NOCASE) FROM p";
     char *zRef = refOf(zSql);
     Rows want, got;
     EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);

@@ -26,10 +26,11 @@
 **      into its own part (xPar), and the parts are merged when the scan
 **      ends. Every row's position in the scan goes with it, so that the
 **      merge keeps SQLite's choices: a group's keys as its first row shows
-**      them, the first of equal min or max values. A batch that needs SQLite
+**      them, the first of equal min or max values; count(DISTINCT)'s
+**      (value, group) pairs are merged as sets. A batch that needs SQLite
 **      (a value only it converts) goes back to the scan's thread. Not in
-**      parallel: rows without aggregates, count(DISTINCT), and keys shown as
-**      a min() or max() row shows them.
+**      parallel: rows without aggregates, and keys shown as a min() or max()
+**      row shows them.
 **   8. Kept columns: where the plan's columns are in the column cache (or
 **      the table is known to be large and they can be kept now: read once
 **      into the cache, to the device) and compile.c makes a program of the
@@ -293,20 +294,11 @@ static double sumValue(const QSum *s){
 }
 
 /* count(DISTINCT): is (g, x) new? */
-static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int *pNew){
-  int n = 0, rc;
-  uint64_t h;
+/* Add key z[0..n) (a value's canonical key, then its group's 8 bytes) to
+** count(DISTINCT) aggregate a's set; *pNew set if it was not there. */
+static int distinctAdd(Part *p, Agg *a, const char *z, int n, int *pNew){
+  uint64_t h = hashKey(z, n);
   int64_t s;
-  if( (rc = keyOf(p, x, a->g->coll, &n))!=SQLITE_OK ) return rc;
-  if( n + 8>p->kAlloc ){
-    char *b = sqlite3_realloc(p->kbuf, n + 72);
-    if( b==0 ) return SQLITE_NOMEM;
-    p->kbuf = b;
-    p->kAlloc = n + 72;
-  }
-  memcpy(p->kbuf + n, &g, 8);
-  n += 8;
-  h = hashKey(p->kbuf, n);
   if( a->dN*2>=a->dAlloc ){
     int64_t m = a->dAlloc ? 2*a->dAlloc : 1024, j;
     uint64_t *dh = sqlite3_malloc64(8*(uint64_t)m);
@@ -326,17 +318,35 @@ static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int *pNew){
     a->dAlloc = m;
   }
   for(s = (int64_t)(h & (uint64_t)(a->dAlloc - 1)); a->dh[s]; s = (s + 1) & (a->dAlloc - 1)){
-    if( a->dh[s]==h && a->dn[s]==n && memcmp(a->dk[s], p->kbuf, (size_t)n)==0 ){
+    if( a->dh[s]==h && a->dn[s]==n && memcmp(a->dk[s], z, (size_t)n)==0 ){
       *pNew = 0;
       return SQLITE_OK;
     }
   }
-  if( (a->dk[s] = q_keep(p->r, p->kbuf, n))==0 ) return SQLITE_NOMEM;
+  if( (a->dk[s] = q_keep(p->r, z, n))==0 ) return SQLITE_NOMEM;
   a->dh[s] = h;
   a->dn[s] = n;
   a->dN++;
   *pNew = 1;
   return SQLITE_OK;
+}
+
+/* Room for n bytes in p->kbuf. */
+static int kbufRoom(Part *p, int n){
+  if( n>p->kAlloc ){
+    char *b = sqlite3_realloc(p->kbuf, n + 64);
+    if( b==0 ) return SQLITE_NOMEM;
+    p->kbuf = b;
+    p->kAlloc = n + 64;
+  }
+  return SQLITE_OK;
+}
+
+static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int *pNew){
+  int n = 0, rc;
+  if( (rc = keyOf(p, x, a->g->coll, &n))!=SQLITE_OK || (rc = kbufRoom(p, n + 8))!=SQLITE_OK ) return rc;
+  memcpy(p->kbuf + n, &g, 8);
+  return distinctAdd(p, a, p->kbuf, n + 8, pNew);
 }
 
 /* Fold the rows of a batch (their groups in aG, their positions from pos,
@@ -512,23 +522,28 @@ static int sinkPar(ga_colsink *pSink, int w, const ga_colbatch *b){
 ** positions deciding the first row and ties. */
 static int partMerge(Exec *e, Part *p, Part *q){
   const qplan *pl = e->pl;
-  int64_t g, h;
+  int64_t g, h, *gh = 0;
   int k, rc, isNew;
+  for(k=0; k<pl->nAgg && gh==0; k++){
+    if( pl->aAgg[k].distinct && (gh = sqlite3_malloc64(8*(uint64_t)(q->nGroup + 1)))==0 ) return SQLITE_NOMEM;
+  }
   for(g=0; g<q->nGroup; g++){
     if( pl->nKey==0 ){
       h = 0;
       isNew = 0;
     }else if( (rc = groupOf(p, pl, q->gk[g], q->gn[g], &h, &isNew))!=SQLITE_OK ){
+      sqlite3_free(gh);
       return rc;
     }
+    if( gh ) gh[g] = h;
     if( pl->nKey && (isNew || q->gPos[g]<p->gPos[h]) ){
       p->gPos[h] = q->gPos[g];
-      if( (rc = setKeys(p, pl->nKey, h, &q->gKey[g*pl->nKey]))!=SQLITE_OK ) return rc;
+      if( (rc = setKeys(p, pl->nKey, h, &q->gKey[g*pl->nKey]))!=SQLITE_OK ){ sqlite3_free(gh); return rc; }
     }
     for(k=0; k<pl->nAgg; k++){
       Agg *a = &p->aAgg[k], *b = &q->aAgg[k];
       switch( a->g->fn ){
-        case A_COUNT: case A_COUNTSTAR: a->cnt[h] += b->cnt[g]; break;
+        case A_COUNT: case A_COUNTSTAR: if( !a->g->distinct ) a->cnt[h] += b->cnt[g]; break;
         case A_SUM: case A_TOTAL: case A_AVG: sumMerge(&a->sum[h], &b->sum[g]); break;
         default: {
           qval *x = &b->ext[g];
@@ -540,14 +555,33 @@ static int partMerge(Exec *e, Part *p, Part *q){
             if( c>0 || (c==0 && b->extPos[g]>a->extPos[h]) ) break;
           }
           a->ext[h] = *x;
-          if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->ext[h].z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
+          if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->ext[h].z = q_keep(p->r, x->z, x->n))==0 ){
+            sqlite3_free(gh);
+            return SQLITE_NOMEM;
+          }
           a->extPos[h] = b->extPos[g];
           break;
         }
       }
     }
   }
-  return SQLITE_OK;
+  /* count(DISTINCT): q's (value, group) pairs into p's set, its group p's */
+  for(k=0, rc=SQLITE_OK; gh && k<pl->nAgg && rc==SQLITE_OK; k++){
+    Agg *a = &p->aAgg[k], *b = &q->aAgg[k];
+    int64_t j;
+    if( !a->g->distinct ) continue;
+    for(j=0; j<b->dAlloc && rc==SQLITE_OK; j++){
+      int n = b->dn[j];
+      if( b->dh[j]==0 ) continue;
+      memcpy(&g, b->dk[j] + n - 8, 8);
+      if( (rc = kbufRoom(p, n))!=SQLITE_OK ) break;
+      memcpy(p->kbuf, b->dk[j], (size_t)(n - 8));
+      memcpy(p->kbuf + n - 8, &gh[g], 8);
+      if( (rc = distinctAdd(p, a, p->kbuf, n, &isNew))==SQLITE_OK ) a->cnt[gh[g]] += isNew;
+    }
+  }
+  sqlite3_free(gh);
+  return rc;
 }
 
 /* ---- rows of a query without aggregates ----------------------------------------------------- */
@@ -836,10 +870,8 @@ static void partFree(Part *p, const qplan *pl, int freeRun){
 
 /* Work in parallel (requirement 7)? */
 static int parallel(const qplan *pl, int nThread){
-  int k;
   if( !pl->grouped || nThread<2 ) return 0;
   if( pl->iHit>=0 && pl->nKey ) return 0;
-  for(k=0; k<pl->nAgg; k++) if( pl->aAgg[k].distinct ) return 0;
   return 1;
 }
 
