@@ -41,6 +41,11 @@
 namespace {
 
 constexpr int kThreads = 256;
+/* Blocks an SM runs at once: the registers' shared memory (kRegBytes) lets
+** four, and so 64 registers a thread; bounded, the compiler keeps to them
+** (Q6, bench_kernels on the H100: 0.232 -> 0.211 ms, at 80 registers else).
+** Not for qOne with several folds: their sums would go to local memory. */
+constexpr int kBlocksPerSM = 4;
 
 struct Shared {
   ga_qprog p;
@@ -63,7 +68,7 @@ template <int R>
 __device__ __forceinline__ int64_t opV(const Shared *s, int o, const int64_t *rv, int q, long long i){
   if( o < GA_QO_LIT ) return rv[o * (R * kThreads) + q];
   if( o < GA_QO_COL ) return s->p.litV[o - GA_QO_LIT];
-  return s->colV[o - GA_QO_COL][i];
+  return __ldg(&s->colV[o - GA_QO_COL][i]);
 }
 
 /* sl[j], its index not known when compiling (the list stays in registers). */
@@ -147,15 +152,15 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
       for( int j = 0; j < R; j++ ){
         if( j >= m ) break;
         int q = sl[j];
-        oc[q] = s->colC[in.x][i0 + q];
-        ov[q] = s->colV[in.x][i0 + q];
+        oc[q] = __ldg(&s->colC[in.x][i0 + q]);
+        ov[q] = __ldg(&s->colV[in.x][i0 + q]);
       }
     }else if( in.op == GA_Q_MAP && in.b ){
       #pragma unroll
       for( int j = 0; j < R; j++ ){
         if( j >= m ) break;
         int q = sl[j];
-        int64_t t = s->colV[in.a][i0 + q] + p->tabOff[in.x];  /* no NULL: the row's place */
+        int64_t t = __ldg(&s->colV[in.a][i0 + q]) + p->tabOff[in.x];  /* no NULL: the row's place */
         oc[q] = tabC[t];
         ov[q] = tabV[t];
       }
@@ -227,8 +232,9 @@ __device__ __forceinline__ unsigned char *tileMem(unsigned char *sm, int nReg, i
 }
 
 template <int R>
-__global__ void qRange(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
-                       const unsigned char *tabC, const int64_t *tabV, long long n, int *range){
+__global__ void __launch_bounds__(kThreads, kBlocksPerSM)
+qRange(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
+       const unsigned char *tabC, const int64_t *tabV, long long n, int *range){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
   Shared *s = (Shared *)sm;
@@ -270,9 +276,10 @@ __global__ void qRange(const ga_qprog *gp, int nReg, const unsigned char *const 
 ** keeps is written again by a thread of the same warp, after the stages'
 ** __syncwarp, or by the same thread where there are none.) */
 template <int R>
-__global__ void qRows(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
-                      const unsigned char *tabC, const int64_t *tabV, long long first, long long n,
-                      unsigned long long *keys, unsigned long long *vals, unsigned char *meta, long long stride){
+__global__ void __launch_bounds__(kThreads, kBlocksPerSM)
+qRows(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
+      const unsigned char *tabC, const int64_t *tabV, long long first, long long n,
+      unsigned long long *keys, unsigned long long *vals, unsigned char *meta, long long stride){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
   Shared *s = (Shared *)sm;
@@ -354,7 +361,7 @@ __device__ void accAdd(ga_gacc *d, const Acc &a){
 }
 
 template <int NF, int R>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, NF == 1 ? kBlocksPerSM : 1)  /* more folds' sums stay in registers */
 qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
      const unsigned char *tabC, const int64_t *tabV, long long n, long long base, Jb jbs, ga_gacc *out){
   extern __shared__ __align__(16) unsigned char sm[];
