@@ -124,6 +124,10 @@ typedef struct ga_hist {
 */
 typedef struct ga_group {
   int jb;                   /* the window's first word; -1 until a real came */
+  int jbSure;               /* set by the caller: jb (-1: no reals) holds every real
+                            ** the rows will give (gpu_query: the same program over
+                            ** the same columns gave them on a device before), so
+                            ** that a backend need not look for the window first */
   void *cpu;                /* the CPU's table (group.c), or NULL */
   void *dev;                /* the device's state, or NULL */
   struct ga_kmap *excMap;   /* group -> index in exc */
@@ -296,7 +300,7 @@ struct ga_backend {
   ** forms (every a[c].d set) and gives the same bits. */
   /* Run p over nRow rows of columns a[0..p->nCol) with the tables (nTab
   ** entries: classes tabC, values tabV), folding each row into every one of
-  ** g[0..p->nFold) (fresh groupings, jb -1); the caller then gathers them
+  ** g[0..p->nFold) (fresh groupings, jb -1 unless jbSure); the caller then gathers them
   ** (xGroupDone). GA_DEV_SCAN: not served, no failure (a value's range the
   ** sums' window cannot hold, a column split across devices unlike the
   ** others); the caller runs the engine's own operators instead. */

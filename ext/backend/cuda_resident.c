@@ -673,7 +673,8 @@ static int grown(void **pp, int64_t *pHave, int64_t n, int pinned, char *zErr){
 /*
 ** The program and its tables go to the device with one copy; a first pass
 ** finds each fold's reals' exponents, so that its window is chosen for all
-** of them (or the device declines: GA_DEV_SCAN); then pieces of rows are
+** of them (or the device declines: GA_DEV_SCAN), unless the caller knows
+** the windows already (jbSure); then pieces of rows are
 ** made and folded, every fold on its own table's stream, the next piece
 ** waiting for the folds of the last. One device: a column split across
 ** devices is not served here.
@@ -712,8 +713,9 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   for(f=0; f<p->nFold; f++){ range[3*f] = 0x7ff; range[3*f + 1] = -1; range[3*f + 2] = 0; }
   memset(h + oOne, 0, sizeof(ga_gacc)*GA_QONE);
   CK(FI(FAULT_COPY, cudaMemcpyAsync(d, h, (size_t)nAux, cudaMemcpyHostToDevice, r->st)), "cudaMemcpyAsync (query)");
-  /* the reals' range, by fold, where a fold may hold reals */
-  for(f=0; f<p->nFold; f++) anyReal |= p->foldReal[f];
+  /* the reals' range, by fold, where a fold may hold reals and its window
+  ** is not known already */
+  for(f=0; f<p->nFold; f++) anyReal |= p->foldReal[f] && !g[f]->jbSure;
   if( anyReal ){
     CK(FI(FAULT_LAUNCH, ga_query_range_launch((const ga_qprog*)(d + oProg), p->nReg, (const unsigned char *const*)(d + oCols),
                                               (const int64_t *const*)(d + oCols + 8*GA_QCOL), d + oTabC,
@@ -723,7 +725,8 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
        "cudaMemcpyAsync (query range)");
     CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
   }
-  for(f=0; f<p->nFold; f++){
+  for(f=0; anyReal && f<p->nFold; f++){
+    if( g[f]->jbSure ) continue;
     g[f]->jb = -1;
     if( range[3*f + 2] ) return GA_DEV_SCAN;                  /* ±Inf: the host sums those */
     if( range[3*f + 1]>=0 && !ga_group_window_all(range[3*f], range[3*f + 1], &g[f]->jb) ) return GA_DEV_SCAN;

@@ -1306,13 +1306,18 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   }
   r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
   for(f=0; f<pk->p.nFold; f++){
-    aG[f].jb = -1;
+    aG[f].jb = pk->jbSure ? pk->aJb[f] : -1;
+    aG[f].jbSure = pk->jbSure;
     apG[f] = &aG[f];
   }
   fail = be->xQuery(be==dev ? aRes[0]->pRes : 0, &conn->stats, &pk->p, aCol, aRes[0]->n, pk->tabC, pk->tabV, pk->nTab,
                     apG, zErr);
   for(f=0; f<pk->p.nFold; f++){
     if( (aG[f].dev || aG[f].cpu) && be->xGroupDone(&aG[f], !fail, zErr) && !fail ) fail = 1;
+  }
+  if( fail==0 && be==dev && kc && pk==&kc->k ){   /* the device found the windows: the next read need not */
+    for(f=0; f<pk->p.nFold; f++) pk->aJb[f] = aG[f].jb;
+    pk->jbSure = 1;
   }
   for(c=0; !fail && rc==SQLITE_OK && c<pl->nAgg; c++){
     if( pk->aFold[c]!=-2 ) continue;

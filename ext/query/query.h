@@ -290,6 +290,9 @@ typedef struct qkept {
   int64_t *aKeyRank[Q_MAXKEY];     /* ... each id's place in GROUP BY's order of the key */
   int aFold[64];                   /* each aggregate's fold; count(*): -1 (any fold's rows);
                                    ** count(DISTINCT): -2 (a program of its own) */
+  int jbSure;                      /* aJb is known: a device ran this program over these
+                                   ** columns and summed every real in these windows */
+  int aJb[GA_QFOLD];               /* ... each fold's window (backend.h's ga_group.jb) */
 } qkept;
 /* A compiled plan kept by a gpu_query table between its reads: valid for
 ** the same kept columns (their gen), the same parameters and the same
