@@ -13,7 +13,7 @@
 ** (90% of the rows on one key).
 **
 ** Usage: bench_kernels [values [sections]]   (default 268435456 = 256M;
-**        sections: a comma list of sum,ext,hist,group,h2d,q6, default all)
+**        sections: a comma list of sum,ext,hist,group,h2d,q6,totals, default all)
 ** BENCH_OUT=dir also writes dir/kernels.csv (a line per comparison: ours
 ** against CUB and the copy ceiling) and dir/ceilings.csv.
 */
@@ -216,7 +216,7 @@ static void q6Prog(ga_qprog *p, int fuse){
 
 int main(int argc, char **argv){
   long long n = argc > 1 ? atoll(argv[1]) : (1ll << 28);
-  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,h2d,q6";
+  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,h2d,q6,totals";
   auto want = [&](const char *z){ return strstr(zSections, z) != nullptr; };
   size_t bytes = sizeof(double) * (size_t)n;
   cudaDeviceProp prop;
@@ -637,6 +637,77 @@ int main(int argc, char **argv){
     }
     for( int c = 0; c < 4; c++ ){ CK(cudaFree(cc[c])); CK(cudaFree(vv[c])); }
     CK(cudaFree(tabC)); CK(cudaFree(tabV)); CK(cudaFree(dp)); CK(cudaFree(dCols)); CK(cudaFree(dRange)); CK(cudaFree(dAcc));
+  }
+  if( want("totals") ){
+    /* SELECT sum(a), avg(b), count(*): two INTEGER columns, every row kept,
+    ** each folded where it is evaluated; against CUB's sum of each column */
+    long long m = n < 10000000 ? n : 10000000;
+    std::vector<long long> ha(m), hb(m);
+    std::vector<unsigned char> hc(m, 1);            /* GA_QC_INT */
+    long long sa = 0, sb = 0, *va, *vb, *dSum;
+    unsigned char *ca, *cb;
+    ga_qprog hp, *dp;
+    void **dCols;
+    ga_gacc *dAcc, hAcc[2];
+    ga_grow g0, g1;
+    int jb[2] = {-1, -1};
+    for( long long i = 0; i < m; i++ ){
+      unsigned long long h = (unsigned long long)i * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 29;
+      ha[i] = (long long)(h % 700) - 60;              /* a delay in minutes */
+      hb[i] = 100 + (long long)((h >> 12) % 4900);    /* a distance in miles */
+      sa += ha[i]; sb += hb[i];
+    }
+    CK(cudaMalloc(&va, 8 * m)); CK(cudaMalloc(&vb, 8 * m)); CK(cudaMalloc(&ca, m)); CK(cudaMalloc(&cb, m));
+    CK(cudaMemcpy(va, ha.data(), 8 * m, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(vb, hb.data(), 8 * m, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(ca, hc.data(), m, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(cb, hc.data(), m, cudaMemcpyHostToDevice));
+    memset(&hp, 0, sizeof(hp));                      /* as compile.c makes it: two loads, two folds */
+    hp.ins[0].op = GA_Q_COL; hp.ins[0].dst = 0; hp.ins[0].x = 0;
+    hp.ins[1].op = GA_Q_COL; hp.ins[1].dst = 1; hp.ins[1].x = 1;
+    hp.nIns = 2; hp.nReg = 2; hp.nCol = 2; hp.filter = -1; hp.nGroup = 1;
+    hp.nFold = 2; hp.foldReg[0] = 0; hp.foldReg[1] = 1;
+    CK(ga_query_prepare());
+    CK(cudaMalloc(&dp, sizeof(hp)));
+    CK(cudaMalloc(&dCols, 2 * GA_QCOL * sizeof(void *)));
+    CK(cudaMalloc(&dAcc, sizeof(hAcc)));
+    CK(cudaMalloc(&dSum, 8));
+    CK(cudaMemcpy(dp, &hp, sizeof(hp), cudaMemcpyHostToDevice));
+    {
+      void *h[2 * GA_QCOL] = {0};
+      h[0] = ca; h[1] = cb; h[GA_QCOL] = va; h[GA_QCOL + 1] = vb;
+      CK(cudaMemcpy(dCols, h, sizeof(h), cudaMemcpyHostToDevice));
+    }
+    const unsigned char *const *dC = (const unsigned char *const *)dCols;
+    const int64_t *const *dV = (const int64_t *const *)(dCols + GA_QCOL);
+    float ms = timeMs([&]{
+      CK(cudaMemsetAsync(dAcc, 0, sizeof(hAcc)));
+      CK(ga_query_one_launch(dp, &hp, dC, dV, 0, 0, m, 0, jb, dAcc, 0, 0));
+    });
+    CK(cudaMemcpy(hAcc, dAcc, sizeof(hAcc), cudaMemcpyDeviceToHost));
+    hAcc[1].rows = hAcc[0].rows; hAcc[1].first = hAcc[0].first;
+    ga_group_finish(&hAcc[0], 0, -1, 0, &g0);
+    ga_group_finish(&hAcc[1], 0, -1, 0, &g1);
+    void *tmp = 0;
+    size_t tmpBytes = 0;
+    CK(cub::DeviceReduce::Sum(tmp, tmpBytes, va, dSum, m));
+    CK(cudaMalloc(&tmp, tmpBytes));
+    float cubMs = timeMs([&]{
+      CK(cub::DeviceReduce::Sum(tmp, tmpBytes, va, dSum, m));
+      CK(cub::DeviceReduce::Sum(tmp, tmpBytes, vb, dSum, m));
+    });
+    printf("\nsum(a), avg(b), count(*) over %lld device-resident INTEGER rows (2 columns, 9 bytes a value: %.0f MB)\n\n"
+           "| kernel | ms | GB/s read | vs CUB |\n| --- | ---: | ---: | ---: |\n", m, 18.0 * m / 1e6);
+    printf("| CUB DeviceReduce::Sum of each column (values only) | %.3f | %.1f | 1.00 |\n", cubMs, 16.0 * m / (cubMs * 1e-3) / 1e9);
+    printf("| gpu_query interpreter, one group (2 loads, 2 folds) | %.3f | %.1f | %.2f |\n", ms, 18.0 * m / (ms * 1e-3) / 1e9,
+           ms / cubMs);
+    printf("rows %lld / %lld, sums %lld %lld / %lld %lld: %s\n", (long long)g0.rows, m, (long long)g0.isum,
+           (long long)g1.isum, sa, sb,
+           g0.rows == m && g0.sumType == GA_SUM_INT && g0.isum == sa && g1.isum == sb && g1.nInt == m ? "same" : "NOT THE SAME");
+    if( gCsv ) fprintf(gCsv, "totals interpreter vs CUB,%.4f,%.4f,,,,%.3f,\n", cubMs, ms, cubMs / ms);
+    CK(cudaFree(va)); CK(cudaFree(vb)); CK(cudaFree(ca)); CK(cudaFree(cb)); CK(cudaFree(dp)); CK(cudaFree(dCols));
+    CK(cudaFree(dAcc)); CK(cudaFree(dSum)); CK(cudaFree(tmp));
   }
   if( gCsv ) fclose(gCsv);
   if( gCeil ) fclose(gCeil);

@@ -100,8 +100,12 @@ __device__ __forceinline__ void compareRows(const Shared *s, const ga_qins &in, 
 }
 
 /* Instructions [from, to) over the thread's m slots sl[] of the tile whose
-** slot 0 is row i0 (register r of slot q at r*S + q). */
-template <int R>
+** slot 0 is row i0 (register r of slot q at r*S + q). B: a kernel whose
+** registers are not bounded (kBlocksPerSM) issues a column's R loads
+** before it stores them (a store could alias a column for all the compiler
+** knows): the totals' form, bench_kernels on the H100, 0.305 -> 0.218 ms;
+** under the bound it spills (Q6 0.192 -> 0.207 ms). */
+template <int R, bool B>
 __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *sl, int m, long long i0, int from,
                     int to, const unsigned char *tabC, const int64_t *tabV){
   const ga_qprog *p = &s->p;
@@ -148,12 +152,21 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
         ov[q] = v;
       }
     }else if( in.op == GA_Q_COL ){
-      #pragma unroll
-      for( int j = 0; j < R; j++ ){
-        if( j >= m ) break;
-        int q = sl[j];
-        oc[q] = __ldg(&s->colC[in.x][i0 + q]);
-        ov[q] = __ldg(&s->colV[in.x][i0 + q]);
+      if( B ){                                    /* every load first, then the stores */
+        unsigned char c[R];
+        int64_t x[R];
+        #pragma unroll
+        for( int j = 0; j < R; j++ ) if( j < m ){ c[j] = __ldg(&s->colC[in.x][i0 + sl[j]]); x[j] = __ldg(&s->colV[in.x][i0 + sl[j]]); }
+        #pragma unroll
+        for( int j = 0; j < R; j++ ) if( j < m ){ oc[sl[j]] = c[j]; ov[sl[j]] = x[j]; }
+      }else{
+        #pragma unroll
+        for( int j = 0; j < R; j++ ){
+          if( j >= m ) break;
+          int q = sl[j];
+          oc[q] = __ldg(&s->colC[in.x][i0 + q]);
+          ov[q] = __ldg(&s->colV[in.x][i0 + q]);
+        }
       }
     }else if( in.op == GA_Q_MAP && in.b ){
       #pragma unroll
@@ -180,7 +193,7 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
 ** gathers the slots it keeps (through its part of sel) and deals them out
 ** to its threads again, so that later instructions run on full warps, and
 ** no warp waits for another. */
-template <int R>
+template <int R, bool B = false>
 __device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, int *sel, int *sl, int *pm, long long i0,
                         int nValid, const unsigned char *tabC, const int64_t *tabV){
   constexpr int S = R * kThreads;
@@ -196,7 +209,7 @@ __device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, int *se
   }
   for( int st = 0; st < p->nStage; st++ ){
     int r = p->stageReg[st] * S, tot = 0;
-    run<R>(s, rc, rv, sl, m, i0, from, p->stageEnd[st], tabC, tabV);
+    run<R, B>(s, rc, rv, sl, m, i0, from, p->stageEnd[st], tabC, tabV);
     from = p->stageEnd[st];
     #pragma unroll
     for( int j = 0; j < R; j++ ){
@@ -214,7 +227,7 @@ __device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, int *se
     }
     __syncwarp();                                     /* ws is read before the next stage writes it */
   }
-  run<R>(s, rc, rv, sl, m, i0, from, p->nIns, tabC, tabV);
+  run<R, B>(s, rc, rv, sl, m, i0, from, p->nIns, tabC, tabV);
   *pm = m;
 }
 
@@ -349,6 +362,38 @@ __device__ __forceinline__ void extKeep(ga_gext *p, ga_gext c){
 
 __device__ __forceinline__ void addU(ull *p, ull v){ if( v ) atomicAdd(p, v); }
 
+/* The warp's sum of v, in lane 0 (64-bit adds wrap: any order gives the
+** same bits as adding one by one). */
+__device__ __forceinline__ ull warpSum(ull v){
+  #pragma unroll
+  for( int o = 16; o > 0; o >>= 1 ) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/* The warp's best of x (ga_gext_better: a total order), in lane 0. */
+__device__ __forceinline__ ga_gext warpBest(ga_gext x){
+  #pragma unroll
+  for( int o = 16; o > 0; o >>= 1 ){
+    ga_gext c;
+    c.hi = __shfl_down_sync(0xffffffffu, x.hi, o);
+    c.lo = __shfl_down_sync(0xffffffffu, x.lo, o);
+    if( ga_gext_better(c, x) ) x = c;
+  }
+  return x;
+}
+
+/* a summed over the warp, in lane 0's (every lane calls it). */
+__device__ void accWarp(Acc &a){
+  a.nInt = warpSum(a.nInt);
+  a.nReal = warpSum(a.nReal);
+  a.ilo = warpSum(a.ilo);
+  a.ihi = (long long)warpSum((ull)a.ihi);
+  #pragma unroll
+  for( int j = 0; j < GA_GWORDS; j++ ) a.w[j] = (long long)warpSum((ull)a.w[j]);
+  a.mx = warpBest(a.mx);
+  a.mn = warpBest(a.mn);
+}
+
 /* d += a (d in shared or global memory). */
 __device__ void accAdd(ga_gacc *d, const Acc &a){
   addU((ull *)&d->nInt, a.nInt);
@@ -384,7 +429,7 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
   }
   __syncthreads();
   for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
-    runTile<R>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
+    runTile<R, NF != 1>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
     #pragma unroll 1
     for( int j = 0; j < m; j++ ){
       const int q = pick<R>(sl, j);
@@ -395,7 +440,8 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
       unsigned char km;
       ga_q_key(&s->p, c, v, S, &key, &km);
       if( km == GA_Q_DROPPED_META ) continue;
-      if( rows++ == 0 || ~((ull)(base + i) << 3 | GA_K_INT) > first ) first = ~((ull)(base + i) << 3 | GA_K_INT);
+      rows++;
+      first = max(first, ~((ull)(base + i) << 3 | GA_K_INT));
       #pragma unroll
       for( int f = 0; f < NF; f++ ){
         int r = s->p.foldReg[f], cl = c[r * S];
@@ -425,13 +471,20 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
       }
     }
   }
-  /* the block's, then the grid's */
-  if( rows ){
-    atomicAdd((ull *)&sh[0].rows, rows);
-    atomicMax((ull *)&sh[0].first, first);
-  }
+  /* the warp's, the block's, then the grid's */
+  rows = warpSum(rows);
   #pragma unroll
-  for( int f = 0; f < NF; f++ ) accAdd(&sh[f], a[f]);
+  for( int o = 16; o > 0; o >>= 1 ) first = max(first, __shfl_down_sync(0xffffffffu, first, o));
+  #pragma unroll
+  for( int f = 0; f < NF; f++ ) accWarp(a[f]);
+  if( (threadIdx.x & 31) == 0 ){
+    if( rows ){
+      atomicAdd((ull *)&sh[0].rows, rows);
+      atomicMax((ull *)&sh[0].first, first);
+    }
+    #pragma unroll
+    for( int f = 0; f < NF; f++ ) accAdd(&sh[f], a[f]);
+  }
   __syncthreads();
   if( threadIdx.x < NF ){
     const ga_gacc *b = &sh[threadIdx.x];
@@ -486,19 +539,41 @@ cudaError_t prepare(void){
   return e;
 }
 
+/* The blocks of kernel k (sm bytes of shared memory) the device runs at
+** once, in *pn: qOne's grid, so that each block folds many tiles and the
+** grid's atomics are few. */
+template <class K>
+cudaError_t oneGrid(K k, size_t sm, int *pn){
+  int dev, nSM, per;
+  cudaError_t e = cudaGetDevice(&dev);
+  if( e == cudaSuccess ) e = cudaDeviceGetAttribute(&nSM, cudaDevAttrMultiProcessorCount, dev);
+  if( e == cudaSuccess ) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, kThreads, sm);
+  if( e == cudaSuccess ) *pn = nSM * per;
+  return e;
+}
+
 template <int R>
 cudaError_t launchOne(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
                       const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
                       int64_t base, Jb j, ga_gacc *d_out, int blocks, cudaStream_t stream){
   size_t sm = smemBytes(h_p->nReg, R, 16 + GA_QONE * sizeof(ga_gacc));
-  int b = blocksFor(n, R);
+  int b = blocksFor(n, R), res = 0;
+  cudaError_t e;
+  switch( h_p->nFold ){
+    case 1: e = oneGrid(qOne<1, R>, sm, &res); break;
+    case 2: e = oneGrid(qOne<2, R>, sm, &res); break;
+    case 3: e = oneGrid(qOne<3, R>, sm, &res); break;
+    case 4: e = oneGrid(qOne<4, R>, sm, &res); break;
+    default: return cudaErrorInvalidValue;
+  }
+  if( e != cudaSuccess ) return e;
+  if( res > 0 && b > res ) b = res;
   if( blocks > 0 && b > blocks ) b = blocks;
   switch( h_p->nFold ){
     case 1: qOne<1, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
     case 2: qOne<2, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
     case 3: qOne<3, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
-    case 4: qOne<4, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
-    default: return cudaErrorInvalidValue;
+    default: qOne<4, R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, d_out); break;
   }
   return cudaGetLastError();
 }
