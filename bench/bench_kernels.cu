@@ -13,7 +13,7 @@
 ** (90% of the rows on one key).
 **
 ** Usage: bench_kernels [values [sections]]   (default 268435456 = 256M;
-**        sections: a comma list of sum,ext,hist,group,h2d,q6,totals, default all)
+**        sections: a comma list of sum,ext,hist,group,groupstudy,h2d,q6,totals, default all)
 ** BENCH_OUT=dir also writes dir/kernels.csv (a line per comparison: ours
 ** against CUB and the copy ceiling) and dir/ceilings.csv.
 */
@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 #include "gpuagg_kernels.h"
+#include "group_row.cuh"
 #include "qprog.h"
 
 #define CK(call) do{ cudaError_t e_ = (call); if( e_ != cudaSuccess ){ \
@@ -108,6 +109,36 @@ __global__ void fillGroups(unsigned long long *keys, double *vals, unsigned char
     vals[i] = ((double)(z >> 11) * 0x1p-53 - 0.5) * 2e6;
     meta[i] = GA_K_INT | GA_V_REAL;
   }
+}
+
+/* The grouping study's other designs, over dense keys in [0, g): each
+** row's group is acc[key], no hashing (gpu_query's codes are dense). */
+
+/* Every row straight into the global table with atomics. */
+__global__ void __launch_bounds__(256)
+stGlobal(const unsigned long long *keys, const double *vals, const unsigned char *meta, long long n, int jb,
+         ga_gacc *acc){
+  for( long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += (long long)gridDim.x * 256 ){
+    acc_row(&acc[keys[i]], jb, meta[i], (uint64_t)__double_as_longlong(vals[i]), (uint64_t)i);
+  }
+}
+
+/* A block's own copy of the table in shared memory (copies per block: one,
+** or one per warp), added into the global one at its end. */
+__global__ void __launch_bounds__(256)
+stShared(const unsigned long long *keys, const double *vals, const unsigned char *meta, long long n, int jb,
+         long long g, int perWarp, ga_gacc *acc){
+  extern __shared__ __align__(16) unsigned char smem[];
+  ga_gacc *t = (ga_gacc *)smem;
+  const long long nt = perWarp ? 8 * g : g;
+  for( long long i = threadIdx.x; i < nt * (long long)(sizeof(ga_gacc) / 8); i += 256 ) ((unsigned long long *)t)[i] = 0;
+  __syncthreads();
+  ga_gacc *mine = perWarp ? t + (threadIdx.x >> 5) * g : t;
+  for( long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += (long long)gridDim.x * 256 ){
+    acc_row(&mine[keys[i]], jb, meta[i], (uint64_t)__double_as_longlong(vals[i]), (uint64_t)i);
+  }
+  __syncthreads();
+  for( long long i = threadIdx.x; i < nt; i += 256 ) if( t[i].rows ) acc_merge(&acc[i % g], &t[i]);
 }
 
 static FILE *gCsv;         /* kernels.csv, or NULL */
@@ -216,7 +247,7 @@ static void q6Prog(ga_qprog *p, int fuse){
 
 int main(int argc, char **argv){
   long long n = argc > 1 ? atoll(argv[1]) : (1ll << 28);
-  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,h2d,q6,totals";
+  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,groupstudy,h2d,q6,totals";
   auto want = [&](const char *z){ return strstr(zSections, z) != nullptr; };
   size_t bytes = sizeof(double) * (size_t)n;
   cudaDeviceProp prop;
@@ -475,6 +506,108 @@ int main(int argc, char **argv){
     cudaFree(keys); cudaFree(keys2); cudaFree(cubKeys); cudaFree(vals); cudaFree(vals2); cudaFree(cubSums);
     cudaFree(meta); cudaFree(cubRuns); cudaFree(dCount); cudaFree(ent); cudaFree(acc);
     cudaFree(idx); cudaFree(idx2); cudaFree(ord); cudaFree(ord2); cudaFree(out); cudaFree(tmpG);
+  }
+
+  /* The grouping study: 10M rows over 4, 1,000 and 1,000,000 dense keys,
+  ** every design folding into exact accumulators (the finish is the same
+  ** for all: not timed), against CUB's sort + reduce-by-key (plain double
+  ** sums, finished). The direct designs' tables must have the same bits. */
+  if( want("groupstudy") ){
+    const long long nr = 10000000, groups[] = { 4, 1000, 1000000, 1000000 };
+    const int skews[] = { 0, 0, 0, 1 };
+    enum { nCase = 4, nDesign = 7 };
+    unsigned long long *keys, *keys2, *cubKeys, *dCount;
+    double *vals, *vals2, *cubSums;
+    unsigned char *meta;
+    int *cubRuns, nSM = 0, maxSmem = 0;
+    ga_gent *ent;
+    ga_gacc *acc, *acc2;
+    void *tmp = 0;
+    size_t nTmpS = 0, nTmpR = 0;
+    long long cap = 1ll << 21;                   /* ours: twice 1M groups, rounded up */
+    int jb = ga_window_base((1023 + 19 - 1 + 52) >> 5), same[nCase];
+    float t[nDesign][nCase];
+    const char *names[nDesign] = {
+      "gpuagg: hash table, a block's own copy of the first 512 groups it meets (8 places looked at)",
+      "... 1 place looked at", "... no copy of its own (global atomics)",
+      "direct-indexed, global atomics", "direct-indexed, a copy per block in shared memory",
+      "direct-indexed, a copy per warp in shared memory", "CUB sort + reduce-by-key (double sums, inexact; finished)" };
+    CK(cudaDeviceGetAttribute(&nSM, cudaDevAttrMultiProcessorCount, 0));
+    CK(cudaDeviceGetAttribute(&maxSmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+    CK(cudaFuncSetAttribute(stShared, cudaFuncAttributeMaxDynamicSharedMemorySize, maxSmem));
+    CK(cudaMalloc(&keys, 8 * nr)); CK(cudaMalloc(&keys2, 8 * nr)); CK(cudaMalloc(&cubKeys, 8 * nr));
+    CK(cudaMalloc(&vals, 8 * nr)); CK(cudaMalloc(&vals2, 8 * nr)); CK(cudaMalloc(&cubSums, 8 * nr));
+    CK(cudaMalloc(&meta, nr)); CK(cudaMalloc(&cubRuns, sizeof(int))); CK(cudaMalloc(&dCount, 8));
+    CK(cudaMalloc(&ent, sizeof(ga_gent) * cap)); CK(cudaMalloc(&acc, sizeof(ga_gacc) * cap));
+    CK(cudaMalloc(&acc2, sizeof(ga_gacc) * cap));
+    CK(cub::DeviceRadixSort::SortPairs(nullptr, nTmpS, keys, keys2, vals, vals2, nr));
+    CK(cub::DeviceReduce::ReduceByKey(nullptr, nTmpR, keys2, cubKeys, vals2, cubSums, cubRuns, cuda::std::plus<>{}, nr));
+    CK(cudaMalloc(&tmp, std::max(nTmpS, nTmpR)));
+    CK(ga_group_prepare());
+    for( int k = 0; k < nCase; k++ ){
+      long long g = groups[k], c = 1, nonEmpty = 0;
+      std::vector<ga_gacc> h1(g), h2(g);
+      same[k] = 1;
+      while( c < 2 * g ) c *= 2;
+      fillGroups<<<1024, 256>>>(keys, vals, meta, nr, g, skews[k], 1);
+      CK(cudaGetLastError());
+      t[3][k] = timeMs([&]{
+        CK(cudaMemsetAsync(acc, 0, sizeof(ga_gacc) * g));
+        stGlobal<<<nSM * 8, 256>>>(keys, vals, meta, nr, jb, acc);
+      });
+      CK(cudaMemcpy(h1.data(), acc, sizeof(ga_gacc) * g, cudaMemcpyDeviceToHost));
+      for( long long i = 0; i < g; i++ ) nonEmpty += h1[i].rows != 0;
+      for( int d = 0; d < 3; d++ ){
+        unsigned long long hCount = 0;
+        ga_group_probes(d == 0 ? 8 : d == 1 ? 1 : 0);
+        t[d][k] = timeMs([&]{
+          CK(cudaMemsetAsync(ent, 0, sizeof(ga_gent) * c));
+          CK(cudaMemsetAsync(acc2, 0, sizeof(ga_gacc) * c));
+          CK(cudaMemsetAsync(dCount, 0, 8));
+          CK(ga_group_launch((const uint64_t *)keys, (const uint64_t *)vals, meta, nr, 0, jb, ent, acc2, c, dCount, 0));
+        });
+        CK(cudaMemcpy(&hCount, dCount, 8, cudaMemcpyDeviceToHost));
+        if( (long long)hCount != nonEmpty ) same[k] = 0;
+      }
+      ga_group_probes(-1);
+      for( int w = 0; w <= 1; w++ ){
+        size_t sm = sizeof(ga_gacc) * (size_t)g * (w ? 8 : 1);
+        int per = 0;
+        t[4 + w][k] = -1;
+        if( sm > (size_t)maxSmem ) continue;       /* the table does not fit */
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, stShared, 256, sm));
+        t[4 + w][k] = timeMs([&]{
+          CK(cudaMemsetAsync(acc2, 0, sizeof(ga_gacc) * g));
+          stShared<<<nSM * per, 256, sm>>>(keys, vals, meta, nr, jb, g, w, acc2);
+        });
+        CK(cudaMemcpy(h2.data(), acc2, sizeof(ga_gacc) * g, cudaMemcpyDeviceToHost));
+        if( memcmp(h1.data(), h2.data(), sizeof(ga_gacc) * g) != 0 ) same[k] = 0;
+      }
+      t[6][k] = timeMs([&]{
+        size_t t1 = std::max(nTmpS, nTmpR), t2 = t1;
+        CK(cub::DeviceRadixSort::SortPairs(tmp, t1, keys, keys2, vals, vals2, nr));
+        CK(cub::DeviceReduce::ReduceByKey(tmp, t2, keys2, cubKeys, vals2, cubSums, cubRuns, cuda::std::plus<>{}, nr));
+      });
+    }
+    printf("\n| grouping design, 10M rows, exact sums (the fold; ms) | 4 groups | 1,000 groups | 1,000,000 groups "
+           "| 1,000,000 groups, 90%% of rows in one |\n| --- | ---: | ---: | ---: | ---: |\n");
+    for( int d = 0; d < nDesign; d++ ){
+      printf("| %s |", names[d]);
+      for( int k = 0; k < nCase; k++ ){
+        if( t[d][k] < 0 ) printf(" (does not fit) |");
+        else printf(" %.3f |", t[d][k]);
+        if( gCsv && t[d][k] >= 0 ){
+          fprintf(gCsv, "\"grouping study; %s; %lld groups%s\",,%.4f,,,,,\n", names[d], groups[k],
+                  skews[k] ? " skewed" : "", t[d][k]);
+        }
+      }
+      printf("\n");
+    }
+    printf("groups counted and the direct tables' bits the same:");
+    for( int k = 0; k < nCase; k++ ) printf(" %s", same[k] ? "yes" : "NO");
+    printf("\n");
+    cudaFree(keys); cudaFree(keys2); cudaFree(cubKeys); cudaFree(vals); cudaFree(vals2); cudaFree(cubSums);
+    cudaFree(meta); cudaFree(cubRuns); cudaFree(dCount); cudaFree(ent); cudaFree(acc); cudaFree(acc2); cudaFree(tmp);
   }
 
   /* Host-to-device: what one pipeline chunk costs to ship. */

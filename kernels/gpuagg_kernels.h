@@ -145,6 +145,9 @@ cudaError_t ga_group_final(const ga_gent *d_ent, const ga_gacc *d_acc, const int
 /* Once per process, with the other preparations: the grouping kernel's
 ** shared memory and occupancy. */
 cudaError_t ga_group_prepare(void);
+/* bench_kernels: the places a block looks for its own copy of a group (8, 1 or
+** 0: none); else (-1) group.cu's choice. */
+void ga_group_probes(int p);
 
 /*
 ** Columns kept on the device (resident.cu). ga_res_doubles_launch: the

@@ -18,17 +18,18 @@
 */
 #include <cub/device/device_radix_sort.cuh>
 #include "gpuagg_kernels.h"
+#include "group_row.cuh"
 
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kLocal = 512;           /* block-private groups: 4 KiB of slots + 64 KiB of totals */
-constexpr int kProbe = 8;             /* places a block looks for a private group */
 constexpr size_t kSmem = sizeof(long long) * kLocal + sizeof(ga_gacc) * kLocal;
 
 typedef unsigned long long ull;
 
-int gBlocks;                          /* resident blocks of group_rows (ga_group_prepare) */
+int gBlocks[3];                       /* resident blocks of group_rows<8>, <1>, <0> (ga_group_prepare) */
+int gProbes = -1;                     /* the places a block looks, where bench_kernels sets it */
 
 /* ---- thread ------------------------------------------------------------- */
 
@@ -68,70 +69,9 @@ __device__ int64_t find_slot(ga_gent *ent, uint64_t mask, uint64_t key, uint64_t
   }
 }
 
-/* Keep candidate c at p if it beats what is there. The high word only
-** grows, so a candidate below it never wins: no atomic for it. */
-__device__ __forceinline__ void ext_keep(ga_gext *p, ga_gext c){
-  ull hi = *(volatile ull *)&p->hi;
-  ga_gext cur;
-  if( c.hi < hi ) return;
-  cur.hi = hi;
-  cur.lo = 0;                         /* a guess: the swap says what is there */
-  for( ;; ){
-    ga_gext old = atomicCAS(p, cur, c);
-    if( (old.hi == cur.hi && old.lo == cur.lo) || !ga_gext_better(c, old) ) return;
-    cur = old;
-  }
-}
-
-__device__ __forceinline__ void max_u64(uint64_t *p, uint64_t v){
-  if( v > *(volatile ull *)p ) atomicMax((ull *)p, (ull)v);
-}
-
-__device__ __forceinline__ void add_u64(uint64_t *p, uint64_t v){
-  if( v ) atomicAdd((ull *)p, (ull)v);
-}
-
-/* Fold one row into a (global or shared). */
-__device__ __forceinline__ void acc_row(ga_gacc *a, int jb, unsigned m, uint64_t bits, uint64_t pos){
-  atomicAdd((ull *)&a->rows, 1ull);
-  max_u64(&a->first, ~(pos << 3 | (m & GA_K_MASK)));
-  if( m & GA_V_INT ){
-    atomicAdd((ull *)&a->nInt, 1ull);
-    add_u64(&a->ilo, bits & 0xffffffffull);
-    add_u64((uint64_t *)&a->ihi, (uint64_t)((int64_t)bits >> 32));
-  }else if( m & GA_V_REAL ){
-    int w;
-    int64_t p[3];
-    atomicAdd((ull *)&a->nReal, 1ull);
-    /* Every real not flagged fits the window (group.c checked); ±0.0 adds
-    ** nothing. */
-    if( !(m & GA_V_HOST) && !ga_split(__longlong_as_double((long long)bits), &w, p) ){
-      for( int k = 0; k < 3; k++ ) add_u64((uint64_t *)&a->w[w - jb + k], (uint64_t)p[k]);
-    }
-  }else{
-    return;
-  }
-  if( !(m & GA_V_OTHER) ){
-    ext_keep(&a->mx, ga_gext_make(bits, (m & GA_V_REAL) != 0, pos, 1));
-    ext_keep(&a->mn, ga_gext_make(bits, (m & GA_V_REAL) != 0, pos, 0));
-  }
-}
-
-/* d += s. */
-__device__ void acc_merge(ga_gacc *d, const ga_gacc *s){
-  add_u64(&d->rows, s->rows);
-  max_u64(&d->first, s->first);
-  add_u64(&d->nInt, s->nInt);
-  add_u64(&d->nReal, s->nReal);
-  add_u64(&d->ilo, s->ilo);
-  add_u64((uint64_t *)&d->ihi, (uint64_t)s->ihi);
-  for( int j = 0; j < GA_GWORDS; j++ ) add_u64((uint64_t *)&d->w[j], (uint64_t)s->w[j]);
-  if( s->mx.hi | s->mx.lo ) ext_keep(&d->mx, s->mx);
-  if( s->mn.hi | s->mn.lo ) ext_keep(&d->mn, s->mn);
-}
-
 /* ---- block -------------------------------------------------------------- */
 
+template <int P>
 __global__ void __launch_bounds__(kThreads)
 group_rows(const uint64_t *__restrict__ keys, const uint64_t *__restrict__ vals,
            const unsigned char *__restrict__ meta, long long n, long long base, int jb,
@@ -139,15 +79,17 @@ group_rows(const uint64_t *__restrict__ keys, const uint64_t *__restrict__ vals,
   extern __shared__ __align__(16) unsigned char smem[];
   long long *lslot = (long long *)smem;                      /* the global slot, -1: free */
   ga_gacc *lacc = (ga_gacc *)(smem + sizeof(long long) * kLocal);
-  for( int i = threadIdx.x; i < kLocal; i += kThreads ) lslot[i] = -1;
-  for( int i = threadIdx.x; i < kLocal * (int)(sizeof(ga_gacc) / 8); i += kThreads ) ((ull *)lacc)[i] = 0;
-  __syncthreads();
+  if( P > 0 ){
+    for( int i = threadIdx.x; i < kLocal; i += kThreads ) lslot[i] = -1;
+    for( int i = threadIdx.x; i < kLocal * (int)(sizeof(ga_gacc) / 8); i += kThreads ) ((ull *)lacc)[i] = 0;
+    __syncthreads();
+  }
   for( long long i = (long long)blockIdx.x * kThreads + threadIdx.x; i < n; i += (long long)gridDim.x * kThreads ){
     unsigned m = meta[i];
     int64_t s = find_slot(ent, mask, keys[i], (uint64_t)ga_kgroup(m & GA_K_MASK) + 1, count);
     ga_gacc *a = &acc[s];
     int h = (int)(s & (kLocal - 1));
-    for( int k = 0; k < kProbe; k++, h = (h + 1) & (kLocal - 1) ){
+    for( int k = 0; k < P; k++, h = (h + 1) & (kLocal - 1) ){
       long long o = ((volatile long long *)lslot)[h];
       if( o == -1 ) o = (long long)atomicCAS((ull *)&lslot[h], ~0ull, (ull)s);
       if( o == -1 || o == s ){
@@ -157,9 +99,11 @@ group_rows(const uint64_t *__restrict__ keys, const uint64_t *__restrict__ vals,
     }
     acc_row(a, jb, m, vals[i], (uint64_t)(base + i));
   }
-  __syncthreads();
-  for( int i = threadIdx.x; i < kLocal; i += kThreads ){
-    if( lslot[i] >= 0 ) acc_merge(&acc[lslot[i]], &lacc[i]);
+  if( P > 0 ){
+    __syncthreads();
+    for( int i = threadIdx.x; i < kLocal; i += kThreads ){
+      if( lslot[i] >= 0 ) acc_merge(&acc[lslot[i]], &lacc[i]);
+    }
   }
 }
 
@@ -213,24 +157,42 @@ unsigned grid_for(long long n){
 
 }  /* namespace */
 
-extern "C" cudaError_t ga_group_prepare(void){
-  int dev, sms, per;
-  cudaError_t e = cudaGetDevice(&dev);
-  if( e == cudaSuccess ) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if( e == cudaSuccess ) e = cudaFuncSetAttribute(group_rows, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmem);
-  if( e == cudaSuccess ) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, group_rows, kThreads, kSmem);
-  if( e == cudaSuccess ) gBlocks = sms * (per > 0 ? per : 1);
+template <int P>
+cudaError_t prepareRows(int sms, int *pBlocks){
+  int per;
+  size_t sm = P > 0 ? kSmem : 0;
+  cudaError_t e = cudaFuncSetAttribute(group_rows<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
+  if( e == cudaSuccess ) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, group_rows<P>, kThreads, sm);
+  if( e == cudaSuccess ) *pBlocks = sms * (per > 0 ? per : 1);
   return e;
 }
+
+extern "C" cudaError_t ga_group_prepare(void){
+  int dev, sms;
+  cudaError_t e = cudaGetDevice(&dev);
+  if( e == cudaSuccess ) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if( e == cudaSuccess ) e = prepareRows<8>(sms, &gBlocks[0]);
+  if( e == cudaSuccess ) e = prepareRows<1>(sms, &gBlocks[1]);
+  if( e == cudaSuccess ) e = prepareRows<0>(sms, &gBlocks[2]);
+  return e;
+}
+
+extern "C" void ga_group_probes(int p){ gProbes = p == 8 || p == 1 || p == 0 ? p : -1; }
 
 extern "C" cudaError_t ga_group_launch(const uint64_t *d_keys, const uint64_t *d_vals, const unsigned char *d_meta,
                                        int64_t n, int64_t base, int jb, ga_gent *d_ent, ga_gacc *d_acc, int64_t cap,
                                        unsigned long long *d_count, cudaStream_t stream){
   long long want = (n + kThreads - 1) / kThreads;
-  if( gBlocks == 0 ) return cudaErrorNotReady;        /* ga_group_prepare first */
+  int p = gProbes >= 0 ? gProbes : 8, v = p == 8 ? 0 : p == 1 ? 1 : 2;
+  unsigned b;
+  if( gBlocks[v] == 0 ) return cudaErrorNotReady;     /* ga_group_prepare first */
   if( n == 0 ) return cudaSuccess;
-  group_rows<<<(unsigned)(want < gBlocks ? (want < 1 ? 1 : want) : gBlocks), kThreads, kSmem, stream>>>(
-      d_keys, d_vals, d_meta, n, base, jb, d_ent, d_acc, (uint64_t)cap - 1, d_count);
+  b = (unsigned)(want < gBlocks[v] ? (want < 1 ? 1 : want) : gBlocks[v]);
+  switch( p ){
+    case 8: group_rows<8><<<b, kThreads, kSmem, stream>>>(d_keys, d_vals, d_meta, n, base, jb, d_ent, d_acc, (uint64_t)cap - 1, d_count); break;
+    case 1: group_rows<1><<<b, kThreads, kSmem, stream>>>(d_keys, d_vals, d_meta, n, base, jb, d_ent, d_acc, (uint64_t)cap - 1, d_count); break;
+    default: group_rows<0><<<b, kThreads, 0, stream>>>(d_keys, d_vals, d_meta, n, base, jb, d_ent, d_acc, (uint64_t)cap - 1, d_count); break;
+  }
   return cudaGetLastError();
 }
 
