@@ -124,9 +124,12 @@ static uint64_t hashKey(const char *z, int n){
 
 /* ---- groups and aggregates ---------------------------------------------------------- */
 
-static void *grow(void *p, int64_t nOld, int64_t nNew, int sz){
+/* p with room for nNew items of sz bytes, those past nOld zeroed (zero)
+** or left as they are (a group's key, position and bytes are set as it is
+** made: zeroing them would only touch fresh pages). */
+static void *grow(void *p, int64_t nOld, int64_t nNew, int sz, int zero){
   char *q = sqlite3_realloc64(p, (uint64_t)sz*(uint64_t)nNew);
-  if( q ) memset(q + (size_t)sz*(size_t)nOld, 0, (size_t)sz*(size_t)(nNew - nOld));
+  if( q && zero ) memset(q + (size_t)sz*(size_t)nOld, 0, (size_t)sz*(size_t)(nNew - nOld));
   return q;
 }
 
@@ -135,30 +138,30 @@ static int growGroups(Part *p, const qplan *pl, int64_t need){
   while( n<need ) n *= 2;
   int nk = pl->nKey ? pl->nKey : 1;
   void *x;
-  if( (x = grow(p->gKey, p->gAlloc*nk, n*nk, sizeof(qval)))==0 ) return SQLITE_NOMEM;
+  if( (x = grow(p->gKey, p->gAlloc*nk, n*nk, sizeof(qval), 0))==0 ) return SQLITE_NOMEM;
   p->gKey = x;
-  if( (x = grow(p->gPos, p->gAlloc, n, 8))==0 ) return SQLITE_NOMEM;
+  if( (x = grow(p->gPos, p->gAlloc, n, 8, 0))==0 ) return SQLITE_NOMEM;
   p->gPos = x;
-  if( (x = grow(p->gk, p->gAlloc, n, sizeof(char*)))==0 ) return SQLITE_NOMEM;
+  if( (x = grow(p->gk, p->gAlloc, n, sizeof(char*), 0))==0 ) return SQLITE_NOMEM;
   p->gk = x;
-  if( (x = grow(p->gn, p->gAlloc, n, sizeof(int)))==0 ) return SQLITE_NOMEM;
+  if( (x = grow(p->gn, p->gAlloc, n, sizeof(int), 0))==0 ) return SQLITE_NOMEM;
   p->gn = x;
   for(a=0; a<pl->nAgg; a++){
     Agg *g = &p->aAgg[a];
     switch( g->g->fn ){
       case A_COUNT: case A_COUNTSTAR:
-        if( (x = grow(g->cnt, p->gAlloc, n, 8))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->cnt, p->gAlloc, n, 8, 1))==0 ) return SQLITE_NOMEM;
         g->cnt = x;
         break;
       case A_SUM: case A_TOTAL: case A_AVG:
-        if( (x = grow(g->sum, p->gAlloc, n, sizeof(QSum)))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->sum, p->gAlloc, n, sizeof(QSum), 1))==0 ) return SQLITE_NOMEM;
         g->sum = x;
         break;
       default:
-        if( (x = grow(g->ext, p->gAlloc, n, sizeof(qval)))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->ext, p->gAlloc, n, sizeof(qval), 1))==0 ) return SQLITE_NOMEM;
         g->ext = x;
         for(j=p->gAlloc; j<n; j++) g->ext[j].t = SQLITE_NULL;
-        if( (x = grow(g->extPos, p->gAlloc, n, 8))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->extPos, p->gAlloc, n, 8, 1))==0 ) return SQLITE_NOMEM;
         g->extPos = x;
         break;
     }
