@@ -44,6 +44,7 @@
 #include <assert.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 #include "query.h"
 #include "tvf.h"
 #include "kmap.h"
@@ -585,6 +586,54 @@ static int partMerge(Exec *e, Part *p, Part *q){
   }
   sqlite3_free(gh);
   return rc;
+}
+
+/* Part q into p on a thread of its own (partsMerge). */
+typedef struct MergeJob {
+  Exec *e;
+  Part *p, *q;
+  int rc;
+  int started;                          /* t runs it */
+  pthread_t t;
+} MergeJob;
+
+static void *mergeJob(void *pArg){
+  MergeJob *j = (MergeJob*)pArg;
+  j->rc = partMerge(j->e, j->p, j->q);
+  return 0;
+}
+
+/* The workers' parts into the main one: pairwise, each round's merges on
+** threads of their own (part w takes part w + s), then the first into the
+** main part. The order of merging decides nothing: positions decide first
+** rows and ties, sums are exact, DISTINCT's pairs are sets. */
+static int partsMerge(Exec *e){
+  MergeJob *a;
+  int s, w, rc = SQLITE_OK;
+  if( e->nPart==0 ) return SQLITE_OK;
+  if( (a = sqlite3_malloc64(sizeof(MergeJob)*(uint64_t)e->nPart))==0 ) return SQLITE_NOMEM;
+  for(s=1; s<e->nPart && rc==SQLITE_OK; s*=2){
+    int n = 0, j;
+    for(w=0; w + s<e->nPart; w+=2*s){
+      a[n].e = e;
+      a[n].p = &e->aPart[w];
+      a[n].q = &e->aPart[w + s];
+      a[n].rc = SQLITE_OK;
+      a[n].started = 0;
+      n++;
+    }
+    for(j=1; j<n; j++){
+      a[j].started = pthread_create(&a[j].t, 0, mergeJob, &a[j])==0;
+    }
+    mergeJob(&a[0]);
+    for(j=1; j<n; j++){
+      if( a[j].started ) pthread_join(a[j].t, 0);
+      else mergeJob(&a[j]);              /* no thread: here */
+    }
+    for(j=0; j<n; j++) if( rc==SQLITE_OK ) rc = a[j].rc;
+  }
+  sqlite3_free(a);
+  return rc==SQLITE_OK ? partMerge(e, &e->main, &e->aPart[0]) : rc;
 }
 
 /* ---- rows of a query without aggregates ----------------------------------------------------- */
@@ -1431,10 +1480,8 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     goto done;
   }
   r->nScan = e.main.nRow;
-  for(w=0; w<e.nPart; w++){
-    r->nScan += e.aPart[w].nRow;
-    if( (rc = partMerge(&e, &e.main, &e.aPart[w]))!=SQLITE_OK ) goto fail;
-  }
+  for(w=0; w<e.nPart; w++) r->nScan += e.aPart[w].nRow;
+  if( (rc = partsMerge(&e))!=SQLITE_OK ) goto fail;
   r->aMs[2] = ga_now_ms() - t1;
 finish:
   t1 = ga_now_ms();
