@@ -10,7 +10,13 @@
 ** double) grouped by our kernels (table, compaction, sort by key, finished
 ** exact sums, counts, min and max) against CUB's SortPairs + ReduceByKey
 ** (a plain sum per key), at 256, 100,000 and 10M groups, uniform and skewed
-** (90% of the rows on one key).
+** (90% of the rows on one key). Section groupstudy: the grouping designs
+** (our table, with and without a block's own copy of its groups; direct
+** indexing, global or a copy per block or warp; CUB's sort) folding 10M
+** rows at 4, 1,000 and 1,000,000 dense keys.
+** gpu_query's interpreter: section q6, TPC-H Q6 against a hand-written
+** kernel; section totals, sum, avg and count(*) of two INTEGER columns
+** against CUB's sum of each.
 **
 ** Usage: bench_kernels [values [sections]]   (default 268435456 = 256M;
 **        sections: a comma list of sum,ext,hist,group,groupstudy,h2d,q6,totals, default all)
