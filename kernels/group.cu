@@ -6,7 +6,9 @@
 ** grows between launches, ga_group_rehash), block (a private table of
 ** kLocal groups in shared memory: the groups a block meets first, most
 ** rows when groups are few or skewed, added into the table once at the
-** block's end), thread (a grid-stride walk; the key's slot by linear
+** block's end; a row's group looked for in 8 places, the P of group_rows;
+** bench_kernels' groupstudy measures this design against others at 4,
+** 1,000 and 1,000,000 groups), thread (a grid-stride walk; the key's slot by linear
 ** probing with a 128-bit compare and swap on (key, tag); each field of
 ** the accumulator an integer atomic, extremes a 128-bit compare and swap
 ** tried only when the candidate can win).

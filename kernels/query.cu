@@ -30,8 +30,9 @@
 **   5. qOne: a program without keys and with at most GA_QONE folds, its
 **      rows folded where they are evaluated: each thread keeps its share
 **      of every fold in registers (group_acc.h's accumulator: counts,
-**      integer halves, window words, extremes by position), then the block
-**      adds them up in shared memory and the grid in d_out. No grouping
+**      integer halves, window words, extremes by position), then the warp
+**      sums them by shuffles, the block in shared memory and the grid in
+**      d_out; the grid is the blocks the device runs at once. No grouping
 **      rows are written, no table is made.
 ** Determinism: pure maps, and minima, maxima and counts of integers.
 */

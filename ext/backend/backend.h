@@ -300,10 +300,11 @@ struct ga_backend {
   ** forms (every a[c].d set) and gives the same bits. */
   /* Run p over nRow rows of columns a[0..p->nCol) with the tables (nTab
   ** entries: classes tabC, values tabV), folding each row into every one of
-  ** g[0..p->nFold) (fresh groupings, jb -1 unless jbSure); the caller then gathers them
-  ** (xGroupDone). GA_DEV_SCAN: not served, no failure (a value's range the
-  ** sums' window cannot hold, a column split across devices unlike the
-  ** others); the caller runs the engine's own operators instead. */
+  ** g[0..p->nFold) (fresh groupings, jb -1 unless jbSure); the caller then
+  ** gathers them (xGroupDone). GA_DEV_SCAN: not served, no failure (a
+  ** value's range the sums' window cannot hold, a column split across
+  ** devices unlike the others); the caller runs the engine's own operators
+  ** instead. */
   int (*xQuery)(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
                 const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr);
   /* Make a context on the first device a connection limited to nDev uses
