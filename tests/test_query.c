@@ -179,6 +179,15 @@ typedef struct Gen {
   int nRow;                        /* rows of the table being made */
 } Gen;
 
+static int under_valgrind(void){ return getenv("GPUAGG_UNDER_VALGRIND")!=0; }
+
+/* A generator seeded by seed, its values as the machine allows (valgrind). */
+static void genInit(Gen *g, uint64_t seed){
+  memset(g, 0, sizeof(*g));
+  h_rng_init(&g->r, seed);
+  g->valgrind = under_valgrind();
+}
+
 static int pick(Gen *g, int n){ return (int)(h_next(&g->r) % (uint64_t)n); }
 static int chance(Gen *g, double p){ return h_unit(&g->r) < p; }
 #define PICK(g, a) ((a)[pick(g, (int)(sizeof(a)/sizeof((a)[0])))])
@@ -632,7 +641,6 @@ static sqlite3 *openFileChecked(const char *zFile){
   return db;
 }
 
-static int under_valgrind(void){ return getenv("GPUAGG_UNDER_VALGRIND")!=0; }
 
 /* ---- 1. random SELECTs -------------------------------------------------------------------- */
 
@@ -1033,9 +1041,7 @@ START_TEST(test_outside){
   sqlite3 *db = s_open(4096, 1000);
   Gen g;
   size_t i;
-  memset(&g, 0, sizeof(g));
-  h_rng_init(&g.r, h_seed ^ 0x3);
-  g.valgrind = under_valgrind();
+  genInit(&g, h_seed ^ 0x3);
   CHECK(makeTable(db, &g, 300, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
   CHECK(makeTable(db, &g, 50, "t2")==SQLITE_OK, "t2: %s", sqlite3_errmsg(db));
   EXEC(db, "UPDATE t SET a = a %% 5, b = abs(b) %% 100; UPDATE t2 SET a = a %% 5, b = abs(b) %% 100;"
@@ -1095,9 +1101,7 @@ START_TEST(test_params){
   sqlite3 *db = s_open(4096, 1000);
   Gen g;
   size_t i;
-  memset(&g, 0, sizeof(g));
-  h_rng_init(&g.r, h_seed ^ 0x5);
-  g.valgrind = under_valgrind();
+  genInit(&g, h_seed ^ 0x5);
   CHECK(makeTable(db, &g, 300, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
   EXEC(db, "UPDATE t SET a = abs(a) %% 5");
   for(i=0; i<sizeof(a)/sizeof(a[0]); i++){
@@ -1156,9 +1160,7 @@ START_TEST(test_bad_input){
   sqlite3 *db = s_open(4096, 1000);
   Gen g;
   char *zBefore, *zAfter, *zTemp;
-  memset(&g, 0, sizeof(g));
-  h_rng_init(&g.r, h_seed ^ 0x4);
-  g.valgrind = under_valgrind();
+  genInit(&g, h_seed ^ 0x4);
   CHECK(makeTable(db, &g, 100, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
   EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((SELECT a, sum(b) FROM t WHERE a > ? GROUP BY a))");
   zBefore = s_render(db, "SELECT rowid, * FROM t");
@@ -1427,9 +1429,7 @@ static void *worker(void *p){
     return 0;
   }
   sqlite3_exec(db, "SELECT gpuagg_config('threads', 2)", 0, 0, 0);
-  memset(&g, 0, sizeof(g));
-  h_rng_init(&g.r, h_seed + 1000003u*(uint64_t)(j->id + 1));
-  g.valgrind = under_valgrind();
+  genInit(&g, h_seed + 1000003u*(uint64_t)(j->id + 1));
   for(i=0; i<j->nQuery; i++){
     Query q;
     Run o;
@@ -1462,9 +1462,7 @@ START_TEST(test_threads){
   s_dir_make(zDir, "query-thr");
   snprintf(zFile, sizeof(zFile), "%s/t.db", zDir);
   db = openFileChecked(zFile);
-  memset(&g, 0, sizeof(g));
-  h_rng_init(&g.r, h_seed ^ 0x7);
-  g.valgrind = under_valgrind();
+  genInit(&g, h_seed ^ 0x7);
   CHECK(makeTable(db, &g, 2500, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
   if( getenv("GPUAGG_QUERY_DUMP") ) h_exec(db, "VACUUM INTO '%q/threads.db'", getenv("GPUAGG_QUERY_DUMP"));
   sqlite3_close(db);
