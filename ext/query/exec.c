@@ -24,7 +24,7 @@
 **   7. Grouping in parallel: where the page source decodes in worker
 **      threads, each worker groups and aggregates the batches it decoded
 **      into its own part (xPar), and the parts are merged when the scan
-**      ends. Every row's position in the scan goes with it, so that the
+**      ends (pairwise, on threads of their own). Every row's position in the scan goes with it, so that the
 **      merge keeps SQLite's choices: a group's keys as its first row shows
 **      them, the first of equal min or max values; count(DISTINCT)'s
 **      (value, group) pairs are merged as sets. A batch that needs SQLite
@@ -297,7 +297,6 @@ static double sumValue(const QSum *s){
   return ga_sum_value(&a);
 }
 
-/* count(DISTINCT): is (g, x) new? */
 /* Add key z[0..n) (a value's canonical key, then its group's 8 bytes) to
 ** count(DISTINCT) aggregate a's set; *pNew set if it was not there. */
 static int distinctAdd(Part *p, Agg *a, const char *z, int n, int *pNew){
@@ -346,6 +345,7 @@ static int kbufRoom(Part *p, int n){
   return SQLITE_OK;
 }
 
+/* count(DISTINCT): is (g, x) new? */
 static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int *pNew){
   int n = 0, rc;
   if( (rc = keyOf(p, x, a->g->coll, &n))!=SQLITE_OK || (rc = kbufRoom(p, n + 8))!=SQLITE_OK ) return rc;
