@@ -39,13 +39,21 @@ static int varintSlow(const unsigned char *p, const unsigned char *end, uint64_t
   return 9;
 }
 static inline int varint(const unsigned char *p, const unsigned char *end, uint64_t *pv){
-  if( p + 3<=end ){                 /* up to 3 bytes here: rowids below 2^21 */
+  if( p + 4<=end ){                 /* up to 4 bytes here: rowids below 2^28 */
     if( p[0]<0x80 ){ *pv = p[0]; return 1; }
     if( p[1]<0x80 ){ *pv = (uint64_t)(p[0] & 0x7f)<<7 | p[1]; return 2; }
     if( p[2]<0x80 ){ *pv = (uint64_t)(p[0] & 0x7f)<<14 | (uint64_t)(p[1] & 0x7f)<<7 | p[2]; return 3; }
+    if( p[3]<0x80 ){
+      *pv = (uint64_t)(p[0] & 0x7f)<<21 | (uint64_t)(p[1] & 0x7f)<<14 | (uint64_t)(p[2] & 0x7f)<<7 | p[3];
+      return 4;
+    }
   }
   return varintSlow(p, end, pv);
 }
+
+/* Bytes of serial types 0..11: 0 NULL, 1-6 integers, 7 REAL, 8 and 9 the
+** integers 0 and 1, 10 and 11 reserved (above 11: TEXT or BLOB). */
+static const unsigned char aSize[12] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0 };
 
 /* ---- rows ------------------------------------------------------------------ */
 
@@ -120,6 +128,10 @@ int ga_rplan_fields(ga_rplan *pl){
     pl->aNext[c] = *pFirst;
     *pFirst = c;
   }
+  for(f=pl->nRead=0; f<pl->nField; f++){
+    if( pl->aFirst[f]>=0 ) pl->aRead[pl->nRead++] = f;
+  }
+  for(f=0; f<128; f++) pl->aSz[f] = f==10 || f==11 ? 0x80 : f<12 ? aSize[f] : (unsigned char)((f - 12)/2);
   return SQLITE_OK;
 }
 
@@ -235,11 +247,6 @@ static int numberHere(const unsigned char *z, int n, int isText, int *pType, int
   *pNum = neg ? -v : v;
   return 1;
 }
-
-/* Serial types 0..11: 0 NULL, 1 an integer of aSize bytes, 2 REAL, 3 the
-** integer t-8, 4 reserved (above 11: 5, TEXT or BLOB). */
-static const unsigned char aClass[12] = { 0, 1, 1, 1, 1, 1, 1, 2, 3, 3, 4, 4 };
-static const unsigned char aSize[12] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0 };
 
 /* An integer x of column c, as SELECT reads it, into type[iv] and v[iv]:
 ** REAL if the column has REAL affinity (real). */
@@ -403,30 +410,37 @@ static inline int cellRow(const ga_rplan *pl, const ga_snap *s, const unsigned c
 ** header is plain: one byte of size and one byte per field's type, every
 ** wanted field present. 1 if done, 0 if the general path must read it
 ** (nothing written but the row's numbers and classes, which it rewrites).
-** Numbers as putInt and putReal read them. */
+** Numbers as putInt and putReal read them. Fields not read are only
+** summed: their sizes' flags (0x80: a type the general path reads) are
+** checked at the next field read, the last field walked being one. */
 static inline int cellPlain(const ga_rplan *restrict pl, const unsigned char *restrict p, uint64_t P, int64_t rowid,
                             unsigned char *restrict type, int64_t *restrict v, size_t cap, int i, ga_rows *r){
-  unsigned hsz = p[0], f, at;
+  const unsigned char *restrict aSz = pl->aSz;
+  unsigned hsz = p[0], f = 0, at, bad = 0, j;
   int c;
   if( hsz>=0x80 || hsz<(unsigned)pl->nField + 1 || hsz>P ) return 0;
   at = hsz;
-  for(f=0; f<(unsigned)pl->nField; f++){
-    unsigned t = p[1 + f], sz, k;
-    const unsigned char *d = p + at;
-    uint64_t u;
-    if( t>=0x80 ) return 0;
-    k = t<12 ? aClass[t] : 5;
-    sz = t<12 ? aSize[t] : (t - 12)/2;
-    if( k==4 || at + sz>P ) return 0;
-    u = be8(d);
-    for(c=pl->aFirst[f]; c>=0; c=pl->aNext[c]){
+  for(j=0; j<(unsigned)pl->nRead; j++){
+    unsigned fr = (unsigned)pl->aRead[j], t, sz;
+    const unsigned char *d;
+    for(; f<fr; f++){
+      t = p[1 + f];
+      sz = aSz[t & 0x7f] | (t & 0x80);
+      bad |= sz;
+      at += sz;
+    }
+    t = p[1 + fr];
+    sz = aSz[t & 0x7f] | (t & 0x80);
+    if( ((bad | sz) & 0x80) || at + sz>P ) return 0;
+    d = p + at;
+    for(c=pl->aFirst[fr]; c>=0; c=pl->aNext[c]){
       size_t iv = (size_t)c*cap + i;
-      if( k==1 || k==3 ){
-        putInt(type, v, iv, k==1 ? intOf(u, sz) : (int64_t)t - 8, pl->aReal[c]);
-      }else if( k==2 ){
-        putReal(type, v, iv, u);
-      }else if( k==0 ){
+      if( t==0 ){
         type[iv] = SQLITE_NULL;
+      }else if( t==7 ){
+        putReal(type, v, iv, be8(d));
+      }else if( t<12 ){
+        putInt(type, v, iv, t>=8 ? (int64_t)t - 8 : intOf(be8(d), sz), pl->aReal[c]);
       }else{
         type[iv] = (t & 1) ? SQLITE_TEXT : SQLITE_BLOB;
         if( pl->aWant[c] ){
@@ -441,6 +455,7 @@ static inline int cellPlain(const ga_rplan *restrict pl, const unsigned char *re
       }
     }
     at += sz;
+    f = fr + 1;
   }
   for(c=pl->iRowid; c>=0; c=pl->aNext[c]){
     type[(size_t)c*cap + i] = SQLITE_INTEGER;

@@ -40,9 +40,12 @@ typedef struct ga_rplan {
   int *aFirst;                      /* [nField]: the first column reading each field, or -1 */
   int iRowid;                       /* the first column reading the rowid, or -1 */
   int aNext[GA_COLS_MAX];           /* the next column reading the same field (or the rowid), or -1 */
+  int nRead;                        /* fields read: the distinct aField[c]>=0 */
+  int aRead[GA_COLS_MAX];           /* ... ascending */
+  unsigned char aSz[128];           /* each one-byte serial type's bytes; 0x80: reserved (10, 11) */
 } ga_rplan;
 
-/* Set aFirst, iRowid and aNext from aField (aFirst malloc'd: free it). SQLITE_OK or
+/* Set aFirst, iRowid, aNext, nRead, aRead and aSz from aField (aFirst malloc'd: free it). SQLITE_OK or
 ** SQLITE_NOMEM. */
 int ga_rplan_fields(ga_rplan*);
 
