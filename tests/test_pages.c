@@ -9,7 +9,8 @@
 **     connection in each journal mode (DELETE, TRUNCATE, PERSIST, MEMORY,
 **     OFF, WAL with the table's pages in the -wal file), half of them with
 **     the file mapped (mmap_size: leaves read from SQLite's mapping); the schema's
-**     INTEGER PRIMARY KEY, REAL affinity with integral values, NUMERIC and
+**     INTEGER PRIMARY KEY (rowids from 1, or across 2^21 and 2^28, where their
+**     varints widen, or from 2^42), REAL affinity with integral values, NUMERIC and
 **     untyped columns, TEXT that looks like numbers, blobs, NaN-free reals,
 **     int64 limits, rows with overflow pages, columns added by ALTER TABLE
 **     (with and without DEFAULT), renamed and dropped columns, STORED
@@ -97,6 +98,7 @@ typedef struct Cfg {
   const char *zJournal;             /* the reading connection's journal mode */
   int strict;                       /* a STRICT table */
   int nRow;                         /* rows inserted first */
+  int64_t idStart;                  /* the first rowid (rowids' varints change width at 2^21, 2^28, ...) */
 } Cfg;
 
 static const char *azText[] = {
@@ -188,6 +190,7 @@ static sqlite3 *makeDb(const char *zFile, h_rng *r, const Cfg *c){
   EXEC(db, "CREATE INDEX t_ar ON t(a, r)");
   EXEC(db, "CREATE TABLE other(x, y); INSERT INTO other VALUES(1, randomblob(%d))", c->pgsz*3);
   EXEC(db, "BEGIN");
+  if( c->idStart>1 ) EXEC(db, "INSERT INTO t(id) VALUES(%lld)", (long long)c->idStart - 1);
   insertRows(db, r, c->nRow, c->strict, c->pgsz, 0);
   EXEC(db, "COMMIT");
   EXEC(db, "DELETE FROM t WHERE id %% 11 = 3; DELETE FROM other");
@@ -237,6 +240,7 @@ START_TEST(test_formats){
   static const char *azJ[] = { "delete", "truncate", "persist", "memory", "off", "wal" };
   static const char *azV[] = { "none", "full", "incremental" };
   static const int aRows[] = { 0, 1, 37, 2500, 9000 };
+  static const int64_t aId[] = { 1, (1<<21) - 2, (1<<28) - 2, (int64_t)1<<42 };
   h_rng r;
   int j, k = 0;
   h_rng_init(&r, h_seed ^ 0x9a9e5);
@@ -253,6 +257,7 @@ START_TEST(test_formats){
       c.zJournal = azJ[j];
       c.strict = (int)(h_next(&r) % 3==0);
       c.nRow = aRows[(k*3 + j) % 5];
+      c.idStart = aId[k % 4];
       if( c.pgsz - c.reserve < 480 ) c.reserve = 0;
       snprintf(zFile, sizeof(zFile), "%s/f%d.db", zDir, k);
       w = makeDb(zFile, &r, &c);
