@@ -71,14 +71,21 @@ typedef struct Agg {
   const char **dk; int *dn;
 } Agg;
 
+/* A slot of a part's hash table: a canonical key's hash (0: empty) and
+** its group, side by side (a row's lookup misses the cache once, not twice). */
+typedef struct HSlot { uint64_t h; int64_t g; } HSlot;
+
+/* A group's canonical key: its bytes and their number, side by side. */
+typedef struct GKey { const char *z; int n; } GKey;
+
 /* Groups and their aggregates, as one thread folds them. */
 typedef struct Part {
   qrun *r;                         /* its evaluation state */
   int64_t nGroup, gAlloc;
   qval *gKey;                      /* [g*nKey + k]: the key values shown */
   int64_t *gPos;                   /* each group's first row's position */
-  uint64_t *hh; int64_t *hg; int64_t hAlloc;   /* hash -> group */
-  const char **gk; int *gn;        /* each group's canonical key */
+  HSlot *hs; int64_t hAlloc;      /* hash -> group */
+  GKey *gk;                        /* each group's canonical key */
   char *kbuf; int kAlloc;          /* a row's canonical key being made */
   int64_t nRow;                    /* rows it read */
   Agg *aAgg;
@@ -143,10 +150,8 @@ static int growGroups(Part *p, const qplan *pl, int64_t need){
   p->gKey = x;
   if( (x = grow(p->gPos, p->gAlloc, n, 8, 0))==0 ) return SQLITE_NOMEM;
   p->gPos = x;
-  if( (x = grow(p->gk, p->gAlloc, n, sizeof(char*), 0))==0 ) return SQLITE_NOMEM;
+  if( (x = grow(p->gk, p->gAlloc, n, sizeof(GKey), 0))==0 ) return SQLITE_NOMEM;
   p->gk = x;
-  if( (x = grow(p->gn, p->gAlloc, n, sizeof(int), 0))==0 ) return SQLITE_NOMEM;
-  p->gn = x;
   for(a=0; a<pl->nAgg; a++){
     Agg *g = &p->aAgg[a];
     switch( g->g->fn ){
@@ -171,22 +176,18 @@ static int growGroups(Part *p, const qplan *pl, int64_t need){
   /* the hash table: twice the groups */
   {
     int64_t m = 2*n;
-    uint64_t *hh = sqlite3_malloc64(8*(uint64_t)m);
-    int64_t *hg = sqlite3_malloc64(8*(uint64_t)m);
-    if( hh==0 || hg==0 ){ sqlite3_free(hh); sqlite3_free(hg); return SQLITE_NOMEM; }
-    memset(hh, 0, 8*(size_t)m);
+    HSlot *hs = sqlite3_malloc64(sizeof(HSlot)*(uint64_t)m);
+    if( hs==0 ) return SQLITE_NOMEM;
+    memset(hs, 0, sizeof(HSlot)*(size_t)m);
     for(j=0; j<p->hAlloc; j++){
-      if( p->hh[j] ){
-        int64_t t = (int64_t)(p->hh[j] & (uint64_t)(m - 1));
-        while( hh[t] ) t = (t + 1) & (m - 1);
-        hh[t] = p->hh[j];
-        hg[t] = p->hg[j];
+      if( p->hs[j].h ){
+        int64_t t = (int64_t)(p->hs[j].h & (uint64_t)(m - 1));
+        while( hs[t].h ) t = (t + 1) & (m - 1);
+        hs[t] = p->hs[j];
       }
     }
-    sqlite3_free(p->hh);
-    sqlite3_free(p->hg);
-    p->hh = hh;
-    p->hg = hg;
+    sqlite3_free(p->hs);
+    p->hs = hs;
     p->hAlloc = m;
   }
   return SQLITE_OK;
@@ -199,9 +200,9 @@ static int groupOf(Part *p, const qplan *pl, const char *z, int n, int64_t *pg, 
   int64_t s;
   int rc;
   if( p->nGroup>=p->gAlloc && (rc = growGroups(p, pl, 0))!=SQLITE_OK ) return rc;
-  for(s = (int64_t)(h & (uint64_t)(p->hAlloc - 1)); p->hh[s]; s = (s + 1) & (p->hAlloc - 1)){
-    int64_t g = p->hg[s];
-    if( p->hh[s]==h && p->gn[g]==n && memcmp(p->gk[g], z, (size_t)n)==0 ){
+  for(s = (int64_t)(h & (uint64_t)(p->hAlloc - 1)); p->hs[s].h; s = (s + 1) & (p->hAlloc - 1)){
+    int64_t g = p->hs[s].g;
+    if( p->hs[s].h==h && p->gk[g].n==n && memcmp(p->gk[g].z, z, (size_t)n)==0 ){
       *pg = g;
       *pNew = 0;
       return SQLITE_OK;
@@ -209,10 +210,10 @@ static int groupOf(Part *p, const qplan *pl, const char *z, int n, int64_t *pg, 
   }
   {
     int64_t g = p->nGroup++;
-    if( (p->gk[g] = q_keep(p->r, z, n))==0 ) return SQLITE_NOMEM;
-    p->gn[g] = n;
-    p->hh[s] = h;
-    p->hg[s] = g;
+    if( (p->gk[g].z = q_keep(p->r, z, n))==0 ) return SQLITE_NOMEM;
+    p->gk[g].n = n;
+    p->hs[s].h = h;
+    p->hs[s].g = g;
     *pg = g;
     *pNew = 1;
   }
@@ -535,7 +536,7 @@ static int partMerge(Exec *e, Part *p, Part *q){
     if( pl->nKey==0 ){
       h = 0;
       isNew = 0;
-    }else if( (rc = groupOf(p, pl, q->gk[g], q->gn[g], &h, &isNew))!=SQLITE_OK ){
+    }else if( (rc = groupOf(p, pl, q->gk[g].z, q->gk[g].n, &h, &isNew))!=SQLITE_OK ){
       sqlite3_free(gh);
       return rc;
     }
@@ -911,10 +912,8 @@ static void partFree(Part *p, const qplan *pl, int freeRun){
   sqlite3_free(p->aAgg);
   sqlite3_free(p->gKey);
   sqlite3_free(p->gPos);
-  sqlite3_free(p->hh);
-  sqlite3_free(p->hg);
+  sqlite3_free(p->hs);
   sqlite3_free(p->gk);
-  sqlite3_free(p->gn);
   sqlite3_free(p->kbuf);
   if( freeRun ) q_run_free(p->r);
   memset(p, 0, sizeof(*p));
