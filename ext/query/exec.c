@@ -357,18 +357,41 @@ static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int *pNew){
 /* Fold the rows of a batch (their groups in aG, their positions from pos,
 ** the argument's values in x) into aggregate a. hit, for the min() or max()
 ** whose rows show the keys: set for each row SQLite's minmaxStep does not
-** skip (a new least or greatest value, or a NULL before any value). */
+** skip (a new least or greatest value, or a NULL before any value). one:
+** every row's group is aG[0] (no GROUP BY). */
 static int aggApply(Part *p, Agg *a, int n, const qvec *x, const int64_t *aG, const int *sel, int64_t pos,
-                    unsigned char *hit){
+                    unsigned char *hit, int one){
   const qagg *g = a->g;
-  int i, rc;
+  int i, rc, intsDone = 0;
   if( g->fn==A_COUNTSTAR ){
     for(i=0; i<n; i++) a->cnt[aG[i]]++;
     return SQLITE_OK;
   }
+  if( one && n>0 && (g->fn==A_SUM || g->fn==A_TOTAL || g->fn==A_AVG) ){
+    /* One group's integers summed in registers, the other values below: the
+    ** sums are exact, so the order they are added in does not matter. */
+    QSum *s = &a->sum[aG[0]];
+    uint64_t lo = s->lo;
+    int64_t hi = s->hi, nInt = 0;
+    int other = 0;
+    for(i=0; i<n; i++){
+      if( x->t[i]==SQLITE_INTEGER ){
+        ga_i128_add(&lo, &hi, x->v[i]);
+        nInt++;
+      }else{
+        other |= x->t[i]!=SQLITE_NULL;
+      }
+    }
+    s->lo = lo;
+    s->hi = hi;
+    s->nInt += nInt;
+    if( !other ) return SQLITE_OK;
+    intsDone = 1;
+  }
   for(i=0; i<n; i++){
     int t = x->t[i];
     if( hit ) hit[i] = 0;
+    if( t==SQLITE_INTEGER && intsDone ) continue;
     if( t==SQLITE_NULL ){
       if( hit && a->ext[aG[i]].t==SQLITE_NULL ) hit[i] = 1;
       continue;
@@ -493,7 +516,7 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
     }
   }
   for(k=0; k<pl->nAgg; k++){
-    rc = aggApply(p, &p->aAgg[k], ctx.n, aX[k], aG, ctx.sel, b->pos, k==pl->iHit ? aHit : 0);
+    rc = aggApply(p, &p->aAgg[k], ctx.n, aX[k], aG, ctx.sel, b->pos, k==pl->iHit ? aHit : 0, pl->nKey==0);
     if( rc ) return rc;
   }
   if( pl->iHit>=0 && pl->nKey ){
