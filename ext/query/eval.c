@@ -45,6 +45,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include "query.h"
+#include "kmap.h"
 
 /* ---- memos: SQLite computes, once per distinct value ---------------------------------- */
 
@@ -88,6 +89,9 @@ struct qrun {
   char *zErr;
 };
 
+/* Every bit of the result depends on every byte: a product's high bits do
+** not reach its low ones, and tables index by the low bits (canonical keys
+** put a TEXT's bytes in the high half of their words). */
 uint64_t q_hash(uint64_t h, const void *p, int n){
   const unsigned char *z = (const unsigned char*)p;
   int i = 0;
@@ -98,8 +102,7 @@ uint64_t q_hash(uint64_t h, const void *p, int n){
     h ^= h >> 29;
   }
   for(; i<n; i++) h = (h ^ z[i]) * 0x100000001B3ull;
-  h ^= h >> 32;
-  return h;
+  return ga_mix64(h);
 }
 
 const char *q_keep(qrun *r, const char *z, int n){
