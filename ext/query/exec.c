@@ -71,9 +71,13 @@ typedef struct Agg {
   const char **dk; int *dn;
 } Agg;
 
-/* A slot of a part's hash table: a canonical key's hash (0: empty) and
-** its group, side by side (a row's lookup misses the cache once, not twice). */
-typedef struct HSlot { uint64_t h; int64_t g; } HSlot;
+/* A slot of a part's hash table: a canonical key's hash (0: empty), its
+** group, and the key itself where it has at most 16 bytes (zero-padded:
+** a row's lookup then reads no other memory), else KEY_LONG. Padding is
+** exact: a plan's canonical keys are prefix-free (each value says its
+** length), and none begins with 8 bytes of 0xff (its first is a class). */
+typedef struct HSlot { uint64_t h; int64_t g; uint64_t k[2]; } HSlot;
+#define KEY_LONG (~(uint64_t)0)
 
 /* A group's canonical key: its bytes and their number, side by side. */
 typedef struct GKey { const char *z; int n; } GKey;
@@ -193,17 +197,34 @@ static int growGroups(Part *p, const qplan *pl, int64_t need){
   return SQLITE_OK;
 }
 
-/* The group of the canonical key z[0..n) into *pg; *pNew set if it was
-** made (its key values and position are the caller's to set). */
-static int groupOf(Part *p, const qplan *pl, const char *z, int n, int64_t *pg, int *pNew){
-  uint64_t h = hashKey(z, n);
+/* Are a[0..n) and b[0..n) the same bytes? (Keys are short: no call.) */
+static inline int sameKey(const char *a, const char *b, int n){
+  uint64_t x, y;
+  for(; n>=8; n-=8, a+=8, b+=8){
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    if( x!=y ) return 0;
+  }
+  for(; n>0; n--) if( *a++!=*b++ ) return 0;
+  return 1;
+}
+
+/* The group of the canonical key z[0..n) (hashKey: h) into *pg; *pNew set
+** if it was made (its key values and position are the caller's to set). */
+static int groupOf(Part *p, const qplan *pl, const char *z, int n, uint64_t h, int64_t *pg, int *pNew){
+  uint64_t k[2] = { KEY_LONG, 0 };
   int64_t s;
   int rc;
+  if( n<=16 ){
+    k[0] = 0;
+    memcpy(k, z, (size_t)n);
+  }
   if( p->nGroup>=p->gAlloc && (rc = growGroups(p, pl, 0))!=SQLITE_OK ) return rc;
   for(s = (int64_t)(h & (uint64_t)(p->hAlloc - 1)); p->hs[s].h; s = (s + 1) & (p->hAlloc - 1)){
-    int64_t g = p->hs[s].g;
-    if( p->hs[s].h==h && p->gk[g].n==n && memcmp(p->gk[g].z, z, (size_t)n)==0 ){
-      *pg = g;
+    const HSlot *e = &p->hs[s];
+    if( e->h==h && e->k[0]==k[0] && e->k[1]==k[1]
+     && (n<=16 || (p->gk[e->g].n==n && sameKey(p->gk[e->g].z, z, n))) ){
+      *pg = e->g;
       *pNew = 0;
       return SQLITE_OK;
     }
@@ -214,6 +235,8 @@ static int groupOf(Part *p, const qplan *pl, const char *z, int n, int64_t *pg, 
     p->gk[g].n = n;
     p->hs[s].h = h;
     p->hs[s].g = g;
+    p->hs[s].k[0] = k[0];
+    p->hs[s].k[1] = k[1];
     *pg = g;
     *pNew = 1;
   }
@@ -501,16 +524,30 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   if( pl->nKey==0 ){
     for(i=0; i<ctx.n; i++) aG[i] = 0;
   }else{
+    /* Every row's canonical key and its hash first, its slot asked into
+    ** the cache: the batch's lookups then wait on memory together. */
+    int kOff[GA_BATCH + 1], m = 0;
+    uint64_t aH[GA_BATCH];
     for(i=0; i<ctx.n; i++){
-      int m = 0, isNew;
-      qval kv[Q_MAXKEY];
+      kOff[i] = m;
       for(k=0; k<pl->nKey; k++){
-        q_get(aK[k], i, &kv[k]);
-        if( (rc = keyOf(p, &kv[k], pl->aKeyColl[k], &m))!=SQLITE_OK ) return rc;
+        qval kv;
+        q_get(aK[k], i, &kv);
+        if( (rc = keyOf(p, &kv, pl->aKeyColl[k], &m))!=SQLITE_OK ) return rc;
       }
-      if( (rc = groupOf(p, pl, p->kbuf, m, &aG[i], &isNew))!=SQLITE_OK ) return rc;
+    }
+    kOff[ctx.n] = m;
+    for(i=0; i<ctx.n; i++){
+      aH[i] = hashKey(p->kbuf + kOff[i], kOff[i + 1] - kOff[i]);
+      if( p->hAlloc ) __builtin_prefetch(&p->hs[aH[i] & (uint64_t)(p->hAlloc - 1)], 0, 3);
+    }
+    for(i=0; i<ctx.n; i++){
+      int isNew;
+      qval kv[Q_MAXKEY];
+      if( (rc = groupOf(p, pl, p->kbuf + kOff[i], kOff[i + 1] - kOff[i], aH[i], &aG[i], &isNew))!=SQLITE_OK ) return rc;
       if( isNew ){
         p->gPos[aG[i]] = b->pos + (ctx.sel ? ctx.sel[i] : i);
+        for(k=0; k<pl->nKey; k++) q_get(aK[k], i, &kv[k]);
         if( (rc = setKeys(p, pl->nKey, aG[i], kv))!=SQLITE_OK ) return rc;
       }
     }
@@ -559,7 +596,7 @@ static int partMerge(Exec *e, Part *p, Part *q){
     if( pl->nKey==0 ){
       h = 0;
       isNew = 0;
-    }else if( (rc = groupOf(p, pl, q->gk[g].z, q->gk[g].n, &h, &isNew))!=SQLITE_OK ){
+    }else if( (rc = groupOf(p, pl, q->gk[g].z, q->gk[g].n, hashKey(q->gk[g].z, q->gk[g].n), &h, &isNew))!=SQLITE_OK ){
       sqlite3_free(gh);
       return rc;
     }
