@@ -312,6 +312,11 @@ static double sumValue(const QSum *s){
   ga_fpe f = s->f;
   if( s->nInf[0] && s->nInf[1] ) return NAN;
   if( s->nInf[0] || s->nInf[1] ) return s->nInf[1] ? INFINITY : -INFINITY;
+  if( s->nReal==0 ){
+    /* integers alone: their 128-bit total, converted with one rounding (to
+    ** nearest, ties to even, as ga_sum_value rounds), without the words */
+    return (double)(__int128)(((unsigned __int128)(uint64_t)s->hi << 64) | s->lo);
+  }
   if( s->w ) a = *s->w;
   else memset(&a, 0, sizeof(a));
   a.lo = s->lo;
