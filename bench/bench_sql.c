@@ -1133,6 +1133,9 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 ** is checked cell for cell against the builtin SQL's with sum, total and
 ** avg as gpu_sum, gpu_total and gpu_avg (correctly rounded, as gpu_query's
 ** are). gpu_explain's path for each query, where the module has it.
+** For an answer of 1,000 rows or more, a note compares the steps after its
+** first row with those of a temp table holding the same rows: what SQLite
+** itself takes to hand them over.
 ** Knobs: BENCH_QUERY_PART (tpch or flights: one half), BENCH_QUERY_ONLY (a
 ** comma-separated list of the queries' ids), BENCH_QUERY_THREADS (default
 ** every core), BENCH_QUERY_CACHE (gpuagg_config('cache', N) on the fresh
@@ -1265,6 +1268,46 @@ static double runQuery(sqlite3 *db, const char *zSql, const char *zArgs, QRows *
   }
   sqlite3_finalize(st);
   return t;
+}
+
+/* The seconds a statement's steps after its first row take (*pn: its
+** rows), or -1: the rows handed to the caller, the engine having run
+** before the first. */
+static double stepsAfterFirst(sqlite3 *db, const char *zSql, int64_t *pn){
+  sqlite3_stmt *st = 0;
+  double t0, t = 0;
+  *pn = 0;
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)!=SQLITE_OK ) return -1;
+  if( sqlite3_step(st)==SQLITE_ROW ){
+    *pn = 1;
+    t0 = h_now();
+    while( sqlite3_step(st)==SQLITE_ROW ) (*pn)++;
+    t = h_now() - t0;
+  }
+  if( sqlite3_finalize(st)!=SQLITE_OK ) return -1;
+  return t;
+}
+
+/* A note on a large answer: its rows handed over by gpu_query's virtual
+** table, and the same rows by a temp table of SQLite's own (steps after the
+** first row, medians of 3). */
+static void rowsHandedOver(sqlite3 *db, const char *zId, const char *zSel, sqlite3_str *pNote){
+  double a[3], b[3];
+  int64_t n = 0, nT = 0;
+  int i;
+  char *z = sqlite3_mprintf("CREATE TEMP TABLE qrows AS %s", zSel);
+  for(i=0; i<3; i++) a[i] = stepsAfterFirst(db, zSel, &n);
+  if( sqlite3_exec(db, z, 0, 0, 0)==SQLITE_OK ){
+    for(i=0; i<3; i++) b[i] = stepsAfterFirst(db, "SELECT * FROM temp.qrows", &nT);
+    sqlite3_exec(db, "DROP TABLE temp.qrows", 0, 0, 0);
+    qsort(a, 3, sizeof(double), cmpDouble);
+    qsort(b, 3, sizeof(double), cmpDouble);
+    if( a[0]>=0 && b[0]>=0 && n==nT ){
+      sqlite3_str_appendf(pNote, "- %s: its %lld rows handed over after the first: %.2f ms from gpu_query's virtual table, "
+                          "%.2f ms from a temp table of the same rows\n", zId, (long long)n, a[1]*1e3, b[1]*1e3);
+    }
+  }
+  sqlite3_free(z);
 }
 
 /* The builtin's time, or exit: the builtin SQL must run. */
@@ -1538,6 +1581,7 @@ static void querySection(int64_t nRow){
             sqlite3_str_appendf(pNote, "- %s: %s\n", pQ->zId, zK ? zK : "?");
             free(zK);
           }
+          if( nFastRun>0 && gQueryRows>=1000 ) rowsHandedOver(db2, pQ->zId, zSel, pNote);
         }
       }
       sqlite3_free(zE);
