@@ -17,8 +17,9 @@
 **   5. Finish: groups in GROUP BY's order (ascending keys, NULL first), then
 **      HAVING, the results, ORDER BY (stable), OFFSET and LIMIT; rows of a
 **      query without aggregates in scan order, then the same.
-**   6. A sum whose integers overflow, a LIMIT that is not an integer: the
-**      run is left to SQLite (QE_BAIL), which reports what it reports. So is
+**   6. A sum whose integers overflow, a LIMIT that is not an integer, group
+**      keys of more than 1 GiB in one batch of rows: the run is left to
+**      SQLite (QE_BAIL), which reports what it reports. So is
 **      a query without aggregates that would return more than Q_MAXVALUES
 **      values: the engine keeps its rows, SQLite streams them.
 **   7. Grouping in parallel: where the page source decodes in worker
@@ -116,11 +117,14 @@ static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
 
 /* ---- canonical keys -------------------------------------------------------------- */
 
-/* Append x's key under coll to p->kbuf at *pn (requirement 3). */
+/* Append x's key under coll to p->kbuf at *pn (requirement 3): a batch's
+** keys, at most 1 GiB of them (more is left to SQLite). */
 static int keyOf(Part *p, const qval *x, int coll, int *pn){
-  int need = *pn + 13 + (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? x->n + 4 : 0);
+  int64_t need64 = (int64_t)*pn + 13 + (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (int64_t)x->n + 4 : 0);
+  int need = (int)need64;
+  if( need64>((int64_t)1<<30) ) return q_run_error(p->r, QE_BAIL, "group keys of more than 1 GiB in a batch of rows");
   if( need>p->kAlloc ){
-    int n = need*2 + 64;
+    int n = need + need/2 + 64;
     char *b = sqlite3_realloc(p->kbuf, n);
     if( b==0 ) return SQLITE_NOMEM;
     p->kbuf = b;
