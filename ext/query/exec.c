@@ -25,10 +25,11 @@
 **   7. Grouping in parallel: where the page source decodes in worker
 **      threads, each worker groups and aggregates the batches it decoded
 **      into its own part (xPar), and the parts are merged when the scan
-**      ends (pairwise, on threads of their own). Every row's position in the scan goes with it, so that the
-**      merge keeps SQLite's choices: a group's keys as its first row shows
-**      them, the first of equal min or max values; count(DISTINCT)'s
-**      (value, group) pairs are merged as sets. A batch that needs SQLite
+**      ends (pairwise, on threads of their own). Every row's position in
+**      the scan goes with it, so that the merge keeps SQLite's choices: a
+**      group's keys as its first row shows them, the first of equal min or
+**      max values; count(DISTINCT)'s (value, group) pairs are merged as
+**      sets. A batch that needs SQLite
 **      (a value only it converts) goes back to the scan's thread. Not in
 **      parallel: rows without aggregates, and keys shown as a min() or max()
 **      row shows them.
@@ -91,7 +92,7 @@ typedef struct Part {
   int64_t *gPos;                   /* each group's first row's position */
   HSlot *hs; int64_t hAlloc;      /* hash -> group */
   GKey *gk;                        /* each group's canonical key */
-  char *kbuf; int kAlloc;          /* a row's canonical key being made */
+  char *kbuf; int kAlloc;          /* a batch's canonical keys being made */
   int64_t nRow;                    /* rows it read */
   Agg *aAgg;
   int rc;                          /* a worker's error */
@@ -117,19 +118,24 @@ static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
 
 /* ---- canonical keys -------------------------------------------------------------- */
 
+/* Room for n bytes (at most 1 GiB) in p->kbuf. */
+static int kbufRoom(Part *p, int n){
+  if( n>p->kAlloc ){
+    char *b = sqlite3_realloc(p->kbuf, n + n/2 + 64);
+    if( b==0 ) return SQLITE_NOMEM;
+    p->kbuf = b;
+    p->kAlloc = n + n/2 + 64;
+  }
+  return SQLITE_OK;
+}
+
 /* Append x's key under coll to p->kbuf at *pn (requirement 3): a batch's
 ** keys, at most 1 GiB of them (more is left to SQLite). */
 static int keyOf(Part *p, const qval *x, int coll, int *pn){
-  int64_t need64 = (int64_t)*pn + 13 + (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (int64_t)x->n + 4 : 0);
-  int need = (int)need64;
-  if( need64>((int64_t)1<<30) ) return q_run_error(p->r, QE_BAIL, "group keys of more than 1 GiB in a batch of rows");
-  if( need>p->kAlloc ){
-    int n = need + need/2 + 64;
-    char *b = sqlite3_realloc(p->kbuf, n);
-    if( b==0 ) return SQLITE_NOMEM;
-    p->kbuf = b;
-    p->kAlloc = n;
-  }
+  int64_t need = (int64_t)*pn + 13 + (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (int64_t)x->n + 4 : 0);
+  int rc;
+  if( need>((int64_t)1<<30) ) return q_run_error(p->r, QE_BAIL, "group keys of more than 1 GiB in a batch of rows");
+  if( (rc = kbufRoom(p, (int)need))!=SQLITE_OK ) return rc;
   *pn += q_key_bytes(x, coll, p->kbuf + *pn);
   return SQLITE_OK;
 }
@@ -364,17 +370,6 @@ static int distinctAdd(Part *p, Agg *a, const char *z, int n, int *pNew){
   a->dn[s] = n;
   a->dN++;
   *pNew = 1;
-  return SQLITE_OK;
-}
-
-/* Room for n bytes in p->kbuf. */
-static int kbufRoom(Part *p, int n){
-  if( n>p->kAlloc ){
-    char *b = sqlite3_realloc(p->kbuf, n + 64);
-    if( b==0 ) return SQLITE_NOMEM;
-    p->kbuf = b;
-    p->kAlloc = n + 64;
-  }
   return SQLITE_OK;
 }
 
