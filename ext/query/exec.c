@@ -29,10 +29,9 @@
 **      the scan goes with it, so that the merge keeps SQLite's choices: a
 **      group's keys as its first row shows them, the first of equal min or
 **      max values; count(DISTINCT)'s (value, group) pairs are merged as
-**      sets. A batch that needs SQLite
-**      (a value only it converts) goes back to the scan's thread. Not in
-**      parallel: rows without aggregates, and keys shown as a min() or max()
-**      row shows them.
+**      sets. A batch that needs SQLite (a value only it converts) goes
+**      back to the scan's thread. Not in parallel: rows without aggregates,
+**      and keys shown as a min() or max() row shows them.
 **   8. Kept columns: where the plan's columns are in the column cache (or
 **      the table is known to be large and they can be kept now: read once
 **      into the cache, to the device) and compile.c makes a program of the
