@@ -21,12 +21,21 @@
 **   3. Truth (sqlite3VdbeBooleanValue): a number is true when not zero, TEXT
 **      and BLOB by their number; NULL is neither. AND, OR, NOT are
 **      three-valued.
+**   2b. x IN (list): x's affinity applied to x and each item, x's
+**      collation (the items' own do not count: sqlite3ExprCodeIN); true
+**      where one is equal, else NULL where x or an item is NULL, else
+**      false. A constant list of more than 8 items is searched by its
+**      items' canonical keys, sorted once per run.
 **   4. CASE evaluates a branch only for the rows that take it; abs is
 **      func.c's (an INTEGER stays one, the least integer is an error; any
 **      other value is read as a REAL); coalesce and ifnull give the first
-**      value not NULL; nullif compares with its collation and no affinity.
-**   5. E_SQL: SQLite computes the node from its one input, once per
-**      distinct input value per run (a memo keyed by class and bytes).
+**      value not NULL; nullif compares with its collation and no affinity;
+**      min and max of several arguments are minmaxFunc's (NULL if one is,
+**      else the least or greatest by the first collation an argument
+**      has; equal values: min takes the last, max the first).
+**   5. E_SQL: SQLite computes the node from its inputs, once per distinct
+**      combination of their values per run (a memo keyed by class and
+**      bytes).
 **   5b. substr(x, P, N) with constant integers P >= 1 and N >= 0 cuts TEXT
 **      and BLOB values here, by func.c's substrFunc: TEXT skips P-1
 **      characters of UTF-8 then takes N, ending at a NUL byte; BLOB takes
@@ -44,6 +53,7 @@
 #include <string.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include "query.h"
 #include "kmap.h"
 
@@ -62,17 +72,22 @@ static const char *azConv[M_NCONV] = {
 
 typedef struct MEnt {
   uint64_t h;                      /* hash; 0: empty */
-  int t; int64_t v; const char *z; int n;   /* the input */
+  qval in;                         /* the input (the first, where there are several) */
+  const qval *aMore;               /* ... the others (kept for the run) */
   qval r;                          /* SQLite's result */
 } MEnt;
 
 typedef struct Memo {
-  sqlite3_stmt *st;                /* computes it: ?1 the input */
+  sqlite3_stmt *st;                /* computes it: ?1.. the inputs */
   const char *zSql;                /* ... its text */
   const qexpr *node;               /* E_SQL: its node (constants to bind), else NULL */
   int kind;                        /* M_* for conversions; -1: E_SQL */
+  int nIn;                         /* inputs */
   MEnt *a; int64_t nAlloc, n;      /* open addressing */
 } Memo;
+
+struct qinset;
+static void inSetFree(struct qinset*);
 
 typedef struct Blk { struct Blk *next; int64_t used, cap; char z[]; } Blk;
 
@@ -81,6 +96,8 @@ struct qrun {
   qvec *aBuf;                      /* by slot */
   void *pBufMem;
   Memo *aMemo;                     /* by E_SQL memo number */
+  struct qinset **aIn;             /* by slot: constant IN lists, as compared (E_IN) */
+  int nSlot;                       /* ... how many */
   Memo aConv[M_NCONV];
   Blk *keep;                       /* bytes kept for the run */
   int nMemo;                       /* E_SQL memos */
@@ -133,16 +150,38 @@ int q_run_error(qrun *r, int rc, const char *zFmt, ...){
 }
 const char *q_run_errmsg(qrun *r){ return r->zErr ? r->zErr : "out of memory"; }
 
-/* SQLite's result for input x through memo m, into *out. */
-static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
-  qval xv = *xIn, *x = &xv;
-  uint64_t h;
-  if( x->t==SQLITE_NULL ) x->v = 0;   /* a NULL's word is not set */
-  h = q_hash(0x51ED27u + (uint64_t)x->t, x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? (const void*)x->z : (const void*)&x->v,
-                x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ? x->n : 8) | 1;
+static int isBytes(int t){ return t==SQLITE_TEXT || t==SQLITE_BLOB; }
+
+static uint64_t valHash(uint64_t h, const qval *x){
+  int64_t v = x->t==SQLITE_NULL ? 0 : x->v;          /* a NULL's word is not set */
+  return q_hash(h + 0x51ED27u + (uint64_t)x->t, isBytes(x->t) ? (const void*)x->z : (const void*)&v,
+                isBytes(x->t) ? x->n : 8);
+}
+static int sameVal(const qval *a, const qval *b){
+  if( a->t!=b->t ) return 0;
+  if( isBytes(a->t) ) return a->n==b->n && (a->n==0 || memcmp(a->z, b->z, (size_t)a->n)==0);
+  return a->t==SQLITE_NULL || a->v==b->v;
+}
+
+static void bindVal(sqlite3_stmt *st, int i, const qval *x){
+  switch( x->t ){
+    case SQLITE_INTEGER: sqlite3_bind_int64(st, i, x->v); break;
+    case SQLITE_FLOAT: { double d; memcpy(&d, &x->v, 8); sqlite3_bind_double(st, i, d); break; }
+    case SQLITE_TEXT: sqlite3_bind_text(st, i, x->z ? x->z : "", x->n, SQLITE_STATIC); break;
+    case SQLITE_BLOB: sqlite3_bind_blob(st, i, x->z ? x->z : "", x->n, SQLITE_STATIC); break;
+    default: sqlite3_bind_null(st, i); break;
+  }
+}
+
+/* SQLite's result for inputs aIn[0..m->nIn) through memo m, into *out. */
+static int memoGet(qrun *r, Memo *m, const qval *aIn, qval *out){
+  qval in0 = aIn[0];               /* (out may be aIn: a conversion in place) */
+  uint64_t h = 0;
   int64_t i;
   MEnt *e;
-  int rc, t;
+  int rc, t, k;
+  for(k=0; k<m->nIn; k++) h = valHash(h, &aIn[k]);
+  h |= 1;
   if( m->n*2>=m->nAlloc ){
     int64_t nNew = m->nAlloc ? 2*m->nAlloc : 256, j;
     MEnt *a = sqlite3_malloc64(sizeof(MEnt)*(uint64_t)nNew);
@@ -150,9 +189,9 @@ static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
     memset(a, 0, sizeof(MEnt)*(size_t)nNew);
     for(j=0; j<m->nAlloc; j++){
       if( m->a[j].h ){
-        int64_t k = (int64_t)(m->a[j].h & (uint64_t)(nNew - 1));
-        while( a[k].h ) k = (k + 1) & (nNew - 1);
-        a[k] = m->a[j];
+        int64_t q = (int64_t)(m->a[j].h & (uint64_t)(nNew - 1));
+        while( a[q].h ) q = (q + 1) & (nNew - 1);
+        a[q] = m->a[j];
       }
     }
     sqlite3_free(m->a);
@@ -160,10 +199,12 @@ static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
     m->nAlloc = nNew;
   }
   for(i = (int64_t)(h & (uint64_t)(m->nAlloc - 1)); (e = &m->a[i])->h; i = (i + 1) & (m->nAlloc - 1)){
-    if( e->h==h && e->t==x->t && (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB
-          ? (e->n==x->n && (x->n==0 || memcmp(e->z, x->z, (size_t)x->n)==0)) : e->v==x->v) ){
-      *out = e->r;
-      return SQLITE_OK;
+    if( e->h==h && sameVal(&e->in, &aIn[0]) ){
+      for(k=1; k<m->nIn && sameVal(&e->aMore[k-1], &aIn[k]); k++){}
+      if( k==m->nIn ){
+        *out = e->r;
+        return SQLITE_OK;
+      }
     }
   }
   /* ask SQLite */
@@ -182,22 +223,12 @@ static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
     }
     for(j=0; m->node && j<m->node->nTplLit; j++){
       const qexpr *l = m->node->aTplLit[j];
-      switch( l->t ){
-        case SQLITE_INTEGER: sqlite3_bind_int64(m->st, j + 2, l->i); break;
-        case SQLITE_FLOAT: { double d; memcpy(&d, &l->i, 8); sqlite3_bind_double(m->st, j + 2, d); break; }
-        case SQLITE_TEXT: sqlite3_bind_text(m->st, j + 2, l->z, l->n, SQLITE_STATIC); break;
-        case SQLITE_BLOB: sqlite3_bind_blob(m->st, j + 2, l->z ? l->z : "", l->n, SQLITE_STATIC); break;
-        default: break;
-      }
+      qval x;
+      x.t = l->t; x.v = l->i; x.z = l->z; x.n = l->n;
+      bindVal(m->st, m->nIn + j + 1, &x);
     }
   }
-  switch( x->t ){
-    case SQLITE_INTEGER: sqlite3_bind_int64(m->st, 1, x->v); break;
-    case SQLITE_FLOAT: { double d; memcpy(&d, &x->v, 8); sqlite3_bind_double(m->st, 1, d); break; }
-    case SQLITE_TEXT: sqlite3_bind_text(m->st, 1, x->z ? x->z : "", x->n, SQLITE_STATIC); break;
-    case SQLITE_BLOB: sqlite3_bind_blob(m->st, 1, x->z ? x->z : "", x->n, SQLITE_STATIC); break;
-    default: sqlite3_bind_null(m->st, 1); break;
-  }
+  for(k=0; k<m->nIn; k++) bindVal(m->st, k + 1, &aIn[k]);
   rc = sqlite3_step(m->st);
   if( rc!=SQLITE_ROW ){
     rc = sqlite3_reset(m->st);
@@ -238,14 +269,19 @@ static int memoGet(qrun *r, Memo *m, const qval *xIn, qval *out){
     }
   }
   sqlite3_reset(m->st);
-  /* remember it (the input's bytes kept too) */
-  e->h = h;
-  e->t = x->t;
-  e->v = x->v;
-  e->n = x->n;
-  e->z = 0;
-  if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (e->z = q_keep(r, x->z, x->n))==0 ){ e->h = 0; return SQLITE_NOMEM; }
+  /* remember it (the inputs' bytes kept too) */
+  if( m->nIn>1 ){
+    qval *a = (qval*)q_keep(r, (const char*)&aIn[1], (int)sizeof(qval)*(m->nIn - 1));
+    if( a==0 ) return SQLITE_NOMEM;
+    for(k=0; k<m->nIn - 1; k++){
+      if( isBytes(a[k].t) && (a[k].z = q_keep(r, a[k].z, a[k].n))==0 ) return SQLITE_NOMEM;
+    }
+    e->aMore = a;
+  }
+  e->in = in0;
+  if( isBytes(e->in.t) && (e->in.z = q_keep(r, e->in.z, e->in.n))==0 ) return SQLITE_NOMEM;
   e->r = *out;
+  e->h = h;
   m->n++;
   return SQLITE_OK;
 }
@@ -263,7 +299,10 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl){
   r->aBuf = sqlite3_malloc64(sizeof(qvec)*(uint64_t)(pl->nSlot + 1));
   r->pBufMem = sqlite3_malloc64((uint64_t)per*(uint64_t)(pl->nSlot + 1));
   r->aMemo = sqlite3_malloc64(sizeof(Memo)*(uint64_t)(pl->nMemo + 1));
-  if( r->aBuf==0 || r->pBufMem==0 || r->aMemo==0 ){
+  r->aIn = sqlite3_malloc64(sizeof(struct qinset*)*(uint64_t)(pl->nSlot + 1));
+  r->nSlot = pl->nSlot;
+  if( r->aIn ) memset(r->aIn, 0, sizeof(struct qinset*)*(size_t)(pl->nSlot + 1));
+  if( r->aBuf==0 || r->pBufMem==0 || r->aMemo==0 || r->aIn==0 ){
     q_run_free(r);
     return 0;
   }
@@ -279,10 +318,12 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl){
     r->aMemo[i].zSql = pl->aMemoNode[i]->zTpl;
     r->aMemo[i].node = pl->aMemoNode[i];
     r->aMemo[i].kind = -1;
+    r->aMemo[i].nIn = pl->aMemoNode[i]->nArg;
   }
   for(i=0; i<M_NCONV; i++){
     r->aConv[i].zSql = azConv[i];
     r->aConv[i].kind = i;
+    r->aConv[i].nIn = 1;
   }
   return r;
 }
@@ -297,6 +338,8 @@ void q_run_free(qrun *r){
   if( r==0 ) return;
   for(i=0; r->aMemo && i<r->nMemo; i++) memoFree(&r->aMemo[i]);
   for(i=0; i<M_NCONV; i++) memoFree(&r->aConv[i]);
+  for(i=0; r->aIn && i<r->nSlot; i++) inSetFree(r->aIn[i]);
+  sqlite3_free(r->aIn);
   if( r->worker ) sqlite3_close(r->db);
   while( r->keep ){
     Blk *b = r->keep->next;
@@ -722,6 +765,166 @@ static int evalCase(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
   return rc;
 }
 
+/* A constant IN list as a run compares with it (requirement 2b): its items
+** with x's affinity applied, and for a long list their canonical keys
+** (under the IN's collation) sorted, to be searched. */
+struct qinset {
+  qval *a; int n;                  /* the items that are not NULL */
+  int hasNull;                     /* ... and whether one is NULL */
+  char **az; int *an;              /* long lists: the items' keys, sorted */
+};
+#define IN_LINEAR 8                /* items compared one by one, at most */
+
+/* qsort's order of keys made by inSet (each one's length in the 4 bytes
+** before it). */
+static int keyCmp(const void *pa, const void *pb){
+  char *const *a = (char *const*)pa, *const *b = (char *const*)pb;
+  int na, nb, c;
+  memcpy(&na, *a - 4, 4);
+  memcpy(&nb, *b - 4, 4);
+  c = memcmp(*a, *b, (size_t)(na<nb ? na : nb));
+  return c ? c : na - nb;
+}
+
+static void inSetFree(struct qinset *p){
+  int i;
+  if( p==0 ) return;
+  for(i=0; p->az && i<p->n; i++) sqlite3_free(p->az[i] - 4);
+  sqlite3_free(p->az);
+  sqlite3_free(p->a);
+  sqlite3_free(p);
+}
+
+/* e's list as this run compares with it (made the first time). */
+static int inSet(qrun *r, const qexpr *e, struct qinset **pp){
+  struct qinset *p = r->aIn[e->slot];
+  int k, rc;
+  if( p ){ *pp = p; return SQLITE_OK; }
+  if( (p = sqlite3_malloc(sizeof(*p)))==0 ) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  if( (p->a = sqlite3_malloc64(sizeof(qval)*(uint64_t)e->nArg))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
+  for(k=0; k<e->nArg; k++){
+    const qexpr *l = e->arg[k];
+    qval x;
+    x.t = l->t; x.v = l->i; x.z = l->z; x.n = l->n;
+    if( x.t==SQLITE_NULL ){ p->hasNull = 1; continue; }
+    if( (rc = applyAff(r, e->cmpAff, &x))!=SQLITE_OK ){ inSetFree(p); return rc; }
+    p->a[p->n++] = x;
+  }
+  if( p->n>IN_LINEAR ){
+    if( (p->az = sqlite3_malloc64(sizeof(char*)*(uint64_t)p->n))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
+    memset(p->az, 0, sizeof(char*)*(size_t)p->n);
+    for(k=0; k<p->n; k++){
+      char *z = sqlite3_malloc64(4 + 13 + (uint64_t)p->a[k].n + 8);
+      int m;
+      if( z==0 ){ inSetFree(p); return SQLITE_NOMEM; }
+      m = q_key_bytes(&p->a[k], e->cmpColl, z + 4);
+      memcpy(z, &m, 4);
+      p->az[k] = z + 4;
+    }
+    qsort(p->az, (size_t)p->n, sizeof(char*), keyCmp);
+  }
+  r->aIn[e->slot] = p;
+  *pp = p;
+  return SQLITE_OK;
+}
+
+/* x IN (list) over ctx into o (requirement 2b): true where x equals an
+** item (x's affinity applied to both, x's collation), else NULL where x
+** or an item is NULL, else false. */
+static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
+  qvec *A, **aV = 0;
+  int i, k, rc, n = ctx->n, konst = 1;
+  struct qinset *set = 0;
+  if( (rc = q_eval(r, e->a, ctx, &A))!=SQLITE_OK ) return rc;
+  for(k=0; k<e->nArg && konst; k++) konst = e->arg[k]->op==E_LIT;
+  if( konst ){
+    if( (rc = inSet(r, e, &set))!=SQLITE_OK ) return rc;
+  }else{
+    if( (aV = sqlite3_malloc64(sizeof(qvec*)*(uint64_t)e->nArg))==0 ) return SQLITE_NOMEM;
+    for(k=0; k<e->nArg; k++){
+      if( (rc = q_eval(r, e->arg[k], ctx, &aV[k]))!=SQLITE_OK ){ sqlite3_free(aV); return rc; }
+    }
+  }
+  rc = SQLITE_OK;
+  for(i=0; i<n && rc==SQLITE_OK; i++){
+    qval x;
+    int found = 0, null = 0;
+    q_get(A, i, &x);
+    if( x.t==SQLITE_NULL ){ setNull(o, i); continue; }
+    if( (rc = applyAff(r, e->cmpAff, &x))!=SQLITE_OK ) break;
+    if( set && set->az ){
+      char buf[64], *z = x.n + 13 + 8<=(int)sizeof(buf) ? buf : sqlite3_malloc64((uint64_t)x.n + 13 + 8);
+      int m, lo = 0, hi = set->n - 1;
+      if( z==0 ){ rc = SQLITE_NOMEM; break; }
+      m = q_key_bytes(&x, e->cmpColl, z);
+      while( lo<=hi && !found ){
+        int mid = (lo + hi)/2, nm, c;
+        memcpy(&nm, set->az[mid] - 4, 4);
+        c = memcmp(z, set->az[mid], (size_t)(m<nm ? m : nm));
+        if( c==0 ) c = m - nm;
+        if( c==0 ) found = 1;
+        else if( c<0 ) hi = mid - 1;
+        else lo = mid + 1;
+      }
+      if( z!=buf ) sqlite3_free(z);
+      null = set->hasNull;
+    }else if( set ){
+      for(k=0; k<set->n && !found; k++) found = q_cmp(&x, &set->a[k], e->cmpColl)==0;
+      null = set->hasNull;
+    }else{
+      for(k=0; k<e->nArg && !found && rc==SQLITE_OK; k++){
+        qval y;
+        q_get(aV[k], i, &y);
+        if( y.t==SQLITE_NULL ){ null = 1; continue; }
+        if( (rc = applyAff(r, e->cmpAff, &y))==SQLITE_OK ) found = q_cmp(&x, &y, e->cmpColl)==0;
+      }
+    }
+    if( found ) setInt(o, i, 1);
+    else if( null ) setNull(o, i);
+    else setInt(o, i, 0);
+  }
+  sqlite3_free(aV);
+  return rc;
+}
+
+/* E_SQL (requirement 5: SQLite's value, once per distinct combination of
+** its inputs) and E_MINMAX (func.c's minmaxFunc: NULL if an argument is;
+** min keeps the last of equal least values, max the first of equal
+** greatest) over ctx into o. */
+static int evalArgs(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
+  qvec *aBuf[4], **aV = e->nArg<=4 ? aBuf : sqlite3_malloc64(sizeof(qvec*)*(uint64_t)e->nArg);
+  qval aX[4], *ax = e->nArg<=4 ? aX : sqlite3_malloc64(sizeof(qval)*(uint64_t)e->nArg);
+  Memo *m = e->op==E_SQL ? &r->aMemo[e->memo] : 0;
+  int i, k, rc = SQLITE_OK;
+  if( aV==0 || ax==0 ){ rc = SQLITE_NOMEM; goto done; }
+  for(k=0; k<e->nArg && rc==SQLITE_OK; k++) rc = q_eval(r, e->arg[k], ctx, &aV[k]);
+  for(i=0; i<ctx->n && rc==SQLITE_OK; i++){
+    qval y;
+    if( m==0 ){                     /* min() or max() */
+      int best = 0;
+      for(k=0; k<e->nArg && aV[k]->t[i]!=SQLITE_NULL; k++) q_get(aV[k], i, &ax[k]);
+      if( k<e->nArg ){ setNull(o, i); continue; }
+      for(k=1; k<e->nArg; k++){
+        int c = q_cmp(&ax[best], &ax[k], e->cmpColl);
+        if( e->agg==A_MIN ? c>=0 : c<0 ) best = k;
+      }
+      setVal(o, i, &ax[best]);
+      continue;
+    }
+    if( e->substr && (aV[0]->t[i]==SQLITE_TEXT || aV[0]->t[i]==SQLITE_BLOB) ){
+      cutSubstr(aV[0], i, e->subP, e->subN, o);
+      continue;
+    }
+    for(k=0; k<e->nArg; k++) q_get(aV[k], i, &ax[k]);
+    if( (rc = memoGet(r, m, ax, &y))==SQLITE_OK ) setVal(o, i, &y);
+  }
+done:
+  if( aV!=aBuf ) sqlite3_free(aV);
+  if( ax!=aX ) sqlite3_free(ax);
+  return rc;
+}
+
 int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
   qvec *o = &r->aBuf[e->slot], *A = 0, *B = 0;
   int n = ctx->n, i, rc = SQLITE_OK;
@@ -754,9 +957,13 @@ int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
       for(i=0; i<n; i++) setVal(o, i, &x);
       return SQLITE_OK;
     }
-    case E_COLLATE:
+    case E_COLLATE: case E_UPLUS:
       if( (rc = q_eval(r, e->a, ctx, &A))==SQLITE_OK ) *pv = A;
       return rc;
+    case E_IN:
+      return evalIn(r, e, ctx, o);
+    case E_SQL: case E_MINMAX:
+      return evalArgs(r, e, ctx, o);
     case E_CASE:
       return evalCase(r, e, ctx, o);
     default: break;
@@ -791,32 +998,6 @@ int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
     case E_ISNULL: case E_NOTNULL:
       for(i=0; i<n; i++) setInt(o, i, (A->t[i]==SQLITE_NULL)==(e->op==E_ISNULL));
       return SQLITE_OK;
-    case E_IN: {
-      /* x IN (list): equal to one (x's affinity and collation), else NULL if
-      ** x or an item is NULL, else false */
-      int k;
-      qval xs[Q_MAXARG];
-      for(k=0; k<e->nArg; k++){
-        const qexpr *l = e->arg[k];
-        xs[k].t = l->t; xs[k].v = l->i; xs[k].z = l->z; xs[k].n = l->n;
-        if( (rc = applyAff(r, e->cmpAff, &xs[k]))!=SQLITE_OK ) return rc;
-      }
-      for(i=0; i<n; i++){
-        qval x;
-        int found = 0, null = 0;
-        q_get(A, i, &x);
-        if( x.t==SQLITE_NULL ){ setNull(o, i); continue; }
-        if( (rc = applyAff(r, e->cmpAff, &x))!=SQLITE_OK ) return rc;
-        for(k=0; k<e->nArg && !found; k++){
-          if( xs[k].t==SQLITE_NULL ){ null = 1; continue; }
-          found = q_cmp(&x, &xs[k], e->cmpColl)==0;
-        }
-        if( found ) setInt(o, i, 1);
-        else if( null ) setNull(o, i);
-        else setInt(o, i, 0);
-      }
-      return SQLITE_OK;
-    }
     case E_ABS:
       for(i=0; i<n; i++){
         if( A->t[i]==SQLITE_NULL ){ setNull(o, i); continue; }
@@ -840,14 +1021,17 @@ int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
       }
       return SQLITE_OK;
     case E_COALESCE: {
+      /* the first argument's values, then each next one's where still NULL */
       int k;
-      qvec *aV[Q_MAXARG];
-      for(k=0; k<e->nArg; k++) if( (rc = q_eval(r, e->arg[k], ctx, &aV[k]))!=SQLITE_OK ) return rc;
-      for(i=0; i<n; i++){
-        qval x;
-        for(k=0; k<e->nArg - 1 && aV[k]->t[i]==SQLITE_NULL; k++){}
-        q_get(aV[k], i, &x);
-        setVal(o, i, &x);
+      for(k=0; k<e->nArg; k++){
+        qvec *V;
+        if( (rc = q_eval(r, e->arg[k], ctx, &V))!=SQLITE_OK ) return rc;
+        for(i=0; i<n; i++){
+          qval x;
+          if( k>0 && o->t[i]!=SQLITE_NULL ) continue;
+          q_get(V, i, &x);
+          setVal(o, i, &x);
+        }
       }
       return SQLITE_OK;
     }
@@ -860,20 +1044,6 @@ int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
         q_get(Y, i, &y);
         if( x.t!=SQLITE_NULL && y.t!=SQLITE_NULL && q_cmp(&x, &y, e->cmpColl)==0 ) setNull(o, i);
         else setVal(o, i, &x);
-      }
-      return SQLITE_OK;
-    }
-    case E_SQL: {
-      Memo *m = &r->aMemo[e->memo];
-      for(i=0; i<n; i++){
-        qval x, y;
-        if( e->substr && (A->t[i]==SQLITE_TEXT || A->t[i]==SQLITE_BLOB) ){
-          cutSubstr(A, i, e->subP, e->subN, o);
-          continue;
-        }
-        q_get(A, i, &x);
-        if( (rc = memoGet(r, m, &x, &y))!=SQLITE_OK ) return rc;
-        setVal(o, i, &y);
       }
       return SQLITE_OK;
     }

@@ -1504,6 +1504,17 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   rc = partInit(&e.main, pl, q_run_new(db, pl));
   r->run = e.r = e.main.r;
   if( rc ) goto fail;
+  if( pl->s->zFrom==0 ){
+    /* no FROM: one row of no columns */
+    ga_colbatch one;
+    memset(&one, 0, sizeof(one));
+    one.n = 1;
+    t1 = ga_now_ms();
+    if( (rc = batchInto(&e, &e.main, &one, 0))!=SQLITE_OK ) goto fail;
+    r->nScan = 1;
+    r->aMs[2] = ga_now_ms() - t1;
+    goto finish;
+  }
   if( pl->nCol==0 ){
     pl->aiCol[0] = 0;               /* count(*) alone: a column to count rows by */
     pl->aWant[0] = 0;
@@ -1582,6 +1593,7 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   ga_colsrc *src;
   qrun *r;
   qkept k;
+  if( pl->s->zFrom==0 ) return sqlite3_mprintf("no: there is no table");
   if( !useDev && conn->qkept!=1 ){
     return sqlite3_mprintf("no: %s", conn->qkept==0 ? "gpuagg_config('query_kept') is 0"
                                      : conn->mode==GA_CPU ? "the backend is cpu" : zErr);

@@ -5,14 +5,19 @@
 ** < (< <= > >=) < (& | << >>) < (+ -) < (* / %) < (|| -> ->>) < COLLATE
 ** < unary (- + ~).
 **
-**   1. The shape the engine covers: SELECT [ALL] results FROM one table
-**      [WHERE] [GROUP BY [HAVING]] [ORDER BY] [LIMIT [OFFSET]]. Anything
-**      else (DISTINCT, a join, a subquery, a compound, WITH, a window, an
-**      aggregate's FILTER) is parsed no further: p->zWhy names it, and
-**      SQLite runs the statement.
+**   1. The shape the engine covers: SELECT [DISTINCT | ALL] results
+**      [FROM one table] [WHERE] [GROUP BY [HAVING]] [ORDER BY] [LIMIT
+**      [OFFSET]]; without FROM, one row with no columns. Anything else (a
+**      join, a subquery, a compound, WITH, a window, an aggregate's FILTER)
+**      is parsed no further: p->zWhy names it, and SQLite runs the
+**      statement. Lists (results, terms, arguments, CASE, IN) are of any
+**      length.
 **   2. BETWEEN becomes x >= a AND x <= b, as SQLite codes it; NOT IN, NOT
 **      LIKE, NOT BETWEEN, IS NOT NULL become NOT of the positive form;
-**      CASE x WHEN a becomes CASE WHEN x = a.
+**      CASE x WHEN a becomes CASE WHEN x = a. Those comparisons are marked
+**      synth: their text is not one span (plan.c writes it from their
+**      operands when SQLite computes them). Unary + is E_UPLUS (its
+**      operand's value without its affinity).
 **   3. Every node keeps its span of the text, so that what SQLite alone
 **      computes can be handed back to it as SQL (plan.c's E_SQL).
 */
@@ -123,21 +128,47 @@ static int endOfPrev(Parse *p){ return p->a[p->i - 1].at + p->a[p->i - 1].n; }
 
 static qexpr *expr(Parse *p);
 
+/* A list being read (any length): items of sz bytes, grown as they come,
+** then copied into the arena (listDone). */
+typedef struct List { char *a; int n, nAlloc, sz; } List;
+
+static int listAdd(Parse *p, List *l, const void *x){
+  if( l->n==l->nAlloc ){
+    int m = l->nAlloc ? 2*l->nAlloc : 16;
+    char *a = sqlite3_realloc64(l->a, (uint64_t)m*(uint64_t)l->sz);
+    if( a==0 ){ p->oom = 1; return 0; }
+    l->a = a;
+    l->nAlloc = m;
+  }
+  memcpy(l->a + (size_t)l->n*(size_t)l->sz, x, (size_t)l->sz);
+  l->n++;
+  return 1;
+}
+
+/* l's items in the arena (NULL for none, or out of memory: p->oom); l is
+** freed. */
+static void *listDone(Parse *p, List *l){
+  void *r = 0;
+  if( l->n && (r = q_alloc(p->s, l->n*l->sz))==0 ) p->oom = 1;
+  if( r ) memcpy(r, l->a, (size_t)l->n*(size_t)l->sz);
+  sqlite3_free(l->a);
+  l->a = 0;
+  return r;
+}
+
 /* (expr, ...) after the '(' into e->arg. */
-static int exprList(Parse *p, qexpr *e, int max){
-  qexpr *a[Q_MAXARG];
-  int n = 0;
+static int exprList(Parse *p, qexpr *e){
+  List l = { 0, 0, 0, sizeof(qexpr*) };
+  qexpr *x;
   if( !is(p, ")") ){
     do{
-      if( n==max ){ why(p, "a list of more than %d items", max); return 0; }
-      if( (a[n++] = expr(p))==0 ) return 0;
+      if( (x = expr(p))==0 || !listAdd(p, &l, &x) ){ sqlite3_free(l.a); return 0; }
     }while( accept(p, ",") );
   }
-  if( !accept(p, ")") ){ why(p, "an expression it cannot read"); return 0; }
-  if( n && (e->arg = q_alloc(p->s, (int)sizeof(qexpr*)*n))==0 ){ p->oom = 1; return 0; }
-  if( n ) memcpy(e->arg, a, sizeof(qexpr*)*(size_t)n);
-  e->nArg = n;
-  return 1;
+  if( !accept(p, ")") ){ sqlite3_free(l.a); why(p, "an expression it cannot read"); return 0; }
+  e->nArg = l.n;
+  e->arg = listDone(p, &l);
+  return !p->oom;
 }
 
 static const struct { const char *z; int agg; } aAgg[] = {
@@ -159,7 +190,7 @@ static qexpr *call(Parse *p, const qtok *tName){
     p->i += 2;
     e->agg = A_COUNTSTAR;
     e->nArg = -1;
-  }else if( !exprList(p, e, Q_MAXARG) ){
+  }else if( !exprList(p, e) ){
     return 0;
   }
   e->end = endOfPrev(p);
@@ -233,30 +264,32 @@ static qexpr *primary(Parse *p){
       return why(p, "the token %.*s", t->n, p->z + t->at);
   }
   if( q_tok_is(p->z, t, "CASE") ){
-    qexpr *base = 0, *a[2*Q_MAXARG + 1];
-    int n = 0;
+    qexpr *base = 0, *x;
+    List l = { 0, 0, 0, sizeof(qexpr*) };
+    int nElse = 0;
     p->i++;
     if( !is(p, "WHEN") && (base = expr(p))==0 ) return 0;
     while( accept(p, "WHEN") ){
       qexpr *w = expr(p), *th;
-      if( w==0 ) return 0;
-      if( base && (w = binary(p, E_EQ, base, w))==0 ) return 0;
-      if( !accept(p, "THEN") || (th = expr(p))==0 ) return why(p, "a CASE it cannot read");
-      if( n + 3>2*Q_MAXARG ) return why(p, "a CASE of more than %d branches", Q_MAXARG);
-      a[n++] = w;
-      a[n++] = th;
+      if( w && base && (w = binary(p, E_EQ, base, w))!=0 ) w->synth = 1;
+      if( w==0 ) goto case_fail;
+      if( !accept(p, "THEN") || (th = expr(p))==0 ){ why(p, "a CASE it cannot read"); goto case_fail; }
+      if( !listAdd(p, &l, &w) || !listAdd(p, &l, &th) ) goto case_fail;
     }
-    if( (e = node(p, E_CASE, t->at))==0 ) return 0;
     if( accept(p, "ELSE") ){
-      if( (a[n++] = expr(p))==0 ) return 0;
-      e->nElse = 1;
+      if( (x = expr(p))==0 || !listAdd(p, &l, &x) ) goto case_fail;
+      nElse = 1;
     }
-    if( !accept(p, "END") || n<2 ) return why(p, "a CASE it cannot read");
-    if( (e->arg = q_alloc(p->s, (int)sizeof(qexpr*)*n))==0 ){ p->oom = 1; return 0; }
-    memcpy(e->arg, a, sizeof(qexpr*)*(size_t)n);
-    e->nArg = n;
+    if( !accept(p, "END") || l.n<2 ){ why(p, "a CASE it cannot read"); goto case_fail; }
+    if( (e = node(p, E_CASE, t->at))==0 ) goto case_fail;
+    e->nElse = nElse;
+    e->nArg = l.n;
+    e->arg = listDone(p, &l);
     e->end = endOfPrev(p);
-    return e;
+    return p->oom ? 0 : e;
+  case_fail:
+    sqlite3_free(l.a);
+    return 0;
   }
   if( q_tok_is(p->z, t, "CAST") && isAt(p, 1, "(") ){
     int at;
@@ -306,14 +339,14 @@ static qexpr *unaryExpr(Parse *p){
   const qtok *t = peek(p);
   if( p->depth>Q_MAXDEPTH ) return why(p, "an expression nested more than %d deep", Q_MAXDEPTH);
   if( is(p, "-") || is(p, "+") || is(p, "~") ){
-    int op = is(p, "-") ? E_SUB : E_OTHER;
+    int op = is(p, "-") ? E_SUB : is(p, "+") ? E_UPLUS : E_OTHER;
     qexpr *a, *e;
     p->i++;
     p->depth++;
     a = unaryExpr(p);
     p->depth--;
     if( a==0 ) return 0;
-    if( op==E_OTHER && q_tok_is(p->z, t, "+") ) return why(p, "unary +");
+    if( op==E_UPLUS ) return unary(p, E_UPLUS, a, t->at);
     if( op==E_SUB && a->op==E_LIT && a->t==0 ){
       /* -5, -(0.5): SQLite folds the sign into the literal (its value is
       ** asked of SQLite with the sign: -9223372036854775808 is an INTEGER) */
@@ -401,6 +434,23 @@ static qexpr *cmpExpr(Parse *p){
   return leftAssoc(p, bitExpr, az, a, 4);
 }
 
+/* Is e constant as sqlite3ExprIsConstant sees it before names are resolved
+** (exprNodeIsConstant): no column (TRUE and FALSE are constants), and no
+** function call (LIKE, GLOB, -> and ->> are calls)? */
+static int parseConst(const qexpr *e){
+  int i;
+  if( e==0 ) return 1;
+  switch( e->op ){
+    case E_COL:
+      return e->zQual==0 && !e->quoted && (sqlite3_stricmp(e->zName, "true")==0 || sqlite3_stricmp(e->zName, "false")==0);
+    case E_FUNC: case E_AGG: case E_LIKE: return 0;
+    case E_OTHER: if( e->zName[0]=='-' ) return 0; break;
+    default: break;
+  }
+  for(i=0; i<e->nArg; i++) if( !parseConst(e->arg[i]) ) return 0;
+  return parseConst(e->a) && parseConst(e->b);
+}
+
 static qexpr *notOf(Parse *p, qexpr *e, int neg){
   qexpr *n;
   if( !neg || e==0 ) return e;
@@ -443,8 +493,23 @@ static qexpr *eqExpr(Parse *p){
       if( !is(p, "(") ) return why(p, "IN of a table");
       p->i++;
       if( is(p, "SELECT") || is(p, "VALUES") || is(p, "WITH") ) return why(p, "IN (a subquery)");
-      if( !exprList(p, in, Q_MAXARG) ) return 0;
+      if( !exprList(p, in) ) return 0;
       in->end = endOfPrev(p);
+      if( in->nArg==0 ){
+        /* x IN (): false, even for NULL (parse.y) */
+        in->op = E_LIT;
+        in->t = SQLITE_INTEGER;
+        in->i = 0;
+        in->a = 0;
+      }else if( in->nArg==1 && parseConst(in->arg[0]) ){
+        /* x IN (c) is x = +c (parse.y): c's collation counts, its affinity not */
+        qexpr *c = unary(p, E_UPLUS, in->arg[0], in->arg[0]->at);
+        if( c==0 ) return 0;
+        in->op = E_EQ;
+        in->b = c;
+        in->nArg = 0;
+        in->arg = 0;
+      }
       e = notOf(p, in, neg);
       continue;
     }
@@ -460,7 +525,7 @@ static qexpr *eqExpr(Parse *p){
         l->nArg = 1;
         l->end = l->arg[0]->end;
       }
-      e = l;                        /* NOT is in its text: SQLite computes it whole */
+      e = notOf(p, l, neg);         /* NOT LIKE is NOT of the LIKE (parse.y) */
       continue;
     }
     if( accept(p, "BETWEEN") ){
@@ -468,7 +533,12 @@ static qexpr *eqExpr(Parse *p){
       if( lo==0 ) return 0;
       if( !accept(p, "AND") ) return why(p, "a BETWEEN it cannot read");
       if( (hi = cmpExpr(p))==0 ) return 0;
-      b = binary(p, E_AND, binary(p, E_GE, e, lo), binary(p, E_LE, e, hi));
+      {
+        qexpr *ge = binary(p, E_GE, e, lo), *le = binary(p, E_LE, e, hi);
+        if( ge ) ge->synth = 1;
+        if( le ) le->synth = 1;
+        b = binary(p, E_AND, ge, le);
+      }
       e = notOf(p, b, neg);
       continue;
     }
@@ -505,23 +575,21 @@ static qexpr *expr(Parse *p){
 
 /* A list of terms (results, GROUP BY, ORDER BY) into *pa, *pn. */
 static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
-  qterm a[64];
-  int n = 0;
+  List l = { 0, 0, 0, sizeof(qterm) };
+  qterm x, *t = &x;
   do{
-    qterm *t = &a[n];
-    if( n==64 ){ why(p, "more than 64 terms in a list"); return 0; }
     memset(t, 0, sizeof(*t));
     if( isResult && is(p, "*") ){
       p->i++;
       p->s->star = 1;
-      n++;
+      if( !listAdd(p, &l, t) ) goto fail;
       continue;
     }
     if( isResult && peek(p)->type==T_ID && isAt(p, 1, ".") && isAt(p, 2, "*") ){
       why(p, "table.*");
-      return 0;
+      goto fail;
     }
-    if( (t->e = expr(p))==0 ) return 0;
+    if( (t->e = expr(p))==0 ) goto fail;
     if( isResult ){
       int as = accept(p, "AS");
       const qtok *k = peek(p);
@@ -534,7 +602,7 @@ static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
         p->i++;
       }else if( as ){
         why(p, "a result name it cannot read");
-        return 0;
+        goto fail;
       }
     }
     if( isOrder ){
@@ -543,15 +611,17 @@ static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
       if( accept(p, "NULLS") ){
         if( accept(p, "FIRST") ) t->nulls = 1;
         else if( accept(p, "LAST") ) t->nulls = 2;
-        else { why(p, "an ORDER BY it cannot read"); return 0; }
+        else { why(p, "an ORDER BY it cannot read"); goto fail; }
       }
     }
-    n++;
+    if( !listAdd(p, &l, t) ) goto fail;
   }while( accept(p, ",") );
-  if( (*pa = q_alloc(p->s, (int)sizeof(qterm)*n))==0 ){ p->oom = 1; return 0; }
-  memcpy(*pa, a, sizeof(qterm)*(size_t)n);
-  *pn = n;
-  return 1;
+  *pn = l.n;
+  *pa = listDone(p, &l);
+  return !p->oom;
+fail:
+  sqlite3_free(l.a);
+  return 0;
 }
 
 int q_parse(const char *zSql, int nParam, qselect *s){
@@ -568,10 +638,10 @@ int q_parse(const char *zSql, int nParam, qselect *s){
     why(&p, is(&p, "WITH") ? "WITH (a common table expression)" : is(&p, "VALUES") ? "VALUES" : "not a plain SELECT");
     goto done;
   }
-  if( accept(&p, "DISTINCT") ){ why(&p, "SELECT DISTINCT"); goto done; }
-  accept(&p, "ALL");
+  if( accept(&p, "DISTINCT") ) s->distinct = 1;
+  else accept(&p, "ALL");
   if( !terms(&p, &s->aRes, &s->nRes, 0, 1) ) goto done;
-  if( !accept(&p, "FROM") ){ why(&p, "a SELECT without FROM"); goto done; }
+  if( !accept(&p, "FROM") ) goto where;       /* no table: one row (requirement 1) */
   if( peek(&p)->type!=T_ID || q_tok_is(zSql, peek(&p), "(") ){ why(&p, "FROM a subquery or a table-valued function"); goto done; }
   {
     const qtok *t = peek(&p);
@@ -599,6 +669,7 @@ int q_parse(const char *zSql, int nParam, qselect *s){
     goto done;
   }
   if( is(&p, "INDEXED") || (is(&p, "NOT") && isAt(&p, 1, "INDEXED")) ){ why(&p, "INDEXED BY"); goto done; }
+where:
   if( accept(&p, "WHERE") && (s->pWhere = expr(&p))==0 ) goto done;
   if( accept(&p, "GROUP") ){
     if( !accept(&p, "BY") || !terms(&p, &s->aGroup, &s->nGroup, 0, 0) ) goto done;

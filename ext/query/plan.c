@@ -17,10 +17,12 @@
 **      run, parameters bound: their values are SQLite's by construction. A
 **      literal's sign is part of it (-9223372036854775808 is an INTEGER).
 **   4. What the engine does not compute itself (LIKE, CAST, ||, a function
-**      other than abs, coalesce, ifnull, nullif, iif) becomes E_SQL when it
-**      has one input that is not constant: SQLite computes it once per
-**      distinct input (eval.c). A non-deterministic function, or two inputs,
-**      is not covered.
+**      other than abs, coalesce, ifnull, nullif, iif, min and max of
+**      several) becomes E_SQL when it has inputs that are not constant: a
+**      template of it with each operand a parameter, which SQLite computes
+**      once per distinct combination of the inputs (eval.c). A
+**      non-deterministic function is not covered. Unary + is its
+**      operand's value and collation without its affinity.
 **   5. Grouped queries: the results, HAVING and ORDER BY are over the keys
 **      (a subtree equal to a GROUP BY term, as sqlite3ExprCompare finds)
 **      and the aggregates; a column outside both is not covered (SQLite's
@@ -121,6 +123,19 @@ static int paramsOf(qexpr *e, qexpr **a, int n){
   return n;
 }
 
+/* e's text onto x, each parameter among aP[0..nP) (in text order) written
+** ?N with its number in the whole SELECT: alone, SQLite would number a
+** named one by this text (in "@w BETWEEN ?1 AND 2", @w would be ?1). */
+static void spanSql(Bind *b, sqlite3_str *x, const qexpr *e, qexpr **aP, int nP){
+  int at = e->at, j;
+  for(j=0; j<nP; j++){
+    if( aP[j]->at<at || aP[j]->end>e->end ) continue;   /* outside, or a copy already written */
+    sqlite3_str_appendf(x, "%.*s?%d", aP[j]->at - at, b->s->zSql + at, aP[j]->iParam);
+    at = aP[j]->end;
+  }
+  sqlite3_str_appendf(x, "%.*s", e->end - at, b->s->zSql + at);
+}
+
 /* Read column 0 of st's row into the literal e. */
 static int takeValue(Bind *b, qexpr *e, sqlite3_value *v){
   int t = sqlite3_value_type(v), n;
@@ -157,20 +172,19 @@ static int fold(Bind *b, qexpr *e){
     e->op = E_LIT;
     return 1;
   }
-  /* its text, each parameter written ?N with its number in the whole
-  ** SELECT: alone, SQLite would number a named one by this text (in
-  ** "@w BETWEEN ?1 AND 2", @w would be ?1) */
   if( (nP = paramsOf(e, aP, 0))<0 ) return whyf(b, "a constant with more than 64 parameters");
   {
     sqlite3_str *x = sqlite3_str_new(0);
-    int at = e->at;
     sqlite3_str_appendall(x, "SELECT ");
-    for(j=0; j<nP; j++){
-      if( aP[j]->at<at ) continue;  /* a copy of one already written (copyTree, BETWEEN's operand) */
-      sqlite3_str_appendf(x, "%.*s?%d", aP[j]->at - at, b->s->zSql + at, aP[j]->iParam);
-      at = aP[j]->end;
+    if( e->synth ){                 /* BETWEEN's or CASE's comparison: its operands' texts */
+      sqlite3_str_appendchar(x, 1, '(');
+      spanSql(b, x, e->a, aP, nP);
+      sqlite3_str_appendf(x, ") %s (", e->op==E_GE ? ">=" : e->op==E_LE ? "<=" : "==");
+      spanSql(b, x, e->b, aP, nP);
+      sqlite3_str_appendchar(x, 1, ')');
+    }else{
+      spanSql(b, x, e, aP, nP);
     }
-    sqlite3_str_appendf(x, "%.*s", e->end - at, b->s->zSql + at);
     if( (zSql = sqlite3_str_finish(x))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
   }
   rc = sqlite3_prepare_v2(b->db, zSql, -1, &st, 0);
@@ -213,7 +227,11 @@ static int foldAll(Bind *b, qexpr *e){
   int ok = 1;
   if( e==0 || stopped(b) ) return !stopped(b);
   if( isConst(e) ) return fold(b, e);
-  if( e->op==E_SQL ) return foldAll(b, e->a);
+  if( e->op==E_SQL ){
+    int i;
+    for(i=0; i<e->nArg && ok; i++) ok = foldAll(b, e->arg[i]);
+    return ok;
+  }
   EACH_CHILD(e, pp, ok = ok && foldAll(b, *pp));
   return ok;
 }
@@ -228,7 +246,7 @@ static int collWalk(const qexpr *e){
     if( e->op==E_AGGREF ) return e->explicitColl ? e->coll : -1;
     if( e->op==E_COLLATE ) return e->coll;
     if( e->op==E_COL || e->op==E_KEY ) return e->coll;
-    if( e->op==E_CAST ){ e = e->a; continue; }
+    if( e->op==E_CAST || e->op==E_UPLUS ){ e = e->a; continue; }
     if( e->explicitColl ){
       if( e->a && e->a->explicitColl ){ e = e->a; continue; }
       if( e->b ){ e = e->b; continue; }
@@ -325,74 +343,100 @@ static qexpr *copyTree(Bind *b, const qexpr *e){
   return y;
 }
 
-/* The one child of e that is not constant (NULL: all are; *pMany: more). */
-static qexpr **theInput(qexpr *e, int *pMany){
-  qexpr **r = 0;
-  *pMany = 0;
-  EACH_CHILD(e, pp, if( !isConst(*pp) ){ if( r ) *pMany = 1; r = pp; });
-  return r;
-}
-
-/* e, which SQLite computes, as E_SQL of its one input (requirement 4):
-** its text with ?1 in the input's place and ?2... in its constant
-** operands' (folded first, bound as values). */
+/* e, which SQLite computes, as E_SQL of its inputs (requirement 4): a
+** template of its operator or function with ?1..?k for its operands that
+** are not constant (its inputs, in arg[]) and ?k+1... for its constant
+** ones (folded, bound as values). */
 static int toSql(Bind *b, qexpr *e, const char *zWhat){
-  int many, n = 0, j, at;
-  qexpr **pIn = theInput(e, &many), *in, *aOp[Q_MAXARG + 3];
+  qexpr **aOp, **aIn, **aLit;
+  int n = 0, nIn = 0, nLit = 0, j;
   const char *z = b->s->zSql;
   sqlite3_str *t;
-  if( many ) return whyf(b, "%s of two or more values that are not constant", zWhat);
-  in = *pIn;
-  EACH_CHILD(e, pp, if( n<Q_MAXARG + 3 ) aOp[n++] = *pp);
-  /* operands in text order */
-  for(j=1; j<n; j++){ qexpr *x = aOp[j]; int m = j; while( m>0 && aOp[m-1]->at>x->at ){ aOp[m] = aOp[m-1]; m--; } aOp[m] = x; }
+  char *zT;
+  if( (aOp = q_alloc(b->s, (int)sizeof(qexpr*)*3*(e->nArg + 3)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  aIn = aOp + e->nArg + 3;
+  aLit = aIn + e->nArg + 3;
+  EACH_CHILD(e, pp, aOp[n++] = *pp);
   for(j=0; j<n; j++){
-    if( aOp[j]->at<e->at || aOp[j]->end>e->end || aOp[j]->end<=aOp[j]->at || (j && aOp[j]->at<aOp[j-1]->end) ){
-      return whyf(b, "%s over operands it cannot rewrite", zWhat);
+    if( isConst(aOp[j]) ){
+      /* a COLLATE would be lost on a value bound */
+      if( aOp[j]->explicitColl ) return whyf(b, "%s with a COLLATE among its operands", zWhat);
+      aLit[nLit++] = aOp[j];
+    }else{
+      aIn[nIn++] = aOp[j];
     }
-    if( aOp[j]!=in && aOp[j]->explicitColl ) return whyf(b, "%s with a COLLATE among its operands", zWhat);
   }
-  if( e->op==E_FUNC && (sqlite3_stricmp(e->zName, "min")==0 || sqlite3_stricmp(e->zName, "max")==0)
-   && collWalk(in)>C_BINARY ){
-    return whyf(b, "%s() of a value with a collation", e->zName);
-  }
-  if( n>1 && (e->aTplLit = q_alloc(b->s, (int)sizeof(qexpr*)*(n - 1)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  for(j=0; j<nLit; j++) if( !fold(b, aLit[j]) ) return 0;
+  /* the template, each operand its place */
   t = sqlite3_str_new(b->db);
   sqlite3_str_appendall(t, "SELECT ");
-  at = e->at;
-  for(j=0; j<n; j++){
-    sqlite3_str_appendf(t, "%.*s", aOp[j]->at - at, z + at);
-    if( aOp[j]==in ){
-      sqlite3_str_appendall(t, "?1");
-    }else{
-      if( !fold(b, aOp[j]) ){ sqlite3_free(sqlite3_str_finish(t)); return 0; }
-      e->aTplLit[e->nTplLit++] = aOp[j];
-      sqlite3_str_appendf(t, "?%d", e->nTplLit + 1);
+#define PLACE(x) do{ int k_; for(k_=0; k_<nIn && aIn[k_]!=(x); k_++){} \
+    if( k_<nIn ) sqlite3_str_appendf(t, "?%d", k_ + 1); \
+    else { for(k_=0; aLit[k_]!=(x); k_++){} sqlite3_str_appendf(t, "?%d", nIn + k_ + 1); } }while(0)
+  switch( e->op ){
+    case E_FUNC: {
+      qtok *aTok = 0;
+      int nTok = 0;
+      if( q_lex(z + e->at, &aTok, &nTok)!=SQLITE_OK ){ sqlite3_free(sqlite3_str_finish(t)); b->rc = SQLITE_NOMEM; return 0; }
+      for(j=0; aTok[j].type!=T_ID && aTok[j].type!=T_EOF; j++){}   /* past its parentheses */
+      sqlite3_str_appendf(t, "%.*s(", aTok[j].n, z + e->at + aTok[j].at);
+      sqlite3_free(aTok);
+      for(j=0; j<e->nArg; j++){
+        if( j ) sqlite3_str_appendchar(t, 1, ',');
+        PLACE(e->arg[j]);
+      }
+      sqlite3_str_appendchar(t, 1, ')');
+      break;
     }
-    at = aOp[j]->end;
+    case E_CAST:
+      sqlite3_str_appendall(t, "CAST(");
+      PLACE(e->a);
+      sqlite3_str_appendf(t, " AS %s)", e->zName);
+      break;
+    case E_LIKE:
+      PLACE(e->a);
+      sqlite3_str_appendf(t, " %s ", e->zName);
+      PLACE(e->b);
+      if( e->nArg ){
+        sqlite3_str_appendall(t, " ESCAPE ");
+        PLACE(e->arg[0]);
+      }
+      break;
+    default:                        /* ||, & | << >> -> ->>, and ~ */
+      if( e->b==0 ){
+        sqlite3_str_appendall(t, e->zName);
+        PLACE(e->a);
+      }else{
+        PLACE(e->a);
+        sqlite3_str_appendf(t, " %s ", e->op==E_CONCAT ? "||" : e->zName);
+        PLACE(e->b);
+      }
+      break;
   }
-  sqlite3_str_appendf(t, "%.*s", e->end - at, z + at);
-  {
-    char *zT = sqlite3_str_finish(t);
-    int m = zT ? (int)strlen(zT) : 0;
-    if( zT==0 || (e->zTpl = q_alloc(b->s, m + 1))==0 ){ sqlite3_free(zT); b->rc = SQLITE_NOMEM; return 0; }
-    memcpy(e->zTpl, zT, (size_t)m + 1);
+#undef PLACE
+  if( (zT = sqlite3_str_finish(t))==0 || (e->zTpl = q_alloc(b->s, (int)strlen(zT) + 1))==0 ){
     sqlite3_free(zT);
+    b->rc = SQLITE_NOMEM;
+    return 0;
   }
+  memcpy(e->zTpl, zT, strlen(zT) + 1);
+  sqlite3_free(zT);
+  e->aTplLit = aLit;
+  e->nTplLit = nLit;
   e->coll = collWalk(e);            /* what it carries (CAST passes its operand's on) */
   /* substr(x, P, N) of positive constants: cut TEXT and BLOB here (eval.c) */
-  if( e->op==E_FUNC && e->nArg==3 && e->arg[0]==in && e->nTplLit==2
+  if( e->op==E_FUNC && e->nArg==3 && nIn==1 && e->arg[0]==aIn[0] && nLit==2
    && (sqlite3_stricmp(e->zName, "substr")==0 || sqlite3_stricmp(e->zName, "substring")==0)
-   && e->aTplLit[0]->t==SQLITE_INTEGER && e->aTplLit[1]->t==SQLITE_INTEGER
-   && e->aTplLit[0]->i>=1 && e->aTplLit[0]->i<=0x7fffffff && e->aTplLit[1]->i>=0 && e->aTplLit[1]->i<=0x7fffffff ){
+   && aLit[0]->t==SQLITE_INTEGER && aLit[1]->t==SQLITE_INTEGER
+   && aLit[0]->i>=1 && aLit[0]->i<=0x7fffffff && aLit[1]->i>=0 && aLit[1]->i<=0x7fffffff ){
     e->substr = 1;
-    e->subP = (int)e->aTplLit[0]->i;
-    e->subN = (int)e->aTplLit[1]->i;
+    e->subP = (int)aLit[0]->i;
+    e->subN = (int)aLit[1]->i;
   }
   e->op = E_SQL;
-  e->a = in;
-  e->b = 0;
-  e->nArg = 0;
+  e->a = e->b = 0;
+  e->arg = aIn;
+  e->nArg = nIn;
   /* its memo: the run keeps one per E_SQL node (eval.c) */
   if( b->pl->nMemo % 16==0 ){
     qexpr **a = q_alloc(b->s, (int)sizeof(qexpr*)*(b->pl->nMemo + 16));
@@ -551,6 +595,7 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
           e->i = sqlite3_stricmp(e->zName, "true")==0;
           return 1;
         }
+        if( b->s->zFrom==0 ) return whyf(b, "%s, which names no column (there is no FROM)", e->zName);
         return whyf(b, "%s, which is not a column of %s", e->zName, b->pl->src.tab.zTab);
       }
       return r;
@@ -574,10 +619,8 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
       e->cmpColl = cmpColl(e->a, e->b);
       break;
     case E_IN:
-      for(i=0; i<e->nArg; i++){
-        if( !isConst(e->arg[i]) ) return whyf(b, "IN with a list that is not constant");
-        if( e->arg[i]->explicitColl ) return whyf(b, "IN with a COLLATE in its list");
-      }
+      /* x's affinity and collation (sqlite3ExprCodeIN, exprINAffinity): the
+      ** items' own do not count */
       e->cmpAff = e->a->aff;
       e->cmpColl = collWalk(e->a);
       if( e->cmpColl<0 ) e->cmpColl = C_BINARY;
@@ -596,6 +639,13 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
       }else if( (sqlite3_stricmp(z, "iif")==0) && e->nArg==3 ){
         e->op = E_CASE;
         e->nElse = 1;
+      }else if( (sqlite3_stricmp(z, "min")==0 || sqlite3_stricmp(z, "max")==0) && e->nArg>=2 ){
+        /* func.c's minmaxFunc, by the first argument's collation that has one */
+        int c = -1;
+        e->op = E_MINMAX;
+        e->agg = sqlite3_stricmp(z, "min")==0 ? A_MIN : A_MAX;
+        for(i=0; i<e->nArg && c<0; i++) c = collWalk(e->arg[i]);
+        e->cmpColl = c<0 ? C_BINARY : c;
       }else{
         int builtin;
         if( !isDeterministic(b, z, &builtin) ) return whyf(b, "%s(), which is not deterministic", z);
@@ -634,7 +684,12 @@ static void conjuncts(qplan *pl, qexpr *e, Bind *b){
     conjuncts(pl, e->b, b);
     return;
   }
-  if( pl->nConj==(int)(sizeof(pl->aConj)/sizeof(pl->aConj[0])) ){ whyf(b, "a WHERE of more than 64 terms"); return; }
+  if( pl->nConj%16==0 ){
+    qexpr **a = q_alloc(b->s, (int)sizeof(qexpr*)*(pl->nConj + 16));
+    if( a==0 ){ b->rc = SQLITE_NOMEM; return; }
+    if( pl->nConj ) memcpy(a, pl->aConj, sizeof(qexpr*)*(size_t)pl->nConj);
+    pl->aConj = a;
+  }
   pl->aConj[pl->nConj++] = e;
 }
 
@@ -692,6 +747,7 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
     *pzWhy = sqlite3_mprintf("%s", s->zWhy);
     return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
   }
+  if( s->zFrom==0 ) goto bind;      /* no table: one row of no columns */
   rc = ga_tvf_source(vt, db, "gpu_query", s->zFrom, &pl->src);
   if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
     *pzWhy = sqlite3_mprintf("%s", sqlite3_errstr(rc));
@@ -712,13 +768,13 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
                              : "of a kind not known");
     return SQLITE_OK;
   }
+bind:
   b.pl = pl; b.s = s; b.db = db;
   b.apParam = apParam; b.nParam = nParam;
   /* SELECT *: the table's columns */
   if( s->star ){
     const ga_table *t = &pl->src.tab;
     if( s->nRes!=1 ) whyf(&b, "* beside other results");
-    else if( t->nCol>64 ) whyf(&b, "* over more than 64 columns");
     else{
       qterm *a = q_alloc(s, (int)sizeof(qterm)*t->nCol);
       if( a==0 ) return SQLITE_NOMEM;
@@ -733,6 +789,7 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
       s->star = 0;
     }
   }
+  if( s->distinct ) whyf(&b, "SELECT DISTINCT");
   for(i=0; i<s->nRes && !stopped(&b); i++) if( hasAgg(s->aRes[i].e) ) pl->grouped = 1;
   if( s->nGroup || (s->pHaving) ) pl->grouped = 1;
   for(i=0; i<s->nOrder; i++) if( hasAgg(s->aOrder[i].e) ) pl->grouped = 1;
@@ -773,8 +830,15 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
   }
   pl->nOut = s->nRes;
   /* ORDER BY: a result's alias or number, else an expression */
-  if( s->nOrder>64 ) whyf(&b, "ORDER BY of more than 64 terms");
-  if( !stopped(&b) && s->nOrder && (pl->aSort = q_alloc(s, (int)sizeof(qexpr*)*s->nOrder))==0 ) b.rc = SQLITE_NOMEM;
+  if( !stopped(&b) && s->nOrder
+   && ((pl->aSort = q_alloc(s, (int)sizeof(qexpr*)*s->nOrder))==0
+       || (pl->aSortDesc = q_alloc(s, (int)sizeof(int)*3*s->nOrder))==0) ){
+    b.rc = SQLITE_NOMEM;
+  }
+  if( pl->aSortDesc ){
+    pl->aSortNulls = pl->aSortDesc + s->nOrder;
+    pl->aSortColl = pl->aSortNulls + s->nOrder;
+  }
   for(i=0; i<s->nOrder && !stopped(&b); i++){
     qexpr *e = s->aOrder[i].e;
     int cTerm, k = resultRef(&b, e, 1, &cTerm), c;
@@ -855,7 +919,8 @@ void q_plan_describe(sqlite3_str *out, const qplan *pl){
   static const char *azColl[] = { "BINARY", "NOCASE", "RTRIM" };
   int i;
   sqlite3_str_appendall(out, ",\"table\":");
-  ga_json_str(out, pl->src.tab.zTab ? pl->src.tab.zTab : s->zFrom);
+  if( s->zFrom ) ga_json_str(out, pl->src.tab.zTab ? pl->src.tab.zTab : s->zFrom);
+  else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendall(out, ",\"columns\":[");
   for(i=0; i<pl->nCol; i++){
     if( i ) sqlite3_str_appendchar(out, 1, ',');

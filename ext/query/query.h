@@ -58,9 +58,11 @@ enum {
   E_IN,                            /* a IN (arg...) */
   E_CASE,                          /* CASE WHEN arg[2i] THEN arg[2i+1] ... [ELSE arg[n-1]] (nElse) */
   E_COALESCE, E_NULLIF, E_ABS,
+  E_MINMAX,                        /* min(arg...) or max(arg...) of two or more (agg: A_MIN, A_MAX) */
   E_COLLATE,                       /* a COLLATE zName: a's value */
-  E_SQL,                           /* anything else SQLite computes from one value (a), once per
-                                   ** distinct value: the text zTpl with a as ?1 */
+  E_UPLUS,                         /* +a: a's value and collation, no affinity (datatype3 4.2) */
+  E_SQL,                           /* anything else SQLite computes from its inputs (arg), once per
+                                   ** distinct combination: the text zTpl with arg[i] as ?i+1 */
   E_AGG,                           /* an aggregate call (before planning) */
   E_FUNC,                          /* a function call (before planning) */
   E_CAST,                          /* CAST(a AS zName) (before planning) */
@@ -81,6 +83,8 @@ struct qexpr {
   char *zName;                     /* column, function, collation or type name; E_LIKE's operator */
   char *zQual;                     /* a column's qualifier */
   int quoted;                      /* E_COL: its name was "quoted" (SQLite may read it as a string) */
+  int synth;                       /* a comparison the parser made (BETWEEN's, CASE x WHEN's):
+                                   ** its text is its operands' (plan.c writes it) */
   int distinct;                    /* E_AGG: DISTINCT */
   int agg;                         /* E_AGG: A_* */
   /* E_LIT: the value */
@@ -118,10 +122,11 @@ typedef struct qterm {
 /* A parsed SELECT. */
 typedef struct qselect {
   const char *zSql;                /* its text (the virtual table's copy) */
-  char *zFrom;                     /* FROM's table as written ([schema.]name) */
+  char *zFrom;                     /* FROM's table as written ([schema.]name); NULL: no FROM */
   char *zAlias;                    /* its alias */
   qterm *aRes; int nRes;           /* result columns (after * is expanded: plan.c) */
   int star;                        /* SELECT * */
+  int distinct;                    /* SELECT DISTINCT */
   qexpr *pWhere, *pHaving;
   qterm *aGroup; int nGroup;
   qterm *aOrder; int nOrder;
@@ -158,7 +163,7 @@ typedef struct qplan {
   int aiCol[GA_COLS_MAX];          /* ... each one's index in the table */
   unsigned char aWant[GA_COLS_MAX];/* ... and what it asks (GA_COL_*) */
   int grouped;                     /* aggregates or GROUP BY: one row per group */
-  qexpr *aConj[64]; int nConj;     /* WHERE's conjuncts */
+  qexpr **aConj; int nConj;        /* WHERE's conjuncts */
   qexpr *aKey[Q_MAXKEY]; int nKey; /* GROUP BY keys */
   int aKeyColl[Q_MAXKEY];          /* ... each key's collation */
   int lastCounted;                 /* the last key is counted, not shown (exec.c's count(DISTINCT)
@@ -169,7 +174,7 @@ typedef struct qplan {
   qexpr **aOut; int nOut;          /* result columns, over keys and aggregates when grouped */
   qexpr *pHaving;                  /* over keys and aggregates */
   qexpr **aSort; int nSort;        /* ORDER BY terms */
-  int aSortDesc[64], aSortNulls[64], aSortColl[64];
+  int *aSortDesc, *aSortNulls, *aSortColl;   /* ... each one's DESC, NULLS, collation */
   int nSlot;                       /* evaluation buffers */
   int nMemo;                       /* E_SQL nodes */
   qexpr **aMemoNode;               /* ... each one */
