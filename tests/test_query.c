@@ -177,6 +177,7 @@ typedef struct Gen {
   int params;                      /* this query may use parameters */
   int valgrind;                    /* leave out values near 2^53 and 2^63 (see valOf) */
   int nRow;                        /* rows of the table being made */
+  int noFrom;                      /* the SELECT being made has no FROM: no columns */
 } Gen;
 
 static int under_valgrind(void){ return getenv("GPUAGG_UNDER_VALGRIND")!=0; }
@@ -249,7 +250,13 @@ static int makeTable(sqlite3 *db, Gen *g, int nRow, const char *zName){
 static void expr(Gen *g, sqlite3_str *s, int d);
 static void cond(Gen *g, sqlite3_str *s, int d);
 
-static void col(Gen *g, sqlite3_str *s){ APP(s, PICK(g, azCol)); }
+static void lit(Gen *g, sqlite3_str *s);
+
+/* A column (a literal where the SELECT has no FROM). */
+static void col(Gen *g, sqlite3_str *s){
+  if( g->noFrom ) lit(g, s);
+  else APP(s, PICK(g, azCol));
+}
 
 /* A parameter: ?, ?N, :name, @name, $name (named ones repeat). */
 static void param(Gen *g, sqlite3_str *s){
@@ -282,6 +289,23 @@ static void expr(Gen *g, sqlite3_str *s, int d){
   static const char *azCast[] = { "INTEGER", "REAL", "TEXT", "NUMERIC", "BLOB" };
   static const char *azColl[] = { "NOCASE", "BINARY", "RTRIM" };
   double p = h_unit(&g->r);
+  if( d<=2 && chance(g, 0.08) ){              /* forms SQLite computes per combination, or natively */
+    switch( pick(g, 5) ){
+      case 0: APP(s, "+"); if( chance(g, 0.7) ) col(g, s); else { APP(s, "("); expr(g, s, d+1); APP(s, ")"); } break;
+      case 1: APP(s, "("); col(g, s); APP(s, chance(g, 0.5) ? " || '-' || " : " || "); col(g, s); APP(s, ")"); break;
+      case 2:
+        APP(s, chance(g, 0.5) ? "min(" : "max("); expr(g, s, d+1); APP(s, ", "); expr(g, s, d+1);
+        if( chance(g, 0.3) ){ APP(s, ", "); col(g, s); }
+        APP(s, ")");
+        break;
+      case 3:
+        APP(s, "CASE "); lit(g, s); APP(s, " WHEN "); lit(g, s); APP(s, " THEN "); expr(g, s, d+1);
+        APP(s, " WHEN "); col(g, s); APP(s, " THEN "); expr(g, s, d+1); APP(s, " END");
+        break;
+      default: APP(s, "printf('%s.%s', "); col(g, s); APP(s, ", "); col(g, s); APP(s, ")"); break;
+    }
+    return;
+  }
   if( d>2 || p<0.3 ){
     if( chance(g, 0.7) ) col(g, s);
     else lit(g, s);
@@ -351,10 +375,28 @@ static void cond(Gen *g, sqlite3_str *s, int d){
     APP(s, "NOT ("); cond(g, s, d+1); APP(s, ")");
   }else if( p<0.75 ){
     expr(g, s, d+1); APP(s, chance(g, 0.2) ? " NOT BETWEEN " : " BETWEEN "); lit(g, s); APP(s, " AND "); lit(g, s);
-  }else if( p<0.80 ){
+  }else if( p<0.77 ){
     col(g, s); APP(s, chance(g, 0.2) ? " NOT IN (" : " IN ("); lit(g, s); APP(s, ", "); lit(g, s);
     if( chance(g, 0.4) ){ APP(s, ", "); lit(g, s); }
     APP(s, ")");
+  }else if( p<0.80 ){
+    /* IN lists of expressions, of one item, none, or many; a constant BETWEEN's operand */
+    int k, n;
+    switch( pick(g, 5) ){
+      case 0:
+        expr(g, s, d+1); APP(s, chance(g, 0.2) ? " NOT IN (" : " IN ("); col(g, s); APP(s, ", "); expr(g, s, d+1);
+        if( chance(g, 0.5) ){ APP(s, ", "); lit(g, s); }
+        APP(s, ")");
+        break;
+      case 1: col(g, s); APP(s, chance(g, 0.3) ? " NOT IN (" : " IN ("); if( chance(g, 0.5) ) lit(g, s); else col(g, s); APP(s, ")"); break;
+      case 2: col(g, s); APP(s, chance(g, 0.5) ? " NOT IN ()" : " IN ()"); break;
+      case 3:
+        col(g, s); APP(s, chance(g, 0.2) ? " NOT IN (" : " IN (");
+        for(k=0, n=9 + pick(g, 40); k<n; k++){ if( k ) APP(s, ", "); if( chance(g, 0.7) ) sqlite3_str_appendf(s, "%d", pick(g, 41) - 20); else lit(g, s); }
+        APP(s, ")");
+        break;
+      default: lit(g, s); APP(s, " BETWEEN "); lit(g, s); APP(s, " AND "); col(g, s); break;
+    }
   }else if( p<0.85 ){
     expr(g, s, d+1); APP(s, chance(g, 0.5) ? " IS NULL" : " IS NOT NULL");
   }else if( p<0.90 ){
@@ -434,6 +476,8 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   const char *azK[4];
   sqlite3_str *s = sqlite3_str_new(0);
   g->params = chance(g, 0.3);
+  g->noFrom = chance(g, 0.03);                 /* constants: one row */
+  if( g->noFrom ) nKey = 0;
   for(i=0; i<nKey; i++) azK[i] = PICK(g, azKey);
   grouped = nKey>0 || chance(g, 0.75);
   if( grouped ){
@@ -450,7 +494,7 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
       static const char *azOver[] = { "abs(%s)", "(%s + 1)", "typeof(%s)", "(%s || '!')", "coalesce(%s, -1)" };
       azSel[nSel++] = sqlite3_mprintf(PICK(g, azOver), azK[pick(g, nKey)]);
     }
-  }else if( chance(g, 0.06) ){
+  }else if( !g->noFrom && chance(g, 0.06) ){
     azSel[nSel++] = sqlite3_mprintf("*");
   }else{
     int n = 1 + pick(g, 3);
@@ -462,7 +506,7 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   }
   APP(s, "SELECT ");
   for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azSel[i]);
-  sqlite3_str_appendf(s, " FROM %s", zTab);
+  if( !g->noFrom ) sqlite3_str_appendf(s, " FROM %s", zTab);
   if( chance(g, 0.6) ){ APP(s, " WHERE "); cond(g, s, 0); }
   if( nKey ){
     int byNumber = chance(g, 0.25);
@@ -505,6 +549,7 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
     }
   }
   for(i=0; i<nSel; i++) sqlite3_free(azSel[i]);
+  g->noFrom = 0;
   q->zSql = text(s);
   q->zRef = refOf(q->zSql);
 }

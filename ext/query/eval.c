@@ -9,9 +9,9 @@
 **      NaN are NULL. TEXT and BLOB operands are integers or not as
 **      computeNumericType says, and as REAL operands they are what
 **      sqlite3VdbeRealValue reads ('-0.0' is -0.0): both asked of SQLite,
-**      once per value. A %
-**      with a TEXT or BLOB operand that is not an integer is left to SQLite
-**      (QE_BAIL): it reads such operands by another rule.
+**      once per value. A % with a TEXT or BLOB operand that is not an
+**      integer is asked of SQLite whole, once per pair of operands: it
+**      reads such operands by another rule (sqlite3VdbeIntValue).
 **   2. Comparisons (OP_Eq ...): two integers directly; NULL makes NULL (IS:
 **      equal only to NULL); else the comparison's affinity first (NUMERIC:
 **      TEXT that is a well-formed number becomes it; TEXT: numbers become
@@ -59,7 +59,7 @@
 
 /* ---- memos: SQLite computes, once per distinct value ---------------------------------- */
 
-enum { M_NUM, M_AFFNUM, M_STR, M_SUMNUM, M_DBL, M_NCONV };
+enum { M_NUM, M_AFFNUM, M_STR, M_SUMNUM, M_DBL, M_REM, M_NCONV };
 static const char *azConv[M_NCONV] = {
   "SELECT ?1*1",                                   /* the number arithmetic reads (its class) */
   "SELECT CASE WHEN CAST(?1 AS NUMERIC)=?1 THEN CAST(?1 AS NUMERIC) ELSE ?1 END",
@@ -68,6 +68,8 @@ static const char *azConv[M_NCONV] = {
   "SELECT ?1",                                     /* sum()'s number: sqlite3_value_numeric_type */
   "SELECT ?1",                                     /* sqlite3_value_double: REAL arithmetic's
                                                    ** operand, abs(), truth ('-0.0' is -0.0) */
+  "SELECT ?1 % ?2",                                /* % of TEXT or BLOB that is no integer: its
+                                                   ** operands read by sqlite3VdbeIntValue */
 };
 
 typedef struct MEnt {
@@ -323,7 +325,7 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl){
   for(i=0; i<M_NCONV; i++){
     r->aConv[i].zSql = azConv[i];
     r->aConv[i].kind = i;
-    r->aConv[i].nIn = 1;
+    r->aConv[i].nIn = i==M_REM ? 2 : 1;
   }
   return r;
 }
@@ -599,7 +601,12 @@ static int arith(qrun *r, int op, const qvec *L, const qvec *R, qvec *o, int n){
         goto int_math;
       }
       if( op==E_REM && (tb>SQLITE_FLOAT || ta>SQLITE_FLOAT) ){
-        return q_run_error(r, QE_BAIL, "%% of a TEXT or BLOB value that is not an integer");
+        qval aIn[2], y;
+        q_get(L, i, &aIn[0]);
+        q_get(R, i, &aIn[1]);
+        if( (rc = memoGet(r, &r->aConv[M_REM], aIn, &y))!=SQLITE_OK ) return rc;
+        setVal(o, i, &y);
+        continue;
       }
     }
   fp_math:

@@ -573,6 +573,15 @@ static qexpr *expr(Parse *p){
   return e;
 }
 
+/* Token k begins a clause that can follow a result (so it is no alias). */
+static int clauseWord(Parse *p, const qtok *k){
+  static const char *az[] = { "FROM", "WHERE", "GROUP", "HAVING", "WINDOW", "ORDER", "LIMIT", "UNION", "EXCEPT",
+                              "INTERSECT" };
+  size_t i;
+  for(i=0; i<sizeof(az)/sizeof(az[0]); i++) if( q_tok_is(p->z, k, az[i]) ) return 1;
+  return 0;
+}
+
 /* A list of terms (results, GROUP BY, ORDER BY) into *pa, *pn. */
 static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
   List l = { 0, 0, 0, sizeof(qterm) };
@@ -593,7 +602,7 @@ static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
     if( isResult ){
       int as = accept(p, "AS");
       const qtok *k = peek(p);
-      if( (k->type==T_ID && !q_tok_is(p->z, k, "FROM")) || k->type==T_STRING ){
+      if( (k->type==T_ID && !clauseWord(p, k)) || k->type==T_STRING ){
         if( (t->zAlias = nameOf(p, k))!=0 && t->zAlias[0]=='\'' ){
           int m = (int)strlen(t->zAlias);
           memmove(t->zAlias, t->zAlias + 1, (size_t)m - 2);
