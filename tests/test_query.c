@@ -412,8 +412,44 @@ static void agg(Gen *g, sqlite3_str *s){
   static const char *azFn[] = {
     "count", "count", "sum", "sum", "total", "avg", "avg", "min", "max", "gpu_min", "gpu_max", "gpu_sum",
   };
+  static const char *azExt[] = {
+    "gpu_var_samp", "gpu_var_pop", "gpu_stddev_samp", "gpu_stddev_pop", "gpu_variance", "gpu_stddev", "gpu_median",
+  };
   const char *zFn;
   int k = pick(g, 14);
+  if( chance(g, 0.12) ){
+    /* DISTINCT sums, and the extension's own aggregates */
+    switch( pick(g, 5) ){
+      case 0: {
+        static const char *azDis[] = { "sum", "total", "avg", "count", "gpu_sum", "gpu_min", "gpu_max", "gpu_avg" };
+        sqlite3_str_appendf(s, "%s(DISTINCT ", PICK(g, azDis));
+        if( chance(g, 0.7) ) col(g, s); else expr(g, s, 2);
+        break;
+      }
+      case 1:
+        sqlite3_str_appendf(s, "%s(%s", PICK(g, azExt), chance(g, 0.2) ? "DISTINCT " : "");
+        if( chance(g, 0.5) ) col(g, s); else { col(g, s); APP(s, " + 0"); }
+        break;
+      case 2:
+        sqlite3_str_appendf(s, "%s(", chance(g, 0.5) ? "gpu_argmin" : "gpu_argmax"); col(g, s); APP(s, ", ");
+        if( chance(g, 0.7) ) col(g, s); else expr(g, s, 2);
+        break;
+      default: {
+        static const char *azPct[] = { "0", "25", "50", "99.5", "100", "0.5", "75", "50", "10", "90", "33", "60",
+                                       "101", "'30'" };
+        static const char *azFrac[] = { "0", "0.25", "0.5", "1", "0.75", "0.1", "0.5", "0.9", "0.3", "0.6", "0.05",
+                                        "0.99", "1.5", "'0.5'" };
+        int cont = pick(g, 3);
+        APP(s, cont==0 ? "gpu_percentile(" : cont==1 ? "gpu_percentile_cont(" : "gpu_percentile_disc(");
+        col(g, s);                            /* the numbers arithmetic reads, or the column as it is */
+        if( chance(g, 0.9) ) APP(s, chance(g, 0.5) ? " + 0" : " * 1");
+        sqlite3_str_appendf(s, ", %s", cont==0 ? PICK(g, azPct) : PICK(g, azFrac));
+        break;
+      }
+    }
+    APP(s, ")");
+    return;
+  }
   if( k==12 ){ APP(s, "count(*)"); return; }
   if( k==13 ){
     APP(s, "count(DISTINCT ");

@@ -504,12 +504,16 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
   for(i=0; rc==SQLITE_OK && i<pl->nAgg; i++){
     const qagg *g = &pl->aAgg[i];
     k->aFold[i] = -1;
-    if( g->distinct ){                       /* a program of its own (exec.c's keptDistinct) */
+    if( g->fn>A_MAX || (Q_DEDUP(g) && g->fn!=A_COUNT) ){
+      rc = why(c, "%.*s is not computed on kept columns", g->end - g->at, pl->s->zSql + g->at);
+      break;
+    }
+    if( Q_DEDUP(g) ){                        /* count(DISTINCT): a program of its own (exec.c's keptDistinct) */
       k->aFold[i] = -2;
       continue;
     }
     if( g->x==0 ) continue;
-    for(j=0; j<i && (pl->aAgg[j].x==0 || pl->aAgg[j].distinct || !sameText(pl, pl->aAgg[j].x, g->x)); j++){}
+    for(j=0; j<i && (pl->aAgg[j].x==0 || Q_DEDUP(&pl->aAgg[j]) || !sameText(pl, pl->aAgg[j].x, g->x)); j++){}
     if( j<i ){
       k->aFold[i] = k->aFold[j];
       continue;

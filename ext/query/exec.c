@@ -13,7 +13,16 @@
 **   4. Aggregate, per group: count; sum, total and avg exactly, rounded once
 **      (as gpu_sum, gpu_total, gpu_avg), TEXT and BLOB read as sum() reads
 **      them; min and max by the aggregate's collation, the first of equal
-**      values staying; count(DISTINCT x) by x's collation.
+**      values staying; the extension's own as agg/ computes them: exact
+**      variances (variance.c: exact sum and sum of squares, exactvar.h),
+**      percentiles (percentile.c: the numbers kept, sorted at the end,
+**      ranks.h; a value that is not a number, or infinite, is SQLite's error
+**      to report), argmin and argmax (the first row of the least or greatest
+**      V, BINARY). fn(DISTINCT x) keeps the set of (x, group) by x's
+**      collation: count counts it as it grows; the others keep each
+**      value's first row (by position) and fold the set when the scan ends,
+**      each distinct value once. SQLite's min and max are the same with
+**      DISTINCT or without.
 **   5. Finish: groups in GROUP BY's order (ascending keys, NULL first), then
 **      HAVING, the results, ORDER BY (stable), OFFSET and LIMIT; rows of a
 **      query without aggregates in scan order, then the same.
@@ -43,12 +52,15 @@
 **      that is an error.
 */
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include <pthread.h>
 #include "query.h"
 #include "tvf.h"
 #include "kmap.h"
+#include "exactvar.h"
+#include "ranks.h"
 
 /* An exact sum (gpu_sum's): integers in 128 bits, reals in an expansion
 ** that spills into a full accumulator only when it must. */
@@ -60,16 +72,34 @@ typedef struct QSum {
   int64_t nInt, nReal, nInf[2];
 } QSum;
 
+/* A variance's numbers (agg/variance.c's): their exact sum and sum of
+** squares. */
+typedef struct QVar {
+  ga_sum sum; ga_fpe fpe;          /* the sum (its reals' leading part in fpe) */
+  ga_sq sq;                        /* the sum of squares */
+  int64_t n, nInf;                 /* numbers, and the infinite ones among them */
+} QVar;
+
+/* A percentile's numbers, as ranks.h's keys. */
+typedef struct QKeys { uint64_t *a; int64_t n, cap; } QKeys;
+
+/* An aggregate's state, by group (arrays of gAlloc). */
 typedef struct Agg {
   const qagg *g;
   int64_t *cnt;                    /* count, count(*), count(DISTINCT) */
   QSum *sum;                       /* sum, total, avg */
-  qval *ext;                       /* min, max */
+  qval *ext;                       /* min, max; argmin's and argmax's V */
   int64_t *extPos;                 /* ... the position of the row it came from */
+  qval *argA;                      /* argmin, argmax: that row's A */
+  QVar **var;                      /* variances (NULL: no number yet) */
+  QKeys *keys;                     /* median, percentiles */
   qval *res;                       /* final values, by group */
-  /* count(DISTINCT): (group, value key) seen */
+  /* DISTINCT (Q_DEDUP): the (value key, group) pairs seen; but for count,
+  ** each one's value and position, the first in scan order being the one
+  ** folded (aggFinal) */
   uint64_t *dh; int64_t dAlloc, dN;
   const char **dk; int *dn;
+  qval *dv; int64_t *dp;
 } Agg;
 
 /* A slot of a part's hash table: a canonical key's hash (0: empty), its
@@ -176,12 +206,24 @@ static int growGroups(Part *p, const qplan *pl, int64_t need){
         if( (x = grow(g->sum, p->gAlloc, n, sizeof(QSum), 1))==0 ) return SQLITE_NOMEM;
         g->sum = x;
         break;
-      default:
+      case A_VARSAMP: case A_VARPOP: case A_SDSAMP: case A_SDPOP:
+        if( (x = grow(g->var, p->gAlloc, n, sizeof(QVar*), 1))==0 ) return SQLITE_NOMEM;
+        g->var = x;
+        break;
+      case A_MEDIAN: case A_PCT: case A_PCTCONT: case A_PCTDISC:
+        if( (x = grow(g->keys, p->gAlloc, n, sizeof(QKeys), 1))==0 ) return SQLITE_NOMEM;
+        g->keys = x;
+        break;
+      default:                      /* min, max, argmin, argmax */
         if( (x = grow(g->ext, p->gAlloc, n, sizeof(qval), 1))==0 ) return SQLITE_NOMEM;
         g->ext = x;
         for(j=p->gAlloc; j<n; j++) g->ext[j].t = SQLITE_NULL;
         if( (x = grow(g->extPos, p->gAlloc, n, 8, 1))==0 ) return SQLITE_NOMEM;
         g->extPos = x;
+        if( g->g->fn==A_ARGMIN || g->g->fn==A_ARGMAX ){
+          if( (x = grow(g->argA, p->gAlloc, n, sizeof(qval), 1))==0 ) return SQLITE_NOMEM;
+          g->argA = x;
+        }
         break;
     }
   }
@@ -336,31 +378,40 @@ static double sumValue(const QSum *s){
 }
 
 /* Add key z[0..n) (a value's canonical key, then its group's 8 bytes) to
-** count(DISTINCT) aggregate a's set; *pNew set if it was not there. */
-static int distinctAdd(Part *p, Agg *a, const char *z, int n, int *pNew){
+** DISTINCT aggregate a's set; *pNew set if it was not there, its slot in
+** *pSlot. */
+static int distinctAdd(Part *p, Agg *a, const char *z, int n, int *pNew, int64_t *pSlot){
   uint64_t h = hashKey(z, n);
   int64_t s;
+  int vals = a->g->fn!=A_COUNT;
   if( a->dN*2>=a->dAlloc ){
     int64_t m = a->dAlloc ? 2*a->dAlloc : 1024, j;
     uint64_t *dh = sqlite3_malloc64(8*(uint64_t)m);
     const char **dk = sqlite3_malloc64(sizeof(char*)*(uint64_t)m);
     int *dn = sqlite3_malloc64(sizeof(int)*(uint64_t)m);
-    if( dh==0 || dk==0 || dn==0 ){ sqlite3_free(dh); sqlite3_free(dk); sqlite3_free(dn); return SQLITE_NOMEM; }
+    qval *dv = vals ? sqlite3_malloc64(sizeof(qval)*(uint64_t)m) : 0;
+    int64_t *dp = vals ? sqlite3_malloc64(8*(uint64_t)m) : 0;
+    if( dh==0 || dk==0 || dn==0 || (vals && (dv==0 || dp==0)) ){
+      sqlite3_free(dh); sqlite3_free(dk); sqlite3_free(dn); sqlite3_free(dv); sqlite3_free(dp);
+      return SQLITE_NOMEM;
+    }
     memset(dh, 0, 8*(size_t)m);
     for(j=0; j<a->dAlloc; j++){
       if( a->dh[j] ){
         int64_t t = (int64_t)(a->dh[j] & (uint64_t)(m - 1));
         while( dh[t] ) t = (t + 1) & (m - 1);
         dh[t] = a->dh[j]; dk[t] = a->dk[j]; dn[t] = a->dn[j];
+        if( vals ){ dv[t] = a->dv[j]; dp[t] = a->dp[j]; }
       }
     }
-    sqlite3_free(a->dh); sqlite3_free(a->dk); sqlite3_free(a->dn);
-    a->dh = dh; a->dk = dk; a->dn = dn;
+    sqlite3_free(a->dh); sqlite3_free(a->dk); sqlite3_free(a->dn); sqlite3_free(a->dv); sqlite3_free(a->dp);
+    a->dh = dh; a->dk = dk; a->dn = dn; a->dv = dv; a->dp = dp;
     a->dAlloc = m;
   }
   for(s = (int64_t)(h & (uint64_t)(a->dAlloc - 1)); a->dh[s]; s = (s + 1) & (a->dAlloc - 1)){
     if( a->dh[s]==h && a->dn[s]==n && memcmp(a->dk[s], z, (size_t)n)==0 ){
       *pNew = 0;
+      *pSlot = s;
       return SQLITE_OK;
     }
   }
@@ -369,28 +420,115 @@ static int distinctAdd(Part *p, Agg *a, const char *z, int n, int *pNew){
   a->dn[s] = n;
   a->dN++;
   *pNew = 1;
+  *pSlot = s;
   return SQLITE_OK;
 }
 
-/* count(DISTINCT): is (g, x) new? */
-static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int *pNew){
+/* DISTINCT: is (g, x) new? Other than count, the set keeps x (bytes kept by
+** p's run) at its first position pos. */
+static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int64_t pos, int *pNew){
   int n = 0, rc;
-  if( (rc = keyOf(p, x, a->g->coll, &n))!=SQLITE_OK || (rc = kbufRoom(p, n + 8))!=SQLITE_OK ) return rc;
+  int64_t s;
+  if( (rc = keyOf(p, x, a->g->dcoll, &n))!=SQLITE_OK || (rc = kbufRoom(p, n + 8))!=SQLITE_OK ) return rc;
   memcpy(p->kbuf + n, &g, 8);
-  return distinctAdd(p, a, p->kbuf, n + 8, pNew);
+  if( (rc = distinctAdd(p, a, p->kbuf, n + 8, pNew, &s))!=SQLITE_OK ) return rc;
+  if( a->dv && (*pNew || pos<a->dp[s]) ){
+    a->dv[s] = *x;
+    a->dp[s] = pos;
+    if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->dv[s].z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+/* A variance's number (t, v: sum()'s reading of a value) into *pp. */
+static int varAdd(QVar **pp, int t, int64_t v){
+  QVar *q = *pp;
+  if( q==0 ){
+    if( (q = *pp = sqlite3_malloc(sizeof(QVar)))==0 ) return SQLITE_NOMEM;
+    memset(q, 0, sizeof(*q));
+  }
+  q->n++;
+  if( t==SQLITE_INTEGER ){
+    ga_i128_add(&q->sum.lo, &q->sum.hi, v);
+    ga_sq_int_sign(&q->sq, v, 0);
+  }else if( !ga_is_finite(dbl(v)) ){
+    q->nInf++;
+  }else{
+    ga_sum_real(&q->sum, &q->fpe, dbl(v));
+    ga_sq_real_sign(&q->sq, dbl(v), 0);
+  }
+  return SQLITE_OK;
+}
+
+/* A percentile's number x into *k; QE_BAIL where percentile.c reports an
+** error (not a number, or infinite). */
+static int keysAdd(Part *p, const qagg *g, QKeys *k, const qval *x){
+  static const char *azFn[] = { "gpu_median", "gpu_percentile", "gpu_percentile_cont", "gpu_percentile_disc" };
+  double d;
+  if( x->t!=SQLITE_INTEGER && x->t!=SQLITE_FLOAT ){
+    return q_run_error(p->r, QE_BAIL, "input to %s() that is not numeric (an error in SQLite)", azFn[g->fn - A_MEDIAN]);
+  }
+  d = x->t==SQLITE_INTEGER ? (double)x->v : dbl(x->v);
+  if( !ga_is_finite(d) ) return q_run_error(p->r, QE_BAIL, "Inf input to %s() (an error in SQLite)", azFn[g->fn - A_MEDIAN]);
+  if( k->n==k->cap ){
+    int64_t cap = k->cap ? 2*k->cap : 16;
+    uint64_t *a = sqlite3_realloc64(k->a, 8*(uint64_t)cap);
+    if( a==0 ) return SQLITE_NOMEM;
+    k->a = a;
+    k->cap = cap;
+  }
+  k->a[k->n++] = ga_key(d);
+  return SQLITE_OK;
+}
+
+/* Fold value x into group g's sum, variance or percentile: each row's
+** value, or each distinct value once (aggFinal; also gpu_min's and
+** gpu_max's, whose distinct values never compare equal: no ties). */
+static int foldValue(Part *p, Agg *a, int64_t g, const qval *x){
+  int t = x->t, rc;
+  int64_t v = x->v;
+  switch( a->g->fn ){
+    case A_MEDIAN: case A_PCT: case A_PCTCONT: case A_PCTDISC:
+      return keysAdd(p, a->g, &a->keys[g], x);
+    case A_MIN: case A_MAX:
+      rc = a->ext[g].t==SQLITE_NULL ? 1 : q_cmp(x, &a->ext[g], a->g->coll);
+      if( a->ext[g].t==SQLITE_NULL || (a->g->fn==A_MIN ? rc<0 : rc>0) ) a->ext[g] = *x;
+      return SQLITE_OK;
+    default: break;
+  }
+  if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+    if( (rc = q_sumnum(p->r, x, &t, &v))!=SQLITE_OK ) return rc;
+  }
+  if( a->sum ){
+    sumAdd(&a->sum[g], t, v);
+    return SQLITE_OK;
+  }
+  return varAdd(&a->var[g], t, v);
 }
 
 /* Fold the rows of a batch (their groups in aG, their positions from pos,
-** the argument's values in x) into aggregate a. hit, for the min() or max()
-** whose rows show the keys: set for each row SQLite's minmaxStep does not
-** skip (a new least or greatest value, or a NULL before any value). one:
-** every row's group is aG[0] (no GROUP BY). */
-static int aggApply(Part *p, Agg *a, int n, const qvec *x, const int64_t *aG, const int *sel, int64_t pos,
-                    unsigned char *hit, int one){
+** the argument's values in x, the second argument's in y) into aggregate a.
+** hit, for the min() or max() whose rows show the keys: set for each row
+** SQLite's minmaxStep does not skip (a new least or greatest value, or a
+** NULL before any value). one: every row's group is aG[0] (no GROUP BY). */
+static int aggApply(Part *p, Agg *a, int n, const qvec *x, const qvec *y, const int64_t *aG, const int *sel,
+                    int64_t pos, unsigned char *hit, int one){
   const qagg *g = a->g;
   int i, rc, intsDone = 0;
   if( g->fn==A_COUNTSTAR ){
     for(i=0; i<n; i++) a->cnt[aG[i]]++;
+    return SQLITE_OK;
+  }
+  if( Q_DEDUP(g) ){
+    /* the set: counted as it grows; other values folded at the end */
+    for(i=0; i<n; i++){
+      qval v;
+      int isNew;
+      if( x->t[i]==SQLITE_NULL ) continue;
+      q_get(x, i, &v);
+      if( (rc = distinctNew(p, a, aG[i], &v, pos + (sel ? sel[i] : i), &isNew))!=SQLITE_OK ) return rc;
+      if( g->fn==A_COUNT ) a->cnt[aG[i]] += isNew;
+    }
     return SQLITE_OK;
   }
   if( one && n>0 && (g->fn==A_SUM || g->fn==A_TOTAL || g->fn==A_AVG) ){
@@ -415,7 +553,8 @@ static int aggApply(Part *p, Agg *a, int n, const qvec *x, const int64_t *aG, co
     intsDone = 1;
   }
   for(i=0; i<n; i++){
-    int t = x->t[i];
+    const qvec *w = g->fn==A_ARGMIN || g->fn==A_ARGMAX ? y : x;   /* the value compared */
+    int t = w->t[i];
     if( hit ) hit[i] = 0;
     if( t==SQLITE_INTEGER && intsDone ) continue;
     if( t==SQLITE_NULL ){
@@ -424,39 +563,31 @@ static int aggApply(Part *p, Agg *a, int n, const qvec *x, const int64_t *aG, co
     }
     switch( g->fn ){
       case A_COUNT:
-        if( g->distinct ){
-          qval v;
-          int isNew;
-          q_get(x, i, &v);
-          if( (rc = distinctNew(p, a, aG[i], &v, &isNew))!=SQLITE_OK ) return rc;
-          a->cnt[aG[i]] += isNew;
-        }else{
-          a->cnt[aG[i]]++;
-        }
+        a->cnt[aG[i]]++;
         break;
-      case A_SUM: case A_TOTAL: case A_AVG: {
-        int nt = t;
-        int64_t nv = x->v[i];
-        if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
-          qval v;
-          q_get(x, i, &v);
-          if( (rc = q_sumnum(p->r, &v, &nt, &nv))!=SQLITE_OK ) return rc;
-        }
-        sumAdd(&a->sum[aG[i]], nt, nv);
-        break;
-      }
-      default: {
+      case A_MIN: case A_MAX: case A_ARGMIN: case A_ARGMAX: {
         qval v, *cur = &a->ext[aG[i]];
-        int c;
-        q_get(x, i, &v);
+        int c, isMin = g->fn==A_MIN || g->fn==A_ARGMIN;
+        q_get(w, i, &v);
         if( cur->t!=SQLITE_NULL ){
           c = q_cmp(&v, cur, g->coll);
-          if( g->fn==A_MIN ? c>=0 : c<=0 ) break;
+          if( isMin ? c>=0 : c<=0 ) break;
         }
         if( (v.t==SQLITE_TEXT || v.t==SQLITE_BLOB) && (v.z = q_keep(p->r, v.z, v.n))==0 ) return SQLITE_NOMEM;
         *cur = v;
         a->extPos[aG[i]] = pos + (sel ? sel[i] : i);
+        if( a->argA ){
+          qval *A = &a->argA[aG[i]];
+          q_get(x, i, A);
+          if( (A->t==SQLITE_TEXT || A->t==SQLITE_BLOB) && (A->z = q_keep(p->r, A->z, A->n))==0 ) return SQLITE_NOMEM;
+        }
         if( hit ) hit[i] = 1;
+        break;
+      }
+      default: {
+        qval v;
+        q_get(x, i, &v);
+        if( (rc = foldValue(p, a, aG[i], &v))!=SQLITE_OK ) return rc;
         break;
       }
     }
@@ -477,7 +608,7 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   int sel[GA_BATCH], sel2[GA_BATCH], i, k, rc = SQLITE_OK;
   int64_t aG[GA_BATCH];
   unsigned char aHit[GA_BATCH];
-  qvec *aK[Q_MAXKEY], *aX[64];
+  qvec *aK[Q_MAXKEY], *aX[64], *aY[64];
   qctx ctx;
   memset(&ctx, 0, sizeof(ctx));
   ctx.b = b;
@@ -506,17 +637,25 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
     if( (rc = q_eval(p->r, pl->aKey[k], &ctx, &aK[k]))!=SQLITE_OK ) return rc;
   }
   for(k=0; k<pl->nAgg; k++){
-    aX[k] = 0;
+    aX[k] = aY[k] = 0;
     if( pl->aAgg[k].x && (rc = q_eval(p->r, pl->aAgg[k].x, &ctx, &aX[k]))!=SQLITE_OK ) return rc;
+    if( pl->aAgg[k].y && (rc = q_eval(p->r, pl->aAgg[k].y, &ctx, &aY[k]))!=SQLITE_OK ) return rc;
   }
   if( worker ){
-    /* what sum() reads from TEXT and BLOB, asked now: nothing below fails */
+    /* what sum() reads from TEXT and BLOB, asked now, and a percentile's
+    ** inputs checked: nothing below fails */
     for(k=0; k<pl->nAgg; k++){
-      int fn = pl->aAgg[k].fn;
-      if( fn!=A_SUM && fn!=A_TOTAL && fn!=A_AVG ) continue;
+      int fn = pl->aAgg[k].fn, pct = fn>=A_MEDIAN && fn<=A_PCTDISC;
+      if( Q_DEDUP(&pl->aAgg[k]) || !(fn==A_SUM || fn==A_TOTAL || fn==A_AVG || (fn>=A_VARSAMP && fn<=A_SDPOP) || pct) ){
+        continue;
+      }
       for(i=0; i<ctx.n; i++){
-        if( aX[k]->t[i]==SQLITE_TEXT || aX[k]->t[i]==SQLITE_BLOB ){
-          qval v; int t; int64_t n;
+        int t = aX[k]->t[i];
+        if( pct && (t==SQLITE_TEXT || t==SQLITE_BLOB || (t==SQLITE_FLOAT && !ga_is_finite(dbl(aX[k]->v[i])))) ){
+          return QE_BAIL;           /* the scan's thread says why */
+        }
+        if( !pct && (t==SQLITE_TEXT || t==SQLITE_BLOB) ){
+          qval v; int64_t n;
           q_get(aX[k], i, &v);
           if( (rc = q_sumnum(p->r, &v, &t, &n))!=SQLITE_OK ) return rc;
         }
@@ -556,7 +695,7 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
     }
   }
   for(k=0; k<pl->nAgg; k++){
-    rc = aggApply(p, &p->aAgg[k], ctx.n, aX[k], aG, ctx.sel, b->pos, k==pl->iHit ? aHit : 0, pl->nKey==0);
+    rc = aggApply(p, &p->aAgg[k], ctx.n, aX[k], aY[k], aG, ctx.sel, b->pos, k==pl->iHit ? aHit : 0, pl->nKey==0);
     if( rc ) return rc;
   }
   if( pl->iHit>=0 && pl->nKey ){
@@ -586,6 +725,64 @@ static int sinkPar(ga_colsink *pSink, int w, const ga_colbatch *b){
   return rc==SQLITE_OK || rc==SQLITE_NOMEM ? rc : GA_SINK_LATER;
 }
 
+/* Group gq of part q's aggregate b into group g of part p's a (p's run
+** keeps what it takes): counts and sums add, a min's or max's first of
+** equal values by position stays, numbers of variances and percentiles
+** join. */
+static int aggMerge(Part *p, Agg *a, int64_t g, Agg *b, int64_t gq){
+  switch( a->g->fn ){
+    case A_COUNT: case A_COUNTSTAR: a->cnt[g] += b->cnt[gq]; return SQLITE_OK;
+    case A_SUM: case A_TOTAL: case A_AVG: sumMerge(&a->sum[g], &b->sum[gq]); return SQLITE_OK;
+    case A_VARSAMP: case A_VARPOP: case A_SDSAMP: case A_SDPOP: {
+      QVar *x = a->var[g], *y = b->var[gq];
+      if( y==0 ) return SQLITE_OK;
+      if( x==0 ){                   /* q's, taken */
+        a->var[g] = y;
+        b->var[gq] = 0;
+        return SQLITE_OK;
+      }
+      ga_sum_settle(&x->sum, &x->fpe);
+      ga_sum_settle(&y->sum, &y->fpe);
+      ga_sum_merge(&x->sum, &y->sum);
+      ga_sq_merge(&x->sq, &y->sq);
+      x->n += y->n;
+      x->nInf += y->nInf;
+      return SQLITE_OK;
+    }
+    case A_MEDIAN: case A_PCT: case A_PCTCONT: case A_PCTDISC: {
+      QKeys *x = &a->keys[g], *y = &b->keys[gq];
+      if( x->n + y->n>x->cap ){
+        uint64_t *k = sqlite3_realloc64(x->a, 8*(uint64_t)(x->n + y->n));
+        if( k==0 ) return SQLITE_NOMEM;
+        x->a = k;
+        x->cap = x->n + y->n;
+      }
+      if( y->n ) memcpy(x->a + x->n, y->a, 8*(size_t)y->n);
+      x->n += y->n;
+      return SQLITE_OK;
+    }
+    default: {                      /* min, max, argmin, argmax */
+      qval *x = &b->ext[gq];
+      int c;
+      if( x->t==SQLITE_NULL ) return SQLITE_OK;
+      if( a->ext[g].t!=SQLITE_NULL ){
+        c = q_cmp(x, &a->ext[g], a->g->coll);
+        if( a->g->fn==A_MAX || a->g->fn==A_ARGMAX ) c = -c;
+        if( c>0 || (c==0 && b->extPos[gq]>a->extPos[g]) ) return SQLITE_OK;
+      }
+      a->ext[g] = *x;
+      if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->ext[g].z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
+      a->extPos[g] = b->extPos[gq];
+      if( a->argA ){
+        x = &b->argA[gq];
+        a->argA[g] = *x;
+        if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->argA[g].z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
+      }
+      return SQLITE_OK;
+    }
+  }
+}
+
 /* Merge part q into p (requirement 7): groups by their canonical keys,
 ** positions deciding the first row and ties. */
 static int partMerge(Exec *e, Part *p, Part *q){
@@ -593,7 +790,7 @@ static int partMerge(Exec *e, Part *p, Part *q){
   int64_t g, h, *gh = 0;
   int k, rc, isNew;
   for(k=0; k<pl->nAgg && gh==0; k++){
-    if( pl->aAgg[k].distinct && (gh = sqlite3_malloc64(8*(uint64_t)(q->nGroup + 1)))==0 ) return SQLITE_NOMEM;
+    if( Q_DEDUP(&pl->aAgg[k]) && (gh = sqlite3_malloc64(8*(uint64_t)(q->nGroup + 1)))==0 ) return SQLITE_NOMEM;
   }
   for(g=0; g<q->nGroup; g++){
     if( pl->nKey==0 ){
@@ -609,35 +806,16 @@ static int partMerge(Exec *e, Part *p, Part *q){
       if( (rc = setKeys(p, pl->nKey, h, &q->gKey[g*pl->nKey]))!=SQLITE_OK ){ sqlite3_free(gh); return rc; }
     }
     for(k=0; k<pl->nAgg; k++){
-      Agg *a = &p->aAgg[k], *b = &q->aAgg[k];
-      switch( a->g->fn ){
-        case A_COUNT: case A_COUNTSTAR: if( !a->g->distinct ) a->cnt[h] += b->cnt[g]; break;
-        case A_SUM: case A_TOTAL: case A_AVG: sumMerge(&a->sum[h], &b->sum[g]); break;
-        default: {
-          qval *x = &b->ext[g];
-          int c;
-          if( x->t==SQLITE_NULL ) break;
-          if( a->ext[h].t!=SQLITE_NULL ){
-            c = q_cmp(x, &a->ext[h], a->g->coll);
-            if( a->g->fn==A_MAX ) c = -c;
-            if( c>0 || (c==0 && b->extPos[g]>a->extPos[h]) ) break;
-          }
-          a->ext[h] = *x;
-          if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->ext[h].z = q_keep(p->r, x->z, x->n))==0 ){
-            sqlite3_free(gh);
-            return SQLITE_NOMEM;
-          }
-          a->extPos[h] = b->extPos[g];
-          break;
-        }
-      }
+      if( Q_DEDUP(&pl->aAgg[k]) ) continue;   /* its set, below */
+      if( (rc = aggMerge(p, &p->aAgg[k], h, &q->aAgg[k], g))!=SQLITE_OK ){ sqlite3_free(gh); return rc; }
     }
   }
-  /* count(DISTINCT): q's (value, group) pairs into p's set, its group p's */
+  /* DISTINCT: q's (value, group) pairs into p's set, its group p's, the
+  ** first position's value staying */
   for(k=0, rc=SQLITE_OK; gh && k<pl->nAgg && rc==SQLITE_OK; k++){
     Agg *a = &p->aAgg[k], *b = &q->aAgg[k];
-    int64_t j;
-    if( !a->g->distinct ) continue;
+    int64_t j, at;
+    if( !Q_DEDUP(a->g) ) continue;
     for(j=0; j<b->dAlloc && rc==SQLITE_OK; j++){
       int n = b->dn[j];
       if( b->dh[j]==0 ) continue;
@@ -645,7 +823,15 @@ static int partMerge(Exec *e, Part *p, Part *q){
       if( (rc = kbufRoom(p, n))!=SQLITE_OK ) break;
       memcpy(p->kbuf, b->dk[j], (size_t)(n - 8));
       memcpy(p->kbuf + n - 8, &gh[g], 8);
-      if( (rc = distinctAdd(p, a, p->kbuf, n, &isNew))==SQLITE_OK ) a->cnt[gh[g]] += isNew;
+      if( (rc = distinctAdd(p, a, p->kbuf, n, &isNew, &at))!=SQLITE_OK ) break;
+      if( a->g->fn==A_COUNT ){
+        a->cnt[gh[g]] += isNew;
+      }else if( isNew || b->dp[j]<a->dp[at] ){
+        qval *x = &b->dv[j];
+        a->dv[at] = *x;
+        a->dp[at] = b->dp[j];
+        if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->dv[at].z = q_keep(p->r, x->z, x->n))==0 ) rc = SQLITE_NOMEM;
+      }
     }
   }
   sqlite3_free(gh);
@@ -751,44 +937,97 @@ static void groupLeaf(void *pArg, int isKey, int idx, int g, qval *out){
   *out = isKey ? e->main.gKey[(int64_t)g*e->pl->nKey + idx] : e->main.aAgg[idx].res[g];
 }
 
-/* Final aggregate values, by group. SQLITE_OK or QE_BAIL (a sum's integer
-** overflow: SQLite reports it). */
+static int cmpU64(const void *x, const void *y){
+  uint64_t a = *(const uint64_t*)x, b = *(const uint64_t*)y;
+  return (a>b) - (a<b);
+}
+
+/* Group g's final value of aggregate a into *r. SQLITE_OK or QE_BAIL (a
+** sum's integer overflow: SQLite reports it). */
+static int aggValue(Exec *e, Agg *a, int64_t g, qval *r){
+  memset(r, 0, sizeof(*r));
+  r->t = SQLITE_NULL;
+  switch( a->g->fn ){
+    case A_COUNT: case A_COUNTSTAR:
+      r->t = SQLITE_INTEGER; r->v = a->cnt[g];
+      return SQLITE_OK;
+    case A_MIN: case A_MAX:
+      *r = a->ext[g];
+      return SQLITE_OK;
+    case A_ARGMIN: case A_ARGMAX:
+      if( a->ext[g].t!=SQLITE_NULL ) *r = a->argA[g];
+      return SQLITE_OK;
+    case A_VARSAMP: case A_VARPOP: case A_SDSAMP: case A_SDPOP: {
+      /* agg/variance.c's varSettle and varResult */
+      QVar *q = a->var[g];
+      int pop = a->g->fn==A_VARPOP || a->g->fn==A_SDPOP;
+      double d;
+      if( q==0 ) return SQLITE_OK;
+      ga_sum_settle(&q->sum, &q->fpe);
+      ga_carry(q->sq.w, GA_SQWORDS);
+      q->sq.nAdd = 0;
+      q->sum.inf = q->sq.inf = q->nInf>0;
+      d = a->g->fn<=A_VARPOP ? ga_variance(&q->sum, &q->sq, q->n, pop ? q->n : q->n - 1)
+                             : ga_stddev(&q->sum, &q->sq, q->n, pop ? q->n : q->n - 1);
+      if( d==d ){ r->t = SQLITE_FLOAT; memcpy(&r->v, &d, 8); }
+      return SQLITE_OK;
+    }
+    case A_MEDIAN: case A_PCT: case A_PCTCONT: case A_PCTDISC: {
+      /* agg/percentile.c's pctResult, the keys sorted here */
+      QKeys *q = &a->keys[g];
+      int64_t rk[2];
+      uint64_t k[2];
+      double ix, d;
+      int nr, disc = a->g->fn==A_PCTDISC;
+      if( q->n==0 ) return SQLITE_OK;
+      qsort(q->a, (size_t)q->n, 8, cmpU64);
+      nr = ga_pct_ranks(a->g->frac, q->n, disc, rk, &ix);
+      k[0] = q->a[rk[0]];
+      k[1] = q->a[rk[nr-1]];
+      d = ga_pct_value(ix, rk, nr, k, disc);
+      r->t = SQLITE_FLOAT;
+      memcpy(&r->v, &d, 8);
+      return SQLITE_OK;
+    }
+    default: {
+      const QSum *s = &a->sum[g];
+      int64_t n = s->nInt + s->nReal;
+      double d;
+      if( s->nInf[0]<0 ) return SQLITE_NOMEM;
+      if( a->g->fn!=A_TOTAL && n==0 ) return SQLITE_OK;
+      if( a->g->fn==A_SUM && s->nReal==0 ){
+        __int128 i = (__int128)(((unsigned __int128)(uint64_t)s->hi << 64) | s->lo);
+        if( i<INT64_MIN || i>INT64_MAX ) return q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)");
+        r->t = SQLITE_INTEGER; r->v = (int64_t)i;
+        return SQLITE_OK;
+      }
+      d = n ? sumValue(s) : 0.0;
+      if( a->g->fn==A_AVG ) d = d/(double)n;
+      if( d==d ){ r->t = SQLITE_FLOAT; memcpy(&r->v, &d, 8); }
+      return SQLITE_OK;
+    }
+  }
+}
+
+/* Final aggregate values, by group: DISTINCT's values folded first (each
+** distinct value of a group once, as its first row had it). SQLITE_OK or
+** QE_BAIL (a sum's integer overflow, a percentile's input: SQLite reports
+** it). */
 static int aggFinal(Exec *e){
-  int k;
-  int64_t g;
+  int k, rc;
+  int64_t g, j;
   for(k=0; k<e->pl->nAgg; k++){
     Agg *a = &e->main.aAgg[k];
+    if( Q_DEDUP(a->g) && a->g->fn!=A_COUNT ){
+      for(j=0; j<a->dAlloc; j++){
+        if( a->dh[j]==0 ) continue;
+        memcpy(&g, a->dk[j] + a->dn[j] - 8, 8);
+        if( (rc = foldValue(&e->main, a, g, &a->dv[j]))!=SQLITE_OK ) return rc;
+      }
+    }
     if( (a->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(e->main.nGroup + 1)))==0 ) return SQLITE_NOMEM;
     for(g=0; g<e->main.nGroup; g++){
-      qval *r = &a->res[g];
-      memset(r, 0, sizeof(*r));
-      switch( a->g->fn ){
-        case A_COUNT: case A_COUNTSTAR:
-          r->t = SQLITE_INTEGER; r->v = a->cnt[g];
-          break;
-        case A_MIN: case A_MAX:
-          *r = a->ext[g];
-          break;
-        default: {
-          const QSum *s = &a->sum[g];
-          int64_t n = s->nInt + s->nReal;
-          double d;
-          if( s->nInf[0]<0 ) return SQLITE_NOMEM;
-          if( a->g->fn!=A_TOTAL && n==0 ){ r->t = SQLITE_NULL; break; }
-          if( a->g->fn==A_SUM && s->nReal==0 ){
-            __int128 i = (__int128)(((unsigned __int128)(uint64_t)s->hi << 64) | s->lo);
-            if( i<INT64_MIN || i>INT64_MAX ) return q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)");
-            r->t = SQLITE_INTEGER; r->v = (int64_t)i;
-            break;
-          }
-          d = n ? sumValue(s) : 0.0;
-          if( a->g->fn==A_AVG ) d = d/(double)n;
-          if( d!=d ){ r->t = SQLITE_NULL; break; }
-          r->t = SQLITE_FLOAT;
-          memcpy(&r->v, &d, 8);
-          break;
-        }
-      }
+      if( (rc = aggValue(e, a, g, &a->res[g]))!=SQLITE_OK ) return rc;
     }
   }
   return SQLITE_OK;
@@ -969,8 +1208,16 @@ static void partFree(Part *p, const qplan *pl, int freeRun){
       int64_t g;
       for(g=0; g<p->nGroup; g++) sqlite3_free(a->sum[g].w);
     }
+    if( a->var || a->keys ){
+      int64_t g;
+      for(g=0; g<p->nGroup; g++){
+        if( a->var ) sqlite3_free(a->var[g]);
+        if( a->keys ) sqlite3_free(a->keys[g].a);
+      }
+    }
     sqlite3_free(a->cnt); sqlite3_free(a->sum); sqlite3_free(a->ext); sqlite3_free(a->extPos); sqlite3_free(a->res);
-    sqlite3_free(a->dh); sqlite3_free(a->dk); sqlite3_free(a->dn);
+    sqlite3_free(a->argA); sqlite3_free(a->var); sqlite3_free(a->keys);
+    sqlite3_free(a->dh); sqlite3_free(a->dk); sqlite3_free(a->dn); sqlite3_free(a->dv); sqlite3_free(a->dp);
   }
   sqlite3_free(p->aAgg);
   sqlite3_free(p->gKey);
@@ -1098,7 +1345,7 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
   memset(&cnt, 0, sizeof(cnt));
   cnt.fn = A_COUNTSTAR;
   aux.aKey[last] = pl->aAgg[a].x;
-  aux.aKeyColl[last] = pl->aAgg[a].coll;
+  aux.aKeyColl[last] = pl->aAgg[a].dcoll;
   aux.nKey = last + 1;
   aux.aAgg = &cnt;
   aux.nAgg = 1;

@@ -171,10 +171,15 @@ static int exprList(Parse *p, qexpr *e){
   return !p->oom;
 }
 
-static const struct { const char *z; int agg; } aAgg[] = {
-  { "count", A_COUNT }, { "gpu_count", A_COUNT }, { "sum", A_SUM }, { "gpu_sum", A_SUM },
-  { "total", A_TOTAL }, { "gpu_total", A_TOTAL }, { "avg", A_AVG }, { "gpu_avg", A_AVG },
-  { "min", A_MIN }, { "gpu_min", A_MIN }, { "max", A_MAX }, { "gpu_max", A_MAX },
+/* The aggregates the engine computes, and their arguments. */
+static const struct { const char *z; int agg, nArg; } aAgg[] = {
+  { "count", A_COUNT, 1 }, { "gpu_count", A_COUNT, 1 }, { "sum", A_SUM, 1 }, { "gpu_sum", A_SUM, 1 },
+  { "total", A_TOTAL, 1 }, { "gpu_total", A_TOTAL, 1 }, { "avg", A_AVG, 1 }, { "gpu_avg", A_AVG, 1 },
+  { "min", A_MIN, 1 }, { "gpu_min", A_MIN, 1 }, { "max", A_MAX, 1 }, { "gpu_max", A_MAX, 1 },
+  { "gpu_var_samp", A_VARSAMP, 1 }, { "gpu_variance", A_VARSAMP, 1 }, { "gpu_var_pop", A_VARPOP, 1 },
+  { "gpu_stddev_samp", A_SDSAMP, 1 }, { "gpu_stddev", A_SDSAMP, 1 }, { "gpu_stddev_pop", A_SDPOP, 1 },
+  { "gpu_median", A_MEDIAN, 1 }, { "gpu_percentile", A_PCT, 2 }, { "gpu_percentile_cont", A_PCTCONT, 2 },
+  { "gpu_percentile_disc", A_PCTDISC, 2 }, { "gpu_argmin", A_ARGMIN, 2 }, { "gpu_argmax", A_ARGMAX, 2 },
 };
 
 /* A function call: the name was read, '(' is next. */
@@ -205,11 +210,13 @@ static qexpr *call(Parse *p, const qtok *tName){
     return e;
   }
   /* min and max of several arguments are scalar functions. */
-  if( k<sizeof(aAgg)/sizeof(aAgg[0]) && (e->nArg==1 || (e->nArg==0 && aAgg[k].agg==A_COUNT)) ){
+  if( k<sizeof(aAgg)/sizeof(aAgg[0]) && (e->nArg==aAgg[k].nArg || (e->nArg==0 && aAgg[k].agg==A_COUNT)) ){
     e->op = E_AGG;
     e->agg = e->nArg==0 ? A_COUNTSTAR : aAgg[k].agg;
-    if( e->distinct && e->agg!=A_COUNT ) return why(p, "%s(DISTINCT ...)", e->zName);
     e->a = e->nArg ? e->arg[0] : 0;
+    e->b = e->nArg>1 ? e->arg[1] : 0;
+    e->arg = 0;
+    e->nArg = 0;
     return e;
   }
   if( e->distinct ) return why(p, "DISTINCT in %s(...)", e->zName);

@@ -517,7 +517,7 @@ static int bindAgg(Bind *b, qexpr **pe){
       e->iCol = k;
       e->explicitColl = pl->aAgg[k].explicitColl;
       e->coll = pl->aAgg[k].exprColl;
-      e->a = 0;
+      e->a = e->b = 0;
       e->nArg = 0;
       e->aff = -1;
       return 1;
@@ -542,16 +542,33 @@ static int bindAgg(Bind *b, qexpr **pe){
     g->x = e->a;
     g->coll = collWalk(e->a);
     if( g->coll<0 ) g->coll = C_BINARY;
+    g->dcoll = g->coll;
     /* gpu_min and gpu_max are functions of the extension: SQLite hands
     ** them no collation, so TEXT compares as BINARY. */
-    if( (fn==A_MIN || fn==A_MAX) && sqlite3_strnicmp(e->zName, "gpu_", 4)==0 ) g->coll = C_BINARY;
+    if( (fn==A_MIN || fn==A_MAX || fn==A_ARGMIN || fn==A_ARGMAX) && g->gpu ) g->coll = C_BINARY;
+  }
+  if( e->b ){
+    if( !bindExpr(b, &e->b, CTX_ROW, 1) || !foldAll(b, e->b) ) return 0;
+    g->y = e->b;
+  }
+  g->frac = 0.5;
+  if( fn==A_PCT || fn==A_PCTCONT || fn==A_PCTDISC ){
+    /* the fraction: a constant number in range (percentile.c checks it on
+    ** every row, and its errors are SQLite's to report) */
+    double mx = fn==A_PCT ? 100.0 : 1.0, d;
+    if( g->y->op!=E_LIT || (g->y->t!=SQLITE_INTEGER && g->y->t!=SQLITE_FLOAT) ){
+      return whyf(b, "%s() of a fraction that is not a constant number", e->zName);
+    }
+    if( g->y->t==SQLITE_INTEGER ) d = (double)g->y->i; else memcpy(&d, &g->y->i, 8);
+    g->frac = d/mx;
+    if( !(g->frac>=0.0 && g->frac<=1.0) ) return whyf(b, "%s() of a fraction out of range (an error in SQLite)", e->zName);
   }
   e->op = E_AGGREF;
   e->iCol = pl->nAgg++;
   /* a COLLATE in its argument marks it, as EP_Collate does */
   e->explicitColl = g->explicitColl = g->x && g->x->explicitColl;
   e->coll = g->exprColl = e->explicitColl ? collWalk(g->x) : -1;
-  e->a = 0;
+  e->a = e->b = 0;
   e->nArg = 0;
   e->aff = -1;
   return 1;
@@ -887,10 +904,18 @@ bind:
   for(i=0; i<pl->nAgg; i++){
     if( (pl->aAgg[i].fn==A_MIN || pl->aAgg[i].fn==A_MAX) && !pl->aAgg[i].gpu ) pl->iHit = i;
   }
+  if( pl->iHit>=0 && pl->nKey && pl->aAgg[pl->iHit].distinct ){
+    /* its rows are DISTINCT's: which of equal rows shows the keys is not known */
+    *pzWhy = sqlite3_mprintf("keys shown as a row of a min() or max() over DISTINCT values shows them");
+    return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
+  }
   /* evaluation buffers and memos */
   for(i=0; i<pl->nConj; i++) slots(pl, pl->aConj[i]);
   for(i=0; i<pl->nKey; i++) slots(pl, pl->aKey[i]);
-  for(i=0; i<pl->nAgg; i++) slots(pl, pl->aAgg[i].x);
+  for(i=0; i<pl->nAgg; i++){
+    slots(pl, pl->aAgg[i].x);
+    slots(pl, pl->aAgg[i].y);
+  }
   for(i=0; i<pl->nOut; i++) slots(pl, pl->aOut[i]);
   slots(pl, pl->pHaving);
   for(i=0; i<pl->nSort; i++) slots(pl, pl->aSort[i]);
@@ -915,7 +940,9 @@ static void exprJson(sqlite3_str *out, const qselect *s, const qexpr *e){
 
 void q_plan_describe(sqlite3_str *out, const qplan *pl){
   const qselect *s = pl->s;
-  static const char *azAgg[] = { "count", "count(*)", "sum", "total", "avg", "min", "max" };
+  static const char *azAgg[] = { "count", "count(*)", "sum", "total", "avg", "min", "max", "gpu_var_samp",
+    "gpu_var_pop", "gpu_stddev_samp", "gpu_stddev_pop", "gpu_median", "gpu_percentile", "gpu_percentile_cont",
+    "gpu_percentile_disc", "gpu_argmin", "gpu_argmax" };
   static const char *azColl[] = { "BINARY", "NOCASE", "RTRIM" };
   int i;
   sqlite3_str_appendall(out, ",\"table\":");

@@ -69,7 +69,9 @@ enum {
   E_LIKE,                          /* LIKE, GLOB ... (before planning: zName the operator) */
   E_CONCAT, E_OTHER                /* ||, and operators the engine leaves to SQLite */
 };
-enum { A_COUNT, A_COUNTSTAR, A_SUM, A_TOTAL, A_AVG, A_MIN, A_MAX };
+enum { A_COUNT, A_COUNTSTAR, A_SUM, A_TOTAL, A_AVG, A_MIN, A_MAX,
+       /* the extension's own (agg/): exact variances, percentiles, argmin and argmax */
+       A_VARSAMP, A_VARPOP, A_SDSAMP, A_SDPOP, A_MEDIAN, A_PCT, A_PCTCONT, A_PCTDISC, A_ARGMIN, A_ARGMAX };
 enum { C_BINARY, C_NOCASE, C_RTRIM };
 
 typedef struct qexpr qexpr;
@@ -147,14 +149,23 @@ void *q_alloc(qselect *p, int n);
 /* ---- the plan (plan.c) ------------------------------------------------------------ */
 typedef struct qagg {
   int fn;                          /* A_* */
-  int distinct;                    /* count(DISTINCT x) */
-  qexpr *x;                        /* its argument (NULL: count(*)) */
-  int coll;                        /* min, max, DISTINCT: the collation */
+  int distinct;                    /* fn(DISTINCT x) */
+  qexpr *x;                        /* its argument (NULL: count(*)); argmin's, argmax's A */
+  qexpr *y;                        /* a second: a percentile's fraction (a constant); argmin's,
+                                   ** argmax's V */
+  double frac;                     /* median, percentiles: the fraction, 0..1 */
+  int coll;                        /* min, max, DISTINCT: the collation they compare by */
+  int dcoll;                       /* DISTINCT's: x's own (gpu_min and gpu_max compare by BINARY) */
   int gpu;                         /* named gpu_*: the extension's, not SQLite's */
   int at, end;                     /* its text (the same text twice is one aggregate, as in
                                    ** SQLite's AggInfo) */
   int explicitColl, exprColl;      /* a COLLATE in its argument, and the collation it marks */
 } qagg;
+
+/* g folds each distinct value once: DISTINCT, and not SQLite's min or max
+** (whose answer is the same either way: they compare by the collation
+** DISTINCT keys by; gpu_min and gpu_max compare by BINARY). */
+#define Q_DEDUP(g) ((g)->distinct && !(((g)->fn==A_MIN || (g)->fn==A_MAX) && !(g)->gpu))
 
 typedef struct qplan {
   qselect *s;                      /* the parse */
