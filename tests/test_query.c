@@ -26,10 +26,11 @@
 **      0.0 and -0.0, TEXT in a NUMERIC column): the first row of a group
 **      shows its keys, ties in min and max go to the first row, as SQLite's
 **      answer has them; at least 80% on the engine's path.
-**   3. Out of the engine's subset (a join, subqueries, a window, a CTE,
-**      DISTINCT, a bare column, a view, a WITHOUT ROWID table, a compound):
-**      SQLite's answer, gpu_explain says "sqlite" with a reason, and
-**      gpuagg_info()'s query.sqlite counts the read.
+**   3. Out of the engine's subset (a join, subqueries, a window, FILTER, a
+**      CTE, a view, a WITHOUT ROWID table, a compound, a percentile's
+**      fraction that is no constant, a function that is not deterministic):
+**      SQLite's answer, gpu_explain says "sqlite" with the form's reason,
+**      gpuagg_info() gives the same, and its query.sqlite counts the read.
 **   4. Bad input changes nothing: statements that are not one SELECT, no
 **      such table or column, a syntax error, a table made in main, too many
 **      arguments: each a clear error; no virtual table is left behind and
@@ -526,6 +527,9 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
       azSel[nSel++] = text(a);
     }
     if( aggsFirst ) for(i=0; i<nKey; i++){ aKeyAt[i] = nSel; azSel[nSel++] = sqlite3_mprintf("%s", azK[i]); }
+    if( !g->noFrom && chance(g, 0.12) ){          /* a bare column: its group's shown row has it */
+      azSel[nSel++] = sqlite3_mprintf(chance(g, 0.7) ? "%s" : "(%s || '.')", PICK(g, azCol));
+    }
     if( nKey && chance(g, 0.15) ){               /* an expression over a key */
       static const char *azOver[] = { "abs(%s)", "(%s + 1)", "typeof(%s)", "(%s || '!')", "coalesce(%s, -1)" };
       azSel[nSel++] = sqlite3_mprintf(PICK(g, azOver), azK[pick(g, nKey)]);
@@ -540,7 +544,7 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
       azSel[nSel++] = text(a);
     }
   }
-  APP(s, "SELECT ");
+  APP(s, chance(g, 0.1) ? "SELECT DISTINCT " : "SELECT ");
   for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azSel[i]);
   if( !g->noFrom ) sqlite3_str_appendf(s, " FROM %s", zTab);
   if( chance(g, 0.6) ){ APP(s, " WHERE "); cond(g, s, 0); }
@@ -1107,17 +1111,20 @@ END_TEST
 /* ---- 3. out of the subset ------------------------------------------------------------------------ */
 
 START_TEST(test_outside){
-  static const char *azSql[] = {
-    "SELECT t.a, sum(u.b), count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a",
-    "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t",
-    "SELECT sum(b) FROM t WHERE a IN (SELECT a FROM t2)",
-    "SELECT a, sum(b) OVER (ORDER BY a, rowid) FROM t",
-    "WITH w AS (SELECT a, b FROM t WHERE b > 0) SELECT a, total(b) FROM w GROUP BY a",
-    "SELECT DISTINCT a % 3, s FROM t",
-    "SELECT a, s, max(b) FROM t GROUP BY a",
-    "SELECT count(*), sum(b), avg(a) FROM v",
-    "SELECT k, sum(v), avg(v) FROM w GROUP BY k",
-    "SELECT a FROM t UNION ALL SELECT a FROM t2",
+  /* each form, and the reason gpu_explain and gpuagg_info() give */
+  static const char *azSql[][2] = {
+    { "SELECT t.a, sum(u.b), count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a", "a join" },
+    { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery" },
+    { "SELECT sum(b) FROM t WHERE a IN (SELECT a FROM t2)", "IN (a subquery)" },
+    { "SELECT a, sum(b) OVER (ORDER BY a, rowid) FROM t", "sum(...) OVER (a window function)" },
+    { "SELECT sum(b) FILTER (WHERE a > 0) FROM t", "sum(...) FILTER" },
+    { "WITH w AS (SELECT a, b FROM t WHERE b > 0) SELECT a, total(b) FROM w GROUP BY a", "WITH (a common table expression)" },
+    { "SELECT a, max(DISTINCT b), s FROM t GROUP BY a", "keys shown as a row of a min() or max() over DISTINCT values shows them" },
+    { "SELECT count(*), sum(b), avg(a) FROM v", "FROM v, which is a view" },
+    { "SELECT k, sum(v), avg(v) FROM w GROUP BY k", "FROM w, which is a WITHOUT ROWID table" },
+    { "SELECT a FROM t UNION ALL SELECT a FROM t2", "a compound SELECT" },
+    { "SELECT gpu_percentile(b, 50 + 0*ifnull(a, 0)) FROM t", "gpu_percentile() of a fraction that is not a constant number" },
+    { "SELECT a, random() FROM t", "random(), which is not deterministic" },
   };
   sqlite3 *db = s_open(4096, 1000);
   Gen g;
@@ -1130,27 +1137,28 @@ START_TEST(test_outside){
            "CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
            "INSERT INTO w SELECT 'k' || (rowid %% 7) || '.' || rowid, b FROM t");
   for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
-    char *zRef = refOf(azSql[i]), *zPath, *zWhy;
+    char *zRef = refOf(azSql[i][0]), *zPath, *zWhy;
     int64_t e0, s0, e1, s1;
     Rows want, got;
-    int ordered = strstr(azSql[i], "OVER")!=0;
-    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i]);
+    int ordered = strstr(azSql[i][0], "OVER")!=0, random = strstr(azSql[i][0], "random()")!=0;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i][0]);
     counts(db, &e0, &s0);
     rowsOf(db, "SELECT * FROM q", &got);
     counts(db, &e1, &s1);
     rowsOf(db, zRef, &want);
-    CHECK(want.zErr==0 && want.n>0, "%s: the reference: %s", azSql[i], want.zErr ? want.zErr : "no rows");
-    CHECK(rowsSame(&want, &got, ordered), "%s: got %s, want %s", azSql[i], got.zErr ? got.zErr : got.n ? got.az[0] : "-",
+    CHECK(want.zErr==0 && want.n>0, "%s: the reference: %s", azSql[i][0], want.zErr ? want.zErr : "no rows");
+    CHECK(random ? want.n==got.n : rowsSame(&want, &got, ordered), "%s: got %s, want %s", azSql[i][0], got.zErr ? got.zErr : got.n ? got.az[0] : "-",
           want.n ? want.az[0] : "-");
-    CHECK(s1==s0 + 1 && e1==e0, "%s: query counters engine %lld -> %lld, sqlite %lld -> %lld", azSql[i],
+    CHECK(s1==s0 + 1 && e1==e0, "%s: query counters engine %lld -> %lld, sqlite %lld -> %lld", azSql[i][0],
           (long long)e0, (long long)e1, (long long)s0, (long long)s1);
-    zPath = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path')", azSql[i]);
-    zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.why')", azSql[i]);
-    CHECK(zPath && strcmp(zPath, "sqlite")==0, "%s: gpu_explain's path: %s", azSql[i], zPath ? zPath : "?");
-    CHECK(zWhy && zWhy[0], "%s: gpu_explain gives no reason", azSql[i]);
+    zPath = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path')", azSql[i][0]);
+    zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.why')", azSql[i][0]);
+    CHECK(zPath && strcmp(zPath, "sqlite")==0, "%s: gpu_explain's path: %s", azSql[i][0], zPath ? zPath : "?");
+    CHECK(zWhy && strcmp(zWhy, azSql[i][1])==0, "%s: gpu_explain's reason: %s, not %s", azSql[i][0], zWhy ? zWhy : "none",
+          azSql[i][1]);
     {
       char *zLast = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.why[0]')");
-      CHECK(zLast && zLast[0], "%s: gpuagg_info() names no reason", azSql[i]);
+      CHECK(zLast && strcmp(zLast, azSql[i][1])==0, "%s: gpuagg_info()'s reason: %s", azSql[i][0], zLast ? zLast : "none");
       free(zLast);
     }
     EXEC(db, "DROP TABLE temp.q");

@@ -477,6 +477,7 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
   p->filter = -1;
   p->nCol = pl->nCol;
   if( !pl->grouped ) rc = why(c, "rows without aggregates");
+  else if( pl->nBare ) rc = why(c, "a bare column (%s)", colName(c, pl->aBare[0]->iCol));
   else if( pl->nCol>GA_QCOL ) rc = why(c, "more than %d columns", GA_QCOL);
   /* the filter: WHERE's conjuncts, ANDed */
   for(i=0; rc==SQLITE_OK && i<pl->nConj; i++){

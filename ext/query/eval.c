@@ -951,10 +951,10 @@ int q_eval(qrun *r, qexpr *e, const qctx *ctx, qvec **pv){
       }
       return SQLITE_OK;
     }
-    case E_KEY: case E_AGGREF:
+    case E_KEY: case E_BARE: case E_AGGREF:
       for(i=0; i<n; i++){
         qval x;
-        r->xLeaf(r->pLeafArg, e->op==E_KEY, e->iCol, ctx->grp[i], &x);
+        r->xLeaf(r->pLeafArg, e->op, e->iCol, ctx->grp[i], &x);
         setVal(o, i, &x);
       }
       return SQLITE_OK;

@@ -25,7 +25,10 @@
 **      DISTINCT or without.
 **   5. Finish: groups in GROUP BY's order (ascending keys, NULL first), then
 **      HAVING, the results, ORDER BY (stable), OFFSET and LIMIT; rows of a
-**      query without aggregates in scan order, then the same.
+**      query without aggregates in scan order, then the same. SELECT
+**      DISTINCT keeps a row only if its results (canonical keys, each by
+**      its collation) are new: the first of equal rows, as SQLite's
+**      ephemeral index keeps it, before ORDER BY.
 **   6. A sum whose integers overflow, a LIMIT that is not an integer, group
 **      keys of more than 1 GiB in one batch of rows: the run is left to
 **      SQLite (QE_BAIL), which reports what it reports. So is
@@ -72,6 +75,15 @@ typedef struct QSum {
   int64_t nInt, nReal, nInf[2];
 } QSum;
 
+/* A set of byte strings (canonical keys), each given the next id as it
+** is added: DISTINCT's (value, group) pairs, and rows. */
+typedef struct KeySet {
+  uint64_t *aH; int64_t *aId;      /* open addressing: a key's hash (0: empty) and id */
+  int64_t nSlot;                   /* ... slots */
+  const char **az; int *an;        /* the keys by id (their bytes kept by a run) */
+  int64_t n, nAlloc;               /* ... how many, and room */
+} KeySet;
+
 /* A variance's numbers (agg/variance.c's): their exact sum and sum of
 ** squares. */
 typedef struct QVar {
@@ -95,11 +107,10 @@ typedef struct Agg {
   QKeys *keys;                     /* median, percentiles */
   qval *res;                       /* final values, by group */
   /* DISTINCT (Q_DEDUP): the (value key, group) pairs seen; but for count,
-  ** each one's value and position, the first in scan order being the one
-  ** folded (aggFinal) */
-  uint64_t *dh; int64_t dAlloc, dN;
-  const char **dk; int *dn;
-  qval *dv; int64_t *dp;
+  ** each one's value and position, by id, the first in scan order being
+  ** the one folded (aggFinal) */
+  KeySet dset;
+  qval *dv; int64_t *dp; int64_t dvAlloc;
 } Agg;
 
 /* A slot of a part's hash table: a canonical key's hash (0: empty), its
@@ -117,12 +128,15 @@ typedef struct GKey { const char *z; int n; } GKey;
 typedef struct Part {
   qrun *r;                         /* its evaluation state */
   int64_t nGroup, gAlloc;
-  qval *gKey;                      /* [g*nKey + k]: the key values shown */
-  int64_t *gPos;                   /* each group's first row's position */
+  qval *gKey;                      /* [g*nShow + k]: the key values shown, then the bare
+                                   ** columns' (SHOWN) */
+  int64_t *gPos;                   /* each group's shown row's position: its first (INT64_MAX:
+                                   ** none yet) */
   HSlot *hs; int64_t hAlloc;      /* hash -> group */
   GKey *gk;                        /* each group's canonical key */
   char *kbuf; int kAlloc;          /* a batch's canonical keys being made */
   int64_t nRow;                    /* rows it read */
+  qvec **aB;                       /* a batch's bare columns (nBare) */
   Agg *aAgg;
   int rc;                          /* a worker's error */
 } Part;
@@ -141,9 +155,13 @@ typedef struct Exec {
   int kept;                        /* the groups' aggregates came final from kept columns (8) */
   uint64_t *gRank;                 /* ... and each group's place in GROUP BY's order, or NULL */
   uint64_t nRank;                  /* ... the places there are (0: too many to count) */
+  KeySet rows;                     /* SELECT DISTINCT: the rows kept, by their results' keys */
 } Exec;
 
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
+
+/* The values a group shows from a row: its keys, then its bare columns. */
+#define SHOWN(pl) ((pl)->nKey + (pl)->nBare)
 
 /* ---- canonical keys -------------------------------------------------------------- */
 
@@ -187,7 +205,7 @@ static void *grow(void *p, int64_t nOld, int64_t nNew, int sz, int zero){
 static int growGroups(Part *p, const qplan *pl, int64_t need){
   int64_t n = p->gAlloc ? 2*p->gAlloc : 64, a, j;
   while( n<need ) n *= 2;
-  int nk = pl->nKey ? pl->nKey : 1;
+  int nk = SHOWN(pl) ? SHOWN(pl) : 1;
   void *x;
   if( (x = grow(p->gKey, p->gAlloc*nk, n*nk, sizeof(qval), 0))==0 ) return SQLITE_NOMEM;
   p->gKey = x;
@@ -295,11 +313,23 @@ static int groupOf(Part *p, const qplan *pl, const char *z, int n, uint64_t h, i
 }
 
 /* Set group g's shown keys from values a (bytes kept by p's run). */
-static int setKeys(Part *p, int nKey, int64_t g, const qval *a){
+/* Group g shows the n values a (keys, then bare columns), their bytes kept. */
+static int setKeys(Part *p, int n, int64_t g, const qval *a){
   int k;
-  for(k=0; k<nKey; k++){
-    qval *x = &p->gKey[g*nKey + k];
+  for(k=0; k<n; k++){
+    qval *x = &p->gKey[g*n + k];
     *x = a[k];
+    if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (x->z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+/* Group g shows row i of a batch: its keys' values aK, its bare columns' aB. */
+static int setShown(Part *p, const qplan *pl, int64_t g, qvec **aK, qvec **aB, int i){
+  int n = SHOWN(pl), k;
+  for(k=0; k<n; k++){
+    qval *x = &p->gKey[g*n + k];
+    q_get(k<pl->nKey ? aK[k] : aB[k - pl->nKey], i, x);
     if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (x->z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
   }
   return SQLITE_OK;
@@ -377,67 +407,91 @@ static double sumValue(const QSum *s){
   return ga_sum_value(&a);
 }
 
-/* Add key z[0..n) (a value's canonical key, then its group's 8 bytes) to
-** DISTINCT aggregate a's set; *pNew set if it was not there, its slot in
-** *pSlot. */
-static int distinctAdd(Part *p, Agg *a, const char *z, int n, int *pNew, int64_t *pSlot){
+/* Add key z[0..n) to set s (its bytes kept by run r): *pNew set if it was
+** not there, its id in *pId. */
+static int keySetAdd(qrun *r, KeySet *s, const char *z, int n, int *pNew, int64_t *pId){
   uint64_t h = hashKey(z, n);
-  int64_t s;
-  int vals = a->g->fn!=A_COUNT;
-  if( a->dN*2>=a->dAlloc ){
-    int64_t m = a->dAlloc ? 2*a->dAlloc : 1024, j;
-    uint64_t *dh = sqlite3_malloc64(8*(uint64_t)m);
-    const char **dk = sqlite3_malloc64(sizeof(char*)*(uint64_t)m);
-    int *dn = sqlite3_malloc64(sizeof(int)*(uint64_t)m);
-    qval *dv = vals ? sqlite3_malloc64(sizeof(qval)*(uint64_t)m) : 0;
-    int64_t *dp = vals ? sqlite3_malloc64(8*(uint64_t)m) : 0;
-    if( dh==0 || dk==0 || dn==0 || (vals && (dv==0 || dp==0)) ){
-      sqlite3_free(dh); sqlite3_free(dk); sqlite3_free(dn); sqlite3_free(dv); sqlite3_free(dp);
-      return SQLITE_NOMEM;
-    }
-    memset(dh, 0, 8*(size_t)m);
-    for(j=0; j<a->dAlloc; j++){
-      if( a->dh[j] ){
-        int64_t t = (int64_t)(a->dh[j] & (uint64_t)(m - 1));
-        while( dh[t] ) t = (t + 1) & (m - 1);
-        dh[t] = a->dh[j]; dk[t] = a->dk[j]; dn[t] = a->dn[j];
-        if( vals ){ dv[t] = a->dv[j]; dp[t] = a->dp[j]; }
+  int64_t t;
+  if( s->n*2>=s->nSlot ){
+    int64_t m = s->nSlot ? 2*s->nSlot : 1024, j;
+    uint64_t *aH = sqlite3_malloc64(8*(uint64_t)m);
+    int64_t *aId = sqlite3_malloc64(8*(uint64_t)m);
+    if( aH==0 || aId==0 ){ sqlite3_free(aH); sqlite3_free(aId); return SQLITE_NOMEM; }
+    memset(aH, 0, 8*(size_t)m);
+    for(j=0; j<s->nSlot; j++){
+      if( s->aH[j] ){
+        t = (int64_t)(s->aH[j] & (uint64_t)(m - 1));
+        while( aH[t] ) t = (t + 1) & (m - 1);
+        aH[t] = s->aH[j];
+        aId[t] = s->aId[j];
       }
     }
-    sqlite3_free(a->dh); sqlite3_free(a->dk); sqlite3_free(a->dn); sqlite3_free(a->dv); sqlite3_free(a->dp);
-    a->dh = dh; a->dk = dk; a->dn = dn; a->dv = dv; a->dp = dp;
-    a->dAlloc = m;
+    sqlite3_free(s->aH); sqlite3_free(s->aId);
+    s->aH = aH; s->aId = aId;
+    s->nSlot = m;
   }
-  for(s = (int64_t)(h & (uint64_t)(a->dAlloc - 1)); a->dh[s]; s = (s + 1) & (a->dAlloc - 1)){
-    if( a->dh[s]==h && a->dn[s]==n && memcmp(a->dk[s], z, (size_t)n)==0 ){
+  for(t = (int64_t)(h & (uint64_t)(s->nSlot - 1)); s->aH[t]; t = (t + 1) & (s->nSlot - 1)){
+    int64_t id = s->aId[t];
+    if( s->aH[t]==h && s->an[id]==n && memcmp(s->az[id], z, (size_t)n)==0 ){
       *pNew = 0;
-      *pSlot = s;
+      *pId = id;
       return SQLITE_OK;
     }
   }
-  if( (a->dk[s] = q_keep(p->r, z, n))==0 ) return SQLITE_NOMEM;
-  a->dh[s] = h;
-  a->dn[s] = n;
-  a->dN++;
+  if( s->n==s->nAlloc ){
+    int64_t m = s->nAlloc ? 2*s->nAlloc : 512;
+    const char **az = sqlite3_realloc64(s->az, sizeof(char*)*(uint64_t)m);
+    int *an;
+    if( az==0 ) return SQLITE_NOMEM;
+    s->az = az;
+    if( (an = sqlite3_realloc64(s->an, sizeof(int)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+    s->an = an;
+    s->nAlloc = m;
+  }
+  if( (s->az[s->n] = q_keep(r, z, n))==0 ) return SQLITE_NOMEM;
+  s->an[s->n] = n;
+  s->aH[t] = h;
+  s->aId[t] = s->n;
+  *pId = s->n++;
   *pNew = 1;
-  *pSlot = s;
   return SQLITE_OK;
 }
 
-/* DISTINCT: is (g, x) new? Other than count, the set keeps x (bytes kept by
-** p's run) at its first position pos. */
-static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int64_t pos, int *pNew){
-  int n = 0, rc;
-  int64_t s;
-  if( (rc = keyOf(p, x, a->g->dcoll, &n))!=SQLITE_OK || (rc = kbufRoom(p, n + 8))!=SQLITE_OK ) return rc;
-  memcpy(p->kbuf + n, &g, 8);
-  if( (rc = distinctAdd(p, a, p->kbuf, n + 8, pNew, &s))!=SQLITE_OK ) return rc;
-  if( a->dv && (*pNew || pos<a->dp[s]) ){
-    a->dv[s] = *x;
-    a->dp[s] = pos;
-    if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->dv[s].z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
+static void keySetFree(KeySet *s){
+  sqlite3_free(s->aH); sqlite3_free(s->aId); sqlite3_free(s->az); sqlite3_free(s->an);
+  memset(s, 0, sizeof(*s));
+}
+
+/* Add (value key, group: key z[0..n)) to DISTINCT aggregate a's set, with
+** its value x at position pos where a keeps values (all but count), the
+** first position's staying. */
+static int distinctAdd(Part *p, Agg *a, const char *z, int n, const qval *x, int64_t pos, int *pNew){
+  int64_t id;
+  int rc;
+  if( (rc = keySetAdd(p->r, &a->dset, z, n, pNew, &id))!=SQLITE_OK || a->g->fn==A_COUNT ) return rc;
+  if( a->dset.nAlloc>a->dvAlloc ){  /* values and positions grow with the set's keys */
+    qval *v = sqlite3_realloc64(a->dv, sizeof(qval)*(uint64_t)a->dset.nAlloc);
+    int64_t *q;
+    if( v==0 ) return SQLITE_NOMEM;
+    a->dv = v;
+    if( (q = sqlite3_realloc64(a->dp, 8*(uint64_t)a->dset.nAlloc))==0 ) return SQLITE_NOMEM;
+    a->dp = q;
+    a->dvAlloc = a->dset.nAlloc;
+  }
+  if( *pNew || pos<a->dp[id] ){
+    a->dv[id] = *x;
+    a->dp[id] = pos;
+    if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->dv[id].z = q_keep(p->r, x->z, x->n))==0 ) return SQLITE_NOMEM;
   }
   return SQLITE_OK;
+}
+
+/* DISTINCT: is (g, x) new? (distinctAdd keeps x at pos.) */
+static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int64_t pos, int *pNew){
+  int n = 0, rc;
+  if( (rc = keyOf(p, x, a->g->dcoll, &n))!=SQLITE_OK || (rc = kbufRoom(p, n + 8))!=SQLITE_OK ) return rc;
+  memcpy(p->kbuf + n, &g, 8);
+  return distinctAdd(p, a, p->kbuf, n + 8, x, pos, pNew);
 }
 
 /* A variance's number (t, v: sum()'s reading of a value) into *pp. */
@@ -598,7 +652,7 @@ static int aggApply(Part *p, Agg *a, int n, const qvec *x, const qvec *y, const 
 /* ---- a batch ---------------------------------------------------------------------------- */
 
 static int rowsAppend(Exec *e, const qctx *ctx);
-static void groupLeaf(void *pArg, int isKey, int idx, int g, qval *out);
+static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out);
 
 /* Filter, group and aggregate batch b into part p. A worker's part
 ** (worker set) evaluates everything before it changes anything, so that a
@@ -608,7 +662,7 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   int sel[GA_BATCH], sel2[GA_BATCH], i, k, rc = SQLITE_OK;
   int64_t aG[GA_BATCH];
   unsigned char aHit[GA_BATCH];
-  qvec *aK[Q_MAXKEY], *aX[64], *aY[64];
+  qvec *aK[Q_MAXKEY], *aX[64], *aY[64], **aB = 0;
   qctx ctx;
   memset(&ctx, 0, sizeof(ctx));
   ctx.b = b;
@@ -632,9 +686,16 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   }
   if( ctx.n==0 ) return SQLITE_OK;
   if( !pl->grouped ) return rowsAppend(e, &ctx);
-  /* evaluate keys and arguments */
+  /* evaluate keys, bare columns and arguments */
   for(k=0; k<pl->nKey; k++){
     if( (rc = q_eval(p->r, pl->aKey[k], &ctx, &aK[k]))!=SQLITE_OK ) return rc;
+  }
+  if( pl->nBare ){
+    if( p->aB==0 && (p->aB = sqlite3_malloc64(sizeof(qvec*)*(uint64_t)pl->nBare))==0 ) return SQLITE_NOMEM;
+    aB = p->aB;
+    for(k=0; k<pl->nBare; k++){
+      if( (rc = q_eval(p->r, pl->aBare[k], &ctx, &aB[k]))!=SQLITE_OK ) return rc;
+    }
   }
   for(k=0; k<pl->nAgg; k++){
     aX[k] = aY[k] = 0;
@@ -664,7 +725,12 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   }
   /* group */
   if( pl->nKey==0 ){
+    int64_t pos0 = b->pos + (ctx.sel ? ctx.sel[0] : 0);
     for(i=0; i<ctx.n; i++) aG[i] = 0;
+    if( pl->nBare && pos0<p->gPos[0] ){       /* the first row shows the bare columns */
+      p->gPos[0] = pos0;
+      if( (rc = setShown(p, pl, 0, aK, aB, 0))!=SQLITE_OK ) return rc;
+    }
   }else{
     /* Every row's canonical key and its hash first, its slot asked into
     ** the cache: the batch's lookups then wait on memory together. */
@@ -685,12 +751,10 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
     }
     for(i=0; i<ctx.n; i++){
       int isNew;
-      qval kv[Q_MAXKEY];
       if( (rc = groupOf(p, pl, p->kbuf + kOff[i], kOff[i + 1] - kOff[i], aH[i], &aG[i], &isNew))!=SQLITE_OK ) return rc;
       if( isNew ){
         p->gPos[aG[i]] = b->pos + (ctx.sel ? ctx.sel[i] : i);
-        for(k=0; k<pl->nKey; k++) q_get(aK[k], i, &kv[k]);
-        if( (rc = setKeys(p, pl->nKey, aG[i], kv))!=SQLITE_OK ) return rc;
+        if( (rc = setShown(p, pl, aG[i], aK, aB, i))!=SQLITE_OK ) return rc;
       }
     }
   }
@@ -698,13 +762,10 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
     rc = aggApply(p, &p->aAgg[k], ctx.n, aX[k], aY[k], aG, ctx.sel, b->pos, k==pl->iHit ? aHit : 0, pl->nKey==0);
     if( rc ) return rc;
   }
-  if( pl->iHit>=0 && pl->nKey ){
-    /* the keys, as the rows min() or max() took show them */
+  if( pl->iHit>=0 && SHOWN(pl) ){
+    /* the keys and bare columns, as the rows min() or max() took show them */
     for(i=0; i<ctx.n; i++){
-      qval kv[Q_MAXKEY];
-      if( !aHit[i] ) continue;
-      for(k=0; k<pl->nKey; k++) q_get(aK[k], i, &kv[k]);
-      if( (rc = setKeys(p, pl->nKey, aG[i], kv))!=SQLITE_OK ) return rc;
+      if( aHit[i] && (rc = setShown(p, pl, aG[i], aK, aB, i))!=SQLITE_OK ) return rc;
     }
   }
   return SQLITE_OK;
@@ -801,9 +862,9 @@ static int partMerge(Exec *e, Part *p, Part *q){
       return rc;
     }
     if( gh ) gh[g] = h;
-    if( pl->nKey && (isNew || q->gPos[g]<p->gPos[h]) ){
+    if( SHOWN(pl) && (isNew || q->gPos[g]<p->gPos[h]) ){
       p->gPos[h] = q->gPos[g];
-      if( (rc = setKeys(p, pl->nKey, h, &q->gKey[g*pl->nKey]))!=SQLITE_OK ){ sqlite3_free(gh); return rc; }
+      if( (rc = setKeys(p, SHOWN(pl), h, &q->gKey[g*SHOWN(pl)]))!=SQLITE_OK ){ sqlite3_free(gh); return rc; }
     }
     for(k=0; k<pl->nAgg; k++){
       if( Q_DEDUP(&pl->aAgg[k]) ) continue;   /* its set, below */
@@ -814,24 +875,16 @@ static int partMerge(Exec *e, Part *p, Part *q){
   ** first position's value staying */
   for(k=0, rc=SQLITE_OK; gh && k<pl->nAgg && rc==SQLITE_OK; k++){
     Agg *a = &p->aAgg[k], *b = &q->aAgg[k];
-    int64_t j, at;
+    int64_t j;
     if( !Q_DEDUP(a->g) ) continue;
-    for(j=0; j<b->dAlloc && rc==SQLITE_OK; j++){
-      int n = b->dn[j];
-      if( b->dh[j]==0 ) continue;
-      memcpy(&g, b->dk[j] + n - 8, 8);
+    for(j=0; j<b->dset.n && rc==SQLITE_OK; j++){
+      int n = b->dset.an[j];
+      memcpy(&g, b->dset.az[j] + n - 8, 8);
       if( (rc = kbufRoom(p, n))!=SQLITE_OK ) break;
-      memcpy(p->kbuf, b->dk[j], (size_t)(n - 8));
+      memcpy(p->kbuf, b->dset.az[j], (size_t)(n - 8));
       memcpy(p->kbuf + n - 8, &gh[g], 8);
-      if( (rc = distinctAdd(p, a, p->kbuf, n, &isNew, &at))!=SQLITE_OK ) break;
-      if( a->g->fn==A_COUNT ){
-        a->cnt[gh[g]] += isNew;
-      }else if( isNew || b->dp[j]<a->dp[at] ){
-        qval *x = &b->dv[j];
-        a->dv[at] = *x;
-        a->dp[at] = b->dp[j];
-        if( (x->t==SQLITE_TEXT || x->t==SQLITE_BLOB) && (a->dv[at].z = q_keep(p->r, x->z, x->n))==0 ) rc = SQLITE_NOMEM;
-      }
+      rc = distinctAdd(p, a, p->kbuf, n, b->dv ? &b->dv[j] : 0, b->dp ? b->dp[j] : 0, &isNew);
+      if( rc==SQLITE_OK && a->g->fn==A_COUNT ) a->cnt[gh[g]] += isNew;
     }
   }
   sqlite3_free(gh);
@@ -902,11 +955,13 @@ static int rowsGrow(Exec *e, int64_t need, int exact){
   return SQLITE_OK;
 }
 
-/* Keep the results and sort terms of ctx's rows. */
+/* Keep the results and sort terms of ctx's rows; with SELECT DISTINCT,
+** only each row whose results are new (by their collations: requirement
+** 5), the first of equal rows staying. */
 static int rowsAppend(Exec *e, const qctx *ctx){
   qplan *pl = e->pl;
   qresult *o = e->out;
-  int j, i, rc;
+  int j, i, rc, m = 0;
   if( (o->nRow + ctx->n)*e->nW>Q_MAXVALUES ){
     return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
   }
@@ -914,27 +969,48 @@ static int rowsAppend(Exec *e, const qctx *ctx){
   for(j=0; j<e->nW; j++){
     qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
     qvec *v;
-    if( ctx->grp && (x->op==E_KEY || x->op==E_AGGREF) ){
-      /* a group's key or aggregate: its bytes are the run's already */
-      for(i=0; i<ctx->n; i++) groupLeaf(e, x->op==E_KEY, x->iCol, ctx->grp[i], &o->a[(o->nRow + i)*e->nW + j]);
+    if( ctx->grp && Q_GROUP_LEAF(x->op) ){
+      /* a group's key, bare column or aggregate: its bytes are the run's already */
+      for(i=0; i<ctx->n; i++) groupLeaf(e, x->op, x->iCol, ctx->grp[i], &o->a[(o->nRow + i)*e->nW + j]);
       continue;
     }
     if( (rc = q_eval(e->r, x, ctx, &v))!=SQLITE_OK ) return rc;
-    for(i=0; i<ctx->n; i++){
-      qval *d = &o->a[(o->nRow + i)*e->nW + j];
-      q_get(v, i, d);
-      if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && (d->z = q_keep(e->r, d->z, d->n))==0 ) return SQLITE_NOMEM;
-    }
+    for(i=0; i<ctx->n; i++) q_get(v, i, &o->a[(o->nRow + i)*e->nW + j]);
   }
-  o->nRow += ctx->n;
+  /* the rows kept (their bytes the run's) */
+  for(i=0; i<ctx->n; i++){
+    qval *row = &o->a[(o->nRow + i)*e->nW];
+    if( pl->s->distinct ){
+      int n = 0, isNew;
+      int64_t id;
+      for(j=0; j<pl->nOut; j++){
+        if( (rc = keyOf(&e->main, &row[j], pl->aOutColl[j], &n))!=SQLITE_OK ) return rc;
+      }
+      if( (rc = keySetAdd(e->r, &e->rows, e->main.kbuf, n, &isNew, &id))!=SQLITE_OK ) return rc;
+      if( !isNew ) continue;
+    }
+    for(j=0; j<e->nW; j++){
+      qval *d = &row[j];
+      const qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
+      if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && !(ctx->grp && Q_GROUP_LEAF(x->op))
+       && (d->z = q_keep(e->r, d->z, d->n))==0 ){
+        return SQLITE_NOMEM;
+      }
+    }
+    if( m<i ) memmove(&o->a[(o->nRow + m)*e->nW], row, sizeof(qval)*(size_t)e->nW);
+    m++;
+  }
+  o->nRow += m;
   return SQLITE_OK;
 }
 
 /* ---- finishing ------------------------------------------------------------------------------ */
 
-static void groupLeaf(void *pArg, int isKey, int idx, int g, qval *out){
+static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out){
   Exec *e = (Exec*)pArg;
-  *out = isKey ? e->main.gKey[(int64_t)g*e->pl->nKey + idx] : e->main.aAgg[idx].res[g];
+  const qplan *pl = e->pl;
+  if( kind==E_AGGREF ) *out = e->main.aAgg[idx].res[g];
+  else *out = e->main.gKey[(int64_t)g*SHOWN(pl) + (kind==E_BARE ? pl->nKey : 0) + idx];
 }
 
 static int cmpU64(const void *x, const void *y){
@@ -1019,9 +1095,8 @@ static int aggFinal(Exec *e){
   for(k=0; k<e->pl->nAgg; k++){
     Agg *a = &e->main.aAgg[k];
     if( Q_DEDUP(a->g) && a->g->fn!=A_COUNT ){
-      for(j=0; j<a->dAlloc; j++){
-        if( a->dh[j]==0 ) continue;
-        memcpy(&g, a->dk[j] + a->dn[j] - 8, 8);
+      for(j=0; j<a->dset.n; j++){
+        memcpy(&g, a->dset.az[j] + a->dset.an[j] - 8, 8);
         if( (rc = foldValue(&e->main, a, g, &a->dv[j]))!=SQLITE_OK ) return rc;
       }
     }
@@ -1055,7 +1130,7 @@ static int groupCmp(void *arg, int64_t x, int64_t y){
   Exec *e = (Exec*)arg;
   int k, c;
   for(k=0; k<e->pl->nKey; k++){
-    c = q_cmp(&e->main.gKey[x*e->pl->nKey + k], &e->main.gKey[y*e->pl->nKey + k], e->pl->aKeyColl[k]);
+    c = q_cmp(&e->main.gKey[x*SHOWN(e->pl) + k], &e->main.gKey[y*SHOWN(e->pl) + k], e->pl->aKeyColl[k]);
     if( c ) return c;
   }
   return 0;
@@ -1196,6 +1271,11 @@ static int partInit(Part *p, const qplan *pl, qrun *r){
     int rc = growGroups(p, pl, 0);  /* one group, rows or none */
     if( rc ) return rc;
     p->nGroup = 1;
+    p->gPos[0] = INT64_MAX;         /* no row shows it yet: its bare columns NULL */
+    for(k=0; k<pl->nBare; k++){
+      memset(&p->gKey[k], 0, sizeof(qval));
+      p->gKey[k].t = SQLITE_NULL;
+    }
   }
   return SQLITE_OK;
 }
@@ -1217,7 +1297,7 @@ static void partFree(Part *p, const qplan *pl, int freeRun){
     }
     sqlite3_free(a->cnt); sqlite3_free(a->sum); sqlite3_free(a->ext); sqlite3_free(a->extPos); sqlite3_free(a->res);
     sqlite3_free(a->argA); sqlite3_free(a->var); sqlite3_free(a->keys);
-    sqlite3_free(a->dh); sqlite3_free(a->dk); sqlite3_free(a->dn); sqlite3_free(a->dv); sqlite3_free(a->dp);
+    keySetFree(&a->dset); sqlite3_free(a->dv); sqlite3_free(a->dp);
   }
   sqlite3_free(p->aAgg);
   sqlite3_free(p->gKey);
@@ -1225,6 +1305,7 @@ static void partFree(Part *p, const qplan *pl, int freeRun){
   sqlite3_free(p->hs);
   sqlite3_free(p->gk);
   sqlite3_free(p->kbuf);
+  sqlite3_free(p->aB);
   if( freeRun ) q_run_free(p->r);
   memset(p, 0, sizeof(*p));
 }
@@ -1232,7 +1313,7 @@ static void partFree(Part *p, const qplan *pl, int freeRun){
 /* Work in parallel (requirement 7)? */
 static int parallel(const qplan *pl, int nThread){
   if( !pl->grouped || nThread<2 ) return 0;
-  if( pl->iHit>=0 && pl->nKey ) return 0;
+  if( pl->iHit>=0 && SHOWN(pl) ) return 0;
   return 1;
 }
 
@@ -1817,6 +1898,7 @@ done:
   for(w=0; w<e.nPart; w++) partFree(&e.aPart[w], pl, 1);
   sqlite3_free(e.aPart);
   sqlite3_free(e.gRank);
+  keySetFree(&e.rows);
   partFree(&e.main, pl, 0);
   return rc;
 }

@@ -24,9 +24,10 @@
 **      non-deterministic function is not covered. Unary + is its
 **      operand's value and collation without its affinity.
 **   5. Grouped queries: the results, HAVING and ORDER BY are over the keys
-**      (a subtree equal to a GROUP BY term, as sqlite3ExprCompare finds)
-**      and the aggregates; a column outside both is not covered (SQLite's
-**      bare-column rule).
+**      (a subtree equal to a GROUP BY term, as sqlite3ExprCompare finds),
+**      the aggregates and bare columns: a column outside both, whose value
+**      SQLite takes from the row that shows the group (its first row, or
+**      the last row the last min() or max() took: exec.c, 3).
 */
 #include <string.h>
 #include <stdarg.h>
@@ -100,7 +101,7 @@ static int same(const qselect *s, const qexpr *a, const qexpr *b){
 static int isConst(const qexpr *e){
   int c = 1;
   if( e==0 ) return 1;
-  if( e->op==E_COL || e->op==E_KEY || e->op==E_AGGREF || e->op==E_AGG ) return 0;
+  if( e->op==E_COL || Q_GROUP_LEAF(e->op) || e->op==E_AGG ) return 0;
   EACH_CHILD((qexpr*)e, pp, c = c && isConst(*pp));
   return c;
 }
@@ -245,7 +246,7 @@ static int collWalk(const qexpr *e){
     if( e->op==E_SQL ) return e->coll;
     if( e->op==E_AGGREF ) return e->explicitColl ? e->coll : -1;
     if( e->op==E_COLLATE ) return e->coll;
-    if( e->op==E_COL || e->op==E_KEY ) return e->coll;
+    if( e->op==E_COL || e->op==E_KEY || e->op==E_BARE ) return e->coll;
     if( e->op==E_CAST || e->op==E_UPLUS ){ e = e->a; continue; }
     if( e->explicitColl ){
       if( e->a && e->a->explicitColl ){ e = e->a; continue; }
@@ -466,6 +467,30 @@ static int bindCol(Bind *b, qexpr *e){
   return 1;
 }
 
+/* A grouped query's bare column e (requirement 5): E_BARE of the plan's
+** bare column reading it (one per column). */
+static int bindBare(Bind *b, qexpr *e){
+  qplan *pl = b->pl;
+  qexpr *c;
+  int r, j;
+  if( (c = copyTree(b, e))==0 || (r = bindCol(b, c))<=0 ) return 0;   /* (e is a column) */
+  for(j=0; j<pl->nBare && pl->aBare[j]->iCol!=c->iCol; j++){}
+  if( j==pl->nBare ){
+    if( pl->nBare%16==0 ){
+      qexpr **a = q_alloc(b->s, (int)sizeof(qexpr*)*(pl->nBare + 16));
+      if( a==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+      if( pl->nBare ) memcpy(a, pl->aBare, sizeof(qexpr*)*(size_t)pl->nBare);
+      pl->aBare = a;
+    }
+    pl->aBare[pl->nBare++] = c;
+  }
+  *e = *c;
+  e->op = E_BARE;
+  e->iCol = j;
+  e->slot = -1;
+  return 1;
+}
+
 /* A grouped query's expression: a key, if it is one. */
 static int asKey(Bind *b, qexpr **pe){
   qplan *pl = b->pl;
@@ -565,9 +590,13 @@ static int bindAgg(Bind *b, qexpr **pe){
   }
   e->op = E_AGGREF;
   e->iCol = pl->nAgg++;
-  /* a COLLATE in its argument marks it, as EP_Collate does */
-  e->explicitColl = g->explicitColl = g->x && g->x->explicitColl;
-  e->coll = g->exprColl = e->explicitColl ? collWalk(g->x) : -1;
+  /* a COLLATE in an argument marks it, as EP_Collate does (the first such
+  ** argument's collation is its own: sqlite3ExprCollSeq) */
+  {
+    const qexpr *c = g->x && g->x->explicitColl ? g->x : g->y && g->y->explicitColl ? g->y : 0;
+    e->explicitColl = g->explicitColl = c!=0;
+    e->coll = g->exprColl = c ? collWalk(c) : -1;
+  }
   e->a = e->b = 0;
   e->nArg = 0;
   e->aff = -1;
@@ -597,7 +626,8 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
           if( (*pe = copyTree(b, b->s->aRes[k].e))==0 ) return 0;
           return bindExpr(b, pe, ctx, inAgg);
         }
-        return whyf(b, "the column %s outside GROUP BY and aggregates", e->zName);
+        if( c<t->nCol ) return bindBare(b, e);
+        /* else TRUE, FALSE, or what names no column: as over rows */
       }
       if( (r = bindCol(b, e))<0 ){
         int k = e->zQual ? -1 : aliasIndex(b->s, e->zName);
@@ -806,7 +836,6 @@ bind:
       s->star = 0;
     }
   }
-  if( s->distinct ) whyf(&b, "SELECT DISTINCT");
   for(i=0; i<s->nRes && !stopped(&b); i++) if( hasAgg(s->aRes[i].e) ) pl->grouped = 1;
   if( s->nGroup || (s->pHaving) ) pl->grouped = 1;
   for(i=0; i<s->nOrder; i++) if( hasAgg(s->aOrder[i].e) ) pl->grouped = 1;
@@ -846,6 +875,11 @@ bind:
     bindTop(&b, &pl->aOut[i], pl->grouped ? CTX_GROUP : CTX_ROW);
   }
   pl->nOut = s->nRes;
+  if( !stopped(&b) && (pl->aOutColl = q_alloc(s, (int)sizeof(int)*(s->nRes + 1)))==0 ) b.rc = SQLITE_NOMEM;
+  for(i=0; i<s->nRes && !stopped(&b); i++){
+    int c = collWalk(pl->aOut[i]);
+    pl->aOutColl[i] = c<0 ? C_BINARY : c;
+  }
   /* ORDER BY: a result's alias or number, else an expression */
   if( !stopped(&b) && s->nOrder
    && ((pl->aSort = q_alloc(s, (int)sizeof(qexpr*)*s->nOrder))==0
@@ -912,6 +946,7 @@ bind:
   /* evaluation buffers and memos */
   for(i=0; i<pl->nConj; i++) slots(pl, pl->aConj[i]);
   for(i=0; i<pl->nKey; i++) slots(pl, pl->aKey[i]);
+  for(i=0; i<pl->nBare; i++) slots(pl, pl->aBare[i]);
   for(i=0; i<pl->nAgg; i++){
     slots(pl, pl->aAgg[i].x);
     slots(pl, pl->aAgg[i].y);
@@ -953,7 +988,7 @@ void q_plan_describe(sqlite3_str *out, const qplan *pl){
     if( i ) sqlite3_str_appendchar(out, 1, ',');
     ga_json_str(out, pl->src.tab.aCol[pl->aiCol[i]].zName);
   }
-  sqlite3_str_appendall(out, "],\"filter\":");
+  sqlite3_str_appendf(out, "],\"distinct\":%s,\"filter\":", s->distinct ? "true" : "false");
   exprJson(out, s, s->pWhere);
   sqlite3_str_appendall(out, ",\"keys\":[");
   for(i=0; i<pl->nKey; i++){

@@ -49,6 +49,8 @@ int q_tok_is(const char *zSql, const qtok *t, const char *z);
 enum {
   /* leaves */
   E_COL, E_LIT, E_PARAM, E_KEY, E_AGGREF,
+  E_BARE,                          /* a grouped query's bare column: iCol, its value as the group's
+                                   ** shown row has it (plan.c, 5) */
   /* arithmetic (SQLite's OP_Add ... OP_Remainder) */
   E_ADD, E_SUB, E_MUL, E_DIV, E_REM,
   /* comparisons (OP_Eq ...), IS and IS NOT */
@@ -176,6 +178,7 @@ typedef struct qplan {
   int grouped;                     /* aggregates or GROUP BY: one row per group */
   qexpr **aConj; int nConj;        /* WHERE's conjuncts */
   qexpr *aKey[Q_MAXKEY]; int nKey; /* GROUP BY keys */
+  qexpr **aBare; int nBare;        /* bare columns (E_COL over rows), each a group shows */
   int aKeyColl[Q_MAXKEY];          /* ... each key's collation */
   int lastCounted;                 /* the last key is counted, not shown (exec.c's count(DISTINCT)
                                    ** over kept columns): its equal values may show differently */
@@ -183,6 +186,7 @@ typedef struct qplan {
   int iHit;                        /* the last min() or max() (SQLite's own, not gpu_min or
                                    ** gpu_max): its rows give the keys' shown values; -1 none */
   qexpr **aOut; int nOut;          /* result columns, over keys and aggregates when grouped */
+  int *aOutColl;                   /* ... each one's collation (SELECT DISTINCT compares by it) */
   qexpr *pHaving;                  /* over keys and aggregates */
   qexpr **aSort; int nSort;        /* ORDER BY terms */
   int *aSortDesc, *aSortNulls, *aSortColl;   /* ... each one's DESC, NULLS, collation */
@@ -248,8 +252,10 @@ static inline void q_get(const qvec *v, int i, qval *x){
 /* The number sum() reads from x (INTEGER or REAL, SQLITE_NULL for NULL)
 ** into *pt, *pv. */
 int q_sumnum(qrun*, const qval *x, int *pt, int64_t *pv);
-/* Group-context leaves: the run's source of key and aggregate values. */
-typedef void (*q_leaf_fn)(void *pArg, int isKey, int idx, int grp, qval *out);
+/* Group-context leaves: the run's source of key, bare column and aggregate
+** values (kind: the node's op, E_KEY, E_BARE or E_AGGREF). */
+typedef void (*q_leaf_fn)(void *pArg, int kind, int idx, int grp, qval *out);
+#define Q_GROUP_LEAF(op) ((op)==E_KEY || (op)==E_BARE || (op)==E_AGGREF)
 void q_run_groups(qrun*, q_leaf_fn x, void *pArg);
 /* r serves a worker thread: what needs SQLite returns GA_SINK_LATER. */
 void q_run_worker(qrun *r);
