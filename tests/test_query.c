@@ -1230,6 +1230,23 @@ START_TEST(test_bad_input){
   CHECK(zTemp && strcmp(zTemp, "q")==0, "temp holds %s, want q alone", zTemp ? zTemp : "nothing");
   CHECK(h_int(db, "SELECT count(*) FROM sqlite_master WHERE name='bad'")==0, "a table bad in main");
   CHECK(h_int(db, "SELECT count(*) FROM sqlite_master")==1, "main's schema changed");
+  /* gpu_query is no table-valued function: the error shows the form */
+  {
+    static const char *azTvf[] = {
+      "SELECT * FROM gpu_query('SELECT a FROM t')", "SELECT * FROM gpu_query((SELECT a FROM t))",
+      "SELECT * FROM gpu_query", "SELECT count(*) FROM t, main.gpu_query('SELECT 1')",
+    };
+    static const char *zWant = "gpu_query: not a table-valued function: make a table of the SELECT first, then"
+                               " read it: CREATE VIRTUAL TABLE temp.q USING gpu_query((SELECT ...)); SELECT * FROM q";
+    int i;
+    for(i=0; i<(int)(sizeof(azTvf)/sizeof(azTvf[0])); i++){
+      sqlite3_stmt *st = 0;
+      int rc = sqlite3_prepare_v2(db, azTvf[i], -1, &st, 0);
+      CHECK(rc==SQLITE_ERROR && strcmp(sqlite3_errmsg(db), zWant)==0, "%s: rc %d, \"%s\"", azTvf[i], rc,
+            sqlite3_errmsg(db));
+      sqlite3_finalize(st);
+    }
+  }
   /* q still reads, with its one parameter and without */
   {
     char *a = s_render(db, "SELECT * FROM q(0)");

@@ -14,8 +14,11 @@
 **      another parameter has that name (ASCII case ignored) it keeps its
 **      prefix (:cat), and a name taken even so gets :param (columnNames).
 **      A numbered one's is ?N (?1 for the first ?). The table lives in temp
-**      (it holds a query, not data), is not eponymous, and is DIRECTONLY;
-**      DROP TABLE removes it.
+**      (it holds a query, not data), is DIRECTONLY, and DROP TABLE removes
+**      it. The module is eponymous only to say so: gpu_query used as a
+**      table-valued function (SELECT * FROM gpu_query('SELECT ...')) is an
+**      error that shows the CREATE form (SQLite makes a module eponymous
+**      only where xCreate is xConnect, and calls it with three arguments).
 **   2. Every read runs the SELECT again, in the caller's transaction: on the
 **      engine (query.h) where it covers the SELECT, else through SQLite with
 **      gpu_sum, gpu_total and gpu_avg in place of sum, total and avg (the
@@ -314,12 +317,22 @@ static int columnNames(sqlite3_stmt *st, int nOut, int nParam, char **az){
   return SQLITE_OK;
 }
 
+/* xCreate and xConnect both: one function, so that the module is eponymous
+** and a read of gpu_query itself comes here to be refused (requirement 1). */
 static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
   QTab *t;
   sqlite3_stmt *st = 0;
   sqlite3_str *decl;
   char *zSql, *zDecl, **azCol;
   int rc, i;
+  /* the eponymous table (argv: the module, "main", the module): gpu_query
+  ** read as a table-valued function, whose arguments SQLite does not pass
+  ** here; SQLite reports this message as it is */
+  if( argc==3 && sqlite3_stricmp(argv[1], "main")==0 && sqlite3_stricmp(argv[2], argv[0])==0 ){
+    *pzErr = sqlite3_mprintf("%s: not a table-valued function: make a table of the SELECT first, then read it:"
+                             " CREATE VIRTUAL TABLE temp.q USING %s((SELECT ...)); SELECT * FROM q", argv[0], argv[0]);
+    return SQLITE_ERROR;
+  }
   if( argc!=4 ){
     *pzErr = sqlite3_mprintf("gpu_query: takes one argument, (SELECT ...) or 'SELECT ...'");
     return SQLITE_ERROR;
@@ -387,13 +400,6 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   *ppVtab = &t->base.base;
   return SQLITE_OK;
-}
-
-static int qCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
-  return qInit(db, pAux, argc, argv, ppVtab, pzErr);
-}
-static int qConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
-  return qInit(db, pAux, argc, argv, ppVtab, pzErr);
 }
 
 /* Parameters are equality constraints on the HIDDEN columns; each one given
@@ -620,7 +626,9 @@ static int qRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
 
 const sqlite3_module ga_query_module = {
   0,                               /* iVersion */
-  qCreate, qConnect, qBestIndex, qDisconnect, qDisconnect,
+  qInit, qInit,                    /* xCreate is xConnect: eponymous, so that qInit refuses
+                                   ** gpu_query read as a table-valued function */
+  qBestIndex, qDisconnect, qDisconnect,
   qOpen, qClose, qFilter, qNext, qEof, qColumn, qRowid,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
