@@ -20,7 +20,15 @@
 **      only their handles): the column cache (source/cache.c), what the
 **      page source saw of wal-indexes (source/snap.c), what the
 **      table-valued functions tell gpuagg_info() (tvf/tvf.c).
+**   7. A connection that has the module (a load registered everything on
+**      it) is listed, process-wide, until its state is freed with it: a
+**      second load on it (.load again, SELECT load_extension()) finds it
+**      and does nothing, so it keeps its settings and kept columns and
+**      replaces no function a running statement may be using. A closed
+**      connection's address, reused by a new one, is never found: the state
+**      leaves the list before SQLite frees the connection.
 */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +38,37 @@
 #include "tvf.h"
 
 static const char *azMode[] = { "auto", "cpu", "cuda" };
+
+/* Requirement 7: the states of connections that have the module. Loads and
+** closes on different connections run in different threads at once, so
+** the list has a lock of its own. */
+static pthread_mutex_t loadedMu = PTHREAD_MUTEX_INITIALIZER;
+static ga_conn *pLoaded = 0;
+
+int ga_conn_has(sqlite3 *db){
+  ga_conn *p;
+  pthread_mutex_lock(&loadedMu);
+  for(p=pLoaded; p && p->db!=db; p=p->pNextLoaded){}
+  pthread_mutex_unlock(&loadedMu);
+  return p!=0;
+}
+
+void ga_conn_loaded(ga_conn *c, sqlite3 *db){
+  pthread_mutex_lock(&loadedMu);
+  c->db = db;
+  c->pNextLoaded = pLoaded;
+  pLoaded = c;
+  pthread_mutex_unlock(&loadedMu);
+}
+
+/* c leaves the list (if it is there): it is being freed. */
+static void connUnlist(ga_conn *c){
+  ga_conn **pp;
+  pthread_mutex_lock(&loadedMu);
+  for(pp=&pLoaded; *pp && *pp!=c; pp=&(*pp)->pNextLoaded){}
+  if( *pp ) *pp = c->pNextLoaded;
+  pthread_mutex_unlock(&loadedMu);
+}
 
 const char *ga_mode_name(int mode){ return azMode[mode]; }
 
@@ -94,6 +133,7 @@ static void slotDestroy(ga_conn *c, ga_slot *s){
 void ga_conn_unref(void *p){
   ga_conn *c = (ga_conn*)p;
   if( --c->nRef>0 ) return;
+  connUnlist(c);
   ga_cache_free(c->cache);
   ga_snap_forget(c);
   ga_tvf_forget(c);

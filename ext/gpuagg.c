@@ -6,7 +6,8 @@
 **
 **   1. Loading registers every function of the table below on the connection,
 **      each failure reported by name. Loading never touches CUDA, so it works
-**      on a machine without a GPU or a driver.
+**      on a machine without a GPU or a driver. Loading it again on a
+**      connection that has it succeeds and changes nothing (conn.c, 7).
 **   2. gpu_sum, gpu_total, gpu_avg and gpu_count return what sum, total, avg
 **      and count return on the same data (agg/sum.c says where and why gpu_sum
 **      differs: it raises "integer overflow" only when the exact total
@@ -275,6 +276,10 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
     *pzErrMsg = sqlite3_mprintf("gpuagg: already loaded by another SQLite library in this process");
     return rc;
   }
+  /* Loaded again on a connection that has it: nothing to do (conn.c, 7).
+  ** Registering again would replace every function and the state they
+  ** share, and fails outright inside a statement (SELECT load_extension()). */
+  if( ga_conn_has(db) ) return SQLITE_OK;
   if( (c = ga_conn_new(pzErrMsg))==0 ) return SQLITE_ERROR;
   c->nRef = 1;              /* ours, until every function holds one */
   for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
@@ -301,6 +306,7 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
       *pzErrMsg = sqlite3_mprintf("gpuagg: cannot register %s: %s", aModule[i].zName, sqlite3_errmsg(db));
     }
   }
+  if( rc==SQLITE_OK ) ga_conn_loaded(c, db);
   ga_conn_unref(c);
   return rc;
 }

@@ -59,11 +59,20 @@ typedef struct ga_conn {
   struct ga_seen *seen;     /* wal-index headers seen (source/snap.c owns it), or NULL */
   struct ga_cache *cache;   /* columns kept between queries (source/cache.c owns it) */
   struct ga_querynotes *qnotes; /* gpu_query's counts and reasons (query/vtab.c owns it), or NULL */
+  sqlite3 *db;              /* the connection it serves, once every registration succeeded:
+                            ** then it is in conn.c's list of loaded connections (guarded by
+                            ** that list's lock, not the connection's) */
+  struct ga_conn *pNextLoaded; /* ... the next one in that list */
 } ga_conn;
 
 /* conn.c */
 ga_conn *ga_conn_new(char **pzErr);
 void ga_conn_unref(void*);
+/* Whether db has the module already (a load registered every function and
+** module on it, and they live); ga_conn_loaded lists c as db's, until c is
+** freed with the connection. */
+int ga_conn_has(sqlite3 *db);
+void ga_conn_loaded(ga_conn *c, sqlite3 *db);
 const ga_backend *ga_conn_backend(ga_conn*, char *zErr);
 const char *ga_mode_name(int mode);
 int ga_mode_parse(const char *z);

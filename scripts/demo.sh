@@ -1,8 +1,13 @@
 #!/bin/sh
 # Quick start 1: build, make a sample database (demo.db, by sql/sample.sql)
-# and ask it the questions of sql/demo.sql, each of a gpu_* function and of
-# SQLite's own SQL: both answers, both times (each statement alone in the
-# sqlite3 shell, .timer on), the ratio, and why they differ where they do.
+# and ask it the questions of sql/demo.sql, each of the extension and of
+# SQLite's own SQL: both answers, both times (the sqlite3 shell's .timer),
+# the ratio, and why they differ where they do. The gpu_query questions come
+# first: each is asked three times in one shell, its first and third times
+# shown (where a GPU serves, the second read keeps the columns and the third
+# reads them there), with gpu_explain's path and where the third read ran;
+# the builtin SQL is asked three times in a shell of its own. Each other
+# question's statements run once, each alone in a fresh shell.
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/common.sh
@@ -56,14 +61,62 @@ ask() {
     }'
 }
 
-# sql/demo.sql: "-- @ title", "-- ! why", then the two statements.
+# A gpu_query question: $1 title, $2 why they differ, $3 its CREATE VIRTUAL
+# TABLE, $4 the read of that table, $5 the builtin statement.
+ask_query() {
+  n=$((n + 1))
+  sel=$(printf '%s\n' "$3" | sed -e 's/^[^(]*gpu_query((//' -e 's/));[[:space:]]*$//')
+  esc=$(printf '%s' "$sel" | sed "s/'/''/g")
+  gpu=$(printf '.load ./libgpuagg\n%s\n.timer on\n%s\n%s\n%s\n.timer off\n.headers off\n%s\n' "$3" "$4" "$4" "$4" \
+        "SELECT '@', json_extract(gpu_explain('$esc'), '\$.path'), ifnull(json_extract(gpu_explain('$esc'), '\$.why'), ''), json_extract(gpuagg_info(), '\$.query.last.on');" |
+        sqlite3 -bail -header -separator ' | ' demo.db) || { echo "demo: failed: $3 $4" >&2; exit 1; }
+  bi=$(printf '.timer on\n%s\n%s\n%s\n' "$5" "$5" "$5" | sqlite3 -bail -header -separator ' | ' demo.db) ||
+    { echo "demo: failed: $5" >&2; exit 1; }
+  printf '%s\n%s\n' "$gpu" "$bi" | awk -v n="$n" -v title="$1" -v why="$2" -v mk="$3" -v rd="$4" '
+    BEGIN { q = 0 }
+    /^Run Time: real / { ms[q] = $4 * 1000; q++; next }
+    /^@ \| / { split($0, f, / \| /); path = f[2]; whyNot = f[3]; on = f[4]; next }
+    { if (!(q in head)) head[q] = $0; else { rows[q]++; if (rows[q] == 1) first[q] = $0; row[q, rows[q]] = $0 } }
+    END {
+      # runs 0-2: gpu_query; 3-5: the builtin
+      for (k = 0; k <= 3; k += 3) if (rows[k] > 1) first[k] = first[k] " (" rows[k] " rows)"
+      a = length(first[0]) > length(first[3]) ? length(first[0]) : length(first[3])
+      if (length(head[0]) > a) a = length(head[0])
+      printf "\n%d. %s\n", n, title
+      printf "   %s\n   %s\n", mk, rd
+      printf "   %-11s  %-" a "s  %8s  %8s\n", "", head[0], "first", "repeated"
+      printf "   %-11s  %-" a "s  %5.0f ms  %5.0f ms\n", "gpu_query", first[0], ms[0], ms[2]
+      printf "   %-11s  %-" a "s  %5.0f ms  %5.0f ms", "builtin SQL", first[3], ms[3], ms[5]
+      if (ms[0] > 0 && ms[2] > 0) {
+        r0 = ms[3] / ms[0]; r2 = ms[5] / ms[2]
+        printf (r0 >= 10 ? "   builtin/gpu_query: %.0f" : "   builtin/gpu_query: %.2g"), r0
+        printf (r2 >= 10 ? " first, %.0f repeated\n" : " first, %.2g repeated\n"), r2
+      } else printf "\n"
+      d = 0; m = rows[0] > rows[3] ? rows[0] : rows[3]
+      for (i = 1; i <= m; i++) if (row[0, i] != row[3, i]) d++
+      if (d == 0) print "   same answer"
+      else if (m == 1) print "   differ: " why
+      else print "   differ in " d " of " m " rows: " why
+      if (path == "engine")
+        printf "   gpu_explain: path engine; the repeated read ran %s\n", on == "device" ? "over columns kept on the GPU" : on == "kept, cpu" ? "over kept columns, on the CPU" : "over the table'"'"'s pages, on the CPU"
+      else printf "   gpu_explain: path %s (%s)\n", path, whyNot
+    }'
+}
+
+# sql/demo.sql: "-- @ title", "-- ! why", then the two statements (a gpu_query
+# question: its CREATE VIRTUAL TABLE first, then the two).
 n=0
-title= why= first=
+title= why= first= setup=
 while IFS= read -r line; do
   case $line in
     "-- @ "*) title=${line#-- @ } ;;
     "-- ! "*) why=${line#-- ! } ;;
-    SELECT*) if [ -z "$first" ]; then first=$line; else ask "$title" "$why" "$first" "$line"; first=; fi ;;
+    CREATE*) setup=$line ;;
+    SELECT*)
+      if [ -z "$first" ]; then first=$line
+      elif [ -n "$setup" ]; then ask_query "$title" "$why" "$setup" "$first" "$line"; first= setup=
+      else ask "$title" "$why" "$first" "$line"; first=
+      fi ;;
   esac
 done < sql/demo.sql
 echo

@@ -1,29 +1,39 @@
--- gpuagg demo: each question asked of a gpu_* function and of SQLite's own
+-- gpuagg demo: each question asked of the extension and of SQLite's own
 -- SQL, on the table t(g, i, x) that sql/sample.sql makes (1,000,000 rows).
--- scripts/demo.sh runs each statement alone, times it and prints a table per
+-- scripts/demo.sh runs the statements, times them and prints a table per
 -- question; this file also runs as it is:
 --   sqlite3 demo.db '.load ./libgpuagg' '.read sql/demo.sql'
 --
 -- Layout, read by scripts/demo.sh: "-- @ " a question's title, "-- ! " the
 -- line shown when the two answers differ (why ours is the exact one), then
--- two one-line statements: the gpu_* one, then the builtin one. Reals are
--- printed with 17 significant digits ('%!.17g'), enough to tell doubles apart.
+-- one-line statements: the extension's, then the builtin one; a gpu_query
+-- question starts with its CREATE VIRTUAL TABLE, then the read of that
+-- table. Reals are printed with 17 significant digits ('%!.17g'), enough to
+-- tell doubles apart. The gpu_query questions come first; the others in the
+-- order of their ratio on the CPU backend (2 cores), fastest first.
 .headers on
 
--- @ Sum and mean of x (reals, 1% NULL)
--- ! sum() adds the doubles in order, rounding as it goes (compensated since SQLite 3.43, still not correctly rounded); gpu_sum keeps the exact total and rounds once: the correctly rounded sum (gpu_avg: that total over the count)
-SELECT printf('%!.17g', gpu_sum(x)) AS "gpu_sum(x)", printf('%!.17g', gpu_avg(x)) AS "gpu_avg(x)" FROM t;
-SELECT printf('%!.17g', sum(x)) AS "sum(x)", printf('%!.17g', avg(x)) AS "avg(x)" FROM t;
+-- @ gpu_query: a filtered GROUP BY, its bound a parameter (x > :min, read with min = 0)
+-- ! avg: the builtin's sum rounds as it adds each group's rows (compensated since SQLite 3.43, still not correctly rounded); gpu_query's avg is each group's exact total, rounded once, over its count
+CREATE VIRTUAL TABLE temp.filtered USING gpu_query((SELECT g, count(*) AS n, avg(x) AS mean FROM t WHERE x > :min GROUP BY g ORDER BY g));
+SELECT g, n, printf('%!.17g', mean) AS mean FROM filtered WHERE min = 0;
+SELECT g, count(*) AS n, printf('%!.17g', avg(x)) AS mean FROM t WHERE x > 0 GROUP BY g ORDER BY g;
 
--- @ Sum of x per group (GROUP BY g)
--- ! sum() rounds as it adds each group's rows (compensated since SQLite 3.43, still not correctly rounded); gpu_sum rounds each group's exact total once
-SELECT g, printf('%!.17g', gpu_sum(x)) AS "gpu_sum(x)" FROM t GROUP BY g;
-SELECT g, printf('%!.17g', sum(x)) AS "sum(x)" FROM t GROUP BY g;
+-- @ gpu_query: two keys, g and i % 4 (112 pairs), a count and a sum for each pair
+-- ! sum: the builtin rounds as it adds each pair's rows (compensated since SQLite 3.43, still not correctly rounded); gpu_query rounds each pair's exact total once
+CREATE VIRTUAL TABLE temp.pairs USING gpu_query((SELECT g, i % 4 AS r, count(*) AS n, sum(x) AS total FROM t GROUP BY g, r ORDER BY g, r));
+SELECT g, r, n, printf('%!.17g', total) AS total FROM pairs;
+SELECT g, i % 4 AS r, count(*) AS n, printf('%!.17g', sum(x)) AS total FROM t GROUP BY g, r ORDER BY g, r;
 
--- @ Least and greatest x, and the row of the greatest
--- ! (min, max and argmax are exact both ways: they should not differ)
-SELECT gpu_min(x) AS "gpu_min(x)", gpu_max(x) AS "gpu_max(x)", gpu_argmax(rowid, x) AS "gpu_argmax(rowid, x)" FROM t;
-SELECT min(x) AS "min(x)", max(x) AS "max(x)", (SELECT rowid FROM t WHERE x IS NOT NULL ORDER BY x DESC, rowid LIMIT 1) AS "ORDER BY x DESC LIMIT 1" FROM t;
+-- @ Median of x over the first 300,000 rows (SQL has only a sort to offer)
+-- ! (both take the middle values of the same sorted numbers, as SQLite's percentile extension does: they should not differ)
+SELECT printf('%!.17g', gpu_median(x)) AS "gpu_median(x)" FROM t WHERE rowid <= 300000;
+SELECT printf('%!.17g', min(x) + (max(x) - min(x)) * 0.5) AS "sort, middle rows" FROM (SELECT x FROM t WHERE rowid <= 300000 AND x IS NOT NULL ORDER BY x LIMIT 2 - (SELECT count(x) FROM t WHERE rowid <= 300000) % 2 OFFSET ((SELECT count(x) FROM t WHERE rowid <= 300000) - 1) / 2);
+
+-- @ Statistics of column x: gpu_summary against SQL (it also gives min, max, variances, quartiles; SQLite has no stddev: the one-pass formula)
+-- ! the SQL rounds every addition, and its stddev subtracts two large rounded totals (sum(x*x) - sum(x)^2/n), losing digits; gpu_summary's sum and stddev come from exact sums, rounded once
+SELECT nulls AS "gpu_summary: nulls", printf('%!.17g', sum) AS sum, printf('%!.17g', stddev_samp) AS stddev FROM gpu_summary('t', 'x');
+SELECT count(*) - count(x) AS "SQL: nulls", printf('%!.17g', sum(x)) AS sum, printf('%!.17g', sqrt((total(x*x) - total(x)*total(x)/count(x)) / (count(x) - 1))) AS stddev FROM t;
 
 -- @ A histogram of x, 8 equal bins: gpu_histogram against GROUP BY
 -- ! only values lying on a bin edge move: gpu_histogram places them as numpy.histogram does (edge i is lo + i*(hi - lo)/8, each value checked against its edges); the one-line SQL rounds (x - lo)*8/(hi - lo) and can land in the next bin
@@ -35,20 +45,25 @@ SELECT min(CAST((x - lo) * 8 / (hi - lo) AS INT), 7) AS bin, count(*) AS "GROUP 
 SELECT key AS "gpu_group_by: g", count, printf('%!.17g', sum) AS sum, printf('%!.17g', avg) AS avg FROM gpu_group_by('t', 'g', 'x');
 SELECT g AS "GROUP BY: g", count(x) AS count, printf('%!.17g', sum(x)) AS sum, printf('%!.17g', avg(x)) AS avg FROM t GROUP BY g;
 
--- @ Statistics of column x: gpu_summary against SQL (it also gives min, max, variances, quartiles; SQLite has no stddev: the one-pass formula)
--- ! the SQL rounds every addition, and its stddev subtracts two large rounded totals (sum(x*x) - sum(x)^2/n), losing digits; gpu_summary's sum and stddev come from exact sums, rounded once
-SELECT nulls AS "gpu_summary: nulls", printf('%!.17g', sum) AS sum, printf('%!.17g', stddev_samp) AS stddev FROM gpu_summary('t', 'x');
-SELECT count(*) - count(x) AS "SQL: nulls", printf('%!.17g', sum(x)) AS sum, printf('%!.17g', sqrt((total(x*x) - total(x)*total(x)/count(x)) / (count(x) - 1))) AS stddev FROM t;
-
 -- @ Sample variance of x: gpu_var_samp against the SQL formula
 -- ! the SQL rounds sum(x*x) and sum(x)^2 and subtracts them, losing digits; gpu_var_samp is the exact variance rounded once
 SELECT printf('%!.17g', gpu_var_samp(x)) AS "gpu_var_samp(x)" FROM t;
 SELECT printf('%!.17g', (total(x*x) - total(x)*total(x)/count(x)) / (count(x) - 1)) AS "(sum(x*x) - sum(x)^2/n)/(n-1)" FROM t;
 
--- @ Median of x over the first 300,000 rows (SQL has only a sort to offer)
--- ! (both take the middle values of the same sorted numbers, as SQLite's percentile extension does: they should not differ)
-SELECT printf('%!.17g', gpu_median(x)) AS "gpu_median(x)" FROM t WHERE rowid <= 300000;
-SELECT printf('%!.17g', min(x) + (max(x) - min(x)) * 0.5) AS "sort, middle rows" FROM (SELECT x FROM t WHERE rowid <= 300000 AND x IS NOT NULL ORDER BY x LIMIT 2 - (SELECT count(x) FROM t WHERE rowid <= 300000) % 2 OFFSET ((SELECT count(x) FROM t WHERE rowid <= 300000) - 1) / 2);
+-- @ Sum of x per group (GROUP BY g)
+-- ! sum() rounds as it adds each group's rows (compensated since SQLite 3.43, still not correctly rounded); gpu_sum rounds each group's exact total once
+SELECT g, printf('%!.17g', gpu_sum(x)) AS "gpu_sum(x)" FROM t GROUP BY g;
+SELECT g, printf('%!.17g', sum(x)) AS "sum(x)" FROM t GROUP BY g;
+
+-- @ Least and greatest x, and the row of the greatest
+-- ! (min, max and argmax are exact both ways: they should not differ)
+SELECT gpu_min(x) AS "gpu_min(x)", gpu_max(x) AS "gpu_max(x)", gpu_argmax(rowid, x) AS "gpu_argmax(rowid, x)" FROM t;
+SELECT min(x) AS "min(x)", max(x) AS "max(x)", (SELECT rowid FROM t WHERE x IS NOT NULL ORDER BY x DESC, rowid LIMIT 1) AS "ORDER BY x DESC LIMIT 1" FROM t;
+
+-- @ Sum and mean of x (reals, 1% NULL)
+-- ! sum() adds the doubles in order, rounding as it goes (compensated since SQLite 3.43, still not correctly rounded); gpu_sum keeps the exact total and rounds once: the correctly rounded sum (gpu_avg: that total over the count)
+SELECT printf('%!.17g', gpu_sum(x)) AS "gpu_sum(x)", printf('%!.17g', gpu_avg(x)) AS "gpu_avg(x)" FROM t;
+SELECT printf('%!.17g', sum(x)) AS "sum(x)", printf('%!.17g', avg(x)) AS "avg(x)" FROM t;
 
 -- @ A sliding sum, 1,000 rows wide, over the first 300,000 rows: its value at the last row
 -- ! the builtin window sum adds each entering row and subtracts each leaving one in doubles, so its rounding depends on the rows that came before; gpu_sum's frame total is exact at every row

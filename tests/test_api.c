@@ -167,6 +167,44 @@ START_TEST(test_two_connections){
 }
 END_TEST
 
+/* Loading the module again on a connection that has it succeeds and
+** changes nothing (conn.c, 7): twice through the C API, then through SQL's
+** load_extension() in a running statement (once a row), where registering
+** again would fail ("unable to delete/modify user-function due to active
+** statements"). The settings, a gpu_query table and the functions live
+** on. Connections opened after it closed (at its address, often) are
+** loaded afresh. */
+START_TEST(test_load_again){
+  const char *zModule = getenv("GPUAGG_MODULE") ? getenv("GPUAGG_MODULE") : "./libgpuagg";
+  sqlite3 *db = openDb();
+  char *zErr = 0;
+  h_val v;
+  int k;
+  ck_assert_int_eq(h_exec(db, "SELECT gpuagg_config('chunk', 10)"), SQLITE_OK);
+  ck_assert_int_eq(h_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1), (2.5), (NULL);"
+                              "CREATE VIRTUAL TABLE temp.q USING gpu_query((SELECT gpu_sum(x) FROM t))"), SQLITE_OK);
+  for(k=0; k<2; k++){
+    int rc = sqlite3_load_extension(db, zModule, 0, &zErr);
+    ck_assert_msg(rc==SQLITE_OK, "load %d: rc %d, %s", k + 2, rc, zErr ? zErr : "no message");
+  }
+  sqlite3_enable_load_extension(db, 1);   /* the SQL function too */
+  v = h_query(db, "SELECT load_extension('%q')", zModule);
+  ck_assert_msg(v.rc==SQLITE_OK && v.type==SQLITE_NULL, "SELECT load_extension(): rc %d, %s", v.rc, v.zErr);
+  v = h_query(db, "SELECT count(load_extension('%q')) FROM t", zModule);
+  ck_assert_msg(v.rc==SQLITE_OK && v.i==0, "load_extension() a row: rc %d, %s", v.rc, v.zErr);
+  expectText(db, "SELECT gpuagg_config('chunk')", "10");
+  expectText(db, "SELECT * FROM q", "3.5");
+  expectText(db, "SELECT gpu_sum(x) FROM t", "3.5");
+  sqlite3_close(db);
+  for(k=0; k<20; k++){
+    db = openDb();
+    expectText(db, "SELECT gpuagg_config('chunk')", "1048576");
+    expectText(db, "SELECT gpu_sum(2.5)", "2.5");
+    sqlite3_close(db);
+  }
+}
+END_TEST
+
 /* 100 cycles of open, load, query (through the pipeline and a histogram),
 ** close: the process does not grow. Every slot, buffer, stream, event and
 ** kept number is freed with its connection. */
@@ -620,6 +658,7 @@ int main(void){
   tcase_add_test(tc, test_info_json);
   tcase_add_test(tc, test_environment);
   tcase_add_test(tc, test_two_connections);
+  tcase_add_test(tc, test_load_again);
   tcase_add_test(tc, test_cuda_forced);
   tcase_add_test(tc, test_cycles);
   tcase_add_test(tc, test_bad_input);

@@ -1218,6 +1218,65 @@ START_TEST(test_params){
 }
 END_TEST
 
+/* Parameters' HIDDEN columns are named as a WHERE on the table writes
+** them (vtab.c, 1): cat for :cat, @cat and $cat, ?N for numbered ones; a
+** name a result or another parameter has (ASCII case ignored) keeps its
+** prefix, and one taken even so gets :param. Each table's columns are
+** checked by name, and reads binding by those names give the reference's
+** answer. */
+START_TEST(test_param_names){
+  static const struct { const char *zQ, *zCols, *zRead, *zRef; } a[] = {
+    /* as written in a WHERE */
+    { "SELECT count(*), sum(x) FROM pn WHERE cat = :cat AND x > @min",
+      "count(*),sum(x),cat,min", "SELECT * FROM q WHERE cat = 'Toys' AND min = 1",
+      "SELECT count(*), sum(x) FROM pn WHERE cat = 'Toys' AND x > 1" },
+    { "SELECT sum(x) AS s FROM pn WHERE cat = $cat OR x = ?3",
+      "s,cat,?2,?3", "SELECT s FROM q WHERE cat = 'Food' AND \"?3\" = 2",
+      "SELECT sum(x) AS s FROM pn WHERE cat = 'Food' OR x = 2" },
+    { "SELECT sum(x) FROM pn WHERE x > ? AND cat <> ?",
+      "sum(x),?1,?2", "SELECT * FROM q WHERE \"?1\" = 0 AND \"?2\" = 'Toys'",
+      "SELECT sum(x) FROM pn WHERE x > 0 AND cat <> 'Toys'" },
+    /* a result's name, ASCII case ignored: the parameter keeps its prefix */
+    { "SELECT cat, sum(x) FROM pn WHERE cat = :cat OR x > :Min GROUP BY cat",
+      "cat,sum(x),:cat,Min", "SELECT * FROM q WHERE \":cat\" = 'Toys' AND min = 2",
+      "SELECT cat, sum(x) FROM pn WHERE cat = 'Toys' OR x > 2 GROUP BY cat" },
+    { "SELECT cat AS CAT, count(*) AS n FROM pn WHERE cat <> @cat GROUP BY 1",
+      "CAT,n,@cat", "SELECT * FROM q WHERE \"@cat\" = 'Food'",
+      "SELECT cat AS CAT, count(*) AS n FROM pn WHERE cat <> 'Food' GROUP BY 1" },
+    /* another parameter's: each keeps its prefix, whichever comes first */
+    { "SELECT count(*) FROM pn WHERE cat = :cat OR cat = $CAT OR x = @n",
+      "count(*),:cat,$CAT,n", "SELECT * FROM q WHERE \":cat\" = 'Toys' AND \"$cat\" = 'Tools' AND n = 9",
+      "SELECT count(*) FROM pn WHERE cat = 'Toys' OR cat = 'Tools' OR x = 9" },
+    /* taken with its prefix too: :param */
+    { "SELECT cat, count(*) AS \":cat\" FROM pn WHERE cat <> :cat GROUP BY cat",
+      "cat,:cat,:cat:param", "SELECT * FROM q WHERE \":cat:param\" = 'Toys'",
+      "SELECT cat, count(*) AS \":cat\" FROM pn WHERE cat <> 'Toys' GROUP BY cat" },
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  size_t i;
+  EXEC(db, "CREATE TABLE pn(cat TEXT, x INTEGER);"
+           "INSERT INTO pn VALUES('Toys', 1), ('Toys', 2), ('Food', 2), ('Food', 3), ('Tools', 9), (NULL, 4)");
+  for(i=0; i<sizeof(a)/sizeof(a[0]); i++){
+    char *zCols;
+    Rows want, got;
+    EXEC(db, "DROP TABLE IF EXISTS temp.q");
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query(%Q)", a[i].zQ);
+    zCols = h_text(db, "SELECT group_concat(name, ',') FROM pragma_table_xinfo('q')");
+    CHECK(zCols && strcmp(zCols, a[i].zCols)==0, "%s: columns %s, want %s", a[i].zQ, zCols ? zCols : h_errmsg,
+          a[i].zCols);
+    free(zCols);
+    rowsOf(db, a[i].zRead, &got);
+    rowsOf(db, a[i].zRef, &want);
+    CHECK(want.zErr==0 && want.n>0, "%s: the reference: %s", a[i].zRef, want.zErr ? want.zErr : "no rows");
+    CHECK(rowsSame(&want, &got, 0), "%s: got %d rows (%s), want %d (%s)", a[i].zRead, got.n,
+          got.zErr ? got.zErr : got.n ? got.az[0] : "-", want.n, want.az[0]);
+    rowsFree(&want);
+    rowsFree(&got);
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ---- 4. bad input ---------------------------------------------------------------------------------- */
 
 START_TEST(test_bad_input){
@@ -1260,6 +1319,23 @@ START_TEST(test_bad_input){
   CHECK(zTemp && strcmp(zTemp, "q")==0, "temp holds %s, want q alone", zTemp ? zTemp : "nothing");
   CHECK(h_int(db, "SELECT count(*) FROM sqlite_master WHERE name='bad'")==0, "a table bad in main");
   CHECK(h_int(db, "SELECT count(*) FROM sqlite_master")==1, "main's schema changed");
+  /* gpu_query is no table-valued function: the error shows the form */
+  {
+    static const char *azTvf[] = {
+      "SELECT * FROM gpu_query('SELECT a FROM t')", "SELECT * FROM gpu_query((SELECT a FROM t))",
+      "SELECT * FROM gpu_query", "SELECT count(*) FROM t, main.gpu_query('SELECT 1')",
+    };
+    static const char *zWant = "gpu_query: not a table-valued function: make a table of the SELECT first, then"
+                               " read it: CREATE VIRTUAL TABLE temp.q USING gpu_query((SELECT ...)); SELECT * FROM q";
+    int i;
+    for(i=0; i<(int)(sizeof(azTvf)/sizeof(azTvf[0])); i++){
+      sqlite3_stmt *st = 0;
+      int rc = sqlite3_prepare_v2(db, azTvf[i], -1, &st, 0);
+      CHECK(rc==SQLITE_ERROR && strcmp(sqlite3_errmsg(db), zWant)==0, "%s: rc %d, \"%s\"", azTvf[i], rc,
+            sqlite3_errmsg(db));
+      sqlite3_finalize(st);
+    }
+  }
   /* q still reads, with its one parameter and without */
   {
     char *a = s_render(db, "SELECT * FROM q(0)");
@@ -1582,6 +1658,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_outside);
   tcase_add_test(tc, test_params);
+  tcase_add_test(tc, test_param_names);
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_kept);

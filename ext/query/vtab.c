@@ -7,11 +7,18 @@
 **      a clear error, and nothing is made. The table's columns are the
 **      SELECT's result names (a repeated name gets :1, :2 as SQLite's views
 **      do) with their declared types; the SELECT's parameters follow as
-**      HIDDEN columns named as written (?1 for ?; NAME:param where a result
-**      has that name), so SELECT * FROM
-**      NAME(1000, 'SFO') binds them in order; a parameter not given is NULL.
-**      The table lives in temp (it holds a query, not data), is not
-**      eponymous, and is DIRECTONLY; DROP TABLE removes it.
+**      HIDDEN columns, so SELECT * FROM NAME(1000, 'SFO') binds them in
+**      order and SELECT * FROM NAME WHERE cat = 'Toys' by name; a parameter
+**      not given is NULL. A named one's column is named as a WHERE writes
+**      it, without its prefix (cat for :cat, @cat, $cat); where a result or
+**      another parameter has that name (ASCII case ignored) it keeps its
+**      prefix (:cat), and a name taken even so gets :param (columnNames).
+**      A numbered one's is ?N (?1 for the first ?). The table lives in temp
+**      (it holds a query, not data), is DIRECTONLY, and DROP TABLE removes
+**      it. The module is eponymous only to say so: gpu_query used as a
+**      table-valued function (SELECT * FROM gpu_query('SELECT ...')) is an
+**      error that shows the CREATE form (SQLite makes a module eponymous
+**      only where xCreate is xConnect, and calls it with three arguments).
 **   2. Every read runs the SELECT again, in the caller's transaction: on the
 **      engine (query.h) where it covers the SELECT, else through SQLite with
 **      gpu_sum, gpu_total and gpu_avg in place of sum, total and avg (the
@@ -254,12 +261,78 @@ static int qDisconnect(sqlite3_vtab *pVtab){
   return SQLITE_OK;
 }
 
+/* Whether one of the n names az[] is z, ignoring ASCII case as SQLite
+** compares column names. */
+static int nameTaken(char **az, int n, const char *z){
+  int i;
+  for(i=0; i<n; i++) if( sqlite3_stricmp(az[i], z)==0 ) return 1;
+  return 0;
+}
+
+/* Parameter i's name without its prefix (cat for :cat, @cat, $cat); NULL
+** for a numbered one (?, ?N). */
+static const char *paramBare(sqlite3_stmt *st, int i){
+  const char *z = sqlite3_bind_parameter_name(st, i);
+  return z && (z[0]==':' || z[0]=='@' || z[0]=='$') && z[1] ? z + 1 : 0;
+}
+
+/* The names of the table's columns into az[nOut + nParam] (each
+** sqlite3_mprintf'd): the results' (a repeated name gets :1, :2), then the
+** parameters' (requirement 1). A named parameter is named as a WHERE on
+** the table writes it, without its prefix; where a result or another
+** parameter has that name it keeps its prefix (:cat), so that neither is
+** hidden by the other and the name does not depend on the parameters'
+** order. A numbered one is ?N. A name still taken (a result called ":cat")
+** gets :param, then :param2 and on. SQLITE_OK or SQLITE_NOMEM (az's names
+** made so far, the rest NULL). */
+static int columnNames(sqlite3_stmt *st, int nOut, int nParam, char **az){
+  int i, j, k;
+  memset(az, 0, sizeof(char*)*(nOut + nParam));
+  for(i=0; i<nOut; i++){
+    const char *zName = sqlite3_column_name(st, i);
+    int dup = 0;
+    if( zName==0 ) return SQLITE_NOMEM;
+    for(j=0; j<i; j++) if( sqlite3_stricmp(sqlite3_column_name(st, j), zName)==0 ) dup++;
+    az[i] = dup ? sqlite3_mprintf("%s:%d", zName, dup) : sqlite3_mprintf("%s", zName);
+    if( az[i]==0 ) return SQLITE_NOMEM;
+  }
+  for(i=1; i<=nParam; i++){
+    const char *zBare = paramBare(st, i), *zAs = sqlite3_bind_parameter_name(st, i);
+    char zQ[24], *z;
+    if( zAs==0 ){
+      sqlite3_snprintf(sizeof(zQ), zQ, "?%d", i);
+      zAs = zQ;
+    }
+    if( zBare && !nameTaken(az, nOut, zBare) ){
+      for(j=1; j<=nParam && (j==i || paramBare(st, j)==0 || sqlite3_stricmp(paramBare(st, j), zBare)); j++){}
+      if( j>nParam ) zAs = zBare;
+    }
+    z = sqlite3_mprintf("%s", zAs);
+    for(k=1; z && nameTaken(az, nOut + i - 1, z); k++){
+      sqlite3_free(z);
+      z = k==1 ? sqlite3_mprintf("%s:param", zAs) : sqlite3_mprintf("%s:param%d", zAs, k);
+    }
+    if( (az[nOut + i - 1] = z)==0 ) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+/* xCreate and xConnect both: one function, so that the module is eponymous
+** and a read of gpu_query itself comes here to be refused (requirement 1). */
 static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
   QTab *t;
   sqlite3_stmt *st = 0;
   sqlite3_str *decl;
-  char *zSql, *zDecl;
-  int rc, i, j;
+  char *zSql, *zDecl, **azCol;
+  int rc, i;
+  /* the eponymous table (argv: the module, "main", the module): gpu_query
+  ** read as a table-valued function, whose arguments SQLite does not pass
+  ** here; SQLite reports this message as it is */
+  if( argc==3 && sqlite3_stricmp(argv[1], "main")==0 && sqlite3_stricmp(argv[2], argv[0])==0 ){
+    *pzErr = sqlite3_mprintf("%s: not a table-valued function: make a table of the SELECT first, then read it:"
+                             " CREATE VIRTUAL TABLE temp.q USING %s((SELECT ...)); SELECT * FROM q", argv[0], argv[0]);
+    return SQLITE_ERROR;
+  }
   if( argc!=4 ){
     *pzErr = sqlite3_mprintf("gpu_query: takes one argument, (SELECT ...) or 'SELECT ...'");
     return SQLITE_ERROR;
@@ -292,27 +365,23 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
   t->nOut = sqlite3_column_count(st);
   t->nParam = sqlite3_bind_parameter_count(st);
   t->zSqlite = sqlitePath(zSql);
+  if( (azCol = sqlite3_malloc64(sizeof(char*)*(t->nOut + t->nParam + 1)))==0
+   || columnNames(st, t->nOut, t->nParam, azCol)!=SQLITE_OK ){
+    if( azCol ) for(i=0; i<t->nOut + t->nParam; i++) sqlite3_free(azCol[i]);
+    sqlite3_free(azCol);
+    sqlite3_finalize(st);
+    qDisconnect(&t->base.base);
+    return SQLITE_NOMEM;
+  }
   decl = sqlite3_str_new(db);
   sqlite3_str_appendall(decl, "CREATE TABLE x(");
-  for(i=0; i<t->nOut; i++){
-    const char *zName = sqlite3_column_name(st, i), *zType = sqlite3_column_decltype(st, i);
-    int dup = 0;
-    for(j=0; j<i; j++) if( sqlite3_stricmp(sqlite3_column_name(st, j), zName)==0 ) dup++;
-    if( dup ) sqlite3_str_appendf(decl, "%s\"%w:%d\"", i ? "," : "", zName, dup);
-    else sqlite3_str_appendf(decl, "%s\"%w\"", i ? "," : "", zName);
+  for(i=0; i<t->nOut + t->nParam; i++){
+    const char *zType = i<t->nOut ? sqlite3_column_decltype(st, i) : "HIDDEN";
+    sqlite3_str_appendf(decl, "%s\"%w\"", i ? "," : "", azCol[i]);
     if( zType ) sqlite3_str_appendf(decl, " %s", zType);
+    sqlite3_free(azCol[i]);
   }
-  for(i=1; i<=t->nParam; i++){
-    const char *zName = sqlite3_bind_parameter_name(st, i);
-    char zQ[24];
-    int clash = 0;
-    if( zName==0 ){
-      sqlite3_snprintf(sizeof(zQ), zQ, "?%d", i);
-      zName = zQ;
-    }
-    for(j=0; j<t->nOut; j++) if( sqlite3_stricmp(sqlite3_column_name(st, j), zName)==0 ) clash = 1;
-    sqlite3_str_appendf(decl, clash ? ",\"%w:param\" HIDDEN" : ",\"%w\" HIDDEN", zName);
-  }
+  sqlite3_free(azCol);
   sqlite3_str_appendall(decl, ")");
   zDecl = sqlite3_str_finish(decl);
   sqlite3_finalize(st);
@@ -331,13 +400,6 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   *ppVtab = &t->base.base;
   return SQLITE_OK;
-}
-
-static int qCreate(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
-  return qInit(db, pAux, argc, argv, ppVtab, pzErr);
-}
-static int qConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab, char **pzErr){
-  return qInit(db, pAux, argc, argv, ppVtab, pzErr);
 }
 
 /* Parameters are equality constraints on the HIDDEN columns; each one given
@@ -564,7 +626,9 @@ static int qRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
 
 const sqlite3_module ga_query_module = {
   0,                               /* iVersion */
-  qCreate, qConnect, qBestIndex, qDisconnect, qDisconnect,
+  qInit, qInit,                    /* xCreate is xConnect: eponymous, so that qInit refuses
+                                   ** gpu_query read as a table-valued function */
+  qBestIndex, qDisconnect, qDisconnect,
   qOpen, qClose, qFilter, qNext, qEof, qColumn, qRowid,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
