@@ -436,15 +436,15 @@ static void agg(Gen *g, sqlite3_str *s){
         if( chance(g, 0.7) ) col(g, s); else expr(g, s, 2);
         break;
       default: {
-        static const char *azPct[] = { "0", "25", "50", "99.5", "100", "0.5", "75", "50", "10", "90", "33", "60",
-                                       "101", "'30'" };
+        static const char *azPct[] = { "0", "25", "50", "99.5", "100", "0.5", "75", "50", "10", "90", "33", "60" };
         static const char *azFrac[] = { "0", "0.25", "0.5", "1", "0.75", "0.1", "0.5", "0.9", "0.3", "0.6", "0.05",
-                                        "0.99", "1.5", "'0.5'" };
-        int cont = pick(g, 3);
+                                        "0.99" };
+        static const char *azBad[] = { "101", "'30'", "1.5", "'0.5'", "-1" };   /* SQLite's to report */
+        int cont = pick(g, 3), bad = chance(g, 0.05);
         APP(s, cont==0 ? "gpu_percentile(" : cont==1 ? "gpu_percentile_cont(" : "gpu_percentile_disc(");
         col(g, s);                            /* the numbers arithmetic reads, or the column as it is */
         if( chance(g, 0.9) ) APP(s, chance(g, 0.5) ? " + 0" : " * 1");
-        sqlite3_str_appendf(s, ", %s", cont==0 ? PICK(g, azPct) : PICK(g, azFrac));
+        sqlite3_str_appendf(s, ", %s", bad ? PICK(g, azBad) : cont==0 ? PICK(g, azPct) : PICK(g, azFrac));
         break;
       }
     }
@@ -500,6 +500,41 @@ static char *refOf(const char *z){
 
 static char *text(sqlite3_str *s){ return sqlite3_str_finish(s); }
 
+/* A compound of 2 or 3 arms of the same number of results, each rows or
+** groups, joined by UNION [ALL], INTERSECT, EXCEPT; ORDER BY every column
+** sometimes, LIMIT sometimes. */
+static void genCompound(Gen *g, const char *zTab, Query *q){
+  static const char *azOp[] = { " UNION ALL ", " UNION ", " INTERSECT ", " EXCEPT ", " UNION " };
+  sqlite3_str *s = sqlite3_str_new(0);
+  int nCol = 1 + pick(g, 3), nArm = 2 + pick(g, 2), i, k;
+  for(i=0; i<nArm; i++){
+    int grouped = chance(g, 0.3);
+    if( i ) APP(s, PICK(g, azOp));
+    APP(s, chance(g, 0.1) ? "SELECT DISTINCT " : "SELECT ");
+    for(k=0; k<nCol; k++){
+      if( k ) APP(s, ", ");
+      if( grouped && k ) agg(g, s);
+      else if( chance(g, 0.6) ) col(g, s);
+      else expr(g, s, 1);
+    }
+    sqlite3_str_appendf(s, " FROM %s", zTab);
+    if( chance(g, 0.6) ){ APP(s, " WHERE "); cond(g, s, 1); }
+    if( grouped ) APP(s, " GROUP BY 1");
+  }
+  q->ordered = 0;
+  if( chance(g, 0.5) ){
+    int aOrd[3];
+    for(k=0; k<nCol; k++) aOrd[k] = k + 1;
+    for(k=nCol-1; k>0; k--){ int j = pick(g, k + 1), t = aOrd[k]; aOrd[k] = aOrd[j]; aOrd[j] = t; }
+    APP(s, " ORDER BY ");
+    for(k=0; k<nCol; k++) sqlite3_str_appendf(s, "%s%d%s", k ? ", " : "", aOrd[k], chance(g, 0.3) ? " DESC" : "");
+    q->ordered = 1;
+  }
+  if( chance(g, 0.25) ) sqlite3_str_appendf(s, " LIMIT %d", pick(g, 8));
+  q->zSql = text(s);
+  q->zRef = refOf(q->zSql);
+}
+
 static void genQuery(Gen *g, const char *zTab, Query *q){
   static const char *azKey[] = {
     "a", "b", "s", "n", "u", "c", "r", "substr(s, 1, 1)", "c COLLATE NOCASE", "a % 3", "s COLLATE NOCASE",
@@ -511,8 +546,13 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   int aKeyAt[4];
   int nKey = PICK(g, anKey), nSel = 0, i, grouped, aggsFirst;
   const char *azK[4];
-  sqlite3_str *s = sqlite3_str_new(0);
+  sqlite3_str *s;
   g->params = chance(g, 0.3);
+  if( chance(g, 0.08) ){
+    genCompound(g, zTab, q);
+    return;
+  }
+  s = sqlite3_str_new(0);
   g->noFrom = chance(g, 0.03);                 /* constants: one row */
   if( g->noFrom ) nKey = 0;
   for(i=0; i<nKey; i++) azK[i] = PICK(g, azKey);
@@ -1122,7 +1162,7 @@ START_TEST(test_outside){
     { "SELECT a, max(DISTINCT b), s FROM t GROUP BY a", "keys shown as a row of a min() or max() over DISTINCT values shows them" },
     { "SELECT count(*), sum(b), avg(a) FROM v", "FROM v, which is a view" },
     { "SELECT k, sum(v), avg(v) FROM w GROUP BY k", "FROM w, which is a WITHOUT ROWID table" },
-    { "SELECT a FROM t UNION ALL SELECT a FROM t2", "a compound SELECT" },
+    { "SELECT a FROM t UNION ALL VALUES (1)", "a compound SELECT with VALUES or a subquery as an arm" },
     { "SELECT gpu_percentile(b, 50 + 0*ifnull(a, 0)) FROM t", "gpu_percentile() of a fraction that is not a constant number" },
     { "SELECT a, random() FROM t", "random(), which is not deterministic" },
   };

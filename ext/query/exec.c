@@ -53,6 +53,13 @@
 **      not serve (the plan, a value's range, a column not on the device)
 **      is said in qresult.zKeptWhy and read as 1-7 say; in 'cuda' mode
 **      that is an error.
+**   9. A compound (plan.c, 6): each arm run as its own plan, the arms'
+**      rows joined left to right (UNION ALL appends; UNION, INTERSECT and
+**      EXCEPT keep one of equal rows, by the compound's collations), then
+**      ORDER BY, OFFSET and LIMIT. Equal rows that differ are SQLite's to
+**      order or choose (QE_BAIL): which one it keeps depends on how it runs
+**      the compound (an index keeps the last inserted, a merge the right
+**      arm's first).
 */
 #include <assert.h>
 #include <stdlib.h>
@@ -980,7 +987,7 @@ static int rowsAppend(Exec *e, const qctx *ctx){
   /* the rows kept (their bytes the run's) */
   for(i=0; i<ctx->n; i++){
     qval *row = &o->a[(o->nRow + i)*e->nW];
-    if( pl->s->distinct ){
+    if( pl->distinct ){
       int n = 0, isNew;
       int64_t id;
       for(j=0; j<pl->nOut; j++){
@@ -1215,6 +1222,25 @@ done:
   return rc;
 }
 
+/* Are rows x and y the same values, class and bytes? */
+static int sameRow(const qval *x, const qval *y, int n){
+  int j;
+  for(j=0; j<n; j++){
+    if( x[j].t!=y[j].t ) return 0;
+    if( x[j].t==SQLITE_TEXT || x[j].t==SQLITE_BLOB ){
+      if( x[j].n!=y[j].n || (x[j].n && memcmp(x[j].z, y[j].z, (size_t)x[j].n)) ) return 0;
+    }else if( x[j].t!=SQLITE_NULL && x[j].v!=y[j].v ){
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int compoundChoice(Exec *e){
+  return q_run_error(e->r, QE_BAIL, "a compound's rows that compare equal but differ (which one SQLite shows, or first, "
+                     "depends on how it runs the compound)");
+}
+
 /* ORDER BY, OFFSET, LIMIT over e->out's rows; the sort terms dropped. */
 static int finish(Exec *e){
   qplan *pl = e->pl;
@@ -1222,11 +1248,11 @@ static int finish(Exec *e){
   qselect *s = pl->s;
   int64_t lim = -1, off = 0, i, *idx = 0, *tmp = 0, n;
   qval *a;
-  if( s->pLimit ){
+  if( s->pLimit && !pl->isArm ){
     if( s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "a LIMIT that is not an integer");
     lim = s->pLimit->i;
   }
-  if( s->pOffset && s->pOffset!=s->pLimit ){
+  if( s->pOffset && s->pOffset!=s->pLimit && !pl->isArm ){
     if( s->pOffset->op!=E_LIT || s->pOffset->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "an OFFSET that is not an integer");
     off = s->pOffset->i<0 ? 0 : s->pOffset->i;
   }
@@ -1243,6 +1269,15 @@ static int finish(Exec *e){
   }
   for(i=0; i<o->nRow; i++) idx[i] = i;
   if( pl->nSort ) msort(idx, tmp, o->nRow, sortCmp, e);
+  for(i=1; pl->nArm && pl->nSort && i<o->nRow; i++){
+    /* a compound's rows that tie but differ: which comes first is how SQLite
+    ** runs it (execCompound) */
+    if( sortCmp(e, idx[i-1], idx[i])==0 && !sameRow(&o->a[idx[i-1]*e->nW], &o->a[idx[i]*e->nW], pl->nOut) ){
+      sqlite3_free(idx);
+      sqlite3_free(tmp);
+      return compoundChoice(e);
+    }
+  }
   if( (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ){
     sqlite3_free(idx);
     sqlite3_free(tmp);
@@ -1815,6 +1850,149 @@ done:
   return rc;
 }
 
+/* ---- compounds (requirement 9) ------------------------------------------------ */
+
+/* Row x of o (nW values each): its results' canonical key (each by its
+** collation) in e->main.kbuf, its length in *pn. */
+static int rowKey(Exec *e, const qval *x, int *pn){
+  int j, rc;
+  *pn = 0;
+  for(j=0; j<e->pl->nOut; j++){
+    if( (rc = keyOf(&e->main, &x[j], e->pl->aOutColl[j], pn))!=SQLITE_OK ) return rc;
+  }
+  return SQLITE_OK;
+}
+
+/* The ascending order of all results (SQLite's index of a compound's rows,
+** where no ORDER BY orders them). */
+static int allCmp(void *arg, int64_t x, int64_t y){
+  Exec *e = (Exec*)arg;
+  const qval *a = &e->out->a[x*e->nW], *b = &e->out->a[y*e->nW];
+  int j, c;
+  for(j=0; j<e->pl->nOut; j++){
+    if( (c = q_cmp(&a[j], &b[j], e->pl->aOutColl[j]))!=0 ) return c;
+  }
+  return 0;
+}
+
+/* e->out's rows, each kept where its key's being in set (if any) is keepIn;
+** dedup: one of equal rows only (QE_BAIL where equal rows differ: which
+** one SQLite keeps depends on how it runs the compound). Without ORDER BY,
+** a dedup's rows then sorted as SQLite's index of them holds them. */
+static int compoundKeep(Exec *e, KeySet *set, int keepIn, int dedup){
+  qresult *o = e->out;
+  KeySet seen;
+  int64_t i, m = 0, id, *idx = 0, *tmp = 0, n0 = o->nRow;
+  int rc = SQLITE_OK, n, isNew;
+  qval *a = 0;
+  memset(&seen, 0, sizeof(seen));
+  if( n0==0 ) return SQLITE_OK;
+  if( (idx = sqlite3_malloc64(8*(uint64_t)n0))==0 || (tmp = sqlite3_malloc64(8*(uint64_t)n0))==0
+   || (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n0*e->nW)))==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  for(i=0; i<n0 && rc==SQLITE_OK; i++){
+    qval *x = &o->a[i*e->nW];
+    if( (rc = rowKey(e, x, &n))!=SQLITE_OK ) break;
+    if( set ){
+      uint64_t h = hashKey(e->main.kbuf, n);
+      int64_t t;
+      int in = 0;
+      for(t = (int64_t)(h & (uint64_t)(set->nSlot - 1)); set->nSlot && set->aH[t] && !in; t = (t + 1) & (set->nSlot - 1)){
+        int64_t k = set->aId[t];
+        in = set->aH[t]==h && set->an[k]==n && memcmp(set->az[k], e->main.kbuf, (size_t)n)==0;
+      }
+      if( in!=keepIn ) continue;
+    }
+    if( dedup ){
+      if( (rc = keySetAdd(e->r, &seen, e->main.kbuf, n, &isNew, &id))!=SQLITE_OK ) break;
+      if( !isNew ){
+        if( !sameRow(x, &o->a[idx[id]*e->nW], e->pl->nOut) ) rc = compoundChoice(e);
+        continue;
+      }
+    }
+    idx[m++] = i;                   /* (id m: the rows seen are the rows kept) */
+  }
+  if( rc ) goto done;
+  if( dedup && e->pl->nSort==0 ) msort(idx, tmp, m, allCmp, e);
+  for(i=0; i<m; i++) memcpy(&a[i*e->nW], &o->a[idx[i]*e->nW], sizeof(qval)*(size_t)e->nW);
+  if( m ) memcpy(o->a, a, sizeof(qval)*(size_t)(m*e->nW));
+  o->nRow = m;
+done:
+  keySetFree(&seen);
+  sqlite3_free(idx);
+  sqlite3_free(tmp);
+  sqlite3_free(a);
+  return rc;
+}
+
+/* A compound (requirement 9): each arm run as a plan of its own, then the
+** arms' rows joined left to right: UNION ALL appends; UNION keeps one of
+** equal rows of both sides; INTERSECT and EXCEPT one of the left's equal
+** rows that the right has, or lacks; without ORDER BY in the order of
+** SQLite's index of them (all columns ascending). Then ORDER BY over the
+** result columns (plan.c extends it with every other column where a merge
+** dedups), OFFSET and LIMIT. Where equal rows differ (1 and 1.0, 'a' and
+** 'A' under NOCASE), which SQLite keeps or puts first depends on how it
+** runs the compound (an index keeps the last inserted, a merge the right
+** arm's first): QE_BAIL. */
+static int execCompound(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char **pzErr){
+  Exec e;
+  qresult arm;
+  int i, j, k, rc = SQLITE_OK;
+  int64_t g;
+  double t0 = ga_now_ms();
+  memset(&e, 0, sizeof(e));
+  memset(r, 0, sizeof(*r));
+  memset(&arm, 0, sizeof(arm));
+  e.pl = pl;
+  e.out = r;
+  e.nW = pl->nOut + pl->nSort;
+  if( (rc = partInit(&e.main, pl, q_run_new(db, pl)))!=SQLITE_OK ) goto fail;
+  r->run = e.r = e.main.r;
+  for(i=0; i<pl->nArm && rc==SQLITE_OK; i++){
+    int op = pl->aArm[i].s->op;
+    KeySet right;
+    memset(&right, 0, sizeof(right));
+    if( (rc = q_exec(vt, db, &pl->aArm[i], keep, 0, "", &arm, pzErr))!=SQLITE_OK ) break;
+    r->nScan += arm.nScan;
+    if( op==Q_INTERSECT || op==Q_EXCEPT ){
+      /* the right's rows as a set; the left's kept by it */
+      for(g=0; g<arm.nRow && rc==SQLITE_OK; g++){
+        int n, isNew;
+        int64_t id;
+        if( (rc = rowKey(&e, &arm.a[g*arm.nCol], &n))==SQLITE_OK ) rc = keySetAdd(e.r, &right, e.main.kbuf, n, &isNew, &id);
+      }
+      if( rc==SQLITE_OK ) rc = compoundKeep(&e, &right, op==Q_INTERSECT, 1);
+    }else if( (rc = rowsGrow(&e, r->nRow + arm.nRow, 0))==SQLITE_OK ){
+      /* the arm's rows after the others, their bytes this run's, the sort
+      ** terms their columns */
+      for(g=0; g<arm.nRow; g++){
+        qval *d = &r->a[(r->nRow + g)*e.nW];
+        for(j=0; j<pl->nOut && rc==SQLITE_OK; j++){
+          d[j] = arm.a[g*arm.nCol + j];
+          if( (d[j].t==SQLITE_TEXT || d[j].t==SQLITE_BLOB) && (d[j].z = q_keep(e.r, d[j].z, d[j].n))==0 ) rc = SQLITE_NOMEM;
+        }
+        for(k=0; k<pl->nSort; k++) d[pl->nOut + k] = d[pl->aSortCol[k]];
+      }
+      r->nRow += arm.nRow;
+      if( rc==SQLITE_OK && op==Q_UNION ) rc = compoundKeep(&e, 0, 0, 1);
+    }
+    keySetFree(&right);
+    q_result_free(&arm);
+  }
+  if( rc==SQLITE_OK ) rc = finish(&e);
+  r->aMs[2] = ga_now_ms() - t0;
+  if( rc==SQLITE_OK || *pzErr ) goto done;
+fail:
+  *pzErr = sqlite3_mprintf("%s", e.r ? q_run_errmsg(e.r) : "out of memory");
+done:
+  keySetFree(&e.rows);
+  partFree(&e.main, pl, 0);
+  return rc;
+}
+
 int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
            char **pzErr){
   Exec e;
@@ -1822,6 +2000,10 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   int rc, w, done = 0;
   double t0 = ga_now_ms(), t1;
+  if( pl->nArm ){
+    *pzErr = 0;
+    return execCompound(vt, db, pl, keep, r, pzErr);
+  }
   memset(&e, 0, sizeof(e));
   memset(r, 0, sizeof(*r));
   *pzErr = 0;
@@ -1922,6 +2104,16 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   ga_colsrc *src;
   qrun *r;
   qkept k;
+  if( pl->nArm ){                  /* each arm's */
+    sqlite3_str *x = sqlite3_str_new(0);
+    int k;
+    for(k=0; k<pl->nArm; k++){
+      char *z = q_kept_explain(vt, db, &pl->aArm[k]);
+      sqlite3_str_appendf(x, "%sarm %d: %s", k ? "; " : "", k + 1, z ? z : "out of memory");
+      sqlite3_free(z);
+    }
+    return sqlite3_str_finish(x);
+  }
   if( pl->s->zFrom==0 ) return sqlite3_mprintf("no: there is no table");
   if( !useDev && conn->qkept!=1 ){
     return sqlite3_mprintf("no: %s", conn->qkept==0 ? "gpuagg_config('query_kept') is 0"

@@ -8,10 +8,12 @@
 **   1. The shape the engine covers: SELECT [DISTINCT | ALL] results
 **      [FROM one table] [WHERE] [GROUP BY [HAVING]] [ORDER BY] [LIMIT
 **      [OFFSET]]; without FROM, one row with no columns. Anything else (a
-**      join, a subquery, a compound, WITH, a window, an aggregate's FILTER)
-**      is parsed no further: p->zWhy names it, and SQLite runs the
-**      statement. Lists (results, terms, arguments, CASE, IN) are of any
-**      length.
+**      join, a subquery, WITH, a window, an aggregate's FILTER) is parsed
+**      no further: p->zWhy names it, and SQLite runs the statement. Lists
+**      (results, terms, arguments, CASE, IN) are of any length.
+**   1b. A compound: SELECT cores joined by UNION [ALL], INTERSECT, EXCEPT
+**      (s, then its pNext arms, each with its op), the ORDER BY and LIMIT
+**      after them the compound's (s's).
 **   2. BETWEEN becomes x >= a AND x <= b, as SQLite codes it; NOT IN, NOT
 **      LIKE, NOT BETWEEN, IS NOT NULL become NOT of the positive form;
 **      CASE x WHEN a becomes CASE WHEN x = a. Those comparisons are marked
@@ -27,7 +29,8 @@
 #include "query.h"
 
 typedef struct Parse {
-  qselect *s;                      /* being filled */
+  qselect *s;                      /* being filled: its arena, its reason */
+  qselect *cur;                    /* the SELECT core being read (s, or a compound's arm) */
   const char *z;                   /* the SQL */
   qtok *a; int n, i;               /* tokens, how many, the next */
   int depth;                       /* expressions being read, nested */
@@ -597,7 +600,7 @@ static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
     memset(t, 0, sizeof(*t));
     if( isResult && is(p, "*") ){
       p->i++;
-      p->s->star = 1;
+      p->cur->star = 1;
       if( !listAdd(p, &l, t) ) goto fail;
       continue;
     }
@@ -640,8 +643,56 @@ fail:
   return 0;
 }
 
+/* One SELECT core after SELECT into s: [DISTINCT | ALL] results [FROM one
+** table] [WHERE] [GROUP BY [HAVING]]. 0 where it stops (p->s->zWhy says why,
+** or p->oom). */
+static int core(Parse *p, qselect *s){
+  const char *zSql = p->z;
+  p->cur = s;
+  if( accept(p, "DISTINCT") ) s->distinct = 1;
+  else accept(p, "ALL");
+  if( !terms(p, &s->aRes, &s->nRes, 0, 1) ) return 0;
+  if( !accept(p, "FROM") ) goto where;        /* no table: one row (requirement 1) */
+  if( peek(p)->type!=T_ID || q_tok_is(zSql, peek(p), "(") ){ why(p, "FROM a subquery or a table-valued function"); return 0; }
+  {
+    const qtok *t = peek(p);
+    int at = t->at;
+    p->i++;
+    if( accept(p, ".") ){
+      if( peek(p)->type!=T_ID ){ why(p, "a FROM it cannot read"); return 0; }
+      p->i++;
+    }
+    if( is(p, "(") ){ why(p, "FROM a table-valued function"); return 0; }
+    if( (s->zFrom = q_alloc(p->s, endOfPrev(p) - at + 1))==0 ){ p->oom = 1; return 0; }
+    memcpy(s->zFrom, zSql + at, (size_t)(endOfPrev(p) - at));
+  }
+  if( accept(p, "AS") || (peek(p)->type==T_ID && !is(p, "WHERE") && !is(p, "GROUP") && !is(p, "ORDER")
+      && !is(p, "LIMIT") && !is(p, "JOIN") && !is(p, "NATURAL") && !is(p, "LEFT") && !is(p, "INNER")
+      && !is(p, "CROSS") && !is(p, "INDEXED") && !is(p, "NOT") && !is(p, "WINDOW") && !is(p, "UNION")
+      && !is(p, "EXCEPT") && !is(p, "INTERSECT") && !is(p, "RIGHT") && !is(p, "FULL") && !is(p, "HAVING")) ){
+    if( peek(p)->type!=T_ID ){ why(p, "a FROM it cannot read"); return 0; }
+    s->zAlias = nameOf(p, peek(p));
+    p->i++;
+  }
+  if( is(p, ",") || is(p, "JOIN") || is(p, "NATURAL") || is(p, "LEFT") || is(p, "INNER") || is(p, "CROSS")
+   || is(p, "RIGHT") || is(p, "FULL") ){
+    why(p, "a join");
+    return 0;
+  }
+  if( is(p, "INDEXED") || (is(p, "NOT") && isAt(p, 1, "INDEXED")) ){ why(p, "INDEXED BY"); return 0; }
+where:
+  if( accept(p, "WHERE") && (s->pWhere = expr(p))==0 ) return 0;
+  if( accept(p, "GROUP") ){
+    if( !accept(p, "BY") || !terms(p, &s->aGroup, &s->nGroup, 0, 0) ) return 0;
+  }
+  if( accept(p, "HAVING") && (s->pHaving = expr(p))==0 ) return 0;
+  if( is(p, "WINDOW") ){ why(p, "WINDOW"); return 0; }
+  return 1;
+}
+
 int q_parse(const char *zSql, int nParam, qselect *s){
   Parse p;
+  qselect *last = s;
   int rc;
   memset(s, 0, sizeof(*s));
   memset(&p, 0, sizeof(p));
@@ -654,45 +705,22 @@ int q_parse(const char *zSql, int nParam, qselect *s){
     why(&p, is(&p, "WITH") ? "WITH (a common table expression)" : is(&p, "VALUES") ? "VALUES" : "not a plain SELECT");
     goto done;
   }
-  if( accept(&p, "DISTINCT") ) s->distinct = 1;
-  else accept(&p, "ALL");
-  if( !terms(&p, &s->aRes, &s->nRes, 0, 1) ) goto done;
-  if( !accept(&p, "FROM") ) goto where;       /* no table: one row (requirement 1) */
-  if( peek(&p)->type!=T_ID || q_tok_is(zSql, peek(&p), "(") ){ why(&p, "FROM a subquery or a table-valued function"); goto done; }
-  {
-    const qtok *t = peek(&p);
-    int at = t->at;
-    p.i++;
-    if( accept(&p, ".") ){
-      if( peek(&p)->type!=T_ID ){ why(&p, "a FROM it cannot read"); goto done; }
-      p.i++;
-    }
-    if( is(&p, "(") ){ why(&p, "FROM a table-valued function"); goto done; }
-    if( (s->zFrom = q_alloc(s, endOfPrev(&p) - at + 1))==0 ){ p.oom = 1; goto done; }
-    memcpy(s->zFrom, zSql + at, (size_t)(endOfPrev(&p) - at));
+  if( !core(&p, s) ) goto done;
+  /* a compound's arms (requirement 1b), left to right */
+  while( is(&p, "UNION") || is(&p, "EXCEPT") || is(&p, "INTERSECT") ){
+    int op = is(&p, "UNION") ? (isAt(&p, 1, "ALL") ? Q_UNION_ALL : Q_UNION) : is(&p, "EXCEPT") ? Q_EXCEPT : Q_INTERSECT;
+    qselect *a;
+    p.i += op==Q_UNION_ALL ? 2 : 1;
+    if( !accept(&p, "SELECT") ){ why(&p, "a compound SELECT with VALUES or a subquery as an arm"); goto done; }
+    if( (a = q_alloc(s, sizeof(qselect)))==0 ){ p.oom = 1; goto done; }
+    a->zSql = zSql;
+    a->nParam = nParam;
+    a->op = op;
+    if( !core(&p, a) ) goto done;
+    last->pNext = a;
+    last = a;
   }
-  if( accept(&p, "AS") || (peek(&p)->type==T_ID && !is(&p, "WHERE") && !is(&p, "GROUP") && !is(&p, "ORDER")
-      && !is(&p, "LIMIT") && !is(&p, "JOIN") && !is(&p, "NATURAL") && !is(&p, "LEFT") && !is(&p, "INNER")
-      && !is(&p, "CROSS") && !is(&p, "INDEXED") && !is(&p, "NOT") && !is(&p, "WINDOW") && !is(&p, "UNION")
-      && !is(&p, "EXCEPT") && !is(&p, "INTERSECT") && !is(&p, "RIGHT") && !is(&p, "FULL") && !is(&p, "HAVING")) ){
-    if( peek(&p)->type!=T_ID ){ why(&p, "a FROM it cannot read"); goto done; }
-    s->zAlias = nameOf(&p, peek(&p));
-    p.i++;
-  }
-  if( is(&p, ",") || is(&p, "JOIN") || is(&p, "NATURAL") || is(&p, "LEFT") || is(&p, "INNER") || is(&p, "CROSS")
-   || is(&p, "RIGHT") || is(&p, "FULL") ){
-    why(&p, "a join");
-    goto done;
-  }
-  if( is(&p, "INDEXED") || (is(&p, "NOT") && isAt(&p, 1, "INDEXED")) ){ why(&p, "INDEXED BY"); goto done; }
-where:
-  if( accept(&p, "WHERE") && (s->pWhere = expr(&p))==0 ) goto done;
-  if( accept(&p, "GROUP") ){
-    if( !accept(&p, "BY") || !terms(&p, &s->aGroup, &s->nGroup, 0, 0) ) goto done;
-  }
-  if( accept(&p, "HAVING") && (s->pHaving = expr(&p))==0 ) goto done;
-  if( is(&p, "WINDOW") ){ why(&p, "WINDOW"); goto done; }
-  if( is(&p, "UNION") || is(&p, "EXCEPT") || is(&p, "INTERSECT") ){ why(&p, "a compound SELECT"); goto done; }
+  p.cur = s;
   if( accept(&p, "ORDER") ){
     if( !accept(&p, "BY") || !terms(&p, &s->aOrder, &s->nOrder, 1, 0) ) goto done;
   }

@@ -28,6 +28,14 @@
 **      the aggregates and bare columns: a column outside both, whose value
 **      SQLite takes from the row that shows the group (its first row, or
 **      the last row the last min() or max() took: exec.c, 3).
+**   6. A compound: each arm planned alone (without the compound's ORDER BY
+**      and LIMIT); a column's collation is the first arm's that has one
+**      (multiSelectCollSeq); ORDER BY terms name result columns (a number,
+**      an arm's alias or result as written, the first arm first), and where
+**      the last operator dedups, SQLite's merge orders by every column
+**      after them; without ORDER BY, an arm whose rows go into SQLite's
+**      index of a UNION, INTERSECT or EXCEPT loses its DISTINCT
+**      (IgnorableDistinct).
 */
 #include <string.h>
 #include <stdarg.h>
@@ -754,6 +762,30 @@ static void slots(qplan *pl, qexpr *e){
   e->slot = pl->nSlot++;
 }
 
+/* Room for n ORDER BY terms' directions, NULLS and collations. 0: out of
+** memory. */
+static int sortTerms(Bind *b, int n){
+  qplan *pl = b->pl;
+  if( (pl->aSort = q_alloc(b->s, (int)sizeof(qexpr*)*n))==0
+   || (pl->aSortDesc = q_alloc(b->s, (int)sizeof(int)*3*n))==0 ) return 0;
+  pl->aSortNulls = pl->aSortDesc + n;
+  pl->aSortColl = pl->aSortNulls + n;
+  return 1;
+}
+
+/* LIMIT and OFFSET: constants, folded. */
+static void limits(Bind *b){
+  qselect *s = b->s;
+  if( s->pLimit && !stopped(b) ){
+    if( !isConst(s->pLimit) ) whyf(b, "a LIMIT that is not constant");
+    else bindTop(b, &s->pLimit, CTX_ROW);
+  }
+  if( s->pOffset && s->pOffset!=s->pLimit && !stopped(b) ){
+    if( !isConst(s->pOffset) ) whyf(b, "an OFFSET that is not constant");
+    else bindTop(b, &s->pOffset, CTX_ROW);
+  }
+}
+
 /* A GROUP BY or ORDER BY term that names a result: its index, else -1. */
 static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   qselect *s = b->s;
@@ -782,14 +814,18 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   return -1;
 }
 
-int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
-           qplan *pl, char **pzWhy){
+/* q_plan of one SELECT core (isArm: a compound's arm, whose ORDER BY and
+** LIMIT are not its own). */
+static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
+                    qplan *pl, char **pzWhy, int isArm){
   Bind b;
-  int i, rc;
+  int i, rc, nOrder = isArm ? 0 : s->nOrder;
   memset(pl, 0, sizeof(*pl));
   memset(&b, 0, sizeof(b));
   *pzWhy = 0;
   pl->s = s;
+  pl->isArm = isArm;
+  pl->distinct = s->distinct;
   if( s->zWhy ){
     *pzWhy = sqlite3_mprintf("%s", s->zWhy);
     return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
@@ -838,7 +874,7 @@ bind:
   }
   for(i=0; i<s->nRes && !stopped(&b); i++) if( hasAgg(s->aRes[i].e) ) pl->grouped = 1;
   if( s->nGroup || (s->pHaving) ) pl->grouped = 1;
-  for(i=0; i<s->nOrder; i++) if( hasAgg(s->aOrder[i].e) ) pl->grouped = 1;
+  for(i=0; i<nOrder; i++) if( hasAgg(s->aOrder[i].e) ) pl->grouped = 1;
   if( s->nGroup>Q_MAXKEY ) whyf(&b, "GROUP BY of more than %d terms", Q_MAXKEY);
   /* WHERE, over rows */
   if( s->pWhere && !stopped(&b) && bindTop(&b, &s->pWhere, CTX_ROW) ) conjuncts(pl, s->pWhere, &b);
@@ -881,16 +917,8 @@ bind:
     pl->aOutColl[i] = c<0 ? C_BINARY : c;
   }
   /* ORDER BY: a result's alias or number, else an expression */
-  if( !stopped(&b) && s->nOrder
-   && ((pl->aSort = q_alloc(s, (int)sizeof(qexpr*)*s->nOrder))==0
-       || (pl->aSortDesc = q_alloc(s, (int)sizeof(int)*3*s->nOrder))==0) ){
-    b.rc = SQLITE_NOMEM;
-  }
-  if( pl->aSortDesc ){
-    pl->aSortNulls = pl->aSortDesc + s->nOrder;
-    pl->aSortColl = pl->aSortNulls + s->nOrder;
-  }
-  for(i=0; i<s->nOrder && !stopped(&b); i++){
+  if( !stopped(&b) && nOrder && !sortTerms(&b, nOrder) ) b.rc = SQLITE_NOMEM;
+  for(i=0; i<nOrder && !stopped(&b); i++){
     qexpr *e = s->aOrder[i].e;
     int cTerm, k = resultRef(&b, e, 1, &cTerm), c;
     if( k==-2 ) break;
@@ -906,7 +934,7 @@ bind:
     pl->aSortDesc[i] = s->aOrder[i].desc;
     pl->aSortNulls[i] = s->aOrder[i].nulls;
   }
-  pl->nSort = s->nOrder;
+  pl->nSort = nOrder;
   /* HAVING after ORDER BY: SQLite's AggInfo takes aggregates from the
   ** results, then ORDER BY, then HAVING (the last min() or max() decides
   ** the keys shown) */
@@ -914,15 +942,7 @@ bind:
     pl->pHaving = s->pHaving;
     bindTop(&b, &pl->pHaving, CTX_GROUP);
   }
-  /* LIMIT and OFFSET: constants */
-  if( s->pLimit && !stopped(&b) ){
-    if( !isConst(s->pLimit) ) whyf(&b, "a LIMIT that is not constant");
-    else bindTop(&b, &s->pLimit, CTX_ROW);
-  }
-  if( s->pOffset && s->pOffset!=s->pLimit && !stopped(&b) ){
-    if( !isConst(s->pOffset) ) whyf(&b, "an OFFSET that is not constant");
-    else bindTop(&b, &s->pOffset, CTX_ROW);
-  }
+  if( !isArm ) limits(&b);
   if( b.rc ){
     *pzWhy = b.zErr ? b.zErr : sqlite3_mprintf("%s", sqlite3_errstr(b.rc));
     sqlite3_free(b.zWhy);
@@ -957,7 +977,130 @@ bind:
   return SQLITE_OK;
 }
 
+/* ---- compounds (requirement 6) --------------------------------------------------- */
+
+/* A compound's ORDER BY term e: the result column it names (a number, an
+** arm's alias, or an arm's result as written, the first arm first:
+** resolveCompoundOrderBy), or -1. */
+static int compoundTerm(const qselect *s, const qexpr *e){
+  const qselect *a;
+  int i;
+  if( e->op==E_LIT && e->t==0 && e->end>e->at ){
+    const char *z = s->zSql + e->at;
+    int n = e->end - e->at;
+    for(i=0; i<n && z[i]>='0' && z[i]<='9'; i++){}
+    if( i==n && n<9 ) return atoi(z) - 1;
+  }
+  for(a=s; a; a=a->pNext){
+    if( e->op==E_COL && e->zQual==0 && aliasIndex(a, e->zName)>=0 ) return aliasIndex(a, e->zName);
+    for(i=0; i<a->nRes; i++) if( same(s, e, a->aRes[i].e) ) return i;
+  }
+  return -1;
+}
+
+static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
+                        qplan *pl, char **pzWhy){
+  static const char *azOp[] = { "", "UNION ALL", "UNION", "INTERSECT", "EXCEPT" };
+  Bind b;
+  qselect *a;
+  int n = 0, i, rc;
+  memset(pl, 0, sizeof(*pl));
+  memset(&b, 0, sizeof(b));
+  *pzWhy = 0;
+  pl->s = s;
+  b.pl = pl; b.s = s; b.db = db;
+  b.apParam = apParam; b.nParam = nParam;
+  for(a=s; a; a=a->pNext) n++;
+  if( (pl->aArm = sqlite3_malloc64(sizeof(qplan)*(uint64_t)n))==0 ) return SQLITE_NOMEM;
+  memset(pl->aArm, 0, sizeof(qplan)*(size_t)n);
+  pl->nArm = n;
+  /* ORDER BY: result columns, resolved on the arms as written (room for
+  ** every column: a merge that dedups orders by all of them) */
+  if( s->nOrder && ((pl->aSortCol = q_alloc(s, (int)sizeof(int)*(s->nOrder + s->nRes)))==0
+                    || !sortTerms(&b, s->nOrder + s->nRes)) ){
+    return SQLITE_NOMEM;
+  }
+  for(i=0; i<s->nOrder && !stopped(&b); i++){
+    qexpr *e = s->aOrder[i].e;
+    int c = -1;
+    while( e->op==E_COLLATE ){
+      if( c<0 && (c = collOf(e->zName))<0 ) whyf(&b, "COLLATE %s", e->zName);
+      e = e->a;
+    }
+    pl->aSortColl[i] = c;
+    if( (pl->aSortCol[i] = compoundTerm(s, e))<0 ) whyf(&b, "a compound's ORDER BY term that is no result's number or name");
+    pl->aSortDesc[i] = s->aOrder[i].desc;
+    pl->aSortNulls[i] = s->aOrder[i].nulls;
+  }
+  pl->nSort = s->nOrder;
+  for(i=0, a=s; a && !stopped(&b); a=a->pNext, i++){
+    if( (rc = planCore(vt, db, a, apParam, nParam, &pl->aArm[i], pzWhy, 1))!=SQLITE_OK ) return rc;
+    if( *pzWhy ){
+      char *z = sqlite3_mprintf("%s's arm %d: %s", azOp[s->pNext->op], i + 1, *pzWhy);
+      sqlite3_free(*pzWhy);
+      *pzWhy = z;
+      return z ? SQLITE_OK : SQLITE_NOMEM;
+    }
+  }
+  /* without ORDER BY, an arm whose rows go into SQLite's index of a UNION,
+  ** INTERSECT or EXCEPT (one at it or after it) has its DISTINCT dropped
+  ** (IgnorableDistinct): the index dedups them, by its own collations */
+  if( pl->nSort==0 ){
+    int last = 0;                   /* the last arm joined by UNION, INTERSECT or EXCEPT */
+    for(i=1; i<n; i++) if( pl->aArm[i].s->op!=Q_UNION_ALL ) last = i;
+    for(i=0; last && i<=last; i++) pl->aArm[i].distinct = 0;
+  }
+  /* each column's collation: the first arm's that has one (multiSelectCollSeq) */
+  pl->nOut = pl->aArm[0].nOut;
+  if( !stopped(&b) && (pl->aOutColl = q_alloc(s, (int)sizeof(int)*(pl->nOut + 1)))==0 ) b.rc = SQLITE_NOMEM;
+  for(i=0; i<pl->nOut && !stopped(&b); i++){
+    int k, c = -1;
+    for(k=0; k<n && c<0; k++) c = collWalk(pl->aArm[k].aOut[i]);
+    pl->aOutColl[i] = c<0 ? C_BINARY : c;
+  }
+  for(i=0; i<pl->nSort && !stopped(&b); i++){
+    if( pl->aSortColl[i]<0 ) pl->aSortColl[i] = pl->aOutColl[pl->aSortCol[i]];
+  }
+  for(a=s->pNext; a && a->op==Q_UNION_ALL; a=a->pNext){}
+  if( pl->nSort && a && !stopped(&b) ){
+    /* multiSelectOrderBy: a merge that dedups (the last operator's) orders
+    ** by every column, the ORDER BY's first; equal rows are equal by the
+    ** columns' collations, which the ORDER BY must not change */
+    int c;
+    for(a=s->pNext; a->pNext; a=a->pNext){}
+    if( a->op==Q_UNION_ALL ) whyf(&b, "ORDER BY over a compound whose last operator is UNION ALL after UNION, INTERSECT or EXCEPT");
+    for(i=0; i<pl->nSort && !stopped(&b); i++){
+      if( pl->aSortColl[i]!=pl->aOutColl[pl->aSortCol[i]] ) whyf(&b, "a compound's ORDER BY term with a collation not its column's");
+    }
+    for(c=0; c<pl->nOut && !stopped(&b); c++){
+      for(i=0; i<pl->nSort && pl->aSortCol[i]!=c; i++){}
+      if( i<pl->nSort ) continue;
+      pl->aSortCol[pl->nSort] = c;
+      pl->aSortColl[pl->nSort] = pl->aOutColl[c];
+      pl->aSortDesc[pl->nSort] = pl->aSortNulls[pl->nSort] = 0;
+      pl->nSort++;
+    }
+  }
+  if( !stopped(&b) ) limits(&b);
+  if( b.rc ){
+    *pzWhy = b.zErr ? b.zErr : sqlite3_mprintf("%s", sqlite3_errstr(b.rc));
+    sqlite3_free(b.zWhy);
+    return b.rc;
+  }
+  *pzWhy = b.zWhy;
+  return SQLITE_OK;
+}
+
+int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
+           qplan *pl, char **pzWhy){
+  if( s->pNext && s->zWhy==0 ) return planCompound(vt, db, s, apParam, nParam, pl, pzWhy);
+  return planCore(vt, db, s, apParam, nParam, pl, pzWhy, 0);
+}
+
 void q_plan_free(qplan *pl){
+  int i;
+  for(i=0; i<pl->nArm; i++) q_plan_free(&pl->aArm[i]);
+  sqlite3_free(pl->aArm);
   ga_source_free(&pl->src);
   memset(pl, 0, sizeof(*pl));
 }
@@ -974,7 +1117,20 @@ static void exprJson(sqlite3_str *out, const qselect *s, const qexpr *e){
 }
 
 void q_plan_describe(sqlite3_str *out, const qplan *pl){
+  static const char *azOp[] = { "", "UNION ALL", "UNION", "INTERSECT", "EXCEPT" };
   const qselect *s = pl->s;
+  if( pl->nArm ){
+    int k;
+    sqlite3_str_appendall(out, ",\"compound\":[");
+    for(k=0; k<pl->nArm; k++){
+      sqlite3_str_appendf(out, "%s{\"op\":%s%s%s", k ? "," : "", k ? "\"" : "", k ? azOp[pl->aArm[k].s->op] : "null",
+                          k ? "\"" : "");
+      q_plan_describe(out, &pl->aArm[k]);
+      sqlite3_str_appendchar(out, 1, '}');
+    }
+    sqlite3_str_appendf(out, "],\"order_by\":%d,\"limit\":%s", pl->nSort, s->pLimit ? "true" : "false");
+    return;
+  }
   static const char *azAgg[] = { "count", "count(*)", "sum", "total", "avg", "min", "max", "gpu_var_samp",
     "gpu_var_pop", "gpu_stddev_samp", "gpu_stddev_pop", "gpu_median", "gpu_percentile", "gpu_percentile_cont",
     "gpu_percentile_disc", "gpu_argmin", "gpu_argmax" };

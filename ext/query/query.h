@@ -123,9 +123,15 @@ typedef struct qterm {
   int nulls;                       /* 0 default, 1 NULLS FIRST, 2 NULLS LAST */
 } qterm;
 
-/* A parsed SELECT. */
-typedef struct qselect {
+/* A parsed SELECT: one core, or a compound's first arm with its others
+** after it (pNext), ORDER BY and LIMIT the compound's. */
+enum { Q_UNION_ALL = 1, Q_UNION, Q_INTERSECT, Q_EXCEPT };
+typedef struct qselect qselect;
+struct qselect {
   const char *zSql;                /* its text (the virtual table's copy) */
+  qselect *pNext;                  /* a compound: the next arm */
+  int op;                          /* ... an arm after the first: how it joins the arms before it
+                                   ** (Q_UNION_ALL ...) */
   char *zFrom;                     /* FROM's table as written ([schema.]name); NULL: no FROM */
   char *zAlias;                    /* its alias */
   qterm *aRes; int nRes;           /* result columns (after * is expanded: plan.c) */
@@ -137,8 +143,9 @@ typedef struct qselect {
   qexpr *pLimit, *pOffset;
   int nParam;                      /* parameters (sqlite3_bind_parameter_count) */
   char *zWhy;                      /* not covered: why (sqlite3_malloc'd) */
-  void *arena;                     /* every node and string, freed together */
-} qselect;
+  void *arena;                     /* every node and string, freed together (a compound's arms
+                                   ** are in the first arm's) */
+};
 
 /* Parse zSql (one SELECT statement, already prepared by SQLite) into *p.
 ** SQLITE_OK (p->zWhy set where the engine does not cover it) or
@@ -190,6 +197,12 @@ typedef struct qplan {
   qexpr *pHaving;                  /* over keys and aggregates */
   qexpr **aSort; int nSort;        /* ORDER BY terms */
   int *aSortDesc, *aSortNulls, *aSortColl;   /* ... each one's DESC, NULLS, collation */
+  int *aSortCol;                   /* a compound's ORDER BY terms: the result columns */
+  int isArm;                       /* a compound's arm: s's ORDER BY and LIMIT are not its own */
+  int distinct;                    /* SELECT DISTINCT (an arm's may be the compound's to drop) */
+  struct qplan *aArm; int nArm;    /* a compound: each arm's plan (its op in its s), in order;
+                                   ** its results' collations aOutColl, its ORDER BY and LIMIT
+                                   ** s's (requirement 6) */
   int nSlot;                       /* evaluation buffers */
   int nMemo;                       /* E_SQL nodes */
   qexpr **aMemoNode;               /* ... each one */
