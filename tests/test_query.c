@@ -275,7 +275,12 @@ static void lit(Gen *g, sqlite3_str *s){
     "0", "1", "2", "-1", "0.5", "'a'", "'A'", "'12'", "NULL", "'abc'", "1.0", "3", "'x'", "2.5", "-0.0",
     "9223372036854775807", "'a  '", "x'41'", "-9223372036854775808", "1e308", "'1e3'", "7",
   };
+  static const char *azSub[] = {
+    "(SELECT count(*) FROM t)", "(SELECT max(a) FROM t)", "(SELECT min(s) FROM t WHERE s > 'a')",
+    "EXISTS (SELECT 1 FROM t WHERE b > 0)",
+  };
   if( g->params && chance(g, 0.25) ) param(g, s);
+  else if( chance(g, 0.01) ) APP(s, PICK(g, azSub));   /* a constant SQLite computes */
   else APP(s, PICK(g, az));
 }
 
@@ -535,6 +540,30 @@ static void genCompound(Gen *g, const char *zTab, Query *q){
   q->zRef = refOf(q->zSql);
 }
 
+static void genQuery(Gen *g, const char *zTab, Query *q);
+static void queryFree(Query *q);
+
+/* A query over a subquery of t's rows (FROM (SELECT * FROM t ...), or a
+** WITH table), its columns t's. */
+static void genOverSub(Gen *g, Query *q){
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *zSub, *z;
+  int cte = chance(g, 0.4);
+  APP(s, "(SELECT * FROM t");
+  if( chance(g, 0.7) ){ APP(s, " WHERE "); cond(g, s, 1); }
+  if( chance(g, 0.4) ) sqlite3_str_appendf(s, " ORDER BY %s, a, b, s, n, u, c, r LIMIT %d", PICK(g, azCol), pick(g, 400));
+  APP(s, ")");
+  zSub = text(s);
+  genQuery(g, cte ? "w" : zSub, q);
+  if( cte ){
+    z = sqlite3_mprintf("WITH w AS %s %s", zSub, q->zSql);
+    queryFree(q);
+    q->zSql = z;
+    q->zRef = refOf(z);
+  }
+  sqlite3_free(zSub);
+}
+
 static void genQuery(Gen *g, const char *zTab, Query *q){
   static const char *azKey[] = {
     "a", "b", "s", "n", "u", "c", "r", "substr(s, 1, 1)", "c COLLATE NOCASE", "a % 3", "s COLLATE NOCASE",
@@ -548,6 +577,10 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   const char *azK[4];
   sqlite3_str *s;
   g->params = chance(g, 0.3);
+  if( strcmp(zTab, "t")==0 && chance(g, 0.06) ){
+    genOverSub(g, q);
+    return;
+  }
   if( chance(g, 0.08) ){
     genCompound(g, zTab, q);
     return;
@@ -1154,11 +1187,12 @@ START_TEST(test_outside){
   /* each form, and the reason gpu_explain and gpuagg_info() give */
   static const char *azSql[][2] = {
     { "SELECT t.a, sum(u.b), count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a", "a join" },
-    { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery" },
+    { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery that refers to the outer query (no such column: t.a)" },
     { "SELECT sum(b) FROM t WHERE a IN (SELECT a FROM t2)", "IN (a subquery)" },
     { "SELECT a, sum(b) OVER (ORDER BY a, rowid) FROM t", "sum(...) OVER (a window function)" },
     { "SELECT sum(b) FILTER (WHERE a > 0) FROM t", "sum(...) FILTER" },
-    { "WITH w AS (SELECT a, b FROM t WHERE b > 0) SELECT a, total(b) FROM w GROUP BY a", "WITH (a common table expression)" },
+    { "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5) SELECT sum(x) FROM c", "WITH RECURSIVE" },
+    { "SELECT count(*), max(rowid) FROM t", "the rowid (the engine reads no rowids)" },
     { "SELECT a, max(DISTINCT b), s FROM t GROUP BY a", "keys shown as a row of a min() or max() over DISTINCT values shows them" },
     { "SELECT count(*), sum(b), avg(a) FROM v", "FROM v, which is a view" },
     { "SELECT k, sum(v), avg(v) FROM w GROUP BY k", "FROM w, which is a WITHOUT ROWID table" },

@@ -60,6 +60,8 @@
 **      order or choose (QE_BAIL): which one it keeps depends on how it runs
 **      the compound (an index keeps the last inserted, a merge the right
 **      arm's first).
+**  10. FROM a subquery: its plan run first, its rows then scanned as a
+**      table's (in its order, its row numbers their positions).
 */
 #include <assert.h>
 #include <stdlib.h>
@@ -1850,6 +1852,62 @@ done:
   return rc;
 }
 
+/* ---- FROM a subquery (requirement 10) --------------------------------------------- */
+
+/* The subquery's rows (its own run, pl->pSub) into e's part, a batch at a
+** time, its row numbers their positions. SQLITE_OK, QE_BAIL or an error
+** (*pzErr set where it is the subquery's). */
+static int subScan(sqlite3_vtab *vt, sqlite3 *db, Exec *e, int keep, char **pzErr){
+  const qplan *pl = e->pl;
+  qresult sr;
+  ga_colvec aCol[GA_COLS_MAX];
+  unsigned char *aT = 0;
+  int64_t *aV = 0, g;
+  ga_cell *aCell = 0;
+  int c, i, rc;
+  memset(&sr, 0, sizeof(sr));
+  if( (rc = q_exec(vt, db, pl->pSub, keep, 0, "", &sr, pzErr))!=SQLITE_OK ) goto done;
+  e->out->nScan = sr.nScan;
+  aT = sqlite3_malloc64((uint64_t)(pl->nCol + 1)*GA_BATCH);   /* (count(*) alone reads none) */
+  aV = sqlite3_malloc64(8*(uint64_t)(pl->nCol + 1)*GA_BATCH);
+  aCell = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)(pl->nCol + 1)*GA_BATCH);
+  if( aT==0 || aV==0 || aCell==0 ){ rc = SQLITE_NOMEM; goto done; }
+  memset(aCell, 0, sizeof(ga_cell)*(size_t)pl->nCol*GA_BATCH);
+  for(g=0; g<sr.nRow && rc==SQLITE_OK; g+=GA_BATCH){
+    ga_colbatch b;
+    memset(&b, 0, sizeof(b));
+    b.pos = g;
+    b.n = (int)(sr.nRow - g<GA_BATCH ? sr.nRow - g : GA_BATCH);
+    b.nCol = pl->nCol;
+    b.col = aCol;
+    for(c=0; c<pl->nCol; c++){
+      unsigned char *t = aT + (size_t)c*GA_BATCH;
+      int64_t *v = aV + (size_t)c*GA_BATCH;
+      ga_cell *cl = aCell + (size_t)c*GA_BATCH;
+      for(i=0; i<b.n; i++){
+        const qval *x = &sr.a[(g + i)*sr.nCol + pl->aiCol[c]];
+        t[i] = (unsigned char)x->t;
+        v[i] = x->v;
+        if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){
+          cl[i].z = x->z;
+          cl[i].n = x->n;
+          v[i] = i;
+        }
+      }
+      aCol[c].type = t;
+      aCol[c].v = v;
+      aCol[c].cell = cl;
+    }
+    rc = batchInto(e, &e->main, &b, 0);
+  }
+done:
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  sqlite3_free(aCell);
+  q_result_free(&sr);
+  return rc;
+}
+
 /* ---- compounds (requirement 9) ------------------------------------------------ */
 
 /* Row x of o (nW values each): its results' canonical key (each by its
@@ -2014,6 +2072,16 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   rc = partInit(&e.main, pl, q_run_new(db, pl));
   r->run = e.r = e.main.r;
   if( rc ) goto fail;
+  if( pl->pSub ){
+    /* FROM a subquery: its rows, as batches */
+    t1 = ga_now_ms();
+    if( (rc = subScan(vt, db, &e, keep, pzErr))!=SQLITE_OK ){
+      if( *pzErr ) goto done;
+      goto fail;
+    }
+    r->aMs[2] = ga_now_ms() - t1;
+    goto finish;
+  }
   if( pl->s->zFrom==0 ){
     /* no FROM: one row of no columns */
     ga_colbatch one;
@@ -2114,7 +2182,7 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
     }
     return sqlite3_str_finish(x);
   }
-  if( pl->s->zFrom==0 ) return sqlite3_mprintf("no: there is no table");
+  if( pl->s->zFrom==0 || pl->pSub ) return sqlite3_mprintf("no: %s", pl->pSub ? "FROM a subquery" : "there is no table");
   if( !useDev && conn->qkept!=1 ){
     return sqlite3_mprintf("no: %s", conn->qkept==0 ? "gpuagg_config('query_kept') is 0"
                                      : conn->mode==GA_CPU ? "the backend is cpu" : zErr);

@@ -14,6 +14,10 @@
 **   1b. A compound: SELECT cores joined by UNION [ALL], INTERSECT, EXCEPT
 **      (s, then its pNext arms, each with its op), the ORDER BY and LIMIT
 **      after them the compound's (s's).
+**   1c. FROM (SELECT ...) [AS name], or FROM a common table expression of
+**      WITH (not RECURSIVE): the SELECT parsed into pSub (a CTE's text read
+**      again at each FROM that names it, so that each has a tree of its
+**      own), its column names the CTE's where listed.
 **   2. BETWEEN becomes x >= a AND x <= b, as SQLite codes it; NOT IN, NOT
 **      LIKE, NOT BETWEEN, IS NOT NULL become NOT of the positive form;
 **      CASE x WHEN a becomes CASE WHEN x = a. Those comparisons are marked
@@ -28,15 +32,21 @@
 #include <stdlib.h>
 #include "query.h"
 
+/* A common table expression (WITH). */
+typedef struct QCte {
+  char *zName;                     /* its name */
+  char **azCol; int nCol;          /* its column names, if listed */
+  int iSelect;                     /* the token after its SELECT */
+} QCte;
+
 typedef struct Parse {
   qselect *s;                      /* being filled: its arena, its reason */
   qselect *cur;                    /* the SELECT core being read (s, or a compound's arm) */
   const char *z;                   /* the SQL */
   qtok *a; int n, i;               /* tokens, how many, the next */
   int depth;                       /* expressions being read, nested */
-  int nParam;                      /* the largest parameter number so far (SQLite's rule:
-                                   ** a bare ? or a new name takes the next) */
-  const char *azName[64];          /* names of named parameters, by number - 1 */
+  int *aParamNo;                   /* each parameter token's number (by token) */
+  QCte aCte[16]; int nCte;         /* WITH's tables */
   int oom;
 } Parse;
 
@@ -130,6 +140,7 @@ static qexpr *unary(Parse *p, int op, qexpr *a, int at){
 static int endOfPrev(Parse *p){ return p->a[p->i - 1].at + p->a[p->i - 1].n; }
 
 static qexpr *expr(Parse *p);
+static int selectStmt(Parse *p, qselect *s);
 
 /* A list being read (any length): items of sz bytes, grown as they come,
 ** then copied into the arena (listDone). */
@@ -226,6 +237,23 @@ static qexpr *call(Parse *p, const qtok *tName){
   return e;
 }
 
+/* A scalar subquery or EXISTS, its '(' read (the node's text from at):
+** E_SUBQ, its text SQLite's to compute (plan.c folds it as a constant; one
+** that refers to the outer query's columns is not covered). */
+static qexpr *subquery(Parse *p, int at){
+  qexpr *e;
+  int depth = 1;
+  for(; depth>0 && peek(p)->type!=T_EOF; p->i++){
+    if( peek(p)->type==T_PARAM ) return why(p, "a subquery with parameters");
+    if( is(p, "(") ) depth++;
+    else if( is(p, ")") ) depth--;
+  }
+  if( depth ) return why(p, "a subquery it cannot read");
+  if( (e = node(p, E_SUBQ, at))==0 ) return 0;
+  e->end = endOfPrev(p);
+  return e;
+}
+
 static qexpr *primary(Parse *p){
   const qtok *t = peek(p);
   qexpr *e;
@@ -241,29 +269,15 @@ static qexpr *primary(Parse *p){
       p->i++;
       e->end = t->at + t->n;
       e->z = nameOf(p, t);          /* its token (the span may grow to parentheses) */
-      if( t->n==1 ){
-        e->iParam = ++p->nParam;
-      }else if( z[0]=='?' ){
-        e->iParam = atoi(z + 1);
-        if( e->iParam>p->nParam ) p->nParam = e->iParam;
-      }else{
-        int k;
-        e->zName = nameOf(p, t);
-        for(k=0; k<p->nParam && k<64 && !(p->azName[k] && strcmp(p->azName[k], e->zName)==0); k++){}
-        if( k<p->nParam && k<64 ){
-          e->iParam = k + 1;
-        }else{
-          e->iParam = ++p->nParam;
-          if( p->nParam<=64 ) p->azName[p->nParam - 1] = e->zName;
-        }
-      }
+      if( z[0]!='?' ) e->zName = nameOf(p, t);
+      e->iParam = p->aParamNo[p->i - 1];
       return e;
     }
     case T_ID: break;
     default:
       if( q_tok_is(p->z, t, "(") ){
         p->i++;
-        if( is(p, "SELECT") || is(p, "VALUES") || is(p, "WITH") ) return why(p, "a subquery");
+        if( is(p, "SELECT") || is(p, "VALUES") || is(p, "WITH") ) return subquery(p, t->at);
         if( (e = expr(p))==0 ) return 0;
         if( accept(p, ",") ) return why(p, "a row value");
         if( !accept(p, ")") ) return why(p, "an expression it cannot read");
@@ -317,6 +331,10 @@ static qexpr *primary(Parse *p){
     p->i++;
     e->end = endOfPrev(p);
     return e;
+  }
+  if( q_tok_is(p->z, t, "EXISTS") && isAt(p, 1, "(") ){
+    p->i += 2;
+    return subquery(p, t->at);
   }
   if( q_tok_is(p->z, t, "EXISTS") || q_tok_is(p->z, t, "RAISE") ) return why(p, "%.*s", t->n, p->z + t->at);
   if( q_tok_is(p->z, t, "NULL") || q_tok_is(p->z, t, "CURRENT_TIME") || q_tok_is(p->z, t, "CURRENT_DATE")
@@ -653,10 +671,22 @@ static int core(Parse *p, qselect *s){
   else accept(p, "ALL");
   if( !terms(p, &s->aRes, &s->nRes, 0, 1) ) return 0;
   if( !accept(p, "FROM") ) goto where;        /* no table: one row (requirement 1) */
-  if( peek(p)->type!=T_ID || q_tok_is(zSql, peek(p), "(") ){ why(p, "FROM a subquery or a table-valued function"); return 0; }
-  {
+  if( is(p, "(") ){
+    /* a subquery (requirement 1c) */
+    qselect *sub;
+    p->i++;
+    if( !accept(p, "SELECT") ){ why(p, "FROM a parenthesized join or VALUES"); return 0; }
+    if( (sub = q_alloc(p->s, sizeof(qselect)))==0 ){ p->oom = 1; return 0; }
+    if( !selectStmt(p, sub) ) return 0;
+    p->cur = s;
+    if( !accept(p, ")") ){ why(p, "a FROM it cannot read"); return 0; }
+    s->pSub = sub;
+  }else if( peek(p)->type!=T_ID ){
+    why(p, "a FROM it cannot read");
+    return 0;
+  }else{
     const qtok *t = peek(p);
-    int at = t->at;
+    int at = t->at, k;
     p->i++;
     if( accept(p, ".") ){
       if( peek(p)->type!=T_ID ){ why(p, "a FROM it cannot read"); return 0; }
@@ -665,6 +695,25 @@ static int core(Parse *p, qselect *s){
     if( is(p, "(") ){ why(p, "FROM a table-valued function"); return 0; }
     if( (s->zFrom = q_alloc(p->s, endOfPrev(p) - at + 1))==0 ){ p->oom = 1; return 0; }
     memcpy(s->zFrom, zSql + at, (size_t)(endOfPrev(p) - at));
+    /* a common table expression of that name: its SELECT read again here */
+    if( p->nCte && endOfPrev(p)==t->at + t->n ){
+      char *zName = nameOf(p, t);
+      for(k=0; zName && k<p->nCte; k++){
+        int iSave = p->i;
+        qselect *sub;
+        if( sqlite3_stricmp(zName, p->aCte[k].zName) ) continue;
+        if( (sub = q_alloc(p->s, sizeof(qselect)))==0 ){ p->oom = 1; return 0; }
+        p->i = p->aCte[k].iSelect;
+        if( !selectStmt(p, sub) ) return 0;
+        p->i = iSave;
+        p->cur = s;
+        sub->azName = p->aCte[k].azCol;
+        sub->nName = p->aCte[k].nCol;
+        s->pSub = sub;
+        s->zAlias = zName;          /* its name qualifies its columns */
+        break;
+      }
+    }
   }
   if( accept(p, "AS") || (peek(p)->type==T_ID && !is(p, "WHERE") && !is(p, "GROUP") && !is(p, "ORDER")
       && !is(p, "LIMIT") && !is(p, "JOIN") && !is(p, "NATURAL") && !is(p, "LEFT") && !is(p, "INNER")
@@ -690,9 +739,118 @@ where:
   return 1;
 }
 
+/* A SELECT after its SELECT into s: a core, a compound's other arms
+** (requirement 1b), ORDER BY and LIMIT. 0 where it stops. */
+static int selectStmt(Parse *p, qselect *s){
+  qselect *last = s;
+  s->zSql = p->z;
+  s->nParam = p->s->nParam;
+  if( !core(p, s) ) return 0;
+  while( is(p, "UNION") || is(p, "EXCEPT") || is(p, "INTERSECT") ){
+    int op = is(p, "UNION") ? (isAt(p, 1, "ALL") ? Q_UNION_ALL : Q_UNION) : is(p, "EXCEPT") ? Q_EXCEPT : Q_INTERSECT;
+    qselect *a;
+    p->i += op==Q_UNION_ALL ? 2 : 1;
+    if( !accept(p, "SELECT") ){ why(p, "a compound SELECT with VALUES or a subquery as an arm"); return 0; }
+    if( (a = q_alloc(p->s, sizeof(qselect)))==0 ){ p->oom = 1; return 0; }
+    a->zSql = p->z;
+    a->nParam = s->nParam;
+    a->op = op;
+    if( !core(p, a) ) return 0;
+    last->pNext = a;
+    last = a;
+  }
+  p->cur = s;
+  if( accept(p, "ORDER") ){
+    if( !accept(p, "BY") || !terms(p, &s->aOrder, &s->nOrder, 1, 0) ) return 0;
+  }
+  if( accept(p, "LIMIT") ){
+    if( (s->pLimit = expr(p))==0 ) return 0;
+    if( accept(p, "OFFSET") ){
+      if( (s->pOffset = expr(p))==0 ) return 0;
+    }else if( accept(p, ",") ){
+      s->pOffset = s->pLimit;       /* LIMIT offset, count */
+      if( (s->pLimit = expr(p))==0 ) return 0;
+    }
+  }
+  return 1;
+}
+
+/* WITH's common table expressions (after WITH) into p->aCte: each one's
+** name, column names, and where its SELECT begins (read again where FROM
+** names it: requirement 1c). 0 where it stops. */
+static int withClause(Parse *p){
+  if( is(p, "RECURSIVE") ){ why(p, "WITH RECURSIVE"); return 0; }
+  do{
+    QCte *c;
+    int depth;
+    if( p->nCte==(int)(sizeof(p->aCte)/sizeof(p->aCte[0])) ){ why(p, "WITH of more than 16 tables"); return 0; }
+    c = &p->aCte[p->nCte];
+    memset(c, 0, sizeof(*c));
+    if( peek(p)->type!=T_ID ){ why(p, "a WITH it cannot read"); return 0; }
+    c->zName = nameOf(p, peek(p));
+    p->i++;
+    if( accept(p, "(") ){
+      List l = { 0, 0, 0, sizeof(char*) };
+      do{
+        char *z;
+        if( peek(p)->type!=T_ID ){ sqlite3_free(l.a); why(p, "a WITH it cannot read"); return 0; }
+        if( (z = nameOf(p, peek(p)))==0 || !listAdd(p, &l, &z) ){ sqlite3_free(l.a); return 0; }
+        p->i++;
+      }while( accept(p, ",") );
+      c->nCol = l.n;
+      c->azCol = listDone(p, &l);
+      if( !accept(p, ")") ){ why(p, "a WITH it cannot read"); return 0; }
+    }
+    if( !accept(p, "AS") ){ why(p, "a WITH it cannot read"); return 0; }
+    if( accept(p, "NOT") ){ if( !accept(p, "MATERIALIZED") ){ why(p, "a WITH it cannot read"); return 0; } }
+    else accept(p, "MATERIALIZED");
+    if( !accept(p, "(") || !accept(p, "SELECT") ){ why(p, "WITH of VALUES, or of a SELECT it cannot read"); return 0; }
+    c->iSelect = p->i;
+    for(depth=1; depth>0 && peek(p)->type!=T_EOF; p->i++){   /* past its SELECT */
+      if( is(p, "(") ) depth++;
+      else if( is(p, ")") ) depth--;
+    }
+    if( depth ){ why(p, "a WITH it cannot read"); return 0; }
+    p->nCte++;
+  }while( accept(p, ",") );
+  return !p->oom;
+}
+
+/* Number each parameter token as SQLite does, in text order (a bare ? or a
+** new name takes the next number after the largest so far; a name seen
+** before, its number), into p->aParamNo: a WITH table's text read twice
+** numbers its parameters once. */
+static int paramNumbers(Parse *p){
+  const char *azName[64];          /* named parameters' tokens, by number - 1 */
+  int anName[64];                  /* ... their lengths */
+  int i, n = 0;
+  memset(azName, 0, sizeof(azName));
+  if( (p->aParamNo = sqlite3_malloc64(sizeof(int)*(uint64_t)(p->n + 1)))==0 ) return SQLITE_NOMEM;
+  for(i=0; i<p->n; i++){
+    const qtok *t = &p->a[i];
+    const char *z = p->z + t->at;
+    int k;
+    if( t->type!=T_PARAM ) continue;
+    if( t->n==1 ){
+      p->aParamNo[i] = ++n;
+    }else if( z[0]=='?' ){
+      p->aParamNo[i] = atoi(z + 1);
+      if( p->aParamNo[i]>n ) n = p->aParamNo[i];
+    }else{
+      for(k=0; k<n && k<64 && !(azName[k] && anName[k]==t->n && memcmp(azName[k], z, (size_t)t->n)==0); k++){}
+      if( k<n && k<64 ){
+        p->aParamNo[i] = k + 1;
+      }else{
+        p->aParamNo[i] = ++n;
+        if( n<=64 ){ azName[n - 1] = z; anName[n - 1] = t->n; }
+      }
+    }
+  }
+  return SQLITE_OK;
+}
+
 int q_parse(const char *zSql, int nParam, qselect *s){
   Parse p;
-  qselect *last = s;
   int rc;
   memset(s, 0, sizeof(*s));
   memset(&p, 0, sizeof(p));
@@ -701,41 +859,20 @@ int q_parse(const char *zSql, int nParam, qselect *s){
   p.s = s;
   p.z = zSql;
   if( (rc = q_lex(zSql, &p.a, &p.n))!=SQLITE_OK ) return rc;
+  if( (rc = paramNumbers(&p))!=SQLITE_OK ){
+    sqlite3_free(p.a);
+    return rc;
+  }
+  if( accept(&p, "WITH") && !withClause(&p) ) goto done;
   if( !accept(&p, "SELECT") ){
-    why(&p, is(&p, "WITH") ? "WITH (a common table expression)" : is(&p, "VALUES") ? "VALUES" : "not a plain SELECT");
+    why(&p, is(&p, "VALUES") ? "VALUES" : "not a plain SELECT");
     goto done;
   }
-  if( !core(&p, s) ) goto done;
-  /* a compound's arms (requirement 1b), left to right */
-  while( is(&p, "UNION") || is(&p, "EXCEPT") || is(&p, "INTERSECT") ){
-    int op = is(&p, "UNION") ? (isAt(&p, 1, "ALL") ? Q_UNION_ALL : Q_UNION) : is(&p, "EXCEPT") ? Q_EXCEPT : Q_INTERSECT;
-    qselect *a;
-    p.i += op==Q_UNION_ALL ? 2 : 1;
-    if( !accept(&p, "SELECT") ){ why(&p, "a compound SELECT with VALUES or a subquery as an arm"); goto done; }
-    if( (a = q_alloc(s, sizeof(qselect)))==0 ){ p.oom = 1; goto done; }
-    a->zSql = zSql;
-    a->nParam = nParam;
-    a->op = op;
-    if( !core(&p, a) ) goto done;
-    last->pNext = a;
-    last = a;
-  }
-  p.cur = s;
-  if( accept(&p, "ORDER") ){
-    if( !accept(&p, "BY") || !terms(&p, &s->aOrder, &s->nOrder, 1, 0) ) goto done;
-  }
-  if( accept(&p, "LIMIT") ){
-    if( (s->pLimit = expr(&p))==0 ) goto done;
-    if( accept(&p, "OFFSET") ){
-      if( (s->pOffset = expr(&p))==0 ) goto done;
-    }else if( accept(&p, ",") ){
-      s->pOffset = s->pLimit;       /* LIMIT offset, count */
-      if( (s->pLimit = expr(&p))==0 ) goto done;
-    }
-  }
+  if( !selectStmt(&p, s) ) goto done;
   accept(&p, ";");
   if( peek(&p)->type!=T_EOF ) why(&p, "the text after the SELECT it reads (%.20s)", zSql + peek(&p)->at);
 done:
   sqlite3_free(p.a);
+  sqlite3_free(p.aParamNo);
   return p.oom ? SQLITE_NOMEM : SQLITE_OK;
 }

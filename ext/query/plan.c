@@ -116,6 +116,15 @@ static int isConst(const qexpr *e){
 
 static int collWalk(const qexpr *e);
 
+/* Is there a subquery below e? */
+static int hasSubq(const qexpr *e){
+  int r = 0;
+  if( e==0 ) return 0;
+  if( e->op==E_SUBQ ) return 1;
+  EACH_CHILD((qexpr*)e, pp, r = r || hasSubq(*pp));
+  return r;
+}
+
 /* The parameters below e into a, in text order, each node once (BETWEEN's
 ** operand is below both of its comparisons); -1 if there are more than 64. */
 static int paramsOf(qexpr *e, qexpr **a, int n){
@@ -205,6 +214,7 @@ static int fold(Bind *b, qexpr *e){
   }
   if( rc ){
     sqlite3_finalize(st);
+    if( hasSubq(e) ) return whyf(b, "a subquery that refers to the outer query (%s)", sqlite3_errmsg(b->db));
     return whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
   }
   for(j=0; j<nP && rc==SQLITE_OK; j++){
@@ -651,6 +661,10 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
           return 1;
         }
         if( b->s->zFrom==0 ) return whyf(b, "%s, which names no column (there is no FROM)", e->zName);
+        if( sqlite3_stricmp(e->zName, "rowid")==0 || sqlite3_stricmp(e->zName, "oid")==0
+         || sqlite3_stricmp(e->zName, "_rowid_")==0 ){
+          return whyf(b, "the rowid (the engine reads no rowids)");
+        }
         return whyf(b, "%s, which is not a column of %s", e->zName, b->pl->src.tab.zTab);
       }
       return r;
@@ -814,6 +828,71 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   return -1;
 }
 
+static int planCore(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, qplan*, char**, int);
+
+/* s's FROM subquery planned (pl->pSub), and its results described as the
+** table s reads (pl->src.tab): each column's name (a WITH table's as
+** listed, else its alias, its column's name, or its text), affinity and
+** collation (its expression's: sqlite3SubqueryColumnTypes). */
+static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam, qplan *pl,
+                   char **pzWhy){
+  qselect *sub = s->pSub;
+  qplan *sp, *first;
+  ga_table *t = &pl->src.tab;
+  int rc, i, k;
+  if( (sp = pl->pSub = sqlite3_malloc(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
+  memset(sp, 0, sizeof(*sp));
+  if( (rc = q_plan(vt, db, sub, apParam, nParam, sp, pzWhy))!=SQLITE_OK ) return rc;
+  if( *pzWhy ){
+    char *z = sqlite3_mprintf("FROM a subquery: %s", *pzWhy);
+    sqlite3_free(*pzWhy);
+    *pzWhy = z;
+    return z ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  if( sub->nOrder && sub->pLimit==0 ){
+    /* SQLite may drop it (a subquery's ORDER BY without LIMIT): the order
+    ** the outer query sees its rows in is SQLite's to choose */
+    *pzWhy = sqlite3_mprintf("a subquery's ORDER BY without LIMIT");
+    return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  first = sp->nArm ? &sp->aArm[0] : sp;
+  t->nCol = sp->nOut;
+  if( (t->zTab = sqlite3_mprintf("%s", s->zAlias ? s->zAlias : "(subquery)"))==0
+   || (t->aCol = sqlite3_malloc64(sizeof(ga_tabcol)*(uint64_t)(t->nCol + 1)))==0 ){
+    return SQLITE_NOMEM;
+  }
+  memset(t->aCol, 0, sizeof(ga_tabcol)*(size_t)(t->nCol + 1));
+  for(i=0; i<t->nCol; i++){
+    ga_tabcol *c = &t->aCol[i];
+    const qterm *r = &first->s->aRes[i];
+    const qexpr *x = first->aOut[i];
+    int coll = collWalk(x), aff = x->aff;
+    for(k=1; k<sp->nArm; k++){
+      /* a compound's arms must agree (their leftmost arm's or all arms':
+      ** SQLite versions differ) */
+      int c2 = collWalk(sp->aArm[k].aOut[i]);
+      if( sp->aArm[k].aOut[i]->aff!=aff || (c2<0 ? C_BINARY : c2)!=(coll<0 ? C_BINARY : coll) ){
+        *pzWhy = sqlite3_mprintf("a compound subquery whose arms' column %d differ in affinity or collation", i + 1);
+        return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
+      }
+    }
+    if( x->explicitColl ){
+      /* where SQLite flattens it the COLLATE stays explicit, where not it is
+      ** the column's own: which one is its choice */
+      *pzWhy = sqlite3_mprintf("a subquery's result with COLLATE");
+      return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
+    }
+    if( i<sub->nName ) c->zName = sqlite3_mprintf("%s", sub->azName[i]);
+    else if( r->zAlias ) c->zName = sqlite3_mprintf("%s", r->zAlias);
+    else if( r->e->op==E_COL || x->op==E_COL ) c->zName = sqlite3_mprintf("%s", r->e->zName ? r->e->zName : x->zName);
+    else c->zName = sqlite3_mprintf("%.*s", r->e->end - r->e->at, s->zSql + r->e->at);
+    c->aff = aff;
+    c->zColl = sqlite3_mprintf("%s", coll==C_NOCASE ? "NOCASE" : coll==C_RTRIM ? "RTRIM" : "BINARY");
+    if( c->zName==0 || c->zColl==0 ) return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
 /* q_plan of one SELECT core (isArm: a compound's arm, whose ORDER BY and
 ** LIMIT are not its own). */
 static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
@@ -829,6 +908,10 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **a
   if( s->zWhy ){
     *pzWhy = sqlite3_mprintf("%s", s->zWhy);
     return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  if( s->pSub ){                    /* FROM a subquery: its rows (requirement 7) */
+    if( (rc = fromSub(vt, db, s, apParam, nParam, pl, pzWhy))!=SQLITE_OK || *pzWhy ) return rc;
+    goto bind;
   }
   if( s->zFrom==0 ) goto bind;      /* no table: one row of no columns */
   rc = ga_tvf_source(vt, db, "gpu_query", s->zFrom, &pl->src);
@@ -1101,6 +1184,8 @@ void q_plan_free(qplan *pl){
   int i;
   for(i=0; i<pl->nArm; i++) q_plan_free(&pl->aArm[i]);
   sqlite3_free(pl->aArm);
+  if( pl->pSub ) q_plan_free(pl->pSub);
+  sqlite3_free(pl->pSub);
   ga_source_free(&pl->src);
   memset(pl, 0, sizeof(*pl));
 }
@@ -1137,7 +1222,11 @@ void q_plan_describe(sqlite3_str *out, const qplan *pl){
   static const char *azColl[] = { "BINARY", "NOCASE", "RTRIM" };
   int i;
   sqlite3_str_appendall(out, ",\"table\":");
-  if( s->zFrom ) ga_json_str(out, pl->src.tab.zTab ? pl->src.tab.zTab : s->zFrom);
+  if( pl->pSub ){
+    sqlite3_str_appendall(out, "{\"subquery\":{\"path\":\"engine\"");
+    q_plan_describe(out, pl->pSub);
+    sqlite3_str_appendall(out, "}}");
+  }else if( s->zFrom ) ga_json_str(out, pl->src.tab.zTab ? pl->src.tab.zTab : s->zFrom);
   else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendall(out, ",\"columns\":[");
   for(i=0; i<pl->nCol; i++){

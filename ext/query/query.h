@@ -63,6 +63,7 @@ enum {
   E_MINMAX,                        /* min(arg...) or max(arg...) of two or more (agg: A_MIN, A_MAX) */
   E_COLLATE,                       /* a COLLATE zName: a's value */
   E_UPLUS,                         /* +a: a's value and collation, no affinity (datatype3 4.2) */
+  E_SUBQ,                          /* (SELECT ...) or EXISTS (...): a constant SQLite computes */
   E_SQL,                           /* anything else SQLite computes from its inputs (arg), once per
                                    ** distinct combination: the text zTpl with arg[i] as ?i+1 */
   E_AGG,                           /* an aggregate call (before planning) */
@@ -133,6 +134,8 @@ struct qselect {
   int op;                          /* ... an arm after the first: how it joins the arms before it
                                    ** (Q_UNION_ALL ...) */
   char *zFrom;                     /* FROM's table as written ([schema.]name); NULL: no FROM */
+  qselect *pSub;                   /* FROM a subquery or a WITH's table: its SELECT */
+  char **azName; int nName;        /* a WITH table's SELECT: its columns' names, as listed */
   char *zAlias;                    /* its alias */
   qterm *aRes; int nRes;           /* result columns (after * is expanded: plan.c) */
   int star;                        /* SELECT * */
@@ -197,6 +200,7 @@ typedef struct qplan {
   qexpr *pHaving;                  /* over keys and aggregates */
   qexpr **aSort; int nSort;        /* ORDER BY terms */
   int *aSortDesc, *aSortNulls, *aSortColl;   /* ... each one's DESC, NULLS, collation */
+  struct qplan *pSub;              /* FROM a subquery: its plan (its results src.tab's columns) */
   int *aSortCol;                   /* a compound's ORDER BY terms: the result columns */
   int isArm;                       /* a compound's arm: s's ORDER BY and LIMIT are not its own */
   int distinct;                    /* SELECT DISTINCT (an arm's may be the compound's to drop) */
