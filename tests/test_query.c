@@ -1351,6 +1351,87 @@ START_TEST(test_param_names){
 }
 END_TEST
 
+/* ---- 3c. a WHERE on the table's results -------------------------------------------------------------- */
+
+/* A WHERE on a gpu_query table's GROUP BY key (or, without grouping, any
+** column it returns as it is) is applied before grouping as well as by
+** SQLite after: the answer is SQLite's, and rows the engine could not read
+** (a median's TEXT input in another group) no longer send it to SQLite. */
+START_TEST(test_push){
+  static const char *azQ[] = {
+    "SELECT cat, count(*) AS n, gpu_median(v) AS m, sum(x) AS sx FROM pu GROUP BY cat",
+    "SELECT c, count(*) AS n, min(x) AS lo FROM pu GROUP BY 1",
+    "SELECT x, c, count(*) AS n FROM pu WHERE x > 0 GROUP BY x, c HAVING count(*) > 0",
+    "SELECT cat, x, c FROM pu WHERE v IS NOT NULL",
+    "SELECT cat AS k, total(x) AS t FROM pu GROUP BY k ORDER BY t",
+    "SELECT lower(cat) AS k, count(*) AS n FROM pu GROUP BY 1",
+  };
+  static const char *azCol[] = { "cat", "c", "x", "n", "k" };
+  static const char *azOp[] = { "=", "<", "<=", ">", ">=", "=", "IS", "!=" };
+  static const char *azVal[] = { "'Toys'", "'toys'", "'Food'", "'A'", "'a'", "2", "2.0", "'2'", "NULL", "'F'", "1.5" };
+  sqlite3 *db = s_open(4096, 1000);
+  Gen g;
+  int i, nEngine = 0, nRead = 0;
+  genInit(&g, h_seed ^ 0x5);
+  EXEC(db, "CREATE TABLE pu(cat TEXT, c TEXT COLLATE NOCASE, x REAL, v);"
+           "INSERT INTO pu VALUES('Toys', 'a', 1, 1), ('Toys', 'A', 2, 2.5), ('toys', 'b', 2.0, 3), ('Food', 'B', 3, 'x'),"
+           " ('Food', 'a', 1.5, 'y'), (NULL, NULL, NULL, NULL), ('Tools', 'c', 2, 7), ('F', 'C', -1, 8)");
+  /* the median's TEXT input is only in Food's rows */
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azQ[0]);
+  {
+    int64_t e0, s0, e1, s1;
+    Rows got, want;
+    counts(db, &e0, &s0);
+    rowsOf(db, "SELECT * FROM q WHERE cat = 'Toys'", &got);
+    counts(db, &e1, &s1);
+    rowsOf(db, "SELECT * FROM (SELECT cat, count(*) AS n, gpu_median(v) AS m, gpu_sum(x) AS sx FROM pu GROUP BY cat)"
+               " WHERE cat = 'Toys'", &want);
+    CHECK(want.zErr==0 && want.n==1 && rowsSame(&want, &got, 0), "WHERE cat = 'Toys': got %s", got.zErr ? got.zErr : "rows");
+    CHECK(e1==e0 + 1 && s1==s0, "WHERE cat = 'Toys' before grouping: engine %lld -> %lld, sqlite %lld -> %lld",
+          (long long)e0, (long long)e1, (long long)s0, (long long)s1);
+    rowsFree(&got);
+    rowsFree(&want);
+  }
+  EXEC(db, "DROP TABLE temp.q");
+  /* random constraints on each form, against SQLite over the same SELECT */
+  for(i=0; i<400; i++){
+    const char *zQ = azQ[1 + pick(&g, (int)(sizeof(azQ)/sizeof(azQ[0])) - 1)];   /* (not the median's: a read
+                                   ** SQLite runs whole may fail where its own subquery pushed the WHERE down) */
+    char *zRef = refOf(zQ), *zW;
+    int64_t e0, s0, e1, s1;
+    Rows got, want;
+    const char *zCol = PICK(&g, azCol);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zQ);
+    /* the table's columns have no collation: its own is BINARY where the
+    ** constraint names none */
+    zW = sqlite3_mprintf("%s %s %s COLLATE %s", zCol, PICK(&g, azOp), PICK(&g, azVal), chance(&g, 0.2) ? "NOCASE" : "BINARY");
+    {
+      char *zRead = sqlite3_mprintf("SELECT * FROM q WHERE %s", zW), *zWant = sqlite3_mprintf("SELECT * FROM (%s) WHERE %s", zRef, zW);
+      counts(db, &e0, &s0);
+      rowsOf(db, zRead, &got);
+      counts(db, &e1, &s1);
+      rowsOf(db, zWant, &want);
+      sqlite3_free(zRead);
+      sqlite3_free(zWant);
+    }
+    if( want.zErr==0 ){
+      nRead++;
+      nEngine += e1>e0;
+      CHECK(rowsSame(&want, &got, strstr(zQ, "ORDER BY")!=0), "%s, WHERE %s: got %d rows (%s), want %d (%s)", zQ, zW,
+            got.n, got.zErr ? got.zErr : got.n ? got.az[0] : "-", want.n, want.n ? want.az[0] : "-");
+    }
+    EXEC(db, "DROP TABLE temp.q");
+    rowsFree(&got);
+    rowsFree(&want);
+    sqlite3_free(zW);
+    sqlite3_free(zRef);
+  }
+  printf("gpu_query constraints on results, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  CHECK(nRead>=100 && nEngine*10>=nRead*9, "constraints on results: %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ---- 4. bad input ---------------------------------------------------------------------------------- */
 
 START_TEST(test_bad_input){
@@ -1732,6 +1813,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_outside);
   tcase_add_test(tc, test_params);
+  tcase_add_test(tc, test_push);
   tcase_add_test(tc, test_param_names);
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_random);

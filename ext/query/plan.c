@@ -828,7 +828,7 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   return -1;
 }
 
-static int planCore(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, qplan*, char**, int);
+static int planCore(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**, int);
 
 /* s's FROM subquery planned (pl->pSub), and its results described as the
 ** table s reads (pl->src.tab): each column's name (a WITH table's as
@@ -842,7 +842,7 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
   int rc, i, k;
   if( (sp = pl->pSub = sqlite3_malloc(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
   memset(sp, 0, sizeof(*sp));
-  if( (rc = q_plan(vt, db, sub, apParam, nParam, sp, pzWhy))!=SQLITE_OK ) return rc;
+  if( (rc = q_plan(vt, db, sub, apParam, nParam, 0, 0, sp, pzWhy))!=SQLITE_OK ) return rc;
   if( *pzWhy ){
     char *z = sqlite3_mprintf("FROM a subquery: %s", *pzWhy);
     sqlite3_free(*pzWhy);
@@ -896,7 +896,7 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
 /* q_plan of one SELECT core (isArm: a compound's arm, whose ORDER BY and
 ** LIMIT are not its own). */
 static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
-                    qplan *pl, char **pzWhy, int isArm){
+                    const qpush *aPush, int nPush, qplan *pl, char **pzWhy, int isArm){
   Bind b;
   int i, rc, nOrder = isArm ? 0 : s->nOrder;
   memset(pl, 0, sizeof(*pl));
@@ -959,8 +959,24 @@ bind:
   if( s->nGroup || (s->pHaving) ) pl->grouped = 1;
   for(i=0; i<nOrder; i++) if( hasAgg(s->aOrder[i].e) ) pl->grouped = 1;
   if( s->nGroup>Q_MAXKEY ) whyf(&b, "GROUP BY of more than %d terms", Q_MAXKEY);
-  /* WHERE, over rows */
+  /* WHERE, over rows; then the table's constraints (vtab.c) */
   if( s->pWhere && !stopped(&b) && bindTop(&b, &s->pWhere, CTX_ROW) ) conjuncts(pl, s->pWhere, &b);
+  for(i=0; i<nPush && !stopped(&b); i++){
+    static const int aOp[] = { SQLITE_INDEX_CONSTRAINT_EQ, E_EQ, SQLITE_INDEX_CONSTRAINT_LT, E_LT,
+                               SQLITE_INDEX_CONSTRAINT_LE, E_LE, SQLITE_INDEX_CONSTRAINT_GT, E_GT,
+                               SQLITE_INDEX_CONSTRAINT_GE, E_GE };
+    qexpr *c = q_alloc(s, sizeof(qexpr)), *v = q_alloc(s, sizeof(qexpr));
+    int k;
+    if( c==0 || v==0 || (c->a = copyTree(&b, s->aRes[aPush[i].iRes].e))==0 ){ b.rc = SQLITE_NOMEM; break; }
+    for(k=0; k<10 && aOp[k]!=aPush[i].op; k+=2){}
+    c->op = k<10 ? aOp[k+1] : E_EQ;
+    c->aff = c->coll = c->cmpAff = v->aff = v->coll = v->cmpAff = -1;
+    c->slot = v->slot = -1;
+    v->op = E_LIT;
+    if( !takeValue(&b, v, aPush[i].v) ) break;
+    c->b = v;
+    if( bindTop(&b, &c, CTX_ROW) ) conjuncts(pl, c, &b);
+  }
   /* GROUP BY keys, over rows: a result's number or alias stands for it */
   for(i=0; i<s->nGroup && !stopped(&b); i++){
     qexpr *e = s->aGroup[i].e;
@@ -1117,7 +1133,7 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
   }
   pl->nSort = s->nOrder;
   for(i=0, a=s; a && !stopped(&b); a=a->pNext, i++){
-    if( (rc = planCore(vt, db, a, apParam, nParam, &pl->aArm[i], pzWhy, 1))!=SQLITE_OK ) return rc;
+    if( (rc = planCore(vt, db, a, apParam, nParam, 0, 0, &pl->aArm[i], pzWhy, 1))!=SQLITE_OK ) return rc;
     if( *pzWhy ){
       char *z = sqlite3_mprintf("%s's arm %d: %s", azOp[s->pNext->op], i + 1, *pzWhy);
       sqlite3_free(*pzWhy);
@@ -1175,9 +1191,48 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
 }
 
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
-           qplan *pl, char **pzWhy){
+           const qpush *aPush, int nPush, qplan *pl, char **pzWhy){
   if( s->pNext && s->zWhy==0 ) return planCompound(vt, db, s, apParam, nParam, pl, pzWhy);
-  return planCore(vt, db, s, apParam, nParam, pl, pzWhy, 0);
+  return planCore(vt, db, s, apParam, nParam, aPush, nPush, pl, pzWhy, 0);
+}
+
+void q_pushable(sqlite3_vtab *vt, sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned char *aPush){
+  qselect s;
+  ga_source src;
+  int i, k, grouped = 0;
+  memset(aPush, 0, (size_t)nOut);
+  memset(&src, 0, sizeof(src));
+  if( q_parse(zSql, nParam, &s)!=SQLITE_OK ) return;
+  if( s.zWhy || s.pNext || s.pSub || s.zFrom==0 || s.distinct || s.pLimit || s.pOffset || s.star || s.nRes!=nOut
+   || ga_tvf_source(vt, db, "gpu_query", s.zFrom, &src)!=SQLITE_OK ){
+    sqlite3_free(vt->zErrMsg);
+    vt->zErrMsg = 0;
+    goto done;
+  }
+  grouped = s.nGroup>0 || s.pHaving!=0;
+  for(i=0; i<s.nRes; i++) if( hasAgg(s.aRes[i].e) ) grouped = 1;
+  for(i=0; i<s.nOrder; i++) if( hasAgg(s.aOrder[i].e) ) grouped = 1;
+  for(i=0; i<nOut; i++){
+    const qexpr *e = s.aRes[i].e;
+    const ga_table *t = &src.tab;
+    int c;
+    if( e->op!=E_COL || e->quoted ) continue;
+    if( e->zQual && sqlite3_stricmp(e->zQual, t->zTab) && !(s.zAlias && sqlite3_stricmp(e->zQual, s.zAlias)==0) ) continue;
+    for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
+    if( c==t->nCol || t->aCol[c].zColl==0 || collOf(t->aCol[c].zColl)<0 ) continue;
+    for(k=0; grouped && k<s.nGroup; k++){
+      const qexpr *g = s.aGroup[k].e;
+      int n = g->end - g->at;
+      if( g->op==E_COL && same(&s, g, e) ) break;
+      if( g->op==E_COL && g->zQual==0 && s.aRes[i].zAlias && sqlite3_stricmp(g->zName, s.aRes[i].zAlias)==0 ) break;
+      if( g->op==E_LIT && g->t==0 && n>0 && n<9 && strspn(zSql + g->at, "0123456789")>=(size_t)n && atoi(zSql + g->at)==i + 1 ) break;
+    }
+    if( grouped && k==s.nGroup ) continue;
+    aPush[i] = collOf(t->aCol[c].zColl)==C_BINARY ? 2 : 1;
+  }
+done:
+  ga_source_free(&src);
+  q_select_free(&s);
 }
 
 void q_plan_free(qplan *pl){

@@ -212,11 +212,27 @@ typedef struct qplan {
   qexpr **aMemoNode;               /* ... each one */
 } qplan;
 
-/* Bind p's tree to its table in db (described now) and plan it, into *pl.
-** SQLITE_OK, with *pzWhy set (sqlite3_malloc'd) where the engine does not
-** cover it; an SQLite error with the message in *pzWhy otherwise. */
+/* A constraint of a WHERE on a gpu_query table that the engine applies as
+** well, before grouping: result column iRes (a column of the table, a
+** GROUP BY key where the SELECT groups: q_pushable) op (SQLITE_INDEX_
+** CONSTRAINT_EQ, _LT, _LE, _GT, _GE) v. SQLite checks it again on the rows
+** (vtab.c): the engine's may only be looser. */
+typedef struct qpush { int iRes; int op; sqlite3_value *v; } qpush;
+
+/* Bind p's tree to its table in db (described now) and plan it, into *pl,
+** with aPush[0..nPush) among WHERE's conjuncts. SQLITE_OK, with *pzWhy set
+** (sqlite3_malloc'd) where the engine does not cover it; an SQLite error
+** with the message in *pzWhy otherwise. */
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *p, sqlite3_value **apParam, int nParam,
-           qplan *pl, char **pzWhy);
+           const qpush *aPush, int nPush, qplan *pl, char **pzWhy);
+/* Which of zSql's nOut results a WHERE may constrain before grouping, into
+** aPush (zeroed first): 1 by equality, 2 by ranges too. A result that is a
+** column of its one table, where the SELECT has no DISTINCT, LIMIT or
+** OFFSET and, if it groups, a GROUP BY term is that column as it is (its
+** rows then pass or fail a constraint on it together: their column values
+** are equal under the column's collation); ranges where the collation is
+** BINARY (SQLite's own test of the result is BINARY). */
+void q_pushable(sqlite3_vtab *vt, sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned char *aPush);
 void q_plan_free(qplan *pl);
 /* The plan in brief, as gpu_explain's JSON fields (after "path", "why"). */
 void q_plan_describe(sqlite3_str *out, const qplan *pl);

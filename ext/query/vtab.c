@@ -34,6 +34,7 @@
 **      each other) is an error, as is a SELECT whose columns are no longer
 **      those the table was made with (SELECT * of a table that changed).
 */
+#include <stdlib.h>
 #include <string.h>
 #include "query.h"
 #include "tvf.h"
@@ -240,6 +241,8 @@ typedef struct QTab {
   int big;                         /* a read of it read gpuagg_config('threshold') rows or more:
                                    ** its columns are worth keeping (exec.c, 8) */
   qkeptcache kept;                 /* its plan compiled for kept columns, for the next read */
+  unsigned char *aPush;            /* each result: a WHERE on it the engine applies too (1
+                                   ** equality, 2 ranges too: q_pushable), or 0 */
 } QTab;
 
 typedef struct QCur {
@@ -255,6 +258,7 @@ typedef struct QCur {
 static int qDisconnect(sqlite3_vtab *pVtab){
   QTab *t = (QTab*)pVtab;
   q_keptcache_clear(&t->kept);
+  sqlite3_free(t->aPush);
   sqlite3_free(t->zSql);
   sqlite3_free(t->zSqlite);
   sqlite3_free(t);
@@ -398,16 +402,25 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
     return rc;
   }
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+  if( (t->aPush = sqlite3_malloc(t->nOut + 1))==0 ){
+    qDisconnect(&t->base.base);
+    return SQLITE_NOMEM;
+  }
+  q_pushable(&t->base.base, db, t->zSql, t->nParam, t->nOut, t->aPush);
   *ppVtab = &t->base.base;
   return SQLITE_OK;
 }
 
 /* Parameters are equality constraints on the HIDDEN columns; each one given
-** is an argument (idxNum's bit i: parameter i). */
+** is an argument (idxNum's bit i: parameter i). A constraint on a result
+** that q_pushable allows (equality, or a range where it says so; BINARY)
+** is an argument after them, listed in idxStr ("column op;" each), and
+** checked again by SQLite (requirement 6). */
 static int qBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p){
   QTab *t = (QTab*)pVtab;
   int i, n = 0, aIdx[32];
   unsigned have = 0, unusable = 0;
+  sqlite3_str *push = 0;
   if( t->nParam>32 ) return ga_tvf_error(pVtab, "gpu_query: more than 32 parameters");
   for(i=0; i<t->nParam; i++) aIdx[i] = -1;
   for(i=0; i<p->nConstraint; i++){
@@ -422,9 +435,27 @@ static int qBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p){
     p->aConstraintUsage[aIdx[i]].argvIndex = ++n;
     p->aConstraintUsage[aIdx[i]].omit = 1;
   }
+  for(i=0; i<p->nConstraint; i++){
+    const struct sqlite3_index_constraint *c = &p->aConstraint[i];
+    const char *zColl;
+    int op = c->op;
+    if( c->iColumn<0 || c->iColumn>=t->nOut || !c->usable || t->aPush[c->iColumn]==0 ) continue;
+    if( !(op==SQLITE_INDEX_CONSTRAINT_EQ || (t->aPush[c->iColumn]==2 && (op==SQLITE_INDEX_CONSTRAINT_LT
+          || op==SQLITE_INDEX_CONSTRAINT_LE || op==SQLITE_INDEX_CONSTRAINT_GT || op==SQLITE_INDEX_CONSTRAINT_GE))) ){
+      continue;
+    }
+    if( (zColl = sqlite3_vtab_collation(p, i))!=0 && sqlite3_stricmp(zColl, "BINARY") ) continue;
+    if( push==0 ) push = sqlite3_str_new(0);
+    sqlite3_str_appendf(push, "%d %d;", c->iColumn, op);
+    p->aConstraintUsage[i].argvIndex = ++n;
+  }
+  if( push ){
+    if( (p->idxStr = sqlite3_str_finish(push))==0 ) return SQLITE_NOMEM;
+    p->needToFreeIdxStr = 1;
+  }
   ga_snap_observe(t->base.db, t->base.conn);
   p->idxNum = (int)have;
-  p->estimatedCost = 1e6;
+  p->estimatedCost = push ? 1e5 : 1e6;
   return SQLITE_OK;
 }
 
@@ -494,34 +525,47 @@ static int runSqlite(QTab *t, QCur *c, const char *zWhy){
   return rc;
 }
 
-static int filter(QCur *c, QTab *t, int idxNum, int argc, sqlite3_value **argv);
+static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sqlite3_value **argv);
 
 static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
   QTab *t = (QTab*)cur->pVtab;
   int rc;
-  (void)idxStr;
   if( t->running ) return ga_tvf_error(&t->base.base, "gpu_query: a SELECT that reads itself (through another gpu_query table)");
   t->running = 1;
-  rc = filter((QCur*)cur, t, idxNum, argc, argv);
+  rc = filter((QCur*)cur, t, idxNum, idxStr, argc, argv);
   t->running = 0;
   return rc;
 }
 
-static int filter(QCur *c, QTab *t, int idxNum, int argc, sqlite3_value **argv){
+static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
   qselect sel;
   qplan pl;
-  char *zWhy = 0;
-  int i, j = 0, rc;
+  qpush *aPush = 0;
+  char *zWhy = 0, *zPush = 0;
+  int i, j = 0, rc, nPush = 0;
   curReset(c, t->nParam);
   for(i=0; i<t->nParam; i++){
     if( ((unsigned)idxNum & (1u<<i)) && j<argc ){
       if( (c->apParam[i] = sqlite3_value_dup(argv[j++]))==0 ) return SQLITE_NOMEM;
     }
   }
+  /* the constraints on results (qBestIndex's idxStr), the arguments after */
+  if( idxStr && j<argc ){
+    const char *z = idxStr;
+    if( (aPush = sqlite3_malloc64(sizeof(qpush)*(uint64_t)(argc - j)))==0 ) return SQLITE_NOMEM;
+    while( *z && j<argc ){
+      aPush[nPush].iRes = atoi(z);
+      z = strchr(z, ' ') + 1;
+      aPush[nPush].op = atoi(z);
+      z = strchr(z, ';') + 1;
+      aPush[nPush++].v = argv[j++];
+    }
+  }
   /* parsed and planned for this read: the table, its schema and the
   ** parameters are this read's */
   if( (rc = q_parse(t->zSql, t->nParam, &sel))!=SQLITE_OK ) return rc;
-  rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, &pl, &zWhy);
+  rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, aPush, nPush, &pl, &zWhy);
+  sqlite3_free(aPush);
   if( rc ){
     q_plan_free(&pl);
     q_select_free(&sel);
@@ -543,10 +587,16 @@ static int filter(QCur *c, QTab *t, int idxNum, int argc, sqlite3_value **argv){
     return rc;
   }
   {
+    /* what a compiled plan depends on: the parameters, and the constraints
+    ** on results (which columns, which operators; their values are among the
+    ** plan's constants) */
     char *zParams = t->nParam ? paramKey(c->apParam, t->nParam) : 0;
-    rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, zParams || !t->nParam ? &t->kept : 0,
-                zParams ? zParams : "", &c->res, &zWhy);
+    int keyed = zParams || !t->nParam;          /* (else out of memory: nothing kept) */
+    if( keyed && idxStr ) keyed = (zPush = sqlite3_mprintf("%s|%s", zParams ? zParams : "", idxStr))!=0;
+    rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, keyed ? &t->kept : 0,
+                zPush ? zPush : zParams ? zParams : "", &c->res, &zWhy);
     sqlite3_free(zParams);
+    sqlite3_free(zPush);
   }
   if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
   noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy, c->res.aMs);
@@ -665,7 +715,7 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   sqlite3_finalize(st);
-  rc = q_plan(&fake.base.base, db, &sel, 0, 0, &pl, &zWhy);
+  rc = q_plan(&fake.base.base, db, &sel, 0, 0, 0, 0, &pl, &zWhy);
   if( rc ){
     sqlite3_result_error(ctx, zWhy ? zWhy : sqlite3_errstr(rc), -1);
   }else{
