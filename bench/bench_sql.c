@@ -1186,6 +1186,23 @@ static const QueryDef aQueryDef[] = {
   { "param", "flights", "by origin, distance > ?1, as q(1000)",
     "SELECT origin, avg(delay), count(*) FROM f WHERE distance > ?1 GROUP BY origin",
     "SELECT origin, avg(delay), count(*) FROM f WHERE distance > 1000 GROUP BY origin", "1000" },
+  /* issue 39's questions */
+  { "concat", "flights", "origin || '-' || dest, count, avg delay, by route",
+    "SELECT origin || '-' || dest AS route, count(*), avg(delay) FROM f GROUP BY origin, dest", 0, 0 },
+  { "hist", "flights", "a 100-bin histogram of delay as SQL (CAST, min of two)",
+    "SELECT min(CAST((delay + 60) * 100 / 300 AS INT), 99) AS b, count(*) FROM f WHERE delay BETWEEN -60 AND 240 GROUP BY b",
+    /* DuckDB: // divides integers, least() is the scalar min */
+    "SELECT least(CAST((delay + 60) * 100 // 300 AS INT), 99) AS b, count(*) FROM f WHERE delay BETWEEN -60 AND 240 GROUP BY b", 0 },
+  { "late", "tpch", "late receipts by supplier, two TEXT columns compared",
+    "SELECT l_suppkey, count(*) AS late FROM lineitem WHERE l_receiptdate > l_commitdate GROUP BY l_suppkey "
+    "ORDER BY late DESC, l_suppkey LIMIT 10", 0, 0 },
+  { "bydist", "flights", "avg(distance) by distance (~1,700 groups)",
+    "SELECT distance, avg(distance), count(*) FROM f GROUP BY distance", 0, 0 },
+  { "median", "flights", "the median delay through ORDER BY LIMIT 2 OFFSET n/2 in a subquery",
+    "SELECT avg(delay) FROM (SELECT delay FROM f WHERE delay IS NOT NULL ORDER BY delay "
+    "LIMIT 2 - (SELECT count(delay) FROM f) % 2 OFFSET ((SELECT count(delay) FROM f) - 1) / 2)",
+    "SELECT avg(delay) FROM (SELECT delay FROM f WHERE delay IS NOT NULL ORDER BY delay "
+    "LIMIT 2 - (SELECT count(delay) FROM f) % 2 OFFSET ((SELECT count(delay) FROM f) - 1) // 2)", 0 },
 };
 
 /* A statement's rows, each as one string of its cells, exactly: INTEGER as
