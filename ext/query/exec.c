@@ -55,11 +55,9 @@
 **      that is an error.
 **   9. A compound (plan.c, 6): each arm run as its own plan, the arms'
 **      rows joined left to right (UNION ALL appends; UNION, INTERSECT and
-**      EXCEPT keep one of equal rows, by the compound's collations), then
-**      ORDER BY, OFFSET and LIMIT. Equal rows that differ are SQLite's to
-**      order or choose (QE_BAIL): which one it keeps depends on how it runs
-**      the compound (an index keeps the last inserted, a merge the right
-**      arm's first).
+**      EXCEPT keep one of equal rows, by the compound's collations: which
+**      one as SQLite keeps it, execCompound), then ORDER BY, OFFSET and
+**      LIMIT.
 **  10. FROM a subquery: its plan run first, its rows then scanned as a
 **      table's (in its order, its row numbers their positions).
 */
@@ -1224,25 +1222,6 @@ done:
   return rc;
 }
 
-/* Are rows x and y the same values, class and bytes? */
-static int sameRow(const qval *x, const qval *y, int n){
-  int j;
-  for(j=0; j<n; j++){
-    if( x[j].t!=y[j].t ) return 0;
-    if( x[j].t==SQLITE_TEXT || x[j].t==SQLITE_BLOB ){
-      if( x[j].n!=y[j].n || (x[j].n && memcmp(x[j].z, y[j].z, (size_t)x[j].n)) ) return 0;
-    }else if( x[j].t!=SQLITE_NULL && x[j].v!=y[j].v ){
-      return 0;
-    }
-  }
-  return 1;
-}
-
-static int compoundChoice(Exec *e){
-  return q_run_error(e->r, QE_BAIL, "a compound's rows that compare equal but differ (which one SQLite shows, or first, "
-                     "depends on how it runs the compound)");
-}
-
 /* ORDER BY, OFFSET, LIMIT over e->out's rows; the sort terms dropped. */
 static int finish(Exec *e){
   qplan *pl = e->pl;
@@ -1271,15 +1250,6 @@ static int finish(Exec *e){
   }
   for(i=0; i<o->nRow; i++) idx[i] = i;
   if( pl->nSort ) msort(idx, tmp, o->nRow, sortCmp, e);
-  for(i=1; pl->nArm && pl->nSort && i<o->nRow; i++){
-    /* a compound's rows that tie but differ: which comes first is how SQLite
-    ** runs it (execCompound) */
-    if( sortCmp(e, idx[i-1], idx[i])==0 && !sameRow(&o->a[idx[i-1]*e->nW], &o->a[idx[i]*e->nW], pl->nOut) ){
-      sqlite3_free(idx);
-      sqlite3_free(tmp);
-      return compoundChoice(e);
-    }
-  }
   if( (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ){
     sqlite3_free(idx);
     sqlite3_free(tmp);
@@ -1934,10 +1904,9 @@ static int allCmp(void *arg, int64_t x, int64_t y){
 }
 
 /* e->out's rows, each kept where its key's being in set (if any) is keepIn;
-** dedup: one of equal rows only (QE_BAIL where equal rows differ: which
-** one SQLite keeps depends on how it runs the compound). Without ORDER BY,
-** a dedup's rows then sorted as SQLite's index of them holds them. */
-static int compoundKeep(Exec *e, KeySet *set, int keepIn, int dedup){
+** dedup: one of equal rows only, the first (last: the last). Without ORDER
+** BY, a dedup's rows then sorted as SQLite's index of them holds them. */
+static int compoundKeep(Exec *e, KeySet *set, int keepIn, int dedup, int last){
   qresult *o = e->out;
   KeySet seen;
   int64_t i, m = 0, id, *idx = 0, *tmp = 0, n0 = o->nRow;
@@ -1951,7 +1920,8 @@ static int compoundKeep(Exec *e, KeySet *set, int keepIn, int dedup){
     goto done;
   }
   for(i=0; i<n0 && rc==SQLITE_OK; i++){
-    qval *x = &o->a[i*e->nW];
+    int64_t r = last ? n0 - 1 - i : i;
+    qval *x = &o->a[r*e->nW];
     if( (rc = rowKey(e, x, &n))!=SQLITE_OK ) break;
     if( set ){
       uint64_t h = hashKey(e->main.kbuf, n);
@@ -1963,16 +1933,11 @@ static int compoundKeep(Exec *e, KeySet *set, int keepIn, int dedup){
       }
       if( in!=keepIn ) continue;
     }
-    if( dedup ){
-      if( (rc = keySetAdd(e->r, &seen, e->main.kbuf, n, &isNew, &id))!=SQLITE_OK ) break;
-      if( !isNew ){
-        if( !sameRow(x, &o->a[idx[id]*e->nW], e->pl->nOut) ) rc = compoundChoice(e);
-        continue;
-      }
-    }
-    idx[m++] = i;                   /* (id m: the rows seen are the rows kept) */
+    if( dedup && ((rc = keySetAdd(e->r, &seen, e->main.kbuf, n, &isNew, &id))!=SQLITE_OK || !isNew) ) continue;
+    idx[m++] = r;
   }
   if( rc ) goto done;
+  if( last ) for(i=0; i<m/2; i++){ id = idx[i]; idx[i] = idx[m-1-i]; idx[m-1-i] = id; }
   if( dedup && e->pl->nSort==0 ) msort(idx, tmp, m, allCmp, e);
   for(i=0; i<m; i++) memcpy(&a[i*e->nW], &o->a[idx[i]*e->nW], sizeof(qval)*(size_t)e->nW);
   if( m ) memcpy(o->a, a, sizeof(qval)*(size_t)(m*e->nW));
@@ -1988,13 +1953,15 @@ done:
 /* A compound (requirement 9): each arm run as a plan of its own, then the
 ** arms' rows joined left to right: UNION ALL appends; UNION keeps one of
 ** equal rows of both sides; INTERSECT and EXCEPT one of the left's equal
-** rows that the right has, or lacks; without ORDER BY in the order of
-** SQLite's index of them (all columns ascending). Then ORDER BY over the
-** result columns (plan.c extends it with every other column where a merge
-** dedups), OFFSET and LIMIT. Where equal rows differ (1 and 1.0, 'a' and
-** 'A' under NOCASE), which SQLite keeps or puts first depends on how it
-** runs the compound (an index keeps the last inserted, a merge the right
-** arm's first): QE_BAIL. */
+** rows that the right has, or lacks. Which one, where equal rows differ (1
+** and 1.0, 'a' and 'A' under NOCASE), is SQLite's: with ORDER BY, its merge
+** (multiSelectOrderBy) passes over the left's where the right has one and
+** keeps the first of a run, so UNION keeps the right's first, else the
+** left's first, and INTERSECT and EXCEPT the left's first; without, its
+** index keeps the last inserted, and its rows come in its order (all
+** columns ascending). Then ORDER BY over the result columns (stably, the
+** left's rows first on ties, as the merge; plan.c extends it with every
+** other column where a merge dedups), OFFSET and LIMIT. */
 static int execCompound(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char **pzErr){
   Exec e;
   qresult arm;
@@ -2022,7 +1989,7 @@ static int execCompound(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qres
         int64_t id;
         if( (rc = rowKey(&e, &arm.a[g*arm.nCol], &n))==SQLITE_OK ) rc = keySetAdd(e.r, &right, e.main.kbuf, n, &isNew, &id);
       }
-      if( rc==SQLITE_OK ) rc = compoundKeep(&e, &right, op==Q_INTERSECT, 1);
+      if( rc==SQLITE_OK ) rc = compoundKeep(&e, &right, op==Q_INTERSECT, 1, pl->nSort==0);
     }else if( (rc = rowsGrow(&e, r->nRow + arm.nRow, 0))==SQLITE_OK ){
       /* the arm's rows after the others, their bytes this run's, the sort
       ** terms their columns */
@@ -2034,8 +2001,21 @@ static int execCompound(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qres
         }
         for(k=0; k<pl->nSort; k++) d[pl->nOut + k] = d[pl->aSortCol[k]];
       }
+      if( rc==SQLITE_OK && op==Q_UNION && pl->nSort ){
+        /* the right's rows first: where it has one of equal rows, the
+        ** merge's choice is its first */
+        qval *t = sqlite3_malloc64(sizeof(qval)*(uint64_t)(r->nRow*e.nW + 1));
+        if( t==0 ){
+          rc = SQLITE_NOMEM;
+        }else{
+          memcpy(t, r->a, sizeof(qval)*(size_t)(r->nRow*e.nW));
+          memmove(r->a, &r->a[r->nRow*e.nW], sizeof(qval)*(size_t)(arm.nRow*e.nW));
+          memcpy(&r->a[arm.nRow*e.nW], t, sizeof(qval)*(size_t)(r->nRow*e.nW));
+          sqlite3_free(t);
+        }
+      }
       r->nRow += arm.nRow;
-      if( rc==SQLITE_OK && op==Q_UNION ) rc = compoundKeep(&e, 0, 0, 1);
+      if( rc==SQLITE_OK && op==Q_UNION ) rc = compoundKeep(&e, 0, 0, 1, pl->nSort==0);
     }
     keySetFree(&right);
     q_result_free(&arm);

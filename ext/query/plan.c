@@ -36,6 +36,13 @@
 **      after them; without ORDER BY, an arm whose rows go into SQLite's
 **      index of a UNION, INTERSECT or EXCEPT loses its DISTINCT
 **      (IgnorableDistinct).
+**   7. FROM a subquery (or a WITH table): planned first; its results are
+**      the table's columns (names, affinities, collations: fromSub).
+**   8. SQLite's own plan decides too (EXPLAIN QUERY PLAN, the parameters
+**      bound): where it searches an index or the rowids, the engine's scan
+**      of the whole table would be slower, and where it reads a whole index
+**      its rows come in that index's order, which the answer may depend
+**      on (ties, shown rows, LIMIT): SQLite's path, with the reason.
 */
 #include <string.h>
 #include <stdarg.h>
@@ -828,7 +835,7 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   return -1;
 }
 
-static int planCore(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**, int);
+static int planAny(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
 
 /* s's FROM subquery planned (pl->pSub), and its results described as the
 ** table s reads (pl->src.tab): each column's name (a WITH table's as
@@ -842,7 +849,7 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
   int rc, i, k;
   if( (sp = pl->pSub = sqlite3_malloc(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
   memset(sp, 0, sizeof(*sp));
-  if( (rc = q_plan(vt, db, sub, apParam, nParam, 0, 0, sp, pzWhy))!=SQLITE_OK ) return rc;
+  if( (rc = planAny(vt, db, sub, apParam, nParam, 0, 0, sp, pzWhy))!=SQLITE_OK ) return rc;
   if( *pzWhy ){
     char *z = sqlite3_mprintf("FROM a subquery: %s", *pzWhy);
     sqlite3_free(*pzWhy);
@@ -1158,6 +1165,8 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
     pl->aOutColl[i] = c<0 ? C_BINARY : c;
   }
   for(i=0; i<pl->nSort && !stopped(&b); i++){
+    /* (SQLite gives each term the compound's collation explicitly, so that
+    ** each arm orders its rows by it too: multiSelectOrderByKeyInfo) */
     if( pl->aSortColl[i]<0 ) pl->aSortColl[i] = pl->aOutColl[pl->aSortCol[i]];
   }
   for(a=s->pNext; a && a->op==Q_UNION_ALL; a=a->pNext){}
@@ -1190,10 +1199,104 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
   return SQLITE_OK;
 }
 
-int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
-           const qpush *aPush, int nPush, qplan *pl, char **pzWhy){
+/* ---- SQLite's own plan (requirement 8) ------------------------------------------------ */
+
+/* Is pl's answer the same when its rows are read in index ix's order? With
+** GROUP BY keys that are ix's first columns (plain columns, the same
+** collations), ix gives a group's rows in rowid order, as the engine reads
+** them: every choice of a row is the same. Without keys, where nothing
+** depends on the order: no DISTINCT, LIMIT, OFFSET, bare column, min(),
+** max(), argmin, argmax or DISTINCT aggregate. */
+static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
+  sqlite3_stmt *st = 0;
+  int i, k, ok = 1;
+  const qselect *s = pl->s;
+  if( !pl->grouped ) return 0;
+  if( pl->nKey==0 ){
+    if( pl->distinct || s->pLimit || s->pOffset || pl->nBare ) return 0;
+    for(i=0; i<pl->nAgg; i++){
+      int fn = pl->aAgg[i].fn;
+      if( fn==A_MIN || fn==A_MAX || fn==A_ARGMIN || fn==A_ARGMAX || Q_DEDUP(&pl->aAgg[i]) ) return 0;
+    }
+    return 1;
+  }
+  if( sqlite3_prepare_v2(db, "SELECT name, coll FROM pragma_index_xinfo(?1, ?2) WHERE key ORDER BY seqno", -1, &st, 0) ){
+    sqlite3_finalize(st);
+    return 0;
+  }
+  sqlite3_bind_text(st, 1, zIndex, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, pl->src.tab.zDb, -1, SQLITE_STATIC);
+  for(i=0; i<pl->nKey && ok; i++){
+    const char *zCol, *zColl;
+    ok = sqlite3_step(st)==SQLITE_ROW && (zCol = (const char*)sqlite3_column_text(st, 0))!=0
+         && (zColl = (const char*)sqlite3_column_text(st, 1))!=0 && collOf(zColl)>=0;
+    for(k=0; ok && k<pl->nKey; k++){
+      const qexpr *e = pl->aKey[k];
+      while( e->op==E_COLLATE ) e = e->a;     /* (its collation is the key's: aKeyColl) */
+      if( e->op==E_COL && sqlite3_stricmp(pl->src.tab.aCol[pl->aiCol[e->iCol]].zName, zCol)==0 ) break;
+    }
+    ok = ok && k<pl->nKey && pl->aKeyColl[k]==collOf(zColl);
+  }
+  sqlite3_finalize(st);
+  return ok;
+}
+
+/* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound):
+** where it searches an index or the rowids, the engine's scan of the whole
+** table would be slower: SQLite's path, with why (*pzWhy). Where it reads
+** a whole index, rows come in that index's order: fine where the answer
+** does not depend on it (orderFree), else SQLite's path. */
+static int sqlitePlan(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int nParam, char **pzWhy){
+  sqlite3_stmt *st = 0;
+  char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql);
+  int rc, i, aSkip[64], nSkip = 0;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  sqlite3_free(zSql);
+  if( rc ){
+    sqlite3_finalize(st);
+    return rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ? rc : SQLITE_OK;
+  }
+  for(i=0; i<nParam && i<sqlite3_bind_parameter_count(st); i++){
+    if( apParam && apParam[i] ) sqlite3_bind_value(st, i + 1, apParam[i]);
+  }
+  while( *pzWhy==0 && (rc = sqlite3_step(st))==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(st, 3), *zIx;
+    int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), k;
+    if( z==0 ) continue;
+    /* a scalar subquery's loops are its own: SQLite computes its constant once */
+    for(k=0; k<nSkip && aSkip[k]!=parent; k++){}
+    if( k<nSkip || strstr(z, "SCALAR SUBQUERY")==z || strstr(z, "CORRELATED SCALAR SUBQUERY")==z ){
+      if( nSkip<(int)(sizeof(aSkip)/sizeof(aSkip[0])) ) aSkip[nSkip++] = id;
+      continue;
+    }
+    if( strncmp(z, "SEARCH ", 7)==0 ){
+      *pzWhy = sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", z);
+    }else if( strncmp(z, "SCAN ", 5)==0 && (zIx = strstr(z, " INDEX "))!=0 ){
+      char *zName = sqlite3_mprintf("%.*s", (int)strcspn(zIx + 7, " "), zIx + 7);
+      if( zName==0 ) break;
+      if( pl->nArm || pl->pSub || !orderFree(db, pl, zName) ){
+        *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", zName);
+      }
+      sqlite3_free(zName);
+    }
+  }
+  sqlite3_finalize(st);
+  return SQLITE_OK;
+}
+
+/* A SELECT (a compound or a core) planned. */
+static int planAny(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
+                   const qpush *aPush, int nPush, qplan *pl, char **pzWhy){
   if( s->pNext && s->zWhy==0 ) return planCompound(vt, db, s, apParam, nParam, pl, pzWhy);
   return planCore(vt, db, s, apParam, nParam, aPush, nPush, pl, pzWhy, 0);
+}
+
+int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
+           const qpush *aPush, int nPush, qplan *pl, char **pzWhy){
+  int rc = planAny(vt, db, s, apParam, nParam, aPush, nPush, pl, pzWhy);
+  if( rc==SQLITE_OK && *pzWhy==0 && (s->zFrom || s->pSub || s->pNext) ) rc = sqlitePlan(db, pl, apParam, nParam, pzWhy);
+  return rc;
 }
 
 void q_pushable(sqlite3_vtab *vt, sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned char *aPush){
