@@ -20,7 +20,10 @@
 **   3. Arithmetic, comparison and logic are SQLite's (vdbe.c's OP_Add ...
 **      OP_Remainder, OP_Eq ... with numbers, three-valued AND, OR, NOT): an
 **      integer result that overflows is computed in doubles, a division by
-**      zero is NULL, a NaN is NULL.
+**      zero is NULL, a NaN is NULL. CAST of a number to INTEGER is
+**      sqlite3VdbeIntValue's (doubleToInt64), to REAL its double; min and
+**      max of two are minmaxFunc's (NULL if either is; of equal values min
+**      takes the second, max the first: min(a, b, c) is min(min(a, b), c)).
 **   4. The outputs: a filter register (true: the row counts), the keys
 **      (dictionary ids combined into one code, or one number grouped as
 **      group_acc.h (2) says) and one value register per fold (a ga_group
@@ -54,7 +57,9 @@ enum {
   GA_Q_COL, GA_Q_LIT, GA_Q_MAP,
   GA_Q_ADD, GA_Q_SUB, GA_Q_MUL, GA_Q_DIV, GA_Q_REM,
   GA_Q_EQ, GA_Q_NE, GA_Q_LT, GA_Q_LE, GA_Q_GT, GA_Q_GE, GA_Q_IS, GA_Q_ISNOT,
-  GA_Q_AND, GA_Q_OR, GA_Q_NOT, GA_Q_ISNULL, GA_Q_NOTNULL
+  GA_Q_AND, GA_Q_OR, GA_Q_NOT, GA_Q_ISNULL, GA_Q_NOTNULL,
+  GA_Q_CASTINT, GA_Q_CASTREAL,      /* CAST(a AS INTEGER), CAST(a AS REAL) of a number */
+  GA_Q_MIN, GA_Q_MAX                /* min(a, b), max(a, b) of numbers (func.c's minmaxFunc) */
 };
 
 /* An operand (a, b) names a register, or, once ga_q_fuse has folded the
@@ -261,6 +266,16 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
         *ov = x < 0 ? 0 : !x;
         return;
       }
+      case GA_Q_CASTINT:
+        *oc = (unsigned char)ca;
+        *ov = ca == GA_QC_REAL ? ga_q_toint(ga_bits_real((uint64_t)va)) : va;
+        if( ca == GA_QC_REAL ) *oc = GA_QC_INT;
+        return;
+      case GA_Q_CASTREAL:
+        *oc = (unsigned char)ca;
+        *ov = ca == GA_QC_INT ? (int64_t)ga_bits((double)va) : va;
+        if( ca == GA_QC_INT ) *oc = GA_QC_REAL;
+        return;
       case GA_Q_ISNULL: case GA_Q_NOTNULL:
         *oc = GA_QC_INT;
         *ov = in->op == GA_Q_ISNULL ? ca == GA_QC_NULL : ca != GA_QC_NULL;
@@ -272,6 +287,14 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
       case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM:
         ga_q_arith(in->op, ca, va, cb, vb, oc, ov);
         break;
+      case GA_Q_MIN: case GA_Q_MAX: {
+        int c;
+        if( ca == GA_QC_NULL || cb == GA_QC_NULL ){ *oc = GA_QC_NULL; *ov = 0; break; }
+        c = ga_num_cmp((uint64_t)va, ca == GA_QC_INT ? GA_T_INT : GA_T_REAL, (uint64_t)vb, cb == GA_QC_INT ? GA_T_INT : GA_T_REAL);
+        if( in->op == GA_Q_MIN ? c >= 0 : c < 0 ){ *oc = (unsigned char)cb; *ov = vb; }
+        else { *oc = (unsigned char)ca; *ov = va; }
+        break;
+      }
       case GA_Q_AND: case GA_Q_OR: {
         int x = ga_q_truth(ca, va), y = ga_q_truth(cb, vb), r;
         if( in->op == GA_Q_AND ) r = (x == 0 || y == 0) ? 0 : (x < 0 || y < 0) ? -1 : 1;
@@ -293,7 +316,7 @@ static inline void ga_q_operands(const ga_qins *in, int *pa, int *pb){
   *pa = *pb = -1;
   switch( in->op ){
     case GA_Q_COL: case GA_Q_LIT: case GA_Q_MAP: return;
-    case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: *pa = in->a; break;
+    case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: case GA_Q_CASTINT: case GA_Q_CASTREAL: *pa = in->a; break;
     default: *pa = in->a; *pb = in->b; break;
   }
   if( *pa >= GA_QO_LIT ) *pa = -1;

@@ -646,7 +646,8 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
     }
     APP(s, " ORDER BY ");
     for(i=0; i<nOrd; i++){
-      sqlite3_str_appendf(s, "%s%d%s", i ? ", " : "", aOrd[i], chance(g, 0.3) ? " DESC" : "");
+      sqlite3_str_appendf(s, "%s%d%s%s", i ? ", " : "", aOrd[i], chance(g, 0.1) ? " COLLATE NOCASE" : "",
+                          chance(g, 0.3) ? " DESC" : "");
       if( chance(g, 0.1) ) APP(s, chance(g, 0.5) ? " NULLS FIRST" : " NULLS LAST");
     }
     q->ordered = 1;
@@ -980,6 +981,12 @@ START_TEST(test_kept_forms){
     "SELECT sum(i * i), sum(x / (i - %d)), count(*) FROM k WHERE (x < 0 OR i > 3) AND y IS NOT NULL",
     "SELECT s, count(DISTINCT d), count(DISTINCT substr(d, 1, 2)), count(*) FROM k WHERE i > %d GROUP BY s",
     "SELECT count(DISTINCT lower(d) COLLATE NOCASE), count(DISTINCT y), count(DISTINCT s), count(*) FROM k WHERE x < %d",
+    /* CAST of a number, min and max of several, two TEXT columns compared */
+    "SELECT min(CAST((i + 60) * 100 / 30 AS INT), 99) AS bin, count(*), total(x) FROM k WHERE i BETWEEN %d AND 40"
+    " GROUP BY bin",
+    "SELECT max(CAST(x AS INTEGER), y, %d) AS m, count(*), sum(CAST(i AS REAL)) FROM k GROUP BY m",
+    "SELECT s, count(*), sum(i), min(x) FROM k WHERE s > d OR (d IS s AND i > %d) GROUP BY s",
+    "SELECT count(*), sum(y) FROM k WHERE d <= s COLLATE NOCASE AND min(x, y, i) < %d",
   };
   static const int aRows[] = { 0, 1, 7, 1000, 4099 };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));

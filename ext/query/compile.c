@@ -109,7 +109,7 @@ static int classesOf(Comp *c, int op, int a, int b, int x, int *pHint){
     default: break;
   }
   ma = c->mask[a];
-  if( op!=GA_Q_NOT && op!=GA_Q_ISNULL && op!=GA_Q_NOTNULL ) mb = c->mask[b];
+  if( op!=GA_Q_NOT && op!=GA_Q_ISNULL && op!=GA_Q_NOTNULL && op!=GA_Q_CASTINT && op!=GA_Q_CASTREAL ) mb = c->mask[b];
   else mb = ma;
   if( ma==GA_QM_INT && mb==GA_QM_INT ) *pHint = GA_QT_II;
   if( ma==GA_QM_REAL && mb==GA_QM_REAL ) *pHint = GA_QT_RR;
@@ -122,6 +122,11 @@ static int classesOf(Comp *c, int op, int a, int b, int x, int *pHint){
       return m;
     case GA_Q_IS: case GA_Q_ISNOT: case GA_Q_ISNULL: case GA_Q_NOTNULL:
       return GA_QM_INT;
+    case GA_Q_CASTINT: case GA_Q_CASTREAL:
+      *pHint = 0;
+      return (ma & GA_QM_NULL) | ((ma & (GA_QM_INT|GA_QM_REAL)) ? (op==GA_Q_CASTINT ? GA_QM_INT : GA_QM_REAL) : 0);
+    case GA_Q_MIN: case GA_Q_MAX:
+      return ma | mb;
     default:                                       /* comparisons, AND, OR, NOT */
       return GA_QM_INT | ((ma | mb) & GA_QM_NULL);
   }
@@ -256,18 +261,105 @@ done:
   return rc;
 }
 
+/* The instruction of each operator (qprog.h). */
+static const int aOpOf[] = {
+  [E_ADD] = GA_Q_ADD, [E_SUB] = GA_Q_SUB, [E_MUL] = GA_Q_MUL, [E_DIV] = GA_Q_DIV, [E_REM] = GA_Q_REM,
+  [E_EQ] = GA_Q_EQ, [E_NE] = GA_Q_NE, [E_LT] = GA_Q_LT, [E_LE] = GA_Q_LE, [E_GT] = GA_Q_GT, [E_GE] = GA_Q_GE,
+  [E_IS] = GA_Q_IS, [E_ISNOT] = GA_Q_ISNOT, [E_AND] = GA_Q_AND, [E_OR] = GA_Q_OR, [E_NOT] = GA_Q_NOT,
+  [E_ISNULL] = GA_Q_ISNULL, [E_NOTNULL] = GA_Q_NOTNULL
+};
+
+/* qsort's orders of values (by gRankColl): of indexes into gRankVal, and
+** of pointers. */
+static __thread const qval *gRankVal;
+static __thread int gRankColl;
+static int rankCmp(const void *a, const void *b){
+  return q_cmp(&gRankVal[*(const int64_t*)a], &gRankVal[*(const int64_t*)b], gRankColl);
+}
+static int rankPtrCmp(const void *a, const void *b){
+  return q_cmp(*(const qval *const*)a, *(const qval *const*)b, gRankColl);
+}
+
+/* A comparison of two expressions, each of one TEXT column (different
+** ones), as a comparison of their values' places in one order: every
+** value either side can take, with the comparison's affinity applied
+** (where it converts nothing but TEXT, as eval.c's compare would), sorted by
+** its collation, equal ones sharing a place; each side a lookup of its
+** places (NULL stays NULL). */
+static int rankCompare(Comp *c, qexpr *e, int colA, int colB, int *pr){
+  qval *aSide[2] = { 0, 0 }, **aAll = 0;
+  int64_t anSide[2], n = 0, i, j, rank, *aRank = 0;
+  unsigned char *aT = 0;
+  int64_t *aV = 0;
+  int rc, k, aReg[2], t;
+  qexpr *aE[2];
+  aE[0] = e->a;
+  aE[1] = e->b;
+  for(k=0; k<2; k++){
+    if( (rc = dictEval(c, aE[k], k ? colB : colA, 1, &aSide[k], &anSide[k]))!=SQLITE_OK ) goto done;
+  }
+  if( (aAll = sqlite3_malloc64(sizeof(qval*)*(uint64_t)(anSide[0] + anSide[1] + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  for(k=0; k<2; k++){
+    for(i=0; i<anSide[k]; i++){
+      qval *x = &aSide[k][i];
+      if( x->t!=SQLITE_NULL && x->t!=SQLITE_TEXT && x->t!=SQLITE_BLOB && e->cmpAff>=GA_AFF_TEXT ){
+        rc = why(c, "a comparison of TEXT columns' expressions whose numbers an affinity converts");
+        goto done;
+      }
+      if( (rc = q_apply_aff(c->r, e->cmpAff, x))!=SQLITE_OK ){
+        if( rc==QE_BAIL ) rc = why(c, "%s", q_run_errmsg(c->r));
+        goto done;
+      }
+      if( x->t!=SQLITE_NULL ) aAll[n++] = x;
+    }
+  }
+  gRankColl = e->cmpColl;
+  qsort(aAll, (size_t)n, sizeof(qval*), rankPtrCmp);
+  /* each value's place (equal values share one), then written in its slot */
+  if( (aRank = sqlite3_malloc64(8*(uint64_t)(n + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  for(i=0, rank=0; i<n; i=j, rank++){
+    for(j=i; j<n && q_cmp(aAll[i], aAll[j], e->cmpColl)==0; j++) aRank[j] = rank;
+  }
+  for(i=0; i<n; i++){
+    aAll[i]->t = SQLITE_INTEGER;
+    aAll[i]->v = aRank[i];
+  }
+  for(k=0; k<2; k++){
+    if( (aT = sqlite3_malloc64((uint64_t)anSide[k]))==0 || (aV = sqlite3_malloc64(8*(uint64_t)anSide[k]))==0 ){
+      rc = SQLITE_NOMEM;
+      goto done;
+    }
+    for(i=0; i<anSide[k]; i++){
+      aT[i] = (unsigned char)aSide[k][i].t;
+      aV[i] = aSide[k][i].t==SQLITE_NULL ? 0 : aSide[k][i].v;
+    }
+    if( (rc = addTable(c, aT, aV, anSide[k], &t))!=SQLITE_OK || (rc = emitMap(c, k ? colB : colA, t, &aReg[k]))!=SQLITE_OK ){
+      goto done;
+    }
+    sqlite3_free(aT); aT = 0;
+    sqlite3_free(aV); aV = 0;
+  }
+  if( (rc = newReg(c, pr))==SQLITE_OK ) rc = emit(c, aOpOf[e->op], *pr, aReg[0], aReg[1], 0);
+done:
+  sqlite3_free(aRank);
+  sqlite3_free(aSide[0]);
+  sqlite3_free(aSide[1]);
+  sqlite3_free(aAll);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  return rc;
+}
+
 static int node(Comp *c, qexpr *e, int *pr){
   int col, rc, ra, rb, op;
-  static const int aOp[] = {
-    [E_ADD] = GA_Q_ADD, [E_SUB] = GA_Q_SUB, [E_MUL] = GA_Q_MUL, [E_DIV] = GA_Q_DIV, [E_REM] = GA_Q_REM,
-    [E_EQ] = GA_Q_EQ, [E_NE] = GA_Q_NE, [E_LT] = GA_Q_LT, [E_LE] = GA_Q_LE, [E_GT] = GA_Q_GT, [E_GE] = GA_Q_GE,
-    [E_IS] = GA_Q_IS, [E_ISNOT] = GA_Q_ISNOT, [E_AND] = GA_Q_AND, [E_OR] = GA_Q_OR, [E_NOT] = GA_Q_NOT,
-    [E_ISNULL] = GA_Q_ISNULL, [E_NOTNULL] = GA_Q_NOTNULL
-  };
-  if( e->op==E_COLLATE ) return node(c, e->a, pr);
+  if( e->op==E_COLLATE || e->op==E_UPLUS ) return node(c, e->a, pr);
   if( (col = colsOf(e))>=0 && (isDict(c->aCol[col]) || !isNum(c->aCol[col])) ){
     if( !isDict(c->aCol[col]) ) return why(c, "column %s holds numbers and TEXT or BLOB both", colName(c, col));
     return mapNode(c, e, col, pr);
+  }
+  if( col==-1 && e->op>=E_EQ && e->op<=E_ISNOT ){
+    int ca = colsOf(e->a), cb = colsOf(e->b);
+    if( ca>=0 && cb>=0 && ca!=cb && isDict(c->aCol[ca]) && isDict(c->aCol[cb]) ) return rankCompare(c, e, ca, cb, pr);
   }
   switch( e->op ){
     case E_COL:
@@ -286,15 +378,34 @@ static int node(Comp *c, qexpr *e, int *pr){
       if( e->cmpAff==GA_AFF_TEXT ) return why(c, "numbers compared as TEXT");
       /* fall through */
     case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_REM: case E_AND: case E_OR:
-      op = aOp[e->op];
+      op = aOpOf[e->op];
       if( (rc = node(c, e->a, &ra))!=SQLITE_OK || (rc = node(c, e->b, &rb))!=SQLITE_OK ) return rc;
       if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
       return emit(c, op, *pr, ra, rb, 0);
     case E_NOT: case E_ISNULL: case E_NOTNULL:
-      op = aOp[e->op];
+      op = aOpOf[e->op];
       if( (rc = node(c, e->a, &ra))!=SQLITE_OK ) return rc;
       if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
       return emit(c, op, *pr, ra, 0, 0);
+    case E_MINMAX: {
+      /* min(a, b, c) is min(min(a, b), c): minmaxFunc's loop */
+      int k;
+      if( (rc = node(c, e->arg[0], &ra))!=SQLITE_OK ) return rc;
+      for(k=1; k<e->nArg; k++){
+        if( (rc = node(c, e->arg[k], &rb))!=SQLITE_OK || (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
+        if( (rc = emit(c, e->agg==A_MIN ? GA_Q_MIN : GA_Q_MAX, *pr, ra, rb, 0))!=SQLITE_OK ) return rc;
+        ra = *pr;
+      }
+      return SQLITE_OK;
+    }
+    case E_SQL:
+      if( e->sqlOp==E_CAST && e->nArg==1 && (e->aff==GA_AFF_INTEGER || e->aff==GA_AFF_REAL) ){
+        /* a number's CAST (a TEXT column's went through its dictionary above) */
+        if( (rc = node(c, e->arg[0], &ra))!=SQLITE_OK ) return rc;
+        if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
+        return emit(c, e->aff==GA_AFF_INTEGER ? GA_Q_CASTINT : GA_Q_CASTREAL, *pr, ra, 0, 0);
+      }
+      /* fall through */
     default:
       return why(c, "%.*s is not computed on kept columns", e->end - e->at, c->pl->s->zSql + e->at);
   }
@@ -306,7 +417,13 @@ static int intOnly(Comp *c, const qexpr *e){
   switch( e->op ){
     case E_COL: return isNum(c->aCol[e->iCol]) && c->aCol[e->iCol]->nReal==0;
     case E_LIT: return e->t==SQLITE_INTEGER || e->t==SQLITE_NULL;
-    case E_COLLATE: return intOnly(c, e->a);
+    case E_COLLATE: case E_UPLUS: return intOnly(c, e->a);
+    case E_SQL: return e->sqlOp==E_CAST && e->aff==GA_AFF_INTEGER && e->nArg==1;
+    case E_MINMAX: {
+      int k;
+      for(k=0; k<e->nArg; k++) if( !intOnly(c, e->arg[k]) ) return 0;
+      return 1;
+    }
     case E_REM: return intOnly(c, e->a) && intOnly(c, e->b);
     case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
     case E_AND: case E_OR: case E_NOT: case E_ISNULL: case E_NOTNULL: return 1;
@@ -314,25 +431,11 @@ static int intOnly(Comp *c, const qexpr *e){
   }
 }
 
-/* Register r may hold a REAL: what writes it (a column with REAL values,
-** a REAL constant, a table with a REAL entry, arithmetic, which an integer
-** overflow takes to REAL). */
+/* Register r may hold a REAL: its classes say so (classesOf: a column with
+** REAL values, a REAL constant or table entry, arithmetic, which an
+** integer overflow takes to REAL, a CAST to REAL, min or max of one). */
 static int mayReal(Comp *c, int r){
-  const qkept *k = c->k;
-  int i;
-  for(i=k->p.nIns-1; i>=0 && k->p.ins[i].dst!=r; i--){}
-  if( i<0 ) return 1;
-  switch( k->p.ins[i].op ){
-    case GA_Q_LIT: return k->p.litT[k->p.ins[i].x]==SQLITE_FLOAT;
-    case GA_Q_COL: return c->aCol[k->p.ins[i].x]->nReal>0;
-    case GA_Q_MAP: {
-      int64_t j, o = k->p.tabOff[k->p.ins[i].x];
-      for(j=0; j<k->p.tabN[k->p.ins[i].x]; j++) if( k->tabC[o + j]==SQLITE_FLOAT ) return 1;
-      return 0;
-    }
-    case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM: return 1;
-    default: return 0;
-  }
+  return (c->mask[r] & GA_QM_REAL)!=0;
 }
 
 /* Values a and b are the same value shown the same way. */
@@ -344,12 +447,6 @@ static int sameShown(const qval *a, const qval *b){
 
 /* Ids in the order of their shown values (qsort's comparison: the values
 ** and collation it reads are set just before, on the compiling thread). */
-static __thread const qval *gRankVal;
-static __thread int gRankColl;
-static int rankCmp(const void *a, const void *b){
-  return q_cmp(&gRankVal[*(const int64_t*)a], &gRankVal[*(const int64_t*)b], gRankColl);
-}
-
 /* Key kk, an expression of TEXT column col alone, as ids (requirement 3). */
 static int dictKey(Comp *c, int kk, int col, int *pr){
   const qplan *pl = c->pl;

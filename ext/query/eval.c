@@ -648,6 +648,10 @@ static int applyAff(qrun *r, int aff, qval *x){
   return SQLITE_OK;
 }
 
+int q_apply_aff(qrun *r, int aff, qval *x){
+  return applyAff(r, aff, x);
+}
+
 static int compare(qrun *r, const qexpr *e, const qvec *L, const qvec *R, qvec *o, int n){
   int i, rc, op = e->op;
   /* numbers are not converted unless the affinity is TEXT; TEXT is not

@@ -23,7 +23,10 @@
 **      value's first row (by position) and fold the set when the scan ends,
 **      each distinct value once. SQLite's min and max are the same with
 **      DISTINCT or without.
-**   5. Finish: groups in GROUP BY's order (ascending keys, NULL first), then
+**   5. Finish: groups in GROUP BY's order (ascending keys, NULL first; a
+**      key descending where ORDER BY has as many terms and its term in that
+**      place is DESC: SQLite sorts the groups so, hoping to spare ORDER BY's
+**      sort, and ORDER BY's stable sort keeps that order on ties), then
 **      HAVING, the results, ORDER BY (stable), OFFSET and LIMIT; rows of a
 **      query without aggregates in scan order, then the same. SELECT
 **      DISTINCT keeps a row only if its results (canonical keys, each by
@@ -1138,7 +1141,7 @@ static int groupCmp(void *arg, int64_t x, int64_t y){
   int k, c;
   for(k=0; k<e->pl->nKey; k++){
     c = q_cmp(&e->main.gKey[x*SHOWN(e->pl) + k], &e->main.gKey[y*SHOWN(e->pl) + k], e->pl->aKeyColl[k]);
-    if( c ) return c;
+    if( c ) return e->pl->aKeyDesc && e->pl->aKeyDesc[k] ? -c : c;
   }
   return 0;
 }
@@ -1550,7 +1553,9 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
       uint64_t code = aG[0].res[at0[g]].key, rank = 0;
       for(kk=0; kk<pl->nKey; kk++){
         uint64_t id = (code/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
-        rank = rank*(uint64_t)k->aKeyN[kk] + (uint64_t)k->aKeyRank[kk][id];
+        uint64_t r = (uint64_t)k->aKeyRank[kk][id];
+        if( pl->aKeyDesc && pl->aKeyDesc[kk] ) r = (uint64_t)k->aKeyN[kk] - 1 - r;
+        rank = rank*(uint64_t)k->aKeyN[kk] + r;
       }
       e->gRank[g] = rank;
     }

@@ -459,6 +459,7 @@ static int toSql(Bind *b, qexpr *e, const char *zWhat){
     e->subP = (int)aLit[0]->i;
     e->subN = (int)aLit[1]->i;
   }
+  e->sqlOp = e->op;
   e->op = E_SQL;
   e->a = e->b = 0;
   e->arg = aIn;
@@ -794,6 +795,16 @@ static int sortTerms(Bind *b, int n){
   return 1;
 }
 
+/* The groups' order: key k descending where ORDER BY's term k is (SQLite
+** gives the GROUP BY the ORDER BY's directions where they have as many
+** terms: exec.c, 5). */
+static void keyOrder(Bind *b, const int *aDesc){
+  qplan *pl = b->pl;
+  int k;
+  if( (pl->aKeyDesc = q_alloc(b->s, (int)sizeof(int)*Q_MAXKEY))==0 ){ b->rc = SQLITE_NOMEM; return; }
+  for(k=0; k<pl->nKey; k++) pl->aKeyDesc[k] = aDesc[k];
+}
+
 /* LIMIT and OFFSET: constants, folded. */
 static void limits(Bind *b){
   qselect *s = b->s;
@@ -1041,6 +1052,7 @@ bind:
     pl->aSortNulls[i] = s->aOrder[i].nulls;
   }
   pl->nSort = nOrder;
+  if( !stopped(&b) && pl->nKey && nOrder==pl->nKey ) keyOrder(&b, pl->aSortDesc);
   /* HAVING after ORDER BY: SQLite's AggInfo takes aggregates from the
   ** results, then ORDER BY, then HAVING (the last min() or max() decides
   ** the keys shown) */
@@ -1187,6 +1199,15 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
       pl->aSortColl[pl->nSort] = pl->aOutColl[c];
       pl->aSortDesc[pl->nSort] = pl->aSortNulls[pl->nSort] = 0;
       pl->nSort++;
+    }
+  }
+  /* each arm gets the compound's ORDER BY, and so its groups' order */
+  for(i=0; i<n && pl->nSort && !stopped(&b); i++){
+    qplan *arm = &pl->aArm[i];
+    if( arm->nKey && arm->nKey==pl->nSort ){
+      b.pl = arm;
+      keyOrder(&b, pl->aSortDesc);
+      b.pl = pl;
     }
   }
   if( !stopped(&b) ) limits(&b);

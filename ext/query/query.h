@@ -106,6 +106,7 @@ struct qexpr {
   int cmpColl;                     /* comparisons, IN, NULLIF: the collation (C_*) */
   char *zTpl;                      /* E_SQL: "SELECT ..." with ?1 for a, ?2... for aTplLit */
   qexpr **aTplLit; int nTplLit;    /* ... its constant operands, folded */
+  int sqlOp;                       /* E_SQL: what it was (E_CAST, E_FUNC, E_LIKE, ...) */
   int mainOnly;                    /* E_SQL: only the caller's connection computes it (LIKE and
                                    ** the like, which a connection may redefine; a function not
                                    ** built in): never a worker's own connection */
@@ -190,6 +191,7 @@ typedef struct qplan {
   qexpr *aKey[Q_MAXKEY]; int nKey; /* GROUP BY keys */
   qexpr **aBare; int nBare;        /* bare columns (E_COL over rows), each a group shows */
   int aKeyColl[Q_MAXKEY];          /* ... each key's collation */
+  int *aKeyDesc;                   /* ... each one's order is descending (exec.c, 5); NULL: none is */
   int lastCounted;                 /* the last key is counted, not shown (exec.c's count(DISTINCT)
                                    ** over kept columns): its equal values may show differently */
   qagg *aAgg; int nAgg;            /* aggregates */
@@ -274,6 +276,9 @@ const char *q_run_errmsg(qrun*);
 int q_run_error(qrun*, int rc, const char *zFmt, ...);
 /* SQL truth of row i of v: 1 true, 0 false or NULL. */
 int q_true(qrun*, const qvec *v, int i, int *pTrue);
+/* A comparison's affinity aff applied to x (eval.c, 2: NUMERIC to TEXT
+** that is a number, TEXT to numbers), asked of SQLite once per value. */
+int q_apply_aff(qrun*, int aff, qval *x);
 /* Compare two values as sqlite3MemCompare does with collation coll. */
 int q_cmp(const qval *a, const qval *b, int coll);
 /* v's row i as a qval. */
