@@ -1612,17 +1612,22 @@ START_TEST(test_interrupt){
     Stopper st = { db, 0 };
     pthread_t tid;
     int rc;
+    int nStopped = 0;
     EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i]);
-    for(k=0; k<5; k++){                        /* the interrupt lands at different points */
+    for(k=0; k<40 && nStopped<5; k++){         /* the interrupt lands at different points */
+      /* (on a loaded machine the other thread may not run before a read
+      ** ends: such a read must simply be whole) */
       st.done = 0;
       ck_assert_int_eq(pthread_create(&tid, 0, stopAgain, &st), 0);
       rc = readAll(db, "SELECT * FROM q");
       st.done = 1;
       pthread_join(tid, 0);
-      CHECK(rc==SQLITE_INTERRUPT, "%s, sqlite3_interrupt from another thread (pages), read %d: rc %d (%s)", azSql[i], k,
-            rc, sqlite3_errmsg(db));
+      CHECK(rc==SQLITE_INTERRUPT || rc==SQLITE_DONE, "%s, sqlite3_interrupt from another thread (pages), read %d: rc %d (%s)",
+            azSql[i], k, rc, sqlite3_errmsg(db));
+      nStopped += rc==SQLITE_INTERRUPT;
       s_expect_pool_idle(db);
     }
+    CHECK(nStopped>0, "%s: no read of %d stopped by sqlite3_interrupt from another thread", azSql[i], k);
     sameAfter(db, azSql[i], "pages, interrupted by another thread");
     EXEC(db, "DROP TABLE temp.q");
   }

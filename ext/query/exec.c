@@ -1225,6 +1225,34 @@ done:
   return rc;
 }
 
+/* sortCmp, ties by scan order (a row's number): the stable sort's order. */
+static int totalCmp(Exec *e, int64_t x, int64_t y){
+  int c = sortCmp(e, x, y);
+  return c ? c : (x>y) - (x<y);
+}
+
+/* Reorder idx[0..n) so that idx[k] is the k-th row of totalCmp's order,
+** those before it no later, those after it no earlier (Hoare's selection,
+** the middle of three as the pivot). */
+static void selectNth(Exec *e, int64_t *idx, int64_t n, int64_t k){
+  int64_t lo = 0, hi = n - 1;
+  while( hi>lo ){
+    int64_t m = lo + (hi - lo)/2, i = lo, j = hi, t, p;
+    if( totalCmp(e, idx[m], idx[lo])<0 ){ t = idx[m]; idx[m] = idx[lo]; idx[lo] = t; }
+    if( totalCmp(e, idx[hi], idx[lo])<0 ){ t = idx[hi]; idx[hi] = idx[lo]; idx[lo] = t; }
+    if( totalCmp(e, idx[hi], idx[m])<0 ){ t = idx[hi]; idx[hi] = idx[m]; idx[m] = t; }
+    p = idx[m];
+    while( i<=j ){
+      while( totalCmp(e, idx[i], p)<0 ) i++;
+      while( totalCmp(e, p, idx[j])<0 ) j--;
+      if( i<=j ){ t = idx[i]; idx[i] = idx[j]; idx[j] = t; i++; j--; }
+    }
+    if( k<=j ) hi = j;
+    else if( k>=i ) lo = i;
+    else break;
+  }
+}
+
 /* ORDER BY, OFFSET, LIMIT over e->out's rows; the sort terms dropped. */
 static int finish(Exec *e){
   qplan *pl = e->pl;
@@ -1252,7 +1280,15 @@ static int finish(Exec *e){
     return SQLITE_NOMEM;
   }
   for(i=0; i<o->nRow; i++) idx[i] = i;
-  if( pl->nSort ) msort(idx, tmp, o->nRow, sortCmp, e);
+  if( pl->nSort && n>0 && off + n<o->nRow/2 + 1 ){
+    /* only rows off..off+n of the order are wanted: those and the ones
+    ** before them picked first (ties by scan order, as the stable sort) */
+    selectNth(e, idx, o->nRow, off);
+    selectNth(e, idx + off, o->nRow - off, n - 1);
+    msort(idx + off, tmp, n, sortCmp, e);
+  }else if( pl->nSort ){
+    msort(idx, tmp, o->nRow, sortCmp, e);
+  }
   if( (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ){
     sqlite3_free(idx);
     sqlite3_free(tmp);

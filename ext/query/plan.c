@@ -53,6 +53,7 @@
 typedef struct Bind {
   qplan *pl;
   qselect *s;
+  sqlite3_vtab *vt;                /* the virtual table the plan reads for (its errors) */
   sqlite3 *db;
   sqlite3_value **apParam; int nParam;
   char *zWhy;                      /* not covered: why */
@@ -177,6 +178,62 @@ static int takeValue(Bind *b, qexpr *e, sqlite3_value *v){
   return 1;
 }
 
+int q_plan(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
+
+/* Scalar subquery or EXISTS e (that refers to no outer column: it is
+** constant) run on the engine where it covers it, its value into e: its
+** first row's first column (NULL: none), or EXISTS's 1 or 0. 1 done, 0
+** stopped (b says why), -1 not the engine's (SQLite computes it). */
+static int subqueryValue(Bind *b, qexpr *e){
+  const char *z = b->s->zSql + e->at;
+  int n = e->end - e->at, at;
+  int isExists = sqlite3_strnicmp(z, "EXISTS", 6)==0, rc;
+  char *zSub, *zWhy = 0;
+  qselect sel;
+  qplan pl;
+  qresult res;
+  for(at=0; at<n && z[at]!='('; at++){}
+  if( (zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  memset(&pl, 0, sizeof(pl));
+  memset(&res, 0, sizeof(res));
+  if( (rc = q_parse(zSub, 0, &sel))!=SQLITE_OK ){
+    sqlite3_free(zSub);
+    b->rc = rc;
+    return 0;
+  }
+  rc = q_plan(b->vt, b->db, &sel, 0, 0, 0, 0, &pl, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 ){
+    rc = q_exec(b->vt, b->db, &pl, 0, 0, "", &res, &zWhy);
+    if( rc==SQLITE_OK && (res.nCol!=1 && !isExists) ) rc = QE_BAIL;
+  }
+  if( rc==SQLITE_OK && zWhy==0 ){
+    qval v;
+    memset(&v, 0, sizeof(v));
+    if( isExists ){ v.t = SQLITE_INTEGER; v.v = res.nRow>0; }
+    else if( res.nRow==0 ) v.t = SQLITE_NULL;
+    else v = res.a[0];
+    e->t = v.t;
+    e->i = v.v;
+    if( v.t==SQLITE_TEXT || v.t==SQLITE_BLOB ){
+      if( (e->z = q_alloc(b->s, v.n + 1))==0 ) rc = SQLITE_NOMEM;
+      else if( v.n ) memcpy(e->z, v.z, (size_t)v.n);
+      e->n = v.n;
+    }
+    e->op = E_LIT;
+  }
+  q_result_free(&res);
+  q_plan_free(&pl);
+  q_select_free(&sel);
+  sqlite3_free(zSub);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT || (rc!=SQLITE_OK && rc!=QE_BAIL && zWhy==0) ){
+    b->rc = rc;
+    sqlite3_free(zWhy);
+    return 0;
+  }
+  sqlite3_free(zWhy);
+  return rc==SQLITE_OK && e->op==E_LIT ? 1 : -1;
+}
+
 /* Constant e (a literal, a parameter, a constant expression: requirement
 ** 3) becomes an E_LIT holding the value SQLite gives it; its affinity and
 ** collation stay. */
@@ -187,6 +244,10 @@ static int fold(Bind *b, qexpr *e){
   int rc, nP, j;
   if( e->op==E_LIT && e->t ) return 1;
   e->coll = collWalk(e);
+  if( e->op==E_SUBQ ){
+    int r = subqueryValue(b, e);
+    if( r>=0 ) return r;            /* else not the engine's: SQLite computes it, below */
+  }
   if( e->op==E_PARAM ){
     sqlite3_value *v = e->iParam>=1 && e->iParam<=b->nParam ? b->apParam[e->iParam - 1] : 0;
     if( v ){
@@ -953,7 +1014,7 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **a
     return SQLITE_OK;
   }
 bind:
-  b.pl = pl; b.s = s; b.db = db;
+  b.pl = pl; b.s = s; b.db = db; b.vt = vt;
   b.apParam = apParam; b.nParam = nParam;
   /* SELECT *: the table's columns */
   if( s->star ){
@@ -1126,7 +1187,7 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
   memset(&b, 0, sizeof(b));
   *pzWhy = 0;
   pl->s = s;
-  b.pl = pl; b.s = s; b.db = db;
+  b.pl = pl; b.s = s; b.db = db; b.vt = vt;
   b.apParam = apParam; b.nParam = nParam;
   for(a=s; a; a=a->pNext) n++;
   if( (pl->aArm = sqlite3_malloc64(sizeof(qplan)*(uint64_t)n))==0 ) return SQLITE_NOMEM;
