@@ -658,6 +658,7 @@ int ga_dcol_distinct(ga_dres **pp, ga_stats *stats, ga_dcol *d, int64_t *pn, cha
 /* ---- gpu_query's programs (backend.h's xQuery) ------------------------------------ */
 
 #define QROWS_BYTES ((int64_t)1 << 30)   /* grouping rows made at a time, at most */
+#define QROWS_UNKNOWN ((int64_t)1 << 20) /* ... rows, where a program's groups are not known */
 
 /* Buffer *pp (device memory, or pinned host memory) of at least n bytes. */
 static int grown(void **pp, int64_t *pHave, int64_t n, int pinned, char *zErr){
@@ -758,9 +759,13 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
     resEnd(r, dev, stats);
     return 0;
   }
-  /* the rows, a piece at a time */
+  /* the rows, a piece at a time (where the groups there can be are not
+  ** known, a smaller piece: each fold's table makes room for a piece's rows
+  ** all being new groups, and 12M rows' room took more time to make and
+  ** compact than the rows to fold) */
   rowBytes = 8 + 9*(int64_t)p->nFold;
   piece = QROWS_BYTES/rowBytes;
+  if( p->nGroup==0 && piece>QROWS_UNKNOWN ) piece = QROWS_UNKNOWN;
   if( piece>nRow ) piece = nRow;
   piece = (piece + 15) & ~(int64_t)15;
   if( grown(&r->qRows, &r->nRows, piece*rowBytes, 0, zErr) ) return 1;

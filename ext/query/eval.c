@@ -35,7 +35,8 @@
 **      has; equal values: min takes the last, max the first).
 **   5. E_SQL: SQLite computes the node from its inputs, once per distinct
 **      combination of their values per run (a memo keyed by class and
-**      bytes).
+**      bytes); a || b of TEXT, BLOB or NULL is OP_Concat's here (NULL, or
+**      TEXT of the bytes one after the other).
 **   5b. substr(x, P, N) with constant integers P >= 1 and N >= 0 cuts TEXT
 **      and BLOB values here, by func.c's substrFunc: TEXT skips P-1
 **      characters of UTF-8 then takes N, ending at a NUL byte; BLOB takes
@@ -124,7 +125,8 @@ uint64_t q_hash(uint64_t h, const void *p, int n){
   return ga_mix64(h);
 }
 
-const char *q_keep(qrun *r, const char *z, int n){
+/* Room for n bytes and a NUL for the run's lifetime; NULL when out of memory. */
+static char *keepRoom(qrun *r, int n){
   Blk *b = r->keep;
   char *p;
   if( b==0 || b->used + n + 1>b->cap ){
@@ -136,9 +138,14 @@ const char *q_keep(qrun *r, const char *z, int n){
     r->keep = b;
   }
   p = b->z + b->used;
-  if( n ) memcpy(p, z, (size_t)n);
   p[n] = 0;
   b->used += n + 1;
+  return p;
+}
+
+const char *q_keep(qrun *r, const char *z, int n){
+  char *p = keepRoom(r, n);
+  if( p && n ) memcpy(p, z, (size_t)n);
   return p;
 }
 
@@ -175,6 +182,39 @@ static void bindVal(sqlite3_stmt *st, int i, const qval *x){
   }
 }
 
+/* a || b (node e) of inputs aIn where both are TEXT, BLOB or NULL, as
+** OP_Concat gives it: NULL if either is, else TEXT of their bytes one after
+** the other (bytes kept by run r). SQLITE_OK, SQLITE_NOMEM, or -1 where an
+** operand is a number (SQLite's text of it: the memo asks). */
+static int concatText(qrun *r, const qexpr *e, const qval *aIn, qval *out){
+  const qval *x[2];
+  qval lit[2];
+  char *z;
+  int k;
+  for(k=0; k<2; k++){
+    if( e->cat[k]>=0 ){
+      x[k] = &aIn[e->cat[k]];
+    }else{
+      const qexpr *l = e->aTplLit[-1 - e->cat[k]];
+      lit[k].t = l->t; lit[k].v = l->i; lit[k].z = l->z; lit[k].n = l->n;
+      x[k] = &lit[k];
+    }
+    if( !isBytes(x[k]->t) && x[k]->t!=SQLITE_NULL ) return -1;
+  }
+  memset(out, 0, sizeof(*out));
+  if( x[0]->t==SQLITE_NULL || x[1]->t==SQLITE_NULL ){
+    out->t = SQLITE_NULL;
+    return SQLITE_OK;
+  }
+  if( (z = keepRoom(r, x[0]->n + x[1]->n))==0 ) return SQLITE_NOMEM;
+  if( x[0]->n ) memcpy(z, x[0]->z, (size_t)x[0]->n);
+  if( x[1]->n ) memcpy(z + x[0]->n, x[1]->z, (size_t)x[1]->n);
+  out->t = SQLITE_TEXT;
+  out->z = z;
+  out->n = x[0]->n + x[1]->n;
+  return SQLITE_OK;
+}
+
 /* SQLite's result for inputs aIn[0..m->nIn) through memo m, into *out. */
 static int memoGet(qrun *r, Memo *m, const qval *aIn, qval *out){
   qval in0 = aIn[0];               /* (out may be aIn: a conversion in place) */
@@ -208,6 +248,10 @@ static int memoGet(qrun *r, Memo *m, const qval *aIn, qval *out){
         return SQLITE_OK;
       }
     }
+  }
+  if( m->node && m->node->sqlOp==E_CONCAT && (rc = concatText(r, m->node, aIn, out))!=-1 ){
+    if( rc ) return rc;
+    goto remember;                  /* (its bytes are the run's) */
   }
   /* ask SQLite */
   if( m->st==0 ){
@@ -271,6 +315,7 @@ static int memoGet(qrun *r, Memo *m, const qval *aIn, qval *out){
     }
   }
   sqlite3_reset(m->st);
+remember:
   /* remember it (the inputs' bytes kept too) */
   if( m->nIn>1 ){
     qval *a = (qval*)q_keep(r, (const char*)&aIn[1], (int)sizeof(qval)*(m->nIn - 1));

@@ -1280,9 +1280,10 @@ static int finish(Exec *e){
     return SQLITE_NOMEM;
   }
   for(i=0; i<o->nRow; i++) idx[i] = i;
-  if( pl->nSort && n>0 && off + n<o->nRow/2 + 1 ){
-    /* only rows off..off+n of the order are wanted: those and the ones
-    ** before them picked first (ties by scan order, as the stable sort) */
+  if( pl->nSort && n>0 && n<o->nRow/2 ){
+    /* only rows off..off+n of the order are wanted (OFFSET n/2 LIMIT 2: a
+    ** median): the first off picked, then the n, by selection (ties by
+    ** scan order, as the stable sort), and only the n sorted */
     selectNth(e, idx, o->nRow, off);
     selectNth(e, idx + off, o->nRow - off, n - 1);
     msort(idx + off, tmp, n, sortCmp, e);

@@ -520,6 +520,18 @@ static int toSql(Bind *b, qexpr *e, const char *zWhat){
     e->subP = (int)aLit[0]->i;
     e->subN = (int)aLit[1]->i;
   }
+  if( e->op==E_CONCAT ){             /* its operands' places (eval.c concatenates TEXT and BLOB) */
+    qexpr *aSide[2];
+    int k, j2;
+    aSide[0] = e->a;
+    aSide[1] = e->b;
+    for(k=0; k<2; k++){
+      for(j2=0; j2<nIn && aIn[j2]!=aSide[k]; j2++){}
+      if( j2<nIn ){ e->cat[k] = j2; continue; }
+      for(j2=0; aLit[j2]!=aSide[k]; j2++){}
+      e->cat[k] = -1 - j2;
+    }
+  }
   e->sqlOp = e->op;
   e->op = E_SQL;
   e->a = e->b = 0;

@@ -113,6 +113,8 @@ struct qexpr {
   int substr;                      /* E_SQL: substr(a, P, N) with P >= 1 and N >= 0 integers:
                                    ** TEXT and BLOB inputs are cut here, by func.c's rule */
   int subP, subN;                  /* ... P and N */
+  int cat[2];                      /* E_SQL of a || b: each operand's place, input i (i >= 0) or
+                                   ** constant j (-1 - j) */
   int slot;                        /* evaluation buffer (eval.c) */
   int memo;                        /* E_SQL: its memo (eval.c) */
 };
