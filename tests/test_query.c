@@ -1192,6 +1192,86 @@ START_TEST(test_parallel){
 }
 END_TEST
 
+/* ORDER BY one term of numbers (order.c's typed keys) against SQLite:
+** ties in scan order, NULLs at either end, -0.0 equal to 0.0 and 1 to 1.0,
+** infinities, integers beyond 2^53 beside REALs and TEXT among numbers (both
+** left to the comparing sort), positions across the NULLs' edge. */
+START_TEST(test_order){
+  static const char *azMix[] = { "integers", "reals", "mixed", "big", "text" };
+  Gen g;
+  sqlite3 *db;
+  char *zErr = 0;
+  int m, nQ = 0;
+  int64_t e0, s0, e1, s1;
+  genInit(&g, h_seed ^ 0x9);
+  db = h_open(&zErr);
+  CHECK(db!=0, "open: %s", zErr ? zErr : "?");
+  counts(db, &e0, &s0);
+  for(m=0; m<5; m++){
+    int round;
+    for(round=0; round<6; round++){
+      int n = 1 + pick(&g, round<2 ? 40 : 3000), i, j, nNull = 0;
+      sqlite3_stmt *st = 0;
+      EXEC(db, "DROP TABLE IF EXISTS o; CREATE TABLE o(id INTEGER PRIMARY KEY, x, y INTEGER)");
+      CHECK(sqlite3_prepare_v2(db, "INSERT INTO o(x, y) VALUES(?1, ?2)", -1, &st, 0)==SQLITE_OK, "insert: %s", sqlite3_errmsg(db));
+      EXEC(db, "BEGIN");
+      for(i=0; i<n; i++){
+        int64_t v = h_range(&g.r, -12, 12);
+        int k = pick(&g, 12);
+        if( k==0 ){ sqlite3_bind_null(st, 1); nNull++; }
+        else if( m==0 || (m>=2 && k<6) ) sqlite3_bind_int64(st, 1, v);
+        else if( k==6 ) sqlite3_bind_double(st, 1, chance(&g, 0.5) ? -0.0 : 0.0);
+        else if( k==7 && m!=1 ) sqlite3_bind_double(st, 1, chance(&g, 0.5) ? 1.0/0.0 : -1.0/0.0);
+        else if( k==8 && m==3 ) sqlite3_bind_int64(st, 1, chance(&g, 0.5) ? (1ll<<53) + 1 : -(1ll<<62));
+        else if( k==8 && m==4 ) sqlite3_bind_text(st, 1, chance(&g, 0.5) ? "a" : "10", -1, SQLITE_STATIC);
+        else sqlite3_bind_double(st, 1, (double)v*0.5);
+        sqlite3_bind_int64(st, 2, h_range(&g.r, 0, 3));
+        CHECK(sqlite3_step(st)==SQLITE_DONE, "insert: %s", sqlite3_errmsg(db));
+        sqlite3_reset(st);
+      }
+      sqlite3_finalize(st);
+      EXEC(db, "COMMIT");
+      for(j=0; j<8; j++){
+        static const char *azTerm[] = { "x", "x", "-x", "x + y", "y" };
+        static const char *azNulls[] = { "", "", " NULLS FIRST", " NULLS LAST" };
+        const int aAt[] = { 0, 1, nNull - 1, nNull, n/2, n - 2, n - 1, n + 3 };
+        int lim = j==7 ? -1 : j%3==0 ? 1 + pick(&g, 3) : 1 + pick(&g, n);
+        char *zSql = sqlite3_mprintf("SELECT id, x FROM o%s ORDER BY %s%s%s LIMIT %d OFFSET %d",
+                                     j==5 ? " WHERE id % 3 <> 0" : "", PICK(&g, azTerm),
+                                     chance(&g, 0.4) ? " DESC" : "", PICK(&g, azNulls), lim, aAt[pick(&g, 8)]);
+        Rows want, got;
+        if( j==6 ){
+          sqlite3_free(zSql);
+          zSql = sqlite3_mprintf("SELECT avg(x) FROM (SELECT x FROM o WHERE x IS NOT NULL ORDER BY x"
+                                 " LIMIT 2 - (SELECT count(x) FROM o) %% 2 OFFSET ((SELECT count(x) FROM o) - 1) / 2)");
+        }
+        EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+        rowsOf(db, "SELECT * FROM q", &got);
+        {
+          char *zRef = refOf(zSql);
+          rowsOf(db, zRef, &want);
+          sqlite3_free(zRef);
+        }
+        if( !rowsSame(&want, &got, 1) ){
+          char zGot[600], zWant[600];
+          rowsShow(zGot, sizeof(zGot), &got, &want, 1);
+          rowsShow(zWant, sizeof(zWant), &want, &got, 1);
+          CHECK(0, "%s values, %d rows, %d NULL: %s\n  got  %s\n  want %s", azMix[m], n, nNull, zSql, zGot, zWant);
+        }
+        EXEC(db, "DROP TABLE temp.q");
+        rowsFree(&want);
+        rowsFree(&got);
+        sqlite3_free(zSql);
+        nQ++;
+      }
+    }
+  }
+  counts(db, &e1, &s1);
+  CHECK(e1 - e0==nQ, "%lld of %d ordered reads took the engine's path", (long long)(e1 - e0), nQ);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ---- 3. out of the subset ------------------------------------------------------------------------ */
 
 START_TEST(test_outside){
@@ -1836,6 +1916,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_parallel);
+  tcase_add_test(tc, test_order);
   tcase_add_test(tc, test_interrupt);
   tcase_add_test(tc, test_threads);
   suite_add_tcase(s, tc);

@@ -1226,7 +1226,7 @@ done:
 }
 
 /* sortCmp, ties by scan order (a row's number): the stable sort's order. */
-static int totalCmp(Exec *e, int64_t x, int64_t y){
+static int totalCmp(void *e, int64_t x, int64_t y){
   int c = sortCmp(e, x, y);
   return c ? c : (x>y) - (x<y);
 }
@@ -1260,6 +1260,7 @@ static int finish(Exec *e){
   qselect *s = pl->s;
   int64_t lim = -1, off = 0, i, *idx = 0, *tmp = 0, n;
   qval *a;
+  int rc;
   if( s->pLimit && !pl->isArm ){
     if( s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "a LIMIT that is not an integer");
     lim = s->pLimit->i;
@@ -1280,20 +1281,28 @@ static int finish(Exec *e){
     return SQLITE_NOMEM;
   }
   for(i=0; i<o->nRow; i++) idx[i] = i;
-  if( pl->nSort && n>0 && n<o->nRow/2 ){
+  rc = SQLITE_DONE;
+  if( pl->nSort==1 && n>0 ){               /* one term: by typed keys where numbers */
+    int nullsFirst = pl->aSortNulls[0] ? pl->aSortNulls[0]==1 : !pl->aSortDesc[0];
+    rc = q_order_numeric(&o->a[pl->nOut], o->nRow, e->nW, pl->aSortDesc[0], nullsFirst, off, n, idx + off);
+  }
+  if( rc==SQLITE_DONE && pl->nSort && n>0 && n<o->nRow/2 ){
     /* only rows off..off+n of the order are wanted (OFFSET n/2 LIMIT 2: a
     ** median): the first off picked, then the n, by selection (ties by
-    ** scan order, as the stable sort), and only the n sorted */
+    ** scan order, as the stable sort), and only the n sorted (selection
+    ** moved them: ties by scan order again) */
     selectNth(e, idx, o->nRow, off);
     selectNth(e, idx + off, o->nRow - off, n - 1);
-    msort(idx + off, tmp, n, sortCmp, e);
-  }else if( pl->nSort ){
+    msort(idx + off, tmp, n, totalCmp, e);
+  }else if( rc==SQLITE_DONE && pl->nSort ){
     msort(idx, tmp, o->nRow, sortCmp, e);
   }
-  if( (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ){
+  if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+  if( rc==SQLITE_OK && (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ) rc = SQLITE_NOMEM;
+  if( rc!=SQLITE_OK ){
     sqlite3_free(idx);
     sqlite3_free(tmp);
-    return SQLITE_NOMEM;
+    return rc;
   }
   for(i=0; i<n; i++) memcpy(&a[i*pl->nOut], &o->a[idx[off + i]*e->nW], sizeof(qval)*(size_t)pl->nOut);
   sqlite3_free(o->a);

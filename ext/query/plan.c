@@ -56,6 +56,7 @@ typedef struct Bind {
   sqlite3_vtab *vt;                /* the virtual table the plan reads for (its errors) */
   sqlite3 *db;
   sqlite3_value **apParam; int nParam;
+  int nSubq;                       /* subqueries' values numbered after the parameters */
   char *zWhy;                      /* not covered: why */
   int rc;                          /* an error */
   char *zErr;                      /* ... its message */
@@ -133,11 +134,11 @@ static int hasSubq(const qexpr *e){
   return r;
 }
 
-/* The parameters below e into a, in text order, each node once (BETWEEN's
+/* The parameters (and subqueries' values, bound as parameters) below e into a, in text order, each node once (BETWEEN's
 ** operand is below both of its comparisons); -1 if there are more than 64. */
 static int paramsOf(qexpr *e, qexpr **a, int n){
   if( e==0 || n<0 ) return n;
-  if( e->op==E_PARAM ){
+  if( e->op==E_PARAM || (e->op==E_LIT && e->fromSubq) ){
     int m = n, k;
     for(k=0; k<n; k++) if( a[k]==e ) return n;
     if( n==64 ) return -1;
@@ -220,6 +221,8 @@ static int subqueryValue(Bind *b, qexpr *e){
       e->n = v.n;
     }
     e->op = E_LIT;
+    e->fromSubq = 1;
+    e->iParam = b->nParam + 1 + b->nSubq++;
   }
   q_result_free(&res);
   q_plan_free(&pl);
@@ -232,6 +235,17 @@ static int subqueryValue(Bind *b, qexpr *e){
   }
   sqlite3_free(zWhy);
   return rc==SQLITE_OK && e->op==E_LIT ? 1 : -1;
+}
+
+/* The subqueries below e that the engine covers computed by it (each then
+** bound to the SQL SQLite computes e by: a LIMIT of "2 - (SELECT count(x)
+** FROM f) % 2" scans f on the engine, not in SQLite); 0 stopped. */
+static int foldSubqueries(Bind *b, qexpr *e){
+  int ok = 1;
+  if( e==0 ) return 1;
+  if( e->op==E_SUBQ ) return subqueryValue(b, e)!=0;
+  EACH_CHILD(e, pp, ok = ok && foldSubqueries(b, *pp));
+  return ok;
 }
 
 /* Constant e (a literal, a parameter, a constant expression: requirement
@@ -247,6 +261,8 @@ static int fold(Bind *b, qexpr *e){
   if( e->op==E_SUBQ ){
     int r = subqueryValue(b, e);
     if( r>=0 ) return r;            /* else not the engine's: SQLite computes it, below */
+  }else if( hasSubq(e) && !foldSubqueries(b, e) ){
+    return 0;
   }
   if( e->op==E_PARAM ){
     sqlite3_value *v = e->iParam>=1 && e->iParam<=b->nParam ? b->apParam[e->iParam - 1] : 0;
@@ -287,7 +303,15 @@ static int fold(Bind *b, qexpr *e){
   }
   for(j=0; j<nP && rc==SQLITE_OK; j++){
     const qexpr *x = aP[j];
-    if( x->iParam>=1 && x->iParam<=b->nParam && b->apParam[x->iParam - 1] ){
+    if( x->op==E_LIT ){
+      switch( x->t ){
+        case SQLITE_INTEGER: rc = sqlite3_bind_int64(st, x->iParam, x->i); break;
+        case SQLITE_FLOAT: { double d; memcpy(&d, &x->i, 8); rc = sqlite3_bind_double(st, x->iParam, d); break; }
+        case SQLITE_TEXT: rc = sqlite3_bind_text(st, x->iParam, x->z, x->n, SQLITE_STATIC); break;
+        case SQLITE_BLOB: rc = sqlite3_bind_blob(st, x->iParam, x->z, x->n, SQLITE_STATIC); break;
+        default: break;
+      }
+    }else if( x->iParam>=1 && x->iParam<=b->nParam && b->apParam[x->iParam - 1] ){
       rc = sqlite3_bind_value(st, x->iParam, b->apParam[x->iParam - 1]);
     }
   }

@@ -96,7 +96,9 @@ struct qexpr {
   int t;                           /* SQLITE_INTEGER ... SQLITE_NULL */
   int64_t i;                       /* INTEGER; REAL's bits */
   char *z; int n;                  /* TEXT, BLOB */
-  int iParam;                      /* E_PARAM: its number (1-based) */
+  int iParam;                      /* E_PARAM: its number (1-based); E_LIT with fromSubq: the
+                                   ** number plan.c binds it by in a constant's SQL */
+  int fromSubq;                    /* E_LIT: a subquery's value, computed by the engine */
   /* bound (plan.c) */
   int iCol;                        /* E_COL: index in the scan; E_KEY: key; E_AGGREF: aggregate */
   int aff;                         /* SQLite's affinity of it: GA_AFF_*, or -1 none */
@@ -283,6 +285,11 @@ int q_true(qrun*, const qvec *v, int i, int *pTrue);
 int q_apply_aff(qrun*, int aff, qval *x);
 /* Compare two values as sqlite3MemCompare does with collation coll. */
 int q_cmp(const qval *a, const qval *b, int coll);
+/* order.c: positions off..off+n of the order of nRow values (a[i*nW]) as
+** one ORDER BY term orders them, ties in scan order, into idx; SQLITE_DONE
+** where the values are not all numbers of one kind (the caller compares). */
+int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirst,
+                    int64_t off, int64_t n, int64_t *idx);
 /* v's row i as a qval. */
 static inline void q_get(const qvec *v, int i, qval *x){
   x->t = v->t[i]; x->v = v->v[i];
