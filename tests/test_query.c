@@ -278,6 +278,9 @@ static void lit(Gen *g, sqlite3_str *s){
   static const char *azSub[] = {
     "(SELECT count(*) FROM t)", "(SELECT max(a) FROM t)", "(SELECT min(s) FROM t WHERE s > 'a')",
     "EXISTS (SELECT 1 FROM t WHERE b > 0)",
+    /* a column's affinity, applied where the value meets another column */
+    "(SELECT s FROM t WHERE s IS NOT NULL ORDER BY 1 LIMIT 1)", "(SELECT b FROM t ORDER BY 1 DESC LIMIT 1)",
+    "(SELECT n FROM t WHERE n IS NOT NULL ORDER BY 1 LIMIT 1)",
   };
   if( g->params && chance(g, 0.25) ) param(g, s);
   else if( chance(g, 0.01) ) APP(s, PICK(g, azSub));   /* a constant SQLite computes */
@@ -1272,6 +1275,52 @@ START_TEST(test_order){
 }
 END_TEST
 
+/* Scalar subqueries carry their first result's affinity into the
+** comparisons they meet, whether the engine computes them alone, bound into
+** a constant SQLite computes, or left in its text. */
+START_TEST(test_subquery_affinity){
+  static const char *azSql[] = {
+    "SELECT y FROM t3 WHERE s = (SELECT b FROM u)",
+    "SELECT y FROM t3 WHERE s = (SELECT a FROM u)",
+    "SELECT y FROM t3 WHERE s > (SELECT n FROM u)",
+    "SELECT y FROM t3 WHERE s = (SELECT max(b) FROM u)",
+    "SELECT y FROM t3 WHERE (SELECT a FROM u) = 2",
+    "SELECT y FROM t3 WHERE (SELECT a FROM u) BETWEEN 1 AND 3",
+    "SELECT y, (SELECT a FROM u) = 2, (SELECT b FROM u) = '2' FROM t3",
+    "SELECT y FROM t3 WHERE s > (SELECT max(a) FROM u) - 1",
+    "SELECT y FROM t3 WHERE s IN ((SELECT b FROM u), 3)",
+    "SELECT y FROM (SELECT y, (SELECT a FROM u) AS c FROM t3) WHERE c = 2",
+    "SELECT y FROM t3 WHERE s = (SELECT b FROM u UNION ALL SELECT 1)",
+    "SELECT y FROM t3 WHERE s = (SELECT b FROM u UNION ALL SELECT b FROM u)",
+    "SELECT y FROM t3 WHERE y > (SELECT count(*) FROM u) + (SELECT a FROM u)",
+  };
+  sqlite3 *db;
+  char *zErr = 0;
+  size_t i;
+  db = h_open(&zErr);
+  CHECK(db!=0, "open: %s", zErr ? zErr : "?");
+  EXEC(db, "CREATE TABLE u(a TEXT, b REAL, n INTEGER); INSERT INTO u VALUES('2', 2.0, 9);"
+           "CREATE TABLE t3(s TEXT, y); INSERT INTO t3 VALUES('3', 1), ('1', 2), ('2', 3), ('x', 4), ('10', 5), (2, 6)");
+  for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
+    Rows want, got;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i]);
+    rowsOf(db, "SELECT * FROM q", &got);
+    rowsOf(db, azSql[i], &want);
+    CHECK(want.zErr==0 && got.zErr==0, "%s: %s", azSql[i], want.zErr ? want.zErr : got.zErr);
+    if( !rowsSame(&want, &got, 0) ){
+      char zGot[600], zWant[600];
+      rowsShow(zGot, sizeof(zGot), &got, &want, 0);
+      rowsShow(zWant, sizeof(zWant), &want, &got, 0);
+      CHECK(0, "%s\n  got  %s\n  want %s", azSql[i], zGot, zWant);
+    }
+    EXEC(db, "DROP TABLE temp.q");
+    rowsFree(&want);
+    rowsFree(&got);
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ---- 3. out of the subset ------------------------------------------------------------------------ */
 
 START_TEST(test_outside){
@@ -1290,6 +1339,10 @@ START_TEST(test_outside){
     { "SELECT a FROM t UNION ALL VALUES (1)", "a compound SELECT with VALUES or a subquery as an arm" },
     { "SELECT gpu_percentile(b, 50 + 0*ifnull(a, 0)) FROM t", "gpu_percentile() of a fraction that is not a constant number" },
     { "SELECT a, random() FROM t", "random(), which is not deterministic" },
+    { "WITH t2 AS (SELECT 1 AS b) SELECT count(*) FROM t WHERE b > (SELECT max(b) FROM t2)",
+      "a subquery that reads a WITH table" },
+    { "SELECT count(*) FROM t WHERE b > (SELECT max(t.b) FROM t JOIN t2 USING (a))",
+      "a scalar subquery the engine does not cover (SQLite applies its result's affinity)" },
   };
   sqlite3 *db = s_open(4096, 1000);
   Gen g;
@@ -1917,6 +1970,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_parallel);
   tcase_add_test(tc, test_order);
+  tcase_add_test(tc, test_subquery_affinity);
   tcase_add_test(tc, test_interrupt);
   tcase_add_test(tc, test_threads);
   suite_add_tcase(s, tc);

@@ -1146,6 +1146,11 @@ static int groupCmp(void *arg, int64_t x, int64_t y){
   return 0;
 }
 
+/* ORDER BY term k puts NULLs first: NULLS FIRST, or ascending without NULLS. */
+static int nullsFirst(const qplan *pl, int k){
+  return pl->aSortNulls[k] ? pl->aSortNulls[k]==1 : !pl->aSortDesc[k];
+}
+
 static int sortCmp(void *arg, int64_t x, int64_t y){
   Exec *e = (Exec*)arg;
   qplan *pl = e->pl;
@@ -1154,9 +1159,8 @@ static int sortCmp(void *arg, int64_t x, int64_t y){
     const qval *a = &e->out->a[x*e->nW + pl->nOut + k], *b = &e->out->a[y*e->nW + pl->nOut + k];
     int an = a->t==SQLITE_NULL, bn = b->t==SQLITE_NULL, c;
     if( an || bn ){
-      int nullsFirst = pl->aSortNulls[k] ? pl->aSortNulls[k]==1 : !pl->aSortDesc[k];
       if( an && bn ) continue;
-      return (an ? -1 : 1)*(nullsFirst ? 1 : -1);
+      return (an ? -1 : 1)*(nullsFirst(pl, k) ? 1 : -1);
     }
     c = q_cmp(a, b, pl->aSortColl[k]);
     if( c ) return pl->aSortDesc[k] ? -c : c;
@@ -1283,8 +1287,7 @@ static int finish(Exec *e){
   for(i=0; i<o->nRow; i++) idx[i] = i;
   rc = SQLITE_DONE;
   if( pl->nSort==1 && n>0 ){               /* one term: by typed keys where numbers */
-    int nullsFirst = pl->aSortNulls[0] ? pl->aSortNulls[0]==1 : !pl->aSortDesc[0];
-    rc = q_order_numeric(&o->a[pl->nOut], o->nRow, e->nW, pl->aSortDesc[0], nullsFirst, off, n, idx + off);
+    rc = q_order_numeric(&o->a[pl->nOut], o->nRow, e->nW, pl->aSortDesc[0], nullsFirst(pl, 0), off, n, idx + off);
   }
   if( rc==SQLITE_DONE && pl->nSort && n>0 && n<o->nRow/2 ){
     /* only rows off..off+n of the order are wanted (OFFSET n/2 LIMIT 2: a

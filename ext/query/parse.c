@@ -245,6 +245,14 @@ static qexpr *subquery(Parse *p, int at){
   int depth = 1;
   for(; depth>0 && peek(p)->type!=T_EOF; p->i++){
     if( peek(p)->type==T_PARAM ) return why(p, "a subquery with parameters");
+    if( peek(p)->type==T_ID && p->nCte ){
+      /* computed alone, its text would name the schema's table, not WITH's */
+      char *zName = nameOf(p, peek(p));
+      int k;
+      for(k=0; zName && k<p->nCte; k++){
+        if( sqlite3_stricmp(zName, p->aCte[k].zName)==0 ) return why(p, "a subquery that reads a WITH table");
+      }
+    }
     if( is(p, "(") ) depth++;
     else if( is(p, ")") ) depth--;
   }
@@ -861,6 +869,7 @@ int q_parse(const char *zSql, int nParam, qselect *s){
   if( (rc = q_lex(zSql, &p.a, &p.n))!=SQLITE_OK ) return rc;
   if( (rc = paramNumbers(&p))!=SQLITE_OK ){
     sqlite3_free(p.a);
+    q_select_free(s);
     return rc;
   }
   if( accept(&p, "WITH") && !withClause(&p) ) goto done;
@@ -874,5 +883,9 @@ int q_parse(const char *zSql, int nParam, qselect *s){
 done:
   sqlite3_free(p.a);
   sqlite3_free(p.aParamNo);
-  return p.oom ? SQLITE_NOMEM : SQLITE_OK;
+  if( p.oom ){
+    q_select_free(s);                /* the caller frees only what parsed */
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
 }

@@ -134,11 +134,14 @@ static int hasSubq(const qexpr *e){
   return r;
 }
 
-/* The parameters (and subqueries' values, bound as parameters) below e into a, in text order, each node once (BETWEEN's
-** operand is below both of its comparisons); -1 if there are more than 64. */
+/* The parameters below e into a, in text order, each node once (BETWEEN's
+** operand is below both of its comparisons); -1 if there are more than 64.
+** With them the subqueries' values that the engine computed and that have
+** no affinity, bound as parameters too (the others' texts stay, SQLite
+** computes them again: a bound value has no affinity). */
 static int paramsOf(qexpr *e, qexpr **a, int n){
   if( e==0 || n<0 ) return n;
-  if( e->op==E_PARAM || (e->op==E_LIT && e->fromSubq) ){
+  if( e->op==E_PARAM || (e->op==E_LIT && e->fromSubq==1 && e->aff==-1) ){
     int m = n, k;
     for(k=0; k<n; k++) if( a[k]==e ) return n;
     if( n==64 ) return -1;
@@ -179,16 +182,21 @@ static int takeValue(Bind *b, qexpr *e, sqlite3_value *v){
   return 1;
 }
 
-int q_plan(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
+static int planAny(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
+static int sqlitePlan(sqlite3*, const qplan*, sqlite3_value**, int, char**);
 
 /* Scalar subquery or EXISTS e (that refers to no outer column: it is
 ** constant) run on the engine where it covers it, its value into e: its
-** first row's first column (NULL: none), or EXISTS's 1 or 0. 1 done, 0
-** stopped (b says why), -1 not the engine's (SQLite computes it). */
+** first row's first column (NULL: none), or EXISTS's 1 or 0, with the
+** affinity SQLite gives the subquery (its first result's; a compound's
+** arms must agree), when binding: the comparisons above it apply it. 1
+** done, 0 stopped (b says why), -1 not the engine's (e stays E_SUBQ:
+** SQLite computes it when folding; fromSubq 2 where its affinity is
+** known, planned but faster by SQLite's plan). */
 static int subqueryValue(Bind *b, qexpr *e){
   const char *z = b->s->zSql + e->at;
   int n = e->end - e->at, at;
-  int isExists = sqlite3_strnicmp(z, "EXISTS", 6)==0, rc;
+  int isExists = sqlite3_strnicmp(z, "EXISTS", 6)==0, rc, aff = -1;
   char *zSub, *zWhy = 0;
   qselect sel;
   qplan pl;
@@ -202,7 +210,20 @@ static int subqueryValue(Bind *b, qexpr *e){
     b->rc = rc;
     return 0;
   }
-  rc = q_plan(b->vt, b->db, &sel, 0, 0, 0, 0, &pl, &zWhy);
+  rc = planAny(b->vt, b->db, &sel, 0, 0, 0, 0, &pl, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 && !isExists ){
+    const qplan *first = pl.nArm ? &pl.aArm[0] : &pl;
+    int k;
+    aff = first->nOut ? first->aOut[0]->aff : -1;
+    for(k=1; k<pl.nArm; k++) if( pl.aArm[k].nOut<1 || pl.aArm[k].aOut[0]->aff!=aff ) rc = QE_BAIL;
+    if( rc==SQLITE_OK ){
+      e->aff = aff;
+      e->fromSubq = 2;
+    }
+  }
+  if( rc==SQLITE_OK && zWhy==0 && (sel.zFrom || sel.pSub || sel.pNext) ){
+    rc = sqlitePlan(b->db, &pl, 0, 0, &zWhy);     /* as q_plan decides */
+  }
   if( rc==SQLITE_OK && zWhy==0 ){
     rc = q_exec(b->vt, b->db, &pl, 0, 0, "", &res, &zWhy);
     if( rc==SQLITE_OK && (res.nCol!=1 && !isExists) ) rc = QE_BAIL;
@@ -221,6 +242,7 @@ static int subqueryValue(Bind *b, qexpr *e){
       e->n = v.n;
     }
     e->op = E_LIT;
+    e->aff = aff;
     e->fromSubq = 1;
     e->iParam = b->nParam + 1 + b->nSubq++;
   }
@@ -237,17 +259,6 @@ static int subqueryValue(Bind *b, qexpr *e){
   return rc==SQLITE_OK && e->op==E_LIT ? 1 : -1;
 }
 
-/* The subqueries below e that the engine covers computed by it (each then
-** bound to the SQL SQLite computes e by: a LIMIT of "2 - (SELECT count(x)
-** FROM f) % 2" scans f on the engine, not in SQLite); 0 stopped. */
-static int foldSubqueries(Bind *b, qexpr *e){
-  int ok = 1;
-  if( e==0 ) return 1;
-  if( e->op==E_SUBQ ) return subqueryValue(b, e)!=0;
-  EACH_CHILD(e, pp, ok = ok && foldSubqueries(b, *pp));
-  return ok;
-}
-
 /* Constant e (a literal, a parameter, a constant expression: requirement
 ** 3) becomes an E_LIT holding the value SQLite gives it; its affinity and
 ** collation stay. */
@@ -258,12 +269,6 @@ static int fold(Bind *b, qexpr *e){
   int rc, nP, j;
   if( e->op==E_LIT && e->t ) return 1;
   e->coll = collWalk(e);
-  if( e->op==E_SUBQ ){
-    int r = subqueryValue(b, e);
-    if( r>=0 ) return r;            /* else not the engine's: SQLite computes it, below */
-  }else if( hasSubq(e) && !foldSubqueries(b, e) ){
-    return 0;
-  }
   if( e->op==E_PARAM ){
     sqlite3_value *v = e->iParam>=1 && e->iParam<=b->nParam ? b->apParam[e->iParam - 1] : 0;
     if( v ){
@@ -300,6 +305,12 @@ static int fold(Bind *b, qexpr *e){
     sqlite3_finalize(st);
     if( hasSubq(e) ) return whyf(b, "a subquery that refers to the outer query (%s)", sqlite3_errmsg(b->db));
     return whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
+  }
+  if( e->op==E_SUBQ && e->fromSubq!=2 && sqlite3_strnicmp(b->s->zSql + e->at, "EXISTS", 6)!=0 ){
+    /* its value alone would lose the affinity SQLite gives it where it
+    ** meets a column (its first result's) */
+    sqlite3_finalize(st);
+    return whyf(b, "a scalar subquery the engine does not cover (SQLite applies its result's affinity)");
   }
   for(j=0; j<nP && rc==SQLITE_OK; j++){
     const qexpr *x = aP[j];
@@ -737,6 +748,8 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
     if( stopped(b) ) return 0;
   }
   switch( e->op ){
+    case E_SUBQ:
+      return subqueryValue(b, e)!=0;   /* its value and affinity, or SQLite's when folding */
     case E_LIT: case E_PARAM:
       return 1;                     /* folded with its greatest constant subtree (bindTop) */
     case E_COL:

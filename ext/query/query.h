@@ -96,9 +96,10 @@ struct qexpr {
   int t;                           /* SQLITE_INTEGER ... SQLITE_NULL */
   int64_t i;                       /* INTEGER; REAL's bits */
   char *z; int n;                  /* TEXT, BLOB */
-  int iParam;                      /* E_PARAM: its number (1-based); E_LIT with fromSubq: the
+  int iParam;                      /* E_PARAM: its number (1-based); E_LIT with fromSubq 1: the
                                    ** number plan.c binds it by in a constant's SQL */
-  int fromSubq;                    /* E_LIT: a subquery's value, computed by the engine */
+  int fromSubq;                    /* 1: E_LIT, a subquery's value the engine computed; 2: E_SUBQ
+                                   ** (SQLite computes it), its affinity known (aff) */
   /* bound (plan.c) */
   int iCol;                        /* E_COL: index in the scan; E_KEY: key; E_AGGREF: aggregate */
   int aff;                         /* SQLite's affinity of it: GA_AFF_*, or -1 none */

@@ -563,7 +563,10 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   }
   /* parsed and planned for this read: the table, its schema and the
   ** parameters are this read's */
-  if( (rc = q_parse(t->zSql, t->nParam, &sel))!=SQLITE_OK ) return rc;
+  if( (rc = q_parse(t->zSql, t->nParam, &sel))!=SQLITE_OK ){
+    sqlite3_free(aPush);
+    return rc;
+  }
   rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, aPush, nPush, &pl, &zWhy);
   sqlite3_free(aPush);
   if( rc ){
