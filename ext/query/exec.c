@@ -664,12 +664,34 @@ static int aggApply(Part *p, Agg *a, int n, const qvec *x, const qvec *y, const 
 static int rowsAppend(Exec *e, const qctx *ctx);
 static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out);
 
+/* WHERE's conjuncts in order over ctx's rows, each over the rows the ones
+** before it kept: ctx's rows become those where all are true, in sel. */
+static int filter(Part *p, const qplan *pl, qctx *ctx, int *sel){
+  int sel2[GA_BATCH], i, k, rc;
+  for(k=0; k<pl->nConj && ctx->n; k++){
+    qvec *v;
+    int m = 0;
+    if( (rc = q_eval(p->r, pl->aConj[k], ctx, &v))!=SQLITE_OK ) return rc;
+    for(i=0; i<ctx->n; i++){
+      int t = v->t[i], yes;
+      if( t==SQLITE_INTEGER ) yes = v->v[i]!=0;
+      else if( t==SQLITE_NULL ) yes = 0;
+      else if( (rc = q_true(p->r, v, i, &yes))!=SQLITE_OK ) return rc;
+      if( yes ) sel2[m++] = ctx->sel ? ctx->sel[i] : i;
+    }
+    memcpy(sel, sel2, sizeof(int)*(size_t)m);
+    ctx->sel = sel;
+    ctx->n = m;
+  }
+  return SQLITE_OK;
+}
+
 /* Filter, group and aggregate batch b into part p. A worker's part
 ** (worker set) evaluates everything before it changes anything, so that a
 ** batch that needs the scan's thread (GA_SINK_LATER) leaves no trace. */
 static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   qplan *pl = e->pl;
-  int sel[GA_BATCH], sel2[GA_BATCH], i, k, rc = SQLITE_OK;
+  int sel[GA_BATCH], i, k, rc = SQLITE_OK;
   int64_t aG[GA_BATCH];
   unsigned char aHit[GA_BATCH];
   qvec *aK[Q_MAXKEY], *aX[64], *aY[64], **aB = 0;
@@ -678,21 +700,11 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   ctx.b = b;
   ctx.n = b->n;
   p->nRow += b->n;
-  /* filter */
-  for(k=0; k<pl->nConj && ctx.n; k++){
-    qvec *v;
-    int m = 0;
-    if( (rc = q_eval(p->r, pl->aConj[k], &ctx, &v))!=SQLITE_OK ) return rc;
-    for(i=0; i<ctx.n; i++){
-      int t = v->t[i], yes;
-      if( t==SQLITE_INTEGER ) yes = v->v[i]!=0;
-      else if( t==SQLITE_NULL ) yes = 0;
-      else if( (rc = q_true(p->r, v, i, &yes))!=SQLITE_OK ) return rc;
-      if( yes ) sel2[m++] = ctx.sel ? ctx.sel[i] : i;
-    }
-    memcpy(sel, sel2, sizeof(int)*(size_t)m);
-    ctx.sel = sel;
-    ctx.n = m;
+  if( b->sel ){                        /* filtered already (sinkFilter) */
+    ctx.sel = b->sel;
+    ctx.n = b->nSel;
+  }else if( (rc = filter(p, pl, &ctx, sel))!=SQLITE_OK ){
+    return rc;
   }
   if( ctx.n==0 ) return SQLITE_OK;
   if( !pl->grouped ) return rowsAppend(e, &ctx);
@@ -785,6 +797,28 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
 static int sinkBatch(ga_colsink *pSink, const ga_colbatch *b){
   Exec *e = (Exec*)pSink;
   return e->rc = batchInto(e, &e->main, b, 0);
+}
+
+/* Batch b's rows the filter keeps, into sel (colsrc.h, 8: the source then
+** decodes the other columns for them alone); on worker w or (-1) the
+** scan's thread. */
+static int sinkFilter(ga_colsink *pSink, int w, const ga_colbatch *b, int *sel, int *pnSel){
+  Exec *e = (Exec*)pSink;
+  Part *p = w>=0 ? &e->aPart[w] : &e->main;
+  qctx ctx;
+  int rc;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.b = b;
+  ctx.n = b->n;
+  rc = filter(p, e->pl, &ctx, sel);
+  *pnSel = ctx.n;
+  if( ctx.sel==0 ){                    /* no conjunct ran (an empty batch) */
+    int i;
+    for(i=0; i<ctx.n; i++) sel[i] = i;
+  }
+  if( w<0 ) return e->rc = rc;
+  if( rc==SQLITE_NOMEM ) p->rc = rc;
+  return rc==SQLITE_OK || rc==SQLITE_NOMEM ? rc : GA_SINK_LATER;
 }
 
 /* A worker w (requirement 7). */
@@ -2100,6 +2134,10 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   memset(r, 0, sizeof(*r));
   *pzErr = 0;
   e.base.xBatch = sinkBatch;
+  if( pl->nLate ){
+    e.base.xFilter = sinkFilter;
+    e.base.aLate = pl->aLate;
+  }
   e.pl = pl;
   e.out = r;
   e.nW = pl->nOut + pl->nSort;

@@ -56,6 +56,7 @@ typedef struct Block { struct Block *next; } Block;
 void *q_alloc(qselect *s, int n){
   Block *b = sqlite3_malloc64(sizeof(Block) + (uint64_t)n);
   if( b==0 ) return 0;
+  if( s->pRoot ) s = s->pRoot;     /* an arm's or a subquery's: the statement's arena */
   memset(b + 1, 0, (size_t)n);
   b->next = (Block*)s->arena;
   s->arena = b;
@@ -685,6 +686,7 @@ static int core(Parse *p, qselect *s){
     p->i++;
     if( !accept(p, "SELECT") ){ why(p, "FROM a parenthesized join or VALUES"); return 0; }
     if( (sub = q_alloc(p->s, sizeof(qselect)))==0 ){ p->oom = 1; return 0; }
+    sub->pRoot = p->s;
     if( !selectStmt(p, sub) ) return 0;
     p->cur = s;
     if( !accept(p, ")") ){ why(p, "a FROM it cannot read"); return 0; }
@@ -711,6 +713,8 @@ static int core(Parse *p, qselect *s){
         qselect *sub;
         if( sqlite3_stricmp(zName, p->aCte[k].zName) ) continue;
         if( (sub = q_alloc(p->s, sizeof(qselect)))==0 ){ p->oom = 1; return 0; }
+        sub->pRoot = p->s;
+    sub->pRoot = p->s;
         p->i = p->aCte[k].iSelect;
         if( !selectStmt(p, sub) ) return 0;
         p->i = iSave;
@@ -760,6 +764,7 @@ static int selectStmt(Parse *p, qselect *s){
     p->i += op==Q_UNION_ALL ? 2 : 1;
     if( !accept(p, "SELECT") ){ why(p, "a compound SELECT with VALUES or a subquery as an arm"); return 0; }
     if( (a = q_alloc(p->s, sizeof(qselect)))==0 ){ p->oom = 1; return 0; }
+    a->pRoot = p->s;
     a->zSql = p->z;
     a->nParam = s->nParam;
     a->op = op;

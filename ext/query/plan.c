@@ -888,6 +888,13 @@ static int hasAgg(const qexpr *e){
   return r;
 }
 
+/* The scan's columns e reads, marked in aRead. */
+static void readsCols(qexpr *e, unsigned char *aRead){
+  if( e==0 ) return;
+  if( e->op==E_COL && e->iCol>=0 ) aRead[e->iCol] = 1;
+  EACH_CHILD(e, pp, readsCols(*pp, aRead));
+}
+
 static void slots(qplan *pl, qexpr *e){
   if( e==0 || e->slot>=0 ) return;
   EACH_CHILD(e, pp, slots(pl, *pp));
@@ -1193,6 +1200,12 @@ bind:
   }
   /* evaluation buffers and memos */
   for(i=0; i<pl->nConj; i++) slots(pl, pl->aConj[i]);
+  if( pl->nConj ){
+    unsigned char aRead[GA_COLS_MAX];
+    memset(aRead, 0, sizeof(aRead));
+    for(i=0; i<pl->nConj; i++) readsCols(pl->aConj[i], aRead);
+    for(i=0; i<pl->nCol; i++) pl->nLate += (pl->aLate[i] = !aRead[i]);
+  }
   for(i=0; i<pl->nKey; i++) slots(pl, pl->aKey[i]);
   for(i=0; i<pl->nBare; i++) slots(pl, pl->aBare[i]);
   for(i=0; i<pl->nAgg; i++){

@@ -154,6 +154,7 @@ struct qselect {
   char *zWhy;                      /* not covered: why (sqlite3_malloc'd) */
   void *arena;                     /* every node and string, freed together (a compound's arms
                                    ** are in the first arm's) */
+  qselect *pRoot;                  /* an arm or a subquery: the statement whose arena it uses */
 };
 
 /* Parse zSql (one SELECT statement, already prepared by SQLite) into *p.
@@ -193,6 +194,9 @@ typedef struct qplan {
   unsigned char aWant[GA_COLS_MAX];/* ... and what it asks (GA_COL_*) */
   int grouped;                     /* aggregates or GROUP BY: one row per group */
   qexpr **aConj; int nConj;        /* WHERE's conjuncts */
+  unsigned char aLate[GA_COLS_MAX];/* the scan's columns no conjunct reads: a source may decode
+                                   ** them for the rows the conjuncts keep alone (colsrc.h, 8) */
+  int nLate;                       /* ... how many */
   qexpr *aKey[Q_MAXKEY]; int nKey; /* GROUP BY keys */
   qexpr **aBare; int nBare;        /* bare columns (E_COL over rows), each a group shows */
   int aKeyColl[Q_MAXKEY];          /* ... each key's collation */

@@ -644,6 +644,8 @@ static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
   }
   b.nCol = p->nCol;
   b.col = col;
+  b.sel = 0;
+  b.nSel = 0;
   for(i=0; i<p->aEnt[0]->n && rc==SQLITE_OK; i+=GA_BATCH){
     b.n = p->aEnt[0]->n - i < GA_BATCH ? (int)(p->aEnt[0]->n - i) : GA_BATCH;
     b.pos = i;

@@ -29,6 +29,14 @@
 **      transaction it proves against that description: the page source,
 **      that the schema's cookie is still the one read before the table was
 **      described (else it refuses: the statement source serves).
+**   8. Late columns: a sink that sets xFilter and aLate (a column's 1: the
+**      filter does not read it) may be handed, by a source that can, each
+**      batch with only the other columns decoded first; xFilter picks its
+**      rows (b->sel); then the late columns are decoded for those rows
+**      alone, and the batch goes to xBatch or xPar with sel and nSel set,
+**      its other rows' late values unset. A source that cannot ignores
+**      both (sel NULL: every row). The page source can: a selective WHERE
+**      decodes little more than the columns it reads.
 **
 ** Adding a column source: write its xScan, xErrmsg and xClose (xResident
 ** only if it can hand out columns already on a device) so that xScan meets
@@ -77,6 +85,8 @@ typedef struct ga_colbatch {
   int n;                            /* rows */
   int nCol;                         /* columns */
   const ga_colvec *col;             /* them */
+  const int *sel;                   /* 8: the rows the sink's xFilter kept, ascending (NULL: all) */
+  int nSel;                         /* ... how many */
 } ga_colbatch;
 
 /* Where a scan's rows go. xBatch returns 0, or an SQLite error code to stop
@@ -92,6 +102,12 @@ struct ga_colsink {
   int (*xBatch)(ga_colsink*, const ga_colbatch*);
   int (*xPar)(ga_colsink*, int w, const ga_colbatch*);
   int nPar;                         /* workers xPar serves */
+  /* 8: the rows of b to keep into sel (their indexes, ascending), their
+  ** number in *pnSel, from b's columns that are not late; on worker w, or
+  ** the scan's thread (w -1). 0, an error code, or GA_SINK_LATER (a
+  ** worker: as xPar's). NULL: no late columns. */
+  int (*xFilter)(ga_colsink*, int w, const ga_colbatch *b, int *sel, int *pnSel);
+  const unsigned char *aLate;       /* [nCol]: 1 where xFilter does not read the column */
 };
 
 /* A column the cache keeps on the device (cache.c), as a hit offers it.

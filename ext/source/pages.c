@@ -81,6 +81,9 @@ typedef struct PageSrc {
   ga_conn *conn;                    /* its gpuagg state */
   ga_snap snap;                     /* the pages */
   ga_rplan plan;                    /* how records are read */
+  ga_rplan early, late;             /* the scan running, where its sink takes late columns
+                                    ** (colsrc.h, 8): the plan split (record.h, 5) */
+  int lateOn;                       /* ... and it does */
   char *zLook;                      /* SELECT of the wanted columns of one rowid */
   sqlite3_stmt *look;               /* ... prepared when first needed */
   sqlite3_stmt *conv;               /* SELECT ?1: SQLite's number for TEXT/BLOB */
@@ -211,7 +214,7 @@ static void segDecode(PageSrc *p, int i, Seg *g, int io){
   if( g->rc==SQLITE_OK ) g->rc = ga_rows_reset(&g->rows, p->plan.nCol, n);
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
     if( j + 1<b ) prefetch(g->aPg[j + 1 - a], p->plan.usable);
-    g->rc = ga_leaf_rows(&p->plan, io ? s : 0, g->aPg[j - a], p->aLeaf[j], &g->rows,
+    g->rc = ga_leaf_rows(p->lateOn ? &p->early : &p->plan, io ? s : 0, g->aPg[j - a], p->aLeaf[j], &g->rows,
                          &last, &have, g->zErr, sizeof(g->zErr));
   }
   if( g->rc==SQLITE_OK && g->rows.n ){
@@ -220,7 +223,7 @@ static void segDecode(PageSrc *p, int i, Seg *g, int io){
   }
 }
 
-static int segGive(Seg *g, int i, ga_colsink *sink, int w);
+static int segGive(PageSrc *p, Seg *g, int i, ga_colsink *sink, int w);
 
 /* A worker: decode segments as this thread reads them, and hand them to a
 ** sink that takes batches here (4a). */
@@ -245,7 +248,7 @@ static void *worker(void *pArg){
     g->given = 0;
     if( g->rc==SQLITE_OK ) segDecode(p, i, g, 0);
     if( g->rc==SQLITE_OK && g->rows.nFix==0 && p->sink->xPar && w<p->sink->nPar ){
-      int rc = segGive(g, i, p->sink, w);
+      int rc = segGive(p, g, i, p->sink, w);
       if( rc && rc!=GA_SINK_LATER ){
         g->rc = rc;
         sqlite3_snprintf(sizeof(g->zErr), g->zErr, "%s", "");
@@ -372,14 +375,17 @@ static int segFinish(PageSrc *p, Seg *g){
 
 /* Hand segment i's rows in g, from g->given on, to the sink in batches:
 ** on worker w through xPar (w>=0: g->given counts what it took), else
-** through xBatch. 0, or the sink's code. */
-static int segGive(Seg *g, int i, ga_colsink *sink, int w){
+** through xBatch; with late columns, each batch's rows picked by xFilter
+** first and only theirs decoded (colsrc.h, 8). 0, or the sink's code. */
+static int segGive(PageSrc *p, Seg *g, int i, ga_colsink *sink, int w){
   ga_colvec col[GA_COLS_MAX];
   ga_colbatch b;
   ga_rows *r = &g->rows;
-  int k, c, rc = 0;
+  int k, c, rc = 0, sel[GA_BATCH];
   b.nCol = r->nCol;
   b.col = col;
+  b.sel = 0;
+  b.nSel = 0;
   for(k=g->given; k<r->n && rc==0; k+=GA_BATCH){
     b.n = r->n - k < GA_BATCH ? r->n - k : GA_BATCH;
     b.pos = ((int64_t)i << 32) + k;
@@ -387,6 +393,12 @@ static int segGive(Seg *g, int i, ga_colsink *sink, int w){
       col[c].type = &r->type[(size_t)c*r->cap + k];
       col[c].v = &r->v[(size_t)c*r->cap + k];
       col[c].cell = r->cell;
+    }
+    if( p->lateOn ){
+      if( (rc = sink->xFilter(sink, w, &b, sel, &b.nSel))!=0 ) break;
+      if( (rc = ga_rows_late(&p->late, r, k, sel, b.nSel))!=SQLITE_OK ) break;
+      for(c=0; c<r->nCol; c++) col[c].cell = r->cell;   /* the cells may have moved */
+      b.sel = sel;
     }
     if( w>=0 ){
       if( (rc = sink->xPar(sink, w, &b))==0 ) g->given = k + b.n;
@@ -408,6 +420,16 @@ static int interrupted(PageSrc *p){
   return rc==SQLITE_INTERRUPT;
 }
 
+/* The scan's late plans freed. */
+static void lateEnd(PageSrc *p){
+  if( p->lateOn ){
+    free(p->early.aFirst);
+    free(p->late.aFirst);
+    p->early.aFirst = p->late.aFirst = 0;
+    p->lateOn = 0;
+  }
+}
+
 static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   PageSrc *p = (PageSrc*)pSrc;
   pthread_t aTh[64];
@@ -417,7 +439,26 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   if( nTh>(int)(sizeof(aTh)/sizeof(aTh[0])) ) nTh = (int)(sizeof(aTh)/sizeof(aTh[0]));
   p->zErr[0] = 0;
   p->nRing = nTh>1 ? 2*nTh : 1;
-  if( (p->ring = calloc((size_t)p->nRing, sizeof(Seg)))==0 ) return SQLITE_NOMEM;
+  p->lateOn = 0;
+  if( sink->xFilter && sink->aLate ){
+    /* late: what the filter does not read, but the rowid and numbers of
+    ** TEXT (their fixing is this thread's: record.h, 5) */
+    unsigned char aLate[GA_COLS_MAX];
+    int c, any = 0;
+    for(c=0; c<p->plan.nCol; c++){
+      aLate[c] = sink->aLate[c] && p->plan.aField[c]>=0 && !(p->plan.aWant[c] & GA_COL_NUMERIC);
+      any |= aLate[c];
+    }
+    p->lateOn = any;
+    if( any && (rc = ga_rplan_split(&p->plan, aLate, &p->early, &p->late))!=SQLITE_OK ){
+      lateEnd(p);
+      return rc;
+    }
+  }
+  if( (p->ring = calloc((size_t)p->nRing, sizeof(Seg)))==0 ){
+    lateEnd(p);
+    return SQLITE_NOMEM;
+  }
   for(i=0; i<p->nRing; i++) p->ring[i].held = -1;
   if( mapped==0 && (p->conn==0 || p->conn->map) ){
     ga_snap_map_limit(&p->snap, (int64_t)1<<40);   /* 3a: clamped by SQLite's mmap ceiling */
@@ -476,7 +517,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
     }
     if( rc==SQLITE_OK ){
       double t0 = ga_now_ms();
-      rc = segGive(g, i, sink, -1);
+      rc = segGive(p, g, i, sink, -1);
       if( p->conn ) p->conn->stats.pageSinkMs += ga_now_ms() - t0;
     }
     segRelease(p, g);
@@ -500,6 +541,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   }
   free(p->ring);
   p->ring = 0;
+  lateEnd(p);
   if( mapped==0 ) ga_snap_map_limit(&p->snap, 0);
   pthread_cond_destroy(&p->cvDone);
   pthread_cond_destroy(&p->cvWork);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "record.h"
+#include <assert.h>
 
 #define LEAF     0x0d               /* a table b-tree leaf page */
 #define INTERIOR 0x05               /* a table b-tree interior page */
@@ -64,12 +65,13 @@ int ga_rows_reset(ga_rows *r, int nCol, int n){
   r->nCol = nCol;
   if( n>r->cap || nCol*r->cap > nCol*n*4 ){   /* grow, or shrink a far larger one */
     size_t m = (size_t)nCol*(size_t)(n ? n : 1);
-    free(r->type); free(r->v); free(r->rowid);
+    free(r->type); free(r->v); free(r->rowid); free(r->late);
     r->type = malloc(m);
     r->v = malloc(m*sizeof(int64_t));
     r->rowid = malloc(sizeof(int64_t)*(size_t)(n ? n : 1));
+    r->late = malloc(sizeof(*r->late)*(size_t)(n ? n : 1));
     r->cap = n;
-    if( !r->type || !r->v || !r->rowid ){
+    if( !r->type || !r->v || !r->rowid || !r->late ){
       r->cap = 0;
       return SQLITE_NOMEM;
     }
@@ -113,18 +115,21 @@ static int fixLater(ga_rows *r, int c, int i){
 
 void ga_rows_free(ga_rows *r){
   ga_rows_reset(r, 0, 0);
-  free(r->type); free(r->v); free(r->rowid); free(r->cell); free(r->aFix); free(r->apBuf);
+  free(r->type); free(r->v); free(r->rowid); free(r->late); free(r->cell); free(r->aFix); free(r->apBuf);
   memset(r, 0, sizeof(*r));
 }
 
-int ga_rplan_fields(ga_rplan *pl){
+/* pl's chains of the columns c where aSkip is NULL or aSkip[c]!=skip. */
+static int fieldsOf(ga_rplan *pl, const unsigned char *aSkip, int skip){
   int c, f;
   free(pl->aFirst);
   if( (pl->aFirst = malloc(sizeof(int)*(size_t)(pl->nField ? pl->nField : 1)))==0 ) return SQLITE_NOMEM;
   for(f=0; f<pl->nField; f++) pl->aFirst[f] = -1;
   pl->iRowid = -1;
   for(c=pl->nCol-1; c>=0; c--){
-    int *pFirst = pl->aField[c]<0 ? &pl->iRowid : &pl->aFirst[pl->aField[c]];
+    int *pFirst;
+    if( aSkip && (aSkip[c]!=0)==skip ){ pl->aNext[c] = -1; continue; }
+    pFirst = pl->aField[c]<0 ? &pl->iRowid : &pl->aFirst[pl->aField[c]];
     pl->aNext[c] = *pFirst;
     *pFirst = c;
   }
@@ -132,6 +137,28 @@ int ga_rplan_fields(ga_rplan *pl){
     if( pl->aFirst[f]>=0 ) pl->aRead[pl->nRead++] = f;
   }
   for(f=0; f<128; f++) pl->aSz[f] = f==10 || f==11 ? 0x80 : f<12 ? aSize[f] : (unsigned char)((f - 12)/2);
+  return SQLITE_OK;
+}
+
+int ga_rplan_fields(ga_rplan *pl){
+  return fieldsOf(pl, 0, 0);
+}
+
+int ga_rplan_split(const ga_rplan *pl, const unsigned char *aLate, ga_rplan *early, ga_rplan *late){
+  int c, k, rc;
+  early->aFirst = late->aFirst = 0;
+  for(k=0; k<2; k++){
+    ga_rplan *x = k ? late : early;
+    *x = *pl;
+    x->aFirst = 0;
+    x->full = k ? 0 : pl;
+    x->nField = 0;
+    for(c=0; c<pl->nCol; c++){
+      assert( !aLate[c] || pl->aField[c]>=0 );
+      if( (aLate[c]!=0)==k && pl->aField[c] + 1>x->nField ) x->nField = pl->aField[c] + 1;
+    }
+    if( (rc = fieldsOf(x, aLate, !k))!=SQLITE_OK ) return rc;
+  }
   return SQLITE_OK;
 }
 
@@ -464,6 +491,44 @@ static inline int cellPlain(const ga_rplan *restrict pl, const unsigned char *re
   return 1;
 }
 
+/* May the late columns of the record at p (P bytes on its page, its
+** header's size one byte, as cellPlain read it) wait (5): every field of
+** the whole plan present, of a type that is not reserved, inside it? */
+static int lateSafe(const ga_rplan *full, const unsigned char *p, uint64_t P){
+  const unsigned char *h = p + 1, *hEnd = p + p[0];
+  uint64_t at = p[0], t;
+  int f, k;
+  for(f=0; f<full->nField; f++){
+    if( h>=hEnd || (k = varint(h, hEnd, &t))==0 || t==10 || t==11 ) return 0;
+    h += k;
+    if( (at += serialSize(t))>P ) return 0;
+  }
+  return 1;
+}
+
+int ga_rows_late(const ga_rplan *pl, ga_rows *r, int base, const int *sel, int n){
+  int i, f, k, c, rc;
+  for(i=0; i<n; i++){
+    int row = base + (sel ? sel[i] : i);
+    const unsigned char *p = r->late[row], *h;
+    uint64_t at, t, sz;
+    if( p==0 ) continue;                /* decoded whole */
+    h = p + 1;
+    at = p[0];
+    for(f=0; f<pl->nField; f++){
+      k = varint(h, p + p[0], &t);      /* lateSafe proved each */
+      assert( k>0 );
+      h += k;
+      sz = serialSize(t);
+      for(c=pl->aFirst[f]; c>=0; c=pl->aNext[c]){
+        if( (rc = putValue(pl, r, c, row, t, p + at, sz))!=SQLITE_OK ) return rc;
+      }
+      at += sz;
+    }
+  }
+  return SQLITE_OK;
+}
+
 int ga_leaf_rows(const ga_rplan *pl, const ga_snap *s, const unsigned char *page, uint32_t pg, ga_rows *r,
                  int64_t *pLast, int *pHave, char *zErr, int nErr){
   const unsigned char *h = page + (pg==1 ? 100 : 0), *end = page + pl->usable;
@@ -482,13 +547,18 @@ int ga_leaf_rows(const ga_rplan *pl, const ga_snap *s, const unsigned char *page
     int k, row = r->n;
     if( off<lo || off>hi ) return corrupt(zErr, nErr, pg, "cell %d at %u", i, off);
     /* The plain case here; anything else (overflow, long headers, wanted
-    ** bytes, missing fields) in cellRow. */
-    if( nField>0 && (k = varint(p, end, &P))!=0 && P<=X && (p += k, k = varint(p, end, &rowid))!=0
-     && (uint64_t)(end - p - k)>=P && cellPlain(pl, p + k, P, (int64_t)rowid, type, v, cap, row, r) ){
+    ** bytes, missing fields) in cellRow; an early plan's row whose late
+    ** columns cannot wait, whole by the whole plan (5). */
+    if( (nField>0 || pl->full) && (k = varint(p, end, &P))!=0 && P<=X && (p += k, k = varint(p, end, &rowid))!=0
+     && (uint64_t)(end - p - k)>=P && cellPlain(pl, p + k, P, (int64_t)rowid, type, v, cap, row, r)
+     && (pl->full==0 || lateSafe(pl->full, p + k, P)) ){
       aRowid[row] = (int64_t)rowid;
+      if( pl->full ) r->late[row] = p + k;
       r->n = row + 1;
-    }else if( (rc = cellRow(pl, s, page, off, pg, r, zErr, nErr))!=SQLITE_OK ){
+    }else if( (rc = cellRow(pl->full ? pl->full : pl, s, page, off, pg, r, zErr, nErr))!=SQLITE_OK ){
       return rc;
+    }else if( pl->full ){
+      r->late[row] = 0;
     }
     if( have && aRowid[row]<=last ) return corrupt(zErr, nErr, pg, "rowids out of order");
     last = aRowid[row];

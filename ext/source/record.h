@@ -17,6 +17,14 @@
 **      the bytes given.
 **   4. Decoding may run in several threads, each with its own ga_rows (and
 **      no snapshot: only one thread reads pages).
+**   5. Late columns (colsrc.h, 8): a plan split in two (ga_rplan_split)
+**      decodes the early columns of every row, and notes where each
+**      record is; the late ones are decoded later for the rows asked
+**      (ga_rows_late), from the page, which must still be there. A record
+**      that is not wholly on its page, or lacks a field, is decoded whole
+**      at once (its late pointer NULL), so that the late columns never
+**      need the caller's fixing (their cells' numbers are never asked:
+**      a column that asks them is early).
 */
 #ifndef GPUAGG_RECORD_H
 #define GPUAGG_RECORD_H
@@ -43,11 +51,17 @@ typedef struct ga_rplan {
   int nRead;                        /* fields read: the distinct aField[c]>=0 */
   int aRead[GA_COLS_MAX];           /* ... ascending */
   unsigned char aSz[128];           /* each one-byte serial type's bytes; 0x80: reserved (10, 11) */
+  const struct ga_rplan *full;      /* an early plan's whole plan, for the rows decoded whole (5);
+                                    ** NULL: this plan is whole */
 } ga_rplan;
 
 /* Set aFirst, iRowid, aNext, nRead, aRead and aSz from aField (aFirst malloc'd: free it). SQLITE_OK or
 ** SQLITE_NOMEM. */
 int ga_rplan_fields(ga_rplan*);
+/* Early and late plans (5) of whole plan pl, the late columns those of
+** aLate (none reading the rowid): their aFirst malloc'd. SQLITE_OK or
+** SQLITE_NOMEM. */
+int ga_rplan_split(const ga_rplan *pl, const unsigned char *aLate, ga_rplan *early, ga_rplan *late);
 
 /* Rows decoded from leaf pages, column by column. */
 typedef struct ga_rows {
@@ -64,6 +78,8 @@ typedef struct ga_rows {
   void **apBuf;                     /* payloads assembled from overflow pages, and
                                     ** bytes the caller added: freed by ga_rows_clear */
   int nBuf, nBufAlloc;              /* ... in use, room */
+  const unsigned char **late;       /* [i]: row i's record, its late columns not decoded (NULL:
+                                    ** decoded whole); set where the plan is early (5) */
 } ga_rows;
 
 /* Empty r, keeping its memory, with room for n rows of nCol columns. */
@@ -91,5 +107,9 @@ int ga_leaf_cells(const unsigned char *page, int usable, uint32_t pg, char *zErr
 ** SQLITE_OK, SQLITE_CORRUPT (zErr says where), SQLITE_NOMEM or an I/O error. */
 int ga_leaf_rows(const ga_rplan*, const ga_snap*, const unsigned char *page, uint32_t pg, ga_rows *r,
                  int64_t *pLast, int *pHave, char *zErr, int nErr);
+
+/* The late columns (late plan pl) of rows base + sel[0..n) of r, those
+** whose records ga_leaf_rows left (5). SQLITE_OK or SQLITE_NOMEM. */
+int ga_rows_late(const ga_rplan *pl, ga_rows *r, int base, const int *sel, int n);
 
 #endif /* GPUAGG_RECORD_H */

@@ -53,6 +53,8 @@ static int srcDeliver(StmtSrc *s){
     b.n = s->n;
     b.nCol = s->nCol;
     b.col = s->col;
+    b.sel = 0;
+    b.nSel = 0;
     s->rcSink = s->sink->xBatch(s->sink, &b);
   }
   s->n = s->nCell = 0;
