@@ -688,7 +688,7 @@ int main(int argc, char **argv){
     const unsigned char *const *dC = (const unsigned char *const *)dCols;
     const int64_t *const *dV = (const int64_t *const *)(dCols + GA_QCOL);
     CK(cudaMemcpy(dRange, hRange, sizeof(hRange), cudaMemcpyHostToDevice));
-    float rangeMs = timeMs([&]{ CK(ga_query_range_launch(dp, hp.nReg, dC, dV, tabC, tabV, m, dRange, 0)); });
+    float rangeMs = timeMs([&]{ CK(ga_query_range_launch(dp, hp.nReg, dC, dV, tabC, tabV, m, dRange, 0, 0)); });
     CK(cudaMemcpy(hRange, dRange, sizeof(hRange), cudaMemcpyDeviceToHost));
     jb = ga_window_base(((hRange[1] ? hRange[1] : 1) - 1 + 52) >> 5);
     float interpMs = timeMs([&]{

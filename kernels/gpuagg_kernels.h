@@ -189,6 +189,17 @@ cudaError_t ga_keys_launch(const int64_t *d_num, const uint64_t *d_bits, int64_t
 cudaError_t ga_distinct_keys_launch(const int64_t *d_num, const uint64_t *d_bits, int64_t n, uint64_t *d_keys,
                                     int64_t *d_big, unsigned char *d_bigReal, unsigned long long *d_nBig,
                                     cudaStream_t stream);
+/* gpu_query's ORDER BY (select.cu): the rows [0, n) whose class d_cls
+** gives is want (GA_QO_NULL) or a number (want GA_QO_INT), in scan order,
+** into d_rows[0..*d_n); their keys d_keys[d_rows[i]] into d_out[i]; n
+** (key, row) pairs sorted by key, stable (ties keep their order). d_temp
+** NULL: *temp_bytes gets the scratch a call needs. */
+cudaError_t ga_order_rows(void *d_temp, size_t *temp_bytes, const unsigned char *d_cls, int n, int want,
+                          uint32_t *d_rows, int *d_n, cudaStream_t stream);
+cudaError_t ga_order_gather(const uint64_t *d_keys, const uint32_t *d_rows, int n, uint64_t *d_out,
+                            cudaStream_t stream);
+cudaError_t ga_order_sort(void *d_temp, size_t *temp_bytes, const uint64_t *d_kin, uint64_t *d_kout,
+                          const uint32_t *d_rin, uint32_t *d_rout, int n, cudaStream_t stream);
 cudaError_t ga_distinct_count_launch(const uint64_t *d_sorted, int64_t n, unsigned long long *d_count,
                                      cudaStream_t stream);
 
@@ -198,7 +209,10 @@ cudaError_t ga_distinct_count_launch(const uint64_t *d_sorted, int64_t n, unsign
 ** of kept columns (d_colC[c], d_colV[c]: device arrays of the columns'
 ** classes and values, in device memory) with the lookup tables. Range: each
 ** fold's least and greatest biased exponents of finite non-zero reals and
-** its infinities into d_range[3f..3f+2] (set to 0x7ff, -1, 0 before). Rows:
+** its infinities into d_range[3f..3f+2] (set to 0x7ff, -1, 0 before), and,
+** d_keyStat not NULL and the key numeric, the least and greatest keys that
+** group as integers and the count of other keys not NULL into
+** d_keyStat[0..2] (set to INT64_MAX, INT64_MIN, 0 before). Rows:
 ** row first+i's grouping row, the key at d_keys[i], fold f's value and meta
 ** at d_vals/d_meta[f*stride + i], for i in [0, n). ga_query_prepare: once per process, with the
 ** other preparations (shared memory).
@@ -211,7 +225,14 @@ cudaError_t ga_query_prepare(void);
 void ga_query_tile_rows(int r);
 cudaError_t ga_query_range_launch(const struct ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
                                   const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV,
-                                  int64_t n, int *d_range, cudaStream_t stream);
+                                  int64_t n, int *d_range, int64_t *d_keyStat, cudaStream_t stream);
+/* Order: row i's class (qprog.h, 5: GA_QO_*) into d_cls[i] and, a number,
+** its key into d_keys[i] (DESC's where desc); the classes met ORed into
+** *d_mask as bits 1 << class (the caller zeroes it). */
+cudaError_t ga_query_order_launch(const struct ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
+                                  const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV,
+                                  int64_t n, int desc, uint64_t *d_keys, unsigned char *d_cls, int *d_mask,
+                                  cudaStream_t stream);
 cudaError_t ga_query_rows_launch(const struct ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
                                  const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV,
                                  int64_t first, int64_t n, uint64_t *d_keys, uint64_t *d_vals, unsigned char *d_meta,

@@ -30,6 +30,12 @@
 **      of rows, group_acc.h): a row is (key, value, meta) for each fold.
 **      A row the filter drops goes to the group GA_Q_DROPPED, which no row
 **      that counts can reach (its key class is BLOB); the host drops it.
+**   5. Or an order (ORDER BY one term, ga_q_order_key): the one key
+**      register's value as a 64-bit key in ORDER BY's order (ext/query/
+**      order.c's rule: an integer's sign bit flipped; a double's bits, its
+**      sign bit flipped or every bit where it is negative, -0.0 as 0.0;
+**      DESC flips every bit), so that the rows' order is (key, position);
+**      NULLs apart, INTEGERs and REALs never mixed (the caller declines).
 */
 #ifndef GPUAGG_QPROG_H
 #define GPUAGG_QPROG_H
@@ -421,6 +427,28 @@ GA_HD void ga_q_key(const ga_qprog *p, const unsigned char *rc, const int64_t *r
     *pKey = code;
     *pMeta = GA_K_INT;
   }
+}
+
+/* A row's class for an order (point 5): dropped by the filter, NULL, an
+** INTEGER or a REAL (its key in *pKey). */
+#define GA_QO_DROPPED 0
+#define GA_QO_NULL    1
+#define GA_QO_INT     2
+#define GA_QO_REAL    3
+GA_HD int ga_q_order_key(const ga_qprog *p, const unsigned char *rc, const int64_t *rv, int s, int desc,
+                         uint64_t *pKey){
+  int c = rc[p->keyReg[0]*s];
+  uint64_t b = (uint64_t)rv[p->keyReg[0]*s];
+  if( p->filter >= 0 && ga_q_truth(rc[p->filter*s], rv[p->filter*s]) != 1 ) return GA_QO_DROPPED;
+  if( c == GA_QC_NULL ) return GA_QO_NULL;
+  if( c == GA_QC_INT ){
+    b ^= 0x8000000000000000ull;
+  }else{
+    if( (b << 1) == 0 ) b = 0;                                  /* -0.0 is 0.0 */
+    b = (b >> 63) ? ~b : b | 0x8000000000000000ull;
+  }
+  *pKey = desc ? ~b : b;
+  return c == GA_QC_INT ? GA_QO_INT : GA_QO_REAL;
 }
 
 /* A fold's value and lane (group_acc.h (1)): register r. */

@@ -24,7 +24,10 @@
 **   3. qRange: for each fold, the least and greatest biased exponents of
 **      the finite non-zero reals among the rows the filter keeps, and how
 **      many are infinite (shared-memory atomics, then global ones), so that
-**      the host can choose each fold's window (group_acc.h, 3) or decline.
+**      the host can choose each fold's window (group_acc.h, 3) or decline;
+**      for a numeric key, the least and greatest of the keys that group as
+**      integers and how many others (not NULL) there are, so that the host
+**      can size the groups' table for the keys' range, not the rows.
 **   4. qRows: rows [first, first+n)'s group rows (key and key meta once; value and meta
 **      per fold, fold f at f*stride), as group.cu folds them.
 **   5. qOne: a program without keys and with at most GA_QONE folds, its
@@ -34,8 +37,11 @@
 **      sums them by shuffles, the block in shared memory and the grid in
 **      d_out; the grid is the blocks the device runs at once. No grouping
 **      rows are written, no table is made.
+**   6. qOrder: each row's class and ORDER BY key (qprog.h, 5), which
+**      select.cu's ga_order_* pick and sort.
 ** Determinism: pure maps, and minima, maxima and counts of integers.
 */
+#include <climits>
 #include "gpuagg_kernels.h"
 #include "qprog.h"
 
@@ -47,6 +53,11 @@ constexpr int kThreads = 256;
 ** (Q6, bench_kernels on the H100: 0.232 -> 0.211 ms, at 80 registers else).
 ** Not for qOne with several folds: their sums would go to local memory. */
 constexpr int kBlocksPerSM = 4;
+/* qRange's shared memory past the registers: the key's least, greatest and
+** others (long longs, room for 4), then each fold's exponents and infinities. */
+constexpr size_t kRangeExtra = 4 * sizeof(long long) + 3 * GA_QFOLD * sizeof(int);
+
+typedef unsigned long long ull;
 
 struct Shared {
   ga_qprog p;
@@ -248,16 +259,19 @@ __device__ __forceinline__ unsigned char *tileMem(unsigned char *sm, int nReg, i
 template <int R>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
 qRange(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
-       const unsigned char *tabC, const int64_t *tabV, long long n, int *range){
+       const unsigned char *tabC, const int64_t *tabV, long long n, int *range, long long *keyStat){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
   Shared *s = (Shared *)sm;
   int64_t *rv;
   unsigned char *rc;
   int *sel, sl[R], m;
-  int *bMin = (int *)tileMem<R>(sm, nReg, &rv, &rc, &sel), *bMax = bMin + GA_QFOLD, *bInf = bMax + GA_QFOLD;
+  long long *bKey = (long long *)tileMem<R>(sm, nReg, &rv, &rc, &sel);
+  int *bMin = (int *)(bKey + 4), *bMax = bMin + GA_QFOLD, *bInf = bMax + GA_QFOLD;
+  long long tMin = LLONG_MAX, tMax = LLONG_MIN, tOther = 0;   /* this thread's keys */
   loadProg(s, gp, colC, colV);
   for( int f = threadIdx.x; f < GA_QFOLD; f += kThreads ){ bMin[f] = 0x7ff; bMax[f] = -1; bInf[f] = 0; }
+  if( threadIdx.x == 0 ){ bKey[0] = LLONG_MAX; bKey[1] = LLONG_MIN; bKey[2] = 0; }
   __syncthreads();
   for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
     runTile<R>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
@@ -268,6 +282,12 @@ qRange(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
       unsigned char km;
       ga_q_key(&s->p, rc + q, rv + q, S, &key, &km);
       if( km == GA_Q_DROPPED_META ) continue;
+      if( ga_kgroup(km & GA_K_MASK) == GA_K_INT ){
+        tMin = min(tMin, (long long)key);
+        tMax = max(tMax, (long long)key);
+      }else if( (km & GA_K_MASK) != GA_K_NULL ){
+        tOther++;
+      }
       for( int f = 0; f < s->p.nFold; f++ ){
         int r = s->p.foldReg[f] * S + q;
         if( rc[r] == GA_QC_REAL ){
@@ -279,10 +299,18 @@ qRange(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
       }
     }
   }
+  if( keyStat && s->p.keyNum ){
+    if( tMax >= tMin ){ atomicMin(&bKey[0], tMin); atomicMax(&bKey[1], tMax); }
+    if( tOther ) atomicAdd((ull *)&bKey[2], (ull)tOther);
+  }
   __syncthreads();
   for( int f = threadIdx.x; f < s->p.nFold; f += kThreads ){
     if( bMax[f] >= 0 ){ atomicMin(&range[3 * f], bMin[f]); atomicMax(&range[3 * f + 1], bMax[f]); }
     if( bInf[f] ) atomicAdd(&range[3 * f + 2], bInf[f]);
+  }
+  if( threadIdx.x == 0 && keyStat && s->p.keyNum ){
+    if( bKey[1] >= bKey[0] ){ atomicMin(&keyStat[0], bKey[0]); atomicMax(&keyStat[1], bKey[1]); }
+    if( bKey[2] ) atomicAdd((ull *)&keyStat[2], (ull)bKey[2]);
   }
 }
 
@@ -331,9 +359,40 @@ qRows(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int6
   }
 }
 
-/* ---- one group: rows folded where they are evaluated (5) -------------------- */
+/* ORDER BY one term (6): each row's class and key (dropped rows written
+** first, as qRows writes them). */
+template <int R>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSM)
+qOrder(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
+       const unsigned char *tabC, const int64_t *tabV, long long n, int desc, unsigned long long *keys,
+       unsigned char *cls, int *mask){
+  extern __shared__ __align__(16) unsigned char sm[];
+  constexpr int S = R * kThreads;
+  Shared *s = (Shared *)sm;
+  int64_t *rv;
+  unsigned char *rc;
+  int *sel, sl[R], m, seen = 0;
+  tileMem<R>(sm, nReg, &rv, &rc, &sel);
+  loadProg(s, gp, colC, colV);
+  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
+    int nValid = n - i0 < S ? (int)(n - i0) : S;
+    for( int q = threadIdx.x; q < nValid; q += kThreads ) cls[i0 + q] = GA_QO_DROPPED;
+    runTile<R>(s, rc, rv, sel, sl, &m, i0, nValid, tabC, tabV);
+    #pragma unroll 1
+    for( int j = 0; j < m; j++ ){
+      const int q = pick<R>(sl, j);
+      uint64_t key = 0;
+      int c = ga_q_order_key(&s->p, rc + q, rv + q, S, desc, &key);
+      cls[i0 + q] = (unsigned char)c;
+      keys[i0 + q] = key;
+      seen |= 1 << c;
+    }
+  }
+  seen = __reduce_or_sync(0xffffffffu, seen);
+  if( (threadIdx.x & 31) == 0 && seen ) atomicOr(mask, seen);
+}
 
-typedef unsigned long long ull;
+/* ---- one group: rows folded where they are evaluated (5) -------------------- */
 
 struct Jb { int jb[GA_QONE]; };
 
@@ -530,8 +589,10 @@ template <int R>
 cudaError_t prepare(void){
   int one = (int)smemBytes(regsFor(R), R, 16 + GA_QONE * sizeof(ga_gacc));
   cudaError_t e = cudaFuncSetAttribute(qRange<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)smemBytes(regsFor(R), R, 3 * GA_QFOLD * sizeof(int)));
+                                       (int)smemBytes(regsFor(R), R, kRangeExtra));
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qRows<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  (int)smemBytes(regsFor(R), R, 0));
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOrder<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   (int)smemBytes(regsFor(R), R, 0));
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<1, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<2, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
@@ -606,14 +667,16 @@ extern "C" cudaError_t ga_query_one_launch(const ga_qprog *d_p, const ga_qprog *
 
 extern "C" cudaError_t ga_query_range_launch(const ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
                                              const int64_t *const *d_colV, const unsigned char *d_tabC,
-                                             const int64_t *d_tabV, int64_t n, int *d_range, cudaStream_t stream){
+                                             const int64_t *d_tabV, int64_t n, int *d_range, int64_t *d_keyStat,
+                                             cudaStream_t stream){
   int R = tileRows(nReg);
-  size_t sm = smemBytes(nReg, R, 3 * GA_QFOLD * sizeof(int));
+  size_t sm = smemBytes(nReg, R, kRangeExtra);
+  long long *k = (long long *)d_keyStat;
   if( n <= 0 ) return cudaSuccess;
   switch( R ){
-    case 4: qRange<4><<<blocksFor(n, 4), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range); break;
-    case 2: qRange<2><<<blocksFor(n, 2), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range); break;
-    default: qRange<1><<<blocksFor(n, 1), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range); break;
+    case 4: qRange<4><<<blocksFor(n, 4), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range, k); break;
+    case 2: qRange<2><<<blocksFor(n, 2), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range, k); break;
+    default: qRange<1><<<blocksFor(n, 1), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, d_range, k); break;
   }
   return cudaGetLastError();
 }
@@ -633,6 +696,25 @@ extern "C" cudaError_t ga_query_rows_launch(const ga_qprog *d_p, int nReg, const
                                                                d_meta, stride); break;
     default: qRows<1><<<blocksFor(n, 1), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, first, n, k, v,
                                                                 d_meta, stride); break;
+  }
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_query_order_launch(const ga_qprog *d_p, int nReg, const unsigned char *const *d_colC,
+                                             const int64_t *const *d_colV, const unsigned char *d_tabC,
+                                             const int64_t *d_tabV, int64_t n, int desc, uint64_t *d_keys,
+                                             unsigned char *d_cls, int *d_mask, cudaStream_t stream){
+  int R = tileRows(nReg);
+  size_t sm = smemBytes(nReg, R, 0);
+  unsigned long long *k = (unsigned long long *)d_keys;
+  if( n <= 0 ) return cudaSuccess;
+  switch( R ){
+    case 4: qOrder<4><<<blocksFor(n, 4), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, desc, k,
+                                                                d_cls, d_mask); break;
+    case 2: qOrder<2><<<blocksFor(n, 2), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, desc, k,
+                                                                d_cls, d_mask); break;
+    default: qOrder<1><<<blocksFor(n, 1), kThreads, sm, stream>>>(d_p, nReg, d_colC, d_colV, d_tabC, d_tabV, n, desc, k,
+                                                                 d_cls, d_mask); break;
   }
   return cudaGetLastError();
 }

@@ -8,9 +8,18 @@
 ** (ga_pct_key: -0.0 just below +0.0). CUB's radix sort over all 64 bits:
 ** the sorted keys depend on the multiset alone, so the ranks read back are
 ** the same on every run and device, and the same as the CPU's selection.
+**
+** gpu_query's ORDER BY over kept columns (ga_order_*): the rows of one
+** class (qprog.h, 5) picked in scan order (CUB's DeviceSelect, which keeps
+** the input's order), their keys gathered, then sorted with their rows by
+** CUB's radix sort, which is stable: ties stay in scan order. Every step
+** depends on the keys and positions alone: the same rows on every run.
 */
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include "gpuagg_kernels.h"
+#include "qprog.h"
 
 extern "C" cudaError_t ga_sort_keys(void *d_temp, size_t *temp_bytes, const uint64_t *d_in, uint64_t *d_out,
                                     int n, cudaStream_t stream){
@@ -83,4 +92,40 @@ extern "C" cudaError_t ga_distinct_count_launch(const uint64_t *d_sorted, int64_
   if( n <= 0 ) return cudaSuccess;
   distinctCount<<<blocks, 256, 0, stream>>>(d_sorted, n, d_count);
   return cudaGetLastError();
+}
+
+/* ---- gpu_query's ORDER BY (ga_order_*) ---- */
+
+namespace {
+struct ClassIs {            /* row i's class is want (GA_QO_NULL), or a number (GA_QO_INT) */
+  const unsigned char *cls;
+  int want;
+  __device__ bool operator()(uint32_t i) const {
+    return want == GA_QO_NULL ? cls[i] == GA_QO_NULL : cls[i] >= GA_QO_INT;
+  }
+};
+
+__global__ void gatherKeys(const uint64_t *keys, const uint32_t *rows, int n, uint64_t *out){
+  for( int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x ) out[i] = keys[rows[i]];
+}
+}  // namespace
+
+extern "C" cudaError_t ga_order_rows(void *d_temp, size_t *temp_bytes, const unsigned char *d_cls, int n, int want,
+                                     uint32_t *d_rows, int *d_n, cudaStream_t stream){
+  ClassIs f = { d_cls, want };
+  return cub::DeviceSelect::If(d_temp, *temp_bytes, thrust::counting_iterator<uint32_t>(0), d_rows, d_n, n, f,
+                               stream);
+}
+
+extern "C" cudaError_t ga_order_gather(const uint64_t *d_keys, const uint32_t *d_rows, int n, uint64_t *d_out,
+                                       cudaStream_t stream){
+  int blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
+  if( n <= 0 ) return cudaSuccess;
+  gatherKeys<<<blocks, 256, 0, stream>>>(d_keys, d_rows, n, d_out);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_order_sort(void *d_temp, size_t *temp_bytes, const uint64_t *d_kin, uint64_t *d_kout,
+                                     const uint32_t *d_rin, uint32_t *d_rout, int n, cudaStream_t stream){
+  return cub::DeviceRadixSort::SortPairs(d_temp, *temp_bytes, d_kin, d_kout, d_rin, d_rout, n, 0, 64, stream);
 }

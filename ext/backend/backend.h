@@ -307,14 +307,25 @@ struct ga_backend {
   ** instead. */
   int (*xQuery)(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
                 const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr);
+  /* Run p (an order: qprog.h, 5) over the same rows and give the rows at
+  ** places off..off+n of the order its key makes among those the filter
+  ** keeps (NULLs first where nullsFirst, else last; ties in scan order):
+  ** their row numbers into aRow[0..*pnRow), in that order. GA_DEV_SCAN:
+  ** not served (INTEGER and REAL keys both; columns split across devices). */
+  int (*xOrder)(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
+                const unsigned char *tabC, const int64_t *tabV, int64_t nTab, int desc, int nullsFirst,
+                int64_t off, int64_t n, int64_t *aRow, int64_t *pnRow, char *zErr);
   /* Make a context on the first device a connection limited to nDev uses
   ** (so that columns kept from now go there too); NULL in the CPU's. */
   int (*xWake)(int nDev, char *zErr);
 };
 
-/* The CPU's xQuery (query_cpu.c). */
+/* The CPU's xQuery and xOrder (query_cpu.c). */
 int ga_cpu_query(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
                  const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr);
+int ga_cpu_order(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
+                 const unsigned char *tabC, const int64_t *tabV, int64_t nTab, int desc, int nullsFirst,
+                 int64_t off, int64_t n, int64_t *aRow, int64_t *pnRow, char *zErr);
 
 extern const ga_backend ga_cpu_backend;
 

@@ -42,6 +42,9 @@ int ga_dcol_ranks(ga_dres**, ga_stats*, ga_dcol *d, const int64_t *rank, int nRa
 int ga_dcol_distinct(ga_dres**, ga_stats*, ga_dcol *d, int64_t *pn, char *zErr);
 int ga_dcol_query(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
                   const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr);
+int ga_dcol_order(ga_dres**, ga_stats*, const struct ga_qprog *p, const ga_qcol *a, int64_t nRow,
+                  const unsigned char *tabC, const int64_t *tabV, int64_t nTab, int desc, int nullsFirst,
+                  int64_t off, int64_t n, int64_t *aRow, int64_t *pnRow, char *zErr);
 
 /* What a CUDA slot holds besides its host buffer. */
 typedef struct cuSlot {

@@ -25,6 +25,9 @@
 **      number; arguments with the same text share one fold. count(DISTINCT
 **      x) is left out of the program (aFold -2): exec.c compiles the same
 **      plan with x as one more key, and counts each group's keys.
+**   5. Or rows ordered by one term (q_compile_order): the filter, and the
+**      term as a number key (qprog.h, 5); the engine makes the result rows
+**      of the window's rows alone (exec.c's keptOrder).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -558,7 +561,8 @@ static int sameText(const qplan *pl, const qexpr *a, const qexpr *b){
   return a->end - a->at==b->end - b->at && memcmp(pl->s->zSql + a->at, pl->s->zSql + b->at, (size_t)(a->end - a->at))==0;
 }
 
-int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy){
+/* q_compile, or q_compile_order where order is set. */
+static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, int order, qkept *k, char **pzWhy){
   Comp *c = sqlite3_malloc(sizeof(Comp));
   ga_qprog *p = &k->p;
   int rc = SQLITE_OK, i, j, r, iFirst = 0, rFirst = 0;
@@ -573,7 +577,8 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
   c->k = k;
   p->filter = -1;
   p->nCol = pl->nCol;
-  if( !pl->grouped ) rc = why(c, "rows without aggregates");
+  if( order && (pl->grouped || pl->nSort!=1) ) rc = why(c, "not rows ordered by one term");
+  else if( !order && !pl->grouped ) rc = why(c, "rows without aggregates");
   else if( pl->nBare ) rc = why(c, "a bare column (%s)", colName(c, pl->aBare[0]->iCol));
   else if( pl->nCol>GA_QCOL ) rc = why(c, "more than %d columns", GA_QCOL);
   /* the filter: WHERE's conjuncts, ANDed */
@@ -597,9 +602,18 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
     p->stageReg[1] = (unsigned char)p->filter;
     p->nStage = pl->nConj>1 ? 2 : 1;
   }
-  if( rc==SQLITE_OK ) rc = keys(c);
+  if( order ){
+    /* the one term, as a number key (qprog.h, 5) */
+    if( rc==SQLITE_OK && (rc = node(c, pl->aSort[0], &r))==SQLITE_OK ){
+      p->nKey = 1;
+      p->keyNum = 1;
+      p->keyReg[0] = (unsigned char)r;
+    }
+  }else if( rc==SQLITE_OK ){
+    rc = keys(c);
+  }
   /* the aggregates' folds */
-  for(i=0; rc==SQLITE_OK && i<pl->nAgg; i++){
+  for(i=0; rc==SQLITE_OK && !order && i<pl->nAgg; i++){
     const qagg *g = &pl->aAgg[i];
     k->aFold[i] = -1;
     if( g->fn>A_MAX || (Q_DEDUP(g) && g->fn!=A_COUNT) ){
@@ -628,7 +642,7 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
   for(i=0; rc==SQLITE_OK && i<pl->nAgg; i++){
     if( (pl->aAgg[i].fn==A_MIN || pl->aAgg[i].fn==A_MAX) && k->aFold[i]>=0 ) p->foldExt[k->aFold[i]] = 1;
   }
-  if( rc==SQLITE_OK && p->nFold==0 ){
+  if( rc==SQLITE_OK && !order && p->nFold==0 ){
     /* count(*) alone: one fold of no values, for its rows */
     if( p->nLit>=GA_QLIT ) rc = why(c, "more than %d constants", GA_QLIT);
     else if( (rc = newReg(c, &r))==SQLITE_OK ){
@@ -649,6 +663,14 @@ int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, ch
   sqlite3_free(c);
   if( rc!=SQLITE_OK ) q_kept_free(k);
   return rc;
+}
+
+int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy){
+  return compile(run, pl, aCol, 0, k, pzWhy);
+}
+
+int q_compile_order(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy){
+  return compile(run, pl, aCol, 1, k, pzWhy);
 }
 
 void q_kept_free(qkept *k){

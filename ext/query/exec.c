@@ -55,7 +55,12 @@
 **      aggregate argument, and 5 finishes the groups as above. What it does
 **      not serve (the plan, a value's range, a column not on the device)
 **      is said in qresult.zKeptWhy and read as 1-7 say; in 'cuda' mode
-**      that is an error.
+**      that is an error. Rows without aggregates ordered by one term with
+**      a LIMIT of at most Q_ORDER_MAX (a top ten, a median's middle rows):
+**      the backend's xOrder picks the window's rows over the kept columns
+**      (compile.c, 5), and only those rows are read as 1-6 say, OFFSET
+**      spent (keptOrder); where it does not serve, 1-6 read the table, and
+**      never an error.
 **   9. A compound (plan.c, 6): each arm run as its own plan, the arms'
 **      rows joined left to right (UNION ALL appends; UNION, INTERSECT and
 **      EXCEPT keep one of equal rows, by the compound's collations: which
@@ -166,6 +171,8 @@ typedef struct Exec {
   uint64_t *gRank;                 /* ... and each group's place in GROUP BY's order, or NULL */
   uint64_t nRank;                  /* ... the places there are (0: too many to count) */
   KeySet rows;                     /* SELECT DISTINCT: the rows kept, by their results' keys */
+  int offDone;                     /* the rows are the window of the order alone (keptOrder):
+                                   ** OFFSET is spent */
 } Exec;
 
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
@@ -1303,7 +1310,7 @@ static int finish(Exec *e){
     if( s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "a LIMIT that is not an integer");
     lim = s->pLimit->i;
   }
-  if( s->pOffset && s->pOffset!=s->pLimit && !pl->isArm ){
+  if( s->pOffset && s->pOffset!=s->pLimit && !pl->isArm && !e->offDone ){
     if( s->pOffset->op!=E_LIT || s->pOffset->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "an OFFSET that is not an integer");
     off = s->pOffset->i<0 ? 0 : s->pOffset->i;
   }
@@ -1755,6 +1762,73 @@ static int keptSame(const qkeptcache *kc, const qplan *pl, ga_resident *const *a
   return 1;
 }
 
+/* The plan's columns as the cache keeps them (read into it first where keep
+** says the table is large), into aRes and aCol, the source that holds them
+** into *pSrc (the caller closes it), and the backend that will serve into
+** *pBe: the device where useDev and every column is there, the CPU's where
+** gpuagg_config('query_kept') is 1, else none (why, if any, in *pzWhy; in
+** 'cuda' mode, where strict, an error). SQLITE_OK or an error (*pzErr). */
+static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int strict, ga_colsrc **pSrc,
+                    ga_resident **aRes, ga_qcol *aCol, const ga_backend **pBe, char **pzWhy, char **pzErr){
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  const ga_backend *dev = ga_device_backend();
+  ga_colsrc *src = 0;
+  char zErr[GA_ERRLEN];
+  int c, rc = SQLITE_OK;
+  *pBe = 0;
+  if( ga_tvf_open(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, pSrc)!=SQLITE_OK ){
+    *pzWhy = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : "the table could not be read");
+    return SQLITE_OK;
+  }
+  src = *pSrc;
+  if( !ga_cache_source(src) ){
+    *pzWhy = sqlite3_mprintf("the columns cannot be kept here (the column cache is off, or the table is a view, "
+                             "in a temp, in-memory or attached database, or this connection writes it)");
+    return SQLITE_OK;
+  }
+  if( ga_cache_kept(src, 0)==0 ){
+    ga_colsink none;
+    if( !keep ) return SQLITE_OK;               /* the table's size is not known yet */
+    if( useDev && !dev->xWarm() && dev->xWake(conn->devices, zErr) ){
+      *pzWhy = sqlite3_mprintf("%s", zErr);
+      return SQLITE_OK;
+    }
+    memset(&none, 0, sizeof(none));
+    none.xBatch = nullBatch;
+    if( (rc = src->xScan(src, &none))!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
+      return rc;
+    }
+    if( ga_cache_kept(src, 0)==0 ){
+      *pzWhy = sqlite3_mprintf("the columns were not kept (gpuagg_config('cache') too small, or none)");
+      return SQLITE_OK;
+    }
+  }
+  for(c=0; useDev && c<pl->nCol; c++){
+    if( ga_cache_kept(src, c)->d==0 ){       /* kept in host memory only: the device again */
+      ga_cache_device_again(src);
+      break;
+    }
+  }
+  for(c=0; c<pl->nCol; c++){
+    aRes[c] = ga_cache_kept(src, c);
+    aCol[c].type = aRes[c]->type;
+    aCol[c].v = aRes[c]->v;
+    aCol[c].d = aRes[c]->d;
+    if( aRes[c]->d==0 ) useDev = 0;
+  }
+  /* no rows: nothing for a device to do (the CPU's program gives the empty groups) */
+  *pBe = aRes[0]->n==0 ? &ga_cpu_backend : useDev ? dev : conn->qkept==1 ? &ga_cpu_backend : 0;
+  if( *pBe==0 && strict && conn->mode==GA_CUDA ){
+    *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: the columns are not on the device%s%s%s",
+                             conn->stats.zLastErr[0] ? " (the last device error: " : "", conn->stats.zLastErr,
+                             conn->stats.zLastErr[0] ? ")" : "");
+    return SQLITE_ERROR;
+  }
+  if( *pBe==0 ) *pzWhy = sqlite3_mprintf("the columns are not on the device");
+  return SQLITE_OK;
+}
+
 static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
                    int *pDone, char **pzErr){
   ga_conn *conn = ((ga_vtab*)vt)->conn;
@@ -1773,60 +1847,9 @@ static int keptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *k
   memset(&k, 0, sizeof(k));
   memset(aG, 0, sizeof(aG));
   if( (!useDev && conn->qkept!=1) || !pl->grouped ) return SQLITE_OK;
-  if( ga_tvf_open(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, &src)!=SQLITE_OK ){
-    zWhy = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : "the table could not be read");
-    goto done;
-  }
-  if( !ga_cache_source(src) ){
-    zWhy = sqlite3_mprintf("the columns cannot be kept here (the column cache is off, or the table is a view, "
-                           "in a temp, in-memory or attached database, or this connection writes it)");
-    goto done;
-  }
-  if( ga_cache_kept(src, 0)==0 ){
-    ga_colsink none;
-    if( !keep ) goto done;                     /* the table's size is not known yet */
-    if( useDev && !dev->xWarm() && dev->xWake(conn->devices, zErr) ){
-      zWhy = sqlite3_mprintf("%s", zErr);
-      goto done;
-    }
-    memset(&none, 0, sizeof(none));
-    none.xBatch = nullBatch;
-    if( (rc = src->xScan(src, &none))!=SQLITE_OK ){
-      *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
-      goto done;
-    }
-    if( ga_cache_kept(src, 0)==0 ){
-      zWhy = sqlite3_mprintf("the columns were not kept (gpuagg_config('cache') too small, or none)");
-      goto done;
-    }
-  }
+  rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
-  for(c=0; useDev && c<pl->nCol; c++){
-    if( ga_cache_kept(src, c)->d==0 ){       /* kept in host memory only: the device again */
-      ga_cache_device_again(src);
-      break;
-    }
-  }
-  for(c=0; c<pl->nCol; c++){
-    aRes[c] = ga_cache_kept(src, c);
-    aCol[c].type = aRes[c]->type;
-    aCol[c].v = aRes[c]->v;
-    aCol[c].d = aRes[c]->d;
-    if( aRes[c]->d==0 ) useDev = 0;
-  }
-  /* no rows: nothing for a device to do (the CPU's program gives the empty groups) */
-  be = aRes[0]->n==0 ? &ga_cpu_backend : useDev ? dev : conn->qkept==1 ? &ga_cpu_backend : 0;
-  if( be==0 && conn->mode==GA_CUDA ){
-    rc = SQLITE_ERROR;
-    *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: the columns are not on the device%s%s%s",
-                             conn->stats.zLastErr[0] ? " (the last device error: " : "", conn->stats.zLastErr,
-                             conn->stats.zLastErr[0] ? ")" : "");
-    goto done;
-  }
-  if( be==0 ){
-    zWhy = sqlite3_mprintf("the columns are not on the device");
-    goto done;
-  }
+  if( rc!=SQLITE_OK || be==0 ) goto done;
   if( kc ){                                 /* the parameters, and the constants they fold into */
     char *zPlan = planKey(pl);
     zKey = zPlan ? sqlite3_mprintf("%s|%s", zParams ? zParams : "", zPlan) : 0;
@@ -1906,6 +1929,114 @@ done:
     rc = SQLITE_ERROR;
     *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: %s", zWhy);
   }
+  r->zKeptWhy = zWhy;
+  return rc;
+}
+
+/* ---- ORDER BY one term over kept columns (requirement 8) ---------------------------- */
+
+#define Q_ORDER_MAX 65536          /* the rows of a window keptOrder makes, at most (LIMIT) */
+
+/* pl is rows ordered by one term with a LIMIT keptOrder serves: its limit
+** and offset into *pLim and *pOff. */
+static int orderable(const qplan *pl, int64_t *pLim, int64_t *pOff){
+  const qselect *s = pl->s;
+  if( pl->grouped || pl->distinct || pl->nSort!=1 || pl->isArm || pl->pSub || s->zFrom==0 || s->pLimit==0 ) return 0;
+  if( s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER || s->pLimit->i<1 || s->pLimit->i>Q_ORDER_MAX ) return 0;
+  *pLim = s->pLimit->i;
+  *pOff = 0;
+  if( s->pOffset && s->pOffset!=s->pLimit ){
+    if( s->pOffset->op!=E_LIT || s->pOffset->t!=SQLITE_INTEGER ) return 0;
+    *pOff = s->pOffset->i<0 ? 0 : s->pOffset->i;
+  }
+  return 1;
+}
+
+/* The window's rows (xOrder over the kept columns), in scan order, into
+** e's part as batches from the columns' host copies; *pDone set. Where it
+** does not serve, nothing, the reason in r->zKeptWhy. */
+static int keptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr){
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  const ga_backend *dev = ga_device_backend(), *be = 0;
+  ga_resident *aRes[GA_COLS_MAX];
+  ga_qcol aCol[GA_COLS_MAX];
+  ga_colvec aVec[GA_COLS_MAX];
+  ga_colsrc *src = 0;
+  qkept k;
+  char zErr[GA_ERRLEN], *zWhy = 0;
+  int64_t lim, off, *aRow = 0, nRow = 0, i;
+  unsigned char *aT = 0;
+  int64_t *aV = 0;
+  int c, rc = SQLITE_OK, fail;
+  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xOrder && ga_device_usable(zErr);
+  double t0 = ga_now_ms();
+  *pDone = 0;
+  memset(&k, 0, sizeof(k));
+  if( (!useDev && conn->qkept!=1) || !orderable(pl, &lim, &off) ) return SQLITE_OK;
+  rc = keptCols(vt, pl, keep, useDev, 0, &src, aRes, aCol, &be, &zWhy, pzErr);
+  r->aMs[0] = ga_now_ms() - t0;
+  if( rc!=SQLITE_OK || be==0 ) goto done;
+  if( (rc = q_compile_order(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
+    if( rc==QE_BAIL ) rc = SQLITE_OK;
+    else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
+    goto done;
+  }
+  r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
+  if( (aRow = sqlite3_malloc64(8*(uint64_t)(lim + 1)))==0
+   || (aT = sqlite3_malloc64((uint64_t)pl->nCol*GA_BATCH))==0
+   || (aV = sqlite3_malloc64(8*(uint64_t)pl->nCol*GA_BATCH))==0 ){
+    rc = SQLITE_NOMEM;
+    *pzErr = sqlite3_mprintf("out of memory");
+    goto done;
+  }
+  fail = be->xOrder(be==dev ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV, k.nTab,
+                    pl->aSortDesc[0], nullsFirst(pl, 0), off, lim, aRow, &nRow, zErr);
+  if( fail==GA_DEV_SCAN ){
+    zWhy = sqlite3_mprintf("an ORDER BY term with INTEGER and REAL values both");
+    goto done;
+  }else if( fail && be==dev && ga_device_failed(conn, zErr) ){
+    rc = SQLITE_ERROR;
+    *pzErr = sqlite3_mprintf("%s", zErr);
+    goto done;
+  }else if( fail ){
+    zWhy = sqlite3_mprintf("%s", zErr);
+    goto done;
+  }
+  /* the rows in scan order (finish orders them again, ties by that order) */
+  qsort(aRow, (size_t)nRow, sizeof(int64_t), cmpU64);   /* (rows are not negative) */
+  for(i=0; i<nRow && rc==SQLITE_OK; i+=GA_BATCH){
+    ga_colbatch b;
+    int m = nRow - i<GA_BATCH ? (int)(nRow - i) : GA_BATCH, j;
+    memset(&b, 0, sizeof(b));
+    for(c=0; c<pl->nCol; c++){
+      for(j=0; j<m; j++){
+        aT[c*GA_BATCH + j] = aRes[c]->type[aRow[i + j]];
+        aV[c*GA_BATCH + j] = aRes[c]->v[aRow[i + j]];
+      }
+      aVec[c].type = aT + c*GA_BATCH;
+      aVec[c].v = aV + c*GA_BATCH;
+      aVec[c].cell = aRes[c]->dict;
+    }
+    b.pos = aRow[i];
+    b.n = m;
+    b.nCol = pl->nCol;
+    b.col = aVec;
+    rc = batchInto(e, &e->main, &b, 0);
+  }
+  if( rc==SQLITE_OK ){
+    e->offDone = 1;
+    *pDone = 1;
+    r->nScan = nRow;
+    r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
+    r->aMs[2] = ga_now_ms() - t0 - r->aMs[0] - r->aMs[1];
+    if( be==dev ) ga_cache_device_hit(conn->cache, ga_now_ms() - t0);
+  }
+done:
+  sqlite3_free(aRow);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  q_kept_free(&k);
+  if( src ) src->xClose(src);
   r->zKeptWhy = zWhy;
   return rc;
 }
@@ -2174,6 +2305,10 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     if( rc==QE_BAIL || *pzErr==0 ) goto fail;
     goto done;
   }
+  if( !done && (rc = keptOrder(&e, vt, pl, keep, r, &done, pzErr))!=SQLITE_OK ){
+    if( rc==QE_BAIL || *pzErr==0 ) goto fail;
+    goto done;
+  }
   if( done ) goto finish;
   t1 = ga_now_ms();
   if( parallel(pl, conn->threads) ){
@@ -2241,6 +2376,7 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   char zErr[GA_ERRLEN] = "", *zWhy = 0, *z;
   int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
   int c, hit = 0, rc;
+  int64_t lim, off;
   ga_colsrc *src;
   qrun *r;
   qkept k;
@@ -2259,7 +2395,10 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
     return sqlite3_mprintf("no: %s", conn->qkept==0 ? "gpuagg_config('query_kept') is 0"
                                      : conn->mode==GA_CPU ? "the backend is cpu" : zErr);
   }
-  if( !pl->grouped ) return sqlite3_mprintf("no: rows without aggregates");
+  if( !pl->grouped && !orderable(pl, &lim, &off) ){
+    return sqlite3_mprintf("no: rows without aggregates (other than ordered by one term with a LIMIT of 1 to %d)",
+                           Q_ORDER_MAX);
+  }
   if( pl->nCol==0 ){
     pl->aiCol[0] = 0;
     pl->aWant[0] = 0;
@@ -2281,11 +2420,12 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
     src->xClose(src);
     return 0;
   }
-  rc = q_compile(r, pl, aRes, &k, &zWhy);
+  rc = pl->grouped ? q_compile(r, pl, aRes, &k, &zWhy) : q_compile_order(r, pl, aRes, &k, &zWhy);
   if( rc==SQLITE_OK ){
     q_kept_free(&k);
-    z = sqlite3_mprintf(useDev ? "yes: the device's operators" : conn->qkept==1 ? "yes: the CPU's operators"
-                                                                                : "no: the columns are not on the device");
+    z = sqlite3_mprintf(useDev ? "yes: the device's operators%s" : conn->qkept==1 ? "yes: the CPU's operators%s"
+                                                                                : "no: the columns are not on the device",
+                        pl->grouped ? "" : " (the window of the order)");
   }else{
     z = sqlite3_mprintf("no: %s", zWhy ? zWhy : q_run_errmsg(r));
   }

@@ -387,6 +387,9 @@ void q_keptcache_clear(qkeptcache*);
 ** on run r (whose memory keeps the keys' shown values). SQLITE_OK, or
 ** QE_BAIL with why not in *pzWhy (sqlite3_malloc'd), or an SQLite error. */
 int q_compile(qrun *r, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy);
+/* As q_compile, an ungrouped plan ordered by one term (compile.c, 5): the
+** filter, and the term as the program's number key. */
+int q_compile_order(qrun *r, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy);
 void q_kept_free(qkept *k);
 
 /* ---- collations (eval.c) ------------------------------------------------------- */
