@@ -158,9 +158,11 @@ START_TEST(test_cache_faults){
     /* gpu_query over kept columns (query/exec.c, 8): a TEXT key through its dictionary, one group
     ** folded where it is evaluated, a number key in a hash table */
     "SELECT * FROM qa", "SELECT * FROM qb", "SELECT * FROM qc",
+    /* ... and rows ordered by one term (exec.c's keptOrder): integers, reals with NULLs */
+    "SELECT * FROM qd", "SELECT * FROM qe",
   };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
-  char zDir[64], zFile[128], *aRef[9];
+  char zDir[64], zFile[128], *aRef[11];
   sqlite3 *db;
   sqlite3_stmt *st;
   int hit[5] = { 0, 0, 0, 0, 0 }, k, w, q, strict, fill, n;
@@ -204,7 +206,10 @@ START_TEST(test_cache_faults){
   EXEC(db, "CREATE VIRTUAL TABLE temp.qa USING gpu_query((SELECT s, count(*), sum(x), avg(i), min(x), max(i) FROM d"
            " WHERE k < 200 GROUP BY s));"
            "CREATE VIRTUAL TABLE temp.qb USING gpu_query((SELECT sum(x*i), count(*), total(k) FROM d WHERE s >= 's050'));"
-           "CREATE VIRTUAL TABLE temp.qc USING gpu_query((SELECT k, count(*), sum(i), min(x) FROM d GROUP BY k))");
+           "CREATE VIRTUAL TABLE temp.qc USING gpu_query((SELECT k, count(*), sum(i), min(x) FROM d GROUP BY k));"
+           "CREATE VIRTUAL TABLE temp.qd USING gpu_query((SELECT k, i, s FROM d WHERE x > -0.5 ORDER BY i DESC"
+           " LIMIT 20 OFFSET 7));"
+           "CREATE VIRTUAL TABLE temp.qe USING gpu_query((SELECT i, s, x FROM d ORDER BY x LIMIT 5 OFFSET 3000))");
   for(q=0; q<nQ; q++) aRef[q] = s_render(db, azQ[q]);
   for(strict=0; strict<2; strict++){
     EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");

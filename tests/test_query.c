@@ -1409,6 +1409,11 @@ START_TEST(test_subquery_affinity){
     "SELECT y FROM t3 WHERE s = (SELECT b FROM u UNION ALL SELECT 1)",
     "SELECT y FROM t3 WHERE s = (SELECT b FROM u UNION ALL SELECT b FROM u)",
     "SELECT y FROM t3 WHERE y > (SELECT count(*) FROM u) + (SELECT a FROM u)",
+    /* the same subquery twice (computed once: plan.c's aSubq), as a constant SQLite computes
+    ** and as a value with its affinity */
+    "SELECT y FROM t3 WHERE y = (SELECT b FROM u) + 3 OR s = (SELECT b FROM u)",
+    "SELECT y, (SELECT a FROM u) = 2, (SELECT a FROM u) || 'x' FROM t3 ORDER BY y"
+    " LIMIT (SELECT n FROM u) - 5 OFFSET (SELECT n FROM u) % 4",
   };
   sqlite3 *db;
   char *zErr = 0;

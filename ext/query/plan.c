@@ -57,6 +57,8 @@ typedef struct Bind {
   sqlite3 *db;
   sqlite3_value **apParam; int nParam;
   int nSubq;                       /* subqueries' values numbered after the parameters */
+  const qexpr *aSubq[8]; int nSubqDone; /* subqueries the engine computed (their text, value
+                                   ** and affinity): the same text again is the same value */
   char *zWhy;                      /* not covered: why */
   int rc;                          /* an error */
   char *zErr;                      /* ... its message */
@@ -201,6 +203,18 @@ static int subqueryValue(Bind *b, qexpr *e){
   qselect sel;
   qplan pl;
   qresult res;
+  for(rc=0; rc<b->nSubqDone; rc++){
+    const qexpr *d = b->aSubq[rc];
+    if( d->end - d->at==n && memcmp(b->s->zSql + d->at, z, (size_t)n)==0 ){
+      /* (LIMIT 2 - (SELECT count(x) FROM f) % 2 OFFSET ((SELECT count(x) FROM f) - 1) / 2: one read) */
+      e->t = d->t; e->i = d->i; e->z = d->z; e->n = d->n;
+      e->op = E_LIT;
+      e->aff = d->aff;
+      e->fromSubq = 1;
+      e->iParam = b->nParam + 1 + b->nSubq++;
+      return 1;
+    }
+  }
   for(at=0; at<n && z[at]!='('; at++){}
   if( (zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
   memset(&pl, 0, sizeof(pl));
@@ -245,6 +259,7 @@ static int subqueryValue(Bind *b, qexpr *e){
     e->aff = aff;
     e->fromSubq = 1;
     e->iParam = b->nParam + 1 + b->nSubq++;
+    if( rc==SQLITE_OK && b->nSubqDone<(int)(sizeof(b->aSubq)/sizeof(b->aSubq[0])) ) b->aSubq[b->nSubqDone++] = e;
   }
   q_result_free(&res);
   q_plan_free(&pl);
