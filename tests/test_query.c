@@ -1198,7 +1198,8 @@ END_TEST
 /* ORDER BY one term of numbers (order.c's typed keys) against SQLite:
 ** ties in scan order, NULLs at either end, -0.0 equal to 0.0 and 1 to 1.0,
 ** infinities, integers beyond 2^53 beside REALs and TEXT among numbers (both
-** left to the comparing sort), positions across the NULLs' edge. Then the
+** left to the comparing sort), positions across the NULLs' edge, TEXT
+** columns carried (exec.c's held rows: the window's made alone). Then the
 ** same over kept columns (exec.c's keptOrder: the backend's xOrder picks
 ** the window; the CPU's here, the device's on a GPU), where every read of
 ** integers alone or reals alone with a LIMIT must go, and again after an
@@ -1227,8 +1228,8 @@ START_TEST(test_order){
     for(round=0; round<6; round++){
       int n = 1 + pick(&g, round<2 ? 40 : 3000), i, j, nNull = 0;
       sqlite3_stmt *st = 0;
-      EXEC(db, "DROP TABLE IF EXISTS o; CREATE TABLE o(id INTEGER PRIMARY KEY, x, y INTEGER)");
-      CHECK(sqlite3_prepare_v2(db, "INSERT INTO o(x, y) VALUES(?1, ?2)", -1, &st, 0)==SQLITE_OK, "insert: %s", sqlite3_errmsg(db));
+      EXEC(db, "DROP TABLE IF EXISTS o; CREATE TABLE o(id INTEGER PRIMARY KEY, x, y INTEGER, s TEXT)");
+      CHECK(sqlite3_prepare_v2(db, "INSERT INTO o(x, y, s) VALUES(?1, ?2, ?3)", -1, &st, 0)==SQLITE_OK, "insert: %s", sqlite3_errmsg(db));
       EXEC(db, "BEGIN");
       for(i=0; i<n; i++){
         int64_t v = h_range(&g.r, -12, 12);
@@ -1241,6 +1242,12 @@ START_TEST(test_order){
         else if( k==8 && m==4 ) sqlite3_bind_text(st, 1, chance(&g, 0.5) ? "a" : "10", -1, SQLITE_STATIC);
         else sqlite3_bind_double(st, 1, (double)v*0.5);
         sqlite3_bind_int64(st, 2, h_range(&g.r, 0, 3));
+        if( k==1 ) sqlite3_bind_null(st, 3);
+        else{
+          char zS[24];
+          snprintf(zS, sizeof(zS), "s%d", (int)h_range(&g.r, 0, 40));   /* rows share values */
+          sqlite3_bind_text(st, 3, zS, -1, SQLITE_TRANSIENT);
+        }
         CHECK(sqlite3_step(st)==SQLITE_DONE, "insert: %s", sqlite3_errmsg(db));
         sqlite3_reset(st);
       }
@@ -1251,8 +1258,9 @@ START_TEST(test_order){
         static const char *azNulls[] = { "", "", " NULLS FIRST", " NULLS LAST" };
         const int aAt[] = { 0, 1, nNull - 1, nNull, n/2, n - 2, n - 1, n + 3 };
         int lim = j==7 ? -1 : j%3==0 ? 1 + pick(&g, 3) : 1 + pick(&g, n);
-        char *zSql = sqlite3_mprintf("SELECT id, x FROM o%s ORDER BY %s%s%s LIMIT %d OFFSET %d",
-                                     j==5 ? " WHERE id % 3 <> 0" : "", PICK(&g, azTerm),
+        char *zSql = sqlite3_mprintf("SELECT id, x%s FROM o%s ORDER BY %s%s%s LIMIT %d OFFSET %d",
+                                     j%2 ? ", s, length(s)" : "",
+                                     j==5 ? " WHERE id % 3 <> 0" : j==4 ? " WHERE s > 's2'" : "", PICK(&g, azTerm),
                                      chance(&g, 0.4) ? " DESC" : "", PICK(&g, azNulls), lim, aAt[pick(&g, 8)]);
         Rows want, got;
         if( j==6 ){

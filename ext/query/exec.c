@@ -68,6 +68,13 @@
 **      LIMIT.
 **  10. FROM a subquery: its plan run first, its rows then scanned as a
 **      table's (in its order, its row numbers their positions).
+**  11. Rows ordered by one term with a LIMIT of at most Q_ORDER_MAX, read
+**      from the table: the scan holds each row the filter keeps as its
+**      term's value and its columns' (9 bytes each, TEXT and BLOB bytes
+**      kept), not as result rows; then the window's rows are picked by the
+**      term (order.c; ties in scan order) and only they are made result
+**      rows, in scan order, OFFSET spent. A term that is not a number or
+**      NULL: every held row is made one, and 5 orders them.
 */
 #include <assert.h>
 #include <stdlib.h>
@@ -156,6 +163,19 @@ typedef struct Part {
   int rc;                          /* a worker's error */
 } Part;
 
+/* Rows a scan holds for a window of an order (requirement 11): each one's
+** term and its columns, copied; result rows are made at the end, for the
+** window's rows alone. */
+typedef struct Held {
+  int64_t n, alloc;                /* rows, and room */
+  int nCol;                        /* columns a row */
+  unsigned char *kt; int64_t *kv;  /* each row's term: class and value */
+  unsigned char *ct; int64_t *cv;  /* its columns' classes and values (a TEXT or BLOB value: its
+                                   ** cell's index) */
+  int64_t *pos;                    /* its place in the scan */
+  ga_cell *cell; int64_t nCell, cellAlloc;   /* TEXT and BLOB cells (bytes the run's) */
+} Held;
+
 typedef struct Exec {
   ga_colsink base;
   qrun *r;                         /* the scan's thread's evaluation state (main.r) */
@@ -171,8 +191,10 @@ typedef struct Exec {
   uint64_t *gRank;                 /* ... and each group's place in GROUP BY's order, or NULL */
   uint64_t nRank;                  /* ... the places there are (0: too many to count) */
   KeySet rows;                     /* SELECT DISTINCT: the rows kept, by their results' keys */
-  int offDone;                     /* the rows are the window of the order alone (keptOrder):
-                                   ** OFFSET is spent */
+  int offDone;                     /* the rows are the window of the order alone (keptOrder,
+                                   ** heldRows): OFFSET is spent */
+  Held *held;                      /* rows ordered by one term with a LIMIT: the scan holds its
+                                   ** rows here (holdRows) */
 } Exec;
 
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
@@ -669,6 +691,7 @@ static int aggApply(Part *p, Agg *a, int n, const qvec *x, const qvec *y, const 
 /* ---- a batch ---------------------------------------------------------------------------- */
 
 static int rowsAppend(Exec *e, const qctx *ctx);
+static int holdRows(Exec *e, const qctx *ctx);
 static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out);
 
 /* WHERE's conjuncts in order over ctx's rows, each over the rows the ones
@@ -714,7 +737,7 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
     return rc;
   }
   if( ctx.n==0 ) return SQLITE_OK;
-  if( !pl->grouped ) return rowsAppend(e, &ctx);
+  if( !pl->grouped ) return e->held ? holdRows(e, &ctx) : rowsAppend(e, &ctx);
   /* evaluate keys, bare columns and arguments */
   for(k=0; k<pl->nKey; k++){
     if( (rc = q_eval(p->r, pl->aKey[k], &ctx, &aK[k]))!=SQLITE_OK ) return rc;
@@ -1933,7 +1956,7 @@ done:
   return rc;
 }
 
-/* ---- ORDER BY one term over kept columns (requirement 8) ---------------------------- */
+/* ---- a window of an order, from the table (requirement 11) --------------------------- */
 
 #define Q_ORDER_MAX 65536          /* the rows of a window keptOrder makes, at most (LIMIT) */
 
@@ -1951,6 +1974,143 @@ static int orderable(const qplan *pl, int64_t *pLim, int64_t *pOff){
   }
   return 1;
 }
+
+static void heldFree(Held *h){
+  if( h==0 ) return;
+  sqlite3_free(h->kt); sqlite3_free(h->kv);
+  sqlite3_free(h->ct); sqlite3_free(h->cv);
+  sqlite3_free(h->pos); sqlite3_free(h->cell);
+  sqlite3_free(h);
+}
+
+/* Room in h for need rows. */
+static int heldGrow(Held *h, int64_t need){
+  int64_t n = h->alloc ? 2*h->alloc : 4096;
+  void *a[5];
+  int k;
+  if( need<=h->alloc ) return SQLITE_OK;
+  while( n<need ) n *= 2;
+  a[0] = sqlite3_realloc64(h->kt, (uint64_t)n);
+  if( a[0] ) h->kt = a[0];
+  a[1] = sqlite3_realloc64(h->kv, 8*(uint64_t)n);
+  if( a[1] ) h->kv = a[1];
+  a[2] = sqlite3_realloc64(h->ct, (uint64_t)n*(uint64_t)(h->nCol + 1));
+  if( a[2] ) h->ct = a[2];
+  a[3] = sqlite3_realloc64(h->cv, 8*(uint64_t)n*(uint64_t)(h->nCol + 1));
+  if( a[3] ) h->cv = a[3];
+  a[4] = sqlite3_realloc64(h->pos, 8*(uint64_t)n);
+  if( a[4] ) h->pos = a[4];
+  for(k=0; k<5; k++) if( a[k]==0 ) return SQLITE_NOMEM;
+  h->alloc = n;
+  return SQLITE_OK;
+}
+
+/* ctx's rows (the filter's) held: the term's value, the columns copied
+** (TEXT and BLOB bytes kept by the run). */
+static int holdRows(Exec *e, const qctx *ctx){
+  qplan *pl = e->pl;
+  Held *h = e->held;
+  const ga_colbatch *b = ctx->b;
+  qvec *v;
+  int i, c, rc;
+  if( (h->n + ctx->n)*(h->nCol + 1)>Q_MAXVALUES ){
+    return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
+  }
+  if( (rc = q_eval(e->r, pl->aSort[0], ctx, &v))!=SQLITE_OK ) return rc;
+  if( (rc = heldGrow(h, h->n + ctx->n))!=SQLITE_OK ) return rc;
+  for(i=0; i<ctx->n; i++){
+    int row = ctx->sel ? ctx->sel[i] : i;
+    int64_t at = h->n + i;
+    h->kt[at] = v->t[i];
+    h->kv[at] = v->t[i]==SQLITE_INTEGER || v->t[i]==SQLITE_FLOAT ? v->v[i] : 0;
+    h->pos[at] = b->pos + row;
+    for(c=0; c<h->nCol; c++){
+      int t = b->col[c].type[row];
+      int64_t x = b->col[c].v[row];
+      if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+        const ga_cell *src = &b->col[c].cell[x];
+        ga_cell *d;
+        if( h->nCell>=h->cellAlloc ){
+          int64_t n = h->cellAlloc ? 2*h->cellAlloc : 1024;
+          ga_cell *a = sqlite3_realloc64(h->cell, sizeof(ga_cell)*(uint64_t)n);
+          if( a==0 ) return SQLITE_NOMEM;
+          h->cell = a;
+          h->cellAlloc = n;
+        }
+        d = &h->cell[h->nCell];
+        *d = *src;
+        if( src->z && (d->z = q_keep(e->r, src->z, src->n))==0 ) return SQLITE_NOMEM;
+        x = h->nCell++;
+      }
+      h->ct[at*h->nCol + c] = (unsigned char)t;
+      h->cv[at*h->nCol + c] = x;
+    }
+  }
+  h->n += ctx->n;
+  return SQLITE_OK;
+}
+
+/* The result rows of the held rows at idx[0..n) (ascending), a batch at a
+** time, as the scan would have made them. */
+static int heldReplay(Exec *e, const int64_t *idx, int64_t n){
+  Held *h = e->held;
+  ga_colvec aVec[GA_COLS_MAX];
+  unsigned char *aT = sqlite3_malloc64((uint64_t)(h->nCol + 1)*GA_BATCH);
+  int64_t *aV = sqlite3_malloc64(8*(uint64_t)(h->nCol + 1)*GA_BATCH), i;
+  int rc = aT && aV ? SQLITE_OK : SQLITE_NOMEM, c, j;
+  e->held = 0;                            /* batchInto makes rows now */
+  for(i=0; i<n && rc==SQLITE_OK; i+=GA_BATCH){
+    ga_colbatch b;
+    int m = n - i<GA_BATCH ? (int)(n - i) : GA_BATCH;
+    memset(&b, 0, sizeof(b));
+    for(c=0; c<h->nCol; c++){
+      for(j=0; j<m; j++){
+        int64_t r = idx ? idx[i + j] : i + j;
+        aT[c*GA_BATCH + j] = h->ct[r*h->nCol + c];
+        aV[c*GA_BATCH + j] = h->cv[r*h->nCol + c];
+      }
+      aVec[c].type = aT + c*GA_BATCH;
+      aVec[c].v = aV + c*GA_BATCH;
+      aVec[c].cell = h->cell;
+    }
+    b.pos = h->pos[idx ? idx[i] : i];
+    b.n = m;
+    b.nCol = h->nCol;
+    b.col = aVec;
+    rc = batchInto(e, &e->main, &b, 0);
+  }
+  e->held = h;
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  return rc;
+}
+
+/* After the scan: the window's rows (OFFSET spent), or, where a term is
+** not a number or NULL, every held row (finish orders them all). */
+static int heldRows(Exec *e){
+  Held *h = e->held;
+  int64_t lim, off, *idx = 0, n;
+  int rc;
+  orderable(e->pl, &lim, &off);
+  n = h->n - off<lim ? h->n - off : lim;
+  if( n<=0 ){
+    e->offDone = 1;
+    return SQLITE_OK;
+  }
+  if( (idx = sqlite3_malloc64(8*(uint64_t)n))==0 ) return SQLITE_NOMEM;
+  rc = q_order_values(h->kt, h->kv, h->n, e->pl->aSortDesc[0], nullsFirst(e->pl, 0), off, n, idx);
+  if( rc==SQLITE_OK ){
+    qsort(idx, (size_t)n, sizeof(int64_t), cmpU64);   /* in scan order (finish orders them) */
+    rc = heldReplay(e, idx, n);
+    e->offDone = 1;
+  }else if( rc==SQLITE_DONE ){
+    rc = heldReplay(e, 0, h->n);
+  }
+  sqlite3_free(idx);
+  return rc;
+}
+
+/* ---- ORDER BY one term over kept columns (requirement 8) ---------------------------- */
 
 /* The window's rows (xOrder over the kept columns), in scan order, into
 ** e's part as batches from the columns' host copies; *pDone set. Where it
@@ -2246,6 +2406,7 @@ fail:
   *pzErr = sqlite3_mprintf("%s", e.r ? q_run_errmsg(e.r) : "out of memory");
 done:
   keySetFree(&e.rows);
+  heldFree(e.held);
   partFree(&e.main, pl, 0);
   return rc;
 }
@@ -2324,6 +2485,14 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     e.base.xPar = sinkPar;
     e.base.nPar = n;
   }
+  {
+    int64_t lim, off;
+    if( orderable(pl, &lim, &off) && !pl->distinct ){
+      if( (e.held = sqlite3_malloc(sizeof(Held)))==0 ){ rc = SQLITE_NOMEM; goto fail; }
+      memset(e.held, 0, sizeof(Held));
+      e.held->nCol = pl->nCol;
+    }
+  }
   /* The table's pages (else a statement): kept columns were 8's to read, and
   ** the cache's replay is one thread's where the pages are many workers'. */
   if( (rc = ga_tvf_open_reader(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, &src))!=SQLITE_OK ){
@@ -2340,6 +2509,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   r->nScan = e.main.nRow;
   for(w=0; w<e.nPart; w++) r->nScan += e.aPart[w].nRow;
   if( (rc = partsMerge(&e))!=SQLITE_OK ) goto fail;
+  if( e.held && (rc = heldRows(&e))!=SQLITE_OK ) goto fail;
   r->aMs[2] = ga_now_ms() - t1;
 finish:
   t1 = ga_now_ms();
@@ -2356,6 +2526,7 @@ done:
   sqlite3_free(e.aPart);
   sqlite3_free(e.gRank);
   keySetFree(&e.rows);
+  heldFree(e.held);
   partFree(&e.main, pl, 0);
   return rc;
 }

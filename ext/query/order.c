@@ -13,21 +13,21 @@
 **      order (the stable sort's), so the order is total: (key, row).
 **   3. NULLs come first or last, in scan order, as the caller says.
 **   4. Only the positions off..off+n of the order are produced: where n is
-**      under half the rows, by selection of the first off then of the n
-**      (expected linear), and the n sorted; else every key sorted. Sorting
-**      is a least-significant-digit radix sort, 11 bits a pass, stable, a
-**      pass skipped where every key has the same digit (small integers take
-**      one or two).
+**      under half the rows, by a radix selection (the 16 highest bits of
+**      the keys less the least key counted, the rows of the buckets the window falls
+**      in taken in scan order and sorted: the median of 12M small integers
+**      sorts the rows of one value); else every key sorted. Sorting is a
+**      least-significant-digit radix sort, 11 bits a pass, stable, a pass
+**      skipped where every key has the same digit (small integers take one
+**      or two).
+**   5. The values come as qvals (a row's nW, the term's first: exec.c's
+**      result rows) or as two arrays, classes and values (q_order_values).
 */
 #include "query.h"
 #include <assert.h>
 #include <string.h>
 
 typedef struct Pair { uint64_t k; int64_t row; } Pair;   /* a row and its key */
-
-static int pairLess(const Pair *a, const Pair *b){
-  return a->k<b->k || (a->k==b->k && a->row<b->row);
-}
 
 /* 2's key of one number; t is INTEGER or FLOAT (v its bits). */
 static uint64_t keyOf(int t, int64_t v, int asReal){
@@ -39,28 +39,6 @@ static uint64_t keyOf(int t, int64_t v, int asReal){
   if( d==0.0 ) d = 0.0;
   memcpy(&b, &d, 8);
   return (b>>63) ? ~b : b | 0x8000000000000000ull;
-}
-
-/* Reorder p[0..n) so that p[k] is the k-th by pairLess, those before it
-** less, those after it greater (Hoare's selection, middle of three). */
-static void selectPair(Pair *p, int64_t n, int64_t k){
-  int64_t lo = 0, hi = n - 1;
-  while( hi>lo ){
-    int64_t m = lo + (hi - lo)/2, i = lo, j = hi;
-    Pair t, x;
-    if( pairLess(&p[m], &p[lo]) ){ t = p[m]; p[m] = p[lo]; p[lo] = t; }
-    if( pairLess(&p[hi], &p[lo]) ){ t = p[hi]; p[hi] = p[lo]; p[lo] = t; }
-    if( pairLess(&p[hi], &p[m]) ){ t = p[hi]; p[hi] = p[m]; p[m] = t; }
-    x = p[m];
-    while( i<=j ){
-      while( pairLess(&p[i], &x) ) i++;
-      while( pairLess(&x, &p[j]) ) j--;
-      if( i<=j ){ t = p[i]; p[i] = p[j]; p[j] = t; i++; j--; }
-    }
-    if( k<=j ) hi = j;
-    else if( k>=i ) lo = i;
-    else break;
-  }
 }
 
 /* One stable counting pass of p's keys (row numbers where byRow) by the
@@ -79,7 +57,7 @@ static void radixPass(Pair **src, Pair **dst, int64_t n, int byRow, int shift, i
   *dst = s;
 }
 
-/* p[0..n) sorted by pairLess: a least-significant-digit radix sort of
+/* p[0..n) sorted by (key, row): a least-significant-digit radix sort of
 ** (key, row), 11 bits a pass, a digit every pair shares skipped. */
 static int radixPairs(Pair *p, int64_t n){
   Pair *tmp, *src = p, *dst;
@@ -108,18 +86,62 @@ static int radixPairs(Pair *p, int64_t n){
   return SQLITE_OK;
 }
 
-int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirst,
-                    int64_t off, int64_t n, int64_t *idx){
+/* p[kOff..kOff+kN) made the pairs at those places of p[0..n)'s order (4's
+** radix selection; p in row order). */
+static int windowPairs(Pair *p, int64_t n, int64_t kOff, int64_t kN){
+  enum { B = 1<<16 };
+  uint64_t mn = ~0ull, mx = 0;
+  int64_t i, *cnt, below = 0, nc = 0, lo, hi, sum = 0;
+  int shift, hb;
+  Pair *c;
+  for(i=0; i<n; i++){
+    if( p[i].k<mn ) mn = p[i].k;
+    if( p[i].k>mx ) mx = p[i].k;
+  }
+  if( mn==mx ) return SQLITE_OK;                  /* one key: scan order already */
+  hb = 63 - __builtin_clzll(mx - mn);             /* keys less the least: this many bits */
+  shift = hb>=15 ? hb - 15 : 0;
+  if( (cnt = sqlite3_malloc64(sizeof(int64_t)*B))==0 ) return SQLITE_NOMEM;
+  memset(cnt, 0, sizeof(int64_t)*B);
+  for(i=0; i<n; i++) cnt[(p[i].k - mn)>>shift]++;
+  for(lo=0; sum + cnt[lo]<=kOff; lo++) sum += cnt[lo];      /* the bucket of place kOff */
+  below = sum;
+  for(hi=lo; sum + cnt[hi]<kOff + kN; hi++) sum += cnt[hi]; /* ... of place kOff+kN-1 */
+  for(i=lo; i<=hi; i++) nc += cnt[i];
+  sqlite3_free(cnt);
+  if( nc>n/2 ) return radixPairs(p, n);           /* most rows: sort them all */
+  if( (c = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nc + 1)))==0 ) return SQLITE_NOMEM;
+  for(i=0, sum=0; i<n; i++){
+    int64_t d = (int64_t)((p[i].k - mn)>>shift);
+    if( d>=lo && d<=hi ) c[sum++] = p[i];         /* in row order */
+  }
+  assert( sum==nc );
+  if( radixPairs(c, nc)!=SQLITE_OK ){
+    sqlite3_free(c);
+    return SQLITE_NOMEM;
+  }
+  memcpy(p + kOff, c + (kOff - below), sizeof(Pair)*(size_t)kN);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/* The term's values: qvals a[i*nW] (t NULL), or t[i], v[i]. */
+typedef struct Vals { const qval *a; int nW; const unsigned char *t; const int64_t *v; } Vals;
+static int valT(const Vals *x, int64_t i){ return x->t ? x->t[i] : x->a[i*x->nW].t; }
+static int64_t valV(const Vals *x, int64_t i){ return x->t ? x->v[i] : x->a[i*x->nW].v; }
+
+static int orderVals(const Vals *a, int64_t nRow, int desc, int nullsFirst, int64_t off, int64_t n, int64_t *idx){
   int64_t i, nNull = 0, nKey, kOff, kN, o = 0;
   int seenInt = 0, seenReal = 0, bigInt = 0, asReal, rc = SQLITE_OK;
   Pair *p;
   for(i=0; i<nRow; i++){
-    const qval *x = &a[i*nW];
-    if( x->t==SQLITE_NULL ) nNull++;
-    else if( x->t==SQLITE_INTEGER ){
+    int t = valT(a, i);
+    if( t==SQLITE_NULL ) nNull++;
+    else if( t==SQLITE_INTEGER ){
+      int64_t v = valV(a, i);
       seenInt = 1;
-      if( x->v>(1ll<<53) || x->v<-(1ll<<53) ) bigInt = 1;
-    }else if( x->t==SQLITE_FLOAT ) seenReal = 1;
+      if( v>(1ll<<53) || v<-(1ll<<53) ) bigInt = 1;
+    }else if( t==SQLITE_FLOAT ) seenReal = 1;
     else return SQLITE_DONE;
   }
   if( seenInt && seenReal && bigInt ) return SQLITE_DONE;
@@ -133,16 +155,14 @@ int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirs
   if( kN<0 ) kN = 0;
   if( (p = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nKey + 1)))==0 ) return SQLITE_NOMEM;
   for(i=0; i<nRow; i++){
-    const qval *x = &a[i*nW];
-    if( x->t==SQLITE_NULL ) continue;
-    p[o].k = keyOf(x->t, x->v, asReal) ^ (desc ? ~0ull : 0);
+    int t = valT(a, i);
+    if( t==SQLITE_NULL ) continue;
+    p[o].k = keyOf(t, valV(a, i), asReal) ^ (desc ? ~0ull : 0);
     p[o++].row = i;
   }
   assert( o==nKey );
   if( kN>0 && kN<nKey/2 ){
-    selectPair(p, nKey, kOff);
-    selectPair(p + kOff, nKey - kOff, kN - 1);
-    rc = radixPairs(p + kOff, kN);
+    rc = windowPairs(p, nKey, kOff, kN);
   }else if( kN>0 ){
     rc = radixPairs(p, nKey);
   }
@@ -154,7 +174,7 @@ int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirs
       int64_t q = off + i;
       if( q>=firstNull && q<firstNull + nNull ){
         for(;; r++){
-          if( a[r*nW].t!=SQLITE_NULL ) continue;
+          if( valT(a, r)!=SQLITE_NULL ) continue;
           if( seen==q - firstNull ) break;
           seen++;
         }
@@ -167,4 +187,18 @@ int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirs
   }
   sqlite3_free(p);
   return rc;
+}
+
+int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirst,
+                    int64_t off, int64_t n, int64_t *idx){
+  Vals x;
+  x.a = a; x.nW = nW; x.t = 0; x.v = 0;
+  return orderVals(&x, nRow, desc, nullsFirst, off, n, idx);
+}
+
+int q_order_values(const unsigned char *t, const int64_t *v, int64_t nRow, int desc, int nullsFirst,
+                   int64_t off, int64_t n, int64_t *idx){
+  Vals x;
+  x.a = 0; x.nW = 0; x.t = t; x.v = v;
+  return orderVals(&x, nRow, desc, nullsFirst, off, n, idx);
 }

@@ -295,6 +295,9 @@ int q_cmp(const qval *a, const qval *b, int coll);
 ** where the values are not all numbers of one kind (the caller compares). */
 int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirst,
                     int64_t off, int64_t n, int64_t *idx);
+/* The same over classes t[i] and values v[i]. */
+int q_order_values(const unsigned char *t, const int64_t *v, int64_t nRow, int desc, int nullsFirst,
+                   int64_t off, int64_t n, int64_t *idx);
 /* v's row i as a qval. */
 static inline void q_get(const qvec *v, int i, qval *x){
   x->t = v->t[i]; x->v = v->v[i];
