@@ -284,7 +284,11 @@ static void lit(Gen *g, sqlite3_str *s){
   };
   if( g->params && chance(g, 0.25) ) param(g, s);
   else if( chance(g, 0.01) ) APP(s, PICK(g, azSub));   /* a constant SQLite computes */
-  else APP(s, PICK(g, az));
+  else{
+    const char *z = PICK(g, az);
+    if( g->valgrind && strstr(z, "922337") ) z = "7";   /* (valOf: near 2^63, not under valgrind) */
+    APP(s, z);
+  }
 }
 
 /* Values given to q(...) for the parameters. */
@@ -1322,6 +1326,12 @@ START_TEST(test_late){
     "SELECT id, n + 1, e FROM l WHERE s LIKE 'x%%' AND k %% 3 = 0",
     "SELECT id, substr(s, 1, 5), d FROM l WHERE id %% 97 = 0 ORDER BY d DESC, id LIMIT 20",
     "SELECT DISTINCT d, e FROM l WHERE k > 500",
+    /* rows held for a window of an order (exec.c, 11), by the scan's workers too: ties, NULLs'
+    ** edge, TEXT and BLOB past a page carried, batches LIKE hands back among the workers' */
+    "SELECT id, s, b, d, n FROM l WHERE x > 0.2 ORDER BY k DESC LIMIT 300 OFFSET 5000",
+    "SELECT id, e, substr(s, 1, 3) FROM l ORDER BY x LIMIT 7 OFFSET 10000",
+    "SELECT id, d, length(b) FROM l WHERE s LIKE 'x%%' ORDER BY n LIMIT 40 OFFSET 100",
+    "SELECT id, e FROM l ORDER BY e NULLS LAST LIMIT 50 OFFSET %d",
   };
   char zDir[64], zFile[96];
   sqlite3 *db;
@@ -1366,7 +1376,7 @@ START_TEST(test_late){
     EXEC(db, "SELECT gpuagg_config('threads', %d)", t);
     counts(db, &e0, &s0);
     for(i=0; i<(int)(sizeof(azSql)/sizeof(azSql[0])); i++){
-      char *zSql = sqlite3_mprintf(azSql[i]), *zRef = refOf(zSql);
+      char *zSql = sqlite3_mprintf(azSql[i], nRow/2 - 20), *zRef = refOf(zSql);
       Rows want, got;
       int ordered = strstr(zSql, "ORDER BY")!=0;
       EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);

@@ -158,6 +158,7 @@ typedef struct Part {
   GKey *gk;                        /* each group's canonical key */
   char *kbuf; int kAlloc;          /* a batch's canonical keys being made */
   int64_t nRow;                    /* rows it read */
+  struct Held *held;               /* rows without aggregates held (requirement 11), or NULL */
   qvec **aB;                       /* a batch's bare columns (nBare) */
   Agg *aAgg;
   int rc;                          /* a worker's error */
@@ -168,6 +169,8 @@ typedef struct Part {
 ** window's rows alone. */
 typedef struct Held {
   int64_t n, alloc;                /* rows, and room */
+  int64_t *bAt; int64_t nB, bAlloc;/* where each batch's rows start (in scan order within a part;
+                                   ** batches of parts interleave: heldGather) */
   int nCol;                        /* columns a row */
   unsigned char *kt; int64_t *kv;  /* each row's term: class and value */
   unsigned char *ct; int64_t *cv;  /* its columns' classes and values (a TEXT or BLOB value: its
@@ -175,6 +178,8 @@ typedef struct Held {
   int64_t *pos;                    /* its place in the scan */
   ga_cell *cell; int64_t nCell, cellAlloc;   /* TEXT and BLOB cells (bytes the run's) */
 } Held;
+
+static void heldFree(Held *h);
 
 typedef struct Exec {
   ga_colsink base;
@@ -193,8 +198,9 @@ typedef struct Exec {
   KeySet rows;                     /* SELECT DISTINCT: the rows kept, by their results' keys */
   int offDone;                     /* the rows are the window of the order alone (keptOrder,
                                    ** heldRows): OFFSET is spent */
-  Held *held;                      /* rows ordered by one term with a LIMIT: the scan holds its
-                                   ** rows here (holdRows) */
+  Held *held;                      /* rows ordered by one term with a LIMIT: the parts' held rows
+                                   ** in scan order, after the scan (heldGather) */
+  int64_t nHeldVals;               /* values the parts hold (atomic) */
 } Exec;
 
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
@@ -691,7 +697,7 @@ static int aggApply(Part *p, Agg *a, int n, const qvec *x, const qvec *y, const 
 /* ---- a batch ---------------------------------------------------------------------------- */
 
 static int rowsAppend(Exec *e, const qctx *ctx);
-static int holdRows(Exec *e, const qctx *ctx);
+static int holdRows(Exec *e, Part *p, const qctx *ctx);
 static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out);
 
 /* WHERE's conjuncts in order over ctx's rows, each over the rows the ones
@@ -737,7 +743,7 @@ static int batchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
     return rc;
   }
   if( ctx.n==0 ) return SQLITE_OK;
-  if( !pl->grouped ) return e->held ? holdRows(e, &ctx) : rowsAppend(e, &ctx);
+  if( !pl->grouped ) return p->held ? holdRows(e, p, &ctx) : rowsAppend(e, &ctx);
   /* evaluate keys, bare columns and arguments */
   for(k=0; k<pl->nKey; k++){
     if( (rc = q_eval(p->r, pl->aKey[k], &ctx, &aK[k]))!=SQLITE_OK ) return rc;
@@ -1405,6 +1411,8 @@ static int partInit(Part *p, const qplan *pl, qrun *r){
 
 static void partFree(Part *p, const qplan *pl, int freeRun){
   int k;
+  heldFree(p->held);
+  p->held = 0;
   for(k=0; p->aAgg && k<pl->nAgg; k++){
     Agg *a = &p->aAgg[k];
     if( a->sum ){
@@ -1980,6 +1988,7 @@ static void heldFree(Held *h){
   sqlite3_free(h->kt); sqlite3_free(h->kv);
   sqlite3_free(h->ct); sqlite3_free(h->cv);
   sqlite3_free(h->pos); sqlite3_free(h->cell);
+  sqlite3_free(h->bAt);
   sqlite3_free(h);
 }
 
@@ -2005,19 +2014,30 @@ static int heldGrow(Held *h, int64_t need){
   return SQLITE_OK;
 }
 
-/* ctx's rows (the filter's) held: the term's value, the columns copied
-** (TEXT and BLOB bytes kept by the run). */
-static int holdRows(Exec *e, const qctx *ctx){
+/* ctx's rows (the filter's) held by part p: the term's value, the columns
+** copied (TEXT and BLOB bytes kept by p's run). On a worker, nothing is
+** changed before the term is evaluated (a value that needs SQLite hands
+** the batch to the scan's thread). */
+static int holdRows(Exec *e, Part *p, const qctx *ctx){
   qplan *pl = e->pl;
-  Held *h = e->held;
+  Held *h = p->held;
   const ga_colbatch *b = ctx->b;
   qvec *v;
   int i, c, rc;
-  if( (h->n + ctx->n)*(h->nCol + 1)>Q_MAXVALUES ){
-    return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
+  if( ctx->n==0 ) return SQLITE_OK;
+  if( (rc = q_eval(p->r, pl->aSort[0], ctx, &v))!=SQLITE_OK ) return rc;
+  if( __atomic_add_fetch(&e->nHeldVals, (int64_t)ctx->n*(h->nCol + 1), __ATOMIC_RELAXED)>Q_MAXVALUES ){
+    return q_run_error(p->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
   }
-  if( (rc = q_eval(e->r, pl->aSort[0], ctx, &v))!=SQLITE_OK ) return rc;
   if( (rc = heldGrow(h, h->n + ctx->n))!=SQLITE_OK ) return rc;
+  if( h->nB>=h->bAlloc ){
+    int64_t n = h->bAlloc ? 2*h->bAlloc : 256;
+    int64_t *a = sqlite3_realloc64(h->bAt, 8*(uint64_t)n);
+    if( a==0 ) return SQLITE_NOMEM;
+    h->bAt = a;
+    h->bAlloc = n;
+  }
+  h->bAt[h->nB++] = h->n;
   for(i=0; i<ctx->n; i++){
     int row = ctx->sel ? ctx->sel[i] : i;
     int64_t at = h->n + i;
@@ -2039,7 +2059,7 @@ static int holdRows(Exec *e, const qctx *ctx){
         }
         d = &h->cell[h->nCell];
         *d = *src;
-        if( src->z && (d->z = q_keep(e->r, src->z, src->n))==0 ) return SQLITE_NOMEM;
+        if( src->z && (d->z = q_keep(p->r, src->z, src->n))==0 ) return SQLITE_NOMEM;
         x = h->nCell++;
       }
       h->ct[at*h->nCol + c] = (unsigned char)t;
@@ -2058,7 +2078,7 @@ static int heldReplay(Exec *e, const int64_t *idx, int64_t n){
   unsigned char *aT = sqlite3_malloc64((uint64_t)(h->nCol + 1)*GA_BATCH);
   int64_t *aV = sqlite3_malloc64(8*(uint64_t)(h->nCol + 1)*GA_BATCH), i;
   int rc = aT && aV ? SQLITE_OK : SQLITE_NOMEM, c, j;
-  e->held = 0;                            /* batchInto makes rows now */
+  assert( e->main.held==0 );              /* batchInto makes rows now */
   for(i=0; i<n && rc==SQLITE_OK; i+=GA_BATCH){
     ga_colbatch b;
     int m = n - i<GA_BATCH ? (int)(n - i) : GA_BATCH;
@@ -2079,18 +2099,98 @@ static int heldReplay(Exec *e, const int64_t *idx, int64_t n){
     b.col = aVec;
     rc = batchInto(e, &e->main, &b, 0);
   }
-  e->held = h;
   sqlite3_free(aT);
   sqlite3_free(aV);
+  return rc;
+}
+
+/* A held batch of part iPart: where its rows start, and its first row's
+** place in the scan (parts' batches are disjoint ranges of places). */
+typedef struct HeldRun { int64_t pos, at, n; int iPart; } HeldRun;
+
+static int runCmp(const void *x, const void *y){
+  const HeldRun *a = (const HeldRun*)x, *b = (const HeldRun*)y;
+  return a->pos<b->pos ? -1 : a->pos>b->pos;
+}
+
+/* The parts' held rows, in scan order, into e->held (the parts' freed). */
+static int heldGather(Exec *e){
+  Held *all, *aH[1 + 64];
+  HeldRun *aRun = 0;
+  int64_t nRow = 0, nCell = 0, nRun = 0, i, at = 0, cellOff[1 + 64];
+  int nH = 0, k, c, rc = SQLITE_OK;
+  aH[nH++] = e->main.held;
+  for(k=0; k<e->nPart && nH<1 + 64; k++) aH[nH++] = e->aPart[k].held;
+  assert( e->nPart<=64 );
+  if( nH==1 ){                             /* one part: its rows are in scan order */
+    e->held = e->main.held;
+    e->main.held = 0;
+    return SQLITE_OK;
+  }
+  for(k=0; k<nH; k++){
+    cellOff[k] = nCell;
+    nRow += aH[k]->n;
+    nCell += aH[k]->nCell;
+    nRun += aH[k]->nB;
+  }
+  if( (all = sqlite3_malloc(sizeof(Held)))==0 ) return SQLITE_NOMEM;
+  memset(all, 0, sizeof(Held));
+  all->nCol = aH[0]->nCol;
+  e->held = all;
+  if( heldGrow(all, nRow + 1)
+   || (all->cell = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)(nCell + 1)))==0
+   || (aRun = sqlite3_malloc64(sizeof(HeldRun)*(uint64_t)(nRun + 1)))==0 ){
+    return SQLITE_NOMEM;
+  }
+  for(k=0, nRun=0; k<nH; k++){
+    Held *h = aH[k];
+    if( h->nCell ) memcpy(all->cell + cellOff[k], h->cell, sizeof(ga_cell)*(size_t)h->nCell);
+    for(i=0; i<h->nB; i++){
+      aRun[nRun].at = h->bAt[i];
+      aRun[nRun].n = (i + 1<h->nB ? h->bAt[i + 1] : h->n) - h->bAt[i];
+      aRun[nRun].pos = h->pos[h->bAt[i]];
+      aRun[nRun++].iPart = k;
+    }
+  }
+  all->nCell = all->cellAlloc = nCell;
+  qsort(aRun, (size_t)nRun, sizeof(HeldRun), runCmp);
+  for(i=0; i<nRun; i++){
+    const HeldRun *u = &aRun[i];
+    const Held *h = aH[u->iPart];
+    int nC = all->nCol;
+    memcpy(all->kt + at, h->kt + u->at, (size_t)u->n);
+    memcpy(all->kv + at, h->kv + u->at, 8*(size_t)u->n);
+    memcpy(all->pos + at, h->pos + u->at, 8*(size_t)u->n);
+    memcpy(all->ct + at*nC, h->ct + u->at*nC, (size_t)(u->n*nC));
+    memcpy(all->cv + at*nC, h->cv + u->at*nC, 8*(size_t)(u->n*nC));
+    if( cellOff[u->iPart] ){                  /* TEXT and BLOB values: the cells moved */
+      for(c=0; c<u->n*nC; c++){
+        int t = all->ct[at*nC + c];
+        if( t==SQLITE_TEXT || t==SQLITE_BLOB ) all->cv[at*nC + c] += cellOff[u->iPart];
+      }
+    }
+    at += u->n;
+  }
+  all->n = at;
+  assert( at==nRow );
+  sqlite3_free(aRun);
+  heldFree(e->main.held);
+  e->main.held = 0;
+  for(k=0; k<e->nPart; k++){
+    heldFree(e->aPart[k].held);
+    e->aPart[k].held = 0;
+  }
   return rc;
 }
 
 /* After the scan: the window's rows (OFFSET spent), or, where a term is
 ** not a number or NULL, every held row (finish orders them all). */
 static int heldRows(Exec *e){
-  Held *h = e->held;
+  Held *h;
   int64_t lim, off, *idx = 0, n;
   int rc;
+  if( (rc = heldGather(e))!=SQLITE_OK ) return rc;
+  h = e->held;
   orderable(e->pl, &lim, &off);
   n = h->n - off<lim ? h->n - off : lim;
   if( n<=0 ){
@@ -2406,7 +2506,6 @@ fail:
   *pzErr = sqlite3_mprintf("%s", e.r ? q_run_errmsg(e.r) : "out of memory");
 done:
   keySetFree(&e.rows);
-  heldFree(e.held);
   partFree(&e.main, pl, 0);
   return rc;
 }
@@ -2416,7 +2515,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   Exec e;
   ga_colsrc *src = 0;
   ga_conn *conn = ((ga_vtab*)vt)->conn;
-  int rc, w, done = 0;
+  int rc, w, done = 0, hold = 0;
   double t0 = ga_now_ms(), t1;
   if( pl->nArm ){
     *pzErr = 0;
@@ -2472,7 +2571,11 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   }
   if( done ) goto finish;
   t1 = ga_now_ms();
-  if( parallel(pl, conn->threads) ){
+  {
+    int64_t lim, off;
+    hold = orderable(pl, &lim, &off) && !pl->distinct;
+  }
+  if( parallel(pl, conn->threads) || (hold && conn->threads>1) ){
     int n = conn->threads;
     if( (e.aPart = sqlite3_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
     memset(e.aPart, 0, sizeof(Part)*(size_t)n);
@@ -2485,13 +2588,11 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     e.base.xPar = sinkPar;
     e.base.nPar = n;
   }
-  {
-    int64_t lim, off;
-    if( orderable(pl, &lim, &off) && !pl->distinct ){
-      if( (e.held = sqlite3_malloc(sizeof(Held)))==0 ){ rc = SQLITE_NOMEM; goto fail; }
-      memset(e.held, 0, sizeof(Held));
-      e.held->nCol = pl->nCol;
-    }
+  for(w=-1; hold && w<e.nPart; w++){
+    Part *p = w<0 ? &e.main : &e.aPart[w];
+    if( (p->held = sqlite3_malloc(sizeof(Held)))==0 ){ rc = SQLITE_NOMEM; goto fail; }
+    memset(p->held, 0, sizeof(Held));
+    p->held->nCol = pl->nCol;
   }
   /* The table's pages (else a statement): kept columns were 8's to read, and
   ** the cache's replay is one thread's where the pages are many workers'. */
@@ -2508,8 +2609,9 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   }
   r->nScan = e.main.nRow;
   for(w=0; w<e.nPart; w++) r->nScan += e.aPart[w].nRow;
-  if( (rc = partsMerge(&e))!=SQLITE_OK ) goto fail;
-  if( e.held && (rc = heldRows(&e))!=SQLITE_OK ) goto fail;
+  if( hold ) rc = heldRows(&e);
+  else rc = partsMerge(&e);
+  if( rc!=SQLITE_OK ) goto fail;
   r->aMs[2] = ga_now_ms() - t1;
 finish:
   t1 = ga_now_ms();
