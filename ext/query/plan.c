@@ -136,6 +136,15 @@ static int hasSubq(const qexpr *e){
   return r;
 }
 
+/* Is there a subquery below e, or a value the engine computed of one? */
+static int hadSubq(const qexpr *e){
+  int r = 0;
+  if( e==0 ) return 0;
+  if( e->op==E_SUBQ || (e->op==E_LIT && e->fromSubq) ) return 1;
+  EACH_CHILD((qexpr*)e, pp, r = r || hadSubq(*pp));
+  return r;
+}
+
 /* The parameters below e into a, in text order, each node once (BETWEEN's
 ** operand is below both of its comparisons); -1 if there are more than 64.
 ** With them the subqueries' values that the engine computed and that have
@@ -1207,6 +1216,16 @@ bind:
   pl->iHit = -1;
   for(i=0; i<pl->nAgg; i++){
     if( (pl->aAgg[i].fn==A_MIN || pl->aAgg[i].fn==A_MAX) && !pl->aAgg[i].gpu ) pl->iHit = i;
+  }
+  for(i=0; pl->iHit>=0 && pl->nKey + pl->nBare && i<pl->nAgg; i++){
+    /* SQLite never takes an aggregate over a subquery for another (sqlite3ExprCompare): named
+    ** again (ORDER BY 2, HAVING), it is one more accumulator, after the others, and may be the
+    ** last min() or max(), whose row shows the keys */
+    if( (pl->aAgg[i].fn==A_MIN || pl->aAgg[i].fn==A_MAX) && !pl->aAgg[i].gpu && hadSubq(pl->aAgg[i].x) ){
+      *pzWhy = sqlite3_mprintf("keys shown as the row of a min() or max() over a subquery (SQLite keeps one for each "
+                               "place it is named)");
+      return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
+    }
   }
   if( pl->iHit>=0 && pl->nKey && pl->aAgg[pl->iHit].distinct ){
     /* its rows are DISTINCT's: which of equal rows shows the keys is not known */
