@@ -86,54 +86,70 @@ static int radixPairs(Pair *p, int64_t n){
   return SQLITE_OK;
 }
 
-/* p[kOff..kOff+kN) made the pairs at those places of p[0..n)'s order (4's
-** radix selection; p in row order). */
-static int windowPairs(Pair *p, int64_t n, int64_t kOff, int64_t kN){
+/* The term's values: qvals a[i*nW] (t NULL), or t[i], v[i]. */
+typedef struct Vals { const qval *a; int nW; const unsigned char *t; const int64_t *v; } Vals;
+static int valT(const Vals *x, int64_t i){ return x->t ? x->t[i] : x->a[i*x->nW].t; }
+static int64_t valV(const Vals *x, int64_t i){ return x->t ? x->v[i] : x->a[i*x->nW].v; }
+
+/* Row i's key (2), row i not NULL. */
+static uint64_t keyAt(const Vals *a, int64_t i, int asReal, int desc){
+  return keyOf(valT(a, i), valV(a, i), asReal) ^ (desc ? ~0ull : 0);
+}
+
+/* The pairs at places kOff..kOff+kN of the order of the rows' keys (NULL
+** rows left out), into *pWin (sqlite3_free it), by 4's radix selection,
+** the keys made as they are read: no pair for every row. SQLITE_DONE
+** where most rows fall in the window's buckets (the caller sorts them
+** all). */
+static int windowVals(const Vals *a, int64_t nRow, int asReal, int desc, int64_t kOff, int64_t kN, Pair **pWin){
   enum { B = 1<<16 };
-  uint64_t mn = ~0ull, mx = 0;
-  int64_t i, *cnt, below = 0, nc = 0, lo, hi, sum = 0;
+  uint64_t mn = ~0ull, mx = 0, k;
+  int64_t i, *cnt, below, nc = 0, lo, hi, sum = 0, nKey = 0;
   int shift, hb;
   Pair *c;
-  for(i=0; i<n; i++){
-    if( p[i].k<mn ) mn = p[i].k;
-    if( p[i].k>mx ) mx = p[i].k;
+  *pWin = 0;
+  for(i=0; i<nRow; i++){
+    if( valT(a, i)==SQLITE_NULL ) continue;
+    k = keyAt(a, i, asReal, desc);
+    if( k<mn ) mn = k;
+    if( k>mx ) mx = k;
+    nKey++;
   }
-  if( mn==mx ) return SQLITE_OK;                  /* one key: scan order already */
-  hb = 63 - __builtin_clzll(mx - mn);             /* keys less the least: this many bits */
+  hb = mx>mn ? 63 - __builtin_clzll(mx - mn) : 0; /* keys less the least: this many bits */
   shift = hb>=15 ? hb - 15 : 0;
   if( (cnt = sqlite3_malloc64(sizeof(int64_t)*B))==0 ) return SQLITE_NOMEM;
   memset(cnt, 0, sizeof(int64_t)*B);
-  for(i=0; i<n; i++) cnt[(p[i].k - mn)>>shift]++;
+  for(i=0; i<nRow; i++){
+    if( valT(a, i)!=SQLITE_NULL ) cnt[(keyAt(a, i, asReal, desc) - mn)>>shift]++;
+  }
   for(lo=0; sum + cnt[lo]<=kOff; lo++) sum += cnt[lo];      /* the bucket of place kOff */
   below = sum;
   for(hi=lo; sum + cnt[hi]<kOff + kN; hi++) sum += cnt[hi]; /* ... of place kOff+kN-1 */
   for(i=lo; i<=hi; i++) nc += cnt[i];
   sqlite3_free(cnt);
-  if( nc>n/2 ) return radixPairs(p, n);           /* most rows: sort them all */
+  if( nc>nKey/2 ) return SQLITE_DONE;
   if( (c = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nc + 1)))==0 ) return SQLITE_NOMEM;
-  for(i=0, sum=0; i<n; i++){
-    int64_t d = (int64_t)((p[i].k - mn)>>shift);
-    if( d>=lo && d<=hi ) c[sum++] = p[i];         /* in row order */
+  for(i=0, sum=0; i<nRow; i++){
+    int64_t d;
+    if( valT(a, i)==SQLITE_NULL ) continue;
+    k = keyAt(a, i, asReal, desc);
+    d = (int64_t)((k - mn)>>shift);
+    if( d>=lo && d<=hi ){ c[sum].k = k; c[sum++].row = i; }   /* in row order */
   }
   assert( sum==nc );
   if( radixPairs(c, nc)!=SQLITE_OK ){
     sqlite3_free(c);
     return SQLITE_NOMEM;
   }
-  memcpy(p + kOff, c + (kOff - below), sizeof(Pair)*(size_t)kN);
-  sqlite3_free(c);
+  memmove(c, c + (kOff - below), sizeof(Pair)*(size_t)kN);
+  *pWin = c;
   return SQLITE_OK;
 }
 
-/* The term's values: qvals a[i*nW] (t NULL), or t[i], v[i]. */
-typedef struct Vals { const qval *a; int nW; const unsigned char *t; const int64_t *v; } Vals;
-static int valT(const Vals *x, int64_t i){ return x->t ? x->t[i] : x->a[i*x->nW].t; }
-static int64_t valV(const Vals *x, int64_t i){ return x->t ? x->v[i] : x->a[i*x->nW].v; }
-
 static int orderVals(const Vals *a, int64_t nRow, int desc, int nullsFirst, int64_t off, int64_t n, int64_t *idx){
-  int64_t i, nNull = 0, nKey, kOff, kN, o = 0;
+  int64_t i, nNull = 0, nKey, kOff, kN, o = 0, p0 = 0;
   int seenInt = 0, seenReal = 0, bigInt = 0, asReal, rc = SQLITE_OK;
-  Pair *p;
+  Pair *p = 0;
   for(i=0; i<nRow; i++){
     int t = valT(a, i);
     if( t==SQLITE_NULL ) nNull++;
@@ -153,18 +169,19 @@ static int orderVals(const Vals *a, int64_t nRow, int desc, int nullsFirst, int6
   if( kOff<0 ){ kN += kOff; kOff = 0; }
   if( kOff + kN>nKey ) kN = nKey - kOff;
   if( kN<0 ) kN = 0;
-  if( (p = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nKey + 1)))==0 ) return SQLITE_NOMEM;
-  for(i=0; i<nRow; i++){
-    int t = valT(a, i);
-    if( t==SQLITE_NULL ) continue;
-    p[o].k = keyOf(t, valV(a, i), asReal) ^ (desc ? ~0ull : 0);
-    p[o++].row = i;
-  }
-  assert( o==nKey );
-  if( kN>0 && kN<nKey/2 ){
-    rc = windowPairs(p, nKey, kOff, kN);
-  }else if( kN>0 ){
-    rc = radixPairs(p, nKey);
+  /* p: the pairs at places kOff.. of the keys' order (p0 of them: a window, or all) */
+  rc = kN>0 && kN<nKey/2 ? windowVals(a, nRow, asReal, desc, kOff, kN, &p) : SQLITE_DONE;
+  if( rc==SQLITE_OK ){
+    p0 = kOff;
+  }else if( rc==SQLITE_DONE ){
+    if( (p = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nKey + 1)))==0 ) return SQLITE_NOMEM;
+    for(i=0; i<nRow; i++){
+      if( valT(a, i)==SQLITE_NULL ) continue;
+      p[o].k = keyAt(a, i, asReal, desc);
+      p[o++].row = i;
+    }
+    assert( o==nKey );
+    rc = kN>0 ? radixPairs(p, nKey) : SQLITE_OK;
   }
   if( rc==SQLITE_OK ){
     /* position q of the order: the (q - firstNull)-th NULL, or a key */
@@ -181,7 +198,7 @@ static int orderVals(const Vals *a, int64_t nRow, int desc, int nullsFirst, int6
         idx[i] = r++;
         seen++;
       }else{
-        idx[i] = p[q - firstKey].row;
+        idx[i] = p[q - firstKey - p0].row;
       }
     }
   }
