@@ -1332,6 +1332,10 @@ START_TEST(test_late){
     "SELECT id, e, substr(s, 1, 3) FROM l ORDER BY x LIMIT 7 OFFSET %d",
     "SELECT id, d, length(b) FROM l WHERE s LIKE 'x%%' ORDER BY n LIMIT 40 OFFSET 100",
     "SELECT id, e FROM l ORDER BY e NULLS LAST LIMIT 50 OFFSET %d",
+    /* a top (OFFSET + LIMIT few): rows below the best so far are not held */
+    "SELECT id, d, s FROM l WHERE x < 0.9 ORDER BY k DESC LIMIT 25 OFFSET 3",
+    "SELECT id, e, b FROM l ORDER BY e DESC NULLS FIRST LIMIT 30 OFFSET 2",
+    "SELECT id, x FROM l WHERE s LIKE 'y%%' ORDER BY x LIMIT 10",
   };
   char zDir[64], zFile[96];
   sqlite3 *db;

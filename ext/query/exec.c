@@ -171,6 +171,14 @@ typedef struct Held {
   int64_t n, alloc;                /* rows, and room */
   int64_t *bAt; int64_t nB, bAlloc;/* where each batch's rows start (in scan order within a part;
                                    ** batches of parts interleave: heldGather) */
+  int64_t keep;                    /* a top: the rows before the window's end (OFFSET + LIMIT),
+                                   ** few; 0: every row is held */
+  int desc, nullsFirst;            /* ... the order's */
+  int cls;                         /* ... the class of the numbers held (0 none yet; -1 more than
+                                   ** one, or TEXT or BLOB: no more rows are left out) */
+  int pruned;                      /* ... rows were left out (bAt no longer holds) */
+  int cutG; uint64_t cutK; int64_t cutPos; int hasCut;   /* ... the keep-th best row held: a row
+                                   ** not better is not held */
   int nCol;                        /* columns a row */
   unsigned char *kt; int64_t *kv;  /* each row's term: class and value */
   unsigned char *ct; int64_t *cv;  /* its columns' classes and values (a TEXT or BLOB value: its
@@ -1967,6 +1975,8 @@ done:
 /* ---- a window of an order, from the table (requirement 11) --------------------------- */
 
 #define Q_ORDER_MAX 65536          /* the rows of a window keptOrder makes, at most (LIMIT) */
+#define Q_TOP 4096                 /* OFFSET + LIMIT at most this: held rows are cut to the best
+                                   ** as they come (a top ten holds little more than ten rows) */
 
 /* pl is rows ordered by one term with a LIMIT keptOrder serves: its limit
 ** and offset into *pLim and *pOff. */
@@ -2014,6 +2024,75 @@ static int heldGrow(Held *h, int64_t need){
   return SQLITE_OK;
 }
 
+/* A held row's place in the order: its group (NULLs first 0, numbers 1,
+** NULLs last 2), then its key. */
+static void heldRank(const Held *h, int t, int64_t v, int *pg, uint64_t *pk){
+  if( t==SQLITE_NULL ){
+    *pg = h->nullsFirst ? 0 : 2;
+    *pk = 0;
+  }else{
+    *pg = 1;
+    *pk = q_order_key(t, v, t==SQLITE_FLOAT) ^ (h->desc ? ~0ull : 0);
+  }
+}
+
+static int rankLess(int g1, uint64_t k1, int64_t p1, int g2, uint64_t k2, int64_t p2){
+  return g1!=g2 ? g1<g2 : k1!=k2 ? k1<k2 : p1<p2;
+}
+
+/* Sorting held rows by their places (heldPrune). */
+typedef struct HeldRank { int g; uint64_t k; int64_t pos, i; } HeldRank;
+static int heldRankCmp(const void *x, const void *y){
+  const HeldRank *a = (const HeldRank*)x, *b = (const HeldRank*)y;
+  return rankLess(a->g, a->k, a->pos, b->g, b->k, b->pos) ? -1 : rankLess(b->g, b->k, b->pos, a->g, a->k, a->pos);
+}
+static int cmpI64Asc(const void *x, const void *y){
+  int64_t a = *(const int64_t*)x, b = *(const int64_t*)y;
+  return a<b ? -1 : a>b;
+}
+
+/* A top's rows cut to its keep best (scan order kept among them); the
+** keep-th becomes the bar a row must pass to be held. Every comparison is
+** between numbers of one class or NULLs: SQLite's order, exactly, so no
+** row left out can be in the window (keep rows of its part come first). */
+static int heldPrune(Held *h){
+  HeldRank *r = sqlite3_malloc64(sizeof(HeldRank)*(uint64_t)(h->n + 1));
+  int64_t *keepI = sqlite3_malloc64(8*(uint64_t)(h->keep + 1)), i, j;
+  int c;
+  if( r==0 || keepI==0 ){
+    sqlite3_free(r);
+    sqlite3_free(keepI);
+    return SQLITE_NOMEM;
+  }
+  for(i=0; i<h->n; i++){
+    heldRank(h, h->kt[i], h->kv[i], &r[i].g, &r[i].k);
+    r[i].pos = h->pos[i];
+    r[i].i = i;
+  }
+  qsort(r, (size_t)h->n, sizeof(HeldRank), heldRankCmp);
+  h->cutG = r[h->keep - 1].g;
+  h->cutK = r[h->keep - 1].k;
+  h->cutPos = r[h->keep - 1].pos;
+  h->hasCut = 1;
+  for(i=0; i<h->keep; i++) keepI[i] = r[i].i;
+  qsort(keepI, (size_t)h->keep, sizeof(int64_t), cmpI64Asc);
+  for(j=0; j<h->keep; j++){
+    i = keepI[j];
+    h->kt[j] = h->kt[i];
+    h->kv[j] = h->kv[i];
+    h->pos[j] = h->pos[i];
+    for(c=0; c<h->nCol; c++){
+      h->ct[j*h->nCol + c] = h->ct[i*h->nCol + c];
+      h->cv[j*h->nCol + c] = h->cv[i*h->nCol + c];
+    }
+  }
+  h->n = h->keep;
+  h->pruned = 1;
+  sqlite3_free(r);
+  sqlite3_free(keepI);
+  return SQLITE_OK;
+}
+
 /* ctx's rows (the filter's) held by part p: the term's value, the columns
 ** copied (TEXT and BLOB bytes kept by p's run). On a worker, nothing is
 ** changed before the term is evaluated (a value that needs SQLite hands
@@ -2023,7 +2102,7 @@ static int holdRows(Exec *e, Part *p, const qctx *ctx){
   Held *h = p->held;
   const ga_colbatch *b = ctx->b;
   qvec *v;
-  int i, c, rc;
+  int i, c, rc, m = 0;
   if( ctx->n==0 ) return SQLITE_OK;
   if( (rc = q_eval(p->r, pl->aSort[0], ctx, &v))!=SQLITE_OK ) return rc;
   if( __atomic_add_fetch(&e->nHeldVals, (int64_t)ctx->n*(h->nCol + 1), __ATOMIC_RELAXED)>Q_MAXVALUES ){
@@ -2040,7 +2119,19 @@ static int holdRows(Exec *e, Part *p, const qctx *ctx){
   h->bAt[h->nB++] = h->n;
   for(i=0; i<ctx->n; i++){
     int row = ctx->sel ? ctx->sel[i] : i;
-    int64_t at = h->n + i;
+    int64_t at = h->n + m;
+    if( h->keep && h->cls>=0 ){
+      int t = v->t[i];
+      if( t==SQLITE_TEXT || t==SQLITE_BLOB || (t!=SQLITE_NULL && h->cls && t!=h->cls) ) h->cls = -1;
+      else if( t!=SQLITE_NULL ) h->cls = t;
+      if( h->cls>0 && h->hasCut ){            /* a top: below the bar, not held */
+        int g;
+        uint64_t k;
+        heldRank(h, t, v->v[i], &g, &k);
+        if( !rankLess(g, k, b->pos + row, h->cutG, h->cutK, h->cutPos) ) continue;
+      }
+    }
+    m++;
     h->kt[at] = v->t[i];
     h->kv[at] = v->t[i]==SQLITE_INTEGER || v->t[i]==SQLITE_FLOAT ? v->v[i] : 0;
     h->pos[at] = b->pos + row;
@@ -2066,7 +2157,8 @@ static int holdRows(Exec *e, Part *p, const qctx *ctx){
       h->cv[at*h->nCol + c] = x;
     }
   }
-  h->n += ctx->n;
+  h->n += m;
+  if( h->keep && h->cls>0 && h->n>=2*h->keep ) return heldPrune(h);
   return SQLITE_OK;
 }
 
@@ -2131,7 +2223,7 @@ static int heldGather(Exec *e){
     cellOff[k] = nCell;
     nRow += aH[k]->n;
     nCell += aH[k]->nCell;
-    nRun += aH[k]->nB;
+    nRun += aH[k]->pruned ? aH[k]->n : aH[k]->nB;   /* (a top's rows: each its own) */
   }
   if( (all = sqlite3_malloc(sizeof(Held)))==0 ) return SQLITE_NOMEM;
   memset(all, 0, sizeof(Held));
@@ -2145,10 +2237,10 @@ static int heldGather(Exec *e){
   for(k=0, nRun=0; k<nH; k++){
     Held *h = aH[k];
     if( h->nCell ) memcpy(all->cell + cellOff[k], h->cell, sizeof(ga_cell)*(size_t)h->nCell);
-    for(i=0; i<h->nB; i++){
-      aRun[nRun].at = h->bAt[i];
-      aRun[nRun].n = (i + 1<h->nB ? h->bAt[i + 1] : h->n) - h->bAt[i];
-      aRun[nRun].pos = h->pos[h->bAt[i]];
+    for(i=0; i<(h->pruned ? h->n : h->nB); i++){
+      aRun[nRun].at = h->pruned ? i : h->bAt[i];
+      aRun[nRun].n = h->pruned ? 1 : (i + 1<h->nB ? h->bAt[i + 1] : h->n) - h->bAt[i];
+      aRun[nRun].pos = h->pos[aRun[nRun].at];
       aRun[nRun++].iPart = k;
     }
   }
@@ -2516,6 +2608,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   ga_colsrc *src = 0;
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   int rc, w, done = 0, hold = 0;
+  int64_t lim = 0, off = 0;
   double t0 = ga_now_ms(), t1;
   if( pl->nArm ){
     *pzErr = 0;
@@ -2571,10 +2664,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   }
   if( done ) goto finish;
   t1 = ga_now_ms();
-  {
-    int64_t lim, off;
-    hold = orderable(pl, &lim, &off) && !pl->distinct;
-  }
+  hold = orderable(pl, &lim, &off) && !pl->distinct;
   if( parallel(pl, conn->threads) || (hold && conn->threads>1) ){
     int n = conn->threads;
     if( (e.aPart = sqlite3_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
@@ -2593,6 +2683,11 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     if( (p->held = sqlite3_malloc(sizeof(Held)))==0 ){ rc = SQLITE_NOMEM; goto fail; }
     memset(p->held, 0, sizeof(Held));
     p->held->nCol = pl->nCol;
+    if( lim + off<=Q_TOP ){                  /* a top: rows not among the first held are left out */
+      p->held->keep = lim + off;
+      p->held->desc = pl->aSortDesc[0];
+      p->held->nullsFirst = nullsFirst(pl, 0);
+    }
   }
   /* The table's pages (else a statement): kept columns were 8's to read, and
   ** the cache's replay is one thread's where the pages are many workers'. */

@@ -30,7 +30,7 @@
 typedef struct Pair { uint64_t k; int64_t row; } Pair;   /* a row and its key */
 
 /* 2's key of one number; t is INTEGER or FLOAT (v its bits). */
-static uint64_t keyOf(int t, int64_t v, int asReal){
+uint64_t q_order_key(int t, int64_t v, int asReal){
   uint64_t b;
   double d;
   if( t==SQLITE_INTEGER && !asReal ) return (uint64_t)v ^ 0x8000000000000000ull;
@@ -93,7 +93,7 @@ static int64_t valV(const Vals *x, int64_t i){ return x->t ? x->v[i] : x->a[i*x-
 
 /* Row i's key (2), row i not NULL. */
 static uint64_t keyAt(const Vals *a, int64_t i, int asReal, int desc){
-  return keyOf(valT(a, i), valV(a, i), asReal) ^ (desc ? ~0ull : 0);
+  return q_order_key(valT(a, i), valV(a, i), asReal) ^ (desc ? ~0ull : 0);
 }
 
 /* The pairs at places kOff..kOff+kN of the order of the rows' keys (NULL

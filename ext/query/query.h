@@ -295,6 +295,9 @@ int q_cmp(const qval *a, const qval *b, int coll);
 ** where the values are not all numbers of one kind (the caller compares). */
 int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirst,
                     int64_t off, int64_t n, int64_t *idx);
+/* order.c's key of one number (t INTEGER or FLOAT, v its bits; asReal: an
+** INTEGER among REALs, as a double): unsigned order is the numbers' order. */
+uint64_t q_order_key(int t, int64_t v, int asReal);
 /* The same over classes t[i] and values v[i]. */
 int q_order_values(const unsigned char *t, const int64_t *v, int64_t nRow, int desc, int nullsFirst,
                    int64_t off, int64_t n, int64_t *idx);
