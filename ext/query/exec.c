@@ -170,7 +170,7 @@ typedef struct Part {
 typedef struct Held {
   int64_t n, alloc;                /* rows, and room */
   int64_t *bAt; int64_t nB, bAlloc;/* where each batch's rows start (in scan order within a part;
-                                   ** batches of parts interleave: heldGather) */
+                                   ** batches of parts interleave: heldView) */
   int64_t keep;                    /* a top: the rows before the window's end (OFFSET + LIMIT),
                                    ** few; 0: every row is held */
   int desc, nullsFirst;            /* ... the order's */
@@ -206,9 +206,7 @@ typedef struct Exec {
   KeySet rows;                     /* SELECT DISTINCT: the rows kept, by their results' keys */
   int offDone;                     /* the rows are the window of the order alone (keptOrder,
                                    ** heldRows): OFFSET is spent */
-  Held *held;                      /* rows ordered by one term with a LIMIT: the parts' held rows
-                                   ** in scan order, after the scan (heldGather) */
-  int64_t nHeldVals;               /* values the parts hold (atomic) */
+  int64_t nHeldVals;               /* values the parts hold (atomic: requirement 11) */
 } Exec;
 
 static double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
@@ -2162,40 +2160,6 @@ static int holdRows(Exec *e, Part *p, const qctx *ctx){
   return SQLITE_OK;
 }
 
-/* The result rows of the held rows at idx[0..n) (ascending), a batch at a
-** time, as the scan would have made them. */
-static int heldReplay(Exec *e, const int64_t *idx, int64_t n){
-  Held *h = e->held;
-  ga_colvec aVec[GA_COLS_MAX];
-  unsigned char *aT = sqlite3_malloc64((uint64_t)(h->nCol + 1)*GA_BATCH);
-  int64_t *aV = sqlite3_malloc64(8*(uint64_t)(h->nCol + 1)*GA_BATCH), i;
-  int rc = aT && aV ? SQLITE_OK : SQLITE_NOMEM, c, j;
-  assert( e->main.held==0 );              /* batchInto makes rows now */
-  for(i=0; i<n && rc==SQLITE_OK; i+=GA_BATCH){
-    ga_colbatch b;
-    int m = n - i<GA_BATCH ? (int)(n - i) : GA_BATCH;
-    memset(&b, 0, sizeof(b));
-    for(c=0; c<h->nCol; c++){
-      for(j=0; j<m; j++){
-        int64_t r = idx ? idx[i + j] : i + j;
-        aT[c*GA_BATCH + j] = h->ct[r*h->nCol + c];
-        aV[c*GA_BATCH + j] = h->cv[r*h->nCol + c];
-      }
-      aVec[c].type = aT + c*GA_BATCH;
-      aVec[c].v = aV + c*GA_BATCH;
-      aVec[c].cell = h->cell;
-    }
-    b.pos = h->pos[idx ? idx[i] : i];
-    b.n = m;
-    b.nCol = h->nCol;
-    b.col = aVec;
-    rc = batchInto(e, &e->main, &b, 0);
-  }
-  sqlite3_free(aT);
-  sqlite3_free(aV);
-  return rc;
-}
-
 /* A held batch of part iPart: where its rows start, and its first row's
 ** place in the scan (parts' batches are disjoint ranges of places). */
 typedef struct HeldRun { int64_t pos, at, n; int iPart; } HeldRun;
@@ -2205,99 +2169,146 @@ static int runCmp(const void *x, const void *y){
   return a->pos<b->pos ? -1 : a->pos>b->pos;
 }
 
-/* The parts' held rows, in scan order, into e->held (the parts' freed). */
-static int heldGather(Exec *e){
-  Held *all, *aH[1 + 64];
-  HeldRun *aRun = 0;
-  int64_t nRow = 0, nCell = 0, nRun = 0, i, at = 0, cellOff[1 + 64];
-  int nH = 0, k, c, rc = SQLITE_OK;
-  aH[nH++] = e->main.held;
-  for(k=0; k<e->nPart && nH<1 + 64; k++) aH[nH++] = e->aPart[k].held;
+/* The held rows in scan order, as the parts hold them (nothing copied):
+** every part's batches (a top's rows each its own) sorted by place. */
+typedef struct HeldView {
+  Held *aH[1 + 64]; int nH;        /* the parts' rows: the scan thread's, then the workers' */
+  HeldRun *aRun; int64_t nRun;     /* the runs in scan order */
+  int64_t *aStart;                 /* each run's first row in the order of all (nRun + 1) */
+} HeldView;
+
+static int heldView(Exec *e, HeldView *x){
+  int64_t i, k, nRun = 0;
+  memset(x, 0, sizeof(*x));
   assert( e->nPart<=64 );
-  if( nH==1 ){                             /* one part: its rows are in scan order */
-    e->held = e->main.held;
-    e->main.held = 0;
-    return SQLITE_OK;
-  }
-  for(k=0; k<nH; k++){
-    cellOff[k] = nCell;
-    nRow += aH[k]->n;
-    nCell += aH[k]->nCell;
-    nRun += aH[k]->pruned ? aH[k]->n : aH[k]->nB;   /* (a top's rows: each its own) */
-  }
-  if( (all = sqlite3_malloc(sizeof(Held)))==0 ) return SQLITE_NOMEM;
-  memset(all, 0, sizeof(Held));
-  all->nCol = aH[0]->nCol;
-  e->held = all;
-  if( heldGrow(all, nRow + 1)
-   || (all->cell = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)(nCell + 1)))==0
-   || (aRun = sqlite3_malloc64(sizeof(HeldRun)*(uint64_t)(nRun + 1)))==0 ){
+  x->aH[x->nH++] = e->main.held;
+  for(k=0; k<e->nPart; k++) x->aH[x->nH++] = e->aPart[k].held;
+  for(k=0; k<x->nH; k++) nRun += x->aH[k]->pruned ? x->aH[k]->n : x->aH[k]->nB;
+  if( (x->aRun = sqlite3_malloc64(sizeof(HeldRun)*(uint64_t)(nRun + 1)))==0
+   || (x->aStart = sqlite3_malloc64(8*(uint64_t)(nRun + 1)))==0 ){
     return SQLITE_NOMEM;
   }
-  for(k=0, nRun=0; k<nH; k++){
-    Held *h = aH[k];
-    if( h->nCell ) memcpy(all->cell + cellOff[k], h->cell, sizeof(ga_cell)*(size_t)h->nCell);
+  for(k=0; k<x->nH; k++){
+    const Held *h = x->aH[k];
     for(i=0; i<(h->pruned ? h->n : h->nB); i++){
-      aRun[nRun].at = h->pruned ? i : h->bAt[i];
-      aRun[nRun].n = h->pruned ? 1 : (i + 1<h->nB ? h->bAt[i + 1] : h->n) - h->bAt[i];
-      aRun[nRun].pos = h->pos[aRun[nRun].at];
-      aRun[nRun++].iPart = k;
+      HeldRun *u = &x->aRun[x->nRun++];
+      u->at = h->pruned ? i : h->bAt[i];
+      u->n = h->pruned ? 1 : (i + 1<h->nB ? h->bAt[i + 1] : h->n) - h->bAt[i];
+      u->pos = u->n ? h->pos[u->at] : 0;
+      u->iPart = (int)k;
+      if( u->n==0 ) x->nRun--;
     }
   }
-  all->nCell = all->cellAlloc = nCell;
-  qsort(aRun, (size_t)nRun, sizeof(HeldRun), runCmp);
-  for(i=0; i<nRun; i++){
-    const HeldRun *u = &aRun[i];
-    const Held *h = aH[u->iPart];
-    int nC = all->nCol;
-    memcpy(all->kt + at, h->kt + u->at, (size_t)u->n);
-    memcpy(all->kv + at, h->kv + u->at, 8*(size_t)u->n);
-    memcpy(all->pos + at, h->pos + u->at, 8*(size_t)u->n);
-    memcpy(all->ct + at*nC, h->ct + u->at*nC, (size_t)(u->n*nC));
-    memcpy(all->cv + at*nC, h->cv + u->at*nC, 8*(size_t)(u->n*nC));
-    if( cellOff[u->iPart] ){                  /* TEXT and BLOB values: the cells moved */
-      for(c=0; c<u->n*nC; c++){
-        int t = all->ct[at*nC + c];
-        if( t==SQLITE_TEXT || t==SQLITE_BLOB ) all->cv[at*nC + c] += cellOff[u->iPart];
+  qsort(x->aRun, (size_t)x->nRun, sizeof(HeldRun), runCmp);
+  x->aStart[0] = 0;
+  for(i=0; i<x->nRun; i++) x->aStart[i + 1] = x->aStart[i] + x->aRun[i].n;
+  return SQLITE_OK;
+}
+
+static void heldViewFree(HeldView *x){
+  sqlite3_free(x->aRun);
+  sqlite3_free(x->aStart);
+}
+
+/* The held row at place q of the scan order: its part and index there. */
+static Held *heldAt(const HeldView *x, int64_t q, int64_t *pI){
+  int64_t lo = 0, hi = x->nRun - 1;
+  while( lo<hi ){                          /* the last run starting at or before q */
+    int64_t m = (lo + hi + 1)/2;
+    if( x->aStart[m]<=q ) lo = m; else hi = m - 1;
+  }
+  *pI = x->aRun[lo].at + (q - x->aStart[lo]);
+  return x->aH[x->aRun[lo].iPart];
+}
+
+/* The result rows of the held rows at places idx[0..n) of the scan order
+** (ascending; NULL: every place), a batch at a time, as the scan would
+** have made them (each batch's TEXT and BLOB cells gathered from their
+** parts). */
+static int heldReplay(Exec *e, const HeldView *x, const int64_t *idx, int64_t n){
+  int nCol = e->pl->nCol;
+  ga_colvec aVec[GA_COLS_MAX];
+  unsigned char *aT = sqlite3_malloc64((uint64_t)(nCol + 1)*GA_BATCH);
+  int64_t *aV = sqlite3_malloc64(8*(uint64_t)(nCol + 1)*GA_BATCH), i;
+  ga_cell *aCell = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)(nCol + 1)*GA_BATCH);
+  int rc = aT && aV && aCell ? SQLITE_OK : SQLITE_NOMEM, c, j;
+  for(i=0; i<n && rc==SQLITE_OK; i+=GA_BATCH){
+    ga_colbatch b;
+    int m = n - i<GA_BATCH ? (int)(n - i) : GA_BATCH, nCell = 0;
+    memset(&b, 0, sizeof(b));
+    for(j=0; j<m; j++){
+      int64_t r;
+      const Held *h = heldAt(x, idx ? idx[i + j] : i + j, &r);
+      if( j==0 ) b.pos = h->pos[r];
+      for(c=0; c<nCol; c++){
+        int t = h->ct[r*nCol + c];
+        int64_t v = h->cv[r*nCol + c];
+        if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+          aCell[nCell] = h->cell[v];
+          v = nCell++;
+        }
+        aT[c*GA_BATCH + j] = (unsigned char)t;
+        aV[c*GA_BATCH + j] = v;
       }
     }
-    at += u->n;
+    for(c=0; c<nCol; c++){
+      aVec[c].type = aT + c*GA_BATCH;
+      aVec[c].v = aV + c*GA_BATCH;
+      aVec[c].cell = aCell;
+    }
+    b.n = m;
+    b.nCol = nCol;
+    b.col = aVec;
+    rc = batchInto(e, &e->main, &b, 0);
   }
-  all->n = at;
-  assert( at==nRow );
-  sqlite3_free(aRun);
-  heldFree(e->main.held);
-  e->main.held = 0;
-  for(k=0; k<e->nPart; k++){
-    heldFree(e->aPart[k].held);
-    e->aPart[k].held = 0;
-  }
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  sqlite3_free(aCell);
   return rc;
 }
 
 /* After the scan: the window's rows (OFFSET spent), or, where a term is
-** not a number or NULL, every held row (finish orders them all). */
+** not a number or NULL, every held row (finish orders them all). The
+** parts keep their rows until the result rows are made. */
 static int heldRows(Exec *e){
-  Held *h;
-  int64_t lim, off, *idx = 0, n;
-  int rc;
-  if( (rc = heldGather(e))!=SQLITE_OK ) return rc;
-  h = e->held;
+  HeldView x;
+  qseg *aSeg = 0;
+  int64_t lim, off, *idx = 0, n, i;
+  int rc, k;
+  Part *aP[1 + 64];
+  if( (rc = heldView(e, &x))!=SQLITE_OK ) goto done;
   orderable(e->pl, &lim, &off);
-  n = h->n - off<lim ? h->n - off : lim;
+  n = x.aStart[x.nRun] - off<lim ? x.aStart[x.nRun] - off : lim;
   if( n<=0 ){
     e->offDone = 1;
-    return SQLITE_OK;
+    goto done;
   }
-  if( (idx = sqlite3_malloc64(8*(uint64_t)n))==0 ) return SQLITE_NOMEM;
-  rc = q_order_values(h->kt, h->kv, h->n, e->pl->aSortDesc[0], nullsFirst(e->pl, 0), off, n, idx);
+  if( (aSeg = sqlite3_malloc64(sizeof(qseg)*(uint64_t)(x.nRun + 1)))==0
+   || (idx = sqlite3_malloc64(8*(uint64_t)n))==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  for(i=0; i<x.nRun; i++){
+    const Held *h = x.aH[x.aRun[i].iPart];
+    aSeg[i].t = h->kt + x.aRun[i].at;
+    aSeg[i].v = h->kv + x.aRun[i].at;
+    aSeg[i].n = x.aRun[i].n;
+  }
+  /* (batchInto makes result rows once the parts hold nothing more) */
+  for(k=0; k<x.nH; k++) aP[k] = k ? &e->aPart[k - 1] : &e->main;
+  for(k=0; k<x.nH; k++) aP[k]->held = 0;
+  rc = q_order_segs(aSeg, (int)x.nRun, e->pl->aSortDesc[0], nullsFirst(e->pl, 0), off, n, idx);
   if( rc==SQLITE_OK ){
     qsort(idx, (size_t)n, sizeof(int64_t), cmpU64);   /* in scan order (finish orders them) */
-    rc = heldReplay(e, idx, n);
+    rc = heldReplay(e, &x, idx, n);
     e->offDone = 1;
   }else if( rc==SQLITE_DONE ){
-    rc = heldReplay(e, 0, h->n);
+    rc = heldReplay(e, &x, 0, x.aStart[x.nRun]);
   }
+  for(k=0; k<x.nH; k++) aP[k]->held = x.aH[k];   /* (freed with the parts) */
+done:
+  heldViewFree(&x);
+  sqlite3_free(aSeg);
   sqlite3_free(idx);
   return rc;
 }
@@ -2723,7 +2734,6 @@ done:
   sqlite3_free(e.aPart);
   sqlite3_free(e.gRank);
   keySetFree(&e.rows);
-  heldFree(e.held);
   partFree(&e.main, pl, 0);
   return rc;
 }

@@ -21,7 +21,8 @@
 **      skipped where every key has the same digit (small integers take one
 **      or two).
 **   5. The values come as qvals (a row's nW, the term's first: exec.c's
-**      result rows) or as two arrays, classes and values (q_order_values).
+**      result rows) or as runs of classes and values (q_order_segs: the
+**      rows exec.c's scan workers held, in scan order, without copying).
 */
 #include "query.h"
 #include <assert.h>
@@ -86,56 +87,63 @@ static int radixPairs(Pair *p, int64_t n){
   return SQLITE_OK;
 }
 
-/* The term's values: qvals a[i*nW] (t NULL), or t[i], v[i]. */
-typedef struct Vals { const qval *a; int nW; const unsigned char *t; const int64_t *v; } Vals;
-static int valT(const Vals *x, int64_t i){ return x->t ? x->t[i] : x->a[i*x->nW].t; }
-static int64_t valV(const Vals *x, int64_t i){ return x->t ? x->v[i] : x->a[i*x->nW].v; }
+/* The term's values: qvals q[i*nW] (one run), or runs of classes and
+** values, row i the i-th of their concatenation. */
+typedef struct Vals { const qval *q; int nW; const qseg *aSeg; int nSeg; qseg one; } Vals;
 
-/* Row i's key (2), row i not NULL. */
-static uint64_t keyAt(const Vals *a, int64_t i, int asReal, int desc){
-  return q_order_key(valT(a, i), valV(a, i), asReal) ^ (desc ? ~0ull : 0);
-}
+/* Each row i of a, in order, its class t and value v (body may continue,
+** or break off the whole walk). */
+#define EACH(a, i, t, v, ...) do{ \
+  int64_t i = 0, j_ = 0; int s_; \
+  for(s_=0; s_<(a)->nSeg; s_++){ \
+    const qseg *g_ = &(a)->aSeg[s_]; \
+    for(j_=0; j_<g_->n; j_++, i++){ \
+      int t; int64_t v; \
+      if( (a)->q ){ t = (a)->q[j_*(a)->nW].t; v = (a)->q[j_*(a)->nW].v; } \
+      else{ t = g_->t[j_]; v = g_->v[j_]; } \
+      __VA_ARGS__ \
+    } \
+    if( j_<g_->n ) break;                 /* the body broke off */ \
+  } \
+}while(0)
 
 /* The pairs at places kOff..kOff+kN of the order of the rows' keys (NULL
 ** rows left out), into *pWin (sqlite3_free it), by 4's radix selection,
-** the keys made as they are read: no pair for every row. SQLITE_DONE
-** where most rows fall in the window's buckets (the caller sorts them
-** all). */
-static int windowVals(const Vals *a, int64_t nRow, int asReal, int desc, int64_t kOff, int64_t kN, Pair **pWin){
+** the keys made as they are read (mn, mx: the least and greatest): no pair
+** for every row. SQLITE_DONE where most rows fall in the window's buckets
+** (the caller sorts them all). */
+static int windowVals(const Vals *a, int64_t nKey, uint64_t mn, uint64_t mx, int asReal, int desc, int64_t kOff,
+                      int64_t kN, Pair **pWin){
   enum { B = 1<<16 };
-  uint64_t mn = ~0ull, mx = 0, k;
-  int64_t i, *cnt, below, nc = 0, lo, hi, sum = 0, nKey = 0;
+  uint64_t flip = desc ? ~0ull : 0;
+  int64_t *cnt, below, nc = 0, lo, hi, sum = 0, j;
   int shift, hb;
   Pair *c;
   *pWin = 0;
-  for(i=0; i<nRow; i++){
-    if( valT(a, i)==SQLITE_NULL ) continue;
-    k = keyAt(a, i, asReal, desc);
-    if( k<mn ) mn = k;
-    if( k>mx ) mx = k;
-    nKey++;
-  }
   hb = mx>mn ? 63 - __builtin_clzll(mx - mn) : 0; /* keys less the least: this many bits */
   shift = hb>=15 ? hb - 15 : 0;
   if( (cnt = sqlite3_malloc64(sizeof(int64_t)*B))==0 ) return SQLITE_NOMEM;
   memset(cnt, 0, sizeof(int64_t)*B);
-  for(i=0; i<nRow; i++){
-    if( valT(a, i)!=SQLITE_NULL ) cnt[(keyAt(a, i, asReal, desc) - mn)>>shift]++;
-  }
+  EACH(a, i, t, v, {
+    (void)i;
+    if( t!=SQLITE_NULL ) cnt[((q_order_key(t, v, asReal) ^ flip) - mn)>>shift]++;
+  });
   for(lo=0; sum + cnt[lo]<=kOff; lo++) sum += cnt[lo];      /* the bucket of place kOff */
   below = sum;
   for(hi=lo; sum + cnt[hi]<kOff + kN; hi++) sum += cnt[hi]; /* ... of place kOff+kN-1 */
-  for(i=lo; i<=hi; i++) nc += cnt[i];
+  for(j=lo; j<=hi; j++) nc += cnt[j];
   sqlite3_free(cnt);
   if( nc>nKey/2 ) return SQLITE_DONE;
   if( (c = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nc + 1)))==0 ) return SQLITE_NOMEM;
-  for(i=0, sum=0; i<nRow; i++){
+  sum = 0;
+  EACH(a, i, t, v, {
+    uint64_t k;
     int64_t d;
-    if( valT(a, i)==SQLITE_NULL ) continue;
-    k = keyAt(a, i, asReal, desc);
+    if( t==SQLITE_NULL ) continue;
+    k = q_order_key(t, v, asReal) ^ flip;
     d = (int64_t)((k - mn)>>shift);
     if( d>=lo && d<=hi ){ c[sum].k = k; c[sum++].row = i; }   /* in row order */
-  }
+  });
   assert( sum==nc );
   if( radixPairs(c, nc)!=SQLITE_OK ){
     sqlite3_free(c);
@@ -146,23 +154,35 @@ static int windowVals(const Vals *a, int64_t nRow, int asReal, int desc, int64_t
   return SQLITE_OK;
 }
 
-static int orderVals(const Vals *a, int64_t nRow, int desc, int nullsFirst, int64_t off, int64_t n, int64_t *idx){
-  int64_t i, nNull = 0, nKey, kOff, kN, o = 0, p0 = 0;
-  int seenInt = 0, seenReal = 0, bigInt = 0, asReal, rc = SQLITE_OK;
+static int orderVals(const Vals *a, int desc, int nullsFirst, int64_t off, int64_t n, int64_t *idx){
+  int64_t nNull = 0, nKey = 0, kOff, kN, o = 0, p0 = 0, j;
+  int seenInt = 0, seenReal = 0, bigInt = 0, other = 0, asReal, rc = SQLITE_OK;
+  uint64_t flip = desc ? ~0ull : 0, mn[2] = { ~0ull, ~0ull }, mx[2] = { 0, 0 };
   Pair *p = 0;
-  for(i=0; i<nRow; i++){
-    int t = valT(a, i);
-    if( t==SQLITE_NULL ) nNull++;
-    else if( t==SQLITE_INTEGER ){
-      int64_t v = valV(a, i);
+  /* the classes, and the least and greatest key both ways (as integers, as reals) */
+  EACH(a, i, t, v, {
+    (void)i;
+    if( t==SQLITE_NULL ){ nNull++; continue; }
+    if( t==SQLITE_INTEGER ){
       seenInt = 1;
       if( v>(1ll<<53) || v<-(1ll<<53) ) bigInt = 1;
-    }else if( t==SQLITE_FLOAT ) seenReal = 1;
-    else return SQLITE_DONE;
-  }
-  if( seenInt && seenReal && bigInt ) return SQLITE_DONE;
+    }else if( t==SQLITE_FLOAT ){
+      seenReal = 1;
+    }else{
+      other = 1;
+      break;
+    }
+    nKey++;
+    {
+      uint64_t k0 = q_order_key(t, v, 0) ^ flip, k1 = q_order_key(t, v, 1) ^ flip;
+      if( k0<mn[0] ) mn[0] = k0;
+      if( k0>mx[0] ) mx[0] = k0;
+      if( k1<mn[1] ) mn[1] = k1;
+      if( k1>mx[1] ) mx[1] = k1;
+    }
+  });
+  if( other || (seenInt && seenReal && bigInt) ) return SQLITE_DONE;
   asReal = seenReal;
-  nKey = nRow - nNull;
   /* the wanted positions that fall among the keyed rows: kOff.. kOff+kN */
   kOff = nullsFirst ? off - nNull : off;
   kN = n;
@@ -170,36 +190,34 @@ static int orderVals(const Vals *a, int64_t nRow, int desc, int nullsFirst, int6
   if( kOff + kN>nKey ) kN = nKey - kOff;
   if( kN<0 ) kN = 0;
   /* p: the pairs at places kOff.. of the keys' order (p0 of them: a window, or all) */
-  rc = kN>0 && kN<nKey/2 ? windowVals(a, nRow, asReal, desc, kOff, kN, &p) : SQLITE_DONE;
+  rc = kN>0 && kN<nKey/2 ? windowVals(a, nKey, mn[asReal], mx[asReal], asReal, desc, kOff, kN, &p) : SQLITE_DONE;
   if( rc==SQLITE_OK ){
     p0 = kOff;
   }else if( rc==SQLITE_DONE ){
     if( (p = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nKey + 1)))==0 ) return SQLITE_NOMEM;
-    for(i=0; i<nRow; i++){
-      if( valT(a, i)==SQLITE_NULL ) continue;
-      p[o].k = keyAt(a, i, asReal, desc);
+    EACH(a, i, t, v, {
+      if( t==SQLITE_NULL ) continue;
+      p[o].k = q_order_key(t, v, asReal) ^ flip;
       p[o++].row = i;
-    }
+    });
     assert( o==nKey );
     rc = kN>0 ? radixPairs(p, nKey) : SQLITE_OK;
   }
   if( rc==SQLITE_OK ){
     /* position q of the order: the (q - firstNull)-th NULL, or a key */
     int64_t firstKey = nullsFirst ? nNull : 0, firstNull = nullsFirst ? 0 : nKey;
-    int64_t r = 0, seen = 0;          /* the scan for NULLs: at row r, seen before it */
-    for(i=0; i<n; i++){
-      int64_t q = off + i;
-      if( q>=firstNull && q<firstNull + nNull ){
-        for(;; r++){
-          if( valT(a, r)!=SQLITE_NULL ) continue;
-          if( seen==q - firstNull ) break;
-          seen++;
-        }
-        idx[i] = r++;
-        seen++;
-      }else{
-        idx[i] = p[q - firstKey - p0].row;
-      }
+    int64_t nLo = off - firstNull, nHi = off + n - firstNull, seen = 0;   /* the NULLs wanted */
+    for(j=0; j<n; j++){
+      int64_t q = off + j;
+      if( q<firstNull || q>=firstNull + nNull ) idx[j] = p[q - firstKey - p0].row;
+    }
+    if( nHi>0 && nLo<nNull ){
+      EACH(a, i, t, v, {
+        (void)v;
+        if( t!=SQLITE_NULL ) continue;
+        if( seen>=nLo && seen<nHi ) idx[firstNull + seen - off] = i;
+        if( ++seen>=nHi ) break;
+      });
     }
   }
   sqlite3_free(p);
@@ -209,13 +227,19 @@ static int orderVals(const Vals *a, int64_t nRow, int desc, int nullsFirst, int6
 int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirst,
                     int64_t off, int64_t n, int64_t *idx){
   Vals x;
-  x.a = a; x.nW = nW; x.t = 0; x.v = 0;
-  return orderVals(&x, nRow, desc, nullsFirst, off, n, idx);
+  memset(&x, 0, sizeof(x));
+  x.q = a;
+  x.nW = nW;
+  x.one.n = nRow;
+  x.aSeg = &x.one;
+  x.nSeg = 1;
+  return orderVals(&x, desc, nullsFirst, off, n, idx);
 }
 
-int q_order_values(const unsigned char *t, const int64_t *v, int64_t nRow, int desc, int nullsFirst,
-                   int64_t off, int64_t n, int64_t *idx){
+int q_order_segs(const qseg *aSeg, int nSeg, int desc, int nullsFirst, int64_t off, int64_t n, int64_t *idx){
   Vals x;
-  x.a = 0; x.nW = 0; x.t = t; x.v = v;
-  return orderVals(&x, nRow, desc, nullsFirst, off, n, idx);
+  memset(&x, 0, sizeof(x));
+  x.aSeg = aSeg;
+  x.nSeg = nSeg;
+  return orderVals(&x, desc, nullsFirst, off, n, idx);
 }

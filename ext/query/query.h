@@ -298,9 +298,10 @@ int q_order_numeric(const qval *a, int64_t nRow, int nW, int desc, int nullsFirs
 /* order.c's key of one number (t INTEGER or FLOAT, v its bits; asReal: an
 ** INTEGER among REALs, as a double): unsigned order is the numbers' order. */
 uint64_t q_order_key(int t, int64_t v, int asReal);
-/* The same over classes t[i] and values v[i]. */
-int q_order_values(const unsigned char *t, const int64_t *v, int64_t nRow, int desc, int nullsFirst,
-                   int64_t off, int64_t n, int64_t *idx);
+/* The same over runs of classes t[] and values v[]: row i is the i-th of
+** their concatenation. */
+typedef struct qseg { const unsigned char *t; const int64_t *v; int64_t n; } qseg;
+int q_order_segs(const qseg *aSeg, int nSeg, int desc, int nullsFirst, int64_t off, int64_t n, int64_t *idx);
 /* v's row i as a qval. */
 static inline void q_get(const qvec *v, int i, qval *x){
   x->t = v->t[i]; x->v = v->v[i];
