@@ -1577,6 +1577,31 @@ START_TEST(test_params){
     rowsFree(&got);
     sqlite3_free(zSel);
   }
+  {
+    /* LIMIT and OFFSET values as SQLite's OP_MustBeInt takes them (plan.c's mustBeInt): the first
+    ** five on the engine, the others through SQLite (its error, or a form it reads: '1e1') */
+    static const char *azV[] = { "'2'", "' +3 '", "1.0", "-0.0", "'007'", "2.5", "'1e1'", "NULL", "'2x'", "x'32'" };
+    EXEC(db, "DROP TABLE IF EXISTS temp.q;"
+             "CREATE VIRTUAL TABLE temp.q USING gpu_query('SELECT DISTINCT a FROM t ORDER BY a LIMIT ?1 OFFSET ?2')");
+    for(i=0; i<sizeof(azV)/sizeof(azV[0]); i++){
+      size_t j = (i*3 + 1)%5;             /* an OFFSET SQLite takes */
+      char *zSel = sqlite3_mprintf("SELECT * FROM q(%s, %s)", azV[i], azV[j]);
+      char *zRef = sqlite3_mprintf("SELECT DISTINCT a FROM t ORDER BY a LIMIT %s OFFSET %s", azV[i], azV[j]);
+      int64_t e0, s0, e1, s1;
+      Rows want, got;
+      counts(db, &e0, &s0);
+      rowsOf(db, zSel, &got);
+      counts(db, &e1, &s1);
+      rowsOf(db, zRef, &want);
+      CHECK((want.zErr!=0)==(got.zErr!=0) && (want.zErr || rowsSame(&want, &got, 1)), "%s: got %d rows (%s), want %d (%s)",
+            zSel, got.n, got.zErr ? got.zErr : "-", want.n, want.zErr ? want.zErr : "-");
+      CHECK(i>=5 || (e1==e0 + 1 && s1==s0), "%s: not on the engine", zSel);
+      rowsFree(&want);
+      rowsFree(&got);
+      sqlite3_free(zSel);
+      sqlite3_free(zRef);
+    }
+  }
   sqlite3_close(db);
 }
 END_TEST

@@ -947,15 +947,49 @@ static void keyOrder(Bind *b, const int *aDesc){
 }
 
 /* LIMIT and OFFSET: constants, folded. */
+/* A LIMIT's or OFFSET's value as SQLite's OP_MustBeInt takes it: a REAL
+** that is an integer within int64's range (sqlite3VdbeIntegerAffinity:
+** not its least or greatest value), or TEXT that is spaces, a sign, digits
+** and spaces (applyNumericAffinity) and fits int64, becomes that INTEGER.
+** Any other value stays: SQLite reports it ("datatype mismatch"), or reads
+** a form left to it (TEXT '1e3'), and the run goes through SQLite. */
+static void mustBeInt(qexpr *e){
+  if( e==0 || e->op!=E_LIT ) return;
+  if( e->t==SQLITE_FLOAT ){
+    double d;
+    memcpy(&d, &e->i, 8);
+    if( d>-9223372036854775808.0 && d<9223372036854775807.0 && (double)(int64_t)d==d ){
+      e->t = SQLITE_INTEGER;
+      e->i = (int64_t)d;
+    }
+  }else if( e->t==SQLITE_TEXT ){
+    const char *z = e->z;
+    int n = e->n, i = 0, neg = 0, nd = 0;
+    uint64_t u = 0;
+    while( i<n && (z[i]==' ' || (z[i]>='\t' && z[i]<='\r')) ) i++;
+    if( i<n && (z[i]=='-' || z[i]=='+') ) neg = z[i++]=='-';
+    for(; i<n && z[i]>='0' && z[i]<='9'; i++, nd++){
+      if( u>(UINT64_MAX - 9)/10 ) return;
+      u = u*10 + (uint64_t)(z[i] - '0');
+    }
+    while( i<n && (z[i]==' ' || (z[i]>='\t' && z[i]<='\r')) ) i++;
+    if( nd==0 || i<n || u>(neg ? (uint64_t)1<<63 : ((uint64_t)1<<63) - 1) ) return;
+    e->t = SQLITE_INTEGER;
+    e->i = neg ? (int64_t)(0 - u) : (int64_t)u;
+    e->z = 0;
+    e->n = 0;
+  }
+}
+
 static void limits(Bind *b){
   qselect *s = b->s;
   if( s->pLimit && !stopped(b) ){
     if( !isConst(s->pLimit) ) whyf(b, "a LIMIT that is not constant");
-    else bindTop(b, &s->pLimit, CTX_ROW);
+    else if( bindTop(b, &s->pLimit, CTX_ROW) ) mustBeInt(s->pLimit);
   }
   if( s->pOffset && s->pOffset!=s->pLimit && !stopped(b) ){
     if( !isConst(s->pOffset) ) whyf(b, "an OFFSET that is not constant");
-    else bindTop(b, &s->pOffset, CTX_ROW);
+    else if( bindTop(b, &s->pOffset, CTX_ROW) ) mustBeInt(s->pOffset);
   }
 }
 
