@@ -74,7 +74,10 @@
 **      kept), not as result rows; then the window's rows are picked by the
 **      term (order.c; ties in scan order) and only they are made result
 **      rows, in scan order, OFFSET spent. A term that is not a number or
-**      NULL: every held row is made one, and 5 orders them.
+**      NULL: every held row is made one, and 5 orders them. Workers hold
+**      rows too, each in its own part; the parts' batches are put in scan
+**      order by their places, nothing copied (heldView). A top (OFFSET +
+**      LIMIT at most Q_TOP) holds only rows that can still be in it.
 */
 #include <assert.h>
 #include <stdlib.h>
