@@ -435,18 +435,21 @@ GA_HD void ga_q_key(const ga_qprog *p, const unsigned char *rc, const int64_t *r
 #define GA_QO_NULL    1
 #define GA_QO_INT     2
 #define GA_QO_REAL    3
+/* A number's key in its order (point 5): an int64's bits (isInt) or a
+** double's (ext/query/order.c's keys are these too). */
+GA_HD uint64_t ga_q_num_key(int isInt, uint64_t b){
+  if( isInt ) return b ^ 0x8000000000000000ull;
+  if( (b << 1) == 0 ) b = 0;                                    /* -0.0 is 0.0 */
+  return (b >> 63) ? ~b : b | 0x8000000000000000ull;
+}
+
 GA_HD int ga_q_order_key(const ga_qprog *p, const unsigned char *rc, const int64_t *rv, int s, int desc,
                          uint64_t *pKey){
   int c = rc[p->keyReg[0]*s];
-  uint64_t b = (uint64_t)rv[p->keyReg[0]*s];
+  uint64_t b;
   if( p->filter >= 0 && ga_q_truth(rc[p->filter*s], rv[p->filter*s]) != 1 ) return GA_QO_DROPPED;
   if( c == GA_QC_NULL ) return GA_QO_NULL;
-  if( c == GA_QC_INT ){
-    b ^= 0x8000000000000000ull;
-  }else{
-    if( (b << 1) == 0 ) b = 0;                                  /* -0.0 is 0.0 */
-    b = (b >> 63) ? ~b : b | 0x8000000000000000ull;
-  }
+  b = ga_q_num_key(c == GA_QC_INT, (uint64_t)rv[p->keyReg[0]*s]);
   *pKey = desc ? ~b : b;
   return c == GA_QC_INT ? GA_QO_INT : GA_QO_REAL;
 }

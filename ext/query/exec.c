@@ -2047,10 +2047,6 @@ static int heldRankCmp(const void *x, const void *y){
   const HeldRank *a = (const HeldRank*)x, *b = (const HeldRank*)y;
   return rankLess(a->g, a->k, a->pos, b->g, b->k, b->pos) ? -1 : rankLess(b->g, b->k, b->pos, a->g, a->k, a->pos);
 }
-static int cmpI64Asc(const void *x, const void *y){
-  int64_t a = *(const int64_t*)x, b = *(const int64_t*)y;
-  return a<b ? -1 : a>b;
-}
 
 /* A top's rows cut to its keep best (scan order kept among them); the
 ** keep-th becomes the bar a row must pass to be held. Every comparison is
@@ -2076,7 +2072,7 @@ static int heldPrune(Held *h){
   h->cutPos = r[h->keep - 1].pos;
   h->hasCut = 1;
   for(i=0; i<h->keep; i++) keepI[i] = r[i].i;
-  qsort(keepI, (size_t)h->keep, sizeof(int64_t), cmpI64Asc);
+  qsort(keepI, (size_t)h->keep, sizeof(int64_t), cmpU64);   /* (indexes are not negative) */
   for(j=0; j<h->keep; j++){
     i = keepI[j];
     h->kt[j] = h->kt[i];

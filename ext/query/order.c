@@ -32,14 +32,12 @@ typedef struct Pair { uint64_t k; int64_t row; } Pair;   /* a row and its key */
 
 /* 2's key of one number; t is INTEGER or FLOAT (v its bits). */
 uint64_t q_order_key(int t, int64_t v, int asReal){
-  uint64_t b;
-  double d;
-  if( t==SQLITE_INTEGER && !asReal ) return (uint64_t)v ^ 0x8000000000000000ull;
-  if( t==SQLITE_INTEGER ) d = (double)v;
-  else memcpy(&d, &v, 8);
-  if( d==0.0 ) d = 0.0;
-  memcpy(&b, &d, 8);
-  return (b>>63) ? ~b : b | 0x8000000000000000ull;
+  uint64_t b = (uint64_t)v;
+  if( t==SQLITE_INTEGER && asReal ){
+    double d = (double)v;
+    memcpy(&b, &d, 8);
+  }
+  return ga_q_num_key(t==SQLITE_INTEGER && !asReal, b);   /* the device's keys (qprog.h, 5) */
 }
 
 /* One stable counting pass of p's keys (row numbers where byRow) by the
