@@ -1,0 +1,277 @@
+/*
+** gpu_query's CPU operators (exec.c's requirement 5): result rows (a
+** batch's, or the groups' after HAVING), SELECT DISTINCT, ORDER BY (stable),
+** OFFSET and LIMIT.
+*/
+#include "execint.h"
+
+static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out);
+
+/* Room for need rows (exact: at least need, or, growing, twice as many). */
+int qxRowsGrow(Exec *e, int64_t need, int exact){
+  qresult *o = e->out;
+  if( need>e->rAlloc ){
+    int64_t n = exact ? need : e->rAlloc ? 2*e->rAlloc : 1024;
+    qval *a;
+    while( n<need ) n *= 2;
+    if( (a = sqlite3_realloc64(o->a, sizeof(qval)*(uint64_t)(n*e->nW)))==0 ) return SQLITE_NOMEM;
+    o->a = a;
+    e->rAlloc = n;
+  }
+  return SQLITE_OK;
+}
+
+/* Keep the results and sort terms of ctx's rows; with SELECT DISTINCT,
+** only each row whose results are new (by their collations: requirement
+** 5), the first of equal rows staying. */
+int qxRowsAppend(Exec *e, const qctx *ctx){
+  qplan *pl = e->pl;
+  qresult *o = e->out;
+  int j, i, rc, m = 0;
+  if( (o->nRow + ctx->n)*e->nW>Q_MAXVALUES ){
+    return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
+  }
+  if( (rc = qxRowsGrow(e, o->nRow + ctx->n, 0))!=SQLITE_OK ) return rc;
+  for(j=0; j<e->nW; j++){
+    qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
+    qvec *v;
+    if( ctx->grp && Q_GROUP_LEAF(x->op) ){
+      /* a group's key, bare column or aggregate: its bytes are the run's already */
+      for(i=0; i<ctx->n; i++) groupLeaf(e, x->op, x->iCol, ctx->grp[i], &o->a[(o->nRow + i)*e->nW + j]);
+      continue;
+    }
+    if( (rc = q_eval(e->r, x, ctx, &v))!=SQLITE_OK ) return rc;
+    for(i=0; i<ctx->n; i++) q_get(v, i, &o->a[(o->nRow + i)*e->nW + j]);
+  }
+  /* the rows kept (their bytes the run's) */
+  for(i=0; i<ctx->n; i++){
+    qval *row = &o->a[(o->nRow + i)*e->nW];
+    if( pl->distinct ){
+      int n = 0, isNew;
+      int64_t id;
+      for(j=0; j<pl->nOut; j++){
+        if( (rc = qxKeyOf(&e->main, &row[j], pl->aOutColl[j], &n))!=SQLITE_OK ) return rc;
+      }
+      if( (rc = qxKeySetAdd(e->r, &e->rows, e->main.kbuf, n, &isNew, &id))!=SQLITE_OK ) return rc;
+      if( !isNew ) continue;
+    }
+    for(j=0; j<e->nW; j++){
+      qval *d = &row[j];
+      const qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
+      if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && !(ctx->grp && Q_GROUP_LEAF(x->op))
+       && (d->z = q_keep(e->r, d->z, d->n))==0 ){
+        return SQLITE_NOMEM;
+      }
+    }
+    if( m<i ) memmove(&o->a[(o->nRow + m)*e->nW], row, sizeof(qval)*(size_t)e->nW);
+    m++;
+  }
+  o->nRow += m;
+  return SQLITE_OK;
+}
+
+static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out){
+  Exec *e = (Exec*)pArg;
+  const qplan *pl = e->pl;
+  if( kind==E_AGGREF ) *out = e->main.aAgg[idx].res[g];
+  else *out = e->main.gKey[(int64_t)g*SHOWN(pl) + (kind==E_BARE ? pl->nKey : 0) + idx];
+}
+
+/* Stable merge sort of idx[0..n) by cmp. */
+typedef int (*Cmp)(void*, int64_t, int64_t);
+void qxSort(int64_t *a, int64_t *tmp, int64_t n, Cmp cmp, void *arg){
+  int64_t h = n/2, i = 0, j = h, k = 0;
+  if( n<2 ) return;
+  qxSort(a, tmp, h, cmp, arg);
+  qxSort(a + h, tmp, n - h, cmp, arg);
+  while( i<h && j<n ) tmp[k++] = cmp(arg, a[j], a[i])<0 ? a[j++] : a[i++];
+  while( i<h ) tmp[k++] = a[i++];
+  while( j<n ) tmp[k++] = a[j++];
+  memcpy(a, tmp, sizeof(int64_t)*(size_t)n);
+}
+
+static int rankCmp(void *arg, int64_t x, int64_t y){
+  Exec *e = (Exec*)arg;
+  return (e->gRank[x]>e->gRank[y]) - (e->gRank[x]<e->gRank[y]);
+}
+
+static int groupCmp(void *arg, int64_t x, int64_t y){
+  Exec *e = (Exec*)arg;
+  int k, c;
+  for(k=0; k<e->pl->nKey; k++){
+    c = q_cmp(&e->main.gKey[x*SHOWN(e->pl) + k], &e->main.gKey[y*SHOWN(e->pl) + k], e->pl->aKeyColl[k]);
+    if( c ) return e->pl->aKeyDesc && e->pl->aKeyDesc[k] ? -c : c;
+  }
+  return 0;
+}
+
+/* ORDER BY term k puts NULLs first: NULLS FIRST, or ascending without NULLS. */
+int qxNullsFirst(const qplan *pl, int k){
+  return pl->aSortNulls[k] ? pl->aSortNulls[k]==1 : !pl->aSortDesc[k];
+}
+
+static int sortCmp(void *arg, int64_t x, int64_t y){
+  Exec *e = (Exec*)arg;
+  qplan *pl = e->pl;
+  int k;
+  for(k=0; k<pl->nSort; k++){
+    const qval *a = &e->out->a[x*e->nW + pl->nOut + k], *b = &e->out->a[y*e->nW + pl->nOut + k];
+    int an = a->t==SQLITE_NULL, bn = b->t==SQLITE_NULL, c;
+    if( an || bn ){
+      if( an && bn ) continue;
+      return (an ? -1 : 1)*(qxNullsFirst(pl, k) ? 1 : -1);
+    }
+    c = q_cmp(a, b, pl->aSortColl[k]);
+    if( c ) return pl->aSortDesc[k] ? -c : c;
+  }
+  return 0;
+}
+
+/* order[] = the groups by gRank, stably: a counting sort over the
+** e->nRank places (tmp is nGroup + 1 long; the counts are its own). */
+static int rankSort(Exec *e, int64_t *order, int64_t *tmp){
+  int64_t *at = sqlite3_malloc64(8*(e->nRank + 1)), g, n = e->main.nGroup;
+  uint64_t r, sum = 0;
+  if( at==0 ) return SQLITE_NOMEM;
+  memset(at, 0, 8*(size_t)(e->nRank + 1));
+  for(g=0; g<n; g++){ assert( e->gRank[g]<e->nRank ); at[e->gRank[g]]++; }
+  for(r=0; r<e->nRank; r++){
+    uint64_t c = (uint64_t)at[r];
+    at[r] = (int64_t)sum;
+    sum += c;
+  }
+  for(g=0; g<n; g++) tmp[at[e->gRank[g]]++] = g;
+  memcpy(order, tmp, 8*(size_t)n);
+  sqlite3_free(at);
+  return SQLITE_OK;
+}
+
+/* The groups as rows: HAVING, then results and sort terms. */
+int qxGroupsToRows(Exec *e){
+  qplan *pl = e->pl;
+  int64_t *order = 0, *tmp = 0, g0;
+  int rc = SQLITE_OK, aGrp[GA_BATCH];
+  if( !e->kept && (rc = qxAggFinal(e))!=SQLITE_OK ) return rc;
+  order = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
+  tmp = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
+  if( order==0 || tmp==0 ){ rc = SQLITE_NOMEM; goto done; }
+  for(g0=0; g0<e->main.nGroup; g0++) order[g0] = g0;
+  if( pl->nKey && e->gRank && e->nRank && e->nRank<=4*(uint64_t)e->main.nGroup + 65536 ){
+    if( (rc = rankSort(e, order, tmp))!=SQLITE_OK ) goto done;
+  }else if( pl->nKey ){
+    qxSort(order, tmp, e->main.nGroup, e->gRank ? rankCmp : groupCmp, e);
+  }
+  if( (rc = qxRowsGrow(e, e->main.nGroup, 1))!=SQLITE_OK ) goto done;
+  q_run_groups(e->r, groupLeaf, e);
+  for(g0=0; g0<e->main.nGroup && rc==SQLITE_OK; g0+=GA_BATCH){
+    qctx ctx;
+    int i, m = 0;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.n = (int)(e->main.nGroup - g0<GA_BATCH ? e->main.nGroup - g0 : GA_BATCH);
+    for(i=0; i<ctx.n; i++) aGrp[i] = (int)order[g0 + i];
+    ctx.grp = aGrp;
+    if( pl->pHaving ){
+      qvec *v;
+      if( (rc = q_eval(e->r, pl->pHaving, &ctx, &v))!=SQLITE_OK ) break;
+      for(i=0; i<ctx.n; i++){
+        int yes;
+        if( (rc = q_true(e->r, v, i, &yes))!=SQLITE_OK ) break;
+        if( yes ) aGrp[m++] = aGrp[i];
+      }
+      ctx.n = m;
+    }
+    if( rc==SQLITE_OK && ctx.n ) rc = qxRowsAppend(e, &ctx);
+  }
+done:
+  sqlite3_free(order);
+  sqlite3_free(tmp);
+  return rc;
+}
+
+/* sortCmp, ties by scan order (a row's number): the stable sort's order. */
+static int totalCmp(void *e, int64_t x, int64_t y){
+  int c = sortCmp(e, x, y);
+  return c ? c : (x>y) - (x<y);
+}
+
+/* Reorder idx[0..n) so that idx[k] is the k-th row of totalCmp's order,
+** those before it no later, those after it no earlier (Hoare's selection,
+** the middle of three as the pivot). */
+static void selectNth(Exec *e, int64_t *idx, int64_t n, int64_t k){
+  int64_t lo = 0, hi = n - 1;
+  while( hi>lo ){
+    int64_t m = lo + (hi - lo)/2, i = lo, j = hi, t, p;
+    if( totalCmp(e, idx[m], idx[lo])<0 ){ t = idx[m]; idx[m] = idx[lo]; idx[lo] = t; }
+    if( totalCmp(e, idx[hi], idx[lo])<0 ){ t = idx[hi]; idx[hi] = idx[lo]; idx[lo] = t; }
+    if( totalCmp(e, idx[hi], idx[m])<0 ){ t = idx[hi]; idx[hi] = idx[m]; idx[m] = t; }
+    p = idx[m];
+    while( i<=j ){
+      while( totalCmp(e, idx[i], p)<0 ) i++;
+      while( totalCmp(e, p, idx[j])<0 ) j--;
+      if( i<=j ){ t = idx[i]; idx[i] = idx[j]; idx[j] = t; i++; j--; }
+    }
+    if( k<=j ) hi = j;
+    else if( k>=i ) lo = i;
+    else break;
+  }
+}
+
+/* ORDER BY, OFFSET, LIMIT over e->out's rows; the sort terms dropped. */
+int qxFinish(Exec *e){
+  qplan *pl = e->pl;
+  qresult *o = e->out;
+  qselect *s = pl->s;
+  int64_t lim = -1, off = 0, i, *idx = 0, *tmp = 0, n;
+  qval *a;
+  int rc;
+  if( s->pLimit && !pl->isArm ){
+    if( s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "a LIMIT that is not an integer");
+    lim = s->pLimit->i;
+  }
+  if( s->pOffset && s->pOffset!=s->pLimit && !pl->isArm && !e->offDone ){
+    if( s->pOffset->op!=E_LIT || s->pOffset->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "an OFFSET that is not an integer");
+    off = s->pOffset->i<0 ? 0 : s->pOffset->i;
+  }
+  n = o->nRow - off;
+  if( n<0 ) n = 0;
+  if( lim>=0 && n>lim ) n = lim;
+  if( pl->nSort==0 && off==0 && n==o->nRow ){    /* the rows as they are */
+    o->nCol = pl->nOut;
+    return SQLITE_OK;
+  }
+  if( (idx = sqlite3_malloc64(8*(uint64_t)(o->nRow + 1)))==0 || (tmp = sqlite3_malloc64(8*(uint64_t)(o->nRow + 1)))==0 ){
+    sqlite3_free(idx);
+    return SQLITE_NOMEM;
+  }
+  for(i=0; i<o->nRow; i++) idx[i] = i;
+  rc = SQLITE_DONE;
+  if( pl->nSort==1 && n>0 ){               /* one term: by typed keys where numbers */
+    rc = q_order_numeric(&o->a[pl->nOut], o->nRow, e->nW, pl->aSortDesc[0], qxNullsFirst(pl, 0), off, n, idx + off);
+  }
+  if( rc==SQLITE_DONE && pl->nSort && n>0 && n<o->nRow/2 ){
+    /* only rows off..off+n of the order are wanted (OFFSET n/2 LIMIT 2: a
+    ** median): the first off picked, then the n, by selection (ties by
+    ** scan order, as the stable sort), and only the n sorted (selection
+    ** moved them: ties by scan order again) */
+    selectNth(e, idx, o->nRow, off);
+    selectNth(e, idx + off, o->nRow - off, n - 1);
+    qxSort(idx + off, tmp, n, totalCmp, e);
+  }else if( rc==SQLITE_DONE && pl->nSort ){
+    qxSort(idx, tmp, o->nRow, sortCmp, e);
+  }
+  if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+  if( rc==SQLITE_OK && (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ) rc = SQLITE_NOMEM;
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(idx);
+    sqlite3_free(tmp);
+    return rc;
+  }
+  for(i=0; i<n; i++) memcpy(&a[i*pl->nOut], &o->a[idx[off + i]*e->nW], sizeof(qval)*(size_t)pl->nOut);
+  sqlite3_free(o->a);
+  o->a = a;
+  o->nRow = n;
+  o->nCol = pl->nOut;
+  sqlite3_free(idx);
+  sqlite3_free(tmp);
+  return SQLITE_OK;
+}

@@ -1,0 +1,677 @@
+/*
+** gpu_query's CPU operators (exec.c's requirement 8): a plan over kept
+** columns, run by the backend (xQuery, xOrder) in place of the scan; what
+** it does not serve, said and read from the table.
+*/
+#include "execint.h"
+
+static int nullBatch(ga_colsink *pSink, const ga_colbatch *b){
+  (void)pSink; (void)b;
+  return SQLITE_OK;
+}
+
+/* The keys fold row x shows (compile.c, 3) into out: a dictionary key's
+** value as aShown[kk] has it, made there (its bytes kept by run r) the
+** first time its id is shown. Non-zero: out of memory. */
+static int keptKeys(const qkept *k, qrun *r, qval **aShown, const ga_grow *x, qval *out){
+  int kk;
+  if( k->p.keyNum ){
+    double d;
+    memset(out, 0, sizeof(*out));
+    switch( x->kclass ){
+      case GA_K_NULL: out->t = SQLITE_NULL; break;
+      case GA_K_INT: out->t = SQLITE_INTEGER; out->v = (int64_t)x->key; break;
+      case GA_K_REAL: out->t = SQLITE_FLOAT; out->v = (int64_t)x->key; break;
+      default:
+        d = x->kclass==GA_K_INTZ ? -0.0 : (double)(int64_t)x->key;
+        out->t = SQLITE_FLOAT;
+        memcpy(&out->v, &d, 8);
+        break;
+    }
+    return 0;
+  }
+  for(kk=0; kk<k->p.nKey; kk++){
+    uint64_t id = (x->key/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
+    qval *v = &aShown[kk][id];
+    if( v->t==0 ){
+      *v = k->aKeyVal[kk][id];
+      if( (v->t==SQLITE_TEXT || v->t==SQLITE_BLOB) && v->z && (v->z = q_keep(r, v->z, v->n))==0 ){
+        v->t = 0;
+        return 1;
+      }
+    }
+    out[kk] = *v;
+  }
+  return 0;
+}
+
+/* Aggregate a's final value from its fold's row x (NULL: the group has no
+** row there: no rows) into *out; QE_BAIL where SQLite would raise an error. */
+static int keptValue(Exec *e, const qagg *a, const ga_grow *x, qval *out){
+  int64_t n = x ? x->nInt + x->nReal : 0;
+  double d;
+  memset(out, 0, sizeof(*out));
+  out->t = SQLITE_NULL;
+  switch( a->fn ){
+    case A_COUNTSTAR: out->t = SQLITE_INTEGER; out->v = x ? x->rows : 0; return SQLITE_OK;
+    case A_COUNT: out->t = SQLITE_INTEGER; out->v = n; return SQLITE_OK;
+    case A_MIN: case A_MAX: {
+      uint64_t bits, pos;
+      int t = x ? ga_gext_value(a->fn==A_MAX ? x->mx : x->mn, a->fn==A_MAX, &bits, &pos) : GA_T_NONE;
+      if( t!=GA_T_NONE ){
+        out->t = t==GA_T_INT ? SQLITE_INTEGER : SQLITE_FLOAT;
+        out->v = (int64_t)bits;
+      }
+      return SQLITE_OK;
+    }
+    default:
+      if( a->fn!=A_TOTAL && n==0 ) return SQLITE_OK;
+      if( a->fn==A_SUM && x->sumType==GA_SUM_OVERFLOW ){
+        return q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)");
+      }
+      if( a->fn==A_SUM && x->sumType==GA_SUM_INT ){
+        out->t = SQLITE_INTEGER;
+        out->v = x->isum;
+        return SQLITE_OK;
+      }
+      d = n ? x->total : 0.0;
+      if( a->fn==A_AVG ) d = d/(double)n;
+      if( d==d ){
+        out->t = SQLITE_FLOAT;
+        memcpy(&out->v, &d, 8);
+      }
+      return SQLITE_OK;
+  }
+}
+
+/* count(DISTINCT x) over kept columns: each group's count, by its code
+** (compile.c, 3: 0 without keys). */
+typedef struct Dist {
+  ga_kmap map;                     /* code -> index in n */
+  int64_t *n;                      /* the counts */
+  int64_t nAlloc;
+} Dist;
+
+/* Aggregate a, count(DISTINCT x), into d: pl compiled again with x as one
+** more key (its collation the aggregate's), run, and the groups each
+** original group has counted (x NULL: none). SQLITE_OK, with *pFail set
+** where the backend failed or declined (zErr, GA_DEV_SCAN); QE_BAIL with
+** *pzWhy; or SQLITE_NOMEM. */
+static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, const ga_qcol *aCol,
+                        const ga_backend *be, ga_conn *conn, int a, Dist *d, char **pzWhy, int *pFail, char *zErr){
+  qplan aux = *pl;
+  qagg cnt;
+  qkept k;
+  ga_group g, *pg = &g;
+  int64_t i;
+  int rc, fail, last = pl->nKey;
+  if( pl->nKey>=Q_MAXKEY ){
+    *pzWhy = sqlite3_mprintf("count(DISTINCT) with %d keys", Q_MAXKEY);
+    return QE_BAIL;
+  }
+  memset(&cnt, 0, sizeof(cnt));
+  cnt.fn = A_COUNTSTAR;
+  aux.aKey[last] = pl->aAgg[a].x;
+  aux.aKeyColl[last] = pl->aAgg[a].dcoll;
+  aux.nKey = last + 1;
+  aux.aAgg = &cnt;
+  aux.nAgg = 1;
+  aux.iHit = -1;
+  aux.lastCounted = 1;
+  if( (rc = q_compile(e->r, &aux, aRes, &k, pzWhy))!=SQLITE_OK ) return rc;
+  memset(&g, 0, sizeof(g));
+  g.jb = -1;
+  fail = be->xQuery(be==ga_device_backend() ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV,
+                    k.nTab, &pg, zErr);
+  if( (g.dev || g.cpu) && be->xGroupDone(&g, !fail, zErr) && !fail ) fail = 1;
+  for(i=0; !fail && rc==SQLITE_OK && i<g.nRes; i++){
+    const ga_grow *x = &g.res[i];
+    uint64_t code = 0;
+    int isNew;
+    int64_t j;
+    if( x->kclass==GA_Q_DROPPED_META ) continue;
+    if( k.p.keyNum ){
+      if( x->kclass==GA_K_NULL ) continue;
+    }else{
+      uint64_t id = (x->key/(uint64_t)k.p.keyMul[last]) % (uint64_t)k.aKeyN[last];
+      if( k.aKeyVal[last][id].t==SQLITE_NULL ) continue;
+      code = x->key % (uint64_t)k.p.keyMul[last];
+    }
+    if( (j = ga_kmap_add(&d->map, GA_K_INT + 1, code, &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
+    if( j>=d->nAlloc ){
+      int64_t m = 2*j + 16;
+      int64_t *p = sqlite3_realloc64(d->n, 8*(uint64_t)m);
+      if( p==0 ){ rc = SQLITE_NOMEM; break; }
+      memset(p + d->nAlloc, 0, 8*(size_t)(m - d->nAlloc));
+      d->n = p;
+      d->nAlloc = m;
+    }
+    d->n[j]++;
+  }
+  ga_group_clear(&g);
+  q_kept_free(&k);
+  *pFail = fail;
+  return rc;
+}
+
+/* The folds' groups as e->main's, their aggregates final. Fold 0's rows
+** (the dropped rows' none) are the groups, in its order; every fold has
+** the same (class, key) rows in the same order when every row reaches it,
+** so another fold's row is looked up only where its rows differ. Only the
+** shown keys and final values are made: nothing per group is allocated
+** that the finish does not read (fresh pages are most of a big grouping's
+** host time). */
+static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
+  const qplan *pl = e->pl;
+  Part *m = &e->main;
+  ga_kmap map;
+  int64_t i, g, nG = 0, *at0 = 0, **aAt = 0;
+  qval *aShown[Q_MAXKEY];
+  int f, a, kk, rc = SQLITE_OK, nk = pl->nKey ? pl->nKey : 1;
+  memset(&map, 0, sizeof(map));
+  memset(aShown, 0, sizeof(aShown));
+  if( (at0 = sqlite3_malloc64(8*(uint64_t)(aG[0].nRes + 1)))==0 ) return SQLITE_NOMEM;
+  for(i=0; i<aG[0].nRes; i++){
+    if( aG[0].res[i].kclass!=GA_Q_DROPPED_META ) at0[nG++] = i;
+  }
+  if( pl->nKey==0 ){
+    if( nG==0 ) at0[0] = -1;
+    nG = 1;
+  }else if( (m->gKey = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nG*nk + 1)))==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  m->nGroup = nG;
+  /* each fold's row of each group */
+  if( (aAt = sqlite3_malloc64(sizeof(int64_t*)*(uint64_t)k->p.nFold))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  memset(aAt, 0, sizeof(int64_t*)*(size_t)k->p.nFold);
+  aAt[0] = at0;
+  for(f=1; f<k->p.nFold; f++){
+    int same = aG[f].nRes==aG[0].nRes;
+    for(i=0; same && i<aG[0].nRes; i++){
+      same = aG[f].res[i].key==aG[0].res[i].key
+          && ga_kgroup(aG[f].res[i].kclass)==ga_kgroup(aG[0].res[i].kclass);
+    }
+    if( same ){
+      aAt[f] = at0;
+      continue;
+    }
+    if( map.n==0 ){                           /* groups by (class, key), as fold 0 has them */
+      for(g=0; g<nG && at0[g]>=0; g++){
+        int isNew;
+        const ga_grow *x = &aG[0].res[at0[g]];
+        if( ga_kmap_add(&map, (uint32_t)ga_kgroup(x->kclass) + 1, x->key, &isNew)<0 ){ rc = SQLITE_NOMEM; goto done; }
+      }
+    }
+    if( (aAt[f] = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    for(g=0; g<nG; g++) aAt[f][g] = -1;
+    for(i=0; i<aG[f].nRes; i++){
+      const ga_grow *x = &aG[f].res[i];
+      if( x->kclass==GA_Q_DROPPED_META ) continue;
+      g = pl->nKey ? ga_kmap_find(&map, (uint32_t)ga_kgroup(x->kclass) + 1, x->key) : 0;
+      if( g>=0 && g<nG ) aAt[f][g] = i;
+    }
+  }
+  if( pl->nKey && !k->p.keyNum ){
+    if( (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    for(kk=0, e->nRank=1; kk<pl->nKey && e->nRank; kk++){
+      e->nRank = e->nRank<=((uint64_t)1<<40)/(uint64_t)k->aKeyN[kk] ? e->nRank*(uint64_t)k->aKeyN[kk] : 0;
+    }
+  }
+  for(kk=0; kk<pl->nKey && !k->p.keyNum; kk++){
+    if( (aShown[kk] = sqlite3_malloc64(sizeof(qval)*(uint64_t)k->aKeyN[kk]))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    memset(aShown[kk], 0, sizeof(qval)*(size_t)k->aKeyN[kk]);
+  }
+  for(g=0; pl->nKey && g<nG; g++){
+    if( keptKeys(k, e->r, aShown, &aG[0].res[at0[g]], &m->gKey[g*nk]) ){ rc = SQLITE_NOMEM; goto done; }
+    if( e->gRank ){
+      /* the keys' places, the first key the most significant */
+      uint64_t code = aG[0].res[at0[g]].key, rank = 0;
+      for(kk=0; kk<pl->nKey; kk++){
+        uint64_t id = (code/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
+        uint64_t r = (uint64_t)k->aKeyRank[kk][id];
+        if( pl->aKeyDesc && pl->aKeyDesc[kk] ) r = (uint64_t)k->aKeyN[kk] - 1 - r;
+        rank = rank*(uint64_t)k->aKeyN[kk] + r;
+      }
+      e->gRank[g] = rank;
+    }
+  }
+  for(a=0; a<pl->nAgg && rc==SQLITE_OK; a++){
+    Agg *x = &m->aAgg[a];
+    f = k->aFold[a]<0 ? 0 : k->aFold[a];
+    if( (x->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; break; }
+    if( k->aFold[a]==-2 ){                      /* count(DISTINCT): the counts by code */
+      for(g=0; g<nG; g++){
+        uint64_t code = pl->nKey ? aG[0].res[at0[g]].key : 0;
+        int64_t j = ga_kmap_find(&aDist[a].map, GA_K_INT + 1, code);
+        memset(&x->res[g], 0, sizeof(qval));
+        x->res[g].t = SQLITE_INTEGER;
+        x->res[g].v = j>=0 ? aDist[a].n[j] : 0;
+      }
+      continue;
+    }
+    for(g=0; g<nG && rc==SQLITE_OK; g++){
+      rc = keptValue(e, &pl->aAgg[a], aAt[f][g]>=0 ? &aG[f].res[aAt[f][g]] : 0, &x->res[g]);
+    }
+  }
+  e->kept = 1;
+done:
+  for(f=1; aAt && f<k->p.nFold; f++) if( aAt[f]!=at0 ) sqlite3_free(aAt[f]);
+  sqlite3_free(aAt);
+  sqlite3_free(at0);
+  for(kk=0; kk<Q_MAXKEY; kk++) sqlite3_free(aShown[kk]);
+  ga_kmap_free(&map);
+  return rc;
+}
+
+/* Requirement 8: SQLITE_OK with *pDone set where the groups are e->main's,
+** else why in r->zKeptWhy (where it was wanted); an error (*pzErr). */
+/* Keep compiled plan k (made from columns aRes) in kc: its keys' shown
+** bytes copied there. Non-zero: out of memory (kc stays empty). */
+static int keptSave(qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, const char *zParams, qkept *k){
+  int64_t n = 0, i;
+  int kk, c;
+  char *z;
+  q_keptcache_clear(kc);
+  for(kk=0; kk<k->p.nKey; kk++){
+    for(i=0; k->aKeyVal[kk] && i<k->aKeyN[kk]; i++){
+      if( k->aKeyVal[kk][i].t==SQLITE_TEXT || k->aKeyVal[kk][i].t==SQLITE_BLOB ) n += k->aKeyVal[kk][i].n;
+    }
+  }
+  if( (kc->aBytes = z = sqlite3_malloc64((uint64_t)n + 1))==0 || (kc->zKey = sqlite3_mprintf("%s", zParams))==0 ){
+    q_keptcache_clear(kc);
+    return 1;
+  }
+  for(kk=0; kk<k->p.nKey; kk++){
+    for(i=0; k->aKeyVal[kk] && i<k->aKeyN[kk]; i++){
+      qval *x = &k->aKeyVal[kk][i];
+      if( x->t!=SQLITE_TEXT && x->t!=SQLITE_BLOB ) continue;
+      if( x->n ) memcpy(z, x->z, (size_t)x->n);
+      x->z = z;
+      z += x->n;
+    }
+  }
+  kc->k = *k;
+  memset(k, 0, sizeof(*k));
+  kc->nCol = pl->nCol;
+  for(c=0; c<pl->nCol; c++) kc->aGen[c] = aRes[c]->gen;
+  kc->valid = 1;
+  return 0;
+}
+
+void q_keptcache_clear(qkeptcache *kc){
+  if( kc->valid ) q_kept_free(&kc->k);
+  sqlite3_free(kc->zKey);
+  sqlite3_free(kc->aBytes);
+  memset(kc, 0, sizeof(*kc));
+}
+
+/* The constants e folds to (its literals, as this read's plan has them:
+** parameters and what SQLite folded, 'now' too) onto s; 0 where e asks a
+** connection's own function per value (LIKE, a function not built in: it
+** may change between reads), so that nothing compiled from it is kept. */
+static int litKey(sqlite3_str *s, const qexpr *e){
+  int i;
+  if( e==0 ) return 1;
+  if( e->op==E_SQL && e->mainOnly ) return 0;
+  if( e->op==E_LIT ){
+    sqlite3_str_appendf(s, "%d:%lld:", e->t, (long long)e->i);
+    for(i=0; (e->t==SQLITE_TEXT || e->t==SQLITE_BLOB) && i<e->n; i++) sqlite3_str_appendf(s, "%02x", (unsigned char)e->z[i]);
+    sqlite3_str_appendchar(s, 1, ';');
+  }
+  for(i=0; i<e->nTplLit; i++) if( !litKey(s, e->aTplLit[i]) ) return 0;
+  for(i=0; i<e->nArg; i++) if( !litKey(s, e->arg[i]) ) return 0;
+  return litKey(s, e->a) && litKey(s, e->b);
+}
+
+/* What a compiled plan of pl depends on besides its columns: its constants
+** (sqlite3_malloc'd); NULL where it must not be kept (or out of memory). */
+static char *planKey(const qplan *pl){
+  sqlite3_str *s = sqlite3_str_new(0);
+  int i, ok = 1;
+  for(i=0; ok && i<pl->nConj; i++) ok = litKey(s, pl->aConj[i]);
+  for(i=0; ok && i<pl->nKey; i++) ok = litKey(s, pl->aKey[i]);
+  for(i=0; ok && i<pl->nAgg; i++) ok = litKey(s, pl->aAgg[i].x);
+  sqlite3_str_appendchar(s, 1, '.');
+  if( !ok ){
+    sqlite3_free(sqlite3_str_finish(s));
+    return 0;
+  }
+  return sqlite3_str_finish(s);
+}
+
+/* kc holds the plan compiled for columns aRes and these parameters. */
+static int keptSame(const qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, const char *zParams){
+  int c;
+  if( kc==0 || zParams==0 || !kc->valid || kc->nCol!=pl->nCol || strcmp(kc->zKey, zParams)!=0 ) return 0;
+  for(c=0; c<pl->nCol; c++) if( kc->aGen[c]!=aRes[c]->gen ) return 0;
+  return 1;
+}
+
+/* The plan's columns as the cache keeps them (read into it first where keep
+** says the table is large), into aRes and aCol, the source that holds them
+** into *pSrc (the caller closes it), and the backend that will serve into
+** *pBe: the device where useDev and every column is there, the CPU's where
+** gpuagg_config('query_kept') is 1, else none (why, if any, in *pzWhy; in
+** 'cuda' mode, where strict, an error). SQLITE_OK or an error (*pzErr). */
+static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int strict, ga_colsrc **pSrc,
+                    ga_resident **aRes, ga_qcol *aCol, const ga_backend **pBe, char **pzWhy, char **pzErr){
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  const ga_backend *dev = ga_device_backend();
+  ga_colsrc *src = 0;
+  char zErr[GA_ERRLEN];
+  int c, rc = SQLITE_OK;
+  *pBe = 0;
+  if( ga_tvf_open(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, pSrc)!=SQLITE_OK ){
+    *pzWhy = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : "the table could not be read");
+    return SQLITE_OK;
+  }
+  src = *pSrc;
+  if( !ga_cache_source(src) ){
+    *pzWhy = sqlite3_mprintf("the columns cannot be kept here (the column cache is off, or the table is a view, "
+                             "in a temp, in-memory or attached database, or this connection writes it)");
+    return SQLITE_OK;
+  }
+  if( ga_cache_kept(src, 0)==0 ){
+    ga_colsink none;
+    if( !keep ) return SQLITE_OK;               /* the table's size is not known yet */
+    if( useDev && !dev->xWarm() && dev->xWake(conn->devices, zErr) ){
+      *pzWhy = sqlite3_mprintf("%s", zErr);
+      return SQLITE_OK;
+    }
+    memset(&none, 0, sizeof(none));
+    none.xBatch = nullBatch;
+    if( (rc = src->xScan(src, &none))!=SQLITE_OK ){
+      *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
+      return rc;
+    }
+    if( ga_cache_kept(src, 0)==0 ){
+      *pzWhy = sqlite3_mprintf("the columns were not kept (gpuagg_config('cache') too small, or none)");
+      return SQLITE_OK;
+    }
+  }
+  for(c=0; useDev && c<pl->nCol; c++){
+    if( ga_cache_kept(src, c)->d==0 ){       /* kept in host memory only: the device again */
+      ga_cache_device_again(src);
+      break;
+    }
+  }
+  for(c=0; c<pl->nCol; c++){
+    aRes[c] = ga_cache_kept(src, c);
+    aCol[c].type = aRes[c]->type;
+    aCol[c].v = aRes[c]->v;
+    aCol[c].d = aRes[c]->d;
+    if( aRes[c]->d==0 ) useDev = 0;
+  }
+  /* no rows: nothing for a device to do (the CPU's program gives the empty groups) */
+  *pBe = aRes[0]->n==0 ? &ga_cpu_backend : useDev ? dev : conn->qkept==1 ? &ga_cpu_backend : 0;
+  if( *pBe==0 && strict && conn->mode==GA_CUDA ){
+    *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: the columns are not on the device%s%s%s",
+                             conn->stats.zLastErr[0] ? " (the last device error: " : "", conn->stats.zLastErr,
+                             conn->stats.zLastErr[0] ? ")" : "");
+    return SQLITE_ERROR;
+  }
+  if( *pBe==0 ) *pzWhy = sqlite3_mprintf("the columns are not on the device");
+  return SQLITE_OK;
+}
+
+int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
+              int *pDone, char **pzErr){
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  const ga_backend *dev = ga_device_backend(), *be = 0;
+  ga_resident *aRes[GA_COLS_MAX];
+  ga_qcol aCol[GA_COLS_MAX];
+  ga_group aG[GA_QFOLD], *apG[GA_QFOLD];
+  Dist *aDist = 0;
+  ga_colsrc *src = 0;
+  qkept k, *pk = &k;
+  char zErr[GA_ERRLEN], *zWhy = 0, *zKey = 0;
+  int c, f, rc = SQLITE_OK, fail = 0;
+  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
+  double t0 = ga_now_ms();
+  *pDone = 0;
+  memset(&k, 0, sizeof(k));
+  memset(aG, 0, sizeof(aG));
+  if( (!useDev && conn->qkept!=1) || !pl->grouped ) return SQLITE_OK;
+  rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &zWhy, pzErr);
+  r->aMs[0] = ga_now_ms() - t0;
+  if( rc!=SQLITE_OK || be==0 ) goto done;
+  if( kc ){                                 /* the parameters, and the constants they fold into */
+    char *zPlan = planKey(pl);
+    zKey = zPlan ? sqlite3_mprintf("%s|%s", zParams ? zParams : "", zPlan) : 0;
+    sqlite3_free(zPlan);
+  }
+  if( keptSame(kc, pl, aRes, zKey) ){
+    pk = &kc->k;
+  }else if( (rc = q_compile(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
+    if( rc==QE_BAIL ) rc = SQLITE_OK;
+    else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
+    goto done;
+  }else if( zKey && keptSave(kc, pl, aRes, zKey, &k)==0 ){
+    pk = &kc->k;
+  }
+  r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
+  for(f=0; f<pk->p.nFold; f++){
+    aG[f].jb = pk->jbSure ? pk->aJb[f] : -1;
+    aG[f].jbSure = pk->jbSure;
+    apG[f] = &aG[f];
+  }
+  fail = be->xQuery(be==dev ? aRes[0]->pRes : 0, &conn->stats, &pk->p, aCol, aRes[0]->n, pk->tabC, pk->tabV, pk->nTab,
+                    apG, zErr);
+  for(f=0; f<pk->p.nFold; f++){
+    if( (aG[f].dev || aG[f].cpu) && be->xGroupDone(&aG[f], !fail, zErr) && !fail ) fail = 1;
+  }
+  if( fail==0 && be==dev && kc && pk==&kc->k ){   /* the device found the windows: the next read need not */
+    for(f=0; f<pk->p.nFold; f++) pk->aJb[f] = aG[f].jb;
+    pk->jbSure = 1;
+  }
+  for(c=0; !fail && rc==SQLITE_OK && c<pl->nAgg; c++){
+    if( pk->aFold[c]!=-2 ) continue;
+    if( aDist==0 ){
+      if( (aDist = sqlite3_malloc64(sizeof(Dist)*(uint64_t)pl->nAgg))==0 ){ rc = SQLITE_NOMEM; break; }
+      memset(aDist, 0, sizeof(Dist)*(size_t)pl->nAgg);
+    }
+    rc = keptDistinct(e, pl, aRes, aCol, be, conn, c, &aDist[c], &zWhy, &fail, zErr);
+  }
+  if( rc==QE_BAIL ) rc = SQLITE_OK;
+  else if( rc ){
+    *pzErr = sqlite3_mprintf("out of memory");
+    goto done;
+  }
+  if( fail==GA_DEV_SCAN ){
+    zWhy = sqlite3_mprintf("reals whose range the device's sums do not hold, or infinite, or a column split "
+                           "across devices");
+  }else if( fail && be==dev ){
+    if( ga_device_failed(conn, zErr) ){
+      rc = SQLITE_ERROR;
+      *pzErr = sqlite3_mprintf("%s", zErr);
+    }else{
+      zWhy = sqlite3_mprintf("%s", zErr);
+    }
+  }else if( fail ){
+    rc = SQLITE_NOMEM;
+    *pzErr = sqlite3_mprintf("out of memory");
+  }else if( zWhy ){
+    /* a count(DISTINCT) the kept columns do not serve */
+  }else if( (rc = keptGroups(e, pk, aG, aDist))==SQLITE_OK ){
+    *pDone = 1;
+    r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
+    r->aMs[2] = ga_now_ms() - t0 - r->aMs[0] - r->aMs[1];
+    if( be==dev ) ga_cache_device_hit(conn->cache, ga_now_ms() - t0);
+  }else if( rc!=QE_BAIL ){
+    *pzErr = sqlite3_mprintf("out of memory");
+  }
+done:
+  for(f=0; f<GA_QFOLD; f++) ga_group_clear(&aG[f]);
+  for(c=0; aDist && c<pl->nAgg; c++){
+    ga_kmap_free(&aDist[c].map);
+    sqlite3_free(aDist[c].n);
+  }
+  sqlite3_free(aDist);
+  sqlite3_free(zKey);
+  q_kept_free(&k);
+  if( src ) src->xClose(src);
+  if( zWhy && rc==SQLITE_OK && conn->mode==GA_CUDA && be==dev && dev ){
+    rc = SQLITE_ERROR;
+    *pzErr = sqlite3_mprintf("gpu_query: not on the device in 'cuda' mode: %s", zWhy);
+  }
+  r->zKeptWhy = zWhy;
+  return rc;
+}
+
+/* The window's rows (xOrder over the kept columns), in scan order, into
+** e's part as batches from the columns' host copies; *pDone set. Where it
+** does not serve, nothing, the reason in r->zKeptWhy. */
+int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr){
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  const ga_backend *dev = ga_device_backend(), *be = 0;
+  ga_resident *aRes[GA_COLS_MAX];
+  ga_qcol aCol[GA_COLS_MAX];
+  ga_colvec aVec[GA_COLS_MAX];
+  ga_colsrc *src = 0;
+  qkept k;
+  char zErr[GA_ERRLEN], *zWhy = 0;
+  int64_t lim, off, *aRow = 0, nRow = 0, i;
+  unsigned char *aT = 0;
+  int64_t *aV = 0;
+  int c, rc = SQLITE_OK, fail;
+  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xOrder && ga_device_usable(zErr);
+  double t0 = ga_now_ms();
+  *pDone = 0;
+  memset(&k, 0, sizeof(k));
+  if( (!useDev && conn->qkept!=1) || !qxOrderable(pl, &lim, &off) ) return SQLITE_OK;
+  rc = keptCols(vt, pl, keep, useDev, 0, &src, aRes, aCol, &be, &zWhy, pzErr);
+  r->aMs[0] = ga_now_ms() - t0;
+  if( rc!=SQLITE_OK || be==0 ) goto done;
+  if( (rc = q_compile_order(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
+    if( rc==QE_BAIL ) rc = SQLITE_OK;
+    else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
+    goto done;
+  }
+  r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
+  if( (aRow = sqlite3_malloc64(8*(uint64_t)(lim + 1)))==0
+   || (aT = sqlite3_malloc64((uint64_t)pl->nCol*GA_BATCH))==0
+   || (aV = sqlite3_malloc64(8*(uint64_t)pl->nCol*GA_BATCH))==0 ){
+    rc = SQLITE_NOMEM;
+    *pzErr = sqlite3_mprintf("out of memory");
+    goto done;
+  }
+  fail = be->xOrder(be==dev ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV, k.nTab,
+                    pl->aSortDesc[0], qxNullsFirst(pl, 0), off, lim, aRow, &nRow, zErr);
+  if( fail==GA_DEV_SCAN ){
+    zWhy = sqlite3_mprintf("an ORDER BY term with INTEGER and REAL values both");
+    goto done;
+  }else if( fail && be==dev && ga_device_failed(conn, zErr) ){
+    rc = SQLITE_ERROR;
+    *pzErr = sqlite3_mprintf("%s", zErr);
+    goto done;
+  }else if( fail ){
+    zWhy = sqlite3_mprintf("%s", zErr);
+    goto done;
+  }
+  /* the rows in scan order (finish orders them again, ties by that order) */
+  qsort(aRow, (size_t)nRow, sizeof(int64_t), qxCmpU64);   /* (rows are not negative) */
+  for(i=0; i<nRow && rc==SQLITE_OK; i+=GA_BATCH){
+    ga_colbatch b;
+    int m = nRow - i<GA_BATCH ? (int)(nRow - i) : GA_BATCH, j;
+    memset(&b, 0, sizeof(b));
+    for(c=0; c<pl->nCol; c++){
+      for(j=0; j<m; j++){
+        aT[c*GA_BATCH + j] = aRes[c]->type[aRow[i + j]];
+        aV[c*GA_BATCH + j] = aRes[c]->v[aRow[i + j]];
+      }
+      aVec[c].type = aT + c*GA_BATCH;
+      aVec[c].v = aV + c*GA_BATCH;
+      aVec[c].cell = aRes[c]->dict;
+    }
+    b.pos = aRow[i];
+    b.n = m;
+    b.nCol = pl->nCol;
+    b.col = aVec;
+    rc = qxBatchInto(e, &e->main, &b, 0);
+  }
+  if( rc==SQLITE_OK ){
+    e->offDone = 1;
+    *pDone = 1;
+    r->nScan = nRow;
+    r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
+    r->aMs[2] = ga_now_ms() - t0 - r->aMs[0] - r->aMs[1];
+    if( be==dev ) ga_cache_device_hit(conn->cache, ga_now_ms() - t0);
+  }
+done:
+  sqlite3_free(aRow);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  q_kept_free(&k);
+  if( src ) src->xClose(src);
+  r->zKeptWhy = zWhy;
+  return rc;
+}
+
+char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
+  /* (what keptRun decides, without reading or keeping anything) */
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  const ga_backend *dev = ga_device_backend();
+  const char *azCol[GA_COLS_MAX];
+  ga_resident *aRes[GA_COLS_MAX];
+  char zErr[GA_ERRLEN] = "", *zWhy = 0, *z;
+  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
+  int c, hit = 0, rc;
+  int64_t lim, off;
+  ga_colsrc *src;
+  qrun *r;
+  qkept k;
+  if( pl->nArm ){                  /* each arm's */
+    sqlite3_str *x = sqlite3_str_new(0);
+    int k;
+    for(k=0; k<pl->nArm; k++){
+      char *z = q_kept_explain(vt, db, &pl->aArm[k]);
+      sqlite3_str_appendf(x, "%sarm %d: %s", k ? "; " : "", k + 1, z ? z : "out of memory");
+      sqlite3_free(z);
+    }
+    return sqlite3_str_finish(x);
+  }
+  if( pl->s->zFrom==0 || pl->pSub ) return sqlite3_mprintf("no: %s", pl->pSub ? "FROM a subquery" : "there is no table");
+  if( !useDev && conn->qkept!=1 ){
+    return sqlite3_mprintf("no: %s", conn->qkept==0 ? "gpuagg_config('query_kept') is 0"
+                                     : conn->mode==GA_CPU ? "the backend is cpu" : zErr);
+  }
+  if( !pl->grouped && !qxOrderable(pl, &lim, &off) ){
+    return sqlite3_mprintf("no: rows without aggregates (other than ordered by one term with a LIMIT of 1 to %d)",
+                           Q_ORDER_MAX);
+  }
+  if( pl->nCol==0 ){
+    pl->aiCol[0] = 0;
+    pl->aWant[0] = 0;
+    pl->nCol = 1;
+  }
+  for(c=0; c<pl->nCol; c++) azCol[c] = pl->src.tab.aCol[pl->aiCol[c]].zName;
+  src = ga_colsrc_cache(db, conn, &pl->src.tab, pl->nCol, azCol, pl->aWant, &hit);
+  if( src==0 ) return sqlite3_mprintf("no: the columns cannot be kept here");
+  if( !hit ){
+    if( src ) src->xClose(src);
+    return sqlite3_mprintf("not yet: a read keeps the columns once the table has shown gpuagg_config('threshold')"
+                           " rows or more");
+  }
+  for(c=0; c<pl->nCol; c++){
+    aRes[c] = ga_cache_kept(src, c);
+    if( aRes[c]->d==0 ) useDev = 0;
+  }
+  if( (r = q_run_new(db, pl))==0 ){
+    src->xClose(src);
+    return 0;
+  }
+  rc = pl->grouped ? q_compile(r, pl, aRes, &k, &zWhy) : q_compile_order(r, pl, aRes, &k, &zWhy);
+  if( rc==SQLITE_OK ){
+    q_kept_free(&k);
+    z = sqlite3_mprintf(useDev ? "yes: the device's operators%s" : conn->qkept==1 ? "yes: the CPU's operators%s"
+                                                                                : "no: the columns are not on the device",
+                        pl->grouped ? "" : " (the window of the order)");
+  }else{
+    z = sqlite3_mprintf("no: %s", zWhy ? zWhy : q_run_errmsg(r));
+  }
+  sqlite3_free(zWhy);
+  q_run_free(r);
+  src->xClose(src);
+  return z;
+}
