@@ -19,6 +19,13 @@
 **      parameters ?, ?N, :name, @name, $name bound through q(...), some left
 **      out (NULL). At least 80% of the reads must take the engine's path
 **      (gpuagg_info()'s query counters).
+**   1b. Random joins (GPUAGG_QUERY_N/2) of 2 to 5 tables of up to 3000
+**      rows, each with an INTEGER PRIMARY KEY and the columns of 1: stars
+**      and chains, self-joins, commas with equalities in WHERE, [INNER]
+**      JOIN ... ON, CROSS JOIN, LEFT JOIN ... ON, USING, NATURAL JOIN; keys
+**      of every pair of affinities and collations, expressions of them,
+**      two equalities at once; duplicates and NULL keys; grouped mostly. At
+**      least 50% on the engine's path.
 **   2. Parallel grouping: 200,000 rows (GPUAGG_QUERY_ROWS; 6 MB, segments
 **      of 1 MB) in a file read by the page source's 4 worker threads, which
 **      group in parallel; 25 grouped queries (NULL, integer, REAL, TEXT
@@ -26,7 +33,9 @@
 **      0.0 and -0.0, TEXT in a NUMERIC column): the first row of a group
 **      shows its keys, ties in min and max go to the first row, as SQLite's
 **      answer has them; at least 80% on the engine's path.
-**   3. Out of the engine's subset (a join, subqueries, a window, FILTER, a
+**   3. Out of the engine's subset (a join's rows without aggregates, a
+**      RIGHT JOIN, a cross product, a bare column or a LEFT JOIN's ON that
+**      the engine does not cover, subqueries, a window, FILTER, a
 **      CTE, a view, a WITHOUT ROWID table, a compound, a percentile's
 **      fraction that is no constant, a function that is not deterministic):
 **      SQLite's answer, gpu_explain says "sqlite" with the form's reason,
@@ -179,6 +188,7 @@ typedef struct Gen {
   int valgrind;                    /* leave out values near 2^53 and 2^63 (see valOf) */
   int nRow;                        /* rows of the table being made */
   int noFrom;                      /* the SELECT being made has no FROM: no columns */
+  int nJoin;                       /* a join's tables (x1 ... xN: columns are qualified), or 0 */
 } Gen;
 
 static int under_valgrind(void){ return getenv("GPUAGG_UNDER_VALGRIND")!=0; }
@@ -223,18 +233,20 @@ static void valOf(Gen *g, int iCol, sqlite3_str *s){
   APP(s, PICK(g, azPool));
 }
 
-/* Table t of nRow random rows in db (made again). SQLITE_OK or the error. */
-static int makeTable(sqlite3 *db, Gen *g, int nRow, const char *zName){
+/* Table zName of nRow random rows in db (made again); withId: its first
+** column id INTEGER PRIMARY KEY, 1 to nRow. SQLITE_OK or the error. */
+static int makeTableOf(sqlite3 *db, Gen *g, int nRow, const char *zName, int withId){
   sqlite3_str *s = sqlite3_str_new(0);
   char *z;
   int i, k, rc;
-  sqlite3_str_appendf(s, "DROP TABLE IF EXISTS %s; CREATE TABLE %s(", zName, zName);
+  sqlite3_str_appendf(s, "DROP TABLE IF EXISTS %s; CREATE TABLE %s(%s", zName, zName, withId ? "id INTEGER PRIMARY KEY, " : "");
   for(k=0; k<N_COL; k++) sqlite3_str_appendf(s, "%s%s %s", k ? ", " : "", azCol[k], azType[k]);
   APP(s, "); BEGIN;");
   g->nRow = nRow;
   for(i=0; i<nRow; i++){
     if( i%200==0 ) sqlite3_str_appendf(s, "%sINSERT INTO %s VALUES", i ? ";" : "", zName);
     APP(s, i%200 ? ",(" : "(");
+    if( withId ) sqlite3_str_appendf(s, "%d, ", i + 1);
     for(k=0; k<N_COL; k++){
       if( k ) APP(s, ",");
       valOf(g, k, s);
@@ -248,6 +260,10 @@ static int makeTable(sqlite3 *db, Gen *g, int nRow, const char *zName){
   return rc;
 }
 
+static int makeTable(sqlite3 *db, Gen *g, int nRow, const char *zName){
+  return makeTableOf(db, g, nRow, zName, 0);
+}
+
 static void expr(Gen *g, sqlite3_str *s, int d);
 static void cond(Gen *g, sqlite3_str *s, int d);
 
@@ -256,6 +272,7 @@ static void lit(Gen *g, sqlite3_str *s);
 /* A column (a literal where the SELECT has no FROM). */
 static void col(Gen *g, sqlite3_str *s){
   if( g->noFrom ) lit(g, s);
+  else if( g->nJoin ) sqlite3_str_appendf(s, "x%d.%s", 1 + pick(g, g->nJoin), chance(g, 0.1) ? "id" : PICK(g, azCol));
   else APP(s, PICK(g, azCol));
 }
 
@@ -680,6 +697,118 @@ static void queryFree(Query *q){
   sqlite3_free(q->zRef);
 }
 
+/* One side of a join's equality over table xi: a column (id, the integer
+** primary key, often), or an expression of one. */
+static void joinSide(Gen *g, sqlite3_str *s, int i){
+  static const char *azSide[] = { "x%d.%s", "x%d.%s", "x%d.%s", "(x%d.%s + 0)", "lower(x%d.%s)", "x%d.%s COLLATE NOCASE",
+                                  "+x%d.%s", "abs(x%d.%s)" };
+  const char *zCol = chance(g, 0.35) ? "id" : PICK(g, azCol);
+  sqlite3_str_appendf(s, chance(g, 0.75) ? azSide[0] : PICK(g, azSide), i, zCol);
+}
+
+/* An equality joining xi to one of x1 ... x(i-1) (two, sometimes). */
+static void joinEq(Gen *g, sqlite3_str *s, int i){
+  int k, n = chance(g, 0.15) ? 2 : 1;
+  for(k=0; k<n; k++){
+    int j = 1 + pick(g, i - 1);
+    if( k ) APP(s, " AND ");
+    if( chance(g, 0.5) ){ joinSide(g, s, i); APP(s, " = "); joinSide(g, s, j); }
+    else{ joinSide(g, s, j); APP(s, " = "); joinSide(g, s, i); }
+  }
+}
+
+/* A SELECT over a join of 2 to 5 of the tables j0 (the largest) ... j3 as
+** x1 ... xN (a table may come twice: a self-join): commas with equalities
+** in WHERE, [INNER] JOIN ... ON, CROSS JOIN, LEFT JOIN ... ON, USING,
+** NATURAL JOIN; the join graph a star or a chain; mostly grouped, its
+** columns qualified. */
+static void genJoin(Gen *g, Query *q){
+  sqlite3_str *s = sqlite3_str_new(0), *w = sqlite3_str_new(0);
+  char *azSel[16], *zW;
+  int nTab = 2 + pick(g, chance(g, 0.7) ? 2 : 4), nKey = pick(g, 3), nSel = 0, nAgg, i, nW = 0;
+  g->params = chance(g, 0.2);
+  g->nJoin = nTab;
+  for(i=0; i<nKey; i++){
+    sqlite3_str *a = sqlite3_str_new(0);
+    if( chance(g, 0.8) ) col(g, a); else expr(g, a, 1);
+    azSel[nSel++] = text(a);
+  }
+  nAgg = chance(g, 0.05) ? 0 : 1 + pick(g, 4);
+  for(i=0; i<nAgg; i++){
+    sqlite3_str *a = sqlite3_str_new(0);
+    aggTerm(g, a);
+    azSel[nSel++] = text(a);
+  }
+  if( nSel==0 ){
+    sqlite3_str *a = sqlite3_str_new(0);
+    col(g, a);
+    azSel[nSel++] = text(a);
+  }
+  APP(s, chance(g, 0.05) ? "SELECT DISTINCT " : "SELECT ");
+  for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azSel[i]);
+  sqlite3_str_appendf(s, " FROM j%d AS x1", chance(g, 0.8) ? 0 : pick(g, 4));
+  for(i=2; i<=nTab; i++){
+    int base = 1 + pick(g, 3), how = pick(g, 10);
+    if( chance(g, 0.1) ) base = 0;                  /* the large one again */
+    switch( how ){
+      case 0: case 1: case 2:                       /* a comma, its equality in WHERE */
+        sqlite3_str_appendf(s, ", j%d AS x%d", base, i);
+        sqlite3_str_appendf(w, "%s", nW++ ? " AND " : "");
+        joinEq(g, w, i);
+        break;
+      case 3:
+        sqlite3_str_appendf(s, " CROSS JOIN j%d AS x%d", base, i);
+        sqlite3_str_appendf(w, "%s", nW++ ? " AND " : "");
+        joinEq(g, w, i);
+        break;
+      case 4: case 5:
+        sqlite3_str_appendf(s, " LEFT JOIN j%d AS x%d ON ", base, i);
+        joinEq(g, s, i);
+        if( chance(g, 0.3) ){ sqlite3_str_appendf(s, " AND x%d.%s ", i, PICK(g, azCol)); APP(s, chance(g, 0.5) ? "IS NOT NULL" : "> 0"); }
+        break;
+      case 6:
+        sqlite3_str_appendf(s, " JOIN j%d AS x%d USING (%s)", base, i, PICK(g, azCol));
+        break;
+      case 7:
+        if( chance(g, 0.3) ){ sqlite3_str_appendf(s, " NATURAL JOIN j%d AS x%d", base, i); break; }
+        /* fall through */
+      default:
+        sqlite3_str_appendf(s, "%s JOIN j%d AS x%d ON ", chance(g, 0.5) ? " INNER" : "", base, i);
+        joinEq(g, s, i);
+        break;
+    }
+  }
+  if( chance(g, 0.6) ){
+    sqlite3_str_appendf(w, "%s", nW++ ? " AND " : "");
+    cond(g, w, 0);
+  }
+  zW = text(w);
+  if( nW ) sqlite3_str_appendf(s, " WHERE %s", zW);
+  sqlite3_free(zW);
+  if( nKey ){
+    APP(s, " GROUP BY ");
+    for(i=0; i<nKey; i++) sqlite3_str_appendf(s, "%s%d", i ? ", " : "", i + 1);
+  }
+  if( nAgg && chance(g, 0.15) ){
+    APP(s, " HAVING count(*) > ");
+    lit(g, s);
+  }
+  q->ordered = 0;
+  if( chance(g, 0.4) ){
+    int aOrd[16];
+    for(i=0; i<nSel; i++) aOrd[i] = i + 1;
+    for(i=nSel-1; i>0; i--){ int j = pick(g, i + 1), x = aOrd[i]; aOrd[i] = aOrd[j]; aOrd[j] = x; }
+    APP(s, " ORDER BY ");
+    for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%d%s", i ? ", " : "", aOrd[i], chance(g, 0.3) ? " DESC" : "");
+    q->ordered = 1;
+    if( chance(g, 0.4) ) sqlite3_str_appendf(s, " LIMIT %d", pick(g, 6));
+  }
+  for(i=0; i<nSel; i++) sqlite3_free(azSel[i]);
+  g->nJoin = 0;
+  q->zSql = text(s);
+  q->zRef = refOf(q->zSql);
+}
+
 /* ---- one read against the reference --------------------------------------------------- */
 
 /* gpuagg_info()'s query counters: reads by path. */
@@ -1101,6 +1230,86 @@ START_TEST(test_kept_forms){
 }
 END_TEST
 
+/* ---- 1b. random joins ------------------------------------------------------------------------ */
+
+/* Random joins (genJoin) over tables j0 (the largest) to j3 of random rows,
+** each with an INTEGER PRIMARY KEY id, each read compared with SQLite; in
+** memory (the statement source) and in a file (pages, 1 to 4 threads). */
+START_TEST(test_join){
+  static const struct { int n0, n1, n2, n3, where; } aRound[] = {
+    { 0, 5, 3, 0, 0 }, { 40, 7, 3, 2, 1 }, { 1100, 60, 20, 5, 0 }, { 3000, 200, 40, 7, 1 }, { 3000, 300, 9, 1, 0 },
+    { 2500, 150, 30, 4, 1 },
+  };
+  const int nRound = (int)(sizeof(aRound)/sizeof(aRound[0]));
+  const char *zN = getenv("GPUAGG_QUERY_N");
+  int nQuery = (zN ? atoi(zN) : getenv("GPUAGG_UNDER_SANITIZER") ? 200 : 2000)/2;
+  int64_t nEngine = 0, nRead = 0;
+  int nBad = 0, nInvalid = 0, nError = 0, iRound, i, nWhy = 0;
+  char zDir[64], zFile[96], zFirst[2100] = "";
+  Why aWhy[64];
+  Gen g;
+  sqlite3 *mem = s_open(4096, 1000), *file;
+  s_dir_make(zDir, "join");
+  snprintf(zFile, sizeof(zFile), "%s/j.db", zDir);
+  file = openFileChecked(zFile);
+  memset(&g, 0, sizeof(g));
+  g.valgrind = under_valgrind();
+  for(iRound=0; iRound<nRound; iRound++){
+    int n = nQuery/nRound + (iRound < nQuery%nRound), where = aRound[iRound].where;
+    sqlite3 *db = where ? file : mem;
+    h_rng_init(&g.r, h_seed + 6151u*(uint64_t)iRound + 31u);
+    CHECK(makeTableOf(db, &g, aRound[iRound].n0, "j0", 1)==SQLITE_OK
+          && makeTableOf(db, &g, aRound[iRound].n1, "j1", 1)==SQLITE_OK
+          && makeTableOf(db, &g, aRound[iRound].n2, "j2", 1)==SQLITE_OK
+          && makeTableOf(db, &g, aRound[iRound].n3, "j3", 1)==SQLITE_OK, "round %d: making tables: %s", iRound,
+          sqlite3_errmsg(db));
+    if( where ) EXEC(db, "SELECT gpuagg_config('threads', %d)", 1 + iRound%4);
+    for(i=0; i<n; i++){
+      Query q;
+      Run o;
+      int rc;
+      genJoin(&g, &q);
+      rc = runOne(db, &g, &q, &o);
+      if( rc==R_INVALID ){
+        nInvalid++;
+      }else{
+        nRead++;
+        nEngine += o.engine;
+        nError += o.error;
+        if( !o.engine ) noteWhy(db, q.zSql, aWhy, &nWhy);
+      }
+      if( rc==R_DIFF ){
+        if( nBad<5 ) printf("MISMATCH (join round %d, query %d):\n%s\n", iRound, i, o.zMsg);
+        fflush(stdout);
+        if( getenv("GPUAGG_QUERY_DUMP") ){           /* the tables, to reproduce it in the shell */
+          char *zDump = sqlite3_mprintf("%s/join%d.db", getenv("GPUAGG_QUERY_DUMP"), iRound);
+          if( access(zDump, F_OK)!=0 ) h_exec(db, "VACUUM INTO %Q", zDump);
+          printf("  (the tables: %s)\n", zDump);
+          sqlite3_free(zDump);
+        }
+        if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "round %d, query %d: %s", iRound, i, o.zMsg);
+      }
+      queryFree(&q);
+    }
+  }
+  qsort(aWhy, (size_t)nWhy, sizeof(Why), cmpWhy);
+  printf("gpu_query random joins, %s backend: %lld reads, %lld on the engine (%.1f%%), %d errors (both), %d not SQL,"
+         " %d mismatches\n", g_backend, (long long)nRead, (long long)nEngine,
+         nRead ? 100.0*(double)nEngine/(double)nRead : 0.0, nError, nInvalid, nBad);
+  for(i=0; i<nWhy && i<10; i++) printf("  through SQLite %4d: %s\n", aWhy[i].n, aWhy[i].z);
+  fflush(stdout);
+  CHECK(nBad==0, "%d of %lld joins differ from SQLite; the first: %s", nBad, (long long)nRead, zFirst);
+  CHECK(nRead>0 && nEngine*2 >= nRead, "only %lld of %lld joins took the engine's path (want 50%%)",
+        (long long)nEngine, (long long)nRead);
+  CHECK(nInvalid*20 <= nQuery, "%d of %d generated joins are not SQL", nInvalid, nQuery);
+  s_expect_pool_idle(mem);
+  s_expect_pool_idle(file);
+  sqlite3_close(mem);
+  sqlite3_close(file);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* ---- 2. parallel grouping --------------------------------------------------------------------- */
 
 /* Table p of n rows: NULLs, integers, reals, TEXT keys in 'A' and 'a'
@@ -1469,7 +1678,15 @@ END_TEST
 START_TEST(test_outside){
   /* each form, and the reason gpu_explain and gpuagg_info() give */
   static const char *azSql[][2] = {
-    { "SELECT t.a, sum(u.b), count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a", "a join" },
+    { "SELECT t.a, u.b FROM t JOIN t2 u ON t.a = u.a", "rows of a join without aggregates (their order is SQLite's join order)" },
+    { "SELECT count(*) FROM t RIGHT JOIN t2 u ON t.a = u.a", "a RIGHT or FULL JOIN" },
+    { "SELECT count(*), sum(t2.b) FROM t, t2", "a join without an equality that joins t2 to the tables before it (a cross product)" },
+    { "SELECT t.a, u.s, count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a",
+      "the column s outside GROUP BY and aggregates in a join (its row is SQLite's join order's)" },
+    { "SELECT count(*) FROM t LEFT JOIN t2 u ON t.a = u.a AND t.b > 5",
+      "a LEFT JOIN whose ON has more than equalities and conditions on u alone" },
+    { "SELECT gpu_argmin(t.a, u.b) FROM t JOIN t2 u ON t.a = u.a",
+      "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)" },
     { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery that refers to the outer query (no such column: t.a)" },
     { "SELECT sum(b) FROM t WHERE a IN (SELECT a FROM t2)", "IN (a subquery)" },
     { "SELECT a, sum(b) OVER (ORDER BY a, rowid) FROM t", "sum(...) OVER (a window function)" },
@@ -1486,7 +1703,7 @@ START_TEST(test_outside){
     { "SELECT a, random() FROM t", "random(), which is not deterministic" },
     { "WITH t2 AS (SELECT 1 AS b) SELECT count(*) FROM t WHERE b > (SELECT max(b) FROM t2)",
       "a subquery that reads a WITH table" },
-    { "SELECT count(*) FROM t WHERE b > (SELECT max(t.b) FROM t JOIN t2 USING (a))",
+    { "SELECT count(*) FROM t WHERE b > (SELECT max(t.b) FROM t RIGHT JOIN t2 USING (a))",
       "a scalar subquery the engine does not cover (SQLite applies its result's affinity)" },
   };
   sqlite3 *db = s_open(4096, 1000);
@@ -2136,6 +2353,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_param_names);
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_random);
+  tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_parallel);

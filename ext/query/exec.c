@@ -4,7 +4,8 @@
 ** (1, 2, 7's workers, 10), canonical keys, groups and parts in
 ** hashgroup.c (3, 7's merge), aggregates in aggregate.c (4), finishing in
 ** finish.c (5), kept columns in kept.c (8), held rows in held.c (11),
-** compounds in compound.c (9); execint.h is what they share.
+** compounds in compound.c (9), joins in join.c (12); execint.h is what
+** they share.
 **
 **
 **   1. Scan: the plan's columns from a column source (colsrc.h: the pages,
@@ -84,17 +85,30 @@
 **      rows too, each in its own part; the parts' batches are put in scan
 **      order by their places, nothing copied (heldView). A top (OFFSET +
 **      LIMIT at most Q_TOP) holds only rows that can still be in it.
+**  12. A join (plan.c, 9): the joined tables are read first (each by a
+**      plan of its own) into hash tables by their keys; each batch of the
+**      scan, filtered by its own conjuncts, then meets them in turn (join.c)
+**      and its joined rows go through the conjuncts over them and 3-5.
+**      Two rows' keys are equal where their equality is true: its affinity
+**      applied to both sides, then the canonical keys of 3 under its
+**      collation; NULL equals nothing; duplicates multiply rows; a LEFT
+**      JOIN's row without a match is joined to NULLs. A join's plan is
+**      strict: which of the values that compare equal but differ SQLite
+**      shows (a group's keys, the min() or max() of a tie, DISTINCT's
+**      value) depends on the order its join visits rows, so where such
+**      values meet the run is left to SQLite (QE_BAIL); where they are
+**      the same, any row shows them as SQLite would.
 */
 #include "execint.h"
 
-/* WHERE's conjuncts in order over ctx's rows, each over the rows the ones
+/* Conjuncts aConj in order over ctx's rows, each over the rows the ones
 ** before it kept: ctx's rows become those where all are true, in sel. */
-static int filter(Part *p, const qplan *pl, qctx *ctx, int *sel){
+int qxFilter(Part *p, qexpr **aConj, int nConj, qctx *ctx, int *sel){
   int sel2[GA_BATCH], i, k, rc;
-  for(k=0; k<pl->nConj && ctx->n; k++){
+  for(k=0; k<nConj && ctx->n; k++){
     qvec *v;
     int m = 0;
-    if( (rc = q_eval(p->r, pl->aConj[k], ctx, &v))!=SQLITE_OK ) return rc;
+    if( (rc = q_eval(p->r, aConj[k], ctx, &v))!=SQLITE_OK ) return rc;
     for(i=0; i<ctx->n; i++){
       int t = v->t[i], yes;
       if( t==SQLITE_INTEGER ) yes = v->v[i]!=0;
@@ -109,15 +123,13 @@ static int filter(Part *p, const qplan *pl, qctx *ctx, int *sel){
   return SQLITE_OK;
 }
 
-/* Filter, group and aggregate batch b into part p. A worker's part
-** (worker set) evaluates everything before it changes anything, so that a
-** batch that needs the scan's thread (GA_SINK_LATER) leaves no trace. */
+/* Filter batch b (the scan's own conjuncts), join it (a join's plan:
+** join.c), group and aggregate it into part p. A worker's part (worker
+** set) evaluates everything before it changes anything, so that a batch
+** that needs the scan's thread (GA_SINK_LATER) leaves no trace. */
 int qxBatchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   qplan *pl = e->pl;
-  int sel[GA_BATCH], i, k, rc = SQLITE_OK;
-  int64_t aG[GA_BATCH];
-  unsigned char aHit[GA_BATCH];
-  qvec *aK[Q_MAXKEY], *aX[64], *aY[64], **aB = 0;
+  int sel[GA_BATCH], rc;
   qctx ctx;
   memset(&ctx, 0, sizeof(ctx));
   ctx.b = b;
@@ -126,10 +138,31 @@ int qxBatchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   if( b->sel ){                        /* filtered already (sinkFilter) */
     ctx.sel = b->sel;
     ctx.n = b->nSel;
-  }else if( (rc = filter(p, pl, &ctx, sel))!=SQLITE_OK ){
+  }else if( (rc = qxFilter(p, pl->aConj, pl->nConj, &ctx, sel))!=SQLITE_OK ){
     return rc;
   }
   if( ctx.n==0 ) return SQLITE_OK;
+  if( pl->nJoin ) return qxJoinProbe(e, p, b, &ctx, worker);
+  return qxRowsInto(e, p, b, &ctx, worker);
+}
+
+/* Values that compare equal but differ, where the plan is strict (12):
+** which one SQLite shows is its join order's. */
+int qxNotSame(Part *p, const char *zWhat){
+  p->zNotSame = zWhat;
+  return q_run_error(p->r, QE_BAIL, "%s that compare equal but differ (which one SQLite shows depends on its join "
+                     "order)", zWhat);
+}
+
+/* ctx's rows of batch b (filtered) into part p: grouped and aggregated, or
+** kept as rows. */
+int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *pCtx, int worker){
+  qplan *pl = e->pl;
+  int i, k, rc = SQLITE_OK;
+  int64_t aG[GA_BATCH];
+  unsigned char aHit[GA_BATCH];
+  qvec *aK[Q_MAXKEY], *aX[64], *aY[64], **aB = 0;
+  qctx ctx = *pCtx;
   if( !pl->grouped ) return p->held ? qxHoldRows(e, p, &ctx) : qxRowsAppend(e, &ctx);
   /* evaluate keys, bare columns and arguments */
   for(k=0; k<pl->nKey; k++){
@@ -200,6 +233,12 @@ int qxBatchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
       if( isNew ){
         p->gPos[aG[i]] = b->pos + (ctx.sel ? ctx.sel[i] : i);
         if( (rc = qxSetShown(p, pl, aG[i], aK, aB, i))!=SQLITE_OK ) return rc;
+      }else if( p->strict ){
+        for(k=0; k<pl->nKey; k++){
+          qval kv;
+          q_get(aK[k], i, &kv);
+          if( !qxSameVal(&kv, &p->gKey[aG[i]*SHOWN(pl) + k]) ) return qxNotSame(p, "GROUP BY values");
+        }
       }
     }
   }
@@ -233,7 +272,7 @@ static int sinkFilter(ga_colsink *pSink, int w, const ga_colbatch *b, int *sel, 
   memset(&ctx, 0, sizeof(ctx));
   ctx.b = b;
   ctx.n = b->n;
-  rc = filter(p, e->pl, &ctx, sel);
+  rc = qxFilter(p, e->pl->aConj, e->pl->nConj, &ctx, sel);
   *pnSel = ctx.n;
   if( ctx.sel==0 ){                    /* no conjunct ran (an empty batch) */
     int i;
@@ -249,8 +288,20 @@ static int sinkPar(ga_colsink *pSink, int w, const ga_colbatch *b){
   Exec *e = (Exec*)pSink;
   Part *p = &e->aPart[w];
   int rc = qxBatchInto(e, p, b, 1);
-  if( rc==SQLITE_NOMEM ) p->rc = rc;
-  return rc==SQLITE_OK || rc==SQLITE_NOMEM ? rc : GA_SINK_LATER;
+  if( p->zNotSame ) rc = QE_BAIL;       /* (12: what it changed stays; the run ends) */
+  if( rc==SQLITE_NOMEM || rc==QE_BAIL ) p->rc = rc;
+  return rc==SQLITE_OK || rc==SQLITE_NOMEM || rc==QE_BAIL ? rc : GA_SINK_LATER;
+}
+
+/* A part that met values which compare equal but differ (12): the run's
+** reason, on the scan's thread's run. */
+static int notSameAnywhere(Exec *e){
+  int w;
+  for(w=-1; w<e->nPart; w++){
+    Part *p = w<0 ? &e->main : &e->aPart[w];
+    if( p->zNotSame ) return q_run_error(e->r, QE_BAIL, "%s", q_run_errmsg(p->r));
+  }
+  return SQLITE_OK;
 }
 
 /* Work in parallel (requirement 7)? */
@@ -392,6 +443,10 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     e.base.xPar = sinkPar;
     e.base.nPar = n;
   }
+  if( pl->nJoin && (rc = qxJoinBuild(&e, vt, db, keep, pzErr))!=SQLITE_OK ){   /* a join: its tables (12) */
+    if( *pzErr==0 ) goto fail;
+    goto done;
+  }
   for(w=-1; hold && w<e.nPart; w++){
     Part *p = w<0 ? &e.main : &e.aPart[w];
     if( (p->held = sqlite3_malloc(sizeof(Held)))==0 ){ rc = SQLITE_NOMEM; goto fail; }
@@ -411,6 +466,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   }
   rc = src->xScan(src, &e.base);
   for(w=0; w<e.nPart && rc==SQLITE_OK; w++) rc = e.aPart[w].rc;
+  if( rc!=SQLITE_OK && notSameAnywhere(&e)!=SQLITE_OK ){ rc = QE_BAIL; goto fail; }
   if( rc!=SQLITE_OK ){
     if( e.rc==rc ) goto fail;       /* the sink's own */
     *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
@@ -420,6 +476,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   for(w=0; w<e.nPart; w++) r->nScan += e.aPart[w].nRow;
   if( hold ) rc = qxHeldRows(&e);
   else rc = qxPartsMerge(&e);
+  if( rc!=SQLITE_OK && notSameAnywhere(&e)!=SQLITE_OK ) rc = QE_BAIL;
   if( rc!=SQLITE_OK ) goto fail;
   r->aMs[2] = ga_now_ms() - t1;
 finish:
@@ -433,6 +490,7 @@ fail:
   *pzErr = sqlite3_mprintf("%s", e.r ? q_run_errmsg(e.r) : "out of memory");
 done:
   if( src ) src->xClose(src);
+  qxJoinFree(&e);
   for(w=0; w<e.nPart; w++) qxPartFree(&e.aPart[w], pl, 1);
   sqlite3_free(e.aPart);
   sqlite3_free(e.gRank);

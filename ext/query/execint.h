@@ -113,6 +113,11 @@ typedef struct Part {
   qvec **aB;                       /* a batch's bare columns (nBare) */
   Agg *aAgg;
   int rc;                          /* a worker's error */
+  int strict;                      /* the plan's strict (exec.c, 12) */
+  const char *zNotSame;            /* ... what it met that compared equal but differed, or NULL:
+                                   ** the run is SQLite's, even from a worker (what it changed
+                                   ** stays, so the batch cannot go back to the scan's thread) */
+  struct JoinScratch *js;          /* a join's rows being made (join.c), or NULL */
 } Part;
 
 /* Rows a scan holds for a window of an order (exec.c, 11): each one's
@@ -156,7 +161,15 @@ typedef struct Exec {
   int offDone;                     /* the rows are the window of the order alone (qxKeptOrder,
                                    ** qxHeldRows): OFFSET is spent */
   int64_t nHeldVals;               /* values the parts hold (atomic: exec.c, 11) */
+  struct JoinTab *aJt;             /* a join: each joined table's rows and keys (join.c) */
 } Exec;
+
+/* Are a and b the same value: class and bytes (not only equal)? */
+static inline int qxSameVal(const qval *a, const qval *b){
+  if( a->t!=b->t ) return 0;
+  if( a->t==SQLITE_TEXT || a->t==SQLITE_BLOB ) return a->n==b->n && (a->n==0 || memcmp(a->z, b->z, (size_t)a->n)==0);
+  return a->t==SQLITE_NULL || a->v==b->v;
+}
 
 static inline double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
 
@@ -185,6 +198,15 @@ int qxCmpU64(const void *x, const void *y);
 
 /* ---- exec.c: the pipeline over one batch ---------------------------------------------------- */
 int qxBatchInto(Exec *e, Part *p, const ga_colbatch *b, int worker);
+int qxFilter(Part *p, qexpr **aConj, int nConj, qctx *ctx, int *sel);
+int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *ctx, int worker);
+int qxNotSame(Part *p, const char *zWhat);
+
+/* ---- join.c: a join's tables built, probed by each batch ------------------------------------ */
+int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr);
+int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int worker);
+void qxJoinFree(Exec *e);
+void qxJoinScratchFree(Part *p);
 
 /* ---- finish.c: result rows, HAVING, ORDER BY, OFFSET, LIMIT -------------------------------- */
 typedef int (*Cmp)(void*, int64_t, int64_t);

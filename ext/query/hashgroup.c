@@ -247,6 +247,14 @@ static int partMerge(Exec *e, Part *p, Part *q){
       return rc;
     }
     if( gh ) gh[g] = h;
+    if( p->strict && !isNew && pl->nKey ){
+      for(k=0; k<pl->nKey; k++){
+        if( !qxSameVal(&q->gKey[g*SHOWN(pl) + k], &p->gKey[h*SHOWN(pl) + k]) ){
+          sqlite3_free(gh);
+          return qxNotSame(p, "GROUP BY values");
+        }
+      }
+    }
     if( SHOWN(pl) && (isNew || q->gPos[g]<p->gPos[h]) ){
       p->gPos[h] = q->gPos[g];
       if( (rc = setKeys(p, SHOWN(pl), h, &q->gKey[g*SHOWN(pl)]))!=SQLITE_OK ){ sqlite3_free(gh); return rc; }
@@ -329,6 +337,7 @@ int qxPartInit(Part *p, const qplan *pl, qrun *r){
   int k;
   memset(p, 0, sizeof(*p));
   p->r = r;
+  p->strict = pl->strict;
   if( r==0 ) return SQLITE_NOMEM;
   if( pl->nAgg && (p->aAgg = sqlite3_malloc64(sizeof(Agg)*(uint64_t)pl->nAgg))==0 ) return SQLITE_NOMEM;
   if( p->aAgg ) memset(p->aAgg, 0, sizeof(Agg)*(size_t)pl->nAgg);
@@ -350,6 +359,7 @@ void qxPartFree(Part *p, const qplan *pl, int freeRun){
   int k;
   qxHeldFree(p->held);
   p->held = 0;
+  qxJoinScratchFree(p);
   for(k=0; p->aAgg && k<pl->nAgg; k++){
     Agg *a = &p->aAgg[k];
     if( a->sum ){

@@ -433,6 +433,10 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   memset(&k, 0, sizeof(k));
   memset(aG, 0, sizeof(aG));
   if( (!useDev && conn->qkept!=1) || !pl->grouped ) return SQLITE_OK;
+  if( pl->nJoin ){
+    r->zKeptWhy = sqlite3_mprintf("a join (the device's operators do not join yet)");
+    return r->zKeptWhy ? SQLITE_OK : SQLITE_NOMEM;
+  }
   rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;

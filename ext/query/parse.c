@@ -6,9 +6,9 @@
 ** < unary (- + ~).
 **
 **   1. The shape the engine covers: SELECT [DISTINCT | ALL] results
-**      [FROM one table] [WHERE] [GROUP BY [HAVING]] [ORDER BY] [LIMIT
+**      [FROM a table or a join] [WHERE] [GROUP BY [HAVING]] [ORDER BY] [LIMIT
 **      [OFFSET]]; without FROM, one row with no columns. Anything else (a
-**      join, a subquery, WITH, a window, an aggregate's FILTER) is parsed
+**      subquery, WITH, a window, an aggregate's FILTER) is parsed
 **      no further: p->zWhy names it, and SQLite runs the statement. Lists
 **      (results, terms, arguments, CASE, IN) are of any length.
 **   1b. A compound: SELECT cores joined by UNION [ALL], INTERSECT, EXCEPT
@@ -18,6 +18,11 @@
 **      WITH (not RECURSIVE): the SELECT parsed into pSub (a CTE's text read
 **      again at each FROM that names it, so that each has a tree of its
 **      own), its column names the CTE's where listed.
+**   1d. FROM a join: tables (each [schema.]name [[AS] alias]) after the
+**      first joined by a comma, [INNER] JOIN, CROSS JOIN, LEFT [OUTER] JOIN
+**      or NATURAL ones, each with its ON or USING (s->aJoin, in order).
+**      RIGHT and FULL joins, subqueries and WITH tables in a join are
+**      parsed no further.
 **   2. BETWEEN becomes x >= a AND x <= b, as SQLite codes it; NOT IN, NOT
 **      LIKE, NOT BETWEEN, IS NOT NULL become NOT of the positive form;
 **      CASE x WHEN a becomes CASE WHEN x = a. Those comparisons are marked
@@ -670,6 +675,98 @@ fail:
   return 0;
 }
 
+/* A FROM table's [AS] alias, if one follows, into *pz. 0 where it stops. */
+static int alias(Parse *p, char **pz){
+  if( accept(p, "AS") || (peek(p)->type==T_ID && !is(p, "WHERE") && !is(p, "GROUP") && !is(p, "ORDER")
+      && !is(p, "LIMIT") && !is(p, "JOIN") && !is(p, "NATURAL") && !is(p, "LEFT") && !is(p, "INNER")
+      && !is(p, "CROSS") && !is(p, "INDEXED") && !is(p, "NOT") && !is(p, "WINDOW") && !is(p, "UNION")
+      && !is(p, "EXCEPT") && !is(p, "INTERSECT") && !is(p, "RIGHT") && !is(p, "FULL") && !is(p, "HAVING")
+      && !is(p, "ON") && !is(p, "USING") && !is(p, "OUTER")) ){
+    if( peek(p)->type!=T_ID ){ why(p, "a FROM it cannot read"); return 0; }
+    *pz = nameOf(p, peek(p));
+    p->i++;
+  }
+  return 1;
+}
+
+/* Does a join's operator come next? */
+static int isJoin(Parse *p){
+  return is(p, ",") || is(p, "JOIN") || is(p, "NATURAL") || is(p, "LEFT") || is(p, "INNER") || is(p, "CROSS")
+      || is(p, "RIGHT") || is(p, "FULL");
+}
+
+/* The tables FROM joins to its first (requirement 1d) into s->aJoin. 0
+** where it stops. */
+static int joins(Parse *p, qselect *s){
+  List l = { 0, 0, 0, sizeof(qfrom) };
+  while( isJoin(p) ){
+    qfrom f;
+    const qtok *t;
+    int at, k;
+    memset(&f, 0, sizeof(f));
+    f.jt = Q_JT_INNER;
+    if( !accept(p, ",") ){
+      f.natural = accept(p, "NATURAL");
+      if( is(p, "RIGHT") || is(p, "FULL") ){ why(p, "a RIGHT or FULL JOIN"); goto fail; }
+      if( accept(p, "LEFT") ){
+        accept(p, "OUTER");
+        f.jt = Q_JT_LEFT;
+      }else if( accept(p, "CROSS") ){
+        f.jt = Q_JT_CROSS;
+      }else{
+        accept(p, "INNER");
+      }
+      if( !accept(p, "JOIN") ){ why(p, "a join it cannot read"); goto fail; }
+    }
+    if( l.n==Q_MAXTAB - 1 ){ why(p, "a join of more than %d tables", Q_MAXTAB); goto fail; }
+    t = peek(p);
+    if( t->type!=T_ID ){ why(p, q_tok_is(p->z, t, "(") ? "a join with a subquery or parentheses" : "a join it cannot read"); goto fail; }
+    at = t->at;
+    p->i++;
+    if( accept(p, ".") ){
+      if( peek(p)->type!=T_ID ){ why(p, "a join it cannot read"); goto fail; }
+      p->i++;
+    }
+    if( is(p, "(") ){ why(p, "a join with a table-valued function"); goto fail; }
+    if( p->nCte && endOfPrev(p)==t->at + t->n ){
+      char *zName = nameOf(p, t);
+      for(k=0; zName && k<p->nCte; k++){
+        if( sqlite3_stricmp(zName, p->aCte[k].zName)==0 ){ why(p, "a join with a WITH table"); goto fail; }
+      }
+    }
+    if( (f.zFrom = q_alloc(p->s, endOfPrev(p) - at + 1))==0 ){ p->oom = 1; goto fail; }
+    memcpy(f.zFrom, p->z + at, (size_t)(endOfPrev(p) - at));
+    if( !alias(p, &f.zAlias) ) goto fail;
+    if( is(p, "INDEXED") || (is(p, "NOT") && isAt(p, 1, "INDEXED")) ){ why(p, "INDEXED BY"); goto fail; }
+    if( accept(p, "ON") ){
+      if( (f.pOn = expr(p))==0 ) goto fail;
+    }else if( accept(p, "USING") ){
+      List u = { 0, 0, 0, sizeof(char*) };
+      if( !accept(p, "(") ){ why(p, "a USING it cannot read"); goto fail; }
+      do{
+        char *z;
+        if( peek(p)->type!=T_ID || (z = nameOf(p, peek(p)))==0 ){
+          sqlite3_free(u.a);
+          if( !p->oom ) why(p, "a USING it cannot read");
+          goto fail;
+        }
+        p->i++;
+        if( !listAdd(p, &u, &z) ){ sqlite3_free(u.a); goto fail; }
+      }while( accept(p, ",") );
+      f.nUsing = u.n;
+      f.azUsing = listDone(p, &u);
+      if( f.azUsing==0 || !accept(p, ")") ){ if( !p->oom ) why(p, "a USING it cannot read"); goto fail; }
+    }
+    if( !listAdd(p, &l, &f) ) goto fail;
+  }
+  s->nJoin = l.n;
+  s->aJoin = listDone(p, &l);
+  return !p->oom;
+fail:
+  sqlite3_free(l.a);
+  return 0;
+}
+
 /* One SELECT core after SELECT into s: [DISTINCT | ALL] results [FROM one
 ** table] [WHERE] [GROUP BY [HAVING]]. 0 where it stops (p->s->zWhy says why,
 ** or p->oom). */
@@ -727,20 +824,9 @@ static int core(Parse *p, qselect *s){
       }
     }
   }
-  if( accept(p, "AS") || (peek(p)->type==T_ID && !is(p, "WHERE") && !is(p, "GROUP") && !is(p, "ORDER")
-      && !is(p, "LIMIT") && !is(p, "JOIN") && !is(p, "NATURAL") && !is(p, "LEFT") && !is(p, "INNER")
-      && !is(p, "CROSS") && !is(p, "INDEXED") && !is(p, "NOT") && !is(p, "WINDOW") && !is(p, "UNION")
-      && !is(p, "EXCEPT") && !is(p, "INTERSECT") && !is(p, "RIGHT") && !is(p, "FULL") && !is(p, "HAVING")) ){
-    if( peek(p)->type!=T_ID ){ why(p, "a FROM it cannot read"); return 0; }
-    s->zAlias = nameOf(p, peek(p));
-    p->i++;
-  }
-  if( is(p, ",") || is(p, "JOIN") || is(p, "NATURAL") || is(p, "LEFT") || is(p, "INNER") || is(p, "CROSS")
-   || is(p, "RIGHT") || is(p, "FULL") ){
-    why(p, "a join");
-    return 0;
-  }
+  if( !alias(p, &s->zAlias) ) return 0;
   if( is(p, "INDEXED") || (is(p, "NOT") && isAt(p, 1, "INDEXED")) ){ why(p, "INDEXED BY"); return 0; }
+  if( isJoin(p) && !joins(p, s) ) return 0;
 where:
   if( accept(p, "WHERE") && (s->pWhere = expr(p))==0 ) return 0;
   if( accept(p, "GROUP") ){

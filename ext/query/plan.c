@@ -42,7 +42,31 @@
 **      bound): where it searches an index or the rowids, the engine's scan
 **      of the whole table would be slower, and where it reads a whole index
 **      its rows come in that index's order, which the answer may depend
-**      on (ties, shown rows, LIMIT): SQLite's path, with the reason.
+**      on (ties, shown rows, LIMIT): SQLite's path, with the reason. A
+**      join: only where it searches the scan's table by an index of the
+**      user's (the joined tables it searches by their keys, as it must).
+**   9. A join (FROM of up to Q_MAXTAB rowid tables: commas, [INNER],
+**      CROSS, NATURAL and LEFT joins, ON, USING): the scan reads the table
+**      with the most rows (its greatest rowid; with a LEFT JOIN, FROM's
+**      first, the order FROM's), and the others are joined to its rows in
+**      turn, each the first in FROM that an equality joins to those before
+**      it (join.c). The conjuncts of WHERE and ON sort themselves: over the
+**      scan's table alone (or none), filters before the joins; over one
+**      joined table alone, its build's WHERE (a plan of its own: SELECT the
+**      columns the query reads of it FROM it WHERE them); an equality of an
+**      expression over a joined table with one over the tables before it,
+**      what joins it (its affinity and collation as the comparison's:
+**      exec.c, 12); the rest, filters over the joined rows. A LEFT JOIN's
+**      ON only ever decides matches: its conjuncts over its table alone go
+**      to its build, its equalities join it, and a WHERE conjunct over it
+**      is a filter over the joined rows (its NULLs included). Covered
+**      only: aggregates or GROUP BY (a join's rows come in SQLite's join
+**      order), every table joined by an equality (no cross product), a
+**      LEFT JOIN's ON of equalities and conjuncts over its table alone, no
+**      bare column, gpu_argmin or gpu_argmax (their rows are the join
+**      order's); an unqualified name is the first table's in FROM that has
+**      it (a USING column: the left one); SELECT * shows a USING or NATURAL
+**      column once. The plan is strict (exec.c, 12).
 */
 #include <string.h>
 #include <stdarg.h>
@@ -62,6 +86,16 @@ typedef struct Bind {
   char *zWhy;                      /* not covered: why */
   int rc;                          /* an error */
   char *zErr;                      /* ... its message */
+  /* a join (requirement 9): FROM's tables, in FROM's order */
+  struct JTab {
+    const ga_table *t;             /* the table */
+    const char *zQual;             /* the name that qualifies its columns */
+    int iJoin;                     /* its pl->aJoin, or -1: the scan's table */
+    int left;                      /* LEFT JOIN */
+    unsigned char aUsing[GA_COLS_MAX];  /* its columns a USING or NATURAL shares with a table
+                                   ** before it (SELECT * shows them there, once) */
+  } aTab[Q_MAXTAB];
+  int nTab;                        /* 0: one table, or none */
 } Bind;
 
 static int whyf(Bind *b, const char *zFmt, ...){
@@ -448,6 +482,81 @@ static int scanCol(Bind *b, int c){
   return pl->nCol++;
 }
 
+/* ---- a join's tables (requirement 9) ------------------------------------------------ */
+
+/* The index of column zName in t (ignoring ASCII case), or -1. */
+static int colIndex(const ga_table *t, const char *zName){
+  int c;
+  for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, zName); c++){}
+  return c<t->nCol ? c : -1;
+}
+
+/* A join's table that column e (unbound) names, by its qualifier, else the
+** first in FROM that has it (a USING or NATURAL column: the left one's, as
+** SQLite reads it); -1 where none does (an alias, TRUE, a rowid). */
+static int tabOfCol(const Bind *b, const qexpr *e){
+  int i;
+  for(i=0; i<b->nTab; i++){
+    if( e->zQual && sqlite3_stricmp(e->zQual, b->aTab[i].zQual) ) continue;
+    if( colIndex(b->aTab[i].t, e->zName)>=0 ) return i;
+    if( e->zQual ) return -1;
+  }
+  return -1;
+}
+
+/* Is e (E_COL, unbound) a column of the table, or of a join's tables? */
+static int isTabCol(const Bind *b, const qexpr *e){
+  return b->nTab ? tabOfCol(b, e)>=0 : colIndex(&b->pl->src.tab, e->zName)>=0;
+}
+
+/* The tables e reads (unbound), as bits of FROM's places; -1 where a name
+** is no table's column (bound later as what it is: an alias, TRUE). A
+** subquery's columns are its own (it is a constant). */
+static int tabsOf(const Bind *b, const qexpr *e){
+  int m = 0, i;
+  if( e==0 || e->op==E_SUBQ ) return 0;
+  if( e->op==E_COL ){
+    if( (i = tabOfCol(b, e))<0 ) return -1;
+    return 1<<i;
+  }
+  EACH_CHILD((qexpr*)e, pp, { int x = tabsOf(b, *pp); if( x<0 ) return -1; m |= x; });
+  return m;
+}
+
+/* A join's column e: the scan's, or a joined table's (its place in the
+** joined row: Q_JCOL0 + the join's block + its index among the table's
+** columns the query reads). 1 bound, 0 stopped, -1 no column. */
+static int bindJoinCol(Bind *b, qexpr *e){
+  qplan *pl = b->pl;
+  int i = tabOfCol(b, e), c, j;
+  const ga_table *t;
+  if( i<0 ){
+    if( e->zQual ){
+      for(j=0; j<b->nTab && sqlite3_stricmp(e->zQual, b->aTab[j].zQual); j++){}
+      if( j==b->nTab ) return whyf(b, "the column %s.%s", e->zQual, e->zName);
+    }
+    return -1;
+  }
+  t = b->aTab[i].t;
+  c = colIndex(t, e->zName);
+  if( b->aTab[i].iJoin<0 ){
+    if( (e->iCol = scanCol(b, c))<0 ) return 0;
+  }else{
+    qjoin *J = &pl->aJoin[b->aTab[i].iJoin];
+    for(j=0; j<J->nCol && J->aTabCol[j]!=c; j++){}
+    if( j==J->nCol ){
+      if( J->nCol==GA_COLS_MAX ) return whyf(b, "more than %d columns of %s", GA_COLS_MAX, J->zQual);
+      J->aTabCol[J->nCol++] = c;
+    }
+    e->iCol = Q_JCOL0 + J->iCol0 + j;
+  }
+  e->aff = t->aCol[c].aff;
+  if( t->aCol[c].zColl==0 || (e->coll = collOf(t->aCol[c].zColl))<0 ){
+    return whyf(b, "column %s's collation %s", e->zName, t->aCol[c].zColl ? t->aCol[c].zColl : "(unknown)");
+  }
+  return 1;
+}
+
 /* Is scalar function zFn deterministic on this connection, and is every
 ** definition of it SQLite's own (*pBuiltin)? */
 static int isDeterministic(Bind *b, const char *zFn, int *pBuiltin){
@@ -608,10 +717,13 @@ static int toSql(Bind *b, qexpr *e, const char *zWhat){
   return 1;
 }
 
+static int bindJoinCol(Bind *b, qexpr *e);
+
 static int bindCol(Bind *b, qexpr *e){
   qplan *pl = b->pl;
   const ga_table *t = &pl->src.tab;
   int c;
+  if( b->nTab ) return bindJoinCol(b, e);
   if( e->zQual && sqlite3_stricmp(e->zQual, t->zTab) && !(b->s->zAlias && sqlite3_stricmp(e->zQual, b->s->zAlias)==0) ){
     return whyf(b, "the column %s.%s", e->zQual, e->zName);
   }
@@ -779,14 +891,14 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
     case E_COL:
       if( ctx==CTX_GROUP && !inAgg ) {
         /* an alias of a result that is itself grouped, else a bare column */
-        int k = e->zQual ? -1 : aliasIndex(b->s, e->zName), c;
-        const ga_table *t = &b->pl->src.tab;
-        for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
-        if( c==t->nCol && k>=0 && b->s->aRes[k].e!=e ){
+        int k = e->zQual ? -1 : aliasIndex(b->s, e->zName), isCol = isTabCol(b, e);
+        if( !isCol && k>=0 && b->s->aRes[k].e!=e ){
           if( (*pe = copyTree(b, b->s->aRes[k].e))==0 ) return 0;
           return bindExpr(b, pe, ctx, inAgg);
         }
-        if( c<t->nCol ) return bindBare(b, e);
+        if( isCol && b->nTab ) return whyf(b, "the column %s outside GROUP BY and aggregates in a join (its row is "
+                                              "SQLite's join order's)", e->zName);
+        if( isCol ) return bindBare(b, e);
         /* else TRUE, FALSE, or what names no column: as over rows */
       }
       if( (r = bindCol(b, e))<0 ){
@@ -807,6 +919,7 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
          || sqlite3_stricmp(e->zName, "_rowid_")==0 ){
           return whyf(b, "the rowid (the engine reads no rowids)");
         }
+        if( b->nTab ) return whyf(b, "%s, which is not a column of the join's tables", e->zName);
         return whyf(b, "%s, which is not a column of %s", e->zName, b->pl->src.tab.zTab);
       }
       return r;
@@ -915,7 +1028,7 @@ static int hasAgg(const qexpr *e){
 /* The scan's columns e reads, marked in aRead. */
 static void readsCols(qexpr *e, unsigned char *aRead){
   if( e==0 ) return;
-  if( e->op==E_COL && e->iCol>=0 ) aRead[e->iCol] = 1;
+  if( e->op==E_COL && e->iCol>=0 && e->iCol<Q_JCOL0 ) aRead[e->iCol] = 1;
   EACH_CHILD(e, pp, readsCols(*pp, aRead));
 }
 
@@ -1086,13 +1199,334 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
   return SQLITE_OK;
 }
 
+/* ---- joins (requirement 9) ----------------------------------------------------------- */
+
+static int planCore(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**, int);
+
+/* A conjunct of a join's WHERE or ON, and where it goes. */
+typedef struct JConj {
+  qexpr *e;                        /* the conjunct (unbound) */
+  int from;                        /* -1: WHERE; else the FROM place of the table whose ON or
+                                   ** USING it is */
+  int m;                           /* the tables it reads (tabsOf) */
+} JConj;
+
+/* A join's conjuncts, sorted out (planJoin) before they are bound. */
+typedef struct JSort {
+  JConj *a; int n, nAlloc;         /* every conjunct */
+  int aOrder[Q_MAXTAB];            /* FROM places in join order: the scan's table first */
+  int aPos[Q_MAXTAB];              /* ... each place's position in it */
+} JSort;
+
+static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
+  if( e==0 ) return 1;
+  if( e->op==E_AND ) return jconjAdd(b, js, e->a, from) && jconjAdd(b, js, e->b, from);
+  if( js->n==js->nAlloc ){
+    int n = js->nAlloc ? 2*js->nAlloc : 32;
+    JConj *a = sqlite3_realloc64(js->a, sizeof(JConj)*(uint64_t)n);
+    if( a==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    js->a = a;
+    js->nAlloc = n;
+  }
+  js->a[js->n].e = e;
+  js->a[js->n].from = from;
+  js->a[js->n].m = tabsOf(b, e);
+  js->n++;
+  return 1;
+}
+
+/* An unbound node (the parse's arena). */
+static qexpr *jnode(Bind *b, int op){
+  qexpr *e = q_alloc(b->s, sizeof(qexpr));
+  if( e==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  e->op = op;
+  e->aff = e->coll = e->cmpAff = -1;
+  e->slot = -1;
+  e->synth = 1;
+  return e;
+}
+
+/* USING's (or NATURAL's) column zName of FROM's table i: the equality of
+** it with the same column of the first table before i that has it. */
+static int usingEq(Bind *b, JSort *js, int i, const char *zName){
+  int l, c;
+  qexpr *eq, *x, *y;
+  if( (c = colIndex(b->aTab[i].t, zName))<0 ) return whyf(b, "USING a column %s does not have", b->aTab[i].zQual);
+  for(l=0; l<i && colIndex(b->aTab[l].t, zName)<0; l++){}
+  if( l==i ) return whyf(b, "USING a column no table before %s has", b->aTab[i].zQual);
+  b->aTab[i].aUsing[c] = 1;
+  if( (eq = jnode(b, E_EQ))==0 || (x = jnode(b, E_COL))==0 || (y = jnode(b, E_COL))==0 ) return 0;
+  x->zName = y->zName = b->aTab[i].t->aCol[c].zName;
+  x->zQual = (char*)b->aTab[l].zQual;
+  y->zQual = (char*)b->aTab[i].zQual;
+  eq->a = x;
+  eq->b = y;
+  return jconjAdd(b, js, eq, i);
+}
+
+/* Is conjunct c an equality that joins FROM's table i to the tables in
+** mask J (bits of FROM places) before it? Its side over i alone into
+** *pSide (0 a, 1 b). A LEFT JOIN's table joins by its own ON alone. */
+static int isEdge(const Bind *b, const JConj *c, int i, int J, int *pSide){
+  int ma, mb;
+  if( c->e->op!=E_EQ || c->m<0 ) return 0;
+  if( b->aTab[i].left ? c->from!=i : (c->from>=0 && b->aTab[c->from].left) ) return 0;
+  ma = tabsOf(b, c->e->a);
+  mb = tabsOf(b, c->e->b);
+  if( ma==1<<i && mb>0 && (mb & ~J)==0 ){ *pSide = 0; return 1; }
+  if( mb==1<<i && ma>0 && (ma & ~J)==0 ){ *pSide = 1; return 1; }
+  return 0;
+}
+
+/* The rows it holds, roughly: its greatest rowid (0 where unknown). */
+static int64_t rowsOf(sqlite3 *db, const ga_table *t){
+  sqlite3_stmt *st = 0;
+  int64_t n = 0;
+  char *z = sqlite3_mprintf("SELECT max(rowid) FROM \"%w\".\"%w\"", t->zDb, t->zTab);
+  if( z && sqlite3_prepare_v2(db, z, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ) n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_free(z);
+  return n;
+}
+
+/* FROM's tables resolved (the first is pl->src already), the join order
+** chosen (the scan's table the largest; each next the first in FROM that an
+** equality joins to those before it; FROM's order where there is a LEFT
+** JOIN) and the conjuncts gathered into js. Stops (whyf) where the join is
+** not covered. */
+static int planJoin(Bind *b, JSort *js){
+  qplan *pl = b->pl;
+  qselect *s = b->s;
+  ga_source aSrc[Q_MAXTAB];
+  int64_t aEst[Q_MAXTAB];
+  int n = s->nJoin + 1, i, k, J, hasLeft = 0, probe = 0, rc;
+  memset(aSrc, 0, sizeof(aSrc));
+  if( s->pSub ) return whyf(b, "a join with a subquery");
+  aSrc[0] = pl->src;
+  memset(&pl->src, 0, sizeof(pl->src));
+  for(i=1; i<n && !stopped(b); i++){
+    const qfrom *f = &s->aJoin[i - 1];
+    if( f->jt==Q_JT_LEFT ) hasLeft = 1;
+    rc = ga_tvf_source(b->vt, b->db, "gpu_query", f->zFrom, &aSrc[i]);
+    if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ b->rc = rc; break; }
+    if( rc ){
+      whyf(b, "its FROM (%s)", b->vt->zErrMsg ? b->vt->zErrMsg : sqlite3_errstr(rc));
+      sqlite3_free(b->vt->zErrMsg);
+      b->vt->zErrMsg = 0;
+      break;
+    }
+    if( aSrc[i].tab.zKind==0 || strcmp(aSrc[i].tab.zKind, "table") || aSrc[i].tab.withoutRowid ){
+      whyf(b, "a join with %s, which is %s", f->zFrom, aSrc[i].tab.withoutRowid ? "a WITHOUT ROWID table"
+           : aSrc[i].tab.zKind && strcmp(aSrc[i].tab.zKind, "view")==0 ? "a view" : "not a table");
+    }
+  }
+  for(i=0; i<n; i++){
+    b->aTab[i].t = &aSrc[i].tab;
+    b->aTab[i].zQual = i==0 ? (s->zAlias ? s->zAlias : aSrc[0].tab.zTab)
+                            : (s->aJoin[i - 1].zAlias ? s->aJoin[i - 1].zAlias : aSrc[i].tab.zTab);
+    b->aTab[i].left = i>0 && s->aJoin[i - 1].jt==Q_JT_LEFT;
+  }
+  b->nTab = n;
+  for(i=0; i<n && !stopped(b); i++){
+    for(k=0; k<i; k++){
+      if( sqlite3_stricmp(b->aTab[i].zQual, b->aTab[k].zQual)==0 ) whyf(b, "two tables of a join named %s", b->aTab[i].zQual);
+    }
+  }
+  /* the conjuncts: WHERE's, each ON's, each USING's and NATURAL's equalities */
+  if( !stopped(b) ) jconjAdd(b, js, s->pWhere, -1);
+  for(i=1; i<n && !stopped(b); i++){
+    const qfrom *f = &s->aJoin[i - 1];
+    if( f->natural && (f->pOn || f->nUsing) ) whyf(b, "NATURAL JOIN with ON or USING");
+    for(k=0; k<f->nUsing && !stopped(b); k++) usingEq(b, js, i, f->azUsing[k]);
+    for(k=0; f->natural && k<b->aTab[i].t->nCol && !stopped(b); k++){
+      const char *z = b->aTab[i].t->aCol[k].zName;
+      int l;
+      for(l=0; l<i && colIndex(b->aTab[l].t, z)<0; l++){}
+      if( l<i ) usingEq(b, js, i, z);
+    }
+    if( !stopped(b) ) jconjAdd(b, js, f->pOn, i);
+  }
+  /* the order */
+  for(i=0; i<n && !stopped(b); i++) aEst[i] = rowsOf(b->db, b->aTab[i].t);
+  if( !hasLeft ){
+    for(i=1; i<n; i++) if( aEst[i]>aEst[probe] ) probe = i;
+  }
+  js->aOrder[0] = probe;
+  J = 1<<probe;
+  for(k=1; k<n && !stopped(b); k++){
+    int next = -1, c, side;
+    for(i=0; i<n && next<0; i++){
+      if( J & (1<<i) ) continue;
+      for(c=0; c<js->n && !isEdge(b, &js->a[c], i, J, &side); c++){}
+      if( c<js->n ) next = i;
+      else if( hasLeft ) break;            /* FROM's order: i must be next */
+    }
+    if( next<0 ){
+      for(i=0; i<n && (J & (1<<i)); i++){}
+      whyf(b, "a join without an equality that joins %s to the tables before it (a cross product)", b->aTab[i].zQual);
+      break;
+    }
+    js->aOrder[k] = next;
+    J |= 1<<next;
+  }
+  if( stopped(b) ){
+    for(i=0; i<n; i++) ga_source_free(&aSrc[i]);
+    b->nTab = 0;
+    return 0;
+  }
+  /* the scan's table and the joined ones, in order */
+  if( (pl->aJoin = sqlite3_malloc64(sizeof(qjoin)*(uint64_t)n))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  memset(pl->aJoin, 0, sizeof(qjoin)*(size_t)n);
+  pl->src = aSrc[probe];
+  pl->zScanQual = b->aTab[probe].zQual;
+  b->aTab[probe].t = &pl->src.tab;
+  b->aTab[probe].iJoin = -1;
+  js->aPos[probe] = 0;
+  for(k=1; k<n; k++){
+    qjoin *q = &pl->aJoin[k - 1];
+    i = js->aOrder[k];
+    q->src = aSrc[i];
+    q->iFrom = i;
+    q->left = b->aTab[i].left;
+    q->zQual = b->aTab[i].zQual;
+    q->iCol0 = (k - 1)*GA_COLS_MAX;
+    q->nEst = aEst[i];
+    b->aTab[i].t = &q->src.tab;
+    b->aTab[i].iJoin = k - 1;
+    js->aPos[i] = k;
+  }
+  pl->nJoin = n - 1;
+  pl->nJCol = (n - 1)*GA_COLS_MAX;
+  pl->strict = 1;
+  return 1;
+}
+
+/* Append e to the list *pa of *pn (the plan's arena). */
+static int listPush(Bind *b, qexpr ***pa, int *pn, qexpr *e){
+  if( *pn%16==0 ){
+    qexpr **a = q_alloc(b->s, (int)sizeof(qexpr*)*(*pn + 16));
+    if( a==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( *pn ) memcpy(a, *pa, sizeof(qexpr*)*(size_t)*pn);
+    *pa = a;
+  }
+  (*pa)[(*pn)++] = e;
+  return 1;
+}
+
+/* The conjuncts of js bound where they go: the scan's own (pl->aConj,
+** before the joins), a joined table's own (aLocal: its build's WHERE,
+** unbound), its equalities (its aEq), a LEFT JOIN's other ON conjuncts (its
+** aOn), the rest over the joined rows (pl->aPost). */
+static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
+  qplan *pl = b->pl;
+  int c;
+  for(c=0; c<js->n && !stopped(b); c++){
+    JConj *x = &js->a[c];
+    qexpr *e = x->e;
+    int T = -1, side = 0, i, last = -1, Jb = 0;
+    if( x->m>0 ){
+      for(i=0; i<b->nTab; i++){
+        if( (x->m & (1<<i)) && js->aPos[i]>last ){ last = js->aPos[i]; T = i; }
+      }
+      for(i=0; i<b->nTab; i++) if( js->aPos[i]<last ) Jb |= 1<<i;
+    }
+    if( x->from>=0 && b->aTab[x->from].left ){
+      /* a LEFT JOIN's ON: what matches, never what is kept */
+      qjoin *q = &pl->aJoin[b->aTab[x->from].iJoin];
+      int f = x->from, jb = 0;
+      for(i=0; i<b->nTab; i++) if( js->aPos[i]<js->aPos[f] ) jb |= 1<<i;
+      if( x->m==1<<f ){
+        if( !listPush(b, &aLocal[q - pl->aJoin], &nLocal[q - pl->aJoin], e) ) return 0;
+      }else if( q->nEq<Q_MAXKEY && isEdge(b, x, f, jb, &side) ){
+        if( !bindTop(b, &e, CTX_ROW) ) return 0;
+        q->aBuildSide[q->nEq] = side;
+        q->aEq[q->nEq++] = e;
+      }else{
+        if( !bindTop(b, &e, CTX_ROW) || !listPush(b, &q->aOn, &q->nOn, e) ) return 0;
+      }
+      continue;
+    }
+    if( x->m==0 || (x->m>0 && T==js->aOrder[0]) ){
+      if( bindTop(b, &e, CTX_ROW) ) conjuncts(pl, e, b);
+    }else if( x->m>0 && x->m==1<<T && !b->aTab[T].left ){
+      qjoin *q = &pl->aJoin[b->aTab[T].iJoin];
+      if( !listPush(b, &aLocal[q - pl->aJoin], &nLocal[q - pl->aJoin], e) ) return 0;
+    }else if( x->m>0 && pl->aJoin[b->aTab[T].iJoin].nEq<Q_MAXKEY && isEdge(b, x, T, Jb, &side) ){
+      qjoin *q = &pl->aJoin[b->aTab[T].iJoin];
+      if( !bindTop(b, &e, CTX_ROW) ) return 0;
+      q->aBuildSide[q->nEq] = side;
+      q->aEq[q->nEq++] = e;
+    }else{
+      if( !bindTop(b, &e, CTX_ROW) || !listPush(b, &pl->aPost, &pl->nPost, e) ) return 0;
+    }
+  }
+  for(c=0; c<pl->nJoin && !stopped(b); c++){
+    if( pl->aJoin[c].nEq==0 ) whyf(b, "a join of %s by no equality it can use", pl->aJoin[c].zQual);
+    if( pl->aJoin[c].nOn ) whyf(b, "a LEFT JOIN whose ON has more than equalities and conditions on %s alone",
+                                pl->aJoin[c].zQual);
+  }
+  return !stopped(b);
+}
+
+/* Each joined table's rows as a plan of their own: SELECT the columns the
+** query reads of it FROM it WHERE its own conjuncts (aLocal). */
+static int planBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apParam, int nParam){
+  qplan *pl = b->pl;
+  int k, j;
+  for(k=0; k<pl->nJoin && !stopped(b); k++){
+    qjoin *q = &pl->aJoin[k];
+    qselect *sub = q_alloc(b->s, sizeof(qselect));
+    char *zWhy = 0;
+    int rc;
+    if( sub==0 || (q->pBuild = sqlite3_malloc(sizeof(qplan)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    memset(q->pBuild, 0, sizeof(qplan));
+    sub->pRoot = b->s->pRoot ? b->s->pRoot : b->s;
+    sub->zSql = b->s->zSql;
+    sub->nParam = b->s->nParam;
+    sub->zFrom = q->iFrom ? b->s->aJoin[q->iFrom - 1].zFrom : b->s->zFrom;
+    sub->zAlias = (char*)q->zQual;
+    if( (sub->aRes = q_alloc(b->s, (int)sizeof(qterm)*(q->nCol + 1)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    for(j=0; j<q->nCol; j++){
+      qexpr *x = jnode(b, E_COL);
+      if( x==0 ) return 0;
+      x->zName = q->src.tab.aCol[q->aTabCol[j]].zName;
+      sub->aRes[j].e = x;
+    }
+    sub->nRes = q->nCol;
+    for(j=0; j<nLocal[k]; j++){
+      qexpr *a;
+      if( sub->pWhere==0 ){ sub->pWhere = aLocal[k][j]; continue; }
+      if( (a = jnode(b, E_AND))==0 ) return 0;
+      a->a = sub->pWhere;
+      a->b = aLocal[k][j];
+      sub->pWhere = a;
+    }
+    rc = planCore(b->vt, b->db, sub, apParam, nParam, 0, 0, q->pBuild, &zWhy, 0);
+    if( rc ){
+      b->rc = rc;
+      b->zErr = zWhy;
+      return 0;
+    }
+    if( zWhy ){
+      whyf(b, "the join's table %s: %s", q->zQual, zWhy);
+      sqlite3_free(zWhy);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* q_plan of one SELECT core (isArm: a compound's arm, whose ORDER BY and
 ** LIMIT are not its own). */
 static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
                     const qpush *aPush, int nPush, qplan *pl, char **pzWhy, int isArm){
   Bind b;
+  JSort js;
+  qexpr **aLocal[Q_MAXTAB];        /* a join: each joined table's own conjuncts (unbound) */
+  int nLocal[Q_MAXTAB];
   int i, rc, nOrder = isArm ? 0 : s->nOrder;
   memset(pl, 0, sizeof(*pl));
+  memset(&js, 0, sizeof(js));
   memset(&b, 0, sizeof(b));
   *pzWhy = 0;
   pl->s = s;
@@ -1130,21 +1564,35 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **a
 bind:
   b.pl = pl; b.s = s; b.db = db; b.vt = vt;
   b.apParam = apParam; b.nParam = nParam;
-  /* SELECT *: the table's columns */
-  if( s->star ){
-    const ga_table *t = &pl->src.tab;
+  memset(&js, 0, sizeof(js));
+  memset(aLocal, 0, sizeof(aLocal));
+  memset(nLocal, 0, sizeof(nLocal));
+  if( s->nJoin ) planJoin(&b, &js);     /* a join (requirement 9) */
+  /* SELECT *: the table's columns (a join's: each table's in FROM's order,
+  ** a USING or NATURAL column once) */
+  if( s->star && !stopped(&b) ){
+    int nT = b.nTab ? b.nTab : 1, n = 0, k;
+    for(k=0; k<nT; k++){
+      const ga_table *t = b.nTab ? b.aTab[k].t : &pl->src.tab;
+      for(i=0; i<t->nCol; i++) n += !(b.nTab && b.aTab[k].aUsing[i]);
+    }
     if( s->nRes!=1 ) whyf(&b, "* beside other results");
     else{
-      qterm *a = q_alloc(s, (int)sizeof(qterm)*t->nCol);
-      if( a==0 ) return SQLITE_NOMEM;
-      for(i=0; i<t->nCol; i++){
-        qexpr *e = q_alloc(s, sizeof(qexpr));
-        if( e==0 ) return SQLITE_NOMEM;
-        e->op = E_COL; e->zName = t->aCol[i].zName; e->aff = e->coll = e->cmpAff = -1; e->slot = -1;
-        a[i].e = e;
+      qterm *a = q_alloc(s, (int)sizeof(qterm)*(n + 1));
+      if( a==0 ){ sqlite3_free(js.a); return SQLITE_NOMEM; }
+      for(k=0, n=0; k<nT; k++){
+        const ga_table *t = b.nTab ? b.aTab[k].t : &pl->src.tab;
+        for(i=0; i<t->nCol; i++){
+          qexpr *e;
+          if( b.nTab && b.aTab[k].aUsing[i] ) continue;
+          if( (e = q_alloc(s, sizeof(qexpr)))==0 ){ sqlite3_free(js.a); return SQLITE_NOMEM; }
+          e->op = E_COL; e->zName = t->aCol[i].zName; e->aff = e->coll = e->cmpAff = -1; e->slot = -1;
+          if( b.nTab ) e->zQual = (char*)b.aTab[k].zQual;
+          a[n++].e = e;
+        }
       }
       s->aRes = a;
-      s->nRes = t->nCol;
+      s->nRes = n;
       s->star = 0;
     }
   }
@@ -1153,7 +1601,13 @@ bind:
   for(i=0; i<nOrder; i++) if( hasAgg(s->aOrder[i].e) ) pl->grouped = 1;
   if( s->nGroup>Q_MAXKEY ) whyf(&b, "GROUP BY of more than %d terms", Q_MAXKEY);
   /* WHERE, over rows; then the table's constraints (vtab.c) */
-  if( s->pWhere && !stopped(&b) && bindTop(&b, &s->pWhere, CTX_ROW) ) conjuncts(pl, s->pWhere, &b);
+  if( b.nTab ){
+    if( !stopped(&b) ) bindJoinConj(&b, &js, aLocal, nLocal);
+  }else if( s->pWhere && !stopped(&b) && bindTop(&b, &s->pWhere, CTX_ROW) ){
+    conjuncts(pl, s->pWhere, &b);
+  }
+  sqlite3_free(js.a);
+  js.a = 0;
   for(i=0; i<nPush && !stopped(&b); i++){
     static const int aOp[] = { SQLITE_INDEX_CONSTRAINT_EQ, E_EQ, SQLITE_INDEX_CONSTRAINT_LT, E_LT,
                                SQLITE_INDEX_CONSTRAINT_LE, E_LE, SQLITE_INDEX_CONSTRAINT_GT, E_GT,
@@ -1176,12 +1630,8 @@ bind:
     int cTerm, k = resultRef(&b, e, 0, &cTerm);
     if( k==-2 ) break;
     if( k>=0 && cTerm>=0 ){ whyf(&b, "GROUP BY a result's number with COLLATE"); break; }
-    if( k<0 && e->op==E_COL && e->zQual==0 ){
-      /* a name that is no column of the table but a result's alias */
-      const ga_table *t = &pl->src.tab;
-      int c;
-      for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
-      if( c==t->nCol ) k = aliasIndex(s, e->zName);
+    if( k<0 && e->op==E_COL && e->zQual==0 && !isTabCol(&b, e) ){
+      k = aliasIndex(s, e->zName);      /* a name that is no column of the table but a result's alias */
     }
     if( k>=0 ) s->aGroup[i].e = e = s->aRes[k].e;
     if( hasAgg(e) ){ whyf(&b, "an aggregate in GROUP BY"); break; }
@@ -1236,6 +1686,17 @@ bind:
     bindTop(&b, &pl->pHaving, CTX_GROUP);
   }
   if( !isArm ) limits(&b);
+  if( b.nTab && !stopped(&b) ){
+    /* a join's rows come in SQLite's join order: where the answer would
+    ** depend on it, SQLite's path (requirement 9) */
+    if( !pl->grouped ) whyf(&b, "rows of a join without aggregates (their order is SQLite's join order)");
+    for(i=0; i<pl->nAgg && !stopped(&b); i++){
+      if( pl->aAgg[i].fn==A_ARGMIN || pl->aAgg[i].fn==A_ARGMAX ){
+        whyf(&b, "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)");
+      }
+    }
+    if( !stopped(&b) ) planBuilds(&b, aLocal, nLocal, apParam, nParam);
+  }
   if( b.rc ){
     *pzWhy = b.zErr ? b.zErr : sqlite3_mprintf("%s", sqlite3_errstr(b.rc));
     sqlite3_free(b.zWhy);
@@ -1268,6 +1729,15 @@ bind:
   }
   /* evaluation buffers and memos */
   for(i=0; i<pl->nConj; i++) slots(pl, pl->aConj[i]);
+  for(i=0; i<pl->nJoin; i++){
+    int k;
+    for(k=0; k<pl->aJoin[i].nEq; k++){
+      slots(pl, pl->aJoin[i].aEq[k]->a);
+      slots(pl, pl->aJoin[i].aEq[k]->b);
+    }
+    for(k=0; k<pl->aJoin[i].nOn; k++) slots(pl, pl->aJoin[i].aOn[k]);
+  }
+  for(i=0; i<pl->nPost; i++) slots(pl, pl->aPost[i]);
   if( pl->nConj ){
     unsigned char aRead[GA_COLS_MAX];
     memset(aRead, 0, sizeof(aRead));
@@ -1482,7 +1952,17 @@ static int sqlitePlan(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int
       if( nSkip<(int)(sizeof(aSkip)/sizeof(aSkip[0])) ) aSkip[nSkip++] = id;
       continue;
     }
-    if( strncmp(z, "SEARCH ", 7)==0 ){
+    if( pl->nJoin ){
+      /* a join: SQLite searches the joined tables by their keys, as it
+      ** must; the scan's table searched by an index of the user's may be
+      ** faster than reading it whole. The order of rows decides nothing
+      ** (requirement 9). */
+      size_t nq = strlen(pl->zScanQual);
+      if( strncmp(z, "SEARCH ", 7)==0 && sqlite3_strnicmp(z + 7, pl->zScanQual, (int)nq)==0 && z[7 + nq]==' '
+       && strstr(z, " INDEX ") && !strstr(z, "AUTOMATIC") ){
+        *pzWhy = sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", z);
+      }
+    }else if( strncmp(z, "SEARCH ", 7)==0 ){
       *pzWhy = sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", z);
     }else if( strncmp(z, "SCAN ", 5)==0 && (zIx = strstr(z, " INDEX "))!=0 ){
       char *zName = sqlite3_mprintf("%.*s", (int)strcspn(zIx + 7, " "), zIx + 7);
@@ -1518,7 +1998,7 @@ void q_pushable(sqlite3_vtab *vt, sqlite3 *db, const char *zSql, int nParam, int
   memset(aPush, 0, (size_t)nOut);
   memset(&src, 0, sizeof(src));
   if( q_parse(zSql, nParam, &s)!=SQLITE_OK ) return;
-  if( s.zWhy || s.pNext || s.pSub || s.zFrom==0 || s.distinct || s.pLimit || s.pOffset || s.star || s.nRes!=nOut
+  if( s.zWhy || s.pNext || s.pSub || s.zFrom==0 || s.nJoin || s.distinct || s.pLimit || s.pOffset || s.star || s.nRes!=nOut
    || ga_tvf_source(vt, db, "gpu_query", s.zFrom, &src)!=SQLITE_OK ){
     sqlite3_free(vt->zErrMsg);
     vt->zErrMsg = 0;
@@ -1556,6 +2036,14 @@ void q_plan_free(qplan *pl){
   sqlite3_free(pl->aArm);
   if( pl->pSub ) q_plan_free(pl->pSub);
   sqlite3_free(pl->pSub);
+  for(i=0; pl->aJoin && i<=pl->nJoin; i++){     /* (room for one more: planJoin's) */
+    if( pl->aJoin[i].pBuild ){
+      q_plan_free(pl->aJoin[i].pBuild);
+      sqlite3_free(pl->aJoin[i].pBuild);
+    }
+    ga_source_free(&pl->aJoin[i].src);
+  }
+  sqlite3_free(pl->aJoin);
   ga_source_free(&pl->src);
   memset(pl, 0, sizeof(*pl));
 }
@@ -1569,6 +2057,25 @@ static void exprJson(sqlite3_str *out, const qselect *s, const qexpr *e){
     ga_json_str(out, z ? z : "");
     sqlite3_free(z);
   }
+}
+
+/* Expressions as a JSON array of their texts (an equality USING or NATURAL
+** made: its columns, qualified). */
+static void exprsJson(sqlite3_str *out, const qselect *s, qexpr *const *a, int n){
+  int i;
+  sqlite3_str_appendchar(out, 1, '[');
+  for(i=0; i<n; i++){
+    const qexpr *e = a[i];
+    if( i ) sqlite3_str_appendchar(out, 1, ',');
+    if( e->synth && e->end==e->at && e->op==E_EQ && e->a->zName && e->b->zName ){
+      char *z = sqlite3_mprintf("%s.%s = %s.%s", e->a->zQual, e->a->zName, e->b->zQual, e->b->zName);
+      ga_json_str(out, z ? z : "");
+      sqlite3_free(z);
+    }else{
+      exprJson(out, s, e);
+    }
+  }
+  sqlite3_str_appendchar(out, 1, ']');
 }
 
 void q_plan_describe(sqlite3_str *out, const qplan *pl){
@@ -1604,7 +2111,29 @@ void q_plan_describe(sqlite3_str *out, const qplan *pl){
     ga_json_str(out, pl->src.tab.aCol[pl->aiCol[i]].zName);
   }
   sqlite3_str_appendf(out, "],\"distinct\":%s,\"filter\":", s->distinct ? "true" : "false");
-  exprJson(out, s, s->pWhere);
+  if( pl->nJoin ){
+    /* a join: the scan's own conjuncts, each table's, what joins it, and
+    ** what is left over the joined rows */
+    int k;
+    exprsJson(out, s, pl->aConj, pl->nConj);
+    sqlite3_str_appendall(out, ",\"joins\":[");
+    for(k=0; k<pl->nJoin; k++){
+      const qjoin *q = &pl->aJoin[k];
+      sqlite3_str_appendf(out, "%s{\"table\":", k ? "," : "");
+      ga_json_str(out, q->src.tab.zTab);
+      sqlite3_str_appendf(out, ",\"as\":");
+      ga_json_str(out, q->zQual);
+      sqlite3_str_appendf(out, ",\"left\":%s,\"on\":", q->left ? "true" : "false");
+      exprsJson(out, s, q->aEq, q->nEq);
+      sqlite3_str_appendall(out, ",\"filter\":");
+      exprsJson(out, s, q->pBuild ? q->pBuild->aConj : 0, q->pBuild ? q->pBuild->nConj : 0);
+      sqlite3_str_appendf(out, ",\"columns\":%d}", q->nCol);
+    }
+    sqlite3_str_appendall(out, "],\"after_joins\":");
+    exprsJson(out, s, pl->aPost, pl->nPost);
+  }else{
+    exprJson(out, s, s->pWhere);
+  }
   sqlite3_str_appendall(out, ",\"keys\":[");
   for(i=0; i<pl->nKey; i++){
     if( i ) sqlite3_str_appendchar(out, 1, ',');

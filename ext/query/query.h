@@ -27,6 +27,8 @@
 #define Q_MAXKEY 8                 /* GROUP BY keys the engine groups by */
 #define Q_MAXARG 16                /* arguments of a function, items of a CASE or IN list */
 #define Q_MAXDEPTH 100             /* expressions nested in one another */
+#define Q_MAXTAB 16                /* tables in a join */
+#define Q_JCOL0 GA_COLS_MAX        /* E_COL's iCol from here: a joined table's column (plan.c, 9) */
 #define Q_MAXVALUES ((int64_t)1<<26)  /* values a query without aggregates may return (more:
                                    ** SQLite, which streams them) */
 
@@ -130,6 +132,17 @@ typedef struct qterm {
   int nulls;                       /* 0 default, 1 NULLS FIRST, 2 NULLS LAST */
 } qterm;
 
+/* A table FROM joins to the ones before it (parse.c, 1d). */
+enum { Q_JT_INNER = 1, Q_JT_CROSS, Q_JT_LEFT };
+typedef struct qfrom {
+  char *zFrom;                     /* [schema.]name as written */
+  char *zAlias;                    /* its alias, or NULL */
+  int jt;                          /* Q_JT_*: how it joins the tables before it */
+  int natural;                     /* NATURAL */
+  qexpr *pOn;                      /* ON, or NULL */
+  char **azUsing; int nUsing;      /* USING's columns */
+} qfrom;
+
 /* A parsed SELECT: one core, or a compound's first arm with its others
 ** after it (pNext), ORDER BY and LIMIT the compound's. */
 enum { Q_UNION_ALL = 1, Q_UNION, Q_INTERSECT, Q_EXCEPT };
@@ -143,6 +156,7 @@ struct qselect {
   qselect *pSub;                   /* FROM a subquery or a WITH's table: its SELECT */
   char **azName; int nName;        /* a WITH table's SELECT: its columns' names, as listed */
   char *zAlias;                    /* its alias */
+  qfrom *aJoin; int nJoin;         /* a join: the tables after the first (zFrom), in order */
   qterm *aRes; int nRes;           /* result columns (after * is expanded: plan.c) */
   int star;                        /* SELECT * */
   int distinct;                    /* SELECT DISTINCT */
@@ -186,6 +200,25 @@ typedef struct qagg {
 ** DISTINCT keys by; gpu_min and gpu_max compare by BINARY). */
 #define Q_DEDUP(g) ((g)->distinct && !(((g)->fn==A_MIN || (g)->fn==A_MAX) && !(g)->gpu))
 
+/* A table joined to the scan's rows (plan.c, 9; join.c): its rows read
+** once (pBuild: its columns the query reads, its own conjuncts applied),
+** then each row the scan keeps meets those of its rows whose keys equal
+** its own. */
+typedef struct qjoin {
+  struct qplan *pBuild;            /* its rows: SELECT its columns FROM it WHERE its conjuncts */
+  ga_source src;                   /* the table, resolved */
+  const char *zQual;               /* the name that qualifies its columns (its alias, else its name) */
+  int iFrom;                       /* its place in FROM (0: the first table) */
+  int left;                        /* LEFT JOIN: a row it has no match for stays, its columns NULL */
+  int iCol0, nCol;                 /* its columns' places in a joined row: Q_JCOL0 + iCol0 ... */
+  int aTabCol[GA_COLS_MAX];        /* ... each one's index in the table */
+  qexpr *aEq[Q_MAXKEY]; int nEq;   /* the equalities it joins by (bound: cmpAff, cmpColl) */
+  int aBuildSide[Q_MAXKEY];        /* ... which operand is over its columns: 0 a, 1 b */
+  qexpr **aOn; int nOn;            /* LEFT JOIN: ON's other conjuncts, over the joined row: a pair
+                                   ** matches where they are true too */
+  int64_t nEst;                    /* rows it holds, roughly (its greatest rowid) */
+} qjoin;
+
 typedef struct qplan {
   qselect *s;                      /* the parse */
   ga_source src;                   /* the table, resolved */
@@ -218,6 +251,14 @@ typedef struct qplan {
   struct qplan *aArm; int nArm;    /* a compound: each arm's plan (its op in its s), in order;
                                    ** its results' collations aOutColl, its ORDER BY and LIMIT
                                    ** s's (requirement 6) */
+  qjoin *aJoin; int nJoin;         /* a join: the tables joined to the scan's rows (src, the
+                                   ** largest), in the order they are joined */
+  int nJCol;                       /* ... their columns (Q_JCOL0 ...) */
+  const char *zScanQual;           /* ... the name that qualifies the scan's table */
+  qexpr **aPost; int nPost;        /* ... conjuncts over the joined rows (aConj: the scan's own) */
+  int strict;                      /* values that compare equal but differ (a group's keys, ties of
+                                   ** min and max, DISTINCT's values) leave the run to SQLite: which
+                                   ** one SQLite shows depends on its join order (exec.c, 12) */
   int nSlot;                       /* evaluation buffers */
   int nMemo;                       /* E_SQL nodes */
   qexpr **aMemoNode;               /* ... each one */
