@@ -85,8 +85,12 @@
 **      CPU backend (its first run on a fresh connection, its repeated runs)
 **      and DuckDB in memory (BENCH_DUCKDB); each gpu_query answer checked
 **      against the builtin's with gpu_sum/gpu_total/gpu_avg. Heavy: not in
-**      the default sections (BENCH_QUERY_PART=tpch or flights runs one half;
-**      the other knobs at querySection).
+**      the default sections (BENCH_QUERY_PART=tpch or flights runs one
+**      part; the other knobs at querySection). A third part, ssb, runs only
+**      when named (BENCH_QUERY_PART=ssb, or BENCH_QUERY_ONLY naming one of
+**      its queries): the Star Schema Benchmark's 13 queries, Q1.1-Q4.3, on
+**      its five tables generated at scale factor BENCH_SSB_SF (default 1;
+**      bench/ssb.c) in BENCH_SSB_DB (default /tmp/gpuagg-ssb.db).
 **
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
@@ -103,6 +107,7 @@
 #include "harness.h"
 #include "duck.h"
 #include "lineitem.h"
+#include "ssb.h"
 
 static int nRun = 5;
 /* gpu_summary's columns other than distinct (which the builtin statistics
@@ -1119,8 +1124,11 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 
 /* 10. Queries through gpu_query (query): TPC-H Q1 and Q6 on a lineitem
 ** table (bench/lineitem.c) of `rows` rows in a file (BENCH_QUERY_DB, default
-** /tmp/gpuagg-lineitem.db), and flights-like questions on the flights
-** section's table f (BENCH_FLIGHTS_DB), both made from a seed and kept. Each
+** /tmp/gpuagg-lineitem.db), flights-like questions on the flights
+** section's table f (BENCH_FLIGHTS_DB), and, only when named, the Star
+** Schema Benchmark's 13 queries on its five tables (bench/ssb.c) at scale
+** factor BENCH_SSB_SF (default 1; `rows` does not apply) in BENCH_SSB_DB
+** (default /tmp/gpuagg-ssb.db), all made from a seed and kept. Each
 ** query: (a) the builtin SQL on the connection that made or read the file
 ** (its page cache holds the whole file; median of `runs`); (b) gpu_query's
 ** first run on a fresh connection (the file opened anew, the module loaded,
@@ -1136,14 +1144,16 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 ** For an answer of 1,000 rows or more, a note compares the steps after its
 ** first row with those of a temp table holding the same rows: what SQLite
 ** itself takes to hand them over.
-** Knobs: BENCH_QUERY_PART (tpch or flights: one half), BENCH_QUERY_ONLY (a
-** comma-separated list of the queries' ids), BENCH_QUERY_THREADS (default
-** every core), BENCH_QUERY_CACHE (gpuagg_config('cache', N) on the fresh
-** connection; default the module's), BENCH_QUERY_CHECK=0 (no answer
-** checks: each costs one more builtin-sized run). */
+** Knobs: BENCH_QUERY_PART (tpch, flights or ssb, or a comma-separated list
+** of them; unset: tpch and flights), BENCH_QUERY_ONLY (a comma-separated
+** list of the queries' ids; an ssb id runs that part), BENCH_SSB_SF,
+** BENCH_SSB_DB, BENCH_QUERY_THREADS (default every core),
+** BENCH_QUERY_CACHE (gpuagg_config('cache', N) on the fresh connection;
+** default the module's), BENCH_QUERY_CHECK=0 (no answer checks: each costs
+** one more builtin-sized run). */
 typedef struct QueryDef {
   const char *zId;          /* for BENCH_QUERY_ONLY */
-  const char *zPart;        /* "tpch" (lineitem) or "flights" (f) */
+  const char *zPart;        /* "tpch" (lineitem), "flights" (f) or "ssb" (SSB's 5 tables) */
   const char *zLabel;
   const char *zSql;         /* the SQLite form; ?1.. bound to zArgs' integers */
   const char *zDuck;        /* DuckDB's form, NULL: zSql */
@@ -1203,6 +1213,67 @@ static const QueryDef aQueryDef[] = {
     "LIMIT 2 - (SELECT count(delay) FROM f) % 2 OFFSET ((SELECT count(delay) FROM f) - 1) / 2)",
     "SELECT avg(delay) FROM (SELECT delay FROM f WHERE delay IS NOT NULL ORDER BY delay "
     "LIMIT 2 - (SELECT count(delay) FROM f) % 2 OFFSET ((SELECT count(delay) FROM f) - 1) // 2)", 0 },
+  /* The Star Schema Benchmark's 13 queries (revision 3), in the spec's
+  ** text with its constants; DuckDB takes the same text. */
+  { "q1.1", "ssb", "SSB: revenue, a year, discount 1-3, quantity < 25",
+    "SELECT sum(lo_extendedprice*lo_discount) AS revenue FROM lineorder, date WHERE lo_orderdate = d_datekey "
+    "AND d_year = 1993 AND lo_discount BETWEEN 1 AND 3 AND lo_quantity < 25", 0, 0 },
+  { "q1.2", "ssb", "SSB: revenue, a month, discount 4-6, quantity 26-35",
+    "SELECT sum(lo_extendedprice*lo_discount) AS revenue FROM lineorder, date WHERE lo_orderdate = d_datekey "
+    "AND d_yearmonthnum = 199401 AND lo_discount BETWEEN 4 AND 6 AND lo_quantity BETWEEN 26 AND 35", 0, 0 },
+  { "q1.3", "ssb", "SSB: revenue, a week, discount 5-7, quantity 36-40",
+    "SELECT sum(lo_extendedprice*lo_discount) AS revenue FROM lineorder, date WHERE lo_orderdate = d_datekey "
+    "AND d_weeknuminyear = 6 AND d_year = 1994 AND lo_discount BETWEEN 5 AND 7 AND lo_quantity BETWEEN 36 AND 40",
+    0, 0 },
+  { "q2.1", "ssb", "SSB: revenue by year and brand, a category, a region",
+    "SELECT sum(lo_revenue), d_year, p_brand1 FROM lineorder, date, part, supplier WHERE lo_orderdate = d_datekey "
+    "AND lo_partkey = p_partkey AND lo_suppkey = s_suppkey AND p_category = 'MFGR#12' AND s_region = 'AMERICA' "
+    "GROUP BY d_year, p_brand1 ORDER BY d_year, p_brand1", 0, 0 },
+  { "q2.2", "ssb", "SSB: revenue by year and brand, 8 brands, a region",
+    "SELECT sum(lo_revenue), d_year, p_brand1 FROM lineorder, date, part, supplier WHERE lo_orderdate = d_datekey "
+    "AND lo_partkey = p_partkey AND lo_suppkey = s_suppkey AND p_brand1 BETWEEN 'MFGR#2221' AND 'MFGR#2228' "
+    "AND s_region = 'ASIA' GROUP BY d_year, p_brand1 ORDER BY d_year, p_brand1", 0, 0 },
+  { "q2.3", "ssb", "SSB: revenue by year and brand, a brand, a region",
+    "SELECT sum(lo_revenue), d_year, p_brand1 FROM lineorder, date, part, supplier WHERE lo_orderdate = d_datekey "
+    "AND lo_partkey = p_partkey AND lo_suppkey = s_suppkey AND p_brand1 = 'MFGR#2239' AND s_region = 'EUROPE' "
+    "GROUP BY d_year, p_brand1 ORDER BY d_year, p_brand1", 0, 0 },
+  { "q3.1", "ssb", "SSB: revenue by nations and year, a region, 6 years",
+    "SELECT c_nation, s_nation, d_year, sum(lo_revenue) AS revenue FROM customer, lineorder, supplier, date "
+    "WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_orderdate = d_datekey AND c_region = 'ASIA' "
+    "AND s_region = 'ASIA' AND d_year >= 1992 AND d_year <= 1997 GROUP BY c_nation, s_nation, d_year "
+    "ORDER BY d_year ASC, revenue DESC", 0, 0 },
+  { "q3.2", "ssb", "SSB: revenue by cities and year, a nation, 6 years",
+    "SELECT c_city, s_city, d_year, sum(lo_revenue) AS revenue FROM customer, lineorder, supplier, date "
+    "WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_orderdate = d_datekey "
+    "AND c_nation = 'UNITED STATES' AND s_nation = 'UNITED STATES' AND d_year >= 1992 AND d_year <= 1997 "
+    "GROUP BY c_city, s_city, d_year ORDER BY d_year ASC, revenue DESC", 0, 0 },
+  { "q3.3", "ssb", "SSB: revenue by cities and year, 2 cities, 6 years",
+    "SELECT c_city, s_city, d_year, sum(lo_revenue) AS revenue FROM customer, lineorder, supplier, date "
+    "WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_orderdate = d_datekey "
+    "AND (c_city = 'UNITED KI1' OR c_city = 'UNITED KI5') AND (s_city = 'UNITED KI1' OR s_city = 'UNITED KI5') "
+    "AND d_year >= 1992 AND d_year <= 1997 GROUP BY c_city, s_city, d_year ORDER BY d_year ASC, revenue DESC", 0, 0 },
+  { "q3.4", "ssb", "SSB: revenue by cities and year, 2 cities, a month",
+    "SELECT c_city, s_city, d_year, sum(lo_revenue) AS revenue FROM customer, lineorder, supplier, date "
+    "WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_orderdate = d_datekey "
+    "AND (c_city = 'UNITED KI1' OR c_city = 'UNITED KI5') AND (s_city = 'UNITED KI1' OR s_city = 'UNITED KI5') "
+    "AND d_yearmonth = 'Dec1997' GROUP BY c_city, s_city, d_year ORDER BY d_year ASC, revenue DESC", 0, 0 },
+  { "q4.1", "ssb", "SSB: profit by year and nation, a region, 2 manufacturers",
+    "SELECT d_year, c_nation, sum(lo_revenue - lo_supplycost) AS profit FROM date, customer, supplier, part, lineorder "
+    "WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_partkey = p_partkey AND lo_orderdate = d_datekey "
+    "AND c_region = 'AMERICA' AND s_region = 'AMERICA' AND (p_mfgr = 'MFGR#1' OR p_mfgr = 'MFGR#2') "
+    "GROUP BY d_year, c_nation ORDER BY d_year, c_nation", 0, 0 },
+  { "q4.2", "ssb", "SSB: profit by year, nation and category, 2 years",
+    "SELECT d_year, s_nation, p_category, sum(lo_revenue - lo_supplycost) AS profit "
+    "FROM date, customer, supplier, part, lineorder WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey "
+    "AND lo_partkey = p_partkey AND lo_orderdate = d_datekey AND c_region = 'AMERICA' AND s_region = 'AMERICA' "
+    "AND (d_year = 1997 OR d_year = 1998) AND (p_mfgr = 'MFGR#1' OR p_mfgr = 'MFGR#2') "
+    "GROUP BY d_year, s_nation, p_category ORDER BY d_year, s_nation, p_category", 0, 0 },
+  { "q4.3", "ssb", "SSB: profit by year, city and brand, a nation, a category",
+    "SELECT d_year, s_city, p_brand1, sum(lo_revenue - lo_supplycost) AS profit "
+    "FROM date, customer, supplier, part, lineorder WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey "
+    "AND lo_partkey = p_partkey AND lo_orderdate = d_datekey AND c_region = 'AMERICA' "
+    "AND s_nation = 'UNITED STATES' AND (d_year = 1997 OR d_year = 1998) AND p_category = 'MFGR#14' "
+    "GROUP BY d_year, s_city, p_brand1 ORDER BY d_year, s_city, p_brand1", 0, 0 },
 };
 
 /* A statement's rows, each as one string of its cells, exactly: INTEGER as
@@ -1429,11 +1500,70 @@ static sqlite3 *lineitemTable(const char *zFile, int64_t n){
   return db;
 }
 
+/* The SSB's tables (bench/ssb.c) at scale factor sf in zFile, made if
+** missing or of another scale factor, seed or version (the table ssb_made
+** holds those of the tables in the file); read once, as lineitemTable does.
+** *pnRow: lineorder's rows. */
+static sqlite3 *ssbTables(const char *zFile, double sf, int64_t *pnRow){
+  static const char zNames[] = "('date', 'part', 'supplier', 'customer', 'lineorder', 'ssb_made')";
+  const int64_t micro = (int64_t)(sf*1e6 + 0.5), seed = 28;
+  char *zErr = 0, zMsg[256];
+  sqlite3 *db = h_open_file(zFile, &zErr);
+  double t0;
+  if( db==0 ){
+    fprintf(stderr, "%s: %s\n", zFile, zErr);
+    exit(1);
+  }
+  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN %s", zNames)!=6
+   || h_int(db, "SELECT count(*) FROM ssb_made WHERE sf_micro=%lld AND seed=%lld AND version=%d", (long long)micro,
+            (long long)seed, SSB_VERSION)!=1 ){
+    /* A file holding only our tables is made anew (no free pages left behind). */
+    if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT IN %s", zNames)==0 ){
+      sqlite3_close(db);
+      unlink(zFile);
+      if( (db = h_open_file(zFile, &zErr))==0 ){
+        fprintf(stderr, "%s: %s\n", zFile, zErr);
+        exit(1);
+      }
+    }
+    t0 = h_now();
+    h_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576");
+    if( ssb_fill(db, sf, (uint64_t)seed, zMsg, sizeof(zMsg)) ){
+      fprintf(stderr, "%s: %s\n", zFile, zMsg);
+      exit(1);
+    }
+    if( h_exec(db, "DROP TABLE IF EXISTS ssb_made; CREATE TABLE ssb_made(sf_micro INTEGER, seed INTEGER, version INTEGER);"
+                   " INSERT INTO ssb_made VALUES(%lld, %lld, %d); PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL",
+               (long long)micro, (long long)seed, SSB_VERSION) ){
+      fprintf(stderr, "%s: %s\n", zFile, h_errmsg);
+      exit(1);
+    }
+    fprintf(stderr, "# ssb: scale factor %g made in %.1f s\n", sf, h_now() - t0);
+  }else{
+    fprintf(stderr, "# ssb: scale factor %g in %s, made before\n", sf, zFile);
+  }
+  t0 = h_now();
+  h_exec(db, "PRAGMA cache_size = -%lld",
+         (long long)(h_int(db, "PRAGMA page_count")*h_int(db, "PRAGMA page_size")/1024 + 65536));
+  h_int(db, "SELECT count(*), sum(d_weekdayfl) FROM date");
+  h_int(db, "SELECT count(*), sum(length(p_container)) FROM part");
+  h_int(db, "SELECT count(*), sum(length(s_phone)) FROM supplier");
+  h_int(db, "SELECT count(*), sum(length(c_mktsegment)) FROM customer");
+  *pnRow = h_int(db, "SELECT count(*), sum(length(lo_shipmode)) FROM lineorder");
+  fprintf(stderr, "# ssb: %lld lineorder rows, the five tables read once in %.1f s\n", (long long)*pnRow, h_now() - t0);
+  return db;
+}
+
 /* Is this part of the query section to run (BENCH_QUERY_PART), and this
-** query (BENCH_QUERY_ONLY)? */
+** query (BENCH_QUERY_ONLY)? The ssb part runs only where one of them names
+** it or its query. */
 static int wantQuery(const QueryDef *q){
   const char *zPart = getenv("BENCH_QUERY_PART"), *zOnly = getenv("BENCH_QUERY_ONLY");
-  if( zPart && zPart[0] && strstr(zPart, q->zPart)==0 ) return 0;
+  if( zPart && zPart[0] ){
+    if( strstr(zPart, q->zPart)==0 ) return 0;
+  }else if( strcmp(q->zPart, "ssb")==0 && !(zOnly && zOnly[0]) ){
+    return 0;
+  }
   if( zOnly && zOnly[0] ){
     size_t n = strlen(q->zId);
     const char *z;
@@ -1497,41 +1627,52 @@ static void querySection(int64_t nRow){
   enum { nQ = sizeof(aQueryDef)/sizeof(aQueryDef[0]) };
   const char *zLFile = getenv("BENCH_QUERY_DB") ? getenv("BENCH_QUERY_DB") : "/tmp/gpuagg-lineitem.db";
   const char *zFFile = getenv("BENCH_FLIGHTS_DB") ? getenv("BENCH_FLIGHTS_DB") : "/tmp/gpuagg-flights.db";
+  const char *zSFile = getenv("BENCH_SSB_DB") ? getenv("BENCH_SSB_DB") : "/tmp/gpuagg-ssb.db";
   const char *zDuck = getenv("BENCH_DUCKDB");
+  const double sf = getenv("BENCH_SSB_SF") && atof(getenv("BENCH_SSB_SF"))>0 ? atof(getenv("BENCH_SSB_SF")) : 1.0;
   const int nFast = 15, check = !(getenv("BENCH_QUERY_CHECK") && atoi(getenv("BENCH_QUERY_CHECK"))==0);
   long nCpu = sysconf(_SC_NPROCESSORS_ONLN);
   int nThread = getenv("BENCH_QUERY_THREADS") ? atoi(getenv("BENCH_QUERY_THREADS")) : (int)(nCpu<1 ? 1 : nCpu>64 ? 64 : nCpu);
-  int wantL = 0, wantF = 0, form = 0, q, i;
-  sqlite3 *dbL = 0, *dbF = 0;
+  int wantL = 0, wantF = 0, wantS = 0, form = 0, q, i;
+  int64_t nSRow = 0;
+  sqlite3 *dbL = 0, *dbF = 0, *dbS = 0;
   sqlite3_str *pNote = sqlite3_str_new(0);
   char zErr[256], *zNote, *zUnavail = 0;
   duck *dk = 0;
 
   for(q=0; q<nQ; q++){
     if( !wantQuery(&aQueryDef[q]) ) continue;
-    if( strcmp(aQueryDef[q].zPart, "tpch")==0 ) wantL = 1; else wantF = 1;
+    if( strcmp(aQueryDef[q].zPart, "tpch")==0 ) wantL = 1;
+    else if( strcmp(aQueryDef[q].zPart, "ssb")==0 ) wantS = 1;
+    else wantF = 1;
   }
   if( wantL ) dbL = lineitemTable(zLFile, nRow);
   if( wantF ) dbF = flightsTable(zFFile, nRow);
-  if( zDuck && (wantL || wantF) ){
+  if( wantS ) dbS = ssbTables(zSFile, sf, &nSRow);
+  if( zDuck && (wantL || wantF || wantS) ){
+    static const char *const azSsb[] = { "date", "part", "supplier", "customer", "lineorder" };
     double t0 = h_now();
-    if( duck_load(zDuck, zErr, sizeof(zErr)) || (dk = duck_open_memory(0, zErr, sizeof(zErr)))==0
-     || (wantL && duck_copy_table(dk, dbL, "lineitem", zErr, sizeof(zErr)))
-     || (wantF && duck_copy_table(dk, dbF, "f", zErr, sizeof(zErr))) ){
+    int bad = duck_load(zDuck, zErr, sizeof(zErr)) || (dk = duck_open_memory(0, zErr, sizeof(zErr)))==0
+           || (wantL && duck_copy_table(dk, dbL, "lineitem", zErr, sizeof(zErr)))
+           || (wantF && duck_copy_table(dk, dbF, "f", zErr, sizeof(zErr)));
+    for(i=0; !bad && wantS && i<5; i++) bad = duck_copy_table(dk, dbS, azSsb[i], zErr, sizeof(zErr));
+    if( bad ){
       printf("\nDuckDB not run: %s\n", zErr);
       if( dk ) duck_close(dk);
       dk = 0;
     }else{
-      fprintf(stderr, "# DuckDB: %s%s%s copied in %.1f s\n", wantL ? "lineitem" : "", wantL && wantF ? " and " : "",
-              wantF ? "f" : "", h_now() - t0);
+      fprintf(stderr, "# DuckDB: %s%s%s%s%s copied in %.1f s\n", wantL ? "lineitem" : "", wantL && wantF ? " and " : "",
+              wantF ? "f" : "", (wantL || wantF) && wantS ? " and " : "", wantS ? "the SSB's 5 tables" : "",
+              h_now() - t0);
     }
   }
 
-  printf("\nQueries, %lld rows (lineitem in %s, f in %s): the builtin SQL (median of %d runs, page cache warm); "
+  printf("\nQueries, %lld rows (lineitem in %s, f in %s", (long long)nRow, wantL ? zLFile : "-", wantF ? zFFile : "-");
+  if( wantS ) printf("; SSB at scale factor %g, %lld lineorder rows, in %s", sf, (long long)nSRow, zSFile);
+  printf("): the builtin SQL (median of %d runs, page cache warm); "
          "gpu_query (BENCH_QUERY_BACKEND, default auto; %d threads), its first run on a fresh connection (CREATE VIRTUAL TABLE "
          "and SELECT, the file in the system's page cache) and its repeated runs on it (median of up to %d)%s.\n\n",
-         (long long)nRow, wantL ? zLFile : "-", wantF ? zFFile : "-", nRun, nThread, nFast,
-         dk ? "; DuckDB in memory (every core, median of the same)" : "");
+         nRun, nThread, nFast, dk ? "; DuckDB in memory (every core, median of the same)" : "");
   for(q=0; q<nQ; q++){
     if( wantQuery(&aQueryDef[q]) ) printf("- %s: `%s`%s%s%s\n", aQueryDef[q].zId, aQueryDef[q].zSql,
                                           aQueryDef[q].zArgs ? " as q(" : "", aQueryDef[q].zArgs ? aQueryDef[q].zArgs : "",
@@ -1544,9 +1685,10 @@ static void querySection(int64_t nRow){
 
   for(q=0; q<nQ; q++){
     const QueryDef *pQ = &aQueryDef[q];
-    int isL = strcmp(pQ->zPart, "tpch")==0, nFastRun = 0;
-    sqlite3 *db = isL ? dbL : dbF, *db2 = 0;
-    const char *zFile = isL ? zLFile : zFFile;
+    int isL = strcmp(pQ->zPart, "tpch")==0, isS = strcmp(pQ->zPart, "ssb")==0, nFastRun = 0;
+    sqlite3 *db = isL ? dbL : isS ? dbS : dbF, *db2 = 0;
+    const char *zFile = isL ? zLFile : isS ? zSFile : zFFile;
+    const int64_t nQRow = isS ? nSRow : nRow;   /* rows of the (fact) table, for the CSV */
     double tb, tCreate = -1, tFirst = -1, tc = -1, td = -1, t[64], t0, tStart = h_now();
     char *zSel = pQ->zArgs ? sqlite3_mprintf("SELECT * FROM q(%s)", pQ->zArgs) : sqlite3_mprintf("SELECT * FROM q");
     char *zE = 0, *zPath = 0, *zAnswer = 0;
@@ -1676,11 +1818,11 @@ static void querySection(int64_t nRow){
             tc<0 ? NAN : tc*1e3, td<0 ? NAN : td*1e3, h_now() - tStart);
     if( gCsv ){
       if( tFirst>=0 ) fprintf(gCsv, "query,\"%s %s (first run)\",%lld,cpu,%.3f,%.3f,%.4f,%.0f,%.0f\n", pQ->zId,
-                              pQ->zLabel, (long long)nRow, tb*1e3, tFirst*1e3, tFirst/tb, nRow/tb, nRow/tFirst);
+                              pQ->zLabel, (long long)nQRow, tb*1e3, tFirst*1e3, tFirst/tb, nQRow/tb, nQRow/tFirst);
       if( tc>=0 ) fprintf(gCsv, "query,\"%s %s (repeated)\",%lld,cpu,%.3f,%.3f,%.4f,%.0f,%.0f\n", pQ->zId,
-                          pQ->zLabel, (long long)nRow, tb*1e3, tc*1e3, tc/tb, nRow/tb, nRow/tc);
+                          pQ->zLabel, (long long)nQRow, tb*1e3, tc*1e3, tc/tb, nQRow/tb, nQRow/tc);
       if( td>=0 ) fprintf(gCsv, "query,\"%s %s (DuckDB)\",%lld,duckdb,%.3f,%.3f,%.4f,%.0f,%.0f\n", pQ->zId,
-                          pQ->zLabel, (long long)nRow, tb*1e3, td*1e3, td/tb, nRow/tb, nRow/td);
+                          pQ->zLabel, (long long)nQRow, tb*1e3, td*1e3, td/tb, nQRow/tb, nQRow/td);
     }
     if( gQcsv ){
       fprintf(gQcsv, "%s,%.3f,%.3f,%.3f,%.3f\n", pQ->zId, tb*1e3, tFirst<0 ? NAN : tFirst*1e3, tc<0 ? NAN : tc*1e3,
@@ -1697,6 +1839,7 @@ static void querySection(int64_t nRow){
   if( dk ) duck_close(dk);
   sqlite3_close(dbL);
   sqlite3_close(dbF);
+  sqlite3_close(dbS);
 }
 
 /* ref_percentile(Y, P): the percentile extension's algorithm, as a
