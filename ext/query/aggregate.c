@@ -96,7 +96,7 @@ int qxDistinctAdd(Part *p, Agg *a, const char *z, int n, const qval *x, int64_t 
     a->dp = q;
     a->dvAlloc = a->dset.nAlloc;
   }
-  if( !*pNew && p->strict && !qxSameVal(x, &a->dv[id]) ) return qxNotSame(p, "DISTINCT values");
+  if( !*pNew && p->strict && !qxSameVal(x, &a->dv[id]) ) return qxNotSame(p, Q_NOT_SAME("DISTINCT values"));
   if( *pNew || pos<a->dp[id] ){
     a->dv[id] = *x;
     a->dp[id] = pos;
@@ -165,7 +165,7 @@ static int foldValue(Part *p, Agg *a, int64_t g, const qval *x){
       return keysAdd(p, a->g, &a->keys[g], x);
     case A_MIN: case A_MAX:
       rc = a->ext[g].t==SQLITE_NULL ? 1 : q_cmp(x, &a->ext[g], a->g->coll);
-      if( rc==0 && p->strict && !qxSameVal(x, &a->ext[g]) ) return qxNotSame(p, "min() or max() values");
+      if( rc==0 && p->strict && !qxSameVal(x, &a->ext[g]) ) return qxNotSame(p, Q_NOT_SAME("min() or max() values"));
       if( a->ext[g].t==SQLITE_NULL || (a->g->fn==A_MIN ? rc<0 : rc>0) ) a->ext[g] = *x;
       return SQLITE_OK;
     default: break;
@@ -245,7 +245,7 @@ int qxAggApply(Part *p, Agg *a, int n, const qvec *x, const qvec *y, const int64
         q_get(w, i, &v);
         if( cur->t!=SQLITE_NULL ){
           c = q_cmp(&v, cur, g->coll);
-          if( c==0 && p->strict && !qxSameVal(&v, cur) ) return qxNotSame(p, "min() or max() values");
+          if( c==0 && p->strict && !qxSameVal(&v, cur) ) return qxNotSame(p, Q_NOT_SAME("min() or max() values"));
           if( isMin ? c>=0 : c<=0 ) break;
         }
         if( (v.t==SQLITE_TEXT || v.t==SQLITE_BLOB) && (v.z = q_keep(p->r, v.z, v.n))==0 ) return SQLITE_NOMEM;
@@ -312,7 +312,7 @@ int qxAggMerge(Part *p, Agg *a, int64_t g, Agg *b, int64_t gq){
       if( x->t==SQLITE_NULL ) return SQLITE_OK;
       if( a->ext[g].t!=SQLITE_NULL ){
         c = q_cmp(x, &a->ext[g], a->g->coll);
-        if( c==0 && p->strict && !qxSameVal(x, &a->ext[g]) ) return qxNotSame(p, "min() or max() values");
+        if( c==0 && p->strict && !qxSameVal(x, &a->ext[g]) ) return qxNotSame(p, Q_NOT_SAME("min() or max() values"));
         if( a->g->fn==A_MAX || a->g->fn==A_ARGMAX ) c = -c;
         if( c>0 || (c==0 && b->extPos[gq]>a->extPos[g]) ) return SQLITE_OK;
       }

@@ -146,12 +146,11 @@ int qxBatchInto(Exec *e, Part *p, const ga_colbatch *b, int worker){
   return qxRowsInto(e, p, b, &ctx, worker);
 }
 
-/* Values that compare equal but differ, where the plan is strict (12):
-** which one SQLite shows is its join order's. */
-int qxNotSame(Part *p, const char *zWhat){
-  p->zNotSame = zWhat;
-  return q_run_error(p->r, QE_BAIL, "%s that compare equal but differ (which one SQLite shows depends on its join "
-                     "order)", zWhat);
+/* Values that compare equal but differ where the plan is strict (12):
+** zWhy, and the run is SQLite's. */
+int qxNotSame(Part *p, const char *zWhy){
+  p->zNotSame = zWhy;
+  return q_run_error(p->r, QE_BAIL, "%s", zWhy);
 }
 
 /* ctx's rows of batch b (filtered) into part p: grouped and aggregated, or
@@ -237,7 +236,7 @@ int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *pCtx, int worker){
         for(k=0; k<pl->nKey; k++){
           qval kv;
           q_get(aK[k], i, &kv);
-          if( !qxSameVal(&kv, &p->gKey[aG[i]*SHOWN(pl) + k]) ) return qxNotSame(p, "GROUP BY values");
+          if( !qxSameVal(&kv, &p->gKey[aG[i]*SHOWN(pl) + k]) ) return qxNotSame(p, Q_NOT_SAME("GROUP BY values"));
         }
       }
     }
@@ -299,7 +298,7 @@ static int notSameAnywhere(Exec *e){
   int w;
   for(w=-1; w<e->nPart; w++){
     Part *p = w<0 ? &e->main : &e->aPart[w];
-    if( p->zNotSame ) return q_run_error(e->r, QE_BAIL, "%s", q_run_errmsg(p->r));
+    if( p->zNotSame ) return p->r==e->r ? QE_BAIL : q_run_error(e->r, QE_BAIL, "%s", q_run_errmsg(p->r));
   }
   return SQLITE_OK;
 }

@@ -162,6 +162,7 @@ typedef struct Exec {
                                    ** qxHeldRows): OFFSET is spent */
   int64_t nHeldVals;               /* values the parts hold (atomic: exec.c, 11) */
   struct JoinTab *aJt;             /* a join: each joined table's rows and keys (join.c) */
+  int aJoinOrder[Q_MAXTAB];        /* ... the order they meet a batch in (join.c, 2a) */
 } Exec;
 
 /* Are a and b the same value: class and bytes (not only equal)? */
@@ -200,7 +201,8 @@ int qxCmpU64(const void *x, const void *y);
 int qxBatchInto(Exec *e, Part *p, const ga_colbatch *b, int worker);
 int qxFilter(Part *p, qexpr **aConj, int nConj, qctx *ctx, int *sel);
 int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *ctx, int worker);
-int qxNotSame(Part *p, const char *zWhat);
+int qxNotSame(Part *p, const char *zWhy);
+#define Q_NOT_SAME(zWhat) zWhat " that compare equal but differ (which one SQLite shows depends on its join order)"
 
 /* ---- join.c: a join's tables built, probed by each batch ------------------------------------ */
 int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr);

@@ -251,7 +251,7 @@ static int partMerge(Exec *e, Part *p, Part *q){
       for(k=0; k<pl->nKey; k++){
         if( !qxSameVal(&q->gKey[g*SHOWN(pl) + k], &p->gKey[h*SHOWN(pl) + k]) ){
           sqlite3_free(gh);
-          return qxNotSame(p, "GROUP BY values");
+          return qxNotSame(p, Q_NOT_SAME("GROUP BY values"));
         }
       }
     }

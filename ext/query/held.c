@@ -161,7 +161,11 @@ int qxHoldRows(Exec *e, Part *p, const qctx *ctx){
     for(c=0; c<h->nCol; c++){
       int t = b->col[c].type[row];
       int64_t x = b->col[c].v[row];
-      if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+      if( (t==SQLITE_TEXT || t==SQLITE_BLOB) && !(pl->aWant[c] & GA_COL_BYTES) ){
+        t = SQLITE_NULL;                  /* a column read for its rows alone (no result reads it:
+                                          ** q_exec's for a SELECT of no column): no bytes */
+        x = 0;
+      }else if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
         const ga_cell *src = &b->col[c].cell[x];
         ga_cell *d;
         if( h->nCell>=h->cellAlloc ){

@@ -14,6 +14,18 @@
 **      other. A row with a NULL in its key matches nothing. The keys go
 **      into a hash table of chains (a row per key and duplicates: they
 **      multiply rows, as SQL's join does).
+**   1b. An equality under NOCASE or RTRIM: where two rows match whose
+**      values differ, SQLite's own answer depends on its plan (an automatic
+**      index may not find them: SQLite 3.40.1), so the run is SQLite's
+**      (QE_BAIL, as exec.c's 12); each key is also kept under BINARY, and
+**      where the two keys of a match differ there, it stops.
+**   1a. A table joined by one equality whose keys are all integers (after
+**      the affinity; an integral REAL is its integer, as in 1) within a
+**      span of at most 16 times its rows plus 65,536, such as an INTEGER
+**      PRIMARY KEY or dates as yyyymmdd, is indexed directly: an array of
+**      each key's first row, chains for duplicates. A probing value then
+**      matches only where it is an integer (after the affinity) in the
+**      span: TEXT, BLOB and other REALs never equal an integer key.
 **   2. Probe, per batch: the rows the scan's own conjuncts kept are the
 **      joined rows so far; for each joined table in turn, each joined
 **      row's key is made from the other sides of the equalities (over the
@@ -24,6 +36,11 @@
 **      row): only the columns an equality reads are gathered for it, and
 **      every column once at the end, a batch at a time, for the conjuncts
 **      over the joined rows (aPost) and the rest of the pipeline.
+**   2a. The order the tables meet a batch in is the plan's, but where no
+**      join is LEFT: once every table is built, the one whose rows are
+**      fewest for its table's rows (its own conjuncts kept fewest) comes
+**      first among those whose keys' columns are already joined, so that
+**      the rows the others keep are probed fewer times.
 **   3. A worker whose batch joins into more than a batch of rows gives it
 **      back to the scan's thread (GA_SINK_LATER) before changing anything:
 **      the rest of the pipeline takes one batch whole or not at all.
@@ -40,9 +57,14 @@ typedef struct JoinTab {
   int64_t **aV;                    /* ... value (TEXT, BLOB: the row's cell) */
   ga_cell **aCell;                 /* ... TEXT and BLOB bytes */
   const char **azKey; int *anKey;  /* each row's canonical key (NULL: it matches no row) */
+  int bin;                         /* an equality's collation is not BINARY (1b) */
+  int *anBin;                      /* ... each row's key under BINARY: its bytes, after anKey's */
   uint64_t *aHash;                 /* ... and its hash */
   int64_t *aNext;                  /* the next row in its slot's chain (-1: none) */
   int64_t *aSlot; uint64_t mask;   /* each slot's first row (-1: none), and slots - 1 */
+  int64_t *aFirst;                 /* direct (1a): the first row of each key - lo (-1: none), or
+                                   ** NULL: the hash table */
+  int64_t lo, nFirst;              /* ... the least key, and the keys' span */
   int aProbeCol[GA_COLS_MAX];      /* the columns (joined row's places) its equalities' other sides
                                    ** read */
   int nProbeCol;
@@ -50,9 +72,14 @@ typedef struct JoinTab {
 
 /* A part's joined rows being made. */
 typedef struct JoinScratch {
-  int64_t *aSrc[2];                /* two generations of joined rows: [s*nAlloc + i], source s of
-                                   ** row i (0: the batch's row; k+1: join k's row, -1 NULLs) */
-  int64_t nAlloc;                  /* ... rows each has room for */
+  int64_t *aLv;                    /* joined rows by level x (x tables joined), GA_BATCH a level:
+                                   ** source s of row i at [(x*nSrc + s)*GA_BATCH + i] (s 0: the
+                                   ** batch's row; k+1: join k's row, -1 its NULLs) */
+  int aN[Q_MAXTAB + 1];            /* ... each level's rows */
+  int nSrc;                        /* sources a row: 1 + the joins */
+  int64_t aFin[Q_MAXTAB*GA_BATCH]; /* a worker's rows past every join and aPost, (3): sources */
+  int nFin;                        /* ... how many */
+  char *zKey; int nKey;            /* a row's key, kept while its matches are joined */
   ga_colvec *aCol;                 /* a gathered batch's columns (Q_JCOL0 + nJCol) */
   unsigned char *aT; int64_t *aV;  /* ... their classes and values: GA_BATCH a column, by slot */
   int *aSlot;                      /* ... each joined row place's slot (-1: not gathered) */
@@ -72,20 +99,25 @@ static void colsOf(const qexpr *e, int *a, int *pn){
 }
 
 /* Row i's canonical key for q's equalities from the values aX of their
-** sides, into p->kbuf (*pn bytes); *pHas 0 where a value is NULL (the row
+** sides, into p->kbuf (*pn bytes), then, where bin, the same under BINARY
+** (*pnBin bytes after them: 1b); *pHas 0 where a value is NULL (the row
 ** matches nothing). */
-static int keyOfRow(Part *p, const qjoin *q, qvec **aX, int i, int *pn, int *pHas){
+static int keyOfRow(Part *p, const qjoin *q, int bin, qvec **aX, int i, int *pn, int *pnBin, int *pHas){
+  qval ax[Q_MAXKEY];
   int j, rc;
-  *pn = 0;
+  *pn = *pnBin = 0;
   *pHas = 0;
   for(j=0; j<q->nEq; j++){
     const qexpr *eq = q->aEq[j];
-    qval x;
-    q_get(aX[j], i, &x);
-    if( x.t==SQLITE_NULL ) return SQLITE_OK;
-    if( eq->cmpAff>=0 && (rc = q_apply_aff(p->r, eq->cmpAff, &x))!=SQLITE_OK ) return rc;
-    if( (rc = qxKeyOf(p, &x, eq->cmpColl, pn))!=SQLITE_OK ) return rc;
+    q_get(aX[j], i, &ax[j]);
+    if( ax[j].t==SQLITE_NULL ) return SQLITE_OK;
+    if( eq->cmpAff>=0 && (rc = q_apply_aff(p->r, eq->cmpAff, &ax[j]))!=SQLITE_OK ) return rc;
+    if( (rc = qxKeyOf(p, &ax[j], eq->cmpColl, pn))!=SQLITE_OK ) return rc;
   }
+  for(j=0, *pnBin=*pn; bin && j<q->nEq; j++){
+    if( (rc = qxKeyOf(p, &ax[j], C_BINARY, pnBin))!=SQLITE_OK ) return rc;
+  }
+  *pnBin -= *pn;
   *pHas = 1;
   return SQLITE_OK;
 }
@@ -96,6 +128,34 @@ static qexpr *sideOf(const qjoin *q, int j, int build){
   int s = q->aBuildSide[j];
   if( !build ) s = 1 - s;
   return s ? q->aEq[j]->b : q->aEq[j]->a;
+}
+
+/* The direct index of 1a where jt's n keys (one equality's) are integers
+** in a span it allows; nonzero: out of memory. */
+static int directOf(JoinTab *jt, int64_t n){
+  int64_t r, lo = INT64_MAX, hi = INT64_MIN, v;
+  uint64_t span;
+  for(r=0; r<n; r++){
+    if( jt->azKey[r]==0 ) continue;
+    if( jt->anKey[r]!=9 || jt->azKey[r][0]!=1 ) return 0;     /* (q_key_bytes: an integer) */
+    memcpy(&v, jt->azKey[r] + 1, 8);
+    if( v<lo ) lo = v;
+    if( v>hi ) hi = v;
+  }
+  if( lo>hi ) return 0;                                          /* no key */
+  span = (uint64_t)hi - (uint64_t)lo + 1;
+  if( span==0 || span>(uint64_t)(16*n + 65536) || span>((uint64_t)1<<26) ) return 0;
+  if( (jt->aFirst = sqlite3_malloc64(8*span))==0 ) return 1;
+  memset(jt->aFirst, 0xff, 8*(size_t)span);
+  jt->lo = lo;
+  jt->nFirst = (int64_t)span;
+  for(r=n-1; r>=0; r--){
+    if( jt->azKey[r]==0 ) continue;
+    memcpy(&v, jt->azKey[r] + 1, 8);
+    jt->aNext[r] = jt->aFirst[v - lo];
+    jt->aFirst[v - lo] = r;
+  }
+  return 0;
 }
 
 /* Join table jt's rows as columns, its keys made and hashed (1). */
@@ -131,13 +191,15 @@ static int buildTable(Exec *e, JoinTab *jt){
   }
   while( nSlot<2*(uint64_t)n ) nSlot *= 2;
   jt->mask = nSlot - 1;
+  for(j=0; j<q->nEq; j++) if( q->aEq[j]->cmpColl!=C_BINARY ) jt->bin = 1;
   jt->azKey = sqlite3_malloc64(sizeof(char*)*(uint64_t)n + 8);
   jt->anKey = sqlite3_malloc64(sizeof(int)*(uint64_t)n + 8);
+  jt->anBin = sqlite3_malloc64(sizeof(int)*(uint64_t)n + 8);
   jt->aHash = sqlite3_malloc64(8*(uint64_t)n + 8);
   jt->aNext = sqlite3_malloc64(8*(uint64_t)n + 8);
   jt->aSlot = sqlite3_malloc64(8*nSlot);
   aCol = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)(Q_JCOL0 + e->pl->nJCol));
-  if( jt->azKey==0 || jt->anKey==0 || jt->aHash==0 || jt->aNext==0 || jt->aSlot==0 || aCol==0 ){
+  if( jt->azKey==0 || jt->anKey==0 || jt->anBin==0 || jt->aHash==0 || jt->aNext==0 || jt->aSlot==0 || aCol==0 ){
     sqlite3_free(aCol);
     return SQLITE_NOMEM;
   }
@@ -165,28 +227,62 @@ static int buildTable(Exec *e, JoinTab *jt){
     ctx.n = m;
     for(j=0; j<q->nEq && rc==SQLITE_OK; j++) rc = q_eval(p->r, sideOf(q, j, 1), &ctx, &aX[j]);
     for(i=0; i<m && rc==SQLITE_OK; i++){
-      int nk, has;
+      int nk, nb, has;
       r = s + i;
-      if( (rc = keyOfRow(p, q, aX, i, &nk, &has))!=SQLITE_OK ) break;
+      if( (rc = keyOfRow(p, q, jt->bin, aX, i, &nk, &nb, &has))!=SQLITE_OK ) break;
       jt->azKey[r] = 0;
       jt->anKey[r] = 0;
       if( !has ) continue;
-      if( (jt->azKey[r] = q_keep(p->r, p->kbuf, nk))==0 ){ rc = SQLITE_NOMEM; break; }
+      if( (jt->azKey[r] = q_keep(p->r, p->kbuf, nk + nb))==0 ){ rc = SQLITE_NOMEM; break; }
       jt->anKey[r] = nk;
+      jt->anBin[r] = nb;
       jt->aHash[r] = qxHashKey(p->kbuf, nk);
     }
   }
   sqlite3_free(aCol);
   if( rc ) return rc;
-  for(r=n-1; r>=0; r--){              /* chains in the table's order */
-    uint64_t h;
-    if( jt->azKey[r]==0 ) continue;
-    h = jt->aHash[r] & jt->mask;
-    jt->aNext[r] = jt->aSlot[h];
-    jt->aSlot[h] = r;
+  if( q->nEq==1 && directOf(jt, n) ) return SQLITE_NOMEM;    /* (1a) */
+  if( jt->aFirst==0 ){
+    for(r=n-1; r>=0; r--){            /* chains in the table's order */
+      uint64_t h;
+      if( jt->azKey[r]==0 ) continue;
+      h = jt->aHash[r] & jt->mask;
+      jt->aNext[r] = jt->aSlot[h];
+      jt->aSlot[h] = r;
+    }
   }
   for(j=0; j<q->nEq; j++) colsOf(sideOf(q, j, 0), jt->aProbeCol, &jt->nProbeCol);
   return SQLITE_OK;
+}
+
+/* The order of 2a into e->aJoinOrder. */
+static void joinOrder(Exec *e){
+  const qplan *pl = e->pl;
+  int done = 0, k, x, left = 0;
+  for(k=0; k<pl->nJoin; k++){
+    e->aJoinOrder[k] = k;
+    left |= pl->aJoin[k].left;
+  }
+  if( left ) return;
+  for(x=0; x<pl->nJoin; x++){
+    int best = -1;
+    double fBest = 2.0;
+    for(k=0; k<pl->nJoin; k++){
+      const JoinTab *jt = &e->aJt[k];
+      double f;
+      int c, ready = !(done & (1<<k));
+      for(c=0; ready && c<jt->nProbeCol; c++){
+        int at = jt->aProbeCol[c];
+        if( at>=Q_JCOL0 && !(done & (1<<((at - Q_JCOL0)/GA_COLS_MAX))) ) ready = 0;
+      }
+      if( !ready ) continue;
+      f = jt->q->nEst>0 ? (double)jt->rows.nRow/(double)jt->q->nEst : 1.0;
+      if( f<fBest ){ fBest = f; best = k; }
+    }
+    assert( best>=0 );            /* (the plan's order is one that is ready) */
+    e->aJoinOrder[x] = best;
+    done |= 1<<best;
+  }
 }
 
 int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
@@ -207,6 +303,7 @@ int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
     }
     if( (rc = buildTable(e, jt))!=SQLITE_OK ) return rc;
   }
+  joinOrder(e);
   return SQLITE_OK;
 }
 
@@ -220,8 +317,8 @@ void qxJoinFree(Exec *e){
       if( jt->aCell ) sqlite3_free(jt->aCell[c]);
     }
     sqlite3_free(jt->aT); sqlite3_free(jt->aV); sqlite3_free(jt->aCell);
-    sqlite3_free(jt->azKey); sqlite3_free(jt->anKey); sqlite3_free(jt->aHash);
-    sqlite3_free(jt->aNext); sqlite3_free(jt->aSlot);
+    sqlite3_free(jt->azKey); sqlite3_free(jt->anKey); sqlite3_free(jt->anBin); sqlite3_free(jt->aHash);
+    sqlite3_free(jt->aNext); sqlite3_free(jt->aSlot); sqlite3_free(jt->aFirst);
     q_result_free(&jt->rows);
   }
   sqlite3_free(e->aJt);
@@ -231,8 +328,8 @@ void qxJoinFree(Exec *e){
 void qxJoinScratchFree(Part *p){
   JoinScratch *js = p->js;
   if( js==0 ) return;
-  sqlite3_free(js->aSrc[0]);
-  sqlite3_free(js->aSrc[1]);
+  sqlite3_free(js->aLv);
+  sqlite3_free(js->zKey);
   sqlite3_free(js->aCol);
   sqlite3_free(js->aT);
   sqlite3_free(js->aV);
@@ -251,11 +348,13 @@ static JoinScratch *scratch(Exec *e, Part *p){
   for(k=0; k<pl->nJoin; k++) nSlot += pl->aJoin[k].nCol;
   if( (js = p->js = sqlite3_malloc(sizeof(JoinScratch)))==0 ) return 0;
   memset(js, 0, sizeof(*js));
+  js->nSrc = pl->nJoin + 1;
+  js->aLv = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)(js->nSrc*(pl->nJoin + 1)));
   js->aCol = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace);
   js->aSlot = sqlite3_malloc64(sizeof(int)*(uint64_t)nPlace);
   js->aT = sqlite3_malloc64((uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
   js->aV = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
-  if( js->aCol==0 || js->aSlot==0 || js->aT==0 || js->aV==0 ){
+  if( js->aLv==0 || js->aCol==0 || js->aSlot==0 || js->aT==0 || js->aV==0 ){
     qxJoinScratchFree(p);
     return 0;
   }
@@ -268,39 +367,27 @@ static JoinScratch *scratch(Exec *e, Part *p){
   return js;
 }
 
-/* Room for n joined rows of nSrc sources in generation g. */
-static int roomFor(JoinScratch *js, int64_t n, int nSrc){
-  if( n>js->nAlloc ){
-    int64_t m = js->nAlloc ? 2*js->nAlloc : 2*GA_BATCH, g;
-    while( m<n ) m *= 2;
-    for(g=0; g<2; g++){
-      int64_t *a = sqlite3_malloc64(8*(uint64_t)m*(uint64_t)nSrc), s;
-      if( a==0 ) return SQLITE_NOMEM;
-      for(s=0; js->aSrc[g] && s<nSrc; s++) memcpy(a + s*m, js->aSrc[g] + s*js->nAlloc, 8*(size_t)js->nAlloc);
-      sqlite3_free(js->aSrc[g]);
-      js->aSrc[g] = a;
-    }
-    js->nAlloc = m;
-  }
-  return SQLITE_OK;
+/* Source s of level x's rows. */
+static int64_t *srcOf(JoinScratch *js, int x, int s){
+  return js->aLv + ((int64_t)x*js->nSrc + s)*GA_BATCH;
 }
 
-/* Gather place c (a column of the scan's table or a joined one) of joined
-** rows [i0, i0+m) of generation g into the scratch batch. */
-static void gather(Exec *e, JoinScratch *js, const ga_colbatch *b, const int64_t *src, int c, int64_t i0, int m){
+/* Gather place c (a column of the scan's table or a joined one) of the m
+** joined rows whose sources are src(s) (src(0) the batch's rows) into the
+** scratch batch. */
+static void gather(Exec *e, JoinScratch *js, const ga_colbatch *b, const int64_t *src0, int64_t stride, int c, int m){
   unsigned char *t = js->aT + (size_t)js->aSlot[c]*GA_BATCH;
   int64_t *v = js->aV + (size_t)js->aSlot[c]*GA_BATCH;
   ga_colvec *o = &js->aCol[c];
   int i;
   if( c<Q_JCOL0 ){
     const ga_colvec *x = &b->col[c];
-    const int64_t *r = src + i0;
-    for(i=0; i<m; i++){ t[i] = x->type[r[i]]; v[i] = x->v[r[i]]; }
+    for(i=0; i<m; i++){ t[i] = x->type[src0[i]]; v[i] = x->v[src0[i]]; }
     o->cell = x->cell;
   }else{
     int k = (c - Q_JCOL0)/GA_COLS_MAX, cc = (c - Q_JCOL0)%GA_COLS_MAX;
     const JoinTab *jt = &e->aJt[k];
-    const int64_t *r = src + (int64_t)(k + 1)*js->nAlloc + i0;
+    const int64_t *r = src0 + (int64_t)(k + 1)*stride;
     for(i=0; i<m; i++){
       if( r[i]<0 ){ t[i] = SQLITE_NULL; v[i] = 0; }
       else{ t[i] = jt->aT[cc][r[i]]; v[i] = jt->aV[cc][r[i]]; }
@@ -311,84 +398,164 @@ static void gather(Exec *e, JoinScratch *js, const ga_colbatch *b, const int64_t
   o->v = v;
 }
 
+/* Every column of the m joined rows whose sources are at src0 (stride
+** apart) into the scratch batch jb. */
+static void gatherAll(Exec *e, JoinScratch *js, const ga_colbatch *b, const int64_t *src0, int64_t stride, int m,
+                      ga_colbatch *jb){
+  const qplan *pl = e->pl;
+  int c, k;
+  for(c=0; c<pl->nCol; c++) gather(e, js, b, src0, stride, c, m);
+  for(k=0; k<pl->nJoin; k++){
+    for(c=0; c<pl->aJoin[k].nCol; c++) gather(e, js, b, src0, stride, Q_JCOL0 + pl->aJoin[k].iCol0 + c, m);
+  }
+  jb->n = m;
+}
+
+/* The last level's rows (every table joined): the conjuncts over them, then
+** the rest of the pipeline; a worker's are kept (aFin) until the batch is
+** joined whole (3). */
+static int joinedRows(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, int worker){
+  const qplan *pl = e->pl;
+  JoinScratch *js = p->js;
+  int x = pl->nJoin, m = js->aN[x], sel[GA_BATCH], rc, i, s;
+  qctx cx;
+  gatherAll(e, js, b, srcOf(js, x, 0), GA_BATCH, m, jb);
+  memset(&cx, 0, sizeof(cx));
+  cx.b = jb;
+  cx.n = m;
+  if( (rc = qxFilter(p, pl->aPost, pl->nPost, &cx, sel))!=SQLITE_OK ) return rc;
+  if( !worker ) return cx.n ? qxRowsInto(e, p, jb, &cx, worker) : SQLITE_OK;
+  if( js->nFin + cx.n>GA_BATCH ) return GA_SINK_LATER;
+  for(i=0; i<cx.n; i++){
+    int r = cx.sel ? cx.sel[i] : i;
+    for(s=0; s<js->nSrc; s++) js->aFin[(int64_t)s*GA_BATCH + js->nFin] = srcOf(js, x, s)[r];
+    js->nFin++;
+  }
+  return SQLITE_OK;
+}
+
+/* Level x's rows met by its join (the plan's x-th in e->aJoinOrder), into
+** level x + 1, which goes on (probeLevel) each time it fills and at the
+** end: memory stays a batch a level, however many rows the joins make. */
+static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, int x, int worker){
+  const qplan *pl = e->pl;
+  JoinScratch *js = p->js;
+  const int k = e->aJoinOrder[x], m = js->aN[x];
+  const JoinTab *jt = &e->aJt[k];
+  const qjoin *q = jt->q;
+  qvec *aX[Q_MAXKEY];
+  qctx cx;
+  int i, j, c, rc;
+  if( x==pl->nJoin ) return joinedRows(e, p, b, jb, worker);
+  for(c=0; c<jt->nProbeCol; c++) gather(e, js, b, srcOf(js, x, 0), GA_BATCH, jt->aProbeCol[c], m);
+  jb->n = m;
+  memset(&cx, 0, sizeof(cx));
+  cx.b = jb;
+  cx.n = m;
+  for(j=0; j<q->nEq; j++){
+    if( (rc = q_eval(p->r, sideOf(q, j, 0), &cx, &aX[j]))!=SQLITE_OK ) return rc;
+  }
+  for(i=0; i<m; i++){
+    int nk = 0, nb = 0, has, hit = 0, any = 0, s;
+    int64_t r = -1, kv = 0;
+    uint64_t h = 0;
+    if( jt->aFirst ){
+      /* (1a) the value as an integer key, or no match */
+      qval v;
+      q_get(aX[0], i, &v);
+      if( q->aEq[0]->cmpAff>=0 && (rc = q_apply_aff(p->r, q->aEq[0]->cmpAff, &v))!=SQLITE_OK ) return rc;
+      has = v.t==SQLITE_INTEGER;
+      kv = v.v;
+      if( v.t==SQLITE_FLOAT ){
+        double d;
+        memcpy(&d, &v.v, 8);
+        if( d>=-9223372036854775808.0 && d<9223372036854775808.0 && d==floor(d) ){ has = 1; kv = (int64_t)d; }
+      }
+      if( has && (uint64_t)kv - (uint64_t)jt->lo<(uint64_t)jt->nFirst
+       && (r = jt->aFirst[(uint64_t)kv - (uint64_t)jt->lo])>=0 ){
+        hit = 1;
+      }
+    }else{
+      if( (rc = keyOfRow(p, q, jt->bin, aX, i, &nk, &nb, &has))!=SQLITE_OK ) return rc;
+      if( has ){
+        h = qxHashKey(p->kbuf, nk);
+        for(r=jt->aSlot[h & jt->mask]; r>=0; r=jt->aNext[r]){
+          if( jt->aHash[r]==h && jt->anKey[r]==nk && memcmp(jt->azKey[r], p->kbuf, (size_t)nk)==0 ) break;
+        }
+        hit = r>=0;
+        if( hit && jt->bin ){
+          /* (1b) every match's BINARY key must be the row's: kept while the
+          ** deeper levels reuse p->kbuf */
+          if( nb>js->nKey ){
+            char *z = sqlite3_realloc(js->zKey, nb + 64);
+            if( z==0 ) return SQLITE_NOMEM;
+            js->zKey = z;
+            js->nKey = nb + 64;
+          }
+          memcpy(js->zKey, p->kbuf + nk, (size_t)nb);
+        }
+      }
+    }
+    while( hit || (!any && q->left) ){
+      int64_t *o;
+      if( hit && jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, js->zKey, (size_t)nb)) ){
+        return qxNotSame(p, "values of a join's key that are equal under its collation but differ (SQLite's "
+                            "answer depends on its plan)");
+      }
+      if( js->aN[x + 1]==GA_BATCH ){
+        if( (rc = probeLevel(e, p, b, jb, x + 1, worker))!=SQLITE_OK ) return rc;
+        js->aN[x + 1] = 0;
+      }
+      o = srcOf(js, x + 1, 0) + js->aN[x + 1];
+      for(s=0; s<js->nSrc; s++) o[(int64_t)s*GA_BATCH] = srcOf(js, x, s)[i];
+      o[(int64_t)(k + 1)*GA_BATCH] = hit ? r : -1;
+      js->aN[x + 1]++;
+      if( !hit ) break;
+      any = 1;
+      /* the chain's next row of the same key (a chain's rows of one key
+      ** have the same bytes: the first match's stand for the row's) */
+      if( jt->aFirst ){
+        r = jt->aNext[r];
+      }else{
+        int64_t r0 = r;
+        for(r=jt->aNext[r]; r>=0; r=jt->aNext[r]){
+          if( jt->aHash[r]==h && jt->anKey[r]==nk && memcmp(jt->azKey[r], jt->azKey[r0], (size_t)nk)==0 ) break;
+        }
+      }
+      hit = r>=0;
+    }
+  }
+  if( js->aN[x + 1] ){
+    rc = probeLevel(e, p, b, jb, x + 1, worker);
+    js->aN[x + 1] = 0;
+    return rc;
+  }
+  return SQLITE_OK;
+}
+
 int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int worker){
   const qplan *pl = e->pl;
   JoinScratch *js = scratch(e, p);
-  int64_t m = ctx->n, i0, i;
-  int k, g = 0, rc, c;
   ga_colbatch jb;
-  if( js==0 || (rc = roomFor(js, m, pl->nJoin + 1))!=SQLITE_OK ) return SQLITE_NOMEM;
-  for(i=0; i<m; i++) js->aSrc[0][i] = ctx->sel ? ctx->sel[i] : i;
+  int i, rc;
+  if( js==0 ) return SQLITE_NOMEM;
   memset(&jb, 0, sizeof(jb));
   jb.nCol = Q_JCOL0 + pl->nJCol;
   jb.col = js->aCol;
   jb.pos = b->pos;
-  /* each joined table in turn (2) */
-  for(k=0; k<pl->nJoin && m>0; k++){
-    const JoinTab *jt = &e->aJt[k];
-    const qjoin *q = jt->q;
-    int64_t m2 = 0;
-    for(i0=0; i0<m; i0+=GA_BATCH){
-      int n = (int)(m - i0<GA_BATCH ? m - i0 : GA_BATCH), i1, j;
-      qvec *aX[Q_MAXKEY];
-      qctx cx;
-      for(c=0; c<jt->nProbeCol; c++) gather(e, js, b, js->aSrc[g], jt->aProbeCol[c], i0, n);
-      jb.n = n;
-      memset(&cx, 0, sizeof(cx));
-      cx.b = &jb;
-      cx.n = n;
-      for(j=0; j<q->nEq; j++){
-        if( (rc = q_eval(p->r, sideOf(q, j, 0), &cx, &aX[j]))!=SQLITE_OK ) return rc;
-      }
-      for(i1=0; i1<n; i1++){
-        int nk, has, hit = 0, any = 0;
-        int64_t r;
-        uint64_t h = 0;
-        if( (rc = keyOfRow(p, q, aX, i1, &nk, &has))!=SQLITE_OK ) return rc;
-        r = -1;
-        if( has ){
-          h = qxHashKey(p->kbuf, nk);
-          for(r=jt->aSlot[h & jt->mask]; r>=0; r=jt->aNext[r]){
-            if( jt->aHash[r]!=h || jt->anKey[r]!=nk || memcmp(jt->azKey[r], p->kbuf, (size_t)nk) ) continue;
-            hit = 1;
-            break;
-          }
-        }
-        while( hit || (!any && q->left) ){
-          int s;
-          if( (rc = roomFor(js, m2 + 1, pl->nJoin + 1))!=SQLITE_OK ) return rc;
-          for(s=0; s<=k; s++) js->aSrc[1 - g][s*js->nAlloc + m2] = js->aSrc[g][s*js->nAlloc + i0 + i1];
-          js->aSrc[1 - g][(int64_t)(k + 1)*js->nAlloc + m2] = hit ? r : -1;
-          m2++;
-          if( !hit ) break;
-          any = 1;
-          /* the chain's next row of the same key */
-          for(r=jt->aNext[r]; r>=0; r=jt->aNext[r]){
-            if( jt->aHash[r]==h && jt->anKey[r]==nk && memcmp(jt->azKey[r], p->kbuf, (size_t)nk)==0 ) break;
-          }
-          hit = r>=0;
-        }
-      }
-    }
-    g = 1 - g;
-    m = m2;
-  }
-  if( m>GA_BATCH && worker ) return GA_SINK_LATER;   /* (3) */
-  /* the joined rows, a batch at a time: every column gathered, the
-  ** conjuncts over them, the rest of the pipeline */
-  for(i0=0; i0<m; i0+=GA_BATCH){
-    int n = (int)(m - i0<GA_BATCH ? m - i0 : GA_BATCH), sel[GA_BATCH];
+  for(i=0; i<ctx->n; i++) srcOf(js, 0, 0)[i] = ctx->sel ? ctx->sel[i] : i;
+  memset(js->aN, 0, sizeof(js->aN));
+  js->aN[0] = ctx->n;
+  js->nFin = 0;
+  rc = probeLevel(e, p, b, &jb, 0, worker);
+  if( rc==SQLITE_OK && worker && js->nFin ){
+    /* (3) the batch joined whole: its rows into the part */
     qctx cx;
-    for(c=0; c<pl->nCol; c++) gather(e, js, b, js->aSrc[g], c, i0, n);
-    for(k=0; k<pl->nJoin; k++){
-      for(c=0; c<pl->aJoin[k].nCol; c++) gather(e, js, b, js->aSrc[g], Q_JCOL0 + pl->aJoin[k].iCol0 + c, i0, n);
-    }
-    jb.n = n;
+    gatherAll(e, js, b, js->aFin, GA_BATCH, js->nFin, &jb);
     memset(&cx, 0, sizeof(cx));
     cx.b = &jb;
-    cx.n = n;
-    if( (rc = qxFilter(p, pl->aPost, pl->nPost, &cx, sel))!=SQLITE_OK ) return rc;
-    if( cx.n && (rc = qxRowsInto(e, p, &jb, &cx, worker))!=SQLITE_OK ) return rc;
+    cx.n = js->nFin;
+    rc = qxRowsInto(e, p, &jb, &cx, worker);
   }
-  return SQLITE_OK;
+  return rc;
 }

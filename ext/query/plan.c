@@ -47,8 +47,8 @@
 **      user's (the joined tables it searches by their keys, as it must).
 **   9. A join (FROM of up to Q_MAXTAB rowid tables: commas, [INNER],
 **      CROSS, NATURAL and LEFT joins, ON, USING): the scan reads the table
-**      with the most rows (its greatest rowid; with a LEFT JOIN, FROM's
-**      first, the order FROM's), and the others are joined to its rows in
+**      with the most rows (largest; with a LEFT JOIN, FROM's first, the
+**      order FROM's), and the others are joined to its rows in
 **      turn, each the first in FROM that an equality joins to those before
 **      it (join.c). The conjuncts of WHERE and ON sort themselves: over the
 **      scan's table alone (or none), filters before the joins; over one
@@ -1278,15 +1278,43 @@ static int isEdge(const Bind *b, const JConj *c, int i, int J, int *pSide){
   return 0;
 }
 
-/* The rows it holds, roughly: its greatest rowid (0 where unknown). */
-static int64_t rowsOf(sqlite3 *db, const ga_table *t){
+/* An integer of zSql's first row (0 where there is none). */
+static int64_t intOf(sqlite3 *db, char *zSql){
   sqlite3_stmt *st = 0;
   int64_t n = 0;
-  char *z = sqlite3_mprintf("SELECT max(rowid) FROM \"%w\".\"%w\"", t->zDb, t->zTab);
-  if( z && sqlite3_prepare_v2(db, z, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ) n = sqlite3_column_int64(st, 0);
+  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    n = sqlite3_column_int64(st, 0);
+  }
   sqlite3_finalize(st);
-  sqlite3_free(z);
+  sqlite3_free(zSql);
   return n;
+}
+
+/* The rows t holds, at most: the span of its rowids (a search at each end of
+** its b-tree). Where they are an INTEGER PRIMARY KEY's (*pKeyed), such as
+** dates as yyyymmdd, the span may be far more than the rows. */
+static int64_t rowSpan(sqlite3 *db, const ga_table *t, int *pKeyed){
+  *pKeyed = intOf(db, sqlite3_mprintf("SELECT count(*)=1 AND max(pk=1 AND upper(type)='INTEGER') FROM "
+                                      "pragma_table_info(%Q, %Q) WHERE pk>0", t->zTab, t->zDb))!=0;
+  return intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\") + 1",
+                                   t->zDb, t->zTab, t->zDb, t->zTab));
+}
+
+/* The table the scan reads: the one with the most rows. Each table's rows
+** at most are its rowids' span; where the largest span is a key's, its
+** rows are counted (SQLite's count(*): each leaf page's header) and the
+** choice made again, until the largest is known. */
+static int largest(Bind *b, int n, int64_t *aEst){
+  int aKeyed[Q_MAXTAB], i, best = 0, k;
+  for(i=0; i<n; i++) aEst[i] = rowSpan(b->db, b->aTab[i].t, &aKeyed[i]);
+  for(k=0; k<n; k++){
+    for(i=1, best=0; i<n; i++) if( aEst[i]>aEst[best] ) best = i;
+    if( !aKeyed[best] ) break;
+    aKeyed[best] = 0;
+    aEst[best] = intOf(b->db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w\"", b->aTab[best].t->zDb,
+                                                b->aTab[best].t->zTab));
+  }
+  return best;
 }
 
 /* FROM's tables resolved (the first is pl->src already), the join order
@@ -1298,7 +1326,7 @@ static int planJoin(Bind *b, JSort *js){
   qplan *pl = b->pl;
   qselect *s = b->s;
   ga_source aSrc[Q_MAXTAB];
-  int64_t aEst[Q_MAXTAB];
+  int64_t aEst[Q_MAXTAB] = { 0 };
   int n = s->nJoin + 1, i, k, J, hasLeft = 0, probe = 0, rc;
   memset(aSrc, 0, sizeof(aSrc));
   if( s->pSub ) return whyf(b, "a join with a subquery");
@@ -1347,10 +1375,7 @@ static int planJoin(Bind *b, JSort *js){
     if( !stopped(b) ) jconjAdd(b, js, f->pOn, i);
   }
   /* the order */
-  for(i=0; i<n && !stopped(b); i++) aEst[i] = rowsOf(b->db, b->aTab[i].t);
-  if( !hasLeft ){
-    for(i=1; i<n; i++) if( aEst[i]>aEst[probe] ) probe = i;
-  }
+  if( !stopped(b) && !hasLeft ) probe = largest(b, n, aEst);
   js->aOrder[0] = probe;
   J = 1<<probe;
   for(k=1; k<n && !stopped(b); k++){
