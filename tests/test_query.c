@@ -24,7 +24,8 @@
 **      and chains, self-joins, commas with equalities in WHERE, [INNER]
 **      JOIN ... ON, CROSS JOIN, LEFT JOIN ... ON, USING, NATURAL JOIN; keys
 **      of every pair of affinities and collations, expressions of them,
-**      two equalities at once; duplicates and NULL keys; grouped mostly. At
+**      two equalities at once, an equality in each branch of an OR;
+**      duplicates and NULL keys; grouped mostly. At
 **      least 50% on the engine's path.
 **   2. Parallel grouping: 200,000 rows (GPUAGG_QUERY_ROWS; 6 MB, segments
 **      of 1 MB) in a file read by the page source's 4 worker threads, which
@@ -754,7 +755,21 @@ static void genJoin(Gen *g, Query *q){
       case 0: case 1: case 2:                       /* a comma, its equality in WHERE */
         sqlite3_str_appendf(s, ", j%d AS x%d", base, i);
         sqlite3_str_appendf(w, "%s", nW++ ? " AND " : "");
-        joinEq(g, w, i);
+        if( chance(g, 0.2) ){
+          /* in each branch of an OR (TPC-H Q19's form: plan.c takes it out) */
+          sqlite3_str *e = sqlite3_str_new(0);
+          char *zEq;
+          joinEq(g, e, i);
+          zEq = text(e);
+          sqlite3_str_appendf(w, "((%s) AND ", zEq);
+          cond(g, w, 1);
+          sqlite3_str_appendf(w, " OR %s AND ", zEq);
+          cond(g, w, 1);
+          APP(w, ")");
+          sqlite3_free(zEq);
+        }else{
+          joinEq(g, w, i);
+        }
         break;
       case 3:
         sqlite3_str_appendf(s, " CROSS JOIN j%d AS x%d", base, i);

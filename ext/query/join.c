@@ -434,6 +434,39 @@ static int joinedRows(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   return SQLITE_OK;
 }
 
+/* Row i's first match in jt (the values aX of the other sides of its
+** equalities) into *pr, -1 for none; for the hash table, its key's hash,
+** bytes and BINARY bytes into *pH, *pNk, *pNb (the key in p->kbuf). */
+static int firstMatch(Part *p, const JoinTab *jt, qvec **aX, int i, int64_t *pr, uint64_t *pH, int *pNk, int *pNb){
+  const qjoin *q = jt->q;
+  int64_t r = -1;
+  int has, rc;
+  *pr = -1;
+  if( jt->aFirst ){
+    /* (1a) the value as an integer key, or no match */
+    qval v;
+    int64_t kv;
+    q_get(aX[0], i, &v);
+    if( q->aEq[0]->cmpAff>=0 && (rc = q_apply_aff(p->r, q->aEq[0]->cmpAff, &v))!=SQLITE_OK ) return rc;
+    has = v.t==SQLITE_INTEGER;
+    kv = v.v;
+    if( v.t==SQLITE_FLOAT ){
+      double d;
+      memcpy(&d, &v.v, 8);
+      if( d>=-9223372036854775808.0 && d<9223372036854775808.0 && d==floor(d) ){ has = 1; kv = (int64_t)d; }
+    }
+    if( has && (uint64_t)kv - (uint64_t)jt->lo<(uint64_t)jt->nFirst ) *pr = jt->aFirst[(uint64_t)kv - (uint64_t)jt->lo];
+    return SQLITE_OK;
+  }
+  if( (rc = keyOfRow(p, q, jt->bin, aX, i, pNk, pNb, &has))!=SQLITE_OK || !has ) return rc;
+  *pH = qxHashKey(p->kbuf, *pNk);
+  for(r=jt->aSlot[*pH & jt->mask]; r>=0; r=jt->aNext[r]){
+    if( jt->aHash[r]==*pH && jt->anKey[r]==*pNk && memcmp(jt->azKey[r], p->kbuf, (size_t)*pNk)==0 ) break;
+  }
+  *pr = r;
+  return SQLITE_OK;
+}
+
 /* Level x's rows met by its join (the plan's x-th in e->aJoinOrder), into
 ** level x + 1, which goes on (probeLevel) each time it fills and at the
 ** end: memory stays a batch a level, however many rows the joins make. */
@@ -456,45 +489,21 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
     if( (rc = q_eval(p->r, sideOf(q, j, 0), &cx, &aX[j]))!=SQLITE_OK ) return rc;
   }
   for(i=0; i<m; i++){
-    int nk = 0, nb = 0, has, hit = 0, any = 0, s;
-    int64_t r = -1, kv = 0;
+    int nk = 0, nb = 0, hit = 0, any = 0, s;
+    int64_t r;
     uint64_t h = 0;
-    if( jt->aFirst ){
-      /* (1a) the value as an integer key, or no match */
-      qval v;
-      q_get(aX[0], i, &v);
-      if( q->aEq[0]->cmpAff>=0 && (rc = q_apply_aff(p->r, q->aEq[0]->cmpAff, &v))!=SQLITE_OK ) return rc;
-      has = v.t==SQLITE_INTEGER;
-      kv = v.v;
-      if( v.t==SQLITE_FLOAT ){
-        double d;
-        memcpy(&d, &v.v, 8);
-        if( d>=-9223372036854775808.0 && d<9223372036854775808.0 && d==floor(d) ){ has = 1; kv = (int64_t)d; }
+    if( (rc = firstMatch(p, jt, aX, i, &r, &h, &nk, &nb))!=SQLITE_OK ) return rc;
+    hit = r>=0;
+    if( hit && jt->bin ){
+      /* (1b) every match's BINARY key must be the row's: kept while the
+      ** deeper levels reuse p->kbuf */
+      if( nb>js->nKey ){
+        char *z = sqlite3_realloc(js->zKey, nb + 64);
+        if( z==0 ) return SQLITE_NOMEM;
+        js->zKey = z;
+        js->nKey = nb + 64;
       }
-      if( has && (uint64_t)kv - (uint64_t)jt->lo<(uint64_t)jt->nFirst
-       && (r = jt->aFirst[(uint64_t)kv - (uint64_t)jt->lo])>=0 ){
-        hit = 1;
-      }
-    }else{
-      if( (rc = keyOfRow(p, q, jt->bin, aX, i, &nk, &nb, &has))!=SQLITE_OK ) return rc;
-      if( has ){
-        h = qxHashKey(p->kbuf, nk);
-        for(r=jt->aSlot[h & jt->mask]; r>=0; r=jt->aNext[r]){
-          if( jt->aHash[r]==h && jt->anKey[r]==nk && memcmp(jt->azKey[r], p->kbuf, (size_t)nk)==0 ) break;
-        }
-        hit = r>=0;
-        if( hit && jt->bin ){
-          /* (1b) every match's BINARY key must be the row's: kept while the
-          ** deeper levels reuse p->kbuf */
-          if( nb>js->nKey ){
-            char *z = sqlite3_realloc(js->zKey, nb + 64);
-            if( z==0 ) return SQLITE_NOMEM;
-            js->zKey = z;
-            js->nKey = nb + 64;
-          }
-          memcpy(js->zKey, p->kbuf + nk, (size_t)nb);
-        }
-      }
+      memcpy(js->zKey, p->kbuf + nk, (size_t)nb);
     }
     while( hit || (!any && q->left) ){
       int64_t *o;

@@ -1218,9 +1218,35 @@ typedef struct JSort {
   int aPos[Q_MAXTAB];              /* ... each place's position in it */
 } JSort;
 
+/* e's terms joined by op (E_AND or E_OR), into a[] (at most n): their number. */
+static int termsOf(qexpr *e, int op, qexpr **a, int n, int k){
+  if( e->op==op ){
+    k = termsOf(e->a, op, a, n, k);
+    return termsOf(e->b, op, a, n, k);
+  }
+  if( k<n ) a[k] = e;
+  return k + 1;
+}
+
 static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
   if( e==0 ) return 1;
   if( e->op==E_AND ) return jconjAdd(b, js, e->a, from) && jconjAdd(b, js, e->b, from);
+  if( e->op==E_OR ){
+    /* a conjunct every branch has holds where the OR does: added as one of
+    ** its own (a copy), so that an equality in each branch still joins
+    ** (TPC-H Q19); the OR stays as it is */
+    qexpr *aBr[32], *aC[32];
+    int nBr = termsOf(e, E_OR, aBr, 32, 0), nC = termsOf(aBr[0], E_AND, aC, 32, 0), i, j, k;
+    for(i=0; nBr<=32 && nC<=32 && i<nC; i++){
+      for(j=1; j<nBr; j++){
+        qexpr *aT[32];
+        int nT = termsOf(aBr[j], E_AND, aT, 32, 0);
+        for(k=0; k<nT && k<32 && !same(b->s, aC[i], aT[k]); k++){}
+        if( k>=nT || k>=32 ) break;
+      }
+      if( j==nBr && !jconjAdd(b, js, copyTree(b, aC[i]), from) ) return 0;
+    }
+  }
   if( js->n==js->nAlloc ){
     int n = js->nAlloc ? 2*js->nAlloc : 32;
     JConj *a = sqlite3_realloc64(js->a, sizeof(JConj)*(uint64_t)n);
