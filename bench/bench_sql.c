@@ -90,7 +90,13 @@
 **      when named (BENCH_QUERY_PART=ssb, or BENCH_QUERY_ONLY naming one of
 **      its queries): the Star Schema Benchmark's 13 queries, Q1.1-Q4.3, on
 **      its five tables generated at scale factor BENCH_SSB_SF (default 1;
-**      bench/ssb.c) in BENCH_SSB_DB (default /tmp/gpuagg-ssb.db).
+**      bench/ssb.c) in BENCH_SSB_DB (default /tmp/gpuagg-ssb.db). A fourth,
+**      tpchj, likewise only when named (BENCH_QUERY_PART=tpchj, or
+**      BENCH_QUERY_ONLY naming one of h3,h5,h10,h12,h14,h19): TPC-H's join
+**      queries Q3, Q5, Q10, Q12, Q14 and Q19 on its eight tables generated
+**      at scale factor BENCH_TPCH_SF (default 1; bench/tpch.c, lineitem's
+**      lines drawn with their orders by bench/lineitem.c's generator) in
+**      BENCH_TPCH_DB (default /tmp/gpuagg-tpch.db).
 **
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
@@ -108,6 +114,7 @@
 #include "duck.h"
 #include "lineitem.h"
 #include "ssb.h"
+#include "tpch.h"
 
 static int nRun = 5;
 /* gpu_summary's columns other than distinct (which the builtin statistics
@@ -1128,7 +1135,10 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 ** section's table f (BENCH_FLIGHTS_DB), and, only when named, the Star
 ** Schema Benchmark's 13 queries on its five tables (bench/ssb.c) at scale
 ** factor BENCH_SSB_SF (default 1; `rows` does not apply) in BENCH_SSB_DB
-** (default /tmp/gpuagg-ssb.db), all made from a seed and kept. Each
+** (default /tmp/gpuagg-ssb.db) and TPC-H's join queries Q3, Q5, Q10, Q12,
+** Q14 and Q19 on its eight tables (bench/tpch.c) at scale factor
+** BENCH_TPCH_SF (default 1; `rows` does not apply) in BENCH_TPCH_DB
+** (default /tmp/gpuagg-tpch.db), all made from a seed and kept. Each
 ** query: (a) the builtin SQL on the connection that made or read the file
 ** (its page cache holds the whole file; median of `runs`); (b) gpu_query's
 ** first run on a fresh connection (the file opened anew, the module loaded,
@@ -1137,23 +1147,27 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 ** TABLE temp.q USING gpu_query((SELECT ...)) and SELECT * FROM q, timed
 ** together; (c) SELECT * FROM q again on that connection (median of up to
 ** 15 runs, fewer past 10 s); (d) DuckDB in memory over copies of the same
-** tables (BENCH_DUCKDB; every core, median of 15). Every gpu_query answer
-** is checked cell for cell against the builtin SQL's with sum, total and
-** avg as gpu_sum, gpu_total and gpu_avg (correctly rounded, as gpu_query's
-** are). gpu_explain's path for each query, where the module has it.
+** tables (BENCH_DUCKDB; every core, median of 15; tpchj's tables in a
+** DuckDB database of their own, their names being the other parts').
+** Every gpu_query answer is checked cell for cell against the builtin
+** SQL's with sum, total and avg as gpu_sum, gpu_total and gpu_avg
+** (correctly rounded, as gpu_query's are). gpu_explain's path for each
+** query, where the module has it.
 ** For an answer of 1,000 rows or more, a note compares the steps after its
 ** first row with those of a temp table holding the same rows: what SQLite
 ** itself takes to hand them over.
-** Knobs: BENCH_QUERY_PART (tpch, flights or ssb, or a comma-separated list
-** of them; unset: tpch and flights), BENCH_QUERY_ONLY (a comma-separated
-** list of the queries' ids; an ssb id runs that part), BENCH_SSB_SF,
-** BENCH_SSB_DB, BENCH_QUERY_THREADS (default every core),
+** Knobs: BENCH_QUERY_PART (tpch, flights, ssb or tpchj, or a comma-
+** separated list of them; unset: tpch and flights), BENCH_QUERY_ONLY (a
+** comma-separated list of the queries' ids; an ssb or tpchj id runs that
+** part), BENCH_SSB_SF, BENCH_SSB_DB, BENCH_TPCH_SF, BENCH_TPCH_DB,
+** BENCH_QUERY_THREADS (default every core),
 ** BENCH_QUERY_CACHE (gpuagg_config('cache', N) on the fresh connection;
 ** default the module's), BENCH_QUERY_CHECK=0 (no answer checks: each costs
 ** one more builtin-sized run). */
 typedef struct QueryDef {
   const char *zId;          /* for BENCH_QUERY_ONLY */
-  const char *zPart;        /* "tpch" (lineitem), "flights" (f) or "ssb" (SSB's 5 tables) */
+  const char *zPart;        /* "tpch" (lineitem), "flights" (f), "ssb" (SSB's 5 tables) or
+                            ** "tpchj" (TPC-H's 8 tables) */
   const char *zLabel;
   const char *zSql;         /* the SQLite form; ?1.. bound to zArgs' integers */
   const char *zDuck;        /* DuckDB's form, NULL: zSql */
@@ -1274,6 +1288,49 @@ static const QueryDef aQueryDef[] = {
     "AND lo_partkey = p_partkey AND lo_orderdate = d_datekey AND c_region = 'AMERICA' "
     "AND s_nation = 'UNITED STATES' AND (d_year = 1997 OR d_year = 1998) AND p_category = 'MFGR#14' "
     "GROUP BY d_year, s_city, p_brand1 ORDER BY d_year, s_city, p_brand1", 0, 0 },
+  /* TPC-H's join queries (part tpchj) in the spec's text with its
+  ** validation parameters: comma joins, the dates TEXT compared as strings
+  ** (DATE 'x' written 'x', a date plus an interval written out as the
+  ** date it is); DuckDB takes the same text. */
+  { "h3", "tpchj", "TPC-H Q3: shipping priority, a segment, a date, LIMIT 10",
+    "SELECT l_orderkey, sum(l_extendedprice*(1-l_discount)) AS revenue, o_orderdate, o_shippriority "
+    "FROM customer, orders, lineitem WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey "
+    "AND l_orderkey = o_orderkey AND o_orderdate < '1995-03-15' AND l_shipdate > '1995-03-15' "
+    "GROUP BY l_orderkey, o_orderdate, o_shippriority ORDER BY revenue DESC, o_orderdate LIMIT 10", 0, 0 },
+  { "h5", "tpchj", "TPC-H Q5: local supplier volume, a region, a year, 6 tables",
+    "SELECT n_name, sum(l_extendedprice * (1 - l_discount)) AS revenue "
+    "FROM customer, orders, lineitem, supplier, nation, region WHERE c_custkey = o_custkey "
+    "AND l_orderkey = o_orderkey AND l_suppkey = s_suppkey AND c_nationkey = s_nationkey "
+    "AND s_nationkey = n_nationkey AND n_regionkey = r_regionkey AND r_name = 'ASIA' "
+    "AND o_orderdate >= '1994-01-01' AND o_orderdate < '1995-01-01' GROUP BY n_name ORDER BY revenue DESC", 0, 0 },
+  { "h10", "tpchj", "TPC-H Q10: returned items by customer, a quarter, LIMIT 20",
+    "SELECT c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) AS revenue, c_acctbal, n_name, c_address, "
+    "c_phone, c_comment FROM customer, orders, lineitem, nation WHERE c_custkey = o_custkey "
+    "AND l_orderkey = o_orderkey AND o_orderdate >= '1993-10-01' AND o_orderdate < '1994-01-01' "
+    "AND l_returnflag = 'R' AND c_nationkey = n_nationkey "
+    "GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment ORDER BY revenue DESC LIMIT 20",
+    0, 0 },
+  { "h12", "tpchj", "TPC-H Q12: ship modes and order priority, CASE sums",
+    "SELECT l_shipmode, sum(CASE WHEN o_orderpriority = '1-URGENT' OR o_orderpriority = '2-HIGH' THEN 1 ELSE 0 END) "
+    "AS high_line_count, sum(CASE WHEN o_orderpriority <> '1-URGENT' AND o_orderpriority <> '2-HIGH' THEN 1 ELSE 0 "
+    "END) AS low_line_count FROM orders, lineitem WHERE o_orderkey = l_orderkey AND l_shipmode IN ('MAIL', 'SHIP') "
+    "AND l_commitdate < l_receiptdate AND l_shipdate < l_commitdate AND l_receiptdate >= '1994-01-01' "
+    "AND l_receiptdate < '1995-01-01' GROUP BY l_shipmode ORDER BY l_shipmode", 0, 0 },
+  { "h14", "tpchj", "TPC-H Q14: promotion effect, a month, CASE and LIKE",
+    "SELECT 100.00 * sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_extendedprice*(1-l_discount) ELSE 0 END) "
+    "/ sum(l_extendedprice * (1 - l_discount)) AS promo_revenue FROM lineitem, part WHERE l_partkey = p_partkey "
+    "AND l_shipdate >= '1995-09-01' AND l_shipdate < '1995-10-01'", 0, 0 },
+  { "h19", "tpchj", "TPC-H Q19: discounted revenue, 3 brands, OR of ANDs",
+    "SELECT sum(l_extendedprice * (1 - l_discount)) AS revenue FROM lineitem, part WHERE "
+    "(p_partkey = l_partkey AND p_brand = 'Brand#12' AND p_container IN ('SM CASE', 'SM BOX', 'SM PACK', 'SM PKG') "
+    "AND l_quantity >= 1 AND l_quantity <= 1 + 10 AND p_size BETWEEN 1 AND 5 AND l_shipmode IN ('AIR', 'AIR REG') "
+    "AND l_shipinstruct = 'DELIVER IN PERSON') OR "
+    "(p_partkey = l_partkey AND p_brand = 'Brand#23' AND p_container IN ('MED BAG', 'MED BOX', 'MED PKG', 'MED PACK') "
+    "AND l_quantity >= 10 AND l_quantity <= 10 + 10 AND p_size BETWEEN 1 AND 10 AND l_shipmode IN ('AIR', 'AIR REG') "
+    "AND l_shipinstruct = 'DELIVER IN PERSON') OR "
+    "(p_partkey = l_partkey AND p_brand = 'Brand#34' AND p_container IN ('LG CASE', 'LG BOX', 'LG PACK', 'LG PKG') "
+    "AND l_quantity >= 20 AND l_quantity <= 20 + 10 AND p_size BETWEEN 1 AND 15 AND l_shipmode IN ('AIR', 'AIR REG') "
+    "AND l_shipinstruct = 'DELIVER IN PERSON')", 0, 0 },
 };
 
 /* A statement's rows, each as one string of its cells, exactly: INTEGER as
@@ -1554,24 +1611,88 @@ static sqlite3 *ssbTables(const char *zFile, double sf, int64_t *pnRow){
   return db;
 }
 
+/* TPC-H's eight tables (bench/tpch.c) at scale factor sf in zFile, made if
+** missing or of another scale factor, seed or version (the table
+** tpch_made holds those of the tables in the file, with LINEITEM_VERSION);
+** read once, as lineitemTable does. *pnRow: lineitem's rows. */
+static sqlite3 *tpchTables(const char *zFile, double sf, int64_t *pnRow){
+  static const char zNames[] =
+    "('region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem', 'tpch_made')";
+  const int64_t micro = (int64_t)(sf*1e6 + 0.5), seed = 29;
+  char *zErr = 0, zMsg[256];
+  sqlite3 *db = h_open_file(zFile, &zErr);
+  double t0;
+  if( db==0 ){
+    fprintf(stderr, "%s: %s\n", zFile, zErr);
+    exit(1);
+  }
+  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN %s", zNames)!=9
+   || h_int(db, "SELECT count(*) FROM tpch_made WHERE sf_micro=%lld AND seed=%lld AND version=%d AND lineitem_version=%d",
+            (long long)micro, (long long)seed, TPCH_VERSION, LINEITEM_VERSION)!=1 ){
+    /* A file holding only our tables is made anew (no free pages left behind). */
+    if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT IN %s", zNames)==0 ){
+      sqlite3_close(db);
+      unlink(zFile);
+      if( (db = h_open_file(zFile, &zErr))==0 ){
+        fprintf(stderr, "%s: %s\n", zFile, zErr);
+        exit(1);
+      }
+    }
+    t0 = h_now();
+    h_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576");
+    if( tpch_fill(db, sf, (uint64_t)seed, zMsg, sizeof(zMsg)) ){
+      fprintf(stderr, "%s: %s\n", zFile, zMsg);
+      exit(1);
+    }
+    if( h_exec(db, "DROP TABLE IF EXISTS tpch_made; CREATE TABLE tpch_made(sf_micro INTEGER, seed INTEGER, version INTEGER,"
+                   " lineitem_version INTEGER); INSERT INTO tpch_made VALUES(%lld, %lld, %d, %d);"
+                   " PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL",
+               (long long)micro, (long long)seed, TPCH_VERSION, LINEITEM_VERSION) ){
+      fprintf(stderr, "%s: %s\n", zFile, h_errmsg);
+      exit(1);
+    }
+    fprintf(stderr, "# tpchj: scale factor %g made in %.1f s\n", sf, h_now() - t0);
+  }else{
+    fprintf(stderr, "# tpchj: scale factor %g in %s, made before\n", sf, zFile);
+  }
+  t0 = h_now();
+  h_exec(db, "PRAGMA cache_size = -%lld",
+         (long long)(h_int(db, "PRAGMA page_count")*h_int(db, "PRAGMA page_size")/1024 + 65536));
+  h_int(db, "SELECT count(*), sum(length(r_comment)) FROM region");
+  h_int(db, "SELECT count(*), sum(length(n_comment)) FROM nation");
+  h_int(db, "SELECT count(*), sum(length(s_comment)) FROM supplier");
+  h_int(db, "SELECT count(*), sum(length(c_comment)) FROM customer");
+  h_int(db, "SELECT count(*), sum(length(p_comment)) FROM part");
+  h_int(db, "SELECT count(*), sum(length(ps_comment)) FROM partsupp");
+  h_int(db, "SELECT count(*), sum(length(o_comment)) FROM orders");
+  *pnRow = h_int(db, "SELECT count(*), sum(length(l_comment)) FROM lineitem");
+  fprintf(stderr, "# tpchj: %lld lineitem rows, the eight tables read once in %.1f s\n", (long long)*pnRow,
+          h_now() - t0);
+  return db;
+}
+
+/* Does the comma-separated list zList name zItem (a whole item, blanks
+** around it allowed)? */
+static int listHas(const char *zList, const char *zItem){
+  size_t n = strlen(zItem);
+  const char *z;
+  for(z=zList; (z = strstr(z, zItem))!=0; z += n){
+    if( (z==zList || z[-1]==',' || z[-1]==' ') && (z[n]==0 || z[n]==',' || z[n]==' ') ) return 1;
+  }
+  return 0;
+}
+
 /* Is this part of the query section to run (BENCH_QUERY_PART), and this
-** query (BENCH_QUERY_ONLY)? The ssb part runs only where one of them names
-** it or its query. */
+** query (BENCH_QUERY_ONLY)? The ssb and tpchj parts run only where one of
+** them names it or its query. */
 static int wantQuery(const QueryDef *q){
   const char *zPart = getenv("BENCH_QUERY_PART"), *zOnly = getenv("BENCH_QUERY_ONLY");
   if( zPart && zPart[0] ){
-    if( strstr(zPart, q->zPart)==0 ) return 0;
-  }else if( strcmp(q->zPart, "ssb")==0 && !(zOnly && zOnly[0]) ){
+    if( !listHas(zPart, q->zPart) ) return 0;
+  }else if( (strcmp(q->zPart, "ssb")==0 || strcmp(q->zPart, "tpchj")==0) && !(zOnly && zOnly[0]) ){
     return 0;
   }
-  if( zOnly && zOnly[0] ){
-    size_t n = strlen(q->zId);
-    const char *z;
-    for(z=zOnly; (z = strstr(z, q->zId))!=0; z += n){
-      if( (z==zOnly || z[-1]==',') && (z[n]==0 || z[n]==',') ) return 1;
-    }
-    return 0;
-  }
+  if( zOnly && zOnly[0] ) return listHas(zOnly, q->zId);
   return 1;
 }
 
@@ -1628,51 +1749,64 @@ static void querySection(int64_t nRow){
   const char *zLFile = getenv("BENCH_QUERY_DB") ? getenv("BENCH_QUERY_DB") : "/tmp/gpuagg-lineitem.db";
   const char *zFFile = getenv("BENCH_FLIGHTS_DB") ? getenv("BENCH_FLIGHTS_DB") : "/tmp/gpuagg-flights.db";
   const char *zSFile = getenv("BENCH_SSB_DB") ? getenv("BENCH_SSB_DB") : "/tmp/gpuagg-ssb.db";
+  const char *zJFile = getenv("BENCH_TPCH_DB") ? getenv("BENCH_TPCH_DB") : "/tmp/gpuagg-tpch.db";
   const char *zDuck = getenv("BENCH_DUCKDB");
   const double sf = getenv("BENCH_SSB_SF") && atof(getenv("BENCH_SSB_SF"))>0 ? atof(getenv("BENCH_SSB_SF")) : 1.0;
+  const double sfJ = getenv("BENCH_TPCH_SF") && atof(getenv("BENCH_TPCH_SF"))>0 ? atof(getenv("BENCH_TPCH_SF")) : 1.0;
   const int nFast = 15, check = !(getenv("BENCH_QUERY_CHECK") && atoi(getenv("BENCH_QUERY_CHECK"))==0);
   long nCpu = sysconf(_SC_NPROCESSORS_ONLN);
   int nThread = getenv("BENCH_QUERY_THREADS") ? atoi(getenv("BENCH_QUERY_THREADS")) : (int)(nCpu<1 ? 1 : nCpu>64 ? 64 : nCpu);
-  int wantL = 0, wantF = 0, wantS = 0, form = 0, q, i;
-  int64_t nSRow = 0;
-  sqlite3 *dbL = 0, *dbF = 0, *dbS = 0;
+  int wantL = 0, wantF = 0, wantS = 0, wantJ = 0, form = 0, q, i;
+  int64_t nSRow = 0, nJRow = 0;
+  sqlite3 *dbL = 0, *dbF = 0, *dbS = 0, *dbJ = 0;
   sqlite3_str *pNote = sqlite3_str_new(0);
   char zErr[256], *zNote, *zUnavail = 0;
-  duck *dk = 0;
+  duck *dk = 0, *dkJ = 0;
 
   for(q=0; q<nQ; q++){
     if( !wantQuery(&aQueryDef[q]) ) continue;
     if( strcmp(aQueryDef[q].zPart, "tpch")==0 ) wantL = 1;
     else if( strcmp(aQueryDef[q].zPart, "ssb")==0 ) wantS = 1;
+    else if( strcmp(aQueryDef[q].zPart, "tpchj")==0 ) wantJ = 1;
     else wantF = 1;
   }
   if( wantL ) dbL = lineitemTable(zLFile, nRow);
   if( wantF ) dbF = flightsTable(zFFile, nRow);
   if( wantS ) dbS = ssbTables(zSFile, sf, &nSRow);
-  if( zDuck && (wantL || wantF || wantS) ){
+  if( wantJ ) dbJ = tpchTables(zJFile, sfJ, &nJRow);
+  if( zDuck && (wantL || wantF || wantS || wantJ) ){
+    /* tpchj's tables in a DuckDB of their own: their names (lineitem,
+    ** customer, supplier, part) are those of the tpch and ssb parts'. */
     static const char *const azSsb[] = { "date", "part", "supplier", "customer", "lineorder" };
+    static const char *const azTpch[] = { "region", "nation", "supplier", "customer", "part", "partsupp", "orders",
+                                          "lineitem" };
     double t0 = h_now();
-    int bad = duck_load(zDuck, zErr, sizeof(zErr)) || (dk = duck_open_memory(0, zErr, sizeof(zErr)))==0
+    int bad = duck_load(zDuck, zErr, sizeof(zErr))
+           || ((wantL || wantF || wantS) && (dk = duck_open_memory(0, zErr, sizeof(zErr)))==0)
+           || (wantJ && (dkJ = duck_open_memory(0, zErr, sizeof(zErr)))==0)
            || (wantL && duck_copy_table(dk, dbL, "lineitem", zErr, sizeof(zErr)))
            || (wantF && duck_copy_table(dk, dbF, "f", zErr, sizeof(zErr)));
     for(i=0; !bad && wantS && i<5; i++) bad = duck_copy_table(dk, dbS, azSsb[i], zErr, sizeof(zErr));
+    for(i=0; !bad && wantJ && i<8; i++) bad = duck_copy_table(dkJ, dbJ, azTpch[i], zErr, sizeof(zErr));
     if( bad ){
       printf("\nDuckDB not run: %s\n", zErr);
       if( dk ) duck_close(dk);
-      dk = 0;
+      if( dkJ ) duck_close(dkJ);
+      dk = dkJ = 0;
     }else{
-      fprintf(stderr, "# DuckDB: %s%s%s%s%s copied in %.1f s\n", wantL ? "lineitem" : "", wantL && wantF ? " and " : "",
+      fprintf(stderr, "# DuckDB: %s%s%s%s%s%s%s copied in %.1f s\n", wantL ? "lineitem" : "", wantL && wantF ? " and " : "",
               wantF ? "f" : "", (wantL || wantF) && wantS ? " and " : "", wantS ? "the SSB's 5 tables" : "",
-              h_now() - t0);
+              (wantL || wantF || wantS) && wantJ ? " and " : "", wantJ ? "TPC-H's 8 tables" : "", h_now() - t0);
     }
   }
 
   printf("\nQueries, %lld rows (lineitem in %s, f in %s", (long long)nRow, wantL ? zLFile : "-", wantF ? zFFile : "-");
   if( wantS ) printf("; SSB at scale factor %g, %lld lineorder rows, in %s", sf, (long long)nSRow, zSFile);
+  if( wantJ ) printf("; TPC-H at scale factor %g, %lld lineitem rows, in %s", sfJ, (long long)nJRow, zJFile);
   printf("): the builtin SQL (median of %d runs, page cache warm); "
          "gpu_query (BENCH_QUERY_BACKEND, default auto; %d threads), its first run on a fresh connection (CREATE VIRTUAL TABLE "
          "and SELECT, the file in the system's page cache) and its repeated runs on it (median of up to %d)%s.\n\n",
-         nRun, nThread, nFast, dk ? "; DuckDB in memory (every core, median of the same)" : "");
+         nRun, nThread, nFast, dk || dkJ ? "; DuckDB in memory (every core, median of the same)" : "");
   for(q=0; q<nQ; q++){
     if( wantQuery(&aQueryDef[q]) ) printf("- %s: `%s`%s%s%s\n", aQueryDef[q].zId, aQueryDef[q].zSql,
                                           aQueryDef[q].zArgs ? " as q(" : "", aQueryDef[q].zArgs ? aQueryDef[q].zArgs : "",
@@ -1686,9 +1820,11 @@ static void querySection(int64_t nRow){
   for(q=0; q<nQ; q++){
     const QueryDef *pQ = &aQueryDef[q];
     int isL = strcmp(pQ->zPart, "tpch")==0, isS = strcmp(pQ->zPart, "ssb")==0, nFastRun = 0;
-    sqlite3 *db = isL ? dbL : isS ? dbS : dbF, *db2 = 0;
-    const char *zFile = isL ? zLFile : isS ? zSFile : zFFile;
-    const int64_t nQRow = isS ? nSRow : nRow;   /* rows of the (fact) table, for the CSV */
+    int isJ = strcmp(pQ->zPart, "tpchj")==0;
+    sqlite3 *db = isL ? dbL : isS ? dbS : isJ ? dbJ : dbF, *db2 = 0;
+    const char *zFile = isL ? zLFile : isS ? zSFile : isJ ? zJFile : zFFile;
+    const int64_t nQRow = isS ? nSRow : isJ ? nJRow : nRow;   /* rows of the (fact) table, for the CSV */
+    duck *dq = isJ ? dkJ : dk;
     double tb, tCreate = -1, tFirst = -1, tc = -1, td = -1, t[64], t0, tStart = h_now();
     char *zSel = pQ->zArgs ? sqlite3_mprintf("SELECT * FROM q(%s)", pQ->zArgs) : sqlite3_mprintf("SELECT * FROM q");
     char *zE = 0, *zPath = 0, *zAnswer = 0;
@@ -1748,10 +1884,10 @@ static void querySection(int64_t nRow){
     }
 
     /* (d) DuckDB. */
-    if( dk ){
+    if( dq ){
       const char *zD = pQ->zDuck ? pQ->zDuck : pQ->zSql;
-      if( duck_time_ms(dk, zD, 0)>=0 ){
-        for(i=0; i<nFast; i++) t[i] = duck_time_ms(dk, zD, &nDuckRow);
+      if( duck_time_ms(dq, zD, 0)>=0 ){
+        for(i=0; i<nFast; i++) t[i] = duck_time_ms(dq, zD, &nDuckRow);
         qsort(t, (size_t)nFast, sizeof(double), cmpDouble);
         td = t[nFast/2]/1e3;
       }else{
@@ -1837,9 +1973,11 @@ static void querySection(int64_t nRow){
   sqlite3_free(zNote);
   sqlite3_free(zUnavail);
   if( dk ) duck_close(dk);
+  if( dkJ ) duck_close(dkJ);
   sqlite3_close(dbL);
   sqlite3_close(dbF);
   sqlite3_close(dbS);
+  sqlite3_close(dbJ);
 }
 
 /* ref_percentile(Y, P): the percentile extension's algorithm, as a

@@ -33,6 +33,11 @@
 ** 10 suppliers; orders are made until n lines are (the last one cut short).
 ** The rows go in through one prepared INSERT in one transaction; the caller
 ** sets the connection's journal, sync and cache pragmas.
+**
+** The generator is in parts that bench/tpch.c shares (lineitem.h): the
+** random numbers, the comments' text, a part's price and suppliers, and
+** lineitem_gen_order, which draws an order's key, date and lines in the
+** order lineitem_fill always has, so its rows are those of version 1.
 */
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,13 +45,9 @@
 #include <string.h>
 #include "lineitem.h"
 
-/* xoshiro256**, seeded through splitmix64: the generator's own, so the rows
-** depend on nothing but the seed. */
-typedef struct Rng { uint64_t s[4]; } Rng;
-
 static uint64_t rotl(uint64_t x, int k){ return (x<<k) | (x>>(64-k)); }
 
-static void rngInit(Rng *r, uint64_t seed){
+void lineitem_rng_init(LineitemRng *r, uint64_t seed){
   int i;
   for(i=0; i<4; i++){
     uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
@@ -56,7 +57,7 @@ static void rngInit(Rng *r, uint64_t seed){
   }
 }
 
-static uint64_t rngNext(Rng *r){
+uint64_t lineitem_rng_next(LineitemRng *r){
   uint64_t *s = r->s, v = rotl(s[1]*5, 7)*9, t = s[1]<<17;
   s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
   s[2] ^= t;
@@ -64,9 +65,8 @@ static uint64_t rngNext(Rng *r){
   return v;
 }
 
-/* Uniform in [lo, hi] (hi-lo small: the modulo's bias is below 2^-40). */
-static int64_t rngRange(Rng *r, int64_t lo, int64_t hi){
-  return lo + (int64_t)(rngNext(r) % (uint64_t)(hi - lo + 1));
+int64_t lineitem_rng_range(LineitemRng *r, int64_t lo, int64_t hi){
+  return lo + (int64_t)(lineitem_rng_next(r) % (uint64_t)(hi - lo + 1));
 }
 
 static void setErr(char *zErr, int nErr, const char *zFmt, ...){
@@ -76,10 +76,6 @@ static void setErr(char *zErr, int nErr, const char *zFmt, ...){
   vsnprintf(zErr, (size_t)nErr, zFmt, ap);
   va_end(ap);
 }
-
-/* Days from 1992-01-01: enough for the latest receipt date (1998-08-02 +
-** 121 + 30 days). */
-#define LI_DAYS 2600
 
 static int isLeap(int y){ return y%4==0 && (y%100!=0 || y%400==0); }
 
@@ -118,12 +114,11 @@ static const char *const azWord[] = {
   "could", "should", "ought", "must", "have", "need",
 };
 
-/* A comment of 10..43 characters into z (NUL-terminated); its length. */
-static int comment(Rng *r, char *z){
+int lineitem_text(LineitemRng *r, char *z, int lo, int hi){
   const int nWord = (int)(sizeof(azWord)/sizeof(azWord[0]));
-  int len = (int)rngRange(r, 10, 43), n = 0;
+  int len = (int)lineitem_rng_range(r, lo, hi), n = 0;
   while( n<len ){
-    const char *w = azWord[rngRange(r, 0, nWord - 1)];
+    const char *w = azWord[lineitem_rng_range(r, 0, nWord - 1)];
     int k = (int)strlen(w);
     if( n ) z[n++] = ' ';
     if( n + k > len ) k = len - n;
@@ -135,76 +130,113 @@ static int comment(Rng *r, char *z){
   return len;
 }
 
-int lineitem_fill(sqlite3 *db, int64_t n, uint64_t seed, char *zErr, int nErr){
-  static const char zDdl[] =
-    "DROP TABLE IF EXISTS lineitem;"
-    "CREATE TABLE lineitem(l_orderkey INTEGER, l_partkey INTEGER, l_suppkey INTEGER, l_linenumber INTEGER,"
-    " l_quantity REAL, l_extendedprice REAL, l_discount REAL, l_tax REAL, l_returnflag TEXT, l_linestatus TEXT,"
-    " l_shipdate TEXT, l_commitdate TEXT, l_receiptdate TEXT, l_shipinstruct TEXT, l_shipmode TEXT,"
-    " l_comment TEXT)";
-  const double sf = (double)n/6001215.0;
-  const int64_t nPart = sf*200000 > 200 ? (int64_t)(sf*200000 + 0.5) : 200;
-  const int64_t nSupp = sf*10000 > 10 ? (int64_t)(sf*10000 + 0.5) : 10;
-  const int lastOrder = dayOf(1998, 8, 2), today = dayOf(1995, 6, 17);
-  char (*azDay)[11] = malloc(sizeof(*azDay)*LI_DAYS), zComment[48];
-  sqlite3_stmt *st = 0;
-  int64_t k = 0, order = 0;
-  int rc = 1, y = 1992, m = 1, d = 1, i;
-  Rng r;
+int64_t lineitem_price_cents(int64_t pk){
+  return 90000 + (pk/10) % 20001 + 100*(pk % 1000);
+}
 
-  if( azDay==0 ){ setErr(zErr, nErr, "lineitem: no memory"); return 1; }
-  for(i=0; i<LI_DAYS; i++){
-    static const int aLen[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+int64_t lineitem_supplier(int64_t pk, int i, int64_t nSupp){
+  return (pk + i*(nSupp/4 + (pk - 1)/nSupp)) % nSupp + 1;
+}
+
+void lineitem_gen_init(LineitemGen *g, uint64_t seed, int64_t nPart, int64_t nSupp){
+  static const int aLen[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+  int y = 1992, m = 1, d = 1, i;
+  lineitem_rng_init(&g->r, seed);
+  g->nPart = nPart;
+  g->nSupp = nSupp;
+  g->nOrder = 0;
+  g->lastOrder = dayOf(1998, 8, 2);
+  g->today = dayOf(1995, 6, 17);
+  for(i=0; i<LINEITEM_DAYS; i++){
     char z[40];
     snprintf(z, sizeof(z), "%04d-%02d-%02d", y, m, d);
-    memcpy(azDay[i], z, sizeof(azDay[i]));
+    memcpy(g->azDay[i], z, sizeof(g->azDay[i]));
     if( ++d > aLen[m-1] + (m==2 && isLeap(y)) ){
       d = 1;
       if( ++m>12 ){ m = 1; y++; }
     }
   }
-  rngInit(&r, seed);
-  if( sqlite3_exec(db, zDdl, 0, 0, 0)!=SQLITE_OK || sqlite3_exec(db, "BEGIN", 0, 0, 0)!=SQLITE_OK
-   || sqlite3_prepare_v2(db, "INSERT INTO lineitem VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-                         " ?15, ?16)", -1, &st, 0)!=SQLITE_OK ){
+}
+
+/* The draws in the order version 1 made them: the order's line count and
+** date; each line's part, quantity, supplier, ship, commit and receipt
+** dates, return flag (where received by CURRENTDATE), discount, tax,
+** instruction, mode and comment. */
+void lineitem_gen_order(LineitemGen *g, LineitemOrder *o){
+  LineitemRng *r = &g->r;
+  int64_t k = g->nOrder++;
+  int j;
+  o->nLine = (int)lineitem_rng_range(r, 1, 7);
+  o->orderkey = (k/8)*32 + k%8 + 1;
+  o->orderdate = (int)lineitem_rng_range(r, 0, g->lastOrder);
+  for(j=0; j<o->nLine; j++){
+    LineitemLine *p = &o->aLine[j];
+    p->partkey = lineitem_rng_range(r, 1, g->nPart);
+    p->quantity = lineitem_rng_range(r, 1, 50);
+    p->suppkey = lineitem_supplier(p->partkey, (int)lineitem_rng_range(r, 0, 3), g->nSupp);
+    p->cents = p->quantity*lineitem_price_cents(p->partkey);
+    p->ship = o->orderdate + (int)lineitem_rng_range(r, 1, 121);
+    p->commit = o->orderdate + (int)lineitem_rng_range(r, 30, 90);
+    p->receipt = p->ship + (int)lineitem_rng_range(r, 1, 30);
+    p->returnflag = p->receipt<=g->today ? (lineitem_rng_range(r, 0, 1) ? 'R' : 'A') : 'N';
+    p->linestatus = p->ship>g->today ? 'O' : 'F';
+    p->discount = (int)lineitem_rng_range(r, 0, 10);
+    p->tax = (int)lineitem_rng_range(r, 0, 8);
+    p->instruct = (int)lineitem_rng_range(r, 0, 3);
+    p->mode = (int)lineitem_rng_range(r, 0, 6);
+    p->nComment = lineitem_text(r, p->zComment, 10, 43);
+  }
+}
+
+void lineitem_bind(const LineitemGen *g, sqlite3_stmt *st, const LineitemOrder *o, int j){
+  const LineitemLine *p = &o->aLine[j];
+  sqlite3_bind_int64(st, 1, o->orderkey);
+  sqlite3_bind_int64(st, 2, p->partkey);
+  sqlite3_bind_int64(st, 3, p->suppkey);
+  sqlite3_bind_int64(st, 4, j + 1);
+  sqlite3_bind_double(st, 5, (double)p->quantity);
+  sqlite3_bind_double(st, 6, (double)p->cents/100.0);
+  sqlite3_bind_double(st, 7, (double)p->discount/100.0);
+  sqlite3_bind_double(st, 8, (double)p->tax/100.0);
+  sqlite3_bind_text(st, 9, &p->returnflag, 1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 10, &p->linestatus, 1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 11, g->azDay[p->ship], 10, SQLITE_STATIC);
+  sqlite3_bind_text(st, 12, g->azDay[p->commit], 10, SQLITE_STATIC);
+  sqlite3_bind_text(st, 13, g->azDay[p->receipt], 10, SQLITE_STATIC);
+  sqlite3_bind_text(st, 14, azInstruct[p->instruct], -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 15, azMode[p->mode], -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 16, p->zComment, p->nComment, SQLITE_STATIC);
+}
+
+int lineitem_fill(sqlite3 *db, int64_t n, uint64_t seed, char *zErr, int nErr){
+  const double sf = (double)n/6001215.0;
+  const int64_t nPart = sf*200000 > 200 ? (int64_t)(sf*200000 + 0.5) : 200;
+  const int64_t nSupp = sf*10000 > 10 ? (int64_t)(sf*10000 + 0.5) : 10;
+  LineitemGen *g = malloc(sizeof(*g));
+  LineitemOrder o;
+  sqlite3_stmt *st = 0;
+  int64_t k = 0;
+  int rc = 1, j;
+
+  if( g==0 ){ setErr(zErr, nErr, "lineitem: no memory"); return 1; }
+  lineitem_gen_init(g, seed, nPart, nSupp);
+  if( sqlite3_exec(db, "DROP TABLE IF EXISTS lineitem; CREATE TABLE lineitem(" LINEITEM_COLUMNS ")", 0, 0, 0)!=SQLITE_OK
+   || sqlite3_exec(db, "BEGIN", 0, 0, 0)!=SQLITE_OK
+   || sqlite3_prepare_v2(db, LINEITEM_INSERT, -1, &st, 0)!=SQLITE_OK ){
     setErr(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
     goto done;
   }
+  /* Orders until n lines are made, the last one cut short. */
   while( k<n ){
-    int nLine = (int)rngRange(&r, 1, 7), line;
-    int64_t okey = (order/8)*32 + order%8 + 1;
-    int od = (int)rngRange(&r, 0, lastOrder);
-    for(line=1; line<=nLine && k<n; line++, k++){
-      int64_t pk = rngRange(&r, 1, nPart), qty = rngRange(&r, 1, 50);
-      int64_t sk = (pk + rngRange(&r, 0, 3)*(nSupp/4 + (pk - 1)/nSupp)) % nSupp + 1;
-      int64_t cents = 90000 + (pk/10) % 20001 + 100*(pk % 1000);
-      int ship = od + (int)rngRange(&r, 1, 121), commit = od + (int)rngRange(&r, 30, 90);
-      int receipt = ship + (int)rngRange(&r, 1, 30), nc;
-      const char *zFlag = receipt<=today ? (rngRange(&r, 0, 1) ? "R" : "A") : "N";
-      sqlite3_bind_int64(st, 1, okey);
-      sqlite3_bind_int64(st, 2, pk);
-      sqlite3_bind_int64(st, 3, sk);
-      sqlite3_bind_int64(st, 4, line);
-      sqlite3_bind_double(st, 5, (double)qty);
-      sqlite3_bind_double(st, 6, (double)(qty*cents)/100.0);
-      sqlite3_bind_double(st, 7, (double)rngRange(&r, 0, 10)/100.0);
-      sqlite3_bind_double(st, 8, (double)rngRange(&r, 0, 8)/100.0);
-      sqlite3_bind_text(st, 9, zFlag, 1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 10, ship>today ? "O" : "F", 1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 11, azDay[ship], 10, SQLITE_STATIC);
-      sqlite3_bind_text(st, 12, azDay[commit], 10, SQLITE_STATIC);
-      sqlite3_bind_text(st, 13, azDay[receipt], 10, SQLITE_STATIC);
-      sqlite3_bind_text(st, 14, azInstruct[rngRange(&r, 0, 3)], -1, SQLITE_STATIC);
-      sqlite3_bind_text(st, 15, azMode[rngRange(&r, 0, 6)], -1, SQLITE_STATIC);
-      nc = comment(&r, zComment);
-      sqlite3_bind_text(st, 16, zComment, nc, SQLITE_STATIC);
+    lineitem_gen_order(g, &o);
+    for(j=0; j<o.nLine && k<n; j++, k++){
+      lineitem_bind(g, st, &o, j);
       if( sqlite3_step(st)!=SQLITE_DONE ){
         setErr(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
         goto done;
       }
       sqlite3_reset(st);
     }
-    order++;
   }
   if( sqlite3_exec(db, "COMMIT", 0, 0, 0)!=SQLITE_OK ){
     setErr(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
@@ -214,6 +246,6 @@ int lineitem_fill(sqlite3 *db, int64_t n, uint64_t seed, char *zErr, int nErr){
 done:
   sqlite3_finalize(st);
   if( rc && sqlite3_get_autocommit(db)==0 ) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
-  free(azDay);
+  free(g);
   return rc;
 }
