@@ -11,8 +11,8 @@
 **      and off, 1 to 4 threads) and in memory (the statement source): typed,
 **      untyped, NUMERIC, NOCASE and RTRIM columns; NULL, int64's limits,
 **      -0.0, 1e308, numeric-looking TEXT, BLOBs, 'A', 'a', 'a  '; arithmetic,
-**      functions, CASE, CAST, COLLATE, comparisons, logic, BETWEEN, IN,
-**      LIKE, GLOB; 0 to 3 GROUP BY keys (expressions, collations, by
+**      functions, CASE, CAST, COLLATE, comparisons, logic, BETWEEN, IN
+**      (lists, and a SELECT of a column of the table, NOT IN too), LIKE, GLOB; 0 to 3 GROUP BY keys (expressions, collations, by
 **      number); 1 to 6 aggregates (sum, total, avg, count, count(DISTINCT),
 **      min, max, gpu_min, gpu_max, gpu_sum) and expressions over them;
 **      HAVING; ORDER BY over every result column; LIMIT and OFFSET;
@@ -36,7 +36,8 @@
 **      answer has them; at least 80% on the engine's path.
 **   3. Out of the engine's subset (a join's rows without aggregates, a
 **      RIGHT JOIN, a cross product, a bare column or a LEFT JOIN's ON that
-**      the engine does not cover, subqueries, a window, FILTER, a
+**      the engine does not cover, subqueries that refer to the outer query,
+**      IN (VALUES ...), a window, FILTER, a
 **      CTE, a view, a WITHOUT ROWID table, a compound, a percentile's
 **      fraction that is no constant, a function that is not deterministic):
 **      SQLite's answer, gpu_explain says "sqlite" with the form's reason,
@@ -413,7 +414,20 @@ static void cond(Gen *g, sqlite3_str *s, int d){
   }else if( p<0.80 ){
     /* IN lists of expressions, of one item, none, or many; a constant BETWEEN's operand */
     int k, n;
-    switch( pick(g, 5) ){
+    switch( pick(g, 6) ){
+      case 5: {
+        /* IN (SELECT ...) of a table's column (no outer one: a constant set) */
+        int nJoin = g->nJoin, noFrom = g->noFrom;
+        if( g->noFrom ) lit(g, s); else col(g, s);
+        sqlite3_str_appendf(s, "%s (SELECT %s FROM %s", chance(g, 0.3) ? " NOT IN" : " IN", PICK(g, azCol),
+                            nJoin ? "j1" : "t");
+        g->nJoin = g->noFrom = 0;
+        if( chance(g, 0.6) ){ APP(s, " WHERE "); cond(g, s, 2); }
+        g->nJoin = nJoin;
+        g->noFrom = noFrom;
+        APP(s, ")");
+        break;
+      }
       case 0:
         expr(g, s, d+1); APP(s, chance(g, 0.2) ? " NOT IN (" : " IN ("); col(g, s); APP(s, ", "); expr(g, s, d+1);
         if( chance(g, 0.5) ){ APP(s, ", "); lit(g, s); }
@@ -1724,7 +1738,9 @@ START_TEST(test_outside){
     { "SELECT gpu_argmin(t.a, u.b) FROM t JOIN t2 u ON t.a = u.a",
       "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)" },
     { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery that refers to the outer query (no such column: t.a)" },
-    { "SELECT sum(b) FROM t WHERE a IN (SELECT a FROM t2)", "IN (a subquery)" },
+    { "SELECT sum(b) FROM t WHERE a IN (SELECT a FROM t2 WHERE t2.b = t.b)",
+      "IN (a subquery that refers to the outer query: the column t.b)" },
+    { "SELECT sum(b) FROM t WHERE a IN (VALUES (1), (2))", "IN (VALUES ...)" },
     { "SELECT a, sum(b) OVER (ORDER BY a, rowid) FROM t", "sum(...) OVER (a window function)" },
     { "SELECT sum(b) FILTER (WHERE a > 0) FROM t", "sum(...) FILTER" },
     { "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5) SELECT sum(x) FROM c", "WITH RECURSIVE" },

@@ -822,8 +822,9 @@ static int evalCase(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
 }
 
 /* A constant IN list as a run compares with it (requirement 2b): its items
-** with x's affinity applied, and for a long list their canonical keys
-** (under the IN's collation) sorted, to be searched. */
+** (or a subquery's values, plan.c 3a) with the IN's affinity applied, and
+** for a long list their canonical keys (under the IN's collation) sorted,
+** to be searched. */
 struct qinset {
   qval *a; int n;                  /* the items that are not NULL */
   int hasNull;                     /* ... and whether one is NULL */
@@ -858,11 +859,16 @@ static int inSet(qrun *r, const qexpr *e, struct qinset **pp){
   if( p ){ *pp = p; return SQLITE_OK; }
   if( (p = sqlite3_malloc(sizeof(*p)))==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
-  if( (p->a = sqlite3_malloc64(sizeof(qval)*(uint64_t)e->nArg))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
-  for(k=0; k<e->nArg; k++){
-    const qexpr *l = e->arg[k];
+  if( (p->a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(e->nArg + e->nIn + 1)))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
+  p->hasNull = e->hasNull;
+  for(k=0; k<e->nArg + e->nIn; k++){
     qval x;
-    x.t = l->t; x.v = l->i; x.z = l->z; x.n = l->n;
+    if( k<e->nArg ){
+      const qexpr *l = e->arg[k];
+      x.t = l->t; x.v = l->i; x.z = l->z; x.n = l->n;
+    }else{
+      x = e->aIn[k - e->nArg];      /* (a subquery's: plan.c, 3a) */
+    }
     if( x.t==SQLITE_NULL ){ p->hasNull = 1; continue; }
     if( (rc = applyAff(r, e->cmpAff, &x))!=SQLITE_OK ){ inSetFree(p); return rc; }
     p->a[p->n++] = x;

@@ -534,7 +534,16 @@ static qexpr *eqExpr(Parse *p){
       if( in==0 ) return 0;
       if( !is(p, "(") ) return why(p, "IN of a table");
       p->i++;
-      if( is(p, "SELECT") || is(p, "VALUES") || is(p, "WITH") ) return why(p, "IN (a subquery)");
+      if( is(p, "VALUES") ) return why(p, "IN (VALUES ...)");
+      if( is(p, "SELECT") || is(p, "WITH") ){
+        /* IN (SELECT ...): the subquery's text, planned as a constant set
+        ** (plan.c, 3a) */
+        if( (in->b = subquery(p, p->a[p->i - 1].at))==0 ) return 0;
+        in->op = E_INSEL;
+        in->end = endOfPrev(p);
+        e = notOf(p, in, neg);
+        continue;
+      }
       if( !exprList(p, in) ) return 0;
       in->end = endOfPrev(p);
       if( in->nArg==0 ){

@@ -16,6 +16,11 @@
 **   3. Constants (no column, no aggregate) are computed by SQLite once per
 **      run, parameters bound: their values are SQLite's by construction. A
 **      literal's sign is part of it (-9223372036854775808 is an INTEGER).
+**   3a. x IN (SELECT ...), its SELECT referring to no outer column: run
+**      once per run, on the engine where it covers it (its own plan, as
+**      q_plan's), its values a constant list compared as SQLite compares
+**      with its subquery's index: x's and the result's comparison affinity
+**      and collation; no row makes it FALSE even for NULL.
 **   4. What the engine does not compute itself (LIKE, CAST, ||, a function
 **      other than abs, coalesce, ifnull, nullif, iif, min and max of
 **      several) becomes E_SQL when it has inputs that are not constant: a
@@ -135,6 +140,8 @@ static int same(const qselect *s, const qexpr *a, const qexpr *b){
       return memcmp(s->zSql + a->at, s->zSql + b->at, (size_t)(a->end - a->at))==0;
     case E_PARAM:
       return a->iParam==b->iParam && ((a->zName==0 && b->zName==0) || (a->zName && b->zName && strcmp(a->zName, b->zName)==0));
+    case E_SUBQ:                    /* (its text: its SELECT) */
+      return a->end - a->at==b->end - b->at && memcmp(s->zSql + a->at, s->zSql + b->at, (size_t)(a->end - a->at))==0;
     default:
       if( (a->zName==0)!=(b->zName==0) || (a->zName && sqlite3_stricmp(a->zName, b->zName)) ) return 0;
       if( !same(s, a->a, b->a) || !same(s, a->b, b->b) ) return 0;
@@ -229,6 +236,8 @@ static int takeValue(Bind *b, qexpr *e, sqlite3_value *v){
 
 static int planAny(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
 static int sqlitePlan(sqlite3*, const qplan*, sqlite3_value**, int, char**);
+static int cmpAffinity(const qexpr *a, const qexpr *b);
+static int cmpColl(const qexpr *a, const qexpr *b);
 
 /* Scalar subquery or EXISTS e (that refers to no outer column: it is
 ** constant) run on the engine where it covers it, its value into e: its
@@ -315,6 +324,94 @@ static int subqueryValue(Bind *b, qexpr *e){
   }
   sqlite3_free(zWhy);
   return rc==SQLITE_OK && e->op==E_LIT ? 1 : -1;
+}
+
+/* a IN (SELECT ...) (requirement 3a): the SELECT (which refers to no
+** outer column) run on the engine where it covers it, as q_plan and q_exec
+** run it, its values into e, an E_IN of them: a's and its result's
+** comparison affinity and collation (exprINAffinity, the key of
+** sqlite3CodeRhsOfIN), NULL kept aside (hasNull); of no row, FALSE even for
+** a NULL a. 1 done, 0 stopped (b says why). */
+static int inSubquery(Bind *b, qexpr *e){
+  const qexpr *q = e->b;
+  const char *z = b->s->zSql + q->at;
+  int n = q->end - q->at, rc;
+  char *zSub, *zWhy = 0;
+  qselect sel;
+  qplan pl;
+  qresult res;
+  memset(&pl, 0, sizeof(pl));
+  memset(&res, 0, sizeof(res));
+  if( (zSub = sqlite3_mprintf("%.*s", n - 2, z + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  if( (rc = q_parse(zSub, 0, &sel))!=SQLITE_OK ){
+    sqlite3_free(zSub);
+    b->rc = rc;
+    return 0;
+  }
+  rc = planAny(b->vt, b->db, &sel, 0, 0, 0, 0, &pl, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 ){
+    const qplan *first = pl.nArm ? &pl.aArm[0] : &pl;
+    int k;
+    if( first->nOut!=1 ) rc = QE_BAIL;
+    for(k=1; rc==SQLITE_OK && k<pl.nArm; k++){
+      if( pl.aArm[k].nOut!=1 || pl.aArm[k].aOut[0]->aff!=first->aOut[0]->aff ) rc = QE_BAIL;
+    }
+    if( rc==SQLITE_OK ){
+      e->cmpAff = cmpAffinity(e->a, first->aOut[0]);
+      e->cmpColl = cmpColl(e->a, first->aOut[0]);
+      if( first->aOut[0]->explicitColl && !e->a->explicitColl ) rc = QE_BAIL;   /* (a COLLATE inside: its arms') */
+    }
+  }
+  if( rc==SQLITE_OK && zWhy==0 && (sel.zFrom || sel.pSub || sel.pNext) ) rc = sqlitePlan(b->db, &pl, 0, 0, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 ) rc = q_exec(b->vt, b->db, &pl, 0, 0, "", &res, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 && res.nCol!=1 ) rc = QE_BAIL;
+  if( rc==SQLITE_OK && zWhy==0 ){
+    int64_t i;
+    if( res.nRow==0 ){
+      e->op = E_LIT;                /* x IN (no rows): FALSE, even for NULL */
+      e->t = SQLITE_INTEGER;
+      e->i = 0;
+      e->a = e->b = 0;
+    }else if( res.nRow>Q_MAXIN ){
+      zWhy = sqlite3_mprintf("IN (a subquery of more than %d rows)", Q_MAXIN);
+    }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*res.nRow)))==0 ){
+      rc = SQLITE_NOMEM;
+    }else{
+      for(i=0; i<res.nRow && rc==SQLITE_OK; i++){
+        qval v = res.a[i];
+        if( v.t==SQLITE_NULL ){ e->hasNull = 1; continue; }
+        if( v.t==SQLITE_TEXT || v.t==SQLITE_BLOB ){
+          char *c = q_alloc(b->s, v.n + 1);
+          if( c==0 ){ rc = SQLITE_NOMEM; break; }
+          if( v.n ) memcpy(c, v.z, (size_t)v.n);
+          v.z = c;
+        }
+        e->aIn[e->nIn++] = v;
+      }
+      e->op = E_IN;
+      e->b = 0;
+    }
+  }
+  q_result_free(&res);
+  q_plan_free(&pl);
+  q_select_free(&sel);
+  sqlite3_free(zSub);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT || (rc!=SQLITE_OK && rc!=QE_BAIL && zWhy==0) ){
+    b->rc = rc;
+    sqlite3_free(zWhy);
+    return 0;
+  }
+  if( rc==QE_BAIL || zWhy ){
+    char *zW = zWhy;
+    if( zW && (sqlite3_strnicmp(zW, "no such", 7)==0 || sqlite3_strnicmp(zW, "the column ", 11)==0
+               || strstr(zW, "which is not a column of")) ){
+      whyf(b, "IN (a subquery that refers to the outer query: %s)", zW);   /* (SQLite prepared it whole) */
+    }
+    else whyf(b, "IN (a subquery the engine does not cover%s%s)", zW ? ": " : "", zW ? zW : "");
+    sqlite3_free(zW);
+    return 0;
+  }
+  return 1;
 }
 
 /* Constant e (a literal, a parameter, a constant expression: requirement
@@ -923,6 +1020,9 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
         return whyf(b, "%s, which is not a column of %s", e->zName, b->pl->src.tab.zTab);
       }
       return r;
+    case E_INSEL:
+      if( !bindExpr(b, &e->a, ctx, inAgg) ) return 0;
+      return inSubquery(b, e);
     case E_AGG:
       if( inAgg ) return whyf(b, "an aggregate inside an aggregate");
       if( !b->pl->grouped ) return whyf(b, "an aggregate where rows are read");

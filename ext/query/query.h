@@ -28,6 +28,7 @@
 #define Q_MAXARG 16                /* arguments of a function, items of a CASE or IN list */
 #define Q_MAXDEPTH 100             /* expressions nested in one another */
 #define Q_MAXTAB 16                /* tables in a join */
+#define Q_MAXIN (1<<22)            /* values of an IN (SELECT ...) the engine holds */
 #define Q_JCOL0 GA_COLS_MAX        /* E_COL's iCol from here: a joined table's column (plan.c, 9) */
 #define Q_MAXVALUES ((int64_t)1<<26)  /* values a query without aggregates may return (more:
                                    ** SQLite, which streams them) */
@@ -66,6 +67,8 @@ enum {
   E_COLLATE,                       /* a COLLATE zName: a's value */
   E_UPLUS,                         /* +a: a's value and collation, no affinity (datatype3 4.2) */
   E_SUBQ,                          /* (SELECT ...) or EXISTS (...): a constant SQLite computes */
+  E_INSEL,                         /* a IN (b: E_SUBQ, a SELECT that refers to no outer column): an
+                                   ** E_IN of its values once planned (plan.c, 3a) */
   E_SQL,                           /* anything else SQLite computes from its inputs (arg), once per
                                    ** distinct combination: the text zTpl with arg[i] as ?i+1 */
   E_AGG,                           /* an aggregate call (before planning) */
@@ -78,6 +81,11 @@ enum { A_COUNT, A_COUNTSTAR, A_SUM, A_TOTAL, A_AVG, A_MIN, A_MAX,
        /* the extension's own (agg/): exact variances, percentiles, argmin and argmax */
        A_VARSAMP, A_VARPOP, A_SDSAMP, A_SDPOP, A_MEDIAN, A_PCT, A_PCTCONT, A_PCTDISC, A_ARGMIN, A_ARGMAX };
 enum { C_BINARY, C_NOCASE, C_RTRIM };
+
+/* One value. */
+typedef struct qval {
+  int t; int64_t v; const char *z; int n;
+} qval;
 
 typedef struct qexpr qexpr;
 struct qexpr {
@@ -102,6 +110,9 @@ struct qexpr {
                                    ** number plan.c binds it by in a constant's SQL */
   int fromSubq;                    /* 1: E_LIT, a subquery's value the engine computed; 2: E_SUBQ
                                    ** (SQLite computes it), its affinity known (aff) */
+  qval *aIn; int nIn;              /* E_IN of a subquery (E_INSEL planned): its values, NULL not
+                                   ** among them (hasNull), bytes in the arena */
+  int hasNull;                     /* ... one of its values was NULL */
   /* bound (plan.c) */
   int iCol;                        /* E_COL: index in the scan; E_KEY: key; E_AGGREF: aggregate */
   int aff;                         /* SQLite's affinity of it: GA_AFF_*, or -1 none */
@@ -297,10 +308,6 @@ typedef struct qvec {
   const char **z; int *n;          /* TEXT, BLOB: bytes */
 } qvec;
 
-/* One value. */
-typedef struct qval {
-  int t; int64_t v; const char *z; int n;
-} qval;
 
 typedef struct qrun qrun;
 
