@@ -47,12 +47,12 @@
 **      arguments: each a clear error; no virtual table is left behind and
 **      the table is unchanged.
 **   5. sqlite3_interrupt (the progress handler) stops reads on both
-**      sources with SQLITE_INTERRUPT; the next read is right.
+**      sources with SQLITE_INTERRUPT (a join's too); the next read is right.
 **   6. Never stale: a read after another connection commits sees the
-**      commit (cache off and on); in WAL mode, reads inside one transaction
-**      see that transaction's snapshot, not a later commit.
+**      commit (cache off and on, a join too); in WAL mode, reads inside one
+**      transaction see that transaction's snapshot, not a later commit.
 **   7. 8 threads, each with its own connection to one file, each running
-**      random queries through its own gpu_query tables.
+**      random queries (a join every third) through its own gpu_query tables.
 ** GPUAGG_SEED=N repeats a run (each failure names its query);
 ** GPUAGG_QUERY_DUMP=DIR keeps a copy of each table a random query failed on
 ** (DIR/roundN.db) and the threads' table (DIR/threads.db), to reproduce
@@ -1355,7 +1355,10 @@ static void makeBig(sqlite3 *db, int64_t n){
            " CASE i%%11 WHEN 0 THEN NULL WHEN 1 THEN 'txt' WHEN 2 THEN (i%%50)*1.5 WHEN 3 THEN -0.0 WHEN 4 THEN 0.0"
            "  WHEN 5 THEN (i%%9) * 1.0 WHEN 6 THEN CASE WHEN i%%2 THEN 'A' ELSE 'a' END ELSE i%%9 END,"
            " CASE WHEN i%%1009=0 THEN 'abc' WHEN i%%1013=0 THEN 'x7' WHEN i%%1019=0 THEN '12' ELSE (i%%300) - 150 END"
-           " FROM s", (long long)n);
+           " FROM s;"
+           /* a table p's k joins to (each k once), for the joins' reads */
+           "DROP TABLE IF EXISTS pk; CREATE TABLE pk(k INTEGER PRIMARY KEY, w INTEGER, v TEXT);"
+           "INSERT INTO pk SELECT DISTINCT k, abs(k) %% 7, 'v' || (abs(k) %% 5) FROM p WHERE k IS NOT NULL", (long long)n);
 }
 
 START_TEST(test_parallel){
@@ -2136,6 +2139,7 @@ START_TEST(test_interrupt){
     "SELECT k, count(*), sum(x), max(g) FROM p GROUP BY k",
     "SELECT count(*), sum(x), avg(y), total(z) FROM p WHERE x > 0",
     "SELECT k, x, g FROM p WHERE y IS NOT NULL",
+    "SELECT pk.v, count(*), sum(p.x) FROM p JOIN pk ON p.k = pk.k WHERE pk.w > 1 GROUP BY pk.v",
   };
   const int64_t nRow = under_valgrind() ? 20000 : 200000;
   char zDir[64], zFile[96];
@@ -2229,12 +2233,14 @@ START_TEST(test_stale){
     "SELECT a % 5, count(*), sum(b), total(a), max(s), avg(b) FROM t GROUP BY 1",
     "SELECT a % 5, count(*), sum(b), total(a), max(s), avg(b) FROM t GROUP BY 1",
     "SELECT a % 5, count(*), sum(a), total(a), max(a), avg(a) FROM t WHERE a > 3 GROUP BY 1",
+    /* 3: a join (its table read in the same transaction too), cache on */
+    "SELECT tj.w, count(*), sum(t.b), max(t.s) FROM t JOIN tj ON t.a = tj.k WHERE tj.w <> 2 GROUP BY tj.w",
   };
   char zDir[64], zFile[96];
   int wal, cache;
   s_dir_make(zDir, "query-stale");
   for(wal=0; wal<2; wal++){
-    for(cache=0; cache<3; cache++){
+    for(cache=0; cache<4; cache++){
       const char *zSql = azSql[cache];
       sqlite3 *db, *w;
       char *r1, *r2, *r3;
@@ -2243,7 +2249,7 @@ START_TEST(test_stale){
       Gen g;
       snprintf(zFile, sizeof(zFile), "%s/s%d%d.db", zDir, wal, cache);
       snprintf(zWhat, sizeof(zWhat), "%s, cache %s", wal ? "WAL" : "DELETE",
-               cache==2 ? "on, kept columns" : cache ? "on" : "off");
+               cache==3 ? "on, a join" : cache==2 ? "on, kept columns" : cache ? "on" : "off");
       db = openFileChecked(zFile);
       if( wal ) EXEC(db, "PRAGMA journal_mode=WAL");
       EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)", cache ? 1<<26 : 0,
@@ -2255,7 +2261,10 @@ START_TEST(test_stale){
       h_rng_init(&g.r, h_seed ^ 0x6);
       CHECK(makeTable(db, &g, 3000, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
       /* integers to group by and finite numbers to sum: the engine's path */
-      EXEC(db, "UPDATE t SET a = (rowid * 7919) %% 1000, b = CASE WHEN abs(b) < 1e6 THEN b ELSE rowid * 0.5 END");
+      EXEC(db, "UPDATE t SET a = (rowid * 7919) %% 1000, b = CASE WHEN abs(b) < 1e6 THEN b ELSE rowid * 0.5 END;"
+               "CREATE TABLE tj(k INTEGER PRIMARY KEY, w INTEGER);"
+               "WITH RECURSIVE n(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM n WHERE i<999)"
+               " INSERT INTO tj SELECT i, i %% 7 FROM n");
       EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
       counts(db, &e0, &s0);
       if( cache==2 ) k0 = keptReads(db);
@@ -2342,7 +2351,8 @@ static void *worker(void *p){
     Query q;
     Run o;
     int rc;
-    genQuery(&g, "t", &q);
+    if( i%3==2 ) genJoin(&g, &q);   /* a join every third query (j0 ... j3) */
+    else genQuery(&g, "t", &q);
     rc = runOne(db, &g, &q, &o);
     if( rc!=R_INVALID ){
       j->nRun++;
@@ -2371,7 +2381,9 @@ START_TEST(test_threads){
   snprintf(zFile, sizeof(zFile), "%s/t.db", zDir);
   db = openFileChecked(zFile);
   genInit(&g, h_seed ^ 0x7);
-  CHECK(makeTable(db, &g, 2500, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
+  CHECK(makeTable(db, &g, 2500, "t")==SQLITE_OK && makeTableOf(db, &g, 2000, "j0", 1)==SQLITE_OK
+        && makeTableOf(db, &g, 100, "j1", 1)==SQLITE_OK && makeTableOf(db, &g, 30, "j2", 1)==SQLITE_OK
+        && makeTableOf(db, &g, 5, "j3", 1)==SQLITE_OK, "tables: %s", sqlite3_errmsg(db));
   if( getenv("GPUAGG_QUERY_DUMP") ) h_exec(db, "VACUUM INTO '%q/threads.db'", getenv("GPUAGG_QUERY_DUMP"));
   sqlite3_close(db);
   for(i=0; i<N_THREAD; i++){
