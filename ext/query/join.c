@@ -3,9 +3,11 @@
 ** The scan's table probes the others, one after another in the plan's
 ** order (plan.c, 9), in the scan's workers as the rest of the pipeline.
 **
-**   1. Build, before the scan, on the scan's thread: each joined table's
-**      rows are read by its own plan (its columns the query reads, its own
-**      conjuncts applied: a scan of its own, in workers too), then each
+**   1. Build, before the scan: each joined table's rows are read by its
+**      own plan's scan (its columns the query reads, its own conjuncts
+**      applied; in the page source's workers too, each keeping its share,
+**      put one after another at the end: their order decides nothing),
+**      then each
 **      row's key is made from the sides of its equalities over its columns:
 **      each value with the equality's affinity applied (as OP_Eq applies
 **      it to both operands, eval.c 2), then made canonical under the
@@ -52,7 +54,8 @@
 /* A joined table: its rows (by its build plan) and their keys. */
 typedef struct JoinTab {
   const qjoin *q;                  /* the plan's */
-  qresult rows;                    /* its rows (their bytes its build run's) */
+  int64_t n;                       /* its rows */
+  qrun **aRun; int nRun;           /* the build's runs (its scan's threads'): they keep its bytes */
   unsigned char **aT;              /* its columns, q->nCol: each row's class */
   int64_t **aV;                    /* ... value (TEXT, BLOB: the row's cell) */
   ga_cell **aCell;                 /* ... TEXT and BLOB bytes */
@@ -161,34 +164,11 @@ static int directOf(JoinTab *jt, int64_t n){
 /* Join table jt's rows as columns, its keys made and hashed (1). */
 static int buildTable(Exec *e, JoinTab *jt){
   const qjoin *q = jt->q;
-  const qresult *o = &jt->rows;
   Part *p = &e->main;
-  int64_t n = o->nRow, r, s;
+  int64_t n = jt->n, r, s;
   int c, j, rc = SQLITE_OK;
   ga_colvec *aCol = 0;
   uint64_t nSlot = 16;
-  jt->aT = sqlite3_malloc64(sizeof(void*)*(uint64_t)(q->nCol + 1));
-  jt->aV = sqlite3_malloc64(sizeof(void*)*(uint64_t)(q->nCol + 1));
-  jt->aCell = sqlite3_malloc64(sizeof(void*)*(uint64_t)(q->nCol + 1));
-  if( jt->aT==0 || jt->aV==0 || jt->aCell==0 ) return SQLITE_NOMEM;
-  memset(jt->aT, 0, sizeof(void*)*(size_t)(q->nCol + 1));
-  memset(jt->aV, 0, sizeof(void*)*(size_t)(q->nCol + 1));
-  memset(jt->aCell, 0, sizeof(void*)*(size_t)(q->nCol + 1));
-  for(c=0; c<q->nCol; c++){
-    if( (jt->aT[c] = sqlite3_malloc64((uint64_t)n + 1))==0 || (jt->aV[c] = sqlite3_malloc64(8*(uint64_t)n + 8))==0
-     || (jt->aCell[c] = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)n + sizeof(ga_cell)))==0 ) return SQLITE_NOMEM;
-    for(r=0; r<n; r++){
-      const qval *x = &o->a[r*o->nCol + c];
-      jt->aT[c][r] = (unsigned char)x->t;
-      jt->aV[c][r] = x->v;
-      if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){
-        memset(&jt->aCell[c][r], 0, sizeof(ga_cell));
-        jt->aCell[c][r].z = x->z;
-        jt->aCell[c][r].n = x->n;
-        jt->aV[c][r] = r;
-      }
-    }
-  }
   while( nSlot<2*(uint64_t)n ) nSlot *= 2;
   jt->mask = nSlot - 1;
   for(j=0; j<q->nEq; j++) if( q->aEq[j]->cmpColl!=C_BINARY ) jt->bin = 1;
@@ -276,7 +256,7 @@ static void joinOrder(Exec *e){
         if( at>=Q_JCOL0 && !(done & (1<<((at - Q_JCOL0)/GA_COLS_MAX))) ) ready = 0;
       }
       if( !ready ) continue;
-      f = jt->q->nEst>0 ? (double)jt->rows.nRow/(double)jt->q->nEst : 1.0;
+      f = jt->q->nEst>0 ? (double)jt->n/(double)jt->q->nEst : 1.0;
       if( f<fBest ){ fBest = f; best = k; }
     }
     assert( best>=0 );            /* (the plan's order is one that is ready) */
@@ -285,20 +265,192 @@ static void joinOrder(Exec *e){
   }
 }
 
+/* ---- a build's scan (1) ---- */
+
+/* One thread's share of a build's rows: the result columns as they come. */
+typedef struct BuildPart {
+  Part part;                       /* its run (part.r: the conjuncts'); nothing else of it */
+  int64_t n, alloc;                /* rows, and room */
+  unsigned char **aT;              /* each result column's classes */
+  int64_t **aV;                    /* ... values (TEXT, BLOB: the row's cell) */
+  ga_cell **aCell;                 /* ... TEXT and BLOB bytes (kept by part.r) */
+} BuildPart;
+
+typedef struct BuildSink {
+  ga_colsink base;
+  const qplan *pb;                 /* the build's plan: one table, conjuncts, columns as results */
+  BuildPart *a; int nPart;         /* a[0] the scan's thread's, then each worker's */
+  int rc;                          /* the scan's thread's error */
+} BuildSink;
+
+/* Batch b's rows that the build's conjuncts keep, appended to part bp. On a
+** worker nothing changes before the conjuncts are evaluated. */
+static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
+  const qplan *pb = s->pb;
+  int sel[GA_BATCH], i, j, rc;
+  qctx ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.b = b;
+  ctx.n = b->n;
+  if( (rc = qxFilter(&bp->part, pb->aConj, pb->nConj, &ctx, sel))!=SQLITE_OK ) return rc;
+  if( bp->n + ctx.n>bp->alloc ){
+    int64_t m = bp->alloc ? 2*bp->alloc : 4096;
+    while( m<bp->n + ctx.n ) m *= 2;
+    for(j=0; j<pb->nOut; j++){
+      void *x;
+      if( (x = sqlite3_realloc64(bp->aT[j], (uint64_t)m))==0 ) return SQLITE_NOMEM;
+      bp->aT[j] = x;
+      if( (x = sqlite3_realloc64(bp->aV[j], 8*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+      bp->aV[j] = x;
+      if( (x = sqlite3_realloc64(bp->aCell[j], sizeof(ga_cell)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+      bp->aCell[j] = x;
+    }
+    bp->alloc = m;
+  }
+  for(j=0; j<pb->nOut; j++){
+    const ga_colvec *c = &b->col[pb->aOut[j]->iCol];
+    for(i=0; i<ctx.n; i++){
+      int row = ctx.sel ? ctx.sel[i] : i, t = c->type[row];
+      int64_t at = bp->n + i;
+      bp->aT[j][at] = (unsigned char)t;
+      bp->aV[j][at] = c->v[row];
+      if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+        const ga_cell *x = &c->cell[c->v[row]];
+        ga_cell *d = &bp->aCell[j][at];
+        memset(d, 0, sizeof(*d));
+        d->n = x->n;
+        if( (d->z = x->n ? q_keep(bp->part.r, x->z, x->n) : "")==0 ) return SQLITE_NOMEM;
+        bp->aV[j][at] = at;
+      }
+    }
+  }
+  bp->n += ctx.n;
+  return SQLITE_OK;
+}
+
+static int buildBatch(ga_colsink *pSink, const ga_colbatch *b){
+  BuildSink *s = (BuildSink*)pSink;
+  return s->rc = buildAppend(s, &s->a[0], b);
+}
+
+static int buildPar(ga_colsink *pSink, int w, const ga_colbatch *b){
+  BuildSink *s = (BuildSink*)pSink;
+  BuildPart *bp = &s->a[1 + w];
+  int rc = buildAppend(s, bp, b);
+  if( rc==SQLITE_NOMEM ) bp->part.rc = rc;
+  return rc==SQLITE_OK || rc==SQLITE_NOMEM ? rc : GA_SINK_LATER;
+}
+
+/* Join table jt's rows: its build plan's table scanned (in the page
+** source's workers too: its rows' order decides nothing), the conjuncts
+** applied, the result columns gathered into jt's columns. */
+static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, char **pzErr){
+  const qplan *pb = jt->q->pBuild;
+  ga_conn *conn = ((ga_vtab*)vt)->conn;
+  ga_colsrc *src = 0;
+  BuildSink s;
+  int nTh = conn->threads>1 ? conn->threads : 0, w, j, rc = SQLITE_OK;
+  int64_t at;
+  (void)e;
+  memset(&s, 0, sizeof(s));
+  s.pb = pb;
+  s.base.xBatch = buildBatch;
+  s.nPart = 1 + nTh;
+  if( (s.a = sqlite3_malloc64(sizeof(BuildPart)*(uint64_t)s.nPart))==0 ) return SQLITE_NOMEM;
+  memset(s.a, 0, sizeof(BuildPart)*(size_t)s.nPart);
+  for(w=0; w<s.nPart && rc==SQLITE_OK; w++){
+    BuildPart *bp = &s.a[w];
+    if( (bp->part.r = q_run_new(db, pb))==0 ) rc = SQLITE_NOMEM;
+    else if( w ) q_run_worker(bp->part.r);
+    if( rc==SQLITE_OK && ((bp->aT = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
+                          || (bp->aV = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
+                          || (bp->aCell = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0) ) rc = SQLITE_NOMEM;
+    if( rc==SQLITE_OK ){
+      memset(bp->aT, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
+      memset(bp->aV, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
+      memset(bp->aCell, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
+    }
+  }
+  if( rc==SQLITE_OK && nTh ){
+    s.base.xPar = buildPar;
+    s.base.nPar = nTh;
+  }
+  if( rc==SQLITE_OK
+   && (rc = ga_tvf_open_reader(vt, "gpu_query", &pb->src, pb->nCol, pb->aiCol, pb->aWant, &src))!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : sqlite3_errstr(rc));
+  }
+  if( rc==SQLITE_OK ){
+    rc = src->xScan(src, &s.base);
+    for(w=1; w<s.nPart && rc==SQLITE_OK; w++) rc = s.a[w].part.rc;
+    if( rc!=SQLITE_OK ){
+      if( s.rc==rc && rc!=SQLITE_NOMEM ){
+        *pzErr = sqlite3_mprintf("the join's table %s: %s", jt->q->zQual, q_run_errmsg(s.a[0].part.r));
+      }else{
+        *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
+      }
+    }
+  }
+  if( src ) src->xClose(src);
+  /* the parts' rows one after another, as jt's columns; their runs kept */
+  for(w=0; w<s.nPart; w++) jt->n += s.a[w].n;
+  if( rc==SQLITE_OK ){
+    jt->aT = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
+    jt->aV = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
+    jt->aCell = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
+    if( jt->aT==0 || jt->aV==0 || jt->aCell==0 ) rc = SQLITE_NOMEM;
+    else{
+      memset(jt->aT, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
+      memset(jt->aV, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
+      memset(jt->aCell, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
+    }
+  }
+  for(j=0; j<pb->nOut && rc==SQLITE_OK; j++){
+    if( (jt->aT[j] = sqlite3_malloc64((uint64_t)jt->n + 1))==0 || (jt->aV[j] = sqlite3_malloc64(8*(uint64_t)jt->n + 8))==0
+     || (jt->aCell[j] = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)jt->n + sizeof(ga_cell)))==0 ){
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    for(w=0, at=0; w<s.nPart; at+=s.a[w].n, w++){
+      const BuildPart *bp = &s.a[w];
+      int64_t i;
+      if( bp->n==0 ) continue;
+      memcpy(jt->aT[j] + at, bp->aT[j], (size_t)bp->n);
+      memcpy(jt->aCell[j] + at, bp->aCell[j], sizeof(ga_cell)*(size_t)bp->n);
+      for(i=0; i<bp->n; i++){
+        int t = bp->aT[j][i];
+        jt->aV[j][at + i] = t==SQLITE_TEXT || t==SQLITE_BLOB ? at + i : bp->aV[j][i];
+      }
+    }
+  }
+  if( rc==SQLITE_OK && (jt->aRun = sqlite3_malloc64(sizeof(qrun*)*(uint64_t)s.nPart))==0 ) rc = SQLITE_NOMEM;
+  for(w=0; w<s.nPart; w++){
+    BuildPart *bp = &s.a[w];
+    for(j=0; j<pb->nOut; j++){
+      if( bp->aT ) sqlite3_free(bp->aT[j]);
+      if( bp->aV ) sqlite3_free(bp->aV[j]);
+      if( bp->aCell ) sqlite3_free(bp->aCell[j]);
+    }
+    sqlite3_free(bp->aT);
+    sqlite3_free(bp->aV);
+    sqlite3_free(bp->aCell);
+    if( jt->aRun ) jt->aRun[jt->nRun++] = bp->part.r;
+    else q_run_free(bp->part.r);
+  }
+  sqlite3_free(s.a);
+  return rc;
+}
+
 int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
   const qplan *pl = e->pl;
   int k, rc;
+  (void)keep;
   if( (e->aJt = sqlite3_malloc64(sizeof(JoinTab)*(uint64_t)pl->nJoin))==0 ) return SQLITE_NOMEM;
   memset(e->aJt, 0, sizeof(JoinTab)*(size_t)pl->nJoin);
   for(k=0; k<pl->nJoin; k++){
     JoinTab *jt = &e->aJt[k];
     jt->q = &pl->aJoin[k];
-    if( (rc = q_exec(vt, db, jt->q->pBuild, keep, 0, "", &jt->rows, pzErr))!=SQLITE_OK ){
-      if( rc==QE_BAIL && *pzErr ){
-        char *z = sqlite3_mprintf("the join's table %s: %s", jt->q->zQual, *pzErr);
-        sqlite3_free(*pzErr);
-        *pzErr = z;
-      }
+    if( (rc = buildScan(e, jt, vt, db, pzErr))!=SQLITE_OK ){
+      if( rc==QE_BAIL && *pzErr==0 ) *pzErr = sqlite3_mprintf("the join's table %s", jt->q->zQual);
       return rc;
     }
     if( (rc = buildTable(e, jt))!=SQLITE_OK ) return rc;
@@ -319,7 +471,8 @@ void qxJoinFree(Exec *e){
     sqlite3_free(jt->aT); sqlite3_free(jt->aV); sqlite3_free(jt->aCell);
     sqlite3_free(jt->azKey); sqlite3_free(jt->anKey); sqlite3_free(jt->anBin); sqlite3_free(jt->aHash);
     sqlite3_free(jt->aNext); sqlite3_free(jt->aSlot); sqlite3_free(jt->aFirst);
-    q_result_free(&jt->rows);
+    for(c=0; c<jt->nRun; c++) q_run_free(jt->aRun[c]);
+    sqlite3_free(jt->aRun);
   }
   sqlite3_free(e->aJt);
   e->aJt = 0;
