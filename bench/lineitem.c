@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lineitem.h"
+#include "specwords.h"
 
 static uint64_t rotl(uint64_t x, int k){ return (x<<k) | (x>>(64-k)); }
 
@@ -69,28 +70,17 @@ int64_t lineitem_rng_range(LineitemRng *r, int64_t lo, int64_t hi){
   return lo + (int64_t)(lineitem_rng_next(r) % (uint64_t)(hi - lo + 1));
 }
 
-static void setErr(char *zErr, int nErr, const char *zFmt, ...){
-  va_list ap;
-  if( zErr==0 || nErr<=0 ) return;
-  va_start(ap, zFmt);
-  vsnprintf(zErr, (size_t)nErr, zFmt, ap);
-  va_end(ap);
-}
-
-static int isLeap(int y){ return y%4==0 && (y%100!=0 || y%400==0); }
-
 /* Day number (from 1992-01-01) of y-m-d, y >= 1992. */
 static int dayOf(int y, int m, int d){
   static const int aCum[12] = { 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334 };
   int n = 0, k;
-  for(k=1992; k<y; k++) n += isLeap(k) ? 366 : 365;
-  return n + aCum[m-1] + (m>2 && isLeap(y)) + d - 1;
+  for(k=1992; k<y; k++) n += bench_is_leap(k) ? 366 : 365;
+  return n + aCum[m-1] + (m>2 && bench_is_leap(y)) + d - 1;
 }
 
-/* TPC-H's instructions and modes (4.2.2.13), and words of its text
-** grammar's lists (4.2.2.10) for the comments. */
+/* TPC-H's instructions (4.2.2.13; its ship modes are specwords.h's), and
+** words of its text grammar's lists (4.2.2.10) for the comments. */
 static const char *const azInstruct[] = { "DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN" };
-static const char *const azMode[] = { "REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB" };
 static const char *const azWord[] = {
   "foxes", "ideas", "theodolites", "pinto", "beans", "instructions", "dependencies", "excuses", "platelets",
   "asymptotes", "courts", "dolphins", "multipliers", "sauternes", "warthogs", "frets", "dinos", "attainments",
@@ -151,7 +141,7 @@ void lineitem_gen_init(LineitemGen *g, uint64_t seed, int64_t nPart, int64_t nSu
     char z[40];
     snprintf(z, sizeof(z), "%04d-%02d-%02d", y, m, d);
     memcpy(g->azDay[i], z, sizeof(g->azDay[i]));
-    if( ++d > aLen[m-1] + (m==2 && isLeap(y)) ){
+    if( ++d > aLen[m-1] + (m==2 && bench_is_leap(y)) ){
       d = 1;
       if( ++m>12 ){ m = 1; y++; }
     }
@@ -218,12 +208,12 @@ int lineitem_fill(sqlite3 *db, int64_t n, uint64_t seed, char *zErr, int nErr){
   int64_t k = 0;
   int rc = 1, j;
 
-  if( g==0 ){ setErr(zErr, nErr, "lineitem: no memory"); return 1; }
+  if( g==0 ){ bench_set_err(zErr, nErr, "lineitem: no memory"); return 1; }
   lineitem_gen_init(g, seed, nPart, nSupp);
   if( sqlite3_exec(db, "DROP TABLE IF EXISTS lineitem; CREATE TABLE lineitem(" LINEITEM_COLUMNS ")", 0, 0, 0)!=SQLITE_OK
    || sqlite3_exec(db, "BEGIN", 0, 0, 0)!=SQLITE_OK
    || sqlite3_prepare_v2(db, LINEITEM_INSERT, -1, &st, 0)!=SQLITE_OK ){
-    setErr(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
+    bench_set_err(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
     goto done;
   }
   /* Orders until n lines are made, the last one cut short. */
@@ -232,14 +222,14 @@ int lineitem_fill(sqlite3 *db, int64_t n, uint64_t seed, char *zErr, int nErr){
     for(j=0; j<o.nLine && k<n; j++, k++){
       lineitem_bind(g, st, &o, j);
       if( sqlite3_step(st)!=SQLITE_DONE ){
-        setErr(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
+        bench_set_err(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
         goto done;
       }
       sqlite3_reset(st);
     }
   }
   if( sqlite3_exec(db, "COMMIT", 0, 0, 0)!=SQLITE_OK ){
-    setErr(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
+    bench_set_err(zErr, nErr, "lineitem: %s", sqlite3_errmsg(db));
     goto done;
   }
   rc = 0;

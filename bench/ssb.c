@@ -110,81 +110,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "ssb.h"
-
-/* xoshiro256**, seeded through splitmix64: the generator's own, so the rows
-** depend on nothing but the seed. */
-typedef struct Rng { uint64_t s[4]; } Rng;
-
-static uint64_t rotl(uint64_t x, int k){ return (x<<k) | (x>>(64-k)); }
-
-static void rngInit(Rng *r, uint64_t seed){
-  int i;
-  for(i=0; i<4; i++){
-    uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z>>30))*0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z>>27))*0x94d049bb133111ebull;
-    r->s[i] = z ^ (z>>31);
-  }
-}
-
-static uint64_t rngNext(Rng *r){
-  uint64_t *s = r->s, v = rotl(s[1]*5, 7)*9, t = s[1]<<17;
-  s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return v;
-}
-
-/* Uniform in [lo, hi] (hi-lo small: the modulo's bias is below 2^-40). */
-static int64_t rngRange(Rng *r, int64_t lo, int64_t hi){
-  return lo + (int64_t)(rngNext(r) % (uint64_t)(hi - lo + 1));
-}
-
-static void setErr(char *zErr, int nErr, const char *zFmt, ...){
-  va_list ap;
-  if( zErr==0 || nErr<=0 ) return;
-  va_start(ap, zFmt);
-  vsnprintf(zErr, (size_t)nErr, zFmt, ap);
-  va_end(ap);
-}
-
-#define N(a) ((int)(sizeof(a)/sizeof(a[0])))
+#include "lineitem.h"
+#include "specwords.h"
 
 /* Days in the date table: 1992-01-01 .. 1998-12-31. */
 #define SSB_DAYS 2557
 
-static int isLeap(int y){ return y%4==0 && (y%100!=0 || y%400==0); }
 
-/* TPC-H's nations (4.2.3) in key order, each with its region's number. */
-static const char *const azNation[25] = {
-  "ALGERIA", "ARGENTINA", "BRAZIL", "CANADA", "EGYPT", "ETHIOPIA", "FRANCE", "GERMANY", "INDIA", "INDONESIA",
-  "IRAN", "IRAQ", "JAPAN", "JORDAN", "KENYA", "MOROCCO", "MOZAMBIQUE", "PERU", "CHINA", "ROMANIA",
-  "SAUDI ARABIA", "VIETNAM", "RUSSIA", "UNITED KINGDOM", "UNITED STATES",
-};
-static const unsigned char aRegionOf[25] = { 0, 1, 1, 1, 4, 0, 3, 3, 2, 2, 4, 4, 2, 4, 0, 0, 0, 1, 2, 3, 4, 2, 3, 3, 1 };
-static const char *const azRegion[5] = { "AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST" };
-
-/* TPC-H's words for parts (4.2.2.13): colors, types' and containers'
-** syllables; its market segments, order priorities and ship modes. */
-static const char *const azColor[] = {
-  "almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue", "blush", "brown",
-  "burlywood", "burnished", "chartreuse", "chiffon", "chocolate", "coral", "cornflower", "cornsilk", "cream",
-  "cyan", "dark", "deep", "dim", "dodger", "drab", "firebrick", "floral", "forest", "frosted", "gainsboro",
-  "ghost", "goldenrod", "green", "grey", "honeydew", "hot", "indian", "ivory", "khaki", "lace", "lavender",
-  "lawn", "lemon", "light", "lime", "linen", "magenta", "maroon", "medium", "metallic", "midnight", "mint",
-  "misty", "moccasin", "navajo", "navy", "olive", "orange", "orchid", "pale", "papaya", "peach", "peru", "pink",
-  "plum", "powder", "puff", "purple", "red", "rose", "rosy", "royal", "saddle", "salmon", "sandy", "seashell",
-  "sienna", "sky", "slate", "smoke", "snow", "spring", "steel", "tan", "thistle", "tomato", "turquoise",
-  "violet", "wheat", "white", "yellow",
-};
-static const char *const azType1[] = { "STANDARD", "SMALL", "MEDIUM", "LARGE", "ECONOMY", "PROMO" };
-static const char *const azType2[] = { "ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED" };
-static const char *const azType3[] = { "TIN", "NICKEL", "BRASS", "STEEL", "COPPER" };
-static const char *const azCont1[] = { "SM", "LG", "MED", "JUMBO", "WRAP" };
-static const char *const azCont2[] = { "CASE", "BOX", "BAG", "JAR", "PKG", "PACK", "CAN", "DRUM" };
-static const char *const azSegment[] = { "AUTOMOBILE", "BUILDING", "FURNITURE", "MACHINERY", "HOUSEHOLD" };
-static const char *const azPriority[] = { "1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW" };
-static const char *const azMode[] = { "REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB" };
 
 static const char *const azMonth[12] = {
   "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
@@ -194,10 +126,10 @@ static const char *const azWeekday[7] = { "Sunday", "Monday", "Tuesday", "Wednes
 
 /* 10..25 random letters, digits, commas and periods into z (NUL-
 ** terminated). */
-static void address(Rng *r, char *z){
+static void address(LineitemRng *r, char *z){
   static const char zAlpha[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,.";
-  int n = (int)rngRange(r, 10, 25), i;
-  for(i=0; i<n; i++) z[i] = zAlpha[rngNext(r) & 63];
+  int n = (int)lineitem_rng_range(r, 10, 25), i;
+  for(i=0; i<n; i++) z[i] = zAlpha[lineitem_rng_next(r) & 63];
   z[n] = 0;
 }
 
@@ -283,16 +215,16 @@ int ssb_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
   int64_t nPart, nSupp = rows(2000, sf), nCust = rows(30000, sf), nOrder = rows(1500000, sf), k;
   int rc = 1, lastOrder = 0, t, i;
   char z1[64], z2[64], z3[64], z4[64], z5[64], z6[64];
-  Rng r;
+  LineitemRng r;
 
-  if( aKey==0 ){ setErr(zErr, nErr, "ssb: no memory"); return 1; }
+  if( aKey==0 ){ bench_set_err(zErr, nErr, "ssb: no memory"); return 1; }
   if( sf>=1 ){
     double p = 2;
     for(nPart=200000; p<=sf; p *= 2) nPart += 200000;     /* 200,000 * floor(1 + log2 sf) */
   }else{
     nPart = rows(200000, sf);
   }
-  rngInit(&r, seed);
+  lineitem_rng_init(&r, seed);
   if( sqlite3_exec(db, "BEGIN", 0, 0, 0)!=SQLITE_OK || sqlite3_exec(db, zDdl, 0, 0, 0)!=SQLITE_OK ) goto sqlErr;
   for(t=0; t<5; t++){
     if( sqlite3_prepare_v2(db, azIns[t], -1, &aSt[t], 0)!=SQLITE_OK ) goto sqlErr;
@@ -303,7 +235,7 @@ int ssb_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
     int y = 1992, m = 1, d = 1, doy = 1, wd = 3;   /* 1992-01-01 was a Wednesday */
     st = aSt[0];
     for(i=0; i<SSB_DAYS; i++){
-      int nMonth = aLen[m-1] + (m==2 && isLeap(y));
+      int nMonth = aLen[m-1] + (m==2 && bench_is_leap(y));
       aKey[i] = y*10000 + m*100 + d;
       if( aKey[i]==19980802 ) lastOrder = i;
       snprintf(z1, sizeof(z1), "%s %d, %d", azMonth[m-1], d, y);
@@ -338,24 +270,24 @@ int ssb_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
   /* 2. part */
   st = aSt[1];
   for(k=1; k<=nPart; k++){
-    int mf = (int)rngRange(&r, 1, 5), ct = (int)rngRange(&r, 1, 5), br = (int)rngRange(&r, 1, 40);
-    int c1 = (int)rngRange(&r, 0, N(azColor) - 1), c2 = (int)rngRange(&r, 0, N(azColor) - 2);
+    int mf = (int)lineitem_rng_range(&r, 1, 5), ct = (int)lineitem_rng_range(&r, 1, 5), br = (int)lineitem_rng_range(&r, 1, 40);
+    int c1 = (int)lineitem_rng_range(&r, 0, N(azColor) - 1), c2 = (int)lineitem_rng_range(&r, 0, N(azColor) - 2);
     if( c2>=c1 ) c2++;
     snprintf(z1, sizeof(z1), "%s %s", azColor[c1], azColor[c2]);
     snprintf(z2, sizeof(z2), "MFGR#%d", mf);
     snprintf(z3, sizeof(z3), "MFGR#%d%d", mf, ct);
     snprintf(z4, sizeof(z4), "MFGR#%d%d%02d", mf, ct, br);
-    snprintf(z5, sizeof(z5), "%s %s %s", azType1[rngRange(&r, 0, N(azType1) - 1)],
-             azType2[rngRange(&r, 0, N(azType2) - 1)], azType3[rngRange(&r, 0, N(azType3) - 1)]);
+    snprintf(z5, sizeof(z5), "%s %s %s", azType1[lineitem_rng_range(&r, 0, N(azType1) - 1)],
+             azType2[lineitem_rng_range(&r, 0, N(azType2) - 1)], azType3[lineitem_rng_range(&r, 0, N(azType3) - 1)]);
     sqlite3_bind_int64(st, 1, k);
     TEXT(st, 2, z1);
     TEXT(st, 3, z2);
     TEXT(st, 4, z3);
     TEXT(st, 5, z4);
-    TEXT(st, 6, azColor[rngRange(&r, 0, N(azColor) - 1)]);
+    TEXT(st, 6, azColor[lineitem_rng_range(&r, 0, N(azColor) - 1)]);
     TEXT(st, 7, z5);
-    sqlite3_bind_int(st, 8, (int)rngRange(&r, 1, 50));
-    snprintf(z6, sizeof(z6), "%s %s", azCont1[rngRange(&r, 0, N(azCont1) - 1)], azCont2[rngRange(&r, 0, N(azCont2) - 1)]);
+    sqlite3_bind_int(st, 8, (int)lineitem_rng_range(&r, 1, 50));
+    snprintf(z6, sizeof(z6), "%s %s", azCont1[lineitem_rng_range(&r, 0, N(azCont1) - 1)], azCont2[lineitem_rng_range(&r, 0, N(azCont2) - 1)]);
     TEXT(st, 9, z6);
     if( ins(st) ) goto sqlErr;
   }
@@ -365,12 +297,12 @@ int ssb_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
     int64_t n = t==2 ? nSupp : nCust;
     st = aSt[t];
     for(k=1; k<=n; k++){
-      int nat = (int)rngRange(&r, 0, 24);
+      int nat = (int)lineitem_rng_range(&r, 0, 24);
       snprintf(z1, sizeof(z1), "%s#%09lld", t==2 ? "Supplier" : "Customer", (long long)k);
       address(&r, z2);
-      city(z3, nat, (int)rngRange(&r, 0, 9));
-      snprintf(z4, sizeof(z4), "%02d-%03d-%03d-%04d", nat + 10, (int)rngRange(&r, 100, 999),
-               (int)rngRange(&r, 100, 999), (int)rngRange(&r, 1000, 9999));
+      city(z3, nat, (int)lineitem_rng_range(&r, 0, 9));
+      snprintf(z4, sizeof(z4), "%02d-%03d-%03d-%04d", nat + 10, (int)lineitem_rng_range(&r, 100, 999),
+               (int)lineitem_rng_range(&r, 100, 999), (int)lineitem_rng_range(&r, 1000, 9999));
       sqlite3_bind_int64(st, 1, k);
       TEXT(st, 2, z1);
       TEXT(st, 3, z2);
@@ -378,7 +310,7 @@ int ssb_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
       TEXT(st, 5, azNation[nat]);
       TEXT(st, 6, azRegion[aRegionOf[nat]]);
       TEXT(st, 7, z4);
-      if( t==3 ) TEXT(st, 8, azSegment[rngRange(&r, 0, N(azSegment) - 1)]);
+      if( t==3 ) TEXT(st, 8, azSegment[lineitem_rng_range(&r, 0, N(azSegment) - 1)]);
       if( ins(st) ) goto sqlErr;
     }
   }
@@ -388,26 +320,26 @@ int ssb_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
   TEXT(st, 8, "0");
   for(k=1; k<=nOrder; k++){
     Line aL[7];
-    int nLine = (int)rngRange(&r, 1, 7), od = (int)rngRange(&r, 0, lastOrder), j;
+    int nLine = (int)lineitem_rng_range(&r, 1, 7), od = (int)lineitem_rng_range(&r, 0, lastOrder), j;
     int64_t total = 0;
     sqlite3_bind_int64(st, 1, ((k>>3)<<5) | (k&7));
-    sqlite3_bind_int64(st, 3, rngRange(&r, 1, nCust));
+    sqlite3_bind_int64(st, 3, lineitem_rng_range(&r, 1, nCust));
     sqlite3_bind_int(st, 6, aKey[od]);
-    TEXT(st, 7, azPriority[rngRange(&r, 0, N(azPriority) - 1)]);
+    TEXT(st, 7, azPriority[lineitem_rng_range(&r, 0, N(azPriority) - 1)]);
     for(j=0; j<nLine; j++){
       Line *p = &aL[j];
       int64_t price;
-      p->pk = rngRange(&r, 1, nPart);
-      p->sk = rngRange(&r, 1, nSupp);
-      p->qty = rngRange(&r, 1, 50);
-      p->disc = rngRange(&r, 0, 10);
-      p->tax = rngRange(&r, 0, 8);
+      p->pk = lineitem_rng_range(&r, 1, nPart);
+      p->sk = lineitem_rng_range(&r, 1, nSupp);
+      p->qty = lineitem_rng_range(&r, 1, 50);
+      p->disc = lineitem_rng_range(&r, 0, 10);
+      p->tax = lineitem_rng_range(&r, 0, 8);
       price = 90000 + (p->pk/10) % 20001 + 100*(p->pk % 1000);
       p->ext = p->qty*price;
       p->rev = p->ext*(100 - p->disc)/100;
       p->cost = 6*price/10;
-      p->commit = od + (int)rngRange(&r, 30, 90);
-      p->mode = (int)rngRange(&r, 0, N(azMode) - 1);
+      p->commit = od + (int)lineitem_rng_range(&r, 30, 90);
+      p->mode = (int)lineitem_rng_range(&r, 0, N(azMode) - 1);
       total += p->rev*(100 + p->tax)/100;
     }
     sqlite3_bind_int64(st, 11, total);
@@ -431,7 +363,7 @@ int ssb_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
   rc = 0;
   goto done;
 sqlErr:
-  setErr(zErr, nErr, "ssb: %s", sqlite3_errmsg(db));
+  bench_set_err(zErr, nErr, "ssb: %s", sqlite3_errmsg(db));
 done:
   for(t=0; t<5; t++) sqlite3_finalize(aSt[t]);
   if( rc && sqlite3_get_autocommit(db)==0 ) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);

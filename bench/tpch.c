@@ -107,47 +107,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lineitem.h"
+#include "specwords.h"
 #include "tpch.h"
 
-#define N(a) ((int)(sizeof(a)/sizeof(a[0])))
 
-static void setErr(char *zErr, int nErr, const char *zFmt, ...){
-  va_list ap;
-  if( zErr==0 || nErr<=0 ) return;
-  va_start(ap, zFmt);
-  vsnprintf(zErr, (size_t)nErr, zFmt, ap);
-  va_end(ap);
-}
-
-/* The spec's nations in key order, each with its region's key (4.2.3). */
-static const char *const azNation[25] = {
-  "ALGERIA", "ARGENTINA", "BRAZIL", "CANADA", "EGYPT", "ETHIOPIA", "FRANCE", "GERMANY", "INDIA", "INDONESIA",
-  "IRAN", "IRAQ", "JAPAN", "JORDAN", "KENYA", "MOROCCO", "MOZAMBIQUE", "PERU", "CHINA", "ROMANIA",
-  "SAUDI ARABIA", "VIETNAM", "RUSSIA", "UNITED KINGDOM", "UNITED STATES",
-};
-static const int aRegionOf[25] = { 0, 1, 1, 1, 4, 0, 3, 3, 2, 2, 4, 4, 2, 4, 0, 0, 0, 1, 2, 3, 4, 2, 3, 3, 1 };
-static const char *const azRegion[5] = { "AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST" };
-
-/* The spec's words for parts (4.2.2.13): colors, types' and containers'
-** syllables; its market segments and order priorities. */
-static const char *const azColor[] = {
-  "almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue", "blush", "brown",
-  "burlywood", "burnished", "chartreuse", "chiffon", "chocolate", "coral", "cornflower", "cornsilk", "cream",
-  "cyan", "dark", "deep", "dim", "dodger", "drab", "firebrick", "floral", "forest", "frosted", "gainsboro",
-  "ghost", "goldenrod", "green", "grey", "honeydew", "hot", "indian", "ivory", "khaki", "lace", "lavender",
-  "lawn", "lemon", "light", "lime", "linen", "magenta", "maroon", "medium", "metallic", "midnight", "mint",
-  "misty", "moccasin", "navajo", "navy", "olive", "orange", "orchid", "pale", "papaya", "peach", "peru", "pink",
-  "plum", "powder", "puff", "purple", "red", "rose", "rosy", "royal", "saddle", "salmon", "sandy", "seashell",
-  "sienna", "sky", "slate", "smoke", "snow", "spring", "steel", "tan", "thistle", "tomato", "turquoise",
-  "violet", "wheat", "white", "yellow",
-};
-static const char *const azType1[] = { "STANDARD", "SMALL", "MEDIUM", "LARGE", "ECONOMY", "PROMO" };
-static const char *const azType2[] = { "ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED" };
-static const char *const azType3[] = { "TIN", "NICKEL", "BRASS", "STEEL", "COPPER" };
-static const char *const azCont1[] = { "SM", "LG", "MED", "JUMBO", "WRAP" };
-static const char *const azCont2[] = { "CASE", "BOX", "BAG", "JAR", "PKG", "PACK", "CAN", "DRUM" };
-static const char *const azSegment[] = { "AUTOMOBILE", "BUILDING", "FURNITURE", "MACHINERY", "HOUSEHOLD" };
-static const char *const azPriority[] = { "1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW" };
 
 /* A table's row count: n * sf, rounded, at least 1. */
 static int64_t rows(double n, double sf){
@@ -222,7 +185,7 @@ int tpch_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
   char z1[256], z2[256], z3[256], z4[256], z5[64], z6[64];
 
   memset(aSt, 0, sizeof(aSt));
-  if( g==0 ){ setErr(zErr, nErr, "tpch: no memory"); return 1; }
+  if( g==0 ){ bench_set_err(zErr, nErr, "tpch: no memory"); return 1; }
   lineitem_gen_init(g, seed, nPart, nSupp);
   r = &g->r;
   if( sqlite3_exec(db, "BEGIN", 0, 0, 0)!=SQLITE_OK || sqlite3_exec(db, zDdl, 0, 0, 0)!=SQLITE_OK ) goto sqlErr;
@@ -363,7 +326,7 @@ int tpch_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr){
   rc = 0;
   goto done;
 sqlErr:
-  setErr(zErr, nErr, "tpch: %s", sqlite3_errmsg(db));
+  bench_set_err(zErr, nErr, "tpch: %s", sqlite3_errmsg(db));
 done:
   for(t=0; t<NTAB; t++) sqlite3_finalize(aSt[t]);
   if( rc && sqlite3_get_autocommit(db)==0 ) sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
