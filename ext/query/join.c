@@ -7,20 +7,14 @@
 **      own plan's scan (its columns the query reads, its own conjuncts
 **      applied; in the page source's workers too, each keeping its share,
 **      put one after another at the end: their order decides nothing),
-**      then each
-**      row's key is made from the sides of its equalities over its columns:
-**      each value with the equality's affinity applied (as OP_Eq applies
-**      it to both operands, eval.c 2), then made canonical under the
-**      equality's collation (as GROUP BY's keys: an integral REAL is its
-**      integer, TEXT by its collation's key), the values one after the
-**      other. A row with a NULL in its key matches nothing. The keys go
+**      then each row's key is made from the sides of its equalities over
+**      its columns: each value with the equality's affinity applied (as
+**      OP_Eq applies it to both operands, eval.c 2), then made canonical
+**      under the equality's collation (as GROUP BY's keys: an integral REAL
+**      is its integer, TEXT by its collation's key), the values one after
+**      the other. A row with a NULL in its key matches nothing. The keys go
 **      into a hash table of chains (a row per key and duplicates: they
 **      multiply rows, as SQL's join does).
-**   1b. An equality under NOCASE or RTRIM: where two rows match whose
-**      values differ, SQLite's own answer depends on its plan (an automatic
-**      index may not find them: SQLite 3.40.1), so the run is SQLite's
-**      (QE_BAIL, as exec.c's 12); each key is also kept under BINARY, and
-**      where the two keys of a match differ there, it stops.
 **   1a. A table joined by one equality whose keys are all integers (after
 **      the affinity; an integral REAL is its integer, as in 1) within a
 **      span of at most 16 times its rows plus 65,536, such as an INTEGER
@@ -28,6 +22,11 @@
 **      each key's first row, chains for duplicates. A probing value then
 **      matches only where it is an integer (after the affinity) in the
 **      span: TEXT, BLOB and other REALs never equal an integer key.
+**   1b. An equality under NOCASE or RTRIM: where two rows match whose
+**      values differ, SQLite's own answer depends on its plan (an automatic
+**      index may not find them: SQLite 3.40.1), so the run is SQLite's
+**      (QE_BAIL, as exec.c's 12); each key is also kept under BINARY, and
+**      where the two keys of a match differ there, it stops.
 **   2. Probe, per batch: the rows the scan's own conjuncts kept are the
 **      joined rows so far; for each joined table in turn, each joined
 **      row's key is made from the other sides of the equalities (over the
@@ -35,15 +34,18 @@
 **      of the table's rows with the same key; a row with none is dropped,
 **      or, for a LEFT JOIN, followed by a row of NULLs. Joined rows are
 **      kept as their sources' row numbers (the batch's row, each table's
-**      row): only the columns an equality reads are gathered for it, and
-**      every column once at the end, a batch at a time, for the conjuncts
-**      over the joined rows (aPost) and the rest of the pipeline.
+**      row), a batch a level: a level that fills goes on to the next
+**      (probeLevel), so memory stays bounded however many rows the joins
+**      make. Only the columns an equality reads are gathered for it, and
+**      every column once at the end, for the conjuncts over the joined rows
+**      (aPost) and the rest of the pipeline.
 **   2a. The order the tables meet a batch in is the plan's, but where no
 **      join is LEFT: once every table is built, the one whose rows are
 **      fewest for its table's rows (its own conjuncts kept fewest) comes
 **      first among those whose keys' columns are already joined, so that
 **      the rows the others keep are probed fewer times.
-**   3. A worker whose batch joins into more than a batch of rows gives it
+**   3. A worker keeps its batch's joined rows (past aPost) until the batch
+**      is joined whole; where they are more than a batch it gives the batch
 **      back to the scan's thread (GA_SINK_LATER) before changing anything:
 **      the rest of the pipeline takes one batch whole or not at all.
 **   4. Positions: joined rows take their batch's positions in order. They
@@ -51,7 +53,7 @@
 */
 #include "execint.h"
 
-/* A joined table: its rows (by its build plan) and their keys. */
+/* A joined table: its rows (its build's scan, 1) and their keys. */
 typedef struct JoinTab {
   const qjoin *q;                  /* the plan's */
   int64_t n;                       /* its rows */
@@ -60,9 +62,9 @@ typedef struct JoinTab {
   int64_t **aV;                    /* ... value (TEXT, BLOB: the row's cell) */
   ga_cell **aCell;                 /* ... TEXT and BLOB bytes */
   const char **azKey; int *anKey;  /* each row's canonical key (NULL: it matches no row) */
+  uint64_t *aHash;                 /* ... and its hash */
   int bin;                         /* an equality's collation is not BINARY (1b) */
   int *anBin;                      /* ... each row's key under BINARY: its bytes, after anKey's */
-  uint64_t *aHash;                 /* ... and its hash */
   int64_t *aNext;                  /* the next row in its slot's chain (-1: none) */
   int64_t *aSlot; uint64_t mask;   /* each slot's first row (-1: none), and slots - 1 */
   int64_t *aFirst;                 /* direct (1a): the first row of each key - lo (-1: none), or
