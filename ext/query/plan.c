@@ -1461,12 +1461,12 @@ static int planJoin(Bind *b, JSort *js){
   for(i=1; i<n && !stopped(b); i++){
     const qfrom *f = &s->aJoin[i - 1];
     if( f->jt==Q_JT_LEFT ) hasLeft = 1;
-    rc = ga_tvf_source(b->vt, b->db, "gpu_query", f->zFrom, &aSrc[i]);
-    if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ b->rc = rc; break; }
+    char *zErr = 0;
+    rc = ga_source_resolve(b->db, "gpu_query", f->zFrom, &aSrc[i], &zErr);
+    if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ sqlite3_free(zErr); b->rc = rc; break; }
     if( rc ){
-      whyf(b, "its FROM (%s)", b->vt->zErrMsg ? b->vt->zErrMsg : sqlite3_errstr(rc));
-      sqlite3_free(b->vt->zErrMsg);
-      b->vt->zErrMsg = 0;
+      whyf(b, "its FROM (%s)", zErr ? zErr : sqlite3_errstr(rc));
+      sqlite3_free(zErr);
       break;
     }
     if( aSrc[i].tab.zKind==0 || strcmp(aSrc[i].tab.zKind, "table") || aSrc[i].tab.withoutRowid ){
@@ -1675,6 +1675,7 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **a
   JSort js;
   qexpr **aLocal[Q_MAXTAB];        /* a join: each joined table's own conjuncts (unbound) */
   int nLocal[Q_MAXTAB];
+  char *zErr = 0;                  /* the FROM table not resolved: why */
   int i, rc, nOrder = isArm ? 0 : s->nOrder;
   memset(pl, 0, sizeof(*pl));
   memset(&js, 0, sizeof(js));
@@ -1692,17 +1693,17 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **a
     goto bind;
   }
   if( s->zFrom==0 ) goto bind;      /* no table: one row of no columns */
-  rc = ga_tvf_source(vt, db, "gpu_query", s->zFrom, &pl->src);
+  rc = ga_source_resolve(db, "gpu_query", s->zFrom, &pl->src, &zErr);
   if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
+    sqlite3_free(zErr);
     *pzWhy = sqlite3_mprintf("%s", sqlite3_errstr(rc));
     return rc;
   }
   if( rc ){
     /* SQLite prepared the SELECT, so the table is there: something the
     ** resolver does not take (a temp shadowing, say) — SQLite serves. */
-    *pzWhy = sqlite3_mprintf("its FROM (%s)", vt->zErrMsg ? vt->zErrMsg : sqlite3_errstr(rc));
-    sqlite3_free(vt->zErrMsg);
-    vt->zErrMsg = 0;
+    *pzWhy = sqlite3_mprintf("its FROM (%s)", zErr ? zErr : sqlite3_errstr(rc));
+    sqlite3_free(zErr);
     return rc==SQLITE_NOMEM ? rc : SQLITE_OK;
   }
   if( pl->src.tab.zKind==0 || strcmp(pl->src.tab.zKind, "table") || pl->src.tab.withoutRowid ){
@@ -2142,17 +2143,17 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, i
   return rc;
 }
 
-void q_pushable(sqlite3_vtab *vt, sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned char *aPush){
+void q_pushable(sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned char *aPush){
   qselect s;
   ga_source src;
+  char *zErr = 0;
   int i, k, grouped = 0;
   memset(aPush, 0, (size_t)nOut);
   memset(&src, 0, sizeof(src));
   if( q_parse(zSql, nParam, &s)!=SQLITE_OK ) return;
   if( s.zWhy || s.pNext || s.pSub || s.zFrom==0 || s.nJoin || s.distinct || s.pLimit || s.pOffset || s.star || s.nRes!=nOut
-   || ga_tvf_source(vt, db, "gpu_query", s.zFrom, &src)!=SQLITE_OK ){
-    sqlite3_free(vt->zErrMsg);
-    vt->zErrMsg = 0;
+   || ga_source_resolve(db, "gpu_query", s.zFrom, &src, &zErr)!=SQLITE_OK ){
+    sqlite3_free(zErr);
     goto done;
   }
   grouped = s.nGroup>0 || s.pHaving!=0;

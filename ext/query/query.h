@@ -295,7 +295,7 @@ int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *p, sqlite3_value **apParam, i
 ** rows then pass or fail a constraint on it together: their column values
 ** are equal under the column's collation); ranges where the collation is
 ** BINARY (SQLite's own test of the result is BINARY). */
-void q_pushable(sqlite3_vtab *vt, sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned char *aPush);
+void q_pushable(sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned char *aPush);
 void q_plan_free(qplan *pl);
 /* The plan in brief, as gpu_explain's JSON fields (after "path", "why"). */
 void q_plan_describe(sqlite3_str *out, const qplan *pl);

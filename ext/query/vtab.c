@@ -406,7 +406,7 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
     qDisconnect(&t->base.base);
     return SQLITE_NOMEM;
   }
-  q_pushable(&t->base.base, db, t->zSql, t->nParam, t->nOut, t->aPush);
+  q_pushable(db, t->zSql, t->nParam, t->nOut, t->aPush);
   *ppVtab = &t->base.base;
   return SQLITE_OK;
 }

@@ -24,7 +24,7 @@
 **      order for a rowid table (the statement source scans tables NOT
 **      INDEXED, so that no covering index reorders them).
 **   7. A source is given the table already resolved (ga_table, below:
-**      filled once by ga_table_describe, which tvf.c's ga_tvf_source calls)
+**      filled once by ga_table_describe, which table.c's ga_source_resolve calls)
 **      and does not look it up again. What it must prove in its own
 **      transaction it proves against that description: the page source,
 **      that the schema's cookie is still the one read before the table was
@@ -196,7 +196,7 @@ typedef struct ga_table {
 
 /* Describe table (or view) zTab of schema zDb, both found already (tvf.c's
 ** ga_tvf_source finds them), into *t: SQLITE_OK, or an error (*t is freed
-** then). ga_table_free frees it. In tvf.c. */
+** then). ga_table_free frees it. In table.c. */
 int ga_table_describe(sqlite3 *db, const char *zDb, const char *zTab, ga_table *t);
 void ga_table_free(ga_table *t);
 

@@ -1,31 +1,18 @@
 /*
-** What the table-valued functions share: their error messages, resolving
-** their SOURCE argument, and the plan that takes their arguments.
+** What the table-valued functions share: their error messages, their
+** SOURCE and COLUMN arguments resolved (source/table.h, as gpu_query's
+** tables are), and the plan that takes their arguments.
 **
 **   1. Each is an eponymous-only virtual table (as ext/misc/series.c) whose
 **      hidden columns take the arguments as equality constraints; a plan
 **      that lacks one the query gives is refused (ga_tvf_best_index).
-**   2. SOURCE names a table or view (ga_tvf_source), tried in this order,
-**      so that a SOURCE that named a table before SQL's syntax was read
-**      names the same one: the whole string as a table's name; before the
-**      first dot a schema and after it a table, both as written; then the
-**      string as SQL writes a name (ga_ident_parse): 'my_t', '"my table"',
-**      '[my table]', '`my table`', '"a""b"', 'main.t', 'main."t.x"',
-**      '"main".[t]', 'temp.t', 'aux.t'. Without a schema, SQLite's search:
-**      temp, main, then the attached in order. Its columns are those
-**      SELECT * shows (generated ones included), in declared order.
-**   3. A COLUMN is the column named as written, else as SQL writes one name
-**      (a table-qualified 't.x' is refused); either way ignoring ASCII case,
-**      as SQLite compares names.
-**   4. The resolved table is described once (ga_source's tab, a ga_table:
-**      colsrc.h), and that description is what the page source and the
-**      column cache read: neither looks the table up again. Names are
-**      quoted with %w, never pasted into SQL.
-**   5. Errors name the function and the problem: "gpu_x: no such table: t
-**      (looked for table "t" in main and temp)". No such table says which
-**      schemas were searched, or that the schema does not exist; no such
-**      column, which table; an argument that is not a name says why, and
-**      hints what to do for a subquery, an expression or filter, a list.
+**   2. SOURCE and COLUMN arguments are resolved as source/table.h says
+**      (its 1-4: a SOURCE as written, then as schema.table as written, then
+**      as SQL writes a name: 'my_t', '"my table"', '[my table]', '`my
+**      table`', '"a""b"', 'main.t', 'main."t.x"', '"main".[t]', 'temp.t',
+**      'aux.t'; SQLite's search; one description the sources read; errors
+**      that name the function and the problem), the errors set on the
+**      function's vtab (ga_tvf_source, ga_tvf_column).
 **
 ** Adding a table-valued function: a file in ext/tvf/ with an eponymous-only
 ** sqlite3_module (xCreate 0, as summary.c's) whose xConnect is
@@ -46,6 +33,7 @@
 
 #include "gpuagg.h"
 #include "colsrc.h"
+#include "table.h"
 
 /* The virtual table each of them declares. */
 typedef struct ga_vtab {
@@ -79,24 +67,6 @@ void ga_other_free(ga_other*);
 int ga_other_set(ga_other *k, int type, const void *z, int n);
 void ga_other_result(sqlite3_context*, const ga_other*);
 
-/* A resolved SOURCE. */
-typedef struct ga_source {
-  char *zName;              /* as the user gave it */
-  char *zTab;               /* the table's name as the user wrote it (messages name it so) */
-  char *zFrom;              /* the quoted FROM term: "schema"."t" */
-  ga_table tab;             /* the table, described once (colsrc.h): schema, SQLite's spelling,
-                            ** kind, columns with their types and collations */
-} ga_source;
-
-/* z as SQL writes a name: [qualifier.]name, each part bare (an ASCII
-** letter, _ or a byte >= 0x80, then those, digits and $), "quoted" (""
-** inside is one "), `quoted` (`` inside is one `) or [bracketed] (no
-** escape), with spaces around parts and dot. SQLITE_OK with *pzQual (NULL
-** if none) and *pzName (sqlite3_free them); SQLITE_ERROR with why in *pzWhy
-** (sqlite3_free it) and in *piAt the byte that is not part of a name, or
-** -1 if the text ended first (an empty string, an unclosed quote, a
-** trailing dot); SQLITE_NOMEM. */
-int ga_ident_parse(const char *z, char **pzQual, char **pzName, char **pzWhy, int *piAt);
 
 /* An argument's text as a name, or NULL if it is NULL or holds a NUL byte. */
 const char *ga_tvf_name(sqlite3_value*);
@@ -104,13 +74,9 @@ const char *ga_tvf_name(sqlite3_value*);
 /* Set the vtab's error message (printf-style); returns SQLITE_ERROR. */
 int ga_tvf_error(sqlite3_vtab*, const char *zFmt, ...);
 
-/* Resolve zSource for function zFn into *p (ga_source_free it, on failure
-** too); SQLITE_OK, or an error set on the vtab. */
+/* ga_source_resolve and ga_source_column (table.h), their errors set on
+** the vtab. */
 int ga_tvf_source(sqlite3_vtab*, sqlite3*, const char *zFn, const char *zSource, ga_source *p);
-void ga_source_free(ga_source*);
-
-/* The index of column zCol of p (requirement 3), or -1 with the error
-** set. */
 int ga_tvf_column(sqlite3_vtab*, const char *zFn, const ga_source *p, const char *zCol);
 
 /* A column source over columns aiCol[0..nCol) of p, asking aWant[i] of

@@ -1,0 +1,58 @@
+/*
+** A table named by a SOURCE argument or a FROM: resolved, described once,
+** its columns found by name. The table-valued functions (tvf.h, their
+** errors on their vtab) and gpu_query's planner both stand on it.
+**
+**   1. SOURCE names a table or view (ga_source_resolve), tried in this
+**      order, so that a SOURCE that named a table before SQL's syntax was
+**      read names the same one: the whole string as a table's name; before
+**      the first dot a schema and after it a table, both as written; then
+**      the string as SQL writes a name (ga_ident_parse). Without a schema,
+**      SQLite's search: temp, main, then the attached in order. Its
+**      columns are those SELECT * shows (generated ones included), in
+**      declared order.
+**   2. A COLUMN is the column named as written, else as SQL writes one
+**      name (a table-qualified 't.x' is refused); either way ignoring ASCII
+**      case, as SQLite compares names.
+**   3. The resolved table is described once (ga_source's tab, a ga_table:
+**      colsrc.h), and that description is what the page source and the
+**      column cache read. Names are quoted with %w, never pasted into SQL.
+**   4. Errors name the function and the problem: "gpu_x: no such table: t
+**      (looked for table "t" in main and temp)", in *pzErr (sqlite3_free
+**      it): no such table says which schemas were searched or that the
+**      schema does not exist; no such column, which table; an argument
+**      that is not a name says why, and hints what to do instead.
+*/
+#ifndef GPUAGG_TABLE_H
+#define GPUAGG_TABLE_H
+
+#include "colsrc.h"
+
+/* A resolved SOURCE. */
+typedef struct ga_source {
+  char *zName;              /* as the user gave it */
+  char *zTab;               /* the table's name as the user wrote it (messages name it so) */
+  char *zFrom;              /* the quoted FROM term: "schema"."t" */
+  ga_table tab;             /* the table, described once (colsrc.h): schema, SQLite's spelling,
+                            ** kind, columns with their types and collations */
+} ga_source;
+
+/* Resolve zSource for function zFn into *p (ga_source_free it, on failure
+** too): SQLITE_OK, or an error with its message in *pzErr. */
+int ga_source_resolve(sqlite3*, const char *zFn, const char *zSource, ga_source *p, char **pzErr);
+void ga_source_free(ga_source*);
+
+/* The index of column zCol of p (2), or -1 with the message in *pzErr. */
+int ga_source_column(const char *zFn, const ga_source *p, const char *zCol, char **pzErr);
+
+/* z as SQL writes a name: [qualifier.]name, each part bare (an ASCII
+** letter, _ or a byte >= 0x80, then those, digits and $), "quoted" (""
+** inside is one "), `quoted` (`` inside is one `) or [bracketed] (no
+** escape), with spaces around parts and dot. SQLITE_OK with *pzQual (NULL
+** if none) and *pzName (sqlite3_free them); SQLITE_ERROR with why in *pzWhy
+** (sqlite3_free it) and in *piAt the byte that is not part of a name, or
+** -1 if the text ended first (an empty string, an unclosed quote, a
+** trailing dot); SQLITE_NOMEM. */
+int ga_ident_parse(const char *z, char **pzQual, char **pzName, char **pzWhy, int *piAt);
+
+#endif /* GPUAGG_TABLE_H */
