@@ -239,6 +239,63 @@ static int sqlitePlan(sqlite3*, const qplan*, sqlite3_value**, int, char**);
 static int cmpAffinity(const qexpr *a, const qexpr *b);
 static int cmpColl(const qexpr *a, const qexpr *b);
 
+/* A subquery run on the engine (subqueryValue, inSubquery): its text, parse,
+** plan, and rows. */
+typedef struct SubRun {
+  char *zSub;                      /* its SELECT's text */
+  qselect sel;                     /* ... parsed */
+  qplan pl;                        /* ... planned */
+  const qexpr *pFirst;             /* its first result (the first arm's), or NULL: none */
+  int aff;                         /* ... its affinity; -1 none */
+  int mixed;                       /* a compound's arms' first results differ in affinity (or one
+                                   ** has none) */
+  qresult res;                     /* its rows */
+} SubRun;
+
+/* The SELECT inside subquery node q (the text from its first '(' to its
+** last ')') parsed and planned into r. SQLITE_OK (*pzWhy set where the
+** engine does not cover it), or an error (b->rc set). */
+static int subPlan(Bind *b, const qexpr *q, SubRun *r, char **pzWhy){
+  const char *z = b->s->zSql + q->at;
+  int n = q->end - q->at, at, rc, k;
+  memset(r, 0, sizeof(*r));
+  r->aff = -1;
+  *pzWhy = 0;
+  for(at=0; at<n && z[at]!='('; at++){}
+  if( (r->zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ) return b->rc = SQLITE_NOMEM;
+  if( (rc = q_parse(r->zSub, 0, &r->sel))!=SQLITE_OK ) return b->rc = rc;
+  rc = planAny(b->vt, b->db, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
+  if( rc==SQLITE_OK && *pzWhy==0 ){
+    const qplan *first = r->pl.nArm ? &r->pl.aArm[0] : &r->pl;
+    r->pFirst = first->nOut ? first->aOut[0] : 0;
+    r->aff = r->pFirst ? r->pFirst->aff : -1;
+    for(k=1; k<r->pl.nArm; k++) if( r->pl.aArm[k].nOut<1 || r->pl.aArm[k].aOut[0]->aff!=r->aff ) r->mixed = 1;
+  }
+  return rc;
+}
+
+/* r's rows, as q_plan (SQLite's own plan deciding too) and q_exec would
+** give them. */
+static int subRows(Bind *b, SubRun *r, char **pzWhy){
+  int rc = SQLITE_OK;
+  if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = sqlitePlan(b->db, &r->pl, 0, 0, pzWhy);
+  if( rc==SQLITE_OK && *pzWhy==0 ) rc = q_exec(b->vt, b->db, &r->pl, 0, 0, "", &r->res, pzWhy);
+  return rc;
+}
+
+/* r freed; an error that is not a reason (rc, zWhy) into b: 0 then, else 1. */
+static int subDone(Bind *b, SubRun *r, int rc, const char *zWhy){
+  q_result_free(&r->res);
+  q_plan_free(&r->pl);
+  q_select_free(&r->sel);
+  sqlite3_free(r->zSub);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT || (rc!=SQLITE_OK && rc!=QE_BAIL && zWhy==0) ){
+    if( b->rc==SQLITE_OK ) b->rc = rc;
+    return 0;
+  }
+  return 1;
+}
+
 /* Scalar subquery or EXISTS e (that refers to no outer column: it is
 ** constant) run on the engine where it covers it, its value into e: its
 ** first row's first column (NULL: none), or EXISTS's 1 or 0, with the
@@ -249,14 +306,12 @@ static int cmpColl(const qexpr *a, const qexpr *b);
 ** known, planned but faster by SQLite's plan). */
 static int subqueryValue(Bind *b, qexpr *e){
   const char *z = b->s->zSql + e->at;
-  int n = e->end - e->at, at;
-  int isExists = sqlite3_strnicmp(z, "EXISTS", 6)==0, rc, aff = -1;
-  char *zSub, *zWhy = 0;
-  qselect sel;
-  qplan pl;
-  qresult res;
-  for(rc=0; rc<b->nSubqDone; rc++){
-    const qexpr *d = b->aSubq[rc];
+  int n = e->end - e->at, k;
+  int isExists = sqlite3_strnicmp(z, "EXISTS", 6)==0, rc;
+  char *zWhy = 0;
+  SubRun r;
+  for(k=0; k<b->nSubqDone; k++){
+    const qexpr *d = b->aSubq[k];
     if( d->end - d->at==n && memcmp(b->s->zSql + d->at, z, (size_t)n)==0 ){
       /* (LIMIT 2 - (SELECT count(x) FROM f) % 2 OFFSET ((SELECT count(x) FROM f) - 1) / 2: one read) */
       e->t = d->t; e->i = d->i; e->z = d->z; e->n = d->n;
@@ -267,39 +322,25 @@ static int subqueryValue(Bind *b, qexpr *e){
       return 1;
     }
   }
-  for(at=0; at<n && z[at]!='('; at++){}
-  if( (zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
-  memset(&pl, 0, sizeof(pl));
-  memset(&res, 0, sizeof(res));
-  if( (rc = q_parse(zSub, 0, &sel))!=SQLITE_OK ){
-    sqlite3_free(zSub);
-    b->rc = rc;
-    return 0;
-  }
-  rc = planAny(b->vt, b->db, &sel, 0, 0, 0, 0, &pl, &zWhy);
+  rc = subPlan(b, e, &r, &zWhy);
   if( rc==SQLITE_OK && zWhy==0 && !isExists ){
-    const qplan *first = pl.nArm ? &pl.aArm[0] : &pl;
-    int k;
-    aff = first->nOut ? first->aOut[0]->aff : -1;
-    for(k=1; k<pl.nArm; k++) if( pl.aArm[k].nOut<1 || pl.aArm[k].aOut[0]->aff!=aff ) rc = QE_BAIL;
-    if( rc==SQLITE_OK ){
-      e->aff = aff;
+    if( r.mixed ){
+      rc = QE_BAIL;
+    }else{
+      e->aff = r.aff;
       e->fromSubq = 2;
     }
   }
-  if( rc==SQLITE_OK && zWhy==0 && (sel.zFrom || sel.pSub || sel.pNext) ){
-    rc = sqlitePlan(b->db, &pl, 0, 0, &zWhy);     /* as q_plan decides */
-  }
   if( rc==SQLITE_OK && zWhy==0 ){
-    rc = q_exec(b->vt, b->db, &pl, 0, 0, "", &res, &zWhy);
-    if( rc==SQLITE_OK && (res.nCol!=1 && !isExists) ) rc = QE_BAIL;
+    rc = subRows(b, &r, &zWhy);
+    if( rc==SQLITE_OK && (r.res.nCol!=1 && !isExists) ) rc = QE_BAIL;
   }
   if( rc==SQLITE_OK && zWhy==0 ){
     qval v;
     memset(&v, 0, sizeof(v));
-    if( isExists ){ v.t = SQLITE_INTEGER; v.v = res.nRow>0; }
-    else if( res.nRow==0 ) v.t = SQLITE_NULL;
-    else v = res.a[0];
+    if( isExists ){ v.t = SQLITE_INTEGER; v.v = r.res.nRow>0; }
+    else if( r.res.nRow==0 ) v.t = SQLITE_NULL;
+    else v = r.res.a[0];
     e->t = v.t;
     e->i = v.v;
     if( v.t==SQLITE_TEXT || v.t==SQLITE_BLOB ){
@@ -308,21 +349,14 @@ static int subqueryValue(Bind *b, qexpr *e){
       e->n = v.n;
     }
     e->op = E_LIT;
-    e->aff = aff;
+    e->aff = isExists ? -1 : r.aff;
     e->fromSubq = 1;
     e->iParam = b->nParam + 1 + b->nSubq++;
     if( rc==SQLITE_OK && b->nSubqDone<(int)(sizeof(b->aSubq)/sizeof(b->aSubq[0])) ) b->aSubq[b->nSubqDone++] = e;
   }
-  q_result_free(&res);
-  q_plan_free(&pl);
-  q_select_free(&sel);
-  sqlite3_free(zSub);
-  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT || (rc!=SQLITE_OK && rc!=QE_BAIL && zWhy==0) ){
-    b->rc = rc;
-    sqlite3_free(zWhy);
-    return 0;
-  }
+  k = subDone(b, &r, rc, zWhy);
   sqlite3_free(zWhy);
+  if( !k ) return 0;
   return rc==SQLITE_OK && e->op==E_LIT ? 1 : -1;
 }
 
@@ -333,52 +367,34 @@ static int subqueryValue(Bind *b, qexpr *e){
 ** sqlite3CodeRhsOfIN), NULL kept aside (hasNull); of no row, FALSE even for
 ** a NULL a. 1 done, 0 stopped (b says why). */
 static int inSubquery(Bind *b, qexpr *e){
-  const qexpr *q = e->b;
-  const char *z = b->s->zSql + q->at;
-  int n = q->end - q->at, rc;
-  char *zSub, *zWhy = 0;
-  qselect sel;
-  qplan pl;
-  qresult res;
-  memset(&pl, 0, sizeof(pl));
-  memset(&res, 0, sizeof(res));
-  if( (zSub = sqlite3_mprintf("%.*s", n - 2, z + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
-  if( (rc = q_parse(zSub, 0, &sel))!=SQLITE_OK ){
-    sqlite3_free(zSub);
-    b->rc = rc;
-    return 0;
-  }
-  rc = planAny(b->vt, b->db, &sel, 0, 0, 0, 0, &pl, &zWhy);
+  char *zWhy = 0;
+  SubRun r;
+  int rc = subPlan(b, e->b, &r, &zWhy);
   if( rc==SQLITE_OK && zWhy==0 ){
-    const qplan *first = pl.nArm ? &pl.aArm[0] : &pl;
-    int k;
-    if( first->nOut!=1 ) rc = QE_BAIL;
-    for(k=1; rc==SQLITE_OK && k<pl.nArm; k++){
-      if( pl.aArm[k].nOut!=1 || pl.aArm[k].aOut[0]->aff!=first->aOut[0]->aff ) rc = QE_BAIL;
-    }
-    if( rc==SQLITE_OK ){
-      e->cmpAff = cmpAffinity(e->a, first->aOut[0]);
-      e->cmpColl = cmpColl(e->a, first->aOut[0]);
-      if( first->aOut[0]->explicitColl && !e->a->explicitColl ) rc = QE_BAIL;   /* (a COLLATE inside: its arms') */
+    const qplan *first = r.pl.nArm ? &r.pl.aArm[0] : &r.pl;
+    if( first->nOut!=1 || r.mixed ) rc = QE_BAIL;
+    else{
+      e->cmpAff = cmpAffinity(e->a, r.pFirst);
+      e->cmpColl = cmpColl(e->a, r.pFirst);
+      if( r.pFirst->explicitColl && !e->a->explicitColl ) rc = QE_BAIL;   /* (a COLLATE inside: its arms') */
     }
   }
-  if( rc==SQLITE_OK && zWhy==0 && (sel.zFrom || sel.pSub || sel.pNext) ) rc = sqlitePlan(b->db, &pl, 0, 0, &zWhy);
-  if( rc==SQLITE_OK && zWhy==0 ) rc = q_exec(b->vt, b->db, &pl, 0, 0, "", &res, &zWhy);
-  if( rc==SQLITE_OK && zWhy==0 && res.nCol!=1 ) rc = QE_BAIL;
+  if( rc==SQLITE_OK && zWhy==0 ) rc = subRows(b, &r, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 && r.res.nCol!=1 ) rc = QE_BAIL;
   if( rc==SQLITE_OK && zWhy==0 ){
     int64_t i;
-    if( res.nRow==0 ){
+    if( r.res.nRow==0 ){
       e->op = E_LIT;                /* x IN (no rows): FALSE, even for NULL */
       e->t = SQLITE_INTEGER;
       e->i = 0;
       e->a = e->b = 0;
-    }else if( res.nRow>Q_MAXIN ){
+    }else if( r.res.nRow>Q_MAXIN ){
       zWhy = sqlite3_mprintf("IN (a subquery of more than %d rows)", Q_MAXIN);
-    }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*res.nRow)))==0 ){
+    }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*r.res.nRow)))==0 ){
       rc = SQLITE_NOMEM;
     }else{
-      for(i=0; i<res.nRow && rc==SQLITE_OK; i++){
-        qval v = res.a[i];
+      for(i=0; i<r.res.nRow && rc==SQLITE_OK; i++){
+        qval v = r.res.a[i];
         if( v.t==SQLITE_NULL ){ e->hasNull = 1; continue; }
         if( v.t==SQLITE_TEXT || v.t==SQLITE_BLOB ){
           char *c = q_alloc(b->s, v.n + 1);
@@ -392,23 +408,18 @@ static int inSubquery(Bind *b, qexpr *e){
       e->b = 0;
     }
   }
-  q_result_free(&res);
-  q_plan_free(&pl);
-  q_select_free(&sel);
-  sqlite3_free(zSub);
-  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT || (rc!=SQLITE_OK && rc!=QE_BAIL && zWhy==0) ){
-    b->rc = rc;
+  if( !subDone(b, &r, rc, zWhy) ){
     sqlite3_free(zWhy);
     return 0;
   }
   if( rc==QE_BAIL || zWhy ){
-    char *zW = zWhy;
-    if( zW && (sqlite3_strnicmp(zW, "no such", 7)==0 || sqlite3_strnicmp(zW, "the column ", 11)==0
-               || strstr(zW, "which is not a column of")) ){
-      whyf(b, "IN (a subquery that refers to the outer query: %s)", zW);   /* (SQLite prepared it whole) */
+    if( zWhy && (sqlite3_strnicmp(zWhy, "no such", 7)==0 || sqlite3_strnicmp(zWhy, "the column ", 11)==0
+                 || strstr(zWhy, "which is not a column of")) ){
+      whyf(b, "IN (a subquery that refers to the outer query: %s)", zWhy);   /* (SQLite prepared it whole) */
+    }else{
+      whyf(b, "IN (a subquery the engine does not cover%s%s)", zWhy ? ": " : "", zWhy ? zWhy : "");
     }
-    else whyf(b, "IN (a subquery the engine does not cover%s%s)", zW ? ": " : "", zW ? zW : "");
-    sqlite3_free(zW);
+    sqlite3_free(zWhy);
     return 0;
   }
   return 1;
