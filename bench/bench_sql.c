@@ -1557,25 +1557,37 @@ static sqlite3 *lineitemTable(const char *zFile, int64_t n){
   return db;
 }
 
-/* The SSB's tables (bench/ssb.c) at scale factor sf in zFile, made if
-** missing or of another scale factor, seed or version (the table ssb_made
-** holds those of the tables in the file); read once, as lineitemTable does.
-** *pnRow: lineorder's rows. */
-static sqlite3 *ssbTables(const char *zFile, double sf, int64_t *pnRow){
-  static const char zNames[] = "('date', 'part', 'supplier', 'customer', 'lineorder', 'ssb_made')";
-  const int64_t micro = (int64_t)(sf*1e6 + 0.5), seed = 28;
+/* A generated schema of several tables (the SSB's, TPC-H's). */
+typedef struct GenTables {
+  const char *zTag;         /* for messages: "ssb", "tpchj" */
+  const char *zNames;       /* its tables as an SQL list, its "made" table last */
+  int nNames;               /* ... how many */
+  const char *zMade;        /* the table that says which rows the file holds */
+  int version;              /* the rows' version (the generators'), kept in zMade */
+  uint64_t seed;
+  int (*xFill)(sqlite3*, double sf, uint64_t seed, char *zErr, int nErr);
+  const char *const *azRead;/* the queries that read each table once (the last counts the big table's rows) */
+  int nRead;
+} GenTables;
+
+/* g's tables at scale factor sf in zFile, made if missing or of another
+** scale factor, seed or version (g->zMade holds those of the tables in the
+** file); read once, as lineitemTable does. *pnRow: the last read's count. */
+static sqlite3 *genTables(const GenTables *g, const char *zFile, double sf, int64_t *pnRow){
+  const int64_t micro = (int64_t)(sf*1e6 + 0.5);
   char *zErr = 0, zMsg[256];
   sqlite3 *db = h_open_file(zFile, &zErr);
   double t0;
+  int i;
   if( db==0 ){
     fprintf(stderr, "%s: %s\n", zFile, zErr);
     exit(1);
   }
-  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN %s", zNames)!=6
-   || h_int(db, "SELECT count(*) FROM ssb_made WHERE sf_micro=%lld AND seed=%lld AND version=%d", (long long)micro,
-            (long long)seed, SSB_VERSION)!=1 ){
+  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN %s", g->zNames)!=g->nNames
+   || h_int(db, "SELECT count(*) FROM \"%w\" WHERE sf_micro=%lld AND seed=%lld AND version=%d", g->zMade,
+            (long long)micro, (long long)g->seed, g->version)!=1 ){
     /* A file holding only our tables is made anew (no free pages left behind). */
-    if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT IN %s", zNames)==0 ){
+    if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT IN %s", g->zNames)==0 ){
       sqlite3_close(db);
       unlink(zFile);
       if( (db = h_open_file(zFile, &zErr))==0 ){
@@ -1585,91 +1597,52 @@ static sqlite3 *ssbTables(const char *zFile, double sf, int64_t *pnRow){
     }
     t0 = h_now();
     h_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576");
-    if( ssb_fill(db, sf, (uint64_t)seed, zMsg, sizeof(zMsg)) ){
+    if( g->xFill(db, sf, g->seed, zMsg, sizeof(zMsg)) ){
       fprintf(stderr, "%s: %s\n", zFile, zMsg);
       exit(1);
     }
-    if( h_exec(db, "DROP TABLE IF EXISTS ssb_made; CREATE TABLE ssb_made(sf_micro INTEGER, seed INTEGER, version INTEGER);"
-                   " INSERT INTO ssb_made VALUES(%lld, %lld, %d); PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL",
-               (long long)micro, (long long)seed, SSB_VERSION) ){
+    if( h_exec(db, "DROP TABLE IF EXISTS \"%w\"; CREATE TABLE \"%w\"(sf_micro INTEGER, seed INTEGER, version INTEGER);"
+                   " INSERT INTO \"%w\" VALUES(%lld, %lld, %d); PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL",
+               g->zMade, g->zMade, g->zMade, (long long)micro, (long long)g->seed, g->version) ){
       fprintf(stderr, "%s: %s\n", zFile, h_errmsg);
       exit(1);
     }
-    fprintf(stderr, "# ssb: scale factor %g made in %.1f s\n", sf, h_now() - t0);
+    fprintf(stderr, "# %s: scale factor %g made in %.1f s\n", g->zTag, sf, h_now() - t0);
   }else{
-    fprintf(stderr, "# ssb: scale factor %g in %s, made before\n", sf, zFile);
+    fprintf(stderr, "# %s: scale factor %g in %s, made before\n", g->zTag, sf, zFile);
   }
   t0 = h_now();
   h_exec(db, "PRAGMA cache_size = -%lld",
          (long long)(h_int(db, "PRAGMA page_count")*h_int(db, "PRAGMA page_size")/1024 + 65536));
-  h_int(db, "SELECT count(*), sum(d_weekdayfl) FROM date");
-  h_int(db, "SELECT count(*), sum(length(p_container)) FROM part");
-  h_int(db, "SELECT count(*), sum(length(s_phone)) FROM supplier");
-  h_int(db, "SELECT count(*), sum(length(c_mktsegment)) FROM customer");
-  *pnRow = h_int(db, "SELECT count(*), sum(length(lo_shipmode)) FROM lineorder");
-  fprintf(stderr, "# ssb: %lld lineorder rows, the five tables read once in %.1f s\n", (long long)*pnRow, h_now() - t0);
+  for(i=0; i<g->nRead; i++) *pnRow = h_int(db, "%s", g->azRead[i]);
+  fprintf(stderr, "# %s: %lld rows in its largest table, the tables read once in %.1f s\n", g->zTag,
+          (long long)*pnRow, h_now() - t0);
   return db;
 }
 
-/* TPC-H's eight tables (bench/tpch.c) at scale factor sf in zFile, made if
-** missing or of another scale factor, seed or version (the table
-** tpch_made holds those of the tables in the file, with LINEITEM_VERSION);
-** read once, as lineitemTable does. *pnRow: lineitem's rows. */
-static sqlite3 *tpchTables(const char *zFile, double sf, int64_t *pnRow){
-  static const char zNames[] =
-    "('region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem', 'tpch_made')";
-  const int64_t micro = (int64_t)(sf*1e6 + 0.5), seed = 29;
-  char *zErr = 0, zMsg[256];
-  sqlite3 *db = h_open_file(zFile, &zErr);
-  double t0;
-  if( db==0 ){
-    fprintf(stderr, "%s: %s\n", zFile, zErr);
-    exit(1);
-  }
-  if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN %s", zNames)!=9
-   || h_int(db, "SELECT count(*) FROM tpch_made WHERE sf_micro=%lld AND seed=%lld AND version=%d AND lineitem_version=%d",
-            (long long)micro, (long long)seed, TPCH_VERSION, LINEITEM_VERSION)!=1 ){
-    /* A file holding only our tables is made anew (no free pages left behind). */
-    if( h_int(db, "SELECT count(*) FROM sqlite_schema WHERE name NOT IN %s", zNames)==0 ){
-      sqlite3_close(db);
-      unlink(zFile);
-      if( (db = h_open_file(zFile, &zErr))==0 ){
-        fprintf(stderr, "%s: %s\n", zFile, zErr);
-        exit(1);
-      }
-    }
-    t0 = h_now();
-    h_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576");
-    if( tpch_fill(db, sf, (uint64_t)seed, zMsg, sizeof(zMsg)) ){
-      fprintf(stderr, "%s: %s\n", zFile, zMsg);
-      exit(1);
-    }
-    if( h_exec(db, "DROP TABLE IF EXISTS tpch_made; CREATE TABLE tpch_made(sf_micro INTEGER, seed INTEGER, version INTEGER,"
-                   " lineitem_version INTEGER); INSERT INTO tpch_made VALUES(%lld, %lld, %d, %d);"
-                   " PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL",
-               (long long)micro, (long long)seed, TPCH_VERSION, LINEITEM_VERSION) ){
-      fprintf(stderr, "%s: %s\n", zFile, h_errmsg);
-      exit(1);
-    }
-    fprintf(stderr, "# tpchj: scale factor %g made in %.1f s\n", sf, h_now() - t0);
-  }else{
-    fprintf(stderr, "# tpchj: scale factor %g in %s, made before\n", sf, zFile);
-  }
-  t0 = h_now();
-  h_exec(db, "PRAGMA cache_size = -%lld",
-         (long long)(h_int(db, "PRAGMA page_count")*h_int(db, "PRAGMA page_size")/1024 + 65536));
-  h_int(db, "SELECT count(*), sum(length(r_comment)) FROM region");
-  h_int(db, "SELECT count(*), sum(length(n_comment)) FROM nation");
-  h_int(db, "SELECT count(*), sum(length(s_comment)) FROM supplier");
-  h_int(db, "SELECT count(*), sum(length(c_comment)) FROM customer");
-  h_int(db, "SELECT count(*), sum(length(p_comment)) FROM part");
-  h_int(db, "SELECT count(*), sum(length(ps_comment)) FROM partsupp");
-  h_int(db, "SELECT count(*), sum(length(o_comment)) FROM orders");
-  *pnRow = h_int(db, "SELECT count(*), sum(length(l_comment)) FROM lineitem");
-  fprintf(stderr, "# tpchj: %lld lineitem rows, the eight tables read once in %.1f s\n", (long long)*pnRow,
-          h_now() - t0);
-  return db;
-}
+/* The SSB's five tables (bench/ssb.c). */
+static const char *const azSsbRead[] = {
+  "SELECT count(*), sum(d_weekdayfl) FROM date", "SELECT count(*), sum(length(p_container)) FROM part",
+  "SELECT count(*), sum(length(s_phone)) FROM supplier", "SELECT count(*), sum(length(c_mktsegment)) FROM customer",
+  "SELECT count(*), sum(length(lo_shipmode)) FROM lineorder",
+};
+static const GenTables ssbGen = {
+  "ssb", "('date', 'part', 'supplier', 'customer', 'lineorder', 'ssb_made')", 6, "ssb_made", SSB_VERSION, 28,
+  ssb_fill, azSsbRead, 5,
+};
+
+/* TPC-H's eight tables (bench/tpch.c; their version TPCH_VERSION's and
+** LINEITEM_VERSION's). */
+static const char *const azTpchRead[] = {
+  "SELECT count(*), sum(length(r_comment)) FROM region", "SELECT count(*), sum(length(n_comment)) FROM nation",
+  "SELECT count(*), sum(length(s_comment)) FROM supplier", "SELECT count(*), sum(length(c_comment)) FROM customer",
+  "SELECT count(*), sum(length(p_comment)) FROM part", "SELECT count(*), sum(length(ps_comment)) FROM partsupp",
+  "SELECT count(*), sum(length(o_comment)) FROM orders", "SELECT count(*), sum(length(l_comment)) FROM lineitem",
+};
+static const GenTables tpchGen = {
+  "tpchj", "('region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem', 'tpch_made')", 9,
+  "tpch_made", TPCH_VERSION*1000 + LINEITEM_VERSION, 29, tpch_fill, azTpchRead, 8,
+};
 
 /* Does the comma-separated list zList name zItem (a whole item, blanks
 ** around it allowed)? */
@@ -1772,8 +1745,8 @@ static void querySection(int64_t nRow){
   }
   if( wantL ) dbL = lineitemTable(zLFile, nRow);
   if( wantF ) dbF = flightsTable(zFFile, nRow);
-  if( wantS ) dbS = ssbTables(zSFile, sf, &nSRow);
-  if( wantJ ) dbJ = tpchTables(zJFile, sfJ, &nJRow);
+  if( wantS ) dbS = genTables(&ssbGen, zSFile, sf, &nSRow);
+  if( wantJ ) dbJ = genTables(&tpchGen, zJFile, sfJ, &nJRow);
   if( zDuck && (wantL || wantF || wantS || wantJ) ){
     /* tpchj's tables in a DuckDB of their own: their names (lineitem,
     ** customer, supplier, part) are those of the tpch and ssb parts'. */
