@@ -544,6 +544,16 @@ static char *refOf(const char *z){
 
 static char *text(sqlite3_str *s){ return sqlite3_str_finish(s); }
 
+/* ORDER BY each of n result columns by number, in a random order, some
+** DESC: the order is then the rows' own. */
+static void orderAll(Gen *g, sqlite3_str *s, int n){
+  int aOrd[16], k;
+  for(k=0; k<n; k++) aOrd[k] = k + 1;
+  for(k=n-1; k>0; k--){ int j = pick(g, k + 1), t = aOrd[k]; aOrd[k] = aOrd[j]; aOrd[j] = t; }
+  APP(s, " ORDER BY ");
+  for(k=0; k<n; k++) sqlite3_str_appendf(s, "%s%d%s", k ? ", " : "", aOrd[k], chance(g, 0.3) ? " DESC" : "");
+}
+
 /* A compound of 2 or 3 arms of the same number of results, each rows or
 ** groups, joined by UNION [ALL], INTERSECT, EXCEPT; ORDER BY every column
 ** sometimes, LIMIT sometimes. */
@@ -567,11 +577,7 @@ static void genCompound(Gen *g, const char *zTab, Query *q){
   }
   q->ordered = 0;
   if( chance(g, 0.5) ){
-    int aOrd[3];
-    for(k=0; k<nCol; k++) aOrd[k] = k + 1;
-    for(k=nCol-1; k>0; k--){ int j = pick(g, k + 1), t = aOrd[k]; aOrd[k] = aOrd[j]; aOrd[j] = t; }
-    APP(s, " ORDER BY ");
-    for(k=0; k<nCol; k++) sqlite3_str_appendf(s, "%s%d%s", k ? ", " : "", aOrd[k], chance(g, 0.3) ? " DESC" : "");
+    orderAll(g, s, nCol);
     q->ordered = 1;
   }
   if( chance(g, 0.25) ) sqlite3_str_appendf(s, " LIMIT %d", pick(g, 8));
@@ -824,11 +830,7 @@ static void genJoin(Gen *g, Query *q){
   }
   q->ordered = 0;
   if( chance(g, 0.4) ){
-    int aOrd[16];
-    for(i=0; i<nSel; i++) aOrd[i] = i + 1;
-    for(i=nSel-1; i>0; i--){ int j = pick(g, i + 1), x = aOrd[i]; aOrd[i] = aOrd[j]; aOrd[j] = x; }
-    APP(s, " ORDER BY ");
-    for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%d%s", i ? ", " : "", aOrd[i], chance(g, 0.3) ? " DESC" : "");
+    orderAll(g, s, nSel);
     q->ordered = 1;
     if( chance(g, 0.4) ) sqlite3_str_appendf(s, " LIMIT %d", pick(g, 6));
   }
@@ -1017,6 +1019,46 @@ static int64_t keptReads(sqlite3 *db){
   return n;
 }
 
+/* A run of random reads, counted. */
+typedef struct Tally {
+  int64_t nRead, nEngine;          /* reads (valid SQL), and those on the engine's path */
+  int nError, nInvalid, nBad;      /* reads that were errors (both), not SQL, different */
+  char zFirst[2100];               /* the first difference */
+  Why aWhy[64]; int nWhy;          /* the reasons reads went through SQLite */
+} Tally;
+
+/* One read (runOne's rc and o) of q on db counted into y; a difference
+** printed (the first five) with zWhere, and with GPUAGG_QUERY_DUMP the
+** database copied to DIR/zDump.db to reproduce it in the shell. */
+static void tallyRead(Tally *y, sqlite3 *db, const Query *q, const Run *o, int rc, const char *zWhere,
+                      const char *zDump){
+  if( rc==R_INVALID ){
+    y->nInvalid++;
+  }else{
+    y->nRead++;
+    y->nEngine += o->engine;
+    y->nError += o->error;
+    if( !o->engine ) noteWhy(db, q->zSql, y->aWhy, &y->nWhy);
+  }
+  if( rc!=R_DIFF ) return;
+  if( y->nBad<5 ) printf("MISMATCH (%s):\n%s\n", zWhere, o->zMsg);
+  fflush(stdout);
+  if( getenv("GPUAGG_QUERY_DUMP") ){
+    char *z = sqlite3_mprintf("%s/%s.db", getenv("GPUAGG_QUERY_DUMP"), zDump);
+    if( access(z, F_OK)!=0 ) h_exec(db, "VACUUM INTO %Q", z);
+    printf("  (the tables: %s)\n", z);
+    sqlite3_free(z);
+  }
+  if( y->nBad++==0 ) snprintf(y->zFirst, sizeof(y->zFirst), "%s: %s", zWhere, o->zMsg);
+}
+
+/* y's reasons, most first, nShow of them printed. */
+static void tallyWhy(Tally *y, int nShow){
+  int i;
+  qsort(y->aWhy, (size_t)y->nWhy, sizeof(Why), cmpWhy);
+  for(i=0; i<y->nWhy && i<nShow; i++) printf("  through SQLite %4d: %s\n", y->aWhy[i].n, y->aWhy[i].z);
+}
+
 /* Random SELECTs over random tables, each compared with SQLite. kept: on a
 ** file with the cache on and gpuagg_config('query_kept', 1), so that grouped
 ** reads go over kept columns (the device's operators on a GPU in 'auto'
@@ -1032,12 +1074,13 @@ static void randomRounds(int kept){
   const int nRound = kept ? (int)(sizeof(aKept)/sizeof(aKept[0])) : (int)(sizeof(aRound)/sizeof(aRound[0]));
   const char *zN = getenv("GPUAGG_QUERY_N");
   int nQuery = zN ? atoi(zN) : getenv("GPUAGG_UNDER_SANITIZER") ? 200 : 2000;
-  int64_t nEngine = 0, nRead = 0, nKept = 0;
-  int nBad = 0, nInvalid = 0, nError = 0, iRound, i, nWhy = 0;
-  char zDir[64], zFile[96], zFirst[2100] = "";
-  Why aWhy[64];
+  int64_t nKept = 0;
+  int iRound, i;
+  char zDir[64], zFile[96], zWhere[96], zDump[32];
+  Tally y;
   Gen g;
   sqlite3 *mem = s_open(4096, 1000), *file;
+  memset(&y, 0, sizeof(y));
   if( kept ) nQuery /= 2;
   s_dir_make(zDir, "query");
   snprintf(zFile, sizeof(zFile), "%s/r.db", zDir);
@@ -1067,48 +1110,32 @@ static void randomRounds(int kept){
       int64_t k0 = kept ? keptReads(db) : 0;
       genQuery(&g, "t", &q);
       rc = runOne(db, &g, &q, &o);
-      if( rc==R_INVALID ){
-        nInvalid++;
-      }else{
-        nRead++;
-        nEngine += o.engine;
-        nError += o.error;
-        if( kept ) nKept += keptReads(db)>k0;
-        if( !o.engine ) noteWhy(db, q.zSql, aWhy, &nWhy);
-      }
-      if( rc==R_DIFF ){
-        if( nBad<5 ) printf("MISMATCH (round %d, %d rows, query %d):\n%s\n", iRound, nRow, i, o.zMsg);
-        fflush(stdout);
-        if( getenv("GPUAGG_QUERY_DUMP") ){           /* the table, to reproduce it in the shell */
-          char *zDump = sqlite3_mprintf("%s/round%d%s.db", getenv("GPUAGG_QUERY_DUMP"), iRound, kept ? "k" : "");
-          if( access(zDump, F_OK)!=0 ) h_exec(db, "VACUUM INTO %Q", zDump);
-          printf("  (the table: %s)\n", zDump);
-          sqlite3_free(zDump);
-        }
-        if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "round %d, %d rows, query %d: %s", iRound, nRow, i, o.zMsg);
-      }
+      if( kept && rc!=R_INVALID ) nKept += keptReads(db)>k0;
+      snprintf(zWhere, sizeof(zWhere), "round %d, %d rows, query %d", iRound, nRow, i);
+      snprintf(zDump, sizeof(zDump), "round%d%s", iRound, kept ? "k" : "");
+      tallyRead(&y, db, &q, &o, rc, zWhere, zDump);
       queryFree(&q);
     }
   }
-  qsort(aWhy, (size_t)nWhy, sizeof(Why), cmpWhy);
   printf("gpu_query random%s, %s backend: %lld reads, %lld on the engine (%.1f%%), %lld over kept columns,"
-         " %d errors (both), %d not SQL, %d mismatches\n", kept ? " (kept columns)" : "", g_backend, (long long)nRead,
-         (long long)nEngine, nRead ? 100.0*(double)nEngine/(double)nRead : 0.0, (long long)nKept, nError, nInvalid, nBad);
-  for(i=0; i<nWhy && i<8; i++) printf("  through SQLite %4d: %s\n", aWhy[i].n, aWhy[i].z);
+         " %d errors (both), %d not SQL, %d mismatches\n", kept ? " (kept columns)" : "", g_backend, (long long)y.nRead,
+         (long long)y.nEngine, y.nRead ? 100.0*(double)y.nEngine/(double)y.nRead : 0.0, (long long)nKept, y.nError,
+         y.nInvalid, y.nBad);
+  tallyWhy(&y, 8);
   if( kept ){
     char *z = h_text(file, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')");
     printf("  not over kept columns, the last reasons: %s\n", z ? z : "?");
     free(z);
   }
   fflush(stdout);
-  CHECK(nBad==0, "%d of %lld reads differ from SQLite; the first: %s", nBad, (long long)nRead, zFirst);
-  CHECK(nRead>0 && nEngine*5 >= nRead*4, "only %lld of %lld reads took the engine's path (want 80%%)",
-        (long long)nEngine, (long long)nRead);
+  CHECK(y.nBad==0, "%d of %lld reads differ from SQLite; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
+  CHECK(y.nRead>0 && y.nEngine*5 >= y.nRead*4, "only %lld of %lld reads took the engine's path (want 80%%)",
+        (long long)y.nEngine, (long long)y.nRead);
   /* every plan compile.c takes is served by the CPU's operators; a device declines values
   ** whose sums its window cannot hold (the generator writes 1e308 and infinities) */
-  CHECK(!kept || strcmp(g_backend, "cpu")!=0 || nKept*100 >= nRead,
-        "only %lld of %lld reads went over kept columns (want 1%%)", (long long)nKept, (long long)nRead);
-  CHECK(nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", nInvalid, nQuery);
+  CHECK(!kept || strcmp(g_backend, "cpu")!=0 || nKept*100 >= y.nRead,
+        "only %lld of %lld reads went over kept columns (want 1%%)", (long long)nKept, (long long)y.nRead);
+  CHECK(y.nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", y.nInvalid, nQuery);
   s_expect_pool_idle(mem);
   s_expect_pool_idle(file);
   sqlite3_close(mem);
@@ -1272,12 +1299,12 @@ START_TEST(test_join){
   const int nRound = (int)(sizeof(aRound)/sizeof(aRound[0]));
   const char *zN = getenv("GPUAGG_QUERY_N");
   int nQuery = (zN ? atoi(zN) : getenv("GPUAGG_UNDER_SANITIZER") ? 200 : 2000)/2;
-  int64_t nEngine = 0, nRead = 0;
-  int nBad = 0, nInvalid = 0, nError = 0, iRound, i, nWhy = 0;
-  char zDir[64], zFile[96], zFirst[2100] = "";
-  Why aWhy[64];
+  int iRound, i;
+  char zDir[64], zFile[96], zWhere[96], zDump[32];
+  Tally y;
   Gen g;
   sqlite3 *mem = s_open(4096, 1000), *file;
+  memset(&y, 0, sizeof(y));
   s_dir_make(zDir, "join");
   snprintf(zFile, sizeof(zFile), "%s/j.db", zDir);
   file = openFileChecked(zFile);
@@ -1299,38 +1326,21 @@ START_TEST(test_join){
       int rc;
       genJoin(&g, &q);
       rc = runOne(db, &g, &q, &o);
-      if( rc==R_INVALID ){
-        nInvalid++;
-      }else{
-        nRead++;
-        nEngine += o.engine;
-        nError += o.error;
-        if( !o.engine ) noteWhy(db, q.zSql, aWhy, &nWhy);
-      }
-      if( rc==R_DIFF ){
-        if( nBad<5 ) printf("MISMATCH (join round %d, query %d):\n%s\n", iRound, i, o.zMsg);
-        fflush(stdout);
-        if( getenv("GPUAGG_QUERY_DUMP") ){           /* the tables, to reproduce it in the shell */
-          char *zDump = sqlite3_mprintf("%s/join%d.db", getenv("GPUAGG_QUERY_DUMP"), iRound);
-          if( access(zDump, F_OK)!=0 ) h_exec(db, "VACUUM INTO %Q", zDump);
-          printf("  (the tables: %s)\n", zDump);
-          sqlite3_free(zDump);
-        }
-        if( nBad++==0 ) snprintf(zFirst, sizeof(zFirst), "round %d, query %d: %s", iRound, i, o.zMsg);
-      }
+      snprintf(zWhere, sizeof(zWhere), "join round %d, query %d", iRound, i);
+      snprintf(zDump, sizeof(zDump), "join%d", iRound);
+      tallyRead(&y, db, &q, &o, rc, zWhere, zDump);
       queryFree(&q);
     }
   }
-  qsort(aWhy, (size_t)nWhy, sizeof(Why), cmpWhy);
   printf("gpu_query random joins, %s backend: %lld reads, %lld on the engine (%.1f%%), %d errors (both), %d not SQL,"
-         " %d mismatches\n", g_backend, (long long)nRead, (long long)nEngine,
-         nRead ? 100.0*(double)nEngine/(double)nRead : 0.0, nError, nInvalid, nBad);
-  for(i=0; i<nWhy && i<10; i++) printf("  through SQLite %4d: %s\n", aWhy[i].n, aWhy[i].z);
+         " %d mismatches\n", g_backend, (long long)y.nRead, (long long)y.nEngine,
+         y.nRead ? 100.0*(double)y.nEngine/(double)y.nRead : 0.0, y.nError, y.nInvalid, y.nBad);
+  tallyWhy(&y, 10);
   fflush(stdout);
-  CHECK(nBad==0, "%d of %lld joins differ from SQLite; the first: %s", nBad, (long long)nRead, zFirst);
-  CHECK(nRead>0 && nEngine*2 >= nRead, "only %lld of %lld joins took the engine's path (want 50%%)",
-        (long long)nEngine, (long long)nRead);
-  CHECK(nInvalid*20 <= nQuery, "%d of %d generated joins are not SQL", nInvalid, nQuery);
+  CHECK(y.nBad==0, "%d of %lld joins differ from SQLite; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
+  CHECK(y.nRead>0 && y.nEngine*2 >= y.nRead, "only %lld of %lld joins took the engine's path (want 50%%)",
+        (long long)y.nEngine, (long long)y.nRead);
+  CHECK(y.nInvalid*20 <= nQuery, "%d of %d generated joins are not SQL", y.nInvalid, nQuery);
   s_expect_pool_idle(mem);
   s_expect_pool_idle(file);
   sqlite3_close(mem);
