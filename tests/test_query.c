@@ -268,6 +268,7 @@ static int makeTable(sqlite3 *db, Gen *g, int nRow, const char *zName){
 
 static void expr(Gen *g, sqlite3_str *s, int d);
 static void cond(Gen *g, sqlite3_str *s, int d);
+static void semiCond(Gen *g, sqlite3_str *s, const char *zIn);
 
 static void lit(Gen *g, sqlite3_str *s);
 
@@ -618,7 +619,7 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   static const int anKey[] = { 0, 0, 1, 1, 1, 2, 2, 3 };
   char *azSel[16];
   int aKeyAt[4];
-  int nKey = PICK(g, anKey), nSel = 0, i, grouped, aggsFirst;
+  int nKey = PICK(g, anKey), nSel = 0, i, grouped, aggsFirst, hasWhere;
   const char *azK[4];
   sqlite3_str *s;
   g->params = chance(g, 0.3);
@@ -665,7 +666,11 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   APP(s, chance(g, 0.1) ? "SELECT DISTINCT " : "SELECT ");
   for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azSel[i]);
   if( !g->noFrom ) sqlite3_str_appendf(s, " FROM %s", zTab);
-  if( chance(g, 0.6) ){ APP(s, " WHERE "); cond(g, s, 0); }
+  if( (hasWhere = chance(g, 0.6))!=0 ){ APP(s, " WHERE "); cond(g, s, 0); }
+  if( !g->noFrom && strcmp(zTab, "t")==0 && chance(g, 0.06) ){
+    APP(s, hasWhere ? " AND " : " WHERE ");      /* a correlated subquery over t itself */
+    semiCond(g, s, "t");
+  }
   if( nKey ){
     int byNumber = chance(g, 0.25);
     APP(s, " GROUP BY ");
@@ -716,6 +721,43 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
 static void queryFree(Query *q){
   sqlite3_free(q->zSql);
   sqlite3_free(q->zRef);
+}
+
+/* A column of the outer query's tables, qualified (t's, or x1 ... xN's). */
+static void outerCol(Gen *g, sqlite3_str *s){
+  if( g->nJoin ) sqlite3_str_appendf(s, "x%d.%s", 1 + pick(g, g->nJoin), chance(g, 0.3) ? "id" : PICK(g, azCol));
+  else sqlite3_str_appendf(s, "t.%s", PICK(g, azCol));
+}
+
+/* A correlated EXISTS, NOT EXISTS or x IN (SELECT ...) over table zIn as
+** y (a semi or anti join: plan.c, 9a), by one or two equalities with the
+** outer query's columns; sometimes its own conditions (unqualified names:
+** y's, as SQLite resolves them), a LIMIT 1, or what the engine leaves to
+** SQLite (a condition on the outer query alone, a correlation by <). */
+static void semiCond(Gen *g, sqlite3_str *s, const char *zIn){
+  static const char *azSide[] = { "y.%s", "y.%s", "y.%s", "lower(y.%s)", "y.%s COLLATE NOCASE", "(y.%s + 0)" };
+  int kind = pick(g, 3), n = chance(g, 0.2) ? 2 : 1, nJoin = g->nJoin, k;
+  if( kind==2 ){
+    outerCol(g, s);
+    sqlite3_str_appendf(s, " IN (SELECT y.%s FROM %s AS y WHERE ", PICK(g, azCol), zIn);
+  }else{
+    sqlite3_str_appendf(s, "%s (SELECT %s FROM %s AS y WHERE ", kind ? "NOT EXISTS" : "EXISTS", chance(g, 0.5) ? "*" : "1", zIn);
+  }
+  for(k=0; k<n; k++){
+    if( k ) APP(s, " AND ");
+    if( chance(g, 0.5) ){ sqlite3_str_appendf(s, PICK(g, azSide), PICK(g, azCol)); APP(s, " = "); outerCol(g, s); }
+    else{ outerCol(g, s); APP(s, " = "); sqlite3_str_appendf(s, PICK(g, azSide), PICK(g, azCol)); }
+  }
+  if( chance(g, 0.5) ){
+    APP(s, " AND ");
+    g->nJoin = 0;
+    cond(g, s, 2);
+    g->nJoin = nJoin;
+  }
+  if( chance(g, 0.05) ){ APP(s, " AND "); outerCol(g, s); APP(s, " > 0"); }
+  if( chance(g, 0.05) ){ APP(s, " AND y.a < "); outerCol(g, s); }
+  if( kind<2 && chance(g, 0.1) ) APP(s, " LIMIT 1");
+  APP(s, ")");
 }
 
 /* One side of a join's equality over table xi: a column (id, the integer
@@ -816,6 +858,10 @@ static void genJoin(Gen *g, Query *q){
   if( chance(g, 0.6) ){
     sqlite3_str_appendf(w, "%s", nW++ ? " AND " : "");
     cond(g, w, 0);
+  }
+  if( chance(g, 0.15) ){
+    sqlite3_str_appendf(w, "%s", nW++ ? " AND " : "");
+    semiCond(g, w, chance(g, 0.5) ? "j1" : "j2");
   }
   zW = text(w);
   if( nW ) sqlite3_str_appendf(s, " WHERE %s", zW);
@@ -1289,7 +1335,8 @@ END_TEST
 /* ---- 1b. random joins ------------------------------------------------------------------------ */
 
 /* Random joins (genJoin) over tables j0 (the largest) to j3 of random rows,
-** each with an INTEGER PRIMARY KEY id, each read compared with SQLite; in
+** each with an INTEGER PRIMARY KEY id (and t, which constant subqueries
+** read), each read compared with SQLite; in
 ** memory (the statement source) and in a file (pages, 1 to 4 threads). */
 START_TEST(test_join){
   static const struct { int n0, n1, n2, n3, where; } aRound[] = {
@@ -1317,7 +1364,8 @@ START_TEST(test_join){
     CHECK(makeTableOf(db, &g, aRound[iRound].n0, "j0", 1)==SQLITE_OK
           && makeTableOf(db, &g, aRound[iRound].n1, "j1", 1)==SQLITE_OK
           && makeTableOf(db, &g, aRound[iRound].n2, "j2", 1)==SQLITE_OK
-          && makeTableOf(db, &g, aRound[iRound].n3, "j3", 1)==SQLITE_OK, "round %d: making tables: %s", iRound,
+          && makeTableOf(db, &g, aRound[iRound].n3, "j3", 1)==SQLITE_OK
+          && makeTableOf(db, &g, 40, "t", 0)==SQLITE_OK, "round %d: making tables: %s", iRound,
           sqlite3_errmsg(db));
     if( where ) EXEC(db, "SELECT gpuagg_config('threads', %d)", 1 + iRound%4);
     for(i=0; i<n; i++){
@@ -1751,8 +1799,22 @@ START_TEST(test_outside){
     { "SELECT gpu_argmin(t.a, u.b) FROM t JOIN t2 u ON t.a = u.a",
       "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)" },
     { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery that refers to the outer query (no such column: t.a)" },
-    { "SELECT sum(b) FROM t WHERE a IN (SELECT a FROM t2 WHERE t2.b = t.b)",
+    { "SELECT sum(b) FROM t WHERE a NOT IN (SELECT a FROM t2 WHERE t2.b = t.b)",
+      "NOT IN (a subquery that refers to the outer query: its NULL rule is not a join's)" },
+    { "SELECT sum(b) FROM t WHERE a = 1 OR a IN (SELECT a FROM t2 WHERE t2.b = t.b)",
       "IN (a subquery that refers to the outer query: the column t.b)" },
+    { "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM t2 u WHERE u.a = t.a)",
+      "rows without aggregates of a correlated EXISTS (the engine joins it)" },
+    { "SELECT count(*) FROM t WHERE NOT EXISTS (SELECT 1 FROM t2 u WHERE u.a = t.a AND t.b > 0)",
+      "NOT EXISTS (a correlated subquery with a condition on the outer query alone)" },
+    { "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM t2 u WHERE u.a < t.a)",
+      "EXISTS (a correlated subquery by no equality with the outer query)" },
+    { "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM t2 u WHERE u.a = t.a AND u.b < t.b)",
+      "EXISTS (a correlated subquery's condition other than an equality with the outer query or one on u alone)" },
+    { "SELECT count(*) FROM t WHERE EXISTS (SELECT count(*) FROM t2 u WHERE u.a = t.a)",
+      "EXISTS (a correlated subquery with aggregates or GROUP BY)" },
+    { "SELECT count(*) FROM t WHERE a IN (SELECT b FROM t2 u WHERE u.a = t.a LIMIT 2)",
+      "IN (a correlated subquery with LIMIT)" },
     { "SELECT sum(b) FROM t WHERE a IN (VALUES (1), (2))", "IN (VALUES ...)" },
     { "SELECT a, sum(b) OVER (ORDER BY a, rowid) FROM t", "sum(...) OVER (a window function)" },
     { "SELECT sum(b) FILTER (WHERE a > 0) FROM t", "sum(...) FILTER" },

@@ -44,6 +44,9 @@
 **      fewest for its table's rows (its own conjuncts kept fewest) comes
 **      first among those whose keys' columns are already joined, so that
 **      the rows the others keep are probed fewer times.
+**   2b. A correlated subquery's table (plan.c, 9a) keeps a joined row once
+**      where it has a match (EXISTS, IN), or where it has none (NOT
+**      EXISTS), its columns NULL: no row is multiplied.
 **   3. A worker keeps its batch's joined rows (past aPost) until the batch
 **      is joined whole; where they are more than a batch it gives the batch
 **      back to the scan's thread (GA_SINK_LATER) before changing anything:
@@ -224,6 +227,7 @@ static int buildTable(Exec *e, JoinTab *jt){
   sqlite3_free(aCol);
   if( rc ) return rc;
   if( q->nEq==1 && directOf(jt, n) ) return SQLITE_NOMEM;    /* (1a) */
+  if( jt->aFirst ) jt->bin = 0;    /* (integers: no collation applies) */
   if( jt->aFirst==0 ){
     for(r=n-1; r>=0; r--){            /* chains in the table's order */
       uint64_t h;
@@ -622,6 +626,17 @@ static int firstMatch(Part *p, const JoinTab *jt, qvec **aX, int i, int64_t *pr,
   return SQLITE_OK;
 }
 
+/* The row after r in its chain with the same key (hash h, nk bytes): a
+** chain's rows of one key have the same bytes, r's stand for the row's. */
+static int64_t nextMatch(const JoinTab *jt, int64_t r, uint64_t h, int nk){
+  int64_t r0 = r;
+  if( jt->aFirst ) return jt->aNext[r];
+  for(r=jt->aNext[r]; r>=0; r=jt->aNext[r]){
+    if( jt->aHash[r]==h && jt->anKey[r]==nk && memcmp(jt->azKey[r], jt->azKey[r0], (size_t)nk)==0 ) break;
+  }
+  return r;
+}
+
 /* Level x's rows met by its join (the plan's x-th in e->aJoinOrder), into
 ** level x + 1, which goes on (probeLevel) each time it fills and at the
 ** end: memory stays a batch a level, however many rows the joins make. */
@@ -631,6 +646,8 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   const int k = e->aJoinOrder[x], m = js->aN[x];
   const JoinTab *jt = &e->aJt[k];
   const qjoin *q = jt->q;
+  static const char zDiffer[] = "values of a join's key that are equal under its collation but differ (SQLite's "
+                                "answer depends on its plan)";
   qvec *aX[Q_MAXKEY];
   qctx cx;
   int i, j, c, rc;
@@ -660,12 +677,20 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
       }
       memcpy(js->zKey, p->kbuf + nk, (size_t)nb);
     }
-    while( hit || (!any && q->left) ){
-      int64_t *o;
-      if( hit && jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, js->zKey, (size_t)nb)) ){
-        return qxNotSame(p, "values of a join's key that are equal under its collation but differ (SQLite's "
-                            "answer depends on its plan)");
+    if( q->semi ){
+      /* (2b) the row once, or not at all; under 1b, every match checked */
+      int64_t r2;
+      for(r2=r; jt->bin && r2>=0; r2=nextMatch(jt, r2, h, nk)){
+        if( jt->anBin[r2]!=nb || memcmp(jt->azKey[r2] + nk, js->zKey, (size_t)nb) ) return qxNotSame(p, zDiffer);
       }
+      if( hit!=(q->semi==Q_SEMI) ) continue;
+      hit = 0;                     /* (its columns NULL, as a LEFT JOIN's row of no match) */
+    }
+    while( hit || (!any && (q->left || q->semi)) ){
+      if( hit && jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, js->zKey, (size_t)nb)) ){
+        return qxNotSame(p, zDiffer);
+      }
+      int64_t *o;
       if( js->aN[x + 1]==GA_BATCH ){
         if( (rc = probeLevel(e, p, b, jb, x + 1, worker))!=SQLITE_OK ) return rc;
         js->aN[x + 1] = 0;
@@ -676,16 +701,7 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
       js->aN[x + 1]++;
       if( !hit ) break;
       any = 1;
-      /* the chain's next row of the same key (a chain's rows of one key
-      ** have the same bytes: the first match's stand for the row's) */
-      if( jt->aFirst ){
-        r = jt->aNext[r];
-      }else{
-        int64_t r0 = r;
-        for(r=jt->aNext[r]; r>=0; r=jt->aNext[r]){
-          if( jt->aHash[r]==h && jt->anKey[r]==nk && memcmp(jt->azKey[r], jt->azKey[r0], (size_t)nk)==0 ) break;
-        }
-      }
+      r = nextMatch(jt, r, h, nk);
       hit = r>=0;
     }
   }

@@ -68,6 +68,19 @@ void *q_alloc(qselect *s, int n){
   return b + 1;
 }
 
+void q_select_adopt(qselect *into, qselect *from){
+  Block *b = (Block*)from->arena;
+  if( into->pRoot ) into = into->pRoot;
+  while( b ){
+    Block *n = b->next;
+    b->next = (Block*)into->arena;
+    into->arena = b;
+    b = n;
+  }
+  from->arena = 0;
+  from->pRoot = into;
+}
+
 void q_select_free(qselect *s){
   Block *b = (Block*)s->arena;
   while( b ){

@@ -72,6 +72,19 @@
 **      order's); an unqualified name is the first table's in FROM that has
 **      it (a USING column: the left one); SELECT * shows a USING or NATURAL
 **      column once. The plan is strict (exec.c, 12).
+**   9a. A conjunct of WHERE that is EXISTS, NOT EXISTS or x IN (SELECT ...)
+**      over a subquery that refers to the outer query (SQLite cannot
+**      prepare it alone) is a join of its table, after FROM's: a semi join
+**      (a row stays once where it has a match) or an anti join (NOT
+**      EXISTS: where it has none). Its WHERE's names are its table's first,
+**      then the outer query's (qualify); its conjuncts over its table
+**      alone, or constant, are its build's; its equalities with the outer
+**      query join it (IN's x = its result is one more); a conjunct over
+**      the outer query alone is a WHERE conjunct of EXISTS and IN. Covered
+**      only: one rowid table, no aggregate, GROUP BY or LIMIT (EXISTS's
+**      LIMIT of a positive integer decides nothing), no other condition
+**      between it and the outer query, a conjunct of NOT EXISTS over the
+**      outer query alone, or NOT IN (whose NULL rule is no join's).
 */
 #include <string.h>
 #include <stdarg.h>
@@ -97,10 +110,21 @@ typedef struct Bind {
     const char *zQual;             /* the name that qualifies its columns */
     int iJoin;                     /* its pl->aJoin, or -1: the scan's table */
     int left;                      /* LEFT JOIN */
+    int semi;                      /* a correlated subquery's table (9a): Q_SEMI, Q_ANTI; its
+                                   ** columns are named only qualified (qualify), never outside */
+    const char *zFrom;             /* its FROM text ([schema.]name) */
     unsigned char aUsing[GA_COLS_MAX];  /* its columns a USING or NATURAL shares with a table
                                    ** before it (SELECT * shows them there, once) */
   } aTab[Q_MAXTAB];
   int nTab;                        /* 0: one table, or none */
+  int nFrom;                       /* ... FROM's (the subqueries' tables follow: 9a) */
+  struct Semi {
+    qexpr *pTerm;                  /* the WHERE conjunct it is (left out of WHERE's) */
+    qselect *sel;                  /* its SELECT, parsed with the statement's text positions */
+    qexpr *pIn;                    /* IN: its left operand (NULL: EXISTS) */
+    int anti;                      /* NOT EXISTS */
+  } aSemi[Q_MAXTAB];               /* correlated EXISTS, NOT EXISTS, IN (SELECT) of WHERE (9a) */
+  int nSemi;
 } Bind;
 
 static int whyf(Bind *b, const char *zFmt, ...){
@@ -605,7 +629,7 @@ static int colIndex(const ga_table *t, const char *zName){
 static int tabOfCol(const Bind *b, const qexpr *e){
   int i;
   for(i=0; i<b->nTab; i++){
-    if( e->zQual && sqlite3_stricmp(e->zQual, b->aTab[i].zQual) ) continue;
+    if( e->zQual ? sqlite3_stricmp(e->zQual, b->aTab[i].zQual)!=0 : b->aTab[i].semi ) continue;
     if( colIndex(b->aTab[i].t, e->zName)>=0 ) return i;
     if( e->zQual ) return -1;
   }
@@ -1340,7 +1364,9 @@ static int termsOf(qexpr *e, int op, qexpr **a, int n, int k){
 }
 
 static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
+  int m, k;
   if( e==0 ) return 1;
+  for(k=0; from<0 && k<b->nSemi; k++) if( e==b->aSemi[k].pTerm ) return 1;   /* (its own table: 9a) */
   if( e->op==E_AND ) return jconjAdd(b, js, e->a, from) && jconjAdd(b, js, e->b, from);
   if( e->op==E_OR ){
     /* a conjunct every branch has holds where the OR does: added as one of
@@ -1365,9 +1391,16 @@ static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
     js->a = a;
     js->nAlloc = n;
   }
+  m = tabsOf(b, e);
+  if( from>=0 && b->aTab[from].semi && m>0 && !(m & (1<<from)) ){
+    /* a condition on the outer query's tables alone: where EXISTS or IN
+    ** holds it holds, a WHERE conjunct; NOT EXISTS's is no conjunct */
+    if( b->aTab[from].semi==Q_ANTI ) return whyf(b, "NOT EXISTS (a correlated subquery with a condition on the outer query alone)");
+    from = -1;
+  }
   js->a[js->n].e = e;
   js->a[js->n].from = from;
-  js->a[js->n].m = tabsOf(b, e);
+  js->a[js->n].m = m;
   js->n++;
   return 1;
 }
@@ -1401,18 +1434,151 @@ static int usingEq(Bind *b, JSort *js, int i, const char *zName){
   return jconjAdd(b, js, eq, i);
 }
 
+/* Does FROM place i join by its own conditions alone: a LEFT JOIN's ON, a
+** correlated subquery's WHERE (9a)? */
+#define ONLY_ON(b, i) ((b)->aTab[i].left || (b)->aTab[i].semi)
+
 /* Is conjunct c an equality that joins FROM's table i to the tables in
 ** mask J (bits of FROM places) before it? Its side over i alone into
-** *pSide (0 a, 1 b). A LEFT JOIN's table joins by its own ON alone. */
+** *pSide (0 a, 1 b). A LEFT JOIN's table joins by its own ON alone, a
+** subquery's by its WHERE. */
 static int isEdge(const Bind *b, const JConj *c, int i, int J, int *pSide){
   int ma, mb;
   if( c->e->op!=E_EQ || c->m<0 ) return 0;
-  if( b->aTab[i].left ? c->from!=i : (c->from>=0 && b->aTab[c->from].left) ) return 0;
+  if( ONLY_ON(b, i) ? c->from!=i : (c->from>=0 && ONLY_ON(b, c->from)) ) return 0;
   ma = tabsOf(b, c->e->a);
   mb = tabsOf(b, c->e->b);
   if( ma==1<<i && mb>0 && (mb & ~J)==0 ){ *pSide = 0; return 1; }
   if( mb==1<<i && ma>0 && (ma & ~J)==0 ){ *pSide = 1; return 1; }
   return 0;
+}
+
+/* ---- correlated subqueries as joins (requirement 9a) --------------------------------- */
+
+/* What subquery place i is, as the SQL says it. */
+static const char *semiWord(const Bind *b, int i){
+  const struct Semi *m = &b->aSemi[i - b->nFrom];
+  return m->anti ? "NOT EXISTS" : m->pIn ? "IN" : "EXISTS";
+}
+
+/* Does subquery q (E_SUBQ) refer to the outer query? Prepared alone,
+** SQLite says "no such column". */
+static int correlated(Bind *b, const qexpr *q){
+  const char *z = b->s->zSql + q->at;
+  int n = q->end - q->at, at, rc, r = 0;
+  sqlite3_stmt *st = 0;
+  char *zSub;
+  for(at=0; at<n && z[at]!='('; at++){}
+  if( (zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  rc = sqlite3_prepare_v2(b->db, zSub, -1, &st, 0);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ) b->rc = rc;
+  else if( rc ) r = sqlite3_strnicmp(sqlite3_errmsg(b->db), "no such column", 14)==0;
+  sqlite3_finalize(st);
+  sqlite3_free(zSub);
+  return r;
+}
+
+/* Is e (unbound) a positive integer literal? */
+static int positiveInt(const Bind *b, const qexpr *e){
+  const char *z = b->s->zSql + e->at;
+  int i, n = e->end - e->at;
+  if( e->op!=E_LIT || n<1 || n>18 ) return 0;
+  for(i=0; i<n; i++) if( z[i]<'0' || z[i]>'9' ) return 0;
+  return atoll(z)>0;
+}
+
+/* WHERE's conjunct t, subquery q (its EXISTS, NOT EXISTS when anti, or
+** pIn IN it) that refers to the outer query, into b->aSemi where it is a
+** join the engine covers: one rowid table, no aggregate, GROUP BY or
+** LIMIT (EXISTS's LIMIT of a positive integer decides nothing). Its SELECT
+** is parsed from the statement's text with all else blanked, so that its
+** nodes' text positions are the statement's. */
+static void semiOf(Bind *b, qexpr *t, const qexpr *q, int anti, qexpr *pIn){
+  const char *zSql = b->s->zSql, *zW = anti ? "NOT EXISTS" : pIn ? "IN" : "EXISTS";
+  int n = (int)strlen(zSql), at = q->at, end = q->end - 1, rc, i;
+  qselect *sel = q_alloc(b->s, sizeof(qselect));
+  struct Semi *m;
+  char *z;
+  while( at<end && zSql[at]!='(' ) at++;
+  if( sel==0 || (z = sqlite3_malloc(n + 1))==0 ){ b->rc = SQLITE_NOMEM; return; }
+  memset(z, ' ', (size_t)n);
+  z[n] = 0;
+  memcpy(z + at + 1, zSql + at + 1, (size_t)(end - at - 1));
+  rc = q_parse(z, 0, sel);
+  sqlite3_free(z);
+  if( rc ){ b->rc = rc; return; }
+  sel->zSql = zSql;
+  q_select_adopt(b->s, sel);
+  if( sel->zWhy ){
+    whyf(b, "%s (a correlated subquery the engine does not cover: %s)", zW, sel->zWhy);
+    sqlite3_free(sel->zWhy);
+    sel->zWhy = 0;
+    return;
+  }
+  if( sel->pNext || sel->pSub || sel->nJoin || sel->zFrom==0 ){
+    whyf(b, "%s (a correlated subquery of a compound, a join or a subquery)", zW);
+    return;
+  }
+  for(i=0; i<sel->nRes && !hasAgg(sel->aRes[i].e); i++){}
+  if( sel->nGroup || sel->pHaving || i<sel->nRes ){
+    whyf(b, "%s (a correlated subquery with aggregates or GROUP BY)", zW);
+    return;
+  }
+  if( sel->pOffset || (sel->pLimit && (pIn || !positiveInt(b, sel->pLimit))) ){
+    whyf(b, "%s (a correlated subquery with LIMIT)", zW);
+    return;
+  }
+  if( pIn && (sel->star || sel->nRes!=1) ){
+    whyf(b, "IN (a correlated subquery whose result is not one column)");
+    return;
+  }
+  if( b->s->nJoin + 1 + b->nSemi>=Q_MAXTAB ){
+    whyf(b, "more than %d tables, correlated subqueries' included", Q_MAXTAB);
+    return;
+  }
+  m = &b->aSemi[b->nSemi++];
+  m->pTerm = t;
+  m->sel = sel;
+  m->pIn = pIn;
+  m->anti = anti;
+}
+
+/* WHERE's conjuncts that are subqueries referring to the outer query: a
+** correlated EXISTS, NOT EXISTS or IN (SELECT ...), each a join of its
+** table (9a) where the engine covers it. */
+static void semiJoins(Bind *b){
+  qexpr *aT[64];
+  int nT, i;
+  if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return;
+  nT = termsOf(b->s->pWhere, E_AND, aT, 64, 0);
+  for(i=0; i<nT && i<64 && !stopped(b); i++){
+    qexpr *t = aT[i], *q = t->op==E_NOT ? t->a : t->op==E_INSEL ? t->b : t;
+    if( q && q->op==E_INSEL && q->b && correlated(b, q->b) ){
+      whyf(b, "NOT IN (a subquery that refers to the outer query: its NULL rule is not a join's)");
+      break;
+    }
+    if( q==0 || q->op!=E_SUBQ ) continue;
+    if( t->op!=E_INSEL && sqlite3_strnicmp(b->s->zSql + q->at, "EXISTS", 6)!=0 ) continue;
+    if( correlated(b, q) ) semiOf(b, t, q, t->op==E_NOT, t->op==E_INSEL ? t->a : 0);
+  }
+}
+
+/* e's unqualified column names (unbound) qualified by the table that has
+** them: place self first (a subquery's own table, as SQLite resolves its
+** names), else the outer query's (tabOfCol). A name no table has (TRUE
+** aside) is not covered. */
+static int qualify(Bind *b, qexpr *e, int self){
+  if( e==0 || e->op==E_SUBQ ) return 1;
+  if( e->op==E_COL && e->zQual==0 ){
+    int i = self>=0 && colIndex(b->aTab[self].t, e->zName)>=0 ? self : tabOfCol(b, e);
+    if( i>=0 ) e->zQual = (char*)b->aTab[i].zQual;
+    else if( sqlite3_stricmp(e->zName, "true") && sqlite3_stricmp(e->zName, "false") ){
+      return whyf(b, "%s in a correlated subquery, which is no column of its table or the outer query's", e->zName);
+    }
+    return 1;
+  }
+  EACH_CHILD(e, pp, if( !qualify(b, *pp, self) ) return 0);
+  return 1;
 }
 
 /* An integer of zSql's first row (0 where there is none). */
@@ -1464,16 +1630,16 @@ static int planJoin(Bind *b, JSort *js){
   qselect *s = b->s;
   ga_source aSrc[Q_MAXTAB];
   int64_t aEst[Q_MAXTAB] = { 0 };
-  int n = s->nJoin + 1, i, k, J, hasLeft = 0, probe = 0, rc;
+  int nFrom = s->nJoin + 1, n = nFrom + b->nSemi, i, k, J, hasLeft = 0, probe = 0, rc;
   memset(aSrc, 0, sizeof(aSrc));
   if( s->pSub ) return whyf(b, "a join with a subquery");
   aSrc[0] = pl->src;
   memset(&pl->src, 0, sizeof(pl->src));
   for(i=1; i<n && !stopped(b); i++){
-    const qfrom *f = &s->aJoin[i - 1];
-    if( f->jt==Q_JT_LEFT ) hasLeft = 1;
+    const char *zFrom = i<nFrom ? s->aJoin[i - 1].zFrom : b->aSemi[i - nFrom].sel->zFrom;
     char *zErr = 0;
-    rc = ga_source_resolve(b->db, "gpu_query", f->zFrom, &aSrc[i], &zErr);
+    if( i<nFrom && s->aJoin[i - 1].jt==Q_JT_LEFT ) hasLeft = 1;
+    rc = ga_source_resolve(b->db, "gpu_query", zFrom, &aSrc[i], &zErr);
     if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ sqlite3_free(zErr); b->rc = rc; break; }
     if( rc ){
       whyf(b, "its FROM (%s)", zErr ? zErr : sqlite3_errstr(rc));
@@ -1481,25 +1647,31 @@ static int planJoin(Bind *b, JSort *js){
       break;
     }
     if( aSrc[i].tab.zKind==0 || strcmp(aSrc[i].tab.zKind, "table") || aSrc[i].tab.withoutRowid ){
-      whyf(b, "a join with %s, which is %s", f->zFrom, aSrc[i].tab.withoutRowid ? "a WITHOUT ROWID table"
+      whyf(b, "a join with %s, which is %s", zFrom, aSrc[i].tab.withoutRowid ? "a WITHOUT ROWID table"
            : aSrc[i].tab.zKind && strcmp(aSrc[i].tab.zKind, "view")==0 ? "a view" : "not a table");
     }
   }
   for(i=0; i<n; i++){
+    const char *zAlias = i==0 ? s->zAlias : i<nFrom ? s->aJoin[i - 1].zAlias : b->aSemi[i - nFrom].sel->zAlias;
     b->aTab[i].t = &aSrc[i].tab;
-    b->aTab[i].zQual = i==0 ? (s->zAlias ? s->zAlias : aSrc[0].tab.zTab)
-                            : (s->aJoin[i - 1].zAlias ? s->aJoin[i - 1].zAlias : aSrc[i].tab.zTab);
-    b->aTab[i].left = i>0 && s->aJoin[i - 1].jt==Q_JT_LEFT;
+    b->aTab[i].zQual = zAlias ? zAlias : aSrc[i].tab.zTab;
+    b->aTab[i].zFrom = i==0 ? s->zFrom : i<nFrom ? s->aJoin[i - 1].zFrom : b->aSemi[i - nFrom].sel->zFrom;
+    b->aTab[i].left = i>0 && i<nFrom && s->aJoin[i - 1].jt==Q_JT_LEFT;
+    b->aTab[i].semi = i<nFrom ? 0 : b->aSemi[i - nFrom].anti ? Q_ANTI : Q_SEMI;
   }
   b->nTab = n;
+  b->nFrom = nFrom;
   for(i=0; i<n && !stopped(b); i++){
     for(k=0; k<i; k++){
-      if( sqlite3_stricmp(b->aTab[i].zQual, b->aTab[k].zQual)==0 ) whyf(b, "two tables of a join named %s", b->aTab[i].zQual);
+      if( sqlite3_stricmp(b->aTab[i].zQual, b->aTab[k].zQual) ) continue;
+      if( i<nFrom ) whyf(b, "two tables of a join named %s", b->aTab[i].zQual);
+      else whyf(b, "%s (a correlated subquery's table named as one of the outer query's: %s)", semiWord(b, i),
+                b->aTab[i].zQual);
     }
   }
   /* the conjuncts: WHERE's, each ON's, each USING's and NATURAL's equalities */
   if( !stopped(b) ) jconjAdd(b, js, s->pWhere, -1);
-  for(i=1; i<n && !stopped(b); i++){
+  for(i=1; i<nFrom && !stopped(b); i++){
     const qfrom *f = &s->aJoin[i - 1];
     if( f->natural && (f->pOn || f->nUsing) ) whyf(b, "NATURAL JOIN with ON or USING");
     for(k=0; k<f->nUsing && !stopped(b); k++) usingEq(b, js, i, f->azUsing[k]);
@@ -1511,8 +1683,22 @@ static int planJoin(Bind *b, JSort *js){
     }
     if( !stopped(b) ) jconjAdd(b, js, f->pOn, i);
   }
+  /* each correlated subquery's WHERE (and IN's equality), its names
+  ** qualified: its own table's first (9a) */
+  for(i=nFrom; i<n && !stopped(b); i++){
+    struct Semi *m = &b->aSemi[i - nFrom];
+    if( !qualify(b, m->sel->pWhere, i) ) break;
+    if( m->pIn ){
+      qexpr *eq = jnode(b, E_EQ);
+      if( eq==0 || !qualify(b, m->pIn, -1) || !qualify(b, m->sel->aRes[0].e, i) ) break;
+      eq->a = m->pIn;
+      eq->b = m->sel->aRes[0].e;
+      if( !jconjAdd(b, js, eq, i) ) break;
+    }
+    jconjAdd(b, js, m->sel->pWhere, i);
+  }
   /* the order */
-  if( !stopped(b) && !hasLeft ) probe = largest(b, n, aEst);
+  if( !stopped(b) && !hasLeft ) probe = largest(b, nFrom, aEst);
   js->aOrder[0] = probe;
   J = 1<<probe;
   for(k=1; k<n && !stopped(b); k++){
@@ -1525,7 +1711,8 @@ static int planJoin(Bind *b, JSort *js){
     }
     if( next<0 ){
       for(i=0; i<n && (J & (1<<i)); i++){}
-      whyf(b, "a join without an equality that joins %s to the tables before it (a cross product)", b->aTab[i].zQual);
+      if( i>=nFrom ) whyf(b, "%s (a correlated subquery by no equality with the outer query)", semiWord(b, i));
+      else whyf(b, "a join without an equality that joins %s to the tables before it (a cross product)", b->aTab[i].zQual);
       break;
     }
     js->aOrder[k] = next;
@@ -1550,6 +1737,7 @@ static int planJoin(Bind *b, JSort *js){
     q->src = aSrc[i];
     q->iFrom = i;
     q->left = b->aTab[i].left;
+    q->semi = b->aTab[i].semi;
     q->zQual = b->aTab[i].zQual;
     q->iCol0 = (k - 1)*GA_COLS_MAX;
     q->nEst = aEst[i];
@@ -1592,12 +1780,13 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
       }
       for(i=0; i<b->nTab; i++) if( js->aPos[i]<last ) Jb |= 1<<i;
     }
-    if( x->from>=0 && b->aTab[x->from].left ){
-      /* a LEFT JOIN's ON: what matches, never what is kept */
+    if( x->from>=0 && ONLY_ON(b, x->from) ){
+      /* a LEFT JOIN's ON, a subquery's WHERE: what matches, never what is
+      ** kept (a subquery's constant conditions: its build's too) */
       qjoin *q = &pl->aJoin[b->aTab[x->from].iJoin];
       int f = x->from, jb = 0;
       for(i=0; i<b->nTab; i++) if( js->aPos[i]<js->aPos[f] ) jb |= 1<<i;
-      if( x->m==1<<f ){
+      if( x->m==1<<f || (x->m==0 && q->semi) ){
         if( !listPush(b, &aLocal[q - pl->aJoin], &nLocal[q - pl->aJoin], e) ) return 0;
       }else if( q->nEq<Q_MAXKEY && isEdge(b, x, f, jb, &side) ){
         if( !bindTop(b, &e, CTX_ROW) ) return 0;
@@ -1624,8 +1813,12 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
   }
   for(c=0; c<pl->nJoin && !stopped(b); c++){
     if( pl->aJoin[c].nEq==0 ) whyf(b, "a join of %s by no equality it can use", pl->aJoin[c].zQual);
-    if( pl->aJoin[c].nOn ) whyf(b, "a LEFT JOIN whose ON has more than equalities and conditions on %s alone",
-                                pl->aJoin[c].zQual);
+    if( pl->aJoin[c].nOn && pl->aJoin[c].semi ){
+      whyf(b, "%s (a correlated subquery's condition other than an equality with the outer query or one on %s alone)",
+           semiWord(b, pl->aJoin[c].iFrom), pl->aJoin[c].zQual);
+    }else if( pl->aJoin[c].nOn ){
+      whyf(b, "a LEFT JOIN whose ON has more than equalities and conditions on %s alone", pl->aJoin[c].zQual);
+    }
   }
   return !stopped(b);
 }
@@ -1645,7 +1838,7 @@ static int planBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apP
     sub->pRoot = b->s->pRoot ? b->s->pRoot : b->s;
     sub->zSql = b->s->zSql;
     sub->nParam = b->s->nParam;
-    sub->zFrom = q->iFrom ? b->s->aJoin[q->iFrom - 1].zFrom : b->s->zFrom;
+    sub->zFrom = (char*)b->aTab[q->iFrom].zFrom;
     sub->zAlias = (char*)q->zQual;
     if( (sub->aRes = q_alloc(b->s, (int)sizeof(qterm)*(q->nCol + 1)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
     for(j=0; j<q->nCol; j++){
@@ -1730,11 +1923,12 @@ bind:
   memset(&js, 0, sizeof(js));
   memset(aLocal, 0, sizeof(aLocal));
   memset(nLocal, 0, sizeof(nLocal));
-  if( s->nJoin ) planJoin(&b, &js);     /* a join (requirement 9) */
+  semiJoins(&b);                        /* correlated subqueries as joins (9a) */
+  if( s->nJoin || b.nSemi ) planJoin(&b, &js);   /* a join (requirement 9) */
   /* SELECT *: the table's columns (a join's: each table's in FROM's order,
   ** a USING or NATURAL column once) */
   if( s->star && !stopped(&b) ){
-    int nT = b.nTab ? b.nTab : 1, n = 0, k;
+    int nT = b.nTab ? b.nFrom : 1, n = 0, k;
     for(k=0; k<nT; k++){
       const ga_table *t = b.nTab ? b.aTab[k].t : &pl->src.tab;
       for(i=0; i<t->nCol; i++) n += !(b.nTab && b.aTab[k].aUsing[i]);
@@ -1852,7 +2046,9 @@ bind:
   if( b.nTab && !stopped(&b) ){
     /* a join's rows come in SQLite's join order: where the answer would
     ** depend on it, SQLite's path (requirement 9) */
-    if( !pl->grouped ) whyf(&b, "rows of a join without aggregates (their order is SQLite's join order)");
+    if( !pl->grouped && b.nFrom>1 ) whyf(&b, "rows of a join without aggregates (their order is SQLite's join order)");
+    if( !pl->grouped && b.nFrom==1 ) whyf(&b, "rows without aggregates of a correlated %s (the engine joins it)",
+                                          semiWord(&b, 1));
     for(i=0; i<pl->nAgg && !stopped(&b); i++){
       if( pl->aAgg[i].fn==A_ARGMIN || pl->aAgg[i].fn==A_ARGMAX ){
         whyf(&b, "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)");
@@ -2286,7 +2482,8 @@ void q_plan_describe(sqlite3_str *out, const qplan *pl){
       ga_json_str(out, q->src.tab.zTab);
       sqlite3_str_appendf(out, ",\"as\":");
       ga_json_str(out, q->zQual);
-      sqlite3_str_appendf(out, ",\"left\":%s,\"on\":", q->left ? "true" : "false");
+      sqlite3_str_appendf(out, ",\"left\":%s,\"kind\":\"%s\",\"on\":", q->left ? "true" : "false",
+                          q->left ? "left" : q->semi==Q_SEMI ? "semi" : q->semi==Q_ANTI ? "anti" : "inner");
       exprsJson(out, s, q->aEq, q->nEq);
       sqlite3_str_appendall(out, ",\"filter\":");
       exprsJson(out, s, q->pBuild ? q->pBuild->aConj : 0, q->pBuild ? q->pBuild->nConj : 0);

@@ -187,6 +187,9 @@ struct qselect {
 ** SQLITE_NOMEM. q_select_free frees it. */
 int q_parse(const char *zSql, int nParam, qselect *p);
 void q_select_free(qselect *p);
+/* from's nodes and strings into into's arena (its statement's), freed with
+** it: a subquery parsed alone whose nodes a plan of into keeps. */
+void q_select_adopt(qselect *into, qselect *from);
 /* Memory from p's arena (zeroed), NULL when out of memory. */
 void *q_alloc(qselect *p, int n);
 
@@ -211,6 +214,8 @@ typedef struct qagg {
 ** DISTINCT keys by; gpu_min and gpu_max compare by BINARY). */
 #define Q_DEDUP(g) ((g)->distinct && !(((g)->fn==A_MIN || (g)->fn==A_MAX) && !(g)->gpu))
 
+enum { Q_SEMI = 1, Q_ANTI = 2 };   /* qjoin's semi */
+
 /* A table joined to the scan's rows (plan.c, 9; join.c): its rows read
 ** once (pBuild: its columns the query reads, its own conjuncts applied),
 ** then each row the scan keeps meets those of its rows whose keys equal
@@ -221,6 +226,9 @@ typedef struct qjoin {
   const char *zQual;               /* the name that qualifies its columns (its alias, else its name) */
   int iFrom;                       /* its place in FROM (0: the first table) */
   int left;                        /* LEFT JOIN: a row it has no match for stays, its columns NULL */
+  int semi;                        /* a correlated EXISTS or IN (SELECT ...) (Q_SEMI: a row with a
+                                   ** match stays, once) or NOT EXISTS (Q_ANTI: one without stays);
+                                   ** its columns are its equalities' alone, NULL in the joined row */
   int iCol0, nCol;                 /* its columns' places in a joined row: Q_JCOL0 + iCol0 ... */
   int aTabCol[GA_COLS_MAX];        /* ... each one's index in the table */
   qexpr *aEq[Q_MAXKEY]; int nEq;   /* the equalities it joins by (bound: cmpAff, cmpColl) */
