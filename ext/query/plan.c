@@ -2409,30 +2409,39 @@ void q_plan_free(qplan *pl){
 
 /* ---- explaining --------------------------------------------------------------------- */
 
-static void exprJson(sqlite3_str *out, const qselect *s, const qexpr *e){
-  if( e==0 ){ sqlite3_str_appendall(out, "null"); return; }
-  {
-    char *z = sqlite3_mprintf("%.*s", e->end - e->at, s->zSql + e->at);
-    ga_json_str(out, z ? z : "");
-    sqlite3_free(z);
+/* e's text: its own, or, for a comparison the parser or planner made
+** (BETWEEN's two, USING's, IN's with its subquery's result), its operands'
+** with the operator between them (NULL: out of memory). */
+static char *exprText(const qselect *s, const qexpr *e){
+  static const char *azOp[] = { "=", "<>", "<", "<=", ">", ">=", "IS", "IS NOT" };   /* E_EQ ... E_ISNOT */
+  if( e->synth && e->op>=E_EQ && e->op<=E_ISNOT && e->a && e->b ){
+    char *a = exprText(s, e->a), *b = exprText(s, e->b), *z = 0;
+    if( a && b ) z = sqlite3_mprintf("%s %s %s", a, azOp[e->op - E_EQ], b);
+    sqlite3_free(a);
+    sqlite3_free(b);
+    return z;
   }
+  if( e->end==e->at && e->op==E_COL && e->zName ){
+    return e->zQual ? sqlite3_mprintf("%s.%s", e->zQual, e->zName) : sqlite3_mprintf("%s", e->zName);
+  }
+  return sqlite3_mprintf("%.*s", e->end - e->at, s->zSql + e->at);
 }
 
-/* Expressions as a JSON array of their texts (an equality USING or NATURAL
-** made: its columns, qualified). */
+static void exprJson(sqlite3_str *out, const qselect *s, const qexpr *e){
+  char *z;
+  if( e==0 ){ sqlite3_str_appendall(out, "null"); return; }
+  z = exprText(s, e);
+  ga_json_str(out, z ? z : "");
+  sqlite3_free(z);
+}
+
+/* Expressions as a JSON array of their texts. */
 static void exprsJson(sqlite3_str *out, const qselect *s, qexpr *const *a, int n){
   int i;
   sqlite3_str_appendchar(out, 1, '[');
   for(i=0; i<n; i++){
-    const qexpr *e = a[i];
     if( i ) sqlite3_str_appendchar(out, 1, ',');
-    if( e->synth && e->end==e->at && e->op==E_EQ && e->a->zName && e->b->zName ){
-      char *z = sqlite3_mprintf("%s.%s = %s.%s", e->a->zQual, e->a->zName, e->b->zQual, e->b->zName);
-      ga_json_str(out, z ? z : "");
-      sqlite3_free(z);
-    }else{
-      exprJson(out, s, e);
-    }
+    exprJson(out, s, a[i]);
   }
   sqlite3_str_appendchar(out, 1, ']');
 }
