@@ -43,10 +43,10 @@
 **      bytes. Its other inputs (numbers) go to SQLite as 5 says.
 **   5a. A worker thread's run (q_run_worker) asks its own in-memory SQLite
 **      connection (the same library, SQL's builtin functions), keeping its
-**      own memos; what that connection cannot compute the same way (LIKE,
-**      GLOB and the like, which a connection may redefine, and PRAGMA
-**      case_sensitive_like changes; a function not built in) goes back to
-**      the scan's thread (GA_SINK_LATER).
+**      own memos; what that connection cannot compute the same way (a
+**      function, LIKE or GLOB included, that the caller's connection
+**      defines itself, as PRAGMA case_sensitive_like does: plan.c's
+**      mainOnly) goes back to the scan's thread (GA_SINK_LATER).
 **   6. An error SQLite would have to report (abs of the least integer, an
 **      error from a memo's statement) is not reported by the engine: the
 **      run goes through SQLite (QE_BAIL), which reports it if it arises.

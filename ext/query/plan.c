@@ -1117,10 +1117,15 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
       e->aff = ga_affinity(e->zName);
       if( !isConst(e) && !toSql(b, e, "CAST") ) return 0;
       break;
-    case E_LIKE:
+    case E_LIKE: {
+      /* like(), glob() ... may be redefined per connection (PRAGMA
+      ** case_sensitive_like does): a worker's own connection computes
+      ** SQLite's own alone */
+      int builtin = 0;
       if( !isConst(e) && !toSql(b, e, e->zName) ) return 0;
-      e->mainOnly = 1;              /* like(), glob() ... may be redefined per connection */
+      e->mainOnly = !isDeterministic(b, e->zName, &builtin) || !builtin;
       break;
+    }
     case E_CONCAT: case E_OTHER:
       if( !isConst(e) && !toSql(b, e, e->op==E_CONCAT ? "||" : e->zName) ) return 0;
       break;
