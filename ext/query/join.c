@@ -7,8 +7,8 @@
 **      own plan's scan (its columns the query reads, its own conjuncts
 **      applied; in the page source's workers too, each keeping its share,
 **      put one after another at the end: their order decides nothing),
-**      then each row's key is made from the sides of its equalities over
-**      its columns: each value with the equality's affinity applied (as
+**      each kept row's key made there from the sides of its equalities over
+**      its columns (a worker's run of the query's plan evaluates them): each value with the equality's affinity applied (as
 **      OP_Eq applies it to both operands, eval.c 2), then made canonical
 **      under the equality's collation (as GROUP BY's keys: an integral REAL
 **      is its integer, TEXT by its collation's key), the values one after
@@ -166,70 +166,23 @@ static int directOf(JoinTab *jt, int64_t n){
   return 0;
 }
 
-/* Join table jt's rows as columns, its keys made and hashed (1). */
-static int buildTable(Exec *e, JoinTab *jt){
+/* Join table jt's rows, their keys made (buildScan), indexed (1, 1a). */
+static int buildTable(JoinTab *jt){
   const qjoin *q = jt->q;
-  Part *p = &e->main;
-  int64_t n = jt->n, r, s;
-  int c, j, rc = SQLITE_OK;
-  ga_colvec *aCol = 0;
+  int64_t n = jt->n, r;
   uint64_t nSlot = 16;
+  int j;
   while( nSlot<2*(uint64_t)n ) nSlot *= 2;
   jt->mask = nSlot - 1;
-  for(j=0; j<q->nEq; j++) if( q->aEq[j]->cmpColl!=C_BINARY ) jt->bin = 1;
-  jt->azKey = sqlite3_malloc64(sizeof(char*)*(uint64_t)n + 8);
-  jt->anKey = sqlite3_malloc64(sizeof(int)*(uint64_t)n + 8);
-  jt->anBin = sqlite3_malloc64(sizeof(int)*(uint64_t)n + 8);
-  jt->aHash = sqlite3_malloc64(8*(uint64_t)n + 8);
   jt->aNext = sqlite3_malloc64(8*(uint64_t)n + 8);
-  jt->aSlot = sqlite3_malloc64(8*nSlot);
-  aCol = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)(Q_JCOL0 + e->pl->nJCol));
-  if( jt->azKey==0 || jt->anKey==0 || jt->anBin==0 || jt->aHash==0 || jt->aNext==0 || jt->aSlot==0 || aCol==0 ){
-    sqlite3_free(aCol);
-    return SQLITE_NOMEM;
-  }
-  memset(jt->aSlot, 0xff, 8*nSlot);
-  memset(aCol, 0, sizeof(ga_colvec)*(size_t)(Q_JCOL0 + e->pl->nJCol));
-  /* keys, a batch of rows at a time: the equalities' sides over this
-  ** table, evaluated over its columns where the joined row has them */
-  for(s=0; s<n && rc==SQLITE_OK; s+=GA_BATCH){
-    ga_colbatch b;
-    qctx ctx;
-    qvec *aX[Q_MAXKEY];
-    int m = (int)(n - s<GA_BATCH ? n - s : GA_BATCH), i;
-    for(c=0; c<q->nCol; c++){
-      ga_colvec *v = &aCol[Q_JCOL0 + q->iCol0 + c];
-      v->type = jt->aT[c] + s;
-      v->v = jt->aV[c] + s;
-      v->cell = jt->aCell[c];
-    }
-    memset(&b, 0, sizeof(b));
-    b.n = m;
-    b.nCol = Q_JCOL0 + e->pl->nJCol;
-    b.col = aCol;
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.b = &b;
-    ctx.n = m;
-    for(j=0; j<q->nEq && rc==SQLITE_OK; j++) rc = q_eval(p->r, sideOf(q, j, 1), &ctx, &aX[j]);
-    for(i=0; i<m && rc==SQLITE_OK; i++){
-      int nk, nb, has;
-      r = s + i;
-      if( (rc = keyOfRow(p, q, jt->bin, aX, i, &nk, &nb, &has))!=SQLITE_OK ) break;
-      jt->azKey[r] = 0;
-      jt->anKey[r] = 0;
-      if( !has ) continue;
-      if( (jt->azKey[r] = q_keep(p->r, p->kbuf, nk + nb))==0 ){ rc = SQLITE_NOMEM; break; }
-      jt->anKey[r] = nk;
-      jt->anBin[r] = nb;
-      jt->aHash[r] = qxHashKey(p->kbuf, nk);
-    }
-  }
-  sqlite3_free(aCol);
-  if( rc ) return rc;
+  if( jt->aNext==0 ) return SQLITE_NOMEM;
   if( q->nEq==1 && directOf(jt, n) ) return SQLITE_NOMEM;    /* (1a) */
-  if( jt->aFirst ) jt->bin = 0;    /* (integers: no collation applies) */
-  if( jt->aFirst==0 ){
-    for(r=n-1; r>=0; r--){            /* chains in the table's order */
+  if( jt->aFirst ){
+    jt->bin = 0;                   /* (integers: no collation applies) */
+  }else{
+    if( (jt->aSlot = sqlite3_malloc64(8*nSlot))==0 ) return SQLITE_NOMEM;
+    memset(jt->aSlot, 0xff, 8*nSlot);
+    for(r=n-1; r>=0; r--){         /* chains in the table's order */
       uint64_t h;
       if( jt->azKey[r]==0 ) continue;
       h = jt->aHash[r] & jt->mask;
@@ -276,29 +229,74 @@ static void joinOrder(Exec *e){
 /* One thread's share of a build's rows: the result columns as they come. */
 typedef struct BuildPart {
   Part part;                       /* its run (part.r: the conjuncts'); nothing else of it */
+  Part key;                        /* a run of the query's plan (key.r: the equalities' sides, the
+                                   ** keys' bytes) and its key buffer */
   int64_t n, alloc;                /* rows, and room */
   unsigned char **aT;              /* each result column's classes */
   int64_t **aV;                    /* ... values (TEXT, BLOB: the row's cell) */
   ga_cell **aCell;                 /* ... TEXT and BLOB bytes (kept by part.r) */
+  const char **azKey; int *anKey;  /* each row's key (JoinTab's) */
+  int *anBin; uint64_t *aHash;
 } BuildPart;
 
 typedef struct BuildSink {
   ga_colsink base;
   const qplan *pb;                 /* the build's plan: one table, conjuncts, columns as results */
+  const qjoin *q;                  /* the join it builds */
+  int nPlace;                      /* places of a joined row (Q_JCOL0 + the query's nJCol) */
+  int bin;                         /* an equality's collation is not BINARY (1b) */
   BuildPart *a; int nPart;         /* a[0] the scan's thread's, then each worker's */
   int rc;                          /* the scan's thread's error */
 } BuildSink;
 
-/* Batch b's rows that the build's conjuncts keep, appended to part bp. On a
-** worker nothing changes before the conjuncts are evaluated. */
+/* p grown to n items of sz bytes, or NULL (p freed). */
+static void *growTo(void *p, int64_t n, size_t sz){
+  void *x = sqlite3_realloc64(p, sz*(uint64_t)n);
+  if( x==0 ) sqlite3_free(p);
+  return x;
+}
+
+/* Batch b's rows that the build's conjuncts keep, appended to part bp,
+** with their keys. On a worker nothing changes before the conjuncts and
+** the keys are evaluated (a batch it gives back is whole). */
 static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
   const qplan *pb = s->pb;
+  const qjoin *q = s->q;
   int sel[GA_BATCH], i, j, rc;
+  const char *azK[GA_BATCH];
+  int anK[GA_BATCH], anB[GA_BATCH];
+  uint64_t aH[GA_BATCH];
   qctx ctx;
   memset(&ctx, 0, sizeof(ctx));
   ctx.b = b;
   ctx.n = b->n;
   if( (rc = qxFilter(&bp->part, pb->aConj, pb->nConj, &ctx, sel))!=SQLITE_OK ) return rc;
+  if( ctx.n ){
+    /* the kept rows' keys: the equalities' sides over this table's
+    ** places of a joined row, which are the batch's result columns */
+    ga_colvec aCol[Q_JCOL0 + Q_MAXTAB*GA_COLS_MAX];
+    ga_colbatch jb;
+    qctx kx;
+    qvec *aX[Q_MAXKEY];
+    memset(&jb, 0, sizeof(jb));
+    for(j=0; j<pb->nOut; j++) aCol[Q_JCOL0 + q->iCol0 + j] = b->col[pb->aOut[j]->iCol];
+    jb.n = b->n;
+    jb.nCol = s->nPlace;
+    jb.col = aCol;
+    kx = ctx;
+    kx.b = &jb;
+    for(j=0; j<q->nEq; j++){
+      if( (rc = q_eval(bp->key.r, sideOf(q, j, 1), &kx, &aX[j]))!=SQLITE_OK ) return rc;
+    }
+    for(i=0; i<ctx.n; i++){
+      int has;
+      if( (rc = keyOfRow(&bp->key, q, s->bin, aX, i, &anK[i], &anB[i], &has))!=SQLITE_OK ) return rc;
+      azK[i] = 0;
+      if( !has ) continue;
+      if( (azK[i] = q_keep(bp->key.r, bp->key.kbuf, anK[i] + anB[i]))==0 ) return SQLITE_NOMEM;
+      aH[i] = qxHashKey(bp->key.kbuf, anK[i]);
+    }
+  }
   if( bp->n + ctx.n>bp->alloc ){
     int64_t m = bp->alloc ? 2*bp->alloc : 4096;
     while( m<bp->n + ctx.n ) m *= 2;
@@ -311,7 +309,17 @@ static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
       if( (x = sqlite3_realloc64(bp->aCell[j], sizeof(ga_cell)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
       bp->aCell[j] = x;
     }
+    if( (bp->azKey = growTo(bp->azKey, m, sizeof(char*)))==0 || (bp->anKey = growTo(bp->anKey, m, sizeof(int)))==0
+     || (bp->anBin = growTo(bp->anBin, m, sizeof(int)))==0 || (bp->aHash = growTo(bp->aHash, m, 8))==0 ){
+      return SQLITE_NOMEM;
+    }
     bp->alloc = m;
+  }
+  for(i=0; i<ctx.n; i++){
+    bp->azKey[bp->n + i] = azK[i];
+    bp->anKey[bp->n + i] = azK[i] ? anK[i] : 0;
+    bp->anBin[bp->n + i] = anB[i];
+    bp->aHash[bp->n + i] = aH[i];
   }
   for(j=0; j<pb->nOut; j++){
     const ga_colvec *c = &b->col[pb->aOut[j]->iCol];
@@ -357,17 +365,22 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, char *
   BuildSink s;
   int nTh = conn->threads>1 ? conn->threads : 0, w, j, rc = SQLITE_OK;
   int64_t at;
-  (void)e;
   memset(&s, 0, sizeof(s));
   s.pb = pb;
+  s.q = jt->q;
+  s.nPlace = Q_JCOL0 + e->pl->nJCol;
+  for(j=0; j<jt->q->nEq; j++) if( jt->q->aEq[j]->cmpColl!=C_BINARY ) s.bin = 1;
   s.base.xBatch = buildBatch;
   s.nPart = 1 + nTh;
   if( (s.a = sqlite3_malloc64(sizeof(BuildPart)*(uint64_t)s.nPart))==0 ) return SQLITE_NOMEM;
   memset(s.a, 0, sizeof(BuildPart)*(size_t)s.nPart);
   for(w=0; w<s.nPart && rc==SQLITE_OK; w++){
     BuildPart *bp = &s.a[w];
-    if( (bp->part.r = q_run_new(db, pb))==0 ) rc = SQLITE_NOMEM;
-    else if( w ) q_run_worker(bp->part.r);
+    if( (bp->part.r = q_run_new(db, pb))==0 || (bp->key.r = q_run_new(db, e->pl))==0 ) rc = SQLITE_NOMEM;
+    else if( w ){
+      q_run_worker(bp->part.r);
+      q_run_worker(bp->key.r);
+    }
     if( rc==SQLITE_OK && ((bp->aT = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
                           || (bp->aV = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
                           || (bp->aCell = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0) ) rc = SQLITE_NOMEM;
@@ -428,9 +441,30 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, char *
       }
     }
   }
-  if( rc==SQLITE_OK && (jt->aRun = sqlite3_malloc64(sizeof(qrun*)*(uint64_t)s.nPart))==0 ) rc = SQLITE_NOMEM;
+  jt->bin = s.bin;
+  if( rc==SQLITE_OK ){
+    jt->azKey = sqlite3_malloc64(sizeof(char*)*(uint64_t)jt->n + 8);
+    jt->anKey = sqlite3_malloc64(sizeof(int)*(uint64_t)jt->n + 8);
+    jt->anBin = sqlite3_malloc64(sizeof(int)*(uint64_t)jt->n + 8);
+    jt->aHash = sqlite3_malloc64(8*(uint64_t)jt->n + 8);
+    if( jt->azKey==0 || jt->anKey==0 || jt->anBin==0 || jt->aHash==0 ) rc = SQLITE_NOMEM;
+  }
+  for(w=0, at=0; w<s.nPart && rc==SQLITE_OK; at+=s.a[w].n, w++){
+    const BuildPart *bp = &s.a[w];
+    if( bp->n==0 ) continue;
+    memcpy(jt->azKey + at, bp->azKey, sizeof(char*)*(size_t)bp->n);
+    memcpy(jt->anKey + at, bp->anKey, sizeof(int)*(size_t)bp->n);
+    memcpy(jt->anBin + at, bp->anBin, sizeof(int)*(size_t)bp->n);
+    memcpy(jt->aHash + at, bp->aHash, 8*(size_t)bp->n);
+  }
+  /* the runs keep the rows' bytes and keys */
+  if( rc==SQLITE_OK && (jt->aRun = sqlite3_malloc64(sizeof(qrun*)*(uint64_t)(2*s.nPart)))==0 ) rc = SQLITE_NOMEM;
   for(w=0; w<s.nPart; w++){
     BuildPart *bp = &s.a[w];
+    sqlite3_free(bp->azKey); sqlite3_free(bp->anKey); sqlite3_free(bp->anBin); sqlite3_free(bp->aHash);
+    sqlite3_free(bp->key.kbuf);
+    if( jt->aRun ) jt->aRun[jt->nRun++] = bp->key.r;
+    else q_run_free(bp->key.r);
     for(j=0; j<pb->nOut; j++){
       if( bp->aT ) sqlite3_free(bp->aT[j]);
       if( bp->aV ) sqlite3_free(bp->aV[j]);
@@ -459,7 +493,7 @@ int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
       if( rc==QE_BAIL && *pzErr==0 ) *pzErr = sqlite3_mprintf("the join's table %s", jt->q->zQual);
       return rc;
     }
-    if( (rc = buildTable(e, jt))!=SQLITE_OK ) return rc;
+    if( (rc = buildTable(jt))!=SQLITE_OK ) return rc;
   }
   joinOrder(e);
   return SQLITE_OK;
