@@ -1485,6 +1485,25 @@ START_TEST(test_parallel){
     sqlite3_free(zRef);
     nQ++;
   }
+  /* LIKE and GLOB in the workers (eval.c, 5a): SQLite's own there; after
+  ** PRAGMA case_sensitive_like, the caller's connection's own */
+  for(i=0; i<2; i++){
+    const char *zSql = "SELECT g LIKE 'a%', count(*), sum(k) FROM p WHERE h LIKE '%A%' OR g GLOB '[ab]*' GROUP BY 1";
+    char *zRef = refOf(zSql);
+    Rows want, got;
+    if( i ) EXEC(db, "PRAGMA case_sensitive_like=ON");
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+    rowsOf(db, "SELECT * FROM q", &got);
+    rowsOf(db, zRef, &want);
+    CHECK(want.zErr==0 && rowsSame(&want, &got, 0), "%s (case_sensitive_like %d): got %s, want %s", zSql, i,
+          got.n ? got.az[0] : "-", want.n ? want.az[0] : "-");
+    EXEC(db, "DROP TABLE temp.q");
+    rowsFree(&want);
+    rowsFree(&got);
+    sqlite3_free(zRef);
+    nQ++;
+  }
+  EXEC(db, "PRAGMA case_sensitive_like=OFF");
   counts(db, &e1, &s1);
   {
     char *zSrc = h_text(db, "SELECT json_extract(gpuagg_info(), '$.sources.gpu_query.source')");

@@ -533,6 +533,9 @@ int ga_leaf_rows(const ga_rplan *pl, const ga_snap *s, const unsigned char *page
                  int64_t *pLast, int *pHave, char *zErr, int nErr){
   const unsigned char *h = page + (pg==1 ? 100 : 0), *end = page + pl->usable;
   int n = ga_leaf_cells(page, pl->usable, pg, zErr, nErr), i, rc, have = *pHave, nField = pl->nField;
+  /* cellPlain walks and checks every field before an early plan's last:
+  ** lateSafe only where the whole plan's go further */
+  int fullBeyond = pl->full && pl->full->nField>nField;
   unsigned lo = (unsigned)(h - page) + 8 + 2*(unsigned)n, hi = (unsigned)pl->usable - 4;
   uint64_t X = (uint64_t)pl->usable - 35;           /* the most payload kept on a leaf */
   int64_t last = *pLast, *restrict aRowid = r->rowid, *restrict v = r->v;
@@ -551,7 +554,7 @@ int ga_leaf_rows(const ga_rplan *pl, const ga_snap *s, const unsigned char *page
     ** columns cannot wait, whole by the whole plan (5). */
     if( (nField>0 || pl->full) && (k = varint(p, end, &P))!=0 && P<=X && (p += k, k = varint(p, end, &rowid))!=0
      && (uint64_t)(end - p - k)>=P && cellPlain(pl, p + k, P, (int64_t)rowid, type, v, cap, row, r)
-     && (pl->full==0 || lateSafe(pl->full, p + k, P)) ){
+     && (!fullBeyond || lateSafe(pl->full, p + k, P)) ){
       aRowid[row] = (int64_t)rowid;
       if( pl->full ) r->late[row] = p + k;
       r->n = row + 1;
