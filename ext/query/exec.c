@@ -310,6 +310,14 @@ static int parallel(const qplan *pl, int nThread){
   return 1;
 }
 
+void qxSomeColumn(qplan *pl){
+  if( pl->nCol==0 ){
+    pl->aiCol[0] = 0;
+    pl->aWant[0] = 0;
+    pl->nCol = 1;
+  }
+}
+
 /* ---- FROM a subquery (requirement 10) --------------------------------------------- */
 
 /* The subquery's rows (its own run, pl->pSub) into e's part, a batch at a
@@ -413,11 +421,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     r->aMs[2] = ga_now_ms() - t1;
     goto finish;
   }
-  if( pl->nCol==0 ){
-    pl->aiCol[0] = 0;               /* count(*) alone: a column to count rows by */
-    pl->aWant[0] = 0;
-    pl->nCol = 1;
-  }
+  qxSomeColumn(pl);
   if( (rc = qxKeptRun(&e, vt, pl, keep, kc, zParams, r, &done, pzErr))!=SQLITE_OK ){
     if( rc==QE_BAIL || *pzErr==0 ) goto fail;
     goto done;

@@ -35,6 +35,8 @@
 #include "ranks.h"
 
 #define Q_ORDER_MAX 65536          /* the rows of a window keptOrder makes, at most (LIMIT) */
+#define Q_STR_(x) #x
+#define Q_STR(x) Q_STR_(x)          /* a number's text, in a string constant */
 #define Q_TOP 4096                 /* OFFSET + LIMIT at most this: held rows are cut to the best
                                    ** as they come (a top ten holds little more than ten rows) */
 
@@ -226,6 +228,9 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int 
 
 /* ---- held.c: a window of an order, from the table ------------------------------------------ */
 int qxOrderable(const qplan *pl, int64_t *pLim, int64_t *pOff);
+/* A plan that reads no column (count(*) alone) given one to count rows by
+** (exec.c): its scan and kept columns need one. */
+void qxSomeColumn(qplan *pl);
 int qxHoldRows(Exec *e, Part *p, const qctx *ctx);
 int qxHeldRows(Exec *e);
 void qxHeldFree(Held *h);

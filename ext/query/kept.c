@@ -415,6 +415,30 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
   return SQLITE_OK;
 }
 
+/* Whether kept columns may serve plan pl on this connection at all, before
+** any column is looked at: the one decision qxKeptRun, qxKeptOrder and
+** q_kept_explain share. NULL: they may (*pUseDev: on the device, its
+** backend having the operation, grouped or ordered, pl needs), else why
+** not; *pNote: a run notes it among the reads not over kept columns (a
+** plan's form; not the connection's settings, nor a shape neither serves). */
+static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, int *pNote, char *zErr){
+  const ga_backend *dev = ga_device_backend();
+  int64_t lim, off;
+  *pUseDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && (pl->grouped ? dev->xQuery!=0 : dev->xOrder!=0)
+             && ga_device_usable(zErr);
+  *pNote = 0;
+  if( pl->s->zFrom==0 || pl->pSub ) return pl->pSub ? "FROM a subquery" : "there is no table";
+  if( !*pUseDev && conn->qkept!=1 ){
+    return conn->qkept==0 ? "gpuagg_config('query_kept') is 0" : conn->mode==GA_CPU ? "the backend is cpu" : zErr;
+  }
+  if( !pl->grouped && !qxOrderable(pl, &lim, &off) ){
+    return "rows without aggregates (other than ordered by one term with a LIMIT of 1 to " Q_STR(Q_ORDER_MAX) ")";
+  }
+  *pNote = 1;
+  if( pl->nJoin ) return "a join (the device's operators do not join yet)";
+  return 0;
+}
+
 int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
               int *pDone, char **pzErr){
   ga_conn *conn = ((ga_vtab*)vt)->conn;
@@ -426,16 +450,16 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   ga_colsrc *src = 0;
   qkept k, *pk = &k;
   char zErr[GA_ERRLEN], *zWhy = 0, *zKey = 0;
-  int c, f, rc = SQLITE_OK, fail = 0;
-  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
+  const char *zNot;
+  int c, f, rc = SQLITE_OK, fail = 0, useDev, note;
   double t0 = ga_now_ms();
   *pDone = 0;
   memset(&k, 0, sizeof(k));
   memset(aG, 0, sizeof(aG));
-  if( (!useDev && conn->qkept!=1) || !pl->grouped ) return SQLITE_OK;
-  if( pl->nJoin ){
-    r->zKeptWhy = sqlite3_mprintf("a join (the device's operators do not join yet)");
-    return r->zKeptWhy ? SQLITE_OK : SQLITE_NOMEM;
+  if( !pl->grouped ) return SQLITE_OK;          /* (qxKeptOrder's) */
+  if( (zNot = keptMay(conn, pl, &useDev, &note, zErr))!=0 ){
+    if( note && (r->zKeptWhy = sqlite3_mprintf("%s", zNot))==0 ) return SQLITE_NOMEM;
+    return SQLITE_OK;
   }
   rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
@@ -538,12 +562,11 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int 
   int64_t lim, off, *aRow = 0, nRow = 0, i;
   unsigned char *aT = 0;
   int64_t *aV = 0;
-  int c, rc = SQLITE_OK, fail;
-  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xOrder && ga_device_usable(zErr);
+  int c, rc = SQLITE_OK, fail, useDev, note;
   double t0 = ga_now_ms();
   *pDone = 0;
   memset(&k, 0, sizeof(k));
-  if( (!useDev && conn->qkept!=1) || !qxOrderable(pl, &lim, &off) ) return SQLITE_OK;
+  if( pl->grouped || keptMay(conn, pl, &useDev, &note, zErr) || !qxOrderable(pl, &lim, &off) ) return SQLITE_OK;
   rc = keptCols(vt, pl, keep, useDev, 0, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
@@ -613,15 +636,13 @@ done:
 }
 
 char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
-  /* (what keptRun decides, without reading or keeping anything) */
+  /* (what qxKeptRun and qxKeptOrder decide, without reading or keeping
+  ** anything) */
   ga_conn *conn = ((ga_vtab*)vt)->conn;
-  const ga_backend *dev = ga_device_backend();
-  const char *azCol[GA_COLS_MAX];
+  const char *azCol[GA_COLS_MAX], *zNot;
   ga_resident *aRes[GA_COLS_MAX];
   char zErr[GA_ERRLEN] = "", *zWhy = 0, *z;
-  int useDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && dev->xQuery && ga_device_usable(zErr);
-  int c, hit = 0, rc;
-  int64_t lim, off;
+  int c, hit = 0, rc, useDev, note;
   ga_colsrc *src;
   qrun *r;
   qkept k;
@@ -635,20 +656,8 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
     }
     return sqlite3_str_finish(x);
   }
-  if( pl->s->zFrom==0 || pl->pSub ) return sqlite3_mprintf("no: %s", pl->pSub ? "FROM a subquery" : "there is no table");
-  if( !useDev && conn->qkept!=1 ){
-    return sqlite3_mprintf("no: %s", conn->qkept==0 ? "gpuagg_config('query_kept') is 0"
-                                     : conn->mode==GA_CPU ? "the backend is cpu" : zErr);
-  }
-  if( !pl->grouped && !qxOrderable(pl, &lim, &off) ){
-    return sqlite3_mprintf("no: rows without aggregates (other than ordered by one term with a LIMIT of 1 to %d)",
-                           Q_ORDER_MAX);
-  }
-  if( pl->nCol==0 ){
-    pl->aiCol[0] = 0;
-    pl->aWant[0] = 0;
-    pl->nCol = 1;
-  }
+  if( (zNot = keptMay(conn, pl, &useDev, &note, zErr))!=0 ) return sqlite3_mprintf("no: %s", zNot);
+  qxSomeColumn(pl);
   for(c=0; c<pl->nCol; c++) azCol[c] = pl->src.tab.aCol[pl->aiCol[c]].zName;
   src = ga_colsrc_cache(db, conn, &pl->src.tab, pl->nCol, azCol, pl->aWant, &hit);
   if( src==0 ) return sqlite3_mprintf("no: the columns cannot be kept here");
