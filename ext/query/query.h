@@ -1,8 +1,8 @@
 /*
-** gpu_query's engine: what its parts share. A SELECT over one table is
-** tokenized (lex.c) and parsed into a tree (parse.c) once, when the virtual
-** table is made; each run binds the tree to the table as it is then and
-** plans it (plan.c), or says why the engine does not cover it; the plan is
+** gpu_query's engine: what its parts share. A SELECT (over one table, or a
+** join) is tokenized (lex.c) and parsed into a tree (parse.c) for each read
+** (and each gpu_explain): planning binds that tree in place, to the tables
+** as they are then (plan.c), or says why the engine does not cover it; the plan is
 ** run over column batches (exec.c), whose expressions are evaluated a
 ** batch at a time (eval.c); vtab.c is the SQL face (gpu_query, gpu_explain)
 ** and runs through SQLite whatever the engine does not cover.
