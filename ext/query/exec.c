@@ -103,11 +103,49 @@
 
 /* Conjuncts aConj in order over ctx's rows, each over the rows the ones
 ** before it kept: ctx's rows become those where all are true, in sel. */
+/* Conjunct c where it is a column compared with an INTEGER constant (=,
+** <>, <, <=, >, >=) and the column's value is an INTEGER in every row of
+** ctx: SQLite's comparison is the integers' (an affinity other than TEXT
+** leaves an integer as it is), its rows into sel2 (*pm of them). 0: not
+** this case (nothing done). */
+static int intCompare(const qexpr *c, const qctx *ctx, int *sel2, int *pm){
+  static const int aFlip[] = { E_EQ, E_NE, E_GT, E_GE, E_LT, E_LE };    /* (E_EQ ... E_GE, operands swapped) */
+  const qexpr *x = c->a, *l = c->b;
+  const ga_colvec *col;
+  int op = c->op, i, m = 0;
+  int64_t k;
+  if( op<E_EQ || op>E_GE || c->cmpAff==GA_AFF_TEXT || x==0 || l==0 ) return 0;
+  if( x->op!=E_COL ){
+    x = c->b;
+    l = c->a;
+    op = aFlip[op - E_EQ];
+  }
+  if( x->op!=E_COL || x->iCol>=ctx->b->nCol || l->op!=E_LIT || l->t!=SQLITE_INTEGER ) return 0;
+  col = &ctx->b->col[x->iCol];
+  for(i=0; i<ctx->n; i++) if( col->type[ctx->sel ? ctx->sel[i] : i]!=SQLITE_INTEGER ) return 0;
+  k = l->i;
+  for(i=0; i<ctx->n; i++){
+    int row = ctx->sel ? ctx->sel[i] : i;
+    int64_t v = col->v[row];
+    int yes = op==E_EQ ? v==k : op==E_NE ? v!=k : op==E_LT ? v<k : op==E_LE ? v<=k : op==E_GT ? v>k : v>=k;
+    sel2[m] = row;
+    m += yes;
+  }
+  *pm = m;
+  return 1;
+}
+
 int qxFilter(Part *p, qexpr **aConj, int nConj, qctx *ctx, int *sel){
   int sel2[GA_BATCH], i, k, rc;
   for(k=0; k<nConj && ctx->n; k++){
     qvec *v;
     int m = 0;
+    if( intCompare(aConj[k], ctx, sel2, &m) ){
+      memcpy(sel, sel2, sizeof(int)*(size_t)m);
+      ctx->sel = sel;
+      ctx->n = m;
+      continue;
+    }
     if( (rc = q_eval(p->r, aConj[k], ctx, &v))!=SQLITE_OK ) return rc;
     for(i=0; i<ctx->n; i++){
       int t = v->t[i], yes;
