@@ -1843,6 +1843,7 @@ START_TEST(test_outside){
     { "SELECT a, min(b + (SELECT 1)), min(n) FROM t GROUP BY a ORDER BY 2",
       "keys shown as the row of a min() or max() over a subquery (SQLite keeps one for each place it is named)" },
     { "SELECT count(*), sum(b), avg(a) FROM v", "FROM v, which is a view" },
+    { "SELECT count(*) FROM t WHERE EXISTS (SELECT * FROM v WHERE v.a = t.a)", "EXISTS over v, which is a view" },
     { "SELECT k, sum(v), avg(v) FROM w GROUP BY k", "FROM w, which is a WITHOUT ROWID table" },
     { "SELECT a FROM t UNION ALL VALUES (1)", "a compound SELECT with VALUES or a subquery as an arm" },
     { "SELECT gpu_percentile(b, 50 + 0*ifnull(a, 0)) FROM t", "gpu_percentile() of a fraction that is not a constant number" },
@@ -2356,12 +2357,14 @@ START_TEST(test_stale){
     "SELECT a % 5, count(*), sum(a), total(a), max(a), avg(a) FROM t WHERE a > 3 GROUP BY 1",
     /* 3: a join (its table read in the same transaction too), cache on */
     "SELECT tj.w, count(*), sum(t.b), max(t.s) FROM t JOIN tj ON t.a = tj.k WHERE tj.w <> 2 GROUP BY tj.w",
+    /* 4: a correlated EXISTS (a semi join: its table read in the same transaction too), cache on */
+    "SELECT count(*), sum(b), max(s) FROM t WHERE EXISTS (SELECT * FROM tj WHERE tj.k = t.a AND tj.w <> 2)",
   };
   char zDir[64], zFile[96];
   int wal, cache;
   s_dir_make(zDir, "query-stale");
   for(wal=0; wal<2; wal++){
-    for(cache=0; cache<4; cache++){
+    for(cache=0; cache<5; cache++){
       const char *zSql = azSql[cache];
       sqlite3 *db, *w;
       char *r1, *r2, *r3;
@@ -2370,7 +2373,7 @@ START_TEST(test_stale){
       Gen g;
       snprintf(zFile, sizeof(zFile), "%s/s%d%d.db", zDir, wal, cache);
       snprintf(zWhat, sizeof(zWhat), "%s, cache %s", wal ? "WAL" : "DELETE",
-               cache==3 ? "on, a join" : cache==2 ? "on, kept columns" : cache ? "on" : "off");
+               cache==4 ? "on, a semi join" : cache==3 ? "on, a join" : cache==2 ? "on, kept columns" : cache ? "on" : "off");
       db = openFileChecked(zFile);
       if( wal ) EXEC(db, "PRAGMA journal_mode=WAL");
       EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)", cache ? 1<<26 : 0,

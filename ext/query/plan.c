@@ -1638,6 +1638,7 @@ static int planJoin(Bind *b, JSort *js){
   int nFrom = s->nJoin + 1, n = nFrom + b->nSemi, i, k, J, hasLeft = 0, probe = 0, rc;
   memset(aSrc, 0, sizeof(aSrc));
   if( s->pSub ) return whyf(b, "a join with a subquery");
+  b->nFrom = nFrom;
   aSrc[0] = pl->src;
   memset(&pl->src, 0, sizeof(pl->src));
   for(i=1; i<n && !stopped(b); i++){
@@ -1652,7 +1653,8 @@ static int planJoin(Bind *b, JSort *js){
       break;
     }
     if( aSrc[i].tab.zKind==0 || strcmp(aSrc[i].tab.zKind, "table") || aSrc[i].tab.withoutRowid ){
-      whyf(b, "a join with %s, which is %s", zFrom, aSrc[i].tab.withoutRowid ? "a WITHOUT ROWID table"
+      whyf(b, "%s%s %s, which is %s", i<nFrom ? "a join with" : semiWord(b, i), i<nFrom ? "" : " over", zFrom,
+           aSrc[i].tab.withoutRowid ? "a WITHOUT ROWID table"
            : aSrc[i].tab.zKind && strcmp(aSrc[i].tab.zKind, "view")==0 ? "a view" : "not a table");
     }
   }
@@ -1665,7 +1667,6 @@ static int planJoin(Bind *b, JSort *js){
     b->aTab[i].semi = i<nFrom ? 0 : b->aSemi[i - nFrom].anti ? Q_ANTI : Q_SEMI;
   }
   b->nTab = n;
-  b->nFrom = nFrom;
   for(i=0; i<n && !stopped(b); i++){
     for(k=0; k<i; k++){
       if( sqlite3_stricmp(b->aTab[i].zQual, b->aTab[k].zQual) ) continue;
