@@ -98,8 +98,9 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
   else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendf(out, ",\"page_scans\":%lld,\"statement_scans\":%lld,\"pages_mapped\":%lld,"
-                      "\"pages_copied\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,", (long long)c->stats.nPageScan,
-                      (long long)c->stats.nStmtScan, (long long)c->stats.nPageMapped, (long long)c->stats.nPageCopied,
+                      "\"pages_copied\":%lld,\"pages_read\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,",
+                      (long long)c->stats.nPageScan, (long long)c->stats.nStmtScan, (long long)c->stats.nPageMapped,
+                      (long long)c->stats.nPageCopied, (long long)c->stats.nPageRead,
                       c->stats.pageWaitMs, c->stats.pageSinkMs);
   ga_cache_describe(out, c->cache);
   sqlite3_str_appendchar(out, 1, ',');

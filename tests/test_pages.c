@@ -8,7 +8,9 @@
 **     auto_vacuum (none, full, incremental, with pages moved), the reading
 **     connection in each journal mode (DELETE, TRUNCATE, PERSIST, MEMORY,
 **     OFF, WAL with the table's pages in the -wal file), half of them with
-**     the file mapped (mmap_size: leaves read from SQLite's mapping); the schema's
+**     the file mapped (mmap_size: leaves read from SQLite's mapping), half of
+**     those only its first two pages (the workers read the leaves beyond on
+**     handles of their own: pages.c, 3); the schema's
 **     INTEGER PRIMARY KEY (rowids from 1, or across 2^21 and 2^28, where their
 **     varints widen, or from 2^42), REAL affinity with integral values, NUMERIC and
 **     untyped columns, TEXT that looks like numbers, blobs, NaN-free reals,
@@ -24,11 +26,14 @@
 **     between prepare and step, a re-stepped statement, checkpoints.
 **   - Concurrent writers (another connection in a thread, another process)
 **     committing pairs of rows that cancel during scans, in WAL and DELETE
-**     modes, the reader's file mapped in half the scans: every scan's sums are exactly 0, and inside one transaction the
+**     modes, the reader's file mapped in half the scans (in half of those its
+**     first page only, the workers reading the rest on their handles): every
+**     scan's sums are exactly 0, and inside one transaction the
 **     page and statement sources agree. The writer lets a reader that waits
 **     for the lock go first (DELETE: its commits back to back kept one out).
 **   - Malformed files (bits flipped, bytes overwritten, truncated): an error
-**     or the statement source's answer, never a crash, copied or mapped; GPUAGG_TEST_CORRUPT=N
+**     or the statement source's answer, never a crash, copied, mapped or read
+**     by the workers on their handles; GPUAGG_TEST_CORRUPT=N
 **     files (default 300), run under ASan and UBSan by a build configured
 **     with CFLAGS='-fsanitize=address,undefined' (README).
 ** GPUAGG_SEED=N repeats a run.
@@ -89,6 +94,14 @@ static void mapped(sqlite3 *db, int want, const char *zWhat){
   int64_t nMap = h_int(db, "SELECT json_extract(gpuagg_info(), '$.pages_mapped')");
   CHECK(want ? nMap>0 : nMap==0, "%s: %lld leaves read from the mapping, wanted %s", zWhat, (long long)nMap,
         want ? "some" : "none");
+}
+
+/* Did the page source's workers read leaves on handles of their own
+** (want 1), or none (want 0)? */
+static void readOwn(sqlite3 *db, int want, const char *zWhat){
+  int64_t nRead = h_int(db, "SELECT json_extract(gpuagg_info(), '$.pages_read')");
+  CHECK(want ? nRead>0 : nRead==0, "%s: %lld leaves read by the workers on their handles, wanted %s", zWhat,
+        (long long)nRead, want ? "some" : "none");
 }
 
 /* ---- generated databases ----------------------------------------------------------- */
@@ -267,12 +280,16 @@ START_TEST(test_formats){
       db = openDb(zFile);
       EXEC(db, "PRAGMA journal_mode=%s", c.zJournal);
       /* Half the files read where SQLite maps them (each journal mode has
-      ** both, five page sizes apiece); of the others, half where the scan
-      ** maps the file itself (pages.c, 3a), half copied. */
-      if( k%2 ) EXEC(db, "PRAGMA mmap_size=268435456");
+      ** both, five page sizes apiece), half of those where it maps the
+      ** first two pages only (3 workers read the rest on their handles:
+      ** pages.c, 3); of the others, half where the scan maps the file itself
+      ** (pages.c, 3a), half copied. */
+      if( k%2 ) EXEC(db, "PRAGMA mmap_size=%d", k%4==3 ? 2*c.pgsz : 268435456);
       else if( k%4==0 ) EXEC(db, "SELECT gpuagg_config('map', 0)");
+      if( k%4==3 ) EXEC(db, "SELECT gpuagg_config('threads', 3)");
       compareAll(db, c.nRow);
-      mapped(db, (k%2 || k%4==2) && !w, zFile);
+      if( k%4!=3 ) mapped(db, (k%2 || k%4==2) && !w, zFile);
+      if( c.nRow>=2500 && !w ) readOwn(db, k%4==3, zFile);
       s_expect_pool_idle(db);
       sqlite3_close(db);
       sqlite3_close(w);
@@ -310,6 +327,10 @@ START_TEST(test_large){
   EXEC(db, "PRAGMA mmap_size=%lld", (long long)(n*64 + (1<<20)));
   same(db, "gpu_summary", "SELECT * FROM gpu_summary('t')", 1, 0);
   mapped(db, 1, "large table, mmap_size");
+  /* SQLite maps the first MiB: the workers read the rest on their handles */
+  EXEC(db, "PRAGMA mmap_size=1048576; SELECT gpuagg_config('threads', 4)");
+  same(db, "gpu_group_by", "SELECT * FROM gpu_group_by('t', 'k', 'y')", 1, 0);
+  readOwn(db, 1, "large table, its first MiB mapped");
   if( n>=100000 ) s_expect_device(db, "large table");
   sqlite3_close(db);
   s_dir_drop(zDir);
@@ -579,11 +600,14 @@ static void readDuring(const char *zFile, int useProcess, const char *zJournal){
   }
   db = openDb(zFile);
   sqlite3_busy_handler(db, readerBusy, wr.turn);
+  EXEC(db, "SELECT gpuagg_config('threads', 3)");
   t0 = h_now();
   for(i=0; h_now() - t0 < 1.5 || i<6; i++){
     char *zSrc, *a, *b;
     h_val v;
-    EXEC(db, "PRAGMA mmap_size=%d", i%4<2 ? 0 : 1<<26);   /* the pages mapped, or copied */
+    /* the pages copied, mapped, or the first mapped and the rest read by the
+    ** workers on their handles */
+    EXEC(db, "PRAGMA mmap_size=%d", i%4<2 ? 0 : i%4==2 ? 1<<26 : 4096);
     if( i%3==2 ){
       /* One transaction, both sources. */
       EXEC(db, "BEGIN; SELECT count(*) FROM t");
@@ -629,6 +653,7 @@ static void readDuring(const char *zFile, int useProcess, const char *zJournal){
   }
   munmap(wr.turn, sizeof(Turn));
   CHECK(nPages>0, "%s: no scan read the pages (%d scans)", zJournal, nScan);
+  readOwn(db, 1, zJournal);
   sqlite3_close(db);
 }
 
@@ -708,7 +733,7 @@ START_TEST(test_corrupt){
     ck_assert_msg(f && fwrite(a, 1, (size_t)len, f)==(size_t)len, "write %s", zBad);
     fclose(f);
     db = openDb(zBad);
-    if( i%2 ) EXEC(db, "PRAGMA mmap_size=%ld", 4*n);
+    if( i%2 ) EXEC(db, "PRAGMA mmap_size=%ld; SELECT gpuagg_config('threads', 2)", i%4==3 ? 2048 : 4*n);
     for(k=0; k<3; k++){
       char *x, *y;
       EXEC(db, "SELECT gpuagg_config('pages', 1)");

@@ -71,6 +71,7 @@ typedef struct ga_stats {
   int64_t nStmtScan;        /* table scans run as statements */
   int64_t nPageMapped;      /* leaf pages the page source read where SQLite maps the file */
   int64_t nPageCopied;      /* leaf pages it copied (read through the VFS) */
+  int64_t nPageRead;        /* leaf pages its workers read on handles of their own */
   double pageWaitMs;        /* time the connection's thread waited for decoded pages, ms */
   double pageSinkMs;        /* time it spent handing rows to the functions, ms */
   char zLastErr[GA_ERRLEN]; /* the last CUDA error, "" if none */

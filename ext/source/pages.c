@@ -12,9 +12,13 @@
 **      batches.
 **   3. Leaves are read in segments by this thread (SQLite's file handle is
 **      not for several threads) and decoded by up to `threads` worker threads
-**      (gpuagg_config), which read nothing; this thread hands the segments
-**      over in order. Where SQLite maps the file (mmap_size), leaves are not
-**      copied: the workers read them in SQLite's mapping (snap.h). A
+**      (gpuagg_config); this thread hands the segments over in order. Where
+**      SQLite maps the file (mmap_size), leaves are not copied: the workers
+**      read them in SQLite's mapping (snap.h). Where it maps only part of
+**      the file (mmap_size, or its 2 GiB ceiling), each worker reads the
+**      file's copies of the leaves beyond on a handle of its own (snap.h, 6),
+**      where such handles can be proven, so that this thread does not copy
+**      them all (gpuagg_info's pages_read counts them). A
 **      segment's values that only SQL can give (a column's DEFAULT in records
 **      older than the column, rows whose overflow pages a worker met or that
 **      are not proven, the number of unusual TEXT) are read here through SQL,
@@ -37,6 +41,7 @@
 **      rise through the scan. sqlite3_interrupt() stops a scan within a few
 **      segments (SQLITE_INTERRUPT).
 */
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +73,17 @@ typedef struct Seg {
   char zErr[160];                   /* the error's message */
   unsigned char *pages;             /* leaves read: their bytes */
   const unsigned char **aPg;        /* each leaf: in pages, or where SQLite maps it */
-  unsigned char *aMap;              /* each leaf: mapped (handed back by segRelease) */
+  unsigned char *aMap;              /* each leaf: PG_COPY, PG_MAPPED or PG_WORKER */
   int held;                         /* the segment whose leaves aMap holds; -1: none */
   ga_rows rows;                     /* their rows */
   int given;                        /* rows a worker handed to the sink itself (xPar) */
   int64_t first, last;              /* first and last rowid, if rows.n */
 } Seg;
+
+/* Where a leaf of a segment is (Seg.aMap). */
+#define PG_COPY   0                 /* copied into pages by this thread */
+#define PG_MAPPED 1                 /* in SQLite's mapping: handed back by segRelease */
+#define PG_WORKER 2                 /* read into pages by the worker on its handle (3) */
 
 typedef struct PageSrc {
   ga_colsrc base;                   /* the interface */
@@ -90,6 +100,8 @@ typedef struct PageSrc {
   sqlite3_stmt *probe;              /* SELECT 1: stops on sqlite3_interrupt() */
   uint32_t *aLeaf;                  /* the leaves, in order */
   int nLeaf;                        /* ... how many */
+  uint32_t maxLeaf;                 /* the highest leaf page number */
+  int nReader;                      /* the scan's workers read on their handles (3): snap's readers */
   int perSeg;                       /* leaves in a segment */
   int nSeg;                         /* segments */
   Dflt aDflt[GA_COLS_MAX];          /* each column's DEFAULT */
@@ -115,13 +127,42 @@ static int segEnd(const PageSrc *p, int i){
   return (i + 1)*p->perSeg < p->nLeaf ? (i + 1)*p->perSeg : p->nLeaf;
 }
 
-/* Read segment i's leaves into g: on this thread only (SQLite's file
-** handle is not for several threads at once: without pread its reads seek,
-** and with mmap the mapping may move). Where SQLite maps the file, leaves
-** are not copied: g points into the mapping until segRelease. */
-static void segRead(PageSrc *p, int i, Seg *g){
+/* The read of g's leaves from leaf j failed (g->rc): say so in g->zErr. */
+static void readFailed(PageSrc *p, Seg *g, int j){
+  if( g->rc==SQLITE_CORRUPT ){
+    sqlite3_snprintf(sizeof(g->zErr), g->zErr, "database disk image is malformed (page %u beyond the end of the file)",
+                     p->aLeaf[j]);
+  }else if( g->rc==GA_UNPROVEN ){   /* leaves were proven at open: cannot happen */
+    sqlite3_snprintf(sizeof(g->zErr), g->zErr, "a leaf page's snapshot copy is unknown");
+    g->rc = SQLITE_ERROR;
+  }
+}
+
+/* Read segment i's leaves marked `how` into g's pages, a run of consecutive
+** page numbers a read: PG_COPY through SQLite's handle (this thread only:
+** without pread its reads seek, and with mmap the mapping may move),
+** PG_WORKER on reader h (the worker that owns h). */
+static void segCopy(PageSrc *p, int i, Seg *g, int how, int h){
   const ga_snap *s = &p->snap;
   int a = i*p->perSeg, b = segEnd(p, i), j, k;
+  for(j=a; j<b && g->rc==SQLITE_OK; j=k){
+    unsigned char *buf = g->pages + (size_t)(j - a)*s->pgsz;
+    if( g->aMap[j - a]!=how ){
+      k = j + 1;
+      continue;
+    }
+    for(k=j+1; k<b && g->aMap[k - a]==how && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
+    g->rc = how==PG_COPY ? ga_snap_read(s, p->aLeaf[j], k - j, buf, 0) : ga_snap_read_on(s, h, p->aLeaf[j], k - j, buf);
+    if( g->rc ) readFailed(p, g, j);
+  }
+}
+
+/* Read segment i's leaves into g, on this thread: those SQLite maps are not
+** copied (g points into the mapping until segRelease); those the workers
+** read on their handles (3) are left to them; the rest are copied here. */
+static void segRead(PageSrc *p, int i, Seg *g){
+  const ga_snap *s = &p->snap;
+  int a = i*p->perSeg, b = segEnd(p, i), j, copied = 0;
   g->rc = SQLITE_OK;
   g->zErr[0] = 0;
   if( g->aPg==0 ) g->aPg = calloc((size_t)p->perSeg, sizeof(*g->aPg));
@@ -133,33 +174,23 @@ static void segRead(PageSrc *p, int i, Seg *g){
   g->held = i;
   for(j=a; j<b; j++){
     g->aPg[j - a] = ga_snap_fetch(s, p->aLeaf[j], GA_PAGE_PAD);
-    g->aMap[j - a] = g->aPg[j - a]!=0;
+    g->aMap[j - a] = g->aPg[j - a] ? PG_MAPPED : p->nReader && ga_snap_in_file(s, p->aLeaf[j]) ? PG_WORKER : PG_COPY;
+    copied |= g->aMap[j - a]!=PG_MAPPED;
     if( p->conn ){
-      if( g->aMap[j - a] ) p->conn->stats.nPageMapped++;
+      if( g->aMap[j - a]==PG_MAPPED ) p->conn->stats.nPageMapped++;
+      else if( g->aMap[j - a]==PG_WORKER ) p->conn->stats.nPageRead++;
       else p->conn->stats.nPageCopied++;
     }
   }
-  /* Runs of consecutive page numbers not mapped are one read each. */
-  for(j=a; j<b && g->rc==SQLITE_OK; j=k){
-    if( g->aMap[j - a] ){
-      k = j + 1;
-      continue;
-    }
-    for(k=j+1; k<b && !g->aMap[k - a] && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
-    if( g->pages==0 && (g->pages = calloc(1, (size_t)p->perSeg*(size_t)s->pgsz + GA_PAGE_PAD))==0 ){
-      g->rc = SQLITE_NOMEM;
-      break;
-    }
-    g->rc = ga_snap_read(s, p->aLeaf[j], k - j, g->pages + (size_t)(j - a)*s->pgsz, 0);
-    if( g->rc==SQLITE_CORRUPT ){
-      sqlite3_snprintf(sizeof(g->zErr), g->zErr, "database disk image is malformed (page %u beyond the end of the file)",
-                       p->aLeaf[j]);
-    }else if( g->rc==GA_UNPROVEN ){ /* leaves were proven at open: cannot happen */
-      sqlite3_snprintf(sizeof(g->zErr), g->zErr, "a leaf page's snapshot copy is unknown");
-      g->rc = SQLITE_ERROR;
-    }
-    for(; j<k; j++) g->aPg[j - a] = g->pages + (size_t)(j - a)*s->pgsz;
+  if( !copied ) return;
+  if( g->pages==0 && (g->pages = calloc(1, (size_t)p->perSeg*(size_t)s->pgsz + GA_PAGE_PAD))==0 ){
+    g->rc = SQLITE_NOMEM;
+    return;
   }
+  for(j=a; j<b; j++){
+    if( g->aMap[j - a]!=PG_MAPPED ) g->aPg[j - a] = g->pages + (size_t)(j - a)*s->pgsz;
+  }
+  segCopy(p, i, g, PG_COPY, -1);
 }
 
 /* Hand back the mapped leaves of g (this thread, the workers done with it). */
@@ -168,8 +199,8 @@ static void segRelease(PageSrc *p, Seg *g){
   if( g->held<0 ) return;
   a = g->held*p->perSeg;
   for(j=a; j<segEnd(p, g->held); j++){
-    if( g->aMap[j - a] ) ga_snap_unfetch(&p->snap, p->aLeaf[j], g->aPg[j - a]);
-    g->aMap[j - a] = 0;
+    if( g->aMap[j - a]==PG_MAPPED ) ga_snap_unfetch(&p->snap, p->aLeaf[j], g->aPg[j - a]);
+    g->aMap[j - a] = PG_COPY;
   }
   g->held = -1;
 }
@@ -182,8 +213,6 @@ static void prefetch(const unsigned char *z, int n){
   for(o=0; o<n; o+=64) __builtin_prefetch(z + o, 0, 2);
 }
 
-/* Decode segment i, read into g. io: overflow pages may be read (this
-** thread); else rows that need them are left to SQL (GA_T_LOOKUP). */
 /* Map the page tables of g's mapped leaves in runs, one call each, rather
 ** than a fault per few pages (a hint: any error is ignored, and older
 ** kernels refuse it). */
@@ -193,18 +222,24 @@ static void segPopulate(PageSrc *p, int i, Seg *g){
   if( pgsz<=0 ) return;
   for(j=a; j<b; j=k){
     const unsigned char *lo, *hi;
-    if( !g->aMap[j - a] ){ k = j + 1; continue; }
-    for(k=j+1; k<b && g->aMap[k - a] && g->aPg[k - a]==g->aPg[k - 1 - a] + p->snap.pgsz; k++){}
+    if( g->aMap[j - a]!=PG_MAPPED ){ k = j + 1; continue; }
+    for(k=j+1; k<b && g->aMap[k - a]==PG_MAPPED && g->aPg[k - a]==g->aPg[k - 1 - a] + p->snap.pgsz; k++){}
     lo = (const unsigned char*)((uintptr_t)g->aPg[j - a] & ~(uintptr_t)(pgsz - 1));
     hi = g->aPg[k - 1 - a] + p->snap.pgsz;
     (void)madvise((void*)lo, (size_t)(hi - lo), MADV_POPULATE_READ);
   }
 }
 
-static void segDecode(PageSrc *p, int i, Seg *g, int io){
+/* Decode segment i, read into g, on worker w (-1: this thread, which
+** reads no PG_WORKER leaf: no readers without workers). io: overflow pages
+** may be read (this thread); else rows that need them are left to SQL
+** (GA_T_LOOKUP). */
+static void segDecode(PageSrc *p, int i, Seg *g, int io, int w){
   const ga_snap *s = &p->snap;
   int a = i*p->perSeg, b = segEnd(p, i), j, n = 0, have = 0;
   int64_t last = 0;
+  assert( w>=0 || p->nReader==0 );
+  if( p->nReader ) segCopy(p, i, g, PG_WORKER, w);
   segPopulate(p, i, g);
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
     int c = ga_leaf_cells(g->aPg[j - a], p->plan.usable, p->aLeaf[j], g->zErr, sizeof(g->zErr));
@@ -246,7 +281,7 @@ static void *worker(void *pArg){
     g = &p->ring[i % p->nRing];
     pthread_mutex_unlock(&p->mu);
     g->given = 0;
-    if( g->rc==SQLITE_OK ) segDecode(p, i, g, 0);
+    if( g->rc==SQLITE_OK ) segDecode(p, i, g, 0, w);
     if( g->rc==SQLITE_OK && g->rows.nFix==0 && p->sink->xPar && w<p->sink->nPar ){
       int rc = segGive(p, g, i, p->sink, w);
       if( rc && rc!=GA_SINK_LATER ){
@@ -434,7 +469,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   PageSrc *p = (PageSrc*)pSrc;
   pthread_t aTh[64];
   int nTh = p->conn->threads, i, rc = SQLITE_OK, haveLast = 0;
-  int64_t last = 0, mapped = ga_snap_map_limit(&p->snap, -1);
+  int64_t last = 0, mapped = ga_snap_map_limit(&p->snap, -1), map;
   if( nTh>p->nSeg ) nTh = p->nSeg;
   if( nTh>(int)(sizeof(aTh)/sizeof(aTh[0])) ) nTh = (int)(sizeof(aTh)/sizeof(aTh[0]));
   p->zErr[0] = 0;
@@ -477,6 +512,15 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
       break;
     }
   }
+  /* Leaves past what SQLite maps: the workers read them on their handles
+  ** (3), where SQLite maps the file's start (which proves the handles). */
+  p->nReader = 0;
+  map = ga_snap_map_limit(&p->snap, -1);
+  if( nTh>0 && map>0 && (int64_t)p->maxLeaf*p->snap.pgsz>map ){
+    pthread_mutex_lock(&p->mu);
+    p->nReader = ga_snap_readers(&p->snap, nTh);
+    pthread_mutex_unlock(&p->mu);
+  }
   for(i=0; i<p->nSeg && rc==SQLITE_OK; i++){
     Seg *g = &p->ring[i % p->nRing];
     /* Read ahead into the free slots; workers decode what is read. */
@@ -489,7 +533,7 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
     }
     if( nTh==0 ){
       g->given = 0;
-      if( g->rc==SQLITE_OK ) segDecode(p, i, g, 1);
+      if( g->rc==SQLITE_OK ) segDecode(p, i, g, 1, -1);
     }else{
       double t0 = ga_now_ms();
       pthread_mutex_lock(&p->mu);
@@ -532,6 +576,8 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   pthread_cond_broadcast(&p->cvWork);
   pthread_mutex_unlock(&p->mu);
   for(i=0; i<nTh; i++) pthread_join(aTh[i], 0);
+  if( p->nReader ) ga_snap_readers(&p->snap, 0);
+  p->nReader = 0;
   for(i=0; i<p->nRing; i++){
     segRelease(p, &p->ring[i]);
     ga_rows_free(&p->ring[i].rows);
@@ -794,6 +840,7 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
         p->aLeaf = a;
       }
       p->aLeaf[p->nLeaf++] = pg;
+      if( pg>p->maxLeaf ) p->maxLeaf = pg;
       continue;
     }
     if( (rc = ga_interior(b, usable, pg, s->nPage, aKid, &n, p->zErr, sizeof(p->zErr)))!=SQLITE_OK ) break;

@@ -6,7 +6,9 @@
 ** 32 KiB region the page number of each frame, 4062 frames in region 0
 ** (after 136 bytes of header) and 4096 in each region after.
 */
+#include <assert.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "snap.h"
@@ -66,7 +68,7 @@ static int shmRegion(sqlite3_file *fd, int iRegion, volatile unsigned char **pp)
 
 /* The database file of schema zDb if it is a plain file of the "unix" VFS,
 ** else NULL with the reason in *pzWhy. */
-static sqlite3_file *unixFile(sqlite3 *db, const char *zDb, char **pzWhy){
+static sqlite3_file *unixFile(sqlite3 *db, const char *zDb, sqlite3_vfs **ppVfs, char **pzWhy){
   sqlite3_vfs *pVfs = 0;
   sqlite3_file *fd = 0;
   const char *zFile = sqlite3_db_filename(db, zDb);
@@ -79,6 +81,7 @@ static sqlite3_file *unixFile(sqlite3 *db, const char *zDb, char **pzWhy){
     *pzWhy = sqlite3_mprintf("the database file is not open");
     fd = 0;
   }
+  if( ppVfs ) *ppVfs = pVfs;
   return fd;
 }
 
@@ -149,7 +152,7 @@ void ga_snap_observe(sqlite3 *db, ga_conn *conn){
     ga_walseen *w;
     if( zDb==0 ) break;
     if( i==1 || sqlite3_txn_state(db, zDb)!=SQLITE_TXN_NONE || sharedCache(db, zDb) ) continue;
-    fd = unixFile(db, zDb, &zWhy);
+    fd = unixFile(db, zDb, 0, &zWhy);
     sqlite3_free(zWhy);
     /* WAL on disk (header bytes 18, 19): the pager has the wal-index open. */
     if( fd==0 || fd->pMethods->xRead(fd, v, 2, 18)!=SQLITE_OK || v[0]!=2 || v[1]!=2 ) continue;
@@ -242,7 +245,7 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
     *pzWhy = sqlite3_mprintf("this connection has a write transaction open on %s", zDb);
     return GA_REFUSED;
   }
-  if( txn<0 || (s->fd = unixFile(db, zDb, pzWhy))==0 ) return *pzWhy ? GA_REFUSED : SQLITE_NOMEM;
+  if( txn<0 || (s->fd = unixFile(db, zDb, &s->vfs, pzWhy))==0 ) return *pzWhy ? GA_REFUSED : SQLITE_NOMEM;
   s->zFile = sqlite3_db_filename(db, zDb);
   if( sharedCache(db, zDb) ){
     *pzWhy = sqlite3_mprintf("a shared cache (another connection's transaction may be its view)");
@@ -360,6 +363,10 @@ int ga_snap_proven(const ga_snap *s, uint32_t pgno){
   return pgno>=1 && pgno<=s->nPage && frameOf(s, pgno)!=NO_FRAME;
 }
 
+int ga_snap_in_file(const ga_snap *s, uint32_t pgno){
+  return pgno>=1 && pgno<=s->nPage && frameOf(s, pgno)==0;
+}
+
 /* xRead, a short read (a page beyond the file's end) being corruption. */
 static int readAt(sqlite3_file *f, unsigned char *buf, int64_t n, int64_t off){
   int rc = f->pMethods->xRead(f, buf, (int)n, off);
@@ -425,7 +432,103 @@ void ga_snap_unfetch(const ga_snap *s, uint32_t pgno, const unsigned char *p){
   if( p ) s->fd->pMethods->xUnfetch(s->fd, (int64_t)(pgno - 1)*s->pgsz, (void*)p);
 }
 
+/* ---- readers: handles of other threads on the file (snap.h, 6) ---------------------- */
+
+/* The device and inode of the file mapped at each of ap[0..n-1], from
+** /proc/self/maps, into aDev and aIno (aIno[i] 0: not found). A line
+** longer than the buffer is skipped whole. */
+static void mappedFiles(int n, void *const *ap, uint64_t *aDev, uint64_t *aIno){
+  char z[512];
+  int i, whole = 1;
+  FILE *f = fopen("/proc/self/maps", "re");
+  memset(aIno, 0, sizeof(*aIno)*(size_t)n);
+  if( f==0 ) return;
+  while( fgets(z, sizeof(z), f) ){
+    unsigned long long lo, hi, off, ino;
+    unsigned maj, min;
+    char perm[8];
+    int atStart = whole;
+    whole = strchr(z, '\n')!=0;
+    if( !atStart || sscanf(z, "%llx-%llx %7s %llx %x:%x %llu", &lo, &hi, perm, &off, &maj, &min, &ino)!=7 ) continue;
+    for(i=0; i<n; i++){
+      uintptr_t a = (uintptr_t)ap[i];
+      if( a>=lo && a<hi ){
+        aDev[i] = ((uint64_t)maj<<32) | min;
+        aIno[i] = ino;
+      }
+    }
+  }
+  fclose(f);
+}
+
+/* Close every reader. */
+static void readersClose(ga_snap *s){
+  int i;
+  for(i=0; i<s->nReader; i++){
+    if( s->aReader[i]->pMethods ) s->aReader[i]->pMethods->xClose(s->aReader[i]);
+    sqlite3_free(s->aReader[i]);
+  }
+  sqlite3_free(s->aReader);
+  s->aReader = 0;
+  s->nReader = 0;
+}
+
+int ga_snap_readers(ga_snap *s, int n){
+  const sqlite3_io_methods *m = s->fd->pMethods;
+  void *ap[GA_SNAP_READERS + 1];
+  uint64_t aDev[GA_SNAP_READERS + 1], aIno[GA_SNAP_READERS + 1];
+  int i, ok;
+  readersClose(s);
+  if( n<1 || n>GA_SNAP_READERS || s->vfs==0 || m->iVersion<3 || m->xFetch==0 || m->xUnfetch==0 ) return 0;
+  /* SQLite's mapping of the file: its first page (never from the WAL: it is
+  ** the mapping's identity that is wanted, not the page). */
+  ap[0] = 0;
+  if( m->xFetch(s->fd, 0, s->pgsz, &ap[0])!=SQLITE_OK || ap[0]==0 ) return 0;
+  if( (s->aReader = sqlite3_malloc64(sizeof(sqlite3_file*)*(uint64_t)n))==0 ){
+    m->xUnfetch(s->fd, 0, ap[0]);
+    return 0;
+  }
+  ok = 1;
+  for(i=0; i<n && ok; i++){
+    sqlite3_file *f = sqlite3_malloc(s->vfs->szOsFile);
+    sqlite3_int64 v = 2*(sqlite3_int64)s->pgsz;
+    int out = 0;
+    ap[i + 1] = 0;
+    if( f==0 ){
+      ok = 0;
+      break;
+    }
+    memset(f, 0, (size_t)s->vfs->szOsFile);
+    s->aReader[s->nReader++] = f;
+    /* Its own mapping of a page, to prove which file it has open. */
+    ok = s->vfs->xOpen(s->vfs, s->zFile, f, SQLITE_OPEN_READONLY|SQLITE_OPEN_MAIN_DB, &out)==SQLITE_OK
+      && f->pMethods && f->pMethods->iVersion>=3 && f->pMethods->xFetch && f->pMethods->xUnfetch
+      && f->pMethods->xFileControl(f, SQLITE_FCNTL_MMAP_SIZE, &v)==SQLITE_OK
+      && f->pMethods->xFetch(f, 0, s->pgsz, &ap[i + 1])==SQLITE_OK && ap[i + 1]!=0;
+  }
+  if( ok ) mappedFiles(n + 1, ap, aDev, aIno);
+  for(i=0; i<s->nReader; i++){
+    sqlite3_file *f = s->aReader[i];
+    sqlite3_int64 v = 0;
+    if( ap[i + 1] ) f->pMethods->xUnfetch(f, 0, ap[i + 1]);
+    if( f->pMethods && f->pMethods->iVersion>=3 ) f->pMethods->xFileControl(f, SQLITE_FCNTL_MMAP_SIZE, &v);
+    ok = ok && aIno[0]!=0 && aIno[i + 1]==aIno[0] && aDev[i + 1]==aDev[0];
+  }
+  m->xUnfetch(s->fd, 0, ap[0]);
+  if( !ok ) readersClose(s);
+  return s->nReader;
+}
+
+int ga_snap_read_on(const ga_snap *s, int h, uint32_t pgno, int n, unsigned char *buf){
+  uint32_t lk = lockPage(s);
+  assert( h>=0 && h<s->nReader );
+  if( pgno<1 || n<1 || pgno>s->nPage || (uint32_t)(n-1) > s->nPage - pgno ) return SQLITE_CORRUPT;
+  if( pgno<=lk && lk<=pgno + (uint32_t)(n-1) ) return SQLITE_CORRUPT;
+  return readAt(s->aReader[h], buf, (int64_t)n*s->pgsz, (int64_t)(pgno - 1)*s->pgsz);
+}
+
 void ga_snap_close(ga_snap *s){
+  readersClose(s);
   sqlite3_finalize(s->hold);
   if( s->aFrame!=s->aLast ) sqlite3_free(s->aFrame);
   sqlite3_free(s->aLast);

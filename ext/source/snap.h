@@ -41,10 +41,19 @@
 **      than "unix", WAL
 **      in exclusive locking mode (the wal-index is the connection's heap), a
 **      wal-index that cannot be mapped or is read-only.
-**   6. Only the connection's thread reads: SQLite's file handle is not for
-**      several threads at once. Where SQLite maps the file (mmap_size), the
+**   6. Only the connection's thread reads through SQLite's handle: it is not
+**      for several threads at once. Where SQLite maps the file (mmap_size), the
 **      pages it hands out (xFetch) may be read by any thread until they are
-**      handed back.
+**      handed back. Where it maps only part of the file (its ceiling,
+**      SQLITE_MAX_MMAP_SIZE, is 2 GiB), other threads may read the file's
+**      copies of pages on handles of their own (ga_snap_readers), one handle a
+**      thread: opened through the VFS, which keeps a closed handle's
+**      descriptor open while the process holds locks on the file (closing any
+**      descriptor of a file drops the process's POSIX locks on it), and each
+**      proven to be SQLite's file, not one that took its name since: its
+**      mapping and SQLite's are of the same device and inode
+**      (/proc/self/maps). The file's copies are the snapshot's for every
+**      handle on it alike (2, 3).
 **   7. A snapshot's identity (id) is equal for two snapshots only if they
 **      hold the same pages: the file (device and inode of its name), and
 **      in rollback modes the header's bytes 24..39, whose change counter
@@ -61,6 +70,7 @@
 #define GA_REFUSED  1000            /* not read this way; the reason is given */
 #define GA_UNPROVEN 1001            /* this page's snapshot copy is not known */
 #define GA_SNAP_ID  40              /* bytes of a snapshot's identity */
+#define GA_SNAP_READERS GA_THREADS_MAX /* most readers (6) */
 
 typedef struct ga_snap {
   sqlite3 *db;              /* the connection */
@@ -78,6 +88,9 @@ typedef struct ga_snap {
   const char *zFile;        /* the database file's name */
   unsigned char id[GA_SNAP_ID]; /* the snapshot's identity (7), if haveId */
   int haveId;               /* ... known: rollback modes, and proven WAL snapshots */
+  sqlite3_vfs *vfs;         /* the file's VFS ("unix") */
+  sqlite3_file **aReader;   /* handles of other threads on the file (6), if nReader */
+  int nReader;              /* ... how many */
 } ga_snap;
 
 /* At a moment when SQLite runs no statement of ours (prepare time), note
@@ -110,6 +123,17 @@ void ga_snap_unfetch(const ga_snap*, uint32_t pgno, const unsigned char*);
 
 /* Is page pgno's snapshot copy known (not GA_UNPROVEN)? */
 int ga_snap_proven(const ga_snap*, uint32_t pgno);
+/* Is it the file's copy (read by ga_snap_read_on)? */
+int ga_snap_in_file(const ga_snap*, uint32_t pgno);
+
+/* n handles of other threads on the file (6), on this thread, where SQLite
+** maps part of it, those open before closed: n, or 0 where none can be had
+** or proven (then none is open; n 0 closes them). ga_snap_close closes
+** them too. */
+int ga_snap_readers(ga_snap*, int n);
+/* The file's copies of pages pgno .. pgno+n-1 (each ga_snap_in_file) into
+** buf through reader h, on the one thread that uses h: as ga_snap_read. */
+int ga_snap_read_on(const ga_snap*, int h, uint32_t pgno, int n, unsigned char *buf);
 
 /* Free what the connection remembers of wal-indexes (its state here). */
 void ga_snap_forget(ga_conn*);
