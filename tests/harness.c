@@ -66,7 +66,7 @@ sqlite3 *h_open_file(const char *zFile, char **pzErr){
   const char *zModule = getenv("GPUAGG_MODULE");
   sqlite3 *db = 0;
   *pzErr = 0;
-  if( sqlite3_open(zFile, &db)!=SQLITE_OK ){
+  if( sqlite3_open_v2(zFile, &db, SQLITE_OPEN_READWRITE|SQLITE_OPEN_CREATE|SQLITE_OPEN_URI, 0)!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("open %s: %s", zFile, sqlite3_errmsg(db));
     sqlite3_close(db);
     return 0;

@@ -26,6 +26,7 @@ double h_unit(h_rng*);                              /* uniform in [0, 1) */
 ** first GPUAGG_TEST_DEVICES devices if that is set; NULL with a message in
 ** *pzErr (sqlite3_free it) on failure. */
 sqlite3 *h_open(char **pzErr);
+/* The same on zFile (a file: URI too). */
 sqlite3 *h_open_file(const char *zFile, char **pzErr);
 
 /* A CTE naming the integers 1..n "series(value)": put it before the SELECT or

@@ -331,6 +331,18 @@ START_TEST(test_large){
   EXEC(db, "PRAGMA mmap_size=1048576; SELECT gpuagg_config('threads', 4)");
   same(db, "gpu_group_by", "SELECT * FROM gpu_group_by('t', 'k', 'y')", 1, 0);
   readOwn(db, 1, "large table, its first MiB mapped");
+  sqlite3_close(db);
+  /* A connection that takes no lock (nolock=1): no handles of the workers'
+  ** (snap.c), the connection's thread copies the leaves past the mapping */
+  {
+    char *zUri = sqlite3_mprintf("file:%s?nolock=1", zFile);
+    db = openDb(zUri);
+    sqlite3_free(zUri);
+  }
+  EXEC(db, "PRAGMA mmap_size=1048576; SELECT gpuagg_config('threads', 4)");
+  same(db, "gpu_group_by", "SELECT * FROM gpu_group_by('t', 'k', 'y')", 1, 0);
+  readOwn(db, 0, "large table, nolock=1");
+  mapped(db, 1, "large table, nolock=1");
   if( n>=100000 ) s_expect_device(db, "large table");
   sqlite3_close(db);
   s_dir_drop(zDir);

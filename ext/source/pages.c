@@ -53,6 +53,7 @@
 #include "record.h"
 
 #define SEG_BYTES  (1<<20)          /* most page bytes in a segment */
+#define READ_BYTES (1<<17)          /* most bytes a read (a debug build of the unix VFS asserts it) */
 #define MAX_DEPTH  40               /* deeper is a malformed tree (SQLite: 20) */
 #define PROBE_SEGS 8                /* segments between interrupt probes */
 #define WAL_UNSEEN "WAL: the table changed after the last checkpoint, in frames this transaction may not see"
@@ -139,19 +140,20 @@ static void readFailed(PageSrc *p, Seg *g, int j){
 }
 
 /* Read segment i's leaves marked `how` into g's pages, a run of consecutive
-** page numbers a read: PG_COPY through SQLite's handle (this thread only:
+** page numbers (up to READ_BYTES) a read: PG_COPY through SQLite's handle (this thread only:
 ** without pread its reads seek, and with mmap the mapping may move),
 ** PG_WORKER on reader h (the worker that owns h). */
 static void segCopy(PageSrc *p, int i, Seg *g, int how, int h){
   const ga_snap *s = &p->snap;
   int a = i*p->perSeg, b = segEnd(p, i), j, k;
+  int maxRun = READ_BYTES/s->pgsz > 1 ? READ_BYTES/s->pgsz : 1;
   for(j=a; j<b && g->rc==SQLITE_OK; j=k){
     unsigned char *buf = g->pages + (size_t)(j - a)*s->pgsz;
     if( g->aMap[j - a]!=how ){
       k = j + 1;
       continue;
     }
-    for(k=j+1; k<b && g->aMap[k - a]==how && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
+    for(k=j+1; k<b && k - j<maxRun && g->aMap[k - a]==how && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
     g->rc = how==PG_COPY ? ga_snap_read(s, p->aLeaf[j], k - j, buf, 0) : ga_snap_read_on(s, h, p->aLeaf[j], k - j, buf);
     if( g->rc ) readFailed(p, g, j);
   }

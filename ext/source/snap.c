@@ -436,7 +436,8 @@ void ga_snap_unfetch(const ga_snap *s, uint32_t pgno, const unsigned char *p){
 
 /* The device and inode of the file mapped at each of ap[0..n-1], from
 ** /proc/self/maps, into aDev and aIno (aIno[i] 0: not found). A line
-** longer than the buffer is skipped whole. */
+** longer than the buffer is read from its start (every number is there),
+** the rest of it skipped. */
 static void mappedFiles(int n, void *const *ap, uint64_t *aDev, uint64_t *aIno){
   char z[512];
   int i, whole = 1;
@@ -480,6 +481,10 @@ int ga_snap_readers(ga_snap *s, int n){
   int i, ok;
   readersClose(s);
   if( n<1 || n>GA_SNAP_READERS || s->vfs==0 || m->iVersion<3 || m->xFetch==0 || m->xUnfetch==0 ) return 0;
+  /* A connection that takes no lock (nolock, immutable) would let a close
+  ** of ours race another connection's lock in this process (the VFS keeps a
+  ** closed descriptor only while the file has locks). */
+  if( sqlite3_uri_boolean(s->zFile, "nolock", 0) || sqlite3_uri_boolean(s->zFile, "immutable", 0) ) return 0;
   /* SQLite's mapping of the file: its first page (never from the WAL: it is
   ** the mapping's identity that is wanted, not the page). */
   ap[0] = 0;
@@ -501,7 +506,7 @@ int ga_snap_readers(ga_snap *s, int n){
     memset(f, 0, (size_t)s->vfs->szOsFile);
     s->aReader[s->nReader++] = f;
     /* Its own mapping of a page, to prove which file it has open. */
-    ok = s->vfs->xOpen(s->vfs, s->zFile, f, SQLITE_OPEN_READONLY|SQLITE_OPEN_MAIN_DB, &out)==SQLITE_OK
+    ok = s->vfs->xOpen(s->vfs, s->zFile, f, SQLITE_OPEN_READONLY|SQLITE_OPEN_MAIN_DB|SQLITE_OPEN_URI, &out)==SQLITE_OK
       && f->pMethods && f->pMethods->iVersion>=3 && f->pMethods->xFetch && f->pMethods->xUnfetch
       && f->pMethods->xFileControl(f, SQLITE_FCNTL_MMAP_SIZE, &v)==SQLITE_OK
       && f->pMethods->xFetch(f, 0, s->pgsz, &ap[i + 1])==SQLITE_OK && ap[i + 1]!=0;
@@ -510,9 +515,11 @@ int ga_snap_readers(ga_snap *s, int n){
   for(i=0; i<s->nReader; i++){
     sqlite3_file *f = s->aReader[i];
     sqlite3_int64 v = 0;
+    /* The same device and inode, and (a file system whose maps show one
+    ** device for several inode spaces) the same first page. */
+    ok = ok && aIno[0]!=0 && aIno[i + 1]==aIno[0] && aDev[i + 1]==aDev[0] && memcmp(ap[0], ap[i + 1], (size_t)s->pgsz)==0;
     if( ap[i + 1] ) f->pMethods->xUnfetch(f, 0, ap[i + 1]);
     if( f->pMethods && f->pMethods->iVersion>=3 ) f->pMethods->xFileControl(f, SQLITE_FCNTL_MMAP_SIZE, &v);
-    ok = ok && aIno[0]!=0 && aIno[i + 1]==aIno[0] && aDev[i + 1]==aDev[0];
   }
   m->xUnfetch(s->fd, 0, ap[0]);
   if( !ok ) readersClose(s);

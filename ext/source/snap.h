@@ -52,7 +52,9 @@
 **      descriptor of a file drops the process's POSIX locks on it), and each
 **      proven to be SQLite's file, not one that took its name since: its
 **      mapping and SQLite's are of the same device and inode
-**      (/proc/self/maps). The file's copies are the snapshot's for every
+**      (/proc/self/maps) with the same first page. None for a connection
+**      that takes no lock (nolock, immutable: its close would race another
+**      connection's lock). The file's copies are the snapshot's for every
 **      handle on it alike (2, 3).
 **   7. A snapshot's identity (id) is equal for two snapshots only if they
 **      hold the same pages: the file (device and inode of its name), and
