@@ -18,8 +18,9 @@
 **      gpuagg_info()'s fallbacks.
 **   6. The modules that keep state per connection own it (gpuagg.h holds
 **      only their handles): the column cache (source/cache.c), what the
-**      page source saw of wal-indexes (source/snap.c), what the
-**      table-valued functions tell gpuagg_info() (tvf/tvf.c).
+**      page source saw of wal-indexes (source/snap.c), the source each
+**      function used last (source/open.c), what the table-valued
+**      functions tell gpuagg_info() (tvf/tvf.c).
 **   7. A connection that has the module (a load registered everything on
 **      it) is listed, process-wide, until its state is freed with it: a
 **      second load on it (.load again, SELECT load_extension()) finds it
@@ -35,6 +36,7 @@
 #include "gpuagg.h"
 #include "colsrc.h"
 #include "snap.h"
+#include "table.h"
 #include "tvf.h"
 
 static const char *azMode[] = { "auto", "cpu", "cuda" };
@@ -137,6 +139,7 @@ void ga_conn_unref(void *p){
   ga_cache_free(c->cache);
   ga_snap_forget(c);
   ga_tvf_forget(c);
+  ga_source_forget(c);
   ga_query_forget(c);
   while( c->pIdle ){
     ga_slot *s = c->pIdle;

@@ -49,6 +49,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "colsrc.h"
+#include "table.h"
 #include "tvf.h"
 SQLITE_EXTENSION_INIT1
 
@@ -103,6 +104,8 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
                       (long long)c->stats.nPageCopied, (long long)c->stats.nPageRead,
                       c->stats.pageWaitMs, c->stats.pageSinkMs);
   ga_cache_describe(out, c->cache);
+  sqlite3_str_appendchar(out, 1, ',');
+  ga_source_describe(out, c);
   sqlite3_str_appendchar(out, 1, ',');
   ga_tvf_describe(out, c);
   sqlite3_str_appendchar(out, 1, ',');

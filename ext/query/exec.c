@@ -501,8 +501,8 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   }
   /* The table's pages (else a statement): kept columns were 8's to read, and
   ** the cache's replay is one thread's where the pages are many workers'. */
-  if( (rc = ga_tvf_open_reader(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, &src))!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : sqlite3_errstr(rc));
+  if( (rc = ga_source_open(((ga_vtab*)vt)->db, ((ga_vtab*)vt)->conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol,
+                            pl->aWant, 0, &src, pzErr))!=SQLITE_OK ){
     goto done;
   }
   rc = src->xScan(src, &e.base);

@@ -394,9 +394,9 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, char *
     s.base.xPar = buildPar;
     s.base.nPar = nTh;
   }
-  if( rc==SQLITE_OK
-   && (rc = ga_tvf_open_reader(vt, "gpu_query", &pb->src, pb->nCol, pb->aiCol, pb->aWant, &src))!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : sqlite3_errstr(rc));
+  if( rc==SQLITE_OK ){
+    rc = ga_source_open(((ga_vtab*)vt)->db, ((ga_vtab*)vt)->conn, "gpu_query", &pb->src, pb->nCol, pb->aiCol,
+                        pb->aWant, 0, &src, pzErr);
   }
   if( rc==SQLITE_OK ){
     rc = src->xScan(src, &s.base);

@@ -359,11 +359,12 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   const ga_backend *dev = ga_device_backend();
   ga_colsrc *src = 0;
-  char zErr[GA_ERRLEN];
+  char zErr[GA_ERRLEN], *zOpen = 0;
   int c, rc = SQLITE_OK;
   *pBe = 0;
-  if( ga_tvf_open(vt, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, pSrc)!=SQLITE_OK ){
-    *pzWhy = sqlite3_mprintf("%s", vt->zErrMsg ? vt->zErrMsg : "the table could not be read");
+  if( ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, 1, pSrc,
+                     &zOpen)!=SQLITE_OK ){
+    *pzWhy = zOpen;
     return SQLITE_OK;
   }
   src = *pSrc;

@@ -22,6 +22,11 @@
 **      it): no such table says which schemas were searched or that the
 **      schema does not exist; no such column, which table; an argument
 **      that is not a name says why, and hints what to do instead.
+**   5. Its columns are opened (ga_source_open, open.c) from the column
+**      cache where it keeps them, else the page source where it serves,
+**      else the statement source; gpuagg_info()'s "sources" says which one
+**      each function used last and, for the statement source, why not the
+**      pages. The table-valued functions and gpu_query open them alike.
 */
 #ifndef GPUAGG_TABLE_H
 #define GPUAGG_TABLE_H
@@ -44,6 +49,20 @@ void ga_source_free(ga_source*);
 
 /* The index of column zCol of p (2), or -1 with the message in *pzErr. */
 int ga_source_column(const char *zFn, const ga_source *p, const char *zCol, char **pzErr);
+
+/* A column source over columns aiCol[0..nCol) of p, asking aWant[i] of
+** each (colsrc.h), for function zFn (5): kept columns first where useCache
+** (a miss keeps what the reader reads), then the page source where it
+** serves, else the statement source. SQLITE_OK with *ppSrc; else an error
+** (SQLITE_CORRUPT: a malformed page) with its message in *pzErr
+** (sqlite3_free it). */
+int ga_source_open(sqlite3*, ga_conn*, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
+                   const unsigned char *aWant, int useCache, ga_colsrc **ppSrc, char **pzErr);
+
+/* gpuagg_info()'s "sources":{...} (5), open.c's state per connection, and
+** freeing it. */
+void ga_source_describe(sqlite3_str*, const ga_conn*);
+void ga_source_forget(ga_conn*);
 
 /* z as SQL writes a name: [qualifier.]name, each part bare (an ASCII
 ** letter, _ or a byte >= 0x80, then those, digits and $), "quoted" (""

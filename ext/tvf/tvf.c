@@ -100,17 +100,8 @@ int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const 
   return i;
 }
 
-/* The source a table-valued function used last. */
-enum { GA_SRC_STMT, GA_SRC_PAGES, GA_SRC_CACHE };
-typedef struct ga_srcnote {
-  const char *zFn;          /* the function; NULL if unused */
-  int src;                  /* GA_SRC_*: the statement source, the pages, the cache */
-  char zWhy[GA_ERRLEN];     /* the statement source: why not the pages */
-} ga_srcnote;
-
 /* What the table-valued functions tell gpuagg_info() (conn->notes). */
 struct ga_tvfnotes {
-  ga_srcnote aNote[4];      /* the source each function used last */
   char zSummaryWhy[GA_ERRLEN]; /* why gpu_summary's last query gave a NULL distinct, min or max
                             ** (a collation it cannot apply); "": none */
 };
@@ -135,95 +126,21 @@ void ga_tvf_summary_why(ga_conn *conn, const char *zWhy){
 }
 
 void ga_tvf_describe(sqlite3_str *out, const ga_conn *conn){
-  static const char *azSrc[] = { "statement", "pages", "cache" };     /* GA_SRC_* */
   const struct ga_tvfnotes *p = conn->notes;
-  int i;
-  sqlite3_str_appendall(out, "\"sources\":{");
-  for(i=0; p && i<(int)(sizeof(p->aNote)/sizeof(p->aNote[0])) && p->aNote[i].zFn; i++){
-    sqlite3_str_appendf(out, "%s\"%s\":{\"source\":\"%s\",\"why\":", i ? "," : "", p->aNote[i].zFn,
-                        azSrc[p->aNote[i].src]);
-    if( p->aNote[i].src!=GA_SRC_STMT ) sqlite3_str_appendall(out, "null");
-    else ga_json_str(out, p->aNote[i].zWhy);
-    sqlite3_str_appendchar(out, 1, '}');
-  }
-  sqlite3_str_appendall(out, "},\"summary\":{\"why\":");
+  sqlite3_str_appendall(out, "\"summary\":{\"why\":");
   if( p && p->zSummaryWhy[0] ) ga_json_str(out, p->zSummaryWhy);
   else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendchar(out, 1, '}');
 }
 
-/* Note for gpuagg_info() which source zFn used (GA_SRC_*), and why not the
-** pages. */
-static void noteSource(ga_conn *conn, const char *zFn, int src, const char *zWhy){
-  struct ga_tvfnotes *p = notesOf(conn);
-  int i, n = p ? (int)(sizeof(p->aNote)/sizeof(p->aNote[0])) : 0;
-  if( src==GA_SRC_PAGES ) conn->stats.nPageScan++;
-  if( src==GA_SRC_STMT ) conn->stats.nStmtScan++;
-  if( p==0 ) return;
-  for(i=0; i<n-1 && p->aNote[i].zFn && strcmp(p->aNote[i].zFn, zFn); i++){}
-  p->aNote[i].zFn = zFn;
-  p->aNote[i].src = src;
-  sqlite3_snprintf(sizeof(p->aNote[i].zWhy), p->aNote[i].zWhy, "%s", zWhy ? zWhy : "");
-}
-
-/* The source that reads the table: the pages, else the statement. */
-static int openReader(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const char *const *azCol,
-                      const unsigned char *aWant, ga_colsrc **ppSrc){
-  ga_vtab *v = (ga_vtab*)tab;
-  char *zErr = 0;
-  int rc = GA_REFUSED;
-  if( v->conn->pages ){
-    *ppSrc = ga_colsrc_pages(v->db, v->conn, &p->tab, nCol, azCol, aWant, &rc, &zErr);
-    if( *ppSrc==0 && rc!=GA_REFUSED ){
-      ga_tvf_error(tab, "%s: %s", zFn, zErr ? zErr : "out of memory");
-      sqlite3_free(zErr);
-      return rc;
-    }
-  }else{
-    zErr = sqlite3_mprintf("gpuagg_config('pages') is 0");
-  }
-  noteSource(v->conn, zFn, *ppSrc ? GA_SRC_PAGES : GA_SRC_STMT, zErr);
-  sqlite3_free(zErr);
-  if( *ppSrc ) return SQLITE_OK;
-  zErr = 0;
-  *ppSrc = ga_colsrc_stmt(v->db, v->conn, p->zFrom, nCol, azCol, aWant, &zErr);
-  if( *ppSrc ) return SQLITE_OK;
-  ga_tvf_error(tab, "%s", zErr ? zErr : "out of memory");
-  sqlite3_free(zErr);
-  return SQLITE_ERROR;
-}
-
-int ga_tvf_open_reader(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
-                       const unsigned char *aWant, ga_colsrc **ppSrc){
-  const char *azCol[GA_STMT_COLS];
-  int i;
-  for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->tab.aCol[aiCol[i]].zName;
-  *ppSrc = 0;
-  return openReader(tab, zFn, p, nCol, azCol, aWant, ppSrc);
-}
-
 int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
                 const unsigned char *aWant, ga_colsrc **ppSrc){
   ga_vtab *v = (ga_vtab*)tab;
-  const char *azCol[GA_STMT_COLS];
-  ga_colsrc *cache = 0, *reader = 0;
-  int i, hit = 0, rc;
-  for(i=0; i<nCol && i<GA_STMT_COLS; i++) azCol[i] = p->tab.aCol[aiCol[i]].zName;
-  *ppSrc = 0;
-  /* Kept columns first (source/cache.c); a miss keeps what the reader reads. */
-  cache = ga_colsrc_cache(v->db, v->conn, &p->tab, nCol, azCol, aWant, &hit);
-  if( hit ){
-    noteSource(v->conn, zFn, GA_SRC_CACHE, 0);
-    *ppSrc = cache;
-    return SQLITE_OK;
-  }
-  if( (rc = openReader(tab, zFn, p, nCol, azCol, aWant, &reader))!=SQLITE_OK ){
-    if( cache ) cache->xClose(cache);
-    return rc;
-  }
-  if( cache ) ga_cache_read_by(cache, reader);
-  *ppSrc = cache ? cache : reader;
-  return SQLITE_OK;
+  char *zErr = 0;
+  int rc = ga_source_open(v->db, v->conn, zFn, p, nCol, aiCol, aWant, 1, ppSrc, &zErr);
+  if( rc ) ga_tvf_error(tab, "%s", zErr);
+  sqlite3_free(zErr);
+  return rc;
 }
 
 int ga_tvf_best_index(sqlite3_vtab *tab, sqlite3_index_info *p, int iFirst, int nArg){

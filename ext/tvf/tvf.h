@@ -79,19 +79,11 @@ int ga_tvf_error(sqlite3_vtab*, const char *zFmt, ...);
 int ga_tvf_source(sqlite3_vtab*, sqlite3*, const char *zFn, const char *zSource, ga_source *p);
 int ga_tvf_column(sqlite3_vtab*, const char *zFn, const ga_source *p, const char *zCol);
 
-/* A column source over columns aiCol[0..nCol) of p, asking aWant[i] of
-** each (colsrc.h), for function zFn: the page source where it can serve,
-** else the statement source (gpuagg_info() tells which, and why).
-** SQLITE_OK with *ppSrc, or an error set (SQLITE_CORRUPT: a malformed
-** page). */
+/* ga_source_open (table.h) with the column cache, its error set on the
+** vtab. */
 struct ga_colsrc;
 int ga_tvf_open(sqlite3_vtab*, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
                 const unsigned char *aWant, struct ga_colsrc **ppSrc);
-
-/* The same, without the column cache: the page source where it can serve,
-** else the statement source. */
-int ga_tvf_open_reader(sqlite3_vtab*, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
-                       const unsigned char *aWant, struct ga_colsrc **ppSrc);
 
 /* xBestIndex for arguments in the nArg hidden columns from iFirst: each one
 ** given becomes an argument in column order, idxNum says which (bit i:
@@ -103,7 +95,7 @@ int ga_tvf_best_index(sqlite3_vtab*, sqlite3_index_info*, int iFirst, int nArg);
 void ga_tvf_args(int idxNum, int argc, sqlite3_value **argv, int nArg, sqlite3_value **a);
 
 /* What the table-valued functions tell gpuagg_info(), tvf.c's own state
-** per connection: its JSON fields ("sources":{...},"summary":{...}), the
+** per connection: its JSON field ("summary":{...}), the
 ** reason gpu_summary gave NULL (zWhy NULL: none), and freeing it. */
 void ga_tvf_describe(sqlite3_str*, const ga_conn*);
 void ga_tvf_summary_why(ga_conn*, const char *zWhy);
