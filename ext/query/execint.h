@@ -29,7 +29,8 @@
 #include <math.h>
 #include <pthread.h>
 #include "query.h"
-#include "tvf.h"
+#include "table.h"
+#include "vtab.h"
 #include "kmap.h"
 #include "exactvar.h"
 #include "ranks.h"

@@ -90,7 +90,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include "query.h"
-#include "tvf.h"
+#include "table.h"
+#include "vtab.h"
 
 typedef struct Bind {
   qplan *pl;

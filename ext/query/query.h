@@ -21,7 +21,8 @@
 
 #include "gpuagg.h"
 #include "colsrc.h"
-#include "tvf.h"
+#include "table.h"
+#include "vtab.h"
 
 #define QE_BAIL 1000               /* a run the engine cannot answer exactly: SQLite serves */
 #define Q_MAXKEY 8                 /* GROUP BY keys the engine groups by */

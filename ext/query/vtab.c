@@ -37,7 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "query.h"
-#include "tvf.h"
+#include "table.h"
+#include "vtab.h"
 #include "snap.h"
 
 #define N_WHY 8                    /* reasons kept */
@@ -231,7 +232,7 @@ static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3
 /* ---- the virtual table ------------------------------------------------------------------ */
 
 typedef struct QTab {
-  ga_vtab base;                    /* db, conn (tvf.h) */
+  ga_vtab base;                    /* db, conn (vtab.h) */
   char *zSql;                      /* the SELECT */
   char *zSqlite;                   /* ... as SQLite runs it (requirement 2) */
   int nOut;                        /* result columns */
@@ -421,7 +422,7 @@ static int qBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p){
   int i, n = 0, aIdx[32];
   unsigned have = 0, unusable = 0;
   sqlite3_str *push = 0;
-  if( t->nParam>32 ) return ga_tvf_error(pVtab, "gpu_query: more than 32 parameters");
+  if( t->nParam>32 ) return ga_vtab_error(pVtab, "gpu_query: more than 32 parameters");
   for(i=0; i<t->nParam; i++) aIdx[i] = -1;
   for(i=0; i<p->nConstraint; i++){
     int a = p->aConstraint[i].iColumn - t->nOut;
@@ -496,7 +497,7 @@ static int qClose(sqlite3_vtab_cursor *cur){
 
 /* The SELECT gives n columns now (its table changed under SELECT *). */
 static int columnsChanged(QTab *t, int n){
-  return ga_tvf_error(&t->base.base, "gpu_query: the SELECT now gives %d columns, %d when the table was made"
+  return ga_vtab_error(&t->base.base, "gpu_query: the SELECT now gives %d columns, %d when the table was made"
                       " (a table it reads changed): make it again", n, t->nOut);
 }
 
@@ -505,7 +506,7 @@ static int runSqlite(QTab *t, QCur *c, const char *zWhy){
   int rc, i;
   noteRun(t->base.conn, zWhy);
   if( (rc = sqlite3_prepare_v2(t->base.db, t->zSqlite, -1, &c->st, 0))!=SQLITE_OK ){
-    ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
+    ga_vtab_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
     return rc;
   }
   if( sqlite3_column_count(c->st)!=t->nOut ) return columnsChanged(t, sqlite3_column_count(c->st));
@@ -521,7 +522,7 @@ static int runSqlite(QTab *t, QCur *c, const char *zWhy){
   c->eof = 1;
   if( rc==SQLITE_DONE ) return SQLITE_OK;
   rc = sqlite3_reset(c->st);
-  ga_tvf_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
+  ga_vtab_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
   return rc;
 }
 
@@ -530,7 +531,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
 static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc, sqlite3_value **argv){
   QTab *t = (QTab*)cur->pVtab;
   int rc;
-  if( t->running ) return ga_tvf_error(&t->base.base, "gpu_query: a SELECT that reads itself (through another gpu_query table)");
+  if( t->running ) return ga_vtab_error(&t->base.base, "gpu_query: a SELECT that reads itself (through another gpu_query table)");
   t->running = 1;
   rc = filter((QCur*)cur, t, idxNum, idxStr, argc, argv);
   t->running = 0;
@@ -572,7 +573,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   if( rc ){
     q_plan_free(&pl);
     q_select_free(&sel);
-    ga_tvf_error(&t->base.base, "gpu_query: %s", zWhy ? zWhy : sqlite3_errstr(rc));
+    ga_vtab_error(&t->base.base, "gpu_query: %s", zWhy ? zWhy : sqlite3_errstr(rc));
     sqlite3_free(zWhy);
     return rc;
   }
@@ -613,7 +614,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   }
   if( rc ){
     q_result_free(&c->res);
-    ga_tvf_error(&t->base.base, "%s", zWhy ? zWhy : sqlite3_errstr(rc));
+    ga_vtab_error(&t->base.base, "%s", zWhy ? zWhy : sqlite3_errstr(rc));
     sqlite3_free(zWhy);
     return rc;
   }
@@ -633,7 +634,7 @@ static int qNext(sqlite3_vtab_cursor *cur){
   }else{
     QTab *t = (QTab*)cur->pVtab;
     int rc;
-    if( t->running ) return ga_tvf_error(&t->base.base, "gpu_query: a SELECT that reads itself (through another gpu_query table)");
+    if( t->running ) return ga_vtab_error(&t->base.base, "gpu_query: a SELECT that reads itself (through another gpu_query table)");
     t->running = 1;
     rc = sqlite3_step(c->st);
     t->running = 0;
@@ -641,7 +642,7 @@ static int qNext(sqlite3_vtab_cursor *cur){
     c->eof = 1;
     if( rc==SQLITE_DONE ) return SQLITE_OK;
     rc = sqlite3_reset(c->st);
-    ga_tvf_error(cur->pVtab, "%s", sqlite3_errmsg(((QTab*)cur->pVtab)->base.db));
+    ga_vtab_error(cur->pVtab, "%s", sqlite3_errmsg(((QTab*)cur->pVtab)->base.db));
     return rc;
   }
 }

@@ -18,7 +18,7 @@
 **   4. xScan may run again: it sees the same rows, as long as the caller's
 **      read transaction is open (it is, for the whole of an xFilter).
 **   5. xClose frees the source.
-**   6. A source chosen for a table (ga_tvf_open): the page source where it
+**   6. A source chosen for a table (ga_source_open, open.c): the page source where it
 **      can prove it reads what the statement would (pages.c), else the
 **      statement source. Both give the same rows in the same order: rowid
 **      order for a rowid table (the statement source scans tables NOT
@@ -45,8 +45,8 @@
 ** as each column's aWant asks. Give it a constructor here that takes the
 ** const ga_table* and the column names, and returns NULL with a reason
 ** where it cannot give exactly those rows (GA_REFUSED: the caller falls
-** back, as tvf.c's openReader does for the pages). Choose it in
-** ga_tvf_open (tvf.c), note it for gpuagg_info() (GA_SRC_* in tvf.c),
+** back, as open.c's openReader does for the pages). Choose it in
+** ga_source_open (open.c), note it for gpuagg_info() (SRC_* in open.c),
 ** and add it to tests/test_pages.c's comparisons of sources, cell for cell.
 */
 #ifndef GPUAGG_COLSRC_H
@@ -194,8 +194,8 @@ typedef struct ga_table {
   ga_tabcol *aCol;                  /* them, in declared order */
 } ga_table;
 
-/* Describe table (or view) zTab of schema zDb, both found already (tvf.c's
-** ga_tvf_source finds them), into *t: SQLITE_OK, or an error (*t is freed
+/* Describe table (or view) zTab of schema zDb, both found already
+** (ga_source_resolve finds them: table.h), into *t: SQLITE_OK, or an error (*t is freed
 ** then). ga_table_free frees it. In table.c. */
 int ga_table_describe(sqlite3 *db, const char *zDb, const char *zTab, ga_table *t);
 void ga_table_free(ga_table *t);

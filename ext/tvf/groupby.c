@@ -272,13 +272,13 @@ static int groupHand(GroupScan *sc, int n){
       sc->q->group = sc->g;
       sc->be = sc->q->fill->be;
     }else if( zErr[0] ){
-      return ga_tvf_error(&sc->v->base, "%s", zErr);
+      return ga_vtab_error(&sc->v->base, "%s", zErr);
     }else{
       sc->cpu = 1;                        /* no buffer: all of it here */
     }
   }
   if( sc->q ){
-    if( ga_pipe_rows(sc->q, sc->key, sc->val, sc->meta, n) ) return ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
+    if( ga_pipe_rows(sc->q, sc->key, sc->val, sc->meta, n) ) return ga_vtab_error(&sc->v->base, "%s", sc->q->zErr);
   }else if( ga_group_window(sc->g, sc->key, sc->val, sc->meta, n)
          || ga_cpu_group(sc->g, sc->key, sc->val, sc->meta, n, sc->pos) ){
     return SQLITE_NOMEM;
@@ -393,7 +393,7 @@ static int groupResident(GroupVtab *v, GroupCursor *c, ga_colsrc *src, ga_group 
     memset(g, 0, sizeof(*g));
     g->jb = -1;
     if( fail==GA_DEV_SCAN || !ga_device_failed(v->conn, zErr) ) return 0;
-    ga_tvf_error(&v->base, "%s", zErr);
+    ga_vtab_error(&v->base, "%s", zErr);
     return -1;
   }
   rc = renumber(c, k, g->res, g->nRes);
@@ -427,12 +427,12 @@ static int groupRun(GroupVtab *v, GroupCursor *c, ga_colsrc *src, int cpu, ga_gr
   sc->g = g;
   sc->cpu = cpu;
   rc = src->xScan(src, &sc->sink);
-  if( rc!=SQLITE_OK && !sc->failed && rc!=SQLITE_NOMEM ) ga_tvf_error(&v->base, "%s", src->xErrmsg(src));
-  if( sc->q && ga_pipe_close(sc->q, zErr) && rc==SQLITE_OK ) rc = ga_tvf_error(&v->base, "%s", zErr);
+  if( rc!=SQLITE_OK && !sc->failed && rc!=SQLITE_NOMEM ) ga_vtab_error(&v->base, "%s", src->xErrmsg(src));
+  if( sc->q && ga_pipe_close(sc->q, zErr) && rc==SQLITE_OK ) rc = ga_vtab_error(&v->base, "%s", zErr);
   if( g->oom && rc==SQLITE_OK ) rc = SQLITE_NOMEM;
   use = rc==SQLITE_OK && !g->lost;
   if( g->dev && sc->be && sc->be->xGroupDone(g, use, zErr) && rc==SQLITE_OK ){
-    rc = ga_tvf_error(&v->base, "%s", zErr);   /* g->lost: grouped again, in 'auto' mode */
+    rc = ga_vtab_error(&v->base, "%s", zErr);   /* g->lost: grouped again, in 'auto' mode */
   }
   if( g->cpu && ga_cpu_group_done(g, use && !g->dev, zErr) && rc==SQLITE_OK ) rc = SQLITE_NOMEM;
   free(sc);
@@ -533,11 +533,11 @@ static int groupFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   ga_tvf_args(idxNum, argc, argv, NARG, a);
   cursorReset(c);
   memset(&g, 0, sizeof(g));
-  if( idxNum!=(1<<NARG)-1 ) return ga_tvf_error(cur->pVtab, "%s: takes (source, key, value)", zFn);
+  if( idxNum!=(1<<NARG)-1 ) return ga_vtab_error(cur->pVtab, "%s: takes (source, key, value)", zFn);
   zSource = ga_tvf_name(a[0]);
   zKey = ga_tvf_name(a[1]);
   zVal = ga_tvf_name(a[2]);
-  if( !zSource || !zKey || !zVal ) return ga_tvf_error(cur->pVtab, "%s: source, key and value must be names (text without NUL bytes)", zFn);
+  if( !zSource || !zKey || !zVal ) return ga_vtab_error(cur->pVtab, "%s: source, key and value must be names (text without NUL bytes)", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK && ((ai[0] = ga_tvf_column(cur->pVtab, zFn, &from, zKey))<0
                      || (ai[1] = ga_tvf_column(cur->pVtab, zFn, &from, zVal))<0) ) rc = SQLITE_ERROR;
@@ -556,7 +556,7 @@ static int groupFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   }
   src->xClose(src);
   for(i=0; rc==SQLITE_OK && i<g.nRes; i++){
-    if( g.res[i].sumType==GA_SUM_OVERFLOW ) rc = ga_tvf_error(cur->pVtab, "integer overflow");
+    if( g.res[i].sumType==GA_SUM_OVERFLOW ) rc = ga_vtab_error(cur->pVtab, "integer overflow");
   }
   if( rc==SQLITE_OK ) rc = groupOrder(c, &g);
   ga_group_clear(&g);

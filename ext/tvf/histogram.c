@@ -119,12 +119,12 @@ static int histNumbers(HistScan *sc, const double *a, int n){
         sc->q->hist = hist;
         sc->be = sc->q->fill->be;
       }else if( zErr[0] ){
-        rc = ga_tvf_error(&sc->v->base, "%s", zErr);
+        rc = ga_vtab_error(&sc->v->base, "%s", zErr);
       }else{
         sc->left = INT64_MAX;             /* no buffer: all of it here */
       }
     }else{
-      if( ga_pipe_doubles(sc->q, a + i, n - i) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
+      if( ga_pipe_doubles(sc->q, a + i, n - i) ) rc = ga_vtab_error(&sc->v->base, "%s", sc->q->zErr);
       i = n;
     }
   }
@@ -161,8 +161,8 @@ static int histScan(HistVtab *v, ga_colsrc *src, int op, int cpu, ga_hist *hist,
   sc->mn = INFINITY;
   sc->mx = -INFINITY;
   rc = src->xScan(src, &sc->sink);
-  if( rc!=SQLITE_OK && !sc->failed ) ga_tvf_error(&v->base, "%s", src->xErrmsg(src));
-  if( sc->q && ga_pipe_close(sc->q, zErr) && rc==SQLITE_OK ) rc = ga_tvf_error(&v->base, "%s", zErr);
+  if( rc!=SQLITE_OK && !sc->failed ) ga_vtab_error(&v->base, "%s", src->xErrmsg(src));
+  if( sc->q && ga_pipe_close(sc->q, zErr) && rc==SQLITE_OK ) rc = ga_vtab_error(&v->base, "%s", zErr);
   return rc;
 }
 
@@ -173,7 +173,7 @@ static int histEnd(HistVtab *v, ga_hist *hist, const HistScan *sc, int use, int 
   char zErr[GA_ERRLEN];
   ga_cpu_kept(hist, use);
   if( sc->be && sc->be->xHistDone(hist, use, zErr) && rc==SQLITE_OK ){
-    rc = ga_tvf_error(&v->base, "%s", zErr);
+    rc = ga_vtab_error(&v->base, "%s", zErr);
   }
   return rc;
 }
@@ -207,7 +207,7 @@ static int histAutoRange(sqlite3_vtab *tab, const char *zCol, double mn, double 
   h->lo = mn;
   h->hi = mx;
   if( !isfinite(h->lo) || !isfinite(h->hi) ){
-    return ga_tvf_error(tab, "gpu_histogram: the range of %s is not finite: give lo and hi", zCol);
+    return ga_vtab_error(tab, "gpu_histogram: the range of %s is not finite: give lo and hi", zCol);
   }
   if( h->lo==h->hi ){
     h->lo -= 0.5;
@@ -226,19 +226,19 @@ static int histShape(sqlite3_vtab *tab, sqlite3_value *pBins, sqlite3_value *pLo
   int tLo, tHi;
   if( sqlite3_value_numeric_type(pBins)!=SQLITE_INTEGER || sqlite3_value_int64(pBins)<1
    || sqlite3_value_int64(pBins)>HIST_MAX_BINS ){
-    return ga_tvf_error(tab, "gpu_histogram: bins must be an integer from 1 to %d", HIST_MAX_BINS);
+    return ga_vtab_error(tab, "gpu_histogram: bins must be an integer from 1 to %d", HIST_MAX_BINS);
   }
   h->bins = sqlite3_value_int64(pBins);
   if( pLo==0 ) return SQLITE_OK;
   tLo = sqlite3_value_numeric_type(pLo);
   tHi = sqlite3_value_numeric_type(pHi);
   if( (tLo!=SQLITE_INTEGER && tLo!=SQLITE_FLOAT) || (tHi!=SQLITE_INTEGER && tHi!=SQLITE_FLOAT) ){
-    return ga_tvf_error(tab, "gpu_histogram: lo and hi must be numbers");
+    return ga_vtab_error(tab, "gpu_histogram: lo and hi must be numbers");
   }
   h->lo = sqlite3_value_double(pLo);
   h->hi = sqlite3_value_double(pHi);
-  if( !isfinite(h->lo) || !isfinite(h->hi) ) return ga_tvf_error(tab, "gpu_histogram: lo and hi must be finite");
-  if( !(h->lo < h->hi) ) return ga_tvf_error(tab, "gpu_histogram: lo must be less than hi");
+  if( !isfinite(h->lo) || !isfinite(h->hi) ) return ga_vtab_error(tab, "gpu_histogram: lo and hi must be finite");
+  if( !(h->lo < h->hi) ) return ga_vtab_error(tab, "gpu_histogram: lo must be less than hi");
   return SQLITE_OK;
 }
 
@@ -248,9 +248,9 @@ static int histScale(sqlite3_vtab *tab, ga_hparams *h){
   h->step = w / (double)h->bins;
   h->norm = (double)h->bins / w;
   h->slack = ga_hist_slack(h);
-  if( !isfinite(w) ) return ga_tvf_error(tab, "gpu_histogram: the range [%g, %g] is too wide for doubles", h->lo, h->hi);
+  if( !isfinite(w) ) return ga_vtab_error(tab, "gpu_histogram: the range [%g, %g] is too wide for doubles", h->lo, h->hi);
   if( h->step==0.0 || !isfinite(h->norm) ){
-    return ga_tvf_error(tab, "gpu_histogram: the range [%g, %g] is too narrow for %lld bins",
+    return ga_vtab_error(tab, "gpu_histogram: the range [%g, %g] is too narrow for %lld bins",
                      h->lo, h->hi, (long long)h->bins);
   }
   return SQLITE_OK;
@@ -289,7 +289,7 @@ static int histResident(HistVtab *v, HistCursor *c, ga_colsrc *src, int given, c
     if( !fail && rc==SQLITE_OK ) rc = histCounts(c, &hist);
     if( !fail && rc==SQLITE_OK ) fail = r->be->xColHist(r->pRes, &v->conn->stats, r->d, &hist, zErr);
     if( fail ){
-      if( ga_device_failed(v->conn, zErr) ) return ga_tvf_error(&v->base, "%s", zErr);
+      if( ga_device_failed(v->conn, zErr) ) return ga_vtab_error(&v->base, "%s", zErr);
       *pDone = 0;                             /* read the host copy instead */
       return SQLITE_OK;
     }
@@ -345,11 +345,11 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   memset(&c->h, 0, sizeof(c->h));
   if( (idxNum & (ARG_SOURCE|ARG_COLUMN|ARG_BINS))!=(ARG_SOURCE|ARG_COLUMN|ARG_BINS)
    || ((idxNum & ARG_LO)!=0)!=((idxNum & ARG_HI)!=0) ){
-    return ga_tvf_error(cur->pVtab, "gpu_histogram: takes (source, column, bins) or (source, column, bins, lo, hi)");
+    return ga_vtab_error(cur->pVtab, "gpu_histogram: takes (source, column, bins) or (source, column, bins, lo, hi)");
   }
   zSource = ga_tvf_name(a[0]);
   zCol = ga_tvf_name(a[1]);
-  if( zSource==0 || zCol==0 ) return ga_tvf_error(cur->pVtab, "gpu_histogram: source and column must be names (text without NUL bytes)");
+  if( zSource==0 || zCol==0 ) return ga_vtab_error(cur->pVtab, "gpu_histogram: source and column must be names (text without NUL bytes)");
   if( (rc = histShape(cur->pVtab, a[2], a[3], a[4], &c->h))!=SQLITE_OK ) return rc;
   rc = ga_tvf_source(cur->pVtab, v->db, "gpu_histogram", zSource, &from);
   if( rc==SQLITE_OK && (iCol = ga_tvf_column(cur->pVtab, "gpu_histogram", &from, zCol))<0 ) rc = SQLITE_ERROR;

@@ -454,10 +454,10 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
   if( sc->q==0 && !sc->cpu ){
     sc->q = ga_pipe_open(sc->v->conn, GA_OP_STATS, sumFold, sc, zErr);
     if( sc->q==0 && zErr[0] ){
-      rc = ga_tvf_error(&sc->v->base, "%s", zErr);
+      rc = ga_vtab_error(&sc->v->base, "%s", zErr);
     }else if( sc->q==0 || ga_pipe_columns(sc->q, sc->n) ){
       sc->cpu = 1;                        /* no buffer, or too small a one: all of it here */
-      if( sc->q && ga_pipe_close(sc->q, zErr) ) rc = ga_tvf_error(&sc->v->base, "%s", zErr);
+      if( sc->q && ga_pipe_close(sc->q, zErr) ) rc = ga_vtab_error(&sc->v->base, "%s", zErr);
       sc->q = 0;
     }
   }
@@ -470,7 +470,7 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
         case SQLITE_FLOAT: {
           int isReal = x->type[i]==SQLITE_FLOAT;
           if( isReal ) a->nReal++; else a->nInt++;
-          if( sc->q && ga_pipe_num(sc->q, c, x->v[i], isReal) ) rc = ga_tvf_error(&sc->v->base, "%s", sc->q->zErr);
+          if( sc->q && ga_pipe_num(sc->q, c, x->v[i], isReal) ) rc = ga_vtab_error(&sc->v->base, "%s", sc->q->zErr);
           else if( sc->wantQ ) rc = keepKey(a, x->v[i], isReal);
           if( rc==SQLITE_OK && sc->wantD ) rc = distNum(&a->dist, x->v[i], isReal);
           break;
@@ -546,7 +546,7 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ,
   if( (fail = r[0]->be->xColStats(r[0]->pRes, &v->conn->stats, d, n, st, zErr))!=0 ){
     free(st);
     if( !ga_device_failed(v->conn, zErr) ) return 0;
-    ga_tvf_error(&v->base, "%s", zErr);
+    ga_vtab_error(&v->base, "%s", zErr);
     return -1;
   }
   for(c=0; c<n && fail==0; c++){
@@ -577,7 +577,7 @@ static int sumResident(SumVtab *v, ga_colsrc *src, ColStat *a, int n, int wantQ,
   if( fail ){                     /* not served: a device error (as above), or read the host copy */
     if( fail==SQLITE_NOMEM ) return SQLITE_NOMEM;
     if( fail!=GA_DEV_SCAN && ga_device_failed(v->conn, zErr) ){
-      ga_tvf_error(&v->base, "%s", zErr);
+      ga_vtab_error(&v->base, "%s", zErr);
       return -1;
     }
     for(c=0; c<n; c++){
@@ -621,12 +621,12 @@ static int sumRun(SumVtab *v, const ga_source *from, ColStat *a, const int *aiCo
   sc.wantQ = wantQ;
   sc.wantD = wantD;
   rc = src->xScan(src, &sc.sink);
-  if( rc!=SQLITE_OK && !sc.failed && rc!=SQLITE_NOMEM ) ga_tvf_error(&v->base, "%s", src->xErrmsg(src));
-  if( sc.q && ga_pipe_close(sc.q, zErr) && rc==SQLITE_OK ) rc = ga_tvf_error(&v->base, "%s", zErr);
+  if( rc!=SQLITE_OK && !sc.failed && rc!=SQLITE_NOMEM ) ga_vtab_error(&v->base, "%s", src->xErrmsg(src));
+  if( sc.q && ga_pipe_close(sc.q, zErr) && rc==SQLITE_OK ) rc = ga_vtab_error(&v->base, "%s", zErr);
   src->xClose(src);
   *pnRows = sc.nRows;
   for(c=0; c<n && rc==SQLITE_OK && wantQ; c++){
-    if( quartiles(v, &a[c], 0, zErr) ) rc = ga_tvf_error(&v->base, "%s", zErr);
+    if( quartiles(v, &a[c], 0, zErr) ) rc = ga_vtab_error(&v->base, "%s", zErr);
   }
   return rc;
 }
@@ -697,10 +697,10 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   ga_tvf_args(idxNum, argc, argv, NARG, a);
   cursorReset(c);
   ga_tvf_summary_why(v->conn, 0);
-  if( !(idxNum & 1) ) return ga_tvf_error(cur->pVtab, "%s: takes (source) or (source, column)", zFn);
+  if( !(idxNum & 1) ) return ga_vtab_error(cur->pVtab, "%s: takes (source) or (source, column)", zFn);
   zSource = ga_tvf_name(a[0]);
   if( a[1] ) zCol = ga_tvf_name(a[1]);
-  if( zSource==0 || (a[1] && zCol==0) ) return ga_tvf_error(cur->pVtab, "%s: source and column must be names (text without NUL bytes)", zFn);
+  if( zSource==0 || (a[1] && zCol==0) ) return ga_vtab_error(cur->pVtab, "%s: source and column must be names (text without NUL bytes)", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK ){
     c->nCol = zCol ? 1 : from.tab.nCol;

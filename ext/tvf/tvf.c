@@ -1,21 +1,11 @@
 /*
 ** The table-valued functions' shared helpers: see tvf.h.
 */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "colsrc.h"
 #include "snap.h"
 #include "tvf.h"
-
-int ga_tvf_error(sqlite3_vtab *tab, const char *zFmt, ...){
-  va_list ap;
-  sqlite3_free(tab->zErrMsg);
-  va_start(ap, zFmt);
-  tab->zErrMsg = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
-  return SQLITE_ERROR;
-}
 
 int ga_tvf_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **ppVtab){
   ga_vtab *v;
@@ -87,7 +77,7 @@ const char *ga_tvf_name(sqlite3_value *v){
 int ga_tvf_source(sqlite3_vtab *tab, sqlite3 *db, const char *zFn, const char *zSource, ga_source *p){
   char *zErr = 0;
   int rc = ga_source_resolve(db, zFn, zSource, p, &zErr);
-  if( rc!=SQLITE_OK && zErr ) ga_tvf_error(tab, "%s", zErr);
+  if( rc!=SQLITE_OK && zErr ) ga_vtab_error(tab, "%s", zErr);
   sqlite3_free(zErr);
   return rc;
 }
@@ -95,7 +85,7 @@ int ga_tvf_source(sqlite3_vtab *tab, sqlite3 *db, const char *zFn, const char *z
 int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const char *zCol){
   char *zErr = 0;
   int i = ga_source_column(zFn, p, zCol, &zErr);
-  if( i<0 ) ga_tvf_error(tab, "%s", zErr ? zErr : "out of memory");
+  if( i<0 ) ga_vtab_error(tab, "%s", zErr ? zErr : "out of memory");
   sqlite3_free(zErr);
   return i;
 }
@@ -138,7 +128,7 @@ int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol
   ga_vtab *v = (ga_vtab*)tab;
   char *zErr = 0;
   int rc = ga_source_open(v->db, v->conn, zFn, p, nCol, aiCol, aWant, 1, ppSrc, &zErr);
-  if( rc ) ga_tvf_error(tab, "%s", zErr);
+  if( rc ) ga_vtab_error(tab, "%s", zErr);
   sqlite3_free(zErr);
   return rc;
 }

@@ -34,13 +34,7 @@
 #include "gpuagg.h"
 #include "colsrc.h"
 #include "table.h"
-
-/* The virtual table each of them declares. */
-typedef struct ga_vtab {
-  sqlite3_vtab base;        /* base class */
-  sqlite3 *db;              /* the connection it reads through */
-  ga_conn *conn;            /* its gpuagg state: pool, backend, settings */
-} ga_vtab;
+#include "vtab.h"
 
 /* xConnect's work: declare the table zSchema, make it direct-only (it runs
 ** SQL of its own), allocate the ga_vtab. xDisconnect's. */
@@ -70,9 +64,6 @@ void ga_other_result(sqlite3_context*, const ga_other*);
 
 /* An argument's text as a name, or NULL if it is NULL or holds a NUL byte. */
 const char *ga_tvf_name(sqlite3_value*);
-
-/* Set the vtab's error message (printf-style); returns SQLITE_ERROR. */
-int ga_tvf_error(sqlite3_vtab*, const char *zFmt, ...);
 
 /* ga_source_resolve and ga_source_column (table.h), their errors set on
 ** the vtab. */

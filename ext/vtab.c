@@ -1,0 +1,14 @@
+/*
+** The virtual tables' shared error: see vtab.h.
+*/
+#include <stdarg.h>
+#include "vtab.h"
+
+int ga_vtab_error(sqlite3_vtab *tab, const char *zFmt, ...){
+  va_list ap;
+  sqlite3_free(tab->zErrMsg);
+  va_start(ap, zFmt);
+  tab->zErrMsg = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  return SQLITE_ERROR;
+}
