@@ -1163,7 +1163,8 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 ** BENCH_QUERY_THREADS (default every core),
 ** BENCH_QUERY_CACHE (gpuagg_config('cache', N) on the fresh connection;
 ** default the module's), BENCH_QUERY_CHECK=0 (no answer checks: each costs
-** one more builtin-sized run). */
+** one more builtin-sized run), BENCH_QUERY_BUILTIN=0 (the builtin not run,
+** nor the checks: for A/B runs of two builds, GPUAGG_MODULE alternating). */
 typedef struct QueryDef {
   const char *zId;          /* for BENCH_QUERY_ONLY */
   const char *zPart;        /* "tpch" (lineitem), "flights" (f), "ssb" (SSB's 5 tables) or
@@ -1737,7 +1738,8 @@ static void querySection(int64_t nRow){
   const char *zDuck = getenv("BENCH_DUCKDB");
   const double sf = getenv("BENCH_SSB_SF") && atof(getenv("BENCH_SSB_SF"))>0 ? atof(getenv("BENCH_SSB_SF")) : 1.0;
   const double sfJ = getenv("BENCH_TPCH_SF") && atof(getenv("BENCH_TPCH_SF"))>0 ? atof(getenv("BENCH_TPCH_SF")) : 1.0;
-  const int nFast = 15, check = !(getenv("BENCH_QUERY_CHECK") && atoi(getenv("BENCH_QUERY_CHECK"))==0);
+  const int builtin = !(getenv("BENCH_QUERY_BUILTIN") && atoi(getenv("BENCH_QUERY_BUILTIN"))==0);
+  const int nFast = 15, check = builtin && !(getenv("BENCH_QUERY_CHECK") && atoi(getenv("BENCH_QUERY_CHECK"))==0);
   long nCpu = sysconf(_SC_NPROCESSORS_ONLN);
   int nThread = getenv("BENCH_QUERY_THREADS") ? atoi(getenv("BENCH_QUERY_THREADS")) : (int)(nCpu<1 ? 1 : nCpu>64 ? 64 : nCpu);
   int wantL = 0, wantF = 0, wantS = 0, wantJ = 0, form = 0, q, i;
@@ -1815,11 +1817,15 @@ static void querySection(int64_t nRow){
     int64_t nDuckRow = -1, nBuiltinRow;
     if( !wantQuery(pQ) ){ sqlite3_free(zSel); continue; }
 
-    /* (a) The builtin. */
-    for(i=0; i<nRun; i++) t[i] = runOrDie(db, pQ->zBuiltin ? pQ->zBuiltin : pQ->zSql, pQ->zArgs, 0);
-    qsort(t, (size_t)nRun, sizeof(double), cmpDouble);
-    tb = t[nRun/2];
-    nBuiltinRow = gQueryRows;
+    /* (a) The builtin (BENCH_QUERY_BUILTIN=0: not run). */
+    tb = NAN;
+    nBuiltinRow = -1;
+    if( builtin ){
+      for(i=0; i<nRun; i++) t[i] = runOrDie(db, pQ->zBuiltin ? pQ->zBuiltin : pQ->zSql, pQ->zArgs, 0);
+      qsort(t, (size_t)nRun, sizeof(double), cmpDouble);
+      tb = t[nRun/2];
+      nBuiltinRow = gQueryRows;
+    }
 
     /* (b) gpu_query's first run on a fresh connection, (c) repeated. */
     if( (db2 = queryConn(zFile, nThread, &zE))==0 ){
@@ -1882,7 +1888,7 @@ static void querySection(int64_t nRow){
     /* The answers: gpu_query's against the builtin's, sum/total/avg as
     ** gpu_sum/gpu_total/gpu_avg (where gpu_query ran); DuckDB's row count
     ** against the builtin's. */
-    if( nDuckRow>=0 && nDuckRow!=nBuiltinRow ){
+    if( nDuckRow>=0 && builtin && nDuckRow!=nBuiltinRow ){
       sqlite3_str_appendf(pNote, "- %s: DuckDB gave %lld rows, the builtin %lld\n", pQ->zId, (long long)nDuckRow,
                           (long long)nBuiltinRow);
     }
