@@ -33,6 +33,7 @@
 **      computes can be handed back to it as SQL (plan.c's E_SQL).
 */
 #include <string.h>
+#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include "query.h"
@@ -966,6 +967,160 @@ static int paramNumbers(Parse *p){
         if( n<=64 ){ azName[n - 1] = z; anName[n - 1] = t->n; }
       }
     }
+  }
+  return SQLITE_OK;
+}
+
+/* ---- copies of a parsed statement ----------------------------------------------------- */
+
+/* A copy being made: its statement, and the nodes copied so far (a node
+** the parser shares, BETWEEN's operand or CASE's base, is copied once and
+** shared in the copy too). */
+typedef struct Copy {
+  qselect *root;                   /* the copy: its arena */
+  const qexpr **aOld;              /* nodes copied (open addressing; NULL: empty) */
+  qexpr **aNew;                    /* ... their copies */
+  int nSlot, n;                    /* slots (a power of 2), and nodes */
+  int oom;                         /* out of memory */
+} Copy;
+
+static void *cpAlloc(Copy *c, int64_t n){
+  void *r = n>0 && n<=0x7fffffff ? q_alloc(c->root, (int)n) : 0;
+  if( r==0 && n>0 ) c->oom = 1;
+  return r;
+}
+
+/* A string's copy (its n bytes, or to its NUL where n is 0), NUL-terminated. */
+static char *cpStr(Copy *c, const char *z, int n){
+  char *r;
+  if( z==0 ) return 0;
+  if( n==0 ) n = (int)strlen(z);
+  if( (r = cpAlloc(c, (int64_t)n + 1))!=0 ) memcpy(r, z, (size_t)n);
+  return r;
+}
+
+static char **cpNames(Copy *c, char *const *az, int n){
+  char **r;
+  int i;
+  if( az==0 || n<=0 || (r = cpAlloc(c, (int64_t)sizeof(char*)*n))==0 ) return 0;
+  for(i=0; i<n; i++) r[i] = cpStr(c, az[i], 0);
+  return r;
+}
+
+/* The slot of node e in c's map (empty if not copied yet), the map grown
+** as it fills; -1: out of memory. */
+static int cpSlot(Copy *c, const qexpr *e){
+  uint64_t h;
+  if( 2*(c->n + 1)>c->nSlot ){
+    int nNew = c->nSlot ? 2*c->nSlot : 64, i;
+    const qexpr **aO = sqlite3_malloc64(sizeof(qexpr*)*(uint64_t)nNew);
+    qexpr **aN = sqlite3_malloc64(sizeof(qexpr*)*(uint64_t)nNew);
+    if( aO==0 || aN==0 ){
+      sqlite3_free(aO);
+      sqlite3_free(aN);
+      c->oom = 1;
+      return -1;
+    }
+    memset(aO, 0, sizeof(qexpr*)*(size_t)nNew);
+    for(i=0; i<c->nSlot; i++){
+      if( c->aOld[i] ){
+        uint64_t k = ((uintptr_t)c->aOld[i] >> 4)*0x9E3779B97F4A7C15ull >> 20 & (uint64_t)(nNew - 1);
+        while( aO[k] ) k = (k + 1) & (uint64_t)(nNew - 1);
+        aO[k] = c->aOld[i];
+        aN[k] = c->aNew[i];
+      }
+    }
+    sqlite3_free(c->aOld);
+    sqlite3_free(c->aNew);
+    c->aOld = aO;
+    c->aNew = aN;
+    c->nSlot = nNew;
+  }
+  h = ((uintptr_t)e >> 4)*0x9E3779B97F4A7C15ull >> 20 & (uint64_t)(c->nSlot - 1);
+  while( c->aOld[h] && c->aOld[h]!=e ) h = (h + 1) & (uint64_t)(c->nSlot - 1);
+  return (int)h;
+}
+
+static qexpr *cpExpr(Copy *c, const qexpr *e){
+  qexpr *x;
+  int h, i;
+  if( e==0 || c->oom || (h = cpSlot(c, e))<0 ) return 0;
+  if( c->aOld[h] ) return c->aNew[h];
+  assert( e->aIn==0 && e->zTpl==0 && e->aTplLit==0 );   /* parsed, not planned */
+  if( (x = cpAlloc(c, sizeof(qexpr)))==0 ) return 0;
+  *x = *e;
+  c->aOld[h] = e;
+  c->aNew[h] = x;
+  c->n++;
+  x->a = cpExpr(c, e->a);
+  x->b = cpExpr(c, e->b);
+  x->arg = 0;
+  if( e->arg && e->nArg>0 && (x->arg = cpAlloc(c, (int64_t)sizeof(qexpr*)*e->nArg))!=0 ){
+    for(i=0; i<e->nArg; i++) x->arg[i] = cpExpr(c, e->arg[i]);
+  }
+  x->zName = cpStr(c, e->zName, 0);
+  x->zQual = cpStr(c, e->zQual, 0);
+  x->z = cpStr(c, e->z, e->n);
+  return x;
+}
+
+static qterm *cpTerms(Copy *c, const qterm *a, int n){
+  qterm *r;
+  int i;
+  if( a==0 || n<=0 || (r = cpAlloc(c, (int64_t)sizeof(qterm)*n))==0 ) return 0;
+  for(i=0; i<n; i++){
+    r[i] = a[i];
+    r[i].e = cpExpr(c, a[i].e);
+    r[i].zAlias = cpStr(c, a[i].zAlias, 0);
+  }
+  return r;
+}
+
+/* s's copy into x (the root: c->root; an arm or a subquery: in its arena). */
+static void cpSelect(Copy *c, const qselect *s, qselect *x){
+  int i;
+  *x = *s;
+  x->zWhy = 0;
+  x->arena = 0;                    /* (s's blocks are not the copy's) */
+  x->pRoot = x==c->root ? 0 : c->root;
+  if( s->pNext && (x->pNext = cpAlloc(c, sizeof(qselect)))!=0 ) cpSelect(c, s->pNext, x->pNext);
+  if( s->pSub && (x->pSub = cpAlloc(c, sizeof(qselect)))!=0 ) cpSelect(c, s->pSub, x->pSub);
+  x->zFrom = cpStr(c, s->zFrom, 0);
+  x->azName = cpNames(c, s->azName, s->nName);
+  x->zAlias = cpStr(c, s->zAlias, 0);
+  x->aJoin = 0;
+  if( s->aJoin && s->nJoin>0 && (x->aJoin = cpAlloc(c, (int64_t)sizeof(qfrom)*s->nJoin))!=0 ){
+    for(i=0; i<s->nJoin; i++){
+      qfrom *f = &x->aJoin[i];
+      *f = s->aJoin[i];
+      f->zFrom = cpStr(c, s->aJoin[i].zFrom, 0);
+      f->zAlias = cpStr(c, s->aJoin[i].zAlias, 0);
+      f->pOn = cpExpr(c, s->aJoin[i].pOn);
+      f->azUsing = cpNames(c, s->aJoin[i].azUsing, s->aJoin[i].nUsing);
+    }
+  }
+  x->aRes = cpTerms(c, s->aRes, s->nRes);
+  x->pWhere = cpExpr(c, s->pWhere);
+  x->pHaving = cpExpr(c, s->pHaving);
+  x->aGroup = cpTerms(c, s->aGroup, s->nGroup);
+  x->aOrder = cpTerms(c, s->aOrder, s->nOrder);
+  x->pLimit = cpExpr(c, s->pLimit);
+  x->pOffset = cpExpr(c, s->pOffset);
+}
+
+int q_select_copy(qselect *x, const qselect *s){
+  Copy c;
+  assert( s->pRoot==0 );
+  memset(&c, 0, sizeof(c));
+  memset(x, 0, sizeof(*x));
+  c.root = x;
+  cpSelect(&c, s, x);
+  sqlite3_free(c.aOld);
+  sqlite3_free(c.aNew);
+  if( !c.oom && s->zWhy && (x->zWhy = sqlite3_mprintf("%s", s->zWhy))==0 ) c.oom = 1;
+  if( c.oom ){
+    q_select_free(x);
+    return SQLITE_NOMEM;
   }
   return SQLITE_OK;
 }

@@ -1,8 +1,9 @@
 /*
 ** gpu_query's engine: what its parts share. A SELECT (over one table, or a
-** join) is tokenized (lex.c) and parsed into a tree (parse.c) for each read
-** (and each gpu_explain): planning binds that tree in place, to the tables
-** as they are then (plan.c), or says why the engine does not cover it; the plan is
+** join) is tokenized (lex.c) and parsed into a tree (parse.c) once per
+** table (and for each gpu_explain); each read plans a copy of that tree
+** (q_select_copy), bound in place to the tables as they are then (plan.c),
+** or says why the engine does not cover it; the plan is
 ** run over column batches (exec.c), whose expressions are evaluated a
 ** batch at a time (eval.c); vtab.c is the SQL face (gpu_query, gpu_explain)
 ** and runs through SQLite whatever the engine does not cover.
@@ -188,6 +189,10 @@ struct qselect {
 ** SQLITE_NOMEM. q_select_free frees it. */
 int q_parse(const char *zSql, int nParam, qselect *p);
 void q_select_free(qselect *p);
+/* A copy of s (parsed, not planned: a plan binds its copy in place) into
+** *x, nodes s shares shared in the copy too: SQLITE_OK, or SQLITE_NOMEM
+** (nothing to free). q_select_free frees it. */
+int q_select_copy(qselect *x, const qselect *s);
 /* from's nodes and strings into into's arena (its statement's), freed with
 ** it: a subquery parsed alone whose nodes a plan of into keeps. */
 void q_select_adopt(qselect *into, qselect *from);

@@ -242,6 +242,9 @@ typedef struct QTab {
   int big;                         /* a read of it read gpuagg_config('threshold') rows or more:
                                    ** its columns are worth keeping (exec.c, 8) */
   qkeptcache kept;                 /* its plan compiled for kept columns, for the next read */
+  qselect sel;                     /* the SELECT parsed, at its first read (if parsed): each read
+                                   ** plans a copy */
+  int parsed;                      /* ... it is */
   unsigned char *aPush;            /* each result: a WHERE on it the engine applies too (1
                                    ** equality, 2 ranges too: q_pushable), or 0 */
 } QTab;
@@ -259,6 +262,7 @@ typedef struct QCur {
 static int qDisconnect(sqlite3_vtab *pVtab){
   QTab *t = (QTab*)pVtab;
   q_keptcache_clear(&t->kept);
+  if( t->parsed ) q_select_free(&t->sel);
   sqlite3_free(t->aPush);
   sqlite3_free(t->zSql);
   sqlite3_free(t->zSqlite);
@@ -562,9 +566,10 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
       aPush[nPush++].v = argv[j++];
     }
   }
-  /* parsed and planned for this read: the table, its schema and the
-  ** parameters are this read's */
-  if( (rc = q_parse(t->zSql, t->nParam, &sel))!=SQLITE_OK ){
+  /* parsed once; a copy planned for this read: the table, its schema and
+  ** the parameters are this read's */
+  if( !t->parsed && (rc = q_parse(t->zSql, t->nParam, &t->sel))==SQLITE_OK ) t->parsed = 1;
+  if( !t->parsed || (rc = q_select_copy(&sel, &t->sel))!=SQLITE_OK ){
     sqlite3_free(aPush);
     return rc;
   }
