@@ -4,9 +4,12 @@
 ** table (and for each gpu_explain); each read plans a copy of that tree
 ** (q_select_copy), bound in place to the tables as they are then (plan.c),
 ** or says why the engine does not cover it; the plan is
-** run over column batches (exec.c), whose expressions are evaluated a
-** batch at a time (eval.c); vtab.c is the SQL face (gpu_query, gpu_explain)
-** and runs through SQLite whatever the engine does not cover.
+** run over column batches by the CPU operators (exec.c and the files beside
+** it, one operator a file: execint.h shows the pipeline and says how to add
+** one) or the device's over kept columns (kept.c), whose expressions are
+** evaluated a batch at a time (eval.c); vtab.c is the SQL face (gpu_query,
+** gpu_explain) and runs through SQLite whatever the engine does not cover.
+** Tables are resolved, described and opened by source/ (table.h).
 **
 **   1. The engine's answer is SQLite's for the same SELECT in the same
 **      transaction, with sum, total and avg correctly rounded (as gpu_sum,
