@@ -139,21 +139,23 @@ static void readFailed(PageSrc *p, Seg *g, int j){
   }
 }
 
-/* Read segment i's leaves marked `how` into g's pages, a run of consecutive
-** page numbers (up to READ_BYTES) a read: PG_COPY through SQLite's handle (this thread only:
-** without pread its reads seek, and with mmap the mapping may move),
-** PG_WORKER on reader h (the worker that owns h). */
+/* Read segment i's leaves marked `how` into g's pages, a run of
+** consecutive page numbers (up to READ_BYTES) a read: PG_COPY through
+** SQLite's handle (this thread only: without pread its reads seek, and with
+** mmap the mapping may move), PG_WORKER on reader h (the worker that owns
+** h). */
 static void segCopy(PageSrc *p, int i, Seg *g, int how, int h){
   const ga_snap *s = &p->snap;
   int a = i*p->perSeg, b = segEnd(p, i), j, k;
   int maxRun = READ_BYTES/s->pgsz > 1 ? READ_BYTES/s->pgsz : 1;
   for(j=a; j<b && g->rc==SQLITE_OK; j=k){
-    unsigned char *buf = g->pages + (size_t)(j - a)*s->pgsz;
+    unsigned char *buf;
     if( g->aMap[j - a]!=how ){
       k = j + 1;
       continue;
     }
     for(k=j+1; k<b && k - j<maxRun && g->aMap[k - a]==how && p->aLeaf[k]==p->aLeaf[k-1]+1; k++){}
+    buf = g->pages + (size_t)(j - a)*s->pgsz;
     g->rc = how==PG_COPY ? ga_snap_read(s, p->aLeaf[j], k - j, buf, 0) : ga_snap_read_on(s, h, p->aLeaf[j], k - j, buf);
     if( g->rc ) readFailed(p, g, j);
   }
