@@ -56,17 +56,39 @@ typedef struct Parse {
   int oom;
 } Parse;
 
-/* An arena block. */
-typedef struct Block { struct Block *next; } Block;
+/* An arena block: its bytes follow it; allocations are cut from the first
+** block of the list, a new one (at least BLOCK_BYTES) put first when it is
+** full. Under AddressSanitizer every allocation is a block of its own, so
+** that an overrun meets a redzone. */
+typedef struct Block {
+  struct Block *next;              /* the block after it in the list */
+  size_t used, cap;                /* bytes handed out, and its room (multiples of 8) */
+} Block;
+#ifdef __SANITIZE_ADDRESS__
+# define BLOCK_BYTES 1
+#else
+# define BLOCK_BYTES 4096
+#endif
 
 void *q_alloc(qselect *s, int n){
-  Block *b = sqlite3_malloc64(sizeof(Block) + (uint64_t)n);
-  if( b==0 ) return 0;
+  size_t need = BLOCK_BYTES==1 ? (size_t)(n>0 ? n : 1)             /* (its own block: exact) */
+                                : ((size_t)(n>0 ? n : 1) + 7) & ~(size_t)7;   /* sqlite3_malloc's alignment, 8 */
+  Block *b;
+  char *r;
   if( s->pRoot ) s = s->pRoot;     /* an arm's or a subquery's: the statement's arena */
-  memset(b + 1, 0, (size_t)n);
-  b->next = (Block*)s->arena;
-  s->arena = b;
-  return b + 1;
+  b = (Block*)s->arena;
+  if( b==0 || b->cap - b->used<need || BLOCK_BYTES==1 ){
+    size_t cap = need>BLOCK_BYTES ? need : BLOCK_BYTES;
+    if( (b = sqlite3_malloc64(sizeof(Block) + cap))==0 ) return 0;
+    b->used = 0;
+    b->cap = cap;
+    b->next = (Block*)s->arena;
+    s->arena = b;
+  }
+  r = (char*)(b + 1) + b->used;
+  b->used += need;
+  memset(r, 0, need);
+  return r;
 }
 
 void q_select_adopt(qselect *into, qselect *from){
