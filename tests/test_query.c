@@ -34,6 +34,9 @@
 **      0.0 and -0.0, TEXT in a NUMERIC column): the first row of a group
 **      shows its keys, ties in min and max go to the first row, as SQLite's
 **      answer has them; at least 80% on the engine's path.
+**   2b. A column compared with a constant over batches all INTEGER, all
+**      TEXT and mixed, in TEXT, untyped, NUMERIC and NOCASE columns, each
+**      operator and operand order, COLLATE on either side (exec.c's loops).
 **   3. Out of the engine's subset (a join's rows without aggregates, a
 **      RIGHT JOIN, a cross product, a bare column or a LEFT JOIN's ON that
 **      the engine does not cover, subqueries that refer to the outer query,
@@ -1810,6 +1813,74 @@ START_TEST(test_subquery_affinity){
 }
 END_TEST
 
+/* A column compared with a constant, where a batch's values are all
+** INTEGER or all TEXT (exec.c's loops for those, intCompare and textCompare)
+** or mixed: random TEXT of few letters (prefixes of one another, digits,
+** 'é', the empty string) and integers, in TEXT, untyped, NUMERIC and NOCASE
+** columns; each operator, both operand orders, a COLLATE on either side;
+** 5,000 rows (batches of 1,024 crossed) in a file read by the pages, 2
+** threads. Every answer SQLite's, nearly all on the engine. */
+START_TEST(test_constant_compare){
+  static const char *azOp[] = { "=", "<>", "<", "<=", ">", ">=", "==", "!=" };
+  static const char *azCol[] = { "t", "u", "n", "c", "m", "i" };
+  static const char *azText[] = { "", "a", "ab", "abc", "b", "A", "10", "9", "1e3", "\xc3\xa9", "a\xc3\xa9", "zz" };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  h_rng r;
+  int i, nEngine = 0, nRead = 0;
+  s_dir_make(zDir, "qcmp");
+  snprintf(zFile, sizeof(zFile), "%s/c.db", zDir);
+  db = openFileChecked(zFile);
+  h_rng_init(&r, h_seed ^ 0xc0c0);
+  /* t, u, n, c: TEXT in every row (the first 4,000 rows) then mixed; m: mixed throughout; i: INTEGER */
+  EXEC(db, "CREATE TABLE k(id INTEGER PRIMARY KEY, t TEXT, u, n NUMERIC, c TEXT COLLATE NOCASE, m, i INTEGER)");
+  EXEC(db, "BEGIN");
+  for(i=0; i<5000; i++){
+    const char *z1 = azText[h_next(&r) % 12], *z2 = azText[h_next(&r) % 12];
+    int late = i>=4000;
+    char *zT = late && i%3==0 ? sqlite3_mprintf("NULL") : sqlite3_mprintf("%Q", z1);
+    char *zIns = sqlite3_mprintf("INSERT INTO k(t, u, n, c, m, i) VALUES(%s, %Q, %Q, %Q, %s, %lld)",
+                                 zT, z2, late && i%5==0 ? "12" : "x1", z1,
+                                 i%4==0 ? "7" : i%4==1 ? "'7'" : i%4==2 ? "NULL" : "'b'", (long long)h_range(&r, -5, 5));
+    EXEC(db, "%s", zIns);
+    sqlite3_free(zIns);
+    sqlite3_free(zT);
+  }
+  EXEC(db, "COMMIT; SELECT gpuagg_config('threads', 2)");
+  for(i=0; i<120; i++){
+    const char *zCol = azCol[h_next(&r) % 6], *zOp = azOp[h_next(&r) % 8];
+    char *zLit = h_next(&r) % 4==0 ? sqlite3_mprintf("%lld", (long long)h_range(&r, -3, 12))
+                                   : sqlite3_mprintf("%Q", azText[h_next(&r) % 12]);
+    const char *zColl = h_next(&r) % 6==0 ? " COLLATE NOCASE" : h_next(&r) % 6==0 ? " COLLATE BINARY" : "";
+    char *zSql = h_next(&r) % 2 ? sqlite3_mprintf("SELECT count(*), sum(id) FROM k WHERE %s%s %s %s", zCol, zColl, zOp, zLit)
+                                : sqlite3_mprintf("SELECT count(*), sum(id) FROM k WHERE %s %s %s%s", zLit, zOp, zCol, zColl);
+    Rows want, got;
+    int64_t e0, s0, e1, s1;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+    counts(db, &e0, &s0);
+    rowsOf(db, "SELECT * FROM q", &got);
+    counts(db, &e1, &s1);
+    rowsOf(db, zSql, &want);
+    nEngine += e1>e0;
+    nRead++;
+    if( !rowsSame(&want, &got, 0) || want.zErr ){
+      char zGot[600], zWant[600];
+      rowsShow(zGot, sizeof(zGot), &got, &want, 0);
+      rowsShow(zWant, sizeof(zWant), &want, &got, 0);
+      CHECK(0, "%s\n  got  %s\n  want %s", zSql, zGot, zWant);
+    }
+    EXEC(db, "DROP TABLE temp.q");
+    rowsFree(&want);
+    rowsFree(&got);
+    sqlite3_free(zSql);
+    sqlite3_free(zLit);
+  }
+  CHECK(nEngine>=nRead*9/10, "%d of %d comparisons on the engine", nEngine, nRead);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* ---- 3. out of the subset ------------------------------------------------------------------------ */
 
 START_TEST(test_outside){
@@ -2555,6 +2626,7 @@ static Suite *querySuite(void){
   tcase_add_loop_test(tc, test_order, 0, 2);
   tcase_add_test(tc, test_late);
   tcase_add_test(tc, test_subquery_affinity);
+  tcase_add_test(tc, test_constant_compare);
   tcase_add_test(tc, test_interrupt);
   tcase_add_test(tc, test_threads);
   suite_add_tcase(s, tc);
