@@ -1895,6 +1895,8 @@ START_TEST(test_outside){
       "a LEFT JOIN whose ON has more than equalities and conditions on u alone" },
     { "SELECT gpu_argmin(t.a, u.b) FROM t JOIN t2 u ON t.a = u.a",
       "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)" },
+    { "SELECT count(*) FROM t JOIN t2 u ON t.a = u.a WHERE abs(t.b - u.b) > 1",
+      "a condition over joined rows with abs(), which can fail: which rows SQLite meets it on is its join order's" },
     { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery that refers to the outer query (no such column: t.a)" },
     { "SELECT sum(b) FROM t WHERE a NOT IN (SELECT a FROM t2 WHERE t2.b = t.b)",
       "NOT IN (a subquery that refers to the outer query: its NULL rule is not a join's)" },

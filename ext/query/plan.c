@@ -69,7 +69,10 @@
 **      order), every table joined by an equality (no cross product), a
 **      LEFT JOIN's ON of equalities and conjuncts over its table alone, no
 **      bare column, gpu_argmin or gpu_argmax (their rows are the join
-**      order's); an unqualified name is the first table's in FROM that has
+**      order's), no filter over the joined rows that can fail (abs(), a
+**      function other than the builtins that never raise an error: SQLite
+**      may meet it on rows the equalities would drop, a WHERE's terms
+**      being tested before an ON's; fallible); an unqualified name is the first table's in FROM that has
 **      it (a USING column: the left one); SELECT * shows a USING or NATURAL
 **      column once. The plan is strict (exec.c, 12).
 **   9a. A conjunct of WHERE that is EXISTS, NOT EXISTS or x IN (SELECT ...)
@@ -1770,6 +1773,30 @@ static int listPush(Bind *b, qexpr ***pa, int *pn, qexpr *e){
   return 1;
 }
 
+/* What in bound e can raise an error for some row (abs() of the least
+** integer; a function SQLite computes other than builtins that raise none
+** for any value), or NULL. A join evaluates a condition over its joined
+** rows on the pairs its equalities keep; SQLite may meet it first (a
+** WHERE's terms come before an ON's): where it can fail, which rows meet
+** it is SQLite's join order's. */
+static const char *fallible(const qexpr *e){
+  static const char *azTotal[] = {
+    "lower", "upper", "length", "octet_length", "substr", "substring", "trim", "ltrim", "rtrim", "replace",
+    "instr", "hex", "quote", "typeof", "round", "sign", "unicode", "date", "time", "datetime", "julianday",
+    "strftime", "unixepoch", "iif", "coalesce", "ifnull", "nullif", "min", "max", "printf", "format", "char",
+    "concat", "concat_ws",
+  };
+  const char *z = 0;
+  size_t k;
+  if( e->op==E_ABS && !isConst(e->a) ) return "abs()";
+  if( e->op==E_SQL && e->sqlOp==E_FUNC && !isConst(e) ){
+    for(k=0; k<sizeof(azTotal)/sizeof(azTotal[0]) && sqlite3_stricmp(e->zName, azTotal[k]); k++){}
+    if( k==sizeof(azTotal)/sizeof(azTotal[0]) ) return e->zName;
+  }
+  EACH_CHILD((qexpr*)e, pp, { if( z==0 ) z = fallible(*pp); });
+  return z;
+}
+
 /* The conjuncts of js bound where they go: the scan's own (pl->aConj,
 ** before the joins), a joined table's own (aLocal: its build's WHERE,
 ** unbound), its equalities (its aEq), a LEFT JOIN's other ON conjuncts (its
@@ -1815,7 +1842,12 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
       q->aBuildSide[q->nEq] = side;
       q->aEq[q->nEq++] = e;
     }else{
+      const char *zF;
       if( !bindTop(b, &e, CTX_ROW) || !listPush(b, &pl->aPost, &pl->nPost, e) ) return 0;
+      if( (zF = fallible(e))!=0 ){
+        return whyf(b, "a condition over joined rows with %s, which can fail: which rows SQLite meets it on is "
+                       "its join order's", zF);
+      }
     }
   }
   for(c=0; c<pl->nJoin && !stopped(b); c++){
