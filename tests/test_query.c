@@ -904,6 +904,34 @@ static void counts(sqlite3 *db, int64_t *pEngine, int64_t *pSqlite){
   sqlite3_finalize(st);
 }
 
+/* zSql made a gpu_query table and read once, against zRef (NULL: zSql)
+** run by SQLite, rows in order where ordered: NULL where they agree and
+** SQLite's answer is rows (at least one where wantRows), else what differs
+** (sqlite3_free it). *pEngine (if given): the read took the engine's path. */
+static char *readDiff(sqlite3 *db, const char *zSql, const char *zRef, int ordered, int wantRows, int *pEngine){
+  Rows want, got;
+  int64_t e0, s0, e1, s1;
+  char *zDiff = 0;
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+  counts(db, &e0, &s0);
+  rowsOf(db, "SELECT * FROM q", &got);
+  counts(db, &e1, &s1);
+  rowsOf(db, zRef ? zRef : zSql, &want);
+  if( pEngine ) *pEngine = e1>e0;
+  if( want.zErr || (wantRows && want.n==0) ){
+    zDiff = sqlite3_mprintf("the reference: %s", want.zErr ? want.zErr : "no rows");
+  }else if( !rowsSame(&want, &got, ordered) ){
+    char zGot[600], zWant[600];
+    rowsShow(zGot, sizeof(zGot), &got, &want, ordered);
+    rowsShow(zWant, sizeof(zWant), &want, &got, ordered);
+    zDiff = sqlite3_mprintf("got  %s\n  want %s", zGot, zWant);
+  }
+  EXEC(db, "DROP TABLE temp.q");
+  rowsFree(&want);
+  rowsFree(&got);
+  return zDiff;
+}
+
 enum { R_SAME, R_DIFF, R_INVALID };
 
 typedef struct Run {
@@ -1730,21 +1758,9 @@ START_TEST(test_late){
     counts(db, &e0, &s0);
     for(i=0; i<(int)(sizeof(azSql)/sizeof(azSql[0])); i++){
       char *zSql = sqlite3_mprintf(azSql[i], nRow/2 - 20), *zRef = refOf(zSql);
-      Rows want, got;
-      int ordered = strstr(zSql, "ORDER BY")!=0;
-      EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
-      rowsOf(db, "SELECT * FROM q", &got);
-      rowsOf(db, zRef, &want);
-      CHECK(want.zErr==0 && want.n>0, "%s: the reference: %s", zSql, want.zErr ? want.zErr : "no rows");
-      if( !rowsSame(&want, &got, ordered) ){
-        char zGot[600], zWant[600];
-        rowsShow(zGot, sizeof(zGot), &got, &want, ordered);
-        rowsShow(zWant, sizeof(zWant), &want, &got, ordered);
-        CHECK(0, "%d threads: %s\n  got  %s\n  want %s", t, zSql, zGot, zWant);
-      }
-      EXEC(db, "DROP TABLE temp.q");
-      rowsFree(&want);
-      rowsFree(&got);
+      char *zDiff = readDiff(db, zSql, zRef, strstr(zSql, "ORDER BY")!=0, 1, 0);
+      CHECK(zDiff==0, "%d threads: %s\n  %s", t, zSql, zDiff);
+      sqlite3_free(zDiff);
       sqlite3_free(zSql);
       sqlite3_free(zRef);
     }
@@ -1794,20 +1810,9 @@ START_TEST(test_subquery_affinity){
   EXEC(db, "CREATE TABLE u(a TEXT, b REAL, n INTEGER); INSERT INTO u VALUES('2', 2.0, 9);"
            "CREATE TABLE t3(s TEXT, y); INSERT INTO t3 VALUES('3', 1), ('1', 2), ('2', 3), ('x', 4), ('10', 5), (2, 6)");
   for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
-    Rows want, got;
-    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i]);
-    rowsOf(db, "SELECT * FROM q", &got);
-    rowsOf(db, azSql[i], &want);
-    CHECK(want.zErr==0 && got.zErr==0, "%s: %s", azSql[i], want.zErr ? want.zErr : got.zErr);
-    if( !rowsSame(&want, &got, 0) ){
-      char zGot[600], zWant[600];
-      rowsShow(zGot, sizeof(zGot), &got, &want, 0);
-      rowsShow(zWant, sizeof(zWant), &want, &got, 0);
-      CHECK(0, "%s\n  got  %s\n  want %s", azSql[i], zGot, zWant);
-    }
-    EXEC(db, "DROP TABLE temp.q");
-    rowsFree(&want);
-    rowsFree(&got);
+    char *zDiff = readDiff(db, azSql[i], 0, 0, 0, 0);
+    CHECK(zDiff==0, "%s\n  %s", azSql[i], zDiff);
+    sqlite3_free(zDiff);
   }
   sqlite3_close(db);
 }
@@ -1854,24 +1859,12 @@ START_TEST(test_constant_compare){
     const char *zColl = h_next(&r) % 6==0 ? " COLLATE NOCASE" : h_next(&r) % 6==0 ? " COLLATE BINARY" : "";
     char *zSql = h_next(&r) % 2 ? sqlite3_mprintf("SELECT count(*), sum(id) FROM k WHERE %s%s %s %s", zCol, zColl, zOp, zLit)
                                 : sqlite3_mprintf("SELECT count(*), sum(id) FROM k WHERE %s %s %s%s", zLit, zOp, zCol, zColl);
-    Rows want, got;
-    int64_t e0, s0, e1, s1;
-    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
-    counts(db, &e0, &s0);
-    rowsOf(db, "SELECT * FROM q", &got);
-    counts(db, &e1, &s1);
-    rowsOf(db, zSql, &want);
-    nEngine += e1>e0;
+    int engine = 0;
+    char *zDiff = readDiff(db, zSql, 0, 0, 0, &engine);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    nEngine += engine;
     nRead++;
-    if( !rowsSame(&want, &got, 0) || want.zErr ){
-      char zGot[600], zWant[600];
-      rowsShow(zGot, sizeof(zGot), &got, &want, 0);
-      rowsShow(zWant, sizeof(zWant), &want, &got, 0);
-      CHECK(0, "%s\n  got  %s\n  want %s", zSql, zGot, zWant);
-    }
-    EXEC(db, "DROP TABLE temp.q");
-    rowsFree(&want);
-    rowsFree(&got);
+    sqlite3_free(zDiff);
     sqlite3_free(zSql);
     sqlite3_free(zLit);
   }
