@@ -17,6 +17,13 @@
 **      column's dictionary, then one entry for NULL): whatever an
 **      expression of that one column gives (a comparison with a constant,
 **      a LIKE, a substr() key's group id) is a lookup.
+**   2a. GA_Q_LOOK looks a register's value up in a table: an INTEGER v
+**      reads entry v - tabLo of it where there is one; NULL, a REAL and an
+**      integer outside the table read NULL. A join over kept columns
+**      (compile.c, 6) probes a joined table's direct index with the scanned
+**      row's key (the entry: the joined row, or NULL where there is none),
+**      then reads what the query computes of that row from tables made once
+**      per joined row (tabLo 0).
 **   3. Arithmetic, comparison and logic are SQLite's (vdbe.c's OP_Add ...
 **      OP_Remainder, OP_Eq ... with numbers, three-valued AND, OR, NOT): an
 **      integer result that overflows is computed in doubles, a division by
@@ -65,7 +72,8 @@ enum {
   GA_Q_EQ, GA_Q_NE, GA_Q_LT, GA_Q_LE, GA_Q_GT, GA_Q_GE, GA_Q_IS, GA_Q_ISNOT,
   GA_Q_AND, GA_Q_OR, GA_Q_NOT, GA_Q_ISNULL, GA_Q_NOTNULL,
   GA_Q_CASTINT, GA_Q_CASTREAL,      /* CAST(a AS INTEGER), CAST(a AS REAL) of a number */
-  GA_Q_MIN, GA_Q_MAX                /* min(a, b), max(a, b) of numbers (func.c's minmaxFunc) */
+  GA_Q_MIN, GA_Q_MAX,               /* min(a, b), max(a, b) of numbers (func.c's minmaxFunc) */
+  GA_Q_LOOK                         /* table x's entry at a - tabLo[x] (point 2a) */
 };
 
 /* An operand (a, b) names a register, or, once ga_q_fuse has folded the
@@ -103,6 +111,7 @@ typedef struct ga_qprog {
   int nTab;                         /* tables: each one's first entry in the tables' array, and
                                     ** its entries (the column's dictionary, then NULL's) */
   int64_t tabOff[GA_QTAB], tabN[GA_QTAB];
+  int64_t tabLo[GA_QTAB];           /* ... GA_Q_LOOK: the value that reads its first entry */
   int filter;                       /* the filter's register; -1: every row counts */
   int nStage;                       /* stages: after instruction stageEnd[k], a row whose
                                     ** register stageReg[k] is not true is dropped (the
@@ -286,6 +295,14 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
         *oc = GA_QC_INT;
         *ov = in->op == GA_Q_ISNULL ? ca == GA_QC_NULL : ca != GA_QC_NULL;
         return;
+      case GA_Q_LOOK: {
+        uint64_t k = (uint64_t)va - (uint64_t)p->tabLo[in->x];
+        if( ca != GA_QC_INT || k >= (uint64_t)p->tabN[in->x] ){ *oc = GA_QC_NULL; *ov = 0; return; }
+        k += (uint64_t)p->tabOff[in->x];
+        *oc = tabC[k];
+        *ov = tabV[k];
+        return;
+      }
       default: break;
     }
     ga_q_in(p, in->b, rc, rv, s, colC, colV, i, &cb, &vb);
@@ -322,7 +339,9 @@ static inline void ga_q_operands(const ga_qins *in, int *pa, int *pb){
   *pa = *pb = -1;
   switch( in->op ){
     case GA_Q_COL: case GA_Q_LIT: case GA_Q_MAP: return;
-    case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: case GA_Q_CASTINT: case GA_Q_CASTREAL: *pa = in->a; break;
+    case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: case GA_Q_CASTINT: case GA_Q_CASTREAL: case GA_Q_LOOK:
+      *pa = in->a;
+      break;
     default: *pa = in->a; *pb = in->b; break;
   }
   if( *pa >= GA_QO_LIT ) *pa = -1;

@@ -28,6 +28,21 @@
 **   5. Or rows ordered by one term (q_compile_order): the filter, and the
 **      term as a number key (qprog.h, 5); the engine makes the result rows
 **      of the window's rows alone (exec.c's keptOrder).
+**   6. A join (q_compile_join) whose joined tables each meet the scanned
+**      one's rows by one equality, no LEFT JOIN and no subquery's, each
+**      table's rows built (join.c, 1: its own conjuncts applied) and
+**      indexed directly (1a) with one row a key, and each equality's other
+**      side an expression of the tables before it whose values are
+**      integers or NULL (which matches nothing): after the scanned table's
+**      conjuncts each row probes each table's index with that value
+**      (GA_Q_LOOK: the joined row, or NULL, which drops the row: an inner
+**      join's row without a match), as SQLite compares an integer with the
+**      keys whatever the affinity (join.c, 1a). An expression of one
+**      joined table's columns alone is evaluated once per row of its build
+**      and becomes a lookup of the joined row (numbers, or ids as keys of
+**      3); the conjuncts over the joined rows are the filter's last. Left
+**      out, as values SQLite shows in its own join order: a number key
+**      that may be a REAL, min and max but of integers, count(DISTINCT).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +58,8 @@ typedef struct Comp {
   unsigned char mask[GA_QREG];     /* each register's classes (GA_QM_*) */
   unsigned char nulT[GA_BATCH];    /* a column of NULLs, for the columns an evaluation ignores */
   int64_t nulV[GA_BATCH];
+  const qjoinrows *aJr;            /* a join (6): each joined table's rows; NULL: one table */
+  int aRow[Q_MAXTAB];              /* ... the register of each one's row (probed) */
 } Comp;
 
 static int why(Comp *c, const char *zFmt, ...){
@@ -70,6 +87,24 @@ static int colsOf(const qexpr *e){
     c = x;
   }
   return c;
+}
+
+/* The table e reads (6): -2 none, -1 several, 0 the scanned one, k + 1
+** joined table k. */
+static int tabOf(const qexpr *e){
+  int t = -2, i, x;
+  const qexpr *aSub[2];
+  if( e==0 ) return -2;
+  if( e->op==E_COL ) return e->iCol<Q_JCOL0 ? 0 : 1 + (e->iCol - Q_JCOL0)/GA_COLS_MAX;
+  aSub[0] = e->a;
+  aSub[1] = e->b;
+  for(i=0; i<2 + e->nArg; i++){
+    x = tabOf(i<2 ? aSub[i] : e->arg[i - 2]);
+    if( x==-2 ) continue;
+    if( x==-1 || (t>=0 && t!=x) ) return -1;
+    t = x;
+  }
+  return t;
 }
 
 static const char *colName(Comp *c, int col){
@@ -109,6 +144,12 @@ static int classesOf(Comp *c, int op, int a, int b, int x, int *pHint){
         m |= t==SQLITE_INTEGER ? GA_QM_INT : t==SQLITE_FLOAT ? GA_QM_REAL : GA_QM_NULL;
       }
       return m;
+    case GA_Q_LOOK:                                /* a miss reads NULL */
+      for(j=0; j<p->tabN[x]; j++){
+        int t = c->k->tabC[p->tabOff[x] + j];
+        m |= t==SQLITE_INTEGER ? GA_QM_INT : t==SQLITE_FLOAT ? GA_QM_REAL : GA_QM_NULL;
+      }
+      return m | GA_QM_NULL;
     default: break;
   }
   ma = c->mask[a];
@@ -140,7 +181,7 @@ static int emit(Comp *c, int op, int dst, int a, int b, int x){
   int hint;
   if( p->nIns>=GA_QINS ) return why(c, "more than %d operations", GA_QINS);
   c->mask[dst] = (unsigned char)classesOf(c, op, a, b, x, &hint);
-  if( op!=GA_Q_COL && op!=GA_Q_LIT && op!=GA_Q_MAP ) x = hint;
+  if( op!=GA_Q_COL && op!=GA_Q_LIT && op!=GA_Q_MAP && op!=GA_Q_LOOK ) x = hint;
   p->ins[p->nIns].op = (unsigned char)op;
   p->ins[p->nIns].dst = (unsigned char)dst;
   p->ins[p->nIns].a = (unsigned char)a;
@@ -218,8 +259,10 @@ static int addTable(Comp *c, const unsigned char *aT, const int64_t *aV, int64_t
     k->tabV = tv;
     k->tabAlloc = m;
   }
-  memcpy(k->tabC + k->nTab, aT, (size_t)n);
-  memcpy(k->tabV + k->nTab, aV, 8*(size_t)n);
+  if( n ){
+    memcpy(k->tabC + k->nTab, aT, (size_t)n);
+    memcpy(k->tabV + k->nTab, aV, 8*(size_t)n);
+  }
   k->p.tabOff[k->p.nTab] = k->nTab;
   k->p.tabN[k->p.nTab] = n;
   k->nTab += n;
@@ -257,6 +300,105 @@ static int mapNode(Comp *c, qexpr *e, int col, int *pr){
     aV[i] = a[i].t==SQLITE_NULL ? 0 : a[i].v;
   }
   if( (rc = addTable(c, aT, aV, n, &t))==SQLITE_OK ) rc = emitMap(c, col, t, pr);
+done:
+  sqlite3_free(a);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  return rc;
+}
+
+/* e, an expression of joined table jk's columns alone, over each of its
+** build's rows into *paOut (sqlite3_free it), *pn values; keep: their
+** bytes kept in the run's memory (6). */
+static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *pn){
+  const qjoinrows *jr = &c->aJr[jk];
+  const qjoin *q = &c->pl->aJoin[jk];
+  int nPlace = Q_JCOL0 + c->pl->nJCol, j, rc = SQLITE_OK;
+  ga_colvec *cols = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace);
+  qval *out = sqlite3_malloc64(sizeof(qval)*(uint64_t)(jr->n + 1));
+  ga_colbatch b;
+  int64_t i0;
+  if( cols==0 || out==0 ){
+    sqlite3_free(cols);
+    sqlite3_free(out);
+    return SQLITE_NOMEM;
+  }
+  for(j=0; j<nPlace; j++){
+    cols[j].type = c->nulT;
+    cols[j].v = c->nulV;
+    cols[j].cell = 0;
+  }
+  memset(&b, 0, sizeof(b));
+  b.nCol = nPlace;
+  b.col = cols;
+  for(i0=0; i0<jr->n && rc==SQLITE_OK; i0+=GA_BATCH){
+    int m = jr->n - i0<GA_BATCH ? (int)(jr->n - i0) : GA_BATCH, i;
+    qctx ctx;
+    qvec *o;
+    for(j=0; j<q->nCol; j++){                  /* (a TEXT value is its cell's index: the same from i0) */
+      ga_colvec *x = &cols[Q_JCOL0 + q->iCol0 + j];
+      x->type = jr->aT[j] + i0;
+      x->v = jr->aV[j] + i0;
+      x->cell = jr->aCell[j];
+    }
+    b.n = m;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.b = &b;
+    ctx.n = m;
+    if( (rc = q_eval(c->r, e, &ctx, &o))!=SQLITE_OK ){
+      if( rc==QE_BAIL ) rc = why(c, "%s", q_run_errmsg(c->r));
+      break;
+    }
+    for(i=0; i<m; i++){
+      qval *y = &out[i0 + i];
+      q_get(o, i, y);
+      if( keep && (y->t==SQLITE_TEXT || y->t==SQLITE_BLOB) && (y->z = q_keep(c->r, y->z, y->n))==0 ){
+        rc = SQLITE_NOMEM;
+        break;
+      }
+    }
+  }
+  sqlite3_free(cols);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(out);
+    return rc;
+  }
+  *paOut = out;
+  *pn = jr->n;
+  return SQLITE_OK;
+}
+
+/* A lookup of table t (tabLo lo) by register a into a new register. */
+static int emitLook(Comp *c, int a, int t, int64_t lo, int *pr){
+  int rc = newReg(c, pr);
+  c->k->p.tabLo[t] = lo;
+  return rc ? rc : emit(c, GA_Q_LOOK, *pr, a, 0, t);
+}
+
+/* e, an expression of joined table jk's columns alone, as a lookup of its
+** row's number (6). */
+static int rowNode(Comp *c, qexpr *e, int jk, int *pr){
+  qval *a = 0;
+  int64_t n, i;
+  unsigned char *aT;
+  int64_t *aV;
+  int rc, t;
+  if( (rc = rowEval(c, e, jk, 0, &a, &n))!=SQLITE_OK ) return rc;
+  aT = sqlite3_malloc64((uint64_t)n + 1);
+  aV = sqlite3_malloc64(8*(uint64_t)n + 8);
+  if( aT==0 || aV==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  for(i=0; i<n; i++){
+    if( a[i].t==SQLITE_TEXT || a[i].t==SQLITE_BLOB ){
+      rc = why(c, "a TEXT or BLOB value of %.*s where a number is needed", e->end - e->at, c->pl->s->zSql + e->at);
+      goto done;
+    }
+    aT[i] = (unsigned char)a[i].t;
+    aV[i] = a[i].t==SQLITE_NULL ? 0 : a[i].v;
+  }
+  if( (rc = addTable(c, aT, aV, n, &t))==SQLITE_OK ) rc = emitLook(c, c->aRow[jk], t, 0, pr);
 done:
   sqlite3_free(a);
   sqlite3_free(aT);
@@ -356,13 +498,19 @@ done:
 static int node(Comp *c, qexpr *e, int *pr){
   int col, rc, ra, rb, op;
   if( e->op==E_COLLATE || e->op==E_UPLUS ) return node(c, e->a, pr);
+  if( (col = tabOf(e))>=1 ){
+    if( c->aJr==0 ) return why(c, "a join");
+    return rowNode(c, e, col - 1, pr);
+  }
   if( (col = colsOf(e))>=0 && (isDict(c->aCol[col]) || !isNum(c->aCol[col])) ){
     if( !isDict(c->aCol[col]) ) return why(c, "column %s holds numbers and TEXT or BLOB both", colName(c, col));
     return mapNode(c, e, col, pr);
   }
   if( col==-1 && e->op>=E_EQ && e->op<=E_ISNOT ){
     int ca = colsOf(e->a), cb = colsOf(e->b);
-    if( ca>=0 && cb>=0 && ca!=cb && isDict(c->aCol[ca]) && isDict(c->aCol[cb]) ) return rankCompare(c, e, ca, cb, pr);
+    if( ca>=0 && cb>=0 && ca<Q_JCOL0 && cb<Q_JCOL0 && ca!=cb && isDict(c->aCol[ca]) && isDict(c->aCol[cb]) ){
+      return rankCompare(c, e, ca, cb, pr);
+    }
   }
   switch( e->op ){
     case E_COL:
@@ -418,7 +566,7 @@ static int node(Comp *c, qexpr *e, int *pr){
 ** a REAL that shows otherwise). */
 static int intOnly(Comp *c, const qexpr *e){
   switch( e->op ){
-    case E_COL: return isNum(c->aCol[e->iCol]) && c->aCol[e->iCol]->nReal==0;
+    case E_COL: return e->iCol<Q_JCOL0 && isNum(c->aCol[e->iCol]) && c->aCol[e->iCol]->nReal==0;
     case E_LIT: return e->t==SQLITE_INTEGER || e->t==SQLITE_NULL;
     case E_COLLATE: case E_UPLUS: return intOnly(c, e->a);
     case E_SQL: return e->sqlOp==E_CAST && e->aff==GA_AFF_INTEGER && e->nArg==1;
@@ -450,8 +598,9 @@ static int sameShown(const qval *a, const qval *b){
 
 /* Ids in the order of their shown values (qsort's comparison: the values
 ** and collation it reads are set just before, on the compiling thread). */
-/* Key kk, an expression of TEXT column col alone, as ids (requirement 3). */
-static int dictKey(Comp *c, int kk, int col, int *pr){
+/* Key kk, an expression of TEXT column col alone, or of joined table jk's
+** columns (jk >= 0: 6), as ids (requirement 3). */
+static int idKey(Comp *c, int kk, int col, int jk, int *pr){
   const qplan *pl = c->pl;
   qkept *k = c->k;
   qval *a = 0, *shown = 0;
@@ -459,14 +608,16 @@ static int dictKey(Comp *c, int kk, int col, int *pr){
   unsigned char *aT = 0;
   char *buf = 0, **keyOf = 0;
   int *keyLen = 0, rc, t, nBuf = 0;
-  if( (rc = dictEval(c, pl->aKey[kk], col, 1, &a, &n))!=SQLITE_OK ) return rc;
+  const qexpr *x = pl->aKey[kk];
+  rc = jk<0 ? dictEval(c, pl->aKey[kk], col, 1, &a, &n) : rowEval(c, pl->aKey[kk], jk, 1, &a, &n);
+  if( rc!=SQLITE_OK ) return rc;
   while( nSlot<2*n ) nSlot *= 2;
   slot = sqlite3_malloc64(8*(uint64_t)nSlot);
-  shown = sqlite3_malloc64(sizeof(qval)*(uint64_t)n);
-  keyOf = sqlite3_malloc64(sizeof(char*)*(uint64_t)n);
-  keyLen = sqlite3_malloc64(sizeof(int)*(uint64_t)n);
-  aT = sqlite3_malloc64((uint64_t)n);
-  aV = sqlite3_malloc64(8*(uint64_t)n);
+  shown = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n + 1));     /* (a joined table may have no row) */
+  keyOf = sqlite3_malloc64(sizeof(char*)*(uint64_t)(n + 1));
+  keyLen = sqlite3_malloc64(sizeof(int)*(uint64_t)(n + 1));
+  aT = sqlite3_malloc64((uint64_t)n + 1);
+  aV = sqlite3_malloc64(8*(uint64_t)n + 8);
   if( slot==0 || shown==0 || keyOf==0 || keyLen==0 || aT==0 || aV==0 ){
     rc = SQLITE_NOMEM;
     goto done;
@@ -493,13 +644,20 @@ static int dictKey(Comp *c, int kk, int col, int *pr){
       shown[nId] = a[i];
       slot[s] = nId++;
     }else if( !sameShown(&shown[slot[s]], &a[i]) && !(pl->lastCounted && kk==pl->nKey - 1) ){
-      rc = why(c, "a key whose equal values show differently (%s)", colName(c, col));
+      rc = jk<0 ? why(c, "a key whose equal values show differently (%s)", colName(c, col))
+                : why(c, "a key whose equal values show differently (%.*s)", x->end - x->at, pl->s->zSql + x->at);
       goto done;
     }
     aT[i] = GA_QC_INT;
     aV[i] = slot[s];
   }
-  if( (rc = addTable(c, aT, aV, n, &t))!=SQLITE_OK || (rc = emitMap(c, col, t, pr))!=SQLITE_OK ) goto done;
+  if( nId==0 ){                              /* no row: one id, never met */
+    memset(&shown[0], 0, sizeof(qval));
+    shown[0].t = SQLITE_NULL;
+    nId = 1;
+  }
+  if( (rc = addTable(c, aT, aV, n, &t))!=SQLITE_OK ) goto done;
+  if( (rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, pr))!=SQLITE_OK ) goto done;
   /* each id's place in the key's order (slot is free again: the ids sorted) */
   if( (k->aKeyRank[kk] = sqlite3_malloc64(8*(uint64_t)(nId + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(i=0; i<nId; i++) slot[i] = i;
@@ -530,12 +688,15 @@ static int keys(Comp *c){
   p->nKey = pl->nKey;
   p->nGroup = 2;
   for(kk=0; kk<pl->nKey; kk++){
+    int t = tabOf(pl->aKey[kk]);
     col = colsOf(pl->aKey[kk]);
-    if( col<0 || !isDict(c->aCol[col]) ) break;
+    if( t>=1 && c->aJr ) continue;           /* of one joined table (6) */
+    if( t!=0 || col<0 || !isDict(c->aCol[col]) ) break;
   }
   if( kk==pl->nKey ){
     for(kk=0; kk<pl->nKey; kk++){
-      if( (rc = dictKey(c, kk, colsOf(pl->aKey[kk]), &r))!=SQLITE_OK ) return rc;
+      int t = tabOf(pl->aKey[kk]);
+      if( (rc = idKey(c, kk, colsOf(pl->aKey[kk]), t>=1 ? t - 1 : -1, &r))!=SQLITE_OK ) return rc;
       p->keyReg[kk] = (unsigned char)r;
       p->keyMul[kk] = (int64_t)mul;
       mul *= (uint64_t)c->k->aKeyN[kk];
@@ -545,7 +706,11 @@ static int keys(Comp *c){
     if( p->nGroup>c->aCol[0]->n + 2 ) p->nGroup = c->aCol[0]->n + 2;   /* a group has a row, at least */
     return SQLITE_OK;
   }
-  if( pl->nKey>1 ) return why(c, "several keys, not each an expression of one TEXT column");
+  if( pl->nKey>1 ) return why(c, "several keys, not each an expression of one TEXT column%s",
+                              c->aJr ? " or of one joined table" : "");
+  if( c->aJr && !intOnly(c, pl->aKey[0]) ){
+    return why(c, "a key over joined rows that may be a REAL (its equal values may show differently)");
+  }
   /* shown as a min() or max() row shows it: alike unless a REAL may group with an INTEGER */
   if( pl->iHit>=0 && !intOnly(c, pl->aKey[0]) ){
     return why(c, "a key shown as a min() or max() row shows it");
@@ -561,11 +726,81 @@ static int sameText(const qplan *pl, const qexpr *a, const qexpr *b){
   return a->end - a->at==b->end - b->at && memcmp(pl->s->zSql + a->at, pl->s->zSql + b->at, (size_t)(a->end - a->at))==0;
 }
 
-/* q_compile, or q_compile_order where order is set. */
-static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, int order, qkept *k, char **pzWhy){
+/* Conjunct r ANDed into the filter (its first: iFirst, rFirst, where the
+** first stage ends). */
+static int andInto(Comp *c, int r, int *piFirst, int *prFirst){
+  ga_qprog *p = &c->k->p;
+  int a = p->filter, rc;
+  if( a<0 ){
+    *piFirst = p->nIns;
+    *prFirst = r;
+    p->filter = r;
+    return SQLITE_OK;
+  }
+  if( (rc = newReg(c, &p->filter))!=SQLITE_OK ) return rc;
+  return emit(c, GA_Q_AND, p->filter, a, r, 0);
+}
+
+/* The last table e reads (0: the scanned one, k + 1 joined table k; -1 none). */
+static int lastTab(const qexpr *e){
+  int t = -1, i, x;
+  if( e==0 ) return -1;
+  if( e->op==E_COL ) return e->iCol<Q_JCOL0 ? 0 : 1 + (e->iCol - Q_JCOL0)/GA_COLS_MAX;
+  if( (x = lastTab(e->a))>t ) t = x;
+  if( (x = lastTab(e->b))>t ) t = x;
+  for(i=0; i<e->nArg; i++) if( (x = lastTab(e->arg[i]))>t ) t = x;
+  return t;
+}
+
+/* Joined table jk's probe (6): its row into c->aRow[jk], and a conjunct
+** that it has one into *pr. */
+static int probe(Comp *c, int jk, int *pr){
+  const qjoin *q = &c->pl->aJoin[jk];
+  const qjoinrows *jr = &c->aJr[jk];
+  const qexpr *eq = q->aEq[0], *x;
+  unsigned char *aT;
+  int64_t *aV, i, n;
+  int rc, t, rk;
+  if( q->left || q->semi ) return why(c, "%s", q->left ? "a LEFT JOIN" : "a subquery's join (EXISTS, IN)");
+  if( q->nEq!=1 ) return why(c, "a join by %d equalities (%s)", q->nEq, q->zQual);
+  x = q->aBuildSide[0] ? eq->a : eq->b;
+  if( lastTab(x)>jk ) return why(c, "a join whose key (%s) reads a table joined after it", q->zQual);
+  if( jr->aFirst==0 && jr->nKeyed ){
+    return why(c, "a joined table whose keys are not integers in a span (%s)", q->zQual);
+  }
+  for(i=0; jr->aFirst && i<jr->n; i++){
+    if( jr->aNext[i]>=0 ) return why(c, "a joined table with rows of the same key (%s)", q->zQual);
+  }
+  n = jr->aFirst ? jr->nFirst : 1;           /* no key: one entry, NULL (no row matches) */
+  aT = sqlite3_malloc64((uint64_t)n);
+  aV = sqlite3_malloc64(8*(uint64_t)n);
+  if( aT==0 || aV==0 ){
+    sqlite3_free(aT);
+    sqlite3_free(aV);
+    return SQLITE_NOMEM;
+  }
+  for(i=0; i<n; i++){
+    aT[i] = jr->aFirst && jr->aFirst[i]>=0 ? SQLITE_INTEGER : SQLITE_NULL;
+    aV[i] = jr->aFirst && jr->aFirst[i]>=0 ? jr->aFirst[i] : 0;
+  }
+  rc = addTable(c, aT, aV, n, &t);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  if( rc==SQLITE_OK && (rc = node(c, (qexpr*)x, &rk))==SQLITE_OK && (c->mask[rk] & GA_QM_REAL) ){
+    /* (an integer, after any affinity, meets the keys as join.c's 1a says; an integral REAL would too) */
+    rc = why(c, "a join whose key (%s) may be a REAL", q->zQual);
+  }
+  if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, jr->aFirst ? jr->lo : 0, &c->aRow[jk]);
+  if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ) rc = emit(c, GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
+  return rc;
+}
+
+/* q_compile, q_compile_order (order set) or q_compile_join (aJr set). */
+static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, int order, qkept *k,
+                   char **pzWhy){
   Comp *c = sqlite3_malloc(sizeof(Comp));
   ga_qprog *p = &k->p;
-  int rc = SQLITE_OK, i, j, r, iFirst = 0, rFirst = 0;
+  int rc = SQLITE_OK, i, j, r, iFirst = 0, rFirst = 0, nConj = 0;
   memset(k, 0, sizeof(*k));
   *pzWhy = 0;
   if( c==0 ) return SQLITE_NOMEM;
@@ -575,23 +810,24 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, int ord
   c->pl = pl;
   c->aCol = aCol;
   c->k = k;
+  c->aJr = aJr;
   p->filter = -1;
   p->nCol = pl->nCol;
-  if( order && (pl->grouped || pl->nSort!=1) ) rc = why(c, "not rows ordered by one term");
+  if( pl->nJoin && (aJr==0 || order) ) rc = why(c, "a join");
+  else if( order && (pl->grouped || pl->nSort!=1) ) rc = why(c, "not rows ordered by one term");
   else if( !order && !pl->grouped ) rc = why(c, "rows without aggregates");
   else if( pl->nBare ) rc = why(c, "a bare column (%s)", colName(c, pl->aBare[0]->iCol));
   else if( pl->nCol>GA_QCOL ) rc = why(c, "more than %d columns", GA_QCOL);
-  /* the filter: WHERE's conjuncts, ANDed */
-  for(i=0; rc==SQLITE_OK && i<pl->nConj; i++){
-    if( (rc = node(c, pl->aConj[i], &r))!=SQLITE_OK ) break;
-    if( p->filter<0 ){
-      iFirst = p->nIns;
-      rFirst = r;
-      p->filter = r;
-    }else{
-      int a = p->filter;
-      if( (rc = newReg(c, &p->filter))==SQLITE_OK ) rc = emit(c, GA_Q_AND, p->filter, a, r, 0);
-    }
+  /* the filter: WHERE's conjuncts (the scanned table's), the joins' probes,
+  ** then the conjuncts over the joined rows, ANDed */
+  for(i=0; rc==SQLITE_OK && i<pl->nConj; i++, nConj++){
+    if( (rc = node(c, pl->aConj[i], &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
+  }
+  for(i=0; rc==SQLITE_OK && aJr && i<pl->nJoin; i++, nConj++){
+    if( (rc = probe(c, i, &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
+  }
+  for(i=0; rc==SQLITE_OK && aJr && i<pl->nPost; i++, nConj++){
+    if( (rc = node(c, pl->aPost[i], &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
   }
   /* the device drops the rows the first conjunct is not true for, then
   ** those the whole filter drops (more stages cost more than they save) */
@@ -600,7 +836,7 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, int ord
     p->stageReg[0] = (unsigned char)rFirst;
     p->stageEnd[1] = p->nIns;
     p->stageReg[1] = (unsigned char)p->filter;
-    p->nStage = pl->nConj>1 ? 2 : 1;
+    p->nStage = nConj>1 ? 2 : 1;
   }
   if( order ){
     /* the one term, as a number key (qprog.h, 5) */
@@ -618,6 +854,11 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, int ord
     k->aFold[i] = -1;
     if( g->fn>A_MAX || (Q_DEDUP(g) && g->fn!=A_COUNT) ){
       rc = why(c, "%.*s is not computed on kept columns", g->end - g->at, pl->s->zSql + g->at);
+      break;
+    }
+    if( aJr && (Q_DEDUP(g) || ((g->fn==A_MIN || g->fn==A_MAX) && !intOnly(c, g->x))) ){
+      /* (which of equal values SQLite shows, or which rows it counts once, is its join order's) */
+      rc = why(c, "%.*s over joined rows", g->end - g->at, pl->s->zSql + g->at);
       break;
     }
     if( Q_DEDUP(g) ){                        /* count(DISTINCT): a program of its own (exec.c's keptDistinct) */
@@ -666,11 +907,15 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, int ord
 }
 
 int q_compile(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy){
-  return compile(run, pl, aCol, 0, k, pzWhy);
+  return compile(run, pl, aCol, 0, 0, k, pzWhy);
 }
 
 int q_compile_order(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy){
-  return compile(run, pl, aCol, 1, k, pzWhy);
+  return compile(run, pl, aCol, 0, 1, k, pzWhy);
+}
+
+int q_compile_join(qrun *run, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, qkept *k, char **pzWhy){
+  return compile(run, pl, aCol, aJr, 0, k, pzWhy);
 }
 
 void q_kept_free(qkept *k){

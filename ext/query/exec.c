@@ -506,7 +506,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   }
   qxSomeColumn(pl);
   if( (rc = qxKeptRun(&e, vt, pl, keep, kc, zParams, r, &done, pzErr))!=SQLITE_OK ){
-    if( rc==QE_BAIL || *pzErr==0 ) goto fail;
+    if( *pzErr==0 ) goto fail;       /* (QE_BAIL with *pzErr: a join's build, as below) */
     goto done;
   }
   if( !done && (rc = qxKeptOrder(&e, vt, pl, keep, r, &done, pzErr))!=SQLITE_OK ){
@@ -529,7 +529,8 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     e.base.xPar = sinkPar;
     e.base.nPar = n;
   }
-  if( pl->nJoin && (rc = qxJoinBuild(&e, vt, db, keep, pzErr))!=SQLITE_OK ){   /* a join: its tables (12) */
+  if( pl->nJoin && e.aJt==0 && (rc = qxJoinBuild(&e, vt, db, keep, pzErr))!=SQLITE_OK ){   /* a join: its tables
+                                                                                        ** (12; 8 may have) */
     if( *pzErr==0 ) goto fail;
     goto done;
   }

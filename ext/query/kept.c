@@ -436,7 +436,16 @@ static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, i
     return "rows without aggregates (other than ordered by one term with a LIMIT of 1 to " Q_STR(Q_ORDER_MAX) ")";
   }
   *pNote = 1;
-  if( pl->nJoin ) return "a join (the device's operators do not join yet)";
+  if( pl->nJoin ){                /* (compile.c, 6: what the builds show is said once they are made) */
+    int k;
+    if( !pl->grouped ) return "rows without aggregates from a join";
+    for(k=0; k<pl->nJoin; k++){
+      const qjoin *q = &pl->aJoin[k];
+      if( q->left ) return "a LEFT JOIN";
+      if( q->semi ) return "a subquery's join (EXISTS, IN)";
+      if( q->nEq!=1 ) return "a join by several equalities, or none";
+    }
+  }
   return 0;
 }
 
@@ -447,6 +456,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   ga_resident *aRes[GA_COLS_MAX];
   ga_qcol aCol[GA_COLS_MAX];
   ga_group aG[GA_QFOLD], *apG[GA_QFOLD];
+  qjoinrows aJr[Q_MAXTAB];
   Dist *aDist = 0;
   ga_colsrc *src = 0;
   qkept k, *pk = &k;
@@ -465,6 +475,14 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
+  if( pl->nJoin ){
+    /* the joined tables built as the CPU's operators build them (join.c, 1), which
+    ** serve the read where the program does not */
+    if( (rc = qxJoinBuild(e, vt, ((ga_vtab*)vt)->db, keep, pzErr))!=SQLITE_OK ) goto done;
+    for(c=0; c<pl->nJoin; c++) qxJoinRows(e, c, &aJr[c]);
+    r->aMs[0] = ga_now_ms() - t0;
+    kc = 0;                                   /* (the builds change with the tables) */
+  }
   if( kc ){                                 /* the parameters, and the constants they fold into */
     char *zPlan = planKey(pl);
     zKey = zPlan ? sqlite3_mprintf("%s|%s", zParams ? zParams : "", zPlan) : 0;
@@ -472,7 +490,8 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   }
   if( keptSame(kc, pl, aRes, zKey) ){
     pk = &kc->k;
-  }else if( (rc = q_compile(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
+  }else if( (rc = pl->nJoin ? q_compile_join(e->r, pl, aRes, aJr, &k, &zWhy)
+                             : q_compile(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
     if( rc==QE_BAIL ) rc = SQLITE_OK;
     else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
     goto done;
@@ -670,6 +689,12 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   for(c=0; c<pl->nCol; c++){
     aRes[c] = ga_cache_kept(src, c);
     if( aRes[c]->d==0 ) useDev = 0;
+  }
+  if( pl->nJoin ){                /* (the builds decide: qxKeptRun makes them) */
+    src->xClose(src);
+    if( !useDev && conn->qkept!=1 ) return sqlite3_mprintf("no: the columns are not on the device");
+    return sqlite3_mprintf("yes: the %s operators, where each joined table's rows have one integer key each in a"
+                           " span (compile.c, 6: known once they are read)", useDev ? "device's" : "CPU's");
   }
   if( (r = q_run_new(db, pl))==0 ){
     src->xClose(src);

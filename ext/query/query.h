@@ -454,6 +454,20 @@ struct qkeptcache {
 };
 void q_keptcache_clear(qkeptcache*);
 
+/* A joined table's rows as a join over kept columns reads them (compile.c,
+** 6): its build's rows (join.c, 1: its own conjuncts applied) and their
+** direct index (1a). */
+typedef struct qjoinrows {
+  int64_t n;                       /* rows */
+  unsigned char *const *aT;        /* its columns (the join's nCol): each row's class */
+  int64_t *const *aV;              /* ... value (TEXT, BLOB: the row's cell) */
+  ga_cell *const *aCell;           /* ... TEXT and BLOB bytes */
+  const int64_t *aFirst;           /* each key - lo: its row, -1 none (NULL: not direct) */
+  const int64_t *aNext;            /* ... a row's next with the same key (-1: none) */
+  int64_t lo, nFirst;              /* ... the least key, and the keys' span */
+  int64_t nKeyed;                  /* rows with a key (not NULL) */
+} qjoinrows;
+
 /* Compile pl for its columns as kept (aCol[c]: the plan's column c) into
 ** *k, evaluating what depends on one TEXT column once per distinct value
 ** on run r (whose memory keeps the keys' shown values). SQLITE_OK, or
@@ -462,6 +476,8 @@ int q_compile(qrun *r, const qplan *pl, ga_resident *const *aCol, qkept *k, char
 /* As q_compile, an ungrouped plan ordered by one term (compile.c, 5): the
 ** filter, and the term as the program's number key. */
 int q_compile_order(qrun *r, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy);
+/* As q_compile, a join (compile.c, 6): aJr[k] join k's rows. */
+int q_compile_join(qrun *r, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, qkept *k, char **pzWhy);
 void q_kept_free(qkept *k);
 
 /* ---- collations (eval.c) ------------------------------------------------------- */
