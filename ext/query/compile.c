@@ -30,8 +30,10 @@
 **      of the window's rows alone (exec.c's keptOrder).
 **   6. A join (q_compile_join) whose joined tables each meet the scanned
 **      one's rows by one equality, no LEFT JOIN and no subquery's, each
-**      table's rows built (join.c, 1: its own conjuncts applied) and
-**      indexed directly (1a) with one row a key, and each equality's other
+**      table's rows built (join.c, 1: its own conjuncts applied), their
+**      keys integers (after the equality's affinity), one row a key, within
+**      a span of 16 times the table's rows plus 65,536 (an INTEGER PRIMARY
+**      KEY, however few rows its conditions keep), and each equality's other
 **      side an expression of the tables before it whose values are
 **      integers or NULL (which matches nothing): after the scanned table's
 **      conjuncts each row probes each table's index with that value
@@ -759,19 +761,27 @@ static int probe(Comp *c, int jk, int *pr){
   const qjoinrows *jr = &c->aJr[jk];
   const qexpr *eq = q->aEq[0], *x;
   unsigned char *aT;
-  int64_t *aV, i, n;
+  int64_t *aV, i, n, lo = 0, hi = 0, nKeyed = 0;
   int rc, t, rk;
   if( q->left || q->semi ) return why(c, "%s", q->left ? "a LEFT JOIN" : "a subquery's join (EXISTS, IN)");
   if( q->nEq!=1 ) return why(c, "a join by %d equalities (%s)", q->nEq, q->zQual);
   x = q->aBuildSide[0] ? eq->a : eq->b;
   if( lastTab(x)>jk ) return why(c, "a join whose key (%s) reads a table joined after it", q->zQual);
-  if( jr->aFirst==0 && jr->nKeyed ){
-    return why(c, "a joined table whose keys are not integers in a span (%s)", q->zQual);
+  /* its index: each integer key's row, from the least key (none: one entry, NULL) */
+  for(i=0; i<jr->n; i++){
+    int64_t v;
+    if( jr->azKey[i]==0 ) continue;
+    if( jr->anKey[i]!=9 || jr->azKey[i][0]!=1 ){      /* (q_key_bytes: an integer) */
+      return why(c, "a joined table whose keys are not all integers (%s)", q->zQual);
+    }
+    memcpy(&v, jr->azKey[i] + 1, 8);
+    if( nKeyed++==0 || v<lo ) lo = v;
+    if( nKeyed==1 || v>hi ) hi = v;
   }
-  for(i=0; jr->aFirst && i<jr->n; i++){
-    if( jr->aNext[i]>=0 ) return why(c, "a joined table with rows of the same key (%s)", q->zQual);
+  n = nKeyed ? (int64_t)((uint64_t)hi - (uint64_t)lo + 1) : 1;
+  if( nKeyed && (n<=0 || n>((int64_t)1<<26) || n>16*(jr->n>q->nEst ? jr->n : q->nEst) + 65536) ){
+    return why(c, "a joined table whose keys span more than its rows allow (%s)", q->zQual);
   }
-  n = jr->aFirst ? jr->nFirst : 1;           /* no key: one entry, NULL (no row matches) */
   aT = sqlite3_malloc64((uint64_t)n);
   aV = sqlite3_malloc64(8*(uint64_t)n);
   if( aT==0 || aV==0 ){
@@ -779,9 +789,20 @@ static int probe(Comp *c, int jk, int *pr){
     sqlite3_free(aV);
     return SQLITE_NOMEM;
   }
-  for(i=0; i<n; i++){
-    aT[i] = jr->aFirst && jr->aFirst[i]>=0 ? SQLITE_INTEGER : SQLITE_NULL;
-    aV[i] = jr->aFirst && jr->aFirst[i]>=0 ? jr->aFirst[i] : 0;
+  memset(aT, SQLITE_NULL, (size_t)n);
+  memset(aV, 0, 8*(size_t)n);
+  for(i=0; i<jr->n; i++){
+    int64_t v;
+    if( jr->azKey[i]==0 ) continue;
+    memcpy(&v, jr->azKey[i] + 1, 8);
+    v -= lo;
+    if( aT[v]!=SQLITE_NULL ){
+      sqlite3_free(aT);
+      sqlite3_free(aV);
+      return why(c, "a joined table with rows of the same key (%s)", q->zQual);
+    }
+    aT[v] = SQLITE_INTEGER;
+    aV[v] = i;
   }
   rc = addTable(c, aT, aV, n, &t);
   sqlite3_free(aT);
@@ -790,7 +811,7 @@ static int probe(Comp *c, int jk, int *pr){
     /* (an integer, after any affinity, meets the keys as join.c's 1a says; an integral REAL would too) */
     rc = why(c, "a join whose key (%s) may be a REAL", q->zQual);
   }
-  if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, jr->aFirst ? jr->lo : 0, &c->aRow[jk]);
+  if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, lo, &c->aRow[jk]);
   if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ) rc = emit(c, GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
   return rc;
 }

@@ -501,16 +501,12 @@ int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
 
 void qxJoinRows(const Exec *e, int k, qjoinrows *out){
   const JoinTab *jt = &e->aJt[k];
-  int64_t r;
   out->n = jt->n;
   out->aT = jt->aT;
   out->aV = jt->aV;
   out->aCell = jt->aCell;
-  out->aFirst = jt->aFirst;
-  out->aNext = jt->aNext;
-  out->lo = jt->lo;
-  out->nFirst = jt->nFirst;
-  for(out->nKeyed=0, r=0; r<jt->n; r++) out->nKeyed += jt->azKey[r]!=0;
+  out->azKey = jt->azKey;
+  out->anKey = jt->anKey;
 }
 
 void qxJoinFree(Exec *e){

@@ -314,6 +314,7 @@ static int litKey(sqlite3_str *s, const qexpr *e){
   int i;
   if( e==0 ) return 1;
   if( e->op==E_SQL && e->mainOnly ) return 0;
+  if( e->op==E_SUBQ || e->op==E_INSEL || (e->op==E_IN && e->aIn) ) return 0;   /* (values read this time) */
   if( e->op==E_LIT ){
     sqlite3_str_appendf(s, "%d:%lld:", e->t, (long long)e->i);
     for(i=0; (e->t==SQLITE_TEXT || e->t==SQLITE_BLOB) && i<e->n; i++) sqlite3_str_appendf(s, "%02x", (unsigned char)e->z[i]);
@@ -328,10 +329,19 @@ static int litKey(sqlite3_str *s, const qexpr *e){
 ** (sqlite3_malloc'd); NULL where it must not be kept (or out of memory). */
 static char *planKey(const qplan *pl){
   sqlite3_str *s = sqlite3_str_new(0);
-  int i, ok = 1;
+  int i, k, ok = 1;
   for(i=0; ok && i<pl->nConj; i++) ok = litKey(s, pl->aConj[i]);
   for(i=0; ok && i<pl->nKey; i++) ok = litKey(s, pl->aKey[i]);
   for(i=0; ok && i<pl->nAgg; i++) ok = litKey(s, pl->aAgg[i].x);
+  for(i=0; ok && i<pl->nPost; i++) ok = litKey(s, pl->aPost[i]);
+  for(k=0; ok && k<pl->nJoin; k++){
+    /* a joined table's rows are built in the compiled plan: kept only where they are
+    ** the scanned table's file's (main: kept columns' gens then say nothing changed) */
+    const qjoin *q = &pl->aJoin[k];
+    ok = q->src.tab.zDb && strcmp(q->src.tab.zDb, "main")==0 && q->pBuild;
+    for(i=0; ok && i<q->nEq; i++) ok = litKey(s, q->aEq[i]);
+    for(i=0; ok && i<q->pBuild->nConj; i++) ok = litKey(s, q->pBuild->aConj[i]);
+  }
   sqlite3_str_appendchar(s, 1, '.');
   if( !ok ){
     sqlite3_free(sqlite3_str_finish(s));
@@ -475,28 +485,28 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
-  if( pl->nJoin ){
-    /* the joined tables built as the CPU's operators build them (join.c, 1), which
-    ** serve the read where the program does not */
-    if( (rc = qxJoinBuild(e, vt, ((ga_vtab*)vt)->db, keep, pzErr))!=SQLITE_OK ) goto done;
-    for(c=0; c<pl->nJoin; c++) qxJoinRows(e, c, &aJr[c]);
-    r->aMs[0] = ga_now_ms() - t0;
-    kc = 0;                                   /* (the builds change with the tables) */
-  }
   if( kc ){                                 /* the parameters, and the constants they fold into */
     char *zPlan = planKey(pl);
     zKey = zPlan ? sqlite3_mprintf("%s|%s", zParams ? zParams : "", zPlan) : 0;
     sqlite3_free(zPlan);
   }
   if( keptSame(kc, pl, aRes, zKey) ){
-    pk = &kc->k;
-  }else if( (rc = pl->nJoin ? q_compile_join(e->r, pl, aRes, aJr, &k, &zWhy)
-                             : q_compile(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
-    if( rc==QE_BAIL ) rc = SQLITE_OK;
-    else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
-    goto done;
-  }else if( zKey && keptSave(kc, pl, aRes, zKey, &k)==0 ){
-    pk = &kc->k;
+    pk = &kc->k;                            /* (a join's: its tables unchanged, nothing built) */
+  }else{
+    if( pl->nJoin ){
+      /* the joined tables built as the CPU operators build them (join.c, 1), which
+      ** serve the read where the program does not */
+      if( (rc = qxJoinBuild(e, vt, ((ga_vtab*)vt)->db, keep, pzErr))!=SQLITE_OK ) goto done;
+      for(c=0; c<pl->nJoin; c++) qxJoinRows(e, c, &aJr[c]);
+      r->aMs[0] = ga_now_ms() - t0;
+    }
+    rc = pl->nJoin ? q_compile_join(e->r, pl, aRes, aJr, &k, &zWhy) : q_compile(e->r, pl, aRes, &k, &zWhy);
+    if( rc!=SQLITE_OK ){
+      if( rc==QE_BAIL ) rc = SQLITE_OK;
+      else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
+      goto done;
+    }
+    if( zKey && keptSave(kc, pl, aRes, zKey, &k)==0 ) pk = &kc->k;
   }
   r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
   for(f=0; f<pk->p.nFold; f++){

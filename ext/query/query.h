@@ -455,17 +455,14 @@ struct qkeptcache {
 void q_keptcache_clear(qkeptcache*);
 
 /* A joined table's rows as a join over kept columns reads them (compile.c,
-** 6): its build's rows (join.c, 1: its own conjuncts applied) and their
-** direct index (1a). */
+** 6): its build's rows (join.c, 1: its own conjuncts applied) and keys. */
 typedef struct qjoinrows {
   int64_t n;                       /* rows */
   unsigned char *const *aT;        /* its columns (the join's nCol): each row's class */
   int64_t *const *aV;              /* ... value (TEXT, BLOB: the row's cell) */
   ga_cell *const *aCell;           /* ... TEXT and BLOB bytes */
-  const int64_t *aFirst;           /* each key - lo: its row, -1 none (NULL: not direct) */
-  const int64_t *aNext;            /* ... a row's next with the same key (-1: none) */
-  int64_t lo, nFirst;              /* ... the least key, and the keys' span */
-  int64_t nKeyed;                  /* rows with a key (not NULL) */
+  const char *const *azKey;        /* each row's canonical key (q_key_bytes'; NULL: none) */
+  const int *anKey;                /* ... its bytes */
 } qjoinrows;
 
 /* Compile pl for its columns as kept (aCol[c]: the plan's column c) into
