@@ -58,6 +58,7 @@ typedef struct ga_conn {
                             ** owns it), or NULL */
   struct ga_seen *seen;     /* wal-index headers seen (source/snap.c owns it), or NULL */
   struct ga_srcnotes *srcnotes; /* the source each function used last (source/open.c owns it), or NULL */
+  struct ga_srcmemo *srcmemo; /* SOURCEs resolved in main or temp (source/table.c owns it), or NULL */
   struct ga_cache *cache;   /* columns kept between queries (source/cache.c owns it) */
   struct ga_querynotes *qnotes; /* gpu_query's counts and reasons (query/vtab.c owns it), or NULL */
   sqlite3 *db;              /* the connection it serves, once every registration succeeded:

@@ -2639,6 +2639,56 @@ static char *readChecked(sqlite3 *db, const char *zSql, const char *zWhat){
   return a;
 }
 
+/* A table's name resolved once is remembered while main's and temp's schema
+** cookies stand, outside transactions (table.h, 4a): every change of what the
+** name finds is seen by the next read of the same gpu_query table: a temp
+** table over it and gone again, the table made again with other types and
+** collations, a change rolled back and another in its place, each read in
+** and out of a transaction; and in an attached schema, made again there. */
+START_TEST(test_schema_memo){
+  static const char *zSql = "SELECT b, count(*), sum(a), min(a) FROM rm GROUP BY b";
+  static const char *azStep[] = {
+    "",
+    "CREATE TEMP TABLE rm(a TEXT, b INTEGER); INSERT INTO temp.rm VALUES('5', 1), ('x', 2), (7, 1)",
+    "DROP TABLE temp.rm",
+    "DROP TABLE main.rm; CREATE TABLE main.rm(b TEXT COLLATE NOCASE, a REAL);"
+    " INSERT INTO main.rm VALUES('k', 1.5), ('K', 2), ('j', NULL)",
+    "BEGIN; DROP TABLE main.rm; CREATE TABLE main.rm(a INTEGER, b TEXT COLLATE RTRIM);"
+    " INSERT INTO main.rm VALUES(1, 'q '), (2, 'q'), (3, 'r')",
+    "ROLLBACK; CREATE TABLE main.other(x); DROP TABLE main.other",      /* the cookie the rolled-back one had */
+    "BEGIN; CREATE TABLE main.o2(x)",
+    "COMMIT",
+    "ATTACH ':memory:' AS am; CREATE TABLE am.rm(a, b); INSERT INTO am.rm VALUES(9, 'z')",
+  };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  int i, v;
+  s_dir_make(zDir, "memo");
+  snprintf(zFile, sizeof(zFile), "%s/m.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE rm(a INTEGER, b TEXT); INSERT INTO rm VALUES(1, 'x'), (2, 'X'), (3, 'y'), (NULL, 'y')");
+  for(v=0; v<2; v++){
+    /* v 1: the attached schema's table, by its qualified name, made again there */
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", v ? "SELECT b, count(*), sum(a) FROM am.rm GROUP BY b"
+                                                                      : zSql);
+    for(i=0; i<(int)(sizeof(azStep)/sizeof(azStep[0])); i++){
+      char zWhat[64], *a;
+      if( v==0 ) EXEC(db, "%s", azStep[i]);
+      else if( i%3==1 ) EXEC(db, "DETACH am; ATTACH ':memory:' AS am; CREATE TABLE am.rm(a, b%s);"
+                                 " INSERT INTO am.rm VALUES(%d, 'w'), (1, 'W')", i%2 ? "" : " COLLATE NOCASE", i);
+      snprintf(zWhat, sizeof(zWhat), "%s, step %d", v ? "attached" : "main and temp", i);
+      a = readChecked(db, v ? "SELECT b, count(*), sum(a) FROM am.rm GROUP BY b" : zSql, zWhat);
+      free(a);
+      a = readChecked(db, v ? "SELECT b, count(*), sum(a) FROM am.rm GROUP BY b" : zSql, zWhat);
+      free(a);
+    }
+    EXEC(db, "DROP TABLE temp.q");
+  }
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_stale){
   /* cache 2: the columns kept and the reads over them (exec.c, 8), on the device where one serves */
   static const char *azSql[] = {
@@ -2830,6 +2880,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_push);
   tcase_add_test(tc, test_param_names);
   tcase_add_test(tc, test_stale);
+  tcase_add_test(tc, test_schema_memo);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_kept);

@@ -1649,7 +1649,7 @@ static int planJoin(Bind *b, JSort *js){
     const char *zFrom = i<nFrom ? s->aJoin[i - 1].zFrom : b->aSemi[i - nFrom].sel->zFrom;
     char *zErr = 0;
     if( i<nFrom && s->aJoin[i - 1].jt==Q_JT_LEFT ) hasLeft = 1;
-    rc = ga_source_resolve(b->db, "gpu_query", zFrom, &aSrc[i], &zErr);
+    rc = ga_source_resolve_on(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, "gpu_query", zFrom, &aSrc[i], &zErr);
     if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ sqlite3_free(zErr); b->rc = rc; break; }
     if( rc ){
       whyf(b, "its FROM (%s)", zErr ? zErr : sqlite3_errstr(rc));
@@ -1936,7 +1936,7 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **a
     goto bind;
   }
   if( s->zFrom==0 ) goto bind;      /* no table: one row of no columns */
-  rc = ga_source_resolve(db, "gpu_query", s->zFrom, &pl->src, &zErr);
+  rc = ga_source_resolve_on(db, vt ? ((ga_vtab*)vt)->conn : 0, "gpu_query", s->zFrom, &pl->src, &zErr);
   if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
     sqlite3_free(zErr);
     *pzWhy = sqlite3_mprintf("%s", sqlite3_errstr(rc));

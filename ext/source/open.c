@@ -53,6 +53,7 @@ void ga_source_describe(sqlite3_str *out, const ga_conn *conn){
 void ga_source_forget(ga_conn *conn){
   sqlite3_free(conn->srcnotes);
   conn->srcnotes = 0;
+  ga_source_memo_free(conn);
 }
 
 /* The source that reads the table: the pages, else the statement. */

@@ -408,6 +408,106 @@ int ga_source_resolve(sqlite3 *db, const char *zFn, const char *zSource, ga_sour
   return rc;
 }
 
+/* ---- resolutions remembered (4a) ---------------------------------------------------------- */
+
+#define MEMO_N 16                   /* SOURCEs a connection remembers */
+
+/* A connection's remembered resolutions (conn->srcmemo). */
+struct ga_srcmemo {
+  int mainVer, tempVer;             /* main's and temp's schema cookies they were made under */
+  int n, next;                      /* entries, and the one the next replaces */
+  char *azSource[MEMO_N];           /* each one's SOURCE, as given */
+  ga_source aSrc[MEMO_N];           /* ... and what it resolved to */
+};
+
+static void memoClear(struct ga_srcmemo *m){
+  int i;
+  for(i=0; i<m->n; i++){
+    sqlite3_free(m->azSource[i]);
+    ga_source_free(&m->aSrc[i]);
+  }
+  m->n = m->next = 0;
+}
+
+void ga_source_memo_free(ga_conn *conn){
+  if( conn->srcmemo ) memoClear(conn->srcmemo);
+  sqlite3_free(conn->srcmemo);
+  conn->srcmemo = 0;
+}
+
+/* A copy of z (NULL stays NULL) into *pz: 0, or 1 out of memory. */
+static int dupStr(const char *z, char **pz){
+  return dupText((const unsigned char*)z, pz)!=SQLITE_OK;
+}
+
+/* A deep copy of a into *b: SQLITE_OK or SQLITE_NOMEM (b freed). */
+static int sourceCopy(const ga_source *a, ga_source *b){
+  int i, bad;
+  memset(b, 0, sizeof(*b));
+  bad = dupStr(a->zName, &b->zName) | dupStr(a->zTab, &b->zTab) | dupStr(a->zFrom, &b->zFrom)
+      | dupStr(a->tab.zDb, &b->tab.zDb) | dupStr(a->tab.zTab, &b->tab.zTab) | dupStr(a->tab.zKind, &b->tab.zKind);
+  b->tab.noList = a->tab.noList;
+  b->tab.withoutRowid = a->tab.withoutRowid;
+  b->tab.schemaVersion = a->tab.schemaVersion;
+  if( !bad && a->tab.nCol ){
+    if( (b->tab.aCol = sqlite3_malloc64(sizeof(ga_tabcol)*(sqlite3_uint64)a->tab.nCol))==0 ) bad = 1;
+    else memset(b->tab.aCol, 0, sizeof(ga_tabcol)*(size_t)a->tab.nCol);
+  }
+  for(i=0; !bad && i<a->tab.nCol; i++){
+    const ga_tabcol *x = &a->tab.aCol[i];
+    ga_tabcol *y = &b->tab.aCol[i];
+    b->tab.nCol = i + 1;
+    y->aff = x->aff;
+    bad = dupStr(x->zName, &y->zName) | dupStr(x->zType, &y->zType) | dupStr(x->zColl, &y->zColl);
+  }
+  if( bad ) ga_source_free(b);
+  return bad ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+int ga_source_resolve_on(sqlite3 *db, ga_conn *conn, const char *zFn, const char *zSource, ga_source *p,
+                         char **pzErr){
+  struct ga_srcmemo *m = conn ? conn->srcmemo : 0;
+  int vMain, vTemp, i, rc;
+  /* the cookies first: a change after them moves them, so that what is
+  ** remembered under them is never newer than they say (4a) */
+  if( conn==0 || !sqlite3_get_autocommit(db)      /* (in a transaction, a rollback can give a cookie back) */
+   || ga_schema_version(db, "main", &vMain)!=SQLITE_OK || ga_schema_version(db, "temp", &vTemp)!=SQLITE_OK ){
+    return ga_source_resolve(db, zFn, zSource, p, pzErr);
+  }
+  if( m && (m->mainVer!=vMain || m->tempVer!=vTemp) ) memoClear(m);
+  for(i=0; m && i<m->n; i++){
+    if( strcmp(m->azSource[i], zSource)==0 ){
+      *pzErr = 0;
+      return sourceCopy(&m->aSrc[i], p);
+    }
+  }
+  rc = ga_source_resolve(db, zFn, zSource, p, pzErr);
+  if( rc!=SQLITE_OK || p->tab.zDb==0 || (sqlite3_stricmp(p->tab.zDb, "main")!=0 && sqlite3_stricmp(p->tab.zDb, "temp")!=0) ){
+    return rc;
+  }
+  if( m==0 ){
+    if( (m = conn->srcmemo = sqlite3_malloc(sizeof(*m)))==0 ) return SQLITE_OK;   /* (remembered next time) */
+    memset(m, 0, sizeof(*m));
+  }
+  if( m->n==0 ){
+    m->mainVer = vMain;
+    m->tempVer = vTemp;
+  }
+  if( m->n<MEMO_N ){
+    i = m->n++;
+  }else{                            /* the oldest makes room */
+    i = m->next;
+    m->next = (m->next + 1) % MEMO_N;
+    sqlite3_free(m->azSource[i]);
+    ga_source_free(&m->aSrc[i]);
+  }
+  memset(&m->aSrc[i], 0, sizeof(m->aSrc[i]));
+  if( (m->azSource[i] = sqlite3_mprintf("%s", zSource))==0 || sourceCopy(p, &m->aSrc[i])!=SQLITE_OK ){
+    memoClear(m);                   /* (out of memory: nothing remembered; the answer stands) */
+  }
+  return SQLITE_OK;
+}
+
 /* The index of the column named zCol of p (names compare as SQLite's,
 ** ignoring ASCII case), or -1. */
 static int columnIndex(const ga_source *p, const char *zCol){

@@ -22,6 +22,17 @@
 **      it): no such table says which schemas were searched or that the
 **      schema does not exist; no such column, which table; an argument
 **      that is not a name says why, and hints what to do instead.
+**   4a. A resolution in main or temp, outside a transaction, is
+**      remembered on the connection (ga_source_resolve_on): the same
+**      SOURCE again, outside a transaction, is copied from it while main's
+**      and temp's schema cookies are what they were (the name then finds
+**      the same table, described the same: temp and main are searched
+**      before the attached schemas, and a committed schema change moves
+**      its schema's cookie past every value it had). Resolved each time:
+**      in a transaction (a rollback gives a cookie back, which a later
+**      change can take again for another schema), and in an attached
+**      schema (a DETACH and ATTACH can put another file with the same
+**      cookie there).
 **   5. Its columns are opened (ga_source_open, open.c) from the column
 **      cache where it keeps them, else the page source where it serves,
 **      else the statement source; gpuagg_info()'s "sources" says which one
@@ -46,6 +57,8 @@ typedef struct ga_source {
 ** too): SQLITE_OK, or an error with its message in *pzErr. */
 int ga_source_resolve(sqlite3*, const char *zFn, const char *zSource, ga_source *p, char **pzErr);
 void ga_source_free(ga_source*);
+/* As ga_source_resolve, remembered on conn (4a). */
+int ga_source_resolve_on(sqlite3*, ga_conn*, const char *zFn, const char *zSource, ga_source *p, char **pzErr);
 
 /* The index of column zCol of p (2), or -1 with the message in *pzErr. */
 int ga_source_column(const char *zFn, const ga_source *p, const char *zCol, char **pzErr);
@@ -63,6 +76,8 @@ int ga_source_open(sqlite3*, ga_conn*, const char *zFn, const ga_source *p, int 
 ** freeing it. */
 void ga_source_describe(sqlite3_str*, const ga_conn*);
 void ga_source_forget(ga_conn*);
+/* The resolutions remembered on conn (4a, table.c's), freed. */
+void ga_source_memo_free(ga_conn*);
 
 /* z as SQL writes a name: [qualifier.]name, each part bare (an ASCII
 ** letter, _ or a byte >= 0x80, then those, digits and $), "quoted" (""
