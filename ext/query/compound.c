@@ -104,7 +104,10 @@ int qxCompound(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, c
     int op = pl->aArm[i].s->op;
     KeySet right;
     memset(&right, 0, sizeof(right));
-    if( (rc = q_exec(vt, db, &pl->aArm[i], keep, 0, "", &arm, pzErr))!=SQLITE_OK ) break;
+    if( (rc = q_exec(vt, db, &pl->aArm[i], keep, 0, "", &arm, pzErr))!=SQLITE_OK ){
+      q_result_free(&arm);            /* (its run, and why not over kept columns) */
+      break;
+    }
     r->nScan += arm.nScan;
     if( op==Q_INTERSECT || op==Q_EXCEPT ){
       /* the right's rows as a set; the left's kept by it */
