@@ -74,16 +74,17 @@ static int why(Comp *c, const char *zFmt, ...){
   return QE_BAIL;
 }
 
-/* The one column e reads (-2: none, -1: several). */
-static int colsOf(const qexpr *e){
+/* The one value fn gives every column e reads (-2: e reads none, -1: not
+** one): the column itself (colsOf), or its table (tabOf). */
+static int oneOf(const qexpr *e, int (*fn)(int)){
   int c = -2, i, x;
   const qexpr *aSub[2];
   if( e==0 ) return -2;
-  if( e->op==E_COL ) return e->iCol;
+  if( e->op==E_COL ) return fn(e->iCol);
   aSub[0] = e->a;
   aSub[1] = e->b;
   for(i=0; i<2 + e->nArg; i++){
-    x = colsOf(i<2 ? aSub[i] : e->arg[i - 2]);
+    x = oneOf(i<2 ? aSub[i] : e->arg[i - 2], fn);
     if( x==-2 ) continue;
     if( x==-1 || (c>=0 && c!=x) ) return -1;
     c = x;
@@ -91,23 +92,11 @@ static int colsOf(const qexpr *e){
   return c;
 }
 
-/* The table e reads (6): -2 none, -1 several, 0 the scanned one, k + 1
-** joined table k. */
-static int tabOf(const qexpr *e){
-  int t = -2, i, x;
-  const qexpr *aSub[2];
-  if( e==0 ) return -2;
-  if( e->op==E_COL ) return e->iCol<Q_JCOL0 ? 0 : 1 + (e->iCol - Q_JCOL0)/GA_COLS_MAX;
-  aSub[0] = e->a;
-  aSub[1] = e->b;
-  for(i=0; i<2 + e->nArg; i++){
-    x = tabOf(i<2 ? aSub[i] : e->arg[i - 2]);
-    if( x==-2 ) continue;
-    if( x==-1 || (t>=0 && t!=x) ) return -1;
-    t = x;
-  }
-  return t;
-}
+static int colId(int iCol){ return iCol; }
+/* Column iCol's table (6): 0 the scanned one, k + 1 joined table k. */
+static int tabId(int iCol){ return iCol<Q_JCOL0 ? 0 : 1 + (iCol - Q_JCOL0)/GA_COLS_MAX; }
+static int colsOf(const qexpr *e){ return oneOf(e, colId); }
+static int tabOf(const qexpr *e){ return oneOf(e, tabId); }
 
 static const char *colName(Comp *c, int col){
   return c->pl->src.tab.aCol[c->pl->aiCol[col]].zName;
@@ -278,36 +267,6 @@ static int emitMap(Comp *c, int col, int t, int *pr){
   return rc ? rc : emit(c, GA_Q_MAP, *pr, col, c->aCol[col]->nNull==0, t);
 }
 
-/* e, an expression of TEXT column col alone, as a lookup of numbers
-** (requirement 1). */
-static int mapNode(Comp *c, qexpr *e, int col, int *pr){
-  qval *a = 0;
-  int64_t n, i;
-  unsigned char *aT;
-  int64_t *aV;
-  int rc, t;
-  if( (rc = dictEval(c, e, col, 0, &a, &n))!=SQLITE_OK ) return rc;
-  aT = sqlite3_malloc64((uint64_t)n);
-  aV = sqlite3_malloc64(8*(uint64_t)n);
-  if( aT==0 || aV==0 ){
-    rc = SQLITE_NOMEM;
-    goto done;
-  }
-  for(i=0; i<n; i++){
-    if( a[i].t==SQLITE_TEXT || a[i].t==SQLITE_BLOB ){
-      rc = why(c, "a TEXT or BLOB value of %s where a number is needed", colName(c, col));
-      goto done;
-    }
-    aT[i] = (unsigned char)a[i].t;
-    aV[i] = a[i].t==SQLITE_NULL ? 0 : a[i].v;
-  }
-  if( (rc = addTable(c, aT, aV, n, &t))==SQLITE_OK ) rc = emitMap(c, col, t, pr);
-done:
-  sqlite3_free(a);
-  sqlite3_free(aT);
-  sqlite3_free(aV);
-  return rc;
-}
 
 /* e, an expression of joined table jk's columns alone, over each of its
 ** build's rows into *paOut (sqlite3_free it), *pn values; keep: their
@@ -377,16 +336,18 @@ static int emitLook(Comp *c, int a, int t, int64_t lo, int *pr){
   return rc ? rc : emit(c, GA_Q_LOOK, *pr, a, 0, t);
 }
 
-/* e, an expression of joined table jk's columns alone, as a lookup of its
-** row's number (6). */
-static int rowNode(Comp *c, qexpr *e, int jk, int *pr){
+/* e, an expression of TEXT column col alone (requirement 1), or of joined
+** table jk's columns (jk >= 0: 6), as a lookup of numbers: its values over
+** the column's dictionary, or the table's rows. */
+static int numNode(Comp *c, qexpr *e, int col, int jk, int *pr){
   qval *a = 0;
   int64_t n, i;
   unsigned char *aT;
   int64_t *aV;
   int rc, t;
-  if( (rc = rowEval(c, e, jk, 0, &a, &n))!=SQLITE_OK ) return rc;
-  aT = sqlite3_malloc64((uint64_t)n + 1);
+  rc = jk<0 ? dictEval(c, e, col, 0, &a, &n) : rowEval(c, e, jk, 0, &a, &n);
+  if( rc!=SQLITE_OK ) return rc;
+  aT = sqlite3_malloc64((uint64_t)n + 1);          /* (a joined table may have no row) */
   aV = sqlite3_malloc64(8*(uint64_t)n + 8);
   if( aT==0 || aV==0 ){
     rc = SQLITE_NOMEM;
@@ -394,13 +355,16 @@ static int rowNode(Comp *c, qexpr *e, int jk, int *pr){
   }
   for(i=0; i<n; i++){
     if( a[i].t==SQLITE_TEXT || a[i].t==SQLITE_BLOB ){
-      rc = why(c, "a TEXT or BLOB value of %.*s where a number is needed", e->end - e->at, c->pl->s->zSql + e->at);
+      rc = jk<0 ? why(c, "a TEXT or BLOB value of %s where a number is needed", colName(c, col))
+                : why(c, "a TEXT or BLOB value of %.*s where a number is needed", e->end - e->at, c->pl->s->zSql + e->at);
       goto done;
     }
     aT[i] = (unsigned char)a[i].t;
     aV[i] = a[i].t==SQLITE_NULL ? 0 : a[i].v;
   }
-  if( (rc = addTable(c, aT, aV, n, &t))==SQLITE_OK ) rc = emitLook(c, c->aRow[jk], t, 0, pr);
+  if( (rc = addTable(c, aT, aV, n, &t))==SQLITE_OK ){
+    rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, pr);
+  }
 done:
   sqlite3_free(a);
   sqlite3_free(aT);
@@ -502,11 +466,11 @@ static int node(Comp *c, qexpr *e, int *pr){
   if( e->op==E_COLLATE || e->op==E_UPLUS ) return node(c, e->a, pr);
   if( (col = tabOf(e))>=1 ){
     if( c->aJr==0 ) return why(c, "a join");
-    return rowNode(c, e, col - 1, pr);
+    return numNode(c, e, -1, col - 1, pr);
   }
   if( (col = colsOf(e))>=0 && (isDict(c->aCol[col]) || !isNum(c->aCol[col])) ){
     if( !isDict(c->aCol[col]) ) return why(c, "column %s holds numbers and TEXT or BLOB both", colName(c, col));
-    return mapNode(c, e, col, pr);
+    return numNode(c, e, col, -1, pr);
   }
   if( col==-1 && e->op>=E_EQ && e->op<=E_ISNOT ){
     int ca = colsOf(e->a), cb = colsOf(e->b);
@@ -747,7 +711,7 @@ static int andInto(Comp *c, int r, int *piFirst, int *prFirst){
 static int lastTab(const qexpr *e){
   int t = -1, i, x;
   if( e==0 ) return -1;
-  if( e->op==E_COL ) return e->iCol<Q_JCOL0 ? 0 : 1 + (e->iCol - Q_JCOL0)/GA_COLS_MAX;
+  if( e->op==E_COL ) return tabId(e->iCol);
   if( (x = lastTab(e->a))>t ) t = x;
   if( (x = lastTab(e->b))>t ) t = x;
   for(i=0; i<e->nArg; i++) if( (x = lastTab(e->arg[i]))>t ) t = x;
