@@ -1602,14 +1602,45 @@ static int64_t intOf(sqlite3 *db, char *zSql){
   return n;
 }
 
-/* The rows t holds, at most: the span of its rowids (a search at each end of
-** its b-tree). Where they are an INTEGER PRIMARY KEY's (*pKeyed), such as
-** dates as yyyymmdd, the span may be far more than the rows. */
-static int64_t rowSpan(sqlite3 *db, const ga_table *t, int *pKeyed){
-  *pKeyed = intOf(db, sqlite3_mprintf("SELECT count(*)=1 AND max(pk=1 AND upper(type)='INTEGER') FROM "
-                                      "pragma_table_info(%Q, %Q) WHERE pk>0", t->zTab, t->zDb))!=0;
-  return intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\") + 1",
-                                   t->zDb, t->zTab, t->zDb, t->zTab));
+/* Whether t's rowids are an INTEGER PRIMARY KEY's: one key column, declared
+** INTEGER (its description's). */
+static int rowidKeyed(const ga_table *t){
+  int i, n = 0, keyed = 0;
+  for(i=0; i<t->nCol; i++){
+    if( t->aCol[i].pk==0 ) continue;
+    n++;
+    keyed = t->aCol[i].pk==1 && t->aCol[i].zType && sqlite3_stricmp(t->aCol[i].zType, "INTEGER")==0;
+  }
+  return n==1 && keyed;
+}
+
+/* The rows each of the n tables holds, at most, into aEst: the span of its
+** rowids (a search at each end of its b-tree), all in one statement (else
+** one a table, 0 where a table has none). Where they are an INTEGER PRIMARY
+** KEY's (aKeyed), such as dates as yyyymmdd, the span may be far more than
+** the rows. */
+static void rowSpans(Bind *b, int n, int64_t *aEst, int *aKeyed){
+  sqlite3_str *s = sqlite3_str_new(0);
+  sqlite3_stmt *st = 0;
+  char *zSql;
+  int i, ok;
+  for(i=0; i<n; i++){
+    const ga_table *t = b->aTab[i].t;
+    aKeyed[i] = rowidKeyed(t);
+    aEst[i] = 0;
+    sqlite3_str_appendf(s, "%s(SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\") + 1",
+                        i ? ", " : "SELECT ", t->zDb, t->zTab, t->zDb, t->zTab);
+  }
+  zSql = sqlite3_str_finish(s);
+  ok = zSql && sqlite3_prepare_v2(b->db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW;
+  for(i=0; ok && i<n; i++) aEst[i] = sqlite3_column_int64(st, i);
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  for(i=0; !ok && i<n; i++){
+    const ga_table *t = b->aTab[i].t;
+    aEst[i] = intOf(b->db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM"
+                                             " \"%w\".\"%w\") + 1", t->zDb, t->zTab, t->zDb, t->zTab));
+  }
 }
 
 /* The table the scan reads: the one with the most rows. Each table's rows
@@ -1618,7 +1649,7 @@ static int64_t rowSpan(sqlite3 *db, const ga_table *t, int *pKeyed){
 ** choice made again, until the largest is known. */
 static int largest(Bind *b, int n, int64_t *aEst){
   int aKeyed[Q_MAXTAB], i, best = 0, k;
-  for(i=0; i<n; i++) aEst[i] = rowSpan(b->db, b->aTab[i].t, &aKeyed[i]);
+  rowSpans(b, n, aEst, aKeyed);
   for(k=0; k<n; k++){
     for(i=1, best=0; i<n; i++) if( aEst[i]>aEst[best] ) best = i;
     if( !aKeyed[best] ) break;

@@ -244,7 +244,7 @@ typedef struct qjoin {
   int aBuildSide[Q_MAXKEY];        /* ... which operand is over its columns: 0 a, 1 b */
   qexpr **aOn; int nOn;            /* LEFT JOIN: ON's other conjuncts, over the joined row: a pair
                                    ** matches where they are true too */
-  int64_t nEst;                    /* rows it holds, at most (plan.c's rowSpan; 0: not asked) */
+  int64_t nEst;                    /* rows it holds, at most (plan.c's rowSpans; 0: not asked) */
 } qjoin;
 
 typedef struct qplan {
