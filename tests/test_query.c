@@ -1453,6 +1453,7 @@ static void genStar(Gen *g, Query *q){
   static const char *azAgg[] = { "sum", "sum", "count", "avg", "total", "total", "min", "max" };
   static const char *azNum[] = { "a", "b", "u", "a", "b", "u", "n" };     /* numbers, mostly (unmixTable) */
   static const char *azKey[] = { "s", "a", "c", "s", "a", "n", "u" };
+  static const char *azTab[] = { "f", "x1", "x2", "x3" };
   static const char *azCmp[] = { "=", "<", ">", "<=", ">=", "<>" };
   sqlite3_str *s = sqlite3_str_new(0), *w = sqlite3_str_new(0), *k = sqlite3_str_new(0);
   int nDim = 1 + pick(g, 3), snow = nDim>=2 && chance(g, 0.15), nKey = pick(g, 4), nAgg = 1 + pick(g, 3), i, nW = 0;
@@ -1477,7 +1478,7 @@ static void genStar(Gen *g, Query *q){
     if( i ) APP(s, ", ");
     if( chance(g, 0.15) ) APP(s, "count(*)");
     else if( d==0 && chance(g, 0.2) ) sqlite3_str_appendf(s, "%s(f.%s * x%d.%s)", zA, PICK(g, azCol), 1 + pick(g, nDim), PICK(g, azCol));
-    else sqlite3_str_appendf(s, "%s(%s%s.%s)", zA, d ? "x" : "f", d ? (const char*[]){"", "1", "2", "3"}[d] : "",
+    else sqlite3_str_appendf(s, "%s(%s.%s)", zA, azTab[d],
                              chance(g, 0.7) ? PICK(g, azNum) : PICK(g, azCol));
   }
   if( chance(g, 0.6) ){
@@ -1503,11 +1504,11 @@ static void genStar(Gen *g, Query *q){
     if( chance(g, 0.15) ){
       sqlite3_str_appendf(w, "f.%s %s x%d.%s", zC, PICK(g, azCmp), 1 + pick(g, nDim), PICK(g, azCol));
     }else if( chance(g, 0.2) ){
-      sqlite3_str_appendf(w, "(%s%s.%s %s ", d ? "x" : "f", d ? (const char*[]){"", "1", "2", "3"}[d] : "", zC, PICK(g, azCmp));
+      sqlite3_str_appendf(w, "(%s.%s %s ", azTab[d], zC, PICK(g, azCmp));
       lit(g, w);
-      sqlite3_str_appendf(w, " OR %s%s.%s IS NULL)", d ? "x" : "f", d ? (const char*[]){"", "1", "2", "3"}[d] : "", zC);
+      sqlite3_str_appendf(w, " OR %s.%s IS NULL)", azTab[d], zC);
     }else{
-      sqlite3_str_appendf(w, "%s%s.%s %s ", d ? "x" : "f", d ? (const char*[]){"", "1", "2", "3"}[d] : "", zC, PICK(g, azCmp));
+      sqlite3_str_appendf(w, "%s.%s %s ", azTab[d], zC, PICK(g, azCmp));
       lit(g, w);
     }
   }
