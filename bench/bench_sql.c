@@ -1681,16 +1681,40 @@ static int wantQuery(const QueryDef *q){
   return 1;
 }
 
+/* gpuagg_info()'s query.last parts, named as in azPart: run i's into
+** a[0..4][i], and what is left of its tElapsed seconds into a[5][i], all ms. */
+static const char *azPart[6] = { "plan", "columns", "compile", "operators", "finish",
+                                 "the rest (SQLite's statement, the rows handed over)" };
+static void lastParts(sqlite3 *db, double tElapsed, double a[6][64], int i){
+  static const char *azSql[5] = {
+    "SELECT json_extract(gpuagg_info(), '$.query.last.plan_ms')",
+    "SELECT json_extract(gpuagg_info(), '$.query.last.columns_ms')",
+    "SELECT json_extract(gpuagg_info(), '$.query.last.compile_ms')",
+    "SELECT json_extract(gpuagg_info(), '$.query.last.operators_ms')",
+    "SELECT json_extract(gpuagg_info(), '$.query.last.finish_ms')" };
+  double rest = tElapsed*1e3;
+  int k;
+  for(k=0; k<5; k++){
+    a[k][i] = qDouble(db, azSql[k]);
+    rest -= a[k][i];
+  }
+  a[5][i] = rest;
+}
+
 /* A fresh connection to zFile for gpu_query: the module loaded, the CPU
-** backend, nThread threads, the cache at BENCH_QUERY_CACHE if set. NULL with
-** the error in *pzErr. */
+** backend, nThread threads, the cache at BENCH_QUERY_CACHE if set, query_kept
+** at BENCH_QUERY_KEPT if set (1: the CPU backend's programs over kept columns,
+** to see a read's cost beside the operators' on a machine without a GPU).
+** NULL with the error in *pzErr. */
 static sqlite3 *queryConn(const char *zFile, int nThread, char **pzErr){
   sqlite3 *db = h_open_file(zFile, pzErr);
   if( db==0 ) return 0;
   const char *zMode = getenv("BENCH_QUERY_BACKEND") ? getenv("BENCH_QUERY_BACKEND") : "auto";
   if( h_exec(db, "SELECT gpuagg_backend(%Q), gpuagg_config('threads', %d)", zMode, nThread)
    || (getenv("BENCH_QUERY_CACHE")
-       && h_exec(db, "SELECT gpuagg_config('cache', %lld)", atoll(getenv("BENCH_QUERY_CACHE")))) ){
+       && h_exec(db, "SELECT gpuagg_config('cache', %lld)", atoll(getenv("BENCH_QUERY_CACHE"))))
+   || (getenv("BENCH_QUERY_KEPT")
+       && h_exec(db, "SELECT gpuagg_config('query_kept', %d)", atoi(getenv("BENCH_QUERY_KEPT")))) ){
     *pzErr = sqlite3_mprintf("%s", h_errmsg);
     sqlite3_close(db);
     return 0;
@@ -1849,14 +1873,22 @@ static void querySection(int64_t nRow){
           sqlite3_str_appendf(pNote, "- %s: gpu_query failed: %s\n", pQ->zId, zE);
         }else{
           tFirst = tCreate + tq;
+          double aPart[6][64];       /* each repeated run's parts (lastParts), then the rest */
           t0 = h_now();
           while( nFastRun<nFast && (nFastRun<3 || h_now() - t0<10) && h_now() - t0<30 ){
             if( (t[nFastRun] = runQuery(db2, zSel, 0, 0, &zE))<0 ) break;
+            lastParts(db2, t[nFastRun], aPart, nFastRun);
             nFastRun++;
           }
           if( nFastRun>0 ){
             qsort(t, (size_t)nFastRun, sizeof(double), cmpDouble);
             tc = t[nFastRun/2];
+            sqlite3_str_appendf(pNote, "- %s: where a repeated run's time went (medians of %d, ms): ", pQ->zId, nFastRun);
+            for(i=0; i<6; i++){
+              qsort(aPart[i], (size_t)nFastRun, sizeof(double), cmpDouble);
+              sqlite3_str_appendf(pNote, "%s %s %.3f", i ? "," : "", azPart[i], aPart[i][nFastRun/2]);
+            }
+            sqlite3_str_appendf(pNote, "\n");
           }
           if( zE ) sqlite3_str_appendf(pNote, "- %s: a repeated run failed: %s\n", pQ->zId, zE);
           {

@@ -53,6 +53,7 @@ struct ga_querynotes {
   char azKept[N_WHY][GA_ERRLEN];   /* the last reasons kept columns did not serve */
   int iKept, nKept;
   int lastKept;                    /* the last engine run: Q_KEPT_*, or 0 */
+  double lastPlanMs;               /* ... its parse and plan, ms (before qresult.aMs) */
   double aLastMs[4];               /* ... where its time went (qresult.aMs) */
 };
 
@@ -102,10 +103,11 @@ static char *paramKey(sqlite3_value **ap, int n){
 }
 
 /* How an engine run read (exec.c, 8). */
-static void noteKept(ga_conn *c, int kept, const char *zWhy, const double *aMs){
+static void noteKept(ga_conn *c, int kept, const char *zWhy, double planMs, const double *aMs){
   struct ga_querynotes *p = notesOf(c);
   if( p==0 ) return;
   p->lastKept = kept;
+  p->lastPlanMs = planMs;
   memcpy(p->aLastMs, aMs, sizeof(p->aLastMs));
   if( kept==Q_KEPT_DEVICE ) p->nDevice++;
   if( kept==Q_KEPT_CPU ) p->nKeptCpu++;
@@ -130,10 +132,10 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
     if( i ) sqlite3_str_appendchar(out, 1, ',');
     ga_json_str(out, p->azKept[(p->iKept - 1 - i + N_WHY) % N_WHY]);
   }
-  sqlite3_str_appendf(out, "],\"last\":{\"on\":\"%s\",\"columns_ms\":%.3f,\"compile_ms\":%.3f,"
+  sqlite3_str_appendf(out, "],\"last\":{\"on\":\"%s\",\"plan_ms\":%.3f,\"columns_ms\":%.3f,\"compile_ms\":%.3f,"
                       "\"operators_ms\":%.3f,\"finish_ms\":%.3f}}",
                       !p || p->lastKept==0 ? "table" : p->lastKept==Q_KEPT_DEVICE ? "device" : "kept, cpu",
-                      p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0, p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
+                      p ? p->lastPlanMs : 0.0, p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0, p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
 }
 
 void ga_query_forget(ga_conn *c){
@@ -548,6 +550,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   qpush *aPush = 0;
   char *zWhy = 0, *zPush = 0;
   int i, j = 0, rc, nPush = 0;
+  double t0 = ga_now_ms(), tPlan;
   curReset(c, t->nParam);
   for(i=0; i<t->nParam; i++){
     if( ((unsigned)idxNum & (1u<<i)) && j<argc ){
@@ -602,13 +605,14 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     char *zParams = t->nParam ? paramKey(c->apParam, t->nParam) : 0;
     int keyed = zParams || !t->nParam;          /* (else out of memory: nothing kept) */
     if( keyed && idxStr ) keyed = (zPush = sqlite3_mprintf("%s|%s", zParams ? zParams : "", idxStr))!=0;
+    tPlan = ga_now_ms() - t0;
     rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, keyed ? &t->kept : 0,
                 zPush ? zPush : zParams ? zParams : "", &c->res, &zWhy);
     sqlite3_free(zParams);
     sqlite3_free(zPush);
   }
   if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
-  noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy, c->res.aMs);
+  noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy, tPlan, c->res.aMs);
   q_plan_free(&pl);
   q_select_free(&sel);
   if( rc==QE_BAIL ){
