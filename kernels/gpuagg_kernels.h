@@ -249,6 +249,19 @@ cudaError_t ga_query_one_launch(const struct ga_qprog *d_p, const struct ga_qpro
                                 const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
                                 int64_t base, const int *jb, ga_gacc *d_out, int blocks, cudaStream_t stream);
 
+/* Keys that are dictionary ids combined into codes below nGroup (qprog.h's
+** keyNum 0), nGroup*nFold at most GA_QGROUP_MAX: rows [0, n) of the
+** columns, the first at scan position base, folded into d_out (nGroup*nFold
+** accumulators, fold f's group at f*nGroup + code, zeroed before; fold 0's
+** count the rows and keep the first); a code not below nGroup is counted in
+** *d_bad (zeroed before) and folded nowhere (query.cu, 7).
+** Determinism: integer sums, maxima, and extremes by position. */
+#define GA_QGROUP_MAX 65536
+cudaError_t ga_query_group_launch(const struct ga_qprog *d_p, const struct ga_qprog *h_p,
+                                  const unsigned char *const *d_colC, const int64_t *const *d_colV,
+                                  const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n, int64_t base,
+                                  const int *jb, int64_t nGroup, ga_gacc *d_out, int *d_bad, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -130,6 +130,9 @@ typedef struct ga_qprog {
   unsigned char foldReg[GA_QFOLD];  /* each one's value register */
   unsigned char foldReal[GA_QFOLD]; /* ... 0: never a REAL (no window to choose) */
   unsigned char foldExt[GA_QFOLD];  /* ... 1: a min() or max() reads its extremes */
+  uint64_t tabId;                   /* its tables' identity: nonzero, no other tables in the
+                                    ** process have it, so a device may keep them by it
+                                    ** (ext/query/kept.c numbers them); 0: none */
 } ga_qprog;
 
 /* The group rows the filter drops go to (point 4). */

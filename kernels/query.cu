@@ -39,11 +39,23 @@
 **      rows are written, no table is made.
 **   6. qOrder: each row's class and ORDER BY key (qprog.h, 5), which
 **      select.cu's ga_order_* pick and sort.
+**   7. qGroup: keys that are dictionary ids (their code below nGroup), few
+**      groups: each row the filter keeps is folded where it is evaluated
+**      into the group's accumulators at its code (fold f's at f*nGroup +
+**      code; fold 0's counts the rows and keeps the first), in a block's
+**      table in shared memory where nGroup*nFold of them fit there (added
+**      into the grid's at the block's end, the empty ones skipped), else in
+**      the grid's table (global atomics). The grid is the blocks the device
+**      runs at once, so that each block folds many tiles. No grouping rows
+**      are written, no hash table is made. A code not below nGroup (the
+**      caller's bound was not the product of the keys' ids) is counted in
+**      *bad and folded nowhere: the caller declines.
 ** Determinism: pure maps, and minima, maxima and counts of integers.
 */
 #include <climits>
 #include "gpuagg_kernels.h"
 #include "qprog.h"
+#include "group_row.cuh"
 
 namespace {
 
@@ -561,10 +573,94 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
   }
 }
 
+/* ---- dictionary keys, few groups: rows folded at their code (7) --------------- */
+
+struct JbAll { int jb[GA_QFOLD]; };
+
+/* A fold's value folded into a (shared or global): group_row.cuh's acc_row
+** without the rows and the first row (fold 0's), its extremes only where
+** a min() or max() reads them. */
+__device__ __forceinline__ void foldValue(ga_gacc *a, int jb, int cl, uint64_t x, uint64_t pos, bool ext){
+  if( cl == GA_QC_INT ){
+    atomicAdd((ull *)&a->nInt, 1ull);
+    addU((ull *)&a->ilo, x & 0xffffffffull);
+    addU((ull *)&a->ihi, (ull)((int64_t)x >> 32));
+  }else if( cl == GA_QC_REAL ){
+    int w;
+    int64_t p[3];
+    atomicAdd((ull *)&a->nReal, 1ull);
+    if( !ga_split(__longlong_as_double((long long)x), &w, p) ){   /* the window holds it (the range pass) */
+      for( int k = 0; k < 3; k++ ) addU((ull *)&a->w[w - jb + k], (ull)p[k]);
+    }
+  }else{
+    return;
+  }
+  if( ext ){
+    extKeep(&a->mx, ga_gext_make(x, cl == GA_QC_REAL, pos, 1));
+    extKeep(&a->mn, ga_gext_make(x, cl == GA_QC_REAL, pos, 0));
+  }
+}
+
+template <int R, bool SH>
+__global__ void __launch_bounds__(kThreads)
+qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
+       const unsigned char *tabC, const int64_t *tabV, long long n, long long base, JbAll jbs, long long nGroup,
+       ga_gacc *out, int *bad){
+  extern __shared__ __align__(16) unsigned char sm[];
+  constexpr int S = R * kThreads;
+  Shared *s = (Shared *)sm;
+  int64_t *rv;
+  unsigned char *rc;
+  int *sel, sl[R], m;
+  ga_gacc *tab = (ga_gacc *)tileMem<R>(sm, nReg, &rv, &rc, &sel);
+  loadProg(s, gp, colC, colV);
+  const long long nAcc = nGroup * s->p.nFold;
+  if( !SH ) tab = out;
+  else{
+    for( long long i = threadIdx.x; i < nAcc * (long long)(sizeof(ga_gacc) / 8); i += kThreads ) ((ull *)tab)[i] = 0;
+    __syncthreads();
+  }
+  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
+    runTile<R>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
+    #pragma unroll 1
+    for( int j = 0; j < m; j++ ){
+      const int q = pick<R>(sl, j);
+      const uint64_t pos = (uint64_t)(base + i0 + q);
+      uint64_t key;
+      unsigned char km;
+      ga_q_key(&s->p, rc + q, rv + q, S, &key, &km);
+      if( km == GA_Q_DROPPED_META ) continue;
+      if( key >= (uint64_t)nGroup ){
+        atomicAdd(bad, 1);
+        continue;
+      }
+      atomicAdd((ull *)&tab[key].rows, 1ull);
+      {
+        ull f = ~(pos << 3 | GA_K_INT);
+        if( f > *(volatile ull *)&tab[key].first ) atomicMax((ull *)&tab[key].first, f);
+      }
+      for( int f = 0; f < s->p.nFold; f++ ){
+        int r = s->p.foldReg[f] * S + q;
+        foldValue(&tab[f * nGroup + (long long)key], jbs.jb[f], rc[r], (uint64_t)rv[r], pos, s->p.foldExt[f] != 0);
+      }
+    }
+  }
+  if( SH ){
+    __syncthreads();
+    for( long long i = threadIdx.x; i < nAcc; i += kThreads ){
+      if( tab[i % nGroup].rows ) acc_merge(&out[i], &tab[i]);
+    }
+  }
+}
+
 /* Rows a thread takes (1): as many as keep a block's registers within
 ** kRegBytes, or gTileRows where bench_kernels sets it. */
 constexpr int kRegBytes = 64 * 1024;
 int gTileRows = 0;
+
+/* Accumulators a block's table in shared memory holds (7): 96 KiB, beside
+** at most 116 KiB of program and registers (R 1, 48 registers). */
+constexpr long long kGroupShared = 768;
 
 constexpr int regsFor(int R){ return R == 1 ? GA_QREG : kRegBytes / (R * kThreads * 9); }
 
@@ -593,6 +689,10 @@ cudaError_t prepare(void){
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qRows<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   (int)smemBytes(regsFor(R), R, 0));
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOrder<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  (int)smemBytes(regsFor(R), R, 0));
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qGroup<R, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  (int)smemBytes(regsFor(R), R, kGroupShared * sizeof(ga_gacc)));
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qGroup<R, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   (int)smemBytes(regsFor(R), R, 0));
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<1, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<2, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
@@ -640,7 +740,39 @@ cudaError_t launchOne(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned c
   return cudaGetLastError();
 }
 
+template <int R>
+cudaError_t launchGroup(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
+                        const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
+                        int64_t base, const JbAll &j, int64_t nGroup, ga_gacc *d_out, int *d_bad, cudaStream_t stream){
+  const bool sh = nGroup * h_p->nFold <= kGroupShared;
+  size_t sm = smemBytes(h_p->nReg, R, sh ? (int)(nGroup * h_p->nFold * (int64_t)sizeof(ga_gacc)) : 0);
+  int b = blocksFor(n, R), res = 0;
+  cudaError_t e = sh ? oneGrid(qGroup<R, true>, sm, &res) : oneGrid(qGroup<R, false>, sm, &res);
+  if( e != cudaSuccess ) return e;
+  if( res > 0 && b > res ) b = res;
+  if( sh ) qGroup<R, true><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup,
+                                                        d_out, d_bad);
+  else qGroup<R, false><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup,
+                                                     d_out, d_bad);
+  return cudaGetLastError();
+}
+
 }  // namespace
+
+extern "C" cudaError_t ga_query_group_launch(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
+                                             const int64_t *const *d_colV, const unsigned char *d_tabC,
+                                             const int64_t *d_tabV, int64_t n, int64_t base, const int *jb,
+                                             int64_t nGroup, ga_gacc *d_out, int *d_bad, cudaStream_t stream){
+  JbAll j;
+  if( n <= 0 ) return cudaSuccess;
+  if( nGroup <= 0 || nGroup * h_p->nFold > GA_QGROUP_MAX ) return cudaErrorInvalidValue;
+  for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < h_p->nFold ? jb[f] : 0;
+  switch( tileRows(h_p->nReg) ){
+    case 4: return launchGroup<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
+    case 2: return launchGroup<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
+    default: return launchGroup<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
+  }
+}
 
 extern "C" void ga_query_tile_rows(int r){ gTileRows = r == 1 || r == 2 || r == 4 ? r : 0; }
 

@@ -160,9 +160,12 @@ START_TEST(test_cache_faults){
     "SELECT * FROM qa", "SELECT * FROM qb", "SELECT * FROM qc",
     /* ... and rows ordered by one term (exec.c's keptOrder): integers, reals with NULLs */
     "SELECT * FROM qd", "SELECT * FROM qe",
+    /* ... and a join: the joined table's index and rows as the program's tables (kept on the
+    ** device between reads), its TEXT key's ids as codes folded where evaluated (query.cu, 7) */
+    "SELECT * FROM qf",
   };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
-  char zDir[64], zFile[128], *aRef[11];
+  char zDir[64], zFile[128], *aRef[12];
   sqlite3 *db;
   sqlite3_stmt *st;
   int hit[5] = { 0, 0, 0, 0, 0 }, k, w, q, strict, fill, n;
@@ -194,6 +197,9 @@ START_TEST(test_cache_faults){
     sqlite3_reset(st);
   }
   sqlite3_finalize(st);
+  EXEC(db, "CREATE TABLE dd(id INTEGER PRIMARY KEY, g TEXT);"
+           " WITH RECURSIVE n(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM n WHERE v < 299)"
+           " INSERT INTO dd SELECT v, 'g' || (v %% 13) FROM n WHERE v %% 7 <> 3");
   EXEC(db, "COMMIT");
   sqlite3_close(db);
   {
@@ -209,7 +215,9 @@ START_TEST(test_cache_faults){
            "CREATE VIRTUAL TABLE temp.qc USING gpu_query((SELECT k, count(*), sum(i), min(x) FROM d GROUP BY k));"
            "CREATE VIRTUAL TABLE temp.qd USING gpu_query((SELECT k, i, s FROM d WHERE x > -0.5 ORDER BY i DESC"
            " LIMIT 20 OFFSET 7));"
-           "CREATE VIRTUAL TABLE temp.qe USING gpu_query((SELECT i, s, x FROM d ORDER BY x LIMIT 5 OFFSET 3000))");
+           "CREATE VIRTUAL TABLE temp.qe USING gpu_query((SELECT i, s, x FROM d ORDER BY x LIMIT 5 OFFSET 3000));"
+           "CREATE VIRTUAL TABLE temp.qf USING gpu_query((SELECT dd.g, count(*), sum(d.x), max(d.i) FROM d, dd"
+           " WHERE d.k = dd.id AND d.i > -900000 GROUP BY dd.g))");
   for(q=0; q<nQ; q++) aRef[q] = s_render(db, azQ[q]);
   for(strict=0; strict<2; strict++){
     EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");
@@ -242,6 +250,13 @@ START_TEST(test_cache_faults){
   for(k=1; k<5; k++) CHECK(hit[k]>0, "no %s fault was ever injected: the test missed that kind", azKind[k]);
   CHECK(info(db, "cache.device_hits")>0, "no answer came from the device");
   CHECK(info(db, "query.device")>0, "no gpu_query read went over kept columns on the device");
+  {
+    char *zOn;
+    free(s_render(db, "SELECT * FROM qf"));
+    zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+    CHECK(zOn && strcmp(zOn, "device")==0, "the join qf was read on %s, not the device", zOn ? zOn : "?");
+    free(zOn);
+  }
   printf("test_cache_faults (cuda): faults fired in queries: host %d, device %d, copy %d, launch %d, sync %d;"
          " %lld answers from the device\n", hit[0], hit[1], hit[2], hit[3], hit[4],
          (long long)info(db, "cache.device_hits"));

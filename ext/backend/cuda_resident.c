@@ -87,6 +87,9 @@ typedef struct dRes {
   void *qAux;               /* gpu_query: its program, column pointers, tables, ranges */
   void *hAux;               /* ... staged here (pinned) */
   int64_t nAux, nHAux;      /* ... bytes of each */
+  void *qTab;               /* ... the tables of the program last served (tabId) */
+  int64_t nTabBytes;        /* ... bytes there */
+  uint64_t tabId;           /* ... their ga_qprog.tabId once a run over them ended well; 0: none */
   void *qRows;              /* ... its grouping rows */
   int64_t nRows;            /* ... bytes there */
   cudaEvent_t qReady, qDone;/* ... rows made, a fold done */
@@ -259,6 +262,7 @@ static void resFree(int dev, dRes *r){
   ga_cu_pinned_free(r->hStat);
   ga_cu_free(r->qAux);
   ga_cu_pinned_free(r->hAux);
+  ga_cu_free(r->qTab);
   ga_cu_free(r->qRows);
   if( r->qReady ) cudaEventDestroy(r->qReady);
   if( r->qDone ) cudaEventDestroy(r->qDone);
@@ -697,18 +701,22 @@ static int64_t keyRange(const int64_t *keyStat, int64_t nRow){
 ** devices is not served here.
 */
 /* A program's place in r's aux buffers (pinned host, and device): the
-** program, its columns' pointers (classes, then values), its tables, then
-** what the caller keeps there (from oMore). */
-typedef struct Aux { int64_t oProg, oCols, oTabC, oTabV, oMore; } Aux;
+** program, its columns' pointers (classes, then values), its tables (where
+** they are not kept in r->qTab), then what the caller keeps there (from
+** oMore); and where the kernels find the tables (tabC, tabV). */
+typedef struct Aux { int64_t oProg, oCols, oTabC, oTabV, oMore; const unsigned char *tabC; const int64_t *tabV; } Aux;
 
 /* The device and state that serve p over columns a (nRow rows each), made
 ** current, and its program, pointers and tables staged at h (the copy to
-** d is the caller's, with what it adds from x->oMore, nMore bytes). 0;
-** GA_DEV_SCAN where a column is split across devices or on another device
-** than the first; 1 with zErr. */
+** d is the caller's, with what it adds from x->oMore, nMore bytes). A
+** program whose tables have an identity (p->tabId) finds them in r->qTab
+** if the last run that ended well had them (tabsKept), else copies them
+** there: a repeated read copies only its program. 0; GA_DEV_SCAN where a
+** column is split across devices or on another device than the first; 1
+** with zErr. */
 static int progStage(ga_dres **pp, const ga_qprog *p, const ga_qcol *a, int64_t nRow, const unsigned char *tabC,
                      const int64_t *tabV, int64_t nTab, int64_t nMore, Aux *x, dRes **pr, int *pDev, char *zErr){
-  int dev = a[0].d->a[0].dev, c;
+  int dev = a[0].d->a[0].dev, c, held = nTab>0 && p->tabId!=0;
   unsigned char *h;
   dRes *r;
   for(c=0; c<p->nCol; c++){
@@ -717,8 +725,8 @@ static int progStage(ga_dres **pp, const ga_qprog *p, const ga_qcol *a, int64_t 
   x->oProg = 0;
   x->oCols = up16(sizeof(ga_qprog));
   x->oTabC = x->oCols + 16*GA_QCOL;
-  x->oTabV = x->oTabC + up16(nTab ? nTab : 1);
-  x->oMore = up16(x->oTabV + 8*(nTab ? nTab : 1));
+  x->oTabV = x->oTabC + up16(held || nTab==0 ? 1 : nTab);
+  x->oMore = up16(x->oTabV + 8*(held || nTab==0 ? 1 : nTab));
   if( resOn(pp, dev, 1, &r, zErr) ) return 1;
   CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
   if( grown(&r->qAux, &r->nAux, x->oMore + nMore, 0, zErr) ) return 1;
@@ -729,7 +737,21 @@ static int progStage(ga_dres **pp, const ga_qprog *p, const ga_qcol *a, int64_t 
     memcpy(h + x->oCols + 8*c, &a[c].d->a[0].rowC, 8);
     memcpy(h + x->oCols + 8*GA_QCOL + 8*c, &a[c].d->a[0].rowV, 8);
   }
-  if( nTab ){
+  x->tabC = (const unsigned char*)r->qAux + x->oTabC;
+  x->tabV = (const int64_t*)((const unsigned char*)r->qAux + x->oTabV);
+  if( held ){
+    int64_t oV = up16(nTab);
+    if( r->tabId!=p->tabId ){
+      r->tabId = 0;
+      if( grown(&r->qTab, &r->nTabBytes, oV + 8*nTab, 0, zErr) ) return 1;
+      CK(FI(FAULT_COPY, cudaMemcpyAsync(r->qTab, tabC, (size_t)nTab, cudaMemcpyHostToDevice, r->st)),
+         "cudaMemcpyAsync (query tables)");
+      CK(FI(FAULT_COPY, cudaMemcpyAsync((unsigned char*)r->qTab + oV, tabV, 8*(size_t)nTab, cudaMemcpyHostToDevice,
+                                        r->st)), "cudaMemcpyAsync (query tables)");
+    }
+    x->tabC = (const unsigned char*)r->qTab;
+    x->tabV = (const int64_t*)((const unsigned char*)r->qTab + oV);
+  }else if( nTab ){
     memcpy(h + x->oTabC, tabC, (size_t)nTab);
     memcpy(h + x->oTabV, tabV, 8*(size_t)nTab);
   }
@@ -738,11 +760,18 @@ static int progStage(ga_dres **pp, const ga_qprog *p, const ga_qcol *a, int64_t 
   return 0;
 }
 
+/* After a run of p that ended well (its stream waited for): r->qTab holds
+** p's tables for the next run. */
+static void tabsKept(dRes *r, const ga_qprog *p, int64_t nTab){
+  if( nTab>0 ) r->tabId = p->tabId;
+}
+
 int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qcol *a, int64_t nRow,
                   const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr){
   Aux x;
-  int64_t oProg, oCols, oTabC, oTabV, oRange, oKey, oOne, nAux, i, piece, rowBytes, nGroup = p->nGroup;
+  int64_t oProg, oCols, oRange, oKey, oOne, nAux, i, piece, rowBytes, nGroup = p->nGroup;
   int one = p->nKey==0 && p->nFold>=1 && p->nFold<=GA_QONE && nRow<GA_CARRY_ROWS, anyReal = 0;
+  int direct = p->nKey>0 && !p->keyNum && nGroup>0 && nGroup*p->nFold<=GA_QGROUP_MAX && nRow<GA_CARRY_ROWS;
   int wantKey = p->keyNum && nGroup==0;   /* the key's range, to size the table (keyRange) */
   int64_t *keyStat;
   int dev, f, rc;
@@ -750,9 +779,10 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   int *range;
   dRes *r;
   if( nRow<=0 ) return GA_DEV_SCAN;
-  if( (rc = progStage(pp, p, a, nRow, tabC, tabV, nTab, up16(12*GA_QFOLD) + 32 + (int64_t)sizeof(ga_gacc)*GA_QONE,
+  if( (rc = progStage(pp, p, a, nRow, tabC, tabV, nTab, up16(12*GA_QFOLD) + 32
+                                                        + (int64_t)sizeof(ga_gacc)*(direct ? nGroup*p->nFold : GA_QONE) + 16,
                       &x, &r, &dev, zErr))!=0 ) return rc;
-  oProg = x.oProg; oCols = x.oCols; oTabC = x.oTabC; oTabV = x.oTabV;
+  oProg = x.oProg; oCols = x.oCols;
   oRange = x.oMore; oKey = oRange + up16(12*GA_QFOLD); oOne = oKey + 32;
   nAux = oOne + (int64_t)sizeof(ga_gacc)*GA_QONE;
   h = (unsigned char*)r->hAux;
@@ -770,8 +800,7 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   for(f=0; f<p->nFold; f++) anyReal |= p->foldReal[f] && !g[f]->jbSure;
   if( anyReal || wantKey ){
     CK(FI(FAULT_LAUNCH, ga_query_range_launch((const ga_qprog*)(d + oProg), p->nReg, (const unsigned char *const*)(d + oCols),
-                                              (const int64_t *const*)(d + oCols + 8*GA_QCOL), d + oTabC,
-                                              (const int64_t*)(d + oTabV), nRow, (int*)(d + oRange),
+                                              (const int64_t *const*)(d + oCols + 8*GA_QCOL), x.tabC, x.tabV, nRow, (int*)(d + oRange),
                                               wantKey ? (int64_t*)(d + oKey) : 0, r->st)),
        "the query range kernel");
     CK(FI(FAULT_COPY, cudaMemcpyAsync(range, d + oRange, oOne - oRange, cudaMemcpyDeviceToHost, r->st)),
@@ -791,8 +820,7 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
     ga_gacc *acc = (ga_gacc*)(h + oOne);
     for(f=0; f<p->nFold; f++) aJb[f] = g[f]->jb;
     CK(FI(FAULT_LAUNCH, ga_query_one_launch((const ga_qprog*)(d + oProg), p, (const unsigned char *const*)(d + oCols),
-                                            (const int64_t *const*)(d + oCols + 8*GA_QCOL), d + oTabC,
-                                            (const int64_t*)(d + oTabV), nRow, a[0].d->a[0].row0, aJb,
+                                            (const int64_t *const*)(d + oCols + 8*GA_QCOL), x.tabC, x.tabV, nRow, a[0].d->a[0].row0, aJb,
                                             (ga_gacc*)(d + oOne), 0, r->st)), "the query kernel (one group)");
     CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
     CK(FI(FAULT_COPY, cudaMemcpyAsync(acc, d + oOne, sizeof(ga_gacc)*(size_t)p->nFold, cudaMemcpyDeviceToHost, r->st)),
@@ -809,6 +837,48 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
       g[f]->nRes = acc[0].rows ? 1 : 0;
     }
     ga_cu_count(stats, dev, nAux);
+    tabsKept(r, p, nTab);
+    resEnd(r, dev, stats);
+    return 0;
+  }
+  if( direct ){
+    /* dictionary keys, few groups: folded where evaluated into a table by
+    ** code (query.cu, 7), finished here in the codes' order */
+    int64_t nAcc = nGroup*p->nFold, code;
+    int aJb[GA_QFOLD], *bad;
+    ga_gacc *acc = (ga_gacc*)(h + oOne);
+    for(f=0; f<p->nFold; f++) aJb[f] = g[f]->jb;
+    if( grown(&r->qRows, &r->nRows, (int64_t)sizeof(ga_gacc)*nAcc + 16, 0, zErr) ) return 1;
+    CK(FI(FAULT_COPY, cudaMemsetAsync(r->qRows, 0, sizeof(ga_gacc)*(size_t)nAcc + 16, r->st)), "cudaMemsetAsync (query)");
+    CK(FI(FAULT_LAUNCH, ga_query_group_launch((const ga_qprog*)(d + oProg), p, (const unsigned char *const*)(d + oCols),
+                                              (const int64_t *const*)(d + oCols + 8*GA_QCOL), x.tabC, x.tabV, nRow,
+                                              a[0].d->a[0].row0, aJb, nGroup, (ga_gacc*)r->qRows,
+                                              (int*)((unsigned char*)r->qRows + sizeof(ga_gacc)*(size_t)nAcc), r->st)),
+       "the query kernel (groups by code)");
+    CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
+    CK(FI(FAULT_COPY, cudaMemcpyAsync(acc, r->qRows, sizeof(ga_gacc)*(size_t)nAcc + 16, cudaMemcpyDeviceToHost, r->st)),
+       "cudaMemcpyAsync (query)");
+    CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+    bad = (int*)(acc + nAcc);
+    if( *bad ) return GA_DEV_SCAN;                  /* a code past nGroup: not this path's keys */
+    for(f=0; f<p->nFold; f++){
+      int64_t m = 0;
+      for(code=0; code<nGroup; code++) m += acc[code].rows!=0;
+      if( (g[f]->res = malloc(sizeof(ga_grow)*(size_t)(m ? m : 1)))==0 ){
+        strcpy(zErr, "gpuagg: out of memory");
+        return 1;
+      }
+      for(code=0, m=0; code<nGroup; code++){
+        ga_gacc *c = &acc[f*nGroup + code];
+        if( acc[code].rows==0 ) continue;
+        c->rows = acc[code].rows;             /* the rows and first row are fold 0's */
+        c->first = acc[code].first;
+        ga_group_finish(c, (uint64_t)code, g[f]->jb, 0, &g[f]->res[m++]);
+      }
+      g[f]->nRes = m;
+    }
+    ga_cu_count(stats, dev, nAux);
+    tabsKept(r, p, nTab);
     resEnd(r, dev, stats);
     return 0;
   }
@@ -827,8 +897,7 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
     uint64_t *keys = (uint64_t*)r->qRows, *vals = keys + piece;
     unsigned char *meta = (unsigned char*)(vals + piece*p->nFold);
     CK(FI(FAULT_LAUNCH, ga_query_rows_launch((const ga_qprog*)(d + oProg), p->nReg, (const unsigned char *const*)(d + oCols),
-                                             (const int64_t *const*)(d + oCols + 8*GA_QCOL), d + oTabC,
-                                             (const int64_t*)(d + oTabV), i, k, keys, vals, meta, piece, r->st)),
+                                             (const int64_t *const*)(d + oCols + 8*GA_QCOL), x.tabC, x.tabV, i, k, keys, vals, meta, piece, r->st)),
        "the query kernel");
     CK(cudaEventRecord(r->qReady, r->st), "cudaEventRecord");
     for(f=0; f<p->nFold; f++){
@@ -840,6 +909,7 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
   CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
   ga_cu_count(stats, dev, nAux);
+  tabsKept(r, p, nTab);
   resEnd(r, dev, stats);
   return 0;
 }
@@ -886,8 +956,7 @@ int ga_dcol_order(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   cls = (unsigned char*)(rowsNull + up16(nRow));
   buf = cls + up16(nRow);
   CK(FI(FAULT_LAUNCH, ga_query_order_launch((const ga_qprog*)(d + x.oProg), p->nReg, (const unsigned char *const*)(d + x.oCols),
-                                            (const int64_t *const*)(d + x.oCols + 8*GA_QCOL), d + x.oTabC,
-                                            (const int64_t*)(d + x.oTabV), nRow, desc, keys, cls,
+                                            (const int64_t *const*)(d + x.oCols + 8*GA_QCOL), x.tabC, x.tabV, nRow, desc, keys, cls,
                                             (int*)(d + x.oMore), r->st)), "the query order kernel");
   CK(FI(FAULT_LAUNCH, ga_order_rows(buf, &tb, cls, (int)nRow, GA_QO_INT, rowsNum, (int*)(d + x.oMore) + 1, r->st)),
      "cub::DeviceSelect (numbers)");
@@ -923,6 +992,7 @@ int ga_dcol_order(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   for(i=lo; i<hi; i++) aRow[m++] = a[0].d->a[0].row0 + hRows[i - lo];
   *pnRow = m;
   ga_cu_count(stats, dev, x.oMore + 16);
+  tabsKept(r, p, nTab);
   resEnd(r, dev, stats);
   return 0;
 }

@@ -45,6 +45,9 @@
 **      3); the conjuncts over the joined rows are the filter's last. Left
 **      out, as values SQLite shows in its own join order: a number key
 **      that may be a REAL, min and max but of integers, count(DISTINCT).
+**   7. A program with tables has a number no other program of the process
+**      has (ga_qprog.tabId): a device keeps the tables of the last program
+**      it ran by it, so that a read of a kept compiled plan copies none.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -878,8 +881,10 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
     }
   }
   if( rc==SQLITE_OK ){
+    static uint64_t nTabId = 0;              /* the process's programs' tables so far */
     ga_q_fuse(p);
     ga_q_compact(p);
+    if( k->nTab ) p->tabId = __atomic_add_fetch(&nTabId, 1, __ATOMIC_RELAXED);
   }
   if( rc==QE_BAIL ){
     *pzWhy = c->zWhy;
