@@ -54,6 +54,9 @@
 **   6. Never stale: a read after another connection commits sees the
 **      commit (cache off and on, a join too); in WAL mode, reads inside one
 **      transaction see that transaction's snapshot, not a later commit.
+**      SQLite's plan kept between reads: an index made or dropped, by this
+**      connection or another, in a transaction and rolled back, decides the
+**      next read's path (test_plan_kept).
 **   7. 8 threads, each with its own connection to one file, each running
 **      random queries (a join every third) through its own gpu_query tables.
 ** GPUAGG_SEED=N repeats a run (each failure names its query);
@@ -2704,6 +2707,68 @@ START_TEST(test_schema_memo){
 }
 END_TEST
 
+/* SQLite's plan of a table's SELECT and its joined tables' rowid spans are
+** prepared once and kept between its reads while main's and temp's cookies
+** stand, outside transactions (query.h's qsqlkeep): an index made or dropped
+** by this connection or another one, in and out of a transaction and rolled
+** back, decides the next read (SQLite's path where SQLite's plan searches
+** the index, the engine's where it does not); a joined table's rows changed
+** between reads are read. Each read against SQLite's answer. */
+START_TEST(test_plan_kept){
+  static const struct { const char *zStep; int other; int wantSqlite; } aStep[] = {
+    { "", 0, 0 },
+    { "CREATE INDEX pk_a ON pf(a)", 1, 1 },
+    { "DROP INDEX pk_a", 1, 0 },
+    { "CREATE INDEX pk_a ON pf(a)", 0, 1 },
+    { "BEGIN; DROP INDEX pk_a", 0, 0 },
+    { "ROLLBACK", 0, 1 },                          /* the cookie the index was made under, again */
+    { "DROP INDEX pk_a; CREATE INDEX pk_b ON pf(b)", 0, 0 },
+    { "INSERT INTO pd SELECT id + 1000, 'n' || id FROM pd", 1, 0 },
+    { "DELETE FROM pd WHERE id % 3 = 0", 0, 0 },
+    { "CREATE INDEX pk_a ON pf(a)", 1, 1 },
+  };
+  static const char *azSql[] = {
+    "SELECT b, count(*), sum(c) FROM pf WHERE a = 7 GROUP BY b",
+    "SELECT pd.s, count(*), sum(pf.c) FROM pf, pd WHERE pf.b = pd.id AND pf.a = 7 GROUP BY pd.s",
+  };
+  char zDir[64], zFile[96];
+  sqlite3 *db, *other;
+  int i, v;
+  s_dir_make(zDir, "plankept");
+  snprintf(zFile, sizeof(zFile), "%s/p.db", zDir);
+  db = openFileChecked(zFile);
+  other = openFileChecked(zFile);
+  for(v=0; v<2; v++){
+    EXEC(db, "DROP TABLE IF EXISTS pf; DROP TABLE IF EXISTS pd; DROP INDEX IF EXISTS pk_a; DROP INDEX IF EXISTS pk_b;"
+             " CREATE TABLE pf(a INTEGER, b INTEGER, c INTEGER); CREATE TABLE pd(id INTEGER PRIMARY KEY, s TEXT);"
+             " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+             " INSERT INTO pf SELECT i %% 50, i %% 40, i FROM n;"
+             " WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)"
+             " INSERT INTO pd SELECT i, 's' || (i %% 7) FROM n");
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[v]);
+    for(i=0; i<(int)(sizeof(aStep)/sizeof(aStep[0])); i++){
+      char zWhat[96], *a;
+      int64_t e0, s0, e1, s1;
+      snprintf(zWhat, sizeof(zWhat), "%s, step %d (%s)", v ? "a join" : "one table", i, aStep[i].zStep);
+      /* (other's first statement reads the schema again: SQLite checks CREATE INDEX against what it knew) */
+      if( aStep[i].other ) EXEC(other, "SELECT count(*) FROM sqlite_master");
+      CHECK(h_exec(aStep[i].other ? other : db, "%s", aStep[i].zStep)==SQLITE_OK, "%s: %s", zWhat, h_errmsg);
+      counts(db, &e0, &s0);
+      a = readChecked(db, azSql[v], zWhat);
+      counts(db, &e1, &s1);
+      free(a);
+      CHECK(s1 - s0==aStep[i].wantSqlite && e1 - e0==!aStep[i].wantSqlite, "%s: %lld read by SQLite, %lld by the engine"
+            " (want %d by SQLite: %s)", zWhat, (long long)(s1 - s0), (long long)(e1 - e0), aStep[i].wantSqlite,
+            aStep[i].wantSqlite ? "its plan searches the index" : "its plan reads the whole table");
+    }
+    EXEC(db, "DROP TABLE temp.q");
+  }
+  sqlite3_close(other);
+  CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_stale){
   /* cache 2: the columns kept and the reads over them (exec.c, 8), on the device where one serves */
   static const char *azSql[] = {
@@ -2896,6 +2961,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_param_names);
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_schema_memo);
+  tcase_add_test(tc, test_plan_kept);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_kept);

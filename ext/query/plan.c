@@ -101,6 +101,7 @@ typedef struct Bind {
   qselect *s;
   sqlite3_vtab *vt;                /* the virtual table the plan reads for (its errors) */
   sqlite3 *db;
+  qsqlkeep *keep;                  /* statements kept between the table's reads (NULL: none) */
   sqlite3_value **apParam; int nParam;
   int nSubq;                       /* subqueries' values numbered after the parameters */
   const qexpr *aSubq[8]; int nSubqDone; /* subqueries the engine computed (their text, value
@@ -262,8 +263,10 @@ static int takeValue(Bind *b, qexpr *e, sqlite3_value *v){
   return 1;
 }
 
-static int planAny(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
-static int sqlitePlan(sqlite3*, const qplan*, sqlite3_value**, int, char**);
+static int planAny(sqlite3_vtab*, sqlite3*, qsqlkeep*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
+static int sqlitePlan(sqlite3*, ga_conn*, const qplan*, sqlite3_value**, int, qsqlkeep*, char**);
+static int keptPrepare(sqlite3*, ga_conn*, qsqlkeep*, const char*, sqlite3_stmt**);
+static void keptDone(qsqlkeep*, sqlite3_stmt*);
 static int cmpAffinity(const qexpr *a, const qexpr *b);
 static int cmpColl(const qexpr *a, const qexpr *b);
 
@@ -292,7 +295,7 @@ static int subPlan(Bind *b, const qexpr *q, SubRun *r, char **pzWhy){
   for(at=0; at<n && z[at]!='('; at++){}
   if( (r->zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ) return b->rc = SQLITE_NOMEM;
   if( (rc = q_parse(r->zSub, 0, &r->sel))!=SQLITE_OK ) return b->rc = rc;
-  rc = planAny(b->vt, b->db, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
+  rc = planAny(b->vt, b->db, 0, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
     const qplan *first = r->pl.nArm ? &r->pl.aArm[0] : &r->pl;
     r->pFirst = first->nOut ? first->aOut[0] : 0;
@@ -306,7 +309,7 @@ static int subPlan(Bind *b, const qexpr *q, SubRun *r, char **pzWhy){
 ** give them. */
 static int subRows(Bind *b, SubRun *r, char **pzWhy){
   int rc = SQLITE_OK;
-  if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = sqlitePlan(b->db, &r->pl, 0, 0, pzWhy);
+  if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = sqlitePlan(b->db, 0, &r->pl, 0, 0, 0, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ) rc = q_exec(b->vt, b->db, &r->pl, 0, 0, "", &r->res, pzWhy);
   return rc;
 }
@@ -1278,7 +1281,7 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   return -1;
 }
 
-static int planAny(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
+static int planAny(sqlite3_vtab*, sqlite3*, qsqlkeep*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
 
 /* s's FROM subquery planned (pl->pSub), and its results described as the
 ** table s reads (pl->src.tab): each column's name (a WITH table's as
@@ -1292,7 +1295,7 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
   int rc, i, k;
   if( (sp = pl->pSub = sqlite3_malloc(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
   memset(sp, 0, sizeof(*sp));
-  if( (rc = planAny(vt, db, sub, apParam, nParam, 0, 0, sp, pzWhy))!=SQLITE_OK ) return rc;
+  if( (rc = planAny(vt, db, 0, sub, apParam, nParam, 0, 0, sp, pzWhy))!=SQLITE_OK ) return rc;
   if( *pzWhy ){
     char *z = sqlite3_mprintf("FROM a subquery: %s", *pzWhy);
     sqlite3_free(*pzWhy);
@@ -1345,7 +1348,8 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
 
 /* ---- joins (requirement 9) ----------------------------------------------------------- */
 
-static int planCore(sqlite3_vtab*, sqlite3*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**, int);
+static int planCore(sqlite3_vtab*, sqlite3*, qsqlkeep*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**,
+                    int);
 
 /* A conjunct of a join's WHERE or ON, and where it goes. */
 typedef struct JConj {
@@ -1632,9 +1636,10 @@ static void rowSpans(Bind *b, int n, int64_t *aEst, int *aKeyed){
                         i ? ", " : "SELECT ", t->zDb, t->zTab, t->zDb, t->zTab);
   }
   zSql = sqlite3_str_finish(s);
-  ok = zSql && sqlite3_prepare_v2(b->db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW;
+  ok = zSql && keptPrepare(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, b->keep, zSql, &st)==SQLITE_OK
+       && sqlite3_step(st)==SQLITE_ROW;
   for(i=0; ok && i<n; i++) aEst[i] = sqlite3_column_int64(st, i);
-  sqlite3_finalize(st);
+  if( st ) keptDone(b->keep, st);
   sqlite3_free(zSql);
   for(i=0; !ok && i<n; i++){
     const ga_table *t = b->aTab[i].t;
@@ -1926,7 +1931,7 @@ static int planBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apP
       a->b = aLocal[k][j];
       sub->pWhere = a;
     }
-    rc = planCore(b->vt, b->db, sub, apParam, nParam, 0, 0, q->pBuild, &zWhy, 0);
+    rc = planCore(b->vt, b->db, 0, sub, apParam, nParam, 0, 0, q->pBuild, &zWhy, 0);
     if( rc ){
       b->rc = rc;
       b->zErr = zWhy;
@@ -1943,7 +1948,7 @@ static int planBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apP
 
 /* q_plan of one SELECT core (isArm: a compound's arm, whose ORDER BY and
 ** LIMIT are not its own). */
-static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
+static int planCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite3_value **apParam, int nParam,
                     const qpush *aPush, int nPush, qplan *pl, char **pzWhy, int isArm){
   Bind b;
   JSort js;
@@ -1988,7 +1993,7 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **a
     return SQLITE_OK;
   }
 bind:
-  b.pl = pl; b.s = s; b.db = db; b.vt = vt;
+  b.pl = pl; b.s = s; b.db = db; b.vt = vt; b.keep = keep;
   b.apParam = apParam; b.nParam = nParam;
   memset(&js, 0, sizeof(js));
   memset(aLocal, 0, sizeof(aLocal));
@@ -2242,7 +2247,7 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
   }
   pl->nSort = s->nOrder;
   for(i=0, a=s; a && !stopped(&b); a=a->pNext, i++){
-    if( (rc = planCore(vt, db, a, apParam, nParam, 0, 0, &pl->aArm[i], pzWhy, 1))!=SQLITE_OK ) return rc;
+    if( (rc = planCore(vt, db, 0, a, apParam, nParam, 0, 0, &pl->aArm[i], pzWhy, 1))!=SQLITE_OK ) return rc;
     if( *pzWhy ){
       char *z = sqlite3_mprintf("%s's arm %d: %s", azOp[s->pNext->op], i + 1, *pzWhy);
       sqlite3_free(*pzWhy);
@@ -2357,12 +2362,60 @@ static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
 ** table would be slower: SQLite's path, with why (*pzWhy). Where it reads
 ** a whole index, rows come in that index's order: fine where the answer
 ** does not depend on it (orderFree), else SQLite's path. */
-static int sqlitePlan(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int nParam, char **pzWhy){
+void q_sqlkeep_free(qsqlkeep *k){
+  int i;
+  for(i=0; i<k->n; i++){
+    sqlite3_finalize(k->aSt[i]);
+    sqlite3_free(k->azSql[i]);
+  }
+  memset(k, 0, sizeof(*k));
+}
+
+/* zSql prepared (SQLITE_OK) into *pSt: k's statement of that text where
+** main's and temp's cookies are still the ones it was prepared under
+** (reset, its bindings cleared), else prepared now, and kept in k where
+** there is room, outside a transaction; keptDone ends its use. */
+static int keptPrepare(sqlite3 *db, ga_conn *conn, qsqlkeep *k, const char *zSql, sqlite3_stmt **pSt){
+  int vMain, vTemp, i, rc;
+  *pSt = 0;
+  if( k && (!sqlite3_get_autocommit(db) || ga_source_cookies(db, conn, &vMain, &vTemp)!=SQLITE_OK) ){
+    q_sqlkeep_free(k);
+    k = 0;
+  }
+  if( k && (k->mainVer!=vMain || k->tempVer!=vTemp) ){
+    q_sqlkeep_free(k);
+    k->mainVer = vMain;
+    k->tempVer = vTemp;
+  }
+  for(i=0; k && i<k->n; i++){
+    if( strcmp(k->azSql[i], zSql)==0 ){
+      sqlite3_reset(k->aSt[i]);
+      sqlite3_clear_bindings(k->aSt[i]);
+      *pSt = k->aSt[i];
+      return SQLITE_OK;
+    }
+  }
+  if( (rc = sqlite3_prepare_v2(db, zSql, -1, pSt, 0))!=SQLITE_OK ) return rc;
+  if( k && k->n<Q_SQLKEEP && (k->azSql[k->n] = sqlite3_mprintf("%s", zSql))!=0 ) k->aSt[k->n++] = *pSt;
+  return SQLITE_OK;
+}
+
+/* The end of a use of st (keptPrepare's): reset where k keeps it, else
+** finalized. */
+static void keptDone(qsqlkeep *k, sqlite3_stmt *st){
+  int i;
+  for(i=0; k && i<k->n && k->aSt[i]!=st; i++){}
+  if( k && i<k->n ) sqlite3_reset(st);
+  else sqlite3_finalize(st);
+}
+
+static int sqlitePlan(sqlite3 *db, ga_conn *conn, const qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
+                      char **pzWhy){
   sqlite3_stmt *st = 0;
   char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql);
   int rc, i, aSkip[64], nSkip = 0;
   if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  rc = keptPrepare(db, conn, keep, zSql, &st);
   sqlite3_free(zSql);
   if( rc ){
     sqlite3_finalize(st);
@@ -2402,21 +2455,23 @@ static int sqlitePlan(sqlite3 *db, const qplan *pl, sqlite3_value **apParam, int
       sqlite3_free(zName);
     }
   }
-  sqlite3_finalize(st);
+  keptDone(keep, st);
   return SQLITE_OK;
 }
 
 /* A SELECT (a compound or a core) planned. */
-static int planAny(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
+static int planAny(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite3_value **apParam, int nParam,
                    const qpush *aPush, int nPush, qplan *pl, char **pzWhy){
   if( s->pNext && s->zWhy==0 ) return planCompound(vt, db, s, apParam, nParam, pl, pzWhy);
-  return planCore(vt, db, s, apParam, nParam, aPush, nPush, pl, pzWhy, 0);
+  return planCore(vt, db, keep, s, apParam, nParam, aPush, nPush, pl, pzWhy, 0);
 }
 
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
-           const qpush *aPush, int nPush, qplan *pl, char **pzWhy){
-  int rc = planAny(vt, db, s, apParam, nParam, aPush, nPush, pl, pzWhy);
-  if( rc==SQLITE_OK && *pzWhy==0 && (s->zFrom || s->pSub || s->pNext) ) rc = sqlitePlan(db, pl, apParam, nParam, pzWhy);
+           const qpush *aPush, int nPush, qsqlkeep *pKeep, qplan *pl, char **pzWhy){
+  int rc = planAny(vt, db, pKeep, s, apParam, nParam, aPush, nPush, pl, pzWhy);
+  if( rc==SQLITE_OK && *pzWhy==0 && (s->zFrom || s->pSub || s->pNext) ){
+    rc = sqlitePlan(db, vt ? ((ga_vtab*)vt)->conn : 0, pl, apParam, nParam, pKeep, pzWhy);
+  }
   return rc;
 }
 

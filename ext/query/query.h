@@ -298,13 +298,28 @@ typedef struct qplan {
 ** CONSTRAINT_EQ, _LT, _LE, _GT, _GE) v. SQLite checks it again on the rows
 ** (vtab.c): the engine's may only be looser. */
 typedef struct qpush { int iRes; int op; sqlite3_value *v; } qpush;
+typedef struct qsqlkeep qsqlkeep;
 
 /* Bind p's tree to its table in db (described now) and plan it, into *pl,
 ** with aPush[0..nPush) among WHERE's conjuncts. SQLITE_OK, with *pzWhy set
 ** (sqlite3_malloc'd) where the engine does not cover it; an SQLite error
 ** with the message in *pzWhy otherwise. */
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *p, sqlite3_value **apParam, int nParam,
-           const qpush *aPush, int nPush, qplan *pl, char **pzWhy);
+           const qpush *aPush, int nPush, qsqlkeep *pKeep, qplan *pl, char **pzWhy);
+/* The statements a table's reads prepare for its plan (SQLite's plan of
+** its SELECT, its joined tables' rowid spans), each prepared once and kept
+** between its reads (q_plan's pKeep) while main's and temp's schema cookies
+** are the ones it was prepared under, outside transactions (a rollback can
+** give a cookie back): SQLite prepares one again itself where this
+** connection's ANALYZE, or a parameter's value (STAT4), may change it. */
+#define Q_SQLKEEP 4
+struct qsqlkeep {
+  int mainVer, tempVer;            /* the cookies they were prepared under */
+  int n;                           /* statements */
+  char *azSql[Q_SQLKEEP];          /* each one's text */
+  sqlite3_stmt *aSt[Q_SQLKEEP];    /* ... prepared */
+};
+void q_sqlkeep_free(qsqlkeep*);
 /* Which of zSql's nOut results a WHERE may constrain before grouping, into
 ** aPush (zeroed first): 1 by equality, 2 by ranges too. A result that is a
 ** column of its one table, where the SELECT has no DISTINCT, LIMIT or

@@ -244,6 +244,7 @@ typedef struct QTab {
   int big;                         /* a read of it read gpuagg_config('threshold') rows or more:
                                    ** its columns are worth keeping (exec.c, 8) */
   qkeptcache kept;                 /* its plan compiled for kept columns, for the next read */
+  qsqlkeep sql;                    /* statements its plan prepares, for the next read */
   qselect sel;                     /* the SELECT parsed, at its first read (if parsed): each read
                                    ** plans a copy */
   int parsed;                      /* ... it is */
@@ -264,6 +265,7 @@ typedef struct QCur {
 static int qDisconnect(sqlite3_vtab *pVtab){
   QTab *t = (QTab*)pVtab;
   q_keptcache_clear(&t->kept);
+  q_sqlkeep_free(&t->sql);
   if( t->parsed ) q_select_free(&t->sel);
   sqlite3_free(t->aPush);
   sqlite3_free(t->zSql);
@@ -576,7 +578,9 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     sqlite3_free(aPush);
     return rc;
   }
-  rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, aPush, nPush, &pl, &zWhy);
+  ga_source_read_begin(t->base.db, t->base.conn);     /* (its names resolved as of now: table.h, 4a) */
+  rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, aPush, nPush, &t->sql, &pl, &zWhy);
+  ga_source_read_end(t->base.conn);
   sqlite3_free(aPush);
   if( rc ){
     q_plan_free(&pl);
@@ -728,7 +732,7 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   sqlite3_finalize(st);
-  rc = q_plan(&fake.base.base, db, &sel, 0, 0, 0, 0, &pl, &zWhy);
+  rc = q_plan(&fake.base.base, db, &sel, 0, 0, 0, 0, 0, &pl, &zWhy);
   if( rc ){
     sqlite3_result_error(ctx, zWhy ? zWhy : sqlite3_errstr(rc), -1);
   }else{

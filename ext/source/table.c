@@ -416,6 +416,9 @@ int ga_source_resolve(sqlite3 *db, const char *zFn, const char *zSource, ga_sour
 /* A connection's remembered resolutions (conn->srcmemo). */
 struct ga_srcmemo {
   int mainVer, tempVer;             /* main's and temp's schema cookies they were made under */
+  int nRead;                        /* reads under way (ga_source_read_begin), nested */
+  int readOk, readMain, readTemp;   /* ... the cookies read at the outermost one's start (readOk: read,
+                                    ** outside a transaction) */
   int n, next;                      /* entries, and the one the next replaces */
   char *azSource[MEMO_N];           /* each one's SOURCE, as given */
   ga_source aSrc[MEMO_N];           /* ... and what it resolved to */
@@ -428,6 +431,42 @@ static void memoClear(struct ga_srcmemo *m){
     ga_source_free(&m->aSrc[i]);
   }
   m->n = m->next = 0;
+}
+
+/* conn's memo, made empty where there is none (NULL: out of memory). */
+static struct ga_srcmemo *memoOf(ga_conn *conn){
+  if( conn->srcmemo==0 && (conn->srcmemo = sqlite3_malloc(sizeof(struct ga_srcmemo)))!=0 ){
+    memset(conn->srcmemo, 0, sizeof(struct ga_srcmemo));
+  }
+  return conn->srcmemo;
+}
+
+static int readCookies(sqlite3 *db, int *pMain, int *pTemp){
+  if( !sqlite3_get_autocommit(db) ) return SQLITE_ERROR;   /* (a rollback can give a cookie back) */
+  if( ga_schema_version(db, "main", pMain)!=SQLITE_OK || ga_schema_version(db, "temp", pTemp)!=SQLITE_OK ){
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+int ga_source_cookies(sqlite3 *db, ga_conn *conn, int *pMain, int *pTemp){
+  struct ga_srcmemo *m = conn ? conn->srcmemo : 0;
+  if( m && m->nRead ){
+    *pMain = m->readMain;
+    *pTemp = m->readTemp;
+    return m->readOk && sqlite3_get_autocommit(db) ? SQLITE_OK : SQLITE_ERROR;
+  }
+  return readCookies(db, pMain, pTemp);
+}
+
+void ga_source_read_begin(sqlite3 *db, ga_conn *conn){
+  struct ga_srcmemo *m = conn ? memoOf(conn) : 0;
+  if( m && m->nRead++==0 ) m->readOk = readCookies(db, &m->readMain, &m->readTemp)==SQLITE_OK;
+}
+
+void ga_source_read_end(ga_conn *conn){
+  struct ga_srcmemo *m = conn ? conn->srcmemo : 0;
+  if( m && m->nRead ) m->nRead--;
 }
 
 void ga_source_memo_free(ga_conn *conn){
@@ -472,8 +511,7 @@ int ga_source_resolve_on(sqlite3 *db, ga_conn *conn, const char *zFn, const char
   int vMain, vTemp, i, rc;
   /* the cookies first: a change after them moves them, so that what is
   ** remembered under them is never newer than they say (4a) */
-  if( conn==0 || !sqlite3_get_autocommit(db)      /* (in a transaction, a rollback can give a cookie back) */
-   || ga_schema_version(db, "main", &vMain)!=SQLITE_OK || ga_schema_version(db, "temp", &vTemp)!=SQLITE_OK ){
+  if( conn==0 || ga_source_cookies(db, conn, &vMain, &vTemp)!=SQLITE_OK ){
     return ga_source_resolve(db, zFn, zSource, p, pzErr);
   }
   if( m && (m->mainVer!=vMain || m->tempVer!=vTemp) ) memoClear(m);
@@ -487,10 +525,7 @@ int ga_source_resolve_on(sqlite3 *db, ga_conn *conn, const char *zFn, const char
   if( rc!=SQLITE_OK || p->tab.zDb==0 || (sqlite3_stricmp(p->tab.zDb, "main")!=0 && sqlite3_stricmp(p->tab.zDb, "temp")!=0) ){
     return rc;
   }
-  if( m==0 ){
-    if( (m = conn->srcmemo = sqlite3_malloc(sizeof(*m)))==0 ) return SQLITE_OK;   /* (remembered next time) */
-    memset(m, 0, sizeof(*m));
-  }
+  if( (m = memoOf(conn))==0 ) return SQLITE_OK;   /* (remembered next time) */
   if( m->n==0 ){
     m->mainVer = vMain;
     m->tempVer = vTemp;

@@ -32,7 +32,9 @@
 **      in a transaction (a rollback gives a cookie back, which a later
 **      change can take again for another schema), and in an attached
 **      schema (a DETACH and ATTACH can put another file with the same
-**      cookie there).
+**      cookie there). Within one read of a gpu_query table (between
+**      ga_source_read_begin and _end) the cookies are read once, at its
+**      start: its plan resolves each name as of that moment.
 **   5. Its columns are opened (ga_source_open, open.c) from the column
 **      cache where it keeps them, else the page source where it serves,
 **      else the statement source; gpuagg_info()'s "sources" says which one
@@ -59,6 +61,13 @@ int ga_source_resolve(sqlite3*, const char *zFn, const char *zSource, ga_source 
 void ga_source_free(ga_source*);
 /* As ga_source_resolve, remembered on conn (4a). */
 int ga_source_resolve_on(sqlite3*, ga_conn*, const char *zFn, const char *zSource, ga_source *p, char **pzErr);
+/* Main's and temp's schema cookies, outside a transaction (SQLITE_OK; else
+** not to be relied on): those ga_source_read_begin read where a read is
+** under way on conn (4a), else read now. A read's plan asks them for each
+** name it resolves; they are read once for it. begin and end nest. */
+int ga_source_cookies(sqlite3*, ga_conn*, int *pMain, int *pTemp);
+void ga_source_read_begin(sqlite3*, ga_conn*);
+void ga_source_read_end(ga_conn*);
 
 /* The index of column zCol of p (2), or -1 with the message in *pzErr. */
 int ga_source_column(const char *zFn, const ga_source *p, const char *zCol, char **pzErr);
