@@ -15,11 +15,13 @@
 ** indexing, global or a copy per block or warp; CUB's sort) folding 10M
 ** rows at 4, 1,000 and 1,000,000 dense keys.
 ** gpu_query's interpreter: section q6, TPC-H Q6 against a hand-written
-** kernel; section totals, sum, avg and count(*) of two INTEGER columns
-** against CUB's sum of each.
+** kernel; section q21, SSB Q2.1 (a star join: three dimensions probed,
+** two keys) against a hand-written kernel, 6M rows (SSB's scale factor 1);
+** section totals, sum, avg and count(*) of two INTEGER columns against
+** CUB's sum of each.
 **
 ** Usage: bench_kernels [values [sections]]   (default 268435456 = 256M;
-**        sections: a comma list of sum,ext,hist,group,groupstudy,h2d,q6,totals, default all)
+**        sections: a comma list of sum,ext,hist,group,groupstudy,h2d,q6,q21,totals, default all)
 ** BENCH_OUT=dir also writes dir/kernels.csv (a line per comparison: ours
 ** against CUB and the copy ceiling) and dir/ceilings.csv.
 */
@@ -251,9 +253,203 @@ static void q6Prog(ga_qprog *p, int fuse){
   ga_q_compact(p);
 }
 
+/* ---- SSB Q2.1: the interpreter's star join against a hand-written kernel ---- */
+
+/* SSB Q2.1's fact columns as the cache keeps them (class, value), SSB's
+** domains: lo_orderdate a yyyymmdd of 7 years of 12 months of 28 days,
+** lo_partkey 1..200,000, lo_suppkey 1..2,000, lo_revenue below 10M. */
+__global__ void fillQ21(long long n, unsigned char *c, long long *vD, long long *vP, long long *vS, long long *vR){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    unsigned long long h = (unsigned long long)i * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29; h *= 0xBF58476D1CE4E5B9ull; h ^= h >> 32;
+    int d = (int)(h % 2352);
+    vD[i] = (1992 + d / 336) * 10000 + (d % 336 / 28 + 1) * 100 + d % 28 + 1;
+    vP[i] = 1 + (long long)((h >> 12) % 200000);
+    vS[i] = 1 + (long long)((h >> 30) % 2000);
+    vR[i] = (long long)((h >> 35) % 10000000);
+    c[i] = GA_QC_INT;
+  }
+}
+
+/* Q2.1 written out, Crystal's way: each dimension a direct-indexed array
+** (the supplier's filter, the part's brand or -1, the date's year or -1),
+** each row probing them in turn, its revenue and count added into the
+** block's groups in shared memory, then into the grid's; nothing
+** interpreted, no classes read. */
+__global__ void __launch_bounds__(256)
+q21Hand(const long long *vD, const long long *vP, const long long *vS, const long long *vR, long long n,
+        const int *suppOk, const int *partBrand, const int *dateYear, int dLo, unsigned long long *out){
+  __shared__ unsigned long long sh[2 * 280];
+  for( int i = threadIdx.x; i < 2 * 280; i += 256 ) sh[i] = 0;
+  __syncthreads();
+  for( long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += (long long)gridDim.x * 256 ){
+    if( !suppOk[vS[i] - 1] ) continue;
+    int b = partBrand[vP[i] - 1];
+    if( b < 0 ) continue;
+    int y = dateYear[vD[i] - dLo];
+    if( y < 0 ) continue;
+    atomicAdd(&sh[2 * (y + 7 * b)], (unsigned long long)vR[i]);
+    atomicAdd(&sh[2 * (y + 7 * b) + 1], 1ull);
+  }
+  __syncthreads();
+  for( int i = threadIdx.x; i < 2 * 280; i += 256 ) if( sh[i] ) atomicAdd(&out[i], sh[i]);
+}
+
+/* Q2.1 as compile.c makes a star join (its requirement 6): each joined
+** table's index probed with the fact row's key (GA_Q_LOOK: the joined
+** row, or NULL), the supplier's first (the first stage), the keys the
+** joined rows' year and brand ids, combined by code; tables: 0 the date's
+** index from 19920101, 1 each date's year id, 2 the part's index (parts of
+** category MFGR#12 only), 3 each such part's brand id, 4 the supplier's
+** index (AMERICA only). */
+static void q21Prog(ga_qprog *p, const int64_t *tabN, const int64_t *tabLo){
+  enum { D, P, S, R };
+  int n = 0;
+  memset(p, 0, sizeof(*p));
+  auto ins = [&](int op, int dst, int a, int b, int x){ p->ins[n].op = op; p->ins[n].dst = dst; p->ins[n].a = a;
+                                                        p->ins[n].b = b; p->ins[n].x = x; n++; };
+  ins(GA_Q_COL, 0, 0, 0, S); ins(GA_Q_LOOK, 1, 0, 0, 4); ins(GA_Q_NOTNULL, 2, 1, 0, 0);
+  ins(GA_Q_COL, 3, 0, 0, P); ins(GA_Q_LOOK, 4, 3, 0, 2); ins(GA_Q_NOTNULL, 5, 4, 0, 0);
+  ins(GA_Q_COL, 6, 0, 0, D); ins(GA_Q_LOOK, 7, 6, 0, 0); ins(GA_Q_NOTNULL, 8, 7, 0, 0);
+  ins(GA_Q_AND, 9, 2, 5, GA_QT_II); ins(GA_Q_AND, 10, 9, 8, GA_QT_II);
+  ins(GA_Q_LOOK, 11, 7, 0, 1); ins(GA_Q_LOOK, 12, 4, 0, 3);
+  ins(GA_Q_COL, 13, 0, 0, R);
+  p->nIns = n; p->nReg = 14; p->nCol = 4; p->nTab = 5;
+  for( int t = 0, off = 0; t < 5; off += (int)tabN[t], t++ ){ p->tabOff[t] = off; p->tabN[t] = tabN[t]; p->tabLo[t] = tabLo[t]; }
+  p->filter = 10;
+  p->nStage = 2;
+  p->stageEnd[0] = 3; p->stageReg[0] = 2;
+  p->stageEnd[1] = 11; p->stageReg[1] = 10;
+  p->nKey = 2; p->keyNum = 0; p->keyReg[0] = 11; p->keyReg[1] = 12; p->keyMul[0] = 1; p->keyMul[1] = 7;
+  p->nGroup = 7 * 40 + 1;
+  p->nFold = 1; p->foldReg[0] = 13;
+  ga_q_fuse(p);
+  ga_q_compact(p);
+}
+
+static unsigned dimHash(unsigned x, unsigned salt){
+  x = (x ^ salt) * 0x9E3779B1u;
+  x ^= x >> 15; x *= 0x85EBCA77u; x ^= x >> 13;
+  return x;
+}
+
+/* Section q21: m rows, the interpreter's groups by code (query.cu, 7)
+** against q21Hand, the answers compared group by group. */
+static void benchQ21(long long m){
+  const int dLo = 19920101, nDate = 19981228 - 19920101 + 1, nPart = 200000, nSupp = 2000;
+  std::vector<int> hSupp(nSupp), hBrand(nPart, -1), hYear(nDate, -1);
+  std::vector<unsigned char> hTabC;
+  std::vector<int64_t> hTabV;
+  int64_t tabN[5], tabLo[5] = {dLo, 0, 1, 0, 1};
+  int nQual = 0;
+  auto add = [&](unsigned char c, int64_t v){ hTabC.push_back(c); hTabV.push_back(v); };
+  /* table 0, 1: dates (their rows in order), each one's year */
+  for( int k = 0; k < nDate; k++ ){
+    int key = dLo + k, y = key / 10000 - 1992, mo = key / 100 % 100, dd = key % 100;
+    if( mo >= 1 && mo <= 12 && dd >= 1 && dd <= 28 ) hYear[k] = y;
+    add(hYear[k] >= 0 ? GA_QC_INT : GA_QC_NULL, hYear[k] >= 0 ? (y * 12 + mo - 1) * 28 + dd - 1 : 0);
+  }
+  tabN[0] = nDate;
+  for( int r = 0; r < 2352; r++ ) add(GA_QC_INT, r / 336);
+  tabN[1] = 2352;
+  /* table 2, 3: the parts of category MFGR#12 (1 in 25), each one's brand of 40 */
+  std::vector<int> brandOf;
+  for( int k = 0; k < nPart; k++ ){
+    if( dimHash((unsigned)k, 7) % 25 == 0 ){
+      hBrand[k] = (int)(dimHash((unsigned)k, 11) % 40);
+      add(GA_QC_INT, nQual++);
+      brandOf.push_back(hBrand[k]);
+    }else{
+      add(GA_QC_NULL, 0);
+    }
+  }
+  tabN[2] = nPart;
+  for( int b : brandOf ) add(GA_QC_INT, b);
+  tabN[3] = nQual;
+  /* table 4: the suppliers of region AMERICA (1 in 5) */
+  for( int k = 0; k < nSupp; k++ ){
+    hSupp[k] = dimHash((unsigned)k, 3) % 5 == 0;
+    add(hSupp[k] ? GA_QC_INT : GA_QC_NULL, 0);
+  }
+  tabN[4] = nSupp;
+
+  unsigned char *dc;
+  long long *vv[4];
+  int *dSupp, *dBrand, *dYear, *dBad;
+  unsigned char *tabC;
+  int64_t *tabV;
+  ga_qprog hp, *dp;
+  void **dCols;
+  ga_gacc *dAcc;
+  unsigned long long *dHand;
+  CK(cudaMalloc(&dc, (size_t)m));
+  for( int c = 0; c < 4; c++ ) CK(cudaMalloc(&vv[c], 8 * (size_t)m));
+  fillQ21<<<1024, 256>>>(m, dc, vv[0], vv[1], vv[2], vv[3]);
+  CK(cudaGetLastError());
+  q21Prog(&hp, tabN, tabLo);
+  CK(ga_query_prepare());
+  CK(cudaMalloc(&dSupp, 4 * nSupp)); CK(cudaMalloc(&dBrand, 4 * nPart)); CK(cudaMalloc(&dYear, 4 * nDate));
+  CK(cudaMemcpy(dSupp, hSupp.data(), 4 * nSupp, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dBrand, hBrand.data(), 4 * nPart, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dYear, hYear.data(), 4 * (size_t)nDate, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&tabC, hTabC.size()));
+  CK(cudaMalloc(&tabV, 8 * hTabV.size()));
+  CK(cudaMemcpy(tabC, hTabC.data(), hTabC.size(), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(tabV, hTabV.data(), 8 * hTabV.size(), cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&dp, sizeof(hp)));
+  CK(cudaMemcpy(dp, &hp, sizeof(hp), cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&dCols, 2 * GA_QCOL * sizeof(void *)));
+  {
+    void *h[2 * GA_QCOL] = {0};
+    for( int c = 0; c < 4; c++ ){ h[c] = dc; h[GA_QCOL + c] = vv[c]; }
+    CK(cudaMemcpy(dCols, h, sizeof(h), cudaMemcpyHostToDevice));
+  }
+  const unsigned char *const *dC = (const unsigned char *const *)dCols;
+  const int64_t *const *dV = (const int64_t *const *)(dCols + GA_QCOL);
+  const size_t accBytes = sizeof(ga_gacc) * (size_t)hp.nGroup + 16;
+  CK(cudaMalloc(&dAcc, accBytes));
+  dBad = (int *)((unsigned char *)dAcc + sizeof(ga_gacc) * (size_t)hp.nGroup);
+  CK(cudaMalloc(&dHand, 8 * 2 * 280));
+  int jb = -1;
+  float interpMs = timeMs([&]{
+    CK(cudaMemsetAsync(dAcc, 0, accBytes));
+    CK(ga_query_group_launch(dp, &hp, dC, dV, tabC, tabV, m, 0, &jb, hp.nGroup, dAcc, dBad, 0));
+  });
+  float handMs = timeMs([&]{
+    CK(cudaMemsetAsync(dHand, 0, 8 * 2 * 280));
+    q21Hand<<<132 * 8, 256>>>(vv[0], vv[1], vv[2], vv[3], m, dSupp, dBrand, dYear, dLo, dHand);
+  });
+  std::vector<ga_gacc> hAcc(hp.nGroup);
+  std::vector<unsigned long long> hHand(2 * 280);
+  int bad;
+  CK(cudaMemcpy(hAcc.data(), dAcc, sizeof(ga_gacc) * (size_t)hp.nGroup, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&bad, dBad, sizeof(int), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(hHand.data(), dHand, 8 * 2 * 280, cudaMemcpyDeviceToHost));
+  int same = bad == 0, nG = 0;
+  unsigned long long rows = 0;
+  for( int g = 0; g < 280; g++ ){
+    __int128 iv = (__int128)hAcc[g].ihi * ((__int128)1 << 32) + (__int128)hAcc[g].ilo;
+    same &= hAcc[g].rows == hHand[2 * g + 1] && iv == (__int128)hHand[2 * g];
+    nG += hAcc[g].rows != 0;
+    rows += hAcc[g].rows;
+  }
+  printf("\nSSB Q2.1 over %lld device-resident rows (4 columns; %d parts, %d suppliers, %d dates as direct-indexed "
+         "tables)\n\n| kernel | ms | GB/s read | vs hand-written |\n| --- | ---: | ---: | ---: |\n", m, nPart, nSupp, 2352);
+  printf("| hand-written Q2.1 (Crystal's probes, the block's groups in shared memory) | %.3f | %.1f | 1.00 |\n",
+         handMs, 32.0 * m / (handMs * 1e-3) / 1e9);
+  printf("| gpu_query interpreter: LOOK probes, groups by code (query.cu, 7; %d instructions) | %.3f | %.1f | %.2f |\n",
+         hp.nIns, interpMs, 36.0 * m / (interpMs * 1e-3) / 1e9, interpMs / handMs);
+  printf("groups %d, rows %llu; every group's count and exact sum the same: %s\n", nG, rows, same ? "yes" : "NO");
+  if( gCsv ) fprintf(gCsv, "SSB Q2.1 interpreter vs hand-written,%.4f,%.4f,,,,%.3f,\n", handMs, interpMs, handMs / interpMs);
+  CK(cudaFree(dc));
+  for( int c = 0; c < 4; c++ ) CK(cudaFree(vv[c]));
+  CK(cudaFree(dSupp)); CK(cudaFree(dBrand)); CK(cudaFree(dYear)); CK(cudaFree(tabC)); CK(cudaFree(tabV));
+  CK(cudaFree(dp)); CK(cudaFree(dCols)); CK(cudaFree(dAcc)); CK(cudaFree(dHand));
+}
+
 int main(int argc, char **argv){
   long long n = argc > 1 ? atoll(argv[1]) : (1ll << 28);
-  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,groupstudy,h2d,q6,totals";
+  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,groupstudy,h2d,q6,q21,totals";
   auto want = [&](const char *z){ return strstr(zSections, z) != nullptr; };
   size_t bytes = sizeof(double) * (size_t)n;
   cudaDeviceProp prop;
@@ -777,6 +973,7 @@ int main(int argc, char **argv){
     for( int c = 0; c < 4; c++ ){ CK(cudaFree(cc[c])); CK(cudaFree(vv[c])); }
     CK(cudaFree(tabC)); CK(cudaFree(tabV)); CK(cudaFree(dp)); CK(cudaFree(dCols)); CK(cudaFree(dRange)); CK(cudaFree(dAcc));
   }
+  if( want("q21") ) benchQ21(n < 6001215 ? n : 6001215);
   if( want("totals") ){
     /* SELECT sum(a), avg(b), count(*): two INTEGER columns, every row kept,
     ** each folded where it is evaluated; against CUB's sum of each column */

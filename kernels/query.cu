@@ -602,7 +602,7 @@ __device__ __forceinline__ void foldValue(ga_gacc *a, int jb, int cl, uint64_t x
 }
 
 template <int R, bool SH>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kBlocksPerSM)
 qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
        const unsigned char *tabC, const int64_t *tabV, long long n, long long base, JbAll jbs, long long nGroup,
        ga_gacc *out, int *bad){
@@ -658,9 +658,11 @@ qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
 constexpr int kRegBytes = 64 * 1024;
 int gTileRows = 0;
 
-/* Accumulators a block's table in shared memory holds (7): 96 KiB, beside
-** at most 116 KiB of program and registers (R 1, 48 registers). */
-constexpr long long kGroupShared = 768;
+/* Accumulators a block's table in shared memory holds (7): 16 KiB, so that
+** the blocks an SM runs are still about as many as the registers let
+** (SSB Q3.2's 601 groups, 77 KiB a block: one block an SM, and its device
+** operators 0.69 ms on the H100; Q4.3's 801 in the grid's table, 0.34 ms). */
+constexpr long long kGroupShared = 128;
 
 constexpr int regsFor(int R){ return R == 1 ? GA_QREG : kRegBytes / (R * kThreads * 9); }
 
