@@ -437,8 +437,8 @@ static void benchQ21(long long m){
          "tables)\n\n| kernel | ms | GB/s read | vs hand-written |\n| --- | ---: | ---: | ---: |\n", m, nPart, nSupp, 2352);
   printf("| hand-written Q2.1 (Crystal's probes, the block's groups in shared memory) | %.3f | %.1f | 1.00 |\n",
          handMs, 32.0 * m / (handMs * 1e-3) / 1e9);
-  printf("| gpu_query interpreter: LOOK probes, groups by code (query.cu, 7; %d instructions) | %.3f | %.1f | %.2f |\n",
-         hp.nIns, interpMs, 36.0 * m / (interpMs * 1e-3) / 1e9, interpMs / handMs);
+  printf("| gpu_query interpreter: LOOK probes, groups by code (query.cu, 7; %d instructions, %d registers) | %.3f | %.1f "
+         "| %.2f |\n", hp.nIns, hp.nReg, interpMs, 36.0 * m / (interpMs * 1e-3) / 1e9, interpMs / handMs);
   printf("groups %d, rows %llu; every group's count and exact sum the same: %s\n", nG, rows, same ? "yes" : "NO");
   if( gCsv ) fprintf(gCsv, "SSB Q2.1 interpreter vs hand-written,%.4f,%.4f,,,,%.3f,\n", handMs, interpMs, handMs / interpMs);
   CK(cudaFree(dc));

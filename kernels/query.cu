@@ -13,7 +13,8 @@
 **      and are never NULL, a comparison, logic or REAL arithmetic skips the
 **      classes, and a lookup in a column without NULLs its class (the
 **      result is the one qprog.h's ga_q_step gives); a column is loaded
-**      as it is; else each row is ga_q_step's.
+**      as it is, a joined table's index probed (GA_Q_LOOK) and a NULL
+**      tested for every slot at once; else each row is ga_q_step's.
 **   2. Stages (qprog.h): after the filter's first conjunct, and after the
 **      whole filter, each warp gathers the slots whose stage register is
 **      true and deals them out to its threads again, so that the rest of
@@ -93,6 +94,16 @@ __device__ __forceinline__ int64_t opV(const Shared *s, int o, const int64_t *rv
   if( o < GA_QO_LIT ) return rv[o * (R * kThreads) + q];
   if( o < GA_QO_COL ) return s->p.litV[o - GA_QO_LIT];
   return __ldg(&s->colV[o - GA_QO_COL][i]);
+}
+
+/* Operand o of slot q (row i), class and value (a register, a literal, or
+** a kept column's row), as qprog.h's ga_q_in reads it. */
+template <int R>
+__device__ __forceinline__ void opCV(const Shared *s, int o, const unsigned char *rc, const int64_t *rv, int q,
+                                     long long i, int &c, int64_t &v){
+  if( o < GA_QO_LIT ){ c = rc[o * (R * kThreads) + q]; v = rv[o * (R * kThreads) + q]; }
+  else if( o < GA_QO_COL ){ c = s->p.litT[o - GA_QO_LIT]; v = s->p.litV[o - GA_QO_LIT]; }
+  else { c = __ldg(&s->colC[o - GA_QO_COL][i]); v = __ldg(&s->colV[o - GA_QO_COL][i]); }
 }
 
 /* sl[j], its index not known when compiling (the list stays in registers). */
@@ -191,6 +202,34 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
           oc[q] = __ldg(&s->colC[in.x][i0 + q]);
           ov[q] = __ldg(&s->colV[in.x][i0 + q]);
         }
+      }
+    }else if( in.op == GA_Q_LOOK ){
+      /* a joined table's index (qprog.h, 2a): every slot's probe loaded, then stored */
+      const uint64_t lo = (uint64_t)p->tabLo[in.x], nt = (uint64_t)p->tabN[in.x];
+      const int64_t off = p->tabOff[in.x];
+      unsigned char c[R];
+      int64_t x[R];
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        if( j >= m ) break;
+        int ca;
+        int64_t va;
+        opCV<R>(s, in.a, rc, rv, sl[j], i0 + sl[j], ca, va);
+        uint64_t k = (uint64_t)va - lo;
+        if( ca != GA_QC_INT || k >= nt ){ c[j] = GA_QC_NULL; x[j] = 0; }
+        else{ c[j] = __ldg(&tabC[off + (int64_t)k]); x[j] = __ldg(&tabV[off + (int64_t)k]); }
+      }
+      #pragma unroll
+      for( int j = 0; j < R; j++ ) if( j < m ){ oc[sl[j]] = c[j]; ov[sl[j]] = x[j]; }
+    }else if( in.op == GA_Q_NOTNULL || in.op == GA_Q_ISNULL ){
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        if( j >= m ) break;
+        int q = sl[j], ca;
+        int64_t va;
+        opCV<R>(s, in.a, rc, rv, q, i0 + q, ca, va);
+        oc[q] = GA_QC_INT;
+        ov[q] = (in.op == GA_Q_ISNULL) == (ca == GA_QC_NULL);
       }
     }else if( in.op == GA_Q_MAP && in.b ){
       #pragma unroll
