@@ -771,7 +771,10 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   Aux x;
   int64_t oProg, oCols, oRange, oKey, oOne, nAux, i, piece, rowBytes, nGroup = p->nGroup;
   int one = p->nKey==0 && p->nFold>=1 && p->nFold<=GA_QONE && nRow<GA_CARRY_ROWS, anyReal = 0;
-  int direct = p->nKey>0 && !p->keyNum && nGroup>0 && nGroup*p->nFold<=GA_QGROUP_MAX && nRow<GA_CARRY_ROWS;
+  /* keys' codes below nGroup (query.cu, 7): compile.c bounds them by the product of the keys' ids, or by the rows
+  ** plus 2 where that is less (then a code may pass it: not this path) */
+  int direct = p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2 && nGroup*p->nFold<=GA_QGROUP_MAX
+               && nRow<GA_CARRY_ROWS;
   int wantKey = p->keyNum && nGroup==0;   /* the key's range, to size the table (keyRange) */
   int64_t *keyStat;
   int dev, f, rc;
@@ -860,7 +863,10 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
        "cudaMemcpyAsync (query)");
     CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
     bad = (int*)(acc + nAcc);
-    if( *bad ) return GA_DEV_SCAN;                  /* a code past nGroup: not this path's keys */
+    if( *bad ){                                     /* a code past nGroup (never, by the rule above) */
+      strcpy(zErr, "gpuagg: a group's code past the program's groups");
+      return 1;
+    }
     for(f=0; f<p->nFold; f++){
       int64_t m = 0;
       for(code=0; code<nGroup; code++) m += acc[code].rows!=0;
