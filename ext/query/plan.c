@@ -2357,11 +2357,6 @@ static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
   return ok;
 }
 
-/* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound):
-** where it searches an index or the rowids, the engine's scan of the whole
-** table would be slower: SQLite's path, with why (*pzWhy). Where it reads
-** a whole index, rows come in that index's order: fine where the answer
-** does not depend on it (orderFree), else SQLite's path. */
 void q_sqlkeep_free(qsqlkeep *k){
   int i;
   for(i=0; i<k->n; i++){
@@ -2378,7 +2373,7 @@ void q_sqlkeep_free(qsqlkeep *k){
 static int keptPrepare(sqlite3 *db, ga_conn *conn, qsqlkeep *k, const char *zSql, sqlite3_stmt **pSt){
   int vMain, vTemp, i, rc;
   *pSt = 0;
-  if( k && (!sqlite3_get_autocommit(db) || ga_source_cookies(db, conn, &vMain, &vTemp)!=SQLITE_OK) ){
+  if( k && ga_source_cookies(db, conn, &vMain, &vTemp)!=SQLITE_OK ){      /* (in a transaction too) */
     q_sqlkeep_free(k);
     k = 0;
   }
@@ -2409,6 +2404,11 @@ static void keptDone(qsqlkeep *k, sqlite3_stmt *st){
   else sqlite3_finalize(st);
 }
 
+/* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound):
+** where it searches an index or the rowids, the engine's scan of the whole
+** table would be slower: SQLite's path, with why (*pzWhy). Where it reads
+** a whole index, rows come in that index's order: fine where the answer
+** does not depend on it (orderFree), else SQLite's path. */
 static int sqlitePlan(sqlite3 *db, ga_conn *conn, const qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
                       char **pzWhy){
   sqlite3_stmt *st = 0;

@@ -135,7 +135,8 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
   sqlite3_str_appendf(out, "],\"last\":{\"on\":\"%s\",\"plan_ms\":%.3f,\"columns_ms\":%.3f,\"compile_ms\":%.3f,"
                       "\"operators_ms\":%.3f,\"finish_ms\":%.3f}}",
                       !p || p->lastKept==0 ? "table" : p->lastKept==Q_KEPT_DEVICE ? "device" : "kept, cpu",
-                      p ? p->lastPlanMs : 0.0, p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0, p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
+                      p ? p->lastPlanMs : 0.0, p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0,
+                      p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
 }
 
 void ga_query_forget(ga_conn *c){
