@@ -49,8 +49,8 @@
 **      the grid's table (global atomics). The grid is the blocks the device
 **      runs at once, so that each block folds many tiles. No grouping rows
 **      are written, no hash table is made. A code not below nGroup (the
-**      caller's bound was not the product of the keys' ids) is counted in
-**      *bad and folded nowhere: the caller declines.
+**      caller's bound was not the product of the keys' ids: it checks that
+**      it is) is counted in *bad and folded nowhere: the caller fails.
 ** Determinism: pure maps, and minima, maxima and counts of integers.
 */
 #include <climits>

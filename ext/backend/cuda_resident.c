@@ -782,8 +782,9 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   int *range;
   dRes *r;
   if( nRow<=0 ) return GA_DEV_SCAN;
-  if( (rc = progStage(pp, p, a, nRow, tabC, tabV, nTab, up16(12*GA_QFOLD) + 32
-                                                        + (int64_t)sizeof(ga_gacc)*(direct ? nGroup*p->nFold : GA_QONE) + 16,
+  /* room for the one-group accumulators (zeroed and copied up by every path), or for the groups by code */
+  if( (rc = progStage(pp, p, a, nRow, tabC, tabV, nTab, up16(12*GA_QFOLD) + 32 + 16
+                        + (int64_t)sizeof(ga_gacc)*(direct && nGroup*p->nFold>GA_QONE ? nGroup*p->nFold : GA_QONE),
                       &x, &r, &dev, zErr))!=0 ) return rc;
   oProg = x.oProg; oCols = x.oCols;
   oRange = x.oMore; oKey = oRange + up16(12*GA_QFOLD); oOne = oKey + 32;
