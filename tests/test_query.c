@@ -1273,6 +1273,8 @@ START_TEST(test_kept_forms){
     "SELECT max(CAST(x AS INTEGER), y, %d) AS m, count(*), sum(CAST(i AS REAL)) FROM k GROUP BY m",
     "SELECT s, count(*), sum(i), min(x) FROM k WHERE s > d OR (d IS s AND i > %d) GROUP BY s",
     "SELECT count(*), sum(y) FROM k WHERE d <= s COLLATE NOCASE AND min(x, y, i) < %d",
+    /* a key of one value and NULL, one fold: fewer groups by code than the one-group path's accumulators */
+    "SELECT substr(s, 1, 0) AS e, count(*) FROM k WHERE i > %d GROUP BY e",
   };
   static const int aRows[] = { 0, 1, 7, 1000, 4099 };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
