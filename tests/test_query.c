@@ -2713,7 +2713,7 @@ END_TEST
 ** prepared once and kept between its reads while main's and temp's cookies
 ** stand, outside transactions (query.h's qsqlkeep): an index made or dropped
 ** by this connection or another one, in and out of a transaction and rolled
-** back, decides the next read (SQLite's path where SQLite's plan searches
+** back, in rollback and WAL mode, decides the next read (SQLite's path where SQLite's plan searches
 ** the index, the engine's where it does not); a joined table's rows changed
 ** between reads are read. Each read against SQLite's answer. */
 START_TEST(test_plan_kept){
@@ -2737,26 +2737,27 @@ START_TEST(test_plan_kept){
   sqlite3 *db, *other;
   int i, v;
   s_dir_make(zDir, "plankept");
-  snprintf(zFile, sizeof(zFile), "%s/p.db", zDir);
-  db = openFileChecked(zFile);
-  other = openFileChecked(zFile);
-  for(v=0; v<2; v++){
-    EXEC(db, "DROP TABLE IF EXISTS pf; DROP TABLE IF EXISTS pd; DROP INDEX IF EXISTS pk_a; DROP INDEX IF EXISTS pk_b;"
-             " CREATE TABLE pf(a INTEGER, b INTEGER, c INTEGER); CREATE TABLE pd(id INTEGER PRIMARY KEY, s TEXT);"
+  for(v=0; v<4; v++){                 /* the one table, the join; each in rollback mode, then WAL */
+    snprintf(zFile, sizeof(zFile), "%s/p%d.db", zDir, v);
+    db = openFileChecked(zFile);
+    other = openFileChecked(zFile);
+    EXEC(db, "PRAGMA journal_mode = %s", v<2 ? "DELETE" : "WAL");
+    EXEC(db, "CREATE TABLE pf(a INTEGER, b INTEGER, c INTEGER); CREATE TABLE pd(id INTEGER PRIMARY KEY, s TEXT);"
              " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
              " INSERT INTO pf SELECT i %% 50, i %% 40, i FROM n;"
              " WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)"
              " INSERT INTO pd SELECT i, 's' || (i %% 7) FROM n");
-    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[v]);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[v%2]);
     for(i=0; i<(int)(sizeof(aStep)/sizeof(aStep[0])); i++){
-      char zWhat[96], *a;
+      char zWhat[128], *a;
       int64_t e0, s0, e1, s1;
-      snprintf(zWhat, sizeof(zWhat), "%s, step %d (%s)", v ? "a join" : "one table", i, aStep[i].zStep);
+      snprintf(zWhat, sizeof(zWhat), "%s, %s, step %d (%s)", v%2 ? "a join" : "one table", v<2 ? "rollback" : "WAL", i,
+               aStep[i].zStep);
       /* (other's first statement reads the schema again: SQLite checks CREATE INDEX against what it knew) */
       if( aStep[i].other ) EXEC(other, "SELECT count(*) FROM sqlite_master");
       CHECK(h_exec(aStep[i].other ? other : db, "%s", aStep[i].zStep)==SQLITE_OK, "%s: %s", zWhat, h_errmsg);
       counts(db, &e0, &s0);
-      a = readChecked(db, azSql[v], zWhat);
+      a = readChecked(db, azSql[v%2], zWhat);
       counts(db, &e1, &s1);
       free(a);
       CHECK(s1 - s0==aStep[i].wantSqlite && e1 - e0==!aStep[i].wantSqlite, "%s: %lld read by SQLite, %lld by the engine"
@@ -2764,9 +2765,9 @@ START_TEST(test_plan_kept){
             aStep[i].wantSqlite ? "its plan searches the index" : "its plan reads the whole table");
     }
     EXEC(db, "DROP TABLE temp.q");
+    sqlite3_close(other);
+    CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
   }
-  sqlite3_close(other);
-  CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
   s_dir_drop(zDir);
 }
 END_TEST
