@@ -94,7 +94,7 @@ enum {
 
 /* One instruction: dst = op(a, b); x is the column, literal or table (a
 ** hint, GA_QT_*, for the others). GA_Q_MAP's b is 1 where its column a
-** holds no NULL. */
+** holds no NULL; GA_Q_LOOK's where its operand is always an INTEGER. */
 typedef struct ga_qins {
   unsigned char op, dst, a, b;
   int32_t x;

@@ -11,10 +11,11 @@
 **      R is 4, 2 or 1, as many as the program's registers leave room for.
 **      Where compile.c's hint (qprog.h) says both operands have one class
 **      and are never NULL, a comparison, logic or REAL arithmetic skips the
-**      classes, and a lookup in a column without NULLs its class (the
-**      result is the one qprog.h's ga_q_step gives); a column is loaded
-**      as it is, a joined table's index probed (GA_Q_LOOK) and a NULL
-**      tested for every slot at once; else each row is ga_q_step's.
+**      classes, a lookup in a column without NULLs its class, and a probe
+**      by a key that is always an INTEGER the key's (the result is the one
+**      qprog.h's ga_q_step gives); a column is loaded as it is, a joined
+**      table's index probed (GA_Q_LOOK) and a NULL tested for every slot at
+**      once; else each row is ga_q_step's.
 **   2. Stages (qprog.h): after the filter's first conjunct, and after the
 **      whole filter, each warp gathers the slots whose stage register is
 **      true and deals them out to its threads again, so that the rest of
@@ -22,6 +23,15 @@
 **      for another (a warp owns its threads' slots, tile after tile). Which
 **      rows are left decides nothing else: every later value is the row's
 **      own, and ties go by row position, not by the order rows are folded.
+**   2a. The first stage runs over each tile; a warp queues the rows it
+**      keeps (in shared memory, as offsets) and runs the whole program over
+**      the queue's rows whenever they fill its slots (and once at the end),
+**      so that a selective first stage leaves no warp running the rest for
+**      a few rows: the first stage's values are computed again for the
+**      rows kept, not kept. A first stage that is a probe by a column (a
+**      GA_Q_LOOK, then GA_Q_NOTNULL of it: compile.c, 6) only tests the
+**      index's entry, no instruction dispatched (bench_kernels' Q2.1 on the
+**      H100: 0.20 -> 0.10 ms, the hand-written kernel 0.058).
 **   3. qRange: for each fold, the least and greatest biased exponents of
 **      the finite non-zero reals among the rows the filter keeps, and how
 **      many are infinite (shared-memory atomics, then global ones), so that
@@ -61,11 +71,12 @@
 namespace {
 
 constexpr int kThreads = 256;
-/* Blocks an SM runs at once: the registers' shared memory (kRegBytes) lets
-** four, and so 64 registers a thread; bounded, the compiler keeps to them
-** (Q6, bench_kernels on the H100: 0.232 -> 0.211 ms, at 80 registers else).
+/* Blocks an SM runs at once: the registers' shared memory (kRegBytes) and
+** the queues (2a) let three, and so 80 registers a thread; bounded, the
+** compiler keeps to them. Four (64 registers) spilled: bench_kernels on the
+** H100, Q2.1 0.144 -> 0.125 ms and Q6 0.156 -> 0.131 ms with three.
 ** Not for qOne with several folds: their sums would go to local memory. */
-constexpr int kBlocksPerSM = 4;
+constexpr int kBlocksPerSM = 3;
 /* qRange's shared memory past the registers: the key's least, greatest and
 ** others (long longs, room for 4), then each fold's exponents and infinities. */
 constexpr size_t kRangeExtra = 4 * sizeof(long long) + 3 * GA_QFOLD * sizeof(int);
@@ -121,27 +132,27 @@ template <> __device__ __forceinline__ int64_t fromBits<int64_t>(int64_t v){ ret
 
 /* A hinted comparison over the thread's slots: its operands both T (REAL or
 ** INTEGER), never NULL; cmp says which of <, =, > is true (bits 0, 1, 2). */
-template <int R, class T>
+template <int R, class T, class Row>
 __device__ __forceinline__ void compareRows(const Shared *s, const ga_qins &in, int cmp, unsigned char *oc, int64_t *ov,
-                                            const int64_t *rv, const int *sl, int m, long long i0){
+                                            const int64_t *rv, const int *sl, int m, Row row){
   #pragma unroll
   for( int j = 0; j < R; j++ ){
     if( j >= m ) break;
     int q = sl[j];
-    T a = fromBits<T>(opV<R>(s, in.a, rv, q, i0 + q)), b = fromBits<T>(opV<R>(s, in.b, rv, q, i0 + q));
+    T a = fromBits<T>(opV<R>(s, in.a, rv, q, row(q))), b = fromBits<T>(opV<R>(s, in.b, rv, q, row(q)));
     oc[q] = GA_QC_INT;
     ov[q] = (cmp >> (a < b ? 0 : a == b ? 1 : 2)) & 1;
   }
 }
 
-/* Instructions [from, to) over the thread's m slots sl[] of the tile whose
-** slot 0 is row i0 (register r of slot q at r*S + q). B: a kernel whose
+/* Instructions [from, to) over the thread's m slots sl[], slot q's row
+** row(q) (register r of slot q at r*S + q), dispatched once for them. B: a kernel whose
 ** registers are not bounded (kBlocksPerSM) issues a column's R loads
 ** before it stores them (a store could alias a column for all the compiler
 ** knows): the totals' form, bench_kernels on the H100, 0.305 -> 0.218 ms;
 ** under the bound it spills (Q6 0.192 -> 0.207 ms). */
-template <int R, bool B>
-__device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *sl, int m, long long i0, int from,
+template <int R, bool B, class Row>
+__device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *sl, int m, Row row, int from,
                     int to, const unsigned char *tabC, const int64_t *tabV){
   const ga_qprog *p = &s->p;
   constexpr int S = R * kThreads;
@@ -149,131 +160,157 @@ __device__ void run(const Shared *s, unsigned char *rc, int64_t *rv, const int *
     const ga_qins in = p->ins[k];
     unsigned char *oc = rc + in.dst * S;
     int64_t *ov = rv + in.dst * S;
-    int cmp = -1;
+    bool step = false;                              /* not served here: ga_q_step's */
     switch( in.op ){
-      case GA_Q_LT: cmp = 1; break;                /* compareRows' bits */
-      case GA_Q_LE: cmp = 3; break;
-      case GA_Q_EQ: case GA_Q_IS: cmp = 2; break;
-      case GA_Q_NE: case GA_Q_ISNOT: cmp = 5; break;
-      case GA_Q_GT: cmp = 4; break;
-      case GA_Q_GE: cmp = 6; break;
-      default: break;
-    }
-    if( cmp >= 0 && in.x == GA_QT_RR ){
-      compareRows<R, double>(s, in, cmp, oc, ov, rv, sl, m, i0);
-    }else if( cmp >= 0 && in.x == GA_QT_II ){
-      compareRows<R, int64_t>(s, in, cmp, oc, ov, rv, sl, m, i0);
-    }else if( (in.op == GA_Q_AND || in.op == GA_Q_OR) && in.x == GA_QT_II ){
-      #pragma unroll
-      for( int j = 0; j < R; j++ ){
-        if( j >= m ) break;
-        int q = sl[j];
-        int a = opV<R>(s, in.a, rv, q, i0 + q) != 0, b = opV<R>(s, in.b, rv, q, i0 + q) != 0;
-        oc[q] = GA_QC_INT;
-        ov[q] = in.op == GA_Q_AND ? (a & b) : (a | b);
-      }
-    }else if( in.op >= GA_Q_ADD && in.op <= GA_Q_DIV && in.x == GA_QT_RR ){
-      #pragma unroll
-      for( int j = 0; j < R; j++ ){
-        if( j >= m ) break;
-        int q = sl[j];
-        double a = __longlong_as_double(opV<R>(s, in.a, rv, q, i0 + q));
-        double b = __longlong_as_double(opV<R>(s, in.b, rv, q, i0 + q));
-        unsigned char c;
-        int64_t v;
-        if( in.op == GA_Q_DIV && b == 0.0 ){ c = GA_QC_NULL; v = 0; }
-        else ga_q_setreal(in.op == GA_Q_ADD ? a + b : in.op == GA_Q_SUB ? a - b : in.op == GA_Q_MUL ? a * b : a / b, &c, &v);
-        oc[q] = c;
-        ov[q] = v;
-      }
-    }else if( in.op == GA_Q_COL ){
-      if( B ){                                    /* every load first, then the stores */
+      case GA_Q_COL:
+        if( B ){                                    /* every load first, then the stores */
+          unsigned char c[R];
+          int64_t x[R];
+          #pragma unroll
+          for( int j = 0; j < R; j++ ) if( j < m ){ c[j] = __ldg(&s->colC[in.x][row(sl[j])]); x[j] = __ldg(&s->colV[in.x][row(sl[j])]); }
+          #pragma unroll
+          for( int j = 0; j < R; j++ ) if( j < m ){ oc[sl[j]] = c[j]; ov[sl[j]] = x[j]; }
+        }else{
+          #pragma unroll
+          for( int j = 0; j < R; j++ ){
+            if( j >= m ) break;
+            int q = sl[j];
+            oc[q] = __ldg(&s->colC[in.x][row(q)]);
+            ov[q] = __ldg(&s->colV[in.x][row(q)]);
+          }
+        }
+        break;
+      case GA_Q_LOOK: {
+        /* a joined table's index (qprog.h, 2a): every slot's probe loaded, then stored */
+        const uint64_t lo = (uint64_t)p->tabLo[in.x], nt = (uint64_t)p->tabN[in.x];
+        const int64_t off = p->tabOff[in.x];
         unsigned char c[R];
         int64_t x[R];
         #pragma unroll
-        for( int j = 0; j < R; j++ ) if( j < m ){ c[j] = __ldg(&s->colC[in.x][i0 + sl[j]]); x[j] = __ldg(&s->colV[in.x][i0 + sl[j]]); }
+        for( int j = 0; j < R; j++ ){
+          if( j >= m ) break;
+          int ca = GA_QC_INT;
+          int64_t va;
+          if( in.b ) va = opV<R>(s, in.a, rv, sl[j], row(sl[j]));   /* always an INTEGER */
+          else opCV<R>(s, in.a, rc, rv, sl[j], row(sl[j]), ca, va);
+          uint64_t k = (uint64_t)va - lo;
+          if( ca != GA_QC_INT || k >= nt ){ c[j] = GA_QC_NULL; x[j] = 0; }
+          else{ c[j] = __ldg(&tabC[off + (int64_t)k]); x[j] = __ldg(&tabV[off + (int64_t)k]); }
+        }
         #pragma unroll
         for( int j = 0; j < R; j++ ) if( j < m ){ oc[sl[j]] = c[j]; ov[sl[j]] = x[j]; }
-      }else{
+        break;
+      }
+      case GA_Q_NOTNULL: case GA_Q_ISNULL:
+        #pragma unroll
+        for( int j = 0; j < R; j++ ){
+          if( j >= m ) break;
+          int q = sl[j], ca;
+          int64_t va;
+          opCV<R>(s, in.a, rc, rv, q, row(q), ca, va);
+          oc[q] = GA_QC_INT;
+          ov[q] = (in.op == GA_Q_ISNULL) == (ca == GA_QC_NULL);
+        }
+        break;
+      case GA_Q_MAP:
+        if( !in.b ){ step = true; break; }
         #pragma unroll
         for( int j = 0; j < R; j++ ){
           if( j >= m ) break;
           int q = sl[j];
-          oc[q] = __ldg(&s->colC[in.x][i0 + q]);
-          ov[q] = __ldg(&s->colV[in.x][i0 + q]);
+          int64_t t = __ldg(&s->colV[in.a][row(q)]) + p->tabOff[in.x];  /* no NULL: the row's place */
+          oc[q] = tabC[t];
+          ov[q] = tabV[t];
         }
+        break;
+      case GA_Q_LT: case GA_Q_LE: case GA_Q_EQ: case GA_Q_IS: case GA_Q_NE: case GA_Q_ISNOT: case GA_Q_GT: case GA_Q_GE: {
+        /* compareRows' bits */
+        const int cmp = in.op == GA_Q_LT ? 1 : in.op == GA_Q_LE ? 3 : in.op == GA_Q_EQ || in.op == GA_Q_IS ? 2
+                      : in.op == GA_Q_GT ? 4 : in.op == GA_Q_GE ? 6 : 5;
+        if( in.x == GA_QT_RR ) compareRows<R, double>(s, in, cmp, oc, ov, rv, sl, m, row);
+        else if( in.x == GA_QT_II ) compareRows<R, int64_t>(s, in, cmp, oc, ov, rv, sl, m, row);
+        else step = true;
+        break;
       }
-    }else if( in.op == GA_Q_LOOK ){
-      /* a joined table's index (qprog.h, 2a): every slot's probe loaded, then stored */
-      const uint64_t lo = (uint64_t)p->tabLo[in.x], nt = (uint64_t)p->tabN[in.x];
-      const int64_t off = p->tabOff[in.x];
-      unsigned char c[R];
-      int64_t x[R];
-      #pragma unroll
-      for( int j = 0; j < R; j++ ){
-        if( j >= m ) break;
-        int ca;
-        int64_t va;
-        opCV<R>(s, in.a, rc, rv, sl[j], i0 + sl[j], ca, va);
-        uint64_t k = (uint64_t)va - lo;
-        if( ca != GA_QC_INT || k >= nt ){ c[j] = GA_QC_NULL; x[j] = 0; }
-        else{ c[j] = __ldg(&tabC[off + (int64_t)k]); x[j] = __ldg(&tabV[off + (int64_t)k]); }
-      }
-      #pragma unroll
-      for( int j = 0; j < R; j++ ) if( j < m ){ oc[sl[j]] = c[j]; ov[sl[j]] = x[j]; }
-    }else if( in.op == GA_Q_NOTNULL || in.op == GA_Q_ISNULL ){
-      #pragma unroll
-      for( int j = 0; j < R; j++ ){
-        if( j >= m ) break;
-        int q = sl[j], ca;
-        int64_t va;
-        opCV<R>(s, in.a, rc, rv, q, i0 + q, ca, va);
-        oc[q] = GA_QC_INT;
-        ov[q] = (in.op == GA_Q_ISNULL) == (ca == GA_QC_NULL);
-      }
-    }else if( in.op == GA_Q_MAP && in.b ){
-      #pragma unroll
-      for( int j = 0; j < R; j++ ){
-        if( j >= m ) break;
-        int q = sl[j];
-        int64_t t = __ldg(&s->colV[in.a][i0 + q]) + p->tabOff[in.x];  /* no NULL: the row's place */
-        oc[q] = tabC[t];
-        ov[q] = tabV[t];
-      }
-    }else{
+      case GA_Q_AND: case GA_Q_OR:
+        if( in.x != GA_QT_II ){ step = true; break; }
+        #pragma unroll
+        for( int j = 0; j < R; j++ ){
+          if( j >= m ) break;
+          int q = sl[j];
+          int a = opV<R>(s, in.a, rv, q, row(q)) != 0, b = opV<R>(s, in.b, rv, q, row(q)) != 0;
+          oc[q] = GA_QC_INT;
+          ov[q] = in.op == GA_Q_AND ? (a & b) : (a | b);
+        }
+        break;
+      case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV:
+        if( in.x != GA_QT_RR ){ step = true; break; }
+        #pragma unroll
+        for( int j = 0; j < R; j++ ){
+          if( j >= m ) break;
+          int q = sl[j];
+          double a = __longlong_as_double(opV<R>(s, in.a, rv, q, row(q)));
+          double b = __longlong_as_double(opV<R>(s, in.b, rv, q, row(q)));
+          unsigned char c;
+          int64_t v;
+          if( in.op == GA_Q_DIV && b == 0.0 ){ c = GA_QC_NULL; v = 0; }
+          else ga_q_setreal(in.op == GA_Q_ADD ? a + b : in.op == GA_Q_SUB ? a - b : in.op == GA_Q_MUL ? a * b : a / b, &c, &v);
+          oc[q] = c;
+          ov[q] = v;
+        }
+        break;
+      default:
+        step = true;
+        break;
+    }
+    if( step ){
       #pragma unroll 1
       for( int j = 0; j < m; j++ ){
         int q = pick<R>(sl, j);
-        ga_q_step(p, &in, rc + q, rv + q, S, s->colC, s->colV, i0 + q, tabC, tabV);
+        ga_q_step(p, &in, rc + q, rv + q, S, s->colC, s->colV, row(q), tabC, tabV);
       }
     }
   }
 }
 
-/* The filter's stages over the tile of nValid rows from row i0, then the
-** rest of the program over the rows left: their slots into sl[0..*pm).
-** A warp owns its threads' slots (t + j*kThreads): after a stage it
-** gathers the slots it keeps (through its part of sel) and deals them out
-** to its threads again, so that later instructions run on full warps, and
-** no warp waits for another. */
-template <int R, bool B = false>
-__device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, int *sel, int *sl, int *pm, long long i0,
-                        int nValid, const unsigned char *tabC, const int64_t *tabV){
+/* Which row slot q holds: a tile's (i0 + q: loads stay coalesced), or a
+** row of its warp's queue (2a): its offset k*S + q names the tile the
+** block took k-th, from row base on, every step rows, and the slot. */
+struct TileRows {
+  long long i0;
+  __device__ __forceinline__ long long operator()(int q) const { return i0 + q; }
+};
+template <int R>
+struct QueuedRows {
+  const unsigned *wq;
+  long long base, step;
+  __device__ __forceinline__ long long at(unsigned o) const {
+    constexpr unsigned S = R * kThreads;
+    return base + (long long)(o / S) * step + o % S;
+  }
+  __device__ __forceinline__ long long operator()(int q) const { return at(wq[(q / kThreads) * 32 + (q & 31)]); }
+};
+
+/* The stages from st0 on (instructions from `from`), then the rest of the
+** program, over the thread's *pm slots sl[] (valid slots first). A warp
+** owns its threads' slots (t + j*kThreads): after a stage it gathers the
+** slots it keeps (through its part of sel) and deals them out to its
+** threads again, so that later instructions run on full warps, and no
+** warp waits for another. */
+template <int R, bool B, class Row>
+__device__ void runStages(const Shared *s, unsigned char *rc, int64_t *rv, int *sel, int *sl, int *pm, Row row, int st0,
+                          int from, const unsigned char *tabC, const int64_t *tabV){
   constexpr int S = R * kThreads;
   const ga_qprog *p = &s->p;
   const int lane = threadIdx.x & 31;
   int *ws = sel + (threadIdx.x >> 5) * (32 * R);     /* the warp's gathered slots */
-  int m = 0, from = 0;
-  __syncwarp();                                       /* the last tile's slots were other threads' */
-  #pragma unroll
-  for( int j = 0; j < R; j++ ){                       /* valid slots first: j < m */
-    sl[j] = threadIdx.x + j * kThreads;
-    m += sl[j] < nValid;
-  }
-  for( int st = 0; st < p->nStage; st++ ){
-    int r = p->stageReg[st] * S, tot = 0;
-    run<R, B>(s, rc, rv, sl, m, i0, from, p->stageEnd[st], tabC, tabV);
-    from = p->stageEnd[st];
+  int m = *pm;
+  for( int st = st0;; st++ ){
+    const int to = st < p->nStage ? p->stageEnd[st] : p->nIns, r = p->stageReg[st < p->nStage ? st : 0] * S;
+    int tot = 0;
+    run<R, B>(s, rc, rv, sl, m, row, from, to, tabC, tabV);
+    if( st >= p->nStage ) break;
+    from = to;
     #pragma unroll
     for( int j = 0; j < R; j++ ){
       int keep = j < m && ga_q_truth(rc[r + sl[j]], rv[r + sl[j]]) == 1;
@@ -290,22 +327,127 @@ __device__ void runTile(const Shared *s, unsigned char *rc, int64_t *rv, int *se
     }
     __syncwarp();                                     /* ws is read before the next stage writes it */
   }
-  run<R, B>(s, rc, rv, sl, m, i0, from, p->nIns, tabC, tabV);
   *pm = m;
 }
 
-/* A block's shared memory after the program: the registers of its R-row
-** threads (values, then classes), the warps' slot lists, then what the
-** kernel keeps besides (16-byte aligned). */
+/* A block's shared memory: the program (loadProg), the registers of its
+** R-row threads (values, then classes), the warps' slot lists, their
+** queues (2a), then what the kernel keeps besides (16-byte aligned). */
+struct Tile {
+  Shared *s;
+  int64_t *rv;
+  unsigned char *rc;
+  int *sel;
+  unsigned *queue;
+  unsigned char *extra;
+};
+
 template <int R>
-__device__ __forceinline__ unsigned char *tileMem(unsigned char *sm, int nReg, int64_t **prv, unsigned char **prc,
-                                                  int **psel){
+__device__ Tile tileStart(unsigned char *sm, int nReg, const ga_qprog *gp, const unsigned char *const *colC,
+                          const int64_t *const *colV){
   constexpr int S = R * kThreads;
-  *prv = (int64_t *)(sm + ((sizeof(Shared) + 15) & ~(size_t)15));
-  *prc = (unsigned char *)(*prv + nReg * S);
-  *psel = (int *)(((uintptr_t)(*prc + nReg * S) + 15) & ~(uintptr_t)15);
-  return (unsigned char *)(*psel + S);
+  Tile t;
+  t.s = (Shared *)sm;
+  t.rv = (int64_t *)(sm + ((sizeof(Shared) + 15) & ~(size_t)15));
+  t.rc = (unsigned char *)(t.rv + nReg * S);
+  t.sel = (int *)(((uintptr_t)(t.rc + nReg * S) + 15) & ~(uintptr_t)15);
+  t.queue = (unsigned *)(t.sel + S);
+  t.extra = (unsigned char *)(t.queue + 2 * S);
+  loadProg(t.s, gp, colC, colV);
+  return t;
 }
+
+/* Rows [0, n) of a kernel (their columns' rows first + i) through the
+** program (2, 2a): pre(i0, nValid) for each tile, then f(q, i) for each
+** row i the stages keep, its registers at slot q. The first stage runs
+** over each tile; the rows it keeps join the warp's queue, and the rest
+** of the program runs over the queue's rows whenever they fill the warp's
+** slots, and once at the end. (Offsets are 32 bits: 2^32 rows a block.) */
+template <int R, bool B = false, class Pre, class F>
+__device__ void eachRow(const Tile &t, long long first, long long n, const unsigned char *tabC, const int64_t *tabV,
+                        Pre pre, F f){
+  constexpr int S = R * kThreads, W = 32 * R;
+  const Shared *s = t.s;
+  const ga_qprog *p = &s->p;
+  const int lane = threadIdx.x & 31, end0 = p->nStage ? p->stageEnd[0] : 0, r0 = p->stageReg[0] * S;
+  unsigned *wq = t.queue + (threadIdx.x >> 5) * (2 * W);
+  const QueuedRows<R> queued = {wq, (long long)blockIdx.x * S, (long long)gridDim.x * S};
+  int sl[R], m, cnt = 0;
+  /* the first stage a probe (compile.c, 6: GA_Q_LOOK of a column, then
+  ** GA_Q_NOTNULL of it, the stage's register): no instruction dispatched */
+  const ga_qins i0s = p->ins[0], i1s = p->ins[1];
+  const bool probe0 = end0 == 2 && i0s.op == GA_Q_LOOK && i0s.a >= GA_QO_COL && i1s.op == GA_Q_NOTNULL
+                      && i1s.a == i0s.dst && p->stageReg[0] == i1s.dst;
+  const unsigned char *probeC = probe0 ? s->colC[i0s.a - GA_QO_COL] : 0;
+  const int64_t *probeV = probe0 ? s->colV[i0s.a - GA_QO_COL] : 0;
+  const uint64_t probeLo = probe0 ? (uint64_t)p->tabLo[i0s.x] : 0, probeN = probe0 ? (uint64_t)p->tabN[i0s.x] : 0;
+  const int64_t probeOff = probe0 ? p->tabOff[i0s.x] : 0;
+  /* the warp's first k queued rows, from the program's start (the first
+  ** stage's values again: cheaper than keeping them) */
+  auto batch = [&](int k){
+    __syncwarp();                                     /* the rows queued, the last slots read */
+    m = 0;
+    #pragma unroll
+    for( int j = 0; j < R; j++ ){
+      sl[j] = threadIdx.x + j * kThreads;
+      m += lane + 32 * j < k;
+    }
+    runStages<R, B>(s, t.rc, t.rv, t.sel, sl, &m, QueuedRows<R>{wq, first + queued.base, queued.step}, 1, 0, tabC, tabV);
+    #pragma unroll 1
+    for( int j = 0; j < m; j++ ){
+      const int q = pick<R>(sl, j);
+      f(q, queued(q));
+    }
+  };
+  unsigned k0 = 0;                                    /* the tile's first offset */
+  for( long long i0 = queued.base; i0 < n; i0 += queued.step, k0 += S ){
+    const int nValid = n - i0 < S ? (int)(n - i0) : S;
+    pre(i0, nValid);
+    __syncwarp();                                     /* the last tile's slots were other threads' */
+    m = 0;
+    #pragma unroll
+    for( int j = 0; j < R; j++ ){                     /* valid slots first: j < m */
+      sl[j] = threadIdx.x + j * kThreads;
+      m += sl[j] < nValid;
+    }
+    int hit[R];                                       /* the first stage's outcome */
+    if( probe0 ){
+      /* a probe of a joined table's index by a column: only whether it hits (the queue's rows run it again) */
+      #pragma unroll
+      for( int j = 0; j < R; j++ ){
+        const long long i = first + i0 + sl[j];
+        hit[j] = 0;
+        if( j < m ){
+          const uint64_t k = (uint64_t)__ldg(&probeV[i]) - probeLo;
+          hit[j] = (i0s.b || __ldg(&probeC[i]) == GA_QC_INT) && k < probeN && __ldg(&tabC[probeOff + (int64_t)k]) != GA_QC_NULL;
+        }
+      }
+    }else{
+      run<R, B>(s, t.rc, t.rv, sl, m, TileRows{first + i0}, 0, end0, tabC, tabV);
+      #pragma unroll
+      for( int j = 0; j < R; j++ ) hit[j] = j < m && (p->nStage == 0 || ga_q_truth(t.rc[r0 + sl[j]], t.rv[r0 + sl[j]]) == 1);
+    }
+    #pragma unroll
+    for( int j = 0; j < R; j++ ){
+      int keep = hit[j];
+      unsigned b = __ballot_sync(0xffffffffu, keep);
+      if( keep ) wq[cnt + __popc(b & ((1u << lane) - 1))] = k0 + (unsigned)sl[j];
+      cnt += __popc(b);
+    }
+    if( cnt >= W ){
+      batch(W);
+      __syncwarp();                                   /* its rows read */
+      for( int k = lane; k < cnt - W; k += 32 ) wq[k] = wq[W + k];
+      cnt -= W;
+    }
+  }
+  if( cnt > 0 ) batch(cnt);
+}
+
+/* No work before a tile. */
+struct NoPre {
+  __device__ __forceinline__ void operator()(long long, int) const {}
+};
 
 template <int R>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
@@ -313,43 +455,35 @@ qRange(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
        const unsigned char *tabC, const int64_t *tabV, long long n, int *range, long long *keyStat){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
-  Shared *s = (Shared *)sm;
-  int64_t *rv;
-  unsigned char *rc;
-  int *sel, sl[R], m;
-  long long *bKey = (long long *)tileMem<R>(sm, nReg, &rv, &rc, &sel);
+  const Tile t = tileStart<R>(sm, nReg, gp, colC, colV);
+  const Shared *s = t.s;
+  long long *bKey = (long long *)t.extra;
   int *bMin = (int *)(bKey + 4), *bMax = bMin + GA_QFOLD, *bInf = bMax + GA_QFOLD;
   long long tMin = LLONG_MAX, tMax = LLONG_MIN, tOther = 0;   /* this thread's keys */
-  loadProg(s, gp, colC, colV);
   for( int f = threadIdx.x; f < GA_QFOLD; f += kThreads ){ bMin[f] = 0x7ff; bMax[f] = -1; bInf[f] = 0; }
   if( threadIdx.x == 0 ){ bKey[0] = LLONG_MAX; bKey[1] = LLONG_MIN; bKey[2] = 0; }
   __syncthreads();
-  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
-    runTile<R>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
-    #pragma unroll 1
-    for( int j = 0; j < m; j++ ){
-      const int q = pick<R>(sl, j);
-      uint64_t key;
-      unsigned char km;
-      ga_q_key(&s->p, rc + q, rv + q, S, &key, &km);
-      if( km == GA_Q_DROPPED_META ) continue;
-      if( ga_kgroup(km & GA_K_MASK) == GA_K_INT ){
-        tMin = min(tMin, (long long)key);
-        tMax = max(tMax, (long long)key);
-      }else if( (km & GA_K_MASK) != GA_K_NULL ){
-        tOther++;
-      }
-      for( int f = 0; f < s->p.nFold; f++ ){
-        int r = s->p.foldReg[f] * S + q;
-        if( rc[r] == GA_QC_REAL ){
-          uint64_t b = (uint64_t)rv[r];
-          int e = (int)((b >> 52) & 0x7ff);
-          if( e == 0x7ff ) atomicAdd(&bInf[f], 1);
-          else if( (b << 1) != 0 ){ atomicMin(&bMin[f], e); atomicMax(&bMax[f], e); }
-        }
+  eachRow<R>(t, 0, n, tabC, tabV, NoPre(), [&](int q, long long){
+    uint64_t key;
+    unsigned char km;
+    ga_q_key(&s->p, t.rc + q, t.rv + q, S, &key, &km);
+    if( km == GA_Q_DROPPED_META ) return;
+    if( ga_kgroup(km & GA_K_MASK) == GA_K_INT ){
+      tMin = min(tMin, (long long)key);
+      tMax = max(tMax, (long long)key);
+    }else if( (km & GA_K_MASK) != GA_K_NULL ){
+      tOther++;
+    }
+    for( int f = 0; f < s->p.nFold; f++ ){
+      int r = s->p.foldReg[f] * S + q;
+      if( t.rc[r] == GA_QC_REAL ){
+        uint64_t b = (uint64_t)t.rv[r];
+        int e = (int)((b >> 52) & 0x7ff);
+        if( e == 0x7ff ) atomicAdd(&bInf[f], 1);
+        else if( (b << 1) != 0 ){ atomicMin(&bMin[f], e); atomicMax(&bMax[f], e); }
       }
     }
-  }
+  });
   if( keyStat && s->p.keyNum ){
     if( tMax >= tMin ){ atomicMin(&bKey[0], tMin); atomicMax(&bKey[1], tMax); }
     if( tOther ) atomicAdd((ull *)&bKey[2], (ull)tOther);
@@ -366,8 +500,8 @@ qRange(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
 }
 
 /* (Every row of the tile is first written as dropped; a row the filter
-** keeps is written again by a thread of the same warp, after the stages'
-** __syncwarp, or by the same thread where there are none.) */
+** keeps is written again, later, by a thread of the same warp: the queue's
+** rows are its own, run after a __syncwarp.) */
 template <int R>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
 qRows(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
@@ -375,14 +509,9 @@ qRows(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int6
       unsigned long long *keys, unsigned long long *vals, unsigned char *meta, long long stride){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
-  Shared *s = (Shared *)sm;
-  int64_t *rv;
-  unsigned char *rc;
-  int *sel, sl[R], m;
-  tileMem<R>(sm, nReg, &rv, &rc, &sel);
-  loadProg(s, gp, colC, colV);
-  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
-    int nValid = n - i0 < S ? (int)(n - i0) : S;
+  const Tile t = tileStart<R>(sm, nReg, gp, colC, colV);
+  const Shared *s = t.s;
+  eachRow<R>(t, first, n, tabC, tabV, [&](long long i0, int nValid){
     for( int q = threadIdx.x; q < nValid; q += kThreads ){
       keys[i0 + q] = GA_Q_DROPPED_KEY;
       for( int f = 0; f < s->p.nFold; f++ ){
@@ -390,24 +519,19 @@ qRows(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int6
         meta[f * stride + i0 + q] = GA_Q_DROPPED_META;
       }
     }
-    runTile<R>(s, rc, rv, sel, sl, &m, first + i0, nValid, tabC, tabV);
-    #pragma unroll 1
-    for( int j = 0; j < m; j++ ){
-      const int q = pick<R>(sl, j);
-      long long i = i0 + q;
-      uint64_t key;
-      unsigned char km;
-      ga_q_key(&s->p, rc + q, rv + q, S, &key, &km);
-      keys[i] = key;
-      for( int f = 0; f < s->p.nFold; f++ ){
-        uint64_t v;
-        unsigned char mt;
-        ga_q_val(rc + q, rv + q, S, s->p.foldReg[f], &v, &mt);
-        vals[f * stride + i] = v;
-        meta[f * stride + i] = km == GA_Q_DROPPED_META ? km : (unsigned char)(km | mt);
-      }
+  }, [&](int q, long long i){
+    uint64_t key;
+    unsigned char km;
+    ga_q_key(&s->p, t.rc + q, t.rv + q, S, &key, &km);
+    keys[i] = key;
+    for( int f = 0; f < s->p.nFold; f++ ){
+      uint64_t v;
+      unsigned char mt;
+      ga_q_val(t.rc + q, t.rv + q, S, s->p.foldReg[f], &v, &mt);
+      vals[f * stride + i] = v;
+      meta[f * stride + i] = km == GA_Q_DROPPED_META ? km : (unsigned char)(km | mt);
     }
-  }
+  });
 }
 
 /* ORDER BY one term (6): each row's class and key (dropped rows written
@@ -419,26 +543,17 @@ qOrder(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
        unsigned char *cls, int *mask){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
-  Shared *s = (Shared *)sm;
-  int64_t *rv;
-  unsigned char *rc;
-  int *sel, sl[R], m, seen = 0;
-  tileMem<R>(sm, nReg, &rv, &rc, &sel);
-  loadProg(s, gp, colC, colV);
-  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
-    int nValid = n - i0 < S ? (int)(n - i0) : S;
+  const Tile t = tileStart<R>(sm, nReg, gp, colC, colV);
+  int seen = 0;
+  eachRow<R>(t, 0, n, tabC, tabV, [&](long long i0, int nValid){
     for( int q = threadIdx.x; q < nValid; q += kThreads ) cls[i0 + q] = GA_QO_DROPPED;
-    runTile<R>(s, rc, rv, sel, sl, &m, i0, nValid, tabC, tabV);
-    #pragma unroll 1
-    for( int j = 0; j < m; j++ ){
-      const int q = pick<R>(sl, j);
-      uint64_t key = 0;
-      int c = ga_q_order_key(&s->p, rc + q, rv + q, S, desc, &key);
-      cls[i0 + q] = (unsigned char)c;
-      keys[i0 + q] = key;
-      seen |= 1 << c;
-    }
-  }
+  }, [&](int q, long long i){
+    uint64_t key = 0;
+    int c = ga_q_order_key(&t.s->p, t.rc + q, t.rv + q, S, desc, &key);
+    cls[i] = (unsigned char)c;
+    keys[i] = key;
+    seen |= 1 << c;
+  });
   seen = __reduce_or_sync(0xffffffffu, seen);
   if( (threadIdx.x & 31) == 0 && seen ) atomicOr(mask, seen);
 }
@@ -522,14 +637,11 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
      const unsigned char *tabC, const int64_t *tabV, long long n, long long base, Jb jbs, ga_gacc *out){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
-  Shared *s = (Shared *)sm;
-  int64_t *rv;
-  unsigned char *rc;
-  int *sel, sl[R], m;
-  ga_gacc *sh = (ga_gacc *)tileMem<R>(sm, nReg, &rv, &rc, &sel);
+  const Tile t = tileStart<R>(sm, nReg, gp, colC, colV);
+  const Shared *s = t.s;
+  ga_gacc *sh = (ga_gacc *)t.extra;
   Acc a[NF];
   ull rows = 0, first = 0;
-  loadProg(s, gp, colC, colV);
   for( int i = threadIdx.x; i < NF * (int)(sizeof(ga_gacc) / 8); i += kThreads ) ((ull *)sh)[i] = 0;
   #pragma unroll
   for( int f = 0; f < NF; f++ ){
@@ -539,49 +651,43 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
     a[f].mx.hi = a[f].mx.lo = a[f].mn.hi = a[f].mn.lo = 0;
   }
   __syncthreads();
-  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
-    runTile<R, NF != 1>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
-    #pragma unroll 1
-    for( int j = 0; j < m; j++ ){
-      const int q = pick<R>(sl, j);
-      long long i = i0 + q;
-      const unsigned char *c = rc + q;
-      const int64_t *v = rv + q;
-      uint64_t key;
-      unsigned char km;
-      ga_q_key(&s->p, c, v, S, &key, &km);
-      if( km == GA_Q_DROPPED_META ) continue;
-      rows++;
-      first = max(first, ~((ull)(base + i) << 3 | GA_K_INT));
-      #pragma unroll
-      for( int f = 0; f < NF; f++ ){
-        int r = s->p.foldReg[f], cl = c[r * S];
-        uint64_t x = (uint64_t)v[r * S];
-        if( cl == GA_QC_INT ){
-          a[f].nInt++;
-          a[f].ilo += x & 0xffffffffull;
-          a[f].ihi += (long long)((int64_t)x >> 32);
-        }else if( cl == GA_QC_REAL ){
-          int w;
-          int64_t p[3];
-          a[f].nReal++;
-          if( !ga_split(__longlong_as_double((long long)x), &w, p) ){
-            int o = w - jbs.jb[f];                    /* the window holds it (the range pass) */
-            #pragma unroll
-            for( int k = 0; k < GA_GWORDS; k++ ){
-              a[f].w[k] += (k == o ? p[0] : 0) + (k == o + 1 ? p[1] : 0) + (k == o + 2 ? p[2] : 0);
-            }
+  eachRow<R, NF != 1>(t, 0, n, tabC, tabV, NoPre(), [&](int q, long long i){
+    const unsigned char *c = t.rc + q;
+    const int64_t *v = t.rv + q;
+    uint64_t key;
+    unsigned char km;
+    ga_q_key(&s->p, c, v, S, &key, &km);
+    if( km == GA_Q_DROPPED_META ) return;
+    rows++;
+    first = max(first, ~((ull)(base + i) << 3 | GA_K_INT));
+    #pragma unroll
+    for( int f = 0; f < NF; f++ ){
+      int r = s->p.foldReg[f], cl = c[r * S];
+      uint64_t x = (uint64_t)v[r * S];
+      if( cl == GA_QC_INT ){
+        a[f].nInt++;
+        a[f].ilo += x & 0xffffffffull;
+        a[f].ihi += (long long)((int64_t)x >> 32);
+      }else if( cl == GA_QC_REAL ){
+        int w;
+        int64_t p[3];
+        a[f].nReal++;
+        if( !ga_split(__longlong_as_double((long long)x), &w, p) ){
+          int o = w - jbs.jb[f];                      /* the window holds it (the range pass) */
+          #pragma unroll
+          for( int k = 0; k < GA_GWORDS; k++ ){
+            a[f].w[k] += (k == o ? p[0] : 0) + (k == o + 1 ? p[1] : 0) + (k == o + 2 ? p[2] : 0);
           }
-        }else{
-          continue;
         }
-        if( s->p.foldExt[f] ){
-          keepBetter(&a[f].mx, ga_gext_make(x, cl == GA_QC_REAL, (uint64_t)(base + i), 1));
-          keepBetter(&a[f].mn, ga_gext_make(x, cl == GA_QC_REAL, (uint64_t)(base + i), 0));
-        }
+      }else{
+        continue;
+      }
+      if( s->p.foldExt[f] ){
+        keepBetter(&a[f].mx, ga_gext_make(x, cl == GA_QC_REAL, (uint64_t)(base + i), 1));
+        keepBetter(&a[f].mn, ga_gext_make(x, cl == GA_QC_REAL, (uint64_t)(base + i), 0));
       }
     }
-  }
+  });
   /* the warp's, the block's, then the grid's */
   rows = warpSum(rows);
   #pragma unroll
@@ -647,43 +753,35 @@ qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
        ga_gacc *out, int *bad){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
-  Shared *s = (Shared *)sm;
-  int64_t *rv;
-  unsigned char *rc;
-  int *sel, sl[R], m;
-  ga_gacc *tab = (ga_gacc *)tileMem<R>(sm, nReg, &rv, &rc, &sel);
-  loadProg(s, gp, colC, colV);
+  const Tile t = tileStart<R>(sm, nReg, gp, colC, colV);
+  const Shared *s = t.s;
+  ga_gacc *tab = (ga_gacc *)t.extra;
   const long long nAcc = nGroup * s->p.nFold;
   if( !SH ) tab = out;
   else{
     for( long long i = threadIdx.x; i < nAcc * (long long)(sizeof(ga_gacc) / 8); i += kThreads ) ((ull *)tab)[i] = 0;
     __syncthreads();
   }
-  for( long long i0 = (long long)blockIdx.x * S; i0 < n; i0 += (long long)gridDim.x * S ){
-    runTile<R>(s, rc, rv, sel, sl, &m, i0, n - i0 < S ? (int)(n - i0) : S, tabC, tabV);
-    #pragma unroll 1
-    for( int j = 0; j < m; j++ ){
-      const int q = pick<R>(sl, j);
-      const uint64_t pos = (uint64_t)(base + i0 + q);
-      uint64_t key;
-      unsigned char km;
-      ga_q_key(&s->p, rc + q, rv + q, S, &key, &km);
-      if( km == GA_Q_DROPPED_META ) continue;
-      if( key >= (uint64_t)nGroup ){
-        atomicAdd(bad, 1);
-        continue;
-      }
-      atomicAdd((ull *)&tab[key].rows, 1ull);
-      {
-        ull f = ~(pos << 3 | GA_K_INT);
-        if( f > *(volatile ull *)&tab[key].first ) atomicMax((ull *)&tab[key].first, f);
-      }
-      for( int f = 0; f < s->p.nFold; f++ ){
-        int r = s->p.foldReg[f] * S + q;
-        foldValue(&tab[f * nGroup + (long long)key], jbs.jb[f], rc[r], (uint64_t)rv[r], pos, s->p.foldExt[f] != 0);
-      }
+  eachRow<R>(t, 0, n, tabC, tabV, NoPre(), [&](int q, long long i){
+    const uint64_t pos = (uint64_t)(base + i);
+    uint64_t key;
+    unsigned char km;
+    ga_q_key(&s->p, t.rc + q, t.rv + q, S, &key, &km);
+    if( km == GA_Q_DROPPED_META ) return;
+    if( key >= (uint64_t)nGroup ){
+      atomicAdd(bad, 1);
+      return;
     }
-  }
+    atomicAdd((ull *)&tab[key].rows, 1ull);
+    {
+      ull f = ~(pos << 3 | GA_K_INT);
+      if( f > *(volatile ull *)&tab[key].first ) atomicMax((ull *)&tab[key].first, f);
+    }
+    for( int f = 0; f < s->p.nFold; f++ ){
+      int r = s->p.foldReg[f] * S + q;
+      foldValue(&tab[f * nGroup + (long long)key], jbs.jb[f], t.rc[r], (uint64_t)t.rv[r], pos, s->p.foldExt[f] != 0);
+    }
+  });
   if( SH ){
     __syncthreads();
     for( long long i = threadIdx.x; i < nAcc; i += kThreads ){
@@ -713,7 +811,7 @@ int tileRows(int nReg){
 /* Shared memory of a block (tileMem): the program, nReg registers of R rows
 ** a thread, the slot list, extra. */
 size_t smemBytes(int nReg, int R, int extra){
-  return ((sizeof(Shared) + 15) & ~(size_t)15) + (size_t)nReg * R * kThreads * 9 + 16 + (size_t)R * kThreads * 4
+  return ((sizeof(Shared) + 15) & ~(size_t)15) + (size_t)nReg * R * kThreads * 9 + 16 + (size_t)R * kThreads * 12
          + (size_t)extra;
 }
 

@@ -39,7 +39,8 @@
 **      conjuncts each row probes each table's index with that value
 **      (GA_Q_LOOK: the joined row, or NULL, which drops the row: an inner
 **      join's row without a match), as SQLite compares an integer with the
-**      keys whatever the affinity (join.c, 1a). An expression of one
+**      keys whatever the affinity (join.c, 1a); the table whose build kept
+**      the least part of its rows first, each after those its key reads. An expression of one
 **      joined table's columns alone is evaluated once per row of its build
 **      and becomes a lookup of the joined row (numbers, or ids as keys of
 **      3); the conjuncts over the joined rows are the filter's last. Left
@@ -65,6 +66,7 @@ typedef struct Comp {
   int64_t nulV[GA_BATCH];
   const qjoinrows *aJr;            /* a join (6): each joined table's rows; NULL: one table */
   int aRow[Q_MAXTAB];              /* ... the register of each one's row (probed) */
+  unsigned probed;                 /* ... those probed so far: bit k for joined table k */
 } Comp;
 
 static int why(Comp *c, const char *zFmt, ...){
@@ -336,7 +338,7 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
 static int emitLook(Comp *c, int a, int t, int64_t lo, int *pr){
   int rc = newReg(c, pr);
   c->k->p.tabLo[t] = lo;
-  return rc ? rc : emit(c, GA_Q_LOOK, *pr, a, 0, t);
+  return rc ? rc : emit(c, GA_Q_LOOK, *pr, a, c->mask[a]==GA_QM_INT, t);
 }
 
 /* e, an expression of TEXT column col alone (requirement 1), or of joined
@@ -710,15 +712,41 @@ static int andInto(Comp *c, int r, int *piFirst, int *prFirst){
   return emit(c, GA_Q_AND, p->filter, a, r, 0);
 }
 
-/* The last table e reads (0: the scanned one, k + 1 joined table k; -1 none). */
-static int lastTab(const qexpr *e){
-  int t = -1, i, x;
-  if( e==0 ) return -1;
-  if( e->op==E_COL ) return tabId(e->iCol);
-  if( (x = lastTab(e->a))>t ) t = x;
-  if( (x = lastTab(e->b))>t ) t = x;
-  for(i=0; i<e->nArg; i++) if( (x = lastTab(e->arg[i]))>t ) t = x;
-  return t;
+/* The joined tables e reads: bit k for joined table k. */
+static unsigned joinedOf(const qexpr *e){
+  unsigned m;
+  int i;
+  if( e==0 ) return 0;
+  if( e->op==E_COL ) return tabId(e->iCol)>=1 ? 1u<<(tabId(e->iCol) - 1) : 0;
+  m = joinedOf(e->a) | joinedOf(e->b);
+  for(i=0; i<e->nArg; i++) m |= joinedOf(e->arg[i]);
+  return m;
+}
+
+/* The side of join q's equality that the probe computes. */
+static const qexpr *probeSide(const qjoin *q){
+  return q->aBuildSide[0] ? q->aEq[0]->a : q->aEq[0]->b;
+}
+
+/* The join to probe next (6): of those whose key reads only tables probed
+** before, the one whose build kept the least part of its table's rows (as
+** join.c's 2a orders them), so that the first stage drops the most rows;
+** one that probe() declines as soon as it comes. */
+static int nextProbe(Comp *c){
+  const qplan *pl = c->pl;
+  int k, best = -1;
+  double fBest = 2.0;
+  for(k=0; k<pl->nJoin; k++){
+    const qjoin *q = &pl->aJoin[k];
+    double f;
+    if( c->probed & (1u<<k) ) continue;
+    if( q->left || q->semi || q->nEq!=1 ) return k;
+    if( joinedOf(probeSide(q)) & ~c->probed ) continue;
+    f = q->nEst>0 ? (double)c->aJr[k].n/(double)q->nEst : 1.0;
+    if( f<fBest ){ fBest = f; best = k; }
+  }
+  for(k=0; best<0 && k<pl->nJoin; k++) if( !(c->probed & (1u<<k)) ) best = k;
+  return best;
 }
 
 /* Joined table jk's probe (6): its row into c->aRow[jk], and a conjunct
@@ -726,14 +754,14 @@ static int lastTab(const qexpr *e){
 static int probe(Comp *c, int jk, int *pr){
   const qjoin *q = &c->pl->aJoin[jk];
   const qjoinrows *jr = &c->aJr[jk];
-  const qexpr *eq = q->aEq[0], *x;
+  const qexpr *x;
   unsigned char *aT;
   int64_t *aV, i, n, lo = 0, hi = 0, nKeyed = 0;
   int rc, t, rk;
   if( q->left || q->semi ) return why(c, "%s", q->left ? "a LEFT JOIN" : "a subquery's join (EXISTS, IN)");
   if( q->nEq!=1 ) return why(c, "a join by %d equalities (%s)", q->nEq, q->zQual);
-  x = q->aBuildSide[0] ? eq->a : eq->b;
-  if( lastTab(x)>jk ) return why(c, "a join whose key (%s) reads a table joined after it", q->zQual);
+  x = probeSide(q);
+  if( joinedOf(x) & ~c->probed ) return why(c, "a join whose key (%s) reads a table not probed before it", q->zQual);
   /* its index: each integer key's row, from the least key (none: one entry, NULL) */
   for(i=0; i<jr->n; i++){
     int64_t v;
@@ -779,6 +807,7 @@ static int probe(Comp *c, int jk, int *pr){
     rc = why(c, "a join whose key (%s) may be a REAL", q->zQual);
   }
   if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, lo, &c->aRow[jk]);
+  c->probed |= 1u<<jk;
   if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ) rc = emit(c, GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
   return rc;
 }
@@ -806,13 +835,24 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   else if( !order && !pl->grouped ) rc = why(c, "rows without aggregates");
   else if( pl->nBare ) rc = why(c, "a bare column (%s)", colName(c, pl->aBare[0]->iCol));
   else if( pl->nCol>GA_QCOL ) rc = why(c, "more than %d columns", GA_QCOL);
-  /* the filter: WHERE's conjuncts (the scanned table's), the joins' probes,
-  ** then the conjuncts over the joined rows, ANDed */
+  /* the filter: WHERE's conjuncts (the scanned table's), the joins' probes
+  ** (in nextProbe's order; the first of them first of all where it keeps
+  ** at most half the rows: the device's first stage), then the conjuncts
+  ** over the joined rows, ANDed */
+  if( rc==SQLITE_OK && aJr && pl->nJoin>0 && pl->nConj>0 ){
+    int jk = nextProbe(c);
+    const qjoin *q = &pl->aJoin[jk];
+    if( q->nEst>0 && 2*aJr[jk].n<=q->nEst ){
+      if( (rc = probe(c, jk, &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
+      nConj++;
+    }
+  }
   for(i=0; rc==SQLITE_OK && i<pl->nConj; i++, nConj++){
     if( (rc = node(c, pl->aConj[i], &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
   }
-  for(i=0; rc==SQLITE_OK && aJr && i<pl->nJoin; i++, nConj++){
-    if( (rc = probe(c, i, &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
+  while( rc==SQLITE_OK && aJr && (c->probed + 1u)!=(1u<<pl->nJoin) ){
+    if( (rc = probe(c, nextProbe(c), &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
+    nConj++;
   }
   for(i=0; rc==SQLITE_OK && aJr && i<pl->nPost; i++, nConj++){
     if( (rc = node(c, pl->aPost[i], &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
