@@ -15,7 +15,10 @@
 **      non-NULL value is an integer (or there is none), DOUBLE if they are
 **      integers and reals, VARCHAR if any is TEXT (numbers among them become
 **      sqlite3_column_text's text); a column with a BLOB is an error. It then
-**      copies every row through an appender, NULL as NULL.
+**      copies every row through an appender, NULL as NULL: a table of a
+**      file in ranges of rowids, each by a thread of its own (a connection
+**      of each side, one a core, 16 at most; DuckDB's rows in another order
+**      than SQLite's), else in one scan.
 **   4. duck_time_ms(sql) runs sql to a materialized result and returns the
 **      wall time in ms, the row count in *pnRows; -1 (the error on stderr)
 **      if it failed.
@@ -24,6 +27,7 @@
 ** zErr[nErr] (zErr may be NULL).
 */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,12 +185,129 @@ duck *duck_open_memory(int nThreads, char *zErr, int nErr){
 #define DUCK_DOUBLE  2
 #define DUCK_VARCHAR 3
 
+/* pSel's rows into zTab through an appender of connection con. */
+static int copyRows(duckdb_connection con, sqlite3_stmt *pSel, const char *aType, int nCol, const char *zTab,
+                    char *zErr, int nErr){
+  duckdb_appender app = 0;
+  int e = 0, i;
+  if( D.xAppenderCreate(con, 0, zTab, &app)!=0 ) goto appender_error;
+  while( (e = sqlite3_step(pSel))==SQLITE_ROW ){
+    for(i=0; i<nCol; i++){
+      if( sqlite3_column_type(pSel, i)==SQLITE_NULL ) e = D.xAppendNull(app);
+      else if( aType[i]==DUCK_BIGINT ) e = D.xAppendInt64(app, sqlite3_column_int64(pSel, i));
+      else if( aType[i]==DUCK_DOUBLE ) e = D.xAppendDouble(app, sqlite3_column_double(pSel, i));
+      else{
+        const char *z = (const char*)sqlite3_column_text(pSel, i);
+        e = D.xAppendVarcharLength(app, z ? z : "", (uint64_t)sqlite3_column_bytes(pSel, i));
+      }
+      if( e ) goto appender_error;
+    }
+    if( D.xEndRow(app) ) goto appender_error;
+  }
+  if( e!=SQLITE_DONE ){
+    setErr(zErr, nErr, "sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(pSel)));
+    D.xAppenderDestroy(&app);
+    return 1;
+  }
+  if( D.xAppenderDestroy(&app)!=0 ){       /* flushes; frees even if it fails */
+    setErr(zErr, nErr, "duckdb appender: flush of %s failed", zTab);
+    return 1;
+  }
+  return 0;
+appender_error:
+  setErr(zErr, nErr, "duckdb appender: %s", app ? D.xAppenderError(app) : "cannot create");
+  if( app ) D.xAppenderDestroy(&app);
+  return 1;
+}
+
+/* One thread's share of a copy: rowids [lo, hi] of zTab in file zFile. */
+typedef struct CopyPart {
+  duck *p;
+  const char *zFile, *zTab, *aType;
+  int nCol;
+  sqlite3_int64 lo, hi;
+  int rc;
+  char zErr[200];
+} CopyPart;
+
+static void *copyPart(void *pArg){
+  CopyPart *c = (CopyPart*)pArg;
+  sqlite3 *db = 0;
+  sqlite3_stmt *pSel = 0;
+  duckdb_connection con = 0;
+  char *zSql = sqlite3_mprintf("SELECT * FROM \"%w\" WHERE rowid BETWEEN ?1 AND ?2", c->zTab);
+  c->rc = 1;
+  if( zSql==0 || sqlite3_open_v2(c->zFile, &db, SQLITE_OPEN_READONLY, 0)
+   || sqlite3_prepare_v2(db, zSql, -1, &pSel, 0) ){
+    setErr(c->zErr, sizeof(c->zErr), "sqlite: %s", db ? sqlite3_errmsg(db) : "no memory");
+  }else if( D.xConnect(c->p->db, &con)!=0 ){
+    setErr(c->zErr, sizeof(c->zErr), "duckdb_connect failed");
+  }else{
+    sqlite3_bind_int64(pSel, 1, c->lo);
+    sqlite3_bind_int64(pSel, 2, c->hi);
+    c->rc = copyRows(con, pSel, c->aType, c->nCol, c->zTab, c->zErr, sizeof(c->zErr));
+  }
+  if( con ) D.xDisconnect(&con);
+  sqlite3_finalize(pSel);
+  sqlite3_close(db);
+  sqlite3_free(zSql);
+  return 0;
+}
+
+/* zTab's rows copied by threads over ranges of its rowids (3); -1: not
+** done so (an in-memory database, no rowids, one core), try one scan. */
+static int copyParallel(duck *p, sqlite3 *db, const char *zTab, const char *aType, int nCol, char *zErr, int nErr){
+  const char *zFile = sqlite3_db_filename(db, "main");
+  long nCore = sysconf(_SC_NPROCESSORS_ONLN);
+  int nPart = nCore>16 ? 16 : (int)nCore, i, rc = 0;
+  sqlite3_int64 lo, hi;
+  sqlite3_stmt *pRange = 0;
+  char *zSql;
+  CopyPart a[16];
+  pthread_t aTid[16];
+  if( zFile==0 || zFile[0]==0 || nPart<2 ) return -1;
+  if( (zSql = sqlite3_mprintf("SELECT min(rowid), max(rowid) FROM \"%w\"", zTab))==0 ) return -1;
+  if( sqlite3_prepare_v2(db, zSql, -1, &pRange, 0) || sqlite3_step(pRange)!=SQLITE_ROW
+   || sqlite3_column_type(pRange, 0)==SQLITE_NULL ){
+    sqlite3_finalize(pRange);
+    sqlite3_free(zSql);
+    return -1;
+  }
+  lo = sqlite3_column_int64(pRange, 0);
+  hi = sqlite3_column_int64(pRange, 1);
+  sqlite3_finalize(pRange);
+  sqlite3_free(zSql);
+  for(i=0; i<nPart; i++){
+    sqlite3_int64 span = (hi - lo)/nPart + 1;
+    memset(&a[i], 0, sizeof(a[i]));
+    a[i].p = p;
+    a[i].zFile = zFile;
+    a[i].zTab = zTab;
+    a[i].aType = aType;
+    a[i].nCol = nCol;
+    a[i].lo = lo + span*i;
+    a[i].hi = i==nPart-1 ? hi : lo + span*(i+1) - 1;
+    if( pthread_create(&aTid[i], 0, copyPart, &a[i]) ){
+      a[i].rc = 1;
+      setErr(a[i].zErr, sizeof(a[i].zErr), "pthread_create failed");
+      aTid[i] = 0;
+    }
+  }
+  for(i=0; i<nPart; i++){
+    if( aTid[i] ) pthread_join(aTid[i], 0);
+    if( a[i].rc && rc==0 ){
+      rc = 1;
+      setErr(zErr, nErr, "%s", a[i].zErr);
+    }
+  }
+  return rc;
+}
+
 int duck_copy_table(duck *p, sqlite3 *db, const char *zTab, char *zErr, int nErr){
   sqlite3_stmt *pSel = 0, *pCnt = 0;
   sqlite3_str *pDdl = sqlite3_str_new(db), *pCntSql = sqlite3_str_new(db);
-  duckdb_appender app = 0;
   char *zSql = 0, *zDdl = 0, *aType = 0;
-  int rc = 1, nCol = 0, i, e;
+  int rc = 1, nCol = 0, i;
 
   zSql = sqlite3_mprintf("SELECT * FROM \"%w\"", zTab);
   if( sqlite3_prepare_v2(db, zSql, -1, &pSel, 0) ) goto sqlite_error;
@@ -227,36 +348,15 @@ int duck_copy_table(duck *p, sqlite3 *db, const char *zTab, char *zErr, int nErr
   if( zDdl==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
   if( duckExec(p, zDdl, zErr, nErr) ) goto done;
 
-  if( D.xAppenderCreate(p->con, 0, zTab, &app)!=0 ) goto appender_error;
-  while( (e = sqlite3_step(pSel))==SQLITE_ROW ){
-    for(i=0; i<nCol; i++){
-      if( sqlite3_column_type(pSel, i)==SQLITE_NULL ) e = D.xAppendNull(app);
-      else if( aType[i]==DUCK_BIGINT ) e = D.xAppendInt64(app, sqlite3_column_int64(pSel, i));
-      else if( aType[i]==DUCK_DOUBLE ) e = D.xAppendDouble(app, sqlite3_column_double(pSel, i));
-      else{
-        const char *z = (const char*)sqlite3_column_text(pSel, i);
-        e = D.xAppendVarcharLength(app, z ? z : "", (uint64_t)sqlite3_column_bytes(pSel, i));
-      }
-      if( e ) goto appender_error;
-    }
-    if( D.xEndRow(app) ) goto appender_error;
+  if( (rc = copyParallel(p, db, zTab, aType, nCol, zErr, nErr))<0 ){
+    rc = copyRows(p->con, pSel, aType, nCol, zTab, zErr, nErr);
   }
-  if( e!=SQLITE_DONE ) goto sqlite_error;
-  if( D.xAppenderDestroy(&app)!=0 ){       /* flushes; frees even if it fails */
-    setErr(zErr, nErr, "duckdb appender: flush of %s failed", zTab);
-    goto done;
-  }
-  rc = 0;
   goto done;
 
 sqlite_error:
   setErr(zErr, nErr, "sqlite: %s", sqlite3_errmsg(db));
   goto done;
-appender_error:
-  setErr(zErr, nErr, "duckdb appender: %s",
-         app ? D.xAppenderError(app) : "cannot create");
 done:
-  if( app ) D.xAppenderDestroy(&app);
   sqlite3_finalize(pCnt);
   sqlite3_finalize(pSel);
   sqlite3_free(sqlite3_str_finish(pDdl));
