@@ -16,8 +16,8 @@
 **      qprog.h's ga_q_step gives); a column is loaded as it is, a joined
 **      table's index probed (GA_Q_LOOK) and a NULL tested for every slot at
 **      once; else each row is ga_q_step's.
-**   2. Stages (qprog.h): after the filter's first conjunct, and after the
-**      whole filter, each warp gathers the slots whose stage register is
+**   2. Stages (qprog.h): after the filter's first conjunct (2a), and after
+**      the whole filter, each warp gathers the slots whose stage register is
 **      true and deals them out to its threads again, so that the rest of
 **      the program runs on full warps over the rows left, and no warp waits
 **      for another (a warp owns its threads' slots, tile after tile). Which
@@ -72,8 +72,9 @@ namespace {
 
 constexpr int kThreads = 256;
 /* Blocks an SM runs at once: the registers' shared memory (kRegBytes) and
-** the queues (2a) let three, and so 80 registers a thread; bounded, the
-** compiler keeps to them. Four (64 registers) spilled: bench_kernels on the
+** the queues (2a) let three where a program's registers leave room (Q2.1's
+** five at R 4: 63 KB a block; seven, the most at R 4, let two), and so 80
+** registers a thread; bounded, the compiler keeps to them. Four (64 registers) spilled: bench_kernels on the
 ** H100, Q2.1 0.144 -> 0.125 ms and Q6 0.156 -> 0.131 ms with three.
 ** Not for qOne with several folds: their sums would go to local memory. */
 constexpr int kBlocksPerSM = 3;
@@ -808,8 +809,8 @@ int tileRows(int nReg){
   return nReg <= regsFor(4) ? 4 : nReg <= regsFor(2) ? 2 : 1;
 }
 
-/* Shared memory of a block (tileMem): the program, nReg registers of R rows
-** a thread, the slot list, extra. */
+/* Shared memory of a block (tileStart): the program, nReg registers of R
+** rows a thread, the slot lists and the queues, extra. */
 size_t smemBytes(int nReg, int R, int extra){
   return ((sizeof(Shared) + 15) & ~(size_t)15) + (size_t)nReg * R * kThreads * 9 + 16 + (size_t)R * kThreads * 12
          + (size_t)extra;

@@ -943,14 +943,17 @@ static char *readDiff(sqlite3 *db, const char *zSql, const char *zRef, int order
 enum { R_SAME, R_DIFF, R_INVALID };
 
 /* The bytes of row z's first n values (rowsRun's form: a TEXT value's
-** length before its bytes, the others without spaces). */
+** length before its bytes, the others without spaces; a TEXT value with a
+** NUL in it ends the row's string there). */
 static int rowPrefix(const char *z, int n){
-  const char *p = z;
-  for(; n>0 && *p; n--){
-    if( *p=='t' ) p = strchr(p, '\'') + 1 + atoi(p + 1) + 2;
-    else p = strchr(p, ' ') + 1;
+  const int nz = (int)strlen(z);
+  int i = 0;
+  for(; n>0 && i<nz; n--){
+    const char *e = z[i]=='t' ? strchr(z + i, '\'') : strchr(z + i, ' ');
+    if( e==0 ) return nz;
+    i = (int)(e - z) + 1 + (z[i]=='t' ? atoi(z + i + 1) + 2 : 0);
   }
-  return (int)(p - z);
+  return i<nz ? i : nz;
 }
 
 /* Whether a result of GROUP BY 1, ..., nKey holds a group twice: two rows

@@ -735,7 +735,7 @@ static const qexpr *probeSide(const qjoin *q){
 static int nextProbe(Comp *c){
   const qplan *pl = c->pl;
   int k, best = -1;
-  double fBest = 2.0;
+  double fBest = 1e300;                    /* (any ready one: an estimate may be stale) */
   for(k=0; k<pl->nJoin; k++){
     const qjoin *q = &pl->aJoin[k];
     double f;

@@ -205,7 +205,7 @@ static void joinOrder(Exec *e){
   if( left ) return;
   for(x=0; x<pl->nJoin; x++){
     int best = -1;
-    double fBest = 2.0;
+    double fBest = 1e300;                    /* (any ready one: an estimate may be stale) */
     for(k=0; k<pl->nJoin; k++){
       const JoinTab *jt = &e->aJt[k];
       double f;
