@@ -40,10 +40,11 @@
 **      (GA_Q_LOOK: the joined row, or NULL, which drops the row: an inner
 **      join's row without a match), as SQLite compares an integer with the
 **      keys whatever the affinity (join.c, 1a); the table whose build kept
-**      the least part of its rows first, each after those its key reads. An expression of one
-**      joined table's columns alone is evaluated once per row of its build
-**      and becomes a lookup of the joined row (numbers, or ids as keys of
-**      3); the conjuncts over the joined rows are the filter's last. Left
+**      the least part of its rows first, each after those its key reads
+**      (nextProbe). An expression of one joined table's columns alone is
+**      evaluated once per row of its build and becomes a lookup of the
+**      joined row (numbers, or ids as keys of 3); the conjuncts over the
+**      joined rows are the filter's last. Left
 **      out, as values SQLite shows in its own join order: a number key
 **      that may be a REAL, min and max but of integers, count(DISTINCT).
 **   7. A program with tables has a number no other program of the process
