@@ -249,8 +249,7 @@ static void q6Prog(ga_qprog *p, int fuse){
     p->stageEnd[0] = 1; p->stageReg[0] = 0;
     p->stageEnd[1] = 12; p->stageReg[1] = 11;
   }
-  if( fuse ) ga_q_fuse(p);
-  ga_q_compact(p);
+  ga_q_finish(p, fuse);
 }
 
 /* ---- SSB Q2.1: the interpreter's star join against a hand-written kernel ---- */
@@ -329,8 +328,7 @@ static void q21Prog(ga_qprog *p, const int64_t *tabN, const int64_t *tabLo){
   p->nKey = 2; p->keyNum = 0; p->keyReg[0] = 11; p->keyReg[1] = 12; p->keyMul[0] = 1; p->keyMul[1] = 7;
   p->nGroup = 7 * 40 + 1;
   p->nFold = 1; p->foldReg[0] = 13;
-  ga_q_fuse(p);
-  ga_q_compact(p);
+  ga_q_finish(p, 1);
 }
 
 static unsigned dimHash(unsigned x, unsigned salt){

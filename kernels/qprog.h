@@ -9,7 +9,7 @@
 **   1. A register holds one row's value: a storage class (SQLite's: 1
 **      INTEGER, 2 REAL, 5 NULL; never TEXT or BLOB) and 8 bytes (an int64,
 **      a REAL's bits). Instructions read registers written before them, all
-**      their operands before they write (ga_q_compact lets an instruction's
+**      their operands before they write (ga_q_finish lets an instruction's
 **      result take an operand's register).
 **   2. GA_Q_COL loads a kept column whose rows are numbers or NULL.
 **      GA_Q_MAP reads a kept column whose rows are TEXT, BLOB or NULL
@@ -31,6 +31,9 @@
 **      sqlite3VdbeIntValue's (doubleToInt64), to REAL its double; min and
 **      max of two are minmaxFunc's (NULL if either is; of equal values min
 **      takes the second, max the first: min(a, b, c) is min(min(a, b), c)).
+**      GA_Q_IF is a CASE's step: a where register x is true, else b (a
+**      CASE's WHENs nest, the last innermost; every branch is computed,
+**      none raises an error).
 **   4. The outputs: a filter register (true: the row counts), the keys
 **      (dictionary ids combined into one code, or one number grouped as
 **      group_acc.h (2) says) and one value register per fold (a ga_group
@@ -54,6 +57,7 @@
 
 #define GA_QINS   160               /* instructions of a program, at most */
 #define GA_QREG   48                /* registers */
+#define GA_QVREG  250               /* registers a program names before ga_q_finish */
 #define GA_QLIT   64                /* literals */
 #define GA_QTAB   64                /* lookup tables */
 #define GA_QFOLD  64                /* folds (distinct aggregate arguments, or one for rows) */
@@ -73,10 +77,11 @@ enum {
   GA_Q_AND, GA_Q_OR, GA_Q_NOT, GA_Q_ISNULL, GA_Q_NOTNULL,
   GA_Q_CASTINT, GA_Q_CASTREAL,      /* CAST(a AS INTEGER), CAST(a AS REAL) of a number */
   GA_Q_MIN, GA_Q_MAX,               /* min(a, b), max(a, b) of numbers (func.c's minmaxFunc) */
-  GA_Q_LOOK                         /* table x's entry at a - tabLo[x] (point 2a) */
+  GA_Q_LOOK,                        /* table x's entry at a - tabLo[x] (point 2a) */
+  GA_Q_IF                           /* register x true ? a : b (point 3) */
 };
 
-/* An operand (a, b) names a register, or, once ga_q_fuse has folded the
+/* An operand (a, b) names a register, or, once ga_q_finish has folded the
 ** instruction that loaded it into its readers, a literal (GA_QO_LIT + k) or
 ** a kept column's row (GA_QO_COL + c). */
 #define GA_QO_LIT 64
@@ -92,8 +97,8 @@ enum {
 #define GA_QT_II   1                /* both INTEGER */
 #define GA_QT_RR   2                /* both REAL */
 
-/* One instruction: dst = op(a, b); x is the column, literal or table (a
-** hint, GA_QT_*, for the others). GA_Q_MAP's b is 1 where its column a
+/* One instruction: dst = op(a, b); x is the column, literal or table
+** (GA_Q_IF's condition register; a hint, GA_QT_*, for the others). GA_Q_MAP's b is 1 where its column a
 ** holds no NULL; GA_Q_LOOK's where its operand is always an INTEGER. */
 typedef struct ga_qins {
   unsigned char op, dst, a, b;
@@ -298,6 +303,11 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
         *oc = GA_QC_INT;
         *ov = in->op == GA_Q_ISNULL ? ca == GA_QC_NULL : ca != GA_QC_NULL;
         return;
+      case GA_Q_IF:
+        if( ga_q_truth(rc[in->x*s], rv[in->x*s]) != 1 ) ga_q_in(p, in->b, rc, rv, s, colC, colV, i, &ca, &va);
+        *oc = (unsigned char)ca;
+        *ov = va;
+        return;
       case GA_Q_LOOK: {
         uint64_t k = (uint64_t)va - (uint64_t)p->tabLo[in->x];
         if( ca != GA_QC_INT || k >= (uint64_t)p->tabN[in->x] ){ *oc = GA_QC_NULL; *ov = 0; return; }
@@ -336,84 +346,92 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
   }
 }
 
-/* Registers that read instruction k's operands (a, b; -1: none, or a
-** literal or column operand). */
-static inline void ga_q_operands(const ga_qins *in, int *pa, int *pb){
-  *pa = *pb = -1;
+/* The registers instruction in reads (-1: none): a, b, and GA_Q_IF's
+** condition x. Only before ga_q_finish, where every operand is a register. */
+static inline void ga_q_operands(const ga_qins *in, int *pa, int *pb, int *px){
+  *pa = *pb = *px = -1;
   switch( in->op ){
     case GA_Q_COL: case GA_Q_LIT: case GA_Q_MAP: return;
     case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: case GA_Q_CASTINT: case GA_Q_CASTREAL: case GA_Q_LOOK:
       *pa = in->a;
-      break;
-    default: *pa = in->a; *pb = in->b; break;
+      return;
+    case GA_Q_IF: *px = in->x; /* fall through */
+    default: *pa = in->a; *pb = in->b; return;
   }
-  if( *pa >= GA_QO_LIT ) *pa = -1;
-  if( *pb >= GA_QO_LIT ) *pb = -1;
 }
 
-/* Fold each GA_Q_COL and GA_Q_LIT whose register is no output into the
-** instructions that read it, as a column or literal operand: fewer
-** instructions to dispatch and registers to keep, the same values. Before
-** ga_q_compact: p's registers are each written once. Host only. */
-static inline void ga_q_fuse(ga_qprog *p){
-  int enc[GA_QREG], writes[GA_QREG], k, n = 0, a, b, j;
-  for(j = 0; j < GA_QREG; j++){ enc[j] = -1; writes[j] = 0; }
+/* Make p runnable as its maker (compile.c, bench_kernels) wrote it: each
+** of its registers (fewer than GA_QVREG) written once, every operand a
+** register. Host only.
+**   1. fuse: each GA_Q_COL and GA_Q_LIT whose register is no output is
+**      folded into the instructions that read it, as a column or literal
+**      operand (GA_QO_*; never GA_Q_IF's condition): fewer instructions to
+**      dispatch and registers to keep, the same values.
+**   2. Registers given again, one reused once its value is read for the
+**      last time (the outputs live to the end), so that a row needs fewer
+**      of them (the interpreter's shared memory).
+** Returns p->nReg, the registers it needs now: more than GA_QREG, and p
+** must not run. */
+static inline int ga_q_finish(ga_qprog *p, int fuse){
+  int enc[GA_QVREG], writes[GA_QVREG], last[GA_QVREG], map[GA_QVREG], used[GA_QVREG];
+  int encA[GA_QINS], encB[GA_QINS];
+  int k, j, r, a, b, x, n = 0, nReg = 0;
+  for(j = 0; j < GA_QVREG; j++){ enc[j] = -1; writes[j] = 0; last[j] = -1; map[j] = -1; used[j] = 0; }
   for(k = 0; k < p->nIns; k++) writes[p->ins[k].dst]++;
   if( p->filter >= 0 ) writes[p->filter] = 2;     /* outputs stay registers */
   for(j = 0; j < p->nKey; j++) writes[p->keyReg[j]] = 2;
   for(j = 0; j < p->nFold; j++) writes[p->foldReg[j]] = 2;
   for(j = 0; j < p->nStage; j++) writes[p->stageReg[j]] = 2;
-  for(k = 0; k < p->nIns; k++){
-    ga_qins *in = &p->ins[k];
+  for(k = 0; fuse && k < p->nIns; k++){
+    const ga_qins *in = &p->ins[k];
     if( writes[in->dst] == 1 && in->op == GA_Q_COL && in->x < GA_QCOL ) enc[in->dst] = GA_QO_COL + in->x;
     if( writes[in->dst] == 1 && in->op == GA_Q_LIT && in->x < GA_QLIT ) enc[in->dst] = GA_QO_LIT + in->x;
   }
+  /* 1: the folded loads dropped, their readers' operands noted */
   for(k = 0, j = 0; k < p->nIns; k++){
     ga_qins in = p->ins[k];
     for(; j < p->nStage && p->stageEnd[j] == k; j++) p->stageEnd[j] = n;
     if( (in.op == GA_Q_COL || in.op == GA_Q_LIT) && enc[in.dst] >= 0 ) continue;
-    ga_q_operands(&in, &a, &b);
-    if( a >= 0 && enc[a] >= 0 ) in.a = (unsigned char)enc[a];
-    if( b >= 0 && enc[b] >= 0 ) in.b = (unsigned char)enc[b];
+    ga_q_operands(&in, &a, &b, &x);
+    encA[n] = a >= 0 ? enc[a] : -1;
+    encB[n] = b >= 0 ? enc[b] : -1;
     p->ins[n++] = in;
   }
   for(; j < p->nStage; j++) p->stageEnd[j] = n;
   p->nIns = n;
-}
-
-/* Give p's values registers again, a register reused once its value is
-** read for the last time (the outputs live to the end), so that a row
-** needs fewer of them (the interpreter's shared memory). Host only. */
-static inline void ga_q_compact(ga_qprog *p){
-  int last[GA_QREG], map[GA_QREG], used[GA_QREG], k, r, a, b, n = 0, j;
-  for(r = 0; r < GA_QREG; r++){ last[r] = -1; map[r] = -1; used[r] = 0; }
-  for(k = 0; k < p->nIns; k++){
-    ga_q_operands(&p->ins[k], &a, &b);
-    if( a >= 0 ) last[a] = k;
-    if( b >= 0 ) last[b] = k;
+  /* 2: each value's last read, then registers from the least free one */
+  for(k = 0; k < n; k++){
+    ga_q_operands(&p->ins[k], &a, &b, &x);
+    if( a >= 0 && encA[k] < 0 ) last[a] = k;
+    if( b >= 0 && encB[k] < 0 ) last[b] = k;
+    if( x >= 0 ) last[x] = k;
   }
-  if( p->filter >= 0 ) last[p->filter] = p->nIns;
+  if( p->filter >= 0 ) last[p->filter] = n;
   for(j = 0; j < p->nStage; j++) if( last[p->stageReg[j]] < p->stageEnd[j] ) last[p->stageReg[j]] = p->stageEnd[j];
-  for(j = 0; j < p->nKey; j++) last[p->keyReg[j]] = p->nIns;
-  for(j = 0; j < p->nFold; j++) last[p->foldReg[j]] = p->nIns;
-  for(k = 0; k < p->nIns; k++){
+  for(j = 0; j < p->nKey; j++) last[p->keyReg[j]] = n;
+  for(j = 0; j < p->nFold; j++) last[p->foldReg[j]] = n;
+  for(k = 0; k < n; k++){
     ga_qins *in = &p->ins[k];
     int v = in->dst;
-    ga_q_operands(in, &a, &b);
-    if( a >= 0 ){ int x = map[a]; in->a = (unsigned char)x; if( last[a] == k ) used[x] = 0; }
-    if( b >= 0 ){ int x = map[b]; in->b = (unsigned char)x; if( last[b] == k ) used[x] = 0; }
+    ga_q_operands(in, &a, &b, &x);
+    if( a >= 0 ) in->a = (unsigned char)(encA[k] >= 0 ? encA[k] : map[a]);
+    if( b >= 0 ) in->b = (unsigned char)(encB[k] >= 0 ? encB[k] : map[b]);
+    if( x >= 0 ) in->x = map[x];
+    if( a >= 0 && encA[k] < 0 && last[a] == k ) used[map[a]] = 0;
+    if( b >= 0 && encB[k] < 0 && last[b] == k ) used[map[b]] = 0;
+    if( x >= 0 && last[x] == k ) used[map[x]] = 0;
     for(r = 0; used[r]; r++){}
     used[r] = 1;
     map[v] = r;
     in->dst = (unsigned char)r;
-    if( r + 1 > n ) n = r + 1;
+    if( r + 1 > nReg ) nReg = r + 1;
     if( last[v] < 0 ) used[r] = 0;                 /* never read */
   }
   if( p->filter >= 0 ) p->filter = map[p->filter];
   for(j = 0; j < p->nStage; j++) p->stageReg[j] = (unsigned char)map[p->stageReg[j]];
   for(j = 0; j < p->nKey; j++) p->keyReg[j] = (unsigned char)map[p->keyReg[j]];
   for(j = 0; j < p->nFold; j++) p->foldReg[j] = (unsigned char)map[p->foldReg[j]];
-  p->nReg = n;
+  return p->nReg = nReg;
 }
 
 /* The group row of a row whose registers are evaluated: its key and key

@@ -198,6 +198,7 @@ typedef struct Gen {
   int noFrom;                      /* the SELECT being made has no FROM: no columns */
   int nJoin;                       /* a join's tables (x1 ... xN: columns are qualified), or 0 */
   int twice;                       /* runOne reads every query twice (else a quarter) */
+  int noSub;                       /* no table t: lit() makes no subquery of it */
 } Gen;
 
 static int under_valgrind(void){ return getenv("GPUAGG_UNDER_VALGRIND")!=0; }
@@ -310,7 +311,7 @@ static void lit(Gen *g, sqlite3_str *s){
     "(SELECT n FROM t WHERE n IS NOT NULL ORDER BY 1 LIMIT 1)",
   };
   if( g->params && chance(g, 0.25) ) param(g, s);
-  else if( chance(g, 0.01) ) APP(s, PICK(g, azSub));   /* a constant SQLite computes */
+  else if( !g->noSub && chance(g, 0.01) ) APP(s, PICK(g, azSub));   /* a constant SQLite computes */
   else{
     const char *z = PICK(g, az);
     if( g->valgrind && strstr(z, "922337") ) z = "7";   /* (valOf: near 2^63, not under valgrind) */
@@ -1496,8 +1497,11 @@ END_TEST
 /* A star (sometimes a snowflake) SELECT over fact table f and dimensions
 ** d1 ... d3 (each an INTEGER PRIMARY KEY id) as f, x1 ... x3: f's foreign
 ** keys k1 ... k3 (NULLs, and keys no dimension row has) equal to each id,
-** conjuncts over one dimension, f, or both, keys over dimensions and f's
-** TEXT columns, the aggregates kept columns fold (compile.c, 6). */
+** conjuncts over one dimension, f, or both (an OR of ANDs over them, as
+** TPC-H Q19's), at times a second equality of a dimension with f, keys over
+** dimensions (several of one), f's TEXT columns and the foreign keys
+** the dimensions are probed by, the aggregates kept columns fold, of CASE
+** too (compile.c, 6). */
 static void genStar(Gen *g, Query *q){
   static const char *azAgg[] = { "sum", "sum", "count", "avg", "total", "total", "min", "max" };
   static const char *azNum[] = { "a", "b", "u", "a", "b", "u", "n" };     /* numbers, mostly (unmixTable) */
@@ -1513,7 +1517,8 @@ static void genStar(Gen *g, Query *q){
     const char *zC = PICK(g, azCol);
     if( i ) APP(k, ", ");
     if( chance(g, 0.6) ) zC = PICK(g, azKey);
-    if( d==0 ) sqlite3_str_appendf(k, "f.%s", chance(g, 0.5) ? "s" : zC);
+    if( d==0 && chance(g, 0.25) ) sqlite3_str_appendf(k, "f.k%d", 1 + pick(g, nDim<2 ? nDim : 2));  /* a probe's key */
+    else if( d==0 ) sqlite3_str_appendf(k, "f.%s", chance(g, 0.5) ? "s" : zC);
     else if( chance(g, 0.2) ) sqlite3_str_appendf(k, "substr(x%d.%s, 1, 1)", d, zC);
     else if( chance(g, 0.1) ) sqlite3_str_appendf(k, "x%d.%s %% 3", d, zC);
     else sqlite3_str_appendf(k, "x%d.%s", d, zC);
@@ -1526,6 +1531,34 @@ static void genStar(Gen *g, Query *q){
     const char *zA = PICK(g, azAgg);
     if( i ) APP(s, ", ");
     if( chance(g, 0.15) ) APP(s, "count(*)");
+    else if( chance(g, 0.15) ){
+      /* a CASE over a dimension's and f's columns (compile.c's GA_Q_IF) */
+      int e = 1 + pick(g, nDim);
+      switch( pick(g, 4) ){
+        case 0:
+          sqlite3_str_appendf(s, "%s(CASE WHEN x%d.%s %s ", zA, e, PICK(g, azCol), PICK(g, azCmp));
+          lit(g, s);
+          sqlite3_str_appendf(s, " THEN f.%s ELSE ", PICK(g, azNum));
+          lit(g, s);
+          APP(s, " END)");
+          break;
+        case 1:
+          sqlite3_str_appendf(s, "%s(iif(f.%s %s x%d.%s, f.%s, x%d.%s))", zA, PICK(g, azCol), PICK(g, azCmp), e,
+                              PICK(g, azCol), PICK(g, azNum), e, PICK(g, azNum));
+          break;
+        case 2:
+          sqlite3_str_appendf(s, "%s(CASE x%d.%s WHEN ", zA, e, PICK(g, azCol));
+          lit(g, s);
+          sqlite3_str_appendf(s, " THEN f.%s WHEN ", PICK(g, azNum));
+          lit(g, s);
+          APP(s, " THEN 1 END)");
+          break;
+        default:
+          sqlite3_str_appendf(s, "%s(CASE WHEN x%d.s LIKE '%s%%' THEN f.%s * (1 - x%d.b) END)", zA, e,
+                              chance(g, 0.5) ? "a" : "A", PICK(g, azNum), e);
+          break;
+      }
+    }
     else if( d==0 && chance(g, 0.2) ) sqlite3_str_appendf(s, "%s(f.%s * x%d.%s)", zA, PICK(g, azCol), 1 + pick(g, nDim), PICK(g, azCol));
     else sqlite3_str_appendf(s, "%s(%s.%s)", zA, azTab[d],
                              chance(g, 0.7) ? PICK(g, azNum) : PICK(g, azCol));
@@ -1537,20 +1570,53 @@ static void genStar(Gen *g, Query *q){
       sqlite3_str_appendf(s, ", d%d AS x%d", i, i);
       if( snow && i==nDim ) sqlite3_str_appendf(w, "%sx%d.id = %sx1.%s", nW++ ? " AND " : "", i, chance(g, 0.3) ? "+" : "",
                                                 chance(g, 0.7) ? "a" : "n");
-      else sqlite3_str_appendf(w, "%s%sf.k%d = x%d.id", nW++ ? " AND " : "", chance(g, 0.1) ? "+" : "", i, i);
+      else{
+        /* one more equality with f (a join by two: compile.c's residual), sometimes before */
+        int two = chance(g, 0.15), first = chance(g, 0.5);
+        const char *zA = PICK(g, azCol), *zB = PICK(g, azCol);
+        if( two && first ) sqlite3_str_appendf(w, "%sx%d.%s = f.%s", nW++ ? " AND " : "", i, zA, zB);
+        sqlite3_str_appendf(w, "%s%sf.k%d = x%d.id", nW++ ? " AND " : "", chance(g, 0.1) ? "+" : "", i, i);
+        if( two && !first ) sqlite3_str_appendf(w, "%sf.%s = x%d.%s", nW++ ? " AND " : "", zB, i, zA);
+      }
     }
   }else{
     APP(s, " FROM f");
     for(i=1; i<=nDim; i++){
       if( snow && i==nDim ) sqlite3_str_appendf(s, " JOIN d%d AS x%d ON x1.a = x%d.id", i, i, i);
-      else sqlite3_str_appendf(s, " %sJOIN d%d AS x%d ON x%d.id = f.k%d", chance(g, 0.2) ? "INNER " : "", i, i, i, i);
+      else{
+        sqlite3_str_appendf(s, " %sJOIN d%d AS x%d ON x%d.id = f.k%d", chance(g, 0.2) ? "INNER " : "", i, i, i, i);
+        if( chance(g, 0.1) ) sqlite3_str_appendf(s, " AND x%d.%s = f.%s", i, PICK(g, azCol), PICK(g, azCol));
+      }
     }
   }
   for(i=pick(g, 4); i>0; i--){
     int d = pick(g, nDim + 1);
     const char *zC = PICK(g, azCol);
     sqlite3_str_appendf(w, "%s", nW++ ? " AND " : "");
-    if( chance(g, 0.15) ){
+    if( chance(g, 0.1) ){
+      /* an OR of ANDs over f and the dimensions (TPC-H Q19's form: many values a row), numbers
+      ** compared with numbers, TEXT with TEXT */
+      static const char *azNumLit[] = { "0", "1", "2", "-1", "0.5", "3", "7", "2.5", "-0.0", "1.0", "NULL" };
+      static const char *azTxtCol[] = { "s", "c", "r" };
+      static const char *azTxtLit[] = { "'a'", "'A'", "'abc'", "'x'", "'12'", "'a  '", "'b'", "'B'" };
+      int o, a, nO = 2 + pick(g, 3);
+      APP(w, "(");
+      for(o=0; o<nO; o++){
+        int nA = 3 + pick(g, 4);
+        APP(w, o ? " OR (" : "(");
+        for(a=0; a<nA; a++){
+          int e = pick(g, nDim + 1), txt = chance(g, 0.4);
+          sqlite3_str_appendf(w, "%s%s.%s ", a ? " AND " : "", azTab[e], txt ? PICK(g, azTxtCol) : PICK(g, azNum));
+          if( txt && chance(g, 0.5) ){
+            sqlite3_str_appendf(w, "IN (%s, %s)", PICK(g, azTxtLit), PICK(g, azTxtLit));
+          }else{
+            sqlite3_str_appendf(w, "%s %s", PICK(g, azCmp), txt ? PICK(g, azTxtLit) : PICK(g, azNumLit));
+          }
+        }
+        APP(w, ")");
+      }
+      APP(w, ")");
+    }else if( chance(g, 0.15) ){
       sqlite3_str_appendf(w, "f.%s %s x%d.%s", zC, PICK(g, azCmp), 1 + pick(g, nDim), PICK(g, azCol));
     }else if( chance(g, 0.2) ){
       sqlite3_str_appendf(w, "(%s.%s %s ", azTab[d], zC, PICK(g, azCmp));
@@ -1607,6 +1673,7 @@ START_TEST(test_kept_join){
   memset(&g, 0, sizeof(g));
   g.valgrind = under_valgrind();
   g.twice = 1;
+  g.noSub = 1;
   for(iRound=0; iRound<nRound; iRound++){
     int n = nQuery/nRound + (iRound < nQuery%nRound), d;
     int an[4];

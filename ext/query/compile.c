@@ -12,9 +12,12 @@
 **      (GA_Q_MAP). Where such an expression is used as a number its values
 **      must be numbers or NULL.
 **   2. Arithmetic, comparisons (of numbers: no TEXT affinity), AND, OR,
-**      NOT, IS NULL: one instruction each. Anything else, and a column
-**      holding numbers and TEXT or BLOB both, is not compiled (QE_BAIL, with
-**      why): the engine's CPU operators serve.
+**      NOT, IS NULL: one instruction each; a CASE (iif() too) one GA_Q_IF
+**      a WHEN, every branch computed. Anything else, and a column holding
+**      numbers and TEXT or BLOB both, is not compiled (QE_BAIL, with why):
+**      the engine's CPU operators serve. Each value takes a register of its
+**      own (up to GA_QVREG); ga_q_finish gives them back once read, and a
+**      program that needs more than GA_QREG at once is not compiled.
 **   3. Keys: each an expression of one TEXT column, whose values are given
 **      ids by GROUP BY's comparison (the key's collation) and combined into
 **      one code; an id's shown value is its values' own, so equal values
@@ -28,25 +31,30 @@
 **   5. Or rows ordered by one term (q_compile_order): the filter, and the
 **      term as a number key (qprog.h, 5); the engine makes the result rows
 **      of the window's rows alone (exec.c's keptOrder).
-**   6. A join (q_compile_join) whose joined tables each meet the scanned
-**      one's rows by one equality, no LEFT JOIN and no subquery's, each
-**      table's rows built (join.c, 1: its own conjuncts applied), their
-**      keys integers (after the equality's affinity), one row a key, within
-**      a span of 16 times the table's rows plus 65,536 (an INTEGER PRIMARY
-**      KEY, however few rows its conditions keep), and each equality's other
-**      side an expression of the tables before it whose values are
-**      integers or NULL (which matches nothing): after the scanned table's
-**      conjuncts each row probes each table's index with that value
-**      (GA_Q_LOOK: the joined row, or NULL, which drops the row: an inner
-**      join's row without a match), as SQLite compares an integer with the
-**      keys whatever the affinity (join.c, 1a); the table whose build kept
-**      the least part of its rows first, each after those its key reads
-**      (nextProbe). An expression of one joined table's columns alone is
-**      evaluated once per row of its build and becomes a lookup of the
-**      joined row (numbers, or ids as keys of 3); the conjuncts over the
-**      joined rows are the filter's last. Left
-**      out, as values SQLite shows in its own join order: a number key
-**      that may be a REAL, min and max but of integers, count(DISTINCT).
+**   6. A join (q_compile_join), no LEFT JOIN and no subquery's, whose
+**      joined tables each meet the rows before them by equalities, one of
+**      which indexes the table's rows as built (join.c, 1: its own
+**      conjuncts applied): its keys integers (after the equality's
+**      affinity), one row a key, within a span of 16 times the table's rows
+**      plus 65,536 (an INTEGER PRIMARY KEY, however few rows its conditions
+**      keep), its other side an expression of the tables before it whose
+**      values are integers or NULL (which matches nothing). After the
+**      scanned table's conjuncts each row probes each table's index with
+**      that value (GA_Q_LOOK: the joined row, or NULL, which drops the row:
+**      an inner join's row without a match), as SQLite compares an integer
+**      with the keys whatever the affinity (join.c, 1a); the table whose
+**      build kept the least part of its rows first, each after those its
+**      key reads (nextProbe). A table's other equalities are conjuncts
+**      after every probe (SQLite's `=` is the join's match: join.c, 1). An
+**      expression of one joined table's columns alone is evaluated once per
+**      row of its build and becomes a lookup of the joined row (numbers, or
+**      ids as keys of 3); the conjuncts over the joined rows are the
+**      filter's last. The keys of one joined table share one id, each
+**      distinct tuple of their values; the scanned column a table is probed
+**      by is one of its keys too (the row it meets has that integer as its
+**      key: TPC-H Q3's l_orderkey). Left out, as values SQLite shows in its
+**      own join order: a number key that may be a REAL, min and max but of
+**      integers, count(DISTINCT).
 **   7. A program with tables has a number no other program of the process
 **      has (ga_qprog.tabId): a device keeps the tables of the last program
 **      it ran by it, so that a read of a kept compiled plan copies none.
@@ -62,11 +70,12 @@ typedef struct Comp {
   ga_resident *const *aCol;        /* the plan's columns, as kept */
   qkept *k;                        /* what is made */
   char *zWhy;                      /* not compiled: why */
-  unsigned char mask[GA_QREG];     /* each register's classes (GA_QM_*) */
+  unsigned char mask[GA_QVREG];    /* each register's classes (GA_QM_*) */
   unsigned char nulT[GA_BATCH];    /* a column of NULLs, for the columns an evaluation ignores */
   int64_t nulV[GA_BATCH];
   const qjoinrows *aJr;            /* a join (6): each joined table's rows; NULL: one table */
   int aRow[Q_MAXTAB];              /* ... the register of each one's row (probed) */
+  int aEqAt[Q_MAXTAB];             /* ... the equality its index is by (probed) */
   unsigned probed;                 /* ... those probed so far: bit k for joined table k */
 } Comp;
 
@@ -116,7 +125,7 @@ static int isDict(const ga_resident *x){
 }
 
 static int newReg(Comp *c, int *pr){
-  if( c->k->p.nReg>=GA_QREG ) return why(c, "more than %d values a row", GA_QREG);
+  if( c->k->p.nReg>=GA_QVREG ) return why(c, "more than %d values a row", GA_QVREG);
   *pr = c->k->p.nReg++;
   return SQLITE_OK;
 }
@@ -168,6 +177,9 @@ static int classesOf(Comp *c, int op, int a, int b, int x, int *pHint){
       return (ma & GA_QM_NULL) | ((ma & (GA_QM_INT|GA_QM_REAL)) ? (op==GA_Q_CASTINT ? GA_QM_INT : GA_QM_REAL) : 0);
     case GA_Q_MIN: case GA_Q_MAX:
       return ma | mb;
+    case GA_Q_IF:
+      *pHint = 0;
+      return ma | mb;
     default:                                       /* comparisons, AND, OR, NOT */
       return GA_QM_INT | ((ma | mb) & GA_QM_NULL);
   }
@@ -178,7 +190,7 @@ static int emit(Comp *c, int op, int dst, int a, int b, int x){
   int hint;
   if( p->nIns>=GA_QINS ) return why(c, "more than %d operations", GA_QINS);
   c->mask[dst] = (unsigned char)classesOf(c, op, a, b, x, &hint);
-  if( op!=GA_Q_COL && op!=GA_Q_LIT && op!=GA_Q_MAP && op!=GA_Q_LOOK ) x = hint;
+  if( op!=GA_Q_COL && op!=GA_Q_LIT && op!=GA_Q_MAP && op!=GA_Q_LOOK && op!=GA_Q_IF ) x = hint;
   p->ins[p->nIns].op = (unsigned char)op;
   p->ins[p->nIns].dst = (unsigned char)dst;
   p->ins[p->nIns].a = (unsigned char)a;
@@ -467,6 +479,17 @@ done:
   return rc;
 }
 
+/* Constant (t, v), a number or NULL, into a new register. */
+static int emitLit(Comp *c, int t, int64_t v, int *pr){
+  ga_qprog *p = &c->k->p;
+  int rc;
+  if( p->nLit>=GA_QLIT ) return why(c, "more than %d constants", GA_QLIT);
+  p->litT[p->nLit] = (unsigned char)t;
+  p->litV[p->nLit] = t==SQLITE_NULL ? 0 : v;
+  if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
+  return emit(c, GA_Q_LIT, *pr, 0, 0, p->nLit++);
+}
+
 static int node(Comp *c, qexpr *e, int *pr){
   int col, rc, ra, rb, op;
   if( e->op==E_COLLATE || e->op==E_UPLUS ) return node(c, e->a, pr);
@@ -488,14 +511,21 @@ static int node(Comp *c, qexpr *e, int *pr){
     case E_COL:
       if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
       return emit(c, GA_Q_COL, *pr, 0, 0, e->iCol);
-    case E_LIT: {
-      ga_qprog *p = &c->k->p;
+    case E_LIT:
       if( e->t!=SQLITE_INTEGER && e->t!=SQLITE_FLOAT && e->t!=SQLITE_NULL ) return why(c, "a TEXT or BLOB constant");
-      if( p->nLit>=GA_QLIT ) return why(c, "more than %d constants", GA_QLIT);
-      p->litT[p->nLit] = (unsigned char)e->t;
-      p->litV[p->nLit] = e->t==SQLITE_NULL ? 0 : e->i;
-      if( (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
-      return emit(c, GA_Q_LIT, *pr, 0, 0, p->nLit++);
+      return emitLit(c, e->t, e->i, pr);
+    case E_CASE: {
+      /* the ELSE (NULL without one), then each WHEN from the last: IF(when,
+      ** then, what follows it); every branch computed, as none raises an error */
+      int k, rw, rt, nW = (e->nArg - e->nElse)/2;
+      rc = e->nElse ? node(c, e->arg[e->nArg - 1], &rb) : emitLit(c, SQLITE_NULL, 0, &rb);
+      for(k=nW - 1; rc==SQLITE_OK && k>=0; k--){
+        if( (rc = node(c, e->arg[2*k], &rw))!=SQLITE_OK || (rc = node(c, e->arg[2*k + 1], &rt))!=SQLITE_OK
+         || (rc = newReg(c, pr))!=SQLITE_OK || (rc = emit(c, GA_Q_IF, *pr, rt, rb, rw))!=SQLITE_OK ) break;
+        rb = *pr;
+      }
+      *pr = rb;
+      return rc;
     }
     case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
       if( e->cmpAff==GA_AFF_TEXT ) return why(c, "numbers compared as TEXT");
@@ -548,6 +578,11 @@ static int intOnly(Comp *c, const qexpr *e){
       return 1;
     }
     case E_REM: return intOnly(c, e->a) && intOnly(c, e->b);
+    case E_CASE: {
+      int k;
+      for(k=1; k<e->nArg; k+=2) if( !intOnly(c, e->arg[k]) ) return 0;
+      return !e->nElse || intOnly(c, e->arg[e->nArg - 1]);
+    }
     case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
     case E_AND: case E_OR: case E_NOT: case E_ISNULL: case E_NOTNULL: return 1;
     default: return 0;
@@ -568,82 +603,128 @@ static int sameShown(const qval *a, const qval *b){
   return a->t==SQLITE_NULL || a->v==b->v;
 }
 
-/* Ids in the order of their shown values (qsort's comparison: the values
-** and collation it reads are set just before, on the compiling thread). */
-/* Key kk, an expression of TEXT column col alone, or of joined table jk's
-** columns (jk >= 0: 6), as ids (requirement 3). */
-static int idKey(Comp *c, int kk, int col, int jk, int *pr){
+static const qexpr *probeSide(const qjoin *q, int j);
+static int keyInt(const char *z, int n, int j, int64_t *pv);
+
+/* Key kk's values: over column col's dictionary then NULL (jk < 0), or
+** over joined table jk's rows: its expression's, or, where probe is set,
+** the integer of the row's key by the probed equality (6: the scanned
+** row's probe side, which meets that row alone), into *paOut
+** (sqlite3_free it), *pn values. */
+static int keyValues(Comp *c, int kk, int col, int jk, int probe, qval **paOut, int64_t *pn){
+  const qjoinrows *jr;
+  int64_t i;
+  qval *a;
+  if( jk<0 ) return dictEval(c, c->pl->aKey[kk], col, 1, paOut, pn);
+  if( !probe ) return rowEval(c, c->pl->aKey[kk], jk, 1, paOut, pn);
+  jr = &c->aJr[jk];
+  if( (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(jr->n + 1)))==0 ) return SQLITE_NOMEM;
+  memset(a, 0, sizeof(qval)*(size_t)(jr->n + 1));
+  for(i=0; i<jr->n; i++){                   /* (a row keyed by no integer is never met) */
+    a[i].t = jr->azKey[i] && keyInt(jr->azKey[i], jr->anKey[i], c->aEqAt[jk], &a[i].v) ? SQLITE_INTEGER : SQLITE_NULL;
+  }
+  *paOut = a;
+  *pn = jr->n;
+  return SQLITE_OK;
+}
+
+/* Keys aKk[0..nKk) (requirement 3): one an expression of TEXT column col
+** alone (jk < 0), or each of joined table jk's columns or its probe's side
+** (aProbe[m] set; 6), as one id each distinct tuple of their values takes
+** (a lookup into *pr): each key's shown value and place in GROUP BY's
+** order of it by id into c->k (equal values of one key share a place). */
+static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, int jk, int *pr){
   const qplan *pl = c->pl;
   qkept *k = c->k;
-  qval *a = 0, *shown = 0;
-  int64_t n, i, nId = 0, nSlot = 64, *slot = 0, *aV = 0;
+  qval *a[Q_MAXKEY], *shown[Q_MAXKEY];
+  int64_t n = 0, i, nId = 0, nSlot = 64, *slot = 0, *aV = 0;
   unsigned char *aT = 0;
   char *buf = 0, **keyOf = 0;
-  int *keyLen = 0, rc, t, nBuf = 0;
-  const qexpr *x = pl->aKey[kk];
-  rc = jk<0 ? dictEval(c, pl->aKey[kk], col, 1, &a, &n) : rowEval(c, pl->aKey[kk], jk, 1, &a, &n);
-  if( rc!=SQLITE_OK ) return rc;
+  int *keyLen = 0, rc = SQLITE_OK, t, nBuf = 0, m;
+  memset(a, 0, sizeof(a));
+  memset(shown, 0, sizeof(shown));
+  for(m=0; m<nKk && rc==SQLITE_OK; m++) rc = keyValues(c, aKk[m], col, jk, aProbe[m], &a[m], &n);
+  if( rc!=SQLITE_OK ) goto done;
   while( nSlot<2*n ) nSlot *= 2;
   slot = sqlite3_malloc64(8*(uint64_t)nSlot);
-  shown = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n + 1));     /* (a joined table may have no row) */
   keyOf = sqlite3_malloc64(sizeof(char*)*(uint64_t)(n + 1));
   keyLen = sqlite3_malloc64(sizeof(int)*(uint64_t)(n + 1));
   aT = sqlite3_malloc64((uint64_t)n + 1);
   aV = sqlite3_malloc64(8*(uint64_t)n + 8);
-  if( slot==0 || shown==0 || keyOf==0 || keyLen==0 || aT==0 || aV==0 ){
+  if( slot==0 || keyOf==0 || keyLen==0 || aT==0 || aV==0 ){
     rc = SQLITE_NOMEM;
     goto done;
   }
+  for(m=0; m<nKk; m++){                      /* (a joined table may have no row) */
+    if( (shown[m] = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  }
   memset(slot, 0xff, 8*(size_t)nSlot);
   for(i=0; i<n; i++){
-    int m;
+    int nb = 0, need = 0;
     uint64_t h;
     int64_t s;
-    if( a[i].n + 16>nBuf ){
+    for(m=0; m<nKk; m++) need += a[m][i].n + 16;
+    if( need>nBuf ){
       sqlite3_free(buf);
-      nBuf = 2*a[i].n + 64;
+      nBuf = 2*need + 64;
       if( (buf = sqlite3_malloc(nBuf))==0 ){ rc = SQLITE_NOMEM; goto done; }
     }
-    m = q_key_bytes(&a[i], pl->aKeyColl[kk], buf);
-    h = q_hash(0xcbf29ce484222325ull, buf, m);
+    for(m=0; m<nKk; m++) nb += q_key_bytes(&a[m][i], pl->aKeyColl[aKk[m]], buf + nb);
+    h = q_hash(0xcbf29ce484222325ull, buf, nb);
     for(s=(int64_t)(h & (uint64_t)(nSlot - 1)); slot[s]>=0; s=(s + 1) & (nSlot - 1)){
       int64_t id = slot[s];
-      if( keyLen[id]==m && memcmp(keyOf[id], buf, (size_t)m)==0 ) break;
+      if( keyLen[id]==nb && memcmp(keyOf[id], buf, (size_t)nb)==0 ) break;
     }
     if( slot[s]<0 ){
-      if( (keyOf[nId] = (char*)q_keep(c->r, buf, m))==0 ){ rc = SQLITE_NOMEM; goto done; }
-      keyLen[nId] = m;
-      shown[nId] = a[i];
+      if( (keyOf[nId] = (char*)q_keep(c->r, buf, nb))==0 ){ rc = SQLITE_NOMEM; goto done; }
+      keyLen[nId] = nb;
+      for(m=0; m<nKk; m++) shown[m][nId] = a[m][i];
       slot[s] = nId++;
-    }else if( !sameShown(&shown[slot[s]], &a[i]) && !(pl->lastCounted && kk==pl->nKey - 1) ){
-      rc = jk<0 ? why(c, "a key whose equal values show differently (%s)", colName(c, col))
-                : why(c, "a key whose equal values show differently (%.*s)", x->end - x->at, pl->s->zSql + x->at);
-      goto done;
+    }else{
+      for(m=0; m<nKk; m++){
+        const qexpr *x = pl->aKey[aKk[m]];
+        if( sameShown(&shown[m][slot[s]], &a[m][i]) || (pl->lastCounted && aKk[m]==pl->nKey - 1) ) continue;
+        rc = jk<0 ? why(c, "a key whose equal values show differently (%s)", colName(c, col))
+                  : why(c, "a key whose equal values show differently (%.*s)", x->end - x->at, pl->s->zSql + x->at);
+        goto done;
+      }
     }
     aT[i] = GA_QC_INT;
     aV[i] = slot[s];
   }
   if( nId==0 ){                              /* no row: one id, never met */
-    memset(&shown[0], 0, sizeof(qval));
-    shown[0].t = SQLITE_NULL;
+    for(m=0; m<nKk; m++){
+      memset(&shown[m][0], 0, sizeof(qval));
+      shown[m][0].t = SQLITE_NULL;
+    }
     nId = 1;
   }
   if( (rc = addTable(c, aT, aV, n, &t))!=SQLITE_OK ) goto done;
   if( (rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, pr))!=SQLITE_OK ) goto done;
-  /* each id's place in the key's order (slot is free again: the ids sorted) */
-  if( (k->aKeyRank[kk] = sqlite3_malloc64(8*(uint64_t)(nId + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
-  for(i=0; i<nId; i++) slot[i] = i;
-  gRankVal = shown;
-  gRankColl = pl->aKeyColl[kk];
-  qsort(slot, (size_t)nId, sizeof(int64_t), rankCmp);
-  for(i=0; i<nId; i++) k->aKeyRank[kk][slot[i]] = i;
-  k->aKeyVal[kk] = shown;
-  k->aKeyN[kk] = nId;
-  shown = 0;
+  /* each id's place in each key's order (slot is free again: the ids sorted) */
+  for(m=0; m<nKk; m++){
+    int kk = aKk[m];
+    int64_t place = 0;
+    if( (k->aKeyRank[kk] = sqlite3_malloc64(8*(uint64_t)(nId + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    for(i=0; i<nId; i++) slot[i] = i;
+    gRankVal = shown[m];
+    gRankColl = pl->aKeyColl[kk];
+    qsort(slot, (size_t)nId, sizeof(int64_t), rankCmp);
+    for(i=0; i<nId; i++){
+      if( i && q_cmp(&shown[m][slot[i - 1]], &shown[m][slot[i]], pl->aKeyColl[kk])!=0 ) place++;
+      k->aKeyRank[kk][slot[i]] = place;
+    }
+    k->aKeyVal[kk] = shown[m];
+    k->aKeyN[kk] = nId;
+    k->aKeyPlaces[kk] = place + 1;
+    shown[m] = 0;
+  }
 done:
+  for(m=0; m<nKk; m++){
+    sqlite3_free(a[m]);
+    sqlite3_free(shown[m]);
+  }
   sqlite3_free(buf);
-  sqlite3_free(a);
-  sqlite3_free(shown);
   sqlite3_free(slot);
   sqlite3_free(keyOf);
   sqlite3_free(keyLen);
@@ -652,25 +733,55 @@ done:
   return rc;
 }
 
+/* Key kk's table for ids (requirement 3, 6): *pJk the joined table whose
+** row decides it (the key an expression of its columns, or the scanned
+** column the row was probed by: *pProbe), or -1 with its TEXT column in
+** *pCol; 0 where it is neither. */
+static int keyTable(Comp *c, int kk, int *pJk, int *pProbe, int *pCol){
+  const qplan *pl = c->pl;
+  const qexpr *x = pl->aKey[kk];
+  int t = tabOf(x), jk;
+  *pJk = -1;
+  *pProbe = 0;
+  *pCol = colsOf(x);
+  if( t>=1 && c->aJr ){
+    *pJk = t - 1;
+    return 1;
+  }
+  for(jk=0; c->aJr && x->op==E_COL && jk<pl->nJoin; jk++){
+    const qexpr *y = probeSide(&pl->aJoin[jk], c->aEqAt[jk]);
+    if( y->op==E_COL && y->iCol==x->iCol ){
+      *pJk = jk;
+      *pProbe = 1;
+      return 1;
+    }
+  }
+  return t==0 && *pCol>=0 && isDict(c->aCol[*pCol]);
+}
+
 static int keys(Comp *c){
   const qplan *pl = c->pl;
   ga_qprog *p = &c->k->p;
-  int kk, rc, r, col;
+  int kk, rc, r, aJk[Q_MAXKEY], aPr[Q_MAXKEY], aCl[Q_MAXKEY], done = 0;
   uint64_t mul = 1;
-  p->nKey = pl->nKey;
+  c->k->nKey = pl->nKey;
   p->nGroup = 2;
-  for(kk=0; kk<pl->nKey; kk++){
-    int t = tabOf(pl->aKey[kk]);
-    col = colsOf(pl->aKey[kk]);
-    if( t>=1 && c->aJr ) continue;           /* of one joined table (6) */
-    if( t!=0 || col<0 || !isDict(c->aCol[col]) ) break;
-  }
+  for(kk=0; kk<pl->nKey && keyTable(c, kk, &aJk[kk], &aPr[kk], &aCl[kk]); kk++){}
   if( kk==pl->nKey ){
+    /* one id a key, or one for the keys of one joined table */
     for(kk=0; kk<pl->nKey; kk++){
-      int t = tabOf(pl->aKey[kk]);
-      if( (rc = idKey(c, kk, colsOf(pl->aKey[kk]), t>=1 ? t - 1 : -1, &r))!=SQLITE_OK ) return rc;
-      p->keyReg[kk] = (unsigned char)r;
-      p->keyMul[kk] = (int64_t)mul;
+      int aKk[Q_MAXKEY], aProbe[Q_MAXKEY], n = 0, m;
+      if( done & (1<<kk) ) continue;
+      for(m=kk; m<pl->nKey; m++){
+        if( m>kk && (aJk[kk]<0 || aJk[m]!=aJk[kk]) ) continue;
+        aKk[n] = m;
+        aProbe[n++] = aPr[m];
+        done |= 1<<m;
+      }
+      if( (rc = idKey(c, aKk, aProbe, n, aCl[kk], aJk[kk], &r))!=SQLITE_OK ) return rc;
+      p->keyReg[p->nKey] = (unsigned char)r;
+      p->keyMul[p->nKey++] = (int64_t)mul;
+      for(m=0; m<n; m++) c->k->aKeyDiv[aKk[m]] = (int64_t)mul;
       mul *= (uint64_t)c->k->aKeyN[kk];
       if( mul>((uint64_t)1 << 40) ) return why(c, "more than 2^40 combinations of keys");
     }
@@ -688,6 +799,7 @@ static int keys(Comp *c){
     return why(c, "a key shown as a min() or max() row shows it");
   }
   if( (rc = node(c, pl->aKey[0], &r))!=SQLITE_OK ) return rc;
+  p->nKey = 1;
   p->keyNum = 1;
   p->keyReg[0] = (unsigned char)r;
   p->nGroup = 0;
@@ -724,15 +836,23 @@ static unsigned joinedOf(const qexpr *e){
   return m;
 }
 
-/* The side of join q's equality that the probe computes. */
-static const qexpr *probeSide(const qjoin *q){
-  return q->aBuildSide[0] ? q->aEq[0]->a : q->aEq[0]->b;
+/* The side of join q's equality j that the probe computes. */
+static const qexpr *probeSide(const qjoin *q, int j){
+  return q->aBuildSide[j] ? q->aEq[j]->a : q->aEq[j]->b;
 }
 
-/* The join to probe next (6): of those whose key reads only tables probed
-** before, the one whose build kept the least part of its table's rows (as
-** join.c's 2a orders them), so that the first stage drops the most rows;
-** one that probe() declines as soon as it comes. */
+/* Join q's first equality whose probe side reads only the tables probed
+** so far, from equality j0 on; -1: none. */
+static int readyEq(Comp *c, const qjoin *q, int j0){
+  int j;
+  for(j=j0; j<q->nEq; j++) if( !(joinedOf(probeSide(q, j)) & ~c->probed) ) return j;
+  return -1;
+}
+
+/* The join to probe next (6): of those ready (readyEq), the one whose
+** build kept the least part of its table's rows (as join.c's 2a orders
+** them), so that the first stage drops the most rows; one that probe()
+** declines as soon as it comes. */
 static int nextProbe(Comp *c){
   const qplan *pl = c->pl;
   int k, best = -1;
@@ -741,8 +861,8 @@ static int nextProbe(Comp *c){
     const qjoin *q = &pl->aJoin[k];
     double f;
     if( c->probed & (1u<<k) ) continue;
-    if( q->left || q->semi || q->nEq!=1 ) return k;
-    if( joinedOf(probeSide(q)) & ~c->probed ) continue;
+    if( q->left || q->semi || q->nEq==0 ) return k;
+    if( readyEq(c, q, 0)<0 ) continue;
     f = q->nEst>0 ? (double)c->aJr[k].n/(double)q->nEst : 1.0;
     if( f<fBest ){ fBest = f; best = k; }
   }
@@ -750,27 +870,41 @@ static int nextProbe(Comp *c){
   return best;
 }
 
-/* Joined table jk's probe (6): its row into c->aRow[jk], and a conjunct
-** that it has one into *pr. */
-static int probe(Comp *c, int jk, int *pr){
+/* Equality j's part of a joined row's key z (n bytes: the equalities'
+** q_key_bytes one after another, join.c's 1): 1 with its integer in *pv
+** where it is one, else 0. */
+static int keyInt(const char *z, int n, int j, int64_t *pv){
+  int at = 0, m;
+  for(;; j--){
+    if( at>=n ) return 0;
+    if( z[at]==0 ) m = 1;
+    else if( z[at]==1 || z[at]==2 ) m = 9;
+    else{
+      memcpy(&m, z + at + 1, 4);
+      m += 5;
+    }
+    if( j==0 ) break;
+    at += m;
+  }
+  if( z[at]!=1 || at + 9>n ) return 0;
+  memcpy(pv, z + at + 1, 8);
+  return 1;
+}
+
+/* Joined table jk's index by its equality j (6): each row's place at its
+** key - *pLo in the n entries of table *pt; QE_BAIL where the keys are not
+** integers each of one row in a span. */
+static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo){
   const qjoin *q = &c->pl->aJoin[jk];
   const qjoinrows *jr = &c->aJr[jk];
-  const qexpr *x;
   unsigned char *aT;
-  int64_t *aV, i, n, lo = 0, hi = 0, nKeyed = 0;
-  int rc, t, rk;
-  if( q->left || q->semi ) return why(c, "%s", q->left ? "a LEFT JOIN" : "a subquery's join (EXISTS, IN)");
-  if( q->nEq!=1 ) return why(c, "a join by %d equalities (%s)", q->nEq, q->zQual);
-  x = probeSide(q);
-  if( joinedOf(x) & ~c->probed ) return why(c, "a join whose key (%s) reads a table not probed before it", q->zQual);
-  /* its index: each integer key's row, from the least key (none: one entry, NULL) */
+  int64_t *aV, i, n, v, lo = 0, hi = 0, nKeyed = 0;
+  int rc;
   for(i=0; i<jr->n; i++){
-    int64_t v;
-    if( jr->azKey[i]==0 ) continue;
-    if( jr->anKey[i]!=9 || jr->azKey[i][0]!=1 ){      /* (q_key_bytes: an integer) */
+    if( jr->azKey[i]==0 ) continue;          /* (a NULL in the key: it matches nothing) */
+    if( !keyInt(jr->azKey[i], jr->anKey[i], j, &v) ){
       return why(c, "a joined table whose keys are not all integers (%s)", q->zQual);
     }
-    memcpy(&v, jr->azKey[i] + 1, 8);
     if( nKeyed++==0 || v<lo ) lo = v;
     if( nKeyed==1 || v>hi ) hi = v;
   }
@@ -787,23 +921,44 @@ static int probe(Comp *c, int jk, int *pr){
   }
   memset(aT, SQLITE_NULL, (size_t)n);
   memset(aV, 0, 8*(size_t)n);
-  for(i=0; i<jr->n; i++){
-    int64_t v;
+  for(i=0, rc=SQLITE_OK; i<jr->n && rc==SQLITE_OK; i++){
     if( jr->azKey[i]==0 ) continue;
-    memcpy(&v, jr->azKey[i] + 1, 8);
+    keyInt(jr->azKey[i], jr->anKey[i], j, &v);
     v -= lo;
-    if( aT[v]!=SQLITE_NULL ){
-      sqlite3_free(aT);
-      sqlite3_free(aV);
-      return why(c, "a joined table with rows of the same key (%s)", q->zQual);
-    }
+    if( aT[v]!=SQLITE_NULL ) rc = why(c, "a joined table with rows of the same key (%s)", q->zQual);
     aT[v] = SQLITE_INTEGER;
     aV[v] = i;
   }
-  rc = addTable(c, aT, aV, n, &t);
+  if( rc==SQLITE_OK ) rc = addTable(c, aT, aV, n, pt);
   sqlite3_free(aT);
   sqlite3_free(aV);
-  if( rc==SQLITE_OK && (rc = node(c, (qexpr*)x, &rk))==SQLITE_OK && (c->mask[rk] & GA_QM_REAL) ){
+  *pLo = lo;
+  return rc;
+}
+
+/* Joined table jk's probe (6): by the first of its ready equalities whose
+** keys index it (the others are conjuncts after every probe), its row
+** into c->aRow[jk], and a conjunct that it has one into *pr. */
+static int probe(Comp *c, int jk, int *pr){
+  const qjoin *q = &c->pl->aJoin[jk];
+  int64_t lo = 0;
+  int rc = QE_BAIL, t = 0, rk, j;
+  if( q->left || q->semi ) return why(c, "%s", q->left ? "a LEFT JOIN" : "a subquery's join (EXISTS, IN)");
+  if( q->nEq==0 ) return why(c, "a join by no equality (%s)", q->zQual);
+  if( readyEq(c, q, 0)<0 ) return why(c, "a join whose keys (%s) read a table not probed before it", q->zQual);
+  for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)){
+    char *zNot = c->zWhy;
+    c->zWhy = 0;
+    rc = indexBy(c, jk, j, &t, &lo);
+    if( rc==QE_BAIL && zNot ){               /* (the first equality's reason stays) */
+      sqlite3_free(c->zWhy);
+      c->zWhy = zNot;
+    }else{
+      sqlite3_free(zNot);
+    }
+    c->aEqAt[jk] = j;
+  }
+  if( rc==SQLITE_OK && (rc = node(c, (qexpr*)probeSide(q, c->aEqAt[jk]), &rk))==SQLITE_OK && (c->mask[rk] & GA_QM_REAL) ){
     /* (an integer, after any affinity, meets the keys as join.c's 1a says; an integral REAL would too) */
     rc = why(c, "a join whose key (%s) may be a REAL", q->zQual);
   }
@@ -854,6 +1009,13 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   while( rc==SQLITE_OK && aJr && (c->probed + 1u)!=(1u<<pl->nJoin) ){
     if( (rc = probe(c, nextProbe(c), &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
     nConj++;
+  }
+  for(i=0; rc==SQLITE_OK && aJr && i<pl->nJoin; i++){  /* the equalities no index is by */
+    for(j=0; rc==SQLITE_OK && j<pl->aJoin[i].nEq; j++){
+      if( j==c->aEqAt[i] ) continue;
+      if( (rc = node(c, pl->aJoin[i].aEq[j], &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
+      nConj++;
+    }
   }
   for(i=0; rc==SQLITE_OK && aJr && i<pl->nPost; i++, nConj++){
     if( (rc = node(c, pl->aPost[i], &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
@@ -923,9 +1085,8 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   }
   if( rc==SQLITE_OK ){
     static uint64_t nTabId = 0;              /* the process's programs' tables so far */
-    ga_q_fuse(p);
-    ga_q_compact(p);
-    if( k->nTab ) p->tabId = __atomic_add_fetch(&nTabId, 1, __ATOMIC_RELAXED);
+    if( ga_q_finish(p, 1)>GA_QREG ) rc = why(c, "more than %d values a row at once", GA_QREG);
+    else if( k->nTab ) p->tabId = __atomic_add_fetch(&nTabId, 1, __ATOMIC_RELAXED);
   }
   if( rc==QE_BAIL ){
     *pzWhy = c->zWhy;

@@ -30,8 +30,8 @@ static int keptKeys(const qkept *k, qrun *r, qval **aShown, const ga_grow *x, qv
     }
     return 0;
   }
-  for(kk=0; kk<k->p.nKey; kk++){
-    uint64_t id = (x->key/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
+  for(kk=0; kk<k->nKey; kk++){
+    uint64_t id = (x->key/(uint64_t)k->aKeyDiv[kk]) % (uint64_t)k->aKeyN[kk];
     qval *v = &aShown[kk][id];
     if( v->t==0 ){
       *v = k->aKeyVal[kk][id];
@@ -133,9 +133,9 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
     if( k.p.keyNum ){
       if( x->kclass==GA_K_NULL ) continue;
     }else{
-      uint64_t id = (x->key/(uint64_t)k.p.keyMul[last]) % (uint64_t)k.aKeyN[last];
+      uint64_t id = (x->key/(uint64_t)k.aKeyDiv[last]) % (uint64_t)k.aKeyN[last];
       if( k.aKeyVal[last][id].t==SQLITE_NULL ) continue;
-      code = x->key % (uint64_t)k.p.keyMul[last];
+      code = x->key % (uint64_t)k.aKeyDiv[last];
     }
     if( (j = ga_kmap_add(&d->map, GA_K_INT + 1, code, &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
     if( j>=d->nAlloc ){
@@ -213,10 +213,12 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
     }
   }
   if( pl->nKey && !k->p.keyNum ){
-    if( (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    /* the groups' places where they fit 2^40 (else finish compares the keys) */
     for(kk=0, e->nRank=1; kk<pl->nKey && e->nRank; kk++){
-      e->nRank = e->nRank<=((uint64_t)1<<40)/(uint64_t)k->aKeyN[kk] ? e->nRank*(uint64_t)k->aKeyN[kk] : 0;
+      uint64_t n = (uint64_t)k->aKeyPlaces[kk];
+      e->nRank = e->nRank<=((uint64_t)1<<40)/n ? e->nRank*n : 0;
     }
+    if( e->nRank && (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
   }
   for(kk=0; kk<pl->nKey && !k->p.keyNum; kk++){
     if( (aShown[kk] = sqlite3_malloc64(sizeof(qval)*(uint64_t)k->aKeyN[kk]))==0 ){ rc = SQLITE_NOMEM; goto done; }
@@ -228,10 +230,10 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
       /* the keys' places, the first key the most significant */
       uint64_t code = aG[0].res[at0[g]].key, rank = 0;
       for(kk=0; kk<pl->nKey; kk++){
-        uint64_t id = (code/(uint64_t)k->p.keyMul[kk]) % (uint64_t)k->aKeyN[kk];
-        uint64_t r = (uint64_t)k->aKeyRank[kk][id];
-        if( pl->aKeyDesc && pl->aKeyDesc[kk] ) r = (uint64_t)k->aKeyN[kk] - 1 - r;
-        rank = rank*(uint64_t)k->aKeyN[kk] + r;
+        uint64_t id = (code/(uint64_t)k->aKeyDiv[kk]) % (uint64_t)k->aKeyN[kk];
+        uint64_t r = (uint64_t)k->aKeyRank[kk][id], n = (uint64_t)k->aKeyPlaces[kk];
+        if( pl->aKeyDesc && pl->aKeyDesc[kk] ) r = n - 1 - r;
+        rank = rank*n + r;
       }
       e->gRank[g] = rank;
     }
@@ -273,7 +275,7 @@ static int keptSave(qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, c
   int kk, c;
   char *z;
   q_keptcache_clear(kc);
-  for(kk=0; kk<k->p.nKey; kk++){
+  for(kk=0; kk<k->nKey; kk++){
     for(i=0; k->aKeyVal[kk] && i<k->aKeyN[kk]; i++){
       if( k->aKeyVal[kk][i].t==SQLITE_TEXT || k->aKeyVal[kk][i].t==SQLITE_BLOB ) n += k->aKeyVal[kk][i].n;
     }
@@ -282,7 +284,7 @@ static int keptSave(qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, c
     q_keptcache_clear(kc);
     return 1;
   }
-  for(kk=0; kk<k->p.nKey; kk++){
+  for(kk=0; kk<k->nKey; kk++){
     for(i=0; k->aKeyVal[kk] && i<k->aKeyN[kk]; i++){
       qval *x = &k->aKeyVal[kk][i];
       if( x->t!=SQLITE_TEXT && x->t!=SQLITE_BLOB ) continue;
@@ -453,7 +455,7 @@ static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, i
       const qjoin *q = &pl->aJoin[k];
       if( q->left ) return "a LEFT JOIN";
       if( q->semi ) return "a subquery's join (EXISTS, IN)";
-      if( q->nEq!=1 ) return "a join by several equalities, or none";
+      if( q->nEq==0 ) return "a join by no equality";
     }
   }
   return 0;

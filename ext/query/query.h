@@ -446,9 +446,14 @@ typedef struct qkept {
   unsigned char *tabC;             /* its tables' entries: classes */
   int64_t *tabV;                   /* ... and values */
   int64_t nTab, tabAlloc;          /* ... entries, and room */
-  qval *aKeyVal[Q_MAXKEY];         /* dictionary keys (p.keyNum 0): each id's shown value */
-  int64_t aKeyN[Q_MAXKEY];         /* ... ids */
-  int64_t *aKeyRank[Q_MAXKEY];     /* ... each id's place in GROUP BY's order of the key */
+  int nKey;                        /* GROUP BY's keys */
+  qval *aKeyVal[Q_MAXKEY];         /* keys by id (p.keyNum 0): each id's shown value */
+  int64_t aKeyN[Q_MAXKEY];         /* ... ids: the key's is code / aKeyDiv % aKeyN (keys of one
+                                   ** joined table share one id, compile.c's 6) */
+  int64_t aKeyDiv[Q_MAXKEY];
+  int64_t *aKeyRank[Q_MAXKEY];     /* ... each id's place in GROUP BY's order of the key (equal
+                                   ** values share one) */
+  int64_t aKeyPlaces[Q_MAXKEY];    /* ... places */
   int aFold[64];                   /* each aggregate's fold; count(*): -1 (any fold's rows);
                                    ** count(DISTINCT): -2 (a program of its own) */
   int jbSure;                      /* aJb is known: a device ran this program over these
