@@ -1498,7 +1498,8 @@ END_TEST
 ** d1 ... d3 (each an INTEGER PRIMARY KEY id) as f, x1 ... x3: f's foreign
 ** keys k1 ... k3 (NULLs, and keys no dimension row has) equal to each id,
 ** conjuncts over one dimension, f, or both (an OR of ANDs over them, as
-** TPC-H Q19's), at times a second equality of a dimension with f, keys over
+** TPC-H Q19's; EXISTS, IN and NOT EXISTS of a dimension's rows, by its key
+** or by a column of duplicates), at times a second equality of a dimension with f, keys over
 ** dimensions (several of one), f's TEXT columns and the foreign keys
 ** the dimensions are probed by, the aggregates kept columns fold, of CASE
 ** too (compile.c, 6). */
@@ -1615,6 +1616,17 @@ static void genStar(Gen *g, Query *q){
         }
         APP(w, ")");
       }
+      APP(w, ")");
+    }else if( chance(g, 0.2) ){
+      /* a subquery's join: EXISTS, IN, NOT EXISTS over a dimension, by its key or another column */
+      static const char *azY[] = { "id", "id", "id", "id", "a", "a", "b", "s" };
+      static const char *azF[] = { "k1", "k2", "k1", "k2", "a", "k1", "b", "s" };
+      int y = pick(g, 3), how = pick(g, 3), e = pick(g, 8);
+      if( how==1 ) sqlite3_str_appendf(w, "f.%s IN (SELECT y.%s FROM d%d AS y WHERE y.%s %s ", azF[e], azY[e], 1 + y,
+                                       PICK(g, azNum), PICK(g, azCmp));
+      else sqlite3_str_appendf(w, "%sEXISTS (SELECT 1 FROM d%d AS y WHERE y.%s = f.%s AND y.%s %s ", how ? "NOT " : "",
+                               1 + y, azY[e], azF[e], PICK(g, azNum), PICK(g, azCmp));
+      lit(g, w);
       APP(w, ")");
     }else if( chance(g, 0.15) ){
       sqlite3_str_appendf(w, "f.%s %s x%d.%s", zC, PICK(g, azCmp), 1 + pick(g, nDim), PICK(g, azCol));

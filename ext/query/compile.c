@@ -31,13 +31,13 @@
 **   5. Or rows ordered by one term (q_compile_order): the filter, and the
 **      term as a number key (qprog.h, 5); the engine makes the result rows
 **      of the window's rows alone (exec.c's keptOrder).
-**   6. A join (q_compile_join), no LEFT JOIN and no subquery's, whose
-**      joined tables each meet the rows before them by equalities, one of
-**      which indexes the table's rows as built (join.c, 1: its own
-**      conjuncts applied): its keys integers (after the equality's
-**      affinity), one row a key, within a span of 16 times the table's rows
-**      plus 65,536 (an INTEGER PRIMARY KEY, however few rows its conditions
-**      keep), its other side an expression of the tables before it whose
+**   6. A join (q_compile_join), no LEFT JOIN, whose joined tables each
+**      meet the rows before them by equalities, one of which indexes the
+**      table's rows as built (join.c, 1: its own conjuncts applied): its
+**      keys integers (after the equality's affinity), one row a key, within
+**      a span of 16 times the table's rows plus 65,536 (an INTEGER PRIMARY
+**      KEY, however few rows its conditions keep), its other side an
+**      expression of the tables before it whose
 **      values are integers or NULL (which matches nothing). After the
 **      scanned table's conjuncts each row probes each table's index with
 **      that value (GA_Q_LOOK: the joined row, or NULL, which drops the row:
@@ -45,7 +45,10 @@
 **      with the keys whatever the affinity (join.c, 1a); the table whose
 **      build kept the least part of its rows first, each after those its
 **      key reads (nextProbe). A table's other equalities are conjuncts
-**      after every probe (SQLite's `=` is the join's match: join.c, 1). An
+**      after every probe (SQLite's `=` is the join's match: join.c, 1). A
+**      subquery's table (EXISTS, IN, NOT EXISTS: plan.c, 9a) by one
+**      equality is an index of the keys its rows have, rows of one key
+**      alike: a row stays where it finds its key (NOT EXISTS: where not). An
 **      expression of one joined table's columns alone is evaluated once per
 **      row of its build and becomes a lookup of the joined row (numbers, or
 **      ids as keys of 3); the conjuncts over the joined rows are the
@@ -750,7 +753,7 @@ static int keyTable(Comp *c, int kk, int *pJk, int *pProbe, int *pCol){
   }
   for(jk=0; c->aJr && x->op==E_COL && jk<pl->nJoin; jk++){
     const qexpr *y = probeSide(&pl->aJoin[jk], c->aEqAt[jk]);
-    if( y->op==E_COL && y->iCol==x->iCol ){
+    if( !pl->aJoin[jk].semi && y->op==E_COL && y->iCol==x->iCol ){
       *pJk = jk;
       *pProbe = 1;
       return 1;
@@ -861,7 +864,7 @@ static int nextProbe(Comp *c){
     const qjoin *q = &pl->aJoin[k];
     double f;
     if( c->probed & (1u<<k) ) continue;
-    if( q->left || q->semi || q->nEq==0 ) return k;
+    if( q->left || q->nEq==0 || (q->semi && q->nEq!=1) ) return k;
     if( readyEq(c, q, 0)<0 ) continue;
     f = q->nEst>0 ? (double)c->aJr[k].n/(double)q->nEst : 1.0;
     if( f<fBest ){ fBest = f; best = k; }
@@ -892,8 +895,9 @@ static int keyInt(const char *z, int n, int j, int64_t *pv){
 }
 
 /* Joined table jk's index by its equality j (6): each row's place at its
-** key - *pLo in the n entries of table *pt; QE_BAIL where the keys are not
-** integers each of one row in a span. */
+** key - *pLo in the n entries of table *pt (a subquery's: 1 where a row
+** has the key, rows of one key alike); QE_BAIL where the keys are not
+** integers in a span, or, but for a subquery's, each of one row. */
 static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo){
   const qjoin *q = &c->pl->aJoin[jk];
   const qjoinrows *jr = &c->aJr[jk];
@@ -925,9 +929,9 @@ static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo){
     if( jr->azKey[i]==0 ) continue;
     keyInt(jr->azKey[i], jr->anKey[i], j, &v);
     v -= lo;
-    if( aT[v]!=SQLITE_NULL ) rc = why(c, "a joined table with rows of the same key (%s)", q->zQual);
+    if( aT[v]!=SQLITE_NULL && !q->semi ) rc = why(c, "a joined table with rows of the same key (%s)", q->zQual);
     aT[v] = SQLITE_INTEGER;
-    aV[v] = i;
+    aV[v] = q->semi ? 1 : i;
   }
   if( rc==SQLITE_OK ) rc = addTable(c, aT, aV, n, pt);
   sqlite3_free(aT);
@@ -938,13 +942,16 @@ static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo){
 
 /* Joined table jk's probe (6): by the first of its ready equalities whose
 ** keys index it (the others are conjuncts after every probe), its row
-** into c->aRow[jk], and a conjunct that it has one into *pr. */
+** into c->aRow[jk], and a conjunct that it has one into *pr; a subquery's
+** (one equality): that it has one (EXISTS, IN), or has none (NOT EXISTS:
+** a NULL key too, which meets no row). */
 static int probe(Comp *c, int jk, int *pr){
   const qjoin *q = &c->pl->aJoin[jk];
   int64_t lo = 0;
   int rc = QE_BAIL, t = 0, rk, j;
-  if( q->left || q->semi ) return why(c, "%s", q->left ? "a LEFT JOIN" : "a subquery's join (EXISTS, IN)");
+  if( q->left ) return why(c, "a LEFT JOIN");
   if( q->nEq==0 ) return why(c, "a join by no equality (%s)", q->zQual);
+  if( q->semi && q->nEq!=1 ) return why(c, "a subquery's join by %d equalities (%s)", q->nEq, q->zQual);
   if( readyEq(c, q, 0)<0 ) return why(c, "a join whose keys (%s) read a table not probed before it", q->zQual);
   for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)){
     char *zNot = c->zWhy;
@@ -964,7 +971,9 @@ static int probe(Comp *c, int jk, int *pr){
   }
   if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, lo, &c->aRow[jk]);
   c->probed |= 1u<<jk;
-  if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ) rc = emit(c, GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
+  if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
+    rc = emit(c, q->semi==Q_ANTI ? GA_Q_ISNULL : GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
+  }
   return rc;
 }
 
@@ -998,7 +1007,7 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   if( rc==SQLITE_OK && aJr && pl->nJoin>0 && pl->nConj>0 ){
     int jk = nextProbe(c);
     const qjoin *q = &pl->aJoin[jk];
-    if( q->nEst>0 && 2*aJr[jk].n<=q->nEst ){
+    if( q->nEst>0 && 2*aJr[jk].n<=q->nEst && q->semi!=Q_ANTI ){   /* (an anti join drops the rows found) */
       if( (rc = probe(c, jk, &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
       nConj++;
     }

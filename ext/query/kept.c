@@ -454,7 +454,6 @@ static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, i
     for(k=0; k<pl->nJoin; k++){
       const qjoin *q = &pl->aJoin[k];
       if( q->left ) return "a LEFT JOIN";
-      if( q->semi ) return "a subquery's join (EXISTS, IN)";
       if( q->nEq==0 ) return "a join by no equality";
     }
   }
