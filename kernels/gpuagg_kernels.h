@@ -255,12 +255,28 @@ cudaError_t ga_query_one_launch(const struct ga_qprog *d_p, const struct ga_qpro
 ** accumulators, fold f's group at f*nGroup + code, zeroed before; fold 0's
 ** count the rows and keep the first); a code not below nGroup is counted in
 ** *d_bad (zeroed before) and folded nowhere (query.cu, 7).
-** Determinism: integer sums, maxima, and extremes by position. */
+** Determinism: integer sums, maxima, and extremes by position. Up to
+** GA_QGROUP_SPARSE accumulators where the caller picks and finishes the
+** groups with rows on the device (ga_query_pick, ga_query_finish_launch)
+** rather than copying them all back. */
 #define GA_QGROUP_MAX 65536
+#define GA_QGROUP_SPARSE ((int64_t)1 << 22)
 cudaError_t ga_query_group_launch(const struct ga_qprog *d_p, const struct ga_qprog *h_p,
                                   const unsigned char *const *d_colC, const int64_t *const *d_colV,
                                   const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n, int64_t base,
                                   const int *jb, int64_t nGroup, ga_gacc *d_out, int *d_bad, cudaStream_t stream);
+
+/* The codes of d_tab's groups (ga_query_group_launch's, nGroup codes) with
+** rows, in order, into d_codes, *d_n of them (select.cu: CUB's
+** DeviceSelect::If); with d_temp NULL, the scratch it needs into
+** *temp_bytes. Determinism: a stable selection. */
+cudaError_t ga_query_pick(void *d_temp, size_t *temp_bytes, const ga_gacc *d_tab, int nGroup, uint32_t *d_codes,
+                          int *d_n, cudaStream_t stream);
+/* Those groups finished (group_acc.h's ga_group_finish, fold f's window
+** jb[f]) into d_out, fold f's group i at f * *d_n + i (query.cu, 8).
+** Determinism: the host's bits (pure integer steps, one rounding). */
+cudaError_t ga_query_finish_launch(const ga_gacc *d_tab, int64_t nGroup, int nFold, const int *jb,
+                                   const uint32_t *d_codes, const int *d_n, ga_grow *d_out, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

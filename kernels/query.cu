@@ -61,6 +61,10 @@
 **      are written, no hash table is made. A code not below nGroup (the
 **      caller's bound was not the product of the keys' ids: it checks that
 **      it is) is counted in *bad and folded nowhere: the caller fails.
+**   8. qFinish: where the codes are many (a joined table's rows as a
+**      key: TPC-H Q3, Q10), the grid's table's groups with rows (picked in
+**      order by select.cu's ga_query_pick) finished there, so that only
+**      their results are copied back.
 ** Determinism: pure maps, and minima, maxima and counts of integers.
 */
 #include <climits>
@@ -905,13 +909,41 @@ extern "C" cudaError_t ga_query_group_launch(const ga_qprog *d_p, const ga_qprog
                                              int64_t nGroup, ga_gacc *d_out, int *d_bad, cudaStream_t stream){
   JbAll j;
   if( n <= 0 ) return cudaSuccess;
-  if( nGroup <= 0 || nGroup * h_p->nFold > GA_QGROUP_MAX ) return cudaErrorInvalidValue;
+  if( nGroup <= 0 || nGroup * h_p->nFold > GA_QGROUP_SPARSE ) return cudaErrorInvalidValue;
   for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < h_p->nFold ? jb[f] : 0;
   switch( tileRows(h_p->nReg) ){
     case 4: return launchGroup<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
     case 2: return launchGroup<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
     default: return launchGroup<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
   }
+}
+
+/* 8: fold f's accumulators of each picked code, its rows and first row
+** fold 0's, finished as the host would (ga_group_finish). */
+__global__ void qFinish(const ga_gacc *tab, long long nGroup, int nFold, JbAll jbs, const uint32_t *codes,
+                        const int *pn, ga_grow *out){
+  const long long m = *pn, all = m * nFold;
+  for( long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < all; j += (long long)gridDim.x * blockDim.x ){
+    long long f = j / m, i = j - f * m, c = codes[i];
+    ga_gacc a = tab[f * nGroup + c];
+    a.rows = tab[c].rows;
+    a.first = tab[c].first;
+    ga_group_finish(&a, (uint64_t)c, jbs.jb[f], 0, &out[j]);
+  }
+}
+
+extern "C" cudaError_t ga_query_finish_launch(const ga_gacc *d_tab, int64_t nGroup, int nFold, const int *jb,
+                                              const uint32_t *d_codes, const int *d_n, ga_grow *d_out,
+                                              cudaStream_t stream){
+  JbAll j;
+  int dev = 0, nSM = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if( e == cudaSuccess ) e = cudaDeviceGetAttribute(&nSM, cudaDevAttrMultiProcessorCount, dev);
+  if( e != cudaSuccess ) return e;
+  if( nGroup <= 0 || nFold <= 0 || nFold > GA_QFOLD ) return cudaErrorInvalidValue;
+  for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < nFold ? jb[f] : 0;
+  qFinish<<<4 * nSM, 128, 0, stream>>>(d_tab, nGroup, nFold, j, d_codes, d_n, d_out);
+  return cudaGetLastError();
 }
 
 extern "C" void ga_query_tile_rows(int r){ gTileRows = r == 1 || r == 2 || r == 4 ? r : 0; }

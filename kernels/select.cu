@@ -117,6 +117,22 @@ extern "C" cudaError_t ga_order_rows(void *d_temp, size_t *temp_bytes, const uns
                                stream);
 }
 
+/* ---- gpu_query's groups by code with rows (ga_query_pick) ---- */
+
+namespace {
+struct HasRows {
+  const ga_gacc *tab;
+  __device__ bool operator()(uint32_t c) const { return tab[c].rows != 0; }
+};
+}  // namespace
+
+extern "C" cudaError_t ga_query_pick(void *d_temp, size_t *temp_bytes, const ga_gacc *d_tab, int nGroup, uint32_t *d_codes,
+                                     int *d_n, cudaStream_t stream){
+  HasRows f = { d_tab };
+  return cub::DeviceSelect::If(d_temp, *temp_bytes, thrust::counting_iterator<uint32_t>(0), d_codes, d_n, nGroup, f,
+                               stream);
+}
+
 extern "C" cudaError_t ga_order_gather(const uint64_t *d_keys, const uint32_t *d_rows, int n, uint64_t *d_out,
                                        cudaStream_t stream){
   int blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;

@@ -766,6 +766,74 @@ static void tabsKept(dRes *r, const ga_qprog *p, int64_t nTab){
   if( nTab>0 ) r->tabId = p->tabId;
 }
 
+/* Keys by code, more codes than a table copied back whole would be worth
+** (TPC-H Q3's and Q10's: a joined table's rows): folded into the grid's
+** table by code (query.cu, 7), the codes with rows picked there in order
+** and their groups finished there (8), only those copied back (hCnt: two
+** pinned words). Non-zero: failed (zErr). */
+static int sparseGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol *a, int64_t nRow, int64_t nGroup,
+                        const int *aJb, int *hCnt, ga_group *const *g, char *zErr){
+  unsigned char *d = (unsigned char*)r->qAux;
+  int64_t nAcc = nGroup*p->nFold, m;
+  size_t tb = 0;
+  ga_gacc *tab;
+  ga_grow *out, *res = 0;
+  uint32_t *codes;
+  int *cnt, f;
+  if( nGroup>INT_MAX ) return GA_DEV_SCAN;
+  CK(ga_query_pick(0, &tb, 0, (int)nGroup, 0, 0, r->st), "cub::DeviceSelect (scratch size)");
+  if( grown(&r->qRows, &r->nRows, (int64_t)(sizeof(ga_gacc) + sizeof(ga_grow))*nAcc + 4*nGroup + 16 + (int64_t)tb + 64,
+            0, zErr) ) return 1;
+  tab = (ga_gacc*)r->qRows;
+  out = (ga_grow*)(tab + nAcc);
+  codes = (uint32_t*)(out + nAcc);
+  cnt = (int*)(codes + nGroup);                       /* the codes picked, the codes past nGroup */
+  CK(FI(FAULT_COPY, cudaMemsetAsync(tab, 0, sizeof(ga_gacc)*(size_t)nAcc, r->st)), "cudaMemsetAsync (query)");
+  CK(FI(FAULT_COPY, cudaMemsetAsync(cnt, 0, 8, r->st)), "cudaMemsetAsync (query)");
+  CK(FI(FAULT_LAUNCH, ga_query_group_launch((const ga_qprog*)(d + x->oProg), p, (const unsigned char *const*)(d + x->oCols),
+                                            (const int64_t *const*)(d + x->oCols + 8*GA_QCOL), x->tabC, x->tabV, nRow,
+                                            a[0].d->a[0].row0, aJb, nGroup, tab, cnt + 1, r->st)),
+     "the query kernel (groups by code)");
+  CK(FI(FAULT_LAUNCH, ga_query_pick((unsigned char*)(cnt + 4) + (16 - ((uintptr_t)(cnt + 4) & 15)) % 16, &tb, tab,
+                                    (int)nGroup, codes, cnt, r->st)), "cub::DeviceSelect (groups)");
+  CK(FI(FAULT_LAUNCH, ga_query_finish_launch(tab, nGroup, p->nFold, aJb, codes, cnt, out, r->st)),
+     "the query kernel (groups finished)");
+  CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(hCnt, cnt, 8, cudaMemcpyDeviceToHost, r->st)), "cudaMemcpyAsync (query)");
+  CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+  if( hCnt[1] || hCnt[0]<0 || hCnt[0]>nGroup ){      /* (never, by the rule above) */
+    strcpy(zErr, "gpuagg: a group's code past the program's groups");
+    return 1;
+  }
+  m = hCnt[0];
+  if( (res = malloc(sizeof(ga_grow)*(size_t)(m*p->nFold + 1)))==0 ){
+    strcpy(zErr, "gpuagg: out of memory");
+    return 1;
+  }
+  if( m ){
+    cudaError_t e = FI(FAULT_COPY, cudaMemcpyAsync(res, out, sizeof(ga_grow)*(size_t)(m*p->nFold), cudaMemcpyDeviceToHost, r->st));
+    if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(r->st));
+    if( e!=cudaSuccess ){
+      free(res);
+      return ga_cu_fail(e, "cudaMemcpyAsync (query groups)", zErr);
+    }
+  }
+  /* fold 0's rows as they are; each other fold's copied out of them */
+  for(f=p->nFold - 1; f>=0; f--){
+    if( f==0 ){
+      g[0]->res = res;
+    }else if( (g[f]->res = malloc(sizeof(ga_grow)*(size_t)(m ? m : 1)))==0 ){
+      strcpy(zErr, "gpuagg: out of memory");
+      free(res);
+      return 1;
+    }else if( m ){
+      memcpy(g[f]->res, res + f*m, sizeof(ga_grow)*(size_t)m);
+    }
+    g[f]->nRes = m;
+  }
+  return 0;
+}
+
 int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qcol *a, int64_t nRow,
                   const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr){
   Aux x;
@@ -775,6 +843,9 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   ** plus 2 where that is less (then a code may pass it: not this path) */
   int direct = p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2 && nGroup*p->nFold<=GA_QGROUP_MAX
                && nRow<GA_CARRY_ROWS;
+  /* ... many codes: the groups there are picked on the device (sparseGroups) */
+  int sparse = !direct && p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2
+               && nGroup*p->nFold<=GA_QGROUP_SPARSE && nRow<GA_CARRY_ROWS;
   int wantKey = p->keyNum && nGroup==0;   /* the key's range, to size the table (keyRange) */
   int64_t *keyStat;
   int dev, f, rc;
@@ -884,6 +955,15 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
       }
       g[f]->nRes = m;
     }
+    ga_cu_count(stats, dev, nAux);
+    tabsKept(r, p, nTab);
+    resEnd(r, dev, stats);
+    return 0;
+  }
+  if( sparse ){
+    int aJb[GA_QFOLD];
+    for(f=0; f<p->nFold; f++) aJb[f] = g[f]->jb;
+    if( (rc = sparseGroups(r, p, &x, a, nRow, nGroup, aJb, (int*)(h + oKey), g, zErr))!=0 ) return rc;
     ga_cu_count(stats, dev, nAux);
     tabsKept(r, p, nTab);
     resEnd(r, dev, stats);

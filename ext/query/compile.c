@@ -771,7 +771,10 @@ static int keys(Comp *c){
   p->nGroup = 2;
   for(kk=0; kk<pl->nKey && keyTable(c, kk, &aJk[kk], &aPr[kk], &aCl[kk]); kk++){}
   if( kk==pl->nKey ){
-    /* one id a key, or one for the keys of one joined table */
+    /* one id a key, or one for the keys of one joined table; the first key's
+    ** the most significant in the code (the groups' order by code then
+    ** sweeps its shown values in order: kept.c's keptKeys) */
+    int aDig[Q_MAXKEY], d;
     for(kk=0; kk<pl->nKey; kk++){
       int aKk[Q_MAXKEY], aProbe[Q_MAXKEY], n = 0, m;
       if( done & (1<<kk) ) continue;
@@ -779,15 +782,19 @@ static int keys(Comp *c){
         if( m>kk && (aJk[kk]<0 || aJk[m]!=aJk[kk]) ) continue;
         aKk[n] = m;
         aProbe[n++] = aPr[m];
+        aDig[m] = p->nKey;
         done |= 1<<m;
       }
       if( (rc = idKey(c, aKk, aProbe, n, aCl[kk], aJk[kk], &r))!=SQLITE_OK ) return rc;
-      p->keyReg[p->nKey] = (unsigned char)r;
-      p->keyMul[p->nKey++] = (int64_t)mul;
-      for(m=0; m<n; m++) c->k->aKeyDiv[aKk[m]] = (int64_t)mul;
+      p->keyReg[p->nKey++] = (unsigned char)r;
+    }
+    for(d=p->nKey - 1; d>=0; d--){
+      for(kk=0; aDig[kk]!=d; kk++){}
+      p->keyMul[d] = (int64_t)mul;
       mul *= (uint64_t)c->k->aKeyN[kk];
       if( mul>((uint64_t)1 << 40) ) return why(c, "more than 2^40 combinations of keys");
     }
+    for(kk=0; kk<pl->nKey; kk++) c->k->aKeyDiv[kk] = p->keyMul[aDig[kk]];
     p->nGroup = (int64_t)mul + 1;
     if( p->nGroup>c->aCol[0]->n + 2 ) p->nGroup = c->aCol[0]->n + 2;   /* a group has a row, at least */
     return SQLITE_OK;

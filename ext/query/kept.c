@@ -12,7 +12,8 @@ static int nullBatch(ga_colsink *pSink, const ga_colbatch *b){
 
 /* The keys fold row x shows (compile.c, 3) into out: a dictionary key's
 ** value as aShown[kk] has it, made there (its bytes kept by run r) the
-** first time its id is shown. Non-zero: out of memory. */
+** first time its id is shown, or, where aShown[kk] is NULL (more ids than
+** groups), made for this row. Non-zero: out of memory. */
 static int keptKeys(const qkept *k, qrun *r, qval **aShown, const ga_grow *x, qval *out){
   int kk;
   if( k->p.keyNum ){
@@ -32,7 +33,8 @@ static int keptKeys(const qkept *k, qrun *r, qval **aShown, const ga_grow *x, qv
   }
   for(kk=0; kk<k->nKey; kk++){
     uint64_t id = (x->key/(uint64_t)k->aKeyDiv[kk]) % (uint64_t)k->aKeyN[kk];
-    qval *v = &aShown[kk][id];
+    qval one, *v = aShown[kk] ? &aShown[kk][id] : &one;
+    one.t = 0;
     if( v->t==0 ){
       *v = k->aKeyVal[kk][id];
       if( (v->t==SQLITE_TEXT || v->t==SQLITE_BLOB) && v->z && (v->z = q_keep(r, v->z, v->n))==0 ){
@@ -133,9 +135,9 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
     if( k.p.keyNum ){
       if( x->kclass==GA_K_NULL ) continue;
     }else{
-      uint64_t id = (x->key/(uint64_t)k.aKeyDiv[last]) % (uint64_t)k.aKeyN[last];
+      uint64_t div = (uint64_t)k.aKeyDiv[last], id = (x->key/div) % (uint64_t)k.aKeyN[last];
       if( k.aKeyVal[last][id].t==SQLITE_NULL ) continue;
-      code = x->key % (uint64_t)k.aKeyDiv[last];
+      code = x->key/(div*(uint64_t)k.aKeyN[last])*div + x->key%div;   /* (the code without x's digit) */
     }
     if( (j = ga_kmap_add(&d->map, GA_K_INT + 1, code, &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
     if( j>=d->nAlloc ){
@@ -167,7 +169,8 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   ga_kmap map;
   int64_t i, g, nG = 0, *at0 = 0, **aAt = 0;
   qval *aShown[Q_MAXKEY];
-  int f, a, kk, rc = SQLITE_OK, nk = pl->nKey ? pl->nKey : 1;
+  int64_t aRadix[Q_MAXKEY];                   /* each key's places in gRank */
+  int f, a, kk, j, rc = SQLITE_OK, nk = pl->nKey ? pl->nKey : 1;
   memset(&map, 0, sizeof(map));
   memset(aShown, 0, sizeof(aShown));
   if( (at0 = sqlite3_malloc64(8*(uint64_t)(aG[0].nRes + 1)))==0 ) return SQLITE_NOMEM;
@@ -213,14 +216,21 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
     }
   }
   if( pl->nKey && !k->p.keyNum ){
-    /* the groups' places where they fit 2^40 (else finish compares the keys) */
+    /* the groups' places where they fit 2^40 (else finish compares the keys);
+    ** a key of a joined table's id after one of the same id whose values are
+    ** all distinct (TPC-H Q3's l_orderkey, Q10's c_custkey) adds none */
     for(kk=0, e->nRank=1; kk<pl->nKey && e->nRank; kk++){
-      uint64_t n = (uint64_t)k->aKeyPlaces[kk];
+      uint64_t n;
+      for(j=0; j<kk && !(k->aKeyDiv[j]==k->aKeyDiv[kk] && k->aKeyN[j]==k->aKeyN[kk]
+                         && k->aKeyPlaces[j]==k->aKeyN[j]); j++){}
+      aRadix[kk] = j<kk ? 1 : k->aKeyPlaces[kk];
+      n = (uint64_t)aRadix[kk];
       e->nRank = e->nRank<=((uint64_t)1<<40)/n ? e->nRank*n : 0;
     }
     if( e->nRank && (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
   }
   for(kk=0; kk<pl->nKey && !k->p.keyNum; kk++){
+    if( k->aKeyN[kk]>2*nG + 4096 ) continue;   /* (many ids, few of them shown: each made for its group) */
     if( (aShown[kk] = sqlite3_malloc64(sizeof(qval)*(uint64_t)k->aKeyN[kk]))==0 ){ rc = SQLITE_NOMEM; goto done; }
     memset(aShown[kk], 0, sizeof(qval)*(size_t)k->aKeyN[kk]);
   }
@@ -231,7 +241,8 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
       uint64_t code = aG[0].res[at0[g]].key, rank = 0;
       for(kk=0; kk<pl->nKey; kk++){
         uint64_t id = (code/(uint64_t)k->aKeyDiv[kk]) % (uint64_t)k->aKeyN[kk];
-        uint64_t r = (uint64_t)k->aKeyRank[kk][id], n = (uint64_t)k->aKeyPlaces[kk];
+        uint64_t r = (uint64_t)k->aKeyRank[kk][id], n = (uint64_t)aRadix[kk];
+        if( n==1 ) continue;
         if( pl->aKeyDesc && pl->aKeyDesc[kk] ) r = n - 1 - r;
         rank = rank*n + r;
       }
