@@ -1502,7 +1502,8 @@ END_TEST
 ** or by a column of duplicates), at times a second equality of a dimension with f, keys over
 ** dimensions (several of one), f's TEXT columns and the foreign keys
 ** the dimensions are probed by, the aggregates kept columns fold, of CASE
-** too (compile.c, 6). */
+** too (compile.c, 6); ordered by the keys, or by an aggregate first with a
+** LIMIT (kept.c's keptTop). */
 static void genStar(Gen *g, Query *q){
   static const char *azAgg[] = { "sum", "sum", "count", "avg", "total", "total", "min", "max" };
   static const char *azNum[] = { "a", "b", "u", "a", "b", "u", "n" };     /* numbers, mostly (unmixTable) */
@@ -1652,6 +1653,11 @@ static void genStar(Gen *g, Query *q){
   q->nKeyCol = 0;
   if( nKey && chance(g, 0.3) ){
     sqlite3_str_appendf(s, " ORDER BY %s", zK);
+    q->ordered = 1;
+  }else if( nKey && chance(g, 0.6) ){
+    /* the first aggregate first, the keys after it (no ties), a LIMIT: kept.c's keptTop */
+    sqlite3_str_appendf(s, " ORDER BY %d%s, %s LIMIT %d", nKey + 1, chance(g, 0.6) ? " DESC" : "", zK, 1 + pick(g, 6));
+    if( chance(g, 0.2) ) sqlite3_str_appendf(s, " OFFSET %d", pick(g, 4));
     q->ordered = 1;
   }
   sqlite3_free(zK);

@@ -156,6 +156,87 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
   return rc;
 }
 
+/* The order of finish.c's first ORDER BY term (its sortCmp's). */
+static int topCmp(const qplan *pl, const qval *a, const qval *b){
+  int an = a->t==SQLITE_NULL, bn = b->t==SQLITE_NULL, c;
+  if( an || bn ) return an && bn ? 0 : (an ? -1 : 1)*(qxNullsFirst(pl, 0) ? 1 : -1);
+  c = q_cmp(a, b, pl->aSortColl[0]);
+  return pl->aSortDesc[0] ? -c : c;
+}
+
+/* Heap h[0..n) of groups by their values v, the last in topCmp's order at
+** its root: h[i] sifted down. */
+static void topSift(const qplan *pl, const qval *v, int64_t *h, int64_t n, int64_t i){
+  for(;;){
+    int64_t l = 2*i + 1, r = l + 1, w = i, t;
+    if( l<n && topCmp(pl, &v[h[l]], &v[h[w]])>0 ) w = l;
+    if( r<n && topCmp(pl, &v[h[r]], &v[h[w]])>0 ) w = r;
+    if( w==i ) return;
+    t = h[i]; h[i] = h[w]; h[w] = t;
+    i = w;
+  }
+}
+
+/* Where pl orders its groups by an aggregate first, LIMIT and OFFSET
+** constants, without HAVING, DISTINCT or a compound: only the groups whose
+** value of that aggregate is not after the (LIMIT + OFFSET)-th best (ties
+** kept) can be among the rows finish.c keeps (its order compares that
+** value first, the same way), so the others leave aAt's nFold lists (of
+** *pnG groups) before their keys are shown (TPC-H Q3's and Q10's keys were
+** most of their time). */
+static int keptTop(Exec *e, const qkept *k, ga_group *aG, int64_t **aAt, int nFold, int64_t *pnG){
+  const qplan *pl = e->pl;
+  const qselect *s = pl->s;
+  const qexpr *t = pl->nSort ? pl->aSort[0] : 0;
+  int64_t nG = *pnG, need, g, n = 0, *h = 0;
+  unsigned char *keep = 0;
+  qval *v = 0;
+  int a, f, j, rc = SQLITE_OK;
+  if( t==0 || t->op!=E_AGGREF || pl->pHaving || pl->distinct || pl->isArm || pl->nArm || pl->nKey==0 ) return SQLITE_OK;
+  if( s->pLimit==0 || s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER || s->pLimit->i<0 ) return SQLITE_OK;
+  need = s->pLimit->i;
+  if( s->pOffset && s->pOffset!=s->pLimit ){
+    if( s->pOffset->op!=E_LIT || s->pOffset->t!=SQLITE_INTEGER ) return SQLITE_OK;
+    if( s->pOffset->i>0 ) need += s->pOffset->i;
+  }
+  a = t->iCol;
+  if( need<1 || need>65536 || 2*need>nG || k->aFold[a]==-2 ) return SQLITE_OK;
+  f = k->aFold[a]<0 ? 0 : k->aFold[a];
+  v = sqlite3_malloc64(sizeof(qval)*(uint64_t)nG);
+  h = sqlite3_malloc64(8*(uint64_t)need);
+  keep = sqlite3_malloc64((uint64_t)nG);
+  if( v==0 || h==0 || keep==0 ){ rc = SQLITE_NOMEM; goto done; }
+  for(g=0; g<nG; g++){
+    if( keptValue(e, &pl->aAgg[a], aAt[f][g]>=0 ? &aG[f].res[aAt[f][g]] : 0, &v[g])!=SQLITE_OK ) goto done;
+    if( n<need ){                               /* (an error: every group, as finish has it) */
+      int64_t i = n++;
+      h[i] = g;
+      while( i>0 && topCmp(pl, &v[h[i]], &v[h[(i - 1)/2]])>0 ){
+        int64_t p = (i - 1)/2, x = h[i];
+        h[i] = h[p]; h[p] = x;
+        i = p;
+      }
+    }else if( topCmp(pl, &v[g], &v[h[0]])<0 ){
+      h[0] = g;
+      topSift(pl, v, h, n, 0);
+    }
+  }
+  for(g=0; g<nG; g++) keep[g] = topCmp(pl, &v[g], &v[h[0]])<=0;
+  for(f=0; f<nFold; f++){
+    int64_t m = 0;
+    for(j=0; j<f && aAt[j]!=aAt[f]; j++){}
+    if( j<f ) continue;                         /* (a list folds share) */
+    for(g=0; g<nG; g++) if( keep[g] ) aAt[f][m++] = aAt[f][g];
+    n = m;
+  }
+  *pnG = n;
+done:
+  sqlite3_free(v);
+  sqlite3_free(h);
+  sqlite3_free(keep);
+  return rc;
+}
+
 /* The folds' groups as e->main's, their aggregates final. Fold 0's rows
 ** (the dropped rows' none) are the groups, in its order; every fold has
 ** the same (class, key) rows in the same order when every row reaches it,
@@ -215,6 +296,8 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
       if( g>=0 && g<nG ) aAt[f][g] = i;
     }
   }
+  if( (rc = keptTop(e, k, aG, aAt, k->p.nFold, &nG))!=SQLITE_OK ) goto done;
+  m->nGroup = nG;
   if( pl->nKey && !k->p.keyNum ){
     /* the groups' places where they fit 2^40 (else finish compares the keys);
     ** a key of a joined table's id after one of the same id whose values are
