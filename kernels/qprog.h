@@ -382,6 +382,7 @@ static inline int ga_q_finish(ga_qprog *p, int fuse){
   for(j = 0; j < p->nKey; j++) writes[p->keyReg[j]] = 2;
   for(j = 0; j < p->nFold; j++) writes[p->foldReg[j]] = 2;
   for(j = 0; j < p->nStage; j++) writes[p->stageReg[j]] = 2;
+  for(k = 0; k < p->nIns; k++) if( p->ins[k].op == GA_Q_IF ) writes[p->ins[k].x] = 2;   /* conditions stay registers */
   for(k = 0; fuse && k < p->nIns; k++){
     const ga_qins *in = &p->ins[k];
     if( writes[in->dst] == 1 && in->op == GA_Q_COL && in->x < GA_QCOL ) enc[in->dst] = GA_QO_COL + in->x;

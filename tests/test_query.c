@@ -1320,6 +1320,12 @@ START_TEST(test_kept_forms){
     "SELECT count(*), sum(y) FROM k WHERE d <= s COLLATE NOCASE AND min(x, y, i) < %d",
     /* a key of one value and NULL, one fold: fewer groups by code than the one-group path's accumulators */
     "SELECT substr(s, 1, 0) AS e, count(*) FROM k WHERE i > %d GROUP BY e",
+    /* CASE whose conditions are a column or a constant (GA_Q_IF's condition register: never folded) */
+    "SELECT s, sum(iif(i, x, y)), total(CASE WHEN y THEN i WHEN 1 THEN x END), count(CASE WHEN NULL THEN 1 END),"
+    " sum(CASE WHEN 0 THEN 1 ELSE i END) FROM k WHERE i > %d GROUP BY s",
+    /* ordered by an aggregate with a LIMIT (kept.c's keptTop): a sum that overflows in a group the
+    ** LIMIT leaves out is still SQLite's error (the last round's y holds 2^63 - 1) */
+    "SELECT s, count(*), sum(y) FROM k WHERE i > %d GROUP BY s ORDER BY 2 DESC, s LIMIT 2",
   };
   static const int aRows[] = { 0, 1, 7, 1000, 4099 };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
@@ -1545,6 +1551,11 @@ static void genStar(Gen *g, Query *q){
           APP(s, " END)");
           break;
         case 1:
+          if( chance(g, 0.3) ){                    /* a condition that is a column or a constant */
+            sqlite3_str_appendf(s, "%s(iif(%s, f.%s, x%d.%s))", zA, chance(g, 0.5) ? "f.a" : chance(g, 0.5) ? "x1.b" : "1",
+                                PICK(g, azNum), e, PICK(g, azNum));
+            break;
+          }
           sqlite3_str_appendf(s, "%s(iif(f.%s %s x%d.%s, f.%s, x%d.%s))", zA, PICK(g, azCol), PICK(g, azCmp), e,
                               PICK(g, azCol), PICK(g, azNum), e, PICK(g, azNum));
           break;

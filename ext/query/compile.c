@@ -791,8 +791,8 @@ static int keys(Comp *c){
     for(d=p->nKey - 1; d>=0; d--){
       for(kk=0; aDig[kk]!=d; kk++){}
       p->keyMul[d] = (int64_t)mul;
+      if( (uint64_t)c->k->aKeyN[kk]>((uint64_t)1 << 40)/mul ) return why(c, "more than 2^40 combinations of keys");
       mul *= (uint64_t)c->k->aKeyN[kk];
-      if( mul>((uint64_t)1 << 40) ) return why(c, "more than 2^40 combinations of keys");
     }
     for(kk=0; kk<pl->nKey; kk++) c->k->aKeyDiv[kk] = p->keyMul[aDig[kk]];
     p->nGroup = (int64_t)mul + 1;

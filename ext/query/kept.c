@@ -178,7 +178,8 @@ static void topSift(const qplan *pl, const qval *v, int64_t *h, int64_t n, int64
 }
 
 /* Where pl orders its groups by an aggregate first, LIMIT and OFFSET
-** constants, without HAVING, DISTINCT or a compound: only the groups whose
+** constants, without HAVING, DISTINCT or a compound, and no sum overflows
+** (an error whatever the LIMIT keeps): only the groups whose
 ** value of that aggregate is not after the (LIMIT + OFFSET)-th best (ties
 ** kept) can be among the rows finish.c keeps (its order compares that
 ** value first, the same way), so the others leave aAt's nFold lists (of
@@ -195,12 +196,21 @@ static int keptTop(Exec *e, const qkept *k, ga_group *aG, int64_t **aAt, int nFo
   if( t==0 || t->op!=E_AGGREF || pl->pHaving || pl->distinct || pl->isArm || pl->nArm || pl->nKey==0 ) return SQLITE_OK;
   if( s->pLimit==0 || s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER || s->pLimit->i<0 ) return SQLITE_OK;
   need = s->pLimit->i;
+  if( need>65536 ) return SQLITE_OK;
   if( s->pOffset && s->pOffset!=s->pLimit ){
-    if( s->pOffset->op!=E_LIT || s->pOffset->t!=SQLITE_INTEGER ) return SQLITE_OK;
+    if( s->pOffset->op!=E_LIT || s->pOffset->t!=SQLITE_INTEGER || s->pOffset->i>65536 ) return SQLITE_OK;
     if( s->pOffset->i>0 ) need += s->pOffset->i;
   }
   a = t->iCol;
-  if( need<1 || need>65536 || 2*need>nG || k->aFold[a]==-2 ) return SQLITE_OK;
+  if( need<1 || 2*need>nG || k->aFold[a]==-2 ) return SQLITE_OK;
+  /* a sum that overflows in any group is SQLite's error, whichever rows the LIMIT keeps */
+  for(j=0; j<pl->nAgg; j++){
+    if( pl->aAgg[j].fn!=A_SUM || k->aFold[j]<0 ) continue;
+    for(g=0; g<nG; g++){
+      int64_t at = aAt[k->aFold[j]][g];
+      if( at>=0 && aG[k->aFold[j]].res[at].sumType==GA_SUM_OVERFLOW ) return SQLITE_OK;
+    }
+  }
   f = k->aFold[a]<0 ? 0 : k->aFold[a];
   v = sqlite3_malloc64(sizeof(qval)*(uint64_t)nG);
   h = sqlite3_malloc64(8*(uint64_t)need);
@@ -798,8 +808,9 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   if( pl->nJoin ){                /* (the builds decide: qxKeptRun makes them) */
     src->xClose(src);
     if( !useDev && conn->qkept!=1 ) return sqlite3_mprintf("no: the columns are not on the device");
-    return sqlite3_mprintf("yes: the %s operators, where each joined table's rows have one integer key each in a"
-                           " span (compile.c, 6: known once they are read)", useDev ? "device's" : "CPU's");
+    return sqlite3_mprintf("yes: the %s operators, where each joined table's rows have integer keys in a span,"
+                           " one row a key but for a subquery's (compile.c, 6: known once they are read)",
+                           useDev ? "device's" : "CPU's");
   }
   if( (r = q_run_new(db, pl))==0 ){
     src->xClose(src);
