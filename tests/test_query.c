@@ -1508,8 +1508,8 @@ END_TEST
 ** or by a column of duplicates), at times a second equality of a dimension with f, keys over
 ** dimensions (several of one), f's TEXT columns and the foreign keys
 ** the dimensions are probed by, the aggregates kept columns fold, of CASE
-** too (compile.c, 6); ordered by the keys, or by an aggregate first with a
-** LIMIT (kept.c's keptTop). */
+** too (compile.c, 6); LEFT JOINs (a condition on the dimension in ON); ordered
+** by the keys, or by an aggregate first with a LIMIT (kept.c's keptTop). */
 static void genStar(Gen *g, Query *q){
   static const char *azAgg[] = { "sum", "sum", "count", "avg", "total", "total", "min", "max" };
   static const char *azNum[] = { "a", "b", "u", "a", "b", "u", "n" };     /* numbers, mostly (unmixTable) */
@@ -1595,10 +1595,16 @@ static void genStar(Gen *g, Query *q){
   }else{
     APP(s, " FROM f");
     for(i=1; i<=nDim; i++){
-      if( snow && i==nDim ) sqlite3_str_appendf(s, " JOIN d%d AS x%d ON x1.a = x%d.id", i, i, i);
+      /* LEFT JOINs too: a row without a match stays, the dimension's columns NULL (compile.c's leftRow) */
+      const char *zJ = chance(g, 0.25) ? "LEFT " : chance(g, 0.2) ? "INNER " : "";
+      if( snow && i==nDim ) sqlite3_str_appendf(s, " %sJOIN d%d AS x%d ON x1.a = x%d.id", zJ, i, i, i);
       else{
-        sqlite3_str_appendf(s, " %sJOIN d%d AS x%d ON x%d.id = f.k%d", chance(g, 0.2) ? "INNER " : "", i, i, i, i);
+        sqlite3_str_appendf(s, " %sJOIN d%d AS x%d ON x%d.id = f.k%d", zJ, i, i, i, i);
         if( chance(g, 0.1) ) sqlite3_str_appendf(s, " AND x%d.%s = f.%s", i, PICK(g, azCol), PICK(g, azCol));
+        if( *zJ=='L' && chance(g, 0.2) ){
+          sqlite3_str_appendf(s, " AND x%d.%s %s ", i, PICK(g, azNum), PICK(g, azCmp));
+          lit(g, s);
+        }
       }
     }
   }

@@ -31,33 +31,33 @@
 **   5. Or rows ordered by one term (q_compile_order): the filter, and the
 **      term as a number key (qprog.h, 5); the engine makes the result rows
 **      of the window's rows alone (exec.c's keptOrder).
-**   6. A join (q_compile_join), no LEFT JOIN, whose joined tables each
-**      meet the rows before them by equalities, one of which indexes the
-**      table's rows as built (join.c, 1: its own conjuncts applied): its
-**      keys integers (after the equality's affinity), one row a key, within
-**      a span of 16 times the table's rows plus 65,536 (an INTEGER PRIMARY
-**      KEY, however few rows its conditions keep), its other side an
-**      expression of the tables before it whose
-**      values are integers or NULL (which matches nothing). After the
-**      scanned table's conjuncts each row probes each table's index with
-**      that value (GA_Q_LOOK: the joined row, or NULL, which drops the row:
-**      an inner join's row without a match), as SQLite compares an integer
-**      with the keys whatever the affinity (join.c, 1a); the table whose
-**      build kept the least part of its rows first, each after those its
-**      key reads (nextProbe). A table's other equalities are conjuncts
-**      after every probe (SQLite's `=` is the join's match: join.c, 1). A
-**      subquery's table (EXISTS, IN, NOT EXISTS: plan.c, 9a) by one
-**      equality is an index of the keys its rows have, rows of one key
-**      alike: a row stays where it finds its key (NOT EXISTS: where not). An
-**      expression of one joined table's columns alone is evaluated once per
-**      row of its build and becomes a lookup of the joined row (numbers, or
-**      ids as keys of 3); the conjuncts over the joined rows are the
-**      filter's last. The keys of one joined table share one id, each
-**      distinct tuple of their values; the scanned column a table is probed
-**      by is one of its keys too (the row it meets has that integer as its
-**      key: TPC-H Q3's l_orderkey). Left out, as values SQLite shows in its
-**      own join order: a number key that may be a REAL, min and max but of
-**      integers, count(DISTINCT).
+**   6. A join (q_compile_join) whose joined tables each meet the rows before them
+**      by equalities, one of which indexes the table's rows as built (join.c, 1:
+**      its own conjuncts applied): its keys integers (after the equality's
+**      affinity), one row a key, within a span of 16 times the table's rows plus
+**      65,536 (an INTEGER PRIMARY KEY, however few rows its conditions keep), its
+**      other side an expression of the tables before it whose values are integers
+**      or NULL (which matches nothing). After the scanned table's conjuncts each
+**      row probes each table's index with that value (GA_Q_LOOK: the joined row,
+**      or NULL, which drops the row: an inner join's row without a match), as
+**      SQLite compares an integer with the keys whatever the affinity (join.c,
+**      1a); the table whose build kept the least part of its rows first, each
+**      after those its key reads (nextProbe). A table's other equalities are
+**      conjuncts after every probe (SQLite's `=` is the join's match: join.c, 1).
+**      A subquery's table (EXISTS, IN, NOT EXISTS: plan.c, 9a) by one equality is
+**      an index of the keys its rows have, rows of one key alike: a row stays
+**      where it finds its key (NOT EXISTS: where not). A LEFT JOIN's row is the
+**      one found where its other equalities are true too, else its row of NULLs,
+**      whose place n follows its rows in each of its tables (rowEval): no row is
+**      dropped (leftRow). An expression of one joined table's columns alone is
+**      evaluated once per row of its build and becomes a lookup of the joined row
+**      (numbers, or ids as keys of 3); the conjuncts over the joined rows are the
+**      filter's last. The keys of one joined table share one id, each distinct
+**      tuple of their values; the scanned column a table is probed by is one of
+**      its keys too (the row it meets has that integer as its key: TPC-H Q3's
+**      l_orderkey). Left out, as values SQLite shows in its own join order: a
+**      number key that may be a REAL, min and max but of integers,
+**      count(DISTINCT).
 **   7. A program with tables has a number no other program of the process
 **      has (ga_qprog.tabId): a device keeps the tables of the last program
 **      it ran by it, so that a read of a kept compiled plan copies none.
@@ -290,8 +290,9 @@ static int emitMap(Comp *c, int col, int t, int *pr){
 
 
 /* e, an expression of joined table jk's columns alone, over each of its
-** build's rows into *paOut (sqlite3_free it), *pn values; keep: their
-** bytes kept in the run's memory (6). */
+** build's rows (a LEFT JOIN's: then over a row of NULLs, its place n) into
+** *paOut (sqlite3_free it), *pn values; keep: their bytes kept in the run's
+** memory (6). */
 static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *pn){
   const qjoinrows *jr = &c->aJr[jk];
   const qjoin *q = &c->pl->aJoin[jk];
@@ -300,6 +301,7 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
   qval *out = sqlite3_malloc64(sizeof(qval)*(uint64_t)(jr->n + 1));
   ga_colbatch b;
   int64_t i0;
+  int m = 0;
   if( cols==0 || out==0 ){
     sqlite3_free(cols);
     sqlite3_free(out);
@@ -313,16 +315,18 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
   memset(&b, 0, sizeof(b));
   b.nCol = nPlace;
   b.col = cols;
-  for(i0=0; i0<jr->n && rc==SQLITE_OK; i0+=GA_BATCH){
-    int m = jr->n - i0<GA_BATCH ? (int)(jr->n - i0) : GA_BATCH, i;
+  for(i0=0; i0<jr->n + (q->left!=0) && rc==SQLITE_OK; i0+=m){
+    int i;
     qctx ctx;
     qvec *o;
+    m = jr->n - i0<GA_BATCH ? (int)(jr->n - i0) : GA_BATCH;
     for(j=0; j<q->nCol; j++){                  /* (a TEXT value is its cell's index: the same from i0) */
       ga_colvec *x = &cols[Q_JCOL0 + q->iCol0 + j];
-      x->type = jr->aT[j] + i0;
-      x->v = jr->aV[j] + i0;
-      x->cell = jr->aCell[j];
+      x->type = i0<jr->n ? jr->aT[j] + i0 : c->nulT;
+      x->v = i0<jr->n ? jr->aV[j] + i0 : c->nulV;
+      x->cell = i0<jr->n ? jr->aCell[j] : 0;
     }
+    if( i0==jr->n ) m = 1;                     /* a LEFT JOIN's row of NULLs, after its rows */
     b.n = m;
     memset(&ctx, 0, sizeof(ctx));
     ctx.b = &b;
@@ -346,7 +350,7 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
     return rc;
   }
   *paOut = out;
-  *pn = jr->n;
+  *pn = jr->n + (q->left!=0);
   return SQLITE_OK;
 }
 
@@ -753,7 +757,7 @@ static int keyTable(Comp *c, int kk, int *pJk, int *pProbe, int *pCol){
   }
   for(jk=0; c->aJr && x->op==E_COL && jk<pl->nJoin; jk++){
     const qexpr *y = probeSide(&pl->aJoin[jk], c->aEqAt[jk]);
-    if( !pl->aJoin[jk].semi && y->op==E_COL && y->iCol==x->iCol ){
+    if( !pl->aJoin[jk].semi && !pl->aJoin[jk].left && y->op==E_COL && y->iCol==x->iCol ){
       *pJk = jk;
       *pProbe = 1;
       return 1;
@@ -825,6 +829,7 @@ static int sameText(const qplan *pl, const qexpr *a, const qexpr *b){
 static int andInto(Comp *c, int r, int *piFirst, int *prFirst){
   ga_qprog *p = &c->k->p;
   int a = p->filter, rc;
+  if( r<0 ) return SQLITE_OK;                  /* (a LEFT JOIN's probe: none) */
   if( a<0 ){
     *piFirst = p->nIns;
     *prFirst = r;
@@ -859,7 +864,15 @@ static int readyEq(Comp *c, const qjoin *q, int j0){
   return -1;
 }
 
-/* The join to probe next (6): of those ready (readyEq), the one whose
+/* Every equality of join q reads only the tables probed so far. */
+static int allReady(Comp *c, const qjoin *q){
+  int j;
+  for(j=0; j<q->nEq; j++) if( joinedOf(probeSide(q, j)) & ~c->probed ) return 0;
+  return 1;
+}
+
+/* The join to probe next (6): of those ready (readyEq; a LEFT JOIN's
+** every equality: they decide its match), the one whose
 ** build kept the least part of its table's rows (as join.c's 2a orders
 ** them), so that the first stage drops the most rows; one that probe()
 ** declines as soon as it comes. */
@@ -871,8 +884,8 @@ static int nextProbe(Comp *c){
     const qjoin *q = &pl->aJoin[k];
     double f;
     if( c->probed & (1u<<k) ) continue;
-    if( q->left || q->nEq==0 || (q->semi && q->nEq!=1) ) return k;
-    if( readyEq(c, q, 0)<0 ) continue;
+    if( q->nEq==0 || (q->semi && q->nEq!=1) ) return k;
+    if( q->left ? !allReady(c, q) : readyEq(c, q, 0)<0 ) continue;
     f = q->nEst>0 ? (double)c->aJr[k].n/(double)q->nEst : 1.0;
     if( f<fBest ){ fBest = f; best = k; }
   }
@@ -947,6 +960,26 @@ static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo){
   return rc;
 }
 
+/* LEFT JOIN jk's row (6): the one its index found where its other
+** equalities are true too, else its row of NULLs (place n of its tables:
+** rowEval); no conjunct (*pr -1: a row without a match stays). */
+static int leftRow(Comp *c, int jk, int *pr){
+  const qjoin *q = &c->pl->aJoin[jk];
+  int rc, j, r = 0, rHas = 0, rAnd = 0, rN = 0, rRow = 0;
+  *pr = -1;
+  if( (rc = newReg(c, &rHas))!=SQLITE_OK || (rc = emit(c, GA_Q_NOTNULL, rHas, c->aRow[jk], 0, 0))!=SQLITE_OK ) return rc;
+  for(j=0; j<q->nEq; j++){
+    if( j==c->aEqAt[jk] ) continue;
+    if( (rc = node(c, q->aEq[j], &r))!=SQLITE_OK || (rc = newReg(c, &rAnd))!=SQLITE_OK
+     || (rc = emit(c, GA_Q_AND, rAnd, rHas, r, 0))!=SQLITE_OK ) return rc;
+    rHas = rAnd;
+  }
+  if( (rc = emitLit(c, SQLITE_INTEGER, c->aJr[jk].n, &rN))!=SQLITE_OK || (rc = newReg(c, &rRow))!=SQLITE_OK
+   || (rc = emit(c, GA_Q_IF, rRow, c->aRow[jk], rN, rHas))!=SQLITE_OK ) return rc;
+  c->aRow[jk] = rRow;
+  return SQLITE_OK;
+}
+
 /* Joined table jk's probe (6): by the first of its ready equalities whose
 ** keys index it (the others are conjuncts after every probe), its row
 ** into c->aRow[jk], and a conjunct that it has one into *pr; a subquery's
@@ -956,8 +989,8 @@ static int probe(Comp *c, int jk, int *pr){
   const qjoin *q = &c->pl->aJoin[jk];
   int64_t lo = 0;
   int rc = QE_BAIL, t = 0, rk, j;
-  if( q->left ) return why(c, "a LEFT JOIN");
   if( q->nEq==0 ) return why(c, "a join by no equality (%s)", q->zQual);
+  if( q->left && !allReady(c, q) ) return why(c, "a LEFT JOIN whose keys (%s) read a table not probed before it", q->zQual);
   if( q->semi && q->nEq!=1 ) return why(c, "a subquery's join by %d equalities (%s)", q->nEq, q->zQual);
   if( readyEq(c, q, 0)<0 ) return why(c, "a join whose keys (%s) read a table not probed before it", q->zQual);
   for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)){
@@ -978,6 +1011,7 @@ static int probe(Comp *c, int jk, int *pr){
   }
   if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, lo, &c->aRow[jk]);
   c->probed |= 1u<<jk;
+  if( rc==SQLITE_OK && q->left ) return leftRow(c, jk, pr);
   if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
     rc = emit(c, q->semi==Q_ANTI ? GA_Q_ISNULL : GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
   }
@@ -1014,7 +1048,7 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   if( rc==SQLITE_OK && aJr && pl->nJoin>0 && pl->nConj>0 ){
     int jk = nextProbe(c);
     const qjoin *q = &pl->aJoin[jk];
-    if( q->nEst>0 && 2*aJr[jk].n<=q->nEst && q->semi!=Q_ANTI ){   /* (an anti join drops the rows found) */
+    if( q->nEst>0 && 2*aJr[jk].n<=q->nEst && q->semi!=Q_ANTI && !q->left ){   /* (those drop no row it finds) */
       if( (rc = probe(c, jk, &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
       nConj++;
     }
@@ -1026,8 +1060,8 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
     if( (rc = probe(c, nextProbe(c), &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
     nConj++;
   }
-  for(i=0; rc==SQLITE_OK && aJr && i<pl->nJoin; i++){  /* the equalities no index is by */
-    for(j=0; rc==SQLITE_OK && j<pl->aJoin[i].nEq; j++){
+  for(i=0; rc==SQLITE_OK && aJr && i<pl->nJoin; i++){  /* the equalities no index is by (a LEFT JOIN's: its match) */
+    for(j=0; rc==SQLITE_OK && j<pl->aJoin[i].nEq && !pl->aJoin[i].left; j++){
       if( j==c->aEqAt[i] ) continue;
       if( (rc = node(c, pl->aJoin[i].aEq[j], &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
       nConj++;

@@ -557,7 +557,6 @@ static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, i
     if( !pl->grouped ) return "rows without aggregates from a join";
     for(k=0; k<pl->nJoin; k++){
       const qjoin *q = &pl->aJoin[k];
-      if( q->left ) return "a LEFT JOIN";
       if( q->nEq==0 ) return "a join by no equality";
     }
   }
