@@ -217,8 +217,9 @@ static int keptTop(Exec *e, const qkept *k, ga_group *aG, int64_t **aAt, int nFo
   keep = sqlite3_malloc64((uint64_t)nG);
   if( v==0 || h==0 || keep==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(g=0; g<nG; g++){
+    /* (an error: every group kept, for finish to meet it) */
     if( keptValue(e, &pl->aAgg[a], aAt[f][g]>=0 ? &aG[f].res[aAt[f][g]] : 0, &v[g])!=SQLITE_OK ) goto done;
-    if( n<need ){                               /* (an error: every group, as finish has it) */
+    if( n<need ){
       int64_t i = n++;
       h[i] = g;
       while( i>0 && topCmp(pl, &v[h[i]], &v[h[(i - 1)/2]])>0 ){
