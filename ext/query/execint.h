@@ -219,6 +219,8 @@ void qxJoinScratchFree(Part *p);
 typedef int (*Cmp)(void*, int64_t, int64_t);
 void qxSort(int64_t *a, int64_t *tmp, int64_t n, Cmp cmp, void *arg);
 int qxNullsFirst(const qplan *pl, int k);
+/* Values a and b of ORDER BY term k in its order (NULLS, collation, DESC). */
+int qxSortTermCmp(const qplan *pl, int k, const qval *a, const qval *b);
 int qxRowsGrow(Exec *e, int64_t need, int exact);
 int qxRowsAppend(Exec *e, const qctx *ctx);
 int qxGroupsToRows(Exec *e);

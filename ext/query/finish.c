@@ -110,19 +110,20 @@ int qxNullsFirst(const qplan *pl, int k){
   return pl->aSortNulls[k] ? pl->aSortNulls[k]==1 : !pl->aSortDesc[k];
 }
 
+int qxSortTermCmp(const qplan *pl, int k, const qval *a, const qval *b){
+  int an = a->t==SQLITE_NULL, bn = b->t==SQLITE_NULL, c;
+  if( an || bn ) return an && bn ? 0 : (an ? -1 : 1)*(qxNullsFirst(pl, k) ? 1 : -1);
+  c = q_cmp(a, b, pl->aSortColl[k]);
+  return pl->aSortDesc[k] ? -c : c;
+}
+
 static int sortCmp(void *arg, int64_t x, int64_t y){
   Exec *e = (Exec*)arg;
   qplan *pl = e->pl;
-  int k;
+  int k, c;
   for(k=0; k<pl->nSort; k++){
-    const qval *a = &e->out->a[x*e->nW + pl->nOut + k], *b = &e->out->a[y*e->nW + pl->nOut + k];
-    int an = a->t==SQLITE_NULL, bn = b->t==SQLITE_NULL, c;
-    if( an || bn ){
-      if( an && bn ) continue;
-      return (an ? -1 : 1)*(qxNullsFirst(pl, k) ? 1 : -1);
-    }
-    c = q_cmp(a, b, pl->aSortColl[k]);
-    if( c ) return pl->aSortDesc[k] ? -c : c;
+    c = qxSortTermCmp(pl, k, &e->out->a[x*e->nW + pl->nOut + k], &e->out->a[y*e->nW + pl->nOut + k]);
+    if( c ) return c;
   }
   return 0;
 }

@@ -156,13 +156,8 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
   return rc;
 }
 
-/* The order of finish.c's first ORDER BY term (its sortCmp's). */
-static int topCmp(const qplan *pl, const qval *a, const qval *b){
-  int an = a->t==SQLITE_NULL, bn = b->t==SQLITE_NULL, c;
-  if( an || bn ) return an && bn ? 0 : (an ? -1 : 1)*(qxNullsFirst(pl, 0) ? 1 : -1);
-  c = q_cmp(a, b, pl->aSortColl[0]);
-  return pl->aSortDesc[0] ? -c : c;
-}
+/* The order of the first ORDER BY term, as finish.c sorts by it. */
+static int topCmp(const qplan *pl, const qval *a, const qval *b){ return qxSortTermCmp(pl, 0, a, b); }
 
 /* Heap h[0..n) of groups by their values v, the last in topCmp's order at
 ** its root: h[i] sifted down. */
