@@ -874,8 +874,9 @@ static int allReady(Comp *c, const qjoin *q){
 /* The join to probe next (6): of those ready (readyEq; a LEFT JOIN's
 ** every equality: they decide its match), the one whose
 ** build kept the least part of its table's rows (as join.c's 2a orders
-** them), so that the first stage drops the most rows; one that probe()
-** declines as soon as it comes. */
+** them), so that the first stage drops the most rows; a LEFT JOIN or NOT
+** EXISTS after the others ready (neither drops rows by that share); one
+** that probe() declines as soon as it comes. */
 static int nextProbe(Comp *c){
   const qplan *pl = c->pl;
   int k, best = -1;
@@ -887,6 +888,7 @@ static int nextProbe(Comp *c){
     if( q->nEq==0 || (q->semi && q->nEq!=1) ) return k;
     if( q->left ? !allReady(c, q) : readyEq(c, q, 0)<0 ) continue;
     f = q->nEst>0 ? (double)c->aJr[k].n/(double)q->nEst : 1.0;
+    if( q->left || q->semi==Q_ANTI ) f = 1e299;      /* (what it keeps is not its build's share) */
     if( f<fBest ){ fBest = f; best = k; }
   }
   for(k=0; best<0 && k<pl->nJoin; k++) if( !(c->probed & (1u<<k)) ) best = k;
@@ -1023,7 +1025,7 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
                    char **pzWhy){
   Comp *c = sqlite3_malloc(sizeof(Comp));
   ga_qprog *p = &k->p;
-  int rc = SQLITE_OK, i, j, r, iFirst = 0, rFirst = 0, nConj = 0;
+  int rc = SQLITE_OK, i, j, r = -1, iFirst = 0, rFirst = 0, nConj = 0;
   memset(k, 0, sizeof(*k));
   *pzWhy = 0;
   if( c==0 ) return SQLITE_NOMEM;
@@ -1058,7 +1060,7 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   }
   while( rc==SQLITE_OK && aJr && (c->probed + 1u)!=(1u<<pl->nJoin) ){
     if( (rc = probe(c, nextProbe(c), &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
-    nConj++;
+    nConj += r>=0;                         /* (a LEFT JOIN's probe is no conjunct) */
   }
   for(i=0; rc==SQLITE_OK && aJr && i<pl->nJoin; i++){  /* the equalities no index is by (a LEFT JOIN's: its match) */
     for(j=0; rc==SQLITE_OK && j<pl->aJoin[i].nEq && !pl->aJoin[i].left; j++){
@@ -1158,6 +1160,16 @@ int q_compile_order(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept 
 
 int q_compile_join(qrun *run, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, qkept *k, char **pzWhy){
   return compile(run, pl, aCol, aJr, 0, k, pzWhy);
+}
+
+int64_t q_kept_bytes(const qkept *k){
+  int64_t n = (int64_t)sizeof(*k) + 9*k->tabAlloc;
+  int i;
+  for(i=0; i<Q_MAXKEY; i++){
+    if( k->aKeyVal[i] ) n += (int64_t)sizeof(qval)*k->aKeyN[i];
+    if( k->aKeyRank[i] ) n += 8*k->aKeyN[i];
+  }
+  return n;
 }
 
 void q_kept_free(qkept *k){
