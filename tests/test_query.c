@@ -1686,6 +1686,89 @@ static void genStar(Gen *g, Query *q){
 ** read compared with SQLite: the CPU backend runs kept columns' programs
 ** (gpuagg_config('query_kept') 1, the reference), a GPU its device's in
 ** 'auto' mode; a share of them over kept columns. */
+/* The column cache's budget counts what a read over kept columns keeps
+** beside them (cache.c, 6a): the compiled join (its tables) as held bytes,
+** the device's buffers as work bytes. Every read gives SQLite's answer;
+** what is kept adds up to gpuagg_info()'s bytes and stays in the budget; a
+** budget with no room for the plan keeps the columns but not the plan, one
+** lowered drops it, a commit drops it with the stale columns (f's: the
+** join's build reads d). */
+static int64_t cacheNum(sqlite3 *db, const char *zKey){
+  return h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.%s')", zKey);
+}
+static void budgetRead(sqlite3 *db, const char *zSql, const char *zWhat){
+  char *z = s_render(db, "SELECT * FROM qb"), *zRef = s_render(db, zSql);
+  int64_t nCol = h_int(db, "SELECT coalesce(sum(bytes), 0) FROM gpuagg_cache()");
+  CHECK(strcmp(z, zRef)==0, "%s: %.300s, SQLite %.300s", zWhat, z, zRef);
+  CHECK(nCol + cacheNum(db, "held_bytes") + cacheNum(db, "work_bytes")==cacheNum(db, "bytes"),
+        "%s: columns %lld + held %lld + work %lld bytes, but %lld in all", zWhat, (long long)nCol,
+        (long long)cacheNum(db, "held_bytes"), (long long)cacheNum(db, "work_bytes"), (long long)cacheNum(db, "bytes"));
+  CHECK(cacheNum(db, "bytes")<=cacheNum(db, "budget"), "%s: %lld bytes kept, the budget %lld", zWhat,
+        (long long)cacheNum(db, "bytes"), (long long)cacheNum(db, "budget"));
+  free(z);
+  free(zRef);
+}
+
+START_TEST(test_kept_budget){
+  static const char zSql[] = "SELECT d.c, sum(f.x), count(*) FROM f JOIN d ON f.k = d.id WHERE d.w < 70 GROUP BY d.c"
+                             " ORDER BY d.c";
+  int cpu = strcmp(g_backend, "cpu")==0;
+  int64_t nKept, held, cols, nInval;
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  h_rng r;
+  h_rng_init(&r, h_seed ^ 0x6b75d9);
+  s_dir_make(zDir, "qbudget");
+  snprintf(zFile, sizeof(zFile), "%s/b.db", zDir);
+  db = openFileChecked(zFile);
+  if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)", 1<<26, cpu ? 1 : -1);
+  EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, c TEXT, w INTEGER); CREATE TABLE f(k INTEGER, x INTEGER);"
+           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
+           " INSERT INTO d SELECT i, char(65 + (i * %u) %% 7), (i * %u) %% 100 FROM c;"
+           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
+           " INSERT INTO f SELECT (i * %u) %% %d, CASE WHEN i %% 13 = 0 THEN NULL ELSE i %% 1000 - 300 END FROM c",
+       1500 + (int)(h_next(&r) % 500), 1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 997),
+       20000 + (int)(h_next(&r) % 5000), 1 + (unsigned)(h_next(&r) % 9973), 1600 + (int)(h_next(&r) % 500));
+  EXEC(db, "CREATE VIRTUAL TABLE temp.qb USING gpu_query((%s))", zSql);
+  nKept = keptReads(db);
+  budgetRead(db, zSql, "the first read");
+  budgetRead(db, zSql, "the second read");
+  CHECK(keptReads(db)==nKept + 2, "%lld of 2 reads over kept columns", (long long)(keptReads(db) - nKept));
+  held = cacheNum(db, "held_bytes");
+  CHECK(held>9*1500, "the plan and its table held as %lld bytes", (long long)held);
+  if( !cpu ) CHECK(cacheNum(db, "work_bytes")>0, "no work bytes counted after a read on the device");
+  /* a budget with room for the columns and the device's buffers, not the plan: it goes,
+  ** and is not kept again (each read compiles it) */
+  cols = cacheNum(db, "bytes") - held;
+  EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(cols + held/2));
+  CHECK(cacheNum(db, "held_bytes")==0, "a budget lowered below the plan keeps %lld held bytes",
+        (long long)cacheNum(db, "held_bytes"));
+  budgetRead(db, zSql, "a read with no room for the plan");
+  budgetRead(db, zSql, "a second read with no room for the plan");
+  CHECK(cacheNum(db, "held_bytes")==0, "a plan over the budget held (%lld bytes)", (long long)cacheNum(db, "held_bytes"));
+  CHECK(keptReads(db)==nKept + 4, "the columns were not kept under a budget with room for them");
+  /* room again: held again; a commit to the dimension drops it with the stale columns */
+  EXEC(db, "SELECT gpuagg_config('cache', %d)", 1<<26);
+  budgetRead(db, zSql, "a read with room again");
+  CHECK(cacheNum(db, "held_bytes")>0, "the plan not held with room again");
+  nInval = cacheNum(db, "invalidations");
+  EXEC(db, "UPDATE d SET w = w - 5, c = lower(c) WHERE id %% 3 = 0");
+  budgetRead(db, zSql, "a read after an UPDATE");
+  CHECK(cacheNum(db, "held_bytes")>0 && cacheNum(db, "invalidations")==nInval + 2,
+        "after an UPDATE: %lld held bytes, %lld of f's 2 columns seen stale", (long long)cacheNum(db, "held_bytes"),
+        (long long)(cacheNum(db, "invalidations") - nInval));
+  /* 0 frees everything */
+  EXEC(db, "SELECT gpuagg_config('cache', 0)");
+  CHECK(cacheNum(db, "bytes")==0 && cacheNum(db, "held_bytes")==0 && cacheNum(db, "work_bytes")==0,
+        "cache 0 keeps %lld bytes", (long long)cacheNum(db, "bytes"));
+  budgetRead(db, zSql, "a read with no cache");
+  EXEC(db, "DROP TABLE temp.qb");
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_kept_join){
   static const struct { int nF, n1, n2, n3; } aRound[] = {
     { 0, 3, 2, 1 }, { 1, 5, 3, 2 }, { 1200, 40, 9, 3 }, { 3000, 300, 25, 6 }, { 2500, 0, 4, 2 }, { 3000, 120, 60, 9 },
@@ -3117,6 +3200,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_join);
+  tcase_add_test(tc, test_kept_budget);
   tcase_add_test(tc, test_parallel);
   tcase_add_loop_test(tc, test_order, 0, 2);
   tcase_add_test(tc, test_late);

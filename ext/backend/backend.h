@@ -273,6 +273,13 @@ struct ga_backend {
   ** -1 if there is no context. */
   int64_t (*xFreeBytes)(int nDev);
   void (*xResFree)(ga_dres*);
+  /* The memory that state's buffers for gpu_query's programs take (device,
+  ** and pinned host: the programs' tables, grouping rows; they grow with
+  ** the reads), and giving them back once its work ended (the next read
+  ** makes them again). Its fixed part (made once a device) is not counted.
+  ** NULL in the CPU's. */
+  int64_t (*xResBytes)(const ga_dres*);
+  void (*xResTrim)(ga_dres*);
   /* out[c]: the statistics of a[c]'s numbers (those with numbers only). */
   int (*xColStats)(ga_dres**, ga_stats*, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
   /* The least and greatest of d's numbers (d has some). */

@@ -210,6 +210,6 @@ static int cpuHistDone(ga_hist *hist, int use, char *zErr){
 const ga_backend ga_cpu_backend = {
   "cpu", cpuOpen, cpuReady, cpuClose, cpuStart, cpuWait, cpuWarm, cpuHistDone, ga_cpu_group_done, cpuRanks,
   0, 0, 0, 0, 0,                                /* no devices */
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,           /* no kept columns: the host copy is read */
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,     /* no kept columns: the host copy is read */
   ga_cpu_query, ga_cpu_order, 0
 };

@@ -756,6 +756,7 @@ const ga_backend ga_cuda_backend = {
   0,
 #endif
   ga_dcol_make, ga_dcol_free, ga_dcol_bytes, ga_dcol_bytes_on, ga_cuda_free_bytes, ga_dres_free,
+  ga_dres_bytes, ga_dres_trim,
   ga_dcol_stats, ga_dcol_range, ga_dcol_hist, ga_dcol_group, ga_dcol_ranks, ga_dcol_distinct,
   ga_dcol_query, ga_dcol_order, cuWake
 };

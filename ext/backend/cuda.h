@@ -33,6 +33,8 @@ int64_t ga_dcol_bytes(int64_t n, int64_t nNum, int64_t nDict);
 int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev);
 int64_t ga_cuda_free_bytes(int nDev);
 void ga_dres_free(ga_dres*);
+int64_t ga_dres_bytes(const ga_dres*);
+void ga_dres_trim(ga_dres*);
 int ga_dcol_stats(ga_dres**, ga_stats*, ga_dcol *const *a, int n, ga_stat *out, char *zErr);
 int ga_dcol_range(ga_dres**, ga_stats*, ga_dcol *d, ga_ext *mn, ga_ext *mx, char *zErr);
 int ga_dcol_hist(ga_dres**, ga_stats*, ga_dcol *d, ga_hist *hist, char *zErr);

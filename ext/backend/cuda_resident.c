@@ -277,6 +277,36 @@ void ga_dres_free(ga_dres *r){
   free(r);
 }
 
+int64_t ga_dres_bytes(const ga_dres *p){
+  int64_t n = 0;
+  int i;
+  for(i=0; p && i<GA_DEV_MAX; i++){
+    const dRes *r = p->d[i];
+    if( r ) n += r->nAux + r->nHAux + r->nTabBytes + r->nRows;
+  }
+  return n;
+}
+
+/* The buffers a program's read grows (grown()) given back, once the
+** stream's work ended; its tables then are copied again at the next read. */
+void ga_dres_trim(ga_dres *p){
+  int i;
+  for(i=0; p && i<GA_DEV_MAX; i++){
+    dRes *r = p->d[i];
+    if( r==0 ) continue;
+    (void)ga_cu_set(i);
+    (void)cudaStreamSynchronize(r->st);      /* (a failed device: the frees fail too, as in resFree) */
+    ga_cu_free(r->qAux);
+    ga_cu_pinned_free(r->hAux);
+    ga_cu_free(r->qTab);
+    ga_cu_free(r->qRows);
+    r->qAux = r->hAux = r->qTab = r->qRows = 0;
+    r->nAux = r->nHAux = r->nTabBytes = r->nRows = 0;
+    r->tabId = 0;
+    (void)cudaGetLastError();
+  }
+}
+
 /* A new state on device dev, the current one (all of it, or none). */
 static int resNew(int dev, dRes *r, char *zErr){
   ga_cu_blocks(dev, &r->nb, &r->nbExt);

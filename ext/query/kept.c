@@ -368,10 +368,20 @@ done:
 
 /* Requirement 8: SQLITE_OK with *pDone set where the groups are e->main's,
 ** else why in r->zKeptWhy (where it was wanted); an error (*pzErr). */
-/* Keep compiled plan k (made from columns aRes) in kc: its keys' shown
-** bytes copied there. Non-zero: out of memory (kc stays empty). */
-static int keptSave(qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, const char *zParams, qkept *k){
+/* The column cache dropped kc's hold (its columns went): its memory too. */
+static void keptDropped(void *p){
+  qkeptcache *kc = (qkeptcache*)p;
+  kc->hold = 0;
+  q_keptcache_clear(kc);
+}
+
+/* Keep compiled plan k (made from columns aRes) in kc, its memory held in
+** the column cache's budget with them: its keys' shown bytes copied there.
+** Non-zero: it does not fit, or out of memory (kc stays empty, k as it was). */
+static int keptSave(ga_cache *cache, qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, const char *zParams,
+                    qkept *k){
   int64_t n = 0, i;
+  uint64_t aGen[GA_COLS_MAX];
   int kk, c;
   char *z;
   q_keptcache_clear(kc);
@@ -380,7 +390,11 @@ static int keptSave(qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, c
       if( k->aKeyVal[kk][i].t==SQLITE_TEXT || k->aKeyVal[kk][i].t==SQLITE_BLOB ) n += k->aKeyVal[kk][i].n;
     }
   }
-  if( (kc->aBytes = z = sqlite3_malloc64((uint64_t)n + 1))==0 || (kc->zKey = sqlite3_mprintf("%s", zParams))==0 ){
+  for(c=0; c<pl->nCol; c++) aGen[c] = aRes[c]->gen;
+  kc->cache = cache;
+  kc->hold = ga_cache_hold(cache, q_kept_bytes(k) + n + (int64_t)strlen(zParams), aGen, pl->nCol, keptDropped, kc);
+  if( kc->hold==0 || (kc->aBytes = z = sqlite3_malloc64((uint64_t)n + 1))==0
+   || (kc->zKey = sqlite3_mprintf("%s", zParams))==0 ){
     q_keptcache_clear(kc);
     return 1;
   }
@@ -396,12 +410,13 @@ static int keptSave(qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, c
   kc->k = *k;
   memset(k, 0, sizeof(*k));
   kc->nCol = pl->nCol;
-  for(c=0; c<pl->nCol; c++) kc->aGen[c] = aRes[c]->gen;
+  memcpy(kc->aGen, aGen, sizeof(uint64_t)*(size_t)pl->nCol);
   kc->valid = 1;
   return 0;
 }
 
 void q_keptcache_clear(qkeptcache *kc){
+  ga_cache_unhold(kc->cache, kc->hold);
   if( kc->valid ) q_kept_free(&kc->k);
   sqlite3_free(kc->zKey);
   sqlite3_free(kc->aBytes);
@@ -606,8 +621,9 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
       else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
       goto done;
     }
-    if( zKey && keptSave(kc, pl, aRes, zKey, &k)==0 ) pk = &kc->k;
+    if( zKey && keptSave(conn->cache, kc, pl, aRes, zKey, &k)==0 ) pk = &kc->k;
   }
+  if( pk!=&k ) ga_cache_hold_use(kc->hold, 1);  /* (kept through the read) */
   r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
   for(f=0; f<pk->p.nFold; f++){
     aG[f].jb = pk->jbSure ? pk->aJb[f] : -1;
@@ -616,6 +632,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   }
   fail = be->xQuery(be==dev ? aRes[0]->pRes : 0, &conn->stats, &pk->p, aCol, aRes[0]->n, pk->tabC, pk->tabV, pk->nTab,
                     apG, zErr);
+  if( be==dev ) ga_cache_work(conn->cache);
   for(f=0; f<pk->p.nFold; f++){
     if( (aG[f].dev || aG[f].cpu) && be->xGroupDone(&aG[f], !fail, zErr) && !fail ) fail = 1;
   }
@@ -668,6 +685,7 @@ done:
   sqlite3_free(aDist);
   sqlite3_free(zKey);
   q_kept_free(&k);
+  if( pk!=&k ) ga_cache_hold_use(kc->hold, 0);   /* (kc may be empty after) */
   if( src ) src->xClose(src);
   if( zWhy && rc==SQLITE_OK && conn->mode==GA_CUDA && be==dev && dev ){
     rc = SQLITE_ERROR;
@@ -715,6 +733,7 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int 
   }
   fail = be->xOrder(be==dev ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV, k.nTab,
                     pl->aSortDesc[0], qxNullsFirst(pl, 0), off, lim, aRow, &nRow, zErr);
+  if( be==dev ) ga_cache_work(conn->cache);
   if( fail==GA_DEV_SCAN ){
     zWhy = sqlite3_mprintf("an ORDER BY term with INTEGER and REAL values both");
     goto done;

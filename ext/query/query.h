@@ -466,6 +466,8 @@ typedef struct qkept {
 ** where the plan asks a connection's own function per value (LIKE). */
 struct qkeptcache {
   int valid;
+  ga_cache *cache;                 /* the column cache that holds its memory (hold) */
+  ga_chold *hold;                  /* ... (colsrc.h: it goes with the columns it was made from) */
   qkept k;                         /* its keys' shown bytes are in aBytes */
   int nCol;
   uint64_t aGen[GA_COLS_MAX];
@@ -496,6 +498,8 @@ int q_compile_order(qrun *r, const qplan *pl, ga_resident *const *aCol, qkept *k
 /* As q_compile, a join (compile.c, 6): aJr[k] join k's rows. */
 int q_compile_join(qrun *r, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, qkept *k, char **pzWhy);
 void q_kept_free(qkept *k);
+/* The memory k takes. */
+int64_t q_kept_bytes(const qkept *k);
 
 /* ---- collations (eval.c) ------------------------------------------------------- */
 /* Sign of a - b (TEXT) under collation coll. */

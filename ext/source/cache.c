@@ -48,10 +48,23 @@
 **      devices' free memory (together) when the first columns are kept with a context,
 **      and no caching where CUDA cannot serve the connection. Entries in use
 **      by a scan are freed when it ends.
+**   6a. What is kept beside the columns for their reads counts too:
+**      - a hold (ga_cache_hold): a gpu_query table's compiled plan, a
+**        join's tables among it, resting on the entries it was made from.
+**        Room is made for it as for columns; it goes when any of those
+**        entries goes (stale, evicted, the budget), its holder told then
+**        (xDrop; a hold in use by a read waits for the read's end);
+**      - the device's work memory (the backend's buffers for gpu_query's
+**        programs over kept columns: a program's tables, grouping rows),
+**        measured after each read (ga_cache_work). Where the columns and holds leave
+**        it no room, its buffers are given back (xResTrim: the next read
+**        makes them again) before any entry is evicted. A read may
+**        exceed the budget while it runs.
 **   7. Per connection: the check rests on the connection's own snapshot,
 **      and entries die with it.
 */
 #define _GNU_SOURCE                 /* qsort_r */
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,18 +73,22 @@
 #include "snap.h"
 
 typedef struct ga_centry ga_centry;
+typedef struct ga_chold ga_chold;
 
 /* A connection's kept columns (conn->cache). */
 struct ga_cache {
   int64_t budget;           /* most bytes kept (gpuagg_config 'cache'); 0: none;
                             ** GA_CACHE_AUTO: not yet known */
-  int64_t bytes;            /* bytes kept, in host and device memory */
+  int64_t bytes;            /* bytes kept, in host and device memory (holds, work too) */
   int64_t devBytes;         /* ... of them in device memory */
   int64_t devBytesOn[GA_DEV_MAX]; /* ... by device */
   const ga_backend *be;     /* the backend that keeps the device forms, or NULL */
   ga_dres *dres;            /* its state for the work on them, or NULL */
   int nEntry;               /* columns kept */
   ga_centry *pFirst;        /* them, the most recently used first */
+  ga_chold *pHold;          /* memory held beside them (6a) */
+  int64_t holdBytes;        /* ... its bytes (counted in bytes) */
+  int64_t workBytes;        /* the device's work memory (dres), at the last read (in bytes) */
   uint64_t tick;            /* uses so far (an entry's last use) */
   int64_t nHit, nMiss;      /* scans served from it, scans that read the table */
   int64_t nInval, nEvict;   /* columns dropped as stale, and to keep to the budget */
@@ -101,6 +118,60 @@ struct ga_centry {
   int dead;                         /* unlinked: freed when nRef drops to 0 */
 };
 
+/* Memory kept beside kept columns for their reads (6a). */
+struct ga_chold {
+  ga_chold *next;                   /* the cache's next hold */
+  int64_t bytes;                    /* what it counts */
+  uint64_t aGen[GA_COLS_MAX];       /* the entries it rests on (ga_resident.gen) */
+  int nGen;
+  void (*xDrop)(void*);             /* tells the holder it is gone (to free its memory) */
+  void *p;                          /* ... xDrop's argument */
+  int busy;                         /* reads using it: a drop waits for the last */
+  int dead;                         /* dropped while busy */
+};
+
+/* Unlink hold *pp; tell its holder, now or when its reads end. */
+static void holdDrop(ga_cache *c, ga_chold **pp){
+  ga_chold *h = *pp;
+  *pp = h->next;
+  c->bytes -= h->bytes;
+  c->holdBytes -= h->bytes;
+  if( h->busy ){
+    h->dead = 1;
+  }else{
+    h->xDrop(h->p);
+    sqlite3_free(h);
+  }
+}
+
+/* Drop the holds resting on entry gen. */
+static void holdsOn(ga_cache *c, uint64_t gen){
+  ga_chold **pp = &c->pHold;
+  while( *pp ){
+    int i;
+    for(i=0; i<(*pp)->nGen && (*pp)->aGen[i]!=gen; i++){}
+    if( i<(*pp)->nGen ) holdDrop(c, pp);
+    else pp = &(*pp)->next;
+  }
+}
+
+/* The device's work memory as it is now, counted. */
+static void workCount(ga_cache *c){
+  int64_t w = c->dres && c->be->xResBytes ? c->be->xResBytes(c->dres) : 0;
+  c->bytes += w - c->workBytes;
+  c->workBytes = w;
+}
+
+/* Give back the device's work buffers (6a): whether that freed any. */
+static int workTrim(ga_cache *c){
+  int64_t w = c->workBytes;
+  if( c->dres && c->be->xResTrim && w>0 ){
+    c->be->xResTrim(c->dres);
+    workCount(c);
+  }
+  return c->workBytes<w;
+}
+
 static void entryFree(ga_centry *e){
   if( e->res.d ) e->res.be->xColFree(e->res.d);
   free(e->zDb);
@@ -123,12 +194,15 @@ static void entryDrop(ga_cache *c, ga_centry **pp){
     for(i=0; i<GA_DEV_MAX; i++) c->devBytesOn[i] -= e->res.be->xColBytesOn(e->res.d, i);
   }
   c->nEntry--;
+  holdsOn(c, e->res.gen);
   if( e->nRef ) e->dead = 1;
   else entryFree(e);
 }
 
-/* Drop the least recently used entries until what is kept, plus need, fits. */
+/* Give back the work buffers, then drop the least recently used entries,
+** until what is kept, plus need, fits. */
 static void cacheTrim(ga_cache *c, int64_t need){
+  if( c->bytes + need > c->budget ) workTrim(c);
   while( c->pFirst && c->bytes + need > c->budget ){
     ga_centry **pp = &c->pFirst;
     while( (*pp)->next ) pp = &(*pp)->next;
@@ -153,6 +227,7 @@ void ga_cache_budget(ga_cache *c, int64_t budget){
   if( c->nEntry==0 && c->dres ){
     c->be->xResFree(c->dres);
     c->dres = 0;
+    workCount(c);
   }
 }
 
@@ -168,16 +243,79 @@ void ga_cache_clear(ga_cache *c){
 
 void ga_cache_free(ga_cache *c){
   ga_cache_budget(c, 0);
+  assert( c==0 || c->pHold==0 );            /* (holds rest on entries) */
   sqlite3_free(c);
+}
+
+static int evictOne(ga_cache *c);
+
+/* Whether entry gen is kept. */
+static int genKept(const ga_cache *c, uint64_t gen){
+  const ga_centry *e;
+  for(e=c->pFirst; e && e->res.gen!=gen; e=e->next){}
+  return e!=0;
+}
+
+ga_chold *ga_cache_hold(ga_cache *c, int64_t bytes, const uint64_t *aGen, int nGen, void (*xDrop)(void*), void *p){
+  ga_chold *h;
+  int i;
+  if( c==0 || c->budget<=0 || nGen<1 || nGen>GA_COLS_MAX ) return 0;
+  if( c->bytes + bytes > c->budget ) workTrim(c);
+  while( c->bytes + bytes > c->budget && evictOne(c) ){}
+  if( c->bytes + bytes > c->budget ) return 0;
+  for(i=0; i<nGen; i++) if( !genKept(c, aGen[i]) ) return 0;
+  if( (h = sqlite3_malloc(sizeof(*h)))==0 ) return 0;
+  memset(h, 0, sizeof(*h));
+  h->bytes = bytes;
+  memcpy(h->aGen, aGen, sizeof(uint64_t)*(size_t)nGen);
+  h->nGen = nGen;
+  h->xDrop = xDrop;
+  h->p = p;
+  h->next = c->pHold;
+  c->pHold = h;
+  c->bytes += bytes;
+  c->holdBytes += bytes;
+  return h;
+}
+
+void ga_cache_unhold(ga_cache *c, ga_chold *h){
+  ga_chold **pp;
+  if( h==0 ) return;
+  assert( h->busy==0 );
+  for(pp=&c->pHold; *pp && *pp!=h; pp=&(*pp)->next){}
+  if( *pp ){
+    *pp = h->next;
+    c->bytes -= h->bytes;
+    c->holdBytes -= h->bytes;
+  }
+  sqlite3_free(h);
+}
+
+void ga_cache_hold_use(ga_chold *h, int on){
+  if( h==0 ) return;
+  h->busy += on ? 1 : -1;
+  assert( h->busy>=0 );
+  if( h->busy==0 && h->dead ){
+    h->xDrop(h->p);
+    sqlite3_free(h);
+  }
+}
+
+void ga_cache_work(ga_cache *c){
+  if( c==0 || c->dres==0 ) return;
+  workCount(c);
+  if( c->bytes > c->budget ) workTrim(c);
 }
 
 void ga_cache_describe(sqlite3_str *out, const ga_cache *c){
   static const ga_cache none = { 0 };
   if( c==0 ) c = &none;
   sqlite3_str_appendf(out, "\"cache\":{\"budget\":%lld,\"entries\":%d,\"bytes\":%lld,\"device_bytes\":%lld,"
+                      "\"held_bytes\":%lld,\"work_bytes\":%lld,"
                       "\"hits\":%lld,\"device_hits\":%lld,\"misses\":%lld,\"invalidations\":%lld,\"evictions\":%lld,"
                       "\"check_ms\":%.3f,\"device_ms\":%.3f}", (long long)c->budget, c->nEntry, (long long)c->bytes,
-                      (long long)c->devBytes, (long long)c->nHit, (long long)c->nDevHit, (long long)c->nMiss,
+                      (long long)c->devBytes, (long long)c->holdBytes, (long long)c->workBytes,
+                      (long long)c->nHit, (long long)c->nDevHit, (long long)c->nMiss,
                       (long long)c->nInval, (long long)c->nEvict, c->checkMs, c->devMs);
 }
 
@@ -498,7 +636,7 @@ static void deviceKeep(ga_cache *c, ga_conn *conn, ga_centry *e){
     }
   }
   while( (rc = c->be->xColMake(e->type, e->v, e->n, dictNum, dictReal, nDict, nDev, &e->res.d, &nb, zErr))==GA_DEV_NOMEM
-      && evictOne(c) ){}
+      && (workTrim(c) || evictOne(c)) ){}
   free(dictNum);
   free(dictReal);
   if( rc ){                         /* host memory serves; a device's error is the last one */

@@ -257,6 +257,22 @@ typedef struct ga_cache_row {
 int ga_cache_row_at(const ga_cache*, int i, ga_cache_row *r);
 /* The device takes the answer from kept columns (gpuagg_info counts it). */
 void ga_cache_device_hit(ga_cache*, double ms);
+/* Memory kept beside kept columns for their reads (cache.c, 6a): bytes
+** resting on the entries whose gens are aGen[0..nGen) (ga_resident.gen),
+** counted against the budget, room made for them as for columns. NULL
+** where they do not fit (or an entry is gone): the caller keeps nothing.
+** When any of those entries goes, the hold goes and xDrop(p) tells the
+** holder (at once, or when the last read using it ends), which then frees
+** its memory without ga_cache_unhold. */
+typedef struct ga_chold ga_chold;
+ga_chold *ga_cache_hold(ga_cache*, int64_t bytes, const uint64_t *aGen, int nGen, void (*xDrop)(void*), void *p);
+/* The holder frees its memory itself (h not in use; NULL: none). */
+void ga_cache_unhold(ga_cache*, ga_chold *h);
+/* A read starts (on 1) or ends (0) using h's memory (NULL: none). */
+void ga_cache_hold_use(ga_chold *h, int on);
+/* After work on the device over kept columns: its work memory counted,
+** and given back where the budget has no room for it (6a). */
+void ga_cache_work(ga_cache*);
 
 /* Most columns one statement source scans. */
 #define GA_STMT_COLS GA_COLS_MAX
