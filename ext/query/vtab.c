@@ -55,6 +55,7 @@ struct ga_querynotes {
   int lastKept;                    /* the last engine run: Q_KEPT_*, or 0 */
   double lastPlanMs;               /* ... its parse and plan, ms (before qresult.aMs) */
   double aLastMs[4];               /* ... where its time went (qresult.aMs) */
+  char zLastTab[GA_ERRLEN];        /* ... the table it scanned (a join's: the others probed) */
 };
 
 static struct ga_querynotes *notesOf(ga_conn *c){
@@ -103,9 +104,10 @@ static char *paramKey(sqlite3_value **ap, int n){
 }
 
 /* How an engine run read (exec.c, 8). */
-static void noteKept(ga_conn *c, int kept, const char *zWhy, double planMs, const double *aMs){
+static void noteKept(ga_conn *c, int kept, const char *zWhy, double planMs, const double *aMs, const char *zTab){
   struct ga_querynotes *p = notesOf(c);
   if( p==0 ) return;
+  sqlite3_snprintf(GA_ERRLEN, p->zLastTab, "%s", zTab);
   p->lastKept = kept;
   p->lastPlanMs = planMs;
   memcpy(p->aLastMs, aMs, sizeof(p->aLastMs));
@@ -133,10 +135,12 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
     ga_json_str(out, p->azKept[(p->iKept - 1 - i + N_WHY) % N_WHY]);
   }
   sqlite3_str_appendf(out, "],\"last\":{\"on\":\"%s\",\"plan_ms\":%.3f,\"columns_ms\":%.3f,\"compile_ms\":%.3f,"
-                      "\"operators_ms\":%.3f,\"finish_ms\":%.3f}}",
+                      "\"operators_ms\":%.3f,\"finish_ms\":%.3f,\"table\":",
                       !p || p->lastKept==0 ? "table" : p->lastKept==Q_KEPT_DEVICE ? "device" : "kept, cpu",
                       p ? p->lastPlanMs : 0.0, p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0,
                       p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
+  ga_json_str(out, p ? p->zLastTab : "");
+  sqlite3_str_appendf(out, "}}");
 }
 
 void ga_query_forget(ga_conn *c){
@@ -617,7 +621,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     sqlite3_free(zPush);
   }
   if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
-  noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy, tPlan, c->res.aMs);
+  noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy, tPlan, c->res.aMs, pl.src.zTab ? pl.src.zTab : "");
   q_plan_free(&pl);
   q_select_free(&sel);
   if( rc==QE_BAIL ){
