@@ -1731,16 +1731,17 @@ START_TEST(test_kept_budget){
        1500 + (int)(h_next(&r) % 500), 1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 997),
        20000 + (int)(h_next(&r) % 5000), 1 + (unsigned)(h_next(&r) % 9973), 1600 + (int)(h_next(&r) % 500));
   EXEC(db, "CREATE VIRTUAL TABLE temp.qb USING gpu_query((%s))", zSql);
+  budgetRead(db, zSql, "the first read");      /* (it keeps the columns; on a device, it may read them) */
   nKept = keptReads(db);
-  budgetRead(db, zSql, "the first read");
   budgetRead(db, zSql, "the second read");
+  budgetRead(db, zSql, "the third read");
   CHECK(keptReads(db)==nKept + 2, "%lld of 2 reads over kept columns", (long long)(keptReads(db) - nKept));
   held = cacheNum(db, "held_bytes");
   CHECK(held>9*1500, "the plan and its table held as %lld bytes", (long long)held);
   if( !cpu ) CHECK(cacheNum(db, "work_bytes")>0, "no work bytes counted after a read on the device");
-  /* a budget with room for the columns and the device's buffers, not the plan: it goes,
-  ** and is not kept again (each read compiles it) */
-  cols = cacheNum(db, "bytes") - held;
+  /* a budget with room for the columns, not the plan (the device's buffers go first): it
+  ** goes, and is not kept again (each read compiles it) */
+  cols = h_int(db, "SELECT sum(bytes) FROM gpuagg_cache()");
   EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(cols + held/2));
   CHECK(cacheNum(db, "held_bytes")==0, "a budget lowered below the plan keeps %lld held bytes",
         (long long)cacheNum(db, "held_bytes"));
@@ -2946,6 +2947,79 @@ END_TEST
 ** back, in rollback and WAL mode, decides the next read (SQLite's path where SQLite's plan searches
 ** the index, the engine's where it does not); a joined table's rows changed
 ** between reads are read. Each read against SQLite's answer. */
+/* A join's scan is its largest table; a table whose rowids are an INTEGER
+** PRIMARY KEY's has its rows counted for that (plan.c's rowsOf), and the
+** count kept for the next read until a commit (this connection's or
+** another's, rollback and WAL modes) or a change of this connection's:
+** each read scans the table that has the most rows then, and SQLite's
+** answer. Counts run are seen by the connection's trace. */
+static int traceCount(unsigned type, void *pArg, void *p, void *x){
+  (void)p;
+  if( type==SQLITE_TRACE_STMT && strstr((const char*)x, "count(*) FROM")==0 ) return 0;
+  if( type==SQLITE_TRACE_STMT ) (*(int*)pArg)++;
+  return 0;
+}
+
+START_TEST(test_count_kept){
+  static const char zSql[] = "SELECT sum(a.x), sum(b.y), count(*) FROM a JOIN b ON a.id = b.k";
+  /* which connection writes (0: none), what, and the table scanned after it */
+  static const struct { int who; const char *zStep; const char *zScan; } aStep[] = {
+    { 0, "", "b" },
+    { 0, "", "b" },
+    { 2, "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<6000)"
+         " INSERT INTO a SELECT 1000000 + i, i FROM c", "a" },
+    { 0, "", "a" },
+    { 1, "DELETE FROM a WHERE id > 1000000", "b" },
+    { 1, "BEGIN; WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<6000)"
+         " INSERT INTO a SELECT 2000000 + i, i FROM c", "a" },
+    { 1, "ROLLBACK", "b" },
+  };
+  char zDir[64], zFile[96];
+  int v, i;
+  s_dir_make(zDir, "countkept");
+  for(v=0; v<2; v++){
+    sqlite3 *db, *other;
+    int nCount = 0;
+    snprintf(zFile, sizeof(zFile), "%s/c%d.db", zDir, v);
+    db = openFileChecked(zFile);
+    other = openFileChecked(zFile);
+    EXEC(db, "PRAGMA journal_mode = %s", v ? "WAL" : "DELETE");
+    EXEC(db, "CREATE TABLE a(id INTEGER PRIMARY KEY, x INTEGER); CREATE TABLE b(k INTEGER, y INTEGER);"
+             "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<100)"
+             " INSERT INTO a SELECT i*1000, i FROM c;"
+             "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<5000)"
+             " INSERT INTO b SELECT (i %% 100 + 1)*1000, i FROM c");
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+    sqlite3_trace_v2(db, SQLITE_TRACE_STMT, traceCount, &nCount);
+    for(i=0; i<(int)(sizeof(aStep)/sizeof(aStep[0])); i++){
+      char *z, *zRef, *zScan;
+      int n0, nRun;
+      if( aStep[i].who ) CHECK(h_exec(aStep[i].who==1 ? db : other, "%s", aStep[i].zStep)==SQLITE_OK, "%s: %s",
+                               aStep[i].zStep, h_errmsg);
+      n0 = nCount;
+      z = s_render(db, "SELECT * FROM q");
+      nRun = nCount - n0;
+      zRef = s_render(db, zSql);
+      zScan = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.table')");
+      CHECK(strcmp(z, zRef)==0, "%s, step %d: %s, SQLite %s", v ? "WAL" : "rollback", i, z, zRef);
+      CHECK(zScan && strcmp(zScan, aStep[i].zScan)==0, "%s, step %d (%s): scanned %s, wanted %s", v ? "WAL" : "rollback",
+            i, aStep[i].zStep, zScan ? zScan : "nothing", aStep[i].zScan);
+      /* (the first read counts a, whose span is always the largest; so does one after a
+      ** change; one after nothing changed counts nothing) */
+      CHECK(nRun==(i==0 || aStep[i].who!=0), "%s, step %d: %d counts run",
+            v ? "WAL" : "rollback", i, nRun);
+      free(z);
+      free(zRef);
+      free(zScan);
+    }
+    sqlite3_trace_v2(db, 0, 0, 0);
+    sqlite3_close(other);
+    sqlite3_close(db);
+  }
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_plan_kept){
   static const struct { const char *zStep; int other; int wantSqlite; } aStep[] = {
     { "", 0, 0 },
@@ -3195,6 +3269,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_schema_memo);
   tcase_add_test(tc, test_plan_kept);
+  tcase_add_test(tc, test_count_kept);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_kept);

@@ -1648,11 +1648,36 @@ static void rowSpans(Bind *b, int n, int64_t *aEst, int *aKeyed){
   }
 }
 
+/* Table t's rows (SQLite's count(*): each leaf page's header; TPC-H SF
+** 10's orders took ~0.5 s). Kept in b->keep for the next read, in main
+** only, while main's data version (any commit, this connection's or
+** another's) and this connection's changes (its own, uncommitted too) are
+** the same: an attached schema's pager counts from 0 again at each ATTACH.
+** Only the scan's choice and the joins' estimates rest on it, never an
+** answer. */
+static int64_t rowsOf(Bind *b, const ga_table *t){
+  qsqlkeep *k = b->keep;
+  unsigned int dv = 0;
+  int nChg = sqlite3_total_changes(b->db), i = 0;
+  int memo = k && strcmp(t->zDb, "main")==0 && sqlite3_file_control(b->db, "main", SQLITE_FCNTL_DATA_VERSION, &dv)==SQLITE_OK;
+  int64_t n;
+  for(i=0; memo && i<k->nCount && sqlite3_stricmp(k->azCount[i], t->zTab)!=0; i++){}
+  if( memo && i<k->nCount && k->aCountDv[i]==dv && k->aCountChg[i]==nChg ) return k->aCount[i];
+  n = intOf(b->db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w\"", t->zDb, t->zTab));
+  if( memo && i==k->nCount && i<Q_MAXTAB && (k->azCount[i] = sqlite3_mprintf("%s", t->zTab))!=0 ) k->nCount++;
+  if( memo && i<k->nCount ){
+    k->aCount[i] = n;
+    k->aCountDv[i] = dv;
+    k->aCountChg[i] = nChg;
+  }
+  return n;
+}
+
 /* The table the scan reads: the one with the most rows. Each table's rows
 ** at most are its rowids' span; where the largest span is a key's, its
-** rows are counted (SQLite's count(*): each leaf page's header) and the
-** choice made again, until the largest is known (one table: no choice, no
-** count: TPC-H Q4's orders took 44 ms a read). */
+** rows are counted (rowsOf) and the choice made again, until the largest
+** is known (one table: no choice, no count: TPC-H Q4's orders took 44 ms a
+** read). */
 static int largest(Bind *b, int n, int64_t *aEst){
   int aKeyed[Q_MAXTAB], i, best = 0, k;
   rowSpans(b, n, aEst, aKeyed);
@@ -1660,8 +1685,7 @@ static int largest(Bind *b, int n, int64_t *aEst){
     for(i=1, best=0; i<n; i++) if( aEst[i]>aEst[best] ) best = i;
     if( !aKeyed[best] ) break;
     aKeyed[best] = 0;
-    aEst[best] = intOf(b->db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w\"", b->aTab[best].t->zDb,
-                                                b->aTab[best].t->zTab));
+    aEst[best] = rowsOf(b, b->aTab[best].t);
   }
   return best;
 }
@@ -2364,6 +2388,7 @@ void q_sqlkeep_free(qsqlkeep *k){
     sqlite3_finalize(k->aSt[i]);
     sqlite3_free(k->azSql[i]);
   }
+  for(i=0; i<k->nCount; i++) sqlite3_free(k->azCount[i]);
   memset(k, 0, sizeof(*k));
 }
 

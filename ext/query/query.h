@@ -307,7 +307,8 @@ typedef struct qsqlkeep qsqlkeep;
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *p, sqlite3_value **apParam, int nParam,
            const qpush *aPush, int nPush, qsqlkeep *pKeep, qplan *pl, char **pzWhy);
 /* The statements a table's reads prepare for its plan (SQLite's plan of
-** its SELECT, its joined tables' rowid spans), each prepared once and kept
+** its SELECT, its joined tables' rowid spans; and the rows it counted,
+** plan.c's rowsOf), each prepared once and kept
 ** between its reads (q_plan's pKeep) while main's and temp's schema cookies
 ** are the ones it was prepared under, outside transactions (a rollback can
 ** give a cookie back): SQLite prepares one again itself where this
@@ -318,6 +319,11 @@ struct qsqlkeep {
   int n;                           /* statements */
   char *azSql[Q_SQLKEEP];          /* each one's text */
   sqlite3_stmt *aSt[Q_SQLKEEP];    /* ... prepared */
+  int nCount;                      /* main's tables whose rows its join order counted */
+  char *azCount[Q_MAXTAB];         /* ... each one's name */
+  int64_t aCount[Q_MAXTAB];        /* ... rows */
+  unsigned int aCountDv[Q_MAXTAB]; /* ... main's data version then (SQLITE_FCNTL_DATA_VERSION) */
+  int aCountChg[Q_MAXTAB];         /* ... and this connection's changes (sqlite3_total_changes) */
 };
 void q_sqlkeep_free(qsqlkeep*);
 /* Which of zSql's nOut results a WHERE may constrain before grouping, into
