@@ -1664,6 +1664,7 @@ static int64_t rowsOf(Bind *b, const ga_table *t){
   for(i=0; memo && i<k->nCount && sqlite3_stricmp(k->azCount[i], t->zTab)!=0; i++){}
   if( memo && i<k->nCount && k->aCountDv[i]==dv && k->aCountChg[i]==nChg ) return k->aCount[i];
   n = intOf(b->db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w\"", t->zDb, t->zTab));
+  memo = memo && n>0;                      /* (0: also a count that failed, interrupted) */
   if( memo && i==k->nCount && i<Q_MAXTAB && (k->azCount[i] = sqlite3_mprintf("%s", t->zTab))!=0 ) k->nCount++;
   if( memo && i<k->nCount ){
     k->aCount[i] = n;
