@@ -1692,7 +1692,7 @@ static void genStar(Gen *g, Query *q){
 ** what is kept adds up to gpuagg_info()'s bytes and stays in the budget; a
 ** budget with no room for the plan keeps the columns but not the plan, one
 ** lowered drops it, a commit drops it with the stale columns (f's: the
-** join's build reads d). */
+** join's build reads d), and one that cannot fit evicts no other table's. */
 static int64_t cacheNum(sqlite3 *db, const char *zKey){
   return h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.%s')", zKey);
 }
@@ -1727,7 +1727,9 @@ START_TEST(test_kept_budget){
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
            " INSERT INTO d SELECT i, char(65 + (i * %u) %% 7), (i * %u) %% 100 FROM c;"
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
-           " INSERT INTO f SELECT (i * %u) %% %d, CASE WHEN i %% 13 = 0 THEN NULL ELSE i %% 1000 - 300 END FROM c",
+           " INSERT INTO f SELECT (i * %u) %% %d, CASE WHEN i %% 13 = 0 THEN NULL ELSE i %% 1000 - 300 END FROM c;"
+           "CREATE TABLE g(v INTEGER); WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<1100)"
+           " INSERT INTO g SELECT i * 7 FROM c",
        1500 + (int)(h_next(&r) % 500), 1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 997),
        20000 + (int)(h_next(&r) % 5000), 1 + (unsigned)(h_next(&r) % 9973), 1600 + (int)(h_next(&r) % 500));
   EXEC(db, "CREATE VIRTUAL TABLE temp.qb USING gpu_query((%s))", zSql);
@@ -1759,6 +1761,32 @@ START_TEST(test_kept_budget){
   CHECK(cacheNum(db, "held_bytes")>0 && cacheNum(db, "invalidations")==nInval + 2,
         "after an UPDATE: %lld held bytes, %lld of f's 2 columns seen stale", (long long)cacheNum(db, "held_bytes"),
         (long long)(cacheNum(db, "invalidations") - nInval));
+  {
+    /* a plan that cannot fit even were every column not in use evicted evicts none: g's stay */
+    static const char zG[] = "SELECT count(*), sum(v) FROM g";
+    int64_t heldB = cacheNum(db, "held_bytes"), colsF = h_int(db, "SELECT sum(bytes) FROM gpuagg_cache()");
+    int64_t heldG, colsG, nEvict;
+    int i;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.qg USING gpu_query((%s))", zG);
+    for(i=0; i<3; i++){
+      char *z = s_render(db, "SELECT * FROM qg"), *zRef = s_render(db, zG);
+      CHECK(strcmp(z, zRef)==0, "g: %s, SQLite %s", z, zRef);
+      free(z);
+      free(zRef);
+    }
+    heldG = cacheNum(db, "held_bytes") - heldB;
+    colsG = h_int(db, "SELECT sum(bytes) FROM gpuagg_cache() WHERE table_name = 'g'");
+    CHECK(heldG>0 && colsG>0 && heldB>colsG + heldG + 64, "g's plan %lld bytes, columns %lld; the join's plan %lld",
+          (long long)heldG, (long long)colsG, (long long)heldB);
+    EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(colsF + colsG + heldG + (heldB - colsG - heldG)/2));
+    nEvict = cacheNum(db, "evictions");
+    budgetRead(db, zSql, "a read whose plan cannot fit");
+    CHECK(cacheNum(db, "evictions")==nEvict && cacheNum(db, "held_bytes")==heldG
+          && h_int(db, "SELECT count(*) FROM gpuagg_cache() WHERE table_name = 'g'")==1,
+          "a plan that cannot fit: %lld evictions, %lld held bytes (g's %lld)", (long long)(cacheNum(db, "evictions") - nEvict),
+          (long long)cacheNum(db, "held_bytes"), (long long)heldG);
+    EXEC(db, "DROP TABLE temp.qg");
+  }
   /* 0 frees everything */
   EXEC(db, "SELECT gpuagg_config('cache', 0)");
   CHECK(cacheNum(db, "bytes")==0 && cacheNum(db, "held_bytes")==0 && cacheNum(db, "work_bytes")==0,

@@ -249,21 +249,38 @@ void ga_cache_free(ga_cache *c){
 
 static int evictOne(ga_cache *c);
 
-/* Whether entry gen is kept. */
-static int genKept(const ga_cache *c, uint64_t gen){
+/* Whether entry gen is kept (and, where busy, in use by a scan). */
+static int genKept(const ga_cache *c, uint64_t gen, int busy){
   const ga_centry *e;
   for(e=c->pFirst; e && e->res.gen!=gen; e=e->next){}
-  return e!=0;
+  return e!=0 && (!busy || e->nRef>0);
+}
+
+/* What no eviction can free now: the entries scans use, and the holds
+** resting on those alone. */
+static int64_t pinnedBytes(const ga_cache *c){
+  const ga_centry *e;
+  const ga_chold *h;
+  int64_t n = 0;
+  int i;
+  for(e=c->pFirst; e; e=e->next) if( e->nRef ) n += e->bytes;
+  for(h=c->pHold; h; h=h->next){
+    for(i=0; i<h->nGen && genKept(c, h->aGen[i], 1); i++){}
+    if( i==h->nGen ) n += h->bytes;
+  }
+  return n;
 }
 
 ga_chold *ga_cache_hold(ga_cache *c, int64_t bytes, const uint64_t *aGen, int nGen, void (*xDrop)(void*), void *p){
   ga_chold *h;
   int i;
   if( c==0 || c->budget<=0 || nGen<1 || nGen>GA_COLS_MAX ) return 0;
+  for(i=0; i<nGen; i++) if( !genKept(c, aGen[i], 0) ) return 0;
+  if( pinnedBytes(c) + bytes > c->budget ) return 0;      /* (evicting would not make room) */
   if( c->bytes + bytes > c->budget ) workTrim(c);
   while( c->bytes + bytes > c->budget && evictOne(c) ){}
   if( c->bytes + bytes > c->budget ) return 0;
-  for(i=0; i<nGen; i++) if( !genKept(c, aGen[i]) ) return 0;
+  for(i=0; i<nGen; i++) if( !genKept(c, aGen[i], 0) ) return 0;   /* (one not in use, evicted) */
   if( (h = sqlite3_malloc(sizeof(*h)))==0 ) return 0;
   memset(h, 0, sizeof(*h));
   h->bytes = bytes;
