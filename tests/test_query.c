@@ -1696,8 +1696,9 @@ static void genStar(Gen *g, Query *q){
 static int64_t cacheNum(sqlite3 *db, const char *zKey){
   return h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.%s')", zKey);
 }
-static void budgetRead(sqlite3 *db, const char *zSql, const char *zWhat){
-  char *z = s_render(db, "SELECT * FROM qb"), *zRef = s_render(db, zSql);
+static void budgetRead(sqlite3 *db, const char *zTab, const char *zSql, const char *zWhat){
+  char *zRead = sqlite3_mprintf("SELECT * FROM %s", zTab);
+  char *z = s_render(db, zRead), *zRef = s_render(db, zSql);
   int64_t nCol = h_int(db, "SELECT coalesce(sum(bytes), 0) FROM gpuagg_cache()");
   CHECK(strcmp(z, zRef)==0, "%s: %.300s, SQLite %.300s", zWhat, z, zRef);
   CHECK(nCol + cacheNum(db, "held_bytes") + cacheNum(db, "work_bytes")==cacheNum(db, "bytes"),
@@ -1705,6 +1706,7 @@ static void budgetRead(sqlite3 *db, const char *zSql, const char *zWhat){
         (long long)cacheNum(db, "held_bytes"), (long long)cacheNum(db, "work_bytes"), (long long)cacheNum(db, "bytes"));
   CHECK(cacheNum(db, "bytes")<=cacheNum(db, "budget"), "%s: %lld bytes kept, the budget %lld", zWhat,
         (long long)cacheNum(db, "bytes"), (long long)cacheNum(db, "budget"));
+  sqlite3_free(zRead);
   free(z);
   free(zRef);
 }
@@ -1733,10 +1735,10 @@ START_TEST(test_kept_budget){
        1500 + (int)(h_next(&r) % 500), 1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 997),
        20000 + (int)(h_next(&r) % 5000), 1 + (unsigned)(h_next(&r) % 9973), 1600 + (int)(h_next(&r) % 500));
   EXEC(db, "CREATE VIRTUAL TABLE temp.qb USING gpu_query((%s))", zSql);
-  budgetRead(db, zSql, "the first read");      /* (it keeps the columns; on a device, it may read them) */
+  budgetRead(db, "qb", zSql, "the first read");      /* (it keeps the columns; on a device, it may read them) */
   nKept = keptReads(db);
-  budgetRead(db, zSql, "the second read");
-  budgetRead(db, zSql, "the third read");
+  budgetRead(db, "qb", zSql, "the second read");
+  budgetRead(db, "qb", zSql, "the third read");
   CHECK(keptReads(db)==nKept + 2, "%lld of 2 reads over kept columns", (long long)(keptReads(db) - nKept));
   held = cacheNum(db, "held_bytes");
   CHECK(held>9*1500, "the plan and its table held as %lld bytes", (long long)held);
@@ -1747,17 +1749,17 @@ START_TEST(test_kept_budget){
   EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(cols + held/2));
   CHECK(cacheNum(db, "held_bytes")==0, "a budget lowered below the plan keeps %lld held bytes",
         (long long)cacheNum(db, "held_bytes"));
-  budgetRead(db, zSql, "a read with no room for the plan");
-  budgetRead(db, zSql, "a second read with no room for the plan");
+  budgetRead(db, "qb", zSql, "a read with no room for the plan");
+  budgetRead(db, "qb", zSql, "a second read with no room for the plan");
   CHECK(cacheNum(db, "held_bytes")==0, "a plan over the budget held (%lld bytes)", (long long)cacheNum(db, "held_bytes"));
   CHECK(keptReads(db)==nKept + 4, "the columns were not kept under a budget with room for them");
   /* room again: held again; a commit to the dimension drops it with the stale columns */
   EXEC(db, "SELECT gpuagg_config('cache', %d)", 1<<26);
-  budgetRead(db, zSql, "a read with room again");
+  budgetRead(db, "qb", zSql, "a read with room again");
   CHECK(cacheNum(db, "held_bytes")>0, "the plan not held with room again");
   nInval = cacheNum(db, "invalidations");
   EXEC(db, "UPDATE d SET w = w - 5, c = lower(c) WHERE id %% 3 = 0");
-  budgetRead(db, zSql, "a read after an UPDATE");
+  budgetRead(db, "qb", zSql, "a read after an UPDATE");
   CHECK(cacheNum(db, "held_bytes")>0 && cacheNum(db, "invalidations")==nInval + 2,
         "after an UPDATE: %lld held bytes, %lld of f's 2 columns seen stale", (long long)cacheNum(db, "held_bytes"),
         (long long)(cacheNum(db, "invalidations") - nInval));
@@ -1768,19 +1770,14 @@ START_TEST(test_kept_budget){
     int64_t heldG, colsG, nEvict;
     int i;
     EXEC(db, "CREATE VIRTUAL TABLE temp.qg USING gpu_query((%s))", zG);
-    for(i=0; i<3; i++){
-      char *z = s_render(db, "SELECT * FROM qg"), *zRef = s_render(db, zG);
-      CHECK(strcmp(z, zRef)==0, "g: %s, SQLite %s", z, zRef);
-      free(z);
-      free(zRef);
-    }
+    for(i=0; i<3; i++) budgetRead(db, "qg", zG, "a read of g");
     heldG = cacheNum(db, "held_bytes") - heldB;
     colsG = h_int(db, "SELECT sum(bytes) FROM gpuagg_cache() WHERE table_name = 'g'");
     CHECK(heldG>0 && colsG>0 && heldB>colsG + heldG + 64, "g's plan %lld bytes, columns %lld; the join's plan %lld",
           (long long)heldG, (long long)colsG, (long long)heldB);
     EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)(colsF + colsG + heldG + (heldB - colsG - heldG)/2));
     nEvict = cacheNum(db, "evictions");
-    budgetRead(db, zSql, "a read whose plan cannot fit");
+    budgetRead(db, "qb", zSql, "a read whose plan cannot fit");
     CHECK(cacheNum(db, "evictions")==nEvict && cacheNum(db, "held_bytes")==heldG
           && h_int(db, "SELECT count(*) FROM gpuagg_cache() WHERE table_name = 'g'")==1,
           "a plan that cannot fit: %lld evictions, %lld held bytes (g's %lld)", (long long)(cacheNum(db, "evictions") - nEvict),
@@ -1791,7 +1788,7 @@ START_TEST(test_kept_budget){
   EXEC(db, "SELECT gpuagg_config('cache', 0)");
   CHECK(cacheNum(db, "bytes")==0 && cacheNum(db, "held_bytes")==0 && cacheNum(db, "work_bytes")==0,
         "cache 0 keeps %lld bytes", (long long)cacheNum(db, "bytes"));
-  budgetRead(db, zSql, "a read with no cache");
+  budgetRead(db, "qb", zSql, "a read with no cache");
   EXEC(db, "DROP TABLE temp.qb");
   sqlite3_close(db);
   s_dir_drop(zDir);
