@@ -273,10 +273,37 @@ cudaError_t ga_query_group_launch(const struct ga_qprog *d_p, const struct ga_qp
 cudaError_t ga_query_pick(void *d_temp, size_t *temp_bytes, const ga_gacc *d_tab, int nGroup, uint32_t *d_codes,
                           int *d_n, cudaStream_t stream);
 /* Those groups finished (group_acc.h's ga_group_finish, fold f's window
-** jb[f]) into d_out, fold f's group i at f * *d_n + i (query.cu, 8).
+** jb[f]) into d_out, fold f's group i at f * *d_n + i (query.cu, 8); with
+** mapped, d_tab's accumulators are the picked codes' (i for codes[i]:
+** ga_query_group_mapped_launch's), not every code's.
 ** Determinism: the host's bits (pure integer steps, one rounding). */
 cudaError_t ga_query_finish_launch(const ga_gacc *d_tab, int64_t nGroup, int nFold, const int *jb,
-                                   const uint32_t *d_codes, const int *d_n, ga_grow *d_out, cudaStream_t stream);
+                                   const uint32_t *d_codes, const int *d_n, int mapped, ga_grow *d_out,
+                                   cudaStream_t stream);
+
+/* Codes too many for an accumulator each (query.cu, 9), nCode at most
+** GA_QGROUP_MAPPED: ga_query_mark_launch sets d_flag[code] (nCode bytes,
+** zeroed before) for each row the filter keeps, a code not below nCode
+** counted in *d_bad; ga_query_pick_flags picks the marked codes in order
+** into d_codes, *d_n of them (CUB's DeviceSelect::If, scratch as
+** ga_query_pick's); ga_query_map_launch sets d_map[d_codes[i]] = i;
+** ga_query_group_mapped_launch folds each kept row into d_out at its
+** code's place (nGroup = *d_n places, fold f's at f*nGroup + place, zeroed
+** before), a code not marked counted in *d_bad.
+** Determinism: as ga_query_group_launch's; the selection is stable. */
+#define GA_QGROUP_MAPPED ((int64_t)1 << 28)
+cudaError_t ga_query_mark_launch(const struct ga_qprog *d_p, const struct ga_qprog *h_p,
+                                 const unsigned char *const *d_colC, const int64_t *const *d_colV,
+                                 const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n, int64_t nCode,
+                                 unsigned char *d_flag, int *d_bad, cudaStream_t stream);
+cudaError_t ga_query_pick_flags(void *d_temp, size_t *temp_bytes, const unsigned char *d_flag, int nCode,
+                                uint32_t *d_codes, int *d_n, cudaStream_t stream);
+cudaError_t ga_query_map_launch(const uint32_t *d_codes, const int *d_n, uint32_t *d_map, cudaStream_t stream);
+cudaError_t ga_query_group_mapped_launch(const struct ga_qprog *d_p, const struct ga_qprog *h_p,
+                                         const unsigned char *const *d_colC, const int64_t *const *d_colV,
+                                         const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n, int64_t base,
+                                         const int *jb, int64_t nCode, const uint32_t *d_map, const uint32_t *d_codes,
+                                         int64_t nGroup, ga_gacc *d_out, int *d_bad, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -65,6 +65,13 @@
 **      key: TPC-H Q3, Q10), the grid's table's groups with rows (picked in
 **      order by select.cu's ga_query_pick) finished there, so that only
 **      their results are copied back.
+**   9. qMark, qMap: codes too many for an accumulator each (TPC-H Q3 and
+**      Q10 at scale factor 10: 15M and 37.5M): a first pass marks the codes
+**      with rows (a byte each), select.cu's ga_query_pick_flags picks them in
+**      order and qMap gives each its place among them; qGroup then folds a
+**      row at its code's place (a code's place is checked against the code
+**      kept there), and qFinish finishes the places. The program runs twice;
+**      the accumulators are the groups with rows, not the codes.
 ** Determinism: pure maps, and minima, maxima and counts of integers.
 */
 #include <climits>
@@ -755,7 +762,7 @@ template <int R, bool SH>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
 qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
        const unsigned char *tabC, const int64_t *tabV, long long n, long long base, JbAll jbs, long long nGroup,
-       ga_gacc *out, int *bad){
+       ga_gacc *out, int *bad, long long nCode, const uint32_t *map, const uint32_t *codes){
   extern __shared__ __align__(16) unsigned char sm[];
   constexpr int S = R * kThreads;
   const Tile t = tileStart<R>(sm, nReg, gp, colC, colV);
@@ -773,9 +780,19 @@ qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
     unsigned char km;
     ga_q_key(&s->p, t.rc + q, t.rv + q, S, &key, &km);
     if( km == GA_Q_DROPPED_META ) return;
-    if( key >= (uint64_t)nGroup ){
+    if( key >= (uint64_t)nCode ){
       atomicAdd(bad, 1);
       return;
+    }
+    if( map ){
+      /* 9: the code's place among those marked; one never marked (not
+      ** this program's) is caught by the code kept there */
+      const uint32_t k = map[key];
+      if( k >= (uint64_t)nGroup || codes[k] != key ){
+        atomicAdd(bad, 1);
+        return;
+      }
+      key = k;
     }
     atomicAdd((ull *)&tab[key].rows, 1ull);
     {
@@ -792,6 +809,34 @@ qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
     for( long long i = threadIdx.x; i < nAcc; i += kThreads ){
       if( tab[i % nGroup].rows ) acc_merge(&out[i], &tab[i]);
     }
+  }
+}
+
+/* 9: each code with a row the filter keeps marked in flag (nCode bytes,
+** zeroed before); a code not below nCode counted in *bad. */
+template <int R>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSM)
+qMark(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64_t *const *colV,
+      const unsigned char *tabC, const int64_t *tabV, long long n, long long nCode, unsigned char *flag, int *bad){
+  extern __shared__ __align__(16) unsigned char sm[];
+  constexpr int S = R * kThreads;
+  const Tile t = tileStart<R>(sm, nReg, gp, colC, colV);
+  const Shared *s = t.s;
+  eachRow<R>(t, 0, n, tabC, tabV, NoPre(), [&](int q, long long){
+    uint64_t key;
+    unsigned char km;
+    ga_q_key(&s->p, t.rc + q, t.rv + q, S, &key, &km);
+    if( km == GA_Q_DROPPED_META ) return;
+    if( key >= (uint64_t)nCode ) atomicAdd(bad, 1);
+    else flag[key] = 1;
+  });
+}
+
+/* 9: the picked codes' places, map[codes[i]] = i for the *pn of them. */
+__global__ void qMap(const uint32_t *codes, const int *pn, uint32_t *map){
+  const long long m = *pn;
+  for( long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < m; i += (long long)gridDim.x * blockDim.x ){
+    map[codes[i]] = (uint32_t)i;
   }
 }
 
@@ -837,6 +882,8 @@ cudaError_t prepare(void){
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qGroup<R, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   (int)smemBytes(regsFor(R), R, kGroupShared * sizeof(ga_gacc)));
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qGroup<R, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  (int)smemBytes(regsFor(R), R, 0));
+  if( e == cudaSuccess ) e = cudaFuncSetAttribute(qMark<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   (int)smemBytes(regsFor(R), R, 0));
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<1, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
   if( e == cudaSuccess ) e = cudaFuncSetAttribute(qOne<2, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, one);
@@ -887,17 +934,31 @@ cudaError_t launchOne(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned c
 template <int R>
 cudaError_t launchGroup(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
                         const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
-                        int64_t base, const JbAll &j, int64_t nGroup, ga_gacc *d_out, int *d_bad, cudaStream_t stream){
-  const bool sh = nGroup * h_p->nFold <= kGroupShared;
+                        int64_t base, const JbAll &j, int64_t nGroup, ga_gacc *d_out, int *d_bad, int64_t nCode,
+                        const uint32_t *d_map, const uint32_t *d_codes, cudaStream_t stream){
+  const bool sh = !d_map && nGroup * h_p->nFold <= kGroupShared;
   size_t sm = smemBytes(h_p->nReg, R, sh ? (int)(nGroup * h_p->nFold * (int64_t)sizeof(ga_gacc)) : 0);
   int b = blocksFor(n, R), res = 0;
   cudaError_t e = sh ? oneGrid(qGroup<R, true>, sm, &res) : oneGrid(qGroup<R, false>, sm, &res);
   if( e != cudaSuccess ) return e;
   if( res > 0 && b > res ) b = res;
   if( sh ) qGroup<R, true><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup,
-                                                        d_out, d_bad);
+                                                        d_out, d_bad, nCode, d_map, d_codes);
   else qGroup<R, false><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup,
-                                                     d_out, d_bad);
+                                                     d_out, d_bad, nCode, d_map, d_codes);
+  return cudaGetLastError();
+}
+
+template <int R>
+cudaError_t launchMark(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
+                       const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
+                       int64_t nCode, unsigned char *d_flag, int *d_bad, cudaStream_t stream){
+  size_t sm = smemBytes(h_p->nReg, R, 0);
+  int b = blocksFor(n, R), res = 0;
+  cudaError_t e = oneGrid(qMark<R>, sm, &res);
+  if( e != cudaSuccess ) return e;
+  if( res > 0 && b > res ) b = res;
+  qMark<R><<<b, kThreads, sm, stream>>>(d_p, h_p->nReg, d_colC, d_colV, d_tabC, d_tabV, n, nCode, d_flag, d_bad);
   return cudaGetLastError();
 }
 
@@ -912,28 +973,73 @@ extern "C" cudaError_t ga_query_group_launch(const ga_qprog *d_p, const ga_qprog
   if( nGroup <= 0 || nGroup * h_p->nFold > GA_QGROUP_SPARSE ) return cudaErrorInvalidValue;
   for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < h_p->nFold ? jb[f] : 0;
   switch( tileRows(h_p->nReg) ){
-    case 4: return launchGroup<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
-    case 2: return launchGroup<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
-    default: return launchGroup<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, stream);
+    case 4: return launchGroup<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nGroup, 0, 0,
+                                  stream);
+    case 2: return launchGroup<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nGroup, 0, 0,
+                                  stream);
+    default: return launchGroup<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nGroup, 0, 0,
+                                   stream);
+  }
+}
+
+extern "C" cudaError_t ga_query_mark_launch(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
+                                            const int64_t *const *d_colV, const unsigned char *d_tabC,
+                                            const int64_t *d_tabV, int64_t n, int64_t nCode, unsigned char *d_flag,
+                                            int *d_bad, cudaStream_t stream){
+  if( n <= 0 ) return cudaSuccess;
+  if( nCode <= 0 || nCode > GA_QGROUP_MAPPED ) return cudaErrorInvalidValue;
+  switch( tileRows(h_p->nReg) ){
+    case 4: return launchMark<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, nCode, d_flag, d_bad, stream);
+    case 2: return launchMark<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, nCode, d_flag, d_bad, stream);
+    default: return launchMark<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, nCode, d_flag, d_bad, stream);
+  }
+}
+
+extern "C" cudaError_t ga_query_map_launch(const uint32_t *d_codes, const int *d_n, uint32_t *d_map, cudaStream_t stream){
+  int dev = 0, nSM = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if( e == cudaSuccess ) e = cudaDeviceGetAttribute(&nSM, cudaDevAttrMultiProcessorCount, dev);
+  if( e != cudaSuccess ) return e;
+  qMap<<<4 * nSM, 256, 0, stream>>>(d_codes, d_n, d_map);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_query_group_mapped_launch(const ga_qprog *d_p, const ga_qprog *h_p,
+                                                    const unsigned char *const *d_colC, const int64_t *const *d_colV,
+                                                    const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
+                                                    int64_t base, const int *jb, int64_t nCode, const uint32_t *d_map,
+                                                    const uint32_t *d_codes, int64_t nGroup, ga_gacc *d_out, int *d_bad,
+                                                    cudaStream_t stream){
+  JbAll j;
+  if( n <= 0 ) return cudaSuccess;
+  if( nGroup <= 0 || nCode <= 0 || nCode > GA_QGROUP_MAPPED || nGroup > nCode ) return cudaErrorInvalidValue;
+  for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < h_p->nFold ? jb[f] : 0;
+  switch( tileRows(h_p->nReg) ){
+    case 4: return launchGroup<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
+                                  d_codes, stream);
+    case 2: return launchGroup<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
+                                  d_codes, stream);
+    default: return launchGroup<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
+                                   d_codes, stream);
   }
 }
 
 /* 8: fold f's accumulators of each picked code, its rows and first row
 ** fold 0's, finished as the host would (ga_group_finish). */
 __global__ void qFinish(const ga_gacc *tab, long long nGroup, int nFold, JbAll jbs, const uint32_t *codes,
-                        const int *pn, ga_grow *out){
+                        const int *pn, int mapped, ga_grow *out){
   const long long m = *pn, all = m * nFold;
   for( long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < all; j += (long long)gridDim.x * blockDim.x ){
-    long long f = j / m, i = j - f * m, c = codes[i];
-    ga_gacc a = tab[f * nGroup + c];
-    a.rows = tab[c].rows;
-    a.first = tab[c].first;
+    long long f = j / m, i = j - f * m, c = codes[i], at = mapped ? i : c;
+    ga_gacc a = tab[f * nGroup + at];
+    a.rows = tab[at].rows;
+    a.first = tab[at].first;
     ga_group_finish(&a, (uint64_t)c, jbs.jb[f], 0, &out[j]);
   }
 }
 
 extern "C" cudaError_t ga_query_finish_launch(const ga_gacc *d_tab, int64_t nGroup, int nFold, const int *jb,
-                                              const uint32_t *d_codes, const int *d_n, ga_grow *d_out,
+                                              const uint32_t *d_codes, const int *d_n, int mapped, ga_grow *d_out,
                                               cudaStream_t stream){
   JbAll j;
   int dev = 0, nSM = 0;
@@ -942,7 +1048,7 @@ extern "C" cudaError_t ga_query_finish_launch(const ga_gacc *d_tab, int64_t nGro
   if( e != cudaSuccess ) return e;
   if( nGroup <= 0 || nFold <= 0 || nFold > GA_QFOLD ) return cudaErrorInvalidValue;
   for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < nFold ? jb[f] : 0;
-  qFinish<<<4 * nSM, 128, 0, stream>>>(d_tab, nGroup, nFold, j, d_codes, d_n, d_out);
+  qFinish<<<4 * nSM, 128, 0, stream>>>(d_tab, nGroup, nFold, j, d_codes, d_n, mapped, d_out);
   return cudaGetLastError();
 }
 

@@ -133,6 +133,20 @@ extern "C" cudaError_t ga_query_pick(void *d_temp, size_t *temp_bytes, const ga_
                                stream);
 }
 
+namespace {
+struct Marked {
+  const unsigned char *flag;
+  __device__ bool operator()(uint32_t c) const { return flag[c] != 0; }
+};
+}  // namespace
+
+extern "C" cudaError_t ga_query_pick_flags(void *d_temp, size_t *temp_bytes, const unsigned char *d_flag, int nCode,
+                                           uint32_t *d_codes, int *d_n, cudaStream_t stream){
+  Marked f = { d_flag };
+  return cub::DeviceSelect::If(d_temp, *temp_bytes, thrust::counting_iterator<uint32_t>(0), d_codes, d_n, nCode, f,
+                               stream);
+}
+
 extern "C" cudaError_t ga_order_gather(const uint64_t *d_keys, const uint32_t *d_rows, int n, uint64_t *d_out,
                                        cudaStream_t stream){
   int blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;

@@ -1795,6 +1795,69 @@ START_TEST(test_kept_budget){
 }
 END_TEST
 
+/* Keys with many codes on the device: two joined tables' rows (1,500 x
+** 1,000 codes) and three folds, more accumulators than the sparse path
+** makes (GA_QGROUP_SPARSE, 2^22), so only the codes with rows get them
+** (cuda_resident.c's mappedGroups; its first read makes its buffer larger
+** and marks again); one fold (the sparse path's); a filter that keeps no
+** row. Names repeat in a, so that two codes may be one group. On the cuda
+** pass only: the CPU's operators are test_kept_join's, and SQLite's answers
+** over 2M rows take seconds each on CI's cores. */
+START_TEST(test_many_codes){
+  static const char *const azSql[] = {
+    "SELECT a.name, b.y, sum(f.v), max(f.w), total(f.r) FROM f JOIN a ON f.ka = a.id JOIN b ON f.kb = b.id"
+    " WHERE f.v %% 3 <> 0 AND a.x < %d GROUP BY a.name, b.y ORDER BY a.name, b.y",
+    "SELECT a.name, b.y, count(*), sum(f.v) FROM f JOIN a ON f.ka = a.id JOIN b ON f.kb = b.id"
+    " WHERE a.x < %d GROUP BY a.name, b.y ORDER BY a.name, b.y",
+    "SELECT a.name, b.y, sum(f.v), min(f.w), total(f.r) FROM f JOIN a ON f.ka = a.id JOIN b ON f.kb = b.id"
+    " WHERE f.v < -%d GROUP BY a.name, b.y ORDER BY a.name, b.y",
+  };
+  int64_t nDev;
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  h_rng r;
+  int q, k;
+  if( strcmp(g_backend, "cuda")!=0 ) return;
+  h_rng_init(&r, h_seed ^ 0x3a7c11);
+  s_dir_make(zDir, "qcodes");
+  snprintf(zFile, sizeof(zFile), "%s/c.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)1 << 31);
+  EXEC(db, "CREATE TABLE a(id INTEGER PRIMARY KEY, name TEXT, x INTEGER); CREATE TABLE b(id INTEGER PRIMARY KEY, y INTEGER);"
+           "CREATE TABLE f(ka INTEGER, kb INTEGER, v INTEGER, w INTEGER, r REAL);"
+           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<1500)"
+           " INSERT INTO a SELECT i, 'n' || ((i * %u) %% 1200), (i * %u) %% 1000 FROM c;"
+           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<1000)"
+           " INSERT INTO b SELECT i, CASE WHEN i %% 97 = 0 THEN NULL ELSE (i * %u) %% 900 END FROM c;"
+           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<2000000)"
+           " INSERT INTO f SELECT ((i * 2654435761) >> 5) %% 1520 + 1, ((i * 2797425387) >> 13) %% 1000 + 1,"
+           " CASE WHEN i %% 11 = 0 THEN NULL ELSE (i * %u) %% 20001 - 10000 END,"
+           " CASE WHEN i %% 17 = 0 THEN 9223372036854775807 - i ELSE (i * 31) %% 1000003 END,"
+           " ((i * %u) %% 100003) / 8.0 FROM c",
+       1 + (unsigned)(h_next(&r) % 1199), 1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 899),
+       1 + (unsigned)(h_next(&r) % 20000), 1 + (unsigned)(h_next(&r) % 100000));
+  for(q=0; q<3; q++){
+    char *zSql = sqlite3_mprintf(azSql[q], q==2 ? 20000 : 700 + (int)(h_next(&r) % 300));
+    EXEC(db, "CREATE VIRTUAL TABLE temp.qc%d USING gpu_query((%s))", q, zSql);
+    nDev = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.device')");
+    for(k=0; k<3; k++){
+      char zTab[8], zWhat[64];
+      snprintf(zTab, sizeof(zTab), "qc%d", q);
+      snprintf(zWhat, sizeof(zWhat), "query %d, read %d", q, k + 1);
+      budgetRead(db, zTab, zSql, zWhat);
+    }
+    CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.device')")>=nDev + 2,
+          "query %d: %lld of its 3 reads on the device", q,
+          (long long)(h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.device')") - nDev));
+    EXEC(db, "DROP TABLE temp.qc%d", q);
+    sqlite3_free(zSql);
+  }
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_kept_join){
   static const struct { int nF, n1, n2, n3; } aRound[] = {
     { 0, 3, 2, 1 }, { 1, 5, 3, 2 }, { 1200, 40, 9, 3 }, { 3000, 300, 25, 6 }, { 2500, 0, 4, 2 }, { 3000, 120, 60, 9 },
@@ -3301,6 +3364,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_join);
   tcase_add_test(tc, test_kept_budget);
+  tcase_add_test(tc, test_many_codes);
   tcase_add_test(tc, test_parallel);
   tcase_add_loop_test(tc, test_order, 0, 2);
   tcase_add_test(tc, test_late);

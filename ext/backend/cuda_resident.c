@@ -40,6 +40,7 @@
 **      reported by name; the caller then reads the host copy instead (or
 **      fails, when cuda is forced).
 */
+#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -796,46 +797,12 @@ static void tabsKept(dRes *r, const ga_qprog *p, int64_t nTab){
   if( nTab>0 ) r->tabId = p->tabId;
 }
 
-/* Keys by code, more codes than a table copied back whole would be worth
-** (TPC-H Q3's and Q10's: a joined table's rows): folded into the grid's
-** table by code (query.cu, 7), the codes with rows picked there in order
-** and their groups finished there (8), only those copied back (hCnt: two
-** pinned words). Non-zero: failed (zErr). */
-static int sparseGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol *a, int64_t nRow, int64_t nGroup,
-                        const int *aJb, int *hCnt, ga_group *const *g, char *zErr){
-  unsigned char *d = (unsigned char*)r->qAux;
-  int64_t nAcc = nGroup*p->nFold, m;
-  size_t tb = 0;
-  ga_gacc *tab;
-  ga_grow *out, *res = 0;
-  uint32_t *codes;
-  int *cnt, f;
-  if( nGroup>INT_MAX ) return GA_DEV_SCAN;
-  CK(ga_query_pick(0, &tb, 0, (int)nGroup, 0, 0, r->st), "cub::DeviceSelect (scratch size)");
-  if( grown(&r->qRows, &r->nRows, (int64_t)(sizeof(ga_gacc) + sizeof(ga_grow))*nAcc + 4*nGroup + 16 + (int64_t)tb + 64,
-            0, zErr) ) return 1;
-  tab = (ga_gacc*)r->qRows;
-  out = (ga_grow*)(tab + nAcc);
-  codes = (uint32_t*)(out + nAcc);
-  cnt = (int*)(codes + nGroup);                       /* the codes picked, the codes past nGroup */
-  CK(FI(FAULT_COPY, cudaMemsetAsync(tab, 0, sizeof(ga_gacc)*(size_t)nAcc, r->st)), "cudaMemsetAsync (query)");
-  CK(FI(FAULT_COPY, cudaMemsetAsync(cnt, 0, 8, r->st)), "cudaMemsetAsync (query)");
-  CK(FI(FAULT_LAUNCH, ga_query_group_launch((const ga_qprog*)(d + x->oProg), p, (const unsigned char *const*)(d + x->oCols),
-                                            (const int64_t *const*)(d + x->oCols + 8*GA_QCOL), x->tabC, x->tabV, nRow,
-                                            a[0].d->a[0].row0, aJb, nGroup, tab, cnt + 1, r->st)),
-     "the query kernel (groups by code)");
-  CK(FI(FAULT_LAUNCH, ga_query_pick((unsigned char*)(cnt + 4) + (16 - ((uintptr_t)(cnt + 4) & 15)) % 16, &tb, tab,
-                                    (int)nGroup, codes, cnt, r->st)), "cub::DeviceSelect (groups)");
-  CK(FI(FAULT_LAUNCH, ga_query_finish_launch(tab, nGroup, p->nFold, aJb, codes, cnt, out, r->st)),
-     "the query kernel (groups finished)");
-  CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
-  CK(FI(FAULT_COPY, cudaMemcpyAsync(hCnt, cnt, 8, cudaMemcpyDeviceToHost, r->st)), "cudaMemcpyAsync (query)");
-  CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
-  if( hCnt[1] || hCnt[0]<0 || hCnt[0]>nGroup ){      /* (never, by the rule above) */
-    strcpy(zErr, "gpuagg: a group's code past the program's groups");
-    return 1;
-  }
-  m = hCnt[0];
+/* The m groups finished on the device (out: fold f's group i at f*m + i)
+** copied back into each fold's g[f] (their rows and first rows fold 0's,
+** as the finish kernel made them). Non-zero: failed (zErr). */
+static int groupsBack(dRes *r, const ga_qprog *p, const ga_grow *out, int64_t m, ga_group *const *g, char *zErr){
+  ga_grow *res;
+  int f;
   if( (res = malloc(sizeof(ga_grow)*(size_t)(m*p->nFold + 1)))==0 ){
     strcpy(zErr, "gpuagg: out of memory");
     return 1;
@@ -864,6 +831,123 @@ static int sparseGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol 
   return 0;
 }
 
+/* A device pointer past p, rounded up to 16 bytes (CUB's scratch). */
+static void *align16(void *p){ return (unsigned char*)p + (16 - ((uintptr_t)p & 15)) % 16; }
+
+/* Keys by code, more codes than a table copied back whole would be worth
+** (TPC-H Q3's and Q10's at SF 1: a joined table's rows): folded into the
+** grid's table by code (query.cu, 7), the codes with rows picked there in
+** order and their groups finished there (8), only those copied back (hCnt:
+** two pinned words). Non-zero: failed (zErr). */
+static int sparseGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol *a, int64_t nRow, int64_t nGroup,
+                        const int *aJb, int *hCnt, ga_group *const *g, char *zErr){
+  unsigned char *d = (unsigned char*)r->qAux;
+  int64_t nAcc = nGroup*p->nFold;
+  size_t tb = 0;
+  ga_gacc *tab;
+  ga_grow *out;
+  uint32_t *codes;
+  int *cnt;
+  if( nGroup>INT_MAX ) return GA_DEV_SCAN;
+  CK(ga_query_pick(0, &tb, 0, (int)nGroup, 0, 0, r->st), "cub::DeviceSelect (scratch size)");
+  if( grown(&r->qRows, &r->nRows, (int64_t)(sizeof(ga_gacc) + sizeof(ga_grow))*nAcc + 4*nGroup + 16 + (int64_t)tb + 64,
+            0, zErr) ) return 1;
+  tab = (ga_gacc*)r->qRows;
+  out = (ga_grow*)(tab + nAcc);
+  codes = (uint32_t*)(out + nAcc);
+  cnt = (int*)(codes + nGroup);                       /* the codes picked, the codes past nGroup */
+  CK(FI(FAULT_COPY, cudaMemsetAsync(tab, 0, sizeof(ga_gacc)*(size_t)nAcc, r->st)), "cudaMemsetAsync (query)");
+  CK(FI(FAULT_COPY, cudaMemsetAsync(cnt, 0, 8, r->st)), "cudaMemsetAsync (query)");
+  CK(FI(FAULT_LAUNCH, ga_query_group_launch((const ga_qprog*)(d + x->oProg), p, (const unsigned char *const*)(d + x->oCols),
+                                            (const int64_t *const*)(d + x->oCols + 8*GA_QCOL), x->tabC, x->tabV, nRow,
+                                            a[0].d->a[0].row0, aJb, nGroup, tab, cnt + 1, r->st)),
+     "the query kernel (groups by code)");
+  CK(FI(FAULT_LAUNCH, ga_query_pick(align16(cnt + 4), &tb, tab, (int)nGroup, codes, cnt, r->st)), "cub::DeviceSelect (groups)");
+  CK(FI(FAULT_LAUNCH, ga_query_finish_launch(tab, nGroup, p->nFold, aJb, codes, cnt, 0, out, r->st)),
+     "the query kernel (groups finished)");
+  CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(hCnt, cnt, 8, cudaMemcpyDeviceToHost, r->st)), "cudaMemcpyAsync (query)");
+  CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+  if( hCnt[1] || hCnt[0]<0 || hCnt[0]>nGroup ){      /* (never, by the rule above) */
+    strcpy(zErr, "gpuagg: a group's code past the program's groups");
+    return 1;
+  }
+  return groupsBack(r, p, out, hCnt[0], g, zErr);
+}
+
+/* Keys by code, too many codes for an accumulator each (TPC-H Q3 and Q10
+** at SF 10: 15M and 37.5M; query.cu, 9): the codes with rows marked and
+** picked in order, the rows folded at their code's place among them, the
+** places finished there and copied back. The buffer holds the flags, the
+** codes, the map, the counts, CUB's scratch, then the groups' accumulators
+** and results; the groups are known only after the marking, so where the
+** buffer is too small for them it is made larger and the marking done
+** again (once: the same rows mark the same codes; a repeated read finds it
+** large enough). GA_DEV_SCAN where the groups' accumulators would pass
+** mapBytes (the rows' path folds them instead). Non-zero: failed (zErr). */
+static int mappedGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol *a, int64_t nRow, int64_t nCode,
+                        const int *aJb, int *hCnt, ga_group *const *g, char *zErr){
+  const int64_t mapBytes = (int64_t)1 << 33;          /* 8 GiB of accumulators and results, at most */
+  const int64_t perGroup = (int64_t)(sizeof(ga_gacc) + sizeof(ga_grow))*p->nFold;
+  const unsigned char *const *colC;
+  const int64_t *const *colV;
+  unsigned char *d = (unsigned char*)r->qAux, *flag;
+  int64_t oCodes, oMap, oCnt, oTab, m = 0, pass;
+  size_t tb = 0;
+  ga_gacc *tab;
+  uint32_t *codes, *map;
+  int *cnt;
+  if( nCode>GA_QGROUP_MAPPED ) return GA_DEV_SCAN;
+  colC = (const unsigned char *const*)(d + x->oCols);
+  colV = (const int64_t *const*)(d + x->oCols + 8*GA_QCOL);
+  CK(ga_query_pick_flags(0, &tb, 0, (int)nCode, 0, 0, r->st), "cub::DeviceSelect (scratch size)");
+  oCodes = up16(nCode);
+  oMap = oCodes + up16(4*nCode);
+  oCnt = oMap + up16(4*nCode);
+  oTab = up16(oCnt + 32 + (int64_t)tb);
+  for(pass=0; pass<2; pass++){
+    if( grown(&r->qRows, &r->nRows, oTab + perGroup*m, 0, zErr) ) return 1;
+    flag = (unsigned char*)r->qRows;
+    codes = (uint32_t*)(flag + oCodes);
+    map = (uint32_t*)(flag + oMap);
+    cnt = (int*)(flag + oCnt);                        /* the codes picked, the codes past nCode or not marked */
+    CK(FI(FAULT_COPY, cudaMemsetAsync(flag, 0, (size_t)nCode, r->st)), "cudaMemsetAsync (query)");
+    CK(FI(FAULT_COPY, cudaMemsetAsync(cnt, 0, 8, r->st)), "cudaMemsetAsync (query)");
+    CK(FI(FAULT_LAUNCH, ga_query_mark_launch((const ga_qprog*)(d + x->oProg), p, colC, colV, x->tabC, x->tabV, nRow, nCode,
+                                             flag, cnt + 1, r->st)), "the query kernel (codes marked)");
+    CK(FI(FAULT_LAUNCH, ga_query_pick_flags(align16(cnt + 4), &tb, flag, (int)nCode, codes, cnt, r->st)),
+       "cub::DeviceSelect (codes)");
+    CK(FI(FAULT_LAUNCH, ga_query_map_launch(codes, cnt, map, r->st)), "the query kernel (codes' places)");
+    CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
+    CK(FI(FAULT_COPY, cudaMemcpyAsync(hCnt, cnt, 8, cudaMemcpyDeviceToHost, r->st)), "cudaMemcpyAsync (query)");
+    CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+    if( hCnt[1] || hCnt[0]<0 || hCnt[0]>nCode ){       /* (never, by the rule above) */
+      strcpy(zErr, "gpuagg: a group's code past the program's groups");
+      return 1;
+    }
+    m = hCnt[0];
+    if( m==0 ) return groupsBack(r, p, 0, 0, g, zErr);
+    if( perGroup*m>mapBytes ) return GA_DEV_SCAN;
+    if( r->nRows>=oTab + perGroup*m ) break;
+  }
+  assert( r->nRows>=oTab + perGroup*m );
+  tab = (ga_gacc*)((unsigned char*)r->qRows + oTab);
+  CK(FI(FAULT_COPY, cudaMemsetAsync(tab, 0, sizeof(ga_gacc)*(size_t)(m*p->nFold), r->st)), "cudaMemsetAsync (query)");
+  CK(FI(FAULT_LAUNCH, ga_query_group_mapped_launch((const ga_qprog*)(d + x->oProg), p, colC, colV, x->tabC, x->tabV, nRow,
+                                                   a[0].d->a[0].row0, aJb, nCode, map, codes, m, tab, cnt + 1, r->st)),
+     "the query kernel (groups by place)");
+  CK(FI(FAULT_LAUNCH, ga_query_finish_launch(tab, m, p->nFold, aJb, codes, cnt, 1, (ga_grow*)(tab + m*p->nFold), r->st)),
+     "the query kernel (groups finished)");
+  CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
+  CK(FI(FAULT_COPY, cudaMemcpyAsync(hCnt, cnt, 8, cudaMemcpyDeviceToHost, r->st)), "cudaMemcpyAsync (query)");
+  CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
+  if( hCnt[1] || hCnt[0]!=m ){                        /* (never: the same rows as the marking's) */
+    strcpy(zErr, "gpuagg: a group's code not among those marked");
+    return 1;
+  }
+  return groupsBack(r, p, (ga_grow*)(tab + m*p->nFold), m, g, zErr);
+}
+
 int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qcol *a, int64_t nRow,
                   const unsigned char *tabC, const int64_t *tabV, int64_t nTab, ga_group *const *g, char *zErr){
   Aux x;
@@ -876,6 +960,9 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   /* ... many codes: the groups there are picked on the device (sparseGroups) */
   int sparse = !direct && p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2
                && nGroup*p->nFold<=GA_QGROUP_SPARSE && nRow<GA_CARRY_ROWS;
+  /* ... more: only those with rows get accumulators (mappedGroups) */
+  int mapped = !direct && !sparse && p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2
+               && nGroup<=GA_QGROUP_MAPPED && nRow<GA_CARRY_ROWS;
   int wantKey = p->keyNum && nGroup==0;   /* the key's range, to size the table (keyRange) */
   int64_t *keyStat;
   int dev, f, rc;
@@ -990,14 +1077,20 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
     resEnd(r, dev, stats);
     return 0;
   }
-  if( sparse ){
+  if( sparse || mapped ){
     int aJb[GA_QFOLD];
     for(f=0; f<p->nFold; f++) aJb[f] = g[f]->jb;
-    if( (rc = sparseGroups(r, p, &x, a, nRow, nGroup, aJb, (int*)(h + oKey), g, zErr))!=0 ) return rc;
-    ga_cu_count(stats, dev, nAux);
-    tabsKept(r, p, nTab);
-    resEnd(r, dev, stats);
-    return 0;
+    rc = sparse ? sparseGroups(r, p, &x, a, nRow, nGroup, aJb, (int*)(h + oKey), g, zErr)
+                : mappedGroups(r, p, &x, a, nRow, nGroup, aJb, (int*)(h + oKey), g, zErr);
+    if( rc!=0 && rc!=GA_DEV_SCAN ) return rc;
+    if( rc==0 ){
+      ga_cu_count(stats, dev, nAux);
+      tabsKept(r, p, nTab);
+      resEnd(r, dev, stats);
+      return 0;
+    }
+    if( sparse ) return rc;
+    /* too many groups with rows for their accumulators: the rows' path */
   }
   /* the rows, a piece at a time (where the groups there can be are not
   ** known, a smaller piece: each fold's table makes room for a piece's rows
