@@ -1875,7 +1875,7 @@ static void querySection(int64_t nRow){
           tFirst = tCreate + tq;
           double aPart[6][64];       /* each repeated run's parts (lastParts), then the rest */
           t0 = h_now();
-          while( nFastRun<nFast && (nFastRun<3 || h_now() - t0<10) && h_now() - t0<30 ){
+          while( nFastRun<nFast && (nFastRun<3 || h_now() - t0<10) ){   /* 3 at least: the first may keep the columns */
             if( (t[nFastRun] = runQuery(db2, zSel, 0, 0, &zE))<0 ) break;
             lastParts(db2, t[nFastRun], aPart, nFastRun);
             nFastRun++;
