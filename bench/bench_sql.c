@@ -1146,7 +1146,7 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 ** the system's page cache, since the builtin just read it): CREATE VIRTUAL
 ** TABLE temp.q USING gpu_query((SELECT ...)) and SELECT * FROM q, timed
 ** together; (c) SELECT * FROM q again on that connection (median of up to
-** 15 runs, fewer past 10 s); (d) DuckDB in memory over copies of the same
+** 15 runs, fewer past 10 s, 3 at least); (d) DuckDB in memory over copies of the same
 ** tables (BENCH_DUCKDB; every core, median of 15; tpchj's tables in a
 ** DuckDB database of their own, their names being the other parts').
 ** Every gpu_query answer is checked cell for cell against the builtin
