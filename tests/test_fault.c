@@ -207,14 +207,15 @@ START_TEST(test_cache_faults){
            "CREATE TABLE de(id INTEGER PRIMARY KEY, h TEXT);"
            " WITH RECURSIVE n(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM n WHERE v < 299)"
            " INSERT INTO de SELECT v, 'h' || v FROM n WHERE v %% 11 <> 5");
-  /* many codes (800 * 700 of two joined tables' rows, eight folds: past the sparse path's 2^22
-  ** accumulators), so only the codes with rows get places (cuda_resident.c's mappedGroups) */
+  /* many codes (800 * 700 of two joined tables' distinct values, eight folds: past the sparse path's
+  ** 2^22 accumulators, below the 600K rows), so only the codes with rows get places (cuda_resident.c's
+  ** mappedGroups) */
   EXEC(db, "CREATE TABLE m1(id INTEGER PRIMARY KEY, a TEXT); CREATE TABLE m2(id INTEGER PRIMARY KEY, b INTEGER);"
            "CREATE TABLE mf(k1 INTEGER, k2 INTEGER, v INTEGER, w REAL);"
            " WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 800)"
-           " INSERT INTO m1 SELECT v, 'a' || (v %% 613) FROM n;"
+           " INSERT INTO m1 SELECT v, 'a' || v FROM n;"
            " WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 700)"
-           " INSERT INTO m2 SELECT v, v %% 500 FROM n;"
+           " INSERT INTO m2 SELECT v, v * 3 FROM n;"
            " WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 600000)"
            " INSERT INTO mf SELECT ((v * 2654435761) >> 7) %% 810 + 1, ((v * 2797425387) >> 11) %% 700 + 1,"
            " CASE WHEN v %% 29 = 0 THEN NULL ELSE (v * %u) %% 100001 - 50000 END, (v %% 1009) / 4.0 FROM n",
@@ -277,6 +278,8 @@ START_TEST(test_cache_faults){
                                 " AND v % 5 <> 0 GROUP BY m1.a, m2.b";
     char *zRef = s_render(db, zMSql), *zOn;
     int hitM = 0;
+    CHECK(h_int(db, "SELECT (SELECT count(DISTINCT a) FROM m1) * (SELECT count(DISTINCT b) FROM m2) + 1")*8>1<<22,
+          "the many codes' join has too few codes for mappedGroups");
     EXEC(db, "CREATE VIRTUAL TABLE temp.qm USING gpu_query((%s))", zMSql);
     EXEC(db, "SELECT gpuagg_backend('auto'), gpuagg_config('cache', 1<<30)");
     free(s_render(db, zM));
@@ -304,6 +307,7 @@ START_TEST(test_cache_faults){
     }
     zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
     CHECK(zOn && strcmp(zOn, "device")==0, "the many codes' join was read on %s, not the device", zOn ? zOn : "?");
+    CHECK(hitM>0, "no fault hit the many codes' join");
     printf("test_cache_faults (cuda): the many codes' join: %d of its %d faulted reads hit a fault\n", hitM, 2*4*8);
     free(zOn);
     free(zRef);

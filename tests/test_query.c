@@ -1795,18 +1795,19 @@ START_TEST(test_kept_budget){
 }
 END_TEST
 
-/* Keys with many codes on the device: two joined tables' rows (1,500 x
-** 1,000 codes) and three folds, more accumulators than the sparse path
+/* Keys with many codes on the device. A key of a joined table has an id
+** for each distinct value over its rows (compile.c's idKey), and the codes
+** are the ids' product: 1,500 names times 991 y's (990 and NULL), below the
+** 2M rows. With three folds that is more accumulators than the sparse path
 ** makes (GA_QGROUP_SPARSE, 2^22), so only the codes with rows get them
 ** (cuda_resident.c's mappedGroups; its first read makes its buffer larger
-** and marks again); one fold (the sparse path's); a filter that keeps no
-** row. Names repeat in a, so that two codes may be one group. On the cuda
-** pass only: the CPU's operators are test_kept_join's, and SQLite's answers
-** over 2M rows take seconds each on CI's cores. */
+** and marks again); with one fold, the sparse path; a filter that keeps no
+** row. On the cuda pass only: the CPU's operators are test_kept_join's, and
+** SQLite's answers over 2M rows take seconds each on CI's cores. */
 START_TEST(test_many_codes){
   static const char *const azSql[] = {
     "SELECT a.name, b.y, sum(f.v), max(f.w), total(f.r) FROM f JOIN a ON f.ka = a.id JOIN b ON f.kb = b.id"
-    " WHERE f.v %% 3 <> 0 AND a.x < %d GROUP BY a.name, b.y ORDER BY a.name, b.y",
+    " WHERE f.v %% 3 <> %d GROUP BY a.name, b.y ORDER BY a.name, b.y",
     "SELECT a.name, b.y, count(*), sum(f.v) FROM f JOIN a ON f.ka = a.id JOIN b ON f.kb = b.id"
     " WHERE a.x < %d GROUP BY a.name, b.y ORDER BY a.name, b.y",
     "SELECT a.name, b.y, sum(f.v), min(f.w), total(f.r) FROM f JOIN a ON f.ka = a.id JOIN b ON f.kb = b.id"
@@ -1827,18 +1828,23 @@ START_TEST(test_many_codes){
   EXEC(db, "CREATE TABLE a(id INTEGER PRIMARY KEY, name TEXT, x INTEGER); CREATE TABLE b(id INTEGER PRIMARY KEY, y INTEGER);"
            "CREATE TABLE f(ka INTEGER, kb INTEGER, v INTEGER, w INTEGER, r REAL);"
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<1500)"
-           " INSERT INTO a SELECT i, 'n' || ((i * %u) %% 1200), (i * %u) %% 1000 FROM c;"
+           " INSERT INTO a SELECT i, 'n' || i, (i * %u) %% 1000 FROM c;"
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<1000)"
-           " INSERT INTO b SELECT i, CASE WHEN i %% 97 = 0 THEN NULL ELSE (i * %u) %% 900 END FROM c;"
+           " INSERT INTO b SELECT i, CASE WHEN i %% 97 = 0 THEN NULL ELSE i * %u END FROM c;"
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<2000000)"
            " INSERT INTO f SELECT ((i * 2654435761) >> 5) %% 1520 + 1, ((i * 2797425387) >> 13) %% 1000 + 1,"
            " CASE WHEN i %% 11 = 0 THEN NULL ELSE (i * %u) %% 20001 - 10000 END,"
            " CASE WHEN i %% 17 = 0 THEN 9223372036854775807 - i ELSE (i * 31) %% 1000003 END,"
            " ((i * %u) %% 100003) / 8.0 FROM c",
-       1 + (unsigned)(h_next(&r) % 1199), 1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 899),
-       1 + (unsigned)(h_next(&r) % 20000), 1 + (unsigned)(h_next(&r) % 100000));
+       1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 899), 1 + (unsigned)(h_next(&r) % 20000),
+       1 + (unsigned)(h_next(&r) % 100000));
+  {
+    /* the codes (ids' product, plus one) times the first query's three folds pass 2^22, below the rows */
+    int64_t nCode = h_int(db, "SELECT (SELECT count(DISTINCT name) FROM a) * (SELECT count(DISTINCT y) + 1 FROM b) + 1");
+    CHECK(nCode*3>((int64_t)1 << 22) && nCode<2000000, "%lld codes: not the many codes' path", (long long)nCode);
+  }
   for(q=0; q<3; q++){
-    char *zSql = sqlite3_mprintf(azSql[q], q==2 ? 20000 : 700 + (int)(h_next(&r) % 300));
+    char *zSql = sqlite3_mprintf(azSql[q], q==0 ? (int)(h_next(&r) % 3) : q==2 ? 20000 : 700 + (int)(h_next(&r) % 300));
     EXEC(db, "CREATE VIRTUAL TABLE temp.qc%d USING gpu_query((%s))", q, zSql);
     nDev = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.device')");
     for(k=0; k<3; k++){

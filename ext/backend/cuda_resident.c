@@ -40,7 +40,6 @@
 **      reported by name; the caller then reads the host copy instead (or
 **      fails, when cuda is forced).
 */
-#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -930,7 +929,10 @@ static int mappedGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol 
     if( perGroup*m>mapBytes ) return GA_DEV_SCAN;
     if( r->nRows>=oTab + perGroup*m ) break;
   }
-  assert( r->nRows>=oTab + perGroup*m );
+  if( r->nRows<oTab + perGroup*m ){                  /* (never: the second marking's are the first's) */
+    strcpy(zErr, "gpuagg: the codes marked changed between two markings");
+    return 1;
+  }
   tab = (ga_gacc*)((unsigned char*)r->qRows + oTab);
   CK(FI(FAULT_COPY, cudaMemsetAsync(tab, 0, sizeof(ga_gacc)*(size_t)(m*p->nFold), r->st)), "cudaMemsetAsync (query)");
   CK(FI(FAULT_LAUNCH, ga_query_group_mapped_launch((const ga_qprog*)(d + x->oProg), p, colC, colV, x->tabC, x->tabV, nRow,
