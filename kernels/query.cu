@@ -962,24 +962,33 @@ cudaError_t launchMark(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned 
   return cudaGetLastError();
 }
 
+/* qGroup at the tile rows the program's registers allow (1); a map places
+** the codes (9). */
+cudaError_t groupLaunch(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
+                        const int64_t *const *d_colV, const unsigned char *d_tabC, const int64_t *d_tabV, int64_t n,
+                        int64_t base, const int *jb, int64_t nGroup, ga_gacc *d_out, int *d_bad, int64_t nCode,
+                        const uint32_t *d_map, const uint32_t *d_codes, cudaStream_t stream){
+  JbAll j;
+  for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < h_p->nFold ? jb[f] : 0;
+  switch( tileRows(h_p->nReg) ){
+    case 4: return launchGroup<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
+                                  d_codes, stream);
+    case 2: return launchGroup<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
+                                  d_codes, stream);
+    default: return launchGroup<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
+                                   d_codes, stream);
+  }
+}
+
 }  // namespace
 
 extern "C" cudaError_t ga_query_group_launch(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
                                              const int64_t *const *d_colV, const unsigned char *d_tabC,
                                              const int64_t *d_tabV, int64_t n, int64_t base, const int *jb,
                                              int64_t nGroup, ga_gacc *d_out, int *d_bad, cudaStream_t stream){
-  JbAll j;
   if( n <= 0 ) return cudaSuccess;
   if( nGroup <= 0 || nGroup * h_p->nFold > GA_QGROUP_SPARSE ) return cudaErrorInvalidValue;
-  for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < h_p->nFold ? jb[f] : 0;
-  switch( tileRows(h_p->nReg) ){
-    case 4: return launchGroup<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nGroup, 0, 0,
-                                  stream);
-    case 2: return launchGroup<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nGroup, 0, 0,
-                                  stream);
-    default: return launchGroup<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nGroup, 0, 0,
-                                   stream);
-  }
+  return groupLaunch(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, jb, nGroup, d_out, d_bad, nGroup, 0, 0, stream);
 }
 
 extern "C" cudaError_t ga_query_mark_launch(const ga_qprog *d_p, const ga_qprog *h_p, const unsigned char *const *d_colC,
@@ -1010,18 +1019,10 @@ extern "C" cudaError_t ga_query_group_mapped_launch(const ga_qprog *d_p, const g
                                                     int64_t base, const int *jb, int64_t nCode, const uint32_t *d_map,
                                                     const uint32_t *d_codes, int64_t nGroup, ga_gacc *d_out, int *d_bad,
                                                     cudaStream_t stream){
-  JbAll j;
   if( n <= 0 ) return cudaSuccess;
   if( nGroup <= 0 || nCode <= 0 || nCode > GA_QGROUP_MAPPED || nGroup > nCode ) return cudaErrorInvalidValue;
-  for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < h_p->nFold ? jb[f] : 0;
-  switch( tileRows(h_p->nReg) ){
-    case 4: return launchGroup<4>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
-                                  d_codes, stream);
-    case 2: return launchGroup<2>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
-                                  d_codes, stream);
-    default: return launchGroup<1>(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, j, nGroup, d_out, d_bad, nCode, d_map,
-                                   d_codes, stream);
-  }
+  return groupLaunch(d_p, h_p, d_colC, d_colV, d_tabC, d_tabV, n, base, jb, nGroup, d_out, d_bad, nCode, d_map, d_codes,
+                     stream);
 }
 
 /* 8: fold f's accumulators of each picked code, its rows and first row
