@@ -11,7 +11,8 @@
 **      N>0 runs "SET threads=N", N==0 leaves DuckDB's default (every core).
 **   3. duck_copy_table(db, zTab) creates (or replaces) the DuckDB table zTab
 **      with the columns of SQLite's "SELECT * FROM zTab", typed by the values
-**      they hold (one scan counts them by storage class): BIGINT if every
+**      they hold (counted by storage class, in the ranges below where the copy
+**      is in ranges: at TPC-H SF 10 one scan took minutes): BIGINT if every
 **      non-NULL value is an integer (or there is none), DOUBLE if they are
 **      integers and reals, VARCHAR if any is TEXT (numbers among them become
 **      sqlite3_column_text's text); a column with a BLOB is an error. It then
@@ -220,11 +221,14 @@ appender_error:
   return 1;
 }
 
-/* One thread's share of a copy: rowids [lo, hi] of zTab in file zFile. */
+/* One thread's share of a copy: rowids [lo, hi] of zTab in file zFile;
+** or, where zCnt is set, of the count of its values' storage classes. */
 typedef struct CopyPart {
   duck *p;
   const char *zFile, *zTab, *aType;
-  int nCol;
+  const char *zCnt;               /* the count's SELECT (ends with its FROM), or 0: the copy */
+  int64_t *aCnt;                  /* ... its nCnt sums over this part's rows */
+  int nCol, nCnt;
   sqlite3_int64 lo, hi;
   int rc;
   char zErr[200];
@@ -235,11 +239,22 @@ static void *copyPart(void *pArg){
   sqlite3 *db = 0;
   sqlite3_stmt *pSel = 0;
   duckdb_connection con = 0;
-  char *zSql = sqlite3_mprintf("SELECT * FROM \"%w\" WHERE rowid BETWEEN ?1 AND ?2", c->zTab);
+  char *zSql = c->zCnt ? sqlite3_mprintf("%s WHERE rowid BETWEEN ?1 AND ?2", c->zCnt)
+                       : sqlite3_mprintf("SELECT * FROM \"%w\" WHERE rowid BETWEEN ?1 AND ?2", c->zTab);
+  int i;
   c->rc = 1;
   if( zSql==0 || sqlite3_open_v2(c->zFile, &db, SQLITE_OPEN_READONLY, 0)
    || sqlite3_prepare_v2(db, zSql, -1, &pSel, 0) ){
     setErr(c->zErr, sizeof(c->zErr), "sqlite: %s", db ? sqlite3_errmsg(db) : "no memory");
+  }else if( c->zCnt ){
+    sqlite3_bind_int64(pSel, 1, c->lo);
+    sqlite3_bind_int64(pSel, 2, c->hi);
+    if( sqlite3_step(pSel)==SQLITE_ROW ){
+      for(i=0; i<c->nCnt; i++) c->aCnt[i] = sqlite3_column_int64(pSel, i);
+      c->rc = 0;
+    }else{
+      setErr(c->zErr, sizeof(c->zErr), "sqlite: %s", sqlite3_errmsg(db));
+    }
   }else if( D.xConnect(c->p->db, &con)!=0 ){
     setErr(c->zErr, sizeof(c->zErr), "duckdb_connect failed");
   }else{
@@ -254,9 +269,11 @@ static void *copyPart(void *pArg){
   return 0;
 }
 
-/* zTab's rows copied by threads over ranges of its rowids (3); -1: not
-** done so (an in-memory database, no rowids, one core), try one scan. */
-static int copyParallel(duck *p, sqlite3 *db, const char *zTab, const char *aType, int nCol, char *zErr, int nErr){
+/* zTab's rows copied by threads over ranges of its rowids (3); or, with
+** zCnt, its nCnt counts summed into aCnt (room for 16*nCnt). -1: not done
+** so (an in-memory database, no rowids, one core), try one scan. */
+static int copyParallel(duck *p, sqlite3 *db, const char *zTab, const char *aType, int nCol, const char *zCnt,
+                        int64_t *aCnt, int nCnt, char *zErr, int nErr){
   const char *zFile = sqlite3_db_filename(db, "main");
   long nCore = sysconf(_SC_NPROCESSORS_ONLN);
   int nPart = nCore>16 ? 16 : (int)nCore, i, rc = 0;
@@ -285,6 +302,9 @@ static int copyParallel(duck *p, sqlite3 *db, const char *zTab, const char *aTyp
     a[i].zTab = zTab;
     a[i].aType = aType;
     a[i].nCol = nCol;
+    a[i].zCnt = zCnt;
+    a[i].aCnt = aCnt + (size_t)i*nCnt;
+    a[i].nCnt = nCnt;
     a[i].lo = lo + span*i;
     a[i].hi = i==nPart-1 ? hi : lo + span*(i+1) - 1;
     if( pthread_create(&aTid[i], 0, copyPart, &a[i]) ){
@@ -300,6 +320,10 @@ static int copyParallel(duck *p, sqlite3 *db, const char *zTab, const char *aTyp
       setErr(zErr, nErr, "%s", a[i].zErr);
     }
   }
+  for(i=1; zCnt && i<nPart; i++){
+    int k;
+    for(k=0; k<nCnt; k++) aCnt[k] += aCnt[(size_t)i*nCnt + k];
+  }
   return rc;
 }
 
@@ -307,13 +331,17 @@ int duck_copy_table(duck *p, sqlite3 *db, const char *zTab, char *zErr, int nErr
   sqlite3_stmt *pSel = 0, *pCnt = 0;
   sqlite3_str *pDdl = sqlite3_str_new(db), *pCntSql = sqlite3_str_new(db);
   char *zSql = 0, *zDdl = 0, *aType = 0;
+  int64_t *aCnt = 0;
   int rc = 1, nCol = 0, i;
 
   zSql = sqlite3_mprintf("SELECT * FROM \"%w\"", zTab);
   if( sqlite3_prepare_v2(db, zSql, -1, &pSel, 0) ) goto sqlite_error;
   nCol = sqlite3_column_count(pSel);
-  if( (aType = calloc(nCol+1, 1))==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
-  /* One scan: each column's reals, texts and blobs counted. */
+  if( (aType = calloc(nCol+1, 1))==0 || (aCnt = calloc(16*3*(size_t)nCol + 1, sizeof(int64_t)))==0 ){
+    setErr(zErr, nErr, "no memory");
+    goto done;
+  }
+  /* each column's reals, texts and blobs counted */
   for(i=0; i<nCol; i++){
     const char *zCol = sqlite3_column_name(pSel, i);
     sqlite3_str_appendf(pCntSql, "%ssum(typeof(\"%w\")='real'), sum(typeof(\"%w\")='text'), "
@@ -324,15 +352,17 @@ int duck_copy_table(duck *p, sqlite3 *db, const char *zTab, char *zErr, int nErr
   zSql = sqlite3_str_finish(pCntSql);
   pCntSql = 0;
   if( zSql==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
-  if( nCol>0 ){
+  if( nCol>0 && (i = copyParallel(0, db, zTab, 0, nCol, zSql, aCnt, 3*nCol, zErr, nErr))!=0 ){
+    if( i>0 ) goto done;
     if( sqlite3_prepare_v2(db, zSql, -1, &pCnt, 0) ) goto sqlite_error;
     if( sqlite3_step(pCnt)!=SQLITE_ROW ) goto sqlite_error;
+    for(i=0; i<3*nCol; i++) aCnt[i] = sqlite3_column_int64(pCnt, i);
   }
   sqlite3_str_appendf(pDdl, "CREATE OR REPLACE TABLE \"%w\"(", zTab);
   for(i=0; i<nCol; i++){
     const char *zCol = sqlite3_column_name(pSel, i);
-    int64_t nReal = sqlite3_column_int64(pCnt, 3*i), nText = sqlite3_column_int64(pCnt, 3*i+1);
-    if( sqlite3_column_int64(pCnt, 3*i+2) ){
+    int64_t nReal = aCnt[3*i], nText = aCnt[3*i+1];
+    if( aCnt[3*i+2] ){
       setErr(zErr, nErr, "%s.%s holds BLOB values: not copied", zTab, zCol);
       goto done;
     }
@@ -348,7 +378,7 @@ int duck_copy_table(duck *p, sqlite3 *db, const char *zTab, char *zErr, int nErr
   if( zDdl==0 ){ setErr(zErr, nErr, "no memory"); goto done; }
   if( duckExec(p, zDdl, zErr, nErr) ) goto done;
 
-  if( (rc = copyParallel(p, db, zTab, aType, nCol, zErr, nErr))<0 ){
+  if( (rc = copyParallel(p, db, zTab, aType, nCol, 0, 0, 0, zErr, nErr))<0 ){
     rc = copyRows(p->con, pSel, aType, nCol, zTab, zErr, nErr);
   }
   goto done;
@@ -364,6 +394,7 @@ done:
   sqlite3_free(zDdl);
   sqlite3_free(zSql);
   free(aType);
+  free(aCnt);
   return rc;
 }
 
