@@ -1163,8 +1163,11 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 ** BENCH_QUERY_THREADS (default every core),
 ** BENCH_QUERY_CACHE (gpuagg_config('cache', N) on the fresh connection;
 ** default the module's), BENCH_QUERY_CHECK=0 (no answer checks: each costs
-** one more builtin-sized run), BENCH_QUERY_BUILTIN=0 (the builtin not run,
-** nor the checks: for A/B runs of two builds, GPUAGG_MODULE alternating). */
+** one more builtin-sized run), BENCH_QUERY_BUILTIN=0 (the builtin not run:
+** for A/B runs of two builds, GPUAGG_MODULE alternating, and at scale
+** factors where it takes minutes; each answer is then checked against the
+** CPU operators' on the same connection, gpuagg_backend('cpu'), unless
+** BENCH_QUERY_CHECK=0). */
 typedef struct QueryDef {
   const char *zId;          /* for BENCH_QUERY_ONLY */
   const char *zPart;        /* "tpch" (lineitem), "flights" (f), "ssb" (SSB's 5 tables) or
@@ -1508,13 +1511,13 @@ static char *gpuNames(const char *z){
 
 static int cmpStr(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
 
-/* NULL if g and b hold the same rows in the same order; else a message:
+/* NULL if g and b (zB's: "the builtin") hold the same rows in the same order; else a message:
 ** "same rows in another order" (*pOrderOnly set unless the query has an
 ** ORDER BY, then a difference) or the first difference. */
-static char *rowsDiff(QRows *g, QRows *b, int ordered, int *pOrderOnly){
+static char *rowsDiff(QRows *g, QRows *b, const char *zB, int ordered, int *pOrderOnly){
   int i;
   *pOrderOnly = 0;
-  if( g->n!=b->n ) return sqlite3_mprintf("gpu_query gave %d rows, the builtin %d", g->n, b->n);
+  if( g->n!=b->n ) return sqlite3_mprintf("gpu_query gave %d rows, %s %d", g->n, zB, b->n);
   for(i=0; i<g->n && strcmp(g->az[i], b->az[i])==0; i++){}
   if( i==g->n ) return 0;
   qsort(g->az, (size_t)g->n, sizeof(char*), cmpStr);
@@ -1524,7 +1527,7 @@ static char *rowsDiff(QRows *g, QRows *b, int ordered, int *pOrderOnly){
     *pOrderOnly = !ordered;
     return sqlite3_mprintf("same rows in another order%s", ordered ? ", against the query's ORDER BY" : "");
   }
-  return sqlite3_mprintf("first difference (rows sorted): gpu_query %s; builtin %s", g->az[i], b->az[i]);
+  return sqlite3_mprintf("first difference (rows sorted): gpu_query %s; %s %s", g->az[i], zB, b->az[i]);
 }
 
 /* The lineitem table of n rows in zFile, made if missing, of another size
@@ -1763,7 +1766,8 @@ static void querySection(int64_t nRow){
   const double sf = getenv("BENCH_SSB_SF") && atof(getenv("BENCH_SSB_SF"))>0 ? atof(getenv("BENCH_SSB_SF")) : 1.0;
   const double sfJ = getenv("BENCH_TPCH_SF") && atof(getenv("BENCH_TPCH_SF"))>0 ? atof(getenv("BENCH_TPCH_SF")) : 1.0;
   const int builtin = !(getenv("BENCH_QUERY_BUILTIN") && atoi(getenv("BENCH_QUERY_BUILTIN"))==0);
-  const int nFast = 15, check = builtin && !(getenv("BENCH_QUERY_CHECK") && atoi(getenv("BENCH_QUERY_CHECK"))==0);
+  const int checks = !(getenv("BENCH_QUERY_CHECK") && atoi(getenv("BENCH_QUERY_CHECK"))==0);
+  const int nFast = 15, check = builtin && checks, checkCpu = !builtin && checks;
   long nCpu = sysconf(_SC_NPROCESSORS_ONLN);
   int nThread = getenv("BENCH_QUERY_THREADS") ? atoi(getenv("BENCH_QUERY_THREADS")) : (int)(nCpu<1 ? 1 : nCpu>64 ? 64 : nCpu);
   int wantL = 0, wantF = 0, wantS = 0, wantJ = 0, form = 0, q, i;
@@ -1932,7 +1936,7 @@ static void querySection(int64_t nRow){
       if( runQuery(db2, zSel, 0, &got, &zE)<0 ){
         zAnswer = sqlite3_mprintf("ERROR");
         sqlite3_str_appendf(pNote, "- %s: the answer's run failed: %s\n", pQ->zId, zE);
-      }else if( (zE = rowsDiff(&got, &ref, strstr(pQ->zSql, "ORDER BY")!=0, &orderOnly))==0 ){
+      }else if( (zE = rowsDiff(&got, &ref, "the builtin", strstr(pQ->zSql, "ORDER BY")!=0, &orderOnly))==0 ){
         zAnswer = sqlite3_mprintf("same (%d rows)", ref.n);
       }else{
         zAnswer = sqlite3_mprintf("%s (%d rows)", orderOnly ? "same, other order" : "DIFFER", ref.n);
@@ -1943,6 +1947,35 @@ static void querySection(int64_t nRow){
       qrowsFree(&ref);
       qrowsFree(&got);
       sqlite3_free(zRef);
+    }
+
+    /* Without the builtin (BENCH_QUERY_BUILTIN=0: at SF 10 it takes
+    ** minutes a query), a repeated run's answer against the CPU operators'
+    ** (gpuagg_backend('cpu') on the same connection), the reference the
+    ** device is tested against. */
+    if( checkCpu && tc>=0 ){
+      const char *zMode = getenv("BENCH_QUERY_BACKEND") ? getenv("BENCH_QUERY_BACKEND") : "auto";
+      QRows ref = {0, 0, 0}, got = {0, 0, 0};
+      char *zOn = 0;
+      int orderOnly;
+      if( runQuery(db2, zSel, 0, &got, &zE)<0
+       || (zOn = h_text(db2, "SELECT json_extract(gpuagg_info(), '$.query.last.on')"))==0
+       || h_exec(db2, "SELECT gpuagg_backend('cpu')") || runQuery(db2, zSel, 0, &ref, &zE)<0
+       || h_exec(db2, "SELECT gpuagg_backend(%Q)", zMode) ){
+        zAnswer = sqlite3_mprintf("ERROR");
+        sqlite3_str_appendf(pNote, "- %s: the answers' runs failed: %s\n", pQ->zId, zE ? zE : h_errmsg);
+      }else if( (zE = rowsDiff(&got, &ref, "the CPU operators", strstr(pQ->zSql, "ORDER BY")!=0, &orderOnly))==0 ){
+        zAnswer = sqlite3_mprintf("same as the CPU operators' (%d rows, on %s)", ref.n, zOn);
+      }else{
+        zAnswer = sqlite3_mprintf("%s the CPU operators' (%d rows, on %s)", orderOnly ? "same, other order, as" : "DIFFER from",
+                                  ref.n, zOn);
+        sqlite3_str_appendf(pNote, "- %s: answers: %s\n", pQ->zId, zE);
+      }
+      sqlite3_free(zE);
+      zE = 0;
+      free(zOn);
+      qrowsFree(&ref);
+      qrowsFree(&got);
     }
 
     /* gpu_explain's path and why, where the module has it. */
@@ -1969,7 +2002,7 @@ static void querySection(int64_t nRow){
     if( tc>=0 ) printf(" %.2f (%d) | %.1fx |", tc*1e3, nFastRun, tb/tc); else printf(" - | - |");
     if( td>=0 ) printf(" %.2f |", td*1e3); else printf(" - |");
     if( td>=0 && tc>=0 ) printf(" %.2fx |", td/tc); else printf(" - |");
-    printf(" %s |\n", zAnswer ? zAnswer : check ? "-" : "not checked");
+    printf(" %s |\n", zAnswer ? zAnswer : check || checkCpu ? "-" : "not checked");
     fflush(stdout);
     fprintf(stderr, "# query %s: builtin %.1f ms, create %.1f ms, first %.1f ms, repeated %.2f ms, DuckDB %.2f ms "
             "(nan: not run), %.1f s in all\n", pQ->zId, tb*1e3, tCreate<0 ? NAN : tCreate*1e3, tFirst<0 ? NAN : tFirst*1e3,
