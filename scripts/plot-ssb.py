@@ -5,7 +5,9 @@ and repeated times (ms, log scale) from bench_sql's query table, as an SVG.
     scripts/plot-ssb.py RUN.md OUT.svg [TITLE]
 
 RUN.md: bench_sql's output with the SSB rows (`| q1.1 SSB: ...`); plain
-Python, no plotting library."""
+Python, no plotting library. A figure the run did not make (`nan`, `-`: the
+builtin at scale factors where it takes minutes) has no bar, and its series
+is marked "not run" where no query has it."""
 import math
 import re
 import sys
@@ -21,7 +23,7 @@ def rows(path):
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         name = cells[0].split()[0].upper()
-        vals = [float(re.match(r"[\d.]+", cells[k]).group()) for _, k, _ in SERIES]
+        vals = [float(m.group()) if (m := re.match(r"[\d.]+", cells[k])) else None for _, k, _ in SERIES]
         out.append((name, vals))
     return out
 
@@ -52,6 +54,8 @@ def main():
     for i, (name, vals) in enumerate(data):
         x0 = left + i * group + group * 0.1
         for k, ((label, _, color), v) in enumerate(zip(SERIES, vals)):
+            if v is None:
+                continue
             yy = y(v)
             svg.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %g ms</title>'
                        '</rect>' % (x0 + k * bar, yy, bar - 1, top + ph - yy, color, name, label, v))
@@ -59,7 +63,8 @@ def main():
                                                                              name))
     for k, (label, _, color) in enumerate(SERIES):
         svg.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (left + k * 200, h - 24, color))
-        svg.append('<text x="%d" y="%d">%s</text>' % (left + k * 200 + 16, h - 14, label))
+        run = any(vals[k] is not None for _, vals in data)
+        svg.append('<text x="%d" y="%d">%s</text>' % (left + k * 200 + 16, h - 14, label if run else label + " (not run)"))
     svg.append('</svg>')
     open(dst, "w").write("\n".join(svg) + "\n")
 
