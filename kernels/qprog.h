@@ -24,6 +24,13 @@
 **      row's key (the entry: the joined row, or NULL where there is none),
 **      then reads what the query computes of that row from tables made once
 **      per joined row (tabLo 0).
+**   2b. GA_Q_HASH does the same through an open-addressing table, for a
+**      joined table whose keys span too much for a direct index: tabN/2
+**      slots (a power of two), slot h's key at entry 2h (NULL: empty) and
+**      its entry at 2h + 1; an INTEGER v starts at slot ga_q_hash(v, tabLo)
+**      (tabLo: the shift) and steps to the next slot until its key or an
+**      empty slot (a miss: NULL). At most half the slots are full, so every
+**      search ends.
 **   3. Arithmetic, comparison and logic are SQLite's (vdbe.c's OP_Add ...
 **      OP_Remainder, OP_Eq ... with numbers, three-valued AND, OR, NOT): an
 **      integer result that overflows is computed in doubles, a division by
@@ -78,7 +85,8 @@ enum {
   GA_Q_CASTINT, GA_Q_CASTREAL,      /* CAST(a AS INTEGER), CAST(a AS REAL) of a number */
   GA_Q_MIN, GA_Q_MAX,               /* min(a, b), max(a, b) of numbers (func.c's minmaxFunc) */
   GA_Q_LOOK,                        /* table x's entry at a - tabLo[x] (point 2a) */
-  GA_Q_IF                           /* register x true ? a : b (point 3) */
+  GA_Q_IF,                          /* register x true ? a : b (point 3) */
+  GA_Q_HASH                         /* table x's entry for the key a (point 2b) */
 };
 
 /* An operand (a, b) names a register, or, once ga_q_finish has folded the
@@ -99,7 +107,7 @@ enum {
 
 /* One instruction: dst = op(a, b); x is the column, literal or table
 ** (GA_Q_IF's condition register; a hint, GA_QT_*, for the others). GA_Q_MAP's b is 1 where its column a
-** holds no NULL; GA_Q_LOOK's where its operand is always an INTEGER. */
+** holds no NULL; GA_Q_LOOK's and GA_Q_HASH's where its operand is always an INTEGER. */
 typedef struct ga_qins {
   unsigned char op, dst, a, b;
   int32_t x;
@@ -116,7 +124,8 @@ typedef struct ga_qprog {
   int nTab;                         /* tables: each one's first entry in the tables' array, and
                                     ** its entries (the column's dictionary, then NULL's) */
   int64_t tabOff[GA_QTAB], tabN[GA_QTAB];
-  int64_t tabLo[GA_QTAB];           /* ... GA_Q_LOOK: the value that reads its first entry */
+  int64_t tabLo[GA_QTAB];           /* ... GA_Q_LOOK: the value that reads its first entry;
+                                    ** GA_Q_HASH: the hash's shift (2b) */
   int filter;                       /* the filter's register; -1: every row counts */
   int nStage;                       /* stages: after instruction stageEnd[k], a row whose
                                     ** register stageReg[k] is not true is dropped (the
@@ -249,6 +258,12 @@ GA_HD void ga_q_compare(int op, int cl, int64_t vl, int cr, int64_t vr, unsigned
   *pv = c;
 }
 
+/* GA_Q_HASH's first slot for key v (2b): Fibonacci hashing, the top
+** 64 - shift bits of v times 2^64 over the golden ratio. */
+GA_HD uint64_t ga_q_hash(int64_t v, int shift){
+  return ((uint64_t)v * 0x9E3779B97F4A7C15ull) >> shift;
+}
+
 /* Operand o of one row (registers, columns and row as ga_q_step has them). */
 GA_HD void ga_q_in(const ga_qprog *p, int o, const unsigned char *rc, const int64_t *rv, int s,
                    const unsigned char *const *colC, const int64_t *const *colV, int64_t i, int *pc, int64_t *pv){
@@ -316,6 +331,18 @@ GA_HD void ga_q_step(const ga_qprog *p, const ga_qins *in, unsigned char *rc, in
         *ov = tabV[k];
         return;
       }
+      case GA_Q_HASH: {
+        const uint64_t mask = (uint64_t)p->tabN[in->x] / 2 - 1;
+        uint64_t h;
+        *oc = GA_QC_NULL;
+        *ov = 0;
+        if( ca != GA_QC_INT ) return;
+        for(h = ga_q_hash(va, (int)p->tabLo[in->x]);; h = (h + 1) & mask){
+          const int64_t k = p->tabOff[in->x] + 2 * (int64_t)h;
+          if( tabC[k] == GA_QC_NULL ) return;
+          if( tabV[k] == va ){ *oc = tabC[k + 1]; *ov = tabV[k + 1]; return; }
+        }
+      }
       default: break;
     }
     ga_q_in(p, in->b, rc, rv, s, colC, colV, i, &cb, &vb);
@@ -353,6 +380,7 @@ static inline void ga_q_operands(const ga_qins *in, int *pa, int *pb, int *px){
   switch( in->op ){
     case GA_Q_COL: case GA_Q_LIT: case GA_Q_MAP: return;
     case GA_Q_NOT: case GA_Q_ISNULL: case GA_Q_NOTNULL: case GA_Q_CASTINT: case GA_Q_CASTREAL: case GA_Q_LOOK:
+    case GA_Q_HASH:
       *pa = in->a;
       return;
     case GA_Q_IF: *px = in->x; /* fall through */

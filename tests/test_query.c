@@ -1864,6 +1864,67 @@ START_TEST(test_many_codes){
 }
 END_TEST
 
+/* Joined tables whose keys span too wide for a direct index are hashed
+** (compile.c, 6; qprog.h, 2b): ids about 2^40 apart, negative ones, and
+** int64's limits; f's keys those, NULLs and misses beside them (a miss's
+** search ends at an empty slot). Inner, LEFT, semi (EXISTS by a column of
+** duplicates) and anti joins, grouped by the dimension's TEXT and by the
+** key: each read SQLite's answer, and every read after the first over kept
+** columns (the CPU backend's program, or the device's). */
+START_TEST(test_hashed_join){
+  static const char *const azSql[] = {
+    "SELECT x.s, count(*), sum(f.v), max(f.v) FROM f JOIN x ON f.k = x.id WHERE f.v > %d GROUP BY x.s ORDER BY 1",
+    "SELECT f.k, count(*), sum(x.a) FROM f JOIN x ON x.id = f.k GROUP BY f.k HAVING count(*) > %d ORDER BY 1",
+    "SELECT x.s, count(*), sum(f.v), count(x.a) FROM f LEFT JOIN x ON f.k = x.id AND x.a > %d GROUP BY x.s ORDER BY 1",
+    "SELECT count(*), sum(f.v) FROM f WHERE EXISTS (SELECT 1 FROM x WHERE x.b = f.k AND x.a < %d)",
+    "SELECT count(*), sum(f.v) FROM f WHERE NOT EXISTS (SELECT 1 FROM x WHERE x.id = f.k AND x.a <> %d)",
+  };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  h_rng r;
+  int q, k;
+  unsigned m;
+  h_rng_init(&r, h_seed ^ 0x5eed7a);
+  m = 1 + (unsigned)(h_next(&r) % 9973);
+  s_dir_make(zDir, "qhash");
+  snprintf(zFile, sizeof(zFile), "%s/h.db", zDir);
+  db = openFileChecked(zFile);
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto'), gpuagg_config('threshold', 0)");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)", 1<<26, strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  /* x's ids: i * (2^40 + 15) - 2^62 for 1,000 rows, and int64's limits; b: ids of other rows, repeated */
+  EXEC(db, "CREATE TABLE x(id INTEGER PRIMARY KEY, s TEXT, a INTEGER, b INTEGER); CREATE TABLE f(k INTEGER, v INTEGER);"
+           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<1000)"
+           " INSERT INTO x SELECT i * 1099511627791 - 4611686018427387904, 's' || (i %% 23), (i * %u) %% 100,"
+           " ((i * 7) %% 300) * 1099511627791 - 4611686018427387904 FROM c;"
+           "INSERT INTO x VALUES(9223372036854775807, 'max', 7, 9223372036854775807),"
+           " (-9223372036854775808, 'min', 8, -9223372036854775808);"
+           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<100000)"
+           " INSERT INTO f SELECT CASE WHEN i %% 13 = 0 THEN NULL WHEN i %% 101 = 0 THEN 9223372036854775807"
+           " WHEN i %% 103 = 0 THEN -9223372036854775808 WHEN i %% 7 = 0 THEN i * 1099511627791"
+           " ELSE ((i * %u) %% 1003) * 1099511627791 - 4611686018427387904 END, (i * 31) %% 2001 - 1000 FROM c",
+       m, 1 + (unsigned)(h_next(&r) % 99991));
+  for(q=0; q<(int)(sizeof(azSql)/sizeof(azSql[0])); q++){
+    char *zSql = sqlite3_mprintf(azSql[q], (int)(h_next(&r) % 50)), *zRef = refOf(zSql);
+    int64_t k0;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.qh USING gpu_query((%s))", zSql);
+    k0 = keptReads(db);
+    for(k=0; k<3; k++){
+      char *zGot = s_render(db, "SELECT * FROM qh"), *zWant = s_render(db, zRef);
+      CHECK(strcmp(zGot, zWant)==0, "%s, read %d (seed %llu): %.300s, SQLite %.300s", zSql, k + 1,
+            (unsigned long long)h_seed, zGot, zWant);
+      free(zGot);
+      free(zWant);
+    }
+    CHECK(keptReads(db) - k0>=2, "%s: %lld of its 3 reads over kept columns", zSql, (long long)(keptReads(db) - k0));
+    EXEC(db, "DROP TABLE temp.qh");
+    sqlite3_free(zSql);
+    sqlite3_free(zRef);
+  }
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_kept_join){
   static const struct { int nF, n1, n2, n3; } aRound[] = {
     { 0, 3, 2, 1 }, { 1, 5, 3, 2 }, { 1200, 40, 9, 3 }, { 3000, 300, 25, 6 }, { 2500, 0, 4, 2 }, { 3000, 120, 60, 9 },
@@ -1904,6 +1965,12 @@ START_TEST(test_kept_join){
     }
     if( chance(&g, 0.3) ) EXEC(db, "UPDATE f SET k3 = CASE rowid %% 3 WHEN 0 THEN k3 + 0.5 WHEN 1 THEN '2' ELSE k3 END"
                                    " WHERE rowid %% 97 = 0");
+    if( iRound & 1 ){
+      /* d2's ids (and f's keys for them) spread about 2^40 apart, past 2^50: too wide a span for a direct
+      ** index, so it is hashed (compile.c, 6) */
+      EXEC(db, "UPDATE d2 SET id = id * 1099511627791 + 1125899906842624;"
+               " UPDATE f SET k2 = k2 * 1099511627791 + 1125899906842624 WHERE typeof(k2) = 'integer'");
+    }
     unmixTable(db, "f");
     unmixTable(db, "d1");
     unmixTable(db, "d2");
@@ -3371,6 +3438,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_join);
   tcase_add_test(tc, test_kept_budget);
   tcase_add_test(tc, test_many_codes);
+  tcase_add_test(tc, test_hashed_join);
   tcase_add_test(tc, test_parallel);
   tcase_add_loop_test(tc, test_order, 0, 2);
   tcase_add_test(tc, test_late);

@@ -34,8 +34,10 @@
 **   6. A join (q_compile_join) whose joined tables each meet the rows before them
 **      by equalities, one of which indexes the table's rows as built (join.c, 1:
 **      its own conjuncts applied): its keys integers (after the equality's
-**      affinity), one row a key, within a span of 16 times the table's rows plus
-**      65,536 (an INTEGER PRIMARY KEY, however few rows its conditions keep), its
+**      affinity), one row a key: a direct index where they span at most 16 times
+**      the table's rows plus 65,536 (an INTEGER PRIMARY KEY, however few rows its
+**      conditions keep), else an open-addressing table (GA_Q_HASH: up to 2^24
+**      keys, twice as many slots, so a search is short and ends), its
 **      other side an expression of the tables before it whose values are integers
 **      or NULL (which matches nothing). After the scanned table's conjuncts each
 **      row probes each table's index with that value (GA_Q_LOOK: the joined row,
@@ -153,8 +155,8 @@ static int classesOf(Comp *c, int op, int a, int b, int x, int *pHint){
         m |= t==SQLITE_INTEGER ? GA_QM_INT : t==SQLITE_FLOAT ? GA_QM_REAL : GA_QM_NULL;
       }
       return m;
-    case GA_Q_LOOK:                                /* a miss reads NULL */
-      for(j=0; j<p->tabN[x]; j++){
+    case GA_Q_LOOK: case GA_Q_HASH:                /* a miss reads NULL; GA_Q_HASH's entries are the odd */
+      for(j=op==GA_Q_HASH; j<p->tabN[x]; j+=1 + (op==GA_Q_HASH)){
         int t = c->k->tabC[p->tabOff[x] + j];
         m |= t==SQLITE_INTEGER ? GA_QM_INT : t==SQLITE_FLOAT ? GA_QM_REAL : GA_QM_NULL;
       }
@@ -193,7 +195,7 @@ static int emit(Comp *c, int op, int dst, int a, int b, int x){
   int hint;
   if( p->nIns>=GA_QINS ) return why(c, "more than %d operations", GA_QINS);
   c->mask[dst] = (unsigned char)classesOf(c, op, a, b, x, &hint);
-  if( op!=GA_Q_COL && op!=GA_Q_LIT && op!=GA_Q_MAP && op!=GA_Q_LOOK && op!=GA_Q_IF ) x = hint;
+  if( op!=GA_Q_COL && op!=GA_Q_LIT && op!=GA_Q_MAP && op!=GA_Q_LOOK && op!=GA_Q_HASH && op!=GA_Q_IF ) x = hint;
   p->ins[p->nIns].op = (unsigned char)op;
   p->ins[p->nIns].dst = (unsigned char)dst;
   p->ins[p->nIns].a = (unsigned char)a;
@@ -354,11 +356,11 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
   return SQLITE_OK;
 }
 
-/* A lookup of table t (tabLo lo) by register a into a new register. */
-static int emitLook(Comp *c, int a, int t, int64_t lo, int *pr){
+/* A lookup of table t (tabLo lo; hashed: GA_Q_HASH's) by register a into a new register. */
+static int emitLook(Comp *c, int a, int t, int64_t lo, int hashed, int *pr){
   int rc = newReg(c, pr);
   c->k->p.tabLo[t] = lo;
-  return rc ? rc : emit(c, GA_Q_LOOK, *pr, a, c->mask[a]==GA_QM_INT, t);
+  return rc ? rc : emit(c, hashed ? GA_Q_HASH : GA_Q_LOOK, *pr, a, c->mask[a]==GA_QM_INT, t);
 }
 
 /* e, an expression of TEXT column col alone (requirement 1), or of joined
@@ -388,7 +390,7 @@ static int numNode(Comp *c, qexpr *e, int col, int jk, int *pr){
     aV[i] = a[i].t==SQLITE_NULL ? 0 : a[i].v;
   }
   if( (rc = addTable(c, aT, aV, n, &t))==SQLITE_OK ){
-    rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, pr);
+    rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, 0, pr);
   }
 done:
   sqlite3_free(a);
@@ -707,7 +709,7 @@ static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, i
     nId = 1;
   }
   if( (rc = addTable(c, aT, aV, n, &t))!=SQLITE_OK ) goto done;
-  if( (rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, pr))!=SQLITE_OK ) goto done;
+  if( (rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, 0, pr))!=SQLITE_OK ) goto done;
   /* each id's place in each key's order (slot is free again: the ids sorted) */
   for(m=0; m<nKk; m++){
     int kk = aKk[m];
@@ -918,14 +920,16 @@ static int keyInt(const char *z, int n, int j, int64_t *pv){
 
 /* Joined table jk's index by its equality j (6): each row's place at its
 ** key - *pLo in the n entries of table *pt (a subquery's: 1 where a row
-** has the key, rows of one key alike); QE_BAIL where the keys are not
-** integers in a span, or, but for a subquery's, each of one row. */
-static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo){
+** has the key, rows of one key alike), or, where the keys span more than
+** that allows, at its key in an open-addressing table (*pHashed set,
+** *pLo the hash's shift: qprog.h, 2b); QE_BAIL where the keys are not
+** integers, or, but for a subquery's, each of one row. */
+static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo, int *pHashed){
   const qjoin *q = &c->pl->aJoin[jk];
   const qjoinrows *jr = &c->aJr[jk];
   unsigned char *aT;
-  int64_t *aV, i, n, v, lo = 0, hi = 0, nKeyed = 0;
-  int rc;
+  int64_t *aV, i, n, v, lo = 0, hi = 0, nKeyed = 0, mask = 0;
+  int rc, shift = 64;
   for(i=0; i<jr->n; i++){
     if( jr->azKey[i]==0 ) continue;          /* (a NULL in the key: it matches nothing) */
     if( !keyInt(jr->azKey[i], jr->anKey[i], j, &v) ){
@@ -935,8 +939,12 @@ static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo){
     if( nKeyed==1 || v>hi ) hi = v;
   }
   n = nKeyed ? (int64_t)((uint64_t)hi - (uint64_t)lo + 1) : 1;
-  if( nKeyed && (n<=0 || n>((int64_t)1<<26) || n>16*(jr->n>q->nEst ? jr->n : q->nEst) + 65536) ){
-    return why(c, "a joined table whose keys span more than its rows allow (%s)", q->zQual);
+  *pHashed = nKeyed && (n<=0 || n>((int64_t)1<<26) || n>16*(jr->n>q->nEst ? jr->n : q->nEst) + 65536);
+  if( *pHashed ){                            /* slots: a power of two, at least twice the keys */
+    if( nKeyed>((int64_t)1<<24) ) return why(c, "a joined table of more than 2^24 keys spread wide (%s)", q->zQual);
+    for(shift=63; ((int64_t)1<<(64 - shift))<2*nKeyed; shift--){}
+    mask = ((int64_t)1<<(64 - shift)) - 1;
+    n = 2*(mask + 1);
   }
   aT = sqlite3_malloc64((uint64_t)n);
   aV = sqlite3_malloc64(8*(uint64_t)n);
@@ -948,17 +956,26 @@ static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo){
   memset(aT, SQLITE_NULL, (size_t)n);
   memset(aV, 0, 8*(size_t)n);
   for(i=0, rc=SQLITE_OK; i<jr->n && rc==SQLITE_OK; i++){
+    int64_t at;
     if( jr->azKey[i]==0 ) continue;
     keyInt(jr->azKey[i], jr->anKey[i], j, &v);
-    v -= lo;
-    if( aT[v]!=SQLITE_NULL && !q->semi ) rc = why(c, "a joined table with rows of the same key (%s)", q->zQual);
-    aT[v] = SQLITE_INTEGER;
-    aV[v] = q->semi ? 1 : i;
+    if( *pHashed ){                          /* the key's slot, or the empty one its search ends at */
+      uint64_t h = ga_q_hash(v, shift);
+      while( aT[2*h]!=SQLITE_NULL && aV[2*h]!=v ) h = (h + 1) & (uint64_t)mask;
+      aT[2*h] = SQLITE_INTEGER;
+      aV[2*h] = v;
+      at = 2*(int64_t)h + 1;
+    }else{
+      at = v - lo;
+    }
+    if( aT[at]!=SQLITE_NULL && !q->semi ) rc = why(c, "a joined table with rows of the same key (%s)", q->zQual);
+    aT[at] = SQLITE_INTEGER;
+    aV[at] = q->semi ? 1 : i;
   }
   if( rc==SQLITE_OK ) rc = addTable(c, aT, aV, n, pt);
   sqlite3_free(aT);
   sqlite3_free(aV);
-  *pLo = lo;
+  *pLo = *pHashed ? shift : lo;
   return rc;
 }
 
@@ -990,7 +1007,7 @@ static int leftRow(Comp *c, int jk, int *pr){
 static int probe(Comp *c, int jk, int *pr){
   const qjoin *q = &c->pl->aJoin[jk];
   int64_t lo = 0;
-  int rc = QE_BAIL, t = 0, rk, j;
+  int rc = QE_BAIL, t = 0, rk, j, hashed = 0;
   if( q->nEq==0 ) return why(c, "a join by no equality (%s)", q->zQual);
   if( q->left && !allReady(c, q) ) return why(c, "a LEFT JOIN whose keys (%s) read a table not probed before it", q->zQual);
   if( q->semi && q->nEq!=1 ) return why(c, "a subquery's join by %d equalities (%s)", q->nEq, q->zQual);
@@ -998,7 +1015,7 @@ static int probe(Comp *c, int jk, int *pr){
   for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)){
     char *zNot = c->zWhy;
     c->zWhy = 0;
-    rc = indexBy(c, jk, j, &t, &lo);
+    rc = indexBy(c, jk, j, &t, &lo, &hashed);
     if( rc==QE_BAIL && zNot ){               /* (the first equality's reason stays) */
       sqlite3_free(c->zWhy);
       c->zWhy = zNot;
@@ -1011,7 +1028,7 @@ static int probe(Comp *c, int jk, int *pr){
     /* (an integer, after any affinity, meets the keys as join.c's 1a says; an integral REAL would too) */
     rc = why(c, "a join whose key (%s) may be a REAL", q->zQual);
   }
-  if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, lo, &c->aRow[jk]);
+  if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, lo, hashed, &c->aRow[jk]);
   c->probed |= 1u<<jk;
   if( rc==SQLITE_OK && q->left ) return leftRow(c, jk, pr);
   if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
