@@ -37,7 +37,8 @@
 **      affinity), one row a key: a direct index where they span at most 16 times
 **      the table's rows plus 65,536 (an INTEGER PRIMARY KEY, however few rows its
 **      conditions keep), else an open-addressing table (GA_Q_HASH: up to 2^24
-**      keys, twice as many slots, so a search is short and ends), its
+**      keys, twice as many slots, so a search is short and ends; not where
+**      the keys, placed, took more than 32 steps a key), its
 **      other side an expression of the tables before it whose values are integers
 **      or NULL (which matches nothing). After the scanned table's conjuncts each
 **      row probes each table's index with that value (GA_Q_LOOK: the joined row,
@@ -928,7 +929,7 @@ static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo, int *pHashed){
   const qjoin *q = &c->pl->aJoin[jk];
   const qjoinrows *jr = &c->aJr[jk];
   unsigned char *aT;
-  int64_t *aV, i, n, v, lo = 0, hi = 0, nKeyed = 0, mask = 0;
+  int64_t *aV, i, n, v, lo = 0, hi = 0, nKeyed = 0, mask = 0, nStep = 0;
   int rc, shift = 64;
   for(i=0; i<jr->n; i++){
     if( jr->azKey[i]==0 ) continue;          /* (a NULL in the key: it matches nothing) */
@@ -961,7 +962,11 @@ static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo, int *pHashed){
     keyInt(jr->azKey[i], jr->anKey[i], j, &v);
     if( *pHashed ){                          /* the key's slot, or the empty one its search ends at */
       uint64_t h = ga_q_hash(v, shift);
-      while( aT[2*h]!=SQLITE_NULL && aV[2*h]!=v ) h = (h + 1) & (uint64_t)mask;
+      while( aT[2*h]!=SQLITE_NULL && aV[2*h]!=v && nStep++<=32*nKeyed ) h = (h + 1) & (uint64_t)mask;
+      if( nStep>32*nKeyed ){                 /* (keys made to meet: a build of n^2 steps, and long searches) */
+        rc = why(c, "a joined table whose keys crowd its hash table (%s)", q->zQual);
+        break;
+      }
       aT[2*h] = SQLITE_INTEGER;
       aV[2*h] = v;
       at = 2*(int64_t)h + 1;
