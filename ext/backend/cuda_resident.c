@@ -957,14 +957,12 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   int one = p->nKey==0 && p->nFold>=1 && p->nFold<=GA_QONE && nRow<GA_CARRY_ROWS, anyReal = 0;
   /* keys' codes below nGroup (query.cu, 7): compile.c bounds them by the product of the keys' ids, or by the rows
   ** plus 2 where that is less (then a code may pass it: not this path) */
-  int direct = p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2 && nGroup*p->nFold<=GA_QGROUP_MAX
-               && nRow<GA_CARRY_ROWS;
+  int byCode = p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2 && nRow<GA_CARRY_ROWS;
+  int direct = byCode && nGroup*p->nFold<=GA_QGROUP_MAX;
   /* ... many codes: the groups there are picked on the device (sparseGroups) */
-  int sparse = !direct && p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2
-               && nGroup*p->nFold<=GA_QGROUP_SPARSE && nRow<GA_CARRY_ROWS;
+  int sparse = byCode && !direct && nGroup*p->nFold<=GA_QGROUP_SPARSE;
   /* ... more: only those with rows get accumulators (mappedGroups) */
-  int mapped = !direct && !sparse && p->nKey>0 && !p->keyNum && nGroup>0 && nGroup<nRow + 2
-               && nGroup<=GA_QGROUP_MAPPED && nRow<GA_CARRY_ROWS;
+  int mapped = byCode && !direct && !sparse && nGroup<=GA_QGROUP_MAPPED;
   int wantKey = p->keyNum && nGroup==0;   /* the key's range, to size the table (keyRange) */
   int64_t *keyStat;
   int dev, f, rc;
