@@ -51,17 +51,26 @@
 #include "colsrc.h"
 #include "table.h"
 #include "tvf.h"
+#include "text.h"
 SQLITE_EXTENSION_INIT1
 
 static pthread_mutex_t apiMu = PTHREAD_MUTEX_INITIALIZER;   /* guards sqlite3_api's setting */
 
 void ga_json_str(sqlite3_str *out, const char *z){
+  int n = (int)strlen(z);
   sqlite3_str_appendchar(out, 1, '"');
-  for(; *z; z++){
+  for(; *z; z++, n--){
     unsigned char ch = (unsigned char)*z;
+    int k;
     if( ch=='"' || ch=='\\' ) sqlite3_str_appendf(out, "\\%c", ch);
     else if( ch<0x20 ) sqlite3_str_appendf(out, "\\u%04x", ch);
-    else sqlite3_str_appendchar(out, 1, (char)ch);
+    else if( ch<0x80 ) sqlite3_str_appendchar(out, 1, (char)ch);
+    else if( (k = ga_utf8_len(z, n))==0 ) sqlite3_str_appendall(out, "\\ufffd");   /* not UTF-8 */
+    else{
+      sqlite3_str_append(out, z, k);
+      z += k - 1;
+      n -= k - 1;
+    }
   }
   sqlite3_str_appendchar(out, 1, '"');
 }

@@ -5,7 +5,8 @@
 **      no rows, the value as it was (INTEGER stays INTEGER, REAL stays REAL,
 **      TEXT and BLOB as stored). The order is SQLite's, by storage class with
 **      no conversion: NULL < numbers < TEXT < BLOB; INTEGER against REAL
-**      exactly; TEXT by BINARY collation (memcmp, then length) — a column's
+**      exactly; TEXT by BINARY collation (memcmp, then length, of the
+**      database encoding's bytes: text.h) — a column's
 **      declared collation (NOCASE, ...) is not visible to an extension
 **      function, so TEXT always compares as BINARY; BLOB by memcmp, then
 **      length. Ties keep the first value in scan order (max over 1, 1.0 is the
@@ -60,6 +61,7 @@
 */
 #include <string.h>
 #include "pipe.h"
+#include "text.h"
 
 /* A value kept by the aggregate: a copy, with its own buffer. */
 typedef struct Keep {
@@ -106,6 +108,7 @@ typedef struct Ext {
   int64_t limit;            /* rows kept for a window: max(threshold, FRAME_ROWS) */
   int lost;                 /* log and queue given up: LOST_ROWS or LOST_NOMEM */
   int win;                  /* used as a window function: fr alone answers */
+  int enc;                  /* the database's text encoding: TEXT's order (text.h) */
 } Ext;
 #define LOST_ROWS  1        /* the limit was reached */
 #define LOST_NOMEM 2        /* an allocation failed */
@@ -159,12 +162,11 @@ static void keepResult(sqlite3_context *ctx, const Keep *k){
   }
 }
 
-/* Sign of a - b for two TEXT/BLOB values (TEXT < BLOB; then bytes, then length). */
-static int otherCmp(int ta, const void *za, int na, int tb, const void *zb, int nb){
-  int c;
+/* Sign of a - b for two TEXT/BLOB values (TEXT < BLOB; then bytes, then
+** length: TEXT's in the database's encoding enc, text.h). */
+static int otherCmp(int enc, int ta, const void *za, int na, int tb, const void *zb, int nb){
   if( ta!=tb ) return ta==SQLITE_TEXT ? -1 : 1;
-  c = (na && nb) ? memcmp(za, zb, na<nb ? na : nb) : 0;
-  return c ? c : na - nb;
+  return ga_text_order(za, na, zb, nb, ta==SQLITE_TEXT ? enc : SQLITE_UTF8);
 }
 
 /* ---- the argument functions' side data ----------------------------------- */
@@ -325,8 +327,8 @@ static int fvalOwn(FVal *x){
   return SQLITE_OK;
 }
 
-/* Sign of a - b in SQLite's order (neither NULL). */
-static int fvalCmp(const FVal *a, const FVal *b){
+/* Sign of a - b in SQLite's order (neither NULL), TEXT's by encoding enc. */
+static int fvalCmp(int enc, const FVal *a, const FVal *b){
   int na = a->type==SQLITE_INTEGER || a->type==SQLITE_FLOAT;
   int nb = b->type==SQLITE_INTEGER || b->type==SQLITE_FLOAT;
   if( na && nb ){
@@ -334,7 +336,7 @@ static int fvalCmp(const FVal *a, const FVal *b){
                       b->bits, b->type==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL);
   }
   if( na || nb ) return na ? -1 : 1;
-  return otherCmp(a->type, a->z, a->n, b->type, b->z, b->n);
+  return otherCmp(enc, a->type, a->z, a->n, b->type, b->z, b->n);
 }
 
 static void fvalResult(sqlite3_context *ctx, const FVal *x){
@@ -364,10 +366,10 @@ static void frameFree(Frame *f){
 
 /* Queue x (V not NULL, bytes borrowed) behind the candidates it does not
 ** beat, dropping the rest; its bytes are copied. */
-static int frameAdd(Frame *f, int isMax, FEnt *x){
+static int frameAdd(Frame *f, int isMax, int enc, FEnt *x){
   while( f->n>0 ){
     FEnt *b = FRAME_AT(f, f->n-1);
-    int c = fvalCmp(&b->v, &x->v);
+    int c = fvalCmp(enc, &b->v, &x->v);
     if( isMax ? c>=0 : c<=0 ) break;         /* ties: the older stays ahead */
     fentFree(b);
     f->n--;
@@ -400,7 +402,7 @@ static int frameStep(Ext *p, sqlite3_value *a, sqlite3_value *v){
   if( sqlite3_value_type(v)==SQLITE_NULL ) return SQLITE_OK;
   x.v = fvalOf(v);
   x.a = a ? fvalOf(a) : fvalNull;
-  return frameAdd(f, p->isMax, &x);
+  return frameAdd(f, p->isMax, p->enc, &x);
 }
 
 static void logFree(Log *g){
@@ -445,7 +447,7 @@ static int logFlush(Ext *p){
     if( r->type==SQLITE_NULL ) continue;
     x = fvalRec(g, r);
     if( k ){
-      int c = fvalCmp(&x, &best);
+      int c = fvalCmp(p->enc, &x, &best);
       if( p->isMax ? c<0 : c>0 ) continue;   /* beaten later; ties: the older stays */
     }
     g->sv[k++] = (uint32_t)i;
@@ -457,7 +459,7 @@ static int logFlush(Ext *p){
     e.row = f->nIn + i;
     e.v = fvalRec(g, &g->r[i*g->w]);
     e.a = g->w==2 ? fvalRec(g, &g->r[i*2+1]) : fvalNull;
-    rc = frameAdd(f, p->isMax, &e);
+    rc = frameAdd(f, p->isMax, p->enc, &e);
   }
   f->nIn += g->n;
   g->n = 0;
@@ -597,7 +599,7 @@ static void extOther(Ext *p, sqlite3_value *a, sqlite3_value *v, int t){
   z = t==SQLITE_TEXT ? (const void*)sqlite3_value_text(v) : sqlite3_value_blob(v);
   n = sqlite3_value_bytes(v);
   if( p->other.type ){
-    c = otherCmp(t, z, n, p->other.type, p->other.z, p->other.n);
+    c = otherCmp(p->enc, t, z, n, p->other.type, p->other.z, p->other.n);
     if( p->isMax ? c<=0 : c>=0 ) return;              /* ties keep the first */
   }
   if( keepBytes(&p->other, t, z, n) || (a && keepValue(&p->argOther, a)) ) p->oom = 1;
@@ -658,6 +660,7 @@ static void extStep(sqlite3_context *ctx, sqlite3_value *a, sqlite3_value *v, in
     p->limit = th>FRAME_ROWS ? th : FRAME_ROWS;
     p->isMax = isMax;
     p->isArg = a!=0;
+    p->enc = ga_db_encoding(sqlite3_context_db_handle(ctx), (ga_conn*)sqlite3_user_data(ctx));
   }
   if( p->win ){
     if( p->fr && frameStep(p, a, v) ) p->oom = 1;

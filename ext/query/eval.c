@@ -36,13 +36,17 @@
 **   5. E_SQL: SQLite computes the node from its inputs, once per distinct
 **      combination of their values per run (a memo keyed by class and
 **      bytes); a || b of TEXT, BLOB or NULL is OP_Concat's here (NULL, or
-**      TEXT of the bytes one after the other).
+**      TEXT of the bytes one after the other). In a UTF-16 database a
+**      BLOB it would make TEXT or a number of is not the engine's
+**      (QE_BAIL): SQLite reads a stored one's bytes as UTF-16, a bound
+**      one's as UTF-8.
 **   5b. substr(x, P, N) with constant integers P >= 1 and N >= 0 cuts TEXT
 **      and BLOB values here, by func.c's substrFunc: TEXT skips P-1
 **      characters of UTF-8 then takes N, ending at a NUL byte; BLOB takes
 **      bytes. Its other inputs (numbers) go to SQLite as 5 says.
 **   5a. A worker thread's run (q_run_worker) asks its own in-memory SQLite
-**      connection (the same library, SQL's builtin functions), keeping its
+**      connection (the same library, SQL's builtin functions, the database's
+**      encoding: BLOB made TEXT reads it), keeping its
 **      own memos; what that connection cannot compute the same way (a
 **      function, LIKE or GLOB included, that the caller's connection
 **      defines itself, as PRAGMA case_sensitive_like does: plan.c's
@@ -56,6 +60,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include "query.h"
+#include "text.h"
 #include "kmap.h"
 
 /* ---- memos: SQLite computes, once per distinct value ---------------------------------- */
@@ -105,6 +110,9 @@ struct qrun {
   Blk *keep;                       /* bytes kept for the run */
   int nMemo;                       /* E_SQL memos */
   int worker;                      /* a worker thread's: db is its own connection (5a) */
+  int enc;                         /* the database's encoding: in UTF-16, SQLite reads a BLOB's
+                                   ** bytes as UTF-16 where it makes TEXT of it (a worker's own
+                                   ** connection is made so too) */
   q_leaf_fn xLeaf; void *pLeafArg; /* group leaves */
   char *zErr;
 };
@@ -172,14 +180,18 @@ static int sameVal(const qval *a, const qval *b){
   return a->t==SQLITE_NULL || a->v==b->v;
 }
 
-static void bindVal(sqlite3_stmt *st, int i, const qval *x){
+/* x bound to st's parameter i; TEXT in the database's encoding enc, as a
+** stored value is (what makes a BLOB of it shows its bytes). SQLITE_OK or
+** SQLITE_NOMEM. */
+static int bindVal(sqlite3_stmt *st, int i, const qval *x, int enc){
   switch( x->t ){
     case SQLITE_INTEGER: sqlite3_bind_int64(st, i, x->v); break;
     case SQLITE_FLOAT: { double d; memcpy(&d, &x->v, 8); sqlite3_bind_double(st, i, d); break; }
-    case SQLITE_TEXT: sqlite3_bind_text(st, i, x->z ? x->z : "", x->n, SQLITE_STATIC); break;
+    case SQLITE_TEXT: return ga_bind_text(st, i, x->z, x->n, enc);
     case SQLITE_BLOB: sqlite3_bind_blob(st, i, x->z ? x->z : "", x->n, SQLITE_STATIC); break;
     default: sqlite3_bind_null(st, i); break;
   }
+  return SQLITE_OK;
 }
 
 /* a || b (node e) of inputs aIn where both are TEXT, BLOB or NULL, as
@@ -200,6 +212,7 @@ static int concatText(qrun *r, const qexpr *e, const qval *aIn, qval *out){
       x[k] = &lit[k];
     }
     if( !isBytes(x[k]->t) && x[k]->t!=SQLITE_NULL ) return -1;
+    if( x[k]->t==SQLITE_BLOB && r->enc!=SQLITE_UTF8 ) return -1;   /* (the memo declines it) */
   }
   memset(out, 0, sizeof(*out));
   if( x[0]->t==SQLITE_NULL || x[1]->t==SQLITE_NULL ){
@@ -253,12 +266,22 @@ static int memoGet(qrun *r, Memo *m, const qval *aIn, qval *out){
     if( rc ) return rc;
     goto remember;                  /* (its bytes are the run's) */
   }
-  /* ask SQLite */
+  /* ask SQLite: a BLOB bound is UTF-8 to it, one stored in a UTF-16
+  ** database the database's encoding, where SQLite makes TEXT or a number
+  ** of it */
+  for(k=0; r->enc!=SQLITE_UTF8 && k<m->nIn; k++){
+    if( aIn[k].t==SQLITE_BLOB ){
+      return q_run_error(r, QE_BAIL, "a BLOB read as TEXT or a number in a UTF-16 database (SQLite reads its bytes "
+                         "as UTF-16)");
+    }
+  }
   if( m->st==0 ){
     int j;
     if( r->worker ){
       if( m->node && m->node->mainOnly ) return GA_SINK_LATER;
-      if( r->db==0 && sqlite3_open_v2(":memory:", &r->db, SQLITE_OPEN_READWRITE|SQLITE_OPEN_MEMORY, 0) ){
+      if( r->db==0 && (sqlite3_open_v2(":memory:", &r->db, SQLITE_OPEN_READWRITE|SQLITE_OPEN_MEMORY, 0)
+                       || sqlite3_exec(r->db, r->enc==SQLITE_UTF16LE ? "PRAGMA encoding='UTF-16le'" :
+                                       r->enc==SQLITE_UTF16BE ? "PRAGMA encoding='UTF-16be'" : "", 0, 0, 0)) ){
         sqlite3_close(r->db);
         r->db = 0;
         return GA_SINK_LATER;
@@ -271,10 +294,10 @@ static int memoGet(qrun *r, Memo *m, const qval *aIn, qval *out){
       const qexpr *l = m->node->aTplLit[j];
       qval x;
       x.t = l->t; x.v = l->i; x.z = l->z; x.n = l->n;
-      bindVal(m->st, m->nIn + j + 1, &x);
+      if( bindVal(m->st, m->nIn + j + 1, &x, r->enc) ) return SQLITE_NOMEM;
     }
   }
-  for(k=0; k<m->nIn; k++) bindVal(m->st, k + 1, &aIn[k]);
+  for(k=0; k<m->nIn; k++) if( bindVal(m->st, k + 1, &aIn[k], r->enc) ) return SQLITE_NOMEM;
   rc = sqlite3_step(m->st);
   if( rc!=SQLITE_ROW ){
     rc = sqlite3_reset(m->st);
@@ -342,6 +365,7 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl){
   if( r==0 ) return 0;
   memset(r, 0, sizeof(*r));
   r->db = db;
+  r->enc = pl->bin==C_BIN16LE ? SQLITE_UTF16LE : pl->bin==C_BIN16BE ? SQLITE_UTF16BE : SQLITE_UTF8;   /* (plan.c's encOf) */
   r->nMemo = pl->nMemo;
   r->aBuf = sqlite3_malloc64(sizeof(qvec)*(uint64_t)(pl->nSlot + 1));
   r->pBufMem = sqlite3_malloc64((uint64_t)per*(uint64_t)(pl->nSlot + 1));
@@ -418,6 +442,7 @@ static inline int fold(unsigned char c){ return c>='A' && c<='Z' ? c + 32 : c; }
 int q_text_cmp(const char *za, int na, const char *zb, int nb, int coll){
   const unsigned char *a = (const unsigned char*)za, *b = (const unsigned char*)zb;
   int n, c;
+  if( coll==C_BIN16LE || coll==C_BIN16BE ) return ga_text_order(a, na, b, nb, coll==C_BIN16LE ? SQLITE_UTF16LE : SQLITE_UTF16BE);
   if( coll==C_RTRIM ){
     while( na>0 && a[na-1]==' ' ) na--;
     while( nb>0 && b[nb-1]==' ' ) nb--;

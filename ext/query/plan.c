@@ -12,7 +12,9 @@
 **      (which marks every node above it, as EP_Collate does); comparisons
 **      take the affinity comparisonAffinity gives and the collation of
 **      sqlite3BinaryCompareCollSeq. Collations other than BINARY, NOCASE and
-**      RTRIM are not covered.
+**      RTRIM are not covered. In a UTF-16 database BINARY orders TEXT by
+**      its UTF-16 bytes (C_BIN16LE, C_BIN16BE: the plan's bin); NOCASE and
+**      RTRIM compare UTF-8 there too (text.h).
 **   3. Constants (no column, no aggregate) are computed by SQLite once per
 **      run, parameters bound: their values are SQLite's by construction. A
 **      literal's sign is part of it (-9223372036854775808 is an INTEGER).
@@ -95,6 +97,7 @@
 #include "query.h"
 #include "table.h"
 #include "vtab.h"
+#include "text.h"
 
 typedef struct Bind {
   qplan *pl;
@@ -144,8 +147,22 @@ static int whyf(Bind *b, const char *zFmt, ...){
 }
 static int stopped(Bind *b){ return b->zWhy!=0 || b->rc!=SQLITE_OK; }
 
-static int collOf(const char *z){
-  if( sqlite3_stricmp(z, "BINARY")==0 ) return C_BINARY;
+/* BINARY's collation in db's plans: the UTF-16 order of TEXT where the
+** database is UTF-16 (requirement 2). */
+static int binaryOf(sqlite3 *db, sqlite3_vtab *vt){
+  int enc = ga_db_encoding(db, vt ? ((ga_vtab*)vt)->conn : 0);
+  return enc==SQLITE_UTF16LE ? C_BIN16LE : enc==SQLITE_UTF16BE ? C_BIN16BE : C_BINARY;
+}
+
+/* The encoding BINARY's collation bin orders TEXT by. */
+static int encOf(int bin){
+  return bin==C_BIN16LE ? SQLITE_UTF16LE : bin==C_BIN16BE ? SQLITE_UTF16BE : SQLITE_UTF8;
+}
+
+/* Collation z's C_*, BINARY's being bin (the database's: requirement 2);
+** -1 one the engine does not cover. */
+static int collOf(int bin, const char *z){
+  if( sqlite3_stricmp(z, "BINARY")==0 ) return bin;
   if( sqlite3_stricmp(z, "NOCASE")==0 ) return C_NOCASE;
   if( sqlite3_stricmp(z, "RTRIM")==0 ) return C_RTRIM;
   return -1;
@@ -206,15 +223,6 @@ static int hasSubq(const qexpr *e){
   return r;
 }
 
-/* Is there a subquery below e, or a value the engine computed of one? */
-static int hadSubq(const qexpr *e){
-  int r = 0;
-  if( e==0 ) return 0;
-  if( e->op==E_SUBQ || (e->op==E_LIT && e->fromSubq) ) return 1;
-  EACH_CHILD((qexpr*)e, pp, r = r || hadSubq(*pp));
-  return r;
-}
-
 /* The parameters below e into a, in text order, each node once (BETWEEN's
 ** operand is below both of its comparisons); -1 if there are more than 64.
 ** With them the subqueries' values that the engine computed and that have
@@ -268,7 +276,77 @@ static int sqlitePlan(sqlite3*, ga_conn*, const qplan*, sqlite3_value**, int, qs
 static int keptPrepare(sqlite3*, ga_conn*, qsqlkeep*, const char*, sqlite3_stmt**);
 static void keptDone(qsqlkeep*, sqlite3_stmt*);
 static int cmpAffinity(const qexpr *a, const qexpr *b);
-static int cmpColl(const qexpr *a, const qexpr *b);
+static int cmpColl(int bin, const qexpr *a, const qexpr *b);
+
+static int aliasIndex(const qselect*, const char*);
+static int colIndex(const ga_table*, const char*);
+
+/* The text of the SELECT inside subquery node q (from its first '(' to
+** its last ')'), sqlite3_malloc'd; NULL (b->rc set) where out of memory. */
+static char *subText(Bind *b, const qexpr *q){
+  const char *z = b->s->zSql + q->at;
+  int n = q->end - q->at, at;
+  char *zSub;
+  for(at=0; at<n && z[at]!='('; at++){}
+  if( (zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ) b->rc = SQLITE_NOMEM;
+  return zSub;
+}
+
+/* Does a column of the query's own table(s), or a result's alias, answer
+** to zName? */
+static int outerHas(const Bind *b, const char *zName){
+  int i, c;
+  if( aliasIndex(b->s, zName)>=0 ) return 1;
+  if( b->nTab ){
+    for(i=0; i<b->nTab; i++) if( colIndex(b->aTab[i].t, zName)>=0 ) return 1;
+    return 0;
+  }
+  if( b->s->zFrom==0 ) return 0;
+  for(c=0; c<b->pl->src.tab.nCol; c++) if( sqlite3_stricmp(b->pl->src.tab.aCol[c].zName, zName)==0 ) return 1;
+  return 0;
+}
+
+/* Does subquery q (E_SUBQ) use the outer query's row? SQLite says, the
+** subquery prepared alone: "no such column: X" names what it takes from
+** outside (X into *pzName where given: sqlite3_free it). So does a name
+** that alone is a string ("x") or TRUE or FALSE, where a column or alias
+** of the outer query answers to it (SQLite looks outward before falling
+** back). 1 correlated, else 0 (b->rc set on an error). */
+static int correlated(Bind *b, const qexpr *q, char **pzName){
+  char *zSub = subText(b, q);
+  sqlite3_stmt *st = 0;
+  qtok *aTok = 0;
+  int rc, r = 0, nTok = 0, i;
+  if( zSub==0 ) return 0;
+  rc = sqlite3_prepare_v2(b->db, zSub, -1, &st, 0);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){
+    b->rc = rc;
+  }else if( rc ){
+    const char *zMsg = sqlite3_errmsg(b->db);
+    if( (r = sqlite3_strnicmp(zMsg, "no such column: ", 16)==0)!=0 && pzName ){
+      if( (*pzName = sqlite3_mprintf("%s", zMsg + 16))==0 ) b->rc = SQLITE_NOMEM;
+    }
+  }else if( (rc = q_lex(zSub, &aTok, &nTok))!=SQLITE_OK ){
+    b->rc = rc;
+  }else{
+    for(i=0; i<nTok && !r; i++){
+      const qtok *t = &aTok[i];
+      char *zName;
+      if( t->type!=T_ID || (zSub[t->at]!='"' && !q_tok_is(zSub, t, "true") && !q_tok_is(zSub, t, "false")) ) continue;
+      if( (zName = zSub[t->at]=='"' ? sqlite3_mprintf("%.*s", t->n - 2, zSub + t->at + 1)
+                                    : sqlite3_mprintf("%.*s", t->n, zSub + t->at))==0 ){
+        b->rc = SQLITE_NOMEM;
+        break;
+      }
+      if( (r = outerHas(b, zName))!=0 && pzName ) *pzName = zName;
+      else sqlite3_free(zName);
+    }
+  }
+  sqlite3_free(aTok);
+  sqlite3_finalize(st);
+  sqlite3_free(zSub);
+  return r && b->rc==SQLITE_OK;
+}
 
 /* A subquery run on the engine (subqueryValue, inSubquery): its text, parse,
 ** plan, and rows. */
@@ -287,13 +365,11 @@ typedef struct SubRun {
 ** last ')') parsed and planned into r. SQLITE_OK (*pzWhy set where the
 ** engine does not cover it), or an error (b->rc set). */
 static int subPlan(Bind *b, const qexpr *q, SubRun *r, char **pzWhy){
-  const char *z = b->s->zSql + q->at;
-  int n = q->end - q->at, at, rc, k;
+  int rc, k;
   memset(r, 0, sizeof(*r));
   r->aff = -1;
   *pzWhy = 0;
-  for(at=0; at<n && z[at]!='('; at++){}
-  if( (r->zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ) return b->rc = SQLITE_NOMEM;
+  if( (r->zSub = subText(b, q))==0 ) return b->rc;
   if( (rc = q_parse(r->zSub, 0, &r->sel))!=SQLITE_OK ) return b->rc = rc;
   rc = planAny(b->vt, b->db, 0, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
@@ -341,6 +417,12 @@ static int subqueryValue(Bind *b, qexpr *e){
   int isExists = sqlite3_strnicmp(z, "EXISTS", 6)==0, rc;
   char *zWhy = 0;
   SubRun r;
+  if( correlated(b, e, &zWhy) ){
+    whyf(b, "a subquery that uses the outer row's %s", zWhy);
+    sqlite3_free(zWhy);
+    return 0;
+  }
+  if( b->rc ) return 0;
   for(k=0; k<b->nSubqDone; k++){
     const qexpr *d = b->aSubq[k];
     if( d->end - d->at==n && memcmp(b->s->zSql + d->at, z, (size_t)n)==0 ){
@@ -400,13 +482,20 @@ static int subqueryValue(Bind *b, qexpr *e){
 static int inSubquery(Bind *b, qexpr *e){
   char *zWhy = 0;
   SubRun r;
-  int rc = subPlan(b, e->b, &r, &zWhy);
+  int rc;
+  if( correlated(b, e->b, &zWhy) ){
+    whyf(b, "IN (a subquery that uses the outer row's %s)", zWhy);
+    sqlite3_free(zWhy);
+    return 0;
+  }
+  if( b->rc ) return 0;
+  rc = subPlan(b, e->b, &r, &zWhy);
   if( rc==SQLITE_OK && zWhy==0 ){
     const qplan *first = r.pl.nArm ? &r.pl.aArm[0] : &r.pl;
     if( first->nOut!=1 || r.mixed ) rc = QE_BAIL;
     else{
       e->cmpAff = cmpAffinity(e->a, r.pFirst);
-      e->cmpColl = cmpColl(e->a, r.pFirst);
+      e->cmpColl = cmpColl(b->pl->bin, e->a, r.pFirst);
       if( r.pFirst->explicitColl && !e->a->explicitColl ) rc = QE_BAIL;   /* (a COLLATE inside: its arms') */
     }
   }
@@ -444,12 +533,7 @@ static int inSubquery(Bind *b, qexpr *e){
     return 0;
   }
   if( rc==QE_BAIL || zWhy ){
-    if( zWhy && (sqlite3_strnicmp(zWhy, "no such", 7)==0 || sqlite3_strnicmp(zWhy, "the column ", 11)==0
-                 || strstr(zWhy, "which is not a column of")) ){
-      whyf(b, "IN (a subquery that refers to the outer query: %s)", zWhy);   /* (SQLite prepared it whole) */
-    }else{
-      whyf(b, "IN (a subquery the engine does not cover%s%s)", zWhy ? ": " : "", zWhy ? zWhy : "");
-    }
+    whyf(b, "IN (a subquery the engine does not cover%s%s)", zWhy ? ": " : "", zWhy ? zWhy : "");
     sqlite3_free(zWhy);
     return 0;
   }
@@ -515,7 +599,7 @@ static int fold(Bind *b, qexpr *e){
       switch( x->t ){
         case SQLITE_INTEGER: rc = sqlite3_bind_int64(st, x->iParam, x->i); break;
         case SQLITE_FLOAT: { double d; memcpy(&d, &x->i, 8); rc = sqlite3_bind_double(st, x->iParam, d); break; }
-        case SQLITE_TEXT: rc = sqlite3_bind_text(st, x->iParam, x->z, x->n, SQLITE_STATIC); break;
+        case SQLITE_TEXT: rc = ga_bind_text(st, x->iParam, x->z, x->n, encOf(b->pl->bin)); break;
         case SQLITE_BLOB: rc = sqlite3_bind_blob(st, x->iParam, x->z, x->n, SQLITE_STATIC); break;
         default: break;
       }
@@ -591,13 +675,13 @@ static int cmpAffinity(const qexpr *a, const qexpr *b){
   return a1>=0 ? a1 : a2;
 }
 
-/* sqlite3BinaryCompareCollSeq(a, b), BINARY where none. */
-static int cmpColl(const qexpr *a, const qexpr *b){
+/* sqlite3BinaryCompareCollSeq(a, b), BINARY (bin) where none. */
+static int cmpColl(int bin, const qexpr *a, const qexpr *b){
   int c;
   if( a->explicitColl ) c = collWalk(a);
   else if( b && b->explicitColl ) c = collWalk(b);
   else if( (c = collWalk(a))<0 && b ) c = collWalk(b);
-  return c<0 ? C_BINARY : c;
+  return c<0 ? bin : c;
 }
 
 /* ---- binding ---------------------------------------------------------------------- */
@@ -619,6 +703,14 @@ static int scanCol(Bind *b, int c){
   pl->aiCol[pl->nCol] = c;
   pl->aWant[pl->nCol] = GA_COL_BYTES;
   return pl->nCol++;
+}
+
+/* Does zQual name the table s reads (t)? An alias hides the table's name,
+** as in SQLite: FROM t AS u answers to u alone; a subquery in FROM, to its
+** alias alone. */
+static int qualifies(const qselect *s, const ga_table *t, const char *zQual){
+  if( s->zAlias ) return sqlite3_stricmp(zQual, s->zAlias)==0;
+  return s->pSub==0 && sqlite3_stricmp(zQual, t->zTab)==0;
 }
 
 /* ---- a join's tables (requirement 9) ------------------------------------------------ */
@@ -690,7 +782,7 @@ static int bindJoinCol(Bind *b, qexpr *e){
     e->iCol = Q_JCOL0 + J->iCol0 + j;
   }
   e->aff = t->aCol[c].aff;
-  if( t->aCol[c].zColl==0 || (e->coll = collOf(t->aCol[c].zColl))<0 ){
+  if( t->aCol[c].zColl==0 || (e->coll = collOf(b->pl->bin, t->aCol[c].zColl))<0 ){
     return whyf(b, "column %s's collation %s", e->zName, t->aCol[c].zColl ? t->aCol[c].zColl : "(unknown)");
   }
   return 1;
@@ -863,14 +955,12 @@ static int bindCol(Bind *b, qexpr *e){
   const ga_table *t = &pl->src.tab;
   int c;
   if( b->nTab ) return bindJoinCol(b, e);
-  if( e->zQual && sqlite3_stricmp(e->zQual, t->zTab) && !(b->s->zAlias && sqlite3_stricmp(e->zQual, b->s->zAlias)==0) ){
-    return whyf(b, "the column %s.%s", e->zQual, e->zName);
-  }
+  if( e->zQual && !qualifies(b->s, t, e->zQual) ) return whyf(b, "the column %s.%s", e->zQual, e->zName);
   for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
   if( c==t->nCol ) return -1;
   if( (e->iCol = scanCol(b, c))<0 ) return 0;
   e->aff = t->aCol[c].aff;
-  if( t->aCol[c].zColl==0 || (e->coll = collOf(t->aCol[c].zColl))<0 ){
+  if( t->aCol[c].zColl==0 || (e->coll = collOf(b->pl->bin, t->aCol[c].zColl))<0 ){
     return whyf(b, "column %s's collation %s", e->zName, t->aCol[c].zColl ? t->aCol[c].zColl : "(unknown)");
   }
   return 1;
@@ -971,15 +1061,16 @@ static int bindAgg(Bind *b, qexpr **pe){
   g->end = e->end;
   g->distinct = e->distinct;
   g->gpu = sqlite3_strnicmp(e->zName, "gpu_", 4)==0;
+  g->subq = hasSubq(e->a) || hasSubq(e->b);   /* (as written: binding folds a constant one) */
   if( e->a ){
     if( !bindExpr(b, &e->a, CTX_ROW, 1) || !foldAll(b, e->a) ) return 0;
     g->x = e->a;
     g->coll = collWalk(e->a);
-    if( g->coll<0 ) g->coll = C_BINARY;
+    if( g->coll<0 ) g->coll = pl->bin;
     g->dcoll = g->coll;
     /* gpu_min and gpu_max are functions of the extension: SQLite hands
     ** them no collation, so TEXT compares as BINARY. */
-    if( (fn==A_MIN || fn==A_MAX || fn==A_ARGMIN || fn==A_ARGMAX) && g->gpu ) g->coll = C_BINARY;
+    if( (fn==A_MIN || fn==A_MAX || fn==A_ARGMIN || fn==A_ARGMAX) && g->gpu ) g->coll = pl->bin;
   }
   if( e->b ){
     if( !bindExpr(b, &e->b, CTX_ROW, 1) || !foldAll(b, e->b) ) return 0;
@@ -1076,20 +1167,20 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
   EACH_CHILD(e, pp, if( (*pp)->explicitColl ) e->explicitColl = 1);
   switch( e->op ){
     case E_COLLATE:
-      if( (e->coll = collOf(e->zName))<0 ) return whyf(b, "COLLATE %s", e->zName);
+      if( (e->coll = collOf(b->pl->bin, e->zName))<0 ) return whyf(b, "COLLATE %s", e->zName);
       e->explicitColl = 1;
       e->aff = e->a->aff;
       break;
     case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
       e->cmpAff = cmpAffinity(e->a, e->b);
-      e->cmpColl = cmpColl(e->a, e->b);
+      e->cmpColl = cmpColl(b->pl->bin, e->a, e->b);
       break;
     case E_IN:
       /* x's affinity and collation (sqlite3ExprCodeIN, exprINAffinity): the
       ** items' own do not count */
       e->cmpAff = e->a->aff;
       e->cmpColl = collWalk(e->a);
-      if( e->cmpColl<0 ) e->cmpColl = C_BINARY;
+      if( e->cmpColl<0 ) e->cmpColl = b->pl->bin;
       break;
     case E_FUNC: {
       const char *z = e->zName;
@@ -1101,7 +1192,7 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
         int c = -1;
         e->op = E_NULLIF;
         for(i=0; i<2 && c<0; i++) c = collWalk(e->arg[i]);
-        e->cmpColl = c<0 ? C_BINARY : c;
+        e->cmpColl = c<0 ? b->pl->bin : c;
       }else if( (sqlite3_stricmp(z, "iif")==0) && e->nArg==3 ){
         e->op = E_CASE;
         e->nElse = 1;
@@ -1111,7 +1202,7 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
         e->op = E_MINMAX;
         e->agg = sqlite3_stricmp(z, "min")==0 ? A_MIN : A_MAX;
         for(i=0; i<e->nArg && c<0; i++) c = collWalk(e->arg[i]);
-        e->cmpColl = c<0 ? C_BINARY : c;
+        e->cmpColl = c<0 ? b->pl->bin : c;
       }else{
         int builtin;
         if( !isDeterministic(b, z, &builtin) ) return whyf(b, "%s(), which is not deterministic", z);
@@ -1261,7 +1352,7 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   ** parentheses */
   *pColl = -1;
   while( e->op==E_COLLATE ){
-    if( *pColl<0 && (*pColl = collOf(e->zName))<0 ){ whyf(b, "COLLATE %s", e->zName); return -2; }
+    if( *pColl<0 && (*pColl = collOf(b->pl->bin, e->zName))<0 ){ whyf(b, "COLLATE %s", e->zName); return -2; }
     e = e->a;
   }
   if( isOrder && e->op==E_COL && e->zQual==0 && (k = aliasIndex(s, e->zName))>=0 ) return k;
@@ -1324,7 +1415,7 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
       /* a compound's arms must agree (their leftmost arm's or all arms':
       ** SQLite versions differ) */
       int c2 = collWalk(sp->aArm[k].aOut[i]);
-      if( sp->aArm[k].aOut[i]->aff!=aff || (c2<0 ? C_BINARY : c2)!=(coll<0 ? C_BINARY : coll) ){
+      if( sp->aArm[k].aOut[i]->aff!=aff || (c2<0 ? sp->bin : c2)!=(coll<0 ? sp->bin : coll) ){
         *pzWhy = sqlite3_mprintf("a compound subquery whose arms' column %d differ in affinity or collation", i + 1);
         return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
       }
@@ -1474,23 +1565,6 @@ static const char *semiWord(const Bind *b, int i){
   return m->anti ? "NOT EXISTS" : m->pIn ? "IN" : "EXISTS";
 }
 
-/* Does subquery q (E_SUBQ) refer to the outer query? Prepared alone,
-** SQLite says "no such column". */
-static int correlated(Bind *b, const qexpr *q){
-  const char *z = b->s->zSql + q->at;
-  int n = q->end - q->at, at, rc, r = 0;
-  sqlite3_stmt *st = 0;
-  char *zSub;
-  for(at=0; at<n && z[at]!='('; at++){}
-  if( (zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
-  rc = sqlite3_prepare_v2(b->db, zSub, -1, &st, 0);
-  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ) b->rc = rc;
-  else if( rc ) r = sqlite3_strnicmp(sqlite3_errmsg(b->db), "no such column", 14)==0;
-  sqlite3_finalize(st);
-  sqlite3_free(zSub);
-  return r;
-}
-
 /* Is e (unbound) a positive integer literal? */
 static int positiveInt(const Bind *b, const qexpr *e){
   const char *z = b->s->zSql + e->at;
@@ -1566,13 +1640,13 @@ static void semiJoins(Bind *b){
   nT = termsOf(b->s->pWhere, E_AND, aT, 64, 0);
   for(i=0; i<nT && i<64 && !stopped(b); i++){
     qexpr *t = aT[i], *q = t->op==E_NOT ? t->a : t->op==E_INSEL ? t->b : t;
-    if( q && q->op==E_INSEL && q->b && correlated(b, q->b) ){
+    if( q && q->op==E_INSEL && q->b && correlated(b, q->b, 0) ){
       whyf(b, "NOT IN (a subquery that refers to the outer query: its NULL rule is not a join's)");
       break;
     }
     if( q==0 || q->op!=E_SUBQ ) continue;
     if( t->op!=E_INSEL && sqlite3_strnicmp(b->s->zSql + q->at, "EXISTS", 6)!=0 ) continue;
-    if( correlated(b, q) ) semiOf(b, t, q, t->op==E_NOT, t->op==E_INSEL ? t->a : 0);
+    if( correlated(b, q, 0) ) semiOf(b, t, q, t->op==E_NOT, t->op==E_INSEL ? t->a : 0);
   }
 }
 
@@ -1987,6 +2061,7 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, s
   memset(&b, 0, sizeof(b));
   *pzWhy = 0;
   pl->s = s;
+  pl->bin = binaryOf(db, vt);
   pl->isArm = isArm;
   pl->distinct = s->distinct;
   if( s->zWhy ){
@@ -2100,7 +2175,7 @@ bind:
       pl->aKey[i] = c;
       if( !bindTop(&b, &pl->aKey[i], CTX_ROW) ) break;
       pl->aKeyColl[i] = collWalk(pl->aKey[i]);
-      if( pl->aKeyColl[i]<0 ) pl->aKeyColl[i] = C_BINARY;
+      if( pl->aKeyColl[i]<0 ) pl->aKeyColl[i] = pl->bin;
     }
   }
   pl->nKey = s->nGroup;
@@ -2114,7 +2189,7 @@ bind:
   if( !stopped(&b) && (pl->aOutColl = q_alloc(s, (int)sizeof(int)*(s->nRes + 1)))==0 ) b.rc = SQLITE_NOMEM;
   for(i=0; i<s->nRes && !stopped(&b); i++){
     int c = collWalk(pl->aOut[i]);
-    pl->aOutColl[i] = c<0 ? C_BINARY : c;
+    pl->aOutColl[i] = c<0 ? pl->bin : c;
   }
   /* ORDER BY: a result's alias or number, else an expression */
   if( !stopped(&b) && nOrder && !sortTerms(&b, nOrder) ) b.rc = SQLITE_NOMEM;
@@ -2130,7 +2205,7 @@ bind:
       if( !bindTop(&b, &pl->aSort[i], pl->grouped ? CTX_GROUP : CTX_ROW) ) break;
       c = collWalk(pl->aSort[i]);
     }
-    pl->aSortColl[i] = c<0 ? C_BINARY : c;
+    pl->aSortColl[i] = c<0 ? pl->bin : c;
     pl->aSortDesc[i] = s->aOrder[i].desc;
     pl->aSortNulls[i] = s->aOrder[i].nulls;
   }
@@ -2176,7 +2251,7 @@ bind:
     /* SQLite never takes an aggregate over a subquery for another (sqlite3ExprCompare): named
     ** again (ORDER BY 2, HAVING), it is one more accumulator, after the others, and may be the
     ** last min() or max(), whose row shows the keys */
-    if( (pl->aAgg[i].fn==A_MIN || pl->aAgg[i].fn==A_MAX) && !pl->aAgg[i].gpu && hadSubq(pl->aAgg[i].x) ){
+    if( (pl->aAgg[i].fn==A_MIN || pl->aAgg[i].fn==A_MAX) && !pl->aAgg[i].gpu && pl->aAgg[i].subq ){
       *pzWhy = sqlite3_mprintf("keys shown as the row of a min() or max() over a subquery (SQLite keeps one for each "
                                "place it is named)");
       return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
@@ -2247,6 +2322,7 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
   memset(&b, 0, sizeof(b));
   *pzWhy = 0;
   pl->s = s;
+  pl->bin = binaryOf(db, vt);
   b.pl = pl; b.s = s; b.db = db; b.vt = vt;
   b.apParam = apParam; b.nParam = nParam;
   for(a=s; a; a=a->pNext) n++;
@@ -2263,7 +2339,7 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
     qexpr *e = s->aOrder[i].e;
     int c = -1;
     while( e->op==E_COLLATE ){
-      if( c<0 && (c = collOf(e->zName))<0 ) whyf(&b, "COLLATE %s", e->zName);
+      if( c<0 && (c = collOf(pl->bin, e->zName))<0 ) whyf(&b, "COLLATE %s", e->zName);
       e = e->a;
     }
     pl->aSortColl[i] = c;
@@ -2295,7 +2371,7 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
   for(i=0; i<pl->nOut && !stopped(&b); i++){
     int k, c = -1;
     for(k=0; k<n && c<0; k++) c = collWalk(pl->aArm[k].aOut[i]);
-    pl->aOutColl[i] = c<0 ? C_BINARY : c;
+    pl->aOutColl[i] = c<0 ? pl->bin : c;
   }
   for(i=0; i<pl->nSort && !stopped(&b); i++){
     /* (SQLite gives each term the compound's collation explicitly, so that
@@ -2371,13 +2447,13 @@ static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
   for(i=0; i<pl->nKey && ok; i++){
     const char *zCol, *zColl;
     ok = sqlite3_step(st)==SQLITE_ROW && (zCol = (const char*)sqlite3_column_text(st, 0))!=0
-         && (zColl = (const char*)sqlite3_column_text(st, 1))!=0 && collOf(zColl)>=0;
+         && (zColl = (const char*)sqlite3_column_text(st, 1))!=0 && collOf(pl->bin, zColl)>=0;
     for(k=0; ok && k<pl->nKey; k++){
       const qexpr *e = pl->aKey[k];
       while( e->op==E_COLLATE ) e = e->a;     /* (its collation is the key's: aKeyColl) */
       if( e->op==E_COL && sqlite3_stricmp(pl->src.tab.aCol[pl->aiCol[e->iCol]].zName, zCol)==0 ) break;
     }
-    ok = ok && k<pl->nKey && pl->aKeyColl[k]==collOf(zColl);
+    ok = ok && k<pl->nKey && pl->aKeyColl[k]==collOf(pl->bin, zColl);
   }
   sqlite3_finalize(st);
   return ok;
@@ -2523,9 +2599,9 @@ void q_pushable(sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned ch
     const ga_table *t = &src.tab;
     int c;
     if( e->op!=E_COL || e->quoted ) continue;
-    if( e->zQual && sqlite3_stricmp(e->zQual, t->zTab) && !(s.zAlias && sqlite3_stricmp(e->zQual, s.zAlias)==0) ) continue;
+    if( e->zQual && !qualifies(&s, t, e->zQual) ) continue;
     for(c=0; c<t->nCol && sqlite3_stricmp(t->aCol[c].zName, e->zName); c++){}
-    if( c==t->nCol || t->aCol[c].zColl==0 || collOf(t->aCol[c].zColl)<0 ) continue;
+    if( c==t->nCol || t->aCol[c].zColl==0 || collOf(C_BINARY, t->aCol[c].zColl)<0 ) continue;
     for(k=0; grouped && k<s.nGroup; k++){
       const qexpr *g = s.aGroup[k].e;
       int n = g->end - g->at;
@@ -2534,7 +2610,7 @@ void q_pushable(sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned ch
       if( g->op==E_LIT && g->t==0 && n>0 && n<9 && strspn(zSql + g->at, "0123456789")>=(size_t)n && atoi(zSql + g->at)==i + 1 ) break;
     }
     if( grouped && k==s.nGroup ) continue;
-    aPush[i] = collOf(t->aCol[c].zColl)==C_BINARY ? 2 : 1;
+    aPush[i] = collOf(C_BINARY, t->aCol[c].zColl)==C_BINARY ? 2 : 1;
   }
 done:
   ga_source_free(&src);
@@ -2616,7 +2692,7 @@ void q_plan_describe(sqlite3_str *out, const qplan *pl){
   static const char *azAgg[] = { "count", "count(*)", "sum", "total", "avg", "min", "max", "gpu_var_samp",
     "gpu_var_pop", "gpu_stddev_samp", "gpu_stddev_pop", "gpu_median", "gpu_percentile", "gpu_percentile_cont",
     "gpu_percentile_disc", "gpu_argmin", "gpu_argmax" };
-  static const char *azColl[] = { "BINARY", "NOCASE", "RTRIM" };
+  static const char *azColl[] = { "BINARY", "NOCASE", "RTRIM", "BINARY", "BINARY" };
   int i;
   sqlite3_str_appendall(out, ",\"table\":");
   if( pl->pSub ){

@@ -85,7 +85,10 @@ enum {
 enum { A_COUNT, A_COUNTSTAR, A_SUM, A_TOTAL, A_AVG, A_MIN, A_MAX,
        /* the extension's own (agg/): exact variances, percentiles, argmin and argmax */
        A_VARSAMP, A_VARPOP, A_SDSAMP, A_SDPOP, A_MEDIAN, A_PCT, A_PCTCONT, A_PCTDISC, A_ARGMIN, A_ARGMAX };
-enum { C_BINARY, C_NOCASE, C_RTRIM };
+/* Collations: BINARY, NOCASE, RTRIM; and BINARY where the database is
+** UTF-16 (its stored bytes' order: text.h), which every plan of such a
+** database uses for BINARY (plan.c, 2). */
+enum { C_BINARY, C_NOCASE, C_RTRIM, C_BIN16LE, C_BIN16BE };
 
 /* One value. */
 typedef struct qval {
@@ -213,6 +216,7 @@ typedef struct qagg {
   int coll;                        /* min, max, DISTINCT: the collation they compare by */
   int dcoll;                       /* DISTINCT's: x's own (gpu_min and gpu_max compare by BINARY) */
   int gpu;                         /* named gpu_*: the extension's, not SQLite's */
+  int subq;                        /* its arguments, as written, hold a subquery */
   int at, end;                     /* its text (the same text twice is one aggregate, as in
                                    ** SQLite's AggInfo) */
   int explicitColl, exprColl;      /* a COLLATE in its argument, and the collation it marks */
@@ -249,6 +253,8 @@ typedef struct qjoin {
 
 typedef struct qplan {
   qselect *s;                      /* the parse */
+  int bin;                         /* BINARY's collation here: C_BINARY, or C_BIN16LE / C_BIN16BE
+                                   ** in a UTF-16 database */
   ga_source src;                   /* the table, resolved */
   int nCol;                        /* columns the scan reads */
   int aiCol[GA_COLS_MAX];          /* ... each one's index in the table */

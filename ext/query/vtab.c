@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "query.h"
+#include "text.h"
 #include "table.h"
 #include "vtab.h"
 #include "snap.h"
@@ -200,7 +201,7 @@ static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3
   *pSt = 0;
   rc = sqlite3_prepare_v2(db, zSql, -1, pSt, &zTail);
   if( rc ){
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    *pzErr = ga_utf8_clean(sqlite3_mprintf("%s", sqlite3_errmsg(db)));
     return rc;
   }
   if( *pSt==0 ){
@@ -411,7 +412,7 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
   rc = sqlite3_declare_vtab(db, zDecl);
   sqlite3_free(zDecl);
   if( rc ){
-    *pzErr = sqlite3_mprintf("gpu_query: %s", sqlite3_errmsg(db));
+    *pzErr = ga_utf8_clean(sqlite3_mprintf("gpu_query: %s", sqlite3_errmsg(db)));
     qDisconnect(&t->base.base);
     return rc;
   }
@@ -738,6 +739,7 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   sqlite3_finalize(st);
   rc = q_plan(&fake.base.base, db, &sel, 0, 0, 0, 0, 0, &pl, &zWhy);
+  zWhy = ga_utf8_clean(zWhy);
   if( rc ){
     sqlite3_result_error(ctx, zWhy ? zWhy : sqlite3_errstr(rc), -1);
   }else{

@@ -44,6 +44,7 @@
 #include "kmap.h"
 #include "pipe.h"
 #include "tvf.h"
+#include "text.h"
 
 /* Columns; the hidden ones (from COL_SOURCE) take the arguments in order. */
 enum { COL_KEY, COL_ROWS, COL_COUNT, COL_SUM, COL_TOTAL, COL_AVG, COL_MIN, COL_MAX,
@@ -65,6 +66,7 @@ typedef struct Dict {
   char *arena;              /* the bytes */
   int64_t nArena, szArena;  /* bytes in use, allocated */
   int64_t *aRank;           /* by id, after dictRank: its place in BINARY order */
+  int enc;                  /* ... TEXT's: by the database's encoding (text.h) */
 } Dict;
 
 static void dictFree(Dict *d){
@@ -124,7 +126,7 @@ static int64_t dictId(Dict *d, const void *z, int n){
 static int cmpIds(const void *pa, const void *pb, void *pArg){
   const Dict *d = (const Dict*)pArg;
   int64_t a = *(const int64_t*)pa, b = *(const int64_t*)pb;
-  return ga_bytes_cmp(d->arena + d->aOff[a], d->aLen[a], d->arena + d->aOff[b], d->aLen[b]);
+  return ga_text_order(d->arena + d->aOff[a], d->aLen[a], d->arena + d->aOff[b], d->aLen[b], d->enc);
 }
 
 /* Every id's place in BINARY order (d->aRank). */
@@ -151,6 +153,7 @@ typedef struct Others {
   ga_kmap map;              /* group (class + 1, key) -> index */
   Other *a;                 /* by index */
   int64_t nAlloc;           /* room in a */
+  int enc;                  /* TEXT's order: the database's encoding (text.h) */
 } Others;
 
 static void othersFree(Others *o){
@@ -180,7 +183,7 @@ static int othersAdd(Others *o, uint32_t tag, uint64_t key, int type, const void
     }
     memset(&o->a[i], 0, sizeof(Other));
   }
-  return ga_other_offer(&o->a[i].mn, &o->a[i].mx, type, z, n);
+  return ga_other_offer(&o->a[i].mn, &o->a[i].mx, type, z, n, o->enc);
 }
 
 /* ---- the cursor ----------------------------------------------------------------- */
@@ -363,8 +366,8 @@ static int placeExtremes(GroupCursor *c, const ga_resident *x, const ga_group *g
 ** have. VALUE's TEXT and BLOB values are summed as sum() reads them (their
 ** dictionary's numbers), and a second grouping of their places gives each
 ** group's least and greatest of them. 0: not served, scan instead (not on
-** the device, the mode is cpu, TEXT whose numbers were not kept, or a
-** device error in 'auto' mode); 1: g->res holds the groups; -1: an error,
+** the device, the mode is cpu, TEXT whose numbers were not kept, VALUE's
+** TEXT in a UTF-16 database, or a device error in 'auto' mode); 1: g->res holds the groups; -1: an error,
 ** set; SQLITE_NOMEM. */
 static int groupResident(GroupVtab *v, GroupCursor *c, ga_colsrc *src, ga_group *g){
   ga_resident *k = ga_colsrc_resident(src, 0), *x = ga_colsrc_resident(src, 1);
@@ -375,6 +378,9 @@ static int groupResident(GroupVtab *v, GroupCursor *c, ga_colsrc *src, ga_group 
   if( v->conn->mode==GA_CPU || k==0 || x==0 || x->nInf || k->be!=x->be ) return 0;
   other = x->nText || x->nBlob;
   if( other && (x->dict==0 || !(x->want & GA_COL_NUMERIC)) ) return 0;
+  /* the dictionary's places order TEXT by its UTF-8 bytes: in a UTF-16
+  ** database, whose order is not those, the scan finds the extremes */
+  if( x->nText && c->oth.enc!=SQLITE_UTF8 ) return 0;
   if( x->nReal || other ){
     int eMax = x->eMax<0 ? 0 : x->eMax;       /* zeros only: fit anywhere */
     if( !ga_group_window_all(x->eMin<eMax ? x->eMin : eMax, eMax, &g->jb) ) return 0;
@@ -413,6 +419,8 @@ static int groupRun(GroupVtab *v, GroupCursor *c, ga_colsrc *src, int cpu, ga_gr
   GroupScan *sc = calloc(1, sizeof(GroupScan));
   int rc, use;
   cursorReset(c);
+  c->dict[0].enc = c->oth.enc = ga_db_encoding(v->db, v->conn);
+  c->dict[1].enc = SQLITE_UTF8;             /* (BLOBs: their bytes) */
   memset(g, 0, sizeof(*g));
   g->jb = -1;
   if( sc==0 ) return SQLITE_NOMEM;
@@ -537,7 +545,7 @@ static int groupFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   zSource = ga_tvf_name(a[0]);
   zKey = ga_tvf_name(a[1]);
   zVal = ga_tvf_name(a[2]);
-  if( !zSource || !zKey || !zVal ) return ga_vtab_error(cur->pVtab, "%s: source, key and value must be names (text without NUL bytes)", zFn);
+  if( !zSource || !zKey || !zVal ) return ga_vtab_error(cur->pVtab, "%s: source, key and value must be names (UTF-8 text without NUL bytes)", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK && ((ai[0] = ga_tvf_column(cur->pVtab, zFn, &from, zKey))<0
                      || (ai[1] = ga_tvf_column(cur->pVtab, zFn, &from, zVal))<0) ) rc = SQLITE_ERROR;

@@ -349,7 +349,7 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   }
   zSource = ga_tvf_name(a[0]);
   zCol = ga_tvf_name(a[1]);
-  if( zSource==0 || zCol==0 ) return ga_vtab_error(cur->pVtab, "gpu_histogram: source and column must be names (text without NUL bytes)");
+  if( zSource==0 || zCol==0 ) return ga_vtab_error(cur->pVtab, "gpu_histogram: source and column must be names (UTF-8 text without NUL bytes)");
   if( (rc = histShape(cur->pVtab, a[2], a[3], a[4], &c->h))!=SQLITE_OK ) return rc;
   rc = ga_tvf_source(cur->pVtab, v->db, "gpu_histogram", zSource, &from);
   if( rc==SQLITE_OK && (iCol = ga_tvf_column(cur->pVtab, "gpu_histogram", &from, zCol))<0 ) rc = SQLITE_ERROR;

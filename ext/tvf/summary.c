@@ -77,6 +77,7 @@
 #include "colsrc.h"
 #include "pipe.h"
 #include "tvf.h"
+#include "text.h"
 #include "exactvar.h"
 #include "ranks.h"
 
@@ -120,6 +121,7 @@ typedef struct DistSet {
 typedef struct ColStat {
   char *zName;              /* its declared name */
   int coll;                 /* COLL_*: how its TEXT compares */
+  int enc;                  /* ... BINARY by the database's encoding (text.h) */
   char *zWhyColl;           /* COLL_OTHER: why (requirement 5), sqlite3_malloc'd */
   int64_t nNull, nInt, nReal, nText, nBlob;   /* values by storage class */
   ga_stat num;              /* its INTEGER and REAL values, chunk after chunk */
@@ -150,11 +152,11 @@ static unsigned char foldByte(unsigned char c){
   return c>='A' && c<='Z' ? (unsigned char)(c + 32) : c;
 }
 
-/* Sign of TEXT a - b under coll, as SQLite's own: binCollFunc (bytes,
-** then length), nocaseCollatingFunc (sqlite3StrNICmp over the shorter
+/* Sign of TEXT a - b under coll, as SQLite's own: binCollFunc (bytes of
+** the database's encoding enc, then length), nocaseCollatingFunc (sqlite3StrNICmp over the shorter
 ** length, which stops at a NUL byte of a, then length), rtrimCollFunc
 ** (trailing spaces dropped, then BINARY). */
-static int textCmp(int coll, const unsigned char *a, int na, const unsigned char *b, int nb){
+static int textCmp(int coll, int enc, const unsigned char *a, int na, const unsigned char *b, int nb){
   if( coll==COLL_NOCASE ){
     int i, n = na<nb ? na : nb, r;
     for(i=0; i<n && a[i]!=0 && foldByte(a[i])==foldByte(b[i]); i++){}
@@ -164,16 +166,17 @@ static int textCmp(int coll, const unsigned char *a, int na, const unsigned char
   if( coll==COLL_RTRIM ){
     while( na>0 && a[na-1]==' ' ) na--;
     while( nb>0 && b[nb-1]==' ' ) nb--;
+    return ga_bytes_cmp(a, na, b, nb);     /* (RTRIM, like NOCASE, compares UTF-8) */
   }
-  return ga_bytes_cmp(a, na, b, nb);
+  return ga_text_order(a, na, b, nb, enc);
 }
 
 /* Sign of (type, z, n) - k among TEXT and BLOB: TEXT < BLOB; TEXT by coll
 ** (BINARY for COLL_OTHER: such a result is not given), BLOB by bytes. */
-static int otherCmp(int coll, int type, const void *z, int n, const ga_other *k){
+static int otherCmp(int coll, int enc, int type, const void *z, int n, const ga_other *k){
   if( type!=k->type ) return type==SQLITE_TEXT ? -1 : 1;
   if( type==SQLITE_BLOB || coll==COLL_OTHER ) return ga_bytes_cmp(z, n, k->z, k->n);
-  return textCmp(coll, z, n, (const unsigned char*)k->z, k->n);
+  return textCmp(coll, enc, z, n, (const unsigned char*)k->z, k->n);
 }
 
 /* A TEXT or BLOB value offered to a column's least and greatest: kept
@@ -181,8 +184,8 @@ static int otherCmp(int coll, int type, const void *z, int n, const ga_other *k)
 ** minmaxStep replaces its best only on a strict comparison). */
 static int otherOffer(ColStat *a, int type, const void *z, int n){
   int rc = SQLITE_OK;
-  if( a->omn.type==0 || otherCmp(a->coll, type, z, n, &a->omn)<0 ) rc = ga_other_set(&a->omn, type, z, n);
-  if( rc==SQLITE_OK && (a->omx.type==0 || otherCmp(a->coll, type, z, n, &a->omx)>0) ) rc = ga_other_set(&a->omx, type, z, n);
+  if( a->omn.type==0 || otherCmp(a->coll, a->enc, type, z, n, &a->omn)<0 ) rc = ga_other_set(&a->omn, type, z, n);
+  if( rc==SQLITE_OK && (a->omx.type==0 || otherCmp(a->coll, a->enc, type, z, n, &a->omx)>0) ) rc = ga_other_set(&a->omx, type, z, n);
   return rc;
 }
 
@@ -501,9 +504,9 @@ static int dictOthers(ColStat *a, const ga_resident *r, int wantD){
   for(i=0; i<nText; i++){
     const ga_cell *e = &r->dict[i];
     int cMin = iMin<0 ? -1 : a->coll==COLL_BINARY ? 1
-             : textCmp(a->coll==COLL_OTHER ? COLL_BINARY : a->coll, e->z, e->n, r->dict[iMin].z, r->dict[iMin].n);
+             : textCmp(a->coll==COLL_OTHER ? COLL_BINARY : a->coll, a->enc, e->z, e->n, r->dict[iMin].z, r->dict[iMin].n);
     int cMax = iMax<0 ? 1 : a->coll==COLL_BINARY ? 1
-             : textCmp(a->coll==COLL_OTHER ? COLL_BINARY : a->coll, e->z, e->n, r->dict[iMax].z, r->dict[iMax].n);
+             : textCmp(a->coll==COLL_OTHER ? COLL_BINARY : a->coll, a->enc, e->z, e->n, r->dict[iMax].z, r->dict[iMax].n);
     if( cMin<0 || (cMin==0 && r->dictRow[i]<r->dictRow[iMin]) ) iMin = i;
     if( cMax>0 || (cMax==0 && r->dictRow[i]<r->dictRow[iMax]) ) iMax = i;
     if( wantD && a->coll!=COLL_BINARY && rc==SQLITE_OK ) rc = distOther(&a->dist, a->coll, SQLITE_TEXT, e->z, e->n);
@@ -700,7 +703,7 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   if( !(idxNum & 1) ) return ga_vtab_error(cur->pVtab, "%s: takes (source) or (source, column)", zFn);
   zSource = ga_tvf_name(a[0]);
   if( a[1] ) zCol = ga_tvf_name(a[1]);
-  if( zSource==0 || (a[1] && zCol==0) ) return ga_vtab_error(cur->pVtab, "%s: source and column must be names (text without NUL bytes)", zFn);
+  if( zSource==0 || (a[1] && zCol==0) ) return ga_vtab_error(cur->pVtab, "%s: source and column must be names (UTF-8 text without NUL bytes)", zFn);
   rc = ga_tvf_source(cur->pVtab, v->db, zFn, zSource, &from);
   if( rc==SQLITE_OK ){
     c->nCol = zCol ? 1 : from.tab.nCol;
@@ -713,6 +716,7 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
     if( ai[i]<0 ) rc = SQLITE_ERROR;
     else if( (c->a[i].zName = sqlite3_mprintf("%s", from.tab.aCol[ai[i]].zName))==0 ) rc = SQLITE_NOMEM;
     else rc = collOf(&c->a[i], &from, c->a[i].zName, from.tab.aCol[ai[i]].zColl);
+    if( rc==SQLITE_OK ) c->a[i].enc = ga_db_encoding(v->db, v->conn);
   }
   /* A scan for each GA_COLS_MAX columns (one, but for the widest sources). */
   for(i=0; rc==SQLITE_OK && i<c->nCol; i+=GA_COLS_MAX){

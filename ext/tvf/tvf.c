@@ -6,6 +6,7 @@
 #include "colsrc.h"
 #include "snap.h"
 #include "tvf.h"
+#include "text.h"
 
 int ga_tvf_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **ppVtab){
   ga_vtab *v;
@@ -41,16 +42,17 @@ int ga_other_set(ga_other *k, int type, const void *z, int n){
   return SQLITE_OK;
 }
 
-/* Sign of (type, z, n) - k: TEXT < BLOB, then BINARY. */
-static int keptCmp(int type, const void *z, int n, const ga_other *k){
+/* Sign of (type, z, n) - k: TEXT < BLOB, then BINARY (TEXT's in encoding
+** enc: text.h). */
+static int keptCmp(int enc, int type, const void *z, int n, const ga_other *k){
   if( type!=k->type ) return type==SQLITE_TEXT ? -1 : 1;
-  return ga_bytes_cmp(z, n, k->z, k->n);
+  return type==SQLITE_TEXT ? ga_text_order(z, n, k->z, k->n, enc) : ga_bytes_cmp(z, n, k->z, k->n);
 }
 
-int ga_other_offer(ga_other *pMin, ga_other *pMax, int type, const void *z, int n){
+int ga_other_offer(ga_other *pMin, ga_other *pMax, int type, const void *z, int n, int enc){
   int rc = SQLITE_OK;
-  if( pMin->type==0 || keptCmp(type, z, n, pMin)<0 ) rc = ga_other_set(pMin, type, z, n);
-  if( rc==SQLITE_OK && (pMax->type==0 || keptCmp(type, z, n, pMax)>0) ) rc = ga_other_set(pMax, type, z, n);
+  if( pMin->type==0 || keptCmp(enc, type, z, n, pMin)<0 ) rc = ga_other_set(pMin, type, z, n);
+  if( rc==SQLITE_OK && (pMax->type==0 || keptCmp(enc, type, z, n, pMax)>0) ) rc = ga_other_set(pMax, type, z, n);
   return rc;
 }
 
@@ -67,9 +69,11 @@ void ga_other_result(sqlite3_context *ctx, const ga_other *k){
 
 const char *ga_tvf_name(sqlite3_value *v){
   const char *z = (const char*)sqlite3_value_text(v);
+  int n = sqlite3_value_bytes(v);
   /* Past a NUL byte SQLite reads no name: a value holding one would name
-  ** what comes before it. */
-  return z && (int)strlen(z)==sqlite3_value_bytes(v) ? z : 0;
+  ** what comes before it. Bytes that are not UTF-8 name nothing a message
+  ** could show (text.h, 3). */
+  return z && (int)strlen(z)==n && ga_utf8_valid(z, n) ? z : 0;
 }
 
 /* ---- SOURCE and COLUMN (source/table.c), their errors on the vtab ---------------------------- */

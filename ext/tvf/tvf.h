@@ -54,7 +54,7 @@ int ga_bytes_cmp(const void *za, int na, const void *zb, int nb);
 /* A TEXT or BLOB value (type, z, n): kept in *pMin / *pMax if it is less /
 ** greater than what they hold (TEXT < BLOB, then BINARY; the first of
 ** equals stays). SQLITE_OK or SQLITE_NOMEM. */
-int ga_other_offer(ga_other *pMin, ga_other *pMax, int type, const void *z, int n);
+int ga_other_offer(ga_other *pMin, ga_other *pMax, int type, const void *z, int n, int enc);
 void ga_other_free(ga_other*);
 /* Keep a copy of (type, z, n) in k, replacing what it held. SQLITE_OK or
 ** SQLITE_NOMEM. */
