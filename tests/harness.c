@@ -320,3 +320,20 @@ void h_bench_table(sqlite3 *db, const char *zName, int64_t n){
              " i*7 - 3000000, CASE WHEN i%%10=0 THEN NULL ELSE i*0.5 END FROM s", (long long)n - 1);
   fprintf(stderr, "# %s: %lld rows in %.1f s\n", zName, (long long)n, h_now() - t0);
 }
+
+int h_utf8(const char *zIn){
+  const unsigned char *z = (const unsigned char*)zIn;
+  while( *z ){
+    unsigned c = *z, u;
+    int k, need = c<0x80 ? 0 : c>=0xC2 && c<0xE0 ? 1 : c>=0xE0 && c<0xF0 ? 2 : c>=0xF0 && c<0xF5 ? 3 : -1;
+    if( need<0 ) return 0;
+    u = need ? c & (0x3F >> need) : c;
+    for(k=1; k<=need; k++){
+      if( (z[k] & 0xC0)!=0x80 ) return 0;
+      u = (u<<6) | (z[k] & 0x3F);
+    }
+    if( (need==2 && (u<0x800 || (u>=0xD800 && u<0xE000))) || (need==3 && (u<0x10000 || u>0x10FFFF)) ) return 0;
+    z += need + 1;
+  }
+  return 1;
+}

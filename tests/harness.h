@@ -77,6 +77,10 @@ int h_libcuda_loaded(void);
 
 double h_now(void);  /* monotonic seconds */
 
+/* Is z strict UTF-8 (as Python's decoder takes it: no overlong form,
+** surrogate, or value past U+10FFFF)? */
+int h_utf8(const char *z);
+
 /* The page-source benchmarks' table p(k, g, x, y, z) of n rows in db
 ** (zName names db in the progress line): made, or made again, if it is
 ** missing or of another size. */

@@ -310,6 +310,73 @@ START_TEST(test_bad_input){
 }
 END_TEST
 
+/* A random argument: NULL, a huge or odd number, a blob of random bytes,
+** text of random bytes (often not UTF-8), a name, a name quoted badly. */
+static char *fuzzArg(h_rng *r){
+  static const char *azFix[] = {
+    "NULL", "9223372036854775807", "-9223372036854775808", "1e999", "-1e308", "-0.0", "2.5", "0", "'t'", "'x'",
+    "'main.t'", "'\"t\"'", "'[t]'", "'SELECT x FROM t'", "''", "'\xc3\xa9'",
+  };
+  sqlite3_str *s = sqlite3_str_new(0);
+  int k = (int)h_range(r, 0, 9), n = (int)h_range(r, 0, 12), i;
+  if( k<4 ){
+    sqlite3_str_appendall(s, azFix[h_range(r, 0, (int)(sizeof(azFix)/sizeof(azFix[0])) - 1)]);
+  }else{
+    sqlite3_str_appendall(s, k<6 ? "x'" : k<8 ? "CAST(x'" : "('t' || CAST(x'");
+    for(i=0; i<n; i++) sqlite3_str_appendf(s, "%02x", (unsigned)h_range(r, 0, 255));
+    sqlite3_str_appendall(s, k<6 ? "'" : k<8 ? "' AS TEXT)" : "' AS TEXT))");
+  }
+  return sqlite3_str_finish(s);
+}
+
+/* The table functions, gpu_explain, gpu_query and the settings, given
+** random arguments (blobs, text that is not UTF-8, NULLs, huge numbers),
+** 4,000 statements: each ends with a result or an SQLite error whose
+** message is UTF-8 (bytes that are not show as x'..'), never a crash; the
+** connection answers right after. */
+START_TEST(test_fuzz_args){
+  static const struct { const char *zFmt; int nArg; } a[] = {
+    { "SELECT * FROM gpu_histogram(%s, %s, %s)", 3 }, { "SELECT * FROM gpu_histogram(%s, %s, %s, %s, %s)", 5 },
+    { "SELECT * FROM gpu_group_by(%s, %s, %s)", 3 }, { "SELECT * FROM gpu_summary(%s)", 1 },
+    { "SELECT * FROM gpu_summary(%s, %s)", 2 }, { "SELECT gpu_explain(%s)", 1 },
+    { "SELECT gpuagg_config(%s)", 1 }, { "SELECT gpuagg_config(%s, %s)", 2 }, { "SELECT gpuagg_backend(%s)", 1 },
+    { "CREATE VIRTUAL TABLE temp.f USING gpu_query(%s)", 1 }, { "SELECT gpu_percentile(x, %s) FROM t", 1 },
+    { "SELECT gpu_argmax(%s, %s) FROM t", 2 }, { "SELECT * FROM gpuagg_cache(%s)", 1 },
+  };
+  sqlite3 *db = openDb();
+  h_rng r;
+  int i, nErr = 0;
+  h_seed_init();
+  h_rng_init(&r, h_seed);
+  h_exec(db, "CREATE TABLE t(x);" SERIES(50) "INSERT INTO t SELECT value FROM series");
+  for(i=0; i<4000; i++){
+    int f = (int)h_range(&r, 0, (int)(sizeof(a)/sizeof(a[0])) - 1), k;
+    char *az[5] = { 0, 0, 0, 0, 0 }, *zSql;
+    sqlite3_stmt *st = 0;
+    for(k=0; k<a[f].nArg; k++) az[k] = fuzzArg(&r);
+    zSql = sqlite3_mprintf(a[f].zFmt, az[0], az[1], az[2], az[3], az[4]);
+    if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK ){
+      while( sqlite3_step(st)==SQLITE_ROW ){}
+      sqlite3_finalize(st);
+    }
+    {
+      const char *zMsg = sqlite3_errmsg(db);
+      int rc = sqlite3_errcode(db);
+      nErr += rc!=SQLITE_OK;
+      ck_assert_msg(rc==SQLITE_OK || h_utf8(zMsg),
+                    "%s: a message that is not UTF-8: %s (GPUAGG_SEED=%llu)", zSql, zMsg, (unsigned long long)h_seed);
+    }
+    if( strncmp(zSql, "CREATE", 6)==0 ) sqlite3_exec(db, "DROP TABLE IF EXISTS temp.f", 0, 0, 0);
+    sqlite3_free(zSql);
+    for(k=0; k<a[f].nArg; k++) sqlite3_free(az[k]);
+  }
+  ck_assert_msg(nErr>0, "no statement of the fuzz failed: it reached no error");
+  h_exec(db, "SELECT gpuagg_config('chunk', 1048576), gpuagg_config('threshold', 65536), gpuagg_backend('auto')");
+  ck_assert_int_eq(h_int(db, "SELECT gpu_sum(x)=sum(x) FROM t"), 1);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* Forcing cuda without a usable device is an error naming the reason. */
 START_TEST(test_cuda_forced){
   sqlite3 *db = openDb();
@@ -662,6 +729,7 @@ int main(void){
   tcase_add_test(tc, test_cuda_forced);
   tcase_add_test(tc, test_cycles);
   tcase_add_test(tc, test_bad_input);
+  tcase_add_test(tc, test_fuzz_args);
   tcase_add_test(tc, test_no_context_for_small);
   tcase_add_test(tc, test_names);
   tcase_add_test(tc, test_name_errors);

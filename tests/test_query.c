@@ -71,122 +71,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "suite.h"
-
-/* ---- results, rendered exactly ------------------------------------------------------ */
-
-/* The rows of a statement: each row one string, each cell by its class (i:
-** integer, r: the REAL's bits and value, n: NULL, t: TEXT's length and
-** bytes, x: BLOB in hex), or the error that ended it. */
-typedef struct Rows {
-  int n, nAlloc;
-  char **az;
-  char *zErr;                      /* the statement's error (malloc'd) or NULL */
-} Rows;
-
-static void rowsRun(sqlite3 *db, sqlite3_stmt *st, Rows *r){
-  int rc, i;
-  memset(r, 0, sizeof(*r));
-  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
-    sqlite3_str *s = sqlite3_str_new(0);
-    char *z;
-    for(i=0; i<sqlite3_column_count(st); i++){
-      switch( sqlite3_column_type(st, i) ){
-        case SQLITE_INTEGER: sqlite3_str_appendf(s, "i%lld ", (long long)sqlite3_column_int64(st, i)); break;
-        case SQLITE_FLOAT: {
-          double x = sqlite3_column_double(st, i);
-          unsigned long long b;
-          memcpy(&b, &x, sizeof(b));
-          sqlite3_str_appendf(s, "r%.17g/%llx ", x, b);
-          break;
-        }
-        case SQLITE_NULL: sqlite3_str_appendall(s, "n "); break;
-        case SQLITE_TEXT: {
-          int n = sqlite3_column_bytes(st, i);
-          sqlite3_str_appendf(s, "t%d'", n);
-          sqlite3_str_append(s, (const char*)sqlite3_column_text(st, i), n);
-          sqlite3_str_appendall(s, "' ");
-          break;
-        }
-        default: {
-          const unsigned char *p = sqlite3_column_blob(st, i);
-          int n = sqlite3_column_bytes(st, i), k;
-          sqlite3_str_appendchar(s, 1, 'x');
-          for(k=0; k<n; k++) sqlite3_str_appendf(s, "%02x", p[k]);
-          sqlite3_str_appendchar(s, 1, ' ');
-          break;
-        }
-      }
-    }
-    z = sqlite3_str_finish(s);
-    if( r->n==r->nAlloc ){
-      r->nAlloc = r->nAlloc ? 2*r->nAlloc : 16;
-      r->az = realloc(r->az, sizeof(char*)*(size_t)r->nAlloc);
-    }
-    r->az[r->n++] = strdup(z ? z : "");
-    sqlite3_free(z);
-  }
-  if( rc!=SQLITE_DONE ) r->zErr = strdup(sqlite3_errmsg(db));
-}
-
-/* zSql's rows (an error in preparing it is its error). */
-static void rowsOf(sqlite3 *db, const char *zSql, Rows *r){
-  sqlite3_stmt *st = 0;
-  memset(r, 0, sizeof(*r));
-  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)!=SQLITE_OK ){
-    r->zErr = strdup(sqlite3_errmsg(db));
-  }else{
-    rowsRun(db, st, r);
-  }
-  sqlite3_finalize(st);
-}
-
-static void rowsFree(Rows *r){
-  int i;
-  for(i=0; i<r->n; i++) free(r->az[i]);
-  free(r->az);
-  free(r->zErr);
-  memset(r, 0, sizeof(*r));
-}
-
-static int cmpStr(const void *a, const void *b){ return strcmp(*(char*const*)a, *(char*const*)b); }
-
-/* The same answer: the same error, or the same rows (in order, or as
-** sorted lists). */
-static int rowsSame(Rows *a, Rows *b, int ordered){
-  int i;
-  if( a->zErr || b->zErr ) return a->zErr && b->zErr && strcmp(a->zErr, b->zErr)==0;
-  if( a->n!=b->n ) return 0;
-  if( !ordered ){
-    qsort(a->az, (size_t)a->n, sizeof(char*), cmpStr);
-    qsort(b->az, (size_t)b->n, sizeof(char*), cmpStr);
-  }
-  for(i=0; i<a->n; i++) if( strcmp(a->az[i], b->az[i]) ) return 0;
-  return 1;
-}
-
-/* r in brief, for a message: its row count and error, and its first row
-** that differs from o's (in order), or that o lacks (unordered: both lists
-** sorted by rowsSame). */
-static void rowsShow(char *z, size_t n, const Rows *r, const Rows *o, int ordered){
-  int i = 0, j = 0;
-  if( r->zErr ){
-    snprintf(z, n, "error: %s", r->zErr);
-    return;
-  }
-  if( o->zErr ){
-    i = r->n;
-  }else if( ordered ){
-    while( i<r->n && i<o->n && strcmp(r->az[i], o->az[i])==0 ) i++;
-  }else{
-    for(; i<r->n; i++){                        /* merge: the first of r's rows not in o */
-      while( j<o->n && strcmp(o->az[j], r->az[i])<0 ) j++;
-      if( j==o->n || strcmp(o->az[j], r->az[i]) ) break;
-      j++;
-    }
-  }
-  if( i<r->n ) snprintf(z, n, "%d rows; %s %d: %.400s", r->n, ordered ? "row" : "in sorted order, row", i, r->az[i]);
-  else snprintf(z, n, "%d rows", r->n);
-}
+#include "rows.h"
 
 /* ---- the generator ------------------------------------------------------------------- */
 
@@ -199,6 +84,14 @@ typedef struct Gen {
   int nJoin;                       /* a join's tables (x1 ... xN: columns are qualified), or 0 */
   int twice;                       /* runOne reads every query twice (else a quarter) */
   int noSub;                       /* no table t: lit() makes no subquery of it */
+  int corr;                        /* make correlated subqueries too (corrSub): over t, t2, the
+                                   ** empty e, the all-NULL nn and k(ka, kb), whose names are
+                                   ** no other table's */
+  const char *zOuter;              /* ... the name that qualifies the outer table (t, or its
+                                   ** alias o); NULL: not inside a query over t */
+  int inCorr;                      /* ... making one now (one level inside another, at most) */
+  int noBlob;                      /* stored values and literals hold no BLOB (a UTF-16 round whose
+                                   ** reads the engine answers: a BLOB made TEXT is SQLite's there) */
 } Gen;
 
 static int under_valgrind(void){ return getenv("GPUAGG_UNDER_VALGRIND")!=0; }
@@ -227,6 +120,8 @@ static void valOf(Gen *g, int iCol, sqlite3_str *s){
     "0", "1", "-1", "2", "3", "7", "-5", "0.5", "-0.0", "1.0", "2.5", "1e308", "-3.25", "'12'", "' 3.5'",
     "'1e3'", "'abc'", "''", "'A'", "'a'", "'a  '", "'A  '", "'B'", "'b'", "x'00'", "x'4142'", "x''", "'x'",
     "'0x10'", "'-0'", "'7'", "'-1.5'", "1e-300", "-1e308", "0.1", "100000000000",
+    /* past ASCII: in a UTF-16 file BINARY orders these otherwise (test_utf16) */
+    "'\xc4\x81'", "'\xc4\x80'", "'\xf0\x9f\x98\x80'", "'\xef\xbf\xbf'", "'\xc3\xa9" "b'",
   };
   static const char *azEdge[] = {
     "9223372036854775807", "-9223372036854775808", "'9223372036854775808'", "9007199254740993",
@@ -240,7 +135,10 @@ static void valOf(Gen *g, int iCol, sqlite3_str *s){
   if( p<0.65 ){ sqlite3_str_appendf(s, "%.3f", (double)h_range(&g->r, -2000, 2000)/8.0); return; }
   if( p<0.67 && !g->valgrind && h_unit(&g->r)*g->nRow<4 ){ APP(s, PICK(g, azEdge)); return; }   /* a few a table */
   if( p<0.75 && iCol!=0 ){ sqlite3_str_appendf(s, "'%c'", "AaBbaA"[pick(g, 6)]); return; }
-  APP(s, PICK(g, azPool));
+  {
+    const char *z = PICK(g, azPool);
+    APP(s, g->noBlob && z[0]=='x' ? "'x'" : z);
+  }
 }
 
 /* Table zName of nRow random rows in db (made again); withId: its first
@@ -279,6 +177,7 @@ static void cond(Gen *g, sqlite3_str *s, int d);
 static void semiCond(Gen *g, sqlite3_str *s, const char *zIn);
 
 static void lit(Gen *g, sqlite3_str *s);
+static void corrSub(Gen *g, sqlite3_str *s, int kind);
 
 /* A column (a literal where the SELECT has no FROM). */
 static void col(Gen *g, sqlite3_str *s){
@@ -301,7 +200,7 @@ static void param(Gen *g, sqlite3_str *s){
 static void lit(Gen *g, sqlite3_str *s){
   static const char *az[] = {
     "0", "1", "2", "-1", "0.5", "'a'", "'A'", "'12'", "NULL", "'abc'", "1.0", "3", "'x'", "2.5", "-0.0",
-    "9223372036854775807", "'a  '", "x'41'", "-9223372036854775808", "1e308", "'1e3'", "7",
+    "9223372036854775807", "'a  '", "x'41'", "-9223372036854775808", "1e308", "'1e3'", "7", "'\xc4\x81'",
   };
   static const char *azSub[] = {
     "(SELECT count(*) FROM t)", "(SELECT max(a) FROM t)", "(SELECT min(s) FROM t WHERE s > 'a')",
@@ -311,10 +210,12 @@ static void lit(Gen *g, sqlite3_str *s){
     "(SELECT n FROM t WHERE n IS NOT NULL ORDER BY 1 LIMIT 1)",
   };
   if( g->params && chance(g, 0.25) ) param(g, s);
+  else if( g->corr && g->zOuter && !g->inCorr && !g->noFrom && chance(g, 0.2) ) corrSub(g, s, 0);
   else if( !g->noSub && chance(g, 0.01) ) APP(s, PICK(g, azSub));   /* a constant SQLite computes */
   else{
     const char *z = PICK(g, az);
     if( g->valgrind && strstr(z, "922337") ) z = "7";   /* (valOf: near 2^63, not under valgrind) */
+    if( g->noBlob && z[0]=='x' ) z = "'x'";
     APP(s, z);
   }
 }
@@ -406,7 +307,9 @@ static void cond(Gen *g, sqlite3_str *s, int d){
   static const char *azLike[] = { "a%", "%1%", "_", "A", "%a  ", "" };
   static const char *azGlob[] = { "a*", "*1*", "?", "[aA]*", "A" };
   double p = h_unit(&g->r);
-  if( d>2 || p<0.45 ){
+  if( g->corr && g->zOuter && !g->inCorr && !g->noFrom && chance(g, 0.25) ){
+    corrSub(g, s, 1 + pick(g, 5));
+  }else if( d>2 || p<0.45 ){
     expr(g, s, d+1); sqlite3_str_appendf(s, " %s ", PICK(g, azCmp)); expr(g, s, d+1);
   }else if( p<0.55 ){
     APP(s, "("); cond(g, s, d+1); APP(s, " AND "); cond(g, s, d+1); APP(s, ")");
@@ -606,7 +509,9 @@ static void genOverSub(Gen *g, Query *q){
   char *zSub, *z;
   int cte = chance(g, 0.4);
   APP(s, "(SELECT * FROM t");
+  g->zOuter = g->corr ? "t" : 0;
   if( chance(g, 0.7) ){ APP(s, " WHERE "); cond(g, s, 1); }
+  g->zOuter = 0;
   if( chance(g, 0.4) ) sqlite3_str_appendf(s, " ORDER BY %s, a, b, s, n, u, c, r LIMIT %d", PICK(g, azCol), pick(g, 400));
   APP(s, ")");
   zSub = text(s);
@@ -633,14 +538,18 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   const char *azK[4];
   sqlite3_str *s;
   g->params = chance(g, 0.3);
+  g->zOuter = 0;
   if( strcmp(zTab, "t")==0 && chance(g, 0.06) ){
     genOverSub(g, q);
     return;
   }
+  if( g->corr && (strcmp(zTab, "t")==0 || strcmp(zTab, "w")==0) ) g->zOuter = zTab;
   if( chance(g, 0.08) ){
     genCompound(g, zTab, q);
+    g->zOuter = 0;
     return;
   }
+  if( g->zOuter && strcmp(zTab, "t")==0 && chance(g, 0.3) ) g->zOuter = "o";
   s = sqlite3_str_new(0);
   g->noFrom = chance(g, 0.03);                 /* constants: one row */
   if( g->noFrom ) nKey = 0;
@@ -675,7 +584,7 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   }
   APP(s, chance(g, 0.1) ? "SELECT DISTINCT " : "SELECT ");
   for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azSel[i]);
-  if( !g->noFrom ) sqlite3_str_appendf(s, " FROM %s", zTab);
+  if( !g->noFrom ) sqlite3_str_appendf(s, " FROM %s%s", zTab, g->zOuter && strcmp(g->zOuter, "o")==0 ? " AS o" : "");
   if( (hasWhere = chance(g, 0.6))!=0 ){ APP(s, " WHERE "); cond(g, s, 0); }
   if( !g->noFrom && strcmp(zTab, "t")==0 && chance(g, 0.06) ){
     APP(s, hasWhere ? " AND " : " WHERE ");      /* a correlated subquery over t itself */
@@ -706,6 +615,7 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
       aOrd[i] = aOrd[j]; aOrd[j] = t;
     }
     APP(s, " ORDER BY ");
+    if( g->zOuter && !g->noFrom && chance(g, 0.3) ){ corrSub(g, s, 0); APP(s, ", "); }
     for(i=0; i<nOrd; i++){
       sqlite3_str_appendf(s, "%s%d%s%s", i ? ", " : "", aOrd[i], chance(g, 0.1) ? " COLLATE NOCASE" : "",
                           chance(g, 0.3) ? " DESC" : "");
@@ -725,6 +635,7 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   }
   for(i=0; i<nSel; i++) sqlite3_free(azSel[i]);
   g->noFrom = 0;
+  g->zOuter = 0;
   q->zSql = text(s);
   q->zRef = refOf(q->zSql);
 }
@@ -737,7 +648,7 @@ static void queryFree(Query *q){
 /* A column of the outer query's tables, qualified (t's, or x1 ... xN's). */
 static void outerCol(Gen *g, sqlite3_str *s){
   if( g->nJoin ) sqlite3_str_appendf(s, "x%d.%s", 1 + pick(g, g->nJoin), chance(g, 0.3) ? "id" : PICK(g, azCol));
-  else sqlite3_str_appendf(s, "t.%s", PICK(g, azCol));
+  else sqlite3_str_appendf(s, "%s.%s", g->zOuter ? g->zOuter : "t", PICK(g, azCol));
 }
 
 /* A correlated EXISTS, NOT EXISTS or x IN (SELECT ...) over table zIn as
@@ -769,6 +680,82 @@ static void semiCond(Gen *g, sqlite3_str *s, const char *zIn){
   if( chance(g, 0.05) ){ APP(s, " AND y.a < "); outerCol(g, s); }
   if( kind<2 && chance(g, 0.1) ) APP(s, " LIMIT 1");
   APP(s, ")");
+}
+
+/* A subquery that uses the outer row (requirement 3 of the correlated
+** rounds), of kind 0: a scalar (an aggregate, or a column's first value in
+** a total order), 1: EXISTS, 2: NOT EXISTS, 3: x IN, 4: x NOT IN, 5: a
+** comparison with a scalar one. Its table: t under an alias (the outer
+** named by its name) or by its name (the outer aliased o), t2, e (no rows),
+** nn (NULLs) or k (names no other table has: an unqualified name of the
+** outer's is the outer row's, and so is a "quoted" one or TRUE); its
+** condition: the outer row by an equality, an inequality or IS, several
+** or none, its own columns, the outer row alone, or a subquery of its own
+** that uses both rows (two levels deep). */
+static void corrSub(Gen *g, sqlite3_str *s, int kind){
+  static const char *azOp[] = { "=", "=", "<", ">", "<>", "IS", "<=" };
+  static const char *azAgg[] = { "count(*)", "max(%s)", "min(%s)", "sum(%s)", "avg(%s)", "total(%s)", "count(%s)" };
+  static const char *azTab[] = { "t2", "t2", "e", "nn", "t", "t", "k" };
+  const char *zTab = PICK(g, azTab), *zOut = g->zOuter, *zIn;
+  char zCol[32];
+  int k, n = pick(g, 3) + (chance(g, 0.85) ? 1 : 0), byK, ordered = 0;
+  if( strcmp(zTab, "t")==0 && strcmp(zOut, "t")!=0 ) zIn = "t";   /* by its name: the outer is o */
+  else zIn = chance(g, 0.8) || strcmp(zTab, "t")==0 ? "y" : zTab;
+  byK = strcmp(zTab, "k")==0;
+  g->inCorr = 1;
+  if( kind==5 ){ expr(g, s, 2); sqlite3_str_appendf(s, " %s ", PICK(g, azOp)); kind = 0; }
+  if( kind>=3 ){ col(g, s); APP(s, kind==4 ? " NOT IN " : " IN "); }
+  if( kind==1 || kind==2 ) APP(s, kind==2 ? "NOT EXISTS " : "EXISTS ");
+  snprintf(zCol, sizeof(zCol), "%s.%s", zIn, byK ? (chance(g, 0.5) ? "ka" : "kb") : PICK(g, azCol));
+  APP(s, "(SELECT ");
+  if( kind==0 && chance(g, 0.75) ) sqlite3_str_appendf(s, PICK(g, azAgg), zCol);
+  else if( kind==0 ){                           /* a value in a total order: ties are equal rows */
+    sqlite3_str_appendf(s, "%s", zCol);
+    ordered = 1;
+  }else APP(s, kind>=3 ? zCol : "1");
+  sqlite3_str_appendf(s, " FROM %s%s%s", zTab, strcmp(zIn, zTab) ? " AS " : "", strcmp(zIn, zTab) ? zIn : "");
+  for(k=0; k<n; k++){
+    APP(s, k ? (chance(g, 0.8) ? " AND " : " OR ") : " WHERE ");
+    switch( pick(g, 9) ){
+      case 0:                                   /* the outer row unqualified, "quoted" or TRUE (over k) */
+        if( byK ){
+          static const char *azK[] = { "%s.ka %s a", "%s.kb %s s", "%s.ka %s \"b\"", "%s.kb %s \"c\"" };
+          char *z = sqlite3_mprintf(PICK(g, azK), zIn, PICK(g, azOp));
+          APP(s, z);
+          sqlite3_free(z);
+          break;
+        }
+        /* fall through */
+      case 1: case 2: case 3:                   /* the outer row, qualified */
+        sqlite3_str_appendf(s, "%s %s %s.%s", zCol, PICK(g, azOp), zOut, PICK(g, azCol));
+        break;
+      case 4:                                   /* its own rows alone */
+        if( byK ) sqlite3_str_appendf(s, "%s.ka > %d", zIn, pick(g, 10) - 5);
+        else{ int nJ = g->nJoin; g->nJoin = 0; cond(g, s, 2); g->nJoin = nJ; }
+        break;
+      case 5:                                   /* the outer row alone */
+        sqlite3_str_appendf(s, "%s.%s %s %d", zOut, PICK(g, azCol), PICK(g, azOp), pick(g, 10) - 5);
+        break;
+      case 6:                                   /* two levels: both rows */
+        sqlite3_str_appendf(s, "%sEXISTS (SELECT 1 FROM t2 AS z WHERE z.%s = %s.%s AND z.%s %s %s.%s)",
+                            chance(g, 0.3) ? "NOT " : "", PICK(g, azCol), zIn, byK ? "ka" : PICK(g, azCol),
+                            PICK(g, azCol), PICK(g, azOp), zOut, PICK(g, azCol));
+        break;
+      case 7:                                   /* TRUE: the outer's column "true" where k is read */
+        APP(s, byK ? "true" : "1");
+        break;
+      default:                                  /* an expression of both */
+        sqlite3_str_appendf(s, "(%s + %s.%s) %s %d", zCol, zOut, PICK(g, azCol), PICK(g, azOp), pick(g, 20) - 10);
+        break;
+    }
+  }
+  if( ordered ){
+    if( byK ) sqlite3_str_appendf(s, " ORDER BY %s.ka, %s.kb", zIn, zIn);
+    else sqlite3_str_appendf(s, " ORDER BY %s, %s.a, %s.b, %s.s, %s.n, %s.u, %s.c, %s.r", zCol, zIn, zIn, zIn, zIn, zIn, zIn, zIn);
+    sqlite3_str_appendf(s, " LIMIT 1%s", chance(g, 0.2) ? " OFFSET 1" : "");
+  }
+  APP(s, ")");
+  g->inCorr = 0;
 }
 
 /* One side of a join's equality over table xi: a column (id, the integer
@@ -1201,12 +1188,15 @@ static void tallyWhy(Tally *y, int nShow){
 ** reads go over kept columns (the device's operators on a GPU in 'auto'
 ** mode, else the CPU's reference), at least a share of them. */
 static void randomRounds(int kept){
-  /* rows, where: 0 memory (statement source), 1 file (pages), 2 file with the cache */
+  /* rows, where: 0 memory (statement source), 1 file (pages), 2 file with the cache, 3 a UTF-16le
+  ** file, 4 a UTF-16be file with the cache, no BLOB in it (their TEXT's order is the encoding's;
+  ** a BLOB read as TEXT there is SQLite's) */
   static const struct { int nRow, where; } aRound[] = {
     { 0, 0 }, { 1, 1 }, { 3, 0 }, { 20, 2 }, { 200, 0 }, { 200, 1 }, { 1100, 2 }, { 3000, 0 }, { 3000, 1 },
+    { 300, 3 }, { 1100, 4 },
   };
   static const struct { int nRow, where; } aKept[] = {
-    { 0, 2 }, { 1, 2 }, { 20, 2 }, { 700, 2 }, { 1100, 2 }, { 3000, 2 },
+    { 0, 2 }, { 1, 2 }, { 20, 2 }, { 700, 2 }, { 1100, 2 }, { 3000, 2 }, { 700, 4 },
   };
   const int nRound = kept ? (int)(sizeof(aKept)/sizeof(aKept[0])) : (int)(sizeof(aRound)/sizeof(aRound[0]));
   const char *zN = getenv("GPUAGG_QUERY_N");
@@ -1216,22 +1206,26 @@ static void randomRounds(int kept){
   char zDir[64], zFile[96], zWhere[96], zDump[32];
   Tally y;
   Gen g;
-  sqlite3 *mem = s_open(4096, 1000), *file;
+  sqlite3 *mem = s_open(4096, 1000), *aFile[3];
   memset(&y, 0, sizeof(y));
   if( kept ) nQuery /= 2;
   s_dir_make(zDir, "query");
-  snprintf(zFile, sizeof(zFile), "%s/r.db", zDir);
-  file = openFileChecked(zFile);
-  /* a table read twice (runOne) is kept, and in 'cuda' mode what kept columns do not
-  ** serve is an error (test_kept_forms asserts it): the file's rounds run in 'auto' mode */
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(file, "SELECT gpuagg_backend('auto')");
+  for(i=0; i<3; i++){
+    snprintf(zFile, sizeof(zFile), "%s/r%d.db", zDir, i);
+    aFile[i] = openFileChecked(zFile);
+    if( i ) EXEC(aFile[i], "PRAGMA encoding='%s'", i==1 ? "UTF-16le" : "UTF-16be");
+    /* a table read twice (runOne) is kept, and in 'cuda' mode what kept columns do not
+    ** serve is an error (test_kept_forms asserts it): the files' rounds run in 'auto' mode */
+    if( strcmp(g_backend, "cuda")==0 ) EXEC(aFile[i], "SELECT gpuagg_backend('auto')");
+  }
   memset(&g, 0, sizeof(g));
   g.valgrind = under_valgrind();
   for(iRound=0; iRound<nRound; iRound++){
     int n = nQuery/nRound + (iRound < nQuery%nRound);
     int nRow = kept ? aKept[iRound].nRow : aRound[iRound].nRow, where = kept ? aKept[iRound].where : aRound[iRound].where;
-    sqlite3 *db = where ? file : mem;
+    sqlite3 *db = where==0 ? mem : aFile[where<3 ? 0 : where - 2];
     h_rng_init(&g.r, h_seed + 7919u*(uint64_t)iRound + (kept ? 104729u : 0));
+    g.noBlob = where==4;
     CHECK(makeTable(db, &g, nRow, "t")==SQLITE_OK, "round %d: making t: %s", iRound, sqlite3_errmsg(db));
     if( kept ) unmix(db);
     if( !kept && iRound%4==3 ){
@@ -1240,7 +1234,7 @@ static void randomRounds(int kept){
     }
     if( where ){
       EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",
-           1 + iRound%4, where==2 ? 1<<26 : 0, kept ? 1 : -1);
+           1 + iRound%4, where==2 || where==4 ? 1<<26 : 0, kept ? 1 : -1);
     }
     for(i=0; i<n; i++){
       Query q;
@@ -1262,7 +1256,7 @@ static void randomRounds(int kept){
          y.nInvalid, y.nBad);
   tallyWhy(&y, 8);
   if( kept ){
-    char *z = h_text(file, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')");
+    char *z = h_text(aFile[0], "SELECT json_extract(gpuagg_info(), '$.query.not_kept')");
     printf("  not over kept columns, the last reasons: %s\n", z ? z : "?");
     free(z);
   }
@@ -1276,14 +1270,80 @@ static void randomRounds(int kept){
         "only %lld of %lld reads went over kept columns (want 1%%)", (long long)nKept, (long long)y.nRead);
   CHECK(y.nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", y.nInvalid, nQuery);
   s_expect_pool_idle(mem);
-  s_expect_pool_idle(file);
   sqlite3_close(mem);
-  sqlite3_close(file);
+  for(i=0; i<3; i++){
+    s_expect_pool_idle(aFile[i]);
+    sqlite3_close(aFile[i]);
+  }
   s_dir_drop(zDir);
 }
 
 START_TEST(test_random){
   randomRounds(0);
+}
+END_TEST
+
+/* Random SELECTs with correlated subqueries of every kind (corrSub) in
+** the result list, WHERE, HAVING and ORDER BY, and under AND, OR and NOT,
+** each compared with SQLite: in memory and in a file, t of 0 to 200 rows,
+** t2 of 0 to 60, e empty, nn all NULL, k(ka, kb) small. No share of them
+** need reach the engine (a correlated subquery goes through SQLite until
+** the engine decorrelates it); none may answer wrong. */
+START_TEST(test_correlated){
+  static const struct { int nRow, nRow2, where; } aRound[] = {   /* where: memory, a file, a UTF-16be file */
+    { 0, 5, 0 }, { 1, 0, 1 }, { 5, 3, 0 }, { 40, 20, 1 }, { 200, 60, 0 }, { 120, 40, 2 },
+  };
+  const int nRound = (int)(sizeof(aRound)/sizeof(aRound[0]));
+  const char *zN = getenv("GPUAGG_QUERY_N");
+  int nQuery = zN ? atoi(zN) : getenv("GPUAGG_UNDER_SANITIZER") ? 200 : 2000, iRound, i;
+  char zDir[64], zFile[96], zWhere[96], zDump[32];
+  Tally y;
+  Gen g;
+  sqlite3 *mem = s_open(4096, 1000), *file, *file16;
+  memset(&y, 0, sizeof(y));
+  s_dir_make(zDir, "corr");
+  snprintf(zFile, sizeof(zFile), "%s/c.db", zDir);
+  file = openFileChecked(zFile);
+  snprintf(zFile, sizeof(zFile), "%s/c16.db", zDir);
+  file16 = openFileChecked(zFile);
+  EXEC(file16, "PRAGMA encoding='UTF-16be'");
+  memset(&g, 0, sizeof(g));
+  g.valgrind = under_valgrind();
+  g.corr = 1;
+  for(iRound=0; iRound<nRound; iRound++){
+    int n = nQuery/nRound + (iRound < nQuery%nRound), k;
+    sqlite3 *db = aRound[iRound].where==0 ? mem : aRound[iRound].where==1 ? file : file16;
+    h_rng_init(&g.r, h_seed + 6151u*(uint64_t)iRound);
+    CHECK(makeTable(db, &g, aRound[iRound].nRow2, "t2")==SQLITE_OK, "t2: %s", sqlite3_errmsg(db));
+    CHECK(makeTable(db, &g, 0, "e")==SQLITE_OK, "e: %s", sqlite3_errmsg(db));
+    CHECK(makeTable(db, &g, 0, "nn")==SQLITE_OK, "nn: %s", sqlite3_errmsg(db));
+    EXEC(db, "INSERT INTO nn DEFAULT VALUES; INSERT INTO nn DEFAULT VALUES; INSERT INTO nn DEFAULT VALUES;"
+             "DROP TABLE IF EXISTS k; CREATE TABLE k(ka INTEGER, kb TEXT)");
+    for(k=0; k<pick(&g, 12); k++) EXEC(db, "INSERT INTO k VALUES (%d, '%c')", pick(&g, 12) - 4, "abAB"[pick(&g, 4)]);
+    CHECK(makeTable(db, &g, aRound[iRound].nRow, "t")==SQLITE_OK, "t: %s", sqlite3_errmsg(db));
+    for(i=0; i<n; i++){
+      Query q;
+      Run o;
+      int rc;
+      genQuery(&g, "t", &q);
+      rc = runOne(db, &g, &q, &o);
+      snprintf(zWhere, sizeof(zWhere), "correlated round %d, %d rows, query %d", iRound, aRound[iRound].nRow, i);
+      snprintf(zDump, sizeof(zDump), "corr%d", iRound);
+      tallyRead(&y, db, &q, &o, rc, zWhere, zDump);
+      queryFree(&q);
+    }
+  }
+  printf("gpu_query random correlated, %s backend: %lld reads, %lld on the engine (%.1f%%), %d errors (both), %d not SQL,"
+         " %d mismatches\n", g_backend, (long long)y.nRead, (long long)y.nEngine,
+         y.nRead ? 100.0*(double)y.nEngine/(double)y.nRead : 0.0, y.nError, y.nInvalid, y.nBad);
+  tallyWhy(&y, 8);
+  fflush(stdout);
+  CHECK(y.nBad==0, "%d of %lld reads differ from SQLite; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
+  CHECK(y.nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", y.nInvalid, nQuery);
+  sqlite3_close(mem);
+  sqlite3_close(file);
+  sqlite3_close(file16);
+  s_dir_drop(zDir);
 }
 END_TEST
 
@@ -2539,6 +2599,164 @@ END_TEST
 
 /* ---- 3. out of the subset ------------------------------------------------------------------------ */
 
+/* Names as SQLite binds them, where a subquery meets the outer query: an
+** alias hides its table's name (t.i inside FROM t u is the outer row's);
+** an unqualified name, a "quoted" one and TRUE are the outer row's where
+** only the outer table has them; a subquery that uses the outer row is
+** never a constant (SQLite answers it until the engine decorrelates it,
+** with that reason); one that does not stays on the engine. Each answer
+** SQLite's, on the path and with the reason given. */
+START_TEST(test_correlated_names){
+  static const struct { const char *zSql, *zPath, *zWhy; } a[] = {
+    /* the issue's: the outer table named by its name, the subquery's by an alias */
+    { "SELECT i, (SELECT count(*) FROM t u WHERE u.i < t.i) FROM t WHERE i < 4", "sqlite",
+      "a subquery that uses the outer row's t.i" },
+    { "SELECT i, (SELECT max(u.x) FROM t AS u WHERE u.j = t.j) AS m FROM t WHERE i < 6", "sqlite",
+      "a subquery that uses the outer row's t.j" },
+    { "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM t AS u WHERE u.j < t.j) OR i > 9", "sqlite",
+      "a subquery that uses the outer row's t.j" },
+    { "SELECT i FROM t AS o WHERE i < (SELECT count(*) FROM t WHERE t.j = o.j) ORDER BY 1", "sqlite",
+      "a subquery that uses the outer row's o.j" },
+    /* unqualified, quoted, TRUE: names only the outer table has */
+    { "SELECT i, (SELECT count(*) FROM u WHERE k < i) FROM t", "sqlite", "a subquery that uses the outer row's i" },
+    { "SELECT i, (SELECT count(*) FROM u WHERE k < \"i\") FROM t", "sqlite", "a subquery that uses the outer row's i" },
+    { "SELECT y, (SELECT count(*) FROM u WHERE true) FROM tt", "sqlite", "a subquery that uses the outer row's true" },
+    { "SELECT y, (SELECT count(*) FROM u WHERE \"y\" > 1) FROM tt", "sqlite", "a subquery that uses the outer row's y" },
+    /* in IN, HAVING, ORDER BY, two levels deep, a subquery in FROM, a WITH table */
+    { "SELECT count(*) FROM t WHERE i = 1 OR j IN (SELECT u.j FROM t u WHERE u.i = t.i + 1)", "sqlite",
+      "IN (a subquery that uses the outer row's t.i)" },
+    { "SELECT j, count(*) FROM t GROUP BY j HAVING count(*) > (SELECT count(*) FROM t u WHERE u.j < t.j)", "sqlite",
+      "a subquery that uses the outer row's t.j" },
+    { "SELECT i FROM t ORDER BY (SELECT count(*) FROM t u WHERE u.x > t.x), i", "sqlite",
+      "a subquery that uses the outer row's t.x" },
+    { "SELECT i, (SELECT count(*) FROM t u WHERE EXISTS (SELECT 1 FROM t v WHERE v.i = u.i AND v.x < t.x)) FROM t",
+      "sqlite", "a subquery that uses the outer row's t.x" },
+    { "SELECT * FROM (SELECT i, (SELECT count(*) FROM t AS u WHERE u.j = t.j) AS c FROM t) WHERE i < 6", "sqlite",
+      "a subquery that uses the outer row's t.j" },
+    { "WITH w AS (SELECT i, j FROM t) SELECT i, (SELECT count(*) FROM w AS z WHERE z.j = w.j) FROM w", "sqlite",
+      "a subquery that reads a WITH table" },
+    { "WITH w AS (SELECT i, j FROM t) SELECT i, (SELECT count(*) FROM t AS z WHERE z.j = w.j) FROM w", "sqlite",
+      "a subquery that reads a WITH table" },
+    /* no outer row: constants the engine computes */
+    { "SELECT i, (SELECT count(*) FROM t WHERE t.i < 3) FROM t", "engine", 0 },
+    { "SELECT i, (SELECT max(u.x) FROM t AS u) FROM t WHERE i < 3", "engine", 0 },
+    { "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM t AS u WHERE u.j < 0) OR i > 9", "engine", 0 },
+    { "SELECT i, (SELECT count(*) FROM u WHERE u.k < 3) FROM t", "engine", 0 },
+    { "SELECT y, (SELECT count(*) FROM u WHERE k > 0 AND true) FROM tt", "sqlite",
+      "a subquery that uses the outer row's true" },
+    /* a join's correlated EXISTS: a semi join where the engine covers it */
+    { "SELECT count(*) FROM t JOIN u ON u.k = t.i WHERE EXISTS (SELECT 1 FROM t AS z WHERE z.i = u.k + 1)", 0, 0 },
+  };
+  /* what SQLite refuses, gpu_query refuses alike */
+  static const char *azBad[] = {
+    "SELECT t.i FROM t AS u", "SELECT count(*) FROM t, t AS t2 WHERE i > 0",
+    "SELECT (SELECT count(*) FROM t AS u WHERE u.i < t.k) FROM t",
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  size_t i;
+  EXEC(db, "CREATE TABLE t(i INTEGER, j INTEGER, x REAL);"
+           "WITH RECURSIVE s(k) AS (VALUES(0) UNION ALL SELECT k+1 FROM s WHERE k<11) INSERT INTO t SELECT k, k%%3, k*1.5 FROM s;"
+           "CREATE TABLE u(k INTEGER, v TEXT); INSERT INTO u VALUES (1, 'a'), (2, 'b'), (5, 'c'), (NULL, 'd');"
+           "CREATE TABLE tt(\"true\" INTEGER, y INTEGER); INSERT INTO tt VALUES (0, 1), (1, 2), (NULL, 3)");
+  for(i=0; i<sizeof(a)/sizeof(a[0]); i++){
+    int engine = 0;
+    char *zDiff = readDiff(db, a[i].zSql, 0, sqlOrdered(a[i].zSql), 1, &engine), *zPath, *zWhy;
+    CHECK(zDiff==0, "%s\n  %s", a[i].zSql, zDiff);
+    sqlite3_free(zDiff);
+    zPath = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path')", a[i].zSql);
+    zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.why')", a[i].zSql);
+    CHECK(a[i].zPath==0 || (zPath && strcmp(zPath, a[i].zPath)==0 && engine==(strcmp(a[i].zPath, "engine")==0)),
+          "%s: gpu_explain's path %s (the read's: %s), not %s", a[i].zSql, zPath ? zPath : "?", engine ? "engine" : "sqlite",
+          a[i].zPath);
+    CHECK(a[i].zWhy==0 || (zWhy && strstr(zWhy, a[i].zWhy)), "%s: the reason %s, not %s", a[i].zSql, zWhy ? zWhy : "none",
+          a[i].zWhy);
+    free(zPath);
+    free(zWhy);
+  }
+  for(i=0; i<sizeof(azBad)/sizeof(azBad[0]); i++){
+    Rows want;
+    int rc;
+    rowsOf(db, azBad[i], &want);
+    rc = h_exec(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azBad[i]);
+    CHECK(want.zErr && rc!=SQLITE_OK && strstr(h_errmsg, want.zErr), "%s: SQLite: %s; gpu_query: %s", azBad[i],
+          want.zErr ? want.zErr : "rows", rc ? h_errmsg : "a table");
+    if( rc==SQLITE_OK ) h_exec(db, "DROP TABLE temp.q");
+    rowsFree(&want);
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
+/* TEXT in UTF-16 databases (le and be), compared, ordered, grouped and
+** shown as SQLite does: BINARY is the encoding's bytes (in UTF-16le U+0101
+** sorts before 'a'; in both, U+1F600 sorts below U+FFFF), NOCASE and RTRIM
+** compare UTF-8. Through gpu_query (the CPU operators, and kept columns),
+** gpu_min, gpu_max, gpu_argmin, gpu_argmax (aggregate and window),
+** gpu_summary and gpu_group_by, each against SQLite's builtin. */
+START_TEST(test_utf16){
+  static const char *azVal[] = { "'\xc4\x81'", "'z'", "'a'", "'\xc4\x80'", "'Z'", "'A'", "'\xf0\x9f\x98\x80'",
+                                 "'\xef\xbf\xbf'", "'a  '", "'\xc4\x81 '", "'b'", "'\xc3\xa9'", "NULL", "'\xe2\x82\xac'" };
+  static const char *azSql[] = {
+    "SELECT count(*) FROM u WHERE s > 'b'", "SELECT count(*) FROM u WHERE s < 'b'",
+    "SELECT s, count(*) FROM u GROUP BY s ORDER BY s", "SELECT s, count(*) FROM u GROUP BY s ORDER BY s DESC",
+    "SELECT max(s), min(s), gpu_max(s), gpu_min(s) FROM u", "SELECT k, max(s), min(s) FROM u GROUP BY k ORDER BY 1",
+    "SELECT s FROM u WHERE k < 40 ORDER BY s, k", "SELECT s COLLATE NOCASE, count(*) FROM u GROUP BY 1 ORDER BY 1",
+    "SELECT s, count(*) FROM u GROUP BY s ORDER BY s COLLATE RTRIM, s", "SELECT count(*) FROM u WHERE s BETWEEN 'a' AND 'z'",
+    "SELECT count(*) FROM u WHERE s IN ('\xc4\x81', 'z', 'q')", "SELECT DISTINCT s FROM u ORDER BY 1 LIMIT 4",
+    "SELECT s FROM u WHERE k < 30 UNION SELECT 'y' ORDER BY 1", "SELECT max(s) FILTER (WHERE k > 3), gpu_argmax(k, s) FROM u",
+    "SELECT count(*) FROM u WHERE s > (SELECT min(s) FROM u WHERE k > 100)",
+  };
+  static const char *azEnc[] = { "UTF-16le", "UTF-16be" };
+  char zDir[64], zFile[96];
+  int e, i;
+  s_dir_make(zDir, "utf16");
+  for(e=0; e<2; e++){
+    sqlite3 *db;
+    snprintf(zFile, sizeof(zFile), "%s/%d.db", zDir, e);
+    db = openFileChecked(zFile);
+    EXEC(db, "PRAGMA encoding='%s'; SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', 1)", azEnc[e], 1<<26);
+    EXEC(db, "CREATE TABLE u(k INTEGER, s TEXT)");
+    EXEC(db, "BEGIN");
+    for(i=0; i<100000; i++) EXEC(db, "INSERT INTO u VALUES (%d, %s)", i, azVal[(i*7 + i/13) % 14]);
+    EXEC(db, "COMMIT");
+    for(i=0; i<(int)(sizeof(azSql)/sizeof(azSql[0])); i++){
+      int k;
+      for(k=0; k<3; k++){                    /* a repeated read goes over kept columns */
+        char *zDiff = readDiff(db, azSql[i], 0, sqlOrdered(azSql[i]), 1, 0);
+        CHECK(zDiff==0, "%s, read %d: %s\n  %s", azEnc[e], k + 1, azSql[i], zDiff);
+        sqlite3_free(zDiff);
+      }
+    }
+    /* the aggregate functions and the table-valued ones, against the builtins */
+    {
+      static const char *azPair[][2] = {
+        { "SELECT gpu_min(s), gpu_max(s), gpu_argmin(k, s), gpu_argmax(k, s) FROM u",
+          "SELECT min(s), max(s), (SELECT k FROM u WHERE s = (SELECT min(s) FROM u) ORDER BY rowid LIMIT 1),"
+          " (SELECT k FROM u WHERE s = (SELECT max(s) FROM u) ORDER BY rowid LIMIT 1) FROM u" },
+        { "SELECT k % 7, gpu_min(s), gpu_max(s) FROM u GROUP BY 1", "SELECT k % 7, min(s), max(s) FROM u GROUP BY 1" },
+        { "SELECT gpu_max(s) OVER (ORDER BY k ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM u WHERE k < 3000",
+          "SELECT max(s) OVER (ORDER BY k ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM u WHERE k < 3000" },
+        { "SELECT min, max FROM gpu_summary('u', 's')", "SELECT min(s), max(s) FROM u" },
+        { "SELECT key, rows FROM gpu_group_by('u', 's', 'k')", "SELECT s, count(*) FROM u GROUP BY s" },
+        { "SELECT key, min, max FROM gpu_group_by('u', 'k', 's') WHERE key < 50",
+          "SELECT k, min(s), max(s) FROM u WHERE k < 50 GROUP BY k" },
+      };
+      for(i=0; i<(int)(sizeof(azPair)/sizeof(azPair[0])); i++){
+        Rows got, want;
+        rowsOf(db, azPair[i][0], &got);
+        rowsOf(db, azPair[i][1], &want);
+        CHECK(want.zErr==0 && rowsSame(&want, &got, 1), "%s: %s: got %s, want %s", azEnc[e], azPair[i][0],
+              got.zErr ? got.zErr : got.n ? got.az[0] : "no rows", want.zErr ? want.zErr : want.n ? want.az[0] : "no rows");
+        rowsFree(&got);
+        rowsFree(&want);
+      }
+    }
+    sqlite3_close(db);
+  }
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_outside){
   /* each form, and the reason gpu_explain and gpuagg_info() give */
   static const char *azSql[][2] = {
@@ -2553,11 +2771,11 @@ START_TEST(test_outside){
       "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)" },
     { "SELECT count(*) FROM t JOIN t2 u ON t.a = u.a WHERE abs(t.b - u.b) > 1",
       "a condition over joined rows with abs(), which can fail: which rows SQLite meets it on is its join order's" },
-    { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery that refers to the outer query (no such column: t.a)" },
+    { "SELECT a, (SELECT count(*) FROM t2 WHERE t2.a = t.a) FROM t", "a subquery that uses the outer row's t.a" },
     { "SELECT sum(b) FROM t WHERE a NOT IN (SELECT a FROM t2 WHERE t2.b = t.b)",
       "NOT IN (a subquery that refers to the outer query: its NULL rule is not a join's)" },
     { "SELECT sum(b) FROM t WHERE a = 1 OR a IN (SELECT a FROM t2 WHERE t2.b = t.b)",
-      "IN (a subquery that refers to the outer query: the column t.b)" },
+      "IN (a subquery that uses the outer row's t.b)" },
     { "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM t2 u WHERE u.a = t.a)",
       "rows without aggregates of a correlated EXISTS (the engine joins it)" },
     { "SELECT count(*) FROM t WHERE NOT EXISTS (SELECT 1 FROM t2 u WHERE u.a = t.a AND t.b > 0)",
@@ -2577,6 +2795,8 @@ START_TEST(test_outside){
     { "SELECT count(*), max(rowid) FROM t", "the rowid (the engine reads no rowids)" },
     { "SELECT a, max(DISTINCT b), s FROM t GROUP BY a", "keys shown as a row of a min() or max() over DISTINCT values shows them" },
     { "SELECT a, min(b + (SELECT 1)), min(n) FROM t GROUP BY a ORDER BY 2",
+      "keys shown as the row of a min() or max() over a subquery (SQLite keeps one for each place it is named)" },
+    { "SELECT a, max(CASE -1 WHEN (SELECT 5) THEN 0 ELSE b END), min(n) FROM t GROUP BY a ORDER BY 2, 1",
       "keys shown as the row of a min() or max() over a subquery (SQLite keeps one for each place it is named)" },
     { "SELECT count(*), sum(b), avg(a) FROM v", "FROM v, which is a view" },
     { "SELECT count(*) FROM t WHERE EXISTS (SELECT * FROM v WHERE v.a = t.a)", "EXISTS over v, which is a view" },
@@ -3458,6 +3678,8 @@ static Suite *querySuite(void){
   tcase_set_timeout(tc, 1800);
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_outside);
+  tcase_add_test(tc, test_correlated_names);
+  tcase_add_test(tc, test_utf16);
   tcase_add_test(tc, test_params);
   tcase_add_test(tc, test_push);
   tcase_add_test(tc, test_param_names);
@@ -3466,6 +3688,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_plan_kept);
   tcase_add_test(tc, test_count_kept);
   tcase_add_test(tc, test_random);
+  tcase_add_test(tc, test_correlated);
   tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
