@@ -38,6 +38,7 @@
 #include "snap.h"
 #include "table.h"
 #include "tvf.h"
+#include "winsense.h"
 
 static const char *azMode[] = { "auto", "cpu", "cuda" };
 
@@ -141,6 +142,7 @@ void ga_conn_unref(void *p){
   ga_tvf_forget(c);
   ga_source_forget(c);
   ga_query_forget(c);
+  ga_winsense_forget(c);
   while( c->pIdle ){
     ga_slot *s = c->pIdle;
     c->pIdle = s->next;

@@ -61,6 +61,7 @@ typedef struct ga_conn {
   struct ga_srcmemo *srcmemo; /* SOURCEs resolved in main or temp (source/table.c owns it), or NULL */
   struct ga_cache *cache;   /* columns kept between queries (source/cache.c owns it) */
   struct ga_querynotes *qnotes; /* gpu_query's counts and reasons (query/vtab.c owns it), or NULL */
+  struct ga_winseen *winseen; /* statements' use of windows (agg/winsense.c owns it), or NULL */
   int enc;                  /* the database's text encoding (SQLITE_UTF8 ...), once it cannot
                             ** change (text.c); 0: not known yet */
   sqlite3 *db;              /* the connection it serves, once every registration succeeded:

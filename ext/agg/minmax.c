@@ -40,27 +40,30 @@
 **      at the back, after dropping the candidates it beats; xInverse drops
 **      the front once its row has left. Each row is queued and dropped at
 **      most once: O(1) a row, amortized.
-**   7. A context cannot know that it serves a window until SQLite first
-**      calls xValue or xInverse, and most serve plain aggregates, so until
-**      then it only logs its rows (Log: V and A as 16-byte records, TEXT and
-**      BLOB bytes in one arena; a store a row, no comparison as it is
-**      stepped). A full log (LOG_ROWS rows or LOG_BYTES bytes) is compacted
+**   7. SQLite gives a context no sign that it serves a window until it
+**      first calls xValue or xInverse, which may come after the whole
+**      partition (a frame to UNBOUNDED FOLLOWING), and most serve plain
+**      aggregates. So a context first asks whether a running statement's
+**      program may call an aggregate as a window function (winsense.c);
+**      where none does, it keeps nothing for one. Else it logs its rows
+**      until a window asks (Log: V and A as 16-byte records, TEXT and BLOB
+**      bytes in one arena; a store a row, no comparison as it is stepped). A full log (LOG_ROWS rows or LOG_BYTES bytes) is compacted
 **      into the queue: a pass from its newest row back keeps the rows that
 **      no later row of the log beats (one comparison a row, in a tight loop
 **      over the records), and they join the queue in order. The first
 **      xValue or xInverse compacts what is logged, and from then on rows
 **      join the queue as they are stepped. Memory: one log plus the queue,
-**      which holds at most the rows kept (below), all of them only when
-**      every row is a candidate (an ascending gpu_min).
-**   8. The rows kept for a window, NULLs and TEXT included, are given up
-**      at max(threshold, FRAME_ROWS) rows, pipelined or not (a context the
-**      pool had no buffer for too), so a window whose first frame holds more
-**      rows is an error naming the setting that lifts the limit. A failed
-**      allocation gives them up too (the aggregate's answer does not need
-**      them), and a window then gets "out of memory".
+**      all the rows only when every row is a candidate (an ascending
+**      gpu_min): a frame of any size is served, as SQLite keeps the
+**      partition for its own.
+**   8. A failed allocation gives up what is kept for a window (the
+**      aggregate's answer does not need it), and a window then gets "out of
+**      memory". A context that kept nothing (7.) and is asked for a frame
+**      (winsense.c was wrong) is an error naming that, never an answer.
 */
 #include <string.h>
 #include "pipe.h"
+#include "winsense.h"
 #include "text.h"
 
 /* A value kept by the aggregate: a copy, with its own buffer. */
@@ -85,7 +88,7 @@ typedef struct Log {
   uint32_t *sv;             /* LOG_ROWS entries of scratch for the compaction */
   int64_t n;                /* rows logged */
   int64_t cap;              /* rows allocated at r */
-  int64_t lim;              /* rows this batch may hold: cap, or fewer near the limit */
+  int64_t lim;              /* rows this batch may hold (cap) */
   char *z;                  /* the TEXT and BLOB bytes of v and a */
   int64_t nz;               /* bytes in use at z */
   int64_t szz;              /* bytes allocated at z */
@@ -105,12 +108,12 @@ typedef struct Ext {
   int oom;                  /* a copy failed: the result is "out of memory" */
   Log log;                  /* rows logged for a window yet to be seen (7.) */
   struct Frame *fr;         /* window candidates, once built from the log */
-  int64_t limit;            /* rows kept for a window: max(threshold, FRAME_ROWS) */
-  int lost;                 /* log and queue given up: LOST_ROWS or LOST_NOMEM */
+  int started;              /* a row was stepped */
+  int lost;                 /* nothing kept for a window: LOST_PLAIN or LOST_NOMEM */
   int win;                  /* used as a window function: fr alone answers */
   int enc;                  /* the database's text encoding: TEXT's order (text.h) */
 } Ext;
-#define LOST_ROWS  1        /* the limit was reached */
+#define LOST_PLAIN 1        /* no statement running may use a window (7.) */
 #define LOST_NOMEM 2        /* an allocation failed */
 
 /* Side data of a slot for the argument functions: A of each value of the
@@ -247,7 +250,6 @@ static void argTrim(ga_slot *s){
 
 /* ---- window frames -------------------------------------------------------- */
 
-#define FRAME_ROWS 65536                 /* rows kept for a window at least */
 #define LOG_ROWS 4096                    /* rows a log holds before it is compacted */
 #define LOG_BYTES ((int64_t)1 << 20)     /* TEXT/BLOB bytes likewise (past one value) */
 
@@ -419,7 +421,7 @@ static void keepFree(Ext *p){
   logFree(&p->log);
 }
 
-/* Nothing more is kept for a window: why is LOST_ROWS or LOST_NOMEM. */
+/* Nothing more is kept for a window: why is LOST_PLAIN or LOST_NOMEM. */
 static void keepLost(Ext *p, int why){
   keepFree(p);
   p->lost = why;
@@ -479,21 +481,15 @@ static int growTo(void *pp, int64_t n, size_t sz){
   return SQLITE_OK;
 }
 
-/* The log is at its batch's end: grow it, or compact it, or give it up at
-** the limit. Non-zero: it was given up. */
+/* The log is at its batch's end: grow it, or compact it. Non-zero: it was
+** given up (out of memory). */
 static int logRoom(Ext *p){
   Log *g = &p->log;
-  int64_t base = p->fr ? p->fr->nIn : 0;
-  if( base + g->n>=p->limit ){
-    keepLost(p, LOST_ROWS);
-    return 1;
-  }
   if( g->nz>LOG_BYTES || (g->n==g->cap && g->cap==LOG_ROWS) ){
     if( logFlush(p) ){
       keepLost(p, LOST_NOMEM);
       return 1;
     }
-    base = p->fr->nIn;
   }else if( g->n==g->cap ){
     int64_t cap = g->cap ? 4*g->cap : LOG_ROWS/16;   /* few copies: 256, 1024, 4096 */
     if( cap>LOG_ROWS ) cap = LOG_ROWS;
@@ -504,7 +500,7 @@ static int logRoom(Ext *p){
     }
     g->cap = cap;
   }
-  g->lim = p->limit - base < g->cap ? p->limit - base : g->cap;
+  g->lim = g->cap;
   return 0;
 }
 
@@ -559,11 +555,10 @@ static int frameWindow(sqlite3_context *ctx, Ext *p){
   p->win = 1;
   if( !p->lost && logFlush(p) ) keepLost(p, LOST_NOMEM);
   logFree(&p->log);
-  if( p->lost==LOST_ROWS ){
-    char *z = sqlite3_mprintf("%s(): more than %lld rows entered a window frame before its first result; "
-                              "a gpuagg_config('threshold') above the frame's rows serves it",
-                              azName[p->isArg*2 + p->isMax], (long long)p->limit);
-    sqlite3_result_error(ctx, z ? z : "gpuagg: window frame too large", -1);
+  if( p->lost==LOST_PLAIN ){
+    char *z = sqlite3_mprintf("%s(): asked for a window frame where no statement's program showed one "
+                              "(it kept no rows for it)", azName[p->isArg*2 + p->isMax]);
+    sqlite3_result_error(ctx, z ? z : "gpuagg: a window frame not kept", -1);
     sqlite3_free(z);
     return 1;
   }
@@ -655,12 +650,12 @@ static void extStep(sqlite3_context *ctx, sqlite3_value *a, sqlite3_value *v, in
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if( p->limit==0 ){                     /* the first row */
-    int64_t th = ((ga_conn*)sqlite3_user_data(ctx))->threshold;
-    p->limit = th>FRAME_ROWS ? th : FRAME_ROWS;
+  if( !p->started ){                     /* the first row */
+    p->started = 1;
     p->isMax = isMax;
     p->isArg = a!=0;
     p->enc = ga_db_encoding(sqlite3_context_db_handle(ctx), (ga_conn*)sqlite3_user_data(ctx));
+    if( !ga_window_maybe(ctx) ) p->lost = LOST_PLAIN;   /* (7.) */
   }
   if( p->win ){
     if( p->fr && frameStep(p, a, v) ) p->oom = 1;
