@@ -25,7 +25,13 @@ build)
   autoreconf -fi >/dev/null 2>&1
   ./configure --quiet --enable-portable-tests --enable-fault-injection
   make -j"$(nproc)" >/dev/null
-  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages tests/test_cache tests/test_window tests/test_devices tests/test_query tests/test_kernels bench-programs >/dev/null
+  make -j"$(nproc)" tests/test_sum tests/test_minmax tests/test_hist tests/test_group tests/test_summary tests/test_fault tests/test_threads tests/test_api tests/test_pages tests/test_cache tests/test_window tests/test_devices tests/test_query tests/test_kernels tests/slt bench-programs >/dev/null
+  # the sqllogictest runner again, linked to the machine's own libsqlite3
+  # there (SQLite 3.45 on the GPU host: its answers may differ from 3.40's)
+  ${CC:-cc} -O2 -Itests tests/slt.c tests/rows.c tests/md5.c tests/harness.c -lsqlite3 -lm -o tests/slt-dyn
+  # the corpus travels with the build (the device copies no sibling folder)
+  rm -rf "$top/build-gpu/slt"
+  if [ -d "$top/../shared/sqllogictest" ]; then cp -r "$top/../shared/sqllogictest" "$top/build-gpu/slt"; fi
   ls -la .libs/libgpuagg.so tests/test_sum tests/test_minmax tests/test_hist tests/test_api tests/test_pages bench/bench_sql bench/bench_kernels bench/bench_scan
   ;;
 run)
@@ -48,10 +54,18 @@ run)
   GPUAGG_TEST_PAGES_ROWS=${GPUAGG_TEST_PAGES_ROWS:-10000000} ./tests/test_pages >"$out/test_pages.log" 2>&1 || status=1
   ./tests/test_cache >"$out/test_cache.log" 2>&1 || status=1
   ./tests/test_query >"$out/test_query.log" 2>&1 || status=1
+  # one frame of 10M rows for every window aggregate, beside the suites
+  GPUAGG_TEST_FRAME_ROWS=${GPUAGG_TEST_FRAME_ROWS:-10000000} python3 tests/frames.py "$GPUAGG_MODULE" \
+    >"$out/frames.log" 2>&1 &
+  frames=$!
+  slt=${GPUAGG_SLT_DIR:-$top/build-gpu/slt}
+  GPUAGG_SLT_DIR=$slt GPUAGG_SLT_BACKEND=cuda ./tests/slt >"$out/slt.log" 2>&1 || status=1
+  GPUAGG_SLT_DIR=$slt GPUAGG_SLT_ENCODINGS=UTF-8 ./tests/slt-dyn >"$out/slt-dyn.log" 2>&1 || status=1
   ./tests/test_devices >"$out/test_devices.log" 2>&1 || status=1
   GPUAGG_TEST_WINDOW_ROWS=${GPUAGG_TEST_WINDOW_ROWS:-10000000} ./tests/test_window >"$out/test_window.log" 2>&1 || status=1
   GPUAGG_TEST_DRIFT_ROWS=${GPUAGG_TEST_DRIFT_ROWS:-1000000} GPUAGG_SRCDIR="$src" SQLITE3_SHELL= PYTHON3=python3 \
     sh tests/shell.test >"$out/shell.log" 2>&1 || status=1
+  wait $frames || status=1
   : >"$out/bench_kernels.md"; : >"$out/bench_sql.md"
   if [ "${BENCH:-1}" = 1 ]; then
     ./bench/bench_kernels >"$out/bench_kernels.md" 2>&1 || status=1
@@ -86,6 +100,8 @@ run)
   echo "== $(cat "$out/gpu.txt" | tr '\n' ' ')"
   for f in test_kernels test_api test_sum test_minmax test_hist test_group test_summary test_fault test_threads test_pages test_cache test_window test_devices test_query; do echo "== $f: $(grep -E '^[0-9]+%' "$out/$f.log" | tr '\n' ' ')"; done
   grep -E ':F:|:E:|skipped|FAILED' "$out"/test_*.log | head -20 || true
+  echo "== slt (cuda): $(tail -1 "$out/slt.log")"; echo "== slt (the host's SQLite): $(tail -1 "$out/slt-dyn.log")"
+  echo "== frames: $(grep -c ', 0 differ' "$out/frames.log") of $(grep -c ' differ' "$out/frames.log") agree"
   echo "== shell: $(tr '\n' ' ' <"$out/shell.log" | cut -c1-300)"
   cat "$out/bench_kernels.md" "$out/bench_sql.md"
   [ -f "$out/bench_scan.md" ] && cat "$out/bench_scan.md"

@@ -25,6 +25,7 @@
 **      (GPUAGG_SLT_ENCODINGS: a comma-separated list of UTF-8, UTF-16le,
 **      UTF-16be; all three by default): the engine must compare TEXT as
 **      the file's encoding orders it.
+**   5a. The CPU backend, or GPUAGG_SLT_BACKEND's ('auto', 'cuda').
 **   6. A line per file and encoding: queries, wrong answers, errors, the
 **      engine's share (reads gpuagg_info counts on its path), SQLite's
 **      answers that differ from the file; the first differences with their
@@ -271,7 +272,8 @@ static int runFile(const char *zPath, const char *zName, const char *zDir, const
     free(zText);
     return 1;
   }
-  if( h_exec(db, "PRAGMA encoding='%s'", zEnc)!=SQLITE_OK || h_exec(db, "SELECT gpuagg_backend('cpu')")!=SQLITE_OK ){
+  if( h_exec(db, "PRAGMA encoding='%s'", zEnc)!=SQLITE_OK
+   || h_exec(db, "SELECT gpuagg_backend(%Q)", getenv("GPUAGG_SLT_BACKEND") ? getenv("GPUAGG_SLT_BACKEND") : "cpu")!=SQLITE_OK ){
     printf("%s\n", h_errmsg);
   }
   z = zText;

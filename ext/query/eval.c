@@ -365,7 +365,7 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl){
   if( r==0 ) return 0;
   memset(r, 0, sizeof(*r));
   r->db = db;
-  r->enc = pl->bin==C_BIN16LE ? SQLITE_UTF16LE : pl->bin==C_BIN16BE ? SQLITE_UTF16BE : SQLITE_UTF8;   /* (plan.c's encOf) */
+  r->enc = q_enc_of(pl->bin);
   r->nMemo = pl->nMemo;
   r->aBuf = sqlite3_malloc64(sizeof(qvec)*(uint64_t)(pl->nSlot + 1));
   r->pBufMem = sqlite3_malloc64((uint64_t)per*(uint64_t)(pl->nSlot + 1));

@@ -154,11 +154,6 @@ static int binaryOf(sqlite3 *db, sqlite3_vtab *vt){
   return enc==SQLITE_UTF16LE ? C_BIN16LE : enc==SQLITE_UTF16BE ? C_BIN16BE : C_BINARY;
 }
 
-/* The encoding BINARY's collation bin orders TEXT by. */
-static int encOf(int bin){
-  return bin==C_BIN16LE ? SQLITE_UTF16LE : bin==C_BIN16BE ? SQLITE_UTF16BE : SQLITE_UTF8;
-}
-
 /* Collation z's C_*, BINARY's being bin (the database's: requirement 2);
 ** -1 one the engine does not cover. */
 static int collOf(int bin, const char *z){
@@ -599,7 +594,7 @@ static int fold(Bind *b, qexpr *e){
       switch( x->t ){
         case SQLITE_INTEGER: rc = sqlite3_bind_int64(st, x->iParam, x->i); break;
         case SQLITE_FLOAT: { double d; memcpy(&d, &x->i, 8); rc = sqlite3_bind_double(st, x->iParam, d); break; }
-        case SQLITE_TEXT: rc = ga_bind_text(st, x->iParam, x->z, x->n, encOf(b->pl->bin)); break;
+        case SQLITE_TEXT: rc = ga_bind_text(st, x->iParam, x->z, x->n, q_enc_of(b->pl->bin)); break;
         case SQLITE_BLOB: rc = sqlite3_bind_blob(st, x->iParam, x->z, x->n, SQLITE_STATIC); break;
         default: break;
       }

@@ -89,6 +89,10 @@ enum { A_COUNT, A_COUNTSTAR, A_SUM, A_TOTAL, A_AVG, A_MIN, A_MAX,
 ** UTF-16 (its stored bytes' order: text.h), which every plan of such a
 ** database uses for BINARY (plan.c, 2). */
 enum { C_BINARY, C_NOCASE, C_RTRIM, C_BIN16LE, C_BIN16BE };
+/* The encoding a plan's BINARY (bin) orders TEXT by: SQLITE_UTF8 ... */
+static inline int q_enc_of(int bin){
+  return bin==C_BIN16LE ? SQLITE_UTF16LE : bin==C_BIN16BE ? SQLITE_UTF16BE : SQLITE_UTF8;
+}
 
 /* One value. */
 typedef struct qval {
