@@ -29,7 +29,8 @@
 **   6. A line per file and encoding: queries, wrong answers, errors, the
 **      engine's share (reads gpuagg_info counts on its path), SQLite's
 **      answers that differ from the file; the first differences with their
-**      SQL. Exit 1 on any wrong answer, error or difference from the file.
+**      SQL; with GPUAGG_SLT_WHY, the commonest reasons reads went through
+**      SQLite. Exit 1 on any wrong answer, error or difference from the file.
 */
 #define _GNU_SOURCE                /* qsort_r, strcasestr, asprintf */
 #include <stdio.h>
@@ -44,6 +45,7 @@
 #include "md5.h"
 
 #define SHOW_MAX 5                 /* differences shown per file and encoding */
+#define WHY_MAX 32                 /* reasons counted per file and encoding */
 
 typedef struct Tally {
   int nQuery;                      /* query records run */
@@ -55,6 +57,8 @@ typedef struct Tally {
                                    ** tables a join, an integer overflow) */
   int nStmt;                       /* statements whose outcome is not the file's */
   int nShown;                      /* differences printed */
+  struct { char z[96]; int n; } aWhy[WHY_MAX];  /* GPUAGG_SLT_WHY: why reads went through SQLite */
+  int nWhy;
 } Tally;
 
 /* ---- the file's format ------------------------------------------------------------------ */
@@ -177,6 +181,22 @@ static void showDiff(Tally *y, const char *zFile, int line, const char *zSql, co
   printf("  %s:%d: %s\n    %.300s%s\n", zFile, line, zWhat, zSql, strlen(zSql)>300 ? "..." : "");
 }
 
+/* The reason the last read went through SQLite, counted (6.). */
+static void noteWhy(sqlite3 *db, Tally *y){
+  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.why[0]')"), zKey[96];
+  int i;
+  snprintf(zKey, sizeof(zKey), "%.60s", z ? z : "?");
+  free(z);
+  for(i=0; i<y->nWhy && strcmp(y->aWhy[i].z, zKey); i++){}
+  if( i==y->nWhy ){
+    if( i==WHY_MAX ) return;
+    snprintf(y->aWhy[i].z, sizeof(y->aWhy[i].z), "%s", zKey);
+    y->aWhy[i].n = 0;
+    y->nWhy++;
+  }
+  y->aWhy[i].n++;
+}
+
 /* zSql through gpu_query against SQLite (requirement 3). */
 static void runQuery(sqlite3 *db, Tally *y, const char *zFile, int line, const char *zSql){
   Rows want, got;
@@ -202,7 +222,8 @@ static void runQuery(sqlite3 *db, Tally *y, const char *zFile, int line, const c
   sqlite3_free(zCreate);
   e0 = engineReads(db);
   rowsOf(db, "SELECT * FROM temp.slt_q", &got);
-  y->nEngine += engineReads(db)>e0;
+  if( engineReads(db)>e0 ) y->nEngine++;
+  else if( getenv("GPUAGG_SLT_WHY") ) noteWhy(db, y);
   if( h_exec(db, "DROP TABLE temp.slt_q")!=SQLITE_OK ) fprintf(stderr, "%s\n", h_errmsg);
   if( got.zErr && !want.zErr ){
     char *z = sqlite3_mprintf("gpu_query failed: %s", got.zErr);
@@ -405,6 +426,15 @@ int main(int argc, char **argv){
       printf("%-38s %-8s %5d queries, %d wrong, %d errors, engine %5.1f%% (%d); SQLite not the file's: %d query, %d statement, %d refused\n",
              zName, azEnc[k], y.nQuery, y.nWrong, y.nError, y.nQuery ? 100.0*y.nEngine/y.nQuery : 0.0, y.nEngine,
              y.nFile, y.nStmt, y.nRefused);
+      {
+        int j, k, best;
+        for(k=0; k<5; k++){                 /* the most frequent reasons first */
+          for(best=-1, j=0; j<y.nWhy; j++) if( y.aWhy[j].n && (best<0 || y.aWhy[j].n>y.aWhy[best].n) ) best = j;
+          if( best<0 ) break;
+          printf("    through SQLite %5d: %s\n", y.aWhy[best].n, y.aWhy[best].z);
+          y.aWhy[best].n = 0;
+        }
+      }
       fflush(stdout);
       all.nQuery += y.nQuery; all.nWrong += y.nWrong; all.nError += y.nError; all.nEngine += y.nEngine;
       all.nFile += y.nFile; all.nStmt += y.nStmt;
