@@ -494,18 +494,20 @@ static int sumBatch(ga_colsink *sink, const ga_colbatch *b){
 }
 
 /* Column a's TEXT and BLOB values, from kept column r's dictionary (each
-** value once, TEXT in BINARY order, then BLOB: colsrc.h): the least and
+** value once, TEXT in UTF-8's BINARY order, then BLOB: colsrc.h): the least and
 ** greatest by a's collating sequence, the first row's of equals (each
 ** entry's first row), and, if wantD, the distinct ones: under BINARY the
 ** entries themselves, else their keys (distOther), once per entry. */
 static int dictOthers(ColStat *a, const ga_resident *r, int wantD){
   int64_t i, iMin = -1, iMax = -1, nText = r->nDictText;
   int rc = SQLITE_OK;
+  int inOrder = a->coll==COLL_BINARY && a->enc==SQLITE_UTF8;   /* the entries' own order (a UTF-16
+                                                              ** database's BINARY is not it) */
   for(i=0; i<nText; i++){
     const ga_cell *e = &r->dict[i];
-    int cMin = iMin<0 ? -1 : a->coll==COLL_BINARY ? 1
+    int cMin = iMin<0 ? -1 : inOrder ? 1
              : textCmp(a->coll==COLL_OTHER ? COLL_BINARY : a->coll, a->enc, e->z, e->n, r->dict[iMin].z, r->dict[iMin].n);
-    int cMax = iMax<0 ? 1 : a->coll==COLL_BINARY ? 1
+    int cMax = iMax<0 ? 1 : inOrder ? 1
              : textCmp(a->coll==COLL_OTHER ? COLL_BINARY : a->coll, a->enc, e->z, e->n, r->dict[iMax].z, r->dict[iMax].n);
     if( cMin<0 || (cMin==0 && r->dictRow[i]<r->dictRow[iMin]) ) iMin = i;
     if( cMax>0 || (cMax==0 && r->dictRow[i]<r->dictRow[iMax]) ) iMax = i;
