@@ -1176,9 +1176,15 @@ static void tallyRead(Tally *y, sqlite3 *db, const Query *q, const Run *o, int r
   if( y->nBad++==0 ) snprintf(y->zFirst, sizeof(y->zFirst), "%s: %s", zWhere, o->zMsg);
 }
 
-/* y's reasons, most first, nShow of them printed. */
-static void tallyWhy(Tally *y, int nShow){
+/* y's line, "gpu_query random WHAT, BACKEND backend: ..." (reads over kept
+** columns where nKept >= 0), and its reasons, most first, nShow of them. */
+static void tallyReport(Tally *y, const char *zWhat, int64_t nKept, int nShow){
+  char zKept[64] = "";
   int i;
+  if( nKept>=0 ) snprintf(zKept, sizeof(zKept), ", %lld over kept columns", (long long)nKept);
+  printf("gpu_query random%s, %s backend: %lld reads, %lld on the engine (%.1f%%)%s, %d errors (both), %d not SQL,"
+         " %d mismatches\n", zWhat, g_backend, (long long)y->nRead, (long long)y->nEngine,
+         y->nRead ? 100.0*(double)y->nEngine/(double)y->nRead : 0.0, zKept, y->nError, y->nInvalid, y->nBad);
   qsort(y->aWhy, (size_t)y->nWhy, sizeof(Why), cmpWhy);
   for(i=0; i<y->nWhy && i<nShow; i++) printf("  through SQLite %4d: %s\n", y->aWhy[i].n, y->aWhy[i].z);
 }
@@ -1250,11 +1256,7 @@ static void randomRounds(int kept){
       queryFree(&q);
     }
   }
-  printf("gpu_query random%s, %s backend: %lld reads, %lld on the engine (%.1f%%), %lld over kept columns,"
-         " %d errors (both), %d not SQL, %d mismatches\n", kept ? " (kept columns)" : "", g_backend, (long long)y.nRead,
-         (long long)y.nEngine, y.nRead ? 100.0*(double)y.nEngine/(double)y.nRead : 0.0, (long long)nKept, y.nError,
-         y.nInvalid, y.nBad);
-  tallyWhy(&y, 8);
+  tallyReport(&y, kept ? " (kept columns)" : "", nKept, 8);
   if( kept ){
     char *z = h_text(aFile[0], "SELECT json_extract(gpuagg_info(), '$.query.not_kept')");
     printf("  not over kept columns, the last reasons: %s\n", z ? z : "?");
@@ -1333,10 +1335,7 @@ START_TEST(test_correlated){
       queryFree(&q);
     }
   }
-  printf("gpu_query random correlated, %s backend: %lld reads, %lld on the engine (%.1f%%), %d errors (both), %d not SQL,"
-         " %d mismatches\n", g_backend, (long long)y.nRead, (long long)y.nEngine,
-         y.nRead ? 100.0*(double)y.nEngine/(double)y.nRead : 0.0, y.nError, y.nInvalid, y.nBad);
-  tallyWhy(&y, 8);
+  tallyReport(&y, " correlated", -1, 8);
   fflush(stdout);
   CHECK(y.nBad==0, "%d of %lld reads differ from SQLite; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
   CHECK(y.nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", y.nInvalid, nQuery);
@@ -1541,10 +1540,7 @@ START_TEST(test_join){
       queryFree(&q);
     }
   }
-  printf("gpu_query random joins, %s backend: %lld reads, %lld on the engine (%.1f%%), %d errors (both), %d not SQL,"
-         " %d mismatches\n", g_backend, (long long)y.nRead, (long long)y.nEngine,
-         y.nRead ? 100.0*(double)y.nEngine/(double)y.nRead : 0.0, y.nError, y.nInvalid, y.nBad);
-  tallyWhy(&y, 10);
+  tallyReport(&y, " joins", -1, 10);
   fflush(stdout);
   CHECK(y.nBad==0, "%d of %lld joins differ from SQLite; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
   CHECK(y.nRead>0 && y.nEngine*2 >= y.nRead, "only %lld of %lld joins took the engine's path (want 50%%)",
@@ -2137,11 +2133,7 @@ START_TEST(test_kept_join){
     }
     EXEC(db, "DROP TABLE temp.sd; DROP TABLE main.sd; DROP TABLE main.sf");
   }
-  printf("gpu_query random star joins (kept columns), %s backend: %lld reads, %lld on the engine (%.1f%%),"
-         " %lld over kept columns, %d errors (both), %d not SQL, %d mismatches\n", g_backend, (long long)y.nRead,
-         (long long)y.nEngine, y.nRead ? 100.0*(double)y.nEngine/(double)y.nRead : 0.0, (long long)nKept, y.nError,
-         y.nInvalid, y.nBad);
-  tallyWhy(&y, 6);
+  tallyReport(&y, " star joins (kept columns)", nKept, 6);
   {
     char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')");
     printf("  not over kept columns, the last reasons: %s\n", z ? z : "?");
