@@ -96,7 +96,9 @@
 **      queries Q3, Q5, Q10, Q12, Q14 and Q19 on its eight tables generated
 **      at scale factor BENCH_TPCH_SF (default 1; bench/tpch.c, lineitem's
 **      lines drawn with their orders by bench/lineitem.c's generator) in
-**      BENCH_TPCH_DB (default /tmp/gpuagg-tpch.db).
+**      BENCH_TPCH_DB (default /tmp/gpuagg-tpch.db; with BENCH_TPCH_KEYS=1
+**      the spec's composite keys on partsupp and lineitem and ANALYZE,
+**      /tmp/gpuagg-tpch-keys.db).
 **
 ** Each figure is the median of several runs, builtin and gpu_* alternating.
 ** Usage: bench_sql [rows] [runs] [sections]   (GPUAGG_MODULE names the module;
@@ -1761,7 +1763,8 @@ static void querySection(int64_t nRow){
   const char *zLFile = getenv("BENCH_QUERY_DB") ? getenv("BENCH_QUERY_DB") : "/tmp/gpuagg-lineitem.db";
   const char *zFFile = getenv("BENCH_FLIGHTS_DB") ? getenv("BENCH_FLIGHTS_DB") : "/tmp/gpuagg-flights.db";
   const char *zSFile = getenv("BENCH_SSB_DB") ? getenv("BENCH_SSB_DB") : "/tmp/gpuagg-ssb.db";
-  const char *zJFile = getenv("BENCH_TPCH_DB") ? getenv("BENCH_TPCH_DB") : "/tmp/gpuagg-tpch.db";
+  const char *zJFile = getenv("BENCH_TPCH_DB") ? getenv("BENCH_TPCH_DB")
+                     : tpch_keys() ? "/tmp/gpuagg-tpch-keys.db" : "/tmp/gpuagg-tpch.db";
   const char *zDuck = getenv("BENCH_DUCKDB");
   const double sf = getenv("BENCH_SSB_SF") && atof(getenv("BENCH_SSB_SF"))>0 ? atof(getenv("BENCH_SSB_SF")) : 1.0;
   const double sfJ = getenv("BENCH_TPCH_SF") && atof(getenv("BENCH_TPCH_SF"))>0 ? atof(getenv("BENCH_TPCH_SF")) : 1.0;

@@ -18,4 +18,10 @@
 ** zErr[nErr]. */
 int tpch_fill(sqlite3 *db, double sf, uint64_t seed, char *zErr, int nErr);
 
+/* BENCH_TPCH_KEYS=1: tpch_fill gives partsupp and lineitem the spec's
+** composite primary keys, (ps_partkey, ps_suppkey) and (l_orderkey,
+** l_linenumber), and runs ANALYZE, as a user loading TPC-H would; bench_sql
+** keeps such a database in a file of its own. */
+int tpch_keys(void);
+
 #endif

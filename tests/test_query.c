@@ -3429,6 +3429,52 @@ START_TEST(test_count_kept){
 }
 END_TEST
 
+/* SQLite's plan that searches an index, costed against the engine's read
+** of every table whole (cost.c): a point lookup by a composite key, a join
+** from one order to its lines, a narrow BETWEEN stay SQLite's (the cost in
+** the reason); a join that searches the lines once per order is the
+** engine's (both costs in gpu_explain); without and with ANALYZE's
+** sqlite_stat1. Each answer SQLite's. */
+START_TEST(test_cost_choice){
+  static const struct { const char *zSql; int engine; } a[] = {
+    { "SELECT sum(l_q), count(*) FROM li WHERE l_oid = 77", 0 },
+    { "SELECT count(*), sum(li.l_q) FROM o, li WHERE li.l_oid = o.o_id AND o.o_id = 77", 0 },
+    { "SELECT sum(l_q) FROM li WHERE l_oid BETWEEN 10 AND 20", 0 },
+    /* (SQLite's plan: SCAN o, SEARCH li by its key once per order) */
+    { "SELECT o_pri, count(*), sum(l_q) FROM o, li WHERE l_oid = o_id AND o_pri = 'p1' GROUP BY o_pri", 1 },
+    { "SELECT count(*), total(l_q), max(l_no) FROM o, li WHERE l_oid = o_id AND o_pri = 'p2'", 1 },
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  int pass, i;
+  EXEC(db, "CREATE TABLE o(o_id INTEGER PRIMARY KEY, o_pri TEXT);"
+           "CREATE TABLE li(l_oid INTEGER, l_no INTEGER, l_q REAL, PRIMARY KEY (l_oid, l_no));"
+           "WITH RECURSIVE s(k) AS (VALUES(1) UNION ALL SELECT k+1 FROM s WHERE k<20000)"
+           " INSERT INTO o SELECT k, 'p' || (k %% 5) FROM s;"
+           "INSERT INTO li SELECT o_id, n.k, (o_id * 7 + n.k) %% 11 FROM o,"
+           " (SELECT 1 k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) n");
+  for(pass=0; pass<2; pass++){
+    if( pass ) EXEC(db, "ANALYZE");
+    for(i=0; i<(int)(sizeof(a)/sizeof(a[0])); i++){
+      int engine = 0;
+      char *zRef = refOf(a[i].zSql), *zDiff = readDiff(db, a[i].zSql, zRef, sqlOrdered(a[i].zSql), 1, &engine), *zWhy, *zCost;
+      CHECK(zDiff==0, "%s\n  %s", a[i].zSql, zDiff);
+      zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.why')", a[i].zSql);
+      zCost = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.cost.sqlite') > json_extract(gpu_explain(%Q), '$.cost.engine')",
+                     a[i].zSql, a[i].zSql);
+      CHECK(engine==a[i].engine, "%s (%s): the %s's path, not the %s's: %s", a[i].zSql, pass ? "ANALYZE run" : "no stat1",
+            engine ? "engine" : "SQLite", a[i].engine ? "engine" : "SQLite", zWhy ? zWhy : "");
+      CHECK(a[i].engine ? (zCost && strcmp(zCost, "1")==0) : (zWhy && strstr(zWhy, "SQLite's plan searches") && strstr(zWhy, "cost")),
+            "%s: the costs are not shown: why %s, cost %s", a[i].zSql, zWhy ? zWhy : "none", zCost ? zCost : "none");
+      free(zWhy);
+      free(zCost);
+      sqlite3_free(zDiff);
+      sqlite3_free(zRef);
+    }
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(test_plan_kept){
   static const struct { const char *zStep; int other; int wantSqlite; } aStep[] = {
     { "", 0, 0 },
@@ -3680,6 +3726,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_schema_memo);
   tcase_add_test(tc, test_plan_kept);
+  tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_count_kept);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_correlated);

@@ -98,6 +98,7 @@
 #include "table.h"
 #include "vtab.h"
 #include "text.h"
+#include "cost.h"
 
 typedef struct Bind {
   qplan *pl;
@@ -267,7 +268,7 @@ static int takeValue(Bind *b, qexpr *e, sqlite3_value *v){
 }
 
 static int planAny(sqlite3_vtab*, sqlite3*, qsqlkeep*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
-static int sqlitePlan(sqlite3*, ga_conn*, const qplan*, sqlite3_value**, int, qsqlkeep*, char**);
+static int sqlitePlan(sqlite3*, ga_conn*, qplan*, sqlite3_value**, int, qsqlkeep*, char**);
 static int keptPrepare(sqlite3*, ga_conn*, qsqlkeep*, const char*, sqlite3_stmt**);
 static void keptDone(qsqlkeep*, sqlite3_stmt*);
 static int cmpAffinity(const qexpr *a, const qexpr *b);
@@ -1869,6 +1870,7 @@ static int planJoin(Bind *b, JSort *js){
   memset(pl->aJoin, 0, sizeof(qjoin)*(size_t)n);
   pl->src = aSrc[probe];
   pl->zScanQual = b->aTab[probe].zQual;
+  pl->nScanEst = aEst[probe];
   b->aTab[probe].t = &pl->src.tab;
   b->aTab[probe].iJoin = -1;
   js->aPos[probe] = 0;
@@ -2502,16 +2504,93 @@ static void keptDone(qsqlkeep *k, sqlite3_stmt *st){
   else sqlite3_finalize(st);
 }
 
-/* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound):
-** where it searches an index or the rowids, the engine's scan of the whole
-** table would be slower: SQLite's path, with why (*pzWhy). Where it reads
-** a whole index, rows come in that index's order: fine where the answer
-** does not depend on it (orderFree), else SQLite's path. */
-static int sqlitePlan(sqlite3 *db, ga_conn *conn, const qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
+/* Rows of table zName as SQLite's plan names it (its alias, where it has
+** one), at most: a join's estimates (rowid spans), else the one table's
+** span; -1 not one of the query's. */
+static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp){
+  int i;
+  if( pl->nJoin ){
+    if( (int)strlen(pl->zScanQual)==lp->nName && sqlite3_strnicmp(pl->zScanQual, lp->zName, lp->nName)==0 ){
+      return pl->nScanEst;
+    }
+    for(i=0; i<pl->nJoin; i++){
+      const qjoin *q = &pl->aJoin[i];
+      if( (int)strlen(q->zQual)==lp->nName && sqlite3_strnicmp(q->zQual, lp->zName, lp->nName)==0 ) return q->nEst;
+    }
+    return -1;
+  }
+  if( pl->pSub || pl->nArm || pl->src.tab.zTab==0 ) return -1;
+  if( !((int)strlen(pl->s->zAlias ? pl->s->zAlias : pl->src.tab.zTab)==lp->nName
+        && sqlite3_strnicmp(pl->s->zAlias ? pl->s->zAlias : pl->src.tab.zTab, lp->zName, lp->nName)==0) ){
+    return -1;                               /* (a subquery's table) */
+  }
+  return intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\")"
+                                   " + 1", pl->src.tab.zDb, pl->src.tab.zTab, pl->src.tab.zDb, pl->src.tab.zTab));
+}
+
+/* The database (schema name) of the table loop lp reads. */
+static const char *loopDb(const qplan *pl, const qloop *lp){
+  int i;
+  for(i=0; i<pl->nJoin; i++){
+    const qjoin *q = &pl->aJoin[i];
+    if( (int)strlen(q->zQual)==lp->nName && sqlite3_strnicmp(q->zQual, lp->zName, lp->nName)==0 ) return q->src.tab.zDb;
+  }
+  return pl->src.tab.zDb ? pl->src.tab.zDb : "main";
+}
+
+/* Rows a search of loop lp visits (cost.c, 1): its index's columns and
+** uniqueness (pragma_index_list, pragma_index_info) and sqlite_stat1's
+** figures where ANALYZE wrote them. */
+static double loopPer(sqlite3 *db, const qplan *pl, const qloop *lp, int64_t nRows){
+  sqlite3_stmt *st = 0;
+  int64_t aStat[8];
+  int nStat = 0, nKey = 0, isUnique = 0;
+  char *zIx, *zSql;
+  const char *zDb = loopDb(pl, lp);
+  if( !lp->search || lp->zIndex==0 || lp->automatic ) return q_loop_rows(lp, nRows, 0, 0, 0, 0);
+  if( (zIx = sqlite3_mprintf("%.*s", lp->nIndex, lp->zIndex))==0 ) return q_loop_rows(lp, nRows, 0, 0, 0, 0);
+  zSql = sqlite3_mprintf("SELECT (SELECT count(*) FROM pragma_index_info(%Q, %Q)), (SELECT \"unique\" FROM"
+                         " pragma_index_list((SELECT tbl_name FROM \"%w\".sqlite_schema WHERE name=%Q), %Q) WHERE name=%Q)",
+                         zIx, zDb, zDb, zIx, zDb, zIx);
+  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    nKey = sqlite3_column_int(st, 0);
+    isUnique = sqlite3_column_int(st, 1);
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  st = 0;
+  zSql = sqlite3_mprintf("SELECT stat FROM \"%w\".sqlite_stat1 WHERE idx=%Q", zDb, zIx);
+  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(st, 0);
+    while( z && *z && nStat<8 ){
+      aStat[nStat++] = atoll(z);
+      z += strcspn(z, " ");
+      z += strspn(z, " ");
+      if( *z<'0' || *z>'9' ) break;          /* ("unordered", "sz=": not figures) */
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  sqlite3_free(zIx);
+  return q_loop_rows(lp, nRows, nKey, isUnique, nStat ? aStat : 0, nStat);
+}
+
+/* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound).
+** Where it searches an index (one table) or searches the scan's table by
+** an index of the user's (a join: the joined tables it searches by their
+** keys, as it must), the two are costed (cost.c): SQLite's path, with the
+** estimate in the reason, where its plan costs less than the engine's read
+** of every table whole; else the engine, the costs in the plan (explain).
+** Where it reads or searches an index of one table, rows come in that
+** index's order: fine where the answer does not depend on it (orderFree),
+** else SQLite's path. */
+static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
                       char **pzWhy){
   sqlite3_stmt *st = 0;
-  char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql);
-  int rc, i, aSkip[64], nSkip = 0;
+  char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql), *zSearch = 0, *zOrdered = 0;
+  int rc, i, aSkip[64], nSkip = 0, known = 1;
+  qcost c;
+  memset(&c, 0, sizeof(c));
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = keptPrepare(db, conn, keep, zSql, &st);
   sqlite3_free(zSql);
@@ -2523,8 +2602,10 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, const qplan *pl, sqlite3_value
     if( apParam && apParam[i] ) sqlite3_bind_value(st, i + 1, apParam[i]);
   }
   while( *pzWhy==0 && (rc = sqlite3_step(st))==SQLITE_ROW ){
-    const char *z = (const char*)sqlite3_column_text(st, 3), *zIx;
+    const char *z = (const char*)sqlite3_column_text(st, 3);
     int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), k;
+    qloop lp;
+    int64_t nRows;
     if( z==0 ) continue;
     /* a scalar subquery's loops are its own: SQLite computes its constant once */
     for(k=0; k<nSkip && aSkip[k]!=parent; k++){}
@@ -2532,28 +2613,36 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, const qplan *pl, sqlite3_value
       if( nSkip<(int)(sizeof(aSkip)/sizeof(aSkip[0])) ) aSkip[nSkip++] = id;
       continue;
     }
+    if( !q_loop_parse(z, &lp) ) continue;
+    if( (nRows = loopRows(db, pl, &lp))<0 ){ known = 0; continue; }
+    q_cost_add(&c, &lp, loopPer(db, pl, &lp, nRows), nRows);
     if( pl->nJoin ){
-      /* a join: SQLite searches the joined tables by their keys, as it
-      ** must; the scan's table searched by an index of the user's may be
-      ** faster than reading it whole. The order of rows decides nothing
-      ** (requirement 9). */
       size_t nq = strlen(pl->zScanQual);
-      if( strncmp(z, "SEARCH ", 7)==0 && sqlite3_strnicmp(z + 7, pl->zScanQual, (int)nq)==0 && z[7 + nq]==' '
-       && strstr(z, " INDEX ") && !strstr(z, "AUTOMATIC") ){
-        *pzWhy = sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", z);
+      if( zSearch==0 && lp.search && lp.zIndex && !lp.automatic && (size_t)lp.nName==nq
+       && sqlite3_strnicmp(lp.zName, pl->zScanQual, (int)nq)==0 ){
+        zSearch = sqlite3_mprintf("%s", z);
       }
-    }else if( strncmp(z, "SEARCH ", 7)==0 ){
-      *pzWhy = sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", z);
-    }else if( strncmp(z, "SCAN ", 5)==0 && (zIx = strstr(z, " INDEX "))!=0 ){
-      char *zName = sqlite3_mprintf("%.*s", (int)strcspn(zIx + 7, " "), zIx + 7);
-      if( zName==0 ) break;
-      if( pl->nArm || pl->pSub || !orderFree(db, pl, zName) ){
-        *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", zName);
-      }
-      sqlite3_free(zName);
+    }else if( lp.search && zSearch==0 ){
+      zSearch = sqlite3_mprintf("%s", z);
+      if( lp.zIndex && !lp.automatic ) zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
+    }else if( !lp.search && lp.zIndex && zOrdered==0 ){
+      zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
     }
   }
   keptDone(keep, st);
+  if( zSearch && (!known || c.sqlite<c.engine) ){
+    *pzWhy = known ? sqlite3_mprintf("SQLite's plan searches (%s): about %.0f rows in %.0f searches, cost %.3g, against"
+                                     " %.3g for the engine's read of every table whole", zSearch, c.nVisit, c.nSearch,
+                                     c.sqlite, c.engine)
+                   : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", zSearch);
+  }else if( zOrdered && !pl->nJoin && (pl->nArm || pl->pSub || !orderFree(db, pl, zOrdered)) ){
+    *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", zOrdered);
+  }else if( zSearch ){
+    pl->costSqlite = c.sqlite;
+    pl->costEngine = c.engine;
+  }
+  sqlite3_free(zSearch);
+  sqlite3_free(zOrdered);
   return SQLITE_OK;
 }
 

@@ -293,6 +293,9 @@ typedef struct qplan {
                                    ** largest), in the order they are joined */
   int nJCol;                       /* ... their columns (Q_JCOL0 ...) */
   const char *zScanQual;           /* ... the name that qualifies the scan's table */
+  int64_t nScanEst;                /* ... its rows, at most (plan.c's rowSpans) */
+  double costSqlite, costEngine;   /* SQLite's plan searches an index: its cost and the engine's,
+                                   ** which was less (cost.c; 0: not costed) */
   qexpr **aPost; int nPost;        /* ... conjuncts over the joined rows (aConj: the scan's own) */
   int strict;                      /* values that compare equal but differ (a group's keys, ties of
                                    ** min and max, DISTINCT's values) leave the run to SQLite: which

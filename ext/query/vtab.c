@@ -751,7 +751,11 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       q_plan_describe(out, &pl);
       sqlite3_str_appendall(out, ",\"source\":\"");
       sqlite3_str_appendall(out, conn->pages ? "pages where they can serve, else statement" : "statement");
-      sqlite3_str_appendall(out, "\",\"backend\":\"cpu\",\"kept\":");
+      sqlite3_str_appendall(out, "\"");
+      if( pl.costSqlite>0.0 ){                /* SQLite's plan searched an index: it cost more */
+        sqlite3_str_appendf(out, ",\"cost\":{\"sqlite\":%.4g,\"engine\":%.4g}", pl.costSqlite, pl.costEngine);
+      }
+      sqlite3_str_appendall(out, ",\"backend\":\"cpu\",\"kept\":");
       {
         char *zKept = q_kept_explain(&fake.base.base, db, &pl);
         if( zKept ) ga_json_str(out, zKept); else sqlite3_str_appendall(out, "null");
