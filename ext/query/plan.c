@@ -504,6 +504,11 @@ static int inSubquery(Bind *b, qexpr *e){
       e->t = SQLITE_INTEGER;
       e->i = 0;
       e->a = e->b = 0;
+      /* a value the engine computed: a constant above it binds it as a
+      ** parameter (paramsOf), its text naming columns no more */
+      e->aff = -1;
+      e->fromSubq = 1;
+      e->iParam = b->nParam + 1 + b->nSubq++;
     }else if( r.res.nRow>Q_MAXIN ){
       zWhy = sqlite3_mprintf("IN (a subquery of more than %d rows)", Q_MAXIN);
     }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*r.res.nRow)))==0 ){
@@ -625,6 +630,18 @@ static int fold(Bind *b, qexpr *e){
 static int foldAll(Bind *b, qexpr *e){
   int ok = 1;
   if( e==0 || stopped(b) ) return !stopped(b);
+  if( e->op==E_NOT && e->a && e->a->op==E_LIT && e->a->fromSubq==1 && e->a->t==SQLITE_INTEGER ){
+    /* NOT of a truth the engine computed (x IN a subquery of no rows): here,
+    ** not by its text, which the parser's NOT IN shares with its operand */
+    e->op = E_LIT;
+    e->t = SQLITE_INTEGER;
+    e->i = e->a->i==0;
+    e->a = 0;
+    e->aff = -1;
+    e->fromSubq = 1;
+    e->iParam = b->nParam + 1 + b->nSubq++;
+    return 1;
+  }
   if( isConst(e) ) return fold(b, e);
   if( e->op==E_SQL ){
     int i;
@@ -2614,7 +2631,10 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
       continue;
     }
     if( !q_loop_parse(z, &lp) ) continue;
-    if( (nRows = loopRows(db, pl, &lp))<0 ){ known = 0; continue; }
+    if( (nRows = loopRows(db, pl, &lp))<0 ){
+      if( parent==0 ) known = 0;             /* (a subquery's table, run once: not the query's loops) */
+      continue;
+    }
     q_cost_add(&c, &lp, loopPer(db, pl, &lp, nRows), nRows);
     if( pl->nJoin ){
       size_t nq = strlen(pl->zScanQual);
