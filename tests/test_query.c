@@ -330,16 +330,26 @@ static void cond(Gen *g, sqlite3_str *s, int d){
     int k, n;
     switch( pick(g, 6) ){
       case 5: {
-        /* IN (SELECT ...) of a table's column (no outer one: a constant set) */
+        /* IN (SELECT ...) of a table's column (no outer one: a constant set), often of no
+        ** rows (the correlated rounds' e, or a WHERE of none) and under NOT or coalesce: the
+        ** parser's NOT IN shares its text with the IN it negates */
+        static const char *azWrap[] = { "%s", "%s", "%s", "NOT (%s)", "coalesce(%s, 9) = 1" };
         int nJoin = g->nJoin, noFrom = g->noFrom;
-        if( g->noFrom ) lit(g, s); else col(g, s);
-        sqlite3_str_appendf(s, "%s (SELECT %s FROM %s", chance(g, 0.3) ? " NOT IN" : " IN", PICK(g, azCol),
-                            nJoin ? "j1" : "t");
+        const char *zWrap = PICK(g, azWrap);
+        sqlite3_str *x = sqlite3_str_new(0);
+        char *z;
+        if( g->noFrom ) lit(g, x); else col(g, x);
+        sqlite3_str_appendf(x, "%s (SELECT %s FROM %s", chance(g, 0.3) ? " NOT IN" : " IN", PICK(g, azCol),
+                            nJoin ? "j1" : g->corr && chance(g, 0.5) ? "e" : "t");
         g->nJoin = g->noFrom = 0;
-        if( chance(g, 0.6) ){ APP(s, " WHERE "); cond(g, s, 2); }
+        if( chance(g, 0.1) ) APP(x, " WHERE 0");
+        else if( chance(g, 0.6) ){ APP(x, " WHERE "); cond(g, x, 2); }
+        APP(x, ")");
+        z = sqlite3_str_finish(x);
+        sqlite3_str_appendf(s, zWrap, z);
+        sqlite3_free(z);
         g->nJoin = nJoin;
         g->noFrom = noFrom;
-        APP(s, ")");
         break;
       }
       case 0:
@@ -506,17 +516,11 @@ static void queryFree(Query *q);
 
 /* A query over a subquery of t's rows (FROM (SELECT * FROM t ...), or a
 ** WITH table), its columns t's. */
-static void genOverSub(Gen *g, Query *q){
-  sqlite3_str *s = sqlite3_str_new(0);
-  char *zSub, *z;
+/* The query over subquery zSub: genQuery's, FROM it (or a WITH table w of
+** it, sometimes). */
+static void overSub(Gen *g, Query *q, const char *zSub){
+  char *z;
   int cte = chance(g, 0.4);
-  APP(s, "(SELECT * FROM t");
-  g->zOuter = g->corr ? "t" : 0;
-  if( chance(g, 0.7) ){ APP(s, " WHERE "); cond(g, s, 1); }
-  g->zOuter = 0;
-  if( chance(g, 0.4) ) sqlite3_str_appendf(s, " ORDER BY %s, a, b, s, n, u, c, r LIMIT %d", PICK(g, azCol), pick(g, 400));
-  APP(s, ")");
-  zSub = text(s);
   genQuery(g, cte ? "w" : zSub, q);
   if( cte ){
     z = sqlite3_mprintf("WITH w AS %s %s", zSub, q->zSql);
@@ -524,6 +528,32 @@ static void genOverSub(Gen *g, Query *q){
     q->zSql = z;
     q->zRef = refOf(z);
   }
+}
+
+static void genOverSub(Gen *g, Query *q){
+  static const char *azAs[] = { "%s", "%s", "%s", "(%s * 2) AS %s", "lower(%s) AS %s", "(%s || '') AS %s" };
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *zSub;
+  int k;
+  if( chance(g, 0.5) ){
+    APP(s, "(SELECT * FROM t");
+  }else{                                        /* t's names, some made by expressions */
+    APP(s, "(SELECT ");
+    for(k=0; k<N_COL; k++){
+      const char *z = PICK(g, azAs);
+      if( k ) APP(s, ", ");
+      if( z[1]=='s' && z[2]==0 ) sqlite3_str_appendf(s, z, azCol[k]);
+      else sqlite3_str_appendf(s, z, azCol[k], azCol[k]);
+    }
+    APP(s, " FROM t");
+  }
+  g->zOuter = g->corr ? "t" : 0;
+  if( chance(g, 0.7) ){ APP(s, " WHERE "); cond(g, s, 1); }
+  g->zOuter = 0;
+  if( chance(g, 0.4) ) sqlite3_str_appendf(s, " ORDER BY %s, a, b, s, n, u, c, r LIMIT %d", PICK(g, azCol), pick(g, 400));
+  APP(s, ")");
+  zSub = text(s);
+  overSub(g, q, zSub);
   sqlite3_free(zSub);
 }
 
@@ -785,30 +815,13 @@ static void joinEq(Gen *g, sqlite3_str *s, int i){
 ** in WHERE, [INNER] JOIN ... ON, CROSS JOIN, LEFT JOIN ... ON, USING,
 ** NATURAL JOIN; the join graph a star or a chain; mostly grouped, its
 ** columns qualified. */
-static void genJoin(Gen *g, Query *q){
-  sqlite3_str *s = sqlite3_str_new(0), *w = sqlite3_str_new(0);
-  char *azSel[16], *zW;
-  int nTab = 2 + pick(g, chance(g, 0.7) ? 2 : 4), nKey = pick(g, 3), nSel = 0, nAgg, i, nW = 0;
-  g->params = chance(g, 0.2);
-  g->nJoin = nTab;
-  for(i=0; i<nKey; i++){
-    sqlite3_str *a = sqlite3_str_new(0);
-    if( chance(g, 0.8) ) col(g, a); else expr(g, a, 1);
-    azSel[nSel++] = text(a);
-  }
-  nAgg = chance(g, 0.05) ? 0 : 1 + pick(g, 4);
-  for(i=0; i<nAgg; i++){
-    sqlite3_str *a = sqlite3_str_new(0);
-    aggTerm(g, a);
-    azSel[nSel++] = text(a);
-  }
-  if( nSel==0 ){
-    sqlite3_str *a = sqlite3_str_new(0);
-    col(g, a);
-    azSel[nSel++] = text(a);
-  }
-  APP(s, chance(g, 0.05) ? "SELECT DISTINCT " : "SELECT ");
-  for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azSel[i]);
+/* FROM j0 AS x1, then x2 ... xN joined to it (commas, CROSS, LEFT, USING,
+** NATURAL, INNER JOIN ... ON), and WHERE's conjuncts (the commas'
+** equalities, a condition, a correlated subquery sometimes), onto s. */
+static void joinFrom(Gen *g, sqlite3_str *s, int nTab){
+  sqlite3_str *w = sqlite3_str_new(0);
+  char *zW;
+  int i, nW = 0;
   sqlite3_str_appendf(s, " FROM j%d AS x1", chance(g, 0.8) ? 0 : pick(g, 4));
   for(i=2; i<=nTab; i++){
     int base = 1 + pick(g, 3), how = pick(g, 10);
@@ -866,6 +879,64 @@ static void genJoin(Gen *g, Query *q){
   zW = text(w);
   if( nW ) sqlite3_str_appendf(s, " WHERE %s", zW);
   sqlite3_free(zW);
+}
+
+/* A query over the rows of a join in FROM (TPC-H Q7, Q8, Q9's form) or a
+** WITH table of them: the join's SELECT names t's columns (a, b, s, ...),
+** each a joined table's column or an expression of one; the query over it
+** is genQuery's. flatten.c merges it where nothing can tell. */
+static void genOverJoin(Gen *g, Query *q){
+  static const char *azExpr[] = { "x%d.%s", "x%d.%s", "x%d.%s", "(x%d.%s + 0)", "lower(x%d.%s)", "x%d.%s COLLATE NOCASE" };
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *zSub;
+  int nTab = 2 + pick(g, 2), k;
+  g->nJoin = nTab;
+  APP(s, "(SELECT ");
+  for(k=0; k<N_COL; k++){
+    if( k ) APP(s, ", ");
+    sqlite3_str_appendf(s, chance(g, 0.8) ? azExpr[0] : PICK(g, azExpr), 1 + pick(g, nTab), azCol[pick(g, N_COL)]);
+    sqlite3_str_appendf(s, " AS %s", azCol[k]);
+  }
+  joinFrom(g, s, nTab);
+  if( chance(g, 0.2) ) APP(s, " ORDER BY 1");        /* (no LIMIT: it decides nothing) */
+  if( chance(g, 0.1) ) sqlite3_str_appendf(s, " LIMIT %d", 5 + pick(g, 50));
+  APP(s, ")");
+  g->nJoin = 0;
+  zSub = text(s);
+  overSub(g, q, zSub);
+  sqlite3_free(zSub);
+}
+
+static void genJoin(Gen *g, Query *q){
+  sqlite3_str *s;
+  char *azSel[16];
+  int nTab = 2 + pick(g, chance(g, 0.7) ? 2 : 4), nKey = pick(g, 3), nSel = 0, nAgg, i;
+  if( chance(g, 0.15) ){
+    genOverJoin(g, q);
+    return;
+  }
+  s = sqlite3_str_new(0);
+  g->params = chance(g, 0.2);
+  g->nJoin = nTab;
+  for(i=0; i<nKey; i++){
+    sqlite3_str *a = sqlite3_str_new(0);
+    if( chance(g, 0.8) ) col(g, a); else expr(g, a, 1);
+    azSel[nSel++] = text(a);
+  }
+  nAgg = chance(g, 0.05) ? 0 : 1 + pick(g, 4);
+  for(i=0; i<nAgg; i++){
+    sqlite3_str *a = sqlite3_str_new(0);
+    aggTerm(g, a);
+    azSel[nSel++] = text(a);
+  }
+  if( nSel==0 ){
+    sqlite3_str *a = sqlite3_str_new(0);
+    col(g, a);
+    azSel[nSel++] = text(a);
+  }
+  APP(s, chance(g, 0.05) ? "SELECT DISTINCT " : "SELECT ");
+  for(i=0; i<nSel; i++) sqlite3_str_appendf(s, "%s%s", i ? ", " : "", azSel[i]);
+  joinFrom(g, s, nTab);
   if( nKey ){
     APP(s, " GROUP BY ");
     for(i=0; i<nKey; i++) sqlite3_str_appendf(s, "%s%d", i ? ", " : "", i + 1);

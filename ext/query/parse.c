@@ -1179,3 +1179,27 @@ done:
   }
   return SQLITE_OK;
 }
+
+qexpr *q_expr_copy(qselect *s, const qexpr *e){
+  qexpr *y;
+  int j;
+  if( e==0 ) return 0;
+  if( (y = q_alloc(s, sizeof(qexpr)))==0 ) return 0;
+  *y = *e;
+  y->slot = -1;
+  if( e->a && (y->a = q_expr_copy(s, e->a))==0 ) return 0;
+  if( e->b && (y->b = q_expr_copy(s, e->b))==0 ) return 0;
+  if( e->nArg ){
+    if( (y->arg = q_alloc(s, (int)sizeof(qexpr*)*e->nArg))==0 ) return 0;
+    for(j=0; j<e->nArg; j++) if( (y->arg[j] = q_expr_copy(s, e->arg[j]))==0 ) return 0;
+  }
+  return y;
+}
+
+int q_has_agg(const qexpr *e){
+  int i;
+  if( e==0 ) return 0;
+  if( e->op==E_AGG ) return 1;
+  for(i=0; i<e->nArg; i++) if( q_has_agg(e->arg[i]) ) return 1;
+  return q_has_agg(e->a) || q_has_agg(e->b);
+}

@@ -504,11 +504,8 @@ static int inSubquery(Bind *b, qexpr *e){
       e->t = SQLITE_INTEGER;
       e->i = 0;
       e->a = e->b = 0;
-      /* a value the engine computed: a constant above it binds it as a
-      ** parameter (paramsOf), its text naming columns no more */
-      e->aff = -1;
-      e->fromSubq = 1;
-      e->iParam = b->nParam + 1 + b->nSubq++;
+      /* (not bound as a value where a constant above it is folded: the
+      ** parser's NOT IN shares this node's text, NOT included) */
     }else if( r.res.nRow>Q_MAXIN ){
       zWhy = sqlite3_mprintf("IN (a subquery of more than %d rows)", Q_MAXIN);
     }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*r.res.nRow)))==0 ){
@@ -565,10 +562,10 @@ static int fold(Bind *b, qexpr *e){
   {
     sqlite3_str *x = sqlite3_str_new(0);
     sqlite3_str_appendall(x, "SELECT ");
-    if( e->synth ){                 /* BETWEEN's or CASE's comparison: its operands' texts */
+    if( e->synth ){                 /* BETWEEN's or CASE's comparison, flatten.c's AND: its operands' texts */
       sqlite3_str_appendchar(x, 1, '(');
       spanSql(b, x, e->a, aP, nP);
-      sqlite3_str_appendf(x, ") %s (", e->op==E_GE ? ">=" : e->op==E_LE ? "<=" : "==");
+      sqlite3_str_appendf(x, ") %s (", e->op==E_GE ? ">=" : e->op==E_LE ? "<=" : e->op==E_AND ? "AND" : "==");
       spanSql(b, x, e->b, aP, nP);
       sqlite3_str_appendchar(x, 1, ')');
     }else{
@@ -630,18 +627,6 @@ static int fold(Bind *b, qexpr *e){
 static int foldAll(Bind *b, qexpr *e){
   int ok = 1;
   if( e==0 || stopped(b) ) return !stopped(b);
-  if( e->op==E_NOT && e->a && e->a->op==E_LIT && e->a->fromSubq==1 && e->a->t==SQLITE_INTEGER ){
-    /* NOT of a truth the engine computed (x IN a subquery of no rows): here,
-    ** not by its text, which the parser's NOT IN shares with its operand */
-    e->op = E_LIT;
-    e->t = SQLITE_INTEGER;
-    e->i = e->a->i==0;
-    e->a = 0;
-    e->aff = -1;
-    e->fromSubq = 1;
-    e->iParam = b->nParam + 1 + b->nSubq++;
-    return 1;
-  }
   if( isConst(e) ) return fold(b, e);
   if( e->op==E_SQL ){
     int i;
@@ -827,18 +812,8 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg);
 ** nodes in place, and an evaluation buffer belongs to one node (a result's
 ** alias used elsewhere, a GROUP BY term). NULL when out of memory. */
 static qexpr *copyTree(Bind *b, const qexpr *e){
-  qexpr *y;
-  int j;
-  if( e==0 ) return 0;
-  if( (y = q_alloc(b->s, sizeof(qexpr)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
-  *y = *e;
-  y->slot = -1;
-  if( e->a && (y->a = copyTree(b, e->a))==0 ) return 0;
-  if( e->b && (y->b = copyTree(b, e->b))==0 ) return 0;
-  if( e->nArg ){
-    if( (y->arg = q_alloc(b->s, (int)sizeof(qexpr*)*e->nArg))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
-    for(j=0; j<e->nArg; j++) if( (y->arg[j] = copyTree(b, e->arg[j]))==0 ) return 0;
-  }
+  qexpr *y = q_expr_copy(b->s, e);
+  if( y==0 && e ) b->rc = SQLITE_NOMEM;
   return y;
 }
 
@@ -1268,14 +1243,6 @@ static void conjuncts(qplan *pl, qexpr *e, Bind *b){
   pl->aConj[pl->nConj++] = e;
 }
 
-static int hasAgg(const qexpr *e){
-  int r = 0;
-  if( e==0 ) return 0;
-  if( e->op==E_AGG ) return 1;
-  EACH_CHILD((qexpr*)e, pp, r = r || hasAgg(*pp));
-  return r;
-}
-
 /* The scan's columns e reads, marked in aRead. */
 static void readsCols(qexpr *e, unsigned char *aRead){
   if( e==0 ) return;
@@ -1619,7 +1586,7 @@ static void semiOf(Bind *b, qexpr *t, const qexpr *q, int anti, qexpr *pIn){
     whyf(b, "%s (a correlated subquery of a compound, a join or a subquery)", zW);
     return;
   }
-  for(i=0; i<sel->nRes && !hasAgg(sel->aRes[i].e); i++){}
+  for(i=0; i<sel->nRes && !q_has_agg(sel->aRes[i].e); i++){}
   if( sel->nGroup || sel->pHaving || i<sel->nRes ){
     whyf(b, "%s (a correlated subquery with aggregates or GROUP BY)", zW);
     return;
@@ -2082,6 +2049,7 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, s
     *pzWhy = sqlite3_mprintf("%s", s->zWhy);
     return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
   }
+  if( s->pSub && (rc = q_flatten(s))<0 ) return -rc;   /* merged where it selects rows (flatten.c) */
   if( s->pSub ){                    /* FROM a subquery: its rows (requirement 7) */
     if( (rc = fromSub(vt, db, s, apParam, nParam, pl, pzWhy))!=SQLITE_OK || *pzWhy ) return rc;
     goto bind;
@@ -2143,9 +2111,9 @@ bind:
       s->star = 0;
     }
   }
-  for(i=0; i<s->nRes && !stopped(&b); i++) if( hasAgg(s->aRes[i].e) ) pl->grouped = 1;
+  for(i=0; i<s->nRes && !stopped(&b); i++) if( q_has_agg(s->aRes[i].e) ) pl->grouped = 1;
   if( s->nGroup || (s->pHaving) ) pl->grouped = 1;
-  for(i=0; i<nOrder; i++) if( hasAgg(s->aOrder[i].e) ) pl->grouped = 1;
+  for(i=0; i<nOrder; i++) if( q_has_agg(s->aOrder[i].e) ) pl->grouped = 1;
   if( s->nGroup>Q_MAXKEY ) whyf(&b, "GROUP BY of more than %d terms", Q_MAXKEY);
   /* WHERE, over rows; then the table's constraints (vtab.c) */
   if( b.nTab ){
@@ -2181,7 +2149,7 @@ bind:
       k = aliasIndex(s, e->zName);      /* a name that is no column of the table but a result's alias */
     }
     if( k>=0 ) s->aGroup[i].e = e = s->aRes[k].e;
-    if( hasAgg(e) ){ whyf(&b, "an aggregate in GROUP BY"); break; }
+    if( q_has_agg(e) ){ whyf(&b, "an aggregate in GROUP BY"); break; }
     /* key i is a copy, bound over rows; results compare with the parse */
     {
       qexpr *c = copyTree(&b, e);   /* binding leaves aGroup's tree as parsed */
@@ -2696,8 +2664,8 @@ void q_pushable(sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned ch
     goto done;
   }
   grouped = s.nGroup>0 || s.pHaving!=0;
-  for(i=0; i<s.nRes; i++) if( hasAgg(s.aRes[i].e) ) grouped = 1;
-  for(i=0; i<s.nOrder; i++) if( hasAgg(s.aOrder[i].e) ) grouped = 1;
+  for(i=0; i<s.nRes; i++) if( q_has_agg(s.aRes[i].e) ) grouped = 1;
+  for(i=0; i<s.nOrder; i++) if( q_has_agg(s.aOrder[i].e) ) grouped = 1;
   for(i=0; i<nOut; i++){
     const qexpr *e = s.aRes[i].e;
     const ga_table *t = &src.tab;
@@ -2745,10 +2713,10 @@ void q_plan_free(qplan *pl){
 ** (BETWEEN's two, USING's, IN's with its subquery's result), its operands'
 ** with the operator between them (NULL: out of memory). */
 static char *exprText(const qselect *s, const qexpr *e){
-  static const char *azOp[] = { "=", "<>", "<", "<=", ">", ">=", "IS", "IS NOT" };   /* E_EQ ... E_ISNOT */
-  if( e->synth && e->op>=E_EQ && e->op<=E_ISNOT && e->a && e->b ){
+  static const char *azOp[] = { "=", "<>", "<", "<=", ">", ">=", "IS", "IS NOT", "AND" };   /* E_EQ ... E_AND */
+  if( e->synth && e->op>=E_EQ && e->op<=E_AND && e->a && e->b ){
     char *a = exprText(s, e->a), *b = exprText(s, e->b), *z = 0;
-    if( a && b ) z = sqlite3_mprintf("%s %s %s", a, azOp[e->op - E_EQ], b);
+    if( a && b ) z = sqlite3_mprintf(e->op==E_AND ? "(%s) %s (%s)" : "%s %s %s", a, azOp[e->op - E_EQ], b);
     sqlite3_free(a);
     sqlite3_free(b);
     return z;

@@ -208,6 +208,16 @@ int q_select_copy(qselect *x, const qselect *s);
 void q_select_adopt(qselect *into, qselect *from);
 /* Memory from p's arena (zeroed), NULL when out of memory. */
 void *q_alloc(qselect *p, int n);
+/* A copy of tree e in s's arena (evaluation slots unset), NULL when out of
+** memory; and whether an aggregate call is below e. */
+qexpr *q_expr_copy(qselect *s, const qexpr *e);
+int q_has_agg(const qexpr *e);
+
+/* ---- rewrites of the parse (one a file) ------------------------------------------- */
+/* flatten.c: s's subquery in FROM (or WITH table), a plain SELECT of rows,
+** merged into s where SQLite's rules allow it. 1 merged, 0 not (s as it
+** was), SQLITE_NOMEM (negated: -SQLITE_NOMEM). */
+int q_flatten(qselect *s);
 
 /* ---- the plan (plan.c) ------------------------------------------------------------ */
 typedef struct qagg {
