@@ -531,7 +531,8 @@ static void overSub(Gen *g, Query *q, const char *zSub){
 }
 
 static void genOverSub(Gen *g, Query *q){
-  static const char *azAs[] = { "%s", "%s", "%s", "(%s * 2) AS %s", "lower(%s) AS %s", "(%s || '') AS %s" };
+  static const char *azAs[] = { "%s", "%s", "%s", "(%s * 2) AS %s", "lower(%s) AS %s", "(%s || '') AS %s",
+                                "%s COLLATE NOCASE AS %s" };
   sqlite3_str *s = sqlite3_str_new(0);
   char *zSub;
   int k;
@@ -898,7 +899,7 @@ static void genOverJoin(Gen *g, Query *q){
     sqlite3_str_appendf(s, " AS %s", azCol[k]);
   }
   joinFrom(g, s, nTab);
-  if( chance(g, 0.2) ) APP(s, " ORDER BY 1");        /* (no LIMIT: it decides nothing) */
+  if( chance(g, 0.1) ) APP(s, " ORDER BY 1");        /* (SQLite keeps it: it orders min()'s ties) */
   if( chance(g, 0.1) ) sqlite3_str_appendf(s, " LIMIT %d", 5 + pick(g, 50));
   APP(s, ")");
   g->nJoin = 0;
@@ -3597,6 +3598,90 @@ START_TEST(test_tpch22){
 }
 END_TEST
 
+/* Subqueries in FROM and WITH tables that select rows, merged into the
+** query that reads them (flatten.c), 1,200 random ones a pass: over one
+** table or a join, each column an expression (a column, +1, lower(),
+** COLLATE NOCASE, || '', abs()) named x, y, z or w; the outer query
+** compares them with each other and with literals (whose collation wins is
+** the flattener's rule: the column's, not explicit), groups, orders by
+** them and aggregates them. Each read SQLite's answer. */
+START_TEST(test_flatten){
+  static const char *azVal[] = { "NULL", "1", "2", "3", "'a'", "'A'", "x'41'", "2.5", "'12'", "-1", "0", "'b '", "7" };
+  static const char *azForm[] = { "%s.%s", "(%s.%s + 1)", "lower(%s.%s)", "%s.%s COLLATE NOCASE", "%s.%s || ''",
+                                  "abs(%s.%s)" };
+  static const char *azCol5[] = { "a", "b", "s", "c", "u" };
+  static const char *azName[] = { "x", "y", "z", "w" };
+  sqlite3 *db = s_open(4096, 1000);
+  h_rng r;
+  int i, k, t, nEngine = 0, nRead = 0;
+  h_rng_init(&r, h_seed ^ 0xF1A7);
+#define RPICK(a) ((a)[h_next(&r) % (sizeof(a)/sizeof((a)[0]))])
+  for(t=0; t<2; t++){
+    EXEC(db, "CREATE TABLE %s(id INTEGER PRIMARY KEY, a INTEGER, b REAL, s TEXT, c TEXT COLLATE NOCASE, u)", t ? "fq" : "fp");
+    for(i=0; i<60; i++){
+      EXEC(db, "INSERT INTO %s VALUES (%d, %s, %s, %s, %s, %s)", t ? "fq" : "fp", i, RPICK(azVal), RPICK(azVal),
+           RPICK(azVal), RPICK(azVal), RPICK(azVal));
+    }
+  }
+  for(i=0; i<1200; i++){
+    sqlite3_str *x = sqlite3_str_new(0);
+    int join = h_next(&r) % 5 < 3, engine = 0;
+    char *zSub, *zSql, *zRef, *zDiff;
+    const char *n1 = RPICK(azName), *n2 = RPICK(azName), *n3 = RPICK(azName);
+    APP(x, "SELECT ");
+    for(k=0; k<4; k++){
+      if( k ) APP(x, ", ");
+      sqlite3_str_appendf(x, RPICK(azForm), join && h_next(&r) % 2 ? "p2" : "p1", RPICK(azCol5));
+      sqlite3_str_appendf(x, " AS %s", azName[k]);
+    }
+    APP(x, join ? (h_next(&r) % 2 ? " FROM fp AS p1, fq AS p2 WHERE p1.id = p2.id" : " FROM fp AS p1 JOIN fq AS p2 ON p1.id = p2.a")
+                : " FROM fp AS p1");
+    if( h_next(&r) % 2 ) sqlite3_str_appendf(x, "%s p1.%s > %s", join ? " AND" : " WHERE", RPICK(azCol5), RPICK(azVal));
+    zSub = sqlite3_str_finish(x);
+    x = sqlite3_str_new(0);
+    switch( h_next(&r) % 3 ){
+      case 0: sqlite3_str_appendf(x, "SELECT %s, count(*), sum(%s), max(%s)", n1, n2, n3); break;
+      case 1: sqlite3_str_appendf(x, "SELECT %s, %s, total(%s)", n1, n2, n3); break;
+      default: sqlite3_str_appendf(x, "SELECT count(*), min(%s), avg(%s)", n2, n3); break;
+    }
+    if( h_next(&r) % 3 ) sqlite3_str_appendf(x, h_next(&r) % 2 ? " FROM (%s)" : " FROM (%s) AS d", zSub);
+    else sqlite3_str_appendf(x, " FROM d");
+    switch( h_next(&r) % 5 ){
+      case 0: sqlite3_str_appendf(x, " WHERE %s = %s", RPICK(azName), RPICK(azVal)); break;
+      case 1: sqlite3_str_appendf(x, " WHERE %s > %s OR %s IS NULL", RPICK(azName), RPICK(azName), RPICK(azName)); break;
+      case 2: sqlite3_str_appendf(x, " WHERE %s = %s", RPICK(azName), RPICK(azName)); break;
+      case 3: sqlite3_str_appendf(x, " WHERE %s COLLATE NOCASE = 'a'", RPICK(azName)); break;
+      default: break;
+    }
+    if( sqlite3_str_length(x) && strstr(sqlite3_str_value(x), "count(*), min(")==0 ){
+      int two = strstr(sqlite3_str_value(x), "total(")!=0;
+      sqlite3_str_appendf(x, two ? " GROUP BY %s, %s" : " GROUP BY %s", n1, n2);
+      if( h_next(&r) % 4==0 ) APP(x, " HAVING count(*) > 1");
+      if( h_next(&r) % 3==0 ) APP(x, " ORDER BY 1, 2");
+    }
+    zSql = sqlite3_str_finish(x);
+    if( strstr(zSql, "FROM d") ){
+      char *z = sqlite3_mprintf("WITH d AS (%s) %s", zSub, zSql);
+      sqlite3_free(zSql);
+      zSql = z;
+    }
+    zRef = refOf(zSql);
+    zDiff = readDiff(db, zSql, zRef, sqlOrdered(zSql), 0, &engine);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    nEngine += engine;
+    nRead++;
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+    sqlite3_free(zSub);
+  }
+#undef RPICK
+  printf("gpu_query merged subqueries, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  CHECK(nEngine*2>=nRead, "only %d of %d merged subqueries' reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(test_plan_kept){
   static const struct { const char *zStep; int other; int wantSqlite; } aStep[] = {
     { "", 0, 0 },
@@ -3850,6 +3935,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_plan_kept);
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_tpch22);
+  tcase_add_test(tc, test_flatten);
   tcase_add_test(tc, test_count_kept);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_correlated);

@@ -7,13 +7,17 @@
 **
 **   1. Merged only where nothing can tell: the outer query reads the
 **      subquery alone (no join, no *, one core); the subquery is one core
-**      with a FROM, without aggregates, GROUP BY, HAVING, DISTINCT, LIMIT
-**      or OFFSET (an ORDER BY without LIMIT decides nothing and goes), and
-**      it is merged first itself where it reads a subquery.
+**      with a FROM, without aggregates, GROUP BY, HAVING, DISTINCT, ORDER
+**      BY, LIMIT or OFFSET (SQLite keeps a subquery's ORDER BY where the
+**      outer query aggregates, its rows' order then deciding the ties of
+**      min() and max()), and it is merged first itself where it reads a
+**      subquery.
 **   2. Every name of the outer query is one of the subquery's columns
 **      (unqualified, or qualified by its alias), replaced by a copy of the
-**      expression that makes it: SQLite's flattener does the same, so the
-**      affinity and collation the comparisons see are the expression's.
+**      expression that makes it, as SQLite's flattener replaces it
+**      (substExpr): its affinity is the expression's, and its collation
+**      the column's, not explicit: the expression's own, else BINARY (an
+**      E_COLLATE marked synth: plan.c binds it so and never folds it).
 **      In ORDER BY a name may also be a result's alias (ORDER BY tries
 **      those first). Any other name, where the inner tables' columns would
 **      now answer to it, leaves the query as it was.
@@ -87,10 +91,17 @@ static int replace(qselect *s, qexpr *e){
   int i, k;
   if( e==0 ) return 0;
   if( e->op==E_COL ){
-    qexpr *c;
+    qexpr *c, *w;
     if( (k = resultOf(s, e))<0 ) return 0;     /* (an ORDER BY alias) */
-    if( (c = q_expr_copy(s, s->pSub->aRes[k].e))==0 ) return SQLITE_NOMEM;
-    *e = *c;
+    if( (c = q_expr_copy(s, s->pSub->aRes[k].e))==0 || (w = q_alloc(s, sizeof(qexpr)))==0 ) return SQLITE_NOMEM;
+    w->op = E_COLLATE;                         /* (2.: the column's collation, implicit) */
+    w->synth = 1;
+    w->a = c;
+    w->at = c->at;
+    w->end = c->end;
+    w->aff = w->coll = w->cmpAff = -1;
+    w->slot = -1;
+    *e = *w;
     return 0;
   }
   for(i=0; i<e->nArg; i++) if( replace(s, e->arg[i]) ) return SQLITE_NOMEM;
@@ -103,7 +114,7 @@ int q_flatten(qselect *s){
   if( sub==0 || s->pNext || s->nJoin || s->star || s->zWhy ) return 0;
   if( sub->pSub && (rc = q_flatten(sub))<0 ) return rc;
   if( sub->pSub || sub->pNext || sub->zFrom==0 || sub->star || sub->distinct || sub->nGroup || sub->pHaving
-   || sub->pLimit || sub->pOffset || sub->zWhy ){
+   || sub->nOrder || sub->pLimit || sub->pOffset || sub->zWhy ){
     return 0;
   }
   for(i=0; i<sub->nRes; i++) if( q_has_agg(sub->aRes[i].e) || crossNamed(sub, sub->aRes[i].e, i) ) return 0;

@@ -204,6 +204,7 @@ static int isConst(const qexpr *e){
   int c = 1;
   if( e==0 ) return 1;
   if( e->op==E_COL || Q_GROUP_LEAF(e->op) || e->op==E_AGG ) return 0;
+  if( e->op==E_COLLATE && e->synth ) return 0;   /* (flatten.c's: its collation is no text's) */
   EACH_CHILD((qexpr*)e, pp, c = c && isConst(*pp));
   return c;
 }
@@ -1155,6 +1156,15 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
   EACH_CHILD(e, pp, if( (*pp)->explicitColl ) e->explicitColl = 1);
   switch( e->op ){
     case E_COLLATE:
+      if( e->synth ){
+        /* flatten.c's: a subquery column's collation, kept as SQLite's
+        ** flattener keeps it (its expression's, else BINARY), not explicit */
+        e->coll = collWalk(e->a);
+        if( e->coll<0 ) e->coll = b->pl->bin;
+        e->explicitColl = 0;
+        e->aff = e->a->aff;
+        break;
+      }
       if( (e->coll = collOf(b->pl->bin, e->zName))<0 ) return whyf(b, "COLLATE %s", e->zName);
       e->explicitColl = 1;
       e->aff = e->a->aff;
@@ -1331,7 +1341,7 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
   /* SQLite looks through COLLATE (whose collation the term keeps) and
   ** parentheses */
   *pColl = -1;
-  while( e->op==E_COLLATE ){
+  while( e->op==E_COLLATE && !e->synth ){
     if( *pColl<0 && (*pColl = collOf(b->pl->bin, e->zName))<0 ){ whyf(b, "COLLATE %s", e->zName); return -2; }
     e = e->a;
   }
@@ -2320,7 +2330,7 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
   for(i=0; i<s->nOrder && !stopped(&b); i++){
     qexpr *e = s->aOrder[i].e;
     int c = -1;
-    while( e->op==E_COLLATE ){
+    while( e->op==E_COLLATE && !e->synth ){
       if( c<0 && (c = collOf(pl->bin, e->zName))<0 ) whyf(&b, "COLLATE %s", e->zName);
       e = e->a;
     }
