@@ -2609,11 +2609,8 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
       continue;
     }
     if( !q_loop_parse(z, &lp) ) continue;
-    if( (nRows = loopRows(db, pl, &lp))<0 ){
-      if( parent==0 ) known = 0;             /* (a subquery's table, run once: not the query's loops) */
-      continue;
-    }
-    q_cost_add(&c, &lp, loopPer(db, pl, &lp, nRows), nRows);
+    if( (nRows = loopRows(db, pl, &lp))>=0 ) q_cost_add(&c, &lp, loopPer(db, pl, &lp, nRows), nRows);
+    else if( parent==0 ) known = 0;          /* (a subquery's table, run once: not the query's loops) */
     if( pl->nJoin ){
       size_t nq = strlen(pl->zScanQual);
       if( zSearch==0 && lp.search && lp.zIndex && !lp.automatic && (size_t)lp.nName==nq
