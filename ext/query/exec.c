@@ -273,7 +273,7 @@ int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *pCtx, int worker){
       for(i=0; i<ctx.n; i++){
         int t = aX[k]->t[i];
         if( pct && (t==SQLITE_TEXT || t==SQLITE_BLOB || (t==SQLITE_FLOAT && !ga_is_finite(dbl(aX[k]->v[i])))) ){
-          return QE_BAIL;           /* the scan's thread says why */
+          return GA_SINK_LATER;     /* the scan's thread meets it, and says why */
         }
         if( !pct && (t==SQLITE_TEXT || t==SQLITE_BLOB) ){
           qval v; int64_t n;
