@@ -2767,9 +2767,13 @@ START_TEST(test_correlated_names){
     { "SELECT * FROM (SELECT i, (SELECT count(*) FROM t AS u WHERE u.j = t.j) AS c FROM t) WHERE i < 6", "sqlite",
       "a subquery that uses the outer row's t.j" },
     { "WITH w AS (SELECT i, j FROM t) SELECT i, (SELECT count(*) FROM w AS z WHERE z.j = w.j) FROM w", "sqlite",
-      "a subquery that reads a WITH table" },
+      "a subquery that uses the outer row's w.j" },
     { "WITH w AS (SELECT i, j FROM t) SELECT i, (SELECT count(*) FROM t AS z WHERE z.j = w.j) FROM w", "sqlite",
-      "a subquery that reads a WITH table" },
+      "a subquery that uses the outer row's w.j" },
+    /* a subquery that reads a WITH table, computed with the WITH before it: its u, not the schema's */
+    { "WITH u AS (SELECT 1 AS k) SELECT count(*) FROM t WHERE i > (SELECT max(k) FROM u)", "engine", 0 },
+    { "WITH u(k) AS (SELECT 3), w AS (SELECT j, count(*) AS n FROM t GROUP BY j) SELECT count(*), sum(w.n) FROM t, w"
+      " WHERE t.j = w.j AND t.i > (SELECT k FROM u)", "engine", 0 },
     /* no outer row: constants the engine computes */
     { "SELECT i, (SELECT count(*) FROM t WHERE t.i < 3) FROM t", "engine", 0 },
     { "SELECT i, (SELECT max(u.x) FROM t AS u) FROM t WHERE i < 3", "engine", 0 },
@@ -2939,8 +2943,6 @@ START_TEST(test_outside){
     { "SELECT a FROM t UNION ALL VALUES (1)", "a compound SELECT with VALUES or a subquery as an arm" },
     { "SELECT gpu_percentile(b, 50 + 0*ifnull(a, 0)) FROM t", "gpu_percentile() of a fraction that is not a constant number" },
     { "SELECT a, random() FROM t", "random(), which is not deterministic" },
-    { "WITH t2 AS (SELECT 1 AS b) SELECT count(*) FROM t WHERE b > (SELECT max(b) FROM t2)",
-      "a subquery that reads a WITH table" },
     { "SELECT count(*) FROM t WHERE b > (SELECT max(t.b) FROM t RIGHT JOIN t2 USING (a))",
       "a scalar subquery the engine does not cover (SQLite applies its result's affinity)" },
   };
@@ -3986,6 +3988,80 @@ START_TEST(test_threads){
 }
 END_TEST
 
+/* Subqueries and WITH tables joined after FROM's first table (plan.c, 9b),
+** 800 random ones a pass: grouped (a key, aggregates over it), one row
+** (aggregates alone), or rows; joined by an equality, inner or LEFT, in ON
+** or WHERE, compared with the outer table's columns (a correlated
+** aggregate's decorrelated form: l.b < 0.5 * d.m), with a scalar subquery
+** over the WITH table; the outer query grouped. Each read SQLite's. */
+START_TEST(test_derived_join){
+  static const char *azVal[] = { "NULL", "1", "2", "3", "'a'", "'A'", "2.5", "'12'", "-1", "0", "7" };
+  static const char *azAgg[] = { "sum(%s)", "avg(%s)", "count(%s)", "max(%s)", "min(%s)", "total(%s)", "count(*)" };
+  static const char *azCol[] = { "a", "b", "s", "c", "u" };
+  sqlite3 *db = s_open(4096, 1000);
+  h_rng r;
+  int i, t, nEngine = 0, nRead = 0;
+  h_rng_init(&r, h_seed ^ 0xD0E1);
+#define RPICK(a) ((a)[h_next(&r) % (sizeof(a)/sizeof((a)[0]))])
+  for(t=0; t<2; t++){
+    EXEC(db, "CREATE TABLE %s(id INTEGER PRIMARY KEY, a INTEGER, b REAL, s TEXT, c TEXT COLLATE NOCASE, u)", t ? "dq" : "dp");
+    for(i=0; i<(t ? 300 : 80); i++){
+      EXEC(db, "INSERT INTO %s VALUES (%d, %d, %s, %s, %s, %s)", t ? "dq" : "dp", i, (int)(h_next(&r) % 12) - 2,
+           RPICK(azVal), RPICK(azVal), RPICK(azVal), RPICK(azVal));
+    }
+  }
+  for(i=0; i<800; i++){
+    sqlite3_str *x = sqlite3_str_new(0);
+    int form = (int)(h_next(&r) % 3), with = h_next(&r) % 2, left = h_next(&r) % 4==0, engine = 0;
+    const char *zKey = h_next(&r) % 3 ? "a" : RPICK(azCol), *zArg = RPICK(azCol), *zOuter = h_next(&r) % 3 ? "a" : RPICK(azCol);
+    char *zSub, *zSql, *zRef, *zDiff, *zAgg = sqlite3_mprintf(RPICK(azAgg), zArg);
+    /* the joined subquery: d(k, m, n) */
+    if( form==0 ){
+      zSub = sqlite3_mprintf("SELECT %s AS k, %s AS m, count(*) AS n FROM dq%s GROUP BY %s", zKey, zAgg,
+                             h_next(&r) % 2 ? " WHERE b > 0" : "", zKey);
+    }else if( form==1 ){
+      zSub = sqlite3_mprintf("SELECT max(%s) AS k, %s AS m, count(*) AS n FROM dq", zKey, zAgg);
+    }else{
+      zSub = sqlite3_mprintf("SELECT %s AS k, %s AS m, id AS n FROM dq WHERE id %% 3 = %d", zKey, zArg, (int)(h_next(&r) % 3));
+    }
+    if( with ) sqlite3_str_appendf(x, "WITH d AS (%s) ", zSub);
+    sqlite3_str_appendf(x, "SELECT p.%s, count(*), %s, sum(d.n) FROM dp AS p", h_next(&r) % 2 ? "s" : "a",
+                        h_next(&r) % 2 ? "total(d.m)" : "max(d.k)");
+    if( left || h_next(&r) % 2 ){
+      sqlite3_str_appendf(x, " %sJOIN %s%s%s AS d ON d.k = p.%s", left ? "LEFT " : "", with ? "" : "(", with ? "d" : zSub,
+                          with ? "" : ")", zOuter);
+      APP(x, " WHERE 1");
+    }else{
+      sqlite3_str_appendf(x, ", %s%s%s AS d WHERE d.k = p.%s", with ? "" : "(", with ? "d" : zSub, with ? "" : ")", zOuter);
+    }
+    switch( h_next(&r) % 5 ){
+      case 0: sqlite3_str_appendf(x, " AND p.b < 0.5 * d.m"); break;
+      case 1: sqlite3_str_appendf(x, " AND d.m > %s", RPICK(azVal)); break;
+      case 2: if( with ) sqlite3_str_appendf(x, " AND d.n >= (SELECT max(n) FROM d) - 2"); break;
+      case 3: sqlite3_str_appendf(x, " AND p.%s IS NOT NULL", RPICK(azCol)); break;
+      default: break;
+    }
+    APP(x, " GROUP BY 1");
+    if( h_next(&r) % 3==0 ) APP(x, " ORDER BY 2 DESC, 1");
+    zSql = sqlite3_str_finish(x);
+    zRef = refOf(zSql);
+    zDiff = readDiff(db, zSql, zRef, sqlOrdered(zSql), 0, &engine);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    nEngine += engine;
+    nRead++;
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+    sqlite3_free(zSub);
+    sqlite3_free(zAgg);
+  }
+#undef RPICK
+  printf("gpu_query joined subqueries, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  CHECK(nEngine*2>=nRead, "only %d of %d joined subqueries' reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
 static Suite *querySuite(void){
   Suite *s = suite_create("query");
   TCase *tc = tcase_create(g_backend);
@@ -4003,6 +4079,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten);
+  tcase_add_test(tc, test_derived_join);
   tcase_add_test(tc, test_count_kept);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_correlated);

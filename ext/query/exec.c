@@ -403,11 +403,8 @@ void qxSomeColumn(qplan *pl){
 
 /* ---- FROM a subquery (requirement 10) --------------------------------------------- */
 
-/* The subquery's rows (its own run, pl->pSub) into e's part, a batch at a
-** time, its row numbers their positions. SQLITE_OK, QE_BAIL or an error
-** (*pzErr set where it is the subquery's). */
-static int subScan(sqlite3_vtab *vt, sqlite3 *db, Exec *e, int keep, char **pzErr){
-  const qplan *pl = e->pl;
+int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsink *sink, int64_t *pnScan,
+              char **pzErr){
   qresult sr;
   ga_colvec aCol[GA_COLS_MAX];
   unsigned char *aT = 0;
@@ -416,7 +413,7 @@ static int subScan(sqlite3_vtab *vt, sqlite3 *db, Exec *e, int keep, char **pzEr
   int c, i, rc;
   memset(&sr, 0, sizeof(sr));
   if( (rc = q_exec(vt, db, pl->pSub, keep, 0, "", &sr, pzErr))!=SQLITE_OK ) goto done;
-  e->out->nScan = sr.nScan;
+  *pnScan = sr.nScan;
   aT = sqlite3_malloc64((uint64_t)(pl->nCol + 1)*GA_BATCH);   /* (count(*) alone reads none) */
   aV = sqlite3_malloc64(8*(uint64_t)(pl->nCol + 1)*GA_BATCH);
   aCell = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)(pl->nCol + 1)*GA_BATCH);
@@ -447,7 +444,7 @@ static int subScan(sqlite3_vtab *vt, sqlite3 *db, Exec *e, int keep, char **pzEr
       aCol[c].v = v;
       aCol[c].cell = cl;
     }
-    rc = qxBatchInto(e, &e->main, &b, 0);
+    rc = sink->xBatch(sink, &b);
   }
 done:
   sqlite3_free(aT);
@@ -486,7 +483,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   if( pl->pSub ){
     /* FROM a subquery: its rows, as batches */
     t1 = ga_now_ms();
-    if( (rc = subScan(vt, db, &e, keep, pzErr))!=SQLITE_OK ){
+    if( (rc = qxSubRows(vt, db, pl, keep, &e.base, &r->nScan, pzErr))!=SQLITE_OK ){
       if( *pzErr ) goto done;
       goto fail;
     }

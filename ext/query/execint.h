@@ -209,6 +209,12 @@ int qxNotSame(Part *p, const char *zWhy);
 
 /* ---- join.c: a join's tables built, probed by each batch ------------------------------------ */
 int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr);
+/* FROM a subquery (exec.c, 10): pl->pSub run (keep: q_exec's), its rows
+** handed to sink's xBatch a batch at a time as pl's columns (aiCol), their
+** row numbers their positions; *pnScan the rows it read. SQLITE_OK, QE_BAIL
+** or an error (*pzErr set where it is the subquery's). */
+int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsink *sink, int64_t *pnScan,
+              char **pzErr);
 int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int worker);
 /* Join k's rows and index as a join over kept columns reads them (built). */
 void qxJoinRows(const Exec *e, int k, qjoinrows *out);

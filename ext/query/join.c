@@ -27,6 +27,8 @@
 **      index may not find them: SQLite 3.40.1), so the run is SQLite's
 **      (QE_BAIL, as exec.c's 12); each key is also kept under BINARY, and
 **      where the two keys of a match differ there, it stops.
+**   1c. A joined subquery or WITH table (plan.c, 9b): its build reads its
+**      own run's rows (exec.c, 10) on the scan's thread, then as 1.
 **   2. Probe, per batch: the rows the scan's own conjuncts kept are the
 **      joined rows so far; for each joined table in turn, each joined
 **      row's key is made from the other sides of the equalities (over the
@@ -356,9 +358,10 @@ static int buildPar(ga_colsink *pSink, int w, const ga_colbatch *b){
 }
 
 /* Join table jt's rows: its build plan's table scanned (in the page
-** source's workers too: its rows' order decides nothing), the conjuncts
-** applied, the result columns gathered into jt's columns. */
-static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, char **pzErr){
+** source's workers too: its rows' order decides nothing), or its
+** subquery's rows (1c), the conjuncts applied, the result columns gathered
+** into jt's columns. */
+static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
   const qplan *pb = jt->q->pBuild;
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   ga_colsrc *src = 0;
@@ -394,11 +397,18 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, char *
     s.base.xPar = buildPar;
     s.base.nPar = nTh;
   }
-  if( rc==SQLITE_OK ){
+  if( rc==SQLITE_OK && pb->pSub ){
+    int64_t nScan;
+    rc = qxSubRows(vt, db, pb, keep, &s.base, &nScan, pzErr);
+    if( rc && *pzErr==0 ){
+      *pzErr = sqlite3_mprintf("the join's table %s: %s", jt->q->zQual,
+                               rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(s.a[0].part.r));
+    }
+  }else if( rc==SQLITE_OK ){
     rc = ga_source_open(((ga_vtab*)vt)->db, ((ga_vtab*)vt)->conn, "gpu_query", &pb->src, pb->nCol, pb->aiCol,
                         pb->aWant, 0, &src, pzErr);
   }
-  if( rc==SQLITE_OK ){
+  if( rc==SQLITE_OK && src ){
     rc = src->xScan(src, &s.base);
     for(w=1; w<s.nPart && rc==SQLITE_OK; w++) rc = s.a[w].part.rc;
     if( rc!=SQLITE_OK ){
@@ -483,13 +493,12 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, char *
 int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
   const qplan *pl = e->pl;
   int k, rc;
-  (void)keep;
   if( (e->aJt = sqlite3_malloc64(sizeof(JoinTab)*(uint64_t)pl->nJoin))==0 ) return SQLITE_NOMEM;
   memset(e->aJt, 0, sizeof(JoinTab)*(size_t)pl->nJoin);
   for(k=0; k<pl->nJoin; k++){
     JoinTab *jt = &e->aJt[k];
     jt->q = &pl->aJoin[k];
-    if( (rc = buildScan(e, jt, vt, db, pzErr))!=SQLITE_OK ){
+    if( (rc = buildScan(e, jt, vt, db, keep, pzErr))!=SQLITE_OK ){
       if( rc==QE_BAIL && *pzErr==0 ) *pzErr = sqlite3_mprintf("the join's table %s", jt->q->zQual);
       return rc;
     }

@@ -21,8 +21,9 @@
 **   1d. FROM a join: tables (each [schema.]name [[AS] alias]) after the
 **      first joined by a comma, [INNER] JOIN, CROSS JOIN, LEFT [OUTER] JOIN
 **      or NATURAL ones, each with its ON or USING (s->aJoin, in order).
-**      RIGHT and FULL joins, subqueries and WITH tables in a join are
-**      parsed no further.
+**      A table after the first may be a subquery or a WITH table, parsed
+**      as 1c into its qfrom's pSub. RIGHT and FULL joins are parsed no
+**      further.
 **   2. BETWEEN becomes x >= a AND x <= b, as SQLite codes it; NOT IN, NOT
 **      LIKE, NOT BETWEEN, IS NOT NULL become NOT of the positive form;
 **      CASE x WHEN a becomes CASE WHEN x = a. Those comparisons are marked
@@ -288,11 +289,11 @@ static qexpr *subquery(Parse *p, int at){
   for(; depth>0 && peek(p)->type!=T_EOF; p->i++){
     if( peek(p)->type==T_PARAM ) return why(p, "a subquery with parameters");
     if( peek(p)->type==T_ID && p->nCte ){
-      /* computed alone, its text would name the schema's table, not WITH's */
+      /* computed alone, after the WITH clause (plan.c), which is not put there where it has parameters */
       char *zName = nameOf(p, peek(p));
       int k;
-      for(k=0; zName && k<p->nCte; k++){
-        if( sqlite3_stricmp(zName, p->aCte[k].zName)==0 ) return why(p, "a subquery that reads a WITH table");
+      for(k=0; zName && k<p->nCte && p->s->nWith==0; k++){
+        if( sqlite3_stricmp(zName, p->aCte[k].zName)==0 ) return why(p, "a subquery that reads a WITH table with parameters");
       }
     }
     if( is(p, "(") ) depth++;
@@ -740,6 +741,41 @@ static int isJoin(Parse *p){
       || is(p, "RIGHT") || is(p, "FULL");
 }
 
+/* A subquery's SELECT, its SELECT read, parsed (1c) for s, which reads it;
+** NULL where it stops. */
+static qselect *subSelect(Parse *p, qselect *s){
+  qselect *sub = q_alloc(p->s, sizeof(qselect));
+  if( sub==0 ){ p->oom = 1; return 0; }
+  sub->pRoot = p->s;
+  if( !selectStmt(p, sub) ) return 0;
+  p->cur = s;
+  return sub;
+}
+
+/* The WITH table token t names (p->aCte's), or -1. */
+static int cteAt(Parse *p, const qtok *t){
+  char *zName = nameOf(p, t);
+  int k;
+  for(k=0; zName && k<p->nCte; k++){
+    if( sqlite3_stricmp(zName, p->aCte[k].zName)==0 ) return k;
+  }
+  return -1;
+}
+
+/* WITH table k's SELECT read again for s (1c: each FROM that names it has
+** a tree of its own), its columns named as its WITH lists them; NULL where
+** it stops. */
+static qselect *cteSelect(Parse *p, qselect *s, int k){
+  int iSave = p->i;
+  qselect *sub;
+  p->i = p->aCte[k].iSelect;
+  if( (sub = subSelect(p, s))==0 ) return 0;
+  p->i = iSave;
+  sub->azName = p->aCte[k].azCol;
+  sub->nName = p->aCte[k].nCol;
+  return sub;
+}
+
 /* The tables FROM joins to its first (requirement 1d) into s->aJoin. 0
 ** where it stops. */
 static int joins(Parse *p, qselect *s){
@@ -765,7 +801,17 @@ static int joins(Parse *p, qselect *s){
     }
     if( l.n==Q_MAXTAB - 1 ){ why(p, "a join of more than %d tables", Q_MAXTAB); goto fail; }
     t = peek(p);
-    if( t->type!=T_ID ){ why(p, q_tok_is(p->z, t, "(") ? "a join with a subquery or parentheses" : "a join it cannot read"); goto fail; }
+    if( q_tok_is(p->z, t, "(") ){
+      /* a subquery (1c) */
+      p->i++;
+      if( !accept(p, "SELECT") ){ why(p, "a join with parentheses or VALUES"); goto fail; }
+      if( (f.pSub = subSelect(p, s))==0 ) goto fail;
+      if( !accept(p, ")") ){ why(p, "a join it cannot read"); goto fail; }
+      if( (f.zFrom = q_alloc(p->s, 11))==0 ){ p->oom = 1; goto fail; }
+      memcpy(f.zFrom, "(subquery)", 10);
+      goto named;
+    }
+    if( t->type!=T_ID ){ why(p, "a join it cannot read"); goto fail; }
     at = t->at;
     p->i++;
     if( accept(p, ".") ){
@@ -773,14 +819,14 @@ static int joins(Parse *p, qselect *s){
       p->i++;
     }
     if( is(p, "(") ){ why(p, "a join with a table-valued function"); goto fail; }
-    if( p->nCte && endOfPrev(p)==t->at + t->n ){
-      char *zName = nameOf(p, t);
-      for(k=0; zName && k<p->nCte; k++){
-        if( sqlite3_stricmp(zName, p->aCte[k].zName)==0 ){ why(p, "a join with a WITH table"); goto fail; }
-      }
-    }
     if( (f.zFrom = q_alloc(p->s, endOfPrev(p) - at + 1))==0 ){ p->oom = 1; goto fail; }
     memcpy(f.zFrom, p->z + at, (size_t)(endOfPrev(p) - at));
+    if( p->nCte && endOfPrev(p)==t->at + t->n && (k = cteAt(p, t))>=0 ){
+      /* a WITH table: its SELECT read again here (1c), its name its alias */
+      if( (f.pSub = cteSelect(p, s, k))==0 ) goto fail;
+      f.zAlias = p->aCte[k].zName;
+    }
+named:
     if( !alias(p, &f.zAlias) ) goto fail;
     if( is(p, "INDEXED") || (is(p, "NOT") && isAt(p, 1, "INDEXED")) ){ why(p, "INDEXED BY"); goto fail; }
     if( accept(p, "ON") ){
@@ -824,15 +870,10 @@ static int core(Parse *p, qselect *s){
   if( !accept(p, "FROM") ) goto where;        /* no table: one row (requirement 1) */
   if( is(p, "(") ){
     /* a subquery (requirement 1c) */
-    qselect *sub;
     p->i++;
     if( !accept(p, "SELECT") ){ why(p, "FROM a parenthesized join or VALUES"); return 0; }
-    if( (sub = q_alloc(p->s, sizeof(qselect)))==0 ){ p->oom = 1; return 0; }
-    sub->pRoot = p->s;
-    if( !selectStmt(p, sub) ) return 0;
-    p->cur = s;
+    if( (s->pSub = subSelect(p, s))==0 ) return 0;
     if( !accept(p, ")") ){ why(p, "a FROM it cannot read"); return 0; }
-    s->pSub = sub;
   }else if( peek(p)->type!=T_ID ){
     why(p, "a FROM it cannot read");
     return 0;
@@ -848,25 +889,9 @@ static int core(Parse *p, qselect *s){
     if( (s->zFrom = q_alloc(p->s, endOfPrev(p) - at + 1))==0 ){ p->oom = 1; return 0; }
     memcpy(s->zFrom, zSql + at, (size_t)(endOfPrev(p) - at));
     /* a common table expression of that name: its SELECT read again here */
-    if( p->nCte && endOfPrev(p)==t->at + t->n ){
-      char *zName = nameOf(p, t);
-      for(k=0; zName && k<p->nCte; k++){
-        int iSave = p->i;
-        qselect *sub;
-        if( sqlite3_stricmp(zName, p->aCte[k].zName) ) continue;
-        if( (sub = q_alloc(p->s, sizeof(qselect)))==0 ){ p->oom = 1; return 0; }
-        sub->pRoot = p->s;
-    sub->pRoot = p->s;
-        p->i = p->aCte[k].iSelect;
-        if( !selectStmt(p, sub) ) return 0;
-        p->i = iSave;
-        p->cur = s;
-        sub->azName = p->aCte[k].azCol;
-        sub->nName = p->aCte[k].nCol;
-        s->pSub = sub;
-        s->zAlias = zName;          /* its name qualifies its columns */
-        break;
-      }
+    if( p->nCte && endOfPrev(p)==t->at + t->n && (k = cteAt(p, t))>=0 ){
+      if( (s->pSub = cteSelect(p, s, k))==0 ) return 0;
+      s->zAlias = p->aCte[k].zName;  /* its name qualifies its columns */
     }
   }
   if( !alias(p, &s->zAlias) ) return 0;
@@ -1104,6 +1129,7 @@ static void cpSelect(Copy *c, const qselect *s, qselect *x){
   *x = *s;
   x->zWhy = 0;
   x->arena = 0;                    /* (s's blocks are not the copy's) */
+  x->pPlanned = 0;
   x->pRoot = x==c->root ? 0 : c->root;
   if( s->pNext && (x->pNext = cpAlloc(c, sizeof(qselect)))!=0 ) cpSelect(c, s->pNext, x->pNext);
   if( s->pSub && (x->pSub = cpAlloc(c, sizeof(qselect)))!=0 ) cpSelect(c, s->pSub, x->pSub);
@@ -1119,6 +1145,7 @@ static void cpSelect(Copy *c, const qselect *s, qselect *x){
       f->zAlias = cpStr(c, s->aJoin[i].zAlias, 0);
       f->pOn = cpExpr(c, s->aJoin[i].pOn);
       f->azUsing = cpNames(c, s->aJoin[i].azUsing, s->aJoin[i].nUsing);
+      if( s->aJoin[i].pSub && (f->pSub = cpAlloc(c, sizeof(qselect)))!=0 ) cpSelect(c, s->aJoin[i].pSub, f->pSub);
     }
   }
   x->aRes = cpTerms(c, s->aRes, s->nRes);
@@ -1162,7 +1189,13 @@ int q_parse(const char *zSql, int nParam, qselect *s){
     q_select_free(s);
     return rc;
   }
-  if( accept(&p, "WITH") && !withClause(&p) ) goto done;
+  if( accept(&p, "WITH") ){
+    int i;
+    if( !withClause(&p) ) goto done;
+    /* its text, for a subquery computed alone (one with parameters: not) */
+    for(i=0; i<p.i && p.a[i].type!=T_PARAM; i++){}
+    if( i==p.i ) s->nWith = peek(&p)->at;
+  }
   if( !accept(&p, "SELECT") ){
     why(&p, is(&p, "VALUES") ? "VALUES" : "not a plain SELECT");
     goto done;

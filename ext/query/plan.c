@@ -77,6 +77,10 @@
 **      being tested before an ON's; fallible); an unqualified name is the first table's in FROM that has
 **      it (a USING column: the left one); SELECT * shows a USING or NATURAL
 **      column once. The plan is strict (exec.c, 12).
+**   9b. A table after FROM's first may be a subquery or a WITH table:
+**      planned as 7 (not merged), its results its columns; it is never
+**      the scan's table (its rows are not known before it runs); its build
+**      reads its run's rows (join.c, 1c); kept columns do not serve it.
 **   9a. A conjunct of WHERE that is EXISTS, NOT EXISTS or x IN (SELECT ...)
 **      over a subquery that refers to the outer query (SQLite cannot
 **      prepare it alone) is a join of its table, after FROM's: a semi join
@@ -119,6 +123,7 @@ typedef struct Bind {
     const char *zQual;             /* the name that qualifies its columns */
     int iJoin;                     /* its pl->aJoin, or -1: the scan's table */
     int left;                      /* LEFT JOIN */
+    int derived;                   /* a subquery or WITH table (9b) */
     int semi;                      /* a correlated subquery's table (9a): Q_SEMI, Q_ANTI; its
                                    ** columns are named only qualified (qualify), never outside */
     const char *zFrom;             /* its FROM text ([schema.]name) */
@@ -278,14 +283,22 @@ static int cmpColl(int bin, const qexpr *a, const qexpr *b);
 static int aliasIndex(const qselect*, const char*);
 static int colIndex(const ga_table*, const char*);
 
+/* The statement's WITH clause (parse.c's nWith): its length, *pz its text. */
+static int withText(const Bind *b, const char **pz){
+  const qselect *root = b->s->pRoot ? b->s->pRoot : b->s;
+  *pz = root->zSql;
+  return root->nWith;
+}
+
 /* The text of the SELECT inside subquery node q (from its first '(' to
-** its last ')'), sqlite3_malloc'd; NULL (b->rc set) where out of memory. */
+** its last ')'), after the statement's WITH clause (the tables it may
+** name), sqlite3_malloc'd; NULL (b->rc set) where out of memory. */
 static char *subText(Bind *b, const qexpr *q){
-  const char *z = b->s->zSql + q->at;
-  int n = q->end - q->at, at;
+  const char *z = b->s->zSql + q->at, *zWith;
+  int n = q->end - q->at, at, nWith = withText(b, &zWith);
   char *zSub;
   for(at=0; at<n && z[at]!='('; at++){}
-  if( (zSub = sqlite3_mprintf("%.*s", n - at - 2, z + at + 1))==0 ) b->rc = SQLITE_NOMEM;
+  if( (zSub = sqlite3_mprintf("%.*s%.*s", nWith, zWith, n - at - 2, z + at + 1))==0 ) b->rc = SQLITE_NOMEM;
   return zSub;
 }
 
@@ -562,6 +575,9 @@ static int fold(Bind *b, qexpr *e){
   if( (nP = paramsOf(e, aP, 0))<0 ) return whyf(b, "a constant with more than 64 parameters");
   {
     sqlite3_str *x = sqlite3_str_new(0);
+    const char *zWith;
+    int nWith = withText(b, &zWith);
+    if( hasSubq(e) ) sqlite3_str_appendf(x, "%.*s", nWith, zWith);   /* (the tables it may name) */
     sqlite3_str_appendall(x, "SELECT ");
     if( e->synth ){                 /* BETWEEN's or CASE's comparison, flatten.c's AND: its operands' texts */
       sqlite3_str_appendchar(x, 1, '(');
@@ -1364,25 +1380,36 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
 
 static int planAny(sqlite3_vtab*, sqlite3*, qsqlkeep*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
 
-/* s's FROM subquery planned (pl->pSub), and its results described as the
-** table s reads (pl->src.tab): each column's name (a WITH table's as
-** listed, else its alias, its column's name, or its text), affinity and
-** collation (its expression's: sqlite3SubqueryColumnTypes). */
-static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam, qplan *pl,
-                   char **pzWhy){
-  qselect *sub = s->pSub;
-  qplan *sp, *first;
-  ga_table *t = &pl->src.tab;
-  int rc, i, k;
-  if( (sp = pl->pSub = sqlite3_malloc(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
-  memset(sp, 0, sizeof(*sp));
-  if( (rc = planAny(vt, db, 0, sub, apParam, nParam, 0, 0, sp, pzWhy))!=SQLITE_OK ) return rc;
+/* A subquery's plan freed (NULL: none). */
+static void fromFree(qplan *sp){
+  if( sp ) q_plan_free(sp);
+  sqlite3_free(sp);
+}
+
+/* Subquery sub planned into *pp (sqlite3_malloc'd, the caller's; also
+** where *pzWhy says why it is not covered, prefixed "zWhat: "). */
+static int fromPlan(sqlite3_vtab *vt, sqlite3 *db, qselect *sub, sqlite3_value **apParam, int nParam, const char *zWhat,
+                   qplan **pp, char **pzWhy){
+  int rc;
+  if( (*pp = sqlite3_malloc(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
+  memset(*pp, 0, sizeof(qplan));
+  if( (rc = planAny(vt, db, 0, sub, apParam, nParam, 0, 0, *pp, pzWhy))!=SQLITE_OK ) return rc;
   if( *pzWhy ){
-    char *z = sqlite3_mprintf("FROM a subquery: %s", *pzWhy);
+    char *z = sqlite3_mprintf("%s: %s", zWhat, *pzWhy);
     sqlite3_free(*pzWhy);
     *pzWhy = z;
     return z ? SQLITE_OK : SQLITE_NOMEM;
   }
+  return SQLITE_OK;
+}
+
+/* Planned subquery sp (of SELECT sub, named zAlias) described as a table
+** *t: each column's name (a WITH table's as listed, else its alias, its
+** column's name, or its text), affinity and collation (its expression's:
+** sqlite3SubqueryColumnTypes); or *pzWhy where that is not known. */
+static int subTable(const qplan *sp, const qselect *sub, const char *zAlias, ga_table *t, char **pzWhy){
+  const qplan *first;
+  int i, k;
   if( sub->nOrder && sub->pLimit==0 ){
     /* SQLite may drop it (a subquery's ORDER BY without LIMIT): the order
     ** the outer query sees its rows in is SQLite's to choose */
@@ -1391,7 +1418,7 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
   }
   first = sp->nArm ? &sp->aArm[0] : sp;
   t->nCol = sp->nOut;
-  if( (t->zTab = sqlite3_mprintf("%s", s->zAlias ? s->zAlias : "(subquery)"))==0
+  if( (t->zTab = sqlite3_mprintf("%s", zAlias ? zAlias : "(subquery)"))==0
    || (t->aCol = sqlite3_malloc64(sizeof(ga_tabcol)*(uint64_t)(t->nCol + 1)))==0 ){
     return SQLITE_NOMEM;
   }
@@ -1419,12 +1446,28 @@ static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
     if( i<sub->nName ) c->zName = sqlite3_mprintf("%s", sub->azName[i]);
     else if( r->zAlias ) c->zName = sqlite3_mprintf("%s", r->zAlias);
     else if( r->e->op==E_COL || x->op==E_COL ) c->zName = sqlite3_mprintf("%s", r->e->zName ? r->e->zName : x->zName);
-    else c->zName = sqlite3_mprintf("%.*s", r->e->end - r->e->at, s->zSql + r->e->at);
+    else c->zName = sqlite3_mprintf("%.*s", r->e->end - r->e->at, first->s->zSql + r->e->at);
     c->aff = aff;
     c->zColl = sqlite3_mprintf("%s", coll==C_NOCASE ? "NOCASE" : coll==C_RTRIM ? "RTRIM" : "BINARY");
     if( c->zName==0 || c->zColl==0 ) return SQLITE_NOMEM;
   }
   return SQLITE_OK;
+}
+
+/* s's FROM subquery planned (pl->pSub; a joined subquery's plan made by
+** planJoin taken as it is), and described as the table s reads
+** (pl->src.tab). */
+static int fromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam, qplan *pl,
+                   char **pzWhy){
+  int rc;
+  if( s->pSub->pPlanned ){
+    pl->pSub = s->pSub->pPlanned;
+    s->pSub->pPlanned = 0;
+  }else if( (rc = fromPlan(vt, db, s->pSub, apParam, nParam, "FROM a subquery", &pl->pSub, pzWhy))!=SQLITE_OK
+            || *pzWhy ){
+    return rc;
+  }
+  return subTable(pl->pSub, s->pSub, s->zAlias, &pl->src.tab, pzWhy);
 }
 
 /* ---- joins (requirement 9) ----------------------------------------------------------- */
@@ -1694,8 +1737,12 @@ static void rowSpans(Bind *b, int n, int64_t *aEst, int *aKeyed){
   int i, ok;
   for(i=0; i<n; i++){
     const ga_table *t = b->aTab[i].t;
-    aKeyed[i] = rowidKeyed(t);
+    aKeyed[i] = !b->aTab[i].derived && rowidKeyed(t);
     aEst[i] = 0;
+    if( b->aTab[i].derived ){            /* (its rows are not known before it runs: never the scan's) */
+      sqlite3_str_appendf(s, "%s0", i ? ", " : "SELECT ");
+      continue;
+    }
     sqlite3_str_appendf(s, "%s(SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\") + 1",
                         i ? ", " : "SELECT ", t->zDb, t->zTab, t->zDb, t->zTab);
   }
@@ -1707,7 +1754,7 @@ static void rowSpans(Bind *b, int n, int64_t *aEst, int *aKeyed){
   sqlite3_free(zSql);
   for(i=0; !ok && i<n; i++){
     const ga_table *t = b->aTab[i].t;
-    aEst[i] = intOf(b->db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM"
+    if( !b->aTab[i].derived ) aEst[i] = intOf(b->db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM"
                                              " \"%w\".\"%w\") + 1", t->zDb, t->zTab, t->zDb, t->zTab));
   }
 }
@@ -1764,10 +1811,12 @@ static int planJoin(Bind *b, JSort *js){
   qplan *pl = b->pl;
   qselect *s = b->s;
   ga_source aSrc[Q_MAXTAB];
+  qplan *aDerived[Q_MAXTAB];       /* a subquery or WITH table joined: its plan (9b) */
   int64_t aEst[Q_MAXTAB] = { 0 };
   int nFrom = s->nJoin + 1, n = nFrom + b->nSemi, i, k, J, hasLeft = 0, probe = 0, rc;
   memset(aSrc, 0, sizeof(aSrc));
-  if( s->pSub ) return whyf(b, "a join with a subquery");
+  memset(aDerived, 0, sizeof(aDerived));
+  if( s->pSub ) return whyf(b, "a join whose first table is a subquery");
   b->nFrom = nFrom;
   aSrc[0] = pl->src;
   memset(&pl->src, 0, sizeof(pl->src));
@@ -1775,6 +1824,15 @@ static int planJoin(Bind *b, JSort *js){
     const char *zFrom = i<nFrom ? s->aJoin[i - 1].zFrom : b->aSemi[i - nFrom].sel->zFrom;
     char *zErr = 0;
     if( i<nFrom && s->aJoin[i - 1].jt==Q_JT_LEFT ) hasLeft = 1;
+    if( i<nFrom && s->aJoin[i - 1].pSub ){
+      const qfrom *f = &s->aJoin[i - 1];
+      char *zWhy = 0;
+      rc = fromPlan(b->vt, b->db, f->pSub, b->apParam, b->nParam, "a join with a subquery", &aDerived[i], &zWhy);
+      if( rc==SQLITE_OK && zWhy==0 ) rc = subTable(aDerived[i], f->pSub, f->zAlias, &aSrc[i].tab, &zWhy);
+      if( rc ){ sqlite3_free(zWhy); b->rc = rc; break; }
+      if( zWhy ){ whyf(b, "%s", zWhy); sqlite3_free(zWhy); break; }
+      continue;
+    }
     rc = ga_source_resolve_on(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, "gpu_query", zFrom, &aSrc[i], &zErr);
     if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ sqlite3_free(zErr); b->rc = rc; break; }
     if( rc ){
@@ -1791,6 +1849,7 @@ static int planJoin(Bind *b, JSort *js){
   for(i=0; i<n; i++){
     const char *zAlias = i==0 ? s->zAlias : i<nFrom ? s->aJoin[i - 1].zAlias : b->aSemi[i - nFrom].sel->zAlias;
     b->aTab[i].t = &aSrc[i].tab;
+    b->aTab[i].derived = aDerived[i]!=0;
     b->aTab[i].zQual = zAlias ? zAlias : aSrc[i].tab.zTab;
     b->aTab[i].zFrom = i==0 ? s->zFrom : i<nFrom ? s->aJoin[i - 1].zFrom : b->aSemi[i - nFrom].sel->zFrom;
     b->aTab[i].left = i>0 && i<nFrom && s->aJoin[i - 1].jt==Q_JT_LEFT;
@@ -1855,7 +1914,10 @@ static int planJoin(Bind *b, JSort *js){
     J |= 1<<next;
   }
   if( stopped(b) ){
-    for(i=0; i<n; i++) ga_source_free(&aSrc[i]);
+    for(i=0; i<n; i++){
+      ga_source_free(&aSrc[i]);
+      fromFree(aDerived[i]);
+    }
     b->nTab = 0;
     return 0;
   }
@@ -1872,6 +1934,7 @@ static int planJoin(Bind *b, JSort *js){
     qjoin *q = &pl->aJoin[k - 1];
     i = js->aOrder[k];
     q->src = aSrc[i];
+    q->pDerived = aDerived[i];
     q->iFrom = i;
     q->left = b->aTab[i].left;
     q->semi = b->aTab[i].semi;
@@ -2004,8 +2067,15 @@ static int planBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apP
     sub->pRoot = b->s->pRoot ? b->s->pRoot : b->s;
     sub->zSql = b->s->zSql;
     sub->nParam = b->s->nParam;
-    sub->zFrom = (char*)b->aTab[q->iFrom].zFrom;
     sub->zAlias = (char*)q->zQual;
+    if( q->pDerived ){
+      /* a subquery's rows (9b): FROM it, its plan made already */
+      sub->pSub = b->s->aJoin[q->iFrom - 1].pSub;
+      sub->pSub->pPlanned = q->pDerived;
+      q->pDerived = 0;
+    }else{
+      sub->zFrom = (char*)b->aTab[q->iFrom].zFrom;
+    }
     if( (sub->aRes = q_alloc(b->s, (int)sizeof(qterm)*(q->nCol + 1)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
     for(j=0; j<q->nCol; j++){
       qexpr *x = jnode(b, E_COL);
@@ -2023,6 +2093,10 @@ static int planBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apP
       sub->pWhere = a;
     }
     rc = planCore(b->vt, b->db, 0, sub, apParam, nParam, 0, 0, q->pBuild, &zWhy, 0);
+    if( sub->pSub && sub->pSub->pPlanned ){       /* (not taken: planCore stopped first) */
+      fromFree(sub->pSub->pPlanned);
+      sub->pSub->pPlanned = 0;
+    }
     if( rc ){
       b->rc = rc;
       b->zErr = zWhy;
@@ -2059,7 +2133,8 @@ static int planCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, s
     *pzWhy = sqlite3_mprintf("%s", s->zWhy);
     return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
   }
-  if( s->pSub && (rc = q_flatten(s))<0 ) return -rc;   /* merged where it selects rows (flatten.c) */
+  if( s->pSub && !s->pSub->pPlanned && (rc = q_flatten(s))<0 ) return -rc;   /* merged where it selects rows
+                                                                               ** (flatten.c) */
   if( s->pSub ){                    /* FROM a subquery: its rows (requirement 7) */
     if( (rc = fromSub(vt, db, s, apParam, nParam, pl, pzWhy))!=SQLITE_OK || *pzWhy ) return rc;
     goto bind;
@@ -2703,6 +2778,7 @@ void q_plan_free(qplan *pl){
   if( pl->pSub ) q_plan_free(pl->pSub);
   sqlite3_free(pl->pSub);
   for(i=0; pl->aJoin && i<=pl->nJoin; i++){     /* (room for one more: planJoin's) */
+    fromFree(pl->aJoin[i].pDerived);
     if( pl->aJoin[i].pBuild ){
       q_plan_free(pl->aJoin[i].pBuild);
       sqlite3_free(pl->aJoin[i].pBuild);

@@ -164,6 +164,7 @@ typedef struct qfrom {
   int natural;                     /* NATURAL */
   qexpr *pOn;                      /* ON, or NULL */
   char **azUsing; int nUsing;      /* USING's columns */
+  struct qselect *pSub;            /* a subquery or a WITH table: its SELECT (zFrom names it) */
 } qfrom;
 
 /* A parsed SELECT: one core, or a compound's first arm with its others
@@ -192,6 +193,11 @@ struct qselect {
   void *arena;                     /* every node and string, freed together (a compound's arms
                                    ** are in the first arm's) */
   qselect *pRoot;                  /* an arm or a subquery: the statement whose arena it uses */
+  int nWith;                       /* the statement (root): its text's WITH clause, zSql's first
+                                   ** nWith bytes, that a subquery computed alone needs before it
+                                   ** (0: none, or one with parameters) */
+  struct qplan *pPlanned;          /* a joined subquery: planned already (plan.c's planJoin),
+                                   ** its build's FROM takes that plan */
 };
 
 /* Parse zSql (one SELECT statement, already prepared by SQLite) into *p.
@@ -249,6 +255,7 @@ enum { Q_SEMI = 1, Q_ANTI = 2 };   /* qjoin's semi */
 ** its own. */
 typedef struct qjoin {
   struct qplan *pBuild;            /* its rows: SELECT its columns FROM it WHERE its conjuncts */
+  struct qplan *pDerived;          /* a subquery joined: its plan, until its build takes it */
   ga_source src;                   /* the table, resolved */
   const char *zQual;               /* the name that qualifies its columns (its alias, else its name) */
   int iFrom;                       /* its place in FROM (0: the first table) */
