@@ -29,6 +29,9 @@
 **      where the two keys of a match differ there, it stops.
 **   1c. A joined subquery or WITH table (plan.c, 9b): its build reads its
 **      own run's rows (exec.c, 10) on the scan's thread, then as 1.
+**   1d. A correlated aggregate's groups (plan.c, 9c) must each have a key
+**      of their own: two rows with one key (its equality looser than the
+**      grouping: an affinity, a collation) make the run SQLite's.
 **   2. Probe, per batch: the rows the scan's own conjuncts kept are the
 **      joined rows so far; for each joined table in turn, each joined
 **      row's key is made from the other sides of the equalities (over the
@@ -164,6 +167,18 @@ static int directOf(JoinTab *jt, int64_t n){
     memcpy(&v, jt->azKey[r] + 1, 8);
     jt->aNext[r] = jt->aFirst[v - lo];
     jt->aFirst[v - lo] = r;
+  }
+  return 0;
+}
+
+/* 1d: whether two of jt's rows have one key (its index's chains). */
+static int keyTwice(const JoinTab *jt){
+  int64_t r, x;
+  for(r=0; r<jt->n; r++){
+    if( jt->azKey[r]==0 ) continue;
+    for(x=jt->aNext[r]; x>=0; x=jt->aNext[x]){
+      if( jt->anKey[x]==jt->anKey[r] && memcmp(jt->azKey[x], jt->azKey[r], (size_t)jt->anKey[r])==0 ) return 1;
+    }
   }
   return 0;
 }
@@ -503,6 +518,11 @@ int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
       return rc;
     }
     if( (rc = buildTable(jt))!=SQLITE_OK ) return rc;
+    if( jt->q->unique && keyTwice(jt) ){
+      *pzErr = sqlite3_mprintf("at run time: groups of a correlated aggregate that its equality with the outer "
+                               "query takes as one");
+      return *pzErr ? QE_BAIL : SQLITE_NOMEM;
+    }
   }
   joinOrder(e);
   return SQLITE_OK;

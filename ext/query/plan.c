@@ -81,6 +81,12 @@
 **      planned as 7 (not merged), its results its columns; it is never
 **      the scan's table (its rows are not known before it runs); its build
 **      reads its run's rows (join.c, 1c); kept columns do not serve it.
+**   9c. A comparison with a correlated aggregate (decorrelate.c) is one
+**      with a joined subquery of that aggregate grouped by the correlation
+**      (9b): its plan strict (exec.c, 12: a group of values that compare
+**      equal but differ is SQLite's), its build's keys one a row (join.c,
+**      1d: two groups that the equality takes as one are SQLite's), its
+**      value without a collation.
 **   9a. A conjunct of WHERE that is EXISTS, NOT EXISTS or x IN (SELECT ...)
 **      over a subquery that refers to the outer query (SQLite cannot
 **      prepare it alone) is a join of its table, after FROM's: a semi join
@@ -1613,22 +1619,32 @@ static int positiveInt(const Bind *b, const qexpr *e){
 ** LIMIT (EXISTS's LIMIT of a positive integer decides nothing). Its SELECT
 ** is parsed from the statement's text with all else blanked, so that its
 ** nodes' text positions are the statement's. */
-static void semiOf(Bind *b, qexpr *t, const qexpr *q, int anti, qexpr *pIn){
-  const char *zSql = b->s->zSql, *zW = anti ? "NOT EXISTS" : pIn ? "IN" : "EXISTS";
-  int n = (int)strlen(zSql), at = q->at, end = q->end - 1, rc, i;
+/* Subquery q's SELECT parsed at the statement's text positions, its nodes
+** in the statement's arena; NULL (b->rc set) where out of memory. */
+static qselect *subParsed(Bind *b, const qexpr *q){
+  const char *zSql = b->s->zSql;
+  int n = (int)strlen(zSql), at = q->at, end = q->end - 1, rc;
   qselect *sel = q_alloc(b->s, sizeof(qselect));
-  struct Semi *m;
   char *z;
   while( at<end && zSql[at]!='(' ) at++;
-  if( sel==0 || (z = sqlite3_malloc(n + 1))==0 ){ b->rc = SQLITE_NOMEM; return; }
+  if( sel==0 || (z = sqlite3_malloc(n + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
   memset(z, ' ', (size_t)n);
   z[n] = 0;
   memcpy(z + at + 1, zSql + at + 1, (size_t)(end - at - 1));
   rc = q_parse(z, 0, sel);
   sqlite3_free(z);
-  if( rc ){ b->rc = rc; return; }
+  if( rc ){ b->rc = rc; return 0; }
   sel->zSql = zSql;
   q_select_adopt(b->s, sel);
+  return sel;
+}
+
+static void semiOf(Bind *b, qexpr *t, const qexpr *q, int anti, qexpr *pIn){
+  const char *zW = anti ? "NOT EXISTS" : pIn ? "IN" : "EXISTS";
+  int i;
+  qselect *sel = subParsed(b, q);
+  struct Semi *m;
+  if( sel==0 ) return;
   if( sel->zWhy ){
     whyf(b, "%s (a correlated subquery the engine does not cover: %s)", zW, sel->zWhy);
     sqlite3_free(sel->zWhy);
@@ -1680,6 +1696,59 @@ static void semiJoins(Bind *b){
     if( q==0 || q->op!=E_SUBQ ) continue;
     if( t->op!=E_INSEL && sqlite3_strnicmp(b->s->zSql + q->at, "EXISTS", 6)!=0 ) continue;
     if( correlated(b, q, 0) ) semiOf(b, t, q, t->op==E_NOT, t->op==E_INSEL ? t->a : 0);
+  }
+}
+
+/* A correlated subquery's tables (aggJoins): its FROM's, resolved. */
+typedef struct Inner {
+  ga_source aSrc[Q_MAXTAB];        /* each table */
+  const char *azQual[Q_MAXTAB];    /* ... the name that qualifies its columns */
+  int n;
+} Inner;
+
+/* decorrelate.c's xInner: does column node e name one of the subquery's
+** tables' columns (an alias hides its table's name; an unqualified name is
+** the innermost table's that has it)? */
+static int innerHas(void *p, const qexpr *e){
+  const Inner *x = (const Inner*)p;
+  int i;
+  for(i=0; i<x->n; i++){
+    if( e->zQual ? sqlite3_stricmp(e->zQual, x->azQual[i])==0 : colIndex(&x->aSrc[i].tab, e->zName)>=0 ) return 1;
+  }
+  return 0;
+}
+
+/* WHERE's conjuncts that compare with a correlated aggregate, each made a
+** comparison with a join of that aggregate grouped by the correlation
+** (decorrelate.c; plan.c, 9c) where it can be. */
+static void aggJoins(Bind *b){
+  qexpr *aT[64];
+  int nT, i;
+  if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return;
+  nT = termsOf(b->s->pWhere, E_AND, aT, 64, 0);
+  for(i=0; i<nT && i<64 && !stopped(b); i++){
+    qexpr *t = aT[i], *q = t->op<E_EQ || t->op>E_GE ? 0 : t->a->op==E_SUBQ ? t->a : t->b->op==E_SUBQ ? t->b : 0;
+    qselect *sel;
+    Inner in;
+    int k, ok = 1, rc;
+    if( q==0 || sqlite3_strnicmp(b->s->zSql + q->at, "EXISTS", 6)==0 || !correlated(b, q, 0) ) continue;
+    if( (sel = subParsed(b, q))==0 ) return;
+    memset(&in, 0, sizeof(in));
+    for(k=0; k<=sel->nJoin && ok && sel->zWhy==0 && sel->zFrom && !sel->pSub && !sel->pNext; k++){
+      const char *zFrom = k ? sel->aJoin[k - 1].zFrom : sel->zFrom, *zAlias = k ? sel->aJoin[k - 1].zAlias : sel->zAlias;
+      char *zErr = 0;
+      if( k && sel->aJoin[k - 1].pSub ){ ok = 0; break; }
+      rc = ga_source_resolve_on(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, "gpu_query", zFrom, &in.aSrc[k], &zErr);
+      sqlite3_free(zErr);
+      if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ b->rc = rc; ok = 0; }
+      if( rc ){ ok = 0; break; }
+      in.azQual[k] = zAlias ? zAlias : in.aSrc[k].tab.zTab;
+      in.n = k + 1;
+    }
+    if( ok && sel->zWhy==0 && (rc = q_decorrelate(b->s, t, sel, i + 1, innerHas, &in))<0 ) b->rc = SQLITE_NOMEM;
+    for(k=0; k<in.n; k++) ga_source_free(&in.aSrc[k]);
+    sqlite3_free(sel->zWhy);
+    sel->zWhy = 0;
   }
 }
 
@@ -1827,8 +1896,17 @@ static int planJoin(Bind *b, JSort *js){
     if( i<nFrom && s->aJoin[i - 1].pSub ){
       const qfrom *f = &s->aJoin[i - 1];
       char *zWhy = 0;
-      rc = fromPlan(b->vt, b->db, f->pSub, b->apParam, b->nParam, "a join with a subquery", &aDerived[i], &zWhy);
+      rc = fromPlan(b->vt, b->db, f->pSub, b->apParam, b->nParam,
+                    f->unique ? "a correlated aggregate" : "a join with a subquery", &aDerived[i], &zWhy);
       if( rc==SQLITE_OK && zWhy==0 ) rc = subTable(aDerived[i], f->pSub, f->zAlias, &aSrc[i].tab, &zWhy);
+      if( rc==SQLITE_OK && zWhy==0 && f->unique ){
+        /* (9c) its groups' rows alike, or SQLite's; its value compared as the subquery's */
+        aDerived[i]->strict = 1;
+        if( collWalk(aDerived[i]->aOut[aDerived[i]->nOut - 1])>=0 ){
+          zWhy = sqlite3_mprintf("a correlated aggregate whose value has a collation");
+          if( zWhy==0 ) rc = SQLITE_NOMEM;
+        }
+      }
       if( rc ){ sqlite3_free(zWhy); b->rc = rc; break; }
       if( zWhy ){ whyf(b, "%s", zWhy); sqlite3_free(zWhy); break; }
       continue;
@@ -1935,6 +2013,7 @@ static int planJoin(Bind *b, JSort *js){
     i = js->aOrder[k];
     q->src = aSrc[i];
     q->pDerived = aDerived[i];
+    q->unique = i<nFrom && i>0 && s->aJoin[i - 1].unique;
     q->iFrom = i;
     q->left = b->aTab[i].left;
     q->semi = b->aTab[i].semi;
@@ -2166,6 +2245,7 @@ bind:
   memset(&js, 0, sizeof(js));
   memset(aLocal, 0, sizeof(aLocal));
   memset(nLocal, 0, sizeof(nLocal));
+  aggJoins(&b);                         /* comparisons with correlated aggregates as joins (9c) */
   semiJoins(&b);                        /* correlated subqueries as joins (9a) */
   if( s->nJoin || b.nSemi ) planJoin(&b, &js);   /* a join (requirement 9) */
   /* SELECT *: the table's columns (a join's: each table's in FROM's order,

@@ -165,6 +165,8 @@ typedef struct qfrom {
   qexpr *pOn;                      /* ON, or NULL */
   char **azUsing; int nUsing;      /* USING's columns */
   struct qselect *pSub;            /* a subquery or a WITH table: its SELECT (zFrom names it) */
+  int unique;                      /* ... a correlated aggregate's groups (decorrelate.c): one a
+                                   ** key, which the join must find so (plan.c, 9c) */
 } qfrom;
 
 /* A parsed SELECT: one core, or a compound's first arm with its others
@@ -224,6 +226,13 @@ int q_has_agg(const qexpr *e);
 ** merged into s where SQLite's rules allow it. 1 merged, 0 not (s as it
 ** was), SQLITE_NOMEM (negated: -SQLITE_NOMEM). */
 int q_flatten(qselect *s);
+/* decorrelate.c: WHERE conjunct pTerm of s, a comparison with correlated
+** scalar subquery sub (parsed at s's text positions, in s's arena), made a
+** comparison with a join of sub's aggregate grouped by its correlation
+** (the table gpuagg_cN, N iName), where the answer cannot differ; xInner
+** says whether a column node names sub's tables (pCtx its). 1 rewritten, 0
+** not (s as it was), -1 out of memory. */
+int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInner)(void*, const qexpr*), void *pCtx);
 
 /* ---- the plan (plan.c) ------------------------------------------------------------ */
 typedef struct qagg {
@@ -256,6 +265,8 @@ enum { Q_SEMI = 1, Q_ANTI = 2 };   /* qjoin's semi */
 typedef struct qjoin {
   struct qplan *pBuild;            /* its rows: SELECT its columns FROM it WHERE its conjuncts */
   struct qplan *pDerived;          /* a subquery joined: its plan, until its build takes it */
+  int unique;                      /* a correlated aggregate's groups: a key more than once is
+                                   ** SQLite's run (join.c, 1d) */
   ga_source src;                   /* the table, resolved */
   const char *zQual;               /* the name that qualifies its columns (its alias, else its name) */
   int iFrom;                       /* its place in FROM (0: the first table) */

@@ -1,0 +1,212 @@
+/*
+** A rewrite of the parse: a WHERE conjunct that compares with a correlated
+** aggregate, x < (SELECT 0.2*avg(l_quantity) FROM lineitem WHERE
+** l_partkey = p_partkey), becomes a join with that aggregate grouped by
+** the correlation (TPC-H Q2, Q17, Q20; Neumann and Kemper's unnesting):
+**
+**     ... JOIN (SELECT l_partkey AS gpuagg_k0, 0.2*avg(l_quantity) AS
+**     gpuagg_v FROM lineitem GROUP BY l_partkey) AS gpuagg_cN
+**     ON gpuagg_cN.gpuagg_k0 = p_partkey ... WHERE x < gpuagg_cN.gpuagg_v
+**
+**   1. Rewritten only where the answer cannot differ: the conjunct is one
+**      of WHERE's top-level ANDs and a comparison (=, <>, <, <=, >, >=)
+**      whose other operand has no subquery; the subquery is one core with
+**      a FROM of tables, one result that is arithmetic (+ - * /, unary -)
+**      of sum, avg, min, max and constants without COLLATE (over no rows,
+**      or NULLs alone, it is NULL, and NULL compares true with nothing, so
+**      an outer row without a group is dropped as the comparison drops
+**      it), no GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT or OFFSET.
+**   2. Its WHERE's conjuncts are over its own tables alone (the derived
+**      table's WHERE), or equalities of an expression over its tables with
+**      one over the outer query's alone (the keys: the derived table's
+**      GROUP BY and the join's ON, the inner side first as written), at
+**      least one. Any other reference to the outer query leaves it.
+**   3. Which names are the subquery's is the caller's (xInner: SQLite
+**      resolves a name to the innermost table that has it). What remains
+**      for the plan (plan.c, 9c): a group of values that compare equal but
+**      differ, and two groups that the join's equality takes as one (its
+**      affinity, its collation), are where the rows the subquery would
+**      aggregate are not one group's: the run is then SQLite's.
+*/
+#include <string.h>
+#include "query.h"
+
+/* Whether e is a value of aggregates that is NULL where they are (1). */
+static int nullStrict(const qexpr *e){
+  if( e==0 ) return 0;
+  switch( e->op ){
+    case E_AGG:
+      return !e->distinct && (e->agg==A_SUM || e->agg==A_AVG || e->agg==A_MIN || e->agg==A_MAX);
+    case E_LIT: case E_PARAM:
+      return 1;
+    case E_ADD: case E_SUB: case E_MUL: case E_DIV:
+      return nullStrict(e->a) && nullStrict(e->b) && (q_has_agg(e->a) || q_has_agg(e->b));
+    case E_UPLUS:
+      return nullStrict(e->a) && q_has_agg(e->a);
+    default:
+      return 0;
+  }
+}
+
+/* 1 where every column below e is the subquery's, 0 where every one is
+** the outer query's (or there is none: 2), -1 where they mix or there is a
+** subquery below. */
+static int sideOf(const qexpr *e, int (*xInner)(void*, const qexpr*), void *pCtx){
+  int r = 2, i;
+  const qexpr *a[2];
+  if( e==0 ) return 2;
+  if( e->op==E_SUBQ || e->op==E_INSEL ) return -1;
+  if( e->op==E_COL ) return xInner(pCtx, e) ? 1 : 0;
+  a[0] = e->a; a[1] = e->b;
+  for(i=0; i<2 + e->nArg; i++){
+    int s = sideOf(i<2 ? a[i] : e->arg[i - 2], xInner, pCtx);
+    if( s<0 || (s!=2 && r!=2 && s!=r) ) return -1;
+    if( s!=2 ) r = s;
+  }
+  return r;
+}
+
+/* Is there a subquery below e? */
+static int hasSubq(const qexpr *e){
+  int i;
+  if( e==0 ) return 0;
+  if( e->op==E_SUBQ || e->op==E_INSEL || hasSubq(e->a) || hasSubq(e->b) ) return 1;
+  for(i=0; i<e->nArg; i++) if( hasSubq(e->arg[i]) ) return 1;
+  return 0;
+}
+
+/* The conjuncts of e (its top-level ANDs) into a, at most n; their number. */
+static int conjOf(qexpr *e, qexpr **a, int n, int k){
+  if( e==0 ) return k;
+  if( e->op==E_AND ){
+    k = conjOf(e->a, a, n, k);
+    return conjOf(e->b, a, n, k);
+  }
+  if( k<n ) a[k] = e;
+  return k + 1;
+}
+
+/* A node of s's arena. */
+static qexpr *node(qselect *s, int op){
+  qexpr *e = q_alloc(s, sizeof(qexpr));
+  if( e ){
+    e->op = op;
+    e->aff = e->coll = e->cmpAff = -1;
+    e->slot = -1;
+    e->synth = 1;                  /* (its text is no span: its operands') */
+  }
+  return e;
+}
+
+/* A column node zQual.zName. */
+static qexpr *colNode(qselect *s, const char *zQual, const char *zName){
+  qexpr *e = node(s, E_COL);
+  if( e ){
+    e->synth = 0;
+    e->zQual = (char*)zQual;
+    e->zName = (char*)zName;
+  }
+  return e;
+}
+
+/* a AND b (a NULL: b). */
+static qexpr *andOf(qselect *s, qexpr *a, qexpr *b){
+  qexpr *e;
+  if( a==0 ) return b;
+  if( (e = node(s, E_AND))==0 ) return 0;
+  e->a = a;
+  e->b = b;
+  return e;
+}
+
+static char *str(qselect *s, const char *z){
+  size_t n = strlen(z);
+  char *r = q_alloc(s, (int)n + 1);
+  if( r ) memcpy(r, z, n);
+  return r;
+}
+
+int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInner)(void*, const qexpr*), void *pCtx){
+  qexpr *aW[64], *aKey[Q_MAXKEY], *aOuter[Q_MAXKEY], *pLocal = 0, **ppSub, *v;
+  qselect *d;
+  qfrom *aJoin;
+  qterm *aRes, *aGroup;
+  char zAlias[32], zName[16];
+  int nW, nKey = 0, i;
+  /* 1: the conjunct and the subquery's shape */
+  if( pTerm->op<E_EQ || pTerm->op>E_GE ) return 0;
+  ppSub = pTerm->a && pTerm->a->op==E_SUBQ ? &pTerm->a : &pTerm->b;
+  if( (*ppSub)->op!=E_SUBQ || hasSubq(ppSub==&pTerm->a ? pTerm->b : pTerm->a) ) return 0;
+  if( sub->zWhy || sub->pNext || sub->pSub || sub->zFrom==0 || sub->star || sub->distinct || sub->nGroup
+   || sub->pHaving || sub->nOrder || sub->pLimit || sub->pOffset || sub->nRes!=1 || !nullStrict(sub->aRes[0].e) ){
+    return 0;
+  }
+  for(i=0; i<sub->nJoin; i++) if( sub->aJoin[i].pSub || sub->aJoin[i].jt==Q_JT_LEFT ) return 0;
+  if( sideOf(sub->aRes[0].e, xInner, pCtx)<1 ) return 0;
+  if( s->nJoin + 1>=Q_MAXTAB ) return 0;
+  /* 2: its WHERE's conjuncts, local or keys */
+  if( (nW = conjOf(sub->pWhere, aW, 64, 0))>64 ) return 0;
+  for(i=0; i<nW; i++){
+    qexpr *c = aW[i];
+    int side = sideOf(c, xInner, pCtx), sa, sb;
+    if( side==1 || side==2 ){
+      if( (pLocal = andOf(s, pLocal, c))==0 ) return -1;
+      continue;
+    }
+    if( c->op!=E_EQ || nKey==Q_MAXKEY ) return 0;
+    sa = sideOf(c->a, xInner, pCtx);
+    sb = sideOf(c->b, xInner, pCtx);
+    if( sa==1 && sb==0 ){ aKey[nKey] = c->a; aOuter[nKey++] = c->b; }
+    else if( sa==0 && sb==1 ){ aKey[nKey] = c->b; aOuter[nKey++] = c->a; }
+    else return 0;
+  }
+  if( nKey==0 ) return 0;
+  /* the derived table: SELECT keys, value FROM its tables WHERE local GROUP BY keys */
+  sqlite3_snprintf(sizeof(zAlias), zAlias, "gpuagg_c%d", iName);
+  if( (d = q_alloc(s, sizeof(qselect)))==0 || (aRes = q_alloc(s, (int)sizeof(qterm)*(nKey + 1)))==0
+   || (aGroup = q_alloc(s, (int)sizeof(qterm)*nKey))==0 ){
+    return -1;
+  }
+  *d = *sub;
+  d->arena = 0;
+  d->pRoot = s->pRoot ? s->pRoot : s;
+  d->pWhere = pLocal;
+  d->aRes = aRes;
+  d->nRes = nKey + 1;
+  d->aGroup = aGroup;
+  d->nGroup = nKey;
+  d->azName = 0;
+  d->nName = 0;
+  for(i=0; i<nKey; i++){
+    sqlite3_snprintf(sizeof(zName), zName, "gpuagg_k%d", i);
+    if( (aRes[i].e = q_expr_copy(s, aKey[i]))==0 || (aRes[i].zAlias = str(s, zName))==0
+     || (aGroup[i].e = q_expr_copy(s, aKey[i]))==0 ){
+      return -1;
+    }
+  }
+  aRes[nKey].e = sub->aRes[0].e;
+  if( (aRes[nKey].zAlias = str(s, "gpuagg_v"))==0 ) return -1;
+  /* joined after FROM's tables, ON its keys = the outer sides */
+  if( (aJoin = q_alloc(s, (int)sizeof(qfrom)*(s->nJoin + 1)))==0 ) return -1;
+  if( s->nJoin ) memcpy(aJoin, s->aJoin, sizeof(qfrom)*(size_t)s->nJoin);
+  memset(&aJoin[s->nJoin], 0, sizeof(qfrom));
+  aJoin[s->nJoin].jt = Q_JT_INNER;
+  aJoin[s->nJoin].pSub = d;
+  aJoin[s->nJoin].unique = 1;
+  if( (aJoin[s->nJoin].zFrom = str(s, "(subquery)"))==0 || (aJoin[s->nJoin].zAlias = str(s, zAlias))==0 ) return -1;
+  for(i=0; i<nKey; i++){
+    qexpr *eq = node(s, E_EQ);
+    sqlite3_snprintf(sizeof(zName), zName, "gpuagg_k%d", i);
+    if( eq==0 || (eq->a = colNode(s, aJoin[s->nJoin].zAlias, str(s, zName)))==0 || eq->a->zName==0 ) return -1;
+    eq->b = aOuter[i];
+    if( (aJoin[s->nJoin].pOn = andOf(s, aJoin[s->nJoin].pOn, eq))==0 ) return -1;
+  }
+  s->aJoin = aJoin;
+  s->nJoin++;
+  /* the comparison reads the value */
+  if( (v = colNode(s, aJoin[s->nJoin - 1].zAlias, str(s, "gpuagg_v")))==0 || v->zName==0 ) return -1;
+  v->at = (*ppSub)->at;
+  v->end = (*ppSub)->end;
+  *ppSub = v;
+  return 1;
+}
