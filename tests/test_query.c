@@ -2899,7 +2899,7 @@ END_TEST
 START_TEST(test_outside){
   /* each form, and the reason gpu_explain and gpuagg_info() give */
   static const char *azSql[][2] = {
-    { "SELECT t.a, u.b FROM t JOIN t2 u ON t.a = u.a", "rows of a join without aggregates (their order is SQLite's join order)" },
+    { "SELECT t.a, u.b FROM t JOIN t2 u ON t.a = u.a", "rows of a join without aggregates, not ordered by the scanned table's INTEGER PRIMARY KEY (their order is SQLite's join order)" },
     { "SELECT count(*) FROM t RIGHT JOIN t2 u ON t.a = u.a", "a RIGHT or FULL JOIN" },
     { "SELECT count(*), sum(t2.b) FROM t, t2", "a join without an equality that joins t2 to the tables before it (a cross product)" },
     { "SELECT t.a, u.s, count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a",
@@ -3993,7 +3993,8 @@ END_TEST
 ** (aggregates alone), or rows; joined by an equality, inner or LEFT, in ON
 ** or WHERE, compared with the outer table's columns (a correlated
 ** aggregate's decorrelated form: l.b < 0.5 * d.m), with a scalar subquery
-** over the WITH table; the outer query grouped. Each read SQLite's. */
+** over the WITH table; the outer query grouped, or its rows ordered by its
+** INTEGER PRIMARY KEY (plan.c, 9d). Each read SQLite's. */
 START_TEST(test_derived_join){
   static const char *azVal[] = { "NULL", "1", "2", "3", "'a'", "'A'", "2.5", "'12'", "-1", "0", "7" };
   static const char *azAgg[] = { "sum(%s)", "avg(%s)", "count(%s)", "max(%s)", "min(%s)", "total(%s)", "count(*)" };
@@ -4013,6 +4014,7 @@ START_TEST(test_derived_join){
   for(i=0; i<800; i++){
     sqlite3_str *x = sqlite3_str_new(0);
     int form = (int)(h_next(&r) % 3), with = h_next(&r) % 2, left = h_next(&r) % 4==0, engine = 0;
+    int rows = h_next(&r) % 3==0;      /* rows ordered by p's INTEGER PRIMARY KEY (plan.c, 9d) */
     const char *zKey = h_next(&r) % 3 ? "a" : RPICK(azCol), *zArg = RPICK(azCol), *zOuter = h_next(&r) % 3 ? "a" : RPICK(azCol);
     char *zSub, *zSql, *zRef, *zDiff, *zAgg = sqlite3_mprintf(RPICK(azAgg), zArg);
     /* the joined subquery: d(k, m, n) */
@@ -4025,8 +4027,9 @@ START_TEST(test_derived_join){
       zSub = sqlite3_mprintf("SELECT %s AS k, %s AS m, id AS n FROM dq WHERE id %% 3 = %d", zKey, zArg, (int)(h_next(&r) % 3));
     }
     if( with ) sqlite3_str_appendf(x, "WITH d AS (%s) ", zSub);
-    sqlite3_str_appendf(x, "SELECT p.%s, count(*), %s, sum(d.n) FROM dp AS p", h_next(&r) % 2 ? "s" : "a",
-                        h_next(&r) % 2 ? "total(d.m)" : "max(d.k)");
+    if( rows ) sqlite3_str_appendf(x, "SELECT p.id, p.%s, d.m, d.k FROM dp AS p", h_next(&r) % 2 ? "s" : "a");
+    else sqlite3_str_appendf(x, "SELECT p.%s, count(*), %s, sum(d.n) FROM dp AS p", h_next(&r) % 2 ? "s" : "a",
+                             h_next(&r) % 2 ? "total(d.m)" : "max(d.k)");
     if( left || h_next(&r) % 2 ){
       sqlite3_str_appendf(x, " %sJOIN %s%s%s AS d ON d.k = p.%s", left ? "LEFT " : "", with ? "" : "(", with ? "d" : zSub,
                           with ? "" : ")", zOuter);
@@ -4041,8 +4044,13 @@ START_TEST(test_derived_join){
       case 3: sqlite3_str_appendf(x, " AND p.%s IS NOT NULL", RPICK(azCol)); break;
       default: break;
     }
-    APP(x, " GROUP BY 1");
-    if( h_next(&r) % 3==0 ) APP(x, " ORDER BY 2 DESC, 1");
+    if( rows ){
+      APP(x, h_next(&r) % 2 ? " ORDER BY p.id" : " ORDER BY p.a, p.id DESC");
+      if( h_next(&r) % 2 ) APP(x, " LIMIT 9 OFFSET 2");
+    }else{
+      APP(x, " GROUP BY 1");
+      if( h_next(&r) % 3==0 ) APP(x, " ORDER BY 2 DESC, 1");
+    }
     zSql = sqlite3_str_finish(x);
     zRef = refOf(zSql);
     zDiff = readDiff(db, zSql, zRef, sqlOrdered(zSql), 0, &engine);
@@ -4058,6 +4066,80 @@ START_TEST(test_derived_join){
 #undef RPICK
   printf("gpu_query joined subqueries, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
   CHECK(nEngine*2>=nRead, "only %d of %d joined subqueries' reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
+/* Comparisons with correlated aggregates (decorrelate.c; plan.c, 9c), 800
+** random ones a pass, over columns of mixed classes (1, 1.0 and '1'; 'a'
+** and 'A' under NOCASE: groups SQLite's run must take), NULLs and groups
+** that are empty or all NULL: the aggregate over one table or a join, by
+** one or two equalities (either side first, qualified or not), its own
+** conditions, in forms the rewrite takes and forms it leaves (count(),
+** total(), an OR); with an IN of a join's rows. Each read SQLite's. */
+START_TEST(test_decorrelate){
+  static const char *azVal[] = { "NULL", "1", "1.0", "'1'", "2", "'a'", "'A'", "2.5", "-1", "0", "7", "3" };
+  static const char *azAgg[] = { "avg(%s)", "0.5 * sum(%s)", "max(%s)", "min(%s) + 1", "sum(%s) / 2", "count(%s)",
+                                 "total(%s)" };
+  static const char *azOp[] = { "<", ">", "=", "<>", "<=", ">=" };
+  static const char *azCol[] = { "a", "b", "c", "u" };
+  static const char *azDigit[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8" };
+  sqlite3 *db = s_open(4096, 1000);
+  h_rng r;
+  int i, t, nEngine = 0, nRead = 0;
+  h_rng_init(&r, h_seed ^ 0xDEC0);
+#define RPICK(a) ((a)[h_next(&r) % (sizeof(a)/sizeof((a)[0]))])
+  for(t=0; t<2; t++){
+    EXEC(db, "CREATE TABLE %s(id INTEGER PRIMARY KEY, a INTEGER, b REAL, c TEXT COLLATE NOCASE, u)", t ? "cq" : "cp");
+    for(i=0; i<(t ? 400 : 120); i++){
+      int clean = h_next(&r) % 4;          /* (most rows integers, so that most reads are the engine's) */
+      EXEC(db, "INSERT INTO %s VALUES (%d, %s, %s, %s, %s)", t ? "cq" : "cp", i,
+           clean ? RPICK(azDigit) : RPICK(azVal), RPICK(azVal), clean ? "'x'" : RPICK(azVal),
+           clean ? azDigit[h_next(&r) % 5] : RPICK(azVal));
+    }
+  }
+  for(i=0; i<800; i++){
+    sqlite3_str *x = sqlite3_str_new(0);
+    const char *zK = h_next(&r) % 3 ? "a" : RPICK(azCol), *zK2 = RPICK(azCol);
+    char *zArg = sqlite3_mprintf("q.%s", h_next(&r) % 2 ? "b" : RPICK(azCol)), *zAgg = sqlite3_mprintf(RPICK(azAgg), zArg);
+    char *zSql, *zRef, *zDiff;
+    int join = h_next(&r) % 4==0, engine = 0;
+    sqlite3_str_appendf(x, "SELECT %s, count(*), sum(p.b) FROM cp AS p%s WHERE ", h_next(&r) % 2 ? "p.a" : "p.u",
+                        join ? ", cq AS o" : "");
+    if( join ) APP(x, "o.id = p.id AND ");
+    sqlite3_str_appendf(x, "p.%s %s (SELECT %s FROM cq AS q%s WHERE ", RPICK(azCol), RPICK(azOp), zAgg,
+                        h_next(&r) % 5==0 ? ", cp AS z" : "");
+    {
+      const char *zOk = h_next(&r) % 3 ? zK : RPICK(azCol);
+      if( h_next(&r) % 2 ) sqlite3_str_appendf(x, "q.%s = p.%s", zK, zOk);
+      else sqlite3_str_appendf(x, "p.%s = q.%s", zOk, zK);
+    }
+    if( strstr(sqlite3_str_value(x), "cp AS z") ) APP(x, " AND z.id = q.id");
+    if( h_next(&r) % 3==0 ) sqlite3_str_appendf(x, " AND q.%s = p.%s", zK2, zK2);
+    if( h_next(&r) % 3==0 ) sqlite3_str_appendf(x, " AND q.%s > %s", RPICK(azCol), RPICK(azVal));
+    if( h_next(&r) % 8==0 ) APP(x, " OR q.id < 3");
+    APP(x, ")");
+    if( h_next(&r) % 3==0 ) sqlite3_str_appendf(x, " AND p.%s IS NOT NULL", RPICK(azCol));
+    if( h_next(&r) % 4==0 ){             /* IN's rows of a join: a set (plan.c, 9) */
+      sqlite3_str_appendf(x, " AND p.%s IN (SELECT q2.%s FROM cq AS q2, cp AS z2 WHERE z2.id = q2.a AND z2.%s > %s)",
+                          RPICK(azCol), RPICK(azCol), RPICK(azCol), RPICK(azVal));
+    }
+    APP(x, " GROUP BY 1");
+    zSql = sqlite3_str_finish(x);
+    zRef = refOf(zSql);
+    zDiff = readDiff(db, zSql, zRef, sqlOrdered(zSql), 0, &engine);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    nEngine += engine;
+    nRead++;
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+    sqlite3_free(zAgg);
+    sqlite3_free(zArg);
+  }
+#undef RPICK
+  printf("gpu_query correlated aggregates, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  CHECK(nEngine*4>=nRead, "only %d of %d reads with correlated aggregates on the engine", nEngine, nRead);
   sqlite3_close(db);
 }
 END_TEST
@@ -4080,6 +4162,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten);
   tcase_add_test(tc, test_derived_join);
+  tcase_add_test(tc, test_decorrelate);
   tcase_add_test(tc, test_count_kept);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_correlated);

@@ -19,8 +19,9 @@
 **   2. Its WHERE's conjuncts are over its own tables alone (the derived
 **      table's WHERE), or equalities of an expression over its tables with
 **      one over the outer query's alone (the keys: the derived table's
-**      GROUP BY and the join's ON, the inner side first as written), at
-**      least one. Any other reference to the outer query leaves it.
+**      GROUP BY and the join's ON, each operand on the side it was
+**      written: the left one's collation wins), at least one. Any other
+**      reference to the outer query leaves it.
 **   3. Which names are the subquery's is the caller's (xInner: SQLite
 **      resolves a name to the innermost table that has it). What remains
 **      for the plan (plan.c, 9c): a group of values that compare equal but
@@ -128,6 +129,8 @@ static char *str(qselect *s, const char *z){
 
 int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInner)(void*, const qexpr*), void *pCtx){
   qexpr *aW[64], *aKey[Q_MAXKEY], *aOuter[Q_MAXKEY], *pLocal = 0, **ppSub, *v;
+  int aKeyLeft[Q_MAXKEY];          /* the key was the equality's left operand (its collation,
+                                   ** its affinity's order: kept) */
   qselect *d;
   qfrom *aJoin;
   qterm *aRes, *aGroup;
@@ -156,8 +159,8 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
     if( c->op!=E_EQ || nKey==Q_MAXKEY ) return 0;
     sa = sideOf(c->a, xInner, pCtx);
     sb = sideOf(c->b, xInner, pCtx);
-    if( sa==1 && sb==0 ){ aKey[nKey] = c->a; aOuter[nKey++] = c->b; }
-    else if( sa==0 && sb==1 ){ aKey[nKey] = c->b; aOuter[nKey++] = c->a; }
+    if( sa==1 && sb==0 ){ aKey[nKey] = c->a; aOuter[nKey] = c->b; aKeyLeft[nKey++] = 1; }
+    else if( sa==0 && sb==1 ){ aKey[nKey] = c->b; aOuter[nKey] = c->a; aKeyLeft[nKey++] = 0; }
     else return 0;
   }
   if( nKey==0 ) return 0;
@@ -195,10 +198,11 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   aJoin[s->nJoin].unique = 1;
   if( (aJoin[s->nJoin].zFrom = str(s, "(subquery)"))==0 || (aJoin[s->nJoin].zAlias = str(s, zAlias))==0 ) return -1;
   for(i=0; i<nKey; i++){
-    qexpr *eq = node(s, E_EQ);
+    qexpr *eq = node(s, E_EQ), *k;
     sqlite3_snprintf(sizeof(zName), zName, "gpuagg_k%d", i);
-    if( eq==0 || (eq->a = colNode(s, aJoin[s->nJoin].zAlias, str(s, zName)))==0 || eq->a->zName==0 ) return -1;
-    eq->b = aOuter[i];
+    if( eq==0 || (k = colNode(s, aJoin[s->nJoin].zAlias, str(s, zName)))==0 || k->zName==0 ) return -1;
+    eq->a = aKeyLeft[i] ? k : aOuter[i];
+    eq->b = aKeyLeft[i] ? aOuter[i] : k;
     if( (aJoin[s->nJoin].pOn = andOf(s, aJoin[s->nJoin].pOn, eq))==0 ) return -1;
   }
   s->aJoin = aJoin;

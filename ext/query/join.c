@@ -31,7 +31,9 @@
 **      own run's rows (exec.c, 10) on the scan's thread, then as 1.
 **   1d. A correlated aggregate's groups (plan.c, 9c) must each have a key
 **      of their own: two rows with one key (its equality looser than the
-**      grouping: an affinity, a collation) make the run SQLite's.
+**      grouping: an affinity, a collation) make the run SQLite's; so do two
+**      rows with one key of a table joined to rows ordered by the scanned
+**      table's key (9d).
 **   2. Probe, per batch: the rows the scan's own conjuncts kept are the
 **      joined rows so far; for each joined table in turn, each joined
 **      row's key is made from the other sides of the equalities (over the
@@ -519,8 +521,11 @@ int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
     }
     if( (rc = buildTable(jt))!=SQLITE_OK ) return rc;
     if( jt->q->unique && keyTwice(jt) ){
-      *pzErr = sqlite3_mprintf("at run time: groups of a correlated aggregate that its equality with the outer "
-                               "query takes as one");
+      *pzErr = jt->q->unique==Q_ONE_GROUP
+               ? sqlite3_mprintf("at run time: groups of a correlated aggregate that its equality with the outer query "
+                                 "takes as one")
+               : sqlite3_mprintf("at run time: rows of %s with one key, which the join's rows would come in SQLite's "
+                                 "join order for", jt->q->zQual);
       return *pzErr ? QE_BAIL : SQLITE_NOMEM;
     }
   }

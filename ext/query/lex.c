@@ -140,3 +140,21 @@ int q_tok_is(const char *zSql, const qtok *t, const char *z){
   int n = (int)strlen(z);
   return (t->type==T_ID || t->type==T_PUNCT) && t->n==n && sqlite3_strnicmp(zSql + t->at, z, n)==0;
 }
+
+char *q_sql_exact_sums(const char *zSql){
+  qtok *a;
+  int n, i, at = 0;
+  sqlite3_str *s;
+  if( q_lex(zSql, &a, &n) ) return 0;
+  s = sqlite3_str_new(0);
+  for(i=0; i + 1<n; i++){
+    if( a[i].type==T_ID && q_tok_is(zSql, &a[i+1], "(") && !(i>0 && q_tok_is(zSql, &a[i-1], "."))
+     && (q_tok_is(zSql, &a[i], "sum") || q_tok_is(zSql, &a[i], "total") || q_tok_is(zSql, &a[i], "avg")) ){
+      sqlite3_str_appendf(s, "%.*sgpu_", a[i].at - at, zSql + at);
+      at = a[i].at;
+    }
+  }
+  sqlite3_str_appendall(s, zSql + at);
+  sqlite3_free(a);
+  return sqlite3_str_finish(s);
+}

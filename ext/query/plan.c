@@ -16,7 +16,8 @@
 **      its UTF-16 bytes (C_BIN16LE, C_BIN16BE: the plan's bin); NOCASE and
 **      RTRIM compare UTF-8 there too (text.h).
 **   3. Constants (no column, no aggregate) are computed by SQLite once per
-**      run, parameters bound: their values are SQLite's by construction. A
+**      run, parameters bound: their values are SQLite's by construction
+**      (a subquery's sums as gpu_query's, correctly rounded: vtab.c, 2). A
 **      literal's sign is part of it (-9223372036854775808 is an INTEGER).
 **   3a. x IN (SELECT ...), its SELECT referring to no outer column: run
 **      once per run, on the engine where it covers it (its own plan, as
@@ -76,7 +77,8 @@
 **      may meet it on rows the equalities would drop, a WHERE's terms
 **      being tested before an ON's; fallible); an unqualified name is the first table's in FROM that has
 **      it (a USING column: the left one); SELECT * shows a USING or NATURAL
-**      column once. The plan is strict (exec.c, 12).
+**      column once. The plan is strict (exec.c, 12). The rows of IN's
+**      subquery (3a) are a set: their order decides nothing.
 **   9b. A table after FROM's first may be a subquery or a WITH table:
 **      planned as 7 (not merged), its results its columns; it is never
 **      the scan's table (its rows are not known before it runs); its build
@@ -87,6 +89,10 @@
 **      equal but differ is SQLite's), its build's keys one a row (join.c,
 **      1d: two groups that the equality takes as one are SQLite's), its
 **      value without a collation.
+**   9d. Rows of a join without aggregates come in SQLite's join order,
+**      unless ORDER BY decides it alone: a term is the scanned table's
+**      INTEGER PRIMARY KEY and each table joined to it finds at most one
+**      row for a row (join.c, 1d).
 **   9a. A conjunct of WHERE that is EXISTS, NOT EXISTS or x IN (SELECT ...)
 **      over a subquery that refers to the outer query (SQLite cannot
 **      prepare it alone) is a join of its table, after FROM's: a semi join
@@ -378,15 +384,17 @@ typedef struct SubRun {
 } SubRun;
 
 /* The SELECT inside subquery node q (the text from its first '(' to its
-** last ')') parsed and planned into r. SQLITE_OK (*pzWhy set where the
-** engine does not cover it), or an error (b->rc set). */
-static int subPlan(Bind *b, const qexpr *q, SubRun *r, char **pzWhy){
+** last ')') parsed and planned into r (asSet: its rows are IN's, a set).
+** SQLITE_OK (*pzWhy set where the engine does not cover it), or an error
+** (b->rc set). */
+static int subPlan(Bind *b, const qexpr *q, int asSet, SubRun *r, char **pzWhy){
   int rc, k;
   memset(r, 0, sizeof(*r));
   r->aff = -1;
   *pzWhy = 0;
   if( (r->zSub = subText(b, q))==0 ) return b->rc;
   if( (rc = q_parse(r->zSub, 0, &r->sel))!=SQLITE_OK ) return b->rc = rc;
+  r->sel.asSet = asSet;
   rc = planAny(b->vt, b->db, 0, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
     const qplan *first = r->pl.nArm ? &r->pl.aArm[0] : &r->pl;
@@ -451,7 +459,7 @@ static int subqueryValue(Bind *b, qexpr *e){
       return 1;
     }
   }
-  rc = subPlan(b, e, &r, &zWhy);
+  rc = subPlan(b, e, 0, &r, &zWhy);
   if( rc==SQLITE_OK && zWhy==0 && !isExists ){
     if( r.mixed ){
       rc = QE_BAIL;
@@ -505,7 +513,7 @@ static int inSubquery(Bind *b, qexpr *e){
     return 0;
   }
   if( b->rc ) return 0;
-  rc = subPlan(b, e->b, &r, &zWhy);
+  rc = subPlan(b, e->b, 1, &r, &zWhy);
   if( rc==SQLITE_OK && zWhy==0 ){
     const qplan *first = r.pl.nArm ? &r.pl.aArm[0] : &r.pl;
     if( first->nOut!=1 || r.mixed ) rc = QE_BAIL;
@@ -595,6 +603,11 @@ static int fold(Bind *b, qexpr *e){
       spanSql(b, x, e, aP, nP);
     }
     if( (zSql = sqlite3_str_finish(x))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( hasSubq(e) ){               /* (its sums rounded as the engine's are) */
+      char *z = q_sql_exact_sums(zSql);
+      sqlite3_free(zSql);
+      if( (zSql = z)==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    }
   }
   rc = sqlite3_prepare_v2(b->db, zSql, -1, &st, 0);
   sqlite3_free(zSql);
@@ -2013,7 +2026,7 @@ static int planJoin(Bind *b, JSort *js){
     i = js->aOrder[k];
     q->src = aSrc[i];
     q->pDerived = aDerived[i];
-    q->unique = i<nFrom && i>0 && s->aJoin[i - 1].unique;
+    q->unique = i<nFrom && i>0 && s->aJoin[i - 1].unique ? Q_ONE_GROUP : 0;
     q->iFrom = i;
     q->left = b->aTab[i].left;
     q->semi = b->aTab[i].semi;
@@ -2129,6 +2142,23 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
     }
   }
   return !stopped(b);
+}
+
+/* Rows of a join without aggregates whose order ORDER BY decides alone
+** (9d): a term is the scanned table's INTEGER PRIMARY KEY, and each table
+** joined to it finds at most one row for a row (its build's keys one a row,
+** else the run is SQLite's: join.c, 1d). */
+static int orderedByKey(Bind *b){
+  qplan *pl = b->pl;
+  int i, k;
+  if( !rowidKeyed(&pl->src.tab) ) return 0;
+  for(i=0; i<pl->nSort; i++){
+    const qexpr *e = pl->aSort[i];
+    if( e->op==E_COL && e->iCol>=0 && e->iCol<Q_JCOL0 && pl->src.tab.aCol[pl->aiCol[e->iCol]].pk==1 ) break;
+  }
+  if( i==pl->nSort ) return 0;
+  for(k=0; k<pl->nJoin; k++) if( !pl->aJoin[k].semi && !pl->aJoin[k].unique ) pl->aJoin[k].unique = Q_ONE_ORDER;
+  return 1;
 }
 
 /* Each joined table's rows as a plan of their own: SELECT the columns the
@@ -2369,8 +2399,11 @@ bind:
   if( b.nTab && !stopped(&b) ){
     /* a join's rows come in SQLite's join order: where the answer would
     ** depend on it, SQLite's path (requirement 9) */
-    if( !pl->grouped && b.nFrom>1 ) whyf(&b, "rows of a join without aggregates (their order is SQLite's join order)");
-    if( !pl->grouped && b.nFrom==1 ) whyf(&b, "rows without aggregates of a correlated %s (the engine joins it)",
+    if( !pl->grouped && b.nFrom>1 && !s->asSet && !orderedByKey(&b) ){
+      whyf(&b, "rows of a join without aggregates, not ordered by the scanned table's INTEGER PRIMARY KEY (their "
+               "order is SQLite's join order)");
+    }
+    if( !pl->grouped && b.nFrom==1 && !s->asSet ) whyf(&b, "rows without aggregates of a correlated %s (the engine joins it)",
                                           semiWord(&b, 1));
     for(i=0; i<pl->nAgg && !stopped(&b); i++){
       if( pl->aAgg[i].fn==A_ARGMIN || pl->aAgg[i].fn==A_ARGMAX ){

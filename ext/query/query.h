@@ -52,6 +52,12 @@ typedef struct qtok {
 int q_lex(const char *zSql, qtok **paTok, int *pn);
 /* Token t is punctuation or a keyword spelt z (ignoring ASCII case). */
 int q_tok_is(const char *zSql, const qtok *t, const char *z);
+/* zSql with its sum, total and avg calls named gpu_sum, gpu_total and
+** gpu_avg (correctly rounded, as the engine's): the text SQLite runs where
+** the engine does not (vtab.c, 2; a constant plan.c folds), so that an
+** answer does not depend on the path. sqlite3_malloc'd; NULL when out of
+** memory. */
+char *q_sql_exact_sums(const char *zSql);
 
 /* ---- the tree (parse.c) -------------------------------------------------------- */
 enum {
@@ -198,6 +204,8 @@ struct qselect {
   int nWith;                       /* the statement (root): its text's WITH clause, zSql's first
                                    ** nWith bytes, that a subquery computed alone needs before it
                                    ** (0: none, or one with parameters) */
+  int asSet;                       /* IN's subquery: its rows are a set (their order, which of
+                                   ** equal rows: nothing decides on them) */
   struct qplan *pPlanned;          /* a joined subquery: planned already (plan.c's planJoin),
                                    ** its build's FROM takes that plan */
 };
@@ -257,6 +265,8 @@ typedef struct qagg {
 #define Q_DEDUP(g) ((g)->distinct && !(((g)->fn==A_MIN || (g)->fn==A_MAX) && !(g)->gpu))
 
 enum { Q_SEMI = 1, Q_ANTI = 2 };   /* qjoin's semi */
+enum { Q_ONE_GROUP = 1, Q_ONE_ORDER = 2 };   /* qjoin's unique: a correlated aggregate's groups
+                                   ** (plan.c, 9c); a join whose order ORDER BY decides (9d) */
 
 /* A table joined to the scan's rows (plan.c, 9; join.c): its rows read
 ** once (pBuild: its columns the query reads, its own conjuncts applied),
@@ -265,8 +275,8 @@ enum { Q_SEMI = 1, Q_ANTI = 2 };   /* qjoin's semi */
 typedef struct qjoin {
   struct qplan *pBuild;            /* its rows: SELECT its columns FROM it WHERE its conjuncts */
   struct qplan *pDerived;          /* a subquery joined: its plan, until its build takes it */
-  int unique;                      /* a correlated aggregate's groups: a key more than once is
-                                   ** SQLite's run (join.c, 1d) */
+  int unique;                      /* Q_ONE_*: a key more than once in its build makes the run
+                                   ** SQLite's (join.c, 1d) */
   ga_source src;                   /* the table, resolved */
   const char *zQual;               /* the name that qualifies its columns (its alias, else its name) */
   int iFrom;                       /* its place in FROM (0: the first table) */

@@ -172,26 +172,6 @@ static char *selectOf(const char *z){
   return sqlite3_mprintf("");
 }
 
-/* zSql with sum, total and avg calls named gpu_sum, gpu_total, gpu_avg
-** (requirement 2). */
-static char *sqlitePath(const char *zSql){
-  qtok *a;
-  int n, i, at = 0;
-  sqlite3_str *s;
-  if( q_lex(zSql, &a, &n) ) return 0;
-  s = sqlite3_str_new(0);
-  for(i=0; i + 1<n; i++){
-    if( a[i].type==T_ID && q_tok_is(zSql, &a[i+1], "(") && !(i>0 && q_tok_is(zSql, &a[i-1], "."))
-     && (q_tok_is(zSql, &a[i], "sum") || q_tok_is(zSql, &a[i], "total") || q_tok_is(zSql, &a[i], "avg")) ){
-      sqlite3_str_appendf(s, "%.*sgpu_", a[i].at - at, zSql + at);
-      at = a[i].at;
-    }
-  }
-  sqlite3_str_appendall(s, zSql + at);
-  sqlite3_free(a);
-  return sqlite3_str_finish(s);
-}
-
 /* Prepare zSql as gpu_query takes it: one statement that is a query.
 ** SQLITE_OK with *pSt, or an error with *pzErr. */
 static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3_stmt **pSt, char **pzErr){
@@ -383,7 +363,7 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
   t->zSql = zSql;
   t->nOut = sqlite3_column_count(st);
   t->nParam = sqlite3_bind_parameter_count(st);
-  t->zSqlite = sqlitePath(zSql);
+  t->zSqlite = q_sql_exact_sums(zSql);          /* (requirement 2) */
   if( (azCol = sqlite3_malloc64(sizeof(char*)*(t->nOut + t->nParam + 1)))==0
    || columnNames(st, t->nOut, t->nParam, azCol)!=SQLITE_OK ){
     if( azCol ) for(i=0; i<t->nOut + t->nParam; i++) sqlite3_free(azCol[i]);
