@@ -1002,6 +1002,20 @@ static char *readDiff(sqlite3 *db, const char *zSql, const char *zRef, int order
   return zDiff;
 }
 
+/* zSql read through gpu_query against SQLite's answer to refOf's text of it,
+** rows in order where it orders them; counted into *pnRead and, where the
+** engine answered, *pnEngine. */
+static void readCompared(sqlite3 *db, const char *zSql, int *pnEngine, int *pnRead){
+  char *zRef = refOf(zSql), *zDiff;
+  int engine = 0;
+  zDiff = readDiff(db, zSql, zRef, sqlOrdered(zSql), 0, &engine);
+  CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+  *pnEngine += engine;
+  (*pnRead)++;
+  sqlite3_free(zDiff);
+  sqlite3_free(zRef);
+}
+
 enum { R_SAME, R_DIFF, R_INVALID };
 
 /* The bytes of row z's first n values (rowsRun's form: a TEXT value's
@@ -3701,8 +3715,8 @@ START_TEST(test_flatten){
   }
   for(i=0; i<1200; i++){
     sqlite3_str *x = sqlite3_str_new(0);
-    int join = h_next(&r) % 5 < 3, engine = 0;
-    char *zSub, *zSql, *zRef, *zDiff;
+    int join = h_next(&r) % 5 < 3;
+    char *zSub, *zSql;
     const char *n1 = RPICK(azName), *n2 = RPICK(azName), *n3 = RPICK(azName);
     APP(x, "SELECT ");
     for(k=0; k<4; k++){
@@ -3741,13 +3755,7 @@ START_TEST(test_flatten){
       sqlite3_free(zSql);
       zSql = z;
     }
-    zRef = refOf(zSql);
-    zDiff = readDiff(db, zSql, zRef, sqlOrdered(zSql), 0, &engine);
-    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
-    nEngine += engine;
-    nRead++;
-    sqlite3_free(zDiff);
-    sqlite3_free(zRef);
+    readCompared(db, zSql, &nEngine, &nRead);
     sqlite3_free(zSql);
     sqlite3_free(zSub);
   }
@@ -4020,10 +4028,10 @@ START_TEST(test_derived_join){
   }
   for(i=0; i<800; i++){
     sqlite3_str *x = sqlite3_str_new(0);
-    int form = (int)(h_next(&r) % 3), with = h_next(&r) % 2, left = h_next(&r) % 4==0, engine = 0;
+    int form = (int)(h_next(&r) % 3), with = h_next(&r) % 2, left = h_next(&r) % 4==0;
     int rows = h_next(&r) % 3==0;      /* rows ordered by p's INTEGER PRIMARY KEY (plan.c, 9d) */
     const char *zKey = h_next(&r) % 3 ? "a" : RPICK(azCol), *zArg = RPICK(azCol), *zOuter = h_next(&r) % 3 ? "a" : RPICK(azCol);
-    char *zSub, *zSql, *zRef, *zDiff, *zAgg = sqlite3_mprintf(RPICK(azAgg), zArg);
+    char *zSub, *zSql, *zAgg = sqlite3_mprintf(RPICK(azAgg), zArg);
     /* the joined subquery: d(k, m, n) */
     if( form==0 ){
       zSub = sqlite3_mprintf("SELECT %s AS k, %s AS m, count(*) AS n FROM dq%s GROUP BY %s", zKey, zAgg,
@@ -4059,13 +4067,7 @@ START_TEST(test_derived_join){
       if( h_next(&r) % 3==0 ) APP(x, " ORDER BY 2 DESC, 1");
     }
     zSql = sqlite3_str_finish(x);
-    zRef = refOf(zSql);
-    zDiff = readDiff(db, zSql, zRef, sqlOrdered(zSql), 0, &engine);
-    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
-    nEngine += engine;
-    nRead++;
-    sqlite3_free(zDiff);
-    sqlite3_free(zRef);
+    readCompared(db, zSql, &nEngine, &nRead);
     sqlite3_free(zSql);
     sqlite3_free(zSub);
     sqlite3_free(zAgg);
@@ -4109,8 +4111,8 @@ START_TEST(test_decorrelate){
     sqlite3_str *x = sqlite3_str_new(0);
     const char *zK = h_next(&r) % 3 ? "a" : RPICK(azCol), *zK2 = RPICK(azCol);
     char *zArg = sqlite3_mprintf("q.%s", h_next(&r) % 2 ? "b" : RPICK(azCol)), *zAgg = sqlite3_mprintf(RPICK(azAgg), zArg);
-    char *zSql, *zRef, *zDiff;
-    int join = h_next(&r) % 4==0, engine = 0;
+    char *zSql;
+    int join = h_next(&r) % 4==0;
     sqlite3_str_appendf(x, "SELECT %s, count(*), sum(p.b) FROM cp AS p%s WHERE ", h_next(&r) % 2 ? "p.a" : "p.u",
                         join ? ", cq AS o" : "");
     if( join ) APP(x, "o.id = p.id AND ");
@@ -4133,13 +4135,7 @@ START_TEST(test_decorrelate){
     }
     APP(x, " GROUP BY 1");
     zSql = sqlite3_str_finish(x);
-    zRef = refOf(zSql);
-    zDiff = readDiff(db, zSql, zRef, sqlOrdered(zSql), 0, &engine);
-    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
-    nEngine += engine;
-    nRead++;
-    sqlite3_free(zDiff);
-    sqlite3_free(zRef);
+    readCompared(db, zSql, &nEngine, &nRead);
     sqlite3_free(zSql);
     sqlite3_free(zAgg);
     sqlite3_free(zArg);

@@ -1399,8 +1399,8 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
 
 static int planAny(sqlite3_vtab*, sqlite3*, qsqlkeep*, qselect*, sqlite3_value**, int, const qpush*, int, qplan*, char**);
 
-/* A subquery's plan freed (NULL: none). */
-static void fromFree(qplan *sp){
+/* A plan of its own (a subquery's, a build's) freed (NULL: none). */
+static void planFree(qplan *sp){
   if( sp ) q_plan_free(sp);
   sqlite3_free(sp);
 }
@@ -1626,14 +1626,9 @@ static int positiveInt(const Bind *b, const qexpr *e){
   return atoll(z)>0;
 }
 
-/* WHERE's conjunct t, subquery q (its EXISTS, NOT EXISTS when anti, or
-** pIn IN it) that refers to the outer query, into b->aSemi where it is a
-** join the engine covers: one rowid table, no aggregate, GROUP BY or
-** LIMIT (EXISTS's LIMIT of a positive integer decides nothing). Its SELECT
-** is parsed from the statement's text with all else blanked, so that its
-** nodes' text positions are the statement's. */
-/* Subquery q's SELECT parsed at the statement's text positions, its nodes
-** in the statement's arena; NULL (b->rc set) where out of memory. */
+/* Subquery q's SELECT parsed from the statement's text with all else
+** blanked, so that its nodes' text positions are the statement's; its nodes
+** in the statement's arena. NULL (b->rc set) where out of memory. */
 static qselect *subParsed(Bind *b, const qexpr *q){
   const char *zSql = b->s->zSql;
   int n = (int)strlen(zSql), at = q->at, end = q->end - 1, rc;
@@ -1652,6 +1647,10 @@ static qselect *subParsed(Bind *b, const qexpr *q){
   return sel;
 }
 
+/* WHERE's conjunct t, subquery q (its EXISTS, NOT EXISTS when anti, or
+** pIn IN it) that refers to the outer query, into b->aSemi where it is a
+** join the engine covers: one rowid table, no aggregate, GROUP BY or
+** LIMIT (EXISTS's LIMIT of a positive integer decides nothing). */
 static void semiOf(Bind *b, qexpr *t, const qexpr *q, int anti, qexpr *pIn){
   const char *zW = anti ? "NOT EXISTS" : pIn ? "IN" : "EXISTS";
   int i;
@@ -2007,7 +2006,7 @@ static int planJoin(Bind *b, JSort *js){
   if( stopped(b) ){
     for(i=0; i<n; i++){
       ga_source_free(&aSrc[i]);
-      fromFree(aDerived[i]);
+      planFree(aDerived[i]);
     }
     b->nTab = 0;
     return 0;
@@ -2203,7 +2202,7 @@ static int planBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apP
     }
     rc = planCore(b->vt, b->db, 0, sub, apParam, nParam, 0, 0, q->pBuild, &zWhy, 0);
     if( sub->pSub && sub->pSub->pPlanned ){       /* (not taken: planCore stopped first) */
-      fromFree(sub->pSub->pPlanned);
+      planFree(sub->pSub->pPlanned);
       sub->pSub->pPlanned = 0;
     }
     if( rc ){
@@ -2888,14 +2887,10 @@ void q_plan_free(qplan *pl){
   int i;
   for(i=0; i<pl->nArm; i++) q_plan_free(&pl->aArm[i]);
   sqlite3_free(pl->aArm);
-  if( pl->pSub ) q_plan_free(pl->pSub);
-  sqlite3_free(pl->pSub);
+  planFree(pl->pSub);
   for(i=0; pl->aJoin && i<=pl->nJoin; i++){     /* (room for one more: planJoin's) */
-    fromFree(pl->aJoin[i].pDerived);
-    if( pl->aJoin[i].pBuild ){
-      q_plan_free(pl->aJoin[i].pBuild);
-      sqlite3_free(pl->aJoin[i].pBuild);
-    }
+    planFree(pl->aJoin[i].pDerived);
+    planFree(pl->aJoin[i].pBuild);
     ga_source_free(&pl->aJoin[i].src);
   }
   sqlite3_free(pl->aJoin);
