@@ -2920,7 +2920,7 @@ END_TEST
 START_TEST(test_outside){
   /* each form, and the reason gpu_explain and gpuagg_info() give */
   static const char *azSql[][2] = {
-    { "SELECT t.a, u.b FROM t JOIN t2 u ON t.a = u.a", "rows of a join without aggregates, not ordered by the scanned table's INTEGER PRIMARY KEY (their order is SQLite's join order)" },
+    { "SELECT t.a, u.b FROM t JOIN t2 u ON t.a = u.a", "rows of a join without aggregates or ORDER BY (their order is SQLite's join order)" },
     { "SELECT count(*) FROM t RIGHT JOIN t2 u ON t.a = u.a", "a RIGHT or FULL JOIN" },
     { "SELECT count(*), sum(t2.b) FROM t, t2", "a join without an equality that joins t2 to the tables before it (a cross product)" },
     { "SELECT t.a, u.s, count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a",
@@ -4009,7 +4009,8 @@ END_TEST
 ** or WHERE, compared with the outer table's columns (a correlated
 ** aggregate's decorrelated form: l.b < 0.5 * d.m), with a scalar subquery
 ** over the WITH table; the outer query grouped, or its rows ordered by its
-** INTEGER PRIMARY KEY (plan.c, 9d). Each read SQLite's. */
+** INTEGER PRIMARY KEY or by terms that may tie (plan.c, 9d). Each read
+** SQLite's. */
 START_TEST(test_derived_join){
   static const char *azVal[] = { "NULL", "1", "2", "3", "'a'", "'A'", "2.5", "'12'", "-1", "0", "7" };
   static const char *azAgg[] = { "sum(%s)", "avg(%s)", "count(%s)", "max(%s)", "min(%s)", "total(%s)", "count(*)" };
@@ -4060,7 +4061,9 @@ START_TEST(test_derived_join){
       default: break;
     }
     if( rows ){
-      APP(x, h_next(&r) % 2 ? " ORDER BY p.id" : " ORDER BY p.a, p.id DESC");
+      static const char *azOrd[] = { " ORDER BY p.id", " ORDER BY p.a, p.id DESC", " ORDER BY d.k, p.a",
+                                     " ORDER BY p.s DESC, d.m", " ORDER BY d.m NULLS FIRST" };
+      APP(x, azOrd[h_next(&r) % 5]);
       if( h_next(&r) % 2 ) APP(x, " LIMIT 9 OFFSET 2");
     }else{
       APP(x, " GROUP BY 1");
@@ -4141,6 +4144,21 @@ START_TEST(test_decorrelate){
     sqlite3_free(zArg);
   }
 #undef RPICK
+  {
+    /* '1' and '1.0' are two groups that the equality's numeric affinity takes as one (the sum of both
+    ** is the subquery's), and the comparison with the value is an equality too: it must not join */
+    static const char zOne[] = "SELECT count(*), sum(x.b) FROM dx AS x WHERE x.u = (SELECT 0.5 * sum(y.c) FROM dy AS y "
+                               "WHERE x.b = y.c)";
+    int n0 = 0, n1 = 0;
+    char *zWhy;
+    EXEC(db, "CREATE TABLE dx(id INTEGER PRIMARY KEY, b REAL, u); INSERT INTO dx VALUES (1, 1.0, 1.0), (2, 1.0, 0.5),"
+             " (3, 2.0, 1.0); CREATE TABLE dy(id INTEGER PRIMARY KEY, c TEXT);"
+             " INSERT INTO dy VALUES (1, '1'), (2, '1'), (3, '1.0'), (4, '2'), (5, '2')");
+    readCompared(db, zOne, &n0, &n1);
+    zWhy = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.why[0]')");
+    CHECK(zWhy && strstr(zWhy, "takes as one"), "%s: the reason %s", zOne, zWhy ? zWhy : "none");
+    free(zWhy);
+  }
   printf("gpu_query correlated aggregates, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
   CHECK(nEngine*4>=nRead, "only %d of %d reads with correlated aggregates on the engine", nEngine, nRead);
   sqlite3_close(db);

@@ -246,7 +246,20 @@ int qxFinish(Exec *e){
   }
   for(i=0; i<o->nRow; i++) idx[i] = i;
   rc = SQLITE_DONE;
-  if( pl->nSort==1 && n>0 ){               /* one term: by typed keys where numbers */
+  if( pl->tieBail ){
+    /* (plan.c, 9d) every row sorted: two that tie and differ are SQLite's
+    ** join order's to place */
+    qxSort(idx, tmp, o->nRow, sortCmp, e);
+    for(i=0; i + 1<o->nRow && rc==SQLITE_DONE; i++){
+      int j;
+      if( sortCmp(e, idx[i], idx[i + 1]) ) continue;
+      for(j=0; j<pl->nOut && qxSameVal(&o->a[idx[i]*e->nW + j], &o->a[idx[i + 1]*e->nW + j]); j++){}
+      if( j<pl->nOut ) rc = q_run_error(e->r, QE_BAIL, "at run time: rows of a join that tie on every ORDER BY term "
+                                        "and differ (their order is SQLite's join order)");
+    }
+    if( rc==SQLITE_DONE ) rc = SQLITE_OK;
+  }
+  if( rc==SQLITE_DONE && pl->nSort==1 && n>0 ){   /* one term: by typed keys where numbers */
     rc = q_order_numeric(&o->a[pl->nOut], o->nRow, e->nW, pl->aSortDesc[0], qxNullsFirst(pl, 0), off, n, idx + off);
   }
   if( rc==SQLITE_DONE && pl->nSort && n>0 && n<o->nRow/2 ){

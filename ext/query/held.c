@@ -9,7 +9,8 @@
 ** and offset into *pLim and *pOff. */
 int qxOrderable(const qplan *pl, int64_t *pLim, int64_t *pOff){
   const qselect *s = pl->s;
-  if( pl->grouped || pl->distinct || pl->nSort!=1 || pl->isArm || pl->pSub || s->zFrom==0 || s->pLimit==0 ) return 0;
+  if( pl->grouped || pl->distinct || pl->nSort!=1 || pl->isArm || pl->pSub || s->zFrom==0 || s->pLimit==0
+   || pl->tieBail ) return 0;
   if( s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER || s->pLimit->i<1 || s->pLimit->i>Q_ORDER_MAX ) return 0;
   *pLim = s->pLimit->i;
   *pOff = 0;

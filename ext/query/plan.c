@@ -92,7 +92,9 @@
 **   9d. Rows of a join without aggregates come in SQLite's join order,
 **      unless ORDER BY decides it alone: a term is the scanned table's
 **      INTEGER PRIMARY KEY and each table joined to it finds at most one
-**      row for a row (join.c, 1d).
+**      row for a row (join.c, 1d); else, where no two rows that differ tie
+**      on every ORDER BY term (finish.c checks them all, tieBail: else the
+**      run is SQLite's). Not DISTINCT's rows (which of equal rows stays).
 **   9a. A conjunct of WHERE that is EXISTS, NOT EXISTS or x IN (SELECT ...)
 **      over a subquery that refers to the outer query (SQLite cannot
 **      prepare it alone) is a join of its table, after FROM's: a semi join
@@ -2117,7 +2119,10 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
     }else if( x->m>0 && x->m==1<<T && !b->aTab[T].left ){
       qjoin *q = &pl->aJoin[b->aTab[T].iJoin];
       if( !listPush(b, &aLocal[q - pl->aJoin], &nLocal[q - pl->aJoin], e) ) return 0;
-    }else if( x->m>0 && pl->aJoin[b->aTab[T].iJoin].nEq<Q_MAXKEY && isEdge(b, x, T, Jb, &side) ){
+    }else if( x->m>0 && pl->aJoin[b->aTab[T].iJoin].nEq<Q_MAXKEY && isEdge(b, x, T, Jb, &side)
+              && (pl->aJoin[b->aTab[T].iJoin].unique!=Q_ONE_GROUP || x->from==T) ){
+      /* (a correlated aggregate's groups are joined by the correlation alone:
+      ** 9c's one group a key is of those keys) */
       qjoin *q = &pl->aJoin[b->aTab[T].iJoin];
       if( !bindTop(b, &e, CTX_ROW) ) return 0;
       q->aBuildSide[q->nEq] = side;
@@ -2399,8 +2404,9 @@ bind:
     /* a join's rows come in SQLite's join order: where the answer would
     ** depend on it, SQLite's path (requirement 9) */
     if( !pl->grouped && b.nFrom>1 && !s->asSet && !orderedByKey(&b) ){
-      whyf(&b, "rows of a join without aggregates, not ordered by the scanned table's INTEGER PRIMARY KEY (their "
-               "order is SQLite's join order)");
+      if( pl->distinct ) whyf(&b, "DISTINCT rows of a join (which of equal rows SQLite keeps is its join order's)");
+      else if( pl->nSort==0 ) whyf(&b, "rows of a join without aggregates or ORDER BY (their order is SQLite's join order)");
+      else pl->tieBail = 1;          /* (9d: finish.c) */
     }
     if( !pl->grouped && b.nFrom==1 && !s->asSet ) whyf(&b, "rows without aggregates of a correlated %s (the engine joins it)",
                                           semiWord(&b, 1));

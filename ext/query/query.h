@@ -295,6 +295,8 @@ typedef struct qjoin {
 
 typedef struct qplan {
   qselect *s;                      /* the parse */
+  int tieBail;                     /* rows of a join in ORDER BY's order: two rows that differ and
+                                   ** tie on every term make the run SQLite's (plan.c, 9d) */
   int bin;                         /* BINARY's collation here: C_BINARY, or C_BIN16LE / C_BIN16BE
                                    ** in a UTF-16 database */
   ga_source src;                   /* the table, resolved */
