@@ -67,41 +67,9 @@ static int sideOf(const qexpr *e, int (*xInner)(void*, const qexpr*), void *pCtx
   return r;
 }
 
-/* Is there a subquery below e? */
-static int hasSubq(const qexpr *e){
-  int i;
-  if( e==0 ) return 0;
-  if( e->op==E_SUBQ || e->op==E_INSEL || hasSubq(e->a) || hasSubq(e->b) ) return 1;
-  for(i=0; i<e->nArg; i++) if( hasSubq(e->arg[i]) ) return 1;
-  return 0;
-}
-
-/* The conjuncts of e (its top-level ANDs) into a, at most n; their number. */
-static int conjOf(qexpr *e, qexpr **a, int n, int k){
-  if( e==0 ) return k;
-  if( e->op==E_AND ){
-    k = conjOf(e->a, a, n, k);
-    return conjOf(e->b, a, n, k);
-  }
-  if( k<n ) a[k] = e;
-  return k + 1;
-}
-
-/* A node of s's arena. */
-static qexpr *node(qselect *s, int op){
-  qexpr *e = q_alloc(s, sizeof(qexpr));
-  if( e ){
-    e->op = op;
-    e->aff = e->coll = e->cmpAff = -1;
-    e->slot = -1;
-    e->synth = 1;                  /* (its text is no span: its operands') */
-  }
-  return e;
-}
-
 /* A column node zQual.zName. */
 static qexpr *colNode(qselect *s, const char *zQual, const char *zName){
-  qexpr *e = node(s, E_COL);
+  qexpr *e = q_node(s, E_COL);
   if( e ){
     e->synth = 0;
     e->zQual = (char*)zQual;
@@ -114,7 +82,7 @@ static qexpr *colNode(qselect *s, const char *zQual, const char *zName){
 static qexpr *andOf(qselect *s, qexpr *a, qexpr *b){
   qexpr *e;
   if( a==0 ) return b;
-  if( (e = node(s, E_AND))==0 ) return 0;
+  if( (e = q_node(s, E_AND))==0 ) return 0;
   e->a = a;
   e->b = b;
   return e;
@@ -139,7 +107,7 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   /* 1: the conjunct and the subquery's shape */
   if( pTerm->op<E_EQ || pTerm->op>E_GE ) return 0;
   ppSub = pTerm->a && pTerm->a->op==E_SUBQ ? &pTerm->a : &pTerm->b;
-  if( (*ppSub)->op!=E_SUBQ || hasSubq(ppSub==&pTerm->a ? pTerm->b : pTerm->a) ) return 0;
+  if( (*ppSub)->op!=E_SUBQ || q_has_subq(ppSub==&pTerm->a ? pTerm->b : pTerm->a) ) return 0;
   if( sub->zWhy || sub->pNext || sub->pSub || sub->zFrom==0 || sub->star || sub->distinct || sub->nGroup
    || sub->pHaving || sub->nOrder || sub->pLimit || sub->pOffset || sub->nRes!=1 || !nullStrict(sub->aRes[0].e) ){
     return 0;
@@ -148,7 +116,7 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   if( sideOf(sub->aRes[0].e, xInner, pCtx)<1 ) return 0;
   if( s->nJoin + 1>=Q_MAXTAB ) return 0;
   /* 2: its WHERE's conjuncts, local or keys */
-  if( (nW = conjOf(sub->pWhere, aW, 64, 0))>64 ) return 0;
+  if( (nW = q_terms(sub->pWhere, E_AND, aW, 64, 0))>64 ) return 0;
   for(i=0; i<nW; i++){
     qexpr *c = aW[i];
     int side = sideOf(c, xInner, pCtx), sa, sb;
@@ -198,7 +166,7 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   aJoin[s->nJoin].unique = 1;
   if( (aJoin[s->nJoin].zFrom = str(s, "(subquery)"))==0 || (aJoin[s->nJoin].zAlias = str(s, zAlias))==0 ) return -1;
   for(i=0; i<nKey; i++){
-    qexpr *eq = node(s, E_EQ), *k;
+    qexpr *eq = q_node(s, E_EQ), *k;
     sqlite3_snprintf(sizeof(zName), zName, "gpuagg_k%d", i);
     if( eq==0 || (k = colNode(s, aJoin[s->nJoin].zAlias, str(s, zName)))==0 || k->zName==0 ) return -1;
     eq->a = aKeyLeft[i] ? k : aOuter[i];

@@ -93,14 +93,10 @@ static int replace(qselect *s, qexpr *e){
   if( e->op==E_COL ){
     qexpr *c, *w;
     if( (k = resultOf(s, e))<0 ) return 0;     /* (an ORDER BY alias) */
-    if( (c = q_expr_copy(s, s->pSub->aRes[k].e))==0 || (w = q_alloc(s, sizeof(qexpr)))==0 ) return SQLITE_NOMEM;
-    w->op = E_COLLATE;                         /* (2.: the column's collation, implicit) */
-    w->synth = 1;
-    w->a = c;
+    if( (c = q_expr_copy(s, s->pSub->aRes[k].e))==0 || (w = q_node(s, E_COLLATE))==0 ) return SQLITE_NOMEM;
+    w->a = c;                                  /* (2.: the column's collation, implicit) */
     w->at = c->at;
     w->end = c->end;
-    w->aff = w->coll = w->cmpAff = -1;
-    w->slot = -1;
     *e = *w;
     return 0;
   }
@@ -129,16 +125,12 @@ int q_flatten(qselect *s){
   if( replace(s, s->pWhere) || replace(s, s->pHaving) ) return -SQLITE_NOMEM;
   /* (3.) */
   if( s->pWhere && sub->pWhere ){
-    qexpr *a = q_alloc(s, sizeof(qexpr));
+    qexpr *a = q_node(s, E_AND);
     if( a==0 ) return -SQLITE_NOMEM;
-    a->op = E_AND;
     a->a = sub->pWhere;
     a->b = s->pWhere;
     a->at = a->a->at;
     a->end = a->a->end;
-    a->aff = a->coll = a->cmpAff = -1;
-    a->slot = -1;
-    a->synth = 1;
     s->pWhere = a;
   }else if( sub->pWhere ){
     s->pWhere = sub->pWhere;

@@ -1229,6 +1229,35 @@ qexpr *q_expr_copy(qselect *s, const qexpr *e){
   return y;
 }
 
+int q_has_subq(const qexpr *e){
+  int i;
+  if( e==0 ) return 0;
+  if( e->op==E_SUBQ ) return 1;
+  for(i=0; i<e->nArg; i++) if( q_has_subq(e->arg[i]) ) return 1;
+  return q_has_subq(e->a) || q_has_subq(e->b);
+}
+
+int q_terms(qexpr *e, int op, qexpr **a, int n, int k){
+  if( e==0 ) return k;
+  if( e->op==op ){
+    k = q_terms(e->a, op, a, n, k);
+    return q_terms(e->b, op, a, n, k);
+  }
+  if( k<n ) a[k] = e;
+  return k + 1;
+}
+
+qexpr *q_node(qselect *s, int op){
+  qexpr *e = q_alloc(s, sizeof(qexpr));
+  if( e ){
+    e->op = op;
+    e->aff = e->coll = e->cmpAff = -1;
+    e->slot = -1;
+    e->synth = 1;
+  }
+  return e;
+}
+
 int q_has_agg(const qexpr *e){
   int i;
   if( e==0 ) return 0;

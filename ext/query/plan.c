@@ -230,15 +230,6 @@ static int isConst(const qexpr *e){
 
 static int collWalk(const qexpr *e);
 
-/* Is there a subquery below e? */
-static int hasSubq(const qexpr *e){
-  int r = 0;
-  if( e==0 ) return 0;
-  if( e->op==E_SUBQ ) return 1;
-  EACH_CHILD((qexpr*)e, pp, r = r || hasSubq(*pp));
-  return r;
-}
-
 /* The parameters below e into a, in text order, each node once (BETWEEN's
 ** operand is below both of its comparisons); -1 if there are more than 64.
 ** With them the subqueries' values that the engine computed and that have
@@ -593,7 +584,7 @@ static int fold(Bind *b, qexpr *e){
     sqlite3_str *x = sqlite3_str_new(0);
     const char *zWith;
     int nWith = withText(b, &zWith);
-    if( hasSubq(e) ) sqlite3_str_appendf(x, "%.*s", nWith, zWith);   /* (the tables it may name) */
+    if( q_has_subq(e) ) sqlite3_str_appendf(x, "%.*s", nWith, zWith);   /* (the tables it may name) */
     sqlite3_str_appendall(x, "SELECT ");
     if( e->synth ){                 /* BETWEEN's or CASE's comparison, flatten.c's AND: its operands' texts */
       sqlite3_str_appendchar(x, 1, '(');
@@ -605,7 +596,7 @@ static int fold(Bind *b, qexpr *e){
       spanSql(b, x, e, aP, nP);
     }
     if( (zSql = sqlite3_str_finish(x))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
-    if( hasSubq(e) ){               /* (its sums rounded as the engine's are) */
+    if( q_has_subq(e) ){               /* (its sums rounded as the engine's are) */
       char *z = q_sql_exact_sums(zSql);
       sqlite3_free(zSql);
       if( (zSql = z)==0 ){ b->rc = SQLITE_NOMEM; return 0; }
@@ -620,7 +611,7 @@ static int fold(Bind *b, qexpr *e){
   }
   if( rc ){
     sqlite3_finalize(st);
-    if( hasSubq(e) ) return whyf(b, "a subquery that refers to the outer query (%s)", sqlite3_errmsg(b->db));
+    if( q_has_subq(e) ) return whyf(b, "a subquery that refers to the outer query (%s)", sqlite3_errmsg(b->db));
     return whyf(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
   }
   if( e->op==E_SUBQ && e->fromSubq!=2 && sqlite3_strnicmp(b->s->zSql + e->at, "EXISTS", 6)!=0 ){
@@ -1087,7 +1078,7 @@ static int bindAgg(Bind *b, qexpr **pe){
   g->end = e->end;
   g->distinct = e->distinct;
   g->gpu = sqlite3_strnicmp(e->zName, "gpu_", 4)==0;
-  g->subq = hasSubq(e->a) || hasSubq(e->b);   /* (as written: binding folds a constant one) */
+  g->subq = q_has_subq(e->a) || q_has_subq(e->b);   /* (as written: binding folds a constant one) */
   if( e->a ){
     if( !bindExpr(b, &e->a, CTX_ROW, 1) || !foldAll(b, e->a) ) return 0;
     g->x = e->a;
@@ -1511,16 +1502,6 @@ typedef struct JSort {
   int aPos[Q_MAXTAB];              /* ... each place's position in it */
 } JSort;
 
-/* e's terms joined by op (E_AND or E_OR), into a[] (at most n): their number. */
-static int termsOf(qexpr *e, int op, qexpr **a, int n, int k){
-  if( e->op==op ){
-    k = termsOf(e->a, op, a, n, k);
-    return termsOf(e->b, op, a, n, k);
-  }
-  if( k<n ) a[k] = e;
-  return k + 1;
-}
-
 static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
   int m, k;
   if( e==0 ) return 1;
@@ -1531,11 +1512,11 @@ static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
     ** its own (a copy), so that an equality in each branch still joins
     ** (TPC-H Q19); the OR stays as it is */
     qexpr *aBr[32], *aC[32];
-    int nBr = termsOf(e, E_OR, aBr, 32, 0), nC = termsOf(aBr[0], E_AND, aC, 32, 0), i, j, k;
+    int nBr = q_terms(e, E_OR, aBr, 32, 0), nC = q_terms(aBr[0], E_AND, aC, 32, 0), i, j, k;
     for(i=0; nBr<=32 && nC<=32 && i<nC; i++){
       for(j=1; j<nBr; j++){
         qexpr *aT[32];
-        int nT = termsOf(aBr[j], E_AND, aT, 32, 0);
+        int nT = q_terms(aBr[j], E_AND, aT, 32, 0);
         for(k=0; k<nT && k<32 && !same(b->s, aC[i], aT[k]); k++){}
         if( k>=nT || k>=32 ) break;
       }
@@ -1565,12 +1546,8 @@ static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
 
 /* An unbound node (the parse's arena). */
 static qexpr *jnode(Bind *b, int op){
-  qexpr *e = q_alloc(b->s, sizeof(qexpr));
-  if( e==0 ){ b->rc = SQLITE_NOMEM; return 0; }
-  e->op = op;
-  e->aff = e->coll = e->cmpAff = -1;
-  e->slot = -1;
-  e->synth = 1;
+  qexpr *e = q_node(b->s, op);
+  if( e==0 ) b->rc = SQLITE_NOMEM;
   return e;
 }
 
@@ -1700,7 +1677,7 @@ static void semiJoins(Bind *b){
   qexpr *aT[64];
   int nT, i;
   if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return;
-  nT = termsOf(b->s->pWhere, E_AND, aT, 64, 0);
+  nT = q_terms(b->s->pWhere, E_AND, aT, 64, 0);
   for(i=0; i<nT && i<64 && !stopped(b); i++){
     qexpr *t = aT[i], *q = t->op==E_NOT ? t->a : t->op==E_INSEL ? t->b : t;
     if( q && q->op==E_INSEL && q->b && correlated(b, q->b, 0) ){
@@ -1739,7 +1716,7 @@ static void aggJoins(Bind *b){
   qexpr *aT[64];
   int nT, i;
   if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return;
-  nT = termsOf(b->s->pWhere, E_AND, aT, 64, 0);
+  nT = q_terms(b->s->pWhere, E_AND, aT, 64, 0);
   for(i=0; i<nT && i<64 && !stopped(b); i++){
     qexpr *t = aT[i], *q = t->op<E_EQ || t->op>E_GE ? 0 : t->a->op==E_SUBQ ? t->a : t->b->op==E_SUBQ ? t->b : 0;
     qselect *sel;

@@ -228,6 +228,14 @@ void *q_alloc(qselect *p, int n);
 ** memory; and whether an aggregate call is below e. */
 qexpr *q_expr_copy(qselect *s, const qexpr *e);
 int q_has_agg(const qexpr *e);
+/* Whether a subquery is below e. */
+int q_has_subq(const qexpr *e);
+/* The terms of e joined by op (E_AND: its conjuncts) from a[k] on, at most
+** n in all; their number (more than n: some left out). */
+int q_terms(qexpr *e, int op, qexpr **a, int n, int k);
+/* A node a rewrite makes in s's arena (its text its operands': synth; not
+** bound), NULL when out of memory. */
+qexpr *q_node(qselect *s, int op);
 
 /* ---- rewrites of the parse (one a file) ------------------------------------------- */
 /* flatten.c: s's subquery in FROM (or WITH table), a plain SELECT of rows,
