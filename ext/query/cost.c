@@ -8,7 +8,8 @@
 **      SEARCH (a b-tree descent for each row before it, then the rows the
 **      key or range holds). Rows a search visits: 1 by the rowid or a
 **      unique index's every column; else sqlite_stat1's rows per key where
-**      ANALYZE wrote them, else SQLite's own guess without them, 10 a key;
+**      ANALYZE wrote them, else SQLite's own guess without them, 10 a key
+**      (an automatic index's too: what building it costs is in 2);
 **      a range on the next column keeps a quarter of those for one bound
 **      and 1/64 for two (SQLite's guess is a quarter a bound; a BETWEEN is
 **      most often a narrow slice, which SQLite should keep). Rows reaching
@@ -69,7 +70,7 @@ int q_loop_parse(const char *z, qloop *p){
 
 double q_loop_rows(const qloop *p, int64_t nRows, int nKey, int isUnique, const int64_t *aStat, int nStat){
   double per;
-  if( !p->search || p->automatic ) return (double)nRows;
+  if( !p->search ) return (double)nRows;
   if( p->rowid || (isUnique && p->nEq>=nKey && nKey>0) ){
     per = p->nEq ? 1.0 : (double)nRows;
   }else if( p->nEq && aStat && p->nEq<nStat ){

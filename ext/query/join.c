@@ -54,6 +54,12 @@
 **   2b. A correlated subquery's table (plan.c, 9a) keeps a joined row once
 **      where it has a match (EXISTS, IN), or where it has none (NOT
 **      EXISTS), its columns NULL: no row is multiplied.
+**   2c. Where its subquery has conditions beside the equalities (over its
+**      table and the outer query's: plan.c, 9a), a match counts where it
+**      meets them: each row's matches are paired with it, a batch of pairs
+**      at a time, and the conditions evaluated over the pairs (as aPost
+**      over joined rows). Its table meets a batch after every table those
+**      conditions read (2a).
 **   3. A worker keeps its batch's joined rows (past aPost) until the batch
 **      is joined whole; where they are more than a batch it gives the batch
 **      back to the scan's thread (GA_SINK_LATER) before changing anything:
@@ -83,6 +89,8 @@ typedef struct JoinTab {
   int aProbeCol[GA_COLS_MAX];      /* the columns (joined row's places) its equalities' other sides
                                    ** read */
   int nProbeCol;
+  int aOnCol[GA_COLS_MAX];         /* ... and its conditions beside them (q->aOn: 2c), its own too */
+  int nOnCol;
 } JoinTab;
 
 /* A part's joined rows being made. */
@@ -98,6 +106,8 @@ typedef struct JoinScratch {
   ga_colvec *aCol;                 /* a gathered batch's columns (Q_JCOL0 + nJCol) */
   unsigned char *aT; int64_t *aV;  /* ... their classes and values: GA_BATCH a column, by slot */
   int *aSlot;                      /* ... each joined row place's slot (-1: not gathered) */
+  int64_t *aPair;                  /* 2c: a row and a match, as a level's rows (nSrc*GA_BATCH) */
+  int *aPairRow;                   /* ... the level's row each pair is of */
 } JoinScratch;
 
 /* The places E_COL nodes of e read, added to a[*pn] once each. */
@@ -210,6 +220,7 @@ static int buildTable(JoinTab *jt){
     }
   }
   for(j=0; j<q->nEq; j++) colsOf(sideOf(q, j, 0), jt->aProbeCol, &jt->nProbeCol);
+  for(j=0; j<q->nOn; j++) colsOf(q->aOn[j], jt->aOnCol, &jt->nOnCol);
   return SQLITE_OK;
 }
 
@@ -229,9 +240,10 @@ static void joinOrder(Exec *e){
       const JoinTab *jt = &e->aJt[k];
       double f;
       int c, ready = !(done & (1<<k));
-      for(c=0; ready && c<jt->nProbeCol; c++){
-        int at = jt->aProbeCol[c];
-        if( at>=Q_JCOL0 && !(done & (1<<((at - Q_JCOL0)/GA_COLS_MAX))) ) ready = 0;
+      for(c=0; ready && c<jt->nProbeCol + jt->nOnCol; c++){
+        int at = c<jt->nProbeCol ? jt->aProbeCol[c] : jt->aOnCol[c - jt->nProbeCol];
+        int of = at>=Q_JCOL0 ? (at - Q_JCOL0)/GA_COLS_MAX : -1;
+        if( of>=0 && of!=k && !(done & (1<<of)) ) ready = 0;
       }
       if( !ready ) continue;
       f = jt->q->nEst>0 ? (double)jt->n/(double)jt->q->nEst : 1.0;
@@ -571,6 +583,8 @@ void qxJoinScratchFree(Part *p){
   sqlite3_free(js->aT);
   sqlite3_free(js->aV);
   sqlite3_free(js->aSlot);
+  sqlite3_free(js->aPair);
+  sqlite3_free(js->aPairRow);
   sqlite3_free(js);
   p->js = 0;
 }
@@ -591,7 +605,9 @@ static JoinScratch *scratch(Exec *e, Part *p){
   js->aSlot = sqlite3_malloc64(sizeof(int)*(uint64_t)nPlace);
   js->aT = sqlite3_malloc64((uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
   js->aV = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
-  if( js->aLv==0 || js->aCol==0 || js->aSlot==0 || js->aT==0 || js->aV==0 ){
+  js->aPair = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)js->nSrc);
+  js->aPairRow = sqlite3_malloc64(sizeof(int)*(uint64_t)GA_BATCH);
+  if( js->aLv==0 || js->aCol==0 || js->aSlot==0 || js->aT==0 || js->aV==0 || js->aPair==0 || js->aPairRow==0 ){
     qxJoinScratchFree(p);
     return 0;
   }
@@ -715,6 +731,58 @@ static int64_t nextMatch(const JoinTab *jt, int64_t r, uint64_t h, int nk){
   return r;
 }
 
+static const char zDiffer[] = "values of a join's key that are equal under its collation but differ (SQLite's "
+                              "answer depends on its plan)";
+
+/* The np pairs of js->aPair met by jt's conditions beside its equalities
+** (2c): each row of a pair that meets them marked in aHit. */
+static int pairsMet(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, const JoinTab *jt, int np,
+                    unsigned char *aHit){
+  JoinScratch *js = p->js;
+  int sel[GA_BATCH], c, i, rc;
+  qctx cx;
+  for(c=0; c<jt->nOnCol; c++) gather(e, js, b, js->aPair, GA_BATCH, jt->aOnCol[c], np);
+  jb->n = np;
+  memset(&cx, 0, sizeof(cx));
+  cx.b = jb;
+  cx.n = np;
+  if( (rc = qxFilter(p, jt->q->aOn, jt->q->nOn, &cx, sel))!=SQLITE_OK ) return rc;
+  for(i=0; i<cx.n; i++) aHit[js->aPairRow[cx.sel ? cx.sel[i] : i]] = 1;
+  return SQLITE_OK;
+}
+
+/* Which of level x's m rows have a match in jt (join k) that meets its
+** conditions beside its equalities (2c), into aHit: every row's matches
+** paired with it, a batch of pairs at a time, the conditions evaluated over
+** the pairs; under 1b, every match's BINARY key checked as 2b does. */
+static int residualHits(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, int x, qvec **aX,
+                        unsigned char *aHit){
+  JoinScratch *js = p->js;
+  const int k = e->aJoinOrder[x], m = js->aN[x];
+  const JoinTab *jt = &e->aJt[k];
+  int i, s, np = 0, rc;
+  memset(aHit, 0, (size_t)m);
+  for(i=0; i<m; i++){
+    int nk = 0, nb = 0;
+    int64_t r;
+    uint64_t h = 0;
+    if( (rc = firstMatch(p, jt, aX, i, &r, &h, &nk, &nb))!=SQLITE_OK ) return rc;
+    for(; r>=0; r=nextMatch(jt, r, h, nk)){
+      if( jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, p->kbuf + nk, (size_t)nb)) ){
+        return qxNotSame(p, zDiffer);
+      }
+      for(s=0; s<js->nSrc; s++) js->aPair[(int64_t)s*GA_BATCH + np] = srcOf(js, x, s)[i];
+      js->aPair[(int64_t)(k + 1)*GA_BATCH + np] = r;
+      js->aPairRow[np++] = i;
+      if( np==GA_BATCH ){
+        if( (rc = pairsMet(e, p, b, jb, jt, np, aHit))!=SQLITE_OK ) return rc;
+        np = 0;
+      }
+    }
+  }
+  return np ? pairsMet(e, p, b, jb, jt, np, aHit) : SQLITE_OK;
+}
+
 /* Level x's rows met by its join (the plan's x-th in e->aJoinOrder), into
 ** level x + 1, which goes on (probeLevel) each time it fills and at the
 ** end: memory stays a batch a level, however many rows the joins make. */
@@ -724,9 +792,8 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   const int k = e->aJoinOrder[x], m = js->aN[x];
   const JoinTab *jt = &e->aJt[k];
   const qjoin *q = jt->q;
-  static const char zDiffer[] = "values of a join's key that are equal under its collation but differ (SQLite's "
-                                "answer depends on its plan)";
   qvec *aX[Q_MAXKEY];
+  unsigned char aHit[GA_BATCH];    /* (2c) */
   qctx cx;
   int i, j, c, rc;
   if( x==pl->nJoin ) return joinedRows(e, p, b, jb, worker);
@@ -738,6 +805,7 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   for(j=0; j<q->nEq; j++){
     if( (rc = q_eval(p->r, sideOf(q, j, 0), &cx, &aX[j]))!=SQLITE_OK ) return rc;
   }
+  if( q->semi && q->nOn && (rc = residualHits(e, p, b, jb, x, aX, aHit))!=SQLITE_OK ) return rc;
   for(i=0; i<m; i++){
     int nk = 0, nb = 0, hit = 0, any = 0, s;
     int64_t r;
@@ -755,7 +823,11 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
       }
       memcpy(js->zKey, p->kbuf + nk, (size_t)nb);
     }
-    if( q->semi ){
+    if( q->semi && q->nOn ){
+      /* (2c) the row once where a match met its conditions, or none did */
+      if( aHit[i]!=(q->semi==Q_SEMI) ) continue;
+      hit = 0;
+    }else if( q->semi ){
       /* (2b) the row once, or not at all; under 1b, every match checked */
       int64_t r2;
       for(r2=r; jt->bin && r2>=0; r2=nextMatch(jt, r2, h, nk)){

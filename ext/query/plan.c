@@ -103,11 +103,14 @@
 **      then the outer query's (qualify); its conjuncts over its table
 **      alone, or constant, are its build's; its equalities with the outer
 **      query join it (IN's x = its result is one more); a conjunct over
-**      the outer query alone is a WHERE conjunct of EXISTS and IN. Covered
-**      only: one rowid table, no aggregate, GROUP BY or LIMIT (EXISTS's
-**      LIMIT of a positive integer decides nothing), no other condition
-**      between it and the outer query, a conjunct of NOT EXISTS over the
-**      outer query alone, or NOT IN (whose NULL rule is no join's).
+**      the outer query alone is a WHERE conjunct of EXISTS and IN; its
+**      other conditions over its table and the outer query's decide which
+**      matches count (join.c, 2c: TPC-H Q21's l2.l_suppkey <>
+**      l1.l_suppkey). Covered only: one rowid table, no aggregate, GROUP BY
+**      or LIMIT (EXISTS's LIMIT of a positive integer decides nothing), no
+**      condition that can fail beside its equalities (which rows SQLite
+**      meets it on is its plan's), a conjunct of NOT EXISTS over the outer
+**      query alone, or NOT IN (whose NULL rule is no join's).
 */
 #include <string.h>
 #include <stdarg.h>
@@ -526,7 +529,8 @@ static int inSubquery(Bind *b, qexpr *e){
       e->i = 0;
       e->a = e->b = 0;
       /* (not bound as a value where a constant above it is folded: the
-      ** parser's NOT IN shares this node's text, NOT included) */
+      ** parser's NOT IN shares this node's text, NOT included; fold
+      ** computes that NOT itself) */
     }else if( r.res.nRow>Q_MAXIN ){
       zWhy = sqlite3_mprintf("IN (a subquery of more than %d rows)", Q_MAXIN);
     }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*r.res.nRow)))==0 ){
@@ -569,6 +573,15 @@ static int fold(Bind *b, qexpr *e){
   int rc, nP, j;
   if( e->op==E_LIT && e->t ) return 1;
   e->coll = collWalk(e);
+  if( e->op==E_NOT && e->a->op==E_LIT && (e->a->t==SQLITE_INTEGER || e->a->t==SQLITE_NULL) ){
+    /* NOT of a value known already: x NOT IN (a subquery of no rows) is
+    ** NOT FALSE, though its text names the column x */
+    e->t = e->a->t;
+    e->i = e->a->t==SQLITE_INTEGER ? e->a->i==0 : 0;
+    e->op = E_LIT;
+    e->a = 0;
+    return 1;
+  }
   if( e->op==E_PARAM ){
     sqlite3_value *v = e->iParam>=1 && e->iParam<=b->nParam ? b->apParam[e->iParam - 1] : 0;
     if( v ){
@@ -2116,8 +2129,13 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
   for(c=0; c<pl->nJoin && !stopped(b); c++){
     if( pl->aJoin[c].nEq==0 ) whyf(b, "a join of %s by no equality it can use", pl->aJoin[c].zQual);
     if( pl->aJoin[c].nOn && pl->aJoin[c].semi ){
-      whyf(b, "%s (a correlated subquery's condition other than an equality with the outer query or one on %s alone)",
-           semiWord(b, pl->aJoin[c].iFrom), pl->aJoin[c].zQual);
+      const char *zF = 0;
+      int k;
+      for(k=0; k<pl->aJoin[c].nOn && zF==0; k++) zF = fallible(pl->aJoin[c].aOn[k]);
+      if( zF ){
+        whyf(b, "%s (a correlated subquery's condition with %s, which can fail: which rows SQLite meets it on is "
+                "its plan's)", semiWord(b, pl->aJoin[c].iFrom), zF);
+      }
     }else if( pl->aJoin[c].nOn ){
       whyf(b, "a LEFT JOIN whose ON has more than equalities and conditions on %s alone", pl->aJoin[c].zQual);
     }
@@ -2740,12 +2758,33 @@ static double loopPer(sqlite3 *db, const qplan *pl, const qloop *lp, int64_t nRo
   return q_loop_rows(lp, nRows, nKey, isUnique, nStat ? aStat : 0, nStat);
 }
 
+/* Rows of the table a loop of a correlated subquery names (a table of
+** main by that name; -1: an alias, a view, or empty). */
+static int64_t tableRows(sqlite3 *db, const qloop *lp){
+  int64_t n = intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM main.\"%.*w\") - (SELECT min(rowid) FROM"
+                                        " main.\"%.*w\") + 1", lp->nName, lp->zName, lp->nName, lp->zName));
+  return n>0 ? n : -1;
+}
+
+/* A subtree of SQLite's plan costed as a nest of its own (sqlitePlan). */
+typedef struct PlanNest {
+  int iFirst;                      /* its ids' start in sqlitePlan's aId */
+  double outer;                    /* the rows reaching the loop after it (restored when it ends) */
+  const qplan *pl;                 /* the engine's plan of its tables; NULL: a correlated subquery's */
+} PlanNest;
+
 /* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound).
 ** Where it searches an index (one table) or searches the scan's table by
 ** an index of the user's (a join: the joined tables it searches by their
 ** keys, as it must), the two are costed (cost.c): SQLite's path, with the
 ** estimate in the reason, where its plan costs less than the engine's read
 ** of every table whole; else the engine, the costs in the plan (explain).
+** Its nests: the FROM subquery's co-routine (or materialization) is costed
+** by the subquery's plan, from one row, its scan by the outer query
+** costing both the same; a correlated subquery runs once for each row
+** reaching it, its tables named as in main (the engine reads each once,
+** decorrelated); IN's uncorrelated subquery runs once (so does the
+** engine's); a scalar one is a constant, computed alike by both.
 ** Where it reads or searches an index of one table, rows come in that
 ** index's order: fine where the answer does not depend on it (orderFree),
 ** else SQLite's path. */
@@ -2753,7 +2792,9 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
                       char **pzWhy){
   sqlite3_stmt *st = 0;
   char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql), *zSearch = 0, *zOrdered = 0;
-  int rc, i, aSkip[64], nSkip = 0, known = 1;
+  const char *zSubName = pl->pSub && !pl->nJoin ? (pl->s->zAlias ? pl->s->zAlias : pl->s->zFrom) : 0;
+  int rc, i, aSkip[64], nSkip = 0, known = 1, aId[256], nId = 0, nNest = 0;
+  PlanNest aNest[8];
   qcost c;
   memset(&c, 0, sizeof(c));
   if( zSql==0 ) return SQLITE_NOMEM;
@@ -2768,20 +2809,56 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   }
   while( *pzWhy==0 && (rc = sqlite3_step(st))==SQLITE_ROW ){
     const char *z = (const char*)sqlite3_column_text(st, 3);
-    int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), k;
+    int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), k, corr, list;
+    const qplan *own;
     qloop lp;
     int64_t nRows;
     if( z==0 ) continue;
-    /* a scalar subquery's loops are its own: SQLite computes its constant once */
+    /* an uncorrelated subquery's loops are its own: SQLite computes its constant once */
     for(k=0; k<nSkip && aSkip[k]!=parent; k++){}
-    if( k<nSkip || strstr(z, "SCALAR SUBQUERY")==z || strstr(z, "CORRELATED SCALAR SUBQUERY")==z ){
+    corr = strncmp(z, "CORRELATED ", 11)==0;
+    list = strncmp(z, "LIST SUBQUERY", 13)==0;
+    if( k<nSkip || strncmp(z, "SCALAR SUBQUERY", 15)==0 ){
       if( nSkip<(int)(sizeof(aSkip)/sizeof(aSkip[0])) ) aSkip[nSkip++] = id;
       continue;
     }
+    /* the nests this row is outside of end */
+    while( nNest>0 ){
+      for(k=aNest[nNest-1].iFirst; k<nId && aId[k]!=parent; k++){}
+      if( k<nId ) break;
+      nId = aNest[--nNest].iFirst;
+      c.outer = aNest[nNest].outer;
+    }
+    if( nNest>0 && nId<(int)(sizeof(aId)/sizeof(aId[0])) ) aId[nId++] = id;
+    if( corr || list || (zSubName && (strncmp(z, "CO-ROUTINE ", 11)==0 || strncmp(z, "MATERIALIZE ", 12)==0)
+                         && sqlite3_stricmp(strchr(z, ' ') + 1, zSubName)==0) ){
+      if( nNest==(int)(sizeof(aNest)/sizeof(aNest[0])) || nId==(int)(sizeof(aId)/sizeof(aId[0])) ){
+        known = 0;
+        continue;
+      }
+      if( nNest==0 ) aId[nId++] = id;
+      aNest[nNest].iFirst = nId - 1;
+      aNest[nNest].outer = c.outer;
+      aNest[nNest++].pl = corr || list ? 0 : pl->pSub;
+      if( !corr ) c.outer = 1.0;
+      continue;
+    }
     if( !q_loop_parse(z, &lp) ) continue;
-    if( (nRows = loopRows(db, pl, &lp))>=0 ) q_cost_add(&c, &lp, loopPer(db, pl, &lp, nRows), nRows);
-    else if( parent==0 ) known = 0;          /* (a subquery's table, run once: not the query's loops) */
-    if( pl->nJoin ){
+    own = nNest==0 ? pl : aNest[nNest-1].pl;
+    if( own==0 ){
+      own = pl;
+      if( (nRows = loopRows(db, pl, &lp))<0 ) nRows = tableRows(db, &lp);
+    }else if( own==pl && zSubName && !lp.search && (int)strlen(zSubName)==lp.nName
+              && sqlite3_strnicmp(zSubName, lp.zName, lp.nName)==0 ){
+      continue;                              /* (the FROM subquery's rows, read alike by both) */
+    }else{
+      nRows = loopRows(db, own, &lp);
+    }
+    if( nRows>=0 ) q_cost_add(&c, &lp, loopPer(db, own, &lp, nRows), nRows);
+    else if( parent==0 || own!=pl ) known = 0;   /* (an uncosted subquery's table: not the query's loops) */
+    if( nNest>0 && aNest[nNest-1].pl==0 ){
+      /* (a subquery's loops in WHERE: costed; their order is not the rows') */
+    }else if( pl->nJoin ){
       size_t nq = strlen(pl->zScanQual);
       if( zSearch==0 && lp.search && lp.zIndex && !lp.automatic && (size_t)lp.nName==nq
        && sqlite3_strnicmp(lp.zName, pl->zScanQual, (int)nq)==0 ){
