@@ -2687,18 +2687,64 @@ static void keptDone(qsqlkeep *k, sqlite3_stmt *st){
   else sqlite3_finalize(st);
 }
 
+/* ANALYZE's row counts of main's tables (sqlite_stat1: each row's first
+** figure), for the cost model: an INTEGER PRIMARY KEY's span is no count
+** (TPC-H's orders: 8 keys of every 32). */
+typedef struct StatRows {
+  struct { char *zTab; int64_t n; } a[Q_MAXTAB*2];
+  int n;
+} StatRows;
+
+static void statRowsRead(sqlite3 *db, ga_conn *conn, qsqlkeep *keep, StatRows *p){
+  sqlite3_stmt *st = 0;
+  p->n = 0;
+  if( keptPrepare(db, conn, keep, "SELECT tbl, CAST(stat AS INTEGER) FROM main.sqlite_stat1", &st)!=SQLITE_OK ){
+    sqlite3_finalize(st);                    /* (no ANALYZE: no sqlite_stat1) */
+    return;
+  }
+  while( p->n<(int)(sizeof(p->a)/sizeof(p->a[0])) && sqlite3_step(st)==SQLITE_ROW ){
+    const char *z = (const char*)sqlite3_column_text(st, 0);
+    int64_t n = sqlite3_column_int64(st, 1);
+    int k;
+    if( z==0 || n<=0 ) continue;
+    for(k=0; k<p->n && sqlite3_stricmp(p->a[k].zTab, z)!=0; k++){}
+    if( k<p->n || (p->a[p->n].zTab = sqlite3_mprintf("%s", z))==0 ) continue;
+    p->a[p->n++].n = n;
+  }
+  keptDone(keep, st);
+}
+
+static void statRowsFree(StatRows *p){
+  int k;
+  for(k=0; k<p->n; k++) sqlite3_free(p->a[k].zTab);
+  p->n = 0;
+}
+
+/* Estimate n of table t's rows, or ANALYZE's count where that is fewer. */
+static int64_t statMin(const StatRows *p, const ga_source *t, int64_t n){
+  int k;
+  if( t->tab.zTab==0 || (t->tab.zDb && strcmp(t->tab.zDb, "main")!=0) ) return n;
+  for(k=0; k<p->n; k++){
+    if( sqlite3_stricmp(p->a[k].zTab, t->tab.zTab)==0 ) return p->a[k].n<n ? p->a[k].n : n;
+  }
+  return n;
+}
+
 /* Rows of table zName as SQLite's plan names it (its alias, where it has
 ** one), at most: a join's estimates (rowid spans), else the one table's
-** span; -1 not one of the query's. */
-static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp){
+** span, either ANALYZE's count where that is fewer; -1 not one of the
+** query's. */
+static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp, const StatRows *pStat){
   int i;
   if( pl->nJoin ){
     if( (int)strlen(pl->zScanQual)==lp->nName && sqlite3_strnicmp(pl->zScanQual, lp->zName, lp->nName)==0 ){
-      return pl->nScanEst;
+      return statMin(pStat, &pl->src, pl->nScanEst);
     }
     for(i=0; i<pl->nJoin; i++){
       const qjoin *q = &pl->aJoin[i];
-      if( (int)strlen(q->zQual)==lp->nName && sqlite3_strnicmp(q->zQual, lp->zName, lp->nName)==0 ) return q->nEst;
+      if( (int)strlen(q->zQual)==lp->nName && sqlite3_strnicmp(q->zQual, lp->zName, lp->nName)==0 ){
+        return statMin(pStat, &q->src, q->nEst);
+      }
     }
     return -1;
   }
@@ -2707,8 +2753,8 @@ static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp){
         && sqlite3_strnicmp(pl->s->zAlias ? pl->s->zAlias : pl->src.tab.zTab, lp->zName, lp->nName)==0) ){
     return -1;                               /* (a subquery's table) */
   }
-  return intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\")"
-                                   " + 1", pl->src.tab.zDb, pl->src.tab.zTab, pl->src.tab.zDb, pl->src.tab.zTab));
+  return statMin(pStat, &pl->src, intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT"
+                   " min(rowid) FROM \"%w\".\"%w\") + 1", pl->src.tab.zDb, pl->src.tab.zTab, pl->src.tab.zDb, pl->src.tab.zTab)));
 }
 
 /* The database (schema name) of the table loop lp reads. */
@@ -2795,13 +2841,16 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   const char *zSubName = pl->pSub && !pl->nJoin ? (pl->s->zAlias ? pl->s->zAlias : pl->s->zFrom) : 0;
   int rc, i, aSkip[64], nSkip = 0, known = 1, aId[256], nId = 0, nNest = 0;
   PlanNest aNest[8];
+  StatRows stat;
   qcost c;
   memset(&c, 0, sizeof(c));
   if( zSql==0 ) return SQLITE_NOMEM;
+  statRowsRead(db, conn, keep, &stat);
   rc = keptPrepare(db, conn, keep, zSql, &st);
   sqlite3_free(zSql);
   if( rc ){
     sqlite3_finalize(st);
+    statRowsFree(&stat);
     return rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ? rc : SQLITE_OK;
   }
   for(i=0; i<nParam && i<sqlite3_bind_parameter_count(st); i++){
@@ -2847,12 +2896,12 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
     own = nNest==0 ? pl : aNest[nNest-1].pl;
     if( own==0 ){
       own = pl;
-      if( (nRows = loopRows(db, pl, &lp))<0 ) nRows = tableRows(db, &lp);
+      if( (nRows = loopRows(db, pl, &lp, &stat))<0 ) nRows = tableRows(db, &lp);
     }else if( own==pl && zSubName && !lp.search && (int)strlen(zSubName)==lp.nName
               && sqlite3_strnicmp(zSubName, lp.zName, lp.nName)==0 ){
       continue;                              /* (the FROM subquery's rows, read alike by both) */
     }else{
-      nRows = loopRows(db, own, &lp);
+      nRows = loopRows(db, own, &lp, &stat);
     }
     if( nRows>=0 ) q_cost_add(&c, &lp, loopPer(db, own, &lp, nRows), nRows);
     else if( parent==0 || own!=pl ) known = 0;   /* (an uncosted subquery's table: not the query's loops) */
@@ -2885,6 +2934,7 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   }
   sqlite3_free(zSearch);
   sqlite3_free(zOrdered);
+  statRowsFree(&stat);
   return SQLITE_OK;
 }
 
