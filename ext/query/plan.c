@@ -2897,9 +2897,9 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
     if( own==0 ){
       own = pl;
       if( (nRows = loopRows(db, pl, &lp, &stat))<0 ) nRows = tableRows(db, &lp);
-    }else if( own==pl && zSubName && !lp.search && (int)strlen(zSubName)==lp.nName
-              && sqlite3_strnicmp(zSubName, lp.zName, lp.nName)==0 ){
-      continue;                              /* (the FROM subquery's rows, read alike by both) */
+    }else if( own==pl && zSubName && (int)strlen(zSubName)==lp.nName && sqlite3_strnicmp(zSubName, lp.zName, lp.nName)==0 ){
+      continue;                              /* (the FROM subquery's rows, read alike by both; SQLite's
+                                             ** SEARCH of them is max()'s or min()'s, no index) */
     }else{
       nRows = loopRows(db, own, &lp, &stat);
     }
