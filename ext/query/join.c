@@ -58,8 +58,9 @@
 **      table and the outer query's: plan.c, 9a), a match counts where it
 **      meets them: each row's matches are paired with it, a batch of pairs
 **      at a time, and the conditions evaluated over the pairs (as aPost
-**      over joined rows). Its table meets a batch after every table those
-**      conditions read (2a).
+**      over joined rows); a row met takes no more pairs. Its table meets a
+**      batch after every table those conditions read (2a). By no equality
+**      (plan.c, 9a), a row's matches are every row of its table.
 **   3. A worker keeps its batch's joined rows (past aPost) until the batch
 **      is joined whole; where they are more than a batch it gives the batch
 **      back to the scan's thread (GA_SINK_LATER) before changing anything:
@@ -763,20 +764,23 @@ static int residualHits(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb,
   int i, s, np = 0, rc;
   memset(aHit, 0, (size_t)m);
   for(i=0; i<m; i++){
-    int nk = 0, nb = 0;
+    int nk = 0, nb = 0, nThis = 0, lim = 32;
     int64_t r;
     uint64_t h = 0;
     if( (rc = firstMatch(p, jt, aX, i, &r, &h, &nk, &nb))!=SQLITE_OK ) return rc;
-    for(; r>=0; r=nextMatch(jt, r, h, nk)){
+    for(; r>=0 && !aHit[i]; r=nextMatch(jt, r, h, nk)){    /* (a row met needs no more pairs) */
       if( jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, p->kbuf + nk, (size_t)nb)) ){
         return qxNotSame(p, zDiffer);
       }
       for(s=0; s<js->nSrc; s++) js->aPair[(int64_t)s*GA_BATCH + np] = srcOf(js, x, s)[i];
       js->aPair[(int64_t)(k + 1)*GA_BATCH + np] = r;
       js->aPairRow[np++] = i;
-      if( np==GA_BATCH ){
+      if( np==GA_BATCH || ++nThis==lim ){
+        /* (a row of many matches, a correlation by no equality's: its pairs
+        ** met 32, 64, ... at a time, so that one met early stops early) */
         if( (rc = pairsMet(e, p, b, jb, jt, np, aHit))!=SQLITE_OK ) return rc;
-        np = 0;
+        np = nThis = 0;
+        if( lim<GA_BATCH ) lim *= 2;
       }
     }
   }

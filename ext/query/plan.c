@@ -110,7 +110,10 @@
 **      or LIMIT (EXISTS's LIMIT of a positive integer decides nothing), no
 **      condition that can fail beside its equalities (which rows SQLite
 **      meets it on is its plan's), a conjunct of NOT EXISTS over the outer
-**      query alone, or NOT IN (whose NULL rule is no join's).
+**      query alone, or NOT IN (whose NULL rule is no join's). By no
+**      equality, it comes after FROM's tables, each row's matches every row
+**      of its table (join.c, 2c); those pairs are costed against SQLite's
+**      plan (sqlitePlan), which may search an index instead.
 */
 #include <string.h>
 #include <stdarg.h>
@@ -1986,6 +1989,12 @@ static int planJoin(Bind *b, JSort *js){
       if( c<js->n ) next = i;
       else if( hasLeft ) break;            /* FROM's order: i must be next */
     }
+    if( next<0 && (J & ((1<<nFrom) - 1))==(1<<nFrom) - 1 ){
+      /* a correlated subquery by no equality, after all FROM's tables: each
+      ** row's matches are all its rows, its conditions deciding (join.c, 2c) */
+      for(i=nFrom; i<n && (J & (1<<i)); i++){}
+      next = i<n ? i : -1;
+    }
     if( next<0 ){
       for(i=0; i<n && (J & (1<<i)); i++){}
       if( i>=nFrom ) whyf(b, "%s (a correlated subquery by no equality with the outer query)", semiWord(b, i));
@@ -2127,7 +2136,10 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
     }
   }
   for(c=0; c<pl->nJoin && !stopped(b); c++){
-    if( pl->aJoin[c].nEq==0 ) whyf(b, "a join of %s by no equality it can use", pl->aJoin[c].zQual);
+    if( pl->aJoin[c].nEq==0 && !(pl->aJoin[c].semi && pl->aJoin[c].nOn && pl->aJoin[c].nCol) ){
+      /* (a subquery's pairs need a condition that reads its table) */
+      whyf(b, "a join of %s by no equality it can use", pl->aJoin[c].zQual);
+    }
     if( pl->aJoin[c].nOn && pl->aJoin[c].semi ){
       const char *zF = 0;
       int k;
@@ -2730,6 +2742,18 @@ static int64_t statMin(const StatRows *p, const ga_source *t, int64_t n){
   return n;
 }
 
+/* Rows of joined table q, at most: its estimate, or where it has none (a
+** correlated subquery's table) its rowids' span; either ANALYZE's count
+** where that is fewer. */
+static int64_t joinRows(sqlite3 *db, const qjoin *q, const StatRows *pStat){
+  int64_t n = q->nEst;
+  if( n<=0 && q->src.tab.zTab ){
+    n = intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\")"
+                                  " + 1", q->src.tab.zDb, q->src.tab.zTab, q->src.tab.zDb, q->src.tab.zTab));
+  }
+  return statMin(pStat, &q->src, n);
+}
+
 /* Rows of table zName as SQLite's plan names it (its alias, where it has
 ** one), at most: a join's estimates (rowid spans), else the one table's
 ** span, either ANALYZE's count where that is fewer; -1 not one of the
@@ -2743,7 +2767,7 @@ static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp, const Sta
     for(i=0; i<pl->nJoin; i++){
       const qjoin *q = &pl->aJoin[i];
       if( (int)strlen(q->zQual)==lp->nName && sqlite3_strnicmp(q->zQual, lp->zName, lp->nName)==0 ){
-        return statMin(pStat, &q->src, q->nEst);
+        return joinRows(db, q, pStat);
       }
     }
     return -1;
@@ -2921,14 +2945,27 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
     }
   }
   keptDone(keep, st);
-  if( zSearch && (!known || c.sqlite<c.engine) ){
+  for(i=0; i<pl->nJoin; i++){
+    const qjoin *q = &pl->aJoin[i];
+    if( q->nEq ) continue;
+    /* a correlated subquery by no equality: the engine pairs each row with
+    ** every row of its table (join.c, 2c), SQLite's plan may search an index */
+    int64_t nIn = joinRows(db, q, &stat);
+    c.engine += (double)(pl->nScanEst>0 ? pl->nScanEst : 1)*(double)(nIn>0 ? nIn : 1);
+    if( known && c.sqlite<c.engine && *pzWhy==0 ){
+      *pzWhy = sqlite3_mprintf("%s (a correlated subquery by no equality with the outer query): SQLite's plan costs "
+                               "about %.3g, the engine's pairs of rows %.3g", q->semi==Q_ANTI ? "NOT EXISTS" : "EXISTS",
+                               c.sqlite, c.engine);
+    }
+  }
+  if( *pzWhy==0 && zSearch && (!known || c.sqlite<c.engine) ){
     *pzWhy = known ? sqlite3_mprintf("SQLite's plan searches (%s): about %.0f rows in %.0f searches, cost %.3g, against"
                                      " %.3g for the engine's read of every table whole", zSearch, c.nVisit, c.nSearch,
                                      c.sqlite, c.engine)
                    : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", zSearch);
-  }else if( zOrdered && !pl->nJoin && (pl->nArm || pl->pSub || !orderFree(db, pl, zOrdered)) ){
+  }else if( *pzWhy==0 && zOrdered && !pl->nJoin && (pl->nArm || pl->pSub || !orderFree(db, pl, zOrdered)) ){
     *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", zOrdered);
-  }else if( zSearch ){
+  }else if( *pzWhy==0 && (zSearch || c.engine>0) ){
     pl->costSqlite = c.sqlite;
     pl->costEngine = c.engine;
   }
