@@ -2415,8 +2415,10 @@ bind:
       else if( pl->nSort==0 ) whyf(&b, "rows of a join without aggregates or ORDER BY (their order is SQLite's join order)");
       else pl->tieBail = 1;          /* (9d: finish.c) */
     }
-    if( !pl->grouped && b.nFrom==1 && !s->asSet ) whyf(&b, "rows without aggregates of a correlated %s (the engine joins it)",
-                                          semiWord(&b, 1));
+    /* (one table and its correlated subqueries' semi and anti joins: each
+    ** row stays once or not at all, in the scan's order, as a table's rows;
+    ** sqlitePlan sends it to SQLite where SQLite's plan reads the table in
+    ** an index's order) */
     for(i=0; i<pl->nAgg && !stopped(&b); i++){
       if( pl->aAgg[i].fn==A_ARGMIN || pl->aAgg[i].fn==A_ARGMAX ){
         whyf(&b, "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)");
@@ -2863,12 +2865,13 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   sqlite3_stmt *st = 0;
   char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql), *zSearch = 0, *zOrdered = 0;
   const char *zSubName = pl->pSub && !pl->nJoin ? (pl->s->zAlias ? pl->s->zAlias : pl->s->zFrom) : 0;
-  int rc, i, aSkip[64], nSkip = 0, known = 1, aId[256], nId = 0, nNest = 0;
+  int rc, i, aSkip[64], nSkip = 0, known = 1, aId[256], nId = 0, nNest = 0, semiRows = !pl->grouped && pl->nJoin>0;
   PlanNest aNest[8];
   StatRows stat;
   qcost c;
   memset(&c, 0, sizeof(c));
   if( zSql==0 ) return SQLITE_NOMEM;
+  for(i=0; i<pl->nJoin; i++) if( !pl->aJoin[i].semi ) semiRows = 0;   /* (rows of one table, in its order) */
   statRowsRead(db, conn, keep, &stat);
   rc = keptPrepare(db, conn, keep, zSql, &st);
   sqlite3_free(zSql);
@@ -2933,9 +2936,10 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
       /* (a subquery's loops in WHERE: costed; their order is not the rows') */
     }else if( pl->nJoin ){
       size_t nq = strlen(pl->zScanQual);
-      if( zSearch==0 && lp.search && lp.zIndex && !lp.automatic && (size_t)lp.nName==nq
-       && sqlite3_strnicmp(lp.zName, pl->zScanQual, (int)nq)==0 ){
-        zSearch = sqlite3_mprintf("%s", z);
+      int scanned = (size_t)lp.nName==nq && sqlite3_strnicmp(lp.zName, pl->zScanQual, (int)nq)==0;
+      if( zSearch==0 && lp.search && lp.zIndex && !lp.automatic && scanned ) zSearch = sqlite3_mprintf("%s", z);
+      if( semiRows && scanned && lp.zIndex && !lp.automatic && zOrdered==0 ){
+        zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
       }
     }else if( lp.search && zSearch==0 ){
       zSearch = sqlite3_mprintf("%s", z);
@@ -2963,7 +2967,7 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
                                      " %.3g for the engine's read of every table whole", zSearch, c.nVisit, c.nSearch,
                                      c.sqlite, c.engine)
                    : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", zSearch);
-  }else if( *pzWhy==0 && zOrdered && !pl->nJoin && (pl->nArm || pl->pSub || !orderFree(db, pl, zOrdered)) ){
+  }else if( *pzWhy==0 && zOrdered && (!pl->nJoin || semiRows) && (pl->nArm || pl->pSub || !orderFree(db, pl, zOrdered)) ){
     *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", zOrdered);
   }else if( *pzWhy==0 && (zSearch || c.engine>0) ){
     pl->costSqlite = c.sqlite;
