@@ -735,6 +735,21 @@ static int64_t nextMatch(const JoinTab *jt, int64_t r, uint64_t h, int nk){
 static const char zDiffer[] = "values of a join's key that are equal under its collation but differ (SQLite's "
                               "answer depends on its plan)";
 
+/* (1b) The row's key under BINARY (nb bytes after its nk in p->kbuf) into
+** js->zKey: every match's must be the same, and p->kbuf is reused while
+** they are met (the deeper levels, the conditions of 2c). */
+static int keepBinKey(Part *p, int nk, int nb){
+  JoinScratch *js = p->js;
+  if( nb>js->nKey ){
+    char *z = sqlite3_realloc(js->zKey, nb + 64);
+    if( z==0 ) return SQLITE_NOMEM;
+    js->zKey = z;
+    js->nKey = nb + 64;
+  }
+  memcpy(js->zKey, p->kbuf + nk, (size_t)nb);
+  return SQLITE_OK;
+}
+
 /* The np pairs of js->aPair met by jt's conditions beside its equalities
 ** (2c): each row of a pair that meets them marked in aHit. */
 static int pairsMet(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, const JoinTab *jt, int np,
@@ -768,8 +783,9 @@ static int residualHits(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb,
     int64_t r;
     uint64_t h = 0;
     if( (rc = firstMatch(p, jt, aX, i, &r, &h, &nk, &nb))!=SQLITE_OK ) return rc;
+    if( r>=0 && jt->bin && (rc = keepBinKey(p, nk, nb))!=SQLITE_OK ) return rc;
     for(; r>=0 && !aHit[i]; r=nextMatch(jt, r, h, nk)){    /* (a row met needs no more pairs) */
-      if( jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, p->kbuf + nk, (size_t)nb)) ){
+      if( jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, js->zKey, (size_t)nb)) ){
         return qxNotSame(p, zDiffer);
       }
       for(s=0; s<js->nSrc; s++) js->aPair[(int64_t)s*GA_BATCH + np] = srcOf(js, x, s)[i];
@@ -816,17 +832,7 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
     uint64_t h = 0;
     if( (rc = firstMatch(p, jt, aX, i, &r, &h, &nk, &nb))!=SQLITE_OK ) return rc;
     hit = r>=0;
-    if( hit && jt->bin ){
-      /* (1b) every match's BINARY key must be the row's: kept while the
-      ** deeper levels reuse p->kbuf */
-      if( nb>js->nKey ){
-        char *z = sqlite3_realloc(js->zKey, nb + 64);
-        if( z==0 ) return SQLITE_NOMEM;
-        js->zKey = z;
-        js->nKey = nb + 64;
-      }
-      memcpy(js->zKey, p->kbuf + nk, (size_t)nb);
-    }
+    if( hit && jt->bin && (rc = keepBinKey(p, nk, nb))!=SQLITE_OK ) return rc;
     if( q->semi && q->nOn ){
       /* (2c) the row once where a match met its conditions, or none did */
       if( aHit[i]!=(q->semi==Q_SEMI) ) continue;

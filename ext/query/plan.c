@@ -1789,6 +1789,14 @@ static int64_t intOf(sqlite3 *db, char *zSql){
   return n;
 }
 
+/* Table zDb.zTab's rowids' span (nTab bytes of zTab; -1: to its end): its
+** rows at most; 0 where empty or no such table. */
+static int64_t spanOf(sqlite3 *db, const char *zDb, const char *zTab, int nTab){
+  if( nTab<0 ) nTab = (int)strlen(zTab);       /* (printf's negative precision is no "all") */
+  return intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%.*w\") - (SELECT min(rowid) FROM"
+                                   " \"%w\".\"%.*w\") + 1", zDb, nTab, zTab, zDb, nTab, zTab));
+}
+
 /* Whether t's rowids are an INTEGER PRIMARY KEY's: one key column, declared
 ** INTEGER (its description's). */
 static int rowidKeyed(const ga_table *t){
@@ -1830,8 +1838,7 @@ static void rowSpans(Bind *b, int n, int64_t *aEst, int *aKeyed){
   sqlite3_free(zSql);
   for(i=0; !ok && i<n; i++){
     const ga_table *t = b->aTab[i].t;
-    if( !b->aTab[i].derived ) aEst[i] = intOf(b->db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM"
-                                             " \"%w\".\"%w\") + 1", t->zDb, t->zTab, t->zDb, t->zTab));
+    if( !b->aTab[i].derived ) aEst[i] = spanOf(b->db, t->zDb, t->zTab, -1);
   }
 }
 
@@ -2749,10 +2756,7 @@ static int64_t statMin(const StatRows *p, const ga_source *t, int64_t n){
 ** where that is fewer. */
 static int64_t joinRows(sqlite3 *db, const qjoin *q, const StatRows *pStat){
   int64_t n = q->nEst;
-  if( n<=0 && q->src.tab.zTab ){
-    n = intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\")"
-                                  " + 1", q->src.tab.zDb, q->src.tab.zTab, q->src.tab.zDb, q->src.tab.zTab));
-  }
+  if( n<=0 && q->src.tab.zTab ) n = spanOf(db, q->src.tab.zDb, q->src.tab.zTab, -1);
   return statMin(pStat, &q->src, n);
 }
 
@@ -2779,8 +2783,7 @@ static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp, const Sta
         && sqlite3_strnicmp(pl->s->zAlias ? pl->s->zAlias : pl->src.tab.zTab, lp->zName, lp->nName)==0) ){
     return -1;                               /* (a subquery's table) */
   }
-  return statMin(pStat, &pl->src, intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT"
-                   " min(rowid) FROM \"%w\".\"%w\") + 1", pl->src.tab.zDb, pl->src.tab.zTab, pl->src.tab.zDb, pl->src.tab.zTab)));
+  return statMin(pStat, &pl->src, spanOf(db, pl->src.tab.zDb, pl->src.tab.zTab, -1));
 }
 
 /* The database (schema name) of the table loop lp reads. */
@@ -2833,8 +2836,7 @@ static double loopPer(sqlite3 *db, const qplan *pl, const qloop *lp, int64_t nRo
 /* Rows of the table a loop of a correlated subquery names (a table of
 ** main by that name; -1: an alias, a view, or empty). */
 static int64_t tableRows(sqlite3 *db, const qloop *lp){
-  int64_t n = intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM main.\"%.*w\") - (SELECT min(rowid) FROM"
-                                        " main.\"%.*w\") + 1", lp->nName, lp->zName, lp->nName, lp->zName));
+  int64_t n = spanOf(db, "main", lp->zName, lp->nName);
   return n>0 ? n : -1;
 }
 
@@ -2842,7 +2844,8 @@ static int64_t tableRows(sqlite3 *db, const qloop *lp){
 typedef struct PlanNest {
   int iFirst;                      /* its ids' start in sqlitePlan's aId */
   double outer;                    /* the rows reaching the loop after it (restored when it ends) */
-  const qplan *pl;                 /* the engine's plan of its tables; NULL: a correlated subquery's */
+  const qplan *pl;                 /* the engine's plan of its tables; NULL: a subquery's in WHERE (its
+                                   ** tables named as in main) */
 } PlanNest;
 
 /* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound).
@@ -2866,6 +2869,7 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql), *zSearch = 0, *zOrdered = 0;
   const char *zSubName = pl->pSub && !pl->nJoin ? (pl->s->zAlias ? pl->s->zAlias : pl->s->zFrom) : 0;
   int rc, i, aSkip[64], nSkip = 0, known = 1, aId[256], nId = 0, nNest = 0, semiRows = !pl->grouped && pl->nJoin>0;
+  int pairs = 0;                   /* a join by no equality: its pairs costed */
   PlanNest aNest[8];
   StatRows stat;
   qcost c;
@@ -2955,6 +2959,7 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
     /* a correlated subquery by no equality: the engine pairs each row with
     ** every row of its table (join.c, 2c), SQLite's plan may search an index */
     int64_t nIn = joinRows(db, q, &stat);
+    pairs = 1;
     c.engine += (double)(pl->nScanEst>0 ? pl->nScanEst : 1)*(double)(nIn>0 ? nIn : 1);
     if( known && c.sqlite<c.engine && *pzWhy==0 ){
       *pzWhy = sqlite3_mprintf("%s (a correlated subquery by no equality with the outer query): SQLite's plan costs "
@@ -2969,7 +2974,7 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
                    : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", zSearch);
   }else if( *pzWhy==0 && zOrdered && (!pl->nJoin || semiRows) && (pl->nArm || pl->pSub || !orderFree(db, pl, zOrdered)) ){
     *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", zOrdered);
-  }else if( *pzWhy==0 && (zSearch || c.engine>0) ){
+  }else if( *pzWhy==0 && (zSearch || pairs) ){
     pl->costSqlite = c.sqlite;
     pl->costEngine = c.engine;
   }
