@@ -1017,6 +1017,7 @@ static int probe(Comp *c, int jk, int *pr){
   if( q->left && !allReady(c, q) ) return why(c, "a LEFT JOIN whose keys (%s) read a table not probed before it", q->zQual);
   if( q->semi && q->nEq!=1 ) return why(c, "a subquery's join by %d equalities (%s)", q->nEq, q->zQual);
   if( q->nOn ) return why(c, "a subquery's join with a condition beside its equalities (%s)", q->zQual);
+  if( q->semi==Q_COUNT ) return why(c, "a correlated count(*) (%s)", q->zQual);
   if( readyEq(c, q, 0)<0 ) return why(c, "a join whose keys (%s) read a table not probed before it", q->zQual);
   for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)){
     char *zNot = c->zWhy;

@@ -61,6 +61,9 @@
 **      over joined rows); a row met takes no more pairs. Its table meets a
 **      batch after every table those conditions read (2a). By no equality
 **      (plan.c, 9a), a row's matches are every row of its table.
+**   2d. A correlated count(*) (plan.c, 9e) keeps every row once, its source
+**      the number of its matches (that meet its conditions, as 2c's, each
+**      pair met); its one column, Q_COUNT_COL, is that count.
 **   3. A worker keeps its batch's joined rows (past aPost) until the batch
 **      is joined whole; where they are more than a batch it gives the batch
 **      back to the scan's thread (GA_SINK_LATER) before changing anything:
@@ -597,7 +600,7 @@ static JoinScratch *scratch(Exec *e, Part *p){
   JoinScratch *js = p->js;
   int nPlace = Q_JCOL0 + pl->nJCol, nSlot = pl->nCol, k, c;
   if( js ) return js;
-  for(k=0; k<pl->nJoin; k++) nSlot += pl->aJoin[k].nCol;
+  for(k=0; k<pl->nJoin; k++) nSlot += pl->aJoin[k].nCol + (pl->aJoin[k].semi==Q_COUNT);
   if( (js = p->js = sqlite3_malloc(sizeof(JoinScratch)))==0 ) return 0;
   memset(js, 0, sizeof(*js));
   js->nSrc = pl->nJoin + 1;
@@ -617,6 +620,7 @@ static JoinScratch *scratch(Exec *e, Part *p){
   for(c=0, nSlot=0; c<pl->nCol; c++) js->aSlot[c] = nSlot++;
   for(k=0; k<pl->nJoin; k++){
     for(c=0; c<pl->aJoin[k].nCol; c++) js->aSlot[Q_JCOL0 + pl->aJoin[k].iCol0 + c] = nSlot++;
+    if( pl->aJoin[k].semi==Q_COUNT ) js->aSlot[Q_JCOL0 + pl->aJoin[k].iCol0 + Q_COUNT_COL] = nSlot++;
   }
   return js;
 }
@@ -642,11 +646,17 @@ static void gather(Exec *e, JoinScratch *js, const ga_colbatch *b, const int64_t
     int k = (c - Q_JCOL0)/GA_COLS_MAX, cc = (c - Q_JCOL0)%GA_COLS_MAX;
     const JoinTab *jt = &e->aJt[k];
     const int64_t *r = src0 + (int64_t)(k + 1)*stride;
-    for(i=0; i<m; i++){
-      if( r[i]<0 ){ t[i] = SQLITE_NULL; v[i] = 0; }
-      else{ t[i] = jt->aT[cc][r[i]]; v[i] = jt->aV[cc][r[i]]; }
+    if( cc==Q_COUNT_COL ){
+      /* (2d: a count join's source is its count) */
+      for(i=0; i<m; i++){ t[i] = SQLITE_INTEGER; v[i] = r[i]; }
+      o->cell = 0;
+    }else{
+      for(i=0; i<m; i++){
+        if( r[i]<0 ){ t[i] = SQLITE_NULL; v[i] = 0; }
+        else{ t[i] = jt->aT[cc][r[i]]; v[i] = jt->aV[cc][r[i]]; }
+      }
+      o->cell = jt->aCell[cc];
     }
-    o->cell = jt->aCell[cc];
   }
   o->type = t;
   o->v = v;
@@ -661,6 +671,7 @@ static void gatherAll(Exec *e, JoinScratch *js, const ga_colbatch *b, const int6
   for(c=0; c<pl->nCol; c++) gather(e, js, b, src0, stride, c, m);
   for(k=0; k<pl->nJoin; k++){
     for(c=0; c<pl->aJoin[k].nCol; c++) gather(e, js, b, src0, stride, Q_JCOL0 + pl->aJoin[k].iCol0 + c, m);
+    if( pl->aJoin[k].semi==Q_COUNT ) gather(e, js, b, src0, stride, Q_JCOL0 + pl->aJoin[k].iCol0 + Q_COUNT_COL, m);
   }
   jb->n = m;
 }
@@ -753,7 +764,7 @@ static int keepBinKey(Part *p, int nk, int nb){
 /* The np pairs of js->aPair met by jt's conditions beside its equalities
 ** (2c): each row of a pair that meets them marked in aHit. */
 static int pairsMet(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, const JoinTab *jt, int np,
-                    unsigned char *aHit){
+                    unsigned char *aHit, int64_t *aCount){
   JoinScratch *js = p->js;
   int sel[GA_BATCH], c, i, rc;
   qctx cx;
@@ -763,7 +774,11 @@ static int pairsMet(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, con
   cx.b = jb;
   cx.n = np;
   if( (rc = qxFilter(p, jt->q->aOn, jt->q->nOn, &cx, sel))!=SQLITE_OK ) return rc;
-  for(i=0; i<cx.n; i++) aHit[js->aPairRow[cx.sel ? cx.sel[i] : i]] = 1;
+  for(i=0; i<cx.n; i++){
+    int row = js->aPairRow[cx.sel ? cx.sel[i] : i];
+    aHit[row] = 1;
+    if( aCount ) aCount[row]++;
+  }
   return SQLITE_OK;
 }
 
@@ -772,19 +787,20 @@ static int pairsMet(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, con
 ** paired with it, a batch of pairs at a time, the conditions evaluated over
 ** the pairs; under 1b, every match's BINARY key checked as 2b does. */
 static int residualHits(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, int x, qvec **aX,
-                        unsigned char *aHit){
+                        unsigned char *aHit, int64_t *aCount){
   JoinScratch *js = p->js;
   const int k = e->aJoinOrder[x], m = js->aN[x];
   const JoinTab *jt = &e->aJt[k];
   int i, s, np = 0, rc;
   memset(aHit, 0, (size_t)m);
+  if( aCount ) memset(aCount, 0, sizeof(int64_t)*(size_t)m);
   for(i=0; i<m; i++){
     int nk = 0, nb = 0, nThis = 0, lim = 32;
     int64_t r;
     uint64_t h = 0;
     if( (rc = firstMatch(p, jt, aX, i, &r, &h, &nk, &nb))!=SQLITE_OK ) return rc;
     if( r>=0 && jt->bin && (rc = keepBinKey(p, nk, nb))!=SQLITE_OK ) return rc;
-    for(; r>=0 && !aHit[i]; r=nextMatch(jt, r, h, nk)){    /* (a row met needs no more pairs) */
+    for(; r>=0 && (aCount || !aHit[i]); r=nextMatch(jt, r, h, nk)){  /* (a row met needs no more pairs, unless counted) */
       if( jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, js->zKey, (size_t)nb)) ){
         return qxNotSame(p, zDiffer);
       }
@@ -794,13 +810,33 @@ static int residualHits(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb,
       if( np==GA_BATCH || ++nThis==lim ){
         /* (a row of many matches, a correlation by no equality's: its pairs
         ** met 32, 64, ... at a time, so that one met early stops early) */
-        if( (rc = pairsMet(e, p, b, jb, jt, np, aHit))!=SQLITE_OK ) return rc;
+        if( (rc = pairsMet(e, p, b, jb, jt, np, aHit, aCount))!=SQLITE_OK ) return rc;
         np = nThis = 0;
         if( lim<GA_BATCH ) lim *= 2;
       }
     }
   }
-  return np ? pairsMet(e, p, b, jb, jt, np, aHit) : SQLITE_OK;
+  return np ? pairsMet(e, p, b, jb, jt, np, aHit, aCount) : SQLITE_OK;
+}
+
+static int probeLevel(Exec*, Part*, const ga_colbatch*, ga_colbatch*, int, int);
+
+/* Level x's row i into level x + 1, its join's source r (its table's row,
+** -1 its NULLs, 2d a count); a full level x + 1 goes on first. */
+static int keepRow(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, int x, int i, int64_t r, int worker){
+  JoinScratch *js = p->js;
+  const int k = e->aJoinOrder[x];
+  int64_t *o;
+  int s, rc;
+  if( js->aN[x + 1]==GA_BATCH ){
+    if( (rc = probeLevel(e, p, b, jb, x + 1, worker))!=SQLITE_OK ) return rc;
+    js->aN[x + 1] = 0;
+  }
+  o = srcOf(js, x + 1, 0) + js->aN[x + 1];
+  for(s=0; s<js->nSrc; s++) o[(int64_t)s*GA_BATCH] = srcOf(js, x, s)[i];
+  o[(int64_t)(k + 1)*GA_BATCH] = r;
+  js->aN[x + 1]++;
+  return SQLITE_OK;
 }
 
 /* Level x's rows met by its join (the plan's x-th in e->aJoinOrder), into
@@ -814,6 +850,7 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   const qjoin *q = jt->q;
   qvec *aX[Q_MAXKEY];
   unsigned char aHit[GA_BATCH];    /* (2c) */
+  int64_t aCount[GA_BATCH];        /* (2d) */
   qctx cx;
   int i, j, c, rc;
   if( x==pl->nJoin ) return joinedRows(e, p, b, jb, worker);
@@ -825,15 +862,26 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   for(j=0; j<q->nEq; j++){
     if( (rc = q_eval(p->r, sideOf(q, j, 0), &cx, &aX[j]))!=SQLITE_OK ) return rc;
   }
-  if( q->semi && q->nOn && (rc = residualHits(e, p, b, jb, x, aX, aHit))!=SQLITE_OK ) return rc;
+  if( q->semi && q->nOn
+   && (rc = residualHits(e, p, b, jb, x, aX, aHit, q->semi==Q_COUNT ? aCount : 0))!=SQLITE_OK ) return rc;
   for(i=0; i<m; i++){
-    int nk = 0, nb = 0, hit = 0, any = 0, s;
+    int nk = 0, nb = 0, hit = 0, any = 0;
     int64_t r;
     uint64_t h = 0;
     if( (rc = firstMatch(p, jt, aX, i, &r, &h, &nk, &nb))!=SQLITE_OK ) return rc;
     hit = r>=0;
     if( hit && jt->bin && (rc = keepBinKey(p, nk, nb))!=SQLITE_OK ) return rc;
-    if( q->semi && q->nOn ){
+    if( q->semi==Q_COUNT ){
+      /* (2d) the row once, its source its count */
+      int64_t n = 0, r2;
+      if( q->nOn ) n = aCount[i];
+      for(r2=r; r2>=0; r2=nextMatch(jt, r2, h, nk)){
+        if( jt->bin && (jt->anBin[r2]!=nb || memcmp(jt->azKey[r2] + nk, js->zKey, (size_t)nb)) ) return qxNotSame(p, zDiffer);
+        if( !q->nOn ) n++;
+      }
+      if( (rc = keepRow(e, p, b, jb, x, i, n, worker))!=SQLITE_OK ) return rc;
+      continue;
+    }else if( q->semi && q->nOn ){
       /* (2c) the row once where a match met its conditions, or none did */
       if( aHit[i]!=(q->semi==Q_SEMI) ) continue;
       hit = 0;
@@ -850,15 +898,7 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
       if( hit && jt->bin && (jt->anBin[r]!=nb || memcmp(jt->azKey[r] + nk, js->zKey, (size_t)nb)) ){
         return qxNotSame(p, zDiffer);
       }
-      int64_t *o;
-      if( js->aN[x + 1]==GA_BATCH ){
-        if( (rc = probeLevel(e, p, b, jb, x + 1, worker))!=SQLITE_OK ) return rc;
-        js->aN[x + 1] = 0;
-      }
-      o = srcOf(js, x + 1, 0) + js->aN[x + 1];
-      for(s=0; s<js->nSrc; s++) o[(int64_t)s*GA_BATCH] = srcOf(js, x, s)[i];
-      o[(int64_t)(k + 1)*GA_BATCH] = hit ? r : -1;
-      js->aN[x + 1]++;
+      if( (rc = keepRow(e, p, b, jb, x, i, hit ? r : -1, worker))!=SQLITE_OK ) return rc;
       if( !hit ) break;
       any = 1;
       r = nextMatch(jt, r, h, nk);

@@ -95,6 +95,15 @@
 **      row for a row (join.c, 1d); else, where no two rows that differ tie
 **      on every ORDER BY term (finish.c checks them all, tieBail: else the
 **      run is SQLite's). Not DISTINCT's rows (which of equal rows stays).
+**   9e. A scalar subquery of the result list, of a query without
+**      aggregates, GROUP BY or DISTINCT over one table, that is a correlated
+**      SELECT count(*) FROM one table [WHERE ...] is a count join of that
+**      table (join.c, 2d): its WHERE as 9a's (equalities join, conditions
+**      over both decide which matches count, by no equality every row a
+**      match; a condition on the outer query alone stays SQLite's: it
+**      would make the count 0, not drop the row); the node reads the
+**      count, a value without affinity (Q_COUNT_COL). Kept columns do not
+**      serve it.
 **   9a. A conjunct of WHERE that is EXISTS, NOT EXISTS or x IN (SELECT ...)
 **      over a subquery that refers to the outer query (SQLite cannot
 **      prepare it alone) is a join of its table, after FROM's: a semi join
@@ -157,6 +166,7 @@ typedef struct Bind {
     qselect *sel;                  /* its SELECT, parsed with the statement's text positions */
     qexpr *pIn;                    /* IN: its left operand (NULL: EXISTS) */
     int anti;                      /* NOT EXISTS */
+    int count;                     /* a correlated count(*) of the result list (9e): pTerm its node */
   } aSemi[Q_MAXTAB];               /* correlated EXISTS, NOT EXISTS, IN (SELECT) of WHERE (9a) */
   int nSemi;
 } Bind;
@@ -1147,8 +1157,22 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
     if( stopped(b) ) return 0;
   }
   switch( e->op ){
-    case E_SUBQ:
+    case E_SUBQ: {
+      int k;
+      for(k=0; k<b->nSemi; k++){       /* (by its text: ORDER BY 1 binds a copy) */
+        if( b->aSemi[k].count && b->aSemi[k].pTerm->at==e->at && b->aSemi[k].pTerm->end==e->end ) break;
+      }
+      if( k<b->nSemi ){
+        /* a correlated count(*) (9e): its join's count, a value without affinity */
+        const qjoin *q = &b->pl->aJoin[b->aTab[b->nFrom + k].iJoin];
+        e->op = E_COL;
+        e->iCol = Q_JCOL0 + q->iCol0 + Q_COUNT_COL;
+        e->aff = -1;
+        e->coll = 0;
+        return 1;
+      }
       return subqueryValue(b, e)!=0;   /* its value and affinity, or SQLite's when folding */
+    }
     case E_LIT: case E_PARAM:
       return 1;                     /* folded with its greatest constant subtree (bindTop) */
     case E_COL:
@@ -1551,6 +1575,7 @@ static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
     /* a condition on the outer query's tables alone: where EXISTS or IN
     ** holds it holds, a WHERE conjunct; NOT EXISTS's is no conjunct */
     if( b->aTab[from].semi==Q_ANTI ) return whyf(b, "NOT EXISTS (a correlated subquery with a condition on the outer query alone)");
+    if( b->aTab[from].semi==Q_COUNT ) return whyf(b, "count(*) (a correlated subquery with a condition on the outer query alone)");
     from = -1;
   }
   js->a[js->n].e = e;
@@ -1609,7 +1634,7 @@ static int isEdge(const Bind *b, const JConj *c, int i, int J, int *pSide){
 /* What subquery place i is, as the SQL says it. */
 static const char *semiWord(const Bind *b, int i){
   const struct Semi *m = &b->aSemi[i - b->nFrom];
-  return m->anti ? "NOT EXISTS" : m->pIn ? "IN" : "EXISTS";
+  return m->count ? "count(*)" : m->anti ? "NOT EXISTS" : m->pIn ? "IN" : "EXISTS";
 }
 
 /* Is e (unbound) a positive integer literal? */
@@ -1689,6 +1714,44 @@ static void semiOf(Bind *b, qexpr *t, const qexpr *q, int anti, qexpr *pIn){
 /* WHERE's conjuncts that are subqueries referring to the outer query: a
 ** correlated EXISTS, NOT EXISTS or IN (SELECT ...), each a join of its
 ** table (9a) where the engine covers it. */
+/* Each scalar subquery of the result list (any depth) that is a
+** correlated SELECT count(*) FROM one table [WHERE ...], of a query without
+** aggregates, into b->aSemi: a count join (9e). Others are left as they
+** are (binding gives their reason). */
+static void countIn(Bind *b, qexpr *e){
+  qselect *sel;
+  if( e==0 || stopped(b) ) return;
+  if( e->op!=E_SUBQ || sqlite3_strnicmp(b->s->zSql + e->at, "EXISTS", 6)==0 ){
+    int i;
+    countIn(b, e->a);
+    countIn(b, e->b);
+    for(i=0; i<e->nArg; i++) countIn(b, e->arg[i]);
+    return;
+  }
+  if( !correlated(b, e, 0) || (sel = subParsed(b, e))==0 ) return;
+  if( sel->zWhy ){
+    sqlite3_free(sel->zWhy);
+    sel->zWhy = 0;
+    return;
+  }
+  if( sel->pNext || sel->pSub || sel->nJoin || sel->zFrom==0 || sel->nGroup || sel->pHaving || sel->pLimit
+   || sel->pOffset || sel->distinct || sel->nRes!=1 || sel->aRes[0].e->op!=E_AGG || sel->aRes[0].e->agg!=A_COUNTSTAR
+   || b->s->nJoin + 1 + b->nSemi>=Q_MAXTAB ){
+    return;
+  }
+  memset(&b->aSemi[b->nSemi], 0, sizeof(b->aSemi[0]));
+  b->aSemi[b->nSemi].pTerm = e;
+  b->aSemi[b->nSemi].sel = sel;
+  b->aSemi[b->nSemi++].count = 1;
+}
+
+static void countJoins(Bind *b){
+  int i;
+  if( b->s->zFrom==0 || b->s->pSub || b->s->nJoin || b->s->nGroup || b->s->pHaving || b->s->distinct ) return;
+  for(i=0; i<b->s->nRes; i++) if( q_has_agg(b->s->aRes[i].e) ) return;
+  for(i=0; i<b->s->nRes && !stopped(b); i++) countIn(b, b->s->aRes[i].e);
+}
+
 static void semiJoins(Bind *b){
   qexpr *aT[64];
   int nT, i;
@@ -1945,7 +2008,7 @@ static int planJoin(Bind *b, JSort *js){
     b->aTab[i].zQual = zAlias ? zAlias : aSrc[i].tab.zTab;
     b->aTab[i].zFrom = i==0 ? s->zFrom : i<nFrom ? s->aJoin[i - 1].zFrom : b->aSemi[i - nFrom].sel->zFrom;
     b->aTab[i].left = i>0 && i<nFrom && s->aJoin[i - 1].jt==Q_JT_LEFT;
-    b->aTab[i].semi = i<nFrom ? 0 : b->aSemi[i - nFrom].anti ? Q_ANTI : Q_SEMI;
+    b->aTab[i].semi = i<nFrom ? 0 : b->aSemi[i - nFrom].count ? Q_COUNT : b->aSemi[i - nFrom].anti ? Q_ANTI : Q_SEMI;
   }
   b->nTab = n;
   for(i=0; i<n && !stopped(b); i++){
@@ -2143,6 +2206,9 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
     }
   }
   for(c=0; c<pl->nJoin && !stopped(b); c++){
+    if( pl->aJoin[c].semi==Q_COUNT && pl->aJoin[c].nCol>=Q_COUNT_COL ){
+      whyf(b, "count(*) (a correlated subquery over more than %d columns)", Q_COUNT_COL - 1);
+    }
     if( pl->aJoin[c].nEq==0 && !(pl->aJoin[c].semi && pl->aJoin[c].nOn && pl->aJoin[c].nCol) ){
       /* (a subquery's pairs need a condition that reads its table) */
       whyf(b, "a join of %s by no equality it can use", pl->aJoin[c].zQual);
@@ -2295,6 +2361,7 @@ bind:
   memset(nLocal, 0, sizeof(nLocal));
   aggJoins(&b);                         /* comparisons with correlated aggregates as joins (9c) */
   semiJoins(&b);                        /* correlated subqueries as joins (9a) */
+  countJoins(&b);                       /* ... and correlated count(*)s (9e) */
   if( s->nJoin || b.nSemi ) planJoin(&b, &js);   /* a join (requirement 9) */
   /* SELECT *: the table's columns (a join's: each table's in FROM's order,
   ** a USING or NATURAL column once) */
@@ -3139,7 +3206,8 @@ void q_plan_describe(sqlite3_str *out, const qplan *pl){
       sqlite3_str_appendf(out, ",\"as\":");
       ga_json_str(out, q->zQual);
       sqlite3_str_appendf(out, ",\"left\":%s,\"kind\":\"%s\",\"on\":", q->left ? "true" : "false",
-                          q->left ? "left" : q->semi==Q_SEMI ? "semi" : q->semi==Q_ANTI ? "anti" : "inner");
+                          q->left ? "left" : q->semi==Q_SEMI ? "semi" : q->semi==Q_ANTI ? "anti"
+                          : q->semi==Q_COUNT ? "count" : "inner");
       exprsJson(out, s, q->aEq, q->nEq);
       sqlite3_str_appendall(out, ",\"filter\":");
       exprsJson(out, s, q->pBuild ? q->pBuild->aConj : 0, q->pBuild ? q->pBuild->nConj : 0);

@@ -35,6 +35,7 @@
 #define Q_MAXTAB 16                /* tables in a join */
 #define Q_MAXIN (1<<22)            /* values of an IN (SELECT ...) the engine holds */
 #define Q_JCOL0 GA_COLS_MAX        /* E_COL's iCol from here: a joined table's column (plan.c, 9) */
+#define Q_COUNT_COL (GA_COLS_MAX - 1)  /* a count join's count: its last column place (plan.c, 9e) */
 #define Q_MAXVALUES ((int64_t)1<<26)  /* values a query without aggregates may return (more:
                                    ** SQLite, which streams them) */
 
@@ -272,7 +273,7 @@ typedef struct qagg {
 ** DISTINCT keys by; gpu_min and gpu_max compare by BINARY). */
 #define Q_DEDUP(g) ((g)->distinct && !(((g)->fn==A_MIN || (g)->fn==A_MAX) && !(g)->gpu))
 
-enum { Q_SEMI = 1, Q_ANTI = 2 };   /* qjoin's semi */
+enum { Q_SEMI = 1, Q_ANTI = 2, Q_COUNT = 3 };   /* qjoin's semi (Q_COUNT: a correlated count(*), 9e) */
 enum { Q_ONE_GROUP = 1, Q_ONE_ORDER = 2 };   /* qjoin's unique: a correlated aggregate's groups
                                    ** (plan.c, 9c); a join whose order ORDER BY decides (9d) */
 
