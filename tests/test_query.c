@@ -3757,6 +3757,34 @@ START_TEST(test_tpch22){
 }
 END_TEST
 
+/* A node the parse shares (BETWEEN's operand, CASE's base) that names a
+** merged subquery's column whose expression names that column too ((r * 2)
+** AS r) is replaced once (flatten.c): replaced again it read (r * 2) * 2
+** (test_random, seed 1796059187489674184). Each answer SQLite's. */
+START_TEST(test_flatten_shared){
+  static const char *azSql[] = {
+    "WITH w AS (SELECT a, (r * 2) AS r FROM t) SELECT count(*), sum(a) FROM w WHERE r BETWEEN 6 AND 8",
+    "WITH w AS (SELECT a, (r * 2) AS r FROM t) SELECT a, CASE r WHEN 7 THEN 'y' WHEN 14 THEN 'twice' ELSE 'n' END FROM w",
+    "WITH w AS (SELECT a, (r * 2) AS r, (a || '') AS b FROM t) SELECT a FROM w WHERE (CASE r WHEN 7 THEN '1e3' ELSE b END"
+    " * (b + 1)) NOT BETWEEN 1.0 AND '12' ORDER BY a",
+    "SELECT count(*) FROM (SELECT (a + 1) AS a, (r * 2) AS r FROM t) WHERE a BETWEEN r AND r + 3",
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  size_t i;
+  EXEC(db, "CREATE TABLE t(a INTEGER, r TEXT COLLATE RTRIM);"
+           "INSERT INTO t VALUES (1, ' 3.5'), (2, '7'), (3, '3.5'), (-4, '1'), (5, NULL), (6, 'x')");
+  for(i=0; i<sizeof(azSql)/sizeof(azSql[0]); i++){
+    int engine = 0;
+    char *zRef = refOf(azSql[i]), *zDiff = readDiff(db, azSql[i], zRef, sqlOrdered(azSql[i]), 0, &engine);
+    CHECK(zDiff==0, "%s\n  %s", azSql[i], zDiff);
+    CHECK(engine, "%s: not on the engine", azSql[i]);
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
 /* Subqueries in FROM and WITH tables that select rows, merged into the
 ** query that reads them (flatten.c), 1,200 random ones a pass: over one
 ** table or a join, each column an expression (a column, +1, lower(),
@@ -4250,6 +4278,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_plan_kept);
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_tpch22);
+  tcase_add_test(tc, test_flatten_shared);
   tcase_add_test(tc, test_flatten);
   tcase_add_test(tc, test_derived_join);
   tcase_add_test(tc, test_decorrelate);

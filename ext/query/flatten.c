@@ -69,27 +69,20 @@ static int names(const qselect *s, const qexpr *e, int inOrder){
   return names(s, e->a, inOrder) && names(s, e->b, inOrder);
 }
 
-/* Does an unqualified name below e (subquery result i's expression) name
-** another of the subquery's results? A node the parse shares (BETWEEN's
-** operand) is visited twice; its copy must not be replaced again. */
-static int crossNamed(const qselect *sub, const qexpr *e, int i){
-  int k;
-  if( e==0 ) return 0;
-  if( e->op==E_COL && e->zQual==0 ){
-    for(k=0; k<sub->nRes; k++){
-      const char *z = resultName(sub, k);
-      if( k!=i && z && sqlite3_stricmp(z, e->zName)==0 ) return 1;
-    }
-  }
-  for(k=0; k<e->nArg; k++) if( crossNamed(sub, e->arg[k], i) ) return 1;
-  return crossNamed(sub, e->a, i) || crossNamed(sub, e->b, i);
-}
+/* The nodes replace() has made into copies so far: a node the parse shares
+** (BETWEEN's operand, CASE's base) is met again, and is not replaced again
+** (its copy may name the column it replaced: (r * 2) AS r). */
+typedef struct Replaced {
+  const qexpr **a; int n, nAlloc;
+} Replaced;
 
-/* Every subquery column below *pe replaced by a copy of its expression. 0,
+/* Every subquery column below e replaced by a copy of its expression. 0,
 ** or SQLITE_NOMEM. */
-static int replace(qselect *s, qexpr *e){
+static int replace(qselect *s, qexpr *e, Replaced *p){
   int i, k;
   if( e==0 ) return 0;
+  for(i=0; i<p->n && p->a[i]!=e; i++){}
+  if( i<p->n ) return 0;
   if( e->op==E_COL ){
     qexpr *c, *w;
     if( (k = resultOf(s, e))<0 ) return 0;     /* (an ORDER BY alias) */
@@ -98,10 +91,32 @@ static int replace(qselect *s, qexpr *e){
     w->at = c->at;
     w->end = c->end;
     *e = *w;
+    if( p->n==p->nAlloc ){
+      int n = p->nAlloc ? 2*p->nAlloc : 16;
+      const qexpr **a = sqlite3_realloc64(p->a, sizeof(qexpr*)*(uint64_t)n);
+      if( a==0 ) return SQLITE_NOMEM;
+      p->a = a;
+      p->nAlloc = n;
+    }
+    p->a[p->n++] = e;
     return 0;
   }
-  for(i=0; i<e->nArg; i++) if( replace(s, e->arg[i]) ) return SQLITE_NOMEM;
-  return replace(s, e->a) || replace(s, e->b) ? SQLITE_NOMEM : 0;
+  for(i=0; i<e->nArg; i++) if( replace(s, e->arg[i], p) ) return SQLITE_NOMEM;
+  return replace(s, e->a, p) || replace(s, e->b, p) ? SQLITE_NOMEM : 0;
+}
+
+/* Each name of s's that is the subquery's column replaced (2.). 0, or
+** SQLITE_NOMEM. */
+static int replaceAll(qselect *s){
+  Replaced r = { 0, 0, 0 };
+  int i, rc = 0;
+  for(i=0; i<s->nRes && rc==0; i++) rc = replace(s, s->aRes[i].e, &r);
+  for(i=0; i<s->nGroup && rc==0; i++) rc = replace(s, s->aGroup[i].e, &r);
+  for(i=0; i<s->nOrder && rc==0; i++) rc = replace(s, s->aOrder[i].e, &r);
+  if( rc==0 ) rc = replace(s, s->pWhere, &r);
+  if( rc==0 ) rc = replace(s, s->pHaving, &r);
+  sqlite3_free(r.a);
+  return rc;
 }
 
 int q_flatten(qselect *s){
@@ -113,16 +128,12 @@ int q_flatten(qselect *s){
    || sub->nOrder || sub->pLimit || sub->pOffset || sub->zWhy ){
     return 0;
   }
-  for(i=0; i<sub->nRes; i++) if( q_has_agg(sub->aRes[i].e) || crossNamed(sub, sub->aRes[i].e, i) ) return 0;
+  for(i=0; i<sub->nRes; i++) if( q_has_agg(sub->aRes[i].e) ) return 0;
   for(i=0; i<s->nRes; i++) if( !names(s, s->aRes[i].e, 0) ) return 0;
   for(i=0; i<s->nGroup; i++) if( !names(s, s->aGroup[i].e, 0) ) return 0;
   for(i=0; i<s->nOrder; i++) if( !names(s, s->aOrder[i].e, 1) ) return 0;
   if( !names(s, s->pWhere, 0) || !names(s, s->pHaving, 0) ) return 0;
-  /* (2.) */
-  for(i=0; i<s->nRes; i++) if( replace(s, s->aRes[i].e) ) return -SQLITE_NOMEM;
-  for(i=0; i<s->nGroup; i++) if( replace(s, s->aGroup[i].e) ) return -SQLITE_NOMEM;
-  for(i=0; i<s->nOrder; i++) if( replace(s, s->aOrder[i].e) ) return -SQLITE_NOMEM;
-  if( replace(s, s->pWhere) || replace(s, s->pHaving) ) return -SQLITE_NOMEM;
+  if( replaceAll(s) ) return -SQLITE_NOMEM;   /* (2.) */
   /* (3.) */
   if( s->pWhere && sub->pWhere ){
     qexpr *a = q_node(s, E_AND);
