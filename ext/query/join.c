@@ -646,7 +646,7 @@ static void gather(Exec *e, JoinScratch *js, const ga_colbatch *b, const int64_t
     int k = (c - Q_JCOL0)/GA_COLS_MAX, cc = (c - Q_JCOL0)%GA_COLS_MAX;
     const JoinTab *jt = &e->aJt[k];
     const int64_t *r = src0 + (int64_t)(k + 1)*stride;
-    if( cc==Q_COUNT_COL ){
+    if( cc==Q_COUNT_COL && jt->q->semi==Q_COUNT ){
       /* (2d: a count join's source is its count) */
       for(i=0; i<m; i++){ t[i] = SQLITE_INTEGER; v[i] = r[i]; }
       o->cell = 0;
