@@ -2817,6 +2817,9 @@ START_TEST(test_correlated_names){
     { "SELECT i, (SELECT max(u.x) FROM t AS u) FROM t WHERE i < 3", "engine", 0 },
     { "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM t AS u WHERE u.j < 0) OR i > 9", "engine", 0 },
     { "SELECT i, (SELECT count(*) FROM u WHERE u.k < 3) FROM t", "engine", 0 },
+    /* x NOT IN (a subquery of no rows): TRUE, even for NULL x, though its text names the column x */
+    { "SELECT count(*), sum(i) FROM t WHERE i NOT IN (SELECT k FROM u WHERE k > 100)", "engine", 0 },
+    { "SELECT count(*), sum(k NOT IN (SELECT i FROM t WHERE i < 0)), sum(v) FROM u", "engine", 0 },
     { "SELECT y, (SELECT count(*) FROM u WHERE k > 0 AND true) FROM tt", "sqlite",
       "count(*) (a correlated subquery with a condition on the outer query alone)" },
     /* a join's correlated EXISTS: a semi join where the engine covers it */

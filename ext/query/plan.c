@@ -1722,10 +1722,7 @@ static void countIn(Bind *b, qexpr *e){
   qselect *sel;
   if( e==0 || stopped(b) ) return;
   if( e->op!=E_SUBQ || sqlite3_strnicmp(b->s->zSql + e->at, "EXISTS", 6)==0 ){
-    int i;
-    countIn(b, e->a);
-    countIn(b, e->b);
-    for(i=0; i<e->nArg; i++) countIn(b, e->arg[i]);
+    EACH_CHILD(e, pp, countIn(b, *pp));
     return;
   }
   if( !correlated(b, e, 0) || (sel = subParsed(b, e))==0 ) return;
