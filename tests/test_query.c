@@ -1662,6 +1662,122 @@ START_TEST(test_join){
 }
 END_TEST
 
+/* ---- 1b'. a join's rows in SQLite's join order ---------------------------------------------- */
+
+/* Rows of a random join without ORDER BY (plan.c, 9f), compared in order:
+** x1 any of j0 ... j3, the others j1 ... j3, each joined by an equality, by
+** none (a cross product) or as a LEFT JOIN; conditions on each table alone
+** that an index serves (=, IN, a range, BETWEEN); a LIMIT at times. */
+static void genJoinRows(Gen *g, Query *q){
+  static const char *azOp[] = { " = ", " > ", " <= " };
+  sqlite3_str *s = sqlite3_str_new(0), *w = sqlite3_str_new(0);
+  int nTab = 2 + pick(g, 3), nRes = 1 + pick(g, 4), nW = 0, i;
+  char *zW;
+  g->nJoin = nTab;
+  APP(s, "SELECT ");
+  for(i=0; i<nRes; i++){
+    if( i ) APP(s, ", ");
+    col(g, s);
+  }
+  sqlite3_str_appendf(s, " FROM j%d AS x1", pick(g, 4));
+  for(i=2; i<=nTab; i++){
+    int how = pick(g, 6), other = 1 + pick(g, i - 1);
+    if( how==0 ){
+      sqlite3_str_appendf(s, " LEFT JOIN j%d AS x%d ON x%d.%s = x%d.%s", 1 + pick(g, 3), i, i, PICK(g, azCol), other,
+                          PICK(g, azCol));
+    }else{
+      sqlite3_str_appendf(s, ", j%d AS x%d", 1 + pick(g, 3), i);
+      if( how>1 ){                 /* (else a cross product) */
+        sqlite3_str_appendf(w, "%sx%d.%s = x%d.%s", nW++ ? " AND " : "", i, chance(g, 0.2) ? "id" : PICK(g, azCol),
+                            other, PICK(g, azCol));
+      }
+    }
+  }
+  for(i=1; i<=nTab; i++){
+    if( chance(g, 0.4) ) continue;
+    sqlite3_str_appendf(w, "%sx%d.%s", nW++ ? " AND " : "", i, chance(g, 0.15) ? "id" : PICK(g, azCol));
+    switch( pick(g, 3) ){
+      case 0: APP(w, PICK(g, azOp)); lit(g, w); break;
+      case 1: APP(w, " IN ("); lit(g, w); APP(w, ", "); lit(g, w); APP(w, ", "); lit(g, w); APP(w, ")"); break;
+      default: APP(w, " BETWEEN "); lit(g, w); APP(w, " AND "); lit(g, w); break;
+    }
+  }
+  zW = text(w);
+  if( nW ) sqlite3_str_appendf(s, " WHERE %s", zW);
+  sqlite3_free(zW);
+  if( chance(g, 0.2) ) sqlite3_str_appendf(s, " LIMIT %d", 1 + pick(g, 20));
+  g->nJoin = 0;
+  q->zSql = text(s);
+  q->zRef = refOf(q->zSql);
+  q->ordered = 1;
+  q->nKeyCol = 0;
+}
+
+/* genJoinRows's reads over tables with random indexes (of one to three
+** columns, DESC, COLLATE NOCASE; ANALYZE run in some rounds), in memory and
+** in a file (pages, 1 to 4 threads): each read's rows in SQLite's order. */
+START_TEST(test_join_order){
+  static const int aN[] = { 150, 30, 12, 5 };
+  const char *zN = getenv("GPUAGG_QUERY_N");
+  int nQuery = (zN ? atoi(zN) : getenv("GPUAGG_UNDER_SANITIZER") ? 120 : 600)/2, nRound = 6, iRound, i, k;
+  char zDir[64], zFile[96], zWhere[96], zDump[32];
+  Tally y;
+  Gen g;
+  sqlite3 *mem = s_open(4096, 1000), *file;
+  memset(&y, 0, sizeof(y));
+  s_dir_make(zDir, "joinorder");
+  snprintf(zFile, sizeof(zFile), "%s/o.db", zDir);
+  file = openFileChecked(zFile);
+  memset(&g, 0, sizeof(g));
+  g.valgrind = under_valgrind();
+  for(iRound=0; iRound<nRound; iRound++){
+    int where = iRound%2;
+    sqlite3 *db = where ? file : mem;
+    h_rng_init(&g.r, h_seed + 7919u*(uint64_t)iRound + 17u);
+    for(k=0; k<4; k++){
+      char zT[8];
+      int nIdx = pick(&g, 3), j;
+      snprintf(zT, sizeof(zT), "j%d", k);
+      CHECK(makeTableOf(db, &g, aN[k], zT, 1)==SQLITE_OK, "round %d: making %s: %s", iRound, zT, sqlite3_errmsg(db));
+      for(j=0; j<nIdx; j++){
+        sqlite3_str *x = sqlite3_str_new(0);
+        int nc = 1 + pick(&g, 3), c;
+        char *z;
+        sqlite3_str_appendf(x, "CREATE INDEX j%di%d ON j%d(", k, j, k);
+        for(c=0; c<nc; c++){
+          sqlite3_str_appendf(x, "%s%s%s%s", c ? ", " : "", PICK(&g, azCol), chance(&g, 0.2) ? " COLLATE NOCASE" : "",
+                              chance(&g, 0.3) ? " DESC" : "");
+        }
+        APP(x, ")");
+        z = text(x);
+        EXEC(db, "%s", z);
+        sqlite3_free(z);
+      }
+    }
+    if( iRound%3==2 ) EXEC(db, "ANALYZE");
+    if( where ) EXEC(db, "SELECT gpuagg_config('threads', %d)", 1 + iRound%4);
+    for(i=0; i<nQuery/nRound*2; i++){
+      Query q;
+      genJoinRows(&g, &q);
+      snprintf(zWhere, sizeof(zWhere), "join order round %d, query %d", iRound, i);
+      snprintf(zDump, sizeof(zDump), "joinorder%d", iRound);
+      readCounted(&y, db, &g, &q, zWhere, zDump);
+    }
+    if( iRound%3==2 ) EXEC(db, "DROP TABLE sqlite_stat1");
+  }
+  tallyReport(&y, " joins' rows", -1, 10);
+  fflush(stdout);
+  CHECK(y.nBad==0, "%d of %lld joins' rows differ from SQLite's; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
+  CHECK(y.nRead>0 && y.nEngine*2 >= y.nRead, "only %lld of %lld joins' rows took the engine's path (want 50%%)",
+        (long long)y.nEngine, (long long)y.nRead);
+  s_expect_pool_idle(mem);
+  s_expect_pool_idle(file);
+  sqlite3_close(mem);
+  sqlite3_close(file);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* ---- 1c. star joins over kept columns ---------------------------------------------------------- */
 
 /* A star (sometimes a snowflake) SELECT over fact table f and dimensions
@@ -2940,9 +3056,10 @@ END_TEST
 START_TEST(test_outside){
   /* each form, and the reason gpu_explain and gpuagg_info() give */
   static const char *azSql[][2] = {
-    { "SELECT t.a, u.b FROM t JOIN t2 u ON t.a = u.a", "rows of a join without aggregates or ORDER BY (their order is SQLite's join order)" },
+    { "SELECT t.a, u.b FROM t JOIN (SELECT a, b FROM t2 LIMIT 40) u ON t.a = u.a",
+      "rows of a join with a subquery in FROM, without aggregates or ORDER BY (their order is SQLite's join order)" },
     { "SELECT count(*) FROM t RIGHT JOIN t2 u ON t.a = u.a", "a RIGHT or FULL JOIN" },
-    { "SELECT count(*), sum(t2.b) FROM t, t2", "a join without an equality that joins t2 to the tables before it (a cross product)" },
+    { "SELECT count(*), sum(t2.b) FROM t LEFT JOIN t2 ON t.b < t2.b", "a LEFT JOIN without an equality that joins t2 to the tables before it" },
     { "SELECT t.a, u.s, count(*) FROM t JOIN t2 u ON t.a = u.a GROUP BY t.a",
       "the column s outside GROUP BY and aggregates in a join (its row is SQLite's join order's)" },
     { "SELECT count(*) FROM t LEFT JOIN t2 u ON t.a = u.a AND t.b > 5",
@@ -4289,6 +4406,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_correlated);
   tcase_add_test(tc, test_join);
+  tcase_add_test(tc, test_join_order);
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_join);

@@ -151,5 +151,6 @@ int q_flatten(qselect *s){
   s->aJoin = sub->aJoin;
   s->nJoin = sub->nJoin;
   s->pSub = 0;
+  s->flattened = 1;
   return 1;
 }

@@ -85,6 +85,8 @@ typedef struct JoinTab {
   uint64_t *aHash;                 /* ... and its hash */
   int bin;                         /* an equality's collation is not BINARY (1b) */
   int *anBin;                      /* ... each row's key under BINARY: its bytes, after anKey's */
+  int64_t *aPos;                   /* ... each row's position in its table's scan (plan.c, 9f), or
+                                   ** NULL: not asked */
   int64_t *aNext;                  /* the next row in its slot's chain (-1: none) */
   int64_t *aSlot; uint64_t mask;   /* each slot's first row (-1: none), and slots - 1 */
   int64_t *aFirst;                 /* direct (1a): the first row of each key - lo (-1: none), or
@@ -272,6 +274,7 @@ typedef struct BuildPart {
   ga_cell **aCell;                 /* ... TEXT and BLOB bytes (kept by part.r) */
   const char **azKey; int *anKey;  /* each row's key (JoinTab's) */
   int *anBin; uint64_t *aHash;
+  int64_t *aPos;                   /* each row's position in the table's scan (the plan's nPos) */
 } BuildPart;
 
 typedef struct BuildSink {
@@ -280,6 +283,7 @@ typedef struct BuildSink {
   const qjoin *q;                  /* the join it builds */
   int nPlace;                      /* places of a joined row (Q_JCOL0 + the query's nJCol) */
   int bin;                         /* an equality's collation is not BINARY (1b) */
+  int wantPos;                     /* its rows' positions are sort terms (plan.c, 9f) */
   BuildPart *a; int nPart;         /* a[0] the scan's thread's, then each worker's */
   int rc;                          /* the scan's thread's error */
 } BuildSink;
@@ -345,7 +349,8 @@ static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
       bp->aCell[j] = x;
     }
     if( (bp->azKey = growTo(bp->azKey, m, sizeof(char*)))==0 || (bp->anKey = growTo(bp->anKey, m, sizeof(int)))==0
-     || (bp->anBin = growTo(bp->anBin, m, sizeof(int)))==0 || (bp->aHash = growTo(bp->aHash, m, 8))==0 ){
+     || (bp->anBin = growTo(bp->anBin, m, sizeof(int)))==0 || (bp->aHash = growTo(bp->aHash, m, 8))==0
+     || (s->wantPos && (bp->aPos = growTo(bp->aPos, m, 8))==0) ){
       return SQLITE_NOMEM;
     }
     bp->alloc = m;
@@ -355,6 +360,7 @@ static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
     bp->anKey[bp->n + i] = azK[i] ? anK[i] : 0;
     bp->anBin[bp->n + i] = anB[i];
     bp->aHash[bp->n + i] = aH[i];
+    if( s->wantPos ) bp->aPos[bp->n + i] = b->pos + (ctx.sel ? ctx.sel[i] : i);
   }
   for(j=0; j<pb->nOut; j++){
     const ga_colvec *c = &b->col[pb->aOut[j]->iCol];
@@ -405,6 +411,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
   s.pb = pb;
   s.q = jt->q;
   s.nPlace = Q_JCOL0 + e->pl->nJCol;
+  s.wantPos = e->pl->nPos>0;
   for(j=0; j<jt->q->nEq; j++) if( jt->q->aEq[j]->cmpColl!=C_BINARY ) s.bin = 1;
   s.base.xBatch = buildBatch;
   s.nPart = 1 + nTh;
@@ -491,6 +498,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
     jt->anBin = sqlite3_malloc64(sizeof(int)*(uint64_t)jt->n + 8);
     jt->aHash = sqlite3_malloc64(8*(uint64_t)jt->n + 8);
     if( jt->azKey==0 || jt->anKey==0 || jt->anBin==0 || jt->aHash==0 ) rc = SQLITE_NOMEM;
+    if( s.wantPos && (jt->aPos = sqlite3_malloc64(8*(uint64_t)jt->n + 8))==0 ) rc = SQLITE_NOMEM;
   }
   for(w=0, at=0; w<s.nPart && rc==SQLITE_OK; at+=s.a[w].n, w++){
     const BuildPart *bp = &s.a[w];
@@ -499,12 +507,14 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
     memcpy(jt->anKey + at, bp->anKey, sizeof(int)*(size_t)bp->n);
     memcpy(jt->anBin + at, bp->anBin, sizeof(int)*(size_t)bp->n);
     memcpy(jt->aHash + at, bp->aHash, 8*(size_t)bp->n);
+    if( s.wantPos ) memcpy(jt->aPos + at, bp->aPos, 8*(size_t)bp->n);
   }
   /* the runs keep the rows' bytes and keys */
   if( rc==SQLITE_OK && (jt->aRun = sqlite3_malloc64(sizeof(qrun*)*(uint64_t)(2*s.nPart)))==0 ) rc = SQLITE_NOMEM;
   for(w=0; w<s.nPart; w++){
     BuildPart *bp = &s.a[w];
     sqlite3_free(bp->azKey); sqlite3_free(bp->anKey); sqlite3_free(bp->anBin); sqlite3_free(bp->aHash);
+    sqlite3_free(bp->aPos);
     sqlite3_free(bp->key.kbuf);
     if( jt->aRun ) jt->aRun[jt->nRun++] = bp->key.r;
     else q_run_free(bp->key.r);
@@ -570,6 +580,7 @@ void qxJoinFree(Exec *e){
     }
     sqlite3_free(jt->aT); sqlite3_free(jt->aV); sqlite3_free(jt->aCell);
     sqlite3_free(jt->azKey); sqlite3_free(jt->anKey); sqlite3_free(jt->anBin); sqlite3_free(jt->aHash);
+    sqlite3_free(jt->aPos);
     sqlite3_free(jt->aNext); sqlite3_free(jt->aSlot); sqlite3_free(jt->aFirst);
     for(c=0; c<jt->nRun; c++) q_run_free(jt->aRun[c]);
     sqlite3_free(jt->aRun);
@@ -598,7 +609,7 @@ void qxJoinScratchFree(Part *p){
 static JoinScratch *scratch(Exec *e, Part *p){
   const qplan *pl = e->pl;
   JoinScratch *js = p->js;
-  int nPlace = Q_JCOL0 + pl->nJCol, nSlot = pl->nCol, k, c;
+  int nPlace = Q_JCOL0 + pl->nJCol + pl->nPos, nSlot = pl->nCol + pl->nPos, k, c;
   if( js ) return js;
   for(k=0; k<pl->nJoin; k++) nSlot += pl->aJoin[k].nCol + (pl->aJoin[k].semi==Q_COUNT);
   if( (js = p->js = sqlite3_malloc(sizeof(JoinScratch)))==0 ) return 0;
@@ -622,6 +633,7 @@ static JoinScratch *scratch(Exec *e, Part *p){
     for(c=0; c<pl->aJoin[k].nCol; c++) js->aSlot[Q_JCOL0 + pl->aJoin[k].iCol0 + c] = nSlot++;
     if( pl->aJoin[k].semi==Q_COUNT ) js->aSlot[Q_JCOL0 + pl->aJoin[k].iCol0 + Q_COUNT_COL] = nSlot++;
   }
+  for(c=0; c<pl->nPos; c++) js->aSlot[Q_JCOL0 + pl->nJCol + c] = nSlot++;
   return js;
 }
 
@@ -638,7 +650,16 @@ static void gather(Exec *e, JoinScratch *js, const ga_colbatch *b, const int64_t
   int64_t *v = js->aV + (size_t)js->aSlot[c]*GA_BATCH;
   ga_colvec *o = &js->aCol[c];
   int i;
-  if( c<Q_JCOL0 ){
+  if( c>=Q_JCOL0 + e->pl->nJCol ){
+    /* (plan.c, 9f) a table's rows' positions: the scan's (0) or join k's (k + 1) */
+    int k = c - Q_JCOL0 - e->pl->nJCol, none = k && e->aJt[k - 1].q->semi;   /* (a semi join's: none) */
+    const int64_t *r = src0 + (int64_t)k*stride;
+    for(i=0; i<m; i++){
+      if( none || r[i]<0 ){ t[i] = SQLITE_NULL; v[i] = 0; }
+      else{ t[i] = SQLITE_INTEGER; v[i] = k ? e->aJt[k - 1].aPos[r[i]] : b->pos + r[i]; }
+    }
+    o->cell = 0;
+  }else if( c<Q_JCOL0 ){
     const ga_colvec *x = &b->col[c];
     for(i=0; i<m; i++){ t[i] = x->type[src0[i]]; v[i] = x->v[src0[i]]; }
     o->cell = x->cell;
@@ -673,6 +694,7 @@ static void gatherAll(Exec *e, JoinScratch *js, const ga_colbatch *b, const int6
     for(c=0; c<pl->aJoin[k].nCol; c++) gather(e, js, b, src0, stride, Q_JCOL0 + pl->aJoin[k].iCol0 + c, m);
     if( pl->aJoin[k].semi==Q_COUNT ) gather(e, js, b, src0, stride, Q_JCOL0 + pl->aJoin[k].iCol0 + Q_COUNT_COL, m);
   }
+  for(c=0; c<pl->nPos; c++) gather(e, js, b, src0, stride, Q_JCOL0 + pl->nJCol + c, m);
   jb->n = m;
 }
 
@@ -920,7 +942,7 @@ int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int wor
   int i, rc;
   if( js==0 ) return SQLITE_NOMEM;
   memset(&jb, 0, sizeof(jb));
-  jb.nCol = Q_JCOL0 + pl->nJCol;
+  jb.nCol = Q_JCOL0 + pl->nJCol + pl->nPos;
   jb.col = js->aCol;
   jb.pos = b->pos;
   for(i=0; i<ctx->n; i++) srcOf(js, 0, 0)[i] = ctx->sel ? ctx->sel[i] : i;

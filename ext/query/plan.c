@@ -104,6 +104,13 @@
 **      would make the count 0, not drop the row); the node reads the
 **      count, a value without affinity (Q_COUNT_COL). Kept columns do not
 **      serve it.
+**   9f. Rows of a join without aggregates, DISTINCT or ORDER BY come in
+**      SQLite's join order: its plan's loops, outer first, each reading
+**      its rows in an index's order or the rowid's (joinorder.c), made the
+**      sort terms (for the rowid, the rows' positions in their tables:
+**      join.c gathers them). A plan whose order the engine does not follow
+**      (an automatic index, a MULTI-INDEX OR, a subquery in FROM) is
+**      SQLite's to run.
 **   9a. A conjunct of WHERE that is EXISTS, NOT EXISTS or x IN (SELECT ...)
 **      over a subquery that refers to the outer query (SQLite cannot
 **      prepare it alone) is a join of its table, after FROM's: a semi join
@@ -2064,9 +2071,14 @@ static int planJoin(Bind *b, JSort *js){
     }
     if( next<0 ){
       for(i=0; i<n && (J & (1<<i)); i++){}
-      if( i>=nFrom ) whyf(b, "%s (a correlated subquery by no equality with the outer query)", semiWord(b, i));
-      else whyf(b, "a join without an equality that joins %s to the tables before it (a cross product)", b->aTab[i].zQual);
-      break;
+      if( i<nFrom && !b->aTab[i].left ){
+        next = i;                  /* (a cross product: each row meets every row of i, conditions
+                                   ** over both deciding after the joins) */
+      }else{
+        if( i>=nFrom ) whyf(b, "%s (a correlated subquery by no equality with the outer query)", semiWord(b, i));
+        else whyf(b, "a LEFT JOIN without an equality that joins %s to the tables before it", b->aTab[i].zQual);
+        break;
+      }
     }
     js->aOrder[k] = next;
     J |= 1<<next;
@@ -2146,6 +2158,17 @@ static const char *fallible(const qexpr *e){
   return z;
 }
 
+/* A join's equality e (bound) whose sides cannot fail: 1, else 0 (b says
+** why). The engine makes each side's keys over the rows its table's own
+** conjuncts keep; SQLite meets the equality on the rows its plan visits,
+** in an order of conditions of its own, so an error there (abs() of the
+** least integer) may be its and not the engine's. */
+static int infallibleEq(Bind *b, const qexpr *e){
+  const char *zF = fallible(e);
+  if( zF ) whyf(b, "a join's equality with %s, which can fail: which rows SQLite meets it on is its plan's", zF);
+  return zF==0;
+}
+
 /* The conjuncts of js bound where they go: the scan's own (pl->aConj,
 ** before the joins), a joined table's own (aLocal: its build's WHERE,
 ** unbound), its equalities (its aEq), a LEFT JOIN's other ON conjuncts (its
@@ -2172,7 +2195,7 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
       if( x->m==1<<f || (x->m==0 && q->semi) ){
         if( !listPush(b, &aLocal[q - pl->aJoin], &nLocal[q - pl->aJoin], e) ) return 0;
       }else if( q->nEq<Q_MAXKEY && isEdge(b, x, f, jb, &side) ){
-        if( !bindTop(b, &e, CTX_ROW) ) return 0;
+        if( !bindTop(b, &e, CTX_ROW) || !infallibleEq(b, e) ) return 0;
         q->aBuildSide[q->nEq] = side;
         q->aEq[q->nEq++] = e;
       }else{
@@ -2190,7 +2213,7 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
       /* (a correlated aggregate's groups are joined by the correlation alone:
       ** 9c's one group a key is of those keys) */
       qjoin *q = &pl->aJoin[b->aTab[T].iJoin];
-      if( !bindTop(b, &e, CTX_ROW) ) return 0;
+      if( !bindTop(b, &e, CTX_ROW) || !infallibleEq(b, e) ) return 0;
       q->aBuildSide[q->nEq] = side;
       q->aEq[q->nEq++] = e;
     }else{
@@ -2206,7 +2229,7 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
     if( pl->aJoin[c].semi==Q_COUNT && pl->aJoin[c].nCol>=Q_COUNT_COL ){
       whyf(b, "count(*) (a correlated subquery over more than %d columns)", Q_COUNT_COL - 1);
     }
-    if( pl->aJoin[c].nEq==0 && !(pl->aJoin[c].semi && pl->aJoin[c].nOn && pl->aJoin[c].nCol) ){
+    if( pl->aJoin[c].nEq==0 && pl->aJoin[c].semi && !(pl->aJoin[c].nOn && pl->aJoin[c].nCol) ){
       /* (a subquery's pairs need a condition that reads its table) */
       whyf(b, "a join of %s by no equality it can use", pl->aJoin[c].zQual);
     }
@@ -2240,6 +2263,131 @@ static int orderedByKey(Bind *b){
   if( i==pl->nSort ) return 0;
   for(k=0; k<pl->nJoin; k++) if( !pl->aJoin[k].semi && !pl->aJoin[k].unique ) pl->aJoin[k].unique = Q_ONE_ORDER;
   return 1;
+}
+
+/* 9f: a join's rows without ORDER BY in SQLite's join order, its plan's
+** loops' terms (joinorder.c) the sort terms: an index's columns as bound
+** columns, a table's rowid order as its rows' positions (places after the
+** joined tables' columns: join.c gathers them). */
+#define Q_JOIN_ORDER_MAX 64        /* terms SQLite's join order may take */
+
+/* The columns of table t that e names (bits of *pUsed), e a conjunct over
+** t alone (qualified by zQual, or not at all), not yet bound. */
+static void namedCols(const qexpr *e, const ga_table *t, const char *zQual, uint64_t *pUsed){
+  if( e==0 || e->op==E_SUBQ || e->op==E_INSEL ) return;   /* (a subquery's own names: none of t's) */
+  if( e->op==E_COL && (e->zQual==0 || sqlite3_stricmp(e->zQual, zQual)==0) ){
+    int c = colIndex(t, e->zName);
+    if( c>=0 && c<64 ) *pUsed |= (uint64_t)1<<c;
+  }
+  EACH_CHILD((qexpr*)e, pp, namedCols(*pp, t, zQual, pUsed));
+}
+
+/* Each FROM table's columns the statement names as SQLite counts them
+** (its colUsed: joinorder.c, 2a), into aUsed: those bound to it so far
+** and those its own conjuncts name (aLocal: bound with its build), its
+** rowid alias not among them (SQLite reads that as the rowid). 0 where
+** not known: a subquery merged, a table of 64 columns or more. */
+static int usedCols(Bind *b, qexpr ***aLocal, const int *nLocal, uint64_t *aUsed){
+  const qplan *pl = b->pl;
+  int i, c;
+  if( b->s->flattened ) return 0;
+  for(i=0; i<b->nFrom; i++){
+    const ga_table *t = b->aTab[i].t;
+    const int k = b->aTab[i].iJoin;
+    if( t->nCol>63 ) return 0;
+    aUsed[i] = 0;
+    if( k<0 ){
+      for(c=0; c<pl->nCol; c++) aUsed[i] |= (uint64_t)1<<pl->aiCol[c];
+    }else{
+      for(c=0; c<pl->aJoin[k].nCol; c++) aUsed[i] |= (uint64_t)1<<pl->aJoin[k].aTabCol[c];
+      for(c=0; c<nLocal[k]; c++) namedCols(aLocal[k][c], t, b->aTab[i].zQual, &aUsed[i]);
+    }
+    for(c=0; c<t->nCol && rowidKeyed(t); c++) if( t->aCol[c].pk==1 ) aUsed[i] &= ~((uint64_t)1<<c);
+  }
+  return 1;
+}
+
+static void joinOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal){
+  qplan *pl = b->pl;
+  const char *azQual[Q_MAXTAB];
+  const ga_table *apTab[Q_MAXTAB];
+  uint64_t aUsed[Q_MAXTAB];
+  int known;
+  qordterm *a = 0;
+  sqlite3_stmt *st = 0;
+  char *zSql, *zWhy = 0, *zOrder = 0;
+  int i, n = 0, rc;
+  for(i=0; i<b->nFrom; i++){
+    if( b->aTab[i].derived ){
+      whyf(b, "rows of a join with a subquery in FROM, without aggregates or ORDER BY (their order is SQLite's join "
+              "order)");
+      return;
+    }
+    azQual[i] = b->aTab[i].zQual;
+    apTab[i] = b->aTab[i].t;
+  }
+  known = usedCols(b, aLocal, nLocal, aUsed);
+  if( sqlite3_prepare_v2(b->db, "PRAGMA reverse_unordered_selects", -1, &st, 0)==SQLITE_OK
+   && sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int(st, 0) ){
+    whyf(b, "rows of a join without aggregates or ORDER BY under PRAGMA reverse_unordered_selects");
+  }
+  sqlite3_finalize(st);
+  st = 0;
+  if( stopped(b) ) return;
+  if( (zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", b->s->zSql))==0
+   || (a = sqlite3_malloc(sizeof(qordterm)*Q_JOIN_ORDER_MAX))==0 ){
+    sqlite3_free(zSql);
+    b->rc = SQLITE_NOMEM;
+    return;
+  }
+  rc = keptPrepare(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, b->keep, zSql, &st);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    for(i=0; i<b->nParam && i<sqlite3_bind_parameter_count(st); i++){
+      if( b->apParam && b->apParam[i] ) sqlite3_bind_value(st, i + 1, b->apParam[i]);
+    }
+    rc = q_join_order(b->db, st, b->s, b->nFrom, azQual, apTab, known ? aUsed : 0, a, &n, Q_JOIN_ORDER_MAX, &zOrder,
+                      &zWhy);
+    keptDone(b->keep, st);
+  }else{
+    sqlite3_finalize(st);
+  }
+  if( rc ){
+    if( rc==SQLITE_NOMEM ) b->rc = rc;
+    else whyf(b, "rows of a join without aggregates or ORDER BY (their order is SQLite's join order: %s)",
+              sqlite3_errstr(rc));
+  }else if( zWhy ){
+    whyf(b, "rows of a join without aggregates or ORDER BY, in the order of a plan the engine does not follow: %s", zWhy);
+  }else if( !sortTerms(b, n) || (pl->zJoinOrd = q_alloc(b->s, (int)strlen(zOrder) + 24))==0 ){
+    b->rc = SQLITE_NOMEM;
+  }else{
+    sqlite3_snprintf((int)strlen(zOrder) + 24, pl->zJoinOrd, "SQLite's join order: %s", zOrder);
+    pl->nPos = 1 + pl->nJoin;
+    for(i=0; i<n && !stopped(b); i++){
+      qexpr *e = q_node(b->s, E_COL);
+      const struct JTab *t = &b->aTab[a[i].iTab];
+      if( e==0 ){ b->rc = SQLITE_NOMEM; break; }
+      pl->aSort[i] = e;
+      pl->aSortDesc[i] = a[i].desc;
+      pl->aSortNulls[i] = 0;
+      if( a[i].zCol ){
+        e->zName = a[i].zCol;
+        e->zQual = (char*)t->zQual;
+        e->synth = 0;
+        if( !bindTop(b, &pl->aSort[i], CTX_ROW) ) break;
+        if( (pl->aSortColl[i] = collOf(pl->bin, a[i].zColl))<0 ){
+          whyf(b, "rows of a join without ORDER BY, in the order of an index by the collation %s", a[i].zColl);
+        }
+      }else{
+        e->iCol = Q_JCOL0 + pl->nJCol + t->iJoin + 1;
+        pl->aSortColl[i] = pl->bin;
+      }
+    }
+    pl->nSort = pl->nJoinOrd = i;
+  }
+  sqlite3_free(zWhy);
+  sqlite3_free(zOrder);
+  sqlite3_free(a);
 }
 
 /* Each joined table's rows as a plan of their own: SELECT the columns the
@@ -2483,6 +2631,8 @@ bind:
     ** depend on it, SQLite's path (requirement 9) */
     if( !pl->grouped && b.nFrom>1 && !s->asSet && !orderedByKey(&b) ){
       if( pl->distinct ) whyf(&b, "DISTINCT rows of a join (which of equal rows SQLite keeps is its join order's)");
+      else if( pl->nSort==0 && !isArm && (s->pRoot==0 || s->pRoot==s) ) joinOrderTerms(&b, aLocal, nLocal);   /* (9f: SQLite's
+                                   ** plan of the statement is this SELECT's) */
       else if( pl->nSort==0 ) whyf(&b, "rows of a join without aggregates or ORDER BY (their order is SQLite's join order)");
       else pl->tieBail = 1;          /* (9d: finish.c) */
     }
@@ -2494,6 +2644,10 @@ bind:
       if( pl->aAgg[i].fn==A_ARGMIN || pl->aAgg[i].fn==A_ARGMAX ){
         whyf(&b, "gpu_argmin or gpu_argmax over a join (which row of a tie is SQLite's join order's)");
       }
+    }
+    for(i=0; i<pl->nJoin; i++){
+      /* (a cross product's build reads a column of its table, its rows the pairs' count) */
+      if( pl->aJoin[i].nEq==0 && pl->aJoin[i].nCol==0 ) pl->aJoin[i].aTabCol[pl->aJoin[i].nCol++] = 0;
     }
     if( !stopped(&b) ) planBuilds(&b, aLocal, nLocal, apParam, nParam);
   }
@@ -2850,6 +3004,54 @@ static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp, const Sta
   return statMin(pStat, &pl->src, spanOf(db, pl->src.tab.zDb, pl->src.tab.zTab, -1));
 }
 
+/* The table of pl's that loop lp reads, or NULL. */
+static const ga_table *loopTable(const qplan *pl, const qloop *lp){
+  int i;
+  if( pl->nJoin ){
+    if( (int)strlen(pl->zScanQual)==lp->nName && sqlite3_strnicmp(pl->zScanQual, lp->zName, lp->nName)==0 ){
+      return &pl->src.tab;
+    }
+    for(i=0; i<pl->nJoin; i++){
+      const qjoin *q = &pl->aJoin[i];
+      if( (int)strlen(q->zQual)==lp->nName && sqlite3_strnicmp(q->zQual, lp->zName, lp->nName)==0 ) return &q->src.tab;
+    }
+    return 0;
+  }
+  if( pl->pSub || pl->nArm || pl->src.tab.zTab==0 ) return 0;
+  if( (int)strlen(pl->s->zAlias ? pl->s->zAlias : pl->src.tab.zTab)==lp->nName
+   && sqlite3_strnicmp(pl->s->zAlias ? pl->s->zAlias : pl->src.tab.zTab, lp->zName, lp->nName)==0 ){
+    return &pl->src.tab;
+  }
+  return 0;
+}
+
+/* Does loop lp's table have a conjunct of its own that is an equality (=,
+** IS, IN) by NOCASE or RTRIM? SQLite 3.40.1 searches an automatic index
+** for one otherwise than it compares: fewer rows than the comparison
+** matches. (A join's equality by them the engine checks as it joins:
+** join.c, 1b.) */
+static int collatedConst(const qplan *pl, const qloop *lp){
+  const ga_table *t = loopTable(pl, lp);
+  qexpr **aConj = 0;
+  int nConj = 0, i;
+  if( t==0 ) return 1;
+  if( t==&pl->src.tab ){
+    aConj = pl->aConj;
+    nConj = pl->nConj;
+  }
+  for(i=0; i<pl->nJoin; i++){
+    if( t==&pl->aJoin[i].src.tab && pl->aJoin[i].pBuild ){
+      aConj = pl->aJoin[i].pBuild->aConj;
+      nConj = pl->aJoin[i].pBuild->nConj;
+    }
+  }
+  for(i=0; i<nConj; i++){
+    const qexpr *e = aConj[i];
+    if( (e->op==E_EQ || e->op==E_IS || e->op==E_IN) && (e->cmpColl==C_NOCASE || e->cmpColl==C_RTRIM) ) return 1;
+  }
+  return 0;
+}
+
 /* The database (schema name) of the table loop lp reads. */
 static const char *loopDb(const qplan *pl, const qloop *lp){
   int i;
@@ -2989,6 +3191,11 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
     }
     if( !q_loop_parse(z, &lp) ) continue;
     own = nNest==0 ? pl : aNest[nNest-1].pl;
+    if( lp.automatic && collatedConst(own ? own : pl, &lp) ){
+      *pzWhy = sqlite3_mprintf("SQLite's plan (%s): an automatic index for an equality with a constant by NOCASE "
+                               "or RTRIM (SQLite may find fewer rows by it than its comparison matches)", z);
+      break;
+    }
     if( own==0 ){
       own = pl;
       if( (nRows = loopRows(db, pl, &lp, &stat))<0 ) nRows = tableRows(db, &lp);
@@ -3019,7 +3226,8 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   keptDone(keep, st);
   for(i=0; i<pl->nJoin; i++){
     const qjoin *q = &pl->aJoin[i];
-    if( q->nEq ) continue;
+    if( q->nEq || !q->semi ) continue;      /* (a cross product's pairs are its rows: SQLite makes
+                                             ** them too) */
     /* a correlated subquery by no equality: the engine pairs each row with
     ** every row of its table (join.c, 2c), SQLite's plan may search an index */
     int64_t nIn = joinRows(db, q, &stat);
@@ -3235,5 +3443,9 @@ void q_plan_describe(sqlite3_str *out, const qplan *pl){
     ga_json_str(out, pl->aMemoNode[i]->zTpl + 7);
   }
   sqlite3_str_appendf(out, "],\"having\":%s,\"order_by\":%d,\"limit\":%s", s->pHaving ? "true" : "false",
-                      pl->nSort, s->pLimit ? "true" : "false");
+                      pl->nSort - pl->nJoinOrd, s->pLimit ? "true" : "false");
+  if( pl->zJoinOrd ){
+    sqlite3_str_appendall(out, ",\"rows_in\":");
+    ga_json_str(out, pl->zJoinOrd);
+  }
 }

@@ -209,6 +209,8 @@ struct qselect {
                                    ** equal rows: nothing decides on them) */
   struct qplan *pPlanned;          /* a joined subquery: planned already (plan.c's planJoin),
                                    ** its build's FROM takes that plan */
+  int flattened;                   /* its FROM was a subquery's, merged into it (flatten.c): the
+                                   ** columns SQLite counts its tables' as read may be more */
 };
 
 /* Parse zSql (one SELECT statement, already prepared by SQLite) into *p.
@@ -250,6 +252,26 @@ int q_flatten(qselect *s);
 ** says whether a column node names sub's tables (pCtx its). 1 rewritten, 0
 ** not (s as it was), -1 out of memory. */
 int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInner)(void*, const qexpr*), void *pCtx);
+
+/* ---- joinorder.c: the order SQLite's plan gives a join's rows (plan.c, 9f) ------------- */
+typedef struct qordterm {
+  int iTab;                        /* its table: an index into q_join_order's azQual */
+  char *zCol;                      /* a column of the index a loop reads (NULL: the table's rowid
+                                   ** order, its rows' positions) */
+  int desc;                        /* ... the index orders it descending */
+  char *zColl;                     /* ... by this collation */
+} qordterm;
+/* SQLite's plan pPlan (EXPLAIN QUERY PLAN of a join of the nTab tables
+** apTab named azQual; reset after) as the terms its rows come in, outer
+** loop first, into a[0..*pnTerm) (at most nMax; names in s's arena), and
+** the loops in words into *pzOrder. aUsed: each table's columns the
+** statement names (SQLite's colUsed: bit i column i, its rowid alias not
+** among them), which an automatic index holds; NULL: not known. SQLITE_OK
+** with *pzWhy set (both sqlite3_malloc'd) where the engine cannot follow
+** that order. */
+int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, qselect *s, int nTab, const char *const *azQual,
+                 const ga_table *const *apTab, const uint64_t *aUsed, qordterm *a, int *pnTerm, int nMax,
+                 char **pzOrder, char **pzWhy);
 
 /* ---- the plan (plan.c) ------------------------------------------------------------ */
 typedef struct qagg {
@@ -330,6 +352,11 @@ typedef struct qplan {
   int *aOutColl;                   /* ... each one's collation (SELECT DISTINCT compares by it) */
   qexpr *pHaving;                  /* over keys and aggregates */
   qexpr **aSort; int nSort;        /* ORDER BY terms */
+  int nJoinOrd;                    /* ... the last nJoinOrd of them are SQLite's join order's, not
+                                   ** ORDER BY's: a join's rows without ORDER BY (plan.c, 9f) */
+  int nPos;                        /* ... places of each table's row positions they read: Q_JCOL0 +
+                                   ** nJCol + t (t 0 the scan's table, k + 1 join k's); 0 none */
+  char *zJoinOrd;                  /* ... SQLite's loops, in words (gpu_explain) */
   int *aSortDesc, *aSortNulls, *aSortColl;   /* ... each one's DESC, NULLS, collation */
   struct qplan *pSub;              /* FROM a subquery: its plan (its results src.tab's columns) */
   int *aSortCol;                   /* a compound's ORDER BY terms: the result columns */
