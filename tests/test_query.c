@@ -1664,14 +1664,15 @@ END_TEST
 
 /* ---- 1b'. a join's rows in SQLite's join order ---------------------------------------------- */
 
-/* Rows of a random join without ORDER BY (plan.c, 9f), compared in order:
-** x1 any of j0 ... j3, the others j1 ... j3, each joined by an equality, by
-** none (a cross product) or as a LEFT JOIN; conditions on each table alone
-** that an index serves (=, IN, a range, BETWEEN); a LIMIT at times. */
-static void genJoinRows(Gen *g, Query *q){
+/* Rows of a random join (nTab tables, nRes results) without ORDER BY
+** (plan.c, 9f), compared in order: x1 any of j0 ... j3, the others j1 ...
+** j3, each joined by an equality, by none (a cross product) or as a LEFT
+** JOIN; conditions on each table alone that an index serves (=, IN, a
+** range, BETWEEN). */
+static void rowsCore(Gen *g, sqlite3_str *s, int nTab, int nRes){
   static const char *azOp[] = { " = ", " > ", " <= " };
-  sqlite3_str *s = sqlite3_str_new(0), *w = sqlite3_str_new(0);
-  int nTab = 2 + pick(g, 3), nRes = 1 + pick(g, 4), nW = 0, i;
+  sqlite3_str *w = sqlite3_str_new(0);
+  int nW = 0, i;
   char *zW;
   g->nJoin = nTab;
   APP(s, "SELECT ");
@@ -1705,8 +1706,20 @@ static void genJoinRows(Gen *g, Query *q){
   zW = text(w);
   if( nW ) sqlite3_str_appendf(s, " WHERE %s", zW);
   sqlite3_free(zW);
-  if( chance(g, 0.2) ) sqlite3_str_appendf(s, " LIMIT %d", 1 + pick(g, 20));
   g->nJoin = 0;
+}
+
+/* genJoinRows: a join's rows (one table's at times), or a compound of such
+** arms (its arms' orders decide which of equal rows a UNION keeps). */
+static void genJoinRows(Gen *g, Query *q){
+  static const char *azCompound[] = { " UNION ALL ", " UNION ALL ", " UNION ", " EXCEPT ", " INTERSECT " };
+  sqlite3_str *s = sqlite3_str_new(0);
+  int nArm = chance(g, 0.2) ? 2 + pick(g, 2) : 1, nRes = 1 + pick(g, 4), i;
+  for(i=0; i<nArm; i++){
+    if( i ) APP(s, PICK(g, azCompound));
+    rowsCore(g, s, chance(g, 0.3) ? 1 : 2 + pick(g, 3), nRes);
+  }
+  if( chance(g, 0.2) ) sqlite3_str_appendf(s, " LIMIT %d", 1 + pick(g, 20));
   q->zSql = text(s);
   q->zRef = refOf(q->zSql);
   q->ordered = 1;
@@ -3181,13 +3194,18 @@ START_TEST(test_outside){
     }
   }
   {
-    /* where SQLite's plan reads t by an index, its rows come in that index's order: SQLite's path */
-    static const char zSql[] = "SELECT a FROM t WHERE b = 3 AND EXISTS (SELECT 1 FROM t2 u WHERE u.a = t.a)";
-    char *zWhy;
-    EXEC(db, "CREATE INDEX t_b ON t(b)");
-    zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path') || ': ' || json_extract(gpu_explain(%Q), '$.why')",
+    /* where SQLite's plan reads t by an index, its rows come in that index's order, and the
+    ** engine's too (plan.c, 9f) */
+    static const char zSql[] = "SELECT a FROM t WHERE b > 3 AND EXISTS (SELECT 1 FROM t2 u WHERE u.a = t.a)";
+    char *zWhy, *zDiff;
+    int eng = 0;
+    EXEC(db, "CREATE INDEX t_b ON t(b DESC, a)");
+    zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path') || ': ' || json_extract(gpu_explain(%Q), '$.rows_in')",
                   zSql, zSql);
-    CHECK(zWhy && strncmp(zWhy, "sqlite: ", 8)==0 && strstr(zWhy, "t_b"), "%s: %s", zSql, zWhy ? zWhy : "?");
+    CHECK(zWhy && strcmp(zWhy, "engine: SQLite's index order: t (index t_b)")==0, "%s: %s", zSql, zWhy ? zWhy : "?");
+    zDiff = readDiff(db, zSql, 0, 1, 1, &eng);
+    CHECK(zDiff==0 && eng, "%s: %s", zSql, zDiff ? zDiff : "not on the engine");
+    sqlite3_free(zDiff);
     free(zWhy);
     EXEC(db, "DROP INDEX t_b");
   }

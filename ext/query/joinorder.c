@@ -12,6 +12,8 @@
 **      Anything else at the top level (a temp b-tree, a MULTI-INDEX OR, a
 **      co-routine) is an order the engine does not follow: the read is
 **      SQLite's.
+**   1a. A compound's arm: its loops are the children of its heading, the
+**      arm-th child of the top level's COMPOUND QUERY.
 **   2. A loop visits its table's rows that a row of the loops before it
 **      meets in the order of what it reads: a SCAN of the table or a SEARCH
 **      by the rowid, in rowid order; a SCAN or SEARCH of an index, in that
@@ -126,10 +128,11 @@ static int indexTerms(sqlite3 *db, qselect *s, const char *zDb, const char *zIdx
   return rc==SQLITE_DONE || rc==SQLITE_ROW ? SQLITE_OK : rc;
 }
 
-int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, qselect *s, int nTab, const char *const *azQual,
+int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, int iArm, qselect *s, int nTab, const char *const *azQual,
                  const ga_table *const *apTab, const uint64_t *aUsed, qordterm *a, int *pnTerm, int nMax,
                  char **pzOrder, char **pzWhy){
   int rc, i, aSeen[Q_MAXTAB], nLoop = 0;
+  int idCompound = -1, nArm = 0, idLevel = iArm<0 ? 0 : -1;   /* (the loops' parent: 1, 1a) */
   sqlite3_str *pDesc = sqlite3_str_new(db);
   *pnTerm = 0;
   *pzWhy = 0;
@@ -139,7 +142,11 @@ int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, qselect *s, int nTab, const c
     const char *z = (const char*)sqlite3_column_text(pPlan, 3);
     char *zIdx = 0;
     qloop lp;
-    if( z==0 || sqlite3_column_int(pPlan, 1)!=0 ) continue;           /* (a subquery's subtree) */
+    int id = sqlite3_column_int(pPlan, 0), parent = sqlite3_column_int(pPlan, 1);
+    if( z==0 ) continue;
+    if( iArm>=0 && parent==0 && strncmp(z, "COMPOUND QUERY", 14)==0 ){ idCompound = id; continue; }
+    if( iArm>=0 && parent==idCompound && idCompound>=0 && nArm++==iArm ){ idLevel = id; continue; }
+    if( idLevel<0 || parent!=idLevel ) continue;                      /* (a subquery's subtree) */
     if( strncmp(z, "BLOOM FILTER ", 13)==0 || strncmp(z, "CORRELATED ", 11)==0 || strncmp(z, "SCALAR SUBQUERY", 15)==0
      || strncmp(z, "LIST SUBQUERY", 13)==0 ){
       continue;
@@ -174,6 +181,7 @@ int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, qselect *s, int nTab, const c
   }
   sqlite3_reset(pPlan);
   if( rc==SQLITE_DONE || rc==SQLITE_ROW ) rc = SQLITE_OK;
+  if( rc==SQLITE_OK && *pzWhy==0 && idLevel<0 ) *pzWhy = sqlite3_mprintf("SQLite's plan (no arm %d)", iArm + 1);
   for(i=0; i<nTab && rc==SQLITE_OK && *pzWhy==0; i++){
     if( aSeen[i] ) continue;
     if( *pnTerm==nMax ){ *pzWhy = sqlite3_mprintf("more than %d terms", nMax); break; }

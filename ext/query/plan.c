@@ -2307,35 +2307,66 @@ static int usedCols(Bind *b, qexpr ***aLocal, const int *nLocal, uint64_t *aUsed
   return 1;
 }
 
-static void joinOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal){
+/* Do the loops of SQLite's plan of the statement that are s's show where
+** joinorder.c looks (the top level, or the isArm-th arm's of the top
+** level's compound, one without ORDER BY)? */
+static int isOwnPlan(const qselect *s, int isArm){
+  const qselect *root = s->pRoot ? s->pRoot : s, *a;
+  int i;
+  if( !isArm ) return root==s;
+  if( root->nOrder ) return 0;
+  for(a=root, i=1; a && a!=s; a=a->pNext, i++){}
+  return a==s && i==isArm;
+}
+
+/* 9f: rows without ORDER BY in SQLite's order: its plan's loops' terms
+** (joinorder.c) the sort terms; iArm, the compound's arm this SELECT is
+** (-1: the statement). A join's: an index's columns as bound columns, a
+** table's rowid order its rows' positions (places after the joined tables'
+** columns: join.c gathers them). One table's (and its correlated
+** subqueries'): an index's columns where SQLite reads one, ties by the scan's
+** order (the sort is stable), which is the rowid's. Where SQLite's order is
+** not followed, a join's rows stay SQLite's; one table's are left as they
+** were (sqlitePlan decides on an index it reads). */
+static void planOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal, int iArm){
   qplan *pl = b->pl;
   const char *azQual[Q_MAXTAB];
   const ga_table *apTab[Q_MAXTAB];
   uint64_t aUsed[Q_MAXTAB];
-  int known;
+  const int nTab = b->nTab ? b->nFrom : 1, join = nTab>1;
+  int known, reverse = 0, i, k, n = 0, rc;
   qordterm *a = 0;
   sqlite3_stmt *st = 0;
   char *zSql, *zWhy = 0, *zOrder = 0;
-  int i, n = 0, rc;
-  for(i=0; i<b->nFrom; i++){
-    if( b->aTab[i].derived ){
-      whyf(b, "rows of a join with a subquery in FROM, without aggregates or ORDER BY (their order is SQLite's join "
-              "order)");
-      return;
+  if( !join ){
+    azQual[0] = b->s->zAlias ? b->s->zAlias : pl->src.tab.zTab;
+    apTab[0] = &pl->src.tab;
+    aUsed[0] = 0;
+    known = 0;                     /* (SQLite builds no automatic index for it) */
+  }else{
+    for(i=0; i<nTab; i++){
+      if( b->aTab[i].derived ){
+        whyf(b, "rows of a join with a subquery in FROM, without aggregates or ORDER BY (their order is SQLite's join "
+                "order)");
+        return;
+      }
+      azQual[i] = b->aTab[i].zQual;
+      apTab[i] = b->aTab[i].t;
     }
-    azQual[i] = b->aTab[i].zQual;
-    apTab[i] = b->aTab[i].t;
+    known = usedCols(b, aLocal, nLocal, aUsed);
   }
-  known = usedCols(b, aLocal, nLocal, aUsed);
   if( sqlite3_prepare_v2(b->db, "PRAGMA reverse_unordered_selects", -1, &st, 0)==SQLITE_OK
-   && sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int(st, 0) ){
-    whyf(b, "rows of a join without aggregates or ORDER BY under PRAGMA reverse_unordered_selects");
+   && sqlite3_step(st)==SQLITE_ROW ){
+    reverse = sqlite3_column_int(st, 0);
   }
   sqlite3_finalize(st);
   st = 0;
-  if( stopped(b) ) return;
-  if( (zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", b->s->zSql))==0
-   || (a = sqlite3_malloc(sizeof(qordterm)*Q_JOIN_ORDER_MAX))==0 ){
+  if( reverse ){
+    if( join ) whyf(b, "rows of a join without aggregates or ORDER BY under PRAGMA reverse_unordered_selects");
+    return;
+  }
+  zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", (b->s->pRoot ? b->s->pRoot : b->s)->zSql);
+  if( zSql==0 || (a = sqlite3_malloc(sizeof(qordterm)*Q_JOIN_ORDER_MAX))==0 ){
     sqlite3_free(zSql);
     b->rc = SQLITE_NOMEM;
     return;
@@ -2346,40 +2377,46 @@ static void joinOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal){
     for(i=0; i<b->nParam && i<sqlite3_bind_parameter_count(st); i++){
       if( b->apParam && b->apParam[i] ) sqlite3_bind_value(st, i + 1, b->apParam[i]);
     }
-    rc = q_join_order(b->db, st, b->s, b->nFrom, azQual, apTab, known ? aUsed : 0, a, &n, Q_JOIN_ORDER_MAX, &zOrder,
+    rc = q_join_order(b->db, st, iArm, b->s, nTab, azQual, apTab, known ? aUsed : 0, a, &n, Q_JOIN_ORDER_MAX, &zOrder,
                       &zWhy);
     keptDone(b->keep, st);
   }else{
     sqlite3_finalize(st);
   }
-  if( rc ){
-    if( rc==SQLITE_NOMEM ) b->rc = rc;
-    else whyf(b, "rows of a join without aggregates or ORDER BY (their order is SQLite's join order: %s)",
-              sqlite3_errstr(rc));
+  if( !join && rc==SQLITE_OK && zWhy==0 ){
+    /* (one table: its index's columns alone, ties by the scan's order) */
+    for(i=k=0; i<n; i++) if( a[i].zCol ) a[k++] = a[i];
+    n = k;
+  }
+  if( rc==SQLITE_NOMEM ){
+    b->rc = rc;
+  }else if( !join && (rc || zWhy || n==0) ){
+    /* (one table: as it was) */
+  }else if( rc ){
+    whyf(b, "rows of a join without aggregates or ORDER BY (their order is SQLite's join order: %s)", sqlite3_errstr(rc));
   }else if( zWhy ){
     whyf(b, "rows of a join without aggregates or ORDER BY, in the order of a plan the engine does not follow: %s", zWhy);
   }else if( !sortTerms(b, n) || (pl->zJoinOrd = q_alloc(b->s, (int)strlen(zOrder) + 24))==0 ){
     b->rc = SQLITE_NOMEM;
   }else{
-    sqlite3_snprintf((int)strlen(zOrder) + 24, pl->zJoinOrd, "SQLite's join order: %s", zOrder);
-    pl->nPos = 1 + pl->nJoin;
+    sqlite3_snprintf((int)strlen(zOrder) + 24, pl->zJoinOrd, "SQLite's %s order: %s", join ? "join" : "index", zOrder);
+    if( join ) pl->nPos = 1 + pl->nJoin;
     for(i=0; i<n && !stopped(b); i++){
       qexpr *e = q_node(b->s, E_COL);
-      const struct JTab *t = &b->aTab[a[i].iTab];
       if( e==0 ){ b->rc = SQLITE_NOMEM; break; }
       pl->aSort[i] = e;
       pl->aSortDesc[i] = a[i].desc;
       pl->aSortNulls[i] = 0;
       if( a[i].zCol ){
         e->zName = a[i].zCol;
-        e->zQual = (char*)t->zQual;
+        e->zQual = join ? (char*)b->aTab[a[i].iTab].zQual : 0;
         e->synth = 0;
         if( !bindTop(b, &pl->aSort[i], CTX_ROW) ) break;
         if( (pl->aSortColl[i] = collOf(pl->bin, a[i].zColl))<0 ){
-          whyf(b, "rows of a join without ORDER BY, in the order of an index by the collation %s", a[i].zColl);
+          whyf(b, "rows without ORDER BY, in the order of an index by the collation %s", a[i].zColl);
         }
       }else{
-        e->iCol = Q_JCOL0 + pl->nJCol + t->iJoin + 1;
+        e->iCol = Q_JCOL0 + pl->nJCol + b->aTab[a[i].iTab].iJoin + 1;
         pl->aSortColl[i] = pl->bin;
       }
     }
@@ -2449,8 +2486,8 @@ static int planBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apP
   return 1;
 }
 
-/* q_plan of one SELECT core (isArm: a compound's arm, whose ORDER BY and
-** LIMIT are not its own). */
+/* q_plan of one SELECT core (isArm: a compound's arm, 1 + its place, whose
+** ORDER BY and LIMIT are not its own). */
 static int planCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite3_value **apParam, int nParam,
                     const qpush *aPush, int nPush, qplan *pl, char **pzWhy, int isArm){
   Bind b;
@@ -2626,13 +2663,16 @@ bind:
     bindTop(&b, &pl->pHaving, CTX_GROUP);
   }
   if( !isArm ) limits(&b);
+  if( !stopped(&b) && !pl->grouped && !pl->distinct && pl->nSort==0 && b.nFrom<=1 && s->zFrom && !pl->pSub && !s->asSet
+   && isOwnPlan(s, isArm) ){
+    planOrderTerms(&b, aLocal, nLocal, isArm - 1);   /* (9f: one table's rows in the order of an index SQLite reads) */
+  }
   if( b.nTab && !stopped(&b) ){
     /* a join's rows come in SQLite's join order: where the answer would
     ** depend on it, SQLite's path (requirement 9) */
     if( !pl->grouped && b.nFrom>1 && !s->asSet && !orderedByKey(&b) ){
       if( pl->distinct ) whyf(&b, "DISTINCT rows of a join (which of equal rows SQLite keeps is its join order's)");
-      else if( pl->nSort==0 && !isArm && (s->pRoot==0 || s->pRoot==s) ) joinOrderTerms(&b, aLocal, nLocal);   /* (9f: SQLite's
-                                   ** plan of the statement is this SELECT's) */
+      else if( pl->nSort==0 && isOwnPlan(s, isArm) ) planOrderTerms(&b, aLocal, nLocal, isArm - 1);   /* (9f) */
       else if( pl->nSort==0 ) whyf(&b, "rows of a join without aggregates or ORDER BY (their order is SQLite's join order)");
       else pl->tieBail = 1;          /* (9d: finish.c) */
     }
@@ -2768,7 +2808,7 @@ static int planCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value
   }
   pl->nSort = s->nOrder;
   for(i=0, a=s; a && !stopped(&b); a=a->pNext, i++){
-    if( (rc = planCore(vt, db, 0, a, apParam, nParam, 0, 0, &pl->aArm[i], pzWhy, 1))!=SQLITE_OK ) return rc;
+    if( (rc = planCore(vt, db, 0, a, apParam, nParam, 0, 0, &pl->aArm[i], pzWhy, 1 + i))!=SQLITE_OK ) return rc;
     if( *pzWhy ){
       char *z = sqlite3_mprintf("%s's arm %d: %s", azOp[s->pNext->op], i + 1, *pzWhy);
       sqlite3_free(*pzWhy);
@@ -3136,6 +3176,7 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   const char *zSubName = pl->pSub && !pl->nJoin ? (pl->s->zAlias ? pl->s->zAlias : pl->s->zFrom) : 0;
   int rc, i, aSkip[64], nSkip = 0, known = 1, aId[256], nId = 0, nNest = 0, semiRows = !pl->grouped && pl->nJoin>0;
   int pairs = 0;                   /* a join by no equality: its pairs costed */
+  int idCompound = -1, aArmId[64], nArmId = 0;   /* a compound's arms' headings */
   PlanNest aNest[8];
   StatRows stat;
   qcost c;
@@ -3155,11 +3196,16 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   }
   while( *pzWhy==0 && (rc = sqlite3_step(st))==SQLITE_ROW ){
     const char *z = (const char*)sqlite3_column_text(st, 3);
-    int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), k, corr, list;
+    int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), k, corr, list, ordered;
     const qplan *own;
     qloop lp;
     int64_t nRows;
     if( z==0 ) continue;
+    if( parent==0 && strncmp(z, "COMPOUND QUERY", 14)==0 ) idCompound = id;
+    else if( parent==idCompound && nArmId<(int)(sizeof(aArmId)/sizeof(aArmId[0])) ) aArmId[nArmId++] = id;
+    /* (a loop of rows the plan orders as SQLite's plan does: 9f) */
+    for(k=0; k<nArmId && aArmId[k]!=parent; k++){}
+    ordered = (parent==0 && pl->zJoinOrd) || (k<nArmId && k<pl->nArm && pl->aArm[k].zJoinOrd);
     /* an uncorrelated subquery's loops are its own: SQLite computes its constant once */
     for(k=0; k<nSkip && aSkip[k]!=parent; k++){}
     corr = strncmp(z, "CORRELATED ", 11)==0;
@@ -3213,13 +3259,13 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
       size_t nq = strlen(pl->zScanQual);
       int scanned = (size_t)lp.nName==nq && sqlite3_strnicmp(lp.zName, pl->zScanQual, (int)nq)==0;
       if( zSearch==0 && lp.search && lp.zIndex && !lp.automatic && scanned ) zSearch = sqlite3_mprintf("%s", z);
-      if( semiRows && scanned && lp.zIndex && !lp.automatic && zOrdered==0 ){
+      if( semiRows && scanned && lp.zIndex && !lp.automatic && zOrdered==0 && !ordered ){
         zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
       }
     }else if( lp.search && zSearch==0 ){
       zSearch = sqlite3_mprintf("%s", z);
-      if( lp.zIndex && !lp.automatic ) zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
-    }else if( !lp.search && lp.zIndex && zOrdered==0 ){
+      if( lp.zIndex && !lp.automatic && !ordered ) zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
+    }else if( !lp.search && lp.zIndex && zOrdered==0 && !ordered ){
       zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
     }
   }

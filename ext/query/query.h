@@ -262,14 +262,15 @@ typedef struct qordterm {
   char *zColl;                     /* ... by this collation */
 } qordterm;
 /* SQLite's plan pPlan (EXPLAIN QUERY PLAN of a join of the nTab tables
-** apTab named azQual; reset after) as the terms its rows come in, outer
+** apTab named azQual, or of a compound whose arm iArm that join is: -1 not
+** one; reset after) as the terms its rows come in, outer
 ** loop first, into a[0..*pnTerm) (at most nMax; names in s's arena), and
 ** the loops in words into *pzOrder. aUsed: each table's columns the
 ** statement names (SQLite's colUsed: bit i column i, its rowid alias not
 ** among them), which an automatic index holds; NULL: not known. SQLITE_OK
 ** with *pzWhy set (both sqlite3_malloc'd) where the engine cannot follow
 ** that order. */
-int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, qselect *s, int nTab, const char *const *azQual,
+int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, int iArm, qselect *s, int nTab, const char *const *azQual,
                  const ga_table *const *apTab, const uint64_t *aUsed, qordterm *a, int *pnTerm, int nMax,
                  char **pzOrder, char **pzWhy);
 
