@@ -3780,6 +3780,12 @@ START_TEST(test_cost_choice){
     /* (SQLite's plan: SCAN o, SEARCH li by its key once per order) */
     { "SELECT o_pri, count(*), sum(l_q) FROM o, li WHERE l_oid = o_id AND o_pri = 'p1' GROUP BY o_pri", 1 },
     { "SELECT count(*), total(l_q), max(l_no) FROM o, li WHERE l_oid = o_id AND o_pri = 'p2'", 1 },
+    /* (cost.c, 1a: o's conditions keep 0.1% of its rows, SQLite's plan searches li for those
+    ** alone; the engine's join of the correlated maximum's groups costs each read the same) */
+    { "SELECT count(*), sum(l_q) FROM o, li WHERE l_oid = o_id AND o_pri = 'p2' AND o_id % 1000 = 7"
+      " AND l_q = (SELECT max(x.l_q) FROM li AS x WHERE x.l_oid = o.o_id)", 0 },
+    /* (... but where kept columns may serve the later reads, the first read's bound decides) */
+    { "SELECT count(*), sum(l_q) FROM o, li WHERE l_oid = o_id AND o_pri = 'p2' AND o_id % 1000 = 7", 1 },
   };
   sqlite3 *db = s_open(4096, 1000);
   int pass, i;

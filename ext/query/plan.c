@@ -309,6 +309,7 @@ static int cmpAffinity(const qexpr *a, const qexpr *b);
 static int cmpColl(int bin, const qexpr *a, const qexpr *b);
 
 static int aliasIndex(const qselect*, const char*);
+static char *exprText(const qselect*, const qexpr*);
 static int colIndex(const ga_table*, const char*);
 
 /* The statement's WITH clause (parse.c's nWith): its length, *pz its text. */
@@ -2925,6 +2926,7 @@ void q_sqlkeep_free(qsqlkeep *k){
     sqlite3_free(k->azSql[i]);
   }
   for(i=0; i<k->nCount; i++) sqlite3_free(k->azCount[i]);
+  sqlite3_free(k->zShareKey);
   memset(k, 0, sizeof(*k));
 }
 
@@ -3146,54 +3148,153 @@ static int64_t tableRows(sqlite3 *db, const qloop *lp){
   return n>0 ? n : -1;
 }
 
+/* Rows of one table and its correlated subqueries' semi joins (no other
+** join): they come in the scan's order. */
+static int isSemiRows(const qplan *pl){
+  int i;
+  if( pl->grouped || pl->nJoin==0 ) return 0;
+  for(i=0; i<pl->nJoin; i++) if( !pl->aJoin[i].semi ) return 0;
+  return 1;
+}
+
 /* A subtree of SQLite's plan costed as a nest of its own (sqlitePlan). */
 typedef struct PlanNest {
   int iFirst;                      /* its ids' start in sqlitePlan's aId */
   double outer;                    /* the rows reaching the loop after it (restored when it ends) */
   const qplan *pl;                 /* the engine's plan of its tables; NULL: a subquery's in WHERE (its
                                    ** tables named as in main) */
+  int corr;                        /* ... a correlated one's */
 } PlanNest;
 
-/* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound).
-** Where it searches an index (one table) or searches the scan's table by
-** an index of the user's (a join: the joined tables it searches by their
-** keys, as it must), the two are costed (cost.c): SQLite's path, with the
-** estimate in the reason, where its plan costs less than the engine's read
-** of every table whole; else the engine, the costs in the plan (explain).
-** Its nests: the FROM subquery's co-routine (or materialization) is costed
-** by the subquery's plan, from one row, its scan by the outer query
-** costing both the same; a correlated subquery runs once for each row
-** reaching it, its tables named as in main (the engine reads each once,
-** decorrelated); IN's uncorrelated subquery runs once (so does the
-** engine's); a scalar one is a constant, computed alike by both.
-** Where it reads or searches an index of one table, rows come in that
-** index's order: fine where the answer does not depend on it (orderFree),
-** else SQLite's path. */
-static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
-                      char **pzWhy){
+/* Is the innermost of the n nests a correlated subquery's? (A LIST
+** SUBQUERY runs once, its outer rows 1: PlanNest's outer is restored
+** after it; a correlated one keeps the rows reaching it.) */
+static int corrNest(const PlanNest *a, int n){
+  return n>0 && a[n-1].pl==0 && a[n-1].corr;
+}
+
+/* Does pl join a subquery's rows (9b, 9c) or a correlated count (9e)?
+** Kept columns serve no read of it: each read costs what the first does. */
+static int neverKept(const qplan *pl){
+  int k;
+  for(k=0; k<pl->nJoin; k++){
+    const qjoin *q = &pl->aJoin[k];
+    if( q->pDerived || (q->pBuild && q->pBuild->pSub) || q->semi==Q_COUNT ) return 1;
+  }
+  return 0;
+}
+
+/* One walk of SQLite's plan (sqlitePlan): its loops costed, and what it
+** searches and reads in an index's order. */
+typedef struct PlanWalk {
+  qcost c;                         /* the loops' costs */
+  int known;                       /* every loop costed */
+  char *zSearch;                   /* a search that decides (sqlite3_malloc'd), or NULL */
+  char *zOrdered;                  /* an index whose order the rows come in, or NULL */
+  const ga_table *pFirst;          /* the first loop's table, where it SCANs one of the plan's */
+} PlanWalk;
+
+/* The share of table t's rows that the conjuncts aConj[0..nConj) (over t
+** alone, named zQual, their text s's) keep, measured by SQLite over a
+** sample: 8 runs of 128 rows spread over its rowids (cost.c, 1a). Kept in
+** keep by the sample's text (a table's reads plan one SELECT); 1 where it
+** is not measured (a parameter or a subquery in them, an error). */
+static double sampleShare(sqlite3 *db, qsqlkeep *keep, const ga_table *t, const char *zQual, const qselect *s,
+                          qexpr *const *aConj, int nConj){
+  sqlite3_str *x = sqlite3_str_new(db);
   sqlite3_stmt *st = 0;
-  char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql), *zSearch = 0, *zOrdered = 0;
+  char *zSql;
+  double nAll = 0, nKept = 0;
+  int64_t lo = 0, hi = -1;
+  int i, ok = nConj>0;
+  for(i=0; i<nConj && ok; i++){
+    char *z = exprText(s, aConj[i]);
+    ok = z && sqlite3_strlike("%select%", z, 0)!=0 && s->nParam==0;
+    sqlite3_str_appendf(x, "%s(%s)", i ? " AND " : "", z ? z : "");
+    sqlite3_free(z);
+  }
+  zSql = sqlite3_str_finish(x);
+  if( !ok || zSql==0 ){
+    sqlite3_free(zSql);
+    return 1.0;
+  }
+  x = sqlite3_str_new(db);
+  sqlite3_str_appendf(x, "SELECT count(*), total(CASE WHEN %s THEN 1 ELSE 0 END) FROM \"%w\".\"%w\" AS \"%w\" WHERE "
+                      "\"%w\".rowid IN (SELECT rowid FROM \"%w\".\"%w\" WHERE rowid>=?1 LIMIT 128)", zSql,
+                      t->zDb ? t->zDb : "main", t->zTab, zQual, zQual, t->zDb ? t->zDb : "main", t->zTab);
+  sqlite3_free(zSql);
+  if( (zSql = sqlite3_str_finish(x))==0 ) return 1.0;
+  if( keep && keep->zShareKey && strcmp(keep->zShareKey, zSql)==0 ){
+    sqlite3_free(zSql);
+    return keep->share;
+  }
+  x = sqlite3_str_new(db);
+  sqlite3_str_appendf(x, "SELECT min(rowid), max(rowid) FROM \"%w\".\"%w\"", t->zDb ? t->zDb : "main", t->zTab);
+  {
+    char *zSpan = sqlite3_str_finish(x);
+    if( zSpan && sqlite3_prepare_v2(db, zSpan, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW
+     && sqlite3_column_type(st, 0)==SQLITE_INTEGER ){
+      lo = sqlite3_column_int64(st, 0);
+      hi = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    sqlite3_free(zSpan);
+    st = 0;
+  }
+  if( hi>=lo && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK ){
+    for(i=0; i<8; i++){
+      sqlite3_bind_int64(st, 1, lo + (int64_t)((double)(hi - lo)*i/8.0));
+      if( sqlite3_step(st)!=SQLITE_ROW ){ nAll = 0; break; }
+      nAll += sqlite3_column_double(st, 0);
+      nKept += sqlite3_column_double(st, 1);
+      sqlite3_reset(st);
+    }
+  }
+  sqlite3_finalize(st);
+  if( nAll<=0 ){
+    sqlite3_free(zSql);
+    return 1.0;
+  }
+  if( keep ){
+    sqlite3_free(keep->zShareKey);
+    keep->zShareKey = zSql;
+    keep->share = (nKept>0 ? nKept : 0.5)/nAll;
+    return keep->share;
+  }
+  sqlite3_free(zSql);
+  return (nKept>0 ? nKept : 0.5)/nAll;
+}
+
+/* The share of its table's rows that SQLite's first loop keeps (w's
+** pFirst: the scan's table, or a joined one, its own conjuncts). */
+static double firstShare(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const PlanWalk *w){
+  int k;
+  if( w->pFirst==&pl->src.tab ){
+    return sampleShare(db, keep, w->pFirst, pl->nJoin ? pl->zScanQual : (pl->s->zAlias ? pl->s->zAlias : pl->src.tab.zTab),
+                       pl->s, pl->aConj, pl->nConj);
+  }
+  for(k=0; k<pl->nJoin; k++){
+    const qjoin *q = &pl->aJoin[k];
+    if( w->pFirst==&q->src.tab && q->pBuild && !q->pDerived ){
+      return sampleShare(db, keep, w->pFirst, q->zQual, q->pBuild->s, q->pBuild->aConj, q->pBuild->nConj);
+    }
+  }
+  return 1.0;
+}
+
+/* Walk SQLite's plan st (reset after) into *w: each loop costed (cost.c),
+** the rows leaving the first one scaled by share0 (the share its table's
+** conjuncts keep: 1 where not counted). See sqlitePlan. */
+static void planWalk(sqlite3 *db, qplan *pl, sqlite3_stmt *st, const StatRows *pStat, double share0, PlanWalk *w,
+                     char **pzWhy){
   const char *zSubName = pl->pSub && !pl->nJoin ? (pl->s->zAlias ? pl->s->zAlias : pl->s->zFrom) : 0;
-  int rc, i, aSkip[64], nSkip = 0, known = 1, aId[256], nId = 0, nNest = 0, semiRows = !pl->grouped && pl->nJoin>0;
-  int pairs = 0;                   /* a join by no equality: its pairs costed */
+  int rc, aSkip[64], nSkip = 0, aId[256], nId = 0, nNest = 0, semiRows = isSemiRows(pl), nLoop = 0;
   int idCompound = -1, aArmId[64], nArmId = 0;   /* a compound's arms' headings */
   PlanNest aNest[8];
-  StatRows stat;
   qcost c;
   memset(&c, 0, sizeof(c));
-  if( zSql==0 ) return SQLITE_NOMEM;
-  for(i=0; i<pl->nJoin; i++) if( !pl->aJoin[i].semi ) semiRows = 0;   /* (rows of one table, in its order) */
-  statRowsRead(db, conn, keep, &stat);
-  rc = keptPrepare(db, conn, keep, zSql, &st);
-  sqlite3_free(zSql);
-  if( rc ){
-    sqlite3_finalize(st);
-    statRowsFree(&stat);
-    return rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ? rc : SQLITE_OK;
-  }
-  for(i=0; i<nParam && i<sqlite3_bind_parameter_count(st); i++){
-    if( apParam && apParam[i] ) sqlite3_bind_value(st, i + 1, apParam[i]);
-  }
+  memset(w, 0, sizeof(*w));
+  w->known = 1;
   while( *pzWhy==0 && (rc = sqlite3_step(st))==SQLITE_ROW ){
     const char *z = (const char*)sqlite3_column_text(st, 3);
     int id = sqlite3_column_int(st, 0), parent = sqlite3_column_int(st, 1), k, corr, list, ordered;
@@ -3225,12 +3326,13 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
     if( corr || list || (zSubName && (strncmp(z, "CO-ROUTINE ", 11)==0 || strncmp(z, "MATERIALIZE ", 12)==0)
                          && sqlite3_stricmp(strchr(z, ' ') + 1, zSubName)==0) ){
       if( nNest==(int)(sizeof(aNest)/sizeof(aNest[0])) || nId==(int)(sizeof(aId)/sizeof(aId[0])) ){
-        known = 0;
+        w->known = 0;
         continue;
       }
       if( nNest==0 ) aId[nId++] = id;
       aNest[nNest].iFirst = nId - 1;
       aNest[nNest].outer = c.outer;
+      aNest[nNest].corr = corr;
       aNest[nNest++].pl = corr || list ? 0 : pl->pSub;
       if( !corr ) c.outer = 1.0;
       continue;
@@ -3244,30 +3346,92 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
     }
     if( own==0 ){
       own = pl;
-      if( (nRows = loopRows(db, pl, &lp, &stat))<0 ) nRows = tableRows(db, &lp);
+      if( (nRows = loopRows(db, pl, &lp, pStat))<0 ) nRows = tableRows(db, &lp);
     }else if( own==pl && zSubName && (int)strlen(zSubName)==lp.nName && sqlite3_strnicmp(zSubName, lp.zName, lp.nName)==0 ){
       continue;                              /* (the FROM subquery's rows, read alike by both; SQLite's
                                              ** SEARCH of them is max()'s or min()'s, no index) */
     }else{
-      nRows = loopRows(db, own, &lp, &stat);
+      nRows = loopRows(db, own, &lp, pStat);
     }
     if( nRows>=0 ) q_cost_add(&c, &lp, loopPer(db, own, &lp, nRows), nRows);
-    else if( parent==0 || own!=pl ) known = 0;   /* (an uncosted subquery's table: not the query's loops) */
+    else if( parent==0 || own!=pl ) w->known = 0;   /* (an uncosted subquery's table: not the query's loops) */
+    if( nNest==0 && nLoop++==0 ){
+      /* (the first loop: where it SCANs a table of the plan, the share its conjuncts keep) */
+      if( !lp.search && own==pl ) w->pFirst = loopTable(pl, &lp);
+      c.outer *= share0;
+    }
     if( nNest>0 && aNest[nNest-1].pl==0 ){
-      /* (a subquery's loops in WHERE: costed; their order is not the rows') */
+      /* (a subquery's loops in WHERE: costed, a search by a user's index costs both; their order
+      ** is not the rows') */
+      if( corrNest(aNest, nNest) && w->zSearch==0 && lp.search && lp.zIndex && !lp.automatic ){
+        w->zSearch = sqlite3_mprintf("%s", z);
+      }
     }else if( pl->nJoin ){
       size_t nq = strlen(pl->zScanQual);
       int scanned = (size_t)lp.nName==nq && sqlite3_strnicmp(lp.zName, pl->zScanQual, (int)nq)==0;
-      if( zSearch==0 && lp.search && lp.zIndex && !lp.automatic && scanned ) zSearch = sqlite3_mprintf("%s", z);
-      if( semiRows && scanned && lp.zIndex && !lp.automatic && zOrdered==0 && !ordered ){
-        zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
+      if( w->zSearch==0 && lp.search && lp.zIndex && !lp.automatic && scanned ) w->zSearch = sqlite3_mprintf("%s", z);
+      if( semiRows && scanned && lp.zIndex && !lp.automatic && w->zOrdered==0 && !ordered ){
+        w->zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
       }
-    }else if( lp.search && zSearch==0 ){
-      zSearch = sqlite3_mprintf("%s", z);
-      if( lp.zIndex && !lp.automatic && !ordered ) zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
-    }else if( !lp.search && lp.zIndex && zOrdered==0 && !ordered ){
-      zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
+    }else if( lp.search && w->zSearch==0 ){
+      w->zSearch = sqlite3_mprintf("%s", z);
+      if( lp.zIndex && !lp.automatic && !ordered ) w->zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
+    }else if( !lp.search && lp.zIndex && w->zOrdered==0 && !ordered ){
+      w->zOrdered = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
     }
+  }
+  sqlite3_reset(st);
+  w->c = c;
+}
+
+/* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound).
+** Where it searches an index (one table) or searches the scan's table by
+** an index of the user's (a join: the joined tables it searches by their
+** keys, as it must), or a correlated subquery's table by one, the two are
+** costed (cost.c): SQLite's path, with the
+** estimate in the reason, where its plan costs less than the engine's read
+** of every table whole; else the engine, the costs in the plan (explain).
+** Where the engine's wins and kept columns would never serve its later
+** reads (neverKept: each costs what the first does), the rows SQLite's
+** first loop keeps are counted (the share its conditions keep of a
+** sample: cost.c, 1a) and the two costed again. (Elsewhere a read over
+** kept columns costs a thousandth of SQLite's plan, which only the first
+** read could win.)
+** Its nests: the FROM subquery's co-routine (or materialization) is costed
+** by the subquery's plan, from one row, its scan by the outer query
+** costing both the same; a correlated subquery runs once for each row
+** reaching it, its tables named as in main (the engine reads each once,
+** decorrelated); IN's uncorrelated subquery runs once (so does the
+** engine's); a scalar one is a constant, computed alike by both.
+** Where it reads or searches an index of one table, rows come in that
+** index's order: fine where the answer does not depend on it (orderFree),
+** or where the plan sorts them so (9f), else SQLite's path. */
+static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
+                      char **pzWhy){
+  sqlite3_stmt *st = 0;
+  char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql);
+  int rc, i, pairs = 0;            /* pairs: a join by no equality, its pairs costed */
+  StatRows stat;
+  PlanWalk w;
+  double share;
+  if( zSql==0 ) return SQLITE_NOMEM;
+  statRowsRead(db, conn, keep, &stat);
+  rc = keptPrepare(db, conn, keep, zSql, &st);
+  sqlite3_free(zSql);
+  if( rc ){
+    sqlite3_finalize(st);
+    statRowsFree(&stat);
+    return rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ? rc : SQLITE_OK;
+  }
+  for(i=0; i<nParam && i<sqlite3_bind_parameter_count(st); i++){
+    if( apParam && apParam[i] ) sqlite3_bind_value(st, i + 1, apParam[i]);
+  }
+  planWalk(db, pl, st, &stat, 1.0, &w, pzWhy);
+  if( *pzWhy==0 && w.zSearch && w.known && w.c.sqlite>=w.c.engine && w.pFirst && neverKept(pl)
+   && (share = firstShare(db, keep, pl, &w))<1.0 ){
+    sqlite3_free(w.zSearch);
+    sqlite3_free(w.zOrdered);
+    planWalk(db, pl, st, &stat, share, &w, pzWhy);
   }
   keptDone(keep, st);
   for(i=0; i<pl->nJoin; i++){
@@ -3278,26 +3442,27 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
     ** every row of its table (join.c, 2c), SQLite's plan may search an index */
     int64_t nIn = joinRows(db, q, &stat);
     pairs = 1;
-    c.engine += (double)(pl->nScanEst>0 ? pl->nScanEst : 1)*(double)(nIn>0 ? nIn : 1);
-    if( known && c.sqlite<c.engine && *pzWhy==0 ){
+    w.c.engine += (double)(pl->nScanEst>0 ? pl->nScanEst : 1)*(double)(nIn>0 ? nIn : 1);
+    if( w.known && w.c.sqlite<w.c.engine && *pzWhy==0 ){
       *pzWhy = sqlite3_mprintf("%s (a correlated subquery by no equality with the outer query): SQLite's plan costs "
                                "about %.3g, the engine's pairs of rows %.3g", q->semi==Q_ANTI ? "NOT EXISTS" : "EXISTS",
-                               c.sqlite, c.engine);
+                               w.c.sqlite, w.c.engine);
     }
   }
-  if( *pzWhy==0 && zSearch && (!known || c.sqlite<c.engine) ){
-    *pzWhy = known ? sqlite3_mprintf("SQLite's plan searches (%s): about %.0f rows in %.0f searches, cost %.3g, against"
-                                     " %.3g for the engine's read of every table whole", zSearch, c.nVisit, c.nSearch,
-                                     c.sqlite, c.engine)
-                   : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", zSearch);
-  }else if( *pzWhy==0 && zOrdered && (!pl->nJoin || semiRows) && (pl->nArm || pl->pSub || !orderFree(db, pl, zOrdered)) ){
-    *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", zOrdered);
-  }else if( *pzWhy==0 && (zSearch || pairs) ){
-    pl->costSqlite = c.sqlite;
-    pl->costEngine = c.engine;
+  if( *pzWhy==0 && w.zSearch && (!w.known || w.c.sqlite<w.c.engine) ){
+    *pzWhy = w.known ? sqlite3_mprintf("SQLite's plan searches (%s): about %.0f rows in %.0f searches, cost %.3g, "
+                                       "against %.3g for the engine's read of every table whole", w.zSearch, w.c.nVisit,
+                                       w.c.nSearch, w.c.sqlite, w.c.engine)
+                     : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", w.zSearch);
+  }else if( *pzWhy==0 && w.zOrdered && (!pl->nJoin || isSemiRows(pl)) && (pl->nArm || pl->pSub
+                                                                            || !orderFree(db, pl, w.zOrdered)) ){
+    *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", w.zOrdered);
+  }else if( *pzWhy==0 && (w.zSearch || pairs) ){
+    pl->costSqlite = w.c.sqlite;
+    pl->costEngine = w.c.engine;
   }
-  sqlite3_free(zSearch);
-  sqlite3_free(zOrdered);
+  sqlite3_free(w.zSearch);
+  sqlite3_free(w.zOrdered);
   statRowsFree(&stat);
   return SQLITE_OK;
 }

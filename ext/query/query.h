@@ -414,6 +414,9 @@ struct qsqlkeep {
   int64_t aCount[Q_MAXTAB];        /* ... rows */
   unsigned int aCountDv[Q_MAXTAB]; /* ... main's data version then (SQLITE_FCNTL_DATA_VERSION) */
   int aCountChg[Q_MAXTAB];         /* ... and this connection's changes (sqlite3_total_changes) */
+  char *zShareKey;                 /* the sample that measured the share of SQLite's first loop's
+                                   ** rows its conditions keep (plan.c's firstShare) ... */
+  double share;                    /* ... and that share */
 };
 void q_sqlkeep_free(qsqlkeep*);
 /* Which of zSql's nOut results a WHERE may constrain before grouping, into
