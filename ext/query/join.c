@@ -34,6 +34,11 @@
 **      grouping: an affinity, a collation) make the run SQLite's; so do two
 **      rows with one key of a table joined to rows ordered by the scanned
 **      table's key (9d).
+**   1e. Where the plan's rows come in SQLite's join order (plan.c, 9f),
+**      each kept row's position in its table's scan is kept too (a sort
+**      term reads it: gather's places after the joined tables' columns). A
+**      table joined by no equality (a cross product) has one key, empty:
+**      every row is a match.
 **   2. Probe, per batch: the rows the scan's own conjuncts kept are the
 **      joined rows so far; for each joined table in turn, each joined
 **      row's key is made from the other sides of the equalities (over the

@@ -58,7 +58,10 @@
 **      with the most rows (largest; with a LEFT JOIN, FROM's first, the
 **      order FROM's), and the others are joined to its rows in
 **      turn, each the first in FROM that an equality joins to those before
-**      it (join.c). The conjuncts of WHERE and ON sort themselves: over the
+**      it (join.c), else FROM's next, not a LEFT JOIN: a cross product, each
+**      row meeting every row its table keeps (SQLite's plan costed against
+**      those pairs where a condition over them decides: sqlitePlan). The
+**      conjuncts of WHERE and ON sort themselves: over the
 **      scan's table alone (or none), filters before the joins; over one
 **      joined table alone, its build's WHERE (a plan of its own: SELECT the
 **      columns the query reads of it FROM it WHERE them); an equality of an
@@ -3173,6 +3176,22 @@ static int corrNest(const PlanNest *a, int n){
   return n>0 && a[n-1].pl==0 && a[n-1].corr;
 }
 
+/* Does e read a column of joined table q? */
+static int readsJoin(const qexpr *e, const qjoin *q){
+  int r = 0;
+  if( e==0 ) return 0;
+  if( e->op==E_COL && e->iCol>=Q_JCOL0 + q->iCol0 && e->iCol<Q_JCOL0 + q->iCol0 + GA_COLS_MAX ) return 1;
+  EACH_CHILD((qexpr*)e, pp, r = r || readsJoin(*pp, q));
+  return r;
+}
+
+/* Does a conjunct over pl's joined rows read joined table q? */
+static int postReads(const qplan *pl, const qjoin *q){
+  int i;
+  for(i=0; i<pl->nPost; i++) if( readsJoin(pl->aPost[i], q) ) return 1;
+  return 0;
+}
+
 /* Does pl join a subquery's rows (9b, 9c) or a correlated count (9e)?
 ** Kept columns serve no read of it: each read costs what the first does. */
 static int neverKept(const qplan *pl){
@@ -3436,17 +3455,22 @@ static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apP
   keptDone(keep, st);
   for(i=0; i<pl->nJoin; i++){
     const qjoin *q = &pl->aJoin[i];
-    if( q->nEq || !q->semi ) continue;      /* (a cross product's pairs are its rows: SQLite makes
-                                             ** them too) */
-    /* a correlated subquery by no equality: the engine pairs each row with
-    ** every row of its table (join.c, 2c), SQLite's plan may search an index */
-    int64_t nIn = joinRows(db, q, &stat);
+    int64_t nIn;
+    /* a correlated subquery by no equality, or a cross product with a condition over its
+    ** pairs: the engine pairs each row with every row of its table (join.c, 2c), SQLite's
+    ** plan may search an index (a range by the rows before it). (A cross product whose
+    ** conditions are each table's own: its pairs are its rows, SQLite's too.) */
+    if( q->nEq || (!q->semi && !postReads(pl, q)) ) continue;
+    nIn = joinRows(db, q, &stat);
     pairs = 1;
     w.c.engine += (double)(pl->nScanEst>0 ? pl->nScanEst : 1)*(double)(nIn>0 ? nIn : 1);
     if( w.known && w.c.sqlite<w.c.engine && *pzWhy==0 ){
-      *pzWhy = sqlite3_mprintf("%s (a correlated subquery by no equality with the outer query): SQLite's plan costs "
-                               "about %.3g, the engine's pairs of rows %.3g", q->semi==Q_ANTI ? "NOT EXISTS" : "EXISTS",
-                               w.c.sqlite, w.c.engine);
+      *pzWhy = q->semi ? sqlite3_mprintf("%s (a correlated subquery by no equality with the outer query): SQLite's plan "
+                                         "costs about %.3g, the engine's pairs of rows %.3g",
+                                         q->semi==Q_ANTI ? "NOT EXISTS" : "EXISTS", w.c.sqlite, w.c.engine)
+                       : sqlite3_mprintf("a join of %s by no equality, a condition over the pairs: SQLite's plan "
+                                         "costs about %.3g, the engine's pairs of rows %.3g", q->zQual, w.c.sqlite,
+                                         w.c.engine);
     }
   }
   if( *pzWhy==0 && w.zSearch && (!w.known || w.c.sqlite<w.c.engine) ){
