@@ -1796,6 +1796,38 @@ START_TEST(test_join_order){
 }
 END_TEST
 
+/* A chain of 40 tables (more than 17: join.c's levels hold fewer rows
+** each), its rows without ORDER BY and a count, each as SQLite gives it. */
+START_TEST(test_wide_join){
+  sqlite3 *db = s_open(4096, 1000);
+  sqlite3_str *x = sqlite3_str_new(0), *w = sqlite3_str_new(0);
+  char *zFrom, *zWhere, *zSql, *zDiff;
+  int i, eng = 0;
+  for(i=0; i<40; i++){
+    EXEC(db, "CREATE TABLE w%d(a INTEGER, b INTEGER);"
+             "WITH RECURSIVE s(k) AS (VALUES(0) UNION ALL SELECT k+1 FROM s WHERE k<29)"
+             " INSERT INTO w%d SELECT (k*7 + %d) %% 30, (k*11 + %d) %% 30 FROM s", i, i, i, 3*i);
+    sqlite3_str_appendf(x, "%sw%d", i ? ", " : "", i);
+    if( i ) sqlite3_str_appendf(w, "%sw%d.a = w%d.b", i>1 ? " AND " : "", i, i - 1);
+  }
+  zFrom = text(x);
+  zWhere = text(w);
+  zSql = sqlite3_mprintf("SELECT w0.a, w39.b, w20.a FROM %s WHERE %s AND w0.a < 4", zFrom, zWhere);
+  zDiff = readDiff(db, zSql, 0, 1, 1, &eng);
+  CHECK(zDiff==0 && eng, "%.80s...: %s", zSql, zDiff ? zDiff : "not on the engine");
+  sqlite3_free(zDiff);
+  sqlite3_free(zSql);
+  zSql = sqlite3_mprintf("SELECT count(*), sum(w39.b) FROM %s WHERE %s", zFrom, zWhere);
+  zDiff = readDiff(db, zSql, 0, 1, 1, &eng);
+  CHECK(zDiff==0 && eng, "%.80s...: %s", zSql, zDiff ? zDiff : "not on the engine");
+  sqlite3_free(zDiff);
+  sqlite3_free(zSql);
+  sqlite3_free(zFrom);
+  sqlite3_free(zWhere);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ---- 1c. star joins over kept columns ---------------------------------------------------------- */
 
 /* A star (sometimes a snowflake) SELECT over fact table f and dimensions
@@ -4445,6 +4477,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_correlated);
   tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_join_order);
+  tcase_add_test(tc, test_wide_join);
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_join);

@@ -106,12 +106,16 @@ typedef struct JoinTab {
 
 /* A part's joined rows being made. */
 typedef struct JoinScratch {
-  int64_t *aLv;                    /* joined rows by level x (x tables joined), GA_BATCH a level:
-                                   ** source s of row i at [(x*nSrc + s)*GA_BATCH + i] (s 0: the
-                                   ** batch's row; k+1: join k's row, -1 its NULLs) */
+  int64_t *aLv;                    /* joined rows by level x (x tables joined), the batch's
+                                   ** rows (GA_BATCH) then cap rows a level: source s of level x's
+                                   ** row i at srcOf(x, s)[i] (s 0: the batch's row; k+1: join k's
+                                   ** row, -1 its NULLs) */
+  int cap;                         /* ... rows a level after the first holds (fewer where the
+                                   ** tables are many: the levels' memory is nSrc squared) */
   int aN[Q_MAXTAB + 1];            /* ... each level's rows */
   int nSrc;                        /* sources a row: 1 + the joins */
-  int64_t aFin[Q_MAXTAB*GA_BATCH]; /* a worker's rows past every join and aPost, (3): sources */
+  int64_t *aFin;                   /* a worker's rows past every join and aPost, (3): sources,
+                                   ** GA_BATCH rows a source */
   int nFin;                        /* ... how many */
   char *zKey; int nKey;            /* a row's key, kept while its matches are joined */
   ga_colvec *aCol;                 /* a gathered batch's columns (Q_JCOL0 + nJCol) */
@@ -238,7 +242,8 @@ static int buildTable(JoinTab *jt){
 /* The order of 2a into e->aJoinOrder. */
 static void joinOrder(Exec *e){
   const qplan *pl = e->pl;
-  int done = 0, k, x, left = 0;
+  uint64_t done = 0;
+  int k, x, left = 0;
   for(k=0; k<pl->nJoin; k++){
     e->aJoinOrder[k] = k;
     left |= pl->aJoin[k].left;
@@ -250,11 +255,11 @@ static void joinOrder(Exec *e){
     for(k=0; k<pl->nJoin; k++){
       const JoinTab *jt = &e->aJt[k];
       double f;
-      int c, ready = !(done & (1<<k));
+      int c, ready = !(done>>k & 1);
       for(c=0; ready && c<jt->nProbeCol + jt->nOnCol; c++){
         int at = c<jt->nProbeCol ? jt->aProbeCol[c] : jt->aOnCol[c - jt->nProbeCol];
         int of = at>=Q_JCOL0 ? (at - Q_JCOL0)/GA_COLS_MAX : -1;
-        if( of>=0 && of!=k && !(done & (1<<of)) ) ready = 0;
+        if( of>=0 && of!=k && !(done>>of & 1) ) ready = 0;
       }
       if( !ready ) continue;
       f = jt->q->nEst>0 ? (double)jt->n/(double)jt->q->nEst : 1.0;
@@ -262,7 +267,7 @@ static void joinOrder(Exec *e){
     }
     assert( best>=0 );            /* (the plan's order is one that is ready) */
     e->aJoinOrder[x] = best;
-    done |= 1<<best;
+    done |= (uint64_t)1<<best;
   }
 }
 
@@ -280,6 +285,7 @@ typedef struct BuildPart {
   const char **azKey; int *anKey;  /* each row's key (JoinTab's) */
   int *anBin; uint64_t *aHash;
   int64_t *aPos;                   /* each row's position in the table's scan (the plan's nPos) */
+  ga_colvec *aKeyCol;              /* places of a joined row (nPlace) the keys' sides read */
 } BuildPart;
 
 typedef struct BuildSink {
@@ -318,7 +324,7 @@ static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
   if( ctx.n ){
     /* the kept rows' keys: the equalities' sides over this table's
     ** places of a joined row, which are the batch's result columns */
-    ga_colvec aCol[Q_JCOL0 + Q_MAXTAB*GA_COLS_MAX];
+    ga_colvec *aCol = bp->aKeyCol;
     ga_colbatch jb;
     qctx kx;
     qvec *aX[Q_MAXKEY];
@@ -429,6 +435,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
       q_run_worker(bp->part.r);
       q_run_worker(bp->key.r);
     }
+    if( rc==SQLITE_OK && (bp->aKeyCol = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)s.nPlace))==0 ) rc = SQLITE_NOMEM;
     if( rc==SQLITE_OK && ((bp->aT = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
                           || (bp->aV = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
                           || (bp->aCell = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0) ) rc = SQLITE_NOMEM;
@@ -520,6 +527,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
     BuildPart *bp = &s.a[w];
     sqlite3_free(bp->azKey); sqlite3_free(bp->anKey); sqlite3_free(bp->anBin); sqlite3_free(bp->aHash);
     sqlite3_free(bp->aPos);
+    sqlite3_free(bp->aKeyCol);
     sqlite3_free(bp->key.kbuf);
     if( jt->aRun ) jt->aRun[jt->nRun++] = bp->key.r;
     else q_run_free(bp->key.r);
@@ -598,6 +606,7 @@ void qxJoinScratchFree(Part *p){
   JoinScratch *js = p->js;
   if( js==0 ) return;
   sqlite3_free(js->aLv);
+  sqlite3_free(js->aFin);
   sqlite3_free(js->zKey);
   sqlite3_free(js->aCol);
   sqlite3_free(js->aT);
@@ -620,14 +629,17 @@ static JoinScratch *scratch(Exec *e, Part *p){
   if( (js = p->js = sqlite3_malloc(sizeof(JoinScratch)))==0 ) return 0;
   memset(js, 0, sizeof(*js));
   js->nSrc = pl->nJoin + 1;
-  js->aLv = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)(js->nSrc*(pl->nJoin + 1)));
+  js->cap = js->nSrc<=17 ? GA_BATCH : GA_BATCH*289/(js->nSrc*js->nSrc)>64 ? GA_BATCH*289/(js->nSrc*js->nSrc) : 64;
+  js->aLv = sqlite3_malloc64(8*(uint64_t)js->nSrc*((uint64_t)GA_BATCH + (uint64_t)js->cap*(uint64_t)pl->nJoin));
+  js->aFin = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)js->nSrc);
   js->aCol = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace);
   js->aSlot = sqlite3_malloc64(sizeof(int)*(uint64_t)nPlace);
   js->aT = sqlite3_malloc64((uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
   js->aV = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
   js->aPair = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)js->nSrc);
   js->aPairRow = sqlite3_malloc64(sizeof(int)*(uint64_t)GA_BATCH);
-  if( js->aLv==0 || js->aCol==0 || js->aSlot==0 || js->aT==0 || js->aV==0 || js->aPair==0 || js->aPairRow==0 ){
+  if( js->aLv==0 || js->aFin==0 || js->aCol==0 || js->aSlot==0 || js->aT==0 || js->aV==0 || js->aPair==0
+   || js->aPairRow==0 ){
     qxJoinScratchFree(p);
     return 0;
   }
@@ -644,7 +656,13 @@ static JoinScratch *scratch(Exec *e, Part *p){
 
 /* Source s of level x's rows. */
 static int64_t *srcOf(JoinScratch *js, int x, int s){
-  return js->aLv + ((int64_t)x*js->nSrc + s)*GA_BATCH;
+  if( x==0 ) return js->aLv + (int64_t)s*GA_BATCH;
+  return js->aLv + (int64_t)js->nSrc*GA_BATCH + ((int64_t)(x - 1)*js->nSrc + s)*js->cap;
+}
+
+/* Rows level x holds, and its sources' stride. */
+static int capOf(const JoinScratch *js, int x){
+  return x ? js->cap : GA_BATCH;
 }
 
 /* Gather place c (a column of the scan's table or a joined one) of the m
@@ -711,7 +729,7 @@ static int joinedRows(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   JoinScratch *js = p->js;
   int x = pl->nJoin, m = js->aN[x], sel[GA_BATCH], rc, i, s;
   qctx cx;
-  gatherAll(e, js, b, srcOf(js, x, 0), GA_BATCH, m, jb);
+  gatherAll(e, js, b, srcOf(js, x, 0), capOf(js, x), m, jb);
   memset(&cx, 0, sizeof(cx));
   cx.b = jb;
   cx.n = m;
@@ -855,13 +873,13 @@ static int keepRow(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, int 
   const int k = e->aJoinOrder[x];
   int64_t *o;
   int s, rc;
-  if( js->aN[x + 1]==GA_BATCH ){
+  if( js->aN[x + 1]==capOf(js, x + 1) ){
     if( (rc = probeLevel(e, p, b, jb, x + 1, worker))!=SQLITE_OK ) return rc;
     js->aN[x + 1] = 0;
   }
   o = srcOf(js, x + 1, 0) + js->aN[x + 1];
-  for(s=0; s<js->nSrc; s++) o[(int64_t)s*GA_BATCH] = srcOf(js, x, s)[i];
-  o[(int64_t)(k + 1)*GA_BATCH] = r;
+  for(s=0; s<js->nSrc; s++) o[(int64_t)s*capOf(js, x + 1)] = srcOf(js, x, s)[i];
+  o[(int64_t)(k + 1)*capOf(js, x + 1)] = r;
   js->aN[x + 1]++;
   return SQLITE_OK;
 }
@@ -881,7 +899,7 @@ static int probeLevel(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   qctx cx;
   int i, j, c, rc;
   if( x==pl->nJoin ) return joinedRows(e, p, b, jb, worker);
-  for(c=0; c<jt->nProbeCol; c++) gather(e, js, b, srcOf(js, x, 0), GA_BATCH, jt->aProbeCol[c], m);
+  for(c=0; c<jt->nProbeCol; c++) gather(e, js, b, srcOf(js, x, 0), capOf(js, x), jt->aProbeCol[c], m);
   jb->n = m;
   memset(&cx, 0, sizeof(cx));
   cx.b = jb;

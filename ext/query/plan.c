@@ -804,17 +804,22 @@ static int isTabCol(const Bind *b, const qexpr *e){
   return b->nTab ? tabOfCol(b, e)>=0 : colIndex(&b->pl->src.tab, e->zName)>=0;
 }
 
+/* Table place i's bit in a mask of tables (Q_MAXTAB of them at most: the
+** sign bit stays clear, -1 says "not known"). */
+#define TAB_BIT(i) ((int64_t)1<<(i))
+
 /* The tables e reads (unbound), as bits of FROM's places; -1 where a name
 ** is no table's column (bound later as what it is: an alias, TRUE). A
 ** subquery's columns are its own (it is a constant). */
-static int tabsOf(const Bind *b, const qexpr *e){
-  int m = 0, i;
+static int64_t tabsOf(const Bind *b, const qexpr *e){
+  int64_t m = 0;
+  int i;
   if( e==0 || e->op==E_SUBQ ) return 0;
   if( e->op==E_COL ){
     if( (i = tabOfCol(b, e))<0 ) return -1;
-    return 1<<i;
+    return TAB_BIT(i);
   }
-  EACH_CHILD((qexpr*)e, pp, { int x = tabsOf(b, *pp); if( x<0 ) return -1; m |= x; });
+  EACH_CHILD((qexpr*)e, pp, { int64_t x = tabsOf(b, *pp); if( x<0 ) return -1; m |= x; });
   return m;
 }
 
@@ -1543,7 +1548,7 @@ typedef struct JConj {
   qexpr *e;                        /* the conjunct (unbound) */
   int from;                        /* -1: WHERE; else the FROM place of the table whose ON or
                                    ** USING it is */
-  int m;                           /* the tables it reads (tabsOf) */
+  int64_t m;                       /* the tables it reads (tabsOf) */
 } JConj;
 
 /* A join's conjuncts, sorted out (planJoin) before they are bound. */
@@ -1554,7 +1559,8 @@ typedef struct JSort {
 } JSort;
 
 static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
-  int m, k;
+  int64_t m;
+  int k;
   if( e==0 ) return 1;
   for(k=0; from<0 && k<b->nSemi; k++) if( e==b->aSemi[k].pTerm ) return 1;   /* (its own table: 9a) */
   if( e->op==E_AND ) return jconjAdd(b, js, e->a, from) && jconjAdd(b, js, e->b, from);
@@ -1582,7 +1588,7 @@ static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
     js->nAlloc = n;
   }
   m = tabsOf(b, e);
-  if( from>=0 && b->aTab[from].semi && m>0 && !(m & (1<<from)) ){
+  if( from>=0 && b->aTab[from].semi && m>0 && !(m & TAB_BIT(from)) ){
     /* a condition on the outer query's tables alone: where EXISTS or IN
     ** holds it holds, a WHERE conjunct; NOT EXISTS's is no conjunct */
     if( b->aTab[from].semi==Q_ANTI ) return whyf(b, "NOT EXISTS (a correlated subquery with a condition on the outer query alone)");
@@ -1629,14 +1635,14 @@ static int usingEq(Bind *b, JSort *js, int i, const char *zName){
 ** mask J (bits of FROM places) before it? Its side over i alone into
 ** *pSide (0 a, 1 b). A LEFT JOIN's table joins by its own ON alone, a
 ** subquery's by its WHERE. */
-static int isEdge(const Bind *b, const JConj *c, int i, int J, int *pSide){
-  int ma, mb;
+static int isEdge(const Bind *b, const JConj *c, int i, int64_t J, int *pSide){
+  int64_t ma, mb;
   if( c->e->op!=E_EQ || c->m<0 ) return 0;
   if( ONLY_ON(b, i) ? c->from!=i : (c->from>=0 && ONLY_ON(b, c->from)) ) return 0;
   ma = tabsOf(b, c->e->a);
   mb = tabsOf(b, c->e->b);
-  if( ma==1<<i && mb>0 && (mb & ~J)==0 ){ *pSide = 0; return 1; }
-  if( mb==1<<i && ma>0 && (ma & ~J)==0 ){ *pSide = 1; return 1; }
+  if( ma==TAB_BIT(i) && mb>0 && (mb & ~J)==0 ){ *pSide = 0; return 1; }
+  if( mb==TAB_BIT(i) && ma>0 && (ma & ~J)==0 ){ *pSide = 1; return 1; }
   return 0;
 }
 
@@ -1967,7 +1973,8 @@ static int planJoin(Bind *b, JSort *js){
   ga_source aSrc[Q_MAXTAB];
   qplan *aDerived[Q_MAXTAB];       /* a subquery or WITH table joined: its plan (9b) */
   int64_t aEst[Q_MAXTAB] = { 0 };
-  int nFrom = s->nJoin + 1, n = nFrom + b->nSemi, i, k, J, hasLeft = 0, probe = 0, rc;
+  int nFrom = s->nJoin + 1, n = nFrom + b->nSemi, i, k, hasLeft = 0, probe = 0, rc;
+  int64_t J;
   memset(aSrc, 0, sizeof(aSrc));
   memset(aDerived, 0, sizeof(aDerived));
   if( s->pSub ) return whyf(b, "a join whose first table is a subquery");
@@ -2058,23 +2065,23 @@ static int planJoin(Bind *b, JSort *js){
   /* the order */
   if( !stopped(b) && !hasLeft ) probe = largest(b, nFrom, aEst);
   js->aOrder[0] = probe;
-  J = 1<<probe;
+  J = TAB_BIT(probe);
   for(k=1; k<n && !stopped(b); k++){
     int next = -1, c, side;
     for(i=0; i<n && next<0; i++){
-      if( J & (1<<i) ) continue;
+      if( J & TAB_BIT(i) ) continue;
       for(c=0; c<js->n && !isEdge(b, &js->a[c], i, J, &side); c++){}
       if( c<js->n ) next = i;
       else if( hasLeft ) break;            /* FROM's order: i must be next */
     }
-    if( next<0 && (J & ((1<<nFrom) - 1))==(1<<nFrom) - 1 ){
+    if( next<0 && (J & (TAB_BIT(nFrom) - 1))==TAB_BIT(nFrom) - 1 ){
       /* a correlated subquery by no equality, after all FROM's tables: each
       ** row's matches are all its rows, its conditions deciding (join.c, 2c) */
-      for(i=nFrom; i<n && (J & (1<<i)); i++){}
+      for(i=nFrom; i<n && (J & TAB_BIT(i)); i++){}
       next = i<n ? i : -1;
     }
     if( next<0 ){
-      for(i=0; i<n && (J & (1<<i)); i++){}
+      for(i=0; i<n && (J & TAB_BIT(i)); i++){}
       if( i<nFrom && !b->aTab[i].left ){
         next = i;                  /* (a cross product: each row meets every row of i, conditions
                                    ** over both deciding after the joins) */
@@ -2085,7 +2092,7 @@ static int planJoin(Bind *b, JSort *js){
       }
     }
     js->aOrder[k] = next;
-    J |= 1<<next;
+    J |= TAB_BIT(next);
   }
   if( stopped(b) ){
     for(i=0; i<n; i++){
@@ -2183,20 +2190,22 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
   for(c=0; c<js->n && !stopped(b); c++){
     JConj *x = &js->a[c];
     qexpr *e = x->e;
-    int T = -1, side = 0, i, last = -1, Jb = 0;
+    int T = -1, side = 0, i, last = -1;
+    int64_t Jb = 0;
     if( x->m>0 ){
       for(i=0; i<b->nTab; i++){
-        if( (x->m & (1<<i)) && js->aPos[i]>last ){ last = js->aPos[i]; T = i; }
+        if( (x->m & TAB_BIT(i)) && js->aPos[i]>last ){ last = js->aPos[i]; T = i; }
       }
-      for(i=0; i<b->nTab; i++) if( js->aPos[i]<last ) Jb |= 1<<i;
+      for(i=0; i<b->nTab; i++) if( js->aPos[i]<last ) Jb |= TAB_BIT(i);
     }
     if( x->from>=0 && ONLY_ON(b, x->from) ){
       /* a LEFT JOIN's ON, a subquery's WHERE: what matches, never what is
       ** kept (a subquery's constant conditions: its build's too) */
       qjoin *q = &pl->aJoin[b->aTab[x->from].iJoin];
-      int f = x->from, jb = 0;
-      for(i=0; i<b->nTab; i++) if( js->aPos[i]<js->aPos[f] ) jb |= 1<<i;
-      if( x->m==1<<f || (x->m==0 && q->semi) ){
+      int f = x->from;
+      int64_t jb = 0;
+      for(i=0; i<b->nTab; i++) if( js->aPos[i]<js->aPos[f] ) jb |= TAB_BIT(i);
+      if( x->m==TAB_BIT(f) || (x->m==0 && q->semi) ){
         if( !listPush(b, &aLocal[q - pl->aJoin], &nLocal[q - pl->aJoin], e) ) return 0;
       }else if( q->nEq<Q_MAXKEY && isEdge(b, x, f, jb, &side) ){
         if( !bindTop(b, &e, CTX_ROW) || !infallibleEq(b, e) ) return 0;
@@ -2209,7 +2218,7 @@ static int bindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
     }
     if( x->m==0 || (x->m>0 && T==js->aOrder[0]) ){
       if( bindTop(b, &e, CTX_ROW) ) conjuncts(pl, e, b);
-    }else if( x->m>0 && x->m==1<<T && !b->aTab[T].left ){
+    }else if( x->m>0 && x->m==TAB_BIT(T) && !b->aTab[T].left ){
       qjoin *q = &pl->aJoin[b->aTab[T].iJoin];
       if( !listPush(b, &aLocal[q - pl->aJoin], &nLocal[q - pl->aJoin], e) ) return 0;
     }else if( x->m>0 && pl->aJoin[b->aTab[T].iJoin].nEq<Q_MAXKEY && isEdge(b, x, T, Jb, &side)
@@ -2273,7 +2282,7 @@ static int orderedByKey(Bind *b){
 ** loops' terms (joinorder.c) the sort terms: an index's columns as bound
 ** columns, a table's rowid order as its rows' positions (places after the
 ** joined tables' columns: join.c gathers them). */
-#define Q_JOIN_ORDER_MAX 64        /* terms SQLite's join order may take */
+#define Q_JOIN_ORDER_MAX 512       /* terms SQLite's join order may take */
 
 /* The columns of table t that e names (bits of *pUsed), e a conjunct over
 ** t alone (qualified by zQual, or not at all), not yet bound. */

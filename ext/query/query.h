@@ -32,7 +32,8 @@
 #define Q_MAXKEY 8                 /* GROUP BY keys the engine groups by */
 #define Q_MAXARG 16                /* arguments of a function, items of a CASE or IN list */
 #define Q_MAXDEPTH 100             /* expressions nested in one another */
-#define Q_MAXTAB 16                /* tables in a join */
+#define Q_MAXTAB 63                /* tables in a join, correlated subqueries' included (a bit
+                                   ** each in an int64_t's mask: plan.c's TAB_BIT) */
 #define Q_MAXIN (1<<22)            /* values of an IN (SELECT ...) the engine holds */
 #define Q_JCOL0 GA_COLS_MAX        /* E_COL's iCol from here: a joined table's column (plan.c, 9) */
 #define Q_COUNT_COL (GA_COLS_MAX - 1)  /* a count join's count: its last column place (plan.c, 9e) */
