@@ -1828,6 +1828,24 @@ START_TEST(test_wide_join){
 }
 END_TEST
 
+/* A join's rows without ORDER BY over a table with a generated column:
+** SQLite counts every column as named where one is, so its automatic
+** index orders a search's rows by columns the query does not name (c
+** before g here). The rows must come as SQLite gives them. */
+START_TEST(test_generated_order){
+  sqlite3 *db = s_open(4096, 1000);
+  static const char zSql[] = "SELECT g1.g, g2.y FROM g2, g1 WHERE g1.a = g2.x";
+  char *zDiff;
+  EXEC(db, "CREATE TABLE g1(a, b, c, g AS (c*2)); CREATE TABLE g2(x, y);"
+           "INSERT INTO g1(a, b, c) VALUES (1,5,1), (1,3,9), (1,1,5), (2,2,6);"
+           "INSERT INTO g2 VALUES (1,1), (2,2), (1,3), (3,1), (2,9), (1,0), (1,1)");
+  zDiff = readDiff(db, zSql, 0, 1, 1, 0);
+  CHECK(zDiff==0, "%s: %s", zSql, zDiff ? zDiff : "");
+  sqlite3_free(zDiff);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ---- 1c. star joins over kept columns ---------------------------------------------------------- */
 
 /* A star (sometimes a snowflake) SELECT over fact table f and dimensions
@@ -4478,6 +4496,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_join_order);
   tcase_add_test(tc, test_wide_join);
+  tcase_add_test(tc, test_generated_order);
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_join);

@@ -2299,7 +2299,8 @@ static void namedCols(const qexpr *e, const ga_table *t, const char *zQual, uint
 ** (its colUsed: joinorder.c, 2a), into aUsed: those bound to it so far
 ** and those its own conjuncts name (aLocal: bound with its build), its
 ** rowid alias not among them (SQLite reads that as the rowid). 0 where
-** not known: a subquery merged, a table of 64 columns or more. */
+** not known: a subquery merged, a table of 64 columns or more, or with a
+** generated column (SQLite counts every column where one is named). */
 static int usedCols(Bind *b, qexpr ***aLocal, const int *nLocal, uint64_t *aUsed){
   const qplan *pl = b->pl;
   int i, c;
@@ -2308,6 +2309,7 @@ static int usedCols(Bind *b, qexpr ***aLocal, const int *nLocal, uint64_t *aUsed
     const ga_table *t = b->aTab[i].t;
     const int k = b->aTab[i].iJoin;
     if( t->nCol>63 ) return 0;
+    for(c=0; c<t->nCol; c++) if( t->aCol[c].generated ) return 0;
     aUsed[i] = 0;
     if( k<0 ){
       for(c=0; c<pl->nCol; c++) aUsed[i] |= (uint64_t)1<<pl->aiCol[c];
@@ -2315,7 +2317,20 @@ static int usedCols(Bind *b, qexpr ***aLocal, const int *nLocal, uint64_t *aUsed
       for(c=0; c<pl->aJoin[k].nCol; c++) aUsed[i] |= (uint64_t)1<<pl->aJoin[k].aTabCol[c];
       for(c=0; c<nLocal[k]; c++) namedCols(aLocal[k][c], t, b->aTab[i].zQual, &aUsed[i]);
     }
-    for(c=0; c<t->nCol && rowidKeyed(t); c++) if( t->aCol[c].pk==1 ) aUsed[i] &= ~((uint64_t)1<<c);
+    if( rowidKeyed(t) ){
+      /* (an INTEGER PRIMARY KEY DESC is no rowid alias: SQLite keeps an index for it) */
+      sqlite3_stmt *st = 0;
+      int alias = sqlite3_prepare_v2(b->db, "SELECT count(*) FROM pragma_index_list(?1, ?2) WHERE origin='pk'", -1,
+                                     &st, 0)==SQLITE_OK;
+      if( alias ){
+        sqlite3_bind_text(st, 1, t->zTab, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, t->zDb ? t->zDb : "main", -1, SQLITE_STATIC);
+        alias = sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int(st, 0)==0;
+      }
+      sqlite3_finalize(st);
+      if( !alias ) return 0;
+      for(c=0; c<t->nCol; c++) if( t->aCol[c].pk==1 ) aUsed[i] &= ~((uint64_t)1<<c);
+    }
   }
   return 1;
 }

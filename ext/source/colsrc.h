@@ -173,6 +173,7 @@ typedef struct ga_tabcol {
   char *zType;                      /* its declared type; NULL: none */
   int aff;                          /* GA_AFF_*, from zType */
   int pk;                           /* its place in the PRIMARY KEY (table_xinfo's pk), 0 none */
+  int generated;                    /* a generated column (table_xinfo's hidden 2 or 3) */
   char *zColl;                      /* the collating sequence count(DISTINCT col) and min(col)
                                     ** use, as SQLite names it (a table's: as declared, BINARY by
                                     ** default); NULL where it could not be learned (a view

@@ -288,7 +288,8 @@ int ga_table_describe(sqlite3 *db, const char *zDb, const char *zTab, ga_table *
   ** reads the same cookie later has a description that still holds. */
   rc = ga_schema_version(db, zDb, &t->schemaVersion);
   if( rc==SQLITE_OK ) rc = tableKind(db, zTab, t);
-  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(db, "SELECT name, type, pk FROM pragma_table_xinfo(?1, ?2) WHERE hidden<>1", -1, &st, 0);
+  if( rc==SQLITE_OK ) rc = sqlite3_prepare_v2(db, "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1, ?2) WHERE hidden<>1",
+                                              -1, &st, 0);
   if( rc==SQLITE_OK ){
     sqlite3_bind_text(st, 1, t->zTab, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, t->zDb, -1, SQLITE_STATIC);
@@ -306,6 +307,7 @@ int ga_table_describe(sqlite3 *db, const char *zDb, const char *zTab, ga_table *
       if( (rc = dupText(sqlite3_column_text(st, 1), &c->zType))!=SQLITE_OK ) break;
       c->aff = ga_affinity(c->zType);
       c->pk = sqlite3_column_int(st, 2);
+      c->generated = sqlite3_column_int(st, 3)>=2;
     }
     if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   }
@@ -499,6 +501,7 @@ static int sourceCopy(const ga_source *a, ga_source *b){
     b->tab.nCol = i + 1;
     y->aff = x->aff;
     y->pk = x->pk;
+    y->generated = x->generated;
     bad = dupStr(x->zName, &y->zName) | dupStr(x->zType, &y->zType) | dupStr(x->zColl, &y->zColl);
   }
   if( bad ) ga_source_free(b);
