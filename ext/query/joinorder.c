@@ -30,8 +30,9 @@
 **      rowid alias), each by BINARY in the table's order, then the rowid.
 **      A search of it meets rows equal on the first, so they come by the
 **      others: those are its terms. Where the columns named are not known
-**      for sure (a merged subquery's, a table of 64 columns or more) the
-**      read is SQLite's.
+**      for sure (plan.c's usedCols: a merged subquery's, a table of 64
+**      columns or more, one with a generated column or an INTEGER PRIMARY
+**      KEY DESC) the read is SQLite's.
 **   3. A table of the join that no loop reads is one SQLite left out (a
 **      LEFT JOIN that finds at most one row): it decides nothing, and its
 **      position is a last term all the same.
@@ -45,6 +46,20 @@ static char *arenaDup(qselect *s, const char *z){
   char *x = q_alloc(s, (int)strlen(z) + 1);
   if( x ) memcpy(x, z, strlen(z));
   return x;
+}
+
+/* A term of table iTab appended to a[0..*pn) (its column NULL: the rowid
+** order), or NULL with *pzWhy set where nMax are there already. */
+static qordterm *addTerm(qordterm *a, int *pn, int nMax, int iTab, char **pzWhy){
+  qordterm *t;
+  if( *pn==nMax ){
+    *pzWhy = sqlite3_mprintf("more than %d terms", nMax);
+    return 0;
+  }
+  t = &a[(*pn)++];
+  memset(t, 0, sizeof(*t));
+  t->iTab = iTab;
+  return t;
 }
 
 /* The columns of table t (fewer than 64) that an automatic index's
@@ -81,13 +96,7 @@ static int autoTerms(qselect *s, const char *z, const ga_table *t, const uint64_
   for(c=0; c<t->nCol; c++){
     qordterm *x;
     if( !((*pUsed & ~key)>>c & 1) ) continue;
-    if( *pn==nMax ){
-      *pzWhy = sqlite3_mprintf("more than %d terms", nMax);
-      return SQLITE_OK;
-    }
-    x = &a[(*pn)++];
-    x->iTab = iTab;
-    x->desc = 0;
+    if( (x = addTerm(a, pn, nMax, iTab, pzWhy))==0 ) return SQLITE_OK;
     if( (x->zCol = arenaDup(s, t->aCol[c].zName))==0 || (x->zColl = arenaDup(s, "BINARY"))==0 ) return SQLITE_NOMEM;
   }
   return SQLITE_OK;
@@ -111,12 +120,7 @@ static int indexTerms(sqlite3 *db, qselect *s, const char *zDb, const char *zIdx
       *pzWhy = sqlite3_mprintf("an index on an expression or the rowid (%s)", zIdx);
       break;
     }
-    if( *pn==nMax ){
-      *pzWhy = sqlite3_mprintf("more than %d terms", nMax);
-      break;
-    }
-    t = &a[(*pn)++];
-    t->iTab = iTab;
+    if( (t = addTerm(a, pn, nMax, iTab, pzWhy))==0 ) break;
     t->desc = sqlite3_column_int(st, 2);
     if( (t->zCol = arenaDup(s, zName))==0 || (t->zColl = arenaDup(s, zColl))==0 ){
       rc = SQLITE_NOMEM;
@@ -172,22 +176,13 @@ int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, int iArm, qselect *s, int nTa
       sqlite3_free(zIdx);
       if( rc ) break;
     }
-    if( *pzWhy==0 && *pnTerm==nMax ) *pzWhy = sqlite3_mprintf("more than %d terms", nMax);
-    if( *pzWhy==0 ){
-      a[*pnTerm].iTab = i;
-      a[*pnTerm].zCol = a[*pnTerm].zColl = 0;
-      a[(*pnTerm)++].desc = 0;
-    }
+    if( *pzWhy==0 ) addTerm(a, pnTerm, nMax, i, pzWhy);     /* (the rowid's order) */
   }
   sqlite3_reset(pPlan);
   if( rc==SQLITE_DONE || rc==SQLITE_ROW ) rc = SQLITE_OK;
   if( rc==SQLITE_OK && *pzWhy==0 && idLevel<0 ) *pzWhy = sqlite3_mprintf("SQLite's plan (no arm %d)", iArm + 1);
   for(i=0; i<nTab && rc==SQLITE_OK && *pzWhy==0; i++){
-    if( aSeen[i] ) continue;
-    if( *pnTerm==nMax ){ *pzWhy = sqlite3_mprintf("more than %d terms", nMax); break; }
-    a[*pnTerm].iTab = i;
-    a[*pnTerm].zCol = a[*pnTerm].zColl = 0;
-    a[(*pnTerm)++].desc = 0;
+    if( !aSeen[i] ) addTerm(a, pnTerm, nMax, i, pzWhy);             /* (3) */
   }
   if( rc==SQLITE_OK ) rc = sqlite3_str_errcode(pDesc);
   *pzOrder = sqlite3_str_finish(pDesc);

@@ -308,6 +308,7 @@ static int planAny(sqlite3_vtab*, sqlite3*, qsqlkeep*, qselect*, sqlite3_value**
 static int sqlitePlan(sqlite3*, ga_conn*, qplan*, sqlite3_value**, int, qsqlkeep*, char**);
 static int keptPrepare(sqlite3*, ga_conn*, qsqlkeep*, const char*, sqlite3_stmt**);
 static void keptDone(qsqlkeep*, sqlite3_stmt*);
+static int explainPrepared(sqlite3*, ga_conn*, qsqlkeep*, const char*, sqlite3_value**, int, sqlite3_stmt**);
 static int cmpAffinity(const qexpr *a, const qexpr *b);
 static int cmpColl(int bin, const qexpr *a, const qexpr *b);
 
@@ -2365,7 +2366,7 @@ static void planOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal, int iArm
   int known, reverse = 0, i, k, n = 0, rc;
   qordterm *a = 0;
   sqlite3_stmt *st = 0;
-  char *zSql, *zWhy = 0, *zOrder = 0;
+  char *zWhy = 0, *zOrder = 0;
   if( !join ){
     azQual[0] = b->s->zAlias ? b->s->zAlias : pl->src.tab.zTab;
     apTab[0] = &pl->src.tab;
@@ -2393,23 +2394,16 @@ static void planOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal, int iArm
     if( join ) whyf(b, "rows of a join without aggregates or ORDER BY under PRAGMA reverse_unordered_selects");
     return;
   }
-  zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", (b->s->pRoot ? b->s->pRoot : b->s)->zSql);
-  if( zSql==0 || (a = sqlite3_malloc(sizeof(qordterm)*Q_JOIN_ORDER_MAX))==0 ){
-    sqlite3_free(zSql);
+  if( (a = sqlite3_malloc(sizeof(qordterm)*Q_JOIN_ORDER_MAX))==0 ){
     b->rc = SQLITE_NOMEM;
     return;
   }
-  rc = keptPrepare(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, b->keep, zSql, &st);
-  sqlite3_free(zSql);
+  rc = explainPrepared(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, b->keep, (b->s->pRoot ? b->s->pRoot : b->s)->zSql,
+                       b->apParam, b->nParam, &st);
   if( rc==SQLITE_OK ){
-    for(i=0; i<b->nParam && i<sqlite3_bind_parameter_count(st); i++){
-      if( b->apParam && b->apParam[i] ) sqlite3_bind_value(st, i + 1, b->apParam[i]);
-    }
     rc = q_join_order(b->db, st, iArm, b->s, nTab, azQual, apTab, known ? aUsed : 0, a, &n, Q_JOIN_ORDER_MAX, &zOrder,
                       &zWhy);
     keptDone(b->keep, st);
-  }else{
-    sqlite3_finalize(st);
   }
   if( !join && rc==SQLITE_OK && zWhy==0 ){
     /* (one table: its index's columns alone, ties by the scan's order) */
@@ -2986,6 +2980,27 @@ static int keptPrepare(sqlite3 *db, ga_conn *conn, qsqlkeep *k, const char *zSql
   return SQLITE_OK;
 }
 
+/* EXPLAIN QUERY PLAN of zSql, its parameters bound, into *pSt
+** (keptPrepare's: keptDone ends its use). */
+static int explainPrepared(sqlite3 *db, ga_conn *conn, qsqlkeep *k, const char *zSql, sqlite3_value **apParam,
+                           int nParam, sqlite3_stmt **pSt){
+  char *z = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", zSql);
+  int rc, i;
+  *pSt = 0;
+  if( z==0 ) return SQLITE_NOMEM;
+  rc = keptPrepare(db, conn, k, z, pSt);
+  sqlite3_free(z);
+  if( rc ){
+    sqlite3_finalize(*pSt);
+    *pSt = 0;
+    return rc;
+  }
+  for(i=0; i<nParam && i<sqlite3_bind_parameter_count(*pSt); i++){
+    if( apParam && apParam[i] ) sqlite3_bind_value(*pSt, i + 1, apParam[i]);
+  }
+  return SQLITE_OK;
+}
+
 /* The end of a use of st (keptPrepare's): reset where k keeps it, else
 ** finalized. */
 static void keptDone(qsqlkeep *k, sqlite3_stmt *st){
@@ -3244,15 +3259,15 @@ typedef struct PlanWalk {
 ** is not measured (a parameter or a subquery in them, an error). */
 static double sampleShare(sqlite3 *db, qsqlkeep *keep, const ga_table *t, const char *zQual, const qselect *s,
                           qexpr *const *aConj, int nConj){
+  const char *zDb = t->zDb ? t->zDb : "main";
   sqlite3_str *x = sqlite3_str_new(db);
   sqlite3_stmt *st = 0;
   char *zSql;
-  double nAll = 0, nKept = 0;
-  int64_t lo = 0, hi = -1;
-  int i, ok = nConj>0;
+  double nAll = 0, nKept = 0, share = 1.0;
+  int i, ok = nConj>0 && s->nParam==0;
   for(i=0; i<nConj && ok; i++){
     char *z = exprText(s, aConj[i]);
-    ok = z && sqlite3_strlike("%select%", z, 0)!=0 && s->nParam==0;
+    ok = z && sqlite3_strlike("%select%", z, 0)!=0;
     sqlite3_str_appendf(x, "%s(%s)", i ? " AND " : "", z ? z : "");
     sqlite3_free(z);
   }
@@ -3261,32 +3276,21 @@ static double sampleShare(sqlite3 *db, qsqlkeep *keep, const ga_table *t, const 
     sqlite3_free(zSql);
     return 1.0;
   }
+  /* run ?1 of 8 starts at the span's ?1/8 */
   x = sqlite3_str_new(db);
   sqlite3_str_appendf(x, "SELECT count(*), total(CASE WHEN %s THEN 1 ELSE 0 END) FROM \"%w\".\"%w\" AS \"%w\" WHERE "
-                      "\"%w\".rowid IN (SELECT rowid FROM \"%w\".\"%w\" WHERE rowid>=?1 LIMIT 128)", zSql,
-                      t->zDb ? t->zDb : "main", t->zTab, zQual, zQual, t->zDb ? t->zDb : "main", t->zTab);
+                      "\"%w\".rowid IN (SELECT rowid FROM \"%w\".\"%w\" WHERE rowid>=(SELECT min(rowid) FROM \"%w\".\"%w\")"
+                      " + ?1*((SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\"))/8 LIMIT 128)",
+                      zSql, zDb, t->zTab, zQual, zQual, zDb, t->zTab, zDb, t->zTab, zDb, t->zTab, zDb, t->zTab);
   sqlite3_free(zSql);
   if( (zSql = sqlite3_str_finish(x))==0 ) return 1.0;
   if( keep && keep->zShareKey && strcmp(keep->zShareKey, zSql)==0 ){
     sqlite3_free(zSql);
     return keep->share;
   }
-  x = sqlite3_str_new(db);
-  sqlite3_str_appendf(x, "SELECT min(rowid), max(rowid) FROM \"%w\".\"%w\"", t->zDb ? t->zDb : "main", t->zTab);
-  {
-    char *zSpan = sqlite3_str_finish(x);
-    if( zSpan && sqlite3_prepare_v2(db, zSpan, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW
-     && sqlite3_column_type(st, 0)==SQLITE_INTEGER ){
-      lo = sqlite3_column_int64(st, 0);
-      hi = sqlite3_column_int64(st, 1);
-    }
-    sqlite3_finalize(st);
-    sqlite3_free(zSpan);
-    st = 0;
-  }
-  if( hi>=lo && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK ){
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK ){
     for(i=0; i<8; i++){
-      sqlite3_bind_int64(st, 1, lo + (int64_t)((double)(hi - lo)*i/8.0));
+      sqlite3_bind_int(st, 1, i);
       if( sqlite3_step(st)!=SQLITE_ROW ){ nAll = 0; break; }
       nAll += sqlite3_column_double(st, 0);
       nKept += sqlite3_column_double(st, 1);
@@ -3294,18 +3298,15 @@ static double sampleShare(sqlite3 *db, qsqlkeep *keep, const ga_table *t, const 
     }
   }
   sqlite3_finalize(st);
-  if( nAll<=0 ){
-    sqlite3_free(zSql);
-    return 1.0;
-  }
-  if( keep ){
+  if( nAll>0 ) share = (nKept>0 ? nKept : 0.5)/nAll;
+  if( keep && nAll>0 ){
     sqlite3_free(keep->zShareKey);
     keep->zShareKey = zSql;
-    keep->share = (nKept>0 ? nKept : 0.5)/nAll;
-    return keep->share;
+    keep->share = share;
+  }else{
+    sqlite3_free(zSql);
   }
-  sqlite3_free(zSql);
-  return (nKept>0 ? nKept : 0.5)/nAll;
+  return share;
 }
 
 /* The share of its table's rows that SQLite's first loop keeps (w's
@@ -3452,22 +3453,14 @@ static void planWalk(sqlite3 *db, qplan *pl, sqlite3_stmt *st, const StatRows *p
 static int sqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
                       char **pzWhy){
   sqlite3_stmt *st = 0;
-  char *zSql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", pl->s->zSql);
   int rc, i, pairs = 0;            /* pairs: a join by no equality, its pairs costed */
   StatRows stat;
   PlanWalk w;
   double share;
-  if( zSql==0 ) return SQLITE_NOMEM;
   statRowsRead(db, conn, keep, &stat);
-  rc = keptPrepare(db, conn, keep, zSql, &st);
-  sqlite3_free(zSql);
-  if( rc ){
-    sqlite3_finalize(st);
+  if( (rc = explainPrepared(db, conn, keep, pl->s->zSql, apParam, nParam, &st))!=SQLITE_OK ){
     statRowsFree(&stat);
     return rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ? rc : SQLITE_OK;
-  }
-  for(i=0; i<nParam && i<sqlite3_bind_parameter_count(st); i++){
-    if( apParam && apParam[i] ) sqlite3_bind_value(st, i + 1, apParam[i]);
   }
   planWalk(db, pl, st, &stat, 1.0, &w, pzWhy);
   if( *pzWhy==0 && w.zSearch && w.known && w.c.sqlite>=w.c.engine && w.pFirst && neverKept(pl)
