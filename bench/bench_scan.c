@@ -114,6 +114,7 @@ int main(int argc, char **argv){
   /* A state of our own for the sources, its aggregate registered over the
   ** module's (the statement source's step finds its scan through it). */
   if( (conn = ga_conn_new(&zErr))==0 ) return 1;
+  ga_cache_attach(conn);
   conn->nRef = 1;
   sqlite3_create_function(db, "gpuagg_colsrc", -1, SQLITE_UTF8|SQLITE_DIRECTONLY, conn, 0, ga_colsrcStep, ga_colsrcFinal);
   if( getenv("BENCH_OUT") ){

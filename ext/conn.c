@@ -17,10 +17,15 @@
 **      the query's error, otherwise the CPU answers instead, counted in
 **      gpuagg_info()'s fallbacks.
 **   6. The modules that keep state per connection own it (gpuagg.h holds
-**      only their handles): the column cache (source/cache.c), what the
-**      page source saw of wal-indexes (source/snap.c), the source each
-**      function used last (source/open.c), what the table-valued
-**      functions tell gpuagg_info() (tvf/tvf.c).
+**      only their handles) and free it: each, when it first makes its
+**      state, registers the function that frees it (ga_conn_on_free), and
+**      freeing the connection's state runs those, the latest first. So
+**      conn.c calls no module above it: the wal-indexes the page source
+**      saw (source/snap.c), the source each function used last and the
+**      SOURCEs resolved (source/open.c, source/table.c), what the
+**      table-valued functions and gpu_query tell gpuagg_info()
+**      (tvf/tvf.c, query/vtab.c), statements' windows (agg/winsense.c),
+**      the column cache (source/cache.c, made at the load).
 **   7. A connection that has the module (a load registered everything on
 **      it) is listed, process-wide, until its state is freed with it: a
 **      second load on it (.load again, SELECT load_extension()) finds it
@@ -29,16 +34,12 @@
 **      connection's address, reused by a new one, is never found: the state
 **      leaves the list before SQLite frees the connection.
 */
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "gpuagg.h"
-#include "colsrc.h"
-#include "snap.h"
-#include "table.h"
-#include "tvf.h"
-#include "winsense.h"
 
 static const char *azMode[] = { "auto", "cpu", "cuda" };
 
@@ -121,7 +122,6 @@ ga_conn *ga_conn_new(char **pzErr){
   c->map = 1;
   c->qkept = -1;
   c->threads = threadsDefault();
-  c->cache = ga_cache_new();                /* NULL: nothing is kept */
   return c;
 }
 
@@ -137,18 +137,20 @@ void ga_conn_unref(void *p){
   ga_conn *c = (ga_conn*)p;
   if( --c->nRef>0 ) return;
   connUnlist(c);
-  ga_cache_free(c->cache);
-  ga_snap_forget(c);
-  ga_tvf_forget(c);
-  ga_source_forget(c);
-  ga_query_forget(c);
-  ga_winsense_forget(c);
+  while( c->nForget>0 ) c->axForget[--c->nForget](c);
   while( c->pIdle ){
     ga_slot *s = c->pIdle;
     c->pIdle = s->next;
     slotDestroy(c, s);
   }
   sqlite3_free(c);
+}
+
+void ga_conn_on_free(ga_conn *c, void (*xForget)(ga_conn*)){
+  int i;
+  for(i=0; i<c->nForget; i++) if( c->axForget[i]==xForget ) return;
+  assert( c->nForget<GA_CONN_OWNERS );
+  c->axForget[c->nForget++] = xForget;
 }
 
 /* The backend a new pipeline uses, or NULL with the reason in zErr. */

@@ -46,35 +46,11 @@
 **   7. The settings functions are SQLITE_DIRECTONLY: no view or trigger can
 **      change them behind a user's back.
 */
-#include <pthread.h>
 #include <string.h>
 #include "colsrc.h"
 #include "table.h"
 #include "tvf.h"
 #include "text.h"
-SQLITE_EXTENSION_INIT1
-
-static pthread_mutex_t apiMu = PTHREAD_MUTEX_INITIALIZER;   /* guards sqlite3_api's setting */
-
-void ga_json_str(sqlite3_str *out, const char *z){
-  int n = (int)strlen(z);
-  sqlite3_str_appendchar(out, 1, '"');
-  for(; *z; z++, n--){
-    unsigned char ch = (unsigned char)*z;
-    int k;
-    if( ch=='"' || ch=='\\' ) sqlite3_str_appendf(out, "\\%c", ch);
-    else if( ch<0x20 ) sqlite3_str_appendf(out, "\\u%04x", ch);
-    else if( ch<0x80 ) sqlite3_str_appendchar(out, 1, (char)ch);
-    else if( (k = ga_utf8_len(z, n))==0 ) sqlite3_str_appendall(out, "\\ufffd");   /* not UTF-8 */
-    else{
-      sqlite3_str_append(out, z, k);
-      z += k - 1;
-      n -= k - 1;
-    }
-  }
-  sqlite3_str_appendchar(out, 1, '"');
-}
-
 static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
   const ga_backend *be, *dev = ga_device_backend();
@@ -278,14 +254,7 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   int rc = SQLITE_OK;
   size_t i;
   ga_conn *c;
-  /* The routines' table is process-wide and the same for every load: set
-  ** it once, under a lock, so that a load in one thread never writes what
-  ** another thread's calls are reading (helgrind, `make check-helgrind`). */
-  pthread_mutex_lock(&apiMu);
-  if( sqlite3_api==0 ) SQLITE_EXTENSION_INIT2(pApi);
-  rc = sqlite3_api==pApi ? SQLITE_OK : SQLITE_ERROR;
-  pthread_mutex_unlock(&apiMu);
-  if( rc!=SQLITE_OK ){
+  if( (rc = ga_api_set(pApi))!=SQLITE_OK ){
     *pzErrMsg = sqlite3_mprintf("gpuagg: already loaded by another SQLite library in this process");
     return rc;
   }
@@ -294,6 +263,7 @@ int sqlite3_gpuagg_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines
   ** share, and fails outright inside a statement (SELECT load_extension()). */
   if( ga_conn_has(db) ) return SQLITE_OK;
   if( (c = ga_conn_new(pzErrMsg))==0 ) return SQLITE_ERROR;
+  ga_cache_attach(c);       /* NULL: nothing is kept */
   c->nRef = 1;              /* ours, until every function holds one */
   for(i=0; rc==SQLITE_OK && i<sizeof(aFunc)/sizeof(aFunc[0]); i++){
     if( aFunc[i].xFunc==faultFunc && !(ga_device_backend() && ga_device_backend()->xFault) ) continue;

@@ -5,17 +5,8 @@
 #ifndef GPUAGG_H
 #define GPUAGG_H
 
-#include <sqlite3ext.h>
-SQLITE_EXTENSION_INIT3
-#include <time.h>
+#include "base.h"
 #include "backend.h"
-
-/* Monotonic milliseconds, for the counters gpuagg_info() reports. */
-static inline double ga_now_ms(void){
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec*1e3 + ts.tv_nsec*1e-6;
-}
 
 /* Backend modes: which backend new pipelines use. */
 enum ga_mode { GA_AUTO, GA_CPU, GA_CUDA };
@@ -26,6 +17,8 @@ enum ga_mode { GA_AUTO, GA_CPU, GA_CUDA };
 #define GA_MAX_SLOTS         16        /* slots per connection: 8 pipelined aggregates */
 #define GA_RESIDENT_MAX      ((int64_t)32 << 30)  /* default cap on what a histogram keeps */
 #define GA_THREADS_MAX       64        /* threads decoding pages */
+
+#define GA_CONN_OWNERS 8              /* modules that may keep state on a connection */
 
 #define GA_CACHE_AUTO (-1)            /* the cache's budget until it is known: a quarter
                                       ** of the devices' free memory once a context exists */
@@ -62,6 +55,9 @@ typedef struct ga_conn {
   struct ga_cache *cache;   /* columns kept between queries (source/cache.c owns it) */
   struct ga_querynotes *qnotes; /* gpu_query's counts and reasons (query/vtab.c owns it), or NULL */
   struct ga_winseen *winseen; /* statements' use of windows (agg/winsense.c owns it), or NULL */
+  void (*axForget[GA_CONN_OWNERS])(struct ga_conn*); /* how the modules that keep state here
+                            ** free it (ga_conn_on_free), in the order they registered */
+  int nForget;              /* ... how many registered */
   int enc;                  /* the database's text encoding (SQLITE_UTF8 ...), once it cannot
                             ** change (text.c); 0: not known yet */
   sqlite3 *db;              /* the connection it serves, once every registration succeeded:
@@ -88,15 +84,14 @@ void ga_pool_give(ga_conn*, ga_slot*);
 ** caller fails with it (1); otherwise the CPU answers instead, counted as
 ** a fallback (0). */
 int ga_device_failed(ga_conn*, const char *zErr);
+/* A module that has made state of its own on c (a field of ga_conn it
+** owns) has xForget free it when c is freed; once per xForget. */
+void ga_conn_on_free(ga_conn *c, void (*xForget)(ga_conn*));
 
 /* query/vtab.c: gpu_query, gpu_explain, and their part of gpuagg_info(). */
 extern const sqlite3_module ga_query_module;
 void ga_explainFunc(sqlite3_context*, int, sqlite3_value**);
 void ga_query_describe(sqlite3_str*, const ga_conn*);
-void ga_query_forget(ga_conn*);
-
-/* gpuagg.c: append z to out as a JSON string. */
-void ga_json_str(sqlite3_str *out, const char *z);
 
 /* agg/sum.c: gpu_sum, gpu_total, gpu_avg, gpu_count (aggregates and windows) */
 void ga_sumStep(sqlite3_context*, int, sqlite3_value**);

@@ -129,3 +129,23 @@ char *ga_utf8_clean(char *z){
   sqlite3_free(z);
   return sqlite3_str_finish(s);
 }
+
+/* Requirement 4. */
+void ga_json_str(sqlite3_str *out, const char *z){
+  int n = (int)strlen(z);
+  sqlite3_str_appendchar(out, 1, '"');
+  for(; *z; z++, n--){
+    unsigned char ch = (unsigned char)*z;
+    int k;
+    if( ch=='"' || ch=='\\' ) sqlite3_str_appendf(out, "\\%c", ch);
+    else if( ch<0x20 ) sqlite3_str_appendf(out, "\\u%04x", ch);
+    else if( ch<0x80 ) sqlite3_str_appendchar(out, 1, (char)ch);
+    else if( (k = ga_utf8_len(z, n))==0 ) sqlite3_str_appendall(out, "\\ufffd");   /* not UTF-8 */
+    else{
+      sqlite3_str_append(out, z, k);
+      z += k - 1;
+      n -= k - 1;
+    }
+  }
+  sqlite3_str_appendchar(out, 1, '"');
+}

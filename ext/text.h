@@ -22,6 +22,8 @@
 **      them strictly, as Python's sqlite3 does, would fail on the message
 **      instead of reporting it): ga_utf8_clean writes each run of such
 **      bytes as a BLOB literal, x'...', as quote() shows a blob.
+**   4. ga_json_str writes TEXT as a JSON string (gpuagg_info(),
+**      gpu_explain): bytes that are not UTF-8 become U+FFFD.
 */
 #ifndef GPUAGG_TEXT_H
 #define GPUAGG_TEXT_H
@@ -54,5 +56,8 @@ int ga_utf8_valid(const void *z, int n);
 ** copy with each run of other bytes written x'..' and z freed (3.); NULL
 ** stays NULL, and out of memory gives NULL. */
 char *ga_utf8_clean(char *z);
+
+/* Append z to out as a JSON string (4.). */
+void ga_json_str(sqlite3_str *out, const char *z);
 
 #endif /* GPUAGG_TEXT_H */

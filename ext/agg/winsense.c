@@ -53,6 +53,11 @@ static int explainWin(sqlite3 *db, const char *zSql){
   return win;
 }
 
+static void winseenForget(ga_conn *c){
+  sqlite3_free(c->winseen);
+  c->winseen = 0;
+}
+
 int ga_window_maybe(sqlite3_context *ctx){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   ga_conn *c = (ga_conn*)sqlite3_user_data(ctx);
@@ -62,6 +67,7 @@ int ga_window_maybe(sqlite3_context *ctx){
     if( (w = sqlite3_malloc(sizeof(*w)))==0 ) return 1;
     memset(w, 0, sizeof(*w));
     c->winseen = w;
+    ga_conn_on_free(c, winseenForget);
   }
   for(st=sqlite3_next_stmt(db, 0); st; st=sqlite3_next_stmt(db, st)){
     const char *zSql;
@@ -82,9 +88,4 @@ int ga_window_maybe(sqlite3_context *ctx){
     if( w->a[i].win ) return 1;
   }
   return 0;
-}
-
-void ga_winsense_forget(ga_conn *c){
-  sqlite3_free(c->winseen);
-  c->winseen = 0;
 }

@@ -11,7 +11,4 @@
 ** (one does, or that cannot be known). */
 int ga_window_maybe(sqlite3_context *ctx);
 
-/* Free what c keeps for it (its connection is closing). */
-void ga_winsense_forget(ga_conn *c);
-
 #endif /* GPUAGG_WINSENSE_H */

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "gpuagg.h"
+#include "text.h"
 #include "gpuagg_kernels.h"
 #include "cuda.h"
 

@@ -59,9 +59,15 @@ struct ga_querynotes {
   char zLastTab[GA_ERRLEN];        /* ... the table it scanned (a join's: the others probed) */
 };
 
+static void notesForget(ga_conn *c){
+  sqlite3_free(c->qnotes);
+  c->qnotes = 0;
+}
+
 static struct ga_querynotes *notesOf(ga_conn *c){
   if( c->qnotes==0 && (c->qnotes = sqlite3_malloc(sizeof(struct ga_querynotes)))!=0 ){
     memset(c->qnotes, 0, sizeof(struct ga_querynotes));
+    ga_conn_on_free(c, notesForget);
   }
   return c->qnotes;
 }
@@ -142,11 +148,6 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
                       p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
   ga_json_str(out, p ? p->zLastTab : "");
   sqlite3_str_appendf(out, "}}");
-}
-
-void ga_query_forget(ga_conn *c){
-  sqlite3_free(c->qnotes);
-  c->qnotes = 0;
 }
 
 /* ---- the SELECT's text ---------------------------------------------------------------- */

@@ -211,15 +211,6 @@ static void cacheTrim(ga_cache *c, int64_t need){
   }
 }
 
-ga_cache *ga_cache_new(void){
-  ga_cache *c = sqlite3_malloc(sizeof(*c));
-  if( c ){
-    memset(c, 0, sizeof(*c));
-    c->budget = GA_CACHE_AUTO;
-  }
-  return c;
-}
-
 void ga_cache_budget(ga_cache *c, int64_t budget){
   if( c==0 ) return;
   c->budget = budget;
@@ -241,10 +232,28 @@ void ga_cache_clear(ga_cache *c){
   if( c ) c->budget = b;
 }
 
-void ga_cache_free(ga_cache *c){
+static ga_cache *cacheNew(void){
+  ga_cache *c = sqlite3_malloc(sizeof(*c));
+  if( c ){
+    memset(c, 0, sizeof(*c));
+    c->budget = GA_CACHE_AUTO;
+  }
+  return c;
+}
+
+static void cacheFree(ga_cache *c){
   ga_cache_budget(c, 0);
   assert( c==0 || c->pHold==0 );            /* (holds rest on entries) */
   sqlite3_free(c);
+}
+
+static void cacheForget(ga_conn *conn){
+  cacheFree(conn->cache);
+  conn->cache = 0;
+}
+
+void ga_cache_attach(ga_conn *conn){
+  if( conn->cache==0 && (conn->cache = cacheNew())!=0 ) ga_conn_on_free(conn, cacheForget);
 }
 
 static int evictOne(ga_cache *c);

@@ -232,10 +232,10 @@ int ga_cache_source(ga_colsrc *pSrc);
 ** are in host memory only (a device failed, or had no room, when they were
 ** kept). */
 void ga_cache_device_again(ga_colsrc *pSrc);
-/* The cache's state (conn->cache): made with the connection, freed with it
-** (all it keeps, host and device). NULL when out of memory: nothing kept. */
-ga_cache *ga_cache_new(void);
-void ga_cache_free(ga_cache*);
+/* The cache's state, conn->cache, made when the module is loaded on a
+** connection and freed with it (all it keeps, host and device). NULL when
+** out of memory: nothing kept. */
+void ga_cache_attach(ga_conn *conn);
 /* The budget in bytes (gpuagg_config 'cache'; GA_CACHE_AUTO until known),
 ** and setting it: entries dropped to fit (0: all). */
 int64_t ga_cache_budget_of(const ga_cache*);

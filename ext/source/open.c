@@ -7,6 +7,7 @@
 #include "colsrc.h"
 #include "snap.h"
 #include "table.h"
+#include "text.h"
 
 /* The source a function used last. */
 enum { SRC_STMT, SRC_PAGES, SRC_CACHE };
@@ -21,13 +22,21 @@ struct ga_srcnotes {
   SrcNote aNote[4];         /* the source each function used last */
 };
 
+static void notesForget(ga_conn *conn){
+  sqlite3_free(conn->srcnotes);
+  conn->srcnotes = 0;
+}
+
 /* Note which source zFn used (SRC_*), and why not the pages. */
 static void noteSource(ga_conn *conn, const char *zFn, int src, const char *zWhy){
   struct ga_srcnotes *p = conn->srcnotes;
   int i, n = (int)(sizeof(p->aNote)/sizeof(p->aNote[0]));
   if( src==SRC_PAGES ) conn->stats.nPageScan++;
   if( src==SRC_STMT ) conn->stats.nStmtScan++;
-  if( p==0 && (p = conn->srcnotes = sqlite3_malloc(sizeof(*p)))!=0 ) memset(p, 0, sizeof(*p));
+  if( p==0 && (p = conn->srcnotes = sqlite3_malloc(sizeof(*p)))!=0 ){
+    memset(p, 0, sizeof(*p));
+    ga_conn_on_free(conn, notesForget);
+  }
   if( p==0 ) return;                /* out of memory: nothing is noted */
   for(i=0; i<n-1 && p->aNote[i].zFn && strcmp(p->aNote[i].zFn, zFn); i++){}
   p->aNote[i].zFn = zFn;
@@ -48,12 +57,6 @@ void ga_source_describe(sqlite3_str *out, const ga_conn *conn){
     sqlite3_str_appendchar(out, 1, '}');
   }
   sqlite3_str_appendchar(out, 1, '}');
-}
-
-void ga_source_forget(ga_conn *conn){
-  sqlite3_free(conn->srcnotes);
-  conn->srcnotes = 0;
-  ga_source_memo_free(conn);
 }
 
 /* The source that reads the table: the pages, else the statement. */

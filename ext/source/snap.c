@@ -113,7 +113,7 @@ struct ga_seen {
   ga_walseen a[GA_SEEN];    /* the schemas', the oldest first */
 };
 
-void ga_snap_forget(ga_conn *conn){
+static void snapForget(ga_conn *conn){
   sqlite3_free(conn->seen);
   conn->seen = 0;
 }
@@ -125,6 +125,7 @@ static ga_walseen *seenOf(ga_conn *conn, const char *zDb, int make){
   int i;
   if( conn->seen==0 ){
     if( !make || (conn->seen = sqlite3_malloc(sizeof(struct ga_seen)))==0 ) return 0;
+    ga_conn_on_free(conn, snapForget);
     memset(conn->seen, 0, sizeof(struct ga_seen));
   }
   a = conn->seen->a;

@@ -137,9 +137,6 @@ int ga_snap_readers(ga_snap*, int n);
 ** buf through reader h, on the one thread that uses h: as ga_snap_read. */
 int ga_snap_read_on(const ga_snap*, int h, uint32_t pgno, int n, unsigned char *buf);
 
-/* Free what the connection remembers of wal-indexes (its state here). */
-void ga_snap_forget(ga_conn*);
-
 /* End the transaction pin and free what the snapshot holds. */
 void ga_snap_close(ga_snap*);
 

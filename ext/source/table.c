@@ -435,10 +435,17 @@ static void memoClear(struct ga_srcmemo *m){
   m->n = m->next = 0;
 }
 
+static void memoForget(ga_conn *conn){
+  if( conn->srcmemo ) memoClear(conn->srcmemo);
+  sqlite3_free(conn->srcmemo);
+  conn->srcmemo = 0;
+}
+
 /* conn's memo, made empty where there is none (NULL: out of memory). */
 static struct ga_srcmemo *memoOf(ga_conn *conn){
   if( conn->srcmemo==0 && (conn->srcmemo = sqlite3_malloc(sizeof(struct ga_srcmemo)))!=0 ){
     memset(conn->srcmemo, 0, sizeof(struct ga_srcmemo));
+    ga_conn_on_free(conn, memoForget);
   }
   return conn->srcmemo;
 }
@@ -471,11 +478,6 @@ void ga_source_read_end(ga_conn *conn){
   if( m && m->nRead ) m->nRead--;
 }
 
-void ga_source_memo_free(ga_conn *conn){
-  if( conn->srcmemo ) memoClear(conn->srcmemo);
-  sqlite3_free(conn->srcmemo);
-  conn->srcmemo = 0;
-}
 
 /* A copy of z (NULL stays NULL) into *pz: 0, or 1 out of memory. */
 static int dupStr(const char *z, char **pz){

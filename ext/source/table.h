@@ -81,12 +81,8 @@ int ga_source_column(const char *zFn, const ga_source *p, const char *zCol, char
 int ga_source_open(sqlite3*, ga_conn*, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
                    const unsigned char *aWant, int useCache, ga_colsrc **ppSrc, char **pzErr);
 
-/* gpuagg_info()'s "sources":{...} (5), open.c's state per connection, and
-** freeing it. */
+/* gpuagg_info()'s "sources":{...} (5), from open.c's state per connection. */
 void ga_source_describe(sqlite3_str*, const ga_conn*);
-void ga_source_forget(ga_conn*);
-/* The resolutions remembered on conn (4a, table.c's), freed. */
-void ga_source_memo_free(ga_conn*);
 
 /* z as SQL writes a name: [qualifier.]name, each part bare (an ASCII
 ** letter, _ or a byte >= 0x80, then those, digits and $), "quoted" (""

@@ -102,16 +102,17 @@ struct ga_tvfnotes {
 
 /* conn's notes, made at the first one; NULL when out of memory (nothing
 ** is noted). */
+static void notesForget(ga_conn *conn){
+  sqlite3_free(conn->notes);
+  conn->notes = 0;
+}
+
 static struct ga_tvfnotes *notesOf(ga_conn *conn){
   if( conn->notes==0 && (conn->notes = sqlite3_malloc(sizeof(struct ga_tvfnotes)))!=0 ){
     memset(conn->notes, 0, sizeof(struct ga_tvfnotes));
+    ga_conn_on_free(conn, notesForget);
   }
   return conn->notes;
-}
-
-void ga_tvf_forget(ga_conn *conn){
-  sqlite3_free(conn->notes);
-  conn->notes = 0;
 }
 
 void ga_tvf_summary_why(ga_conn *conn, const char *zWhy){

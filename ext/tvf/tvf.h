@@ -87,9 +87,8 @@ void ga_tvf_args(int idxNum, int argc, sqlite3_value **argv, int nArg, sqlite3_v
 
 /* What the table-valued functions tell gpuagg_info(), tvf.c's own state
 ** per connection: its JSON field ("summary":{...}), the
-** reason gpu_summary gave NULL (zWhy NULL: none), and freeing it. */
+** reason gpu_summary gave NULL (zWhy NULL: none). */
 void ga_tvf_describe(sqlite3_str*, const ga_conn*);
 void ga_tvf_summary_why(ga_conn*, const char *zWhy);
-void ga_tvf_forget(ga_conn*);
 
 #endif /* GPUAGG_TVF_H */
