@@ -17,10 +17,10 @@
 **      the estimate is SQLite's work at most.
 **   1a. Where that bound leaves the engine's read cheaper, the first loop,
 **      a SCAN, keeps the share of its rows that its table's own conditions
-**      keep of a sample (plan.c's sampleShare: SQLite evaluates them over 8
+**      keep of a sample (plan_sqlite.c's sampleShare: SQLite evaluates them over 8
 **      runs of 128 rows spread over the rowids; TPC-H Q2's `p_size = 15 AND
 **      p_type LIKE '%BRASS'` keeps 0.4% of part), for a plan whose later
-**      reads kept columns never serve (plan.c's neverKept).
+**      reads kept columns never serve (plan_sqlite.c's neverKept).
 **   2. Costs in rows the engine reads on a first read, as measured: on
 **      TPC-H SF 0.1 with its keys, here, SQLite's plans search and visit at
 **      about 60 ns each (150,000 searches of lineitem's key from orders and

@@ -23,7 +23,7 @@
 **      now answer to it, leaves the query as it was.
 **   3. The merged query reads the subquery's FROM and joins; its WHERE is
 **      the subquery's AND the outer one (a node whose text is its operands',
-**      synth: plan.c's fold writes it so).
+**      synth: plan_sub.c's qpFold writes it so).
 */
 #include <string.h>
 #include "query.h"

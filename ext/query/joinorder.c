@@ -30,7 +30,7 @@
 **      rowid alias), each by BINARY in the table's order, then the rowid.
 **      A search of it meets rows equal on the first, so they come by the
 **      others: those are its terms. Where the columns named are not known
-**      for sure (plan.c's usedCols: a merged subquery's, a table of 64
+**      for sure (plan_order.c's usedCols: a merged subquery's, a table of 64
 **      columns or more, one with a generated column or an INTEGER PRIMARY
 **      KEY DESC) the read is SQLite's.
 **   3. A table of the join that no loop reads is one SQLite left out (a

@@ -33,7 +33,7 @@
 #define Q_MAXARG 16                /* arguments of a function, items of a CASE or IN list */
 #define Q_MAXDEPTH 100             /* expressions nested in one another */
 #define Q_MAXTAB 63                /* tables in a join, correlated subqueries' included (a bit
-                                   ** each in an int64_t's mask: plan.c's TAB_BIT) */
+                                   ** each in an int64_t's mask: planint.h's TAB_BIT) */
 #define Q_MAXIN (1<<22)            /* values of an IN (SELECT ...) the engine holds */
 #define Q_JCOL0 GA_COLS_MAX        /* E_COL's iCol from here: a joined table's column (plan.c, 9) */
 #define Q_COUNT_COL (GA_COLS_MAX - 1)  /* a count join's count: its last column place (plan.c, 9e) */
@@ -208,7 +208,7 @@ struct qselect {
                                    ** (0: none, or one with parameters) */
   int asSet;                       /* IN's subquery: its rows are a set (their order, which of
                                    ** equal rows: nothing decides on them) */
-  struct qplan *pPlanned;          /* a joined subquery: planned already (plan.c's planJoin),
+  struct qplan *pPlanned;          /* a joined subquery: planned already (plan_join.c's qpPlanJoin),
                                    ** its build's FROM takes that plan */
   int flattened;                   /* its FROM was a subquery's, merged into it (flatten.c): the
                                    ** columns SQLite counts its tables' as read may be more */

@@ -1,0 +1,214 @@
+/*
+** gpu_query's planner: correlated subqueries as joins (plan.c's
+** requirements 9a, 9c and 9e). EXISTS, NOT EXISTS and IN of WHERE become
+** semi and anti joins; a comparison with a correlated aggregate a join of
+** that aggregate grouped by the correlation (decorrelate.c); a correlated
+** count(*) of the result list a count join.
+*/
+#include "planint.h"
+
+/* What subquery place i is, as the SQL says it. */
+const char *qpSemiWord(const Bind *b, int i){
+  const struct Semi *m = &b->aSemi[i - b->nFrom];
+  return m->count ? "count(*)" : m->anti ? "NOT EXISTS" : m->pIn ? "IN" : "EXISTS";
+}
+
+/* Is e (unbound) a positive integer literal? */
+static int positiveInt(const Bind *b, const qexpr *e){
+  const char *z = b->s->zSql + e->at;
+  int i, n = e->end - e->at;
+  if( e->op!=E_LIT || n<1 || n>18 ) return 0;
+  for(i=0; i<n; i++) if( z[i]<'0' || z[i]>'9' ) return 0;
+  return atoll(z)>0;
+}
+
+/* Subquery q's SELECT parsed from the statement's text with all else
+** blanked, so that its nodes' text positions are the statement's; its nodes
+** in the statement's arena. NULL (b->rc set) where out of memory. */
+static qselect *subParsed(Bind *b, const qexpr *q){
+  const char *zSql = b->s->zSql;
+  int n = (int)strlen(zSql), at = q->at, end = q->end - 1, rc;
+  qselect *sel = q_alloc(b->s, sizeof(qselect));
+  char *z;
+  while( at<end && zSql[at]!='(' ) at++;
+  if( sel==0 || (z = sqlite3_malloc(n + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  memset(z, ' ', (size_t)n);
+  z[n] = 0;
+  memcpy(z + at + 1, zSql + at + 1, (size_t)(end - at - 1));
+  rc = q_parse(z, 0, sel);
+  sqlite3_free(z);
+  if( rc ){ b->rc = rc; return 0; }
+  sel->zSql = zSql;
+  q_select_adopt(b->s, sel);
+  return sel;
+}
+
+/* WHERE's conjunct t, subquery q (its EXISTS, NOT EXISTS when anti, or
+** pIn IN it) that refers to the outer query, into b->aSemi where it is a
+** join the engine covers: one rowid table, no aggregate, GROUP BY or
+** LIMIT (EXISTS's LIMIT of a positive integer decides nothing). */
+static void semiOf(Bind *b, qexpr *t, const qexpr *q, int anti, qexpr *pIn){
+  const char *zW = anti ? "NOT EXISTS" : pIn ? "IN" : "EXISTS";
+  int i;
+  qselect *sel = subParsed(b, q);
+  struct Semi *m;
+  if( sel==0 ) return;
+  if( sel->zWhy ){
+    qpWhy(b, "%s (a correlated subquery the engine does not cover: %s)", zW, sel->zWhy);
+    sqlite3_free(sel->zWhy);
+    sel->zWhy = 0;
+    return;
+  }
+  if( sel->pNext || sel->pSub || sel->nJoin || sel->zFrom==0 ){
+    qpWhy(b, "%s (a correlated subquery of a compound, a join or a subquery)", zW);
+    return;
+  }
+  for(i=0; i<sel->nRes && !q_has_agg(sel->aRes[i].e); i++){}
+  if( sel->nGroup || sel->pHaving || i<sel->nRes ){
+    qpWhy(b, "%s (a correlated subquery with aggregates or GROUP BY)", zW);
+    return;
+  }
+  if( sel->pOffset || (sel->pLimit && (pIn || !positiveInt(b, sel->pLimit))) ){
+    qpWhy(b, "%s (a correlated subquery with LIMIT)", zW);
+    return;
+  }
+  if( pIn && (sel->star || sel->nRes!=1) ){
+    qpWhy(b, "IN (a correlated subquery whose result is not one column)");
+    return;
+  }
+  if( b->s->nJoin + 1 + b->nSemi>=Q_MAXTAB ){
+    qpWhy(b, "more than %d tables, correlated subqueries' included", Q_MAXTAB);
+    return;
+  }
+  m = &b->aSemi[b->nSemi++];
+  m->pTerm = t;
+  m->sel = sel;
+  m->pIn = pIn;
+  m->anti = anti;
+}
+
+/* WHERE's conjuncts that are subqueries referring to the outer query: a
+** correlated EXISTS, NOT EXISTS or IN (SELECT ...), each a join of its
+** table (9a) where the engine covers it. */
+/* Each scalar subquery of the result list (any depth) that is a
+** correlated SELECT count(*) FROM one table [WHERE ...], of a query without
+** aggregates, into b->aSemi: a count join (9e). Others are left as they
+** are (binding gives their reason). */
+static void countIn(Bind *b, qexpr *e){
+  qselect *sel;
+  if( e==0 || qpStopped(b) ) return;
+  if( e->op!=E_SUBQ || sqlite3_strnicmp(b->s->zSql + e->at, "EXISTS", 6)==0 ){
+    EACH_CHILD(e, pp, countIn(b, *pp));
+    return;
+  }
+  if( !qpCorrelated(b, e, 0) || (sel = subParsed(b, e))==0 ) return;
+  if( sel->zWhy ){
+    sqlite3_free(sel->zWhy);
+    sel->zWhy = 0;
+    return;
+  }
+  if( sel->pNext || sel->pSub || sel->nJoin || sel->zFrom==0 || sel->nGroup || sel->pHaving || sel->pLimit
+   || sel->pOffset || sel->distinct || sel->nRes!=1 || sel->aRes[0].e->op!=E_AGG || sel->aRes[0].e->agg!=A_COUNTSTAR
+   || b->s->nJoin + 1 + b->nSemi>=Q_MAXTAB ){
+    return;
+  }
+  memset(&b->aSemi[b->nSemi], 0, sizeof(b->aSemi[0]));
+  b->aSemi[b->nSemi].pTerm = e;
+  b->aSemi[b->nSemi].sel = sel;
+  b->aSemi[b->nSemi++].count = 1;
+}
+
+void qpCountJoins(Bind *b){
+  int i;
+  if( b->s->zFrom==0 || b->s->pSub || b->s->nJoin || b->s->nGroup || b->s->pHaving || b->s->distinct ) return;
+  for(i=0; i<b->s->nRes; i++) if( q_has_agg(b->s->aRes[i].e) ) return;
+  for(i=0; i<b->s->nRes && !qpStopped(b); i++) countIn(b, b->s->aRes[i].e);
+}
+
+void qpSemiJoins(Bind *b){
+  qexpr *aT[64];
+  int nT, i;
+  if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return;
+  nT = q_terms(b->s->pWhere, E_AND, aT, 64, 0);
+  for(i=0; i<nT && i<64 && !qpStopped(b); i++){
+    qexpr *t = aT[i], *q = t->op==E_NOT ? t->a : t->op==E_INSEL ? t->b : t;
+    if( q && q->op==E_INSEL && q->b && qpCorrelated(b, q->b, 0) ){
+      qpWhy(b, "NOT IN (a subquery that refers to the outer query: its NULL rule is not a join's)");
+      break;
+    }
+    if( q==0 || q->op!=E_SUBQ ) continue;
+    if( t->op!=E_INSEL && sqlite3_strnicmp(b->s->zSql + q->at, "EXISTS", 6)!=0 ) continue;
+    if( qpCorrelated(b, q, 0) ) semiOf(b, t, q, t->op==E_NOT, t->op==E_INSEL ? t->a : 0);
+  }
+}
+
+/* A correlated subquery's tables (qpAggJoins): its FROM's, resolved. */
+typedef struct Inner {
+  ga_source aSrc[Q_MAXTAB];        /* each table */
+  const char *azQual[Q_MAXTAB];    /* ... the name that qualifies its columns */
+  int n;
+} Inner;
+
+/* decorrelate.c's xInner: does column node e name one of the subquery's
+** tables' columns (an alias hides its table's name; an unqualified name is
+** the innermost table's that has it)? */
+static int innerHas(void *p, const qexpr *e){
+  const Inner *x = (const Inner*)p;
+  int i;
+  for(i=0; i<x->n; i++){
+    if( e->zQual ? sqlite3_stricmp(e->zQual, x->azQual[i])==0 : qpColIndex(&x->aSrc[i].tab, e->zName)>=0 ) return 1;
+  }
+  return 0;
+}
+
+/* WHERE's conjuncts that compare with a correlated aggregate, each made a
+** comparison with a join of that aggregate grouped by the correlation
+** (decorrelate.c; plan.c, 9c) where it can be. */
+void qpAggJoins(Bind *b){
+  qexpr *aT[64];
+  int nT, i;
+  if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return;
+  nT = q_terms(b->s->pWhere, E_AND, aT, 64, 0);
+  for(i=0; i<nT && i<64 && !qpStopped(b); i++){
+    qexpr *t = aT[i], *q = t->op<E_EQ || t->op>E_GE ? 0 : t->a->op==E_SUBQ ? t->a : t->b->op==E_SUBQ ? t->b : 0;
+    qselect *sel;
+    Inner in;
+    int k, ok = 1, rc;
+    if( q==0 || sqlite3_strnicmp(b->s->zSql + q->at, "EXISTS", 6)==0 || !qpCorrelated(b, q, 0) ) continue;
+    if( (sel = subParsed(b, q))==0 ) return;
+    memset(&in, 0, sizeof(in));
+    for(k=0; k<=sel->nJoin && ok && sel->zWhy==0 && sel->zFrom && !sel->pSub && !sel->pNext; k++){
+      const char *zFrom = k ? sel->aJoin[k - 1].zFrom : sel->zFrom, *zAlias = k ? sel->aJoin[k - 1].zAlias : sel->zAlias;
+      char *zErr = 0;
+      if( k && sel->aJoin[k - 1].pSub ){ ok = 0; break; }
+      rc = ga_source_resolve_on(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, "gpu_query", zFrom, &in.aSrc[k], &zErr);
+      sqlite3_free(zErr);
+      if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ b->rc = rc; ok = 0; }
+      if( rc ){ ok = 0; break; }
+      in.azQual[k] = zAlias ? zAlias : in.aSrc[k].tab.zTab;
+      in.n = k + 1;
+    }
+    if( ok && sel->zWhy==0 && (rc = q_decorrelate(b->s, t, sel, i + 1, innerHas, &in))<0 ) b->rc = SQLITE_NOMEM;
+    for(k=0; k<in.n; k++) ga_source_free(&in.aSrc[k]);
+    sqlite3_free(sel->zWhy);
+    sel->zWhy = 0;
+  }
+}
+
+/* e's unqualified column names (unbound) qualified by the table that has
+** them: place self first (a subquery's own table, as SQLite resolves its
+** names), else the outer query's (qpTabOfCol). A name no table has (TRUE
+** aside) is not covered. */
+int qpQualify(Bind *b, qexpr *e, int self){
+  if( e==0 || e->op==E_SUBQ ) return 1;
+  if( e->op==E_COL && e->zQual==0 ){
+    int i = self>=0 && qpColIndex(b->aTab[self].t, e->zName)>=0 ? self : qpTabOfCol(b, e);
+    if( i>=0 ) e->zQual = (char*)b->aTab[i].zQual;
+    else if( sqlite3_stricmp(e->zName, "true") && sqlite3_stricmp(e->zName, "false") ){
+      return qpWhy(b, "%s in a correlated subquery, which is no column of its table or the outer query's", e->zName);
+    }
+    return 1;
+  }
+  EACH_CHILD(e, pp, if( !qpQualify(b, *pp, self) ) return 0);
+  return 1;
+}

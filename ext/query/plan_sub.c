@@ -1,0 +1,444 @@
+/*
+** gpu_query's planner: constants and subqueries, computed once a read
+** (plan.c's requirements 3 and 3a). SQLite computes a constant, its
+** parameters bound; a subquery that refers to no outer column runs once,
+** on the engine where it covers it; one that refers to the outer query is
+** never a constant (qpCorrelated), and plan_semi.c plans it as a join.
+*/
+#include "planint.h"
+
+/* The parameters below e into a, in text order, each node once (BETWEEN's
+** operand is below both of its comparisons); -1 if there are more than 64.
+** With them the subqueries' values that the engine computed and that have
+** no affinity, bound as parameters too (the others' texts stay, SQLite
+** computes them again: a bound value has no affinity). */
+static int paramsOf(qexpr *e, qexpr **a, int n){
+  if( e==0 || n<0 ) return n;
+  if( e->op==E_PARAM || (e->op==E_LIT && e->fromSubq==1 && e->aff==-1) ){
+    int m = n, k;
+    for(k=0; k<n; k++) if( a[k]==e ) return n;
+    if( n==64 ) return -1;
+    while( m>0 && a[m-1]->at>e->at ){ a[m] = a[m-1]; m--; }
+    a[m] = e;
+    return n + 1;
+  }
+  EACH_CHILD(e, pp, n = paramsOf(*pp, a, n));
+  return n;
+}
+
+/* e's text onto x, each parameter among aP[0..nP) (in text order) written
+** ?N with its number in the whole SELECT: alone, SQLite would number a
+** named one by this text (in "@w BETWEEN ?1 AND 2", @w would be ?1). */
+static void spanSql(Bind *b, sqlite3_str *x, const qexpr *e, qexpr **aP, int nP){
+  int at = e->at, j;
+  for(j=0; j<nP; j++){
+    if( aP[j]->at<at || aP[j]->end>e->end ) continue;   /* outside, or a copy already written */
+    sqlite3_str_appendf(x, "%.*s?%d", aP[j]->at - at, b->s->zSql + at, aP[j]->iParam);
+    at = aP[j]->end;
+  }
+  sqlite3_str_appendf(x, "%.*s", e->end - at, b->s->zSql + at);
+}
+
+/* Read column 0 of st's row into the literal e. */
+int qpTakeValue(Bind *b, qexpr *e, sqlite3_value *v){
+  int t = sqlite3_value_type(v), n;
+  e->t = t;
+  if( t==SQLITE_INTEGER ) e->i = sqlite3_value_int64(v);
+  else if( t==SQLITE_FLOAT ){ double d = sqlite3_value_double(v); memcpy(&e->i, &d, 8); }
+  else if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
+    const void *z = t==SQLITE_TEXT ? (const void*)sqlite3_value_text(v) : sqlite3_value_blob(v);
+    n = sqlite3_value_bytes(v);
+    if( (e->z = q_alloc(b->s, n + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( n ) memcpy(e->z, z, (size_t)n);
+    e->n = n;
+  }
+  return 1;
+}
+
+/* The statement's WITH clause (parse.c's nWith): its length, *pz its text. */
+static int withText(const Bind *b, const char **pz){
+  const qselect *root = b->s->pRoot ? b->s->pRoot : b->s;
+  *pz = root->zSql;
+  return root->nWith;
+}
+
+/* The text of the SELECT inside subquery node q (from its first '(' to
+** its last ')'), after the statement's WITH clause (the tables it may
+** name), sqlite3_malloc'd; NULL (b->rc set) where out of memory. */
+static char *subText(Bind *b, const qexpr *q){
+  const char *z = b->s->zSql + q->at, *zWith;
+  int n = q->end - q->at, at, nWith = withText(b, &zWith);
+  char *zSub;
+  for(at=0; at<n && z[at]!='('; at++){}
+  if( (zSub = sqlite3_mprintf("%.*s%.*s", nWith, zWith, n - at - 2, z + at + 1))==0 ) b->rc = SQLITE_NOMEM;
+  return zSub;
+}
+
+/* Does a column of the query's own table(s), or a result's alias, answer
+** to zName? */
+static int outerHas(const Bind *b, const char *zName){
+  int i, c;
+  if( qpAliasIndex(b->s, zName)>=0 ) return 1;
+  if( b->nTab ){
+    for(i=0; i<b->nTab; i++) if( qpColIndex(b->aTab[i].t, zName)>=0 ) return 1;
+    return 0;
+  }
+  if( b->s->zFrom==0 ) return 0;
+  for(c=0; c<b->pl->src.tab.nCol; c++) if( sqlite3_stricmp(b->pl->src.tab.aCol[c].zName, zName)==0 ) return 1;
+  return 0;
+}
+
+/* Does subquery q (E_SUBQ) use the outer query's row? SQLite says, the
+** subquery prepared alone: "no such column: X" names what it takes from
+** outside (X into *pzName where given: sqlite3_free it). So does a name
+** that alone is a string ("x") or TRUE or FALSE, where a column or alias
+** of the outer query answers to it (SQLite looks outward before falling
+** back). 1 correlated, else 0 (b->rc set on an error). */
+int qpCorrelated(Bind *b, const qexpr *q, char **pzName){
+  char *zSub = subText(b, q);
+  sqlite3_stmt *st = 0;
+  qtok *aTok = 0;
+  int rc, r = 0, nTok = 0, i;
+  if( zSub==0 ) return 0;
+  rc = sqlite3_prepare_v2(b->db, zSub, -1, &st, 0);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){
+    b->rc = rc;
+  }else if( rc ){
+    const char *zMsg = sqlite3_errmsg(b->db);
+    if( (r = sqlite3_strnicmp(zMsg, "no such column: ", 16)==0)!=0 && pzName ){
+      if( (*pzName = sqlite3_mprintf("%s", zMsg + 16))==0 ) b->rc = SQLITE_NOMEM;
+    }
+  }else if( (rc = q_lex(zSub, &aTok, &nTok))!=SQLITE_OK ){
+    b->rc = rc;
+  }else{
+    for(i=0; i<nTok && !r; i++){
+      const qtok *t = &aTok[i];
+      char *zName;
+      if( t->type!=T_ID || (zSub[t->at]!='"' && !q_tok_is(zSub, t, "true") && !q_tok_is(zSub, t, "false")) ) continue;
+      if( (zName = zSub[t->at]=='"' ? sqlite3_mprintf("%.*s", t->n - 2, zSub + t->at + 1)
+                                    : sqlite3_mprintf("%.*s", t->n, zSub + t->at))==0 ){
+        b->rc = SQLITE_NOMEM;
+        break;
+      }
+      if( (r = outerHas(b, zName))!=0 && pzName ) *pzName = zName;
+      else sqlite3_free(zName);
+    }
+  }
+  sqlite3_free(aTok);
+  sqlite3_finalize(st);
+  sqlite3_free(zSub);
+  return r && b->rc==SQLITE_OK;
+}
+
+/* A subquery run on the engine (qpSubqueryValue, qpInSubquery): its text, parse,
+** plan, and rows. */
+typedef struct SubRun {
+  char *zSub;                      /* its SELECT's text */
+  qselect sel;                     /* ... parsed */
+  qplan pl;                        /* ... planned */
+  const qexpr *pFirst;             /* its first result (the first arm's), or NULL: none */
+  int aff;                         /* ... its affinity; -1 none */
+  int mixed;                       /* a compound's arms' first results differ in affinity (or one
+                                   ** has none) */
+  qresult res;                     /* its rows */
+} SubRun;
+
+/* The SELECT inside subquery node q (the text from its first '(' to its
+** last ')') parsed and planned into r (asSet: its rows are IN's, a set).
+** SQLITE_OK (*pzWhy set where the engine does not cover it), or an error
+** (b->rc set). */
+static int subPlan(Bind *b, const qexpr *q, int asSet, SubRun *r, char **pzWhy){
+  int rc, k;
+  memset(r, 0, sizeof(*r));
+  r->aff = -1;
+  *pzWhy = 0;
+  if( (r->zSub = subText(b, q))==0 ) return b->rc;
+  if( (rc = q_parse(r->zSub, 0, &r->sel))!=SQLITE_OK ) return b->rc = rc;
+  r->sel.asSet = asSet;
+  rc = qpPlanAny(b->vt, b->db, 0, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
+  if( rc==SQLITE_OK && *pzWhy==0 ){
+    const qplan *first = r->pl.nArm ? &r->pl.aArm[0] : &r->pl;
+    r->pFirst = first->nOut ? first->aOut[0] : 0;
+    r->aff = r->pFirst ? r->pFirst->aff : -1;
+    for(k=1; k<r->pl.nArm; k++) if( r->pl.aArm[k].nOut<1 || r->pl.aArm[k].aOut[0]->aff!=r->aff ) r->mixed = 1;
+  }
+  return rc;
+}
+
+/* r's rows, as q_plan (SQLite's own plan deciding too) and q_exec would
+** give them. */
+static int subRows(Bind *b, SubRun *r, char **pzWhy){
+  int rc = SQLITE_OK;
+  if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = qpSqlitePlan(b->db, 0, &r->pl, 0, 0, 0, pzWhy);
+  if( rc==SQLITE_OK && *pzWhy==0 ) rc = q_exec(b->vt, b->db, &r->pl, 0, 0, "", &r->res, pzWhy);
+  return rc;
+}
+
+/* r freed; an error that is not a reason (rc, zWhy) into b: 0 then, else 1. */
+static int subDone(Bind *b, SubRun *r, int rc, const char *zWhy){
+  q_result_free(&r->res);
+  q_plan_free(&r->pl);
+  q_select_free(&r->sel);
+  sqlite3_free(r->zSub);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT || (rc!=SQLITE_OK && rc!=QE_BAIL && zWhy==0) ){
+    if( b->rc==SQLITE_OK ) b->rc = rc;
+    return 0;
+  }
+  return 1;
+}
+
+/* Scalar subquery or EXISTS e (that refers to no outer column: it is
+** constant) run on the engine where it covers it, its value into e: its
+** first row's first column (NULL: none), or EXISTS's 1 or 0, with the
+** affinity SQLite gives the subquery (its first result's; a compound's
+** arms must agree), when binding: the comparisons above it apply it. 1
+** done, 0 stopped (b says why), -1 not the engine's (e stays E_SUBQ:
+** SQLite computes it when folding; fromSubq 2 where its affinity is
+** known, planned but faster by SQLite's plan). */
+int qpSubqueryValue(Bind *b, qexpr *e){
+  const char *z = b->s->zSql + e->at;
+  int n = e->end - e->at, k;
+  int isExists = sqlite3_strnicmp(z, "EXISTS", 6)==0, rc;
+  char *zWhy = 0;
+  SubRun r;
+  if( qpCorrelated(b, e, &zWhy) ){
+    qpWhy(b, "a subquery that uses the outer row's %s", zWhy);
+    sqlite3_free(zWhy);
+    return 0;
+  }
+  if( b->rc ) return 0;
+  for(k=0; k<b->nSubqDone; k++){
+    const qexpr *d = b->aSubq[k];
+    if( d->end - d->at==n && memcmp(b->s->zSql + d->at, z, (size_t)n)==0 ){
+      /* (LIMIT 2 - (SELECT count(x) FROM f) % 2 OFFSET ((SELECT count(x) FROM f) - 1) / 2: one read) */
+      e->t = d->t; e->i = d->i; e->z = d->z; e->n = d->n;
+      e->op = E_LIT;
+      e->aff = d->aff;
+      e->fromSubq = 1;
+      e->iParam = b->nParam + 1 + b->nSubq++;
+      return 1;
+    }
+  }
+  rc = subPlan(b, e, 0, &r, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 && !isExists ){
+    if( r.mixed ){
+      rc = QE_BAIL;
+    }else{
+      e->aff = r.aff;
+      e->fromSubq = 2;
+    }
+  }
+  if( rc==SQLITE_OK && zWhy==0 ){
+    rc = subRows(b, &r, &zWhy);
+    if( rc==SQLITE_OK && (r.res.nCol!=1 && !isExists) ) rc = QE_BAIL;
+  }
+  if( rc==SQLITE_OK && zWhy==0 ){
+    qval v;
+    memset(&v, 0, sizeof(v));
+    if( isExists ){ v.t = SQLITE_INTEGER; v.v = r.res.nRow>0; }
+    else if( r.res.nRow==0 ) v.t = SQLITE_NULL;
+    else v = r.res.a[0];
+    e->t = v.t;
+    e->i = v.v;
+    if( v.t==SQLITE_TEXT || v.t==SQLITE_BLOB ){
+      if( (e->z = q_alloc(b->s, v.n + 1))==0 ) rc = SQLITE_NOMEM;
+      else if( v.n ) memcpy(e->z, v.z, (size_t)v.n);
+      e->n = v.n;
+    }
+    e->op = E_LIT;
+    e->aff = isExists ? -1 : r.aff;
+    e->fromSubq = 1;
+    e->iParam = b->nParam + 1 + b->nSubq++;
+    if( rc==SQLITE_OK && b->nSubqDone<(int)(sizeof(b->aSubq)/sizeof(b->aSubq[0])) ) b->aSubq[b->nSubqDone++] = e;
+  }
+  k = subDone(b, &r, rc, zWhy);
+  sqlite3_free(zWhy);
+  if( !k ) return 0;
+  return rc==SQLITE_OK && e->op==E_LIT ? 1 : -1;
+}
+
+/* a IN (SELECT ...) (requirement 3a): the SELECT (which refers to no
+** outer column) run on the engine where it covers it, as q_plan and q_exec
+** run it, its values into e, an E_IN of them: a's and its result's
+** comparison affinity and collation (exprINAffinity, the key of
+** sqlite3CodeRhsOfIN), NULL kept aside (hasNull); of no row, FALSE even for
+** a NULL a. 1 done, 0 stopped (b says why). */
+int qpInSubquery(Bind *b, qexpr *e){
+  char *zWhy = 0;
+  SubRun r;
+  int rc;
+  if( qpCorrelated(b, e->b, &zWhy) ){
+    qpWhy(b, "IN (a subquery that uses the outer row's %s)", zWhy);
+    sqlite3_free(zWhy);
+    return 0;
+  }
+  if( b->rc ) return 0;
+  rc = subPlan(b, e->b, 1, &r, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 ){
+    const qplan *first = r.pl.nArm ? &r.pl.aArm[0] : &r.pl;
+    if( first->nOut!=1 || r.mixed ) rc = QE_BAIL;
+    else{
+      e->cmpAff = qpCmpAffinity(e->a, r.pFirst);
+      e->cmpColl = qpCmpColl(b->pl->bin, e->a, r.pFirst);
+      if( r.pFirst->explicitColl && !e->a->explicitColl ) rc = QE_BAIL;   /* (a COLLATE inside: its arms') */
+    }
+  }
+  if( rc==SQLITE_OK && zWhy==0 ) rc = subRows(b, &r, &zWhy);
+  if( rc==SQLITE_OK && zWhy==0 && r.res.nCol!=1 ) rc = QE_BAIL;
+  if( rc==SQLITE_OK && zWhy==0 ){
+    int64_t i;
+    if( r.res.nRow==0 ){
+      e->op = E_LIT;                /* x IN (no rows): FALSE, even for NULL */
+      e->t = SQLITE_INTEGER;
+      e->i = 0;
+      e->a = e->b = 0;
+      /* (not bound as a value where a constant above it is folded: the
+      ** parser's NOT IN shares this node's text, NOT included; fold
+      ** computes that NOT itself) */
+    }else if( r.res.nRow>Q_MAXIN ){
+      zWhy = sqlite3_mprintf("IN (a subquery of more than %d rows)", Q_MAXIN);
+    }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*r.res.nRow)))==0 ){
+      rc = SQLITE_NOMEM;
+    }else{
+      for(i=0; i<r.res.nRow && rc==SQLITE_OK; i++){
+        qval v = r.res.a[i];
+        if( v.t==SQLITE_NULL ){ e->hasNull = 1; continue; }
+        if( v.t==SQLITE_TEXT || v.t==SQLITE_BLOB ){
+          char *c = q_alloc(b->s, v.n + 1);
+          if( c==0 ){ rc = SQLITE_NOMEM; break; }
+          if( v.n ) memcpy(c, v.z, (size_t)v.n);
+          v.z = c;
+        }
+        e->aIn[e->nIn++] = v;
+      }
+      e->op = E_IN;
+      e->b = 0;
+    }
+  }
+  if( !subDone(b, &r, rc, zWhy) ){
+    sqlite3_free(zWhy);
+    return 0;
+  }
+  if( rc==QE_BAIL || zWhy ){
+    qpWhy(b, "IN (a subquery the engine does not cover%s%s)", zWhy ? ": " : "", zWhy ? zWhy : "");
+    sqlite3_free(zWhy);
+    return 0;
+  }
+  return 1;
+}
+
+/* Constant e (a literal, a parameter, a constant expression: requirement
+** 3) becomes an E_LIT holding the value SQLite gives it; its affinity and
+** collation stay. */
+int qpFold(Bind *b, qexpr *e){
+  char *zSql;
+  sqlite3_stmt *st = 0;
+  qexpr *aP[64];
+  int rc, nP, j;
+  if( e->op==E_LIT && e->t ) return 1;
+  e->coll = qpCollWalk(e);
+  if( e->op==E_NOT && e->a->op==E_LIT && (e->a->t==SQLITE_INTEGER || e->a->t==SQLITE_NULL) ){
+    /* NOT of a value known already: x NOT IN (a subquery of no rows) is
+    ** NOT FALSE, though its text names the column x */
+    e->t = e->a->t;
+    e->i = e->a->t==SQLITE_INTEGER ? e->a->i==0 : 0;
+    e->op = E_LIT;
+    e->a = 0;
+    return 1;
+  }
+  if( e->op==E_PARAM ){
+    sqlite3_value *v = e->iParam>=1 && e->iParam<=b->nParam ? b->apParam[e->iParam - 1] : 0;
+    if( v ){
+      if( !qpTakeValue(b, e, v) ) return 0;
+    }else{
+      e->t = SQLITE_NULL;
+    }
+    e->op = E_LIT;
+    return 1;
+  }
+  if( (nP = paramsOf(e, aP, 0))<0 ) return qpWhy(b, "a constant with more than 64 parameters");
+  {
+    sqlite3_str *x = sqlite3_str_new(0);
+    const char *zWith;
+    int nWith = withText(b, &zWith);
+    if( q_has_subq(e) ) sqlite3_str_appendf(x, "%.*s", nWith, zWith);   /* (the tables it may name) */
+    sqlite3_str_appendall(x, "SELECT ");
+    if( e->synth ){                 /* BETWEEN's or CASE's comparison, flatten.c's AND: its operands' texts */
+      sqlite3_str_appendchar(x, 1, '(');
+      spanSql(b, x, e->a, aP, nP);
+      sqlite3_str_appendf(x, ") %s (", e->op==E_GE ? ">=" : e->op==E_LE ? "<=" : e->op==E_AND ? "AND" : "==");
+      spanSql(b, x, e->b, aP, nP);
+      sqlite3_str_appendchar(x, 1, ')');
+    }else{
+      spanSql(b, x, e, aP, nP);
+    }
+    if( (zSql = sqlite3_str_finish(x))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( q_has_subq(e) ){               /* (its sums rounded as the engine's are) */
+      char *z = q_sql_exact_sums(zSql);
+      sqlite3_free(zSql);
+      if( (zSql = z)==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    }
+  }
+  rc = sqlite3_prepare_v2(b->db, zSql, -1, &st, 0);
+  sqlite3_free(zSql);
+  if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
+    sqlite3_finalize(st);
+    b->rc = rc;
+    return 0;
+  }
+  if( rc ){
+    sqlite3_finalize(st);
+    if( q_has_subq(e) ) return qpWhy(b, "a subquery that refers to the outer query (%s)", sqlite3_errmsg(b->db));
+    return qpWhy(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
+  }
+  if( e->op==E_SUBQ && e->fromSubq!=2 && sqlite3_strnicmp(b->s->zSql + e->at, "EXISTS", 6)!=0 ){
+    /* its value alone would lose the affinity SQLite gives it where it
+    ** meets a column (its first result's) */
+    sqlite3_finalize(st);
+    return qpWhy(b, "a scalar subquery the engine does not cover (SQLite applies its result's affinity)");
+  }
+  for(j=0; j<nP && rc==SQLITE_OK; j++){
+    const qexpr *x = aP[j];
+    if( x->op==E_LIT ){
+      switch( x->t ){
+        case SQLITE_INTEGER: rc = sqlite3_bind_int64(st, x->iParam, x->i); break;
+        case SQLITE_FLOAT: { double d; memcpy(&d, &x->i, 8); rc = sqlite3_bind_double(st, x->iParam, d); break; }
+        case SQLITE_TEXT: rc = ga_bind_text(st, x->iParam, x->z, x->n, q_enc_of(b->pl->bin)); break;
+        case SQLITE_BLOB: rc = sqlite3_bind_blob(st, x->iParam, x->z, x->n, SQLITE_STATIC); break;
+        default: break;
+      }
+    }else if( x->iParam>=1 && x->iParam<=b->nParam && b->apParam[x->iParam - 1] ){
+      rc = sqlite3_bind_value(st, x->iParam, b->apParam[x->iParam - 1]);
+    }
+  }
+  if( rc!=SQLITE_OK || (rc = sqlite3_step(st))!=SQLITE_ROW ){
+    if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ) b->rc = rc;
+    else qpWhy(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
+    sqlite3_finalize(st);
+    return 0;
+  }
+  if( !qpTakeValue(b, e, sqlite3_column_value(st, 0)) ){
+    sqlite3_finalize(st);
+    return 0;
+  }
+  sqlite3_finalize(st);
+  e->op = E_LIT;
+  e->a = e->b = 0;
+  e->nArg = 0;
+  return 1;
+}
+
+/* Fold every greatest constant subtree of *pe (their texts are whole
+** operands, so SQLite reads each alone). */
+int qpFoldAll(Bind *b, qexpr *e){
+  int ok = 1;
+  if( e==0 || qpStopped(b) ) return !qpStopped(b);
+  if( qpIsConst(e) ) return qpFold(b, e);
+  if( e->op==E_SQL ){
+    int i;
+    for(i=0; i<e->nArg && ok; i++) ok = qpFoldAll(b, e->arg[i]);
+    return ok;
+  }
+  EACH_CHILD(e, pp, ok = ok && qpFoldAll(b, *pp));
+  return ok;
+}
