@@ -329,11 +329,6 @@ int qxAggMerge(Part *p, Agg *a, int64_t g, Agg *b, int64_t gq){
   }
 }
 
-int qxCmpU64(const void *x, const void *y){
-  uint64_t a = *(const uint64_t*)x, b = *(const uint64_t*)y;
-  return (a>b) - (a<b);
-}
-
 /* Group g's final value of aggregate a into *r. SQLITE_OK or QE_BAIL (a
 ** sum's integer overflow: SQLite reports it). */
 static int aggValue(Exec *e, Agg *a, int64_t g, qval *r){

@@ -154,6 +154,6 @@ fail:
   *pzErr = sqlite3_mprintf("%s", e.r ? q_run_errmsg(e.r) : "out of memory");
 done:
   qxKeySetFree(&e.rows);
-  qxPartFree(&e.main, pl, 0);
+  qxPartDone(&e.main, pl, 0);
   return rc;
 }

@@ -2,10 +2,10 @@
 ** gpu_query's CPU operators (exec.c and the files beside it): what they
 ** share. One read of a plan is a pipeline over the scan's batches:
 **
-**     scan (colsrc.h) -> filter -> group -> aggregate      (exec.c, hashgroup.c,
-**                                                           aggregate.c)
-**     ... combine the workers' parts -> finalize -> finish (hashgroup.c,
-**                                                           aggregate.c, finish.c)
+**     scan (colsrc.h) -> filter -> join -> group -> aggregate
+**                       (filter.c, join.c, hashgroup.c, aggregate.c)
+**     ... combine the workers' parts -> finalize -> finish
+**                       (hashgroup.c, aggregate.c, finish.c)
 **
 ** with three other ways in: kept columns (kept.c: the backend's programs
 ** instead of the scan), held rows (held.c: rows ordered by one term with a
@@ -13,7 +13,12 @@
 ** each arm a pipeline of its own). Each operator has its phases named:
 ** Sink (one batch into a part: a worker's or the scan thread's), Combine
 ** (parts into the main one), Finalize (the groups' values), and exec.c's
-** q_exec puts them together.
+** q_exec puts them together. The files are layers: keys.c at the bottom
+** (canonical keys), then aggregate.c, hashgroup.c, filter.c, finish.c,
+** held.c, join.c, kept.c, and exec.c, the driver, on top (with
+** compound.c, whose arms it runs). No file calls one above it: an
+** operator hands its rows on through the stages the driver set in the
+** Exec (xBatch, xRows, xSubRows).
 **
 ** To add an operator: a file of its own here, its state in a struct of its
 ** own (owned by a Part where each worker needs one, else by the Exec), its
@@ -164,6 +169,13 @@ typedef struct Exec {
   int offDone;                     /* the rows are the window of the order alone (qxKeptOrder,
                                    ** qxHeldRows): OFFSET is spent */
   int64_t nHeldVals;               /* values the parts hold (atomic: exec.c, 11) */
+  /* the stages operators hand rows on to (exec.c sets them) */
+  int (*xBatch)(struct Exec*, Part*, const ga_colbatch*, int worker);  /* a batch of the plan's
+                                   ** columns: filtered, joined, grouped (qxBatchInto) */
+  int (*xRows)(struct Exec*, Part*, const ga_colbatch*, qctx*, int worker);  /* rows filtered
+                                   ** and joined: grouped or kept (qxRowsInto) */
+  int (*xSubRows)(sqlite3_vtab*, sqlite3*, const qplan*, int, ga_colsink*, int64_t*, char**);
+                                   /* a subquery's rows run and handed to a sink (qxSubRows) */
   struct JoinTab *aJt;             /* a join: each joined table's rows and keys (join.c) */
   int aJoinOrder[Q_MAXTAB];        /* ... the order they meet a batch in (join.c, 2a) */
 } Exec;
@@ -180,17 +192,15 @@ static inline double dbl(int64_t v){ double d; memcpy(&d, &v, 8); return d; }
 /* The values a group shows from a row: its keys, then its bare columns. */
 #define SHOWN(pl) ((pl)->nKey + (pl)->nBare)
 
-/* ---- hashgroup.c: canonical keys, the groups' table, parts (Sink's groups; Combine) ---- */
+/* ---- keys.c: canonical keys, their sets; values equal but not the same ---------------------- */
 int qxKbufRoom(Part *p, int n);
 int qxKeyOf(Part *p, const qval *x, int coll, int *pn);
 uint64_t qxHashKey(const char *z, int n);
-int qxGroupOf(Part *p, const qplan *pl, const char *z, int n, uint64_t h, int64_t *pg, int *pNew);
-int qxSetShown(Part *p, const qplan *pl, int64_t g, qvec **aK, qvec **aB, int i);
 int qxKeySetAdd(qrun *r, KeySet *s, const char *z, int n, int *pNew, int64_t *pId);
 void qxKeySetFree(KeySet *s);
-int qxPartInit(Part *p, const qplan *pl, qrun *r);
-void qxPartFree(Part *p, const qplan *pl, int freeRun);
-int qxPartsMerge(Exec *e);
+int qxNotSame(Part *p, const char *zWhy);
+#define Q_NOT_SAME(zWhat) zWhat " that compare equal but differ (which one SQLite shows depends on its join order)"
+int qxCmpU64(const void *x, const void *y);
 
 /* ---- aggregate.c: aggregates' states (Sink, Combine, Finalize) ---------------------------- */
 int qxAggApply(Part *p, Agg *a, int n, const qvec *x, const qvec *y, const int64_t *aG, const int *sel,
@@ -198,28 +208,18 @@ int qxAggApply(Part *p, Agg *a, int n, const qvec *x, const qvec *y, const int64
 int qxDistinctAdd(Part *p, Agg *a, const char *z, int n, const qval *x, int64_t pos, int *pNew);
 int qxAggMerge(Part *p, Agg *a, int64_t g, Agg *b, int64_t gq);
 int qxAggFinal(Exec *e);
-int qxCmpU64(const void *x, const void *y);
 
-/* ---- exec.c: the pipeline over one batch ---------------------------------------------------- */
-int qxBatchInto(Exec *e, Part *p, const ga_colbatch *b, int worker);
+/* ---- hashgroup.c: the groups' table, parts (Sink's groups; Combine) ------------------------- */
+int qxGroupOf(Part *p, const qplan *pl, const char *z, int n, uint64_t h, int64_t *pg, int *pNew);
+int qxSetShown(Part *p, const qplan *pl, int64_t g, qvec **aK, qvec **aB, int i);
+int qxPartInit(Part *p, const qplan *pl, qrun *r);
+/* What the part holds of groups and aggregates, freed (the operators' own
+** state on it, held rows and join scratch, is freed first: qxPartDone). */
+void qxPartFree(Part *p, const qplan *pl, int freeRun);
+int qxPartsMerge(Exec *e);
+
+/* ---- filter.c: conjuncts over a batch's rows ------------------------------------------------ */
 int qxFilter(Part *p, qexpr **aConj, int nConj, qctx *ctx, int *sel);
-int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *ctx, int worker);
-int qxNotSame(Part *p, const char *zWhy);
-#define Q_NOT_SAME(zWhat) zWhat " that compare equal but differ (which one SQLite shows depends on its join order)"
-
-/* ---- join.c: a join's tables built, probed by each batch ------------------------------------ */
-int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr);
-/* FROM a subquery (exec.c, 10): pl->pSub run (keep: q_exec's), its rows
-** handed to sink's xBatch a batch at a time as pl's columns (aiCol), their
-** row numbers their positions; *pnScan the rows it read. SQLITE_OK, QE_BAIL
-** or an error (*pzErr set where it is the subquery's). */
-int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsink *sink, int64_t *pnScan,
-              char **pzErr);
-int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int worker);
-/* Join k's rows and index as a join over kept columns reads them (built). */
-void qxJoinRows(const Exec *e, int k, qjoinrows *out);
-void qxJoinFree(Exec *e);
-void qxJoinScratchFree(Part *p);
 
 /* ---- finish.c: result rows, HAVING, ORDER BY, OFFSET, LIMIT -------------------------------- */
 typedef int (*Cmp)(void*, int64_t, int64_t);
@@ -232,19 +232,48 @@ int qxRowsAppend(Exec *e, const qctx *ctx);
 int qxGroupsToRows(Exec *e);
 int qxFinish(Exec *e);
 
+/* ---- held.c: a window of an order, from the table ------------------------------------------ */
+int qxOrderable(const qplan *pl, int64_t *pLim, int64_t *pOff);
+int qxHoldRows(Exec *e, Part *p, const qctx *ctx);
+int qxHeldRows(Exec *e);
+void qxHeldFree(Held *h);
+
+/* ---- join.c: a join's tables built, probed by each batch ------------------------------------ */
+int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr);
+int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int worker);
+/* Join k's rows and index as a join over kept columns reads them (built). */
+void qxJoinRows(const Exec *e, int k, qjoinrows *out);
+void qxJoinFree(Exec *e);
+void qxJoinScratchFree(Part *p);
+
 /* ---- kept.c: kept columns ------------------------------------------------------------------- */
 int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
               int *pDone, char **pzErr);
 int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr);
 
-/* ---- held.c: a window of an order, from the table ------------------------------------------ */
-int qxOrderable(const qplan *pl, int64_t *pLim, int64_t *pOff);
-/* A plan that reads no column (count(*) alone) given one to count rows by
-** (exec.c): its scan and kept columns need one. */
-void qxSomeColumn(qplan *pl);
-int qxHoldRows(Exec *e, Part *p, const qctx *ctx);
-int qxHeldRows(Exec *e);
-void qxHeldFree(Held *h);
+/* ---- exec.c: the driver ---------------------------------------------------------------------- */
+/* The stages each batch passes through, which an operator hands its rows
+** to through the Exec (xBatch, xRows, xSubRows), never by name. */
+int qxBatchInto(Exec *e, Part *p, const ga_colbatch *b, int worker);
+int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *ctx, int worker);
+/* FROM a subquery (exec.c, 10): pl->pSub run (keep: q_exec's), its rows
+** handed to sink's xBatch a batch at a time as pl's columns (aiCol), their
+** row numbers their positions; *pnScan the rows it read. SQLITE_OK, QE_BAIL
+** or an error (*pzErr set where it is the subquery's). */
+int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsink *sink, int64_t *pnScan,
+              char **pzErr);
+/* Part p freed: the operators' state on it, then its groups (qxPartFree). */
+void qxPartDone(Part *p, const qplan *pl, int freeRun);
+
+/* A plan that reads no column (count(*) alone) given one to count rows by:
+** its scan and kept columns need one. */
+static inline void qxSomeColumn(qplan *pl){
+  if( pl->nCol==0 ){
+    pl->aiCol[0] = 0;
+    pl->aWant[0] = 0;
+    pl->nCol = 1;
+  }
+}
 
 /* ---- compound.c ----------------------------------------------------------------------------- */
 int qxCompound(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, char **pzErr);

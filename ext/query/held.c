@@ -289,7 +289,7 @@ static int heldReplay(Exec *e, const HeldView *x, const int64_t *idx, int64_t n)
     b.n = m;
     b.nCol = nCol;
     b.col = aVec;
-    rc = qxBatchInto(e, &e->main, &b, 0);
+    rc = e->xBatch(e, &e->main, &b, 0);
   }
   sqlite3_free(aT);
   sqlite3_free(aV);

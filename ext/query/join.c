@@ -451,7 +451,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
   }
   if( rc==SQLITE_OK && pb->pSub ){
     int64_t nScan;
-    rc = qxSubRows(vt, db, pb, keep, &s.base, &nScan, pzErr);
+    rc = e->xSubRows(vt, db, pb, keep, &s.base, &nScan, pzErr);
     if( rc && *pzErr==0 ){
       *pzErr = sqlite3_mprintf("the join's table %s: %s", jt->q->zQual,
                                rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(s.a[0].part.r));
@@ -734,7 +734,7 @@ static int joinedRows(Exec *e, Part *p, const ga_colbatch *b, ga_colbatch *jb, i
   cx.b = jb;
   cx.n = m;
   if( (rc = qxFilter(p, pl->aPost, pl->nPost, &cx, sel))!=SQLITE_OK ) return rc;
-  if( !worker ) return cx.n ? qxRowsInto(e, p, jb, &cx, worker) : SQLITE_OK;
+  if( !worker ) return cx.n ? e->xRows(e, p, jb, &cx, worker) : SQLITE_OK;
   if( js->nFin + cx.n>GA_BATCH ) return GA_SINK_LATER;
   for(i=0; i<cx.n; i++){
     int r = cx.sel ? cx.sel[i] : i;
@@ -980,7 +980,7 @@ int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int wor
     memset(&cx, 0, sizeof(cx));
     cx.b = &jb;
     cx.n = js->nFin;
-    rc = qxRowsInto(e, p, &jb, &cx, worker);
+    rc = e->xRows(e, p, &jb, &cx, worker);
   }
   return rc;
 }

@@ -765,7 +765,7 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int 
     b.n = m;
     b.nCol = pl->nCol;
     b.col = aVec;
-    rc = qxBatchInto(e, &e->main, &b, 0);
+    rc = e->xBatch(e, &e->main, &b, 0);
   }
   if( rc==SQLITE_OK ){
     e->offDone = 1;
