@@ -4127,6 +4127,52 @@ START_TEST(test_plan_kept){
 }
 END_TEST
 
+/* gpu_explain's "kept" says whether kept columns serve a read and, where
+** not, why, in words, on each setting: never a bare "no: " (a build without
+** CUDA gave one). */
+START_TEST(test_explain_kept){
+  static const char zSql[] = "SELECT b, count(*), sum(c) FROM ek GROUP BY b";
+  static const struct { const char *zSet; int read; const char *zWant; } aCase[] = {
+    { "SELECT gpuagg_config('query_kept', 0)", 0, "no: gpuagg_config('query_kept') is 0" },
+    { "SELECT gpuagg_config('query_kept', -1), gpuagg_backend('cpu')", 0, "no: the backend is cpu" },
+    { "SELECT gpuagg_backend('auto')", 0, 0 },          /* the device's, or why there is none */
+    { "SELECT gpuagg_config('query_kept', 1)", 0, "not yet: " },
+    { "SELECT gpuagg_config('query_kept', 1)", 1, "yes: the " },
+  };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  int i;
+  s_dir_make(zDir, "explainkept");
+  snprintf(zFile, sizeof(zFile), "%s/k.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "SELECT gpuagg_config('cache', %d); CREATE TABLE ek(a INTEGER, b INTEGER, c INTEGER);"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+           " INSERT INTO ek SELECT i, i %% 40, i FROM n", 1<<26);
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+  for(i=0; i<(int)(sizeof(aCase)/sizeof(aCase[0])); i++){
+    char *zKept, *a;
+    const char *zColon;
+    EXEC(db, "%s", aCase[i].zSet);
+    if( aCase[i].read ){
+      a = readChecked(db, zSql, "test_explain_kept");
+      free(a);
+    }
+    zKept = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.kept')", zSql);
+    zColon = zKept ? strstr(zKept, ": ") : 0;
+    CHECK(zColon && zColon[2] && (strncmp(zKept, "yes: ", 5)==0 || strncmp(zKept, "no: ", 4)==0
+                                 || strncmp(zKept, "not yet: ", 9)==0),
+          "%s: gpu_explain's kept is \"%s\", not a yes or no with its reason", aCase[i].zSet, zKept ? zKept : "NULL");
+    CHECK(zKept && (aCase[i].zWant==0 || strncmp(zKept, aCase[i].zWant, strlen(aCase[i].zWant))==0),
+          "%s: gpu_explain's kept is \"%s\", not \"%s...\"", aCase[i].zSet, zKept ? zKept : "NULL",
+          aCase[i].zWant ? aCase[i].zWant : "");
+    free(zKept);
+  }
+  EXEC(db, "DROP TABLE temp.q");
+  CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_stale){
   /* cache 2: the columns kept and the reads over them (exec.c, 8), on the device where one serves */
   static const char *azSql[] = {
@@ -4484,6 +4530,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_stale);
   tcase_add_test(tc, test_schema_memo);
   tcase_add_test(tc, test_plan_kept);
+  tcase_add_test(tc, test_explain_kept);
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten_shared);

@@ -552,9 +552,13 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
 static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, int *pNote, char *zErr){
   const ga_backend *dev = ga_device_backend();
   int64_t lim, off;
-  *pUseDev = conn->qkept!=0 && conn->mode!=GA_CPU && dev && (pl->grouped ? dev->xQuery!=0 : dev->xOrder!=0)
-             && ga_device_usable(zErr);
+  *pUseDev = 0;
   *pNote = 0;
+  zErr[0] = 0;
+  if( conn->qkept!=0 && conn->mode!=GA_CPU && ga_device_usable(zErr) ){   /* (zErr: why not) */
+    if( pl->grouped ? dev->xQuery!=0 : dev->xOrder!=0 ) *pUseDev = 1;
+    else strcpy(zErr, "the device's backend has no operators for this read");
+  }
   if( pl->s->zFrom==0 || pl->pSub ) return pl->pSub ? "FROM a subquery" : "there is no table";
   if( !*pUseDev && conn->qkept!=1 ){
     return conn->qkept==0 ? "gpuagg_config('query_kept') is 0" : conn->mode==GA_CPU ? "the backend is cpu" : zErr;
