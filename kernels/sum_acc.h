@@ -207,6 +207,16 @@ GA_HD void ga_sum_total_words(const ga_sum *a, int64_t *w){
   ga_words_norm(w);
 }
 
+/* The bits of t up to its top one (0 for 0). */
+GA_HD int ga_bits128(unsigned __int128 t){
+  uint64_t h = (uint64_t)(t >> 64), l = (uint64_t)t;
+#ifdef __CUDA_ARCH__
+  return h ? 128 - __clzll((long long)h) : l ? 64 - __clzll((long long)l) : 0;
+#else
+  return h ? 128 - __builtin_clzll(h) : l ? 64 - __builtin_clzll(l) : 0;
+#endif
+}
+
 /* Carried words w[0..n), the top one signed, w[0] at grid word lo (weight
 ** 2^(32lo-1074)), rounded once to the nearest double (ties to even). The
 ** words above the top non-zero one must include one of room (a carry). */
@@ -227,7 +237,7 @@ GA_HD double ga_round_words(int64_t *w, int n, int lo){
   for(i = h; i >= h-2; i--) t = (t << 32) | (uint64_t)(i >= 0 ? w[i] : 0);
   for(i = h-3; i >= 0; i--) sticky |= (uint64_t)w[i];
   exp2 = 32*(lo + h - 2) - 1074;  /* weight of t's lowest bit */
-  for(nbits = 0; nbits < 128 && (t >> nbits) != 0; nbits++){}
+  nbits = ga_bits128(t);
   if( nbits > 53 ){
     int sh = nbits - 53;
     unsigned __int128 rest = t & (((unsigned __int128)1 << sh) - 1);
@@ -256,6 +266,43 @@ GA_HD double ga_sum_value(const ga_sum *a){
   if( a->inf ) return a->inf == GA_INF_POS ? INFINITY : -INFINITY;
   ga_sum_total_words(a, w);
   return ga_round_words(w, GA_WORDS, 0);
+}
+
+
+/* The total of finite expansion f and the integer total iv alone (no
+** words), rounded once as ga_sum_value rounds it: the same digits, carried
+** and rounded over the few words f's and iv's digits reach, not all
+** GA_WORDS (a group's total is finished this way a million times over). A
+** double's digits reach three words and carry into no fourth; one more word
+** takes the sign. */
+GA_HD double ga_fpe_value(const ga_fpe *f, __int128 iv){
+  double x[3];
+  int64_t w[GA_WORDS], p[3][3];
+  int k[3], i, lo = GA_WORDS, hi = -1;
+  x[0] = f->a0; x[1] = f->a1; x[2] = f->a2;
+  for(i = 0; i < 3; i++){
+    k[i] = -1;
+    if( x[i] == 0.0 ) continue;
+    ga_split(x[i], &k[i], p[i]);
+    if( k[i] < lo ) lo = k[i];
+    if( k[i] + 2 > hi ) hi = k[i] + 2;
+  }
+  if( iv ){                     /* ga_words_add_int's words */
+    if( 33 < lo ) lo = 33;
+    if( 37 > hi ) hi = 37;
+  }
+  if( hi < 0 ) return 0.0;
+  hi += 2;                      /* room: a carry, and the sign (hi <= 67) */
+  for(i = lo; i <= hi; i++) w[i] = 0;
+  for(i = 0; i < 3; i++){
+    if( k[i] < 0 ) continue;
+    w[k[i]] += p[i][0];
+    w[k[i]+1] += p[i][1];
+    w[k[i]+2] += p[i][2];
+  }
+  if( iv ) ga_words_add_int(w, iv);
+  ga_carry(w + lo, hi - lo + 1);
+  return ga_round_words(w + lo, hi - lo + 1, lo);
 }
 
 #endif /* GPUAGG_SUM_ACC_H */

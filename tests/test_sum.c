@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "suite.h"
+#include "sum_acc.h"
 
 /* ---- data ------------------------------------------------------------------ */
 
@@ -512,6 +513,63 @@ START_TEST(test_overflow){
 }
 END_TEST
 
+/* ga_fpe_value, a group's total finished over the words its digits reach,
+** is bit for bit what settling into every word gives (ga_sum_value): random
+** expansions of doubles of every exponent (subnormals, near DBL_MAX, values
+** that cancel, decimals), with and without an integer total. */
+START_TEST(test_fpe_value){
+  h_rng r;
+  int i, j, nCase = 0;
+  h_rng_init(&r, h_seed ^ 0xfe);
+  for(i=0; i<400000; i++){
+    ga_fpe f = { 0.0, 0.0, 0.0 };
+    ga_sum a;
+    __int128 iv = 0;
+    double got, want;
+    int n = (int)h_range(&r, 1, 9), kind = (int)h_range(&r, 0, 3), spilled = 0;
+    for(j=0; j<n; j++){
+      double x;
+      uint64_t b = h_next(&r);
+      switch( kind ){
+        case 0:                    /* any finite bits */
+          if( ((b >> 52) & 0x7ff)==0x7ff ) b &= ~(1ull << 62);
+          memcpy(&x, &b, 8);
+          break;
+        case 1:                    /* decimals, as prices are */
+          x = (double)h_range(&r, -10000000, 10000000)/100.0;
+          break;
+        case 2:                    /* near one another's magnitude, cancelling */
+          x = ldexp((double)h_range(&r, -(1ll << 53), 1ll << 53), (int)h_range(&r, -60, -40));
+          if( j%2 ) x = -x;
+          break;
+        default:                   /* far apart: subnormals beside large values */
+          x = ldexp(h_unit(&r) - 0.5, (int)h_range(&r, -1074, 1023));
+          break;
+      }
+      if( ga_fpe_add(&f, x)!=0.0 ) spilled = 1;      /* (then the words hold some of it) */
+    }
+    if( spilled ) continue;
+    if( h_range(&r, 0, 1) ){
+      iv = (__int128)(int64_t)h_next(&r);
+      if( h_range(&r, 0, 1) ) iv *= (__int128)(int64_t)(h_next(&r) >> (int)h_range(&r, 1, 63));
+    }
+    memset(&a, 0, sizeof(a));
+    a.lo = (uint64_t)iv;
+    a.hi = (int64_t)(iv >> 64);
+    {
+      ga_fpe g = f;
+      ga_sum_settle(&a, &g);
+    }
+    want = ga_sum_value(&a);
+    got = ga_fpe_value(&f, iv);
+    CHECK(memcmp(&got, &want, 8)==0, "case %d: (%a, %a, %a) + %lld:%llu gives %a, the words %a", i, f.a0, f.a1, f.a2,
+          (long long)(int64_t)(iv >> 64), (unsigned long long)(uint64_t)iv, got, want);
+    nCase++;
+  }
+  CHECK(nCase>200000, "only %d expansions held their total", nCase);
+}
+END_TEST
+
 /* Data whose naive sum is far off; 3.43+'s sum is right; so must we be. */
 START_TEST(test_ill_conditioned){
   static const struct { const char *zVals; double want; } aCase[] = {
@@ -599,6 +657,7 @@ static Suite *sumSuite(void){
   tcase_add_test(tc, test_sql_forms);
   tcase_add_test(tc, test_overflow);
   tcase_add_test(tc, test_ill_conditioned);
+  tcase_add_test(tc, test_fpe_value);
   tcase_add_test(tc, test_interrupt);
   tcase_add_test(tc, test_backends_agree);
   suite_add_tcase(s, tc);

@@ -71,8 +71,8 @@ static double sumValue(const QSum *s){
     ** nearest, ties to even, as ga_sum_value rounds), without the words */
     return (double)(__int128)(((unsigned __int128)(uint64_t)s->hi << 64) | s->lo);
   }
-  if( s->w ) a = *s->w;
-  else memset(&a, 0, sizeof(a));
+  if( s->w==0 ) return ga_fpe_value(&f, (__int128)(((unsigned __int128)(uint64_t)s->hi << 64) | s->lo));
+  a = *s->w;
   a.lo = s->lo;
   a.hi = s->hi;
   ga_sum_settle(&a, &f);
