@@ -4173,6 +4173,51 @@ START_TEST(test_explain_kept){
 }
 END_TEST
 
+/* HAVING decided before the groups are sorted (finish.c, havingFirst): 3,001
+** groups made in an order other than GROUP BY's, HAVING keeping a
+** scattered few, none or all; TEXT keys under NOCASE, two keys; HAVING
+** raising errors in two groups, SQLite's being the one its order meets
+** first. Each read compared with SQLite's, in order. */
+START_TEST(test_having_first){
+  static const char *azSql[] = {
+    "SELECT g, count(*), sum(x) FROM hf GROUP BY g HAVING sum(x) %% 7 = 3",
+    "SELECT g, count(*) FROM hf GROUP BY g HAVING count(*) > 100",
+    "SELECT g, max(x) FROM hf GROUP BY g HAVING min(x) > 0",
+    "SELECT s, count(*) FROM hf GROUP BY s COLLATE NOCASE HAVING count(*) %% 3 = 1",
+    "SELECT g %% 17, s, sum(x) FROM hf GROUP BY 1, 2 HAVING sum(x) > 150000 ORDER BY 3 DESC LIMIT 40",
+  };
+  static const char zErrSql[] = "SELECT g, count(*) FROM hf GROUP BY g HAVING CASE WHEN g = %d THEN"
+    " length(zeroblob(max(x) * 1000000)) WHEN g = %d THEN json(printf('x%%d', g)) ELSE g %% 50 = 0 END";
+  sqlite3 *db = s_open(4096, 1000);
+  Rows want, got;
+  char *zErr;
+  int i, nEngine = 0, nRead = 0, gFirst, gLow;
+  EXEC(db, "CREATE TABLE hf(id INTEGER PRIMARY KEY, g INTEGER, s TEXT, x INTEGER);"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)"
+           " INSERT INTO hf SELECT i, (i * 7919) %% 3001, char(65 + i %% 5 + (i %% 2)*32) || (i %% 11), i FROM n");
+  /* the error in the group made first, and in one GROUP BY's order meets before it */
+  gFirst = (int)h_int(db, "SELECT g FROM hf ORDER BY id LIMIT 1");
+  gLow = (int)h_int(db, "SELECT min(g) FROM hf WHERE g > 0 AND g < %d AND g %% 50 <> 0", gFirst);
+  for(i=0; i<(int)(sizeof(azSql)/sizeof(azSql[0])); i++){
+    char *z = sqlite3_mprintf(azSql[i]);
+    readCompared(db, z, &nEngine, &nRead);
+    sqlite3_free(z);
+  }
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  zErr = sqlite3_mprintf(zErrSql, gLow, gFirst);
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zErr);
+  rowsOf(db, "SELECT * FROM q", &got);
+  rowsOf(db, zErr, &want);
+  CHECK(want.zErr && got.zErr && strcmp(want.zErr, got.zErr)==0 && want.n==got.n, "%s: gpu_query gave %d rows and"
+        " the error %s, SQLite %d rows and %s", zErr, got.n, got.zErr ? got.zErr : "none", want.n,
+        want.zErr ? want.zErr : "none");
+  rowsFree(&want);
+  rowsFree(&got);
+  sqlite3_free(zErr);
+  sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(test_stale){
   /* cache 2: the columns kept and the reads over them (exec.c, 8), on the device where one serves */
   static const char *azSql[] = {
@@ -4531,6 +4576,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_schema_memo);
   tcase_add_test(tc, test_plan_kept);
   tcase_add_test(tc, test_explain_kept);
+  tcase_add_test(tc, test_having_first);
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten_shared);

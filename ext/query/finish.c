@@ -147,41 +147,72 @@ static int rankSort(Exec *e, int64_t *order, int64_t *tmp){
   return SQLITE_OK;
 }
 
+/* HAVING over ctx's groups (ctx.grp, which is aGrp): ctx keeps those it is
+** true for. */
+static int havingKeep(Exec *e, qctx *ctx, int *aGrp){
+  qvec *v;
+  int i, m = 0, rc;
+  if( (rc = q_eval(e->r, e->pl->pHaving, ctx, &v))!=SQLITE_OK ) return rc;
+  for(i=0; i<ctx->n; i++){
+    int yes;
+    if( (rc = q_true(e->r, v, i, &yes))!=SQLITE_OK ) return rc;
+    if( yes ) aGrp[m++] = aGrp[i];
+  }
+  ctx->n = m;
+  return SQLITE_OK;
+}
+
+/* HAVING first, over the groups as they were made, so that only the groups
+** it keeps are sorted (TPC-H Q18's subquery: 1.5M groups, 57 kept): order
+** becomes those groups, *pn of them. The order HAVING meets the groups in
+** decides nothing: every error it can raise sends the read to SQLite's run
+** (QE_BAIL), and an interrupt or no memory is the statement's anyway. */
+static int havingFirst(Exec *e, int64_t *order, int64_t *pn){
+  int64_t g0, n = 0;
+  int aGrp[GA_BATCH], i, rc;
+  for(g0=0; g0<e->main.nGroup; g0+=GA_BATCH){
+    qctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.n = (int)(e->main.nGroup - g0<GA_BATCH ? e->main.nGroup - g0 : GA_BATCH);
+    for(i=0; i<ctx.n; i++) aGrp[i] = (int)(g0 + i);
+    ctx.grp = aGrp;
+    if( (rc = havingKeep(e, &ctx, aGrp))!=SQLITE_OK ) return rc;
+    for(i=0; i<ctx.n; i++) order[n++] = aGrp[i];
+  }
+  *pn = n;
+  return SQLITE_OK;
+}
+
 /* The groups as rows: HAVING, then results and sort terms. */
 int qxGroupsToRows(Exec *e){
   qplan *pl = e->pl;
-  int64_t *order = 0, *tmp = 0, g0;
-  int rc = SQLITE_OK, aGrp[GA_BATCH];
+  int64_t *order = 0, *tmp = 0, g0, n = e->main.nGroup;
+  int rc = SQLITE_OK, aGrp[GA_BATCH], kept = 0;
   if( !e->kept && (rc = qxAggFinal(e))!=SQLITE_OK ) return rc;
   order = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
   tmp = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
   if( order==0 || tmp==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(g0=0; g0<e->main.nGroup; g0++) order[g0] = g0;
+  q_run_groups(e->r, groupLeaf, e);
   if( pl->nKey && e->gRank && e->nRank && e->nRank<=4*(uint64_t)e->main.nGroup + 65536 ){
     if( (rc = rankSort(e, order, tmp))!=SQLITE_OK ) goto done;
   }else if( pl->nKey ){
-    qxSort(order, tmp, e->main.nGroup, e->gRank ? rankCmp : groupCmp, e);
+    if( pl->pHaving ){
+      if( (rc = havingFirst(e, order, &n))!=SQLITE_OK ) goto done;
+      kept = 1;
+    }
+    qxSort(order, tmp, n, e->gRank ? rankCmp : groupCmp, e);
   }
-  if( (rc = qxRowsGrow(e, e->main.nGroup, 1))!=SQLITE_OK ) goto done;
-  q_run_groups(e->r, groupLeaf, e);
-  for(g0=0; g0<e->main.nGroup && rc==SQLITE_OK; g0+=GA_BATCH){
+  if( (rc = qxRowsGrow(e, n, 1))!=SQLITE_OK ) goto done;
+  for(g0=0; g0<n && rc==SQLITE_OK; g0+=GA_BATCH){
     qctx ctx;
-    int i, m = 0;
+    int i;
     memset(&ctx, 0, sizeof(ctx));
-    ctx.n = (int)(e->main.nGroup - g0<GA_BATCH ? e->main.nGroup - g0 : GA_BATCH);
+    ctx.n = (int)(n - g0<GA_BATCH ? n - g0 : GA_BATCH);
     for(i=0; i<ctx.n; i++) aGrp[i] = (int)order[g0 + i];
     ctx.grp = aGrp;
-    if( pl->pHaving ){
-      qvec *v;
-      if( (rc = q_eval(e->r, pl->pHaving, &ctx, &v))!=SQLITE_OK ) break;
-      for(i=0; i<ctx.n; i++){
-        int yes;
-        if( (rc = q_true(e->r, v, i, &yes))!=SQLITE_OK ) break;
-        if( yes ) aGrp[m++] = aGrp[i];
-      }
-      ctx.n = m;
-    }
-    if( rc==SQLITE_OK && ctx.n ) rc = qxRowsAppend(e, &ctx);
+    if( pl->pHaving && !kept && (rc = havingKeep(e, &ctx, aGrp))!=SQLITE_OK ) break;
+    if( ctx.n ) rc = qxRowsAppend(e, &ctx);
   }
 done:
   sqlite3_free(order);
