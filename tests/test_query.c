@@ -4218,6 +4218,43 @@ START_TEST(test_having_first){
 }
 END_TEST
 
+/* The rowid's alias has no collation (sqlite3ExprCollSeq): a compound whose
+** first arm's column is an INTEGER PRIMARY KEY takes the next arm's (RTRIM,
+** NOCASE), where an INTEGER PRIMARY KEY DESC, a WITHOUT ROWID table's key or
+** an ordinary column gives BINARY; UNION, INTERSECT, EXCEPT, with and
+** without ORDER BY. Each read compared with SQLite's, in order. */
+START_TEST(test_rowid_collation){
+  static const char *azFirst[] = {
+    "SELECT id FROM rk", "SELECT id FROM rd", "SELECT id FROM rw", "SELECT a FROM rk", "SELECT rowid FROM rk",
+  };
+  static const char *azOp[] = { "UNION", "INTERSECT", "EXCEPT", "UNION ALL" };
+  static const char *azLater[] = { "SELECT r FROM rt", "SELECT c FROM rt", "SELECT r FROM rt WHERE id > 2" };
+  sqlite3 *db = s_open(4096, 1000);
+  int i, j, k, o, nEngine = 0, nRead = 0;
+  EXEC(db, "CREATE TABLE rk(id INTEGER PRIMARY KEY, a INTEGER); INSERT INTO rk VALUES (1, 1), (2, 2);"
+           " CREATE TABLE rd(id INTEGER PRIMARY KEY DESC, a); INSERT INTO rd VALUES (1, 1);"
+           " CREATE TABLE rw(id INTEGER PRIMARY KEY, a) WITHOUT ROWID; INSERT INTO rw VALUES (1, 1);"
+           " CREATE TABLE rt(id INTEGER PRIMARY KEY, r TEXT COLLATE RTRIM, c TEXT COLLATE NOCASE);"
+           " INSERT INTO rt VALUES (1, 'a', 'a'), (2, 'a  ', 'A'), (3, 'b', 'b'), (4, 'b ', 'B'), (5, 'a ', 'a'),"
+           " (6, '1', '1'), (7, '1 ', 'x')");
+  for(i=0; i<(int)(sizeof(azFirst)/sizeof(azFirst[0])); i++){
+    for(j=0; j<(int)(sizeof(azOp)/sizeof(azOp[0])); j++){
+      for(k=0; k<(int)(sizeof(azLater)/sizeof(azLater[0])); k++){
+        for(o=0; o<2; o++){
+          char *z = sqlite3_mprintf("%s %s %s%s", azFirst[i], azOp[j], azLater[k], o ? " ORDER BY 1" : "");
+          readCompared(db, z, &nEngine, &nRead);
+          sqlite3_free(z);
+        }
+      }
+    }
+  }
+  printf("gpu_query compounds over the rowid's alias, %s backend: %d reads, %d on the engine\n", g_backend, nRead,
+         nEngine);
+  CHECK(nEngine*2>=nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(test_stale){
   /* cache 2: the columns kept and the reads over them (exec.c, 8), on the device where one serves */
   static const char *azSql[] = {
@@ -4577,6 +4614,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_plan_kept);
   tcase_add_test(tc, test_explain_kept);
   tcase_add_test(tc, test_having_first);
+  tcase_add_test(tc, test_rowid_collation);
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten_shared);

@@ -70,7 +70,7 @@ int qpCollWalk(const qexpr *e){
     if( e->op==E_SQL ) return e->coll;
     if( e->op==E_AGGREF ) return e->explicitColl ? e->coll : -1;
     if( e->op==E_COLLATE ) return e->coll;
-    if( e->op==E_COL || e->op==E_KEY || e->op==E_BARE ) return e->coll;
+    if( e->op==E_COL || e->op==E_KEY || e->op==E_BARE ) return e->noColl ? -1 : e->coll;
     if( e->op==E_CAST || e->op==E_UPLUS ){ e = e->a; continue; }
     if( e->explicitColl ){
       if( e->a && e->a->explicitColl ){ e = e->a; continue; }
@@ -202,6 +202,7 @@ static int bindJoinCol(Bind *b, qexpr *e){
   if( t->aCol[c].zColl==0 || (e->coll = qpCollOf(b->pl->bin, t->aCol[c].zColl))<0 ){
     return qpWhy(b, "column %s's collation %s", e->zName, t->aCol[c].zColl ? t->aCol[c].zColl : "(unknown)");
   }
+  e->noColl = t->aCol[c].pk==1 && t->rowidAlias;
   return 1;
 }
 
@@ -247,6 +248,7 @@ static int bindCol(Bind *b, qexpr *e){
   if( t->aCol[c].zColl==0 || (e->coll = qpCollOf(b->pl->bin, t->aCol[c].zColl))<0 ){
     return qpWhy(b, "column %s's collation %s", e->zName, t->aCol[c].zColl ? t->aCol[c].zColl : "(unknown)");
   }
+  e->noColl = t->aCol[c].pk==1 && t->rowidAlias;
   return 1;
 }
 

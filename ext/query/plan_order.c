@@ -63,17 +63,7 @@ static int usedCols(Bind *b, qexpr ***aLocal, const int *nLocal, uint64_t *aUsed
       for(c=0; c<nLocal[k]; c++) namedCols(aLocal[k][c], t, b->aTab[i].zQual, &aUsed[i]);
     }
     if( qpRowidKeyed(t) ){
-      /* (an INTEGER PRIMARY KEY DESC is no rowid alias: SQLite keeps an index for it) */
-      sqlite3_stmt *st = 0;
-      int alias = sqlite3_prepare_v2(b->db, "SELECT count(*) FROM pragma_index_list(?1, ?2) WHERE origin='pk'", -1,
-                                     &st, 0)==SQLITE_OK;
-      if( alias ){
-        sqlite3_bind_text(st, 1, t->zTab, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, t->zDb ? t->zDb : "main", -1, SQLITE_STATIC);
-        alias = sqlite3_step(st)==SQLITE_ROW && sqlite3_column_int(st, 0)==0;
-      }
-      sqlite3_finalize(st);
-      if( !alias ) return 0;
+      if( !t->rowidAlias ) return 0;       /* (an INTEGER PRIMARY KEY DESC: SQLite keeps an index) */
       for(c=0; c<t->nCol; c++) if( t->aCol[c].pk==1 ) aUsed[i] &= ~((uint64_t)1<<c);
     }
   }

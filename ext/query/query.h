@@ -140,6 +140,10 @@ struct qexpr {
   int explicitColl;                /* that collation came from COLLATE */
   int cmpAff;                      /* comparisons: the affinity applied (-1 none) */
   int cmpColl;                     /* comparisons, IN, NULLIF: the collation (C_*) */
+  int noColl;                      /* E_COL: the rowid's alias (an INTEGER PRIMARY KEY), which
+                                   ** has no collation (sqlite3ExprCollSeq: iColumn < 0), so
+                                   ** qpCollWalk finds none (a compound's column takes the next
+                                   ** arm's) */
   char *zTpl;                      /* E_SQL: "SELECT ..." with ?1 for a, ?2... for aTplLit */
   qexpr **aTplLit; int nTplLit;    /* ... its constant operands, folded */
   int sqlOp;                       /* E_SQL: what it was (E_CAST, E_FUNC, E_LIKE, ...) */

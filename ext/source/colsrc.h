@@ -190,6 +190,9 @@ typedef struct ga_table {
   int noList;                       /* no table_list pragma (SQLite before 3.37): zKind and
                                     ** withoutRowid are not known */
   int withoutRowid;                 /* a WITHOUT ROWID table */
+  int rowidAlias;                   /* its one key column, declared INTEGER, is the rowid's alias
+                                    ** (a table with rowids; no index of SQLite's for the key, as
+                                    ** an INTEGER PRIMARY KEY DESC has) */
   int schemaVersion;                /* zDb's schema cookie, read before the rest: a source
                                     ** that reads the same cookie later knows nothing changed */
   int nCol;                         /* columns, as SELECT * shows them (generated ones too) */

@@ -279,6 +279,26 @@ static int columnColl(sqlite3 *db, const ga_table *t, ga_tabcol *c){
   return probeColl(db, t, c->zName, &c->zColl);
 }
 
+/* t->rowidAlias, from its columns and pragma_index_list. */
+static int rowidAlias(sqlite3 *db, ga_table *t){
+  sqlite3_stmt *st = 0;
+  int i, n = 0, key = 0, rc;
+  if( t->withoutRowid || (t->zKind && strcmp(t->zKind, "table")!=0) ) return SQLITE_OK;
+  for(i=0; i<t->nCol; i++) if( t->aCol[i].pk ){ n++; key = i; }
+  if( n!=1 || t->aCol[key].zType==0 || sqlite3_stricmp(t->aCol[key].zType, "INTEGER")!=0 ) return SQLITE_OK;
+  if( (rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_index_list(?1, ?2) WHERE origin='pk'", -1, &st, 0))
+      !=SQLITE_OK ){
+    return rc;
+  }
+  sqlite3_bind_text(st, 1, t->zTab, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, t->zDb, -1, SQLITE_STATIC);
+  rc = sqlite3_step(st);
+  t->rowidAlias = rc==SQLITE_DONE;
+  if( rc==SQLITE_ROW || rc==SQLITE_DONE ) rc = SQLITE_OK;
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int ga_table_describe(sqlite3 *db, const char *zDb, const char *zTab, ga_table *t){
   sqlite3_stmt *st = 0;
   int rc, nAlloc = 0, i;
@@ -313,6 +333,7 @@ int ga_table_describe(sqlite3 *db, const char *zDb, const char *zTab, ga_table *
   }
   sqlite3_finalize(st);
   for(i=0; rc==SQLITE_OK && i<t->nCol; i++) rc = columnColl(db, t, &t->aCol[i]);
+  if( rc==SQLITE_OK ) rc = rowidAlias(db, t);
   if( rc!=SQLITE_OK ) ga_table_free(t);
   return rc;
 }
@@ -492,6 +513,7 @@ static int sourceCopy(const ga_source *a, ga_source *b){
       | dupStr(a->tab.zDb, &b->tab.zDb) | dupStr(a->tab.zTab, &b->tab.zTab) | dupStr(a->tab.zKind, &b->tab.zKind);
   b->tab.noList = a->tab.noList;
   b->tab.withoutRowid = a->tab.withoutRowid;
+  b->tab.rowidAlias = a->tab.rowidAlias;
   b->tab.schemaVersion = a->tab.schemaVersion;
   if( !bad && a->tab.nCol ){
     if( (b->tab.aCol = sqlite3_malloc64(sizeof(ga_tabcol)*(sqlite3_uint64)a->tab.nCol))==0 ) bad = 1;
