@@ -4218,6 +4218,69 @@ START_TEST(test_having_first){
 }
 END_TEST
 
+/* x LIKE and GLOB a TEXT constant, matched on the engine (eval.c, 5c),
+** against SQLite's like() and glob(): random strings of ASCII in both cases,
+** non-ASCII letters (whose case LIKE does not fold), the wildcards and '['
+** themselves, numbers and NULLs; random patterns of those; in a filter, in
+** results and under aggregates. Then with PRAGMA case_sensitive_like (the
+** connection's own like(): SQLite computes it), ESCAPE, and a UTF-16 file. */
+START_TEST(test_like){
+  static const char *azPiece[] = { "a", "A", "b", "B", "z", "\xc3\xa9", "\xc3\x89", "\xc3\x9f", "\xf0\x9f\x98\x80",
+                                   "%", "_", "[", "]", "*", "?", "-", "^", " ", "1" };
+  static const char *azForm[] = {
+    "SELECT id, s FROM lk WHERE s %s %Q ORDER BY id",
+    "SELECT id, s %s %Q, NOT (s %s %Q) FROM lk ORDER BY id",
+    "SELECT count(*), sum(s %s %Q) FROM lk WHERE id > 3",
+    "SELECT s %s %Q AS m, count(*), max(id) FROM lk GROUP BY m ORDER BY m",
+  };
+  static const char *azOp[] = { "LIKE", "GLOB" };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  int i, k, nEngine = 0, nRead = 0, pass;
+  Gen g;
+  memset(&g, 0, sizeof(g));
+  h_rng_init(&g.r, h_seed ^ 0x11ce);
+  s_dir_make(zDir, "like");
+  for(pass=0; pass<3; pass++){        /* UTF-8; UTF-8 and case_sensitive_like; UTF-16le */
+    snprintf(zFile, sizeof(zFile), "%s/l%d.db", zDir, pass);
+    db = openFileChecked(zFile);
+    if( pass==2 ) EXEC(db, "PRAGMA encoding = 'UTF-16le'");
+    EXEC(db, "CREATE TABLE lk(id INTEGER PRIMARY KEY, s)");
+    for(i=0; i<300; i++){
+      sqlite3_str *x = sqlite3_str_new(0);
+      int n = pick(&g, 9), c = pick(&g, 20);
+      for(k=0; k<n; k++) sqlite3_str_appendall(x, azPiece[pick(&g, (int)(sizeof(azPiece)/sizeof(azPiece[0])))]);
+      {
+        char *z = sqlite3_str_finish(x);
+        if( c==0 ) EXEC(db, "INSERT INTO lk VALUES (%d, NULL)", i);
+        else if( c==1 ) EXEC(db, "INSERT INTO lk VALUES (%d, %d)", i, pick(&g, 200) - 50);
+        else if( c==2 ) EXEC(db, "INSERT INTO lk VALUES (%d, %d.5)", i, pick(&g, 20));
+        else EXEC(db, "INSERT INTO lk VALUES (%d, %Q)", i, z ? z : "");
+        sqlite3_free(z);
+      }
+    }
+    if( pass==1 ) EXEC(db, "PRAGMA case_sensitive_like = 1");
+    for(i=0; i<60; i++){
+      sqlite3_str *x = sqlite3_str_new(0);
+      const char *zOp = azOp[pick(&g, 2)], *zForm = azForm[pick(&g, (int)(sizeof(azForm)/sizeof(azForm[0])))];
+      char *zPat, *zSql;
+      int n = pick(&g, 5);
+      for(k=0; k<n; k++) sqlite3_str_appendall(x, azPiece[pick(&g, (int)(sizeof(azPiece)/sizeof(azPiece[0])))]);
+      zPat = sqlite3_str_finish(x);
+      zSql = sqlite3_mprintf(zForm, zOp, zPat ? zPat : "", zOp, zPat ? zPat : "");
+      readCompared(db, zSql, &nEngine, &nRead);
+      sqlite3_free(zSql);
+      sqlite3_free(zPat);
+    }
+    readCompared(db, "SELECT id FROM lk WHERE s LIKE 'a!%%' ESCAPE '!' ORDER BY id", &nEngine, &nRead);
+    sqlite3_close(db);
+  }
+  printf("gpu_query LIKE and GLOB, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  CHECK(nEngine*2>=nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* The rowid's alias has no collation (sqlite3ExprCollSeq): a compound whose
 ** first arm's column is an INTEGER PRIMARY KEY takes the next arm's (RTRIM,
 ** NOCASE), where an INTEGER PRIMARY KEY DESC, a WITHOUT ROWID table's key or
@@ -4614,6 +4677,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_plan_kept);
   tcase_add_test(tc, test_explain_kept);
   tcase_add_test(tc, test_having_first);
+  tcase_add_test(tc, test_like);
   tcase_add_test(tc, test_rowid_collation);
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_tpch22);

@@ -44,6 +44,12 @@
 **      and BLOB values here, by func.c's substrFunc: TEXT skips P-1
 **      characters of UTF-8 then takes N, ending at a NUL byte; BLOB takes
 **      bytes. Its other inputs (numbers) go to SQLite as 5 says.
+**   5c. x LIKE or GLOB a TEXT constant (no ESCAPE), where like() or glob()
+**      is SQLite's own on the caller's connection and the database is
+**      UTF-8: TEXT x is matched here by sqlite3_strlike or sqlite3_strglob,
+**      which are likeFunc's patternCompare with like()'s case folding
+**      (ASCII only) and glob()'s sets; NULL gives NULL, other classes the
+**      memo (SQLite's text of a number).
 **   5a. A worker thread's run (q_run_worker) asks its own in-memory SQLite
 **      connection (the same library, SQL's builtin functions, the database's
 **      encoding: BLOB made TEXT reads it), keeping its
@@ -975,6 +981,24 @@ static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
   return rc;
 }
 
+/* TEXT z[0..n) LIKE or GLOB e's pattern (5c), into o's row i: 1 or 0, as
+** likeFunc gives them (sqlite3_strlike and sqlite3_strglob are its
+** patternCompare, with like()'s own case folding and no escape, and
+** glob()'s '[' sets); value_text's bytes end at a NUL. */
+static int matchLike(const qexpr *e, const char *z, int n, qvec *o, int i){
+  char aBuf[256], *zStr = n<(int)sizeof(aBuf) ? aBuf : sqlite3_malloc(n + 1);
+  qval y;
+  if( zStr==0 ) return SQLITE_NOMEM;
+  if( n ) memcpy(zStr, z, (size_t)n);
+  zStr[n] = 0;
+  memset(&y, 0, sizeof(y));
+  y.t = SQLITE_INTEGER;
+  y.v = (e->like==Q_LIKE ? sqlite3_strlike(e->zLike, zStr, 0) : sqlite3_strglob(e->zLike, zStr))==0;
+  setVal(o, i, &y);
+  if( zStr!=aBuf ) sqlite3_free(zStr);
+  return SQLITE_OK;
+}
+
 /* E_SQL (requirement 5: SQLite's value, once per distinct combination of
 ** its inputs) and E_MINMAX (func.c's minmaxFunc: NULL if an argument is;
 ** min keeps the last of equal least values, max the first of equal
@@ -1001,6 +1025,10 @@ static int evalArgs(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
     }
     if( e->substr && (aV[0]->t[i]==SQLITE_TEXT || aV[0]->t[i]==SQLITE_BLOB) ){
       cutSubstr(aV[0], i, e->subP, e->subN, o);
+      continue;
+    }
+    if( e->like && aV[0]->t[i]==SQLITE_TEXT ){
+      if( (rc = matchLike(e, aV[0]->z[i], aV[0]->n[i], o, i))!=SQLITE_OK ) break;
       continue;
     }
     for(k=0; k<e->nArg; k++) q_get(aV[k], i, &ax[k]);

@@ -531,6 +531,7 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
       int builtin = 0;
       if( !qpIsConst(e) && !qpToSql(b, e, e->zName) ) return 0;
       e->mainOnly = !isDeterministic(b, e->zName, &builtin) || !builtin;
+      if( e->mainOnly ) e->like = 0;        /* (a like() of the connection's own) */
       break;
     }
     case E_CONCAT: case E_OTHER:

@@ -95,6 +95,22 @@ int qpToSql(Bind *b, qexpr *e, const char *zWhat){
     e->subP = (int)aLit[0]->i;
     e->subN = (int)aLit[1]->i;
   }
+  /* x LIKE or GLOB a TEXT constant: TEXT matched here (eval.c), as likeFunc
+  ** matches it where SQLite's own like() or glob() is the connection's
+  ** (bindExpr clears it otherwise): its pattern within the connection's
+  ** SQLITE_LIMIT_LIKE_PATTERN_LENGTH (else SQLite raises the error), no
+  ** NUL in it (value_text would end it there) */
+  if( e->op==E_LIKE && e->nArg==0 && nIn==1 && e->a==aIn[0] && nLit==1 && aLit[0]==e->b && aLit[0]->t==SQLITE_TEXT
+   && b->pl->bin==C_BINARY && aLit[0]->n<=sqlite3_limit(b->db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, -1)
+   && (aLit[0]->n==0 || memchr(aLit[0]->z, 0, (size_t)aLit[0]->n)==0)
+   && (sqlite3_stricmp(e->zName, "LIKE")==0 || sqlite3_stricmp(e->zName, "GLOB")==0) ){
+    char *z = q_alloc(b->s, aLit[0]->n + 1);
+    if( z==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( aLit[0]->n ) memcpy(z, aLit[0]->z, (size_t)aLit[0]->n);
+    z[aLit[0]->n] = 0;
+    e->zLike = z;
+    e->like = sqlite3_stricmp(e->zName, "LIKE")==0 ? Q_LIKE : Q_GLOB;
+  }
   if( e->op==E_CONCAT ){             /* its operands' places (eval.c concatenates TEXT and BLOB) */
     qexpr *aSide[2];
     int k, j2;

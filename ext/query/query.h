@@ -36,6 +36,8 @@
                                    ** each in an int64_t's mask: planint.h's TAB_BIT) */
 #define Q_MAXIN (1<<22)            /* values of an IN (SELECT ...) the engine holds */
 #define Q_JCOL0 GA_COLS_MAX        /* E_COL's iCol from here: a joined table's column (plan.c, 9) */
+#define Q_LIKE 1                   /* qexpr.like */
+#define Q_GLOB 2
 #define Q_COUNT_COL (GA_COLS_MAX - 1)  /* a count join's count: its last column place (plan.c, 9e) */
 #define Q_MAXVALUES ((int64_t)1<<26)  /* values a query without aggregates may return (more:
                                    ** SQLite, which streams them) */
@@ -138,12 +140,12 @@ struct qexpr {
   int aff;                         /* SQLite's affinity of it: GA_AFF_*, or -1 none */
   int coll;                        /* the collation it carries (C_*), explicit or a column's; -1 none */
   int explicitColl;                /* that collation came from COLLATE */
-  int cmpAff;                      /* comparisons: the affinity applied (-1 none) */
-  int cmpColl;                     /* comparisons, IN, NULLIF: the collation (C_*) */
   int noColl;                      /* E_COL: the rowid's alias (an INTEGER PRIMARY KEY), which
                                    ** has no collation (sqlite3ExprCollSeq: iColumn < 0), so
                                    ** qpCollWalk finds none (a compound's column takes the next
                                    ** arm's) */
+  int cmpAff;                      /* comparisons: the affinity applied (-1 none) */
+  int cmpColl;                     /* comparisons, IN, NULLIF: the collation (C_*) */
   char *zTpl;                      /* E_SQL: "SELECT ..." with ?1 for a, ?2... for aTplLit */
   qexpr **aTplLit; int nTplLit;    /* ... its constant operands, folded */
   int sqlOp;                       /* E_SQL: what it was (E_CAST, E_FUNC, E_LIKE, ...) */
@@ -153,6 +155,11 @@ struct qexpr {
   int substr;                      /* E_SQL: substr(a, P, N) with P >= 1 and N >= 0 integers:
                                    ** TEXT and BLOB inputs are cut here, by func.c's rule */
   int subP, subN;                  /* ... P and N */
+  int like;                        /* E_SQL: a LIKE (Q_LIKE) or GLOB (Q_GLOB) of a TEXT constant,
+                                   ** no ESCAPE, by SQLite's own like() or glob(), in a UTF-8
+                                   ** database: TEXT inputs are matched here (sqlite3_strlike,
+                                   ** sqlite3_strglob), others by the memo */
+  const char *zLike;               /* ... the pattern, NUL-terminated */
   int cat[2];                      /* E_SQL of a || b: each operand's place, input i (i >= 0) or
                                    ** constant j (-1 - j) */
   int slot;                        /* evaluation buffer (eval.c) */
