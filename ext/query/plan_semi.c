@@ -125,11 +125,16 @@ void qpCountJoins(Bind *b){
   for(i=0; i<b->s->nRes && !qpStopped(b); i++) countIn(b, b->s->aRes[i].e);
 }
 
+/* WHERE's conjuncts into aT (64 of them at most; q_terms says how many
+** there are), or 0 where there is no WHERE, no FROM or FROM a subquery. */
+static int whereTerms(Bind *b, qexpr **aT){
+  if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return 0;
+  return q_terms(b->s->pWhere, E_AND, aT, 64, 0);
+}
+
 void qpSemiJoins(Bind *b){
   qexpr *aT[64];
-  int nT, i;
-  if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return;
-  nT = q_terms(b->s->pWhere, E_AND, aT, 64, 0);
+  int nT = whereTerms(b, aT), i;
   for(i=0; i<nT && i<64 && !qpStopped(b); i++){
     qexpr *t = aT[i], *q = t->op==E_NOT ? t->a : t->op==E_INSEL ? t->b : t;
     if( q && q->op==E_INSEL && q->b && qpCorrelated(b, q->b, 0) ){
@@ -166,9 +171,7 @@ static int innerHas(void *p, const qexpr *e){
 ** (decorrelate.c; plan.c, 9c) where it can be. */
 void qpAggJoins(Bind *b){
   qexpr *aT[64];
-  int nT, i;
-  if( b->s->pWhere==0 || b->s->zFrom==0 || b->s->pSub ) return;
-  nT = q_terms(b->s->pWhere, E_AND, aT, 64, 0);
+  int nT = whereTerms(b, aT), i;
   for(i=0; i<nT && i<64 && !qpStopped(b); i++){
     qexpr *t = aT[i], *q = t->op<E_EQ || t->op>E_GE ? 0 : t->a->op==E_SUBQ ? t->a : t->b->op==E_SUBQ ? t->b : 0;
     qselect *sel;

@@ -100,13 +100,13 @@ struct ga_tvfnotes {
                             ** (a collation it cannot apply); "": none */
 };
 
-/* conn's notes, made at the first one; NULL when out of memory (nothing
-** is noted). */
 static void notesForget(ga_conn *conn){
   sqlite3_free(conn->notes);
   conn->notes = 0;
 }
 
+/* conn's notes, made at the first one; NULL when out of memory (nothing
+** is noted). */
 static struct ga_tvfnotes *notesOf(ga_conn *conn){
   if( conn->notes==0 && (conn->notes = sqlite3_malloc(sizeof(struct ga_tvfnotes)))!=0 ){
     memset(conn->notes, 0, sizeof(struct ga_tvfnotes));
