@@ -4177,7 +4177,8 @@ END_TEST
 ** groups made in an order other than GROUP BY's, HAVING keeping a
 ** scattered few, none or all; TEXT keys under NOCASE, two keys; HAVING
 ** raising errors in two groups, SQLite's being the one its order meets
-** first. Each read compared with SQLite's, in order. */
+** first. And IN's groups, not sorted where no LIMIT or OFFSET needs it
+** (orderFree). Each read compared with SQLite's, in order. */
 START_TEST(test_having_first){
   static const char *azSql[] = {
     "SELECT g, count(*), sum(x) FROM hf GROUP BY g HAVING sum(x) %% 7 = 3",
@@ -4185,6 +4186,11 @@ START_TEST(test_having_first){
     "SELECT g, max(x) FROM hf GROUP BY g HAVING min(x) > 0",
     "SELECT s, count(*) FROM hf GROUP BY s COLLATE NOCASE HAVING count(*) %% 3 = 1",
     "SELECT g %% 17, s, sum(x) FROM hf GROUP BY 1, 2 HAVING sum(x) > 150000 ORDER BY 3 DESC LIMIT 40",
+    /* IN's groups are a set, not sorted (plan.c's orderFree), but for a LIMIT or OFFSET */
+    "SELECT count(*), sum(x) FROM hf WHERE g IN (SELECT g FROM hf GROUP BY g HAVING count(*) > 6)",
+    "SELECT count(*), sum(x) FROM hf WHERE g IN (SELECT g FROM hf GROUP BY g HAVING count(*) > 6 LIMIT 5)",
+    "SELECT count(*), sum(x) FROM hf WHERE g IN (SELECT g FROM hf GROUP BY g LIMIT 7 OFFSET 100)",
+    "SELECT count(*) FROM hf WHERE s IN (SELECT s FROM hf GROUP BY s COLLATE NOCASE LIMIT 3)",
   };
   static const char zErrSql[] = "SELECT g, count(*) FROM hf GROUP BY g HAVING CASE WHEN g = %d THEN"
     " length(zeroblob(max(x) * 1000000)) WHEN g = %d THEN json(printf('x%%d', g)) ELSE g %% 50 = 0 END";

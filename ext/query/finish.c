@@ -201,7 +201,7 @@ int qxGroupsToRows(Exec *e){
       if( (rc = havingFirst(e, order, &n))!=SQLITE_OK ) goto done;
       kept = 1;
     }
-    qxSort(order, tmp, n, e->gRank ? rankCmp : groupCmp, e);
+    if( !pl->orderFree ) qxSort(order, tmp, n, e->gRank ? rankCmp : groupCmp, e);
   }
   if( (rc = qxRowsGrow(e, n, 1))!=SQLITE_OK ) goto done;
   for(g0=0; g0<n && rc==SQLITE_OK; g0+=GA_BATCH){

@@ -231,6 +231,8 @@ int qpPlanJoin(Bind *b, JSort *js){
       if( rc==SQLITE_OK && zWhy==0 && f->unique ){
         /* (9c) its groups' rows alike, or SQLite's; its value compared as the subquery's */
         aDerived[i]->strict = 1;
+        aDerived[i]->orderFree = f->pSub->pLimit==0 && f->pSub->pOffset==0 && !aDerived[i]->distinct
+                                 && aDerived[i]->nSort==0;
         if( qpCollWalk(aDerived[i]->aOut[aDerived[i]->nOut - 1])>=0 ){
           zWhy = sqlite3_mprintf("a correlated aggregate whose value has a collation");
           if( zWhy==0 ) rc = SQLITE_NOMEM;

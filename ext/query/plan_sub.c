@@ -157,6 +157,7 @@ static int subPlan(Bind *b, const qexpr *q, int asSet, SubRun *r, char **pzWhy){
   r->sel.asSet = asSet;
   rc = qpPlanAny(b->vt, b->db, 0, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
+    r->pl.orderFree = asSet && r->sel.pLimit==0 && r->sel.pOffset==0 && !r->pl.distinct && r->pl.nSort==0;
     const qplan *first = r->pl.nArm ? &r->pl.aArm[0] : &r->pl;
     r->pFirst = first->nOut ? first->aOut[0] : 0;
     r->aff = r->pFirst ? r->pFirst->aff : -1;

@@ -389,6 +389,9 @@ typedef struct qplan {
   int strict;                      /* values that compare equal but differ (a group's keys, ties of
                                    ** min and max, DISTINCT's values) leave the run to SQLite: which
                                    ** one SQLite shows depends on its join order (exec.c, 12) */
+  int orderFree;                   /* the order of its rows decides nothing (IN's set, a correlated
+                                   ** aggregate's groups built by their keys; no ORDER BY, LIMIT,
+                                   ** OFFSET or DISTINCT): its groups are not sorted (finish.c) */
   int nSlot;                       /* evaluation buffers */
   int nMemo;                       /* E_SQL nodes */
   qexpr **aMemoNode;               /* ... each one */
