@@ -984,18 +984,22 @@ static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
 /* TEXT z[0..n) LIKE or GLOB e's pattern (5c), into o's row i: 1 or 0, as
 ** likeFunc gives them (sqlite3_strlike and sqlite3_strglob are its
 ** patternCompare, with like()'s own case folding and no escape, and
-** glob()'s '[' sets); value_text's bytes end at a NUL. */
-static int matchLike(const qexpr *e, const char *z, int n, qvec *o, int i){
-  char aBuf[256], *zStr = n<(int)sizeof(aBuf) ? aBuf : sqlite3_malloc(n + 1);
+** glob()'s '[' sets); value_text's bytes end at a NUL. *pzBuf, *pnBuf: the
+** NUL-terminated copy's room, grown as values need (the caller frees it). */
+static int matchLike(const qexpr *e, const char *z, int n, char **pzBuf, int *pnBuf, qvec *o, int i){
   qval y;
-  if( zStr==0 ) return SQLITE_NOMEM;
-  if( n ) memcpy(zStr, z, (size_t)n);
-  zStr[n] = 0;
+  if( n>=*pnBuf ){
+    char *zNew = sqlite3_realloc(*pzBuf, n + 256);
+    if( zNew==0 ) return SQLITE_NOMEM;
+    *pzBuf = zNew;
+    *pnBuf = n + 256;
+  }
+  if( n ) memcpy(*pzBuf, z, (size_t)n);
+  (*pzBuf)[n] = 0;
   memset(&y, 0, sizeof(y));
   y.t = SQLITE_INTEGER;
-  y.v = (e->like==Q_LIKE ? sqlite3_strlike(e->zLike, zStr, 0) : sqlite3_strglob(e->zLike, zStr))==0;
+  y.v = (e->like==Q_LIKE ? sqlite3_strlike(e->zLike, *pzBuf, 0) : sqlite3_strglob(e->zLike, *pzBuf))==0;
   setVal(o, i, &y);
-  if( zStr!=aBuf ) sqlite3_free(zStr);
   return SQLITE_OK;
 }
 
@@ -1007,7 +1011,8 @@ static int evalArgs(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
   qvec *aBuf[4], **aV = e->nArg<=4 ? aBuf : sqlite3_malloc64(sizeof(qvec*)*(uint64_t)e->nArg);
   qval aX[4], *ax = e->nArg<=4 ? aX : sqlite3_malloc64(sizeof(qval)*(uint64_t)e->nArg);
   Memo *m = e->op==E_SQL ? &r->aMemo[e->memo] : 0;
-  int i, k, rc = SQLITE_OK;
+  char *zLike = 0;                  /* matchLike's copies */
+  int i, k, rc = SQLITE_OK, nLike = 0;
   if( aV==0 || ax==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(k=0; k<e->nArg && rc==SQLITE_OK; k++) rc = q_eval(r, e->arg[k], ctx, &aV[k]);
   for(i=0; i<ctx->n && rc==SQLITE_OK; i++){
@@ -1028,13 +1033,14 @@ static int evalArgs(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
       continue;
     }
     if( e->like && aV[0]->t[i]==SQLITE_TEXT ){
-      if( (rc = matchLike(e, aV[0]->z[i], aV[0]->n[i], o, i))!=SQLITE_OK ) break;
+      if( (rc = matchLike(e, aV[0]->z[i], aV[0]->n[i], &zLike, &nLike, o, i))!=SQLITE_OK ) break;
       continue;
     }
     for(k=0; k<e->nArg; k++) q_get(aV[k], i, &ax[k]);
     if( (rc = memoGet(r, m, ax, &y))==SQLITE_OK ) setVal(o, i, &y);
   }
 done:
+  sqlite3_free(zLike);
   if( aV!=aBuf ) sqlite3_free(aV);
   if( ax!=aX ) sqlite3_free(ax);
   return rc;
