@@ -225,6 +225,7 @@ static const struct {
   { "gpu_percentile_cont", 2, AGG, 0, ga_contStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
   { "gpu_percentile_disc", 2, AGG, 0, ga_discStep, ga_pctFinal, ga_pctValue, ga_pctInverse },
   { "gpu_explain",     1, SET, ga_explainFunc, 0, 0, 0, 0 },
+  { "gpu_explain",     2, SET, ga_explainFunc, 0, 0, 0, 0 },     /* (SQL, 'json' or 'text') */
   { "gpuagg_info",     0, SQLITE_UTF8, infoFunc, 0, 0, 0, 0 },
   { "gpuagg_backend",  0, SET, backendFunc, 0, 0, 0, 0 },
   { "gpuagg_backend",  1, SET, backendFunc, 0, 0, 0, 0 },

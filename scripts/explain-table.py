@@ -29,6 +29,15 @@ def conj(x, most=90):
     z = ' AND '.join(x) if x else '-'
     return z if len(z) <= most else z[:60].rstrip() + ' ...'
 
+def chain(plan):
+    """The plan's nodes from the top down its first inputs (the scan's rows,
+    which each join probes with), and each join's build."""
+    node = plan
+    while node:
+        yield node
+        kids = node.get('children', [])
+        node = kids[0] if kids else None
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -38,11 +47,15 @@ def main():
     print('| --- | --- | --- | --- | --- |')
     for qid, part, sql in queries('bench/bench_sql.c'):
         e = explain(dbs[part], lib, sql)
-        joins = '; '.join('%s (%s) on %s (%s)' % (j['as'], j['kind'], conj(j['on']), conj(j['filter']))
-                          for j in e.get('joins', []))
+        nodes = list(chain(e.get('plan')))
+        scan = nodes[-1] if nodes else {}
+        joins = '; '.join('%s (%s) on %s (%s)' % (j['table'], j['kind'], conj(j['on']),
+                                                  conj(j['children'][1].get('filter')))
+                          for j in reversed([n for n in nodes if n['op'] == 'join']))
+        post = [n for n in nodes if n['op'] == 'filter']
         path = e['path'] + ('' if e['why'] is None else ': ' + e['why'])
-        print('| %s | %s | %s (%s) | %s | %s |' % (qid, path, e.get('table'), conj(e.get('filter'), 200), joins,
-                                                   conj(e.get('after_joins'))))
+        print('| %s | %s | %s (%s) | %s | %s |' % (qid, path, scan.get('table'), conj(scan.get('filter'), 200), joins,
+                                                   conj(post[0]['conditions'] if post else None)))
 
 if __name__ == '__main__':
     main()

@@ -339,6 +339,7 @@ START_TEST(test_fuzz_args){
     { "SELECT * FROM gpu_histogram(%s, %s, %s)", 3 }, { "SELECT * FROM gpu_histogram(%s, %s, %s, %s, %s)", 5 },
     { "SELECT * FROM gpu_group_by(%s, %s, %s)", 3 }, { "SELECT * FROM gpu_summary(%s)", 1 },
     { "SELECT * FROM gpu_summary(%s, %s)", 2 }, { "SELECT gpu_explain(%s)", 1 },
+    { "SELECT gpu_explain(%s, %s)", 2 },
     { "SELECT gpuagg_config(%s)", 1 }, { "SELECT gpuagg_config(%s, %s)", 2 }, { "SELECT gpuagg_backend(%s)", 1 },
     { "CREATE VIRTUAL TABLE temp.f USING gpu_query(%s)", 1 }, { "SELECT gpu_percentile(x, %s) FROM t", 1 },
     { "SELECT gpu_argmax(%s, %s) FROM t", 2 }, { "SELECT * FROM gpuagg_cache(%s)", 1 },

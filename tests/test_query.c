@@ -3237,8 +3237,8 @@ START_TEST(test_outside){
       rowsOf(db, zRef, &want);
       CHECK(want.zErr==0 && rowsSame(&want, &got, 1), "%s: got %s, want %s", azIn[i][0],
             got.zErr ? got.zErr : got.n ? got.az[0] : "-", want.zErr ? want.zErr : want.n ? want.az[0] : "-");
-      zKind = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path') || ' ' || json_extract(gpu_explain(%Q),"
-                         " '$.joins[0].kind')", azIn[i][0], azIn[i][0]);
+      zKind = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path') || ' ' || (SELECT value FROM"
+                         " json_tree(gpu_explain(%Q)) WHERE key = 'kind')", azIn[i][0], azIn[i][0]);
       CHECK(zKind && strncmp(zKind, "engine ", 7)==0 && strcmp(zKind + 7, azIn[i][1])==0, "%s: gpu_explain: %s",
             azIn[i][0], zKind ? zKind : "?");
       EXEC(db, "DROP TABLE temp.q");
@@ -3255,8 +3255,8 @@ START_TEST(test_outside){
     char *zWhy, *zDiff;
     int eng = 0;
     EXEC(db, "CREATE INDEX t_b ON t(b DESC, a)");
-    zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path') || ': ' || json_extract(gpu_explain(%Q), '$.rows_in')",
-                  zSql, zSql);
+    zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.path') || ': ' || (SELECT value FROM"
+                      " json_tree(gpu_explain(%Q)) WHERE key = 'rows_in')", zSql, zSql);
     CHECK(zWhy && strcmp(zWhy, "engine: SQLite's index order: t (index t_b)")==0, "%s: %s", zSql, zWhy ? zWhy : "?");
     zDiff = readDiff(db, zSql, 0, 1, 1, &eng);
     CHECK(zDiff==0 && eng, "%s: %s", zSql, zDiff ? zDiff : "not on the engine");
@@ -3506,6 +3506,8 @@ START_TEST(test_bad_input){
     { "SELECT gpu_explain('DELETE FROM t')", "not a SELECT" },
     { "SELECT gpu_explain('SELECT 1; SELECT 2')", "more than one statement" },
     { "SELECT gpu_explain('SELECT * FROM nope')", "no such table: nope" },
+    { "SELECT gpu_explain('SELECT 1', 'xml')", "gpu_explain: the second argument is 'json' or 'text'" },
+    { "SELECT gpu_explain('SELECT 1', NULL)", "gpu_explain: the second argument is 'json' or 'text'" },
   };
   sqlite3 *db = s_open(4096, 1000);
   Gen g;
@@ -4150,8 +4152,8 @@ START_TEST(test_explain_kept){
            " INSERT INTO ek SELECT i, i %% 40, i FROM n", 1<<26);
   EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
   for(i=0; i<(int)(sizeof(aCase)/sizeof(aCase[0])); i++){
-    char *zKept, *a;
-    const char *zColon;
+    char *zKept, *a, *zPaths, zWant[80];
+    const char *zColon, *zOn;
     EXEC(db, "%s", aCase[i].zSet);
     if( aCase[i].read ){
       a = readChecked(db, zSql, "test_explain_kept");
@@ -4165,11 +4167,96 @@ START_TEST(test_explain_kept){
     CHECK(zKept && (aCase[i].zWant==0 || strncmp(zKept, aCase[i].zWant, strlen(aCase[i].zWant))==0),
           "%s: gpu_explain's kept is \"%s\", not \"%s...\"", aCase[i].zSet, zKept ? zKept : "NULL",
           aCase[i].zWant ? aCase[i].zWant : "");
+    /* the tree's paths (plan_explain.c, 2): the scan and the groups are the
+    ** kept columns' program where kept says yes; the results the CPU's */
+    zPaths = h_text(db, "SELECT group_concat(op || ':' || path, ' ') FROM (SELECT value AS op,"
+                        " (SELECT p.value FROM json_tree(gpu_explain(%Q)) p WHERE p.parent = o.parent"
+                        " AND p.key = 'path') AS path FROM json_tree(gpu_explain(%Q)) o WHERE o.key = 'op')", zSql, zSql);
+    zOn = zKept==0 || strncmp(zKept, "yes: ", 5) ? "cpu" : strncmp(zKept, "yes: the device", 15)==0 ? "device"
+                                                                                                 : "kept, cpu";
+    snprintf(zWant, sizeof(zWant), "result:cpu aggregate:%s scan:%s", zOn, zOn);
+    CHECK(zPaths && strcmp(zPaths, zWant)==0, "%s: the tree's paths are \"%s\", not \"%s\" (kept: %s)", aCase[i].zSet,
+          zPaths ? zPaths : "NULL", zWant, zKept ? zKept : "NULL");
+    free(zPaths);
     free(zKept);
   }
   EXEC(db, "DROP TABLE temp.q");
   CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
   s_dir_drop(zDir);
+}
+END_TEST
+
+/* gpu_explain's tree (plan_explain.c): what each rewrite makes of a query,
+** as the operators the plan runs, from the top: a FROM subquery merged
+** (flatten.c) or read as an input of its own, a comparison with a
+** correlated aggregate as a join with that aggregate grouped (decorrelate.c),
+** correlated EXISTS, NOT EXISTS and count(*) as semi, anti and count joins,
+** IN's subquery a set; and the operators a core and a compound stack. The
+** text form draws the same operators in the same order, and each read
+** gives SQLite's answer on the engine. */
+START_TEST(test_plan_tree){
+  static const struct { const char *zSql, *zOps; } aCase[] = {
+    { "SELECT x, count(*) FROM (SELECT a AS x, b FROM pt WHERE b > 2) GROUP BY x", "result aggregate scan" },
+    { "SELECT max(n), count(*) FROM (SELECT a, count(*) AS n FROM pt GROUP BY a)",
+      "result aggregate subquery result aggregate scan" },
+    { "SELECT count(*) FROM pt WHERE b > (SELECT avg(b) FROM pu WHERE pu.a = pt.a)",
+      "result aggregate filter join inner scan subquery result aggregate scan" },
+    { "SELECT a, b FROM pt WHERE EXISTS (SELECT 1 FROM pu WHERE pu.a = pt.a)", "result join semi scan scan" },
+    { "SELECT a, b FROM pt WHERE NOT EXISTS (SELECT 1 FROM pu WHERE pu.a = pt.a AND pu.b < pt.b)",
+      "result join anti scan scan" },
+    { "SELECT a, (SELECT count(*) FROM pu WHERE pu.a = pt.a) FROM pt", "result join count scan scan" },
+    { "SELECT pt.a, count(pu.b) FROM pt LEFT JOIN pu ON pu.a = pt.a GROUP BY pt.a",
+      "result aggregate join left scan scan" },
+    { "WITH w AS (SELECT a, sum(b) AS sb FROM pu GROUP BY a) SELECT w.sb, count(*) FROM pt JOIN w ON w.a = pt.a"
+      " GROUP BY w.sb", "result aggregate join inner scan subquery result aggregate scan" },
+    { "SELECT count(*) FROM pt WHERE a IN (SELECT a FROM pu GROUP BY a HAVING count(*) > 60)",
+      "result aggregate scan" },
+    { "SELECT s, sum(b) FROM pt GROUP BY s HAVING sum(b) > 10 ORDER BY 2 DESC LIMIT 2",
+      "result limit sort having aggregate scan" },
+    { "SELECT DISTINCT s FROM pt WHERE a > 3 ORDER BY s", "result sort distinct scan" },
+    { "SELECT a FROM pt UNION SELECT a FROM pu ORDER BY 1 DESC LIMIT 3 OFFSET 1",
+      "limit sort compound result scan result scan" },
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  int i;
+  EXEC(db, "CREATE TABLE pt(a INTEGER, b INTEGER, s TEXT); CREATE TABLE pu(a INTEGER, b INTEGER, s TEXT);"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+           " INSERT INTO pt SELECT i %% 37, i %% 11, 'x' || (i %% 5) FROM n;"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500)"
+           " INSERT INTO pu SELECT i %% 41, i %% 13, 'x' || (i %% 7) FROM n");
+  for(i=0; i<(int)(sizeof(aCase)/sizeof(aCase[0])); i++){
+    const char *zSql = aCase[i].zSql;
+    char *zOps = h_text(db, "SELECT group_concat(value, ' ') FROM json_tree(gpu_explain(%Q)) WHERE key IN ('op', 'kind')",
+                        zSql);
+    char *zUp = h_text(db, "SELECT group_concat(upper(value), '|') || '|' FROM json_tree(gpu_explain(%Q)) WHERE key = 'op'",
+                       zSql);
+    char *zText = h_text(db, "SELECT gpu_explain(%Q, 'text')", zSql), *zDiff;
+    const char *zLine = zText ? strchr(zText, '\n') : 0, *zOp = zUp;
+    int eng = 0, nLine = 0;
+    CHECK(zOps && strcmp(zOps, aCase[i].zOps)==0, "%s: the plan's operators are \"%s\", not \"%s\"", zSql,
+          zOps ? zOps : "NULL", aCase[i].zOps);
+    /* the text: its first line the path, then a line an operator, in the JSON's order */
+    CHECK(zText && strncmp(zText, "engine (", 8)==0, "%s: gpu_explain's text: %s", zSql, zText ? zText : "NULL");
+    while( zLine && zLine[1] && zOp && *zOp ){
+      const char *zBar = strchr(zOp, '|');
+      zLine++;
+      while( *zLine=='|' || *zLine=='`' || *zLine=='-' || *zLine==' ' ) zLine++;
+      CHECK(strncmp(zLine, zOp, (size_t)(zBar - zOp))==0 && zLine[zBar - zOp]==' ',
+            "%s: text line %d is \"%.40s\", not the operator %.*s", zSql, nLine + 1, zLine, (int)(zBar - zOp), zOp);
+      zOp = zBar + 1;
+      zLine = strchr(zLine, '\n');
+      nLine++;
+    }
+    CHECK(zOp && *zOp==0 && zLine && zLine[1]==0, "%s: the text has %d operators' lines, the JSON more or fewer: %s",
+          zSql, nLine, zText ? zText : "NULL");
+    zDiff = readDiff(db, zSql, 0, strstr(zSql, "ORDER BY")!=0, 1, &eng);
+    CHECK(zDiff==0 && eng, "%s: %s", zSql, zDiff ? zDiff : "not on the engine");
+    sqlite3_free(zDiff);
+    free(zOps);
+    free(zUp);
+    free(zText);
+  }
+  sqlite3_close(db);
 }
 END_TEST
 
@@ -4682,6 +4769,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_schema_memo);
   tcase_add_test(tc, test_plan_kept);
   tcase_add_test(tc, test_explain_kept);
+  tcase_add_test(tc, test_plan_tree);
   tcase_add_test(tc, test_having_first);
   tcase_add_test(tc, test_like);
   tcase_add_test(tc, test_rowid_collation);

@@ -789,7 +789,9 @@ done:
   return rc;
 }
 
-char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
+/* q_kept_explain of a plan that is not a compound: its text, and in *pKept
+** the operators that would serve it (Q_KEPT_*; 0: none) */
+static char *keptExplain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int *pKept){
   /* (what qxKeptRun and qxKeptOrder decide, without reading or keeping
   ** anything) */
   ga_conn *conn = ((ga_vtab*)vt)->conn;
@@ -800,16 +802,7 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   ga_colsrc *src;
   qrun *r;
   qkept k;
-  if( pl->nArm ){                  /* each arm's */
-    sqlite3_str *x = sqlite3_str_new(0);
-    int k;
-    for(k=0; k<pl->nArm; k++){
-      char *z = q_kept_explain(vt, db, &pl->aArm[k]);
-      sqlite3_str_appendf(x, "%sarm %d: %s", k ? "; " : "", k + 1, z ? z : "out of memory");
-      sqlite3_free(z);
-    }
-    return sqlite3_str_finish(x);
-  }
+  *pKept = 0;
   if( (zNot = keptMay(conn, pl, &useDev, &note, zErr))!=0 ) return sqlite3_mprintf("no: %s", zNot);
   qxSomeColumn(pl);
   for(c=0; c<pl->nCol; c++) azCol[c] = pl->src.tab.aCol[pl->aiCol[c]].zName;
@@ -827,6 +820,7 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   if( pl->nJoin ){                /* (the builds decide: qxKeptRun makes them) */
     src->xClose(src);
     if( !useDev && conn->qkept!=1 ) return sqlite3_mprintf("no: the columns are not on the device");
+    *pKept = useDev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
     return sqlite3_mprintf("yes: the %s operators, where each joined table's rows have integer keys in a span,"
                            " one row a key but for a subquery's (compile.c, 6: known once they are read)",
                            useDev ? "device's" : "CPU's");
@@ -838,6 +832,7 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   rc = pl->grouped ? q_compile(r, pl, aRes, &k, &zWhy) : q_compile_order(r, pl, aRes, &k, &zWhy);
   if( rc==SQLITE_OK ){
     q_kept_free(&k);
+    *pKept = useDev ? Q_KEPT_DEVICE : conn->qkept==1 ? Q_KEPT_CPU : 0;
     z = sqlite3_mprintf(useDev ? "yes: the device's operators%s" : conn->qkept==1 ? "yes: the CPU's operators%s"
                                                                                 : "no: the columns are not on the device",
                         pl->grouped ? "" : " (the window of the order)");
@@ -848,4 +843,17 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl){
   q_run_free(r);
   src->xClose(src);
   return z;
+}
+
+char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int *aKept){
+  sqlite3_str *x;
+  int k;
+  if( pl->nArm==0 ) return keptExplain(vt, db, pl, aKept);
+  x = sqlite3_str_new(0);            /* each arm's */
+  for(k=0; k<pl->nArm; k++){
+    char *z = keptExplain(vt, db, &pl->aArm[k], &aKept[k]);
+    sqlite3_str_appendf(x, "%sarm %d: %s", k ? "; " : "", k + 1, z ? z : "out of memory");
+    sqlite3_free(z);
+  }
+  return sqlite3_str_finish(x);
 }

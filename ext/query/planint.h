@@ -12,7 +12,7 @@
 **   plan_join.c      a join's tables, conditions and builds (9)
 **   plan_semi.c      correlated subqueries as joins (9a, 9c, 9e)
 **   plan_order.c     rows in the order SQLite gives them (9d, 9f)
-**   plan_explain.c   gpu_explain's description of a plan
+**   plan_explain.c   the plan as the tree of operators gpu_explain prints
 **
 ** The requirements are plan.c's header's. Bind is one planning's state;
 ** qpWhy records why the engine does not cover a query (the first reason

@@ -443,8 +443,10 @@ void q_sqlkeep_free(qsqlkeep*);
 ** BINARY (SQLite's own test of the result is BINARY). */
 void q_pushable(sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned char *aPush);
 void q_plan_free(qplan *pl);
-/* The plan in brief, as gpu_explain's JSON fields (after "path", "why"). */
-void q_plan_describe(sqlite3_str *out, const qplan *pl);
+/* The plan as the tree of operators that runs it (plan_explain.c), a JSON
+** object, or text lines (text), each node's path as aKept (q_kept_explain's:
+** the plan's, or each arm's) makes it. SQLITE_OK or SQLITE_NOMEM. */
+int q_plan_explain(sqlite3_str *out, const qplan *pl, const int *aKept, int text);
 
 /* ---- values and evaluation (eval.c) --------------------------------------------------- */
 /* A column of values, a batch long. */
@@ -550,8 +552,10 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
            char **pzErr);
 void q_result_free(qresult*);
 /* Whether a read of pl would go over kept columns now, and if not why
-** (gpu_explain's "kept"); NULL when out of memory. */
-char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl);
+** (gpu_explain's "kept"); NULL when out of memory. aKept[k] (k < 1, or
+** each arm of a compound): the operators that would serve it, Q_KEPT_*,
+** or 0 (the CPU operators over the table). */
+char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int *aKept);
 
 /* ---- kept columns: a plan as a program (compile.c) ------------------------------- */
 #include "qprog.h"

@@ -693,18 +693,23 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   ga_conn *conn = (ga_conn*)sqlite3_user_data(ctx);
   const char *zSql = (const char*)sqlite3_value_text(argv[0]);
+  const char *zForm = argc>1 ? (const char*)sqlite3_value_text(argv[1]) : "json";
   sqlite3_stmt *st = 0;
   char *zErr = 0, *zWhy = 0;
   qselect sel;
   qplan pl;
   QTab fake;
   sqlite3_str *out;
-  int rc;
-  (void)argc;
+  int rc, text;
   if( zSql==0 ){
     sqlite3_result_error(ctx, "gpu_explain: takes a SELECT, not NULL", -1);
     return;
   }
+  if( zForm==0 || (sqlite3_stricmp(zForm, "json") && sqlite3_stricmp(zForm, "text")) ){
+    sqlite3_result_error(ctx, "gpu_explain: the second argument is 'json' or 'text'", -1);
+    return;
+  }
+  text = sqlite3_stricmp(zForm, "text")==0;
   if( prepareSelect(db, "gpu_explain", zSql, &st, &zErr) ){
     sqlite3_result_error(ctx, zErr ? zErr : "out of memory", -1);
     sqlite3_free(zErr);
@@ -724,27 +729,45 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc ){
     sqlite3_result_error(ctx, zWhy ? zWhy : sqlite3_errstr(rc), -1);
   }else{
+    int aKept1, *aKept = pl.nArm ? sqlite3_malloc64(sizeof(int)*(uint64_t)pl.nArm) : &aKept1;
+    char *zKept = 0;
+    const char *zSource = conn->pages ? "pages where they can serve, else statement" : "statement";
     out = sqlite3_str_new(db);
-    sqlite3_str_appendf(out, "{\"path\":\"%s\",\"why\":", zWhy ? "sqlite" : "engine");
-    if( zWhy ) ga_json_str(out, zWhy);
-    else sqlite3_str_appendall(out, "null");
-    if( !zWhy ){
-      q_plan_describe(out, &pl);
-      sqlite3_str_appendall(out, ",\"source\":\"");
-      sqlite3_str_appendall(out, conn->pages ? "pages where they can serve, else statement" : "statement");
-      sqlite3_str_appendall(out, "\"");
-      if( pl.costSqlite>0.0 ){                /* SQLite's plan searched an index: it cost more */
-        sqlite3_str_appendf(out, ",\"cost\":{\"sqlite\":%.4g,\"engine\":%.4g}", pl.costSqlite, pl.costEngine);
+    if( !zWhy && aKept ) zKept = q_kept_explain(&fake.base.base, db, &pl, aKept);
+    if( text ){
+      /* the path's line, then the tree (as EXPLAIN QUERY PLAN draws one) */
+      if( zWhy ) sqlite3_str_appendf(out, "sqlite: %s\n", zWhy);
+      else sqlite3_str_appendf(out, "engine (source: %s; backend: cpu; kept: %s)\n", zSource, zKept ? zKept : "?");
+      if( !zWhy && pl.costSqlite>0.0 ){
+        sqlite3_str_appendf(out, "cost: SQLite's plan %.4g, the engine's %.4g\n", pl.costSqlite, pl.costEngine);
       }
-      sqlite3_str_appendall(out, ",\"backend\":\"cpu\",\"kept\":");
-      {
-        char *zKept = q_kept_explain(&fake.base.base, db, &pl);
+    }else{
+      sqlite3_str_appendf(out, "{\"path\":\"%s\",\"why\":", zWhy ? "sqlite" : "engine");
+      if( zWhy ) ga_json_str(out, zWhy);
+      else sqlite3_str_appendall(out, "null");
+    }
+    if( !zWhy ){
+      if( !text ) sqlite3_str_appendall(out, ",\"plan\":");
+      if( aKept==0 || q_plan_explain(out, &pl, aKept, text)!=SQLITE_OK ) rc = SQLITE_NOMEM;
+      if( !text ){
+        sqlite3_str_appendall(out, ",\"source\":");
+        ga_json_str(out, zSource);
+        if( pl.costSqlite>0.0 ){                /* SQLite's plan searched an index: it cost more */
+          sqlite3_str_appendf(out, ",\"cost\":{\"sqlite\":%.4g,\"engine\":%.4g}", pl.costSqlite, pl.costEngine);
+        }
+        sqlite3_str_appendall(out, ",\"backend\":\"cpu\",\"kept\":");
         if( zKept ) ga_json_str(out, zKept); else sqlite3_str_appendall(out, "null");
-        sqlite3_free(zKept);
       }
     }
-    sqlite3_str_appendchar(out, 1, '}');
-    sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+    if( !text ) sqlite3_str_appendchar(out, 1, '}');
+    if( aKept!=&aKept1 ) sqlite3_free(aKept);
+    sqlite3_free(zKept);
+    if( rc ){
+      sqlite3_free(sqlite3_str_finish(out));
+      sqlite3_result_error_nomem(ctx);
+    }else{
+      sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+    }
   }
   sqlite3_free(fake.base.base.zErrMsg);
   sqlite3_free(zWhy);
