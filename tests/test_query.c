@@ -4193,7 +4193,8 @@ END_TEST
 ** correlated EXISTS, NOT EXISTS and count(*) as semi, anti and count joins,
 ** IN's subquery a set; and the operators a core and a compound stack. The
 ** text form draws the same operators in the same order, and each read
-** gives SQLite's answer on the engine. */
+** gives SQLite's answer on the engine. A read through SQLite shows SQLite's
+** own plan (EXPLAIN QUERY PLAN), row for row. */
 START_TEST(test_plan_tree){
   static const struct { const char *zSql, *zOps; } aCase[] = {
     { "SELECT x, count(*) FROM (SELECT a AS x, b FROM pt WHERE b > 2) GROUP BY x", "result aggregate scan" },
@@ -4254,6 +4255,28 @@ START_TEST(test_plan_tree){
     sqlite3_free(zDiff);
     free(zOps);
     free(zUp);
+    free(zText);
+  }
+  {
+    /* a read through SQLite: its plan is SQLite's own, row for row */
+    static const char zSql[] = "SELECT a, sum(b) OVER (ORDER BY a) FROM pt WHERE a IN (SELECT a FROM pu) ORDER BY 1";
+    sqlite3_stmt *st = 0;
+    sqlite3_str *x = sqlite3_str_new(0);
+    char *zWant, *zGot, *zText;
+    CHECK(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN SELECT a, sum(b) OVER (ORDER BY a) FROM pt WHERE a IN"
+                                 " (SELECT a FROM pu) ORDER BY 1", -1, &st, 0)==SQLITE_OK, "%s", sqlite3_errmsg(db));
+    sqlite3_str_appendall(x, "QUERY PLAN");
+    while( st && sqlite3_step(st)==SQLITE_ROW ) sqlite3_str_appendf(x, "|%s", sqlite3_column_text(st, 3));
+    sqlite3_finalize(st);
+    zWant = sqlite3_str_finish(x);
+    zGot = h_text(db, "SELECT group_concat(value, '|') FROM json_tree(gpu_explain(%Q)) WHERE key = 'detail'", zSql);
+    CHECK(zWant && zGot && strcmp(zGot, zWant)==0, "%s: the plan is \"%s\", not SQLite's \"%s\"", zSql,
+          zGot ? zGot : "NULL", zWant ? zWant : "NULL");
+    zText = h_text(db, "SELECT gpu_explain(%Q, 'text')", zSql);
+    CHECK(zText && strncmp(zText, "sqlite: ", 8)==0 && strstr(zText, "\nQUERY PLAN\n|--") && strstr(zText, "\n`--"),
+          "%s: gpu_explain's text: %s", zSql, zText ? zText : "NULL");
+    sqlite3_free(zWant);
+    free(zGot);
     free(zText);
   }
   sqlite3_close(db);

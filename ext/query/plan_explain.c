@@ -19,6 +19,9 @@
 **      order where it does not. Builds, subqueries and the finish (HAVING,
 **      DISTINCT, ORDER BY, LIMIT, the results) are the CPU operators'.
 **   3. Expressions are shown as written (qpExprText).
+**   4. Where the read is SQLite's, the plan is SQLite's own (EXPLAIN QUERY
+**      PLAN of the SELECT SQLite runs: gpu_sum for sum and the like, vtab.c,
+**      2), drawn as the sqlite3 shell draws it.
 */
 #include "planint.h"
 
@@ -339,4 +342,72 @@ static int emit(sqlite3_str *out, int text, Part p, const char *zPre, int top, i
 
 int q_plan_explain(sqlite3_str *out, const qplan *pl, const int *aKept, int text){
   return emit(out, text, top(pl, aKept), "", 1, 1);
+}
+
+/* A row of SQLite's plan (EXPLAIN QUERY PLAN). */
+typedef struct EqpRow { int id, parent; char *zDetail; } EqpRow;
+
+/* The rows of a[0..n) whose parent is iParent, and theirs below them, as
+** q_plan_explain draws its nodes (4.). */
+static void sqliteRows(sqlite3_str *out, int text, const EqpRow *a, int n, int iParent, const char *zPre){
+  int i, k, m = 0, j = 0;
+  for(i=0; i<n; i++) m += a[i].parent==iParent;
+  for(i=0; i<n; i++){
+    char *zKid;
+    int nKid = 0;
+    if( a[i].parent!=iParent ) continue;
+    j++;
+    for(k=0; k<n; k++) nKid += a[k].parent==a[i].id;
+    if( text ){
+      sqlite3_str_appendf(out, "%s%s", zPre, j==m ? "`--" : "|--");
+      appendLine(out, a[i].zDetail);
+      sqlite3_str_appendchar(out, 1, '\n');
+    }else{
+      sqlite3_str_appendf(out, "%s{\"op\":\"sqlite\",\"path\":\"sqlite\",\"detail\":", j>1 ? "," : "");
+      ga_json_str(out, a[i].zDetail);
+      if( nKid ) sqlite3_str_appendall(out, ",\"children\":[");
+    }
+    if( (zKid = sqlite3_mprintf("%s%s", zPre, j==m ? "   " : "|  "))==0 ) return;   /* (NOMEM: the caller's) */
+    sqliteRows(out, text, a, n, a[i].id, zKid);
+    sqlite3_free(zKid);
+    if( !text ) sqlite3_str_appendall(out, nKid ? "]}" : "}");
+  }
+}
+
+int q_sqlite_explain(sqlite3_str *out, sqlite3 *db, const char *zSql, int text){
+  char *zPlan = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", zSql);
+  sqlite3_stmt *st = 0;
+  EqpRow *a = 0;
+  int n = 0, nAlloc = 0, rc, i;
+  if( zPlan==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zPlan, -1, &st, 0);
+  sqlite3_free(zPlan);
+  while( rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    if( n==nAlloc ){
+      EqpRow *x = sqlite3_realloc64(a, sizeof(EqpRow)*(uint64_t)(nAlloc ? 2*nAlloc : 16));
+      if( x==0 ){ rc = SQLITE_NOMEM; break; }
+      a = x;
+      nAlloc = nAlloc ? 2*nAlloc : 16;
+    }
+    a[n].id = sqlite3_column_int(st, 0);
+    a[n].parent = sqlite3_column_int(st, 1);
+    if( (a[n].zDetail = sqlite3_mprintf("%s", (const char*)sqlite3_column_text(st, 3)))==0 ){ rc = SQLITE_NOMEM; break; }
+    n++;
+  }
+  if( rc==SQLITE_OK ) rc = sqlite3_finalize(st);
+  else sqlite3_finalize(st);
+  if( rc==SQLITE_OK ){
+    if( text ){
+      sqlite3_str_appendall(out, "QUERY PLAN\n");
+    }else{
+      sqlite3_str_appendall(out, "{\"op\":\"sqlite\",\"path\":\"sqlite\",\"detail\":\"QUERY PLAN\"");
+      if( n ) sqlite3_str_appendall(out, ",\"children\":[");
+    }
+    sqliteRows(out, text, a, n, 0, "");
+    if( !text ) sqlite3_str_appendall(out, n ? "]}" : "}");
+    rc = sqlite3_str_errcode(out);
+  }
+  for(i=0; i<n; i++) sqlite3_free(a[i].zDetail);
+  sqlite3_free(a);
+  return rc;
 }

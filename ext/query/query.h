@@ -447,6 +447,9 @@ void q_plan_free(qplan *pl);
 ** object, or text lines (text), each node's path as aKept (q_kept_explain's:
 ** the plan's, or each arm's) makes it. SQLITE_OK or SQLITE_NOMEM. */
 int q_plan_explain(sqlite3_str *out, const qplan *pl, const int *aKept, int text);
+/* SQLite's own plan of zSql (EXPLAIN QUERY PLAN) in the same forms: the
+** plan where a read is SQLite's. SQLITE_OK, or SQLite's error. */
+int q_sqlite_explain(sqlite3_str *out, sqlite3 *db, const char *zSql, int text);
 
 /* ---- values and evaluation (eval.c) --------------------------------------------------- */
 /* A column of values, a batch long. */
