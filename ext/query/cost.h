@@ -17,6 +17,7 @@ typedef struct qloop {
   int rowid;                       /* ... by the rowid (INTEGER PRIMARY KEY) */
   int nEq;                         /* columns bound by = (or IN) */
   int nRange;                      /* bounds of a range on the next column: 0, 1 or 2 */
+  const char *zCols; int nCols;    /* a SEARCH's terms as written, "a=? AND b>?" (NULL: none) */
 } qloop;
 
 /* Line z of EXPLAIN QUERY PLAN as a loop into *p: 1, or 0 where it reads no
@@ -26,7 +27,8 @@ int q_loop_parse(const char *z, qloop *p);
 /* Rows one search (or the scan) of loop p visits, of a table of nRows
 ** rows whose index p->zIndex has nKey columns and is unique where isUnique;
 ** aStat[0..nStat), where given, sqlite_stat1's figures for that index
-** (rows, then rows per key of its first 1, 2, ... columns). */
+** (rows, then rows per key of its first 1, 2, ... columns), or a sample's
+** (cost.c, 1b). */
 double q_loop_rows(const qloop *p, int64_t nRows, int nKey, int isUnique, const int64_t *aStat, int nStat);
 
 /* The running estimate of SQLite's plan: each loop's searches and rows. */

@@ -6,7 +6,10 @@
 ** The statements this asks SQLite are kept between a table's reads
 ** (qsqlkeep).
 */
+#include <math.h>
 #include "planint.h"
+
+#define Q_SAMPLE_ROWS 4096         /* a table this large or larger: rows per key sampled (cost.c, 1b) */
 
 /* Is pl's answer the same when its rows are read in index ix's order? With
 ** GROUP BY keys that are ix's first columns (plain columns, the same
@@ -55,6 +58,7 @@ void q_sqlkeep_free(qsqlkeep *k){
     sqlite3_free(k->azSql[i]);
   }
   for(i=0; i<k->nCount; i++) sqlite3_free(k->azCount[i]);
+  for(i=0; i<k->nPer; i++) sqlite3_free(k->azPer[i]);
   sqlite3_free(k->zShareKey);
   memset(k, 0, sizeof(*k));
 }
@@ -254,16 +258,116 @@ static const char *loopDb(const qplan *pl, const qloop *lp){
   return pl->src.tab.zDb ? pl->src.tab.zDb : "main";
 }
 
+/* Rows a key of the columns loop lp's search binds by equality holds in
+** table t of nRows rows, estimated from a sample (cost.c, 1b): 8 runs of
+** 128 rowids spread over its span, the keys' distinct values by the GEE
+** estimator. Kept in keep by the sample's text. 0 where not measured (no
+** equality, a column it cannot name, an error). */
+static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, const qloop *lp, int64_t nRows){
+  const char *zDb = t->zDb ? t->zDb : "main", *z = lp->zCols, *zEnd = lp->zCols + lp->nCols;
+  sqlite3_str *x, *y;
+  sqlite3_stmt *st = 0;
+  sqlite3_int64 lo = 0, hi = -1;
+  double per = 0.0, n, d, f1;
+  char *zSql, *zCols, *zNotNull;
+  int i, nEq = 0;
+  if( z==0 || lp->nEq==0 ) return 0.0;
+  /* the bound columns, "a=? AND b=? AND c>?": their list, and none NULL */
+  x = sqlite3_str_new(db);
+  y = sqlite3_str_new(db);
+  while( z<zEnd && nEq<lp->nEq ){
+    int m = 0;
+    while( z + m<zEnd && z[m]!='=' && z[m]!='<' && z[m]!='>' && z[m]!=' ' ) m++;
+    if( z + m>=zEnd || z[m]!='=' || m==0 ) break;
+    sqlite3_str_appendf(x, "%s\"", nEq ? ", " : "");
+    sqlite3_str_appendf(y, "%s\"", nEq ? " AND " : "");
+    for(i=0; i<m; i++){
+      sqlite3_str_appendchar(x, z[i]=='"' ? 2 : 1, z[i]);
+      sqlite3_str_appendchar(y, z[i]=='"' ? 2 : 1, z[i]);
+    }
+    sqlite3_str_appendall(x, "\"");
+    sqlite3_str_appendall(y, "\" IS NOT NULL");
+    nEq++;
+    z += m;
+    z += strcspn(z, " ");
+    if( strncmp(z, " AND ", 5)==0 ) z += 5;
+  }
+  zCols = sqlite3_str_finish(x);
+  zNotNull = sqlite3_str_finish(y);
+  if( zCols==0 || zNotNull==0 || nEq!=lp->nEq ){
+    sqlite3_free(zCols);
+    sqlite3_free(zNotNull);
+    return 0.0;
+  }
+  zSql = sqlite3_mprintf("SELECT min(rowid), max(rowid) FROM \"%w\".\"%w\"", zDb, t->zTab);
+  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW
+   && sqlite3_column_type(st, 0)==SQLITE_INTEGER ){
+    lo = sqlite3_column_int64(st, 0);
+    hi = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  st = 0;
+  if( hi<lo ){
+    sqlite3_free(zCols);
+    sqlite3_free(zNotNull);
+    return 0.0;
+  }
+  x = sqlite3_str_new(db);
+  sqlite3_str_appendf(x, "SELECT total(n), count(*), total(n = 1) FROM (SELECT count(*) AS n FROM \"%w\".\"%w\" WHERE (",
+                      zDb, t->zTab);
+  for(i=0; i<8; i++){
+    sqlite3_int64 a = lo + (sqlite3_int64)((double)(hi - lo)*i/8.0);
+    sqlite3_str_appendf(x, "%srowid BETWEEN %lld AND %lld", i ? " OR " : "", a, a + 127);
+  }
+  sqlite3_str_appendf(x, ") AND %s GROUP BY %s)", zNotNull, zCols);
+  sqlite3_free(zCols);
+  sqlite3_free(zNotNull);
+  if( (zSql = sqlite3_str_finish(x))==0 ) return 0.0;
+  for(i=0; keep && i<keep->nPer; i++){
+    if( strcmp(keep->azPer[i], zSql)==0 ){
+      sqlite3_free(zSql);
+      return keep->aPer[i];
+    }
+  }
+  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    n = sqlite3_column_double(st, 0);
+    d = sqlite3_column_double(st, 1);
+    f1 = sqlite3_column_double(st, 2);
+    if( n>0 && d>0 ){
+      double dEst = (double)nRows>n ? sqrt((double)nRows/n)*f1 + (d - f1) : d;
+      per = (double)nRows/(dEst<1.0 ? 1.0 : dEst);
+      if( per<1.0 ) per = 1.0;
+    }
+  }
+  sqlite3_finalize(st);
+  if( keep && per>0.0 && keep->nPer<Q_SQLKEEP ){
+    keep->azPer[keep->nPer] = zSql;
+    keep->aPer[keep->nPer++] = per;
+  }else{
+    sqlite3_free(zSql);
+  }
+  return per;
+}
+
 /* Rows a search of loop lp visits (cost.c, 1): its index's columns and
 ** uniqueness (pragma_index_list, pragma_index_info) and sqlite_stat1's
-** figures where ANALYZE wrote them. */
-static double loopPer(sqlite3 *db, const qplan *pl, const qloop *lp, int64_t nRows){
+** figures where ANALYZE wrote them, else a sample's (1b). */
+static double loopPer(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const qloop *lp, int64_t nRows){
   sqlite3_stmt *st = 0;
   int64_t aStat[8];
   int nStat = 0, nKey = 0, isUnique = 0;
   char *zIx, *zSql;
   const char *zDb = loopDb(pl, lp);
-  if( !lp->search || lp->zIndex==0 || lp->automatic ) return q_loop_rows(lp, nRows, 0, 0, 0, 0);
+  const ga_table *t = loopTable(pl, lp);
+  double per;
+  if( !lp->search || (lp->zIndex==0 && !lp->automatic) ) return q_loop_rows(lp, nRows, 0, 0, 0, 0);
+  if( lp->automatic ){
+    per = nRows>=Q_SAMPLE_ROWS && t && lp->nEq<8 ? sampledPerKey(db, keep, t, lp, nRows) : 0.0;
+    aStat[0] = nRows;                      /* (the sample's figure as stat1's would be) */
+    aStat[lp->nEq] = (int64_t)per;
+    return q_loop_rows(lp, nRows, 0, 0, per>0.0 ? aStat : 0, per>0.0 ? lp->nEq + 1 : 0);
+  }
   if( (zIx = sqlite3_mprintf("%.*s", lp->nIndex, lp->zIndex))==0 ) return q_loop_rows(lp, nRows, 0, 0, 0, 0);
   zSql = sqlite3_mprintf("SELECT (SELECT count(*) FROM pragma_index_info(%Q, %Q)), (SELECT \"unique\" FROM"
                          " pragma_index_list((SELECT tbl_name FROM \"%w\".sqlite_schema WHERE name=%Q), %Q) WHERE name=%Q)",
@@ -288,6 +392,12 @@ static double loopPer(sqlite3 *db, const qplan *pl, const qloop *lp, int64_t nRo
   sqlite3_finalize(st);
   sqlite3_free(zSql);
   sqlite3_free(zIx);
+  if( nStat==0 && !isUnique && lp->nEq && lp->nEq<8 && nRows>=Q_SAMPLE_ROWS && t
+   && (per = sampledPerKey(db, keep, t, lp, nRows))>0.0 ){
+    aStat[0] = nRows;
+    aStat[lp->nEq] = (int64_t)per;
+    nStat = lp->nEq + 1;
+  }
   return q_loop_rows(lp, nRows, nKey, isUnique, nStat ? aStat : 0, nStat);
 }
 
@@ -437,8 +547,8 @@ static double firstShare(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const Pla
 /* Walk SQLite's plan st (reset after) into *w: each loop costed (cost.c),
 ** the rows leaving the first one scaled by share0 (the share its table's
 ** conjuncts keep: 1 where not counted). See qpSqlitePlan. */
-static void planWalk(sqlite3 *db, qplan *pl, sqlite3_stmt *st, const StatRows *pStat, double share0, PlanWalk *w,
-                     char **pzWhy){
+static void planWalk(sqlite3 *db, qsqlkeep *keep, qplan *pl, sqlite3_stmt *st, const StatRows *pStat, double share0,
+                     PlanWalk *w, char **pzWhy){
   const char *zSubName = pl->pSub && !pl->nJoin ? (pl->s->zAlias ? pl->s->zAlias : pl->s->zFrom) : 0;
   int rc, aSkip[64], nSkip = 0, aId[256], nId = 0, nNest = 0, semiRows = isSemiRows(pl), nLoop = 0;
   int idCompound = -1, aArmId[64], nArmId = 0;   /* a compound's arms' headings */
@@ -505,7 +615,7 @@ static void planWalk(sqlite3 *db, qplan *pl, sqlite3_stmt *st, const StatRows *p
     }else{
       nRows = loopRows(db, own, &lp, pStat);
     }
-    if( nRows>=0 ) q_cost_add(&c, &lp, loopPer(db, own, &lp, nRows), nRows);
+    if( nRows>=0 ) q_cost_add(&c, &lp, loopPer(db, keep, own, &lp, nRows), nRows);
     else if( parent==0 || own!=pl ) w->known = 0;   /* (an uncosted subquery's table: not the query's loops) */
     if( nNest==0 && nLoop++==0 ){
       /* (the first loop: where it SCANs a table of the plan, the share its conjuncts keep) */
@@ -570,12 +680,12 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
     statRowsFree(&stat);
     return rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ? rc : SQLITE_OK;
   }
-  planWalk(db, pl, st, &stat, 1.0, &w, pzWhy);
+  planWalk(db, keep, pl, st, &stat, 1.0, &w, pzWhy);
   if( *pzWhy==0 && w.zSearch && w.known && w.c.sqlite>=w.c.engine && w.pFirst && neverKept(pl)
    && (share = firstShare(db, keep, pl, &w))<1.0 ){
     sqlite3_free(w.zSearch);
     sqlite3_free(w.zOrdered);
-    planWalk(db, pl, st, &stat, share, &w, pzWhy);
+    planWalk(db, keep, pl, st, &stat, share, &w, pzWhy);
   }
   qpKeptDone(keep, st);
   for(i=0; i<pl->nJoin; i++){

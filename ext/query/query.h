@@ -432,6 +432,9 @@ struct qsqlkeep {
   char *zShareKey;                 /* the sample that measured the share of SQLite's first loop's
                                    ** rows its conditions keep (plan.c's firstShare) ... */
   double share;                    /* ... and that share */
+  int nPer;                        /* samples that measured rows per key (cost.c, 1b) */
+  char *azPer[Q_SQLKEEP];          /* ... each one's text */
+  double aPer[Q_SQLKEEP];          /* ... and rows per key */
 };
 void q_sqlkeep_free(qsqlkeep*);
 /* Which of zSql's nOut results a WHERE may constrain before grouping, into
