@@ -269,7 +269,7 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
   sqlite3_stmt *st = 0;
   sqlite3_int64 lo = 0, hi = -1;
   double per = 0.0, n, d, f1;
-  char *zSql, *zCols, *zNotNull;
+  char *zSql, *zCols, *zNotNull, *zKey;
   int i, nEq = 0;
   if( z==0 || lp->nEq==0 ) return 0.0;
   /* the bound columns, "a=? AND b=? AND c>?": their list, and none NULL */
@@ -299,7 +299,23 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
     sqlite3_free(zNotNull);
     return 0.0;
   }
-  zSql = sqlite3_mprintf("SELECT min(rowid), max(rowid) FROM \"%w\".\"%w\"", zDb, t->zTab);
+  /* kept by the table and the columns: a table's reads plan one SELECT */
+  if( (zKey = sqlite3_mprintf("%s.%s(%s)", zDb, t->zTab, zCols))==0 ){
+    sqlite3_free(zCols);
+    sqlite3_free(zNotNull);
+    return 0.0;
+  }
+  for(i=0; keep && i<keep->nPer; i++){
+    if( strcmp(keep->azPer[i], zKey)==0 ){
+      sqlite3_free(zKey);
+      sqlite3_free(zCols);
+      sqlite3_free(zNotNull);
+      return keep->aPer[i];
+    }
+  }
+  /* (min() and max() each by a b-tree's edge: together in one SELECT they scan) */
+  zSql = sqlite3_mprintf("SELECT (SELECT min(rowid) FROM \"%w\".\"%w\"), (SELECT max(rowid) FROM \"%w\".\"%w\")",
+                         zDb, t->zTab, zDb, t->zTab);
   if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW
    && sqlite3_column_type(st, 0)==SQLITE_INTEGER ){
     lo = sqlite3_column_int64(st, 0);
@@ -308,11 +324,6 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
   sqlite3_finalize(st);
   sqlite3_free(zSql);
   st = 0;
-  if( hi<lo ){
-    sqlite3_free(zCols);
-    sqlite3_free(zNotNull);
-    return 0.0;
-  }
   x = sqlite3_str_new(db);
   sqlite3_str_appendf(x, "SELECT total(n), count(*), total(n = 1) FROM (SELECT count(*) AS n FROM \"%w\".\"%w\" WHERE (",
                       zDb, t->zTab);
@@ -323,14 +334,8 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
   sqlite3_str_appendf(x, ") AND %s GROUP BY %s)", zNotNull, zCols);
   sqlite3_free(zCols);
   sqlite3_free(zNotNull);
-  if( (zSql = sqlite3_str_finish(x))==0 ) return 0.0;
-  for(i=0; keep && i<keep->nPer; i++){
-    if( strcmp(keep->azPer[i], zSql)==0 ){
-      sqlite3_free(zSql);
-      return keep->aPer[i];
-    }
-  }
-  if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+  zSql = sqlite3_str_finish(x);
+  if( hi>=lo && zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
     n = sqlite3_column_double(st, 0);
     d = sqlite3_column_double(st, 1);
     f1 = sqlite3_column_double(st, 2);
@@ -341,11 +346,12 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
     }
   }
   sqlite3_finalize(st);
+  sqlite3_free(zSql);
   if( keep && per>0.0 && keep->nPer<Q_SQLKEEP ){
-    keep->azPer[keep->nPer] = zSql;
+    keep->azPer[keep->nPer] = zKey;
     keep->aPer[keep->nPer++] = per;
   }else{
-    sqlite3_free(zSql);
+    sqlite3_free(zKey);
   }
   return per;
 }
