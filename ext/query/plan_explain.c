@@ -98,7 +98,7 @@ static int nKid(Part p){
   switch( p.stage ){
     case S_COMPOUND: return p.pl->nArm;
     case S_SCAN:     return p.pl->pSub!=0;
-    case S_JOIN:     return 2;
+    case S_JOIN:     return p.pl->aJoin[p.k].pBuild ? 2 : 1;   /* (a planned join has its build) */
     default:         return 1;
   }
 }

@@ -746,16 +746,15 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       if( zWhy ) ga_json_str(out, zWhy);
       else sqlite3_str_appendall(out, "null");
     }
+    if( !text ) sqlite3_str_appendall(out, ",\"plan\":");
     if( zWhy ){
       /* SQLite's own plan, of the SELECT it runs (with gpu_sum and the like: 2) */
       char *zRun = q_sql_exact_sums(zSql);
-      if( !text ) sqlite3_str_appendall(out, ",\"plan\":");
       int rcPlan = zRun ? q_sqlite_explain(out, db, zRun, text) : SQLITE_NOMEM;
       if( rcPlan==SQLITE_NOMEM ) rc = rcPlan;
       else if( rcPlan && !text ) sqlite3_str_appendall(out, "null");   /* (SQLite's own error, at the read) */
       sqlite3_free(zRun);
     }else{
-      if( !text ) sqlite3_str_appendall(out, ",\"plan\":");
       if( aKept==0 || q_plan_explain(out, &pl, aKept, text)!=SQLITE_OK ) rc = SQLITE_NOMEM;
       if( !text ){
         sqlite3_str_appendall(out, ",\"source\":");
