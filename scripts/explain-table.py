@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gpu_explain of bench_sql's SSB and TPC-H join queries, in brief, as a
-Markdown table (the README's): for each, the path, the scanned table and its
+Markdown table (docs/query.md's): for each, the path, the scanned table and its
 filter, the joined tables in the plan's order (kind, key, own filter), and
 what is left over the joined rows.
 

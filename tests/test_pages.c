@@ -35,7 +35,7 @@
 **     or the statement source's answer, never a crash, copied, mapped or read
 **     by the workers on their handles; GPUAGG_TEST_CORRUPT=N
 **     files (default 300), run under ASan and UBSan by a build configured
-**     with CFLAGS='-fsanitize=address,undefined' (README).
+**     with CFLAGS='-fsanitize=address,undefined' (docs/reliability.md).
 ** GPUAGG_SEED=N repeats a run.
 */
 #include <math.h>

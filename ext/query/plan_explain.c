@@ -206,11 +206,10 @@ static void describe(Part p, Node *n){
       }else if( s->zFrom==0 ){
         n->zOp = "one row";
       }else{
+        const char *zAs = pl->nJoin ? pl->zScanQual : s->zAlias;   /* (a build's: its join's name) */
         n->zOp = "scan";
         fieldText(n, "table", " ", pl->src.tab.zTab ? pl->src.tab.zTab : s->zFrom);
-        if( pl->zScanQual && pl->src.tab.zTab && sqlite3_stricmp(pl->zScanQual, pl->src.tab.zTab) ){
-          fieldText(n, "as", " AS ", pl->zScanQual);
-        }
+        if( zAs && pl->src.tab.zTab && sqlite3_stricmp(zAs, pl->src.tab.zTab) ) fieldText(n, "as", " AS ", zAs);
         sqlite3_str_appendall(n->json, ",\"columns\":[");
         for(i=0; i<pl->nCol; i++){
           const char *z = pl->src.tab.aCol[pl->aiCol[i]].zName;
