@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 t0=$(now)
 need_packages
 build
-[ -f demo.db ] || sqlite3 demo.db ".read sql/sample.sql"
+sqlite3 demo.db ".read sql/sample.sql"          # (what demo.db lacks: a second run adds nothing)
 
 # Run one statement in a fresh shell: its header, its rows, then "Run Time:".
 run() {
@@ -23,11 +23,15 @@ run() {
 }
 
 info() { sqlite3 demo.db ".load ./libgpuagg" "SELECT $1"; }
-echo "gpuagg demo: SQLite $(sqlite3 :memory: 'SELECT sqlite_version()'), demo.db: table t," \
-     "$(sqlite3 demo.db 'SELECT count(*) FROM t') rows"
+device=
+echo "gpuagg demo: SQLite $(sqlite3 :memory: 'SELECT sqlite_version()'), demo.db: $(sqlite3 demo.db \
+     "SELECT (SELECT count(*) FROM sales) || ' sales (with ' || (SELECT count(*) FROM stores) || ' stores, ' ||
+             (SELECT count(*) FROM products) || ' products, ' || (SELECT count(*) FROM customers) ||
+             ' customers), table t: ' || (SELECT count(*) FROM t) || ' rows'")"
 backend=$(info "json_extract(gpuagg_info(), '\$.backend')")
 if [ "$backend" = cuda ]; then
-  echo "backend: cuda, on $(info "json_extract(gpuagg_info(), '\$.device')")"
+  device=$(info "json_extract(gpuagg_info(), '\$.device')")
+  echo "backend: cuda, on $device"
 else
   echo "backend: $backend. No GPU in use: $(info "json_extract(gpuagg_info(), '\$.cuda_unavailable')")."
   echo "(The CPU backend gives a GPU's answers bit for bit; the times below are the CPU's.)"
@@ -52,7 +56,7 @@ ask() {
       printf "   %-" w "s  %-" a "s  %6.0f ms\n", head[0], first[0], ms[0]
       printf "   %-" w "s  %-" a "s  %6.0f ms", head[1], first[1], ms[1]
       r = ms[0] > 0 ? ms[1] / ms[0] : -1
-      if (r < 0) printf "\n"; else printf (r >= 10 ? "   builtin/gpu: %.0f\n" : "   builtin/gpu: %.2g\n"), r
+      if (r < 0) printf "\n"; else printf (r >= 10 ? "   builtin/gpuagg: %.0f\n" : "   builtin/gpuagg: %.2g\n"), r
       d = 0; m = rows[0] > rows[1] ? rows[0] : rows[1]
       for (i = 1; i <= m; i++) if (row[0, i] != row[1, i]) d++
       if (d == 0) print "   same answer"
@@ -72,7 +76,7 @@ ask_query() {
         sqlite3 -bail -header -separator ' | ' demo.db) || { echo "demo: failed: $3 $4" >&2; exit 1; }
   bi=$(printf '.timer on\n%s\n%s\n%s\n' "$5" "$5" "$5" | sqlite3 -bail -header -separator ' | ' demo.db) ||
     { echo "demo: failed: $5" >&2; exit 1; }
-  printf '%s\n%s\n' "$gpu" "$bi" | awk -v n="$n" -v title="$1" -v why="$2" -v mk="$3" -v rd="$4" '
+  printf '%s\n%s\n' "$gpu" "$bi" | awk -v n="$n" -v title="$1" -v why="$2" -v mk="$3" -v rd="$4" -v dev="$device" '
     BEGIN { q = 0 }
     /^Run Time: real / { ms[q] = $4 * 1000; q++; next }
     /^@ \| / { split($0, f, / \| /); path = f[2]; whyNot = f[3]; on = f[4]; next }
@@ -98,7 +102,7 @@ ask_query() {
       else if (m == 1) print "   differ: " why
       else print "   differ in " d " of " m " rows: " why
       if (path == "engine")
-        printf "   gpu_explain: path engine; the repeated read ran %s\n", on == "device" ? "over columns kept on the GPU" : on == "kept, cpu" ? "over kept columns, on the CPU" : "over the table'"'"'s pages, on the CPU"
+        printf "   gpu_explain: path engine; the first read ran on the CPU, the repeated read %s\n", on == "device" ? "on the " dev ", over columns kept there" : on == "kept, cpu" ? "over kept columns, on the CPU" : "on the CPU too, over the table'"'"'s pages"
       else printf "   gpu_explain: path %s (%s)\n", path, whyNot
     }'
 }

@@ -1,5 +1,6 @@
 -- gpuagg demo: each question asked of the extension and of SQLite's own
--- SQL, on the table t(g, i, x) that sql/sample.sql makes (1,000,000 rows).
+-- SQL, on the tables sql/sample.sql makes: a star of sales (2,000,000 rows)
+-- and its stores, products and customers; and t(g, i, x), 1,000,000 rows.
 -- scripts/demo.sh runs the statements, times them and prints a table per
 -- question; this file also runs as it is:
 --   sqlite3 demo.db '.load ./libgpuagg' '.read sql/demo.sql'
@@ -13,17 +14,29 @@
 -- order of their ratio on the CPU backend (2 cores), fastest first.
 .headers on
 
--- @ gpu_query: a filtered GROUP BY, its bound a parameter (x > :min, read with min = 0)
--- ! avg: the builtin's sum rounds as it adds each group's rows (compensated since SQLite 3.43, still not correctly rounded); gpu_query's avg is each group's exact total, rounded once, over its count
-CREATE VIRTUAL TABLE temp.filtered USING gpu_query((SELECT g, count(*) AS n, avg(x) AS mean FROM t WHERE x > :min GROUP BY g ORDER BY g));
-SELECT g, n, printf('%!.17g', mean) AS mean FROM filtered WHERE min = 0;
-SELECT g, count(*) AS n, printf('%!.17g', avg(x)) AS mean FROM t WHERE x > 0 GROUP BY g ORDER BY g;
+-- @ gpu_query, a join of three tables: sales by region and category (2M sales, 200 stores, 5,000 products)
+-- ! revenue: the builtin's sum rounds as it adds each group's rows (compensated since SQLite 3.43, still not correctly rounded); gpu_query rounds each group's exact total once
+CREATE VIRTUAL TABLE temp.regions USING gpu_query((SELECT s.region, p.category, count(*) AS sales, sum(x.qty * p.price) AS revenue FROM sales x JOIN stores s ON s.id = x.store_id JOIN products p ON p.id = x.product_id GROUP BY s.region, p.category ORDER BY s.region, p.category));
+SELECT region, category, sales, printf('%!.17g', revenue) AS revenue FROM regions;
+SELECT s.region, p.category, count(*) AS sales, printf('%!.17g', sum(x.qty * p.price)) AS revenue FROM sales x JOIN stores s ON s.id = x.store_id JOIN products p ON p.id = x.product_id GROUP BY s.region, p.category ORDER BY s.region, p.category;
 
--- @ gpu_query: two keys, g and i % 4 (112 pairs), a count and a sum for each pair
--- ! sum: the builtin rounds as it adds each pair's rows (compensated since SQLite 3.43, still not correctly rounded); gpu_query rounds each pair's exact total once
-CREATE VIRTUAL TABLE temp.pairs USING gpu_query((SELECT g, i % 4 AS r, count(*) AS n, sum(x) AS total FROM t GROUP BY g, r ORDER BY g, r));
-SELECT g, r, n, printf('%!.17g', total) AS total FROM pairs;
-SELECT g, i % 4 AS r, count(*) AS n, printf('%!.17g', sum(x)) AS total FROM t GROUP BY g, r ORDER BY g, r;
+-- @ gpu_query, a top ten: the products with the most revenue in 2025
+-- ! revenue: the builtin rounds as it adds; gpu_query rounds each product's exact total once
+CREATE VIRTUAL TABLE temp.top10 USING gpu_query((SELECT p.id, p.brand, sum(x.qty * p.price) AS revenue FROM sales x JOIN products p ON p.id = x.product_id WHERE x.day >= '2025-01-01' GROUP BY p.id, p.brand ORDER BY revenue DESC, p.id LIMIT 10));
+SELECT id, brand, printf('%!.17g', revenue) AS revenue FROM top10;
+SELECT p.id, p.brand, printf('%!.17g', sum(x.qty * p.price)) AS revenue FROM sales x JOIN products p ON p.id = x.product_id WHERE x.day >= '2025-01-01' GROUP BY p.id, p.brand ORDER BY sum(x.qty * p.price) DESC, p.id LIMIT 10;
+
+-- @ gpu_query, a filter on a dimension: units sold each month to online customers in Germany
+-- ! (integers: they should not differ)
+CREATE VIRTUAL TABLE temp.monthly USING gpu_query((SELECT substr(x.day, 1, 7) AS month, sum(x.qty) AS units FROM sales x JOIN customers c ON c.id = x.customer_id WHERE c.country = 'DE' AND c.segment = 'online' GROUP BY 1 ORDER BY 1));
+SELECT month, units FROM monthly;
+SELECT substr(x.day, 1, 7) AS month, sum(x.qty) AS units FROM sales x JOIN customers c ON c.id = x.customer_id WHERE c.country = 'DE' AND c.segment = 'online' GROUP BY 1 ORDER BY 1;
+
+-- @ gpu_query, a correlated subquery: store 7's sales of its last two days above their product's average quantity (SQLite runs the subquery once per sale, over every sale; the engine groups the averages once and joins them)
+-- ! (counts: they should not differ)
+CREATE VIRTUAL TABLE temp.above USING gpu_query((SELECT p.category, count(*) AS sales FROM sales x JOIN products p ON p.id = x.product_id WHERE x.store_id = 7 AND x.day >= '2025-12-30' AND x.qty > (SELECT avg(y.qty) FROM sales y WHERE y.product_id = x.product_id) GROUP BY p.category ORDER BY 1));
+SELECT category, sales FROM above;
+SELECT p.category, count(*) AS sales FROM sales x JOIN products p ON p.id = x.product_id WHERE x.store_id = 7 AND x.day >= '2025-12-30' AND x.qty > (SELECT avg(y.qty) FROM sales y WHERE y.product_id = x.product_id) GROUP BY p.category ORDER BY 1;
 
 -- @ Median of x over the first 300,000 rows (SQL has only a sort to offer)
 -- ! (both take the middle values of the same sorted numbers, as SQLite's percentile extension does: they should not differ)
