@@ -389,7 +389,12 @@ int qpFold(Bind *b, qexpr *e){
   }
   if( rc ){
     sqlite3_finalize(st);
-    if( q_has_subq(e) ) return qpWhy(b, "a subquery that refers to the outer query (%s)", sqlite3_errmsg(b->db));
+    if( q_has_subq(e) ){
+      /* (prepared alone, a subquery that names the outer row meets "no such column") */
+      const char *zMsg = sqlite3_errmsg(b->db);
+      if( strncmp(zMsg, "no such column: ", 16)==0 ) return qpWhy(b, "a subquery that uses the outer row's %s", zMsg + 16);
+      return qpWhy(b, "a subquery SQLite cannot compute alone (%s)", zMsg);
+    }
     return qpWhy(b, "a constant SQLite cannot compute alone (%s)", sqlite3_errmsg(b->db));
   }
   if( e->op==E_SUBQ && e->fromSubq!=2 && sqlite3_strnicmp(b->s->zSql + e->at, "EXISTS", 6)!=0 ){
