@@ -721,7 +721,8 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
                      : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", w.zSearch);
   }else if( *pzWhy==0 && w.zOrdered && (!pl->nJoin || isSemiRows(pl)) && (pl->nArm || pl->pSub
                                                                             || !orderFree(db, pl, w.zOrdered)) ){
-    *pzWhy = sqlite3_mprintf("SQLite's plan reads the index %s, in its order, which this answer depends on", w.zOrdered);
+    *pzWhy = sqlite3_mprintf("an answer that depends on the order SQLite reads rows in (by its index %s), which the "
+                             "engine does not follow", w.zOrdered);
   }else if( *pzWhy==0 && (w.zSearch || pairs) ){
     pl->costSqlite = w.c.sqlite;
     pl->costEngine = w.c.engine;
