@@ -222,7 +222,7 @@ static int exprList(Parse *p, qexpr *e){
       if( (x = expr(p))==0 || !listAdd(p, &l, &x) ){ sqlite3_free(l.a); return 0; }
     }while( accept(p, ",") );
   }
-  if( !accept(p, ")") ){ sqlite3_free(l.a); why(p, "an expression it cannot read"); return 0; }
+  if( !accept(p, ")") ){ sqlite3_free(l.a); why(p, "an expression the engine does not parse"); return 0; }
   e->nArg = l.n;
   e->arg = listDone(p, &l);
   return !p->oom;
@@ -299,7 +299,7 @@ static qexpr *subquery(Parse *p, int at){
     if( is(p, "(") ) depth++;
     else if( is(p, ")") ) depth--;
   }
-  if( depth ) return why(p, "a subquery it cannot read");
+  if( depth ) return why(p, "a subquery the engine does not parse");
   if( (e = node(p, E_SUBQ, at))==0 ) return 0;
   e->end = endOfPrev(p);
   return e;
@@ -331,7 +331,7 @@ static qexpr *primary(Parse *p){
         if( is(p, "SELECT") || is(p, "VALUES") || is(p, "WITH") ) return subquery(p, t->at);
         if( (e = expr(p))==0 ) return 0;
         if( accept(p, ",") ) return why(p, "a row value");
-        if( !accept(p, ")") ) return why(p, "an expression it cannot read");
+        if( !accept(p, ")") ) return why(p, "an expression the engine does not parse");
         e->at = t->at;              /* the parentheses are part of its text */
         e->end = endOfPrev(p);
         return e;
@@ -348,14 +348,14 @@ static qexpr *primary(Parse *p){
       qexpr *w = expr(p), *th;
       if( w && base && (w = binary(p, E_EQ, base, w))!=0 ) w->synth = 1;
       if( w==0 ) goto case_fail;
-      if( !accept(p, "THEN") || (th = expr(p))==0 ){ why(p, "a CASE it cannot read"); goto case_fail; }
+      if( !accept(p, "THEN") || (th = expr(p))==0 ){ why(p, "a CASE the engine does not parse"); goto case_fail; }
       if( !listAdd(p, &l, &w) || !listAdd(p, &l, &th) ) goto case_fail;
     }
     if( accept(p, "ELSE") ){
       if( (x = expr(p))==0 || !listAdd(p, &l, &x) ) goto case_fail;
       nElse = 1;
     }
-    if( !accept(p, "END") || l.n<2 ){ why(p, "a CASE it cannot read"); goto case_fail; }
+    if( !accept(p, "END") || l.n<2 ){ why(p, "a CASE the engine does not parse"); goto case_fail; }
     if( (e = node(p, E_CASE, t->at))==0 ) goto case_fail;
     e->nElse = nElse;
     e->nArg = l.n;
@@ -370,10 +370,10 @@ static qexpr *primary(Parse *p){
     int at;
     p->i += 2;
     if( (e = node(p, E_CAST, t->at))==0 || (e->a = expr(p))==0 ) return 0;
-    if( !accept(p, "AS") ) return why(p, "a CAST it cannot read");
+    if( !accept(p, "AS") ) return why(p, "a CAST the engine does not parse");
     at = p->i;
     while( peek(p)->type==T_ID || (peek(p)->type==T_PUNCT && !is(p, ")")) || peek(p)->type==T_INT ) p->i++;
-    if( !is(p, ")") ) return why(p, "a CAST it cannot read");
+    if( !is(p, ")") ) return why(p, "a CAST the engine does not parse");
     {
       int from = p->a[at].at, to = p->i>at ? endOfPrev(p) : from;
       if( (e->zName = q_alloc(p->s, to - from + 1))==0 ){ p->oom = 1; return 0; }
@@ -404,7 +404,7 @@ static qexpr *primary(Parse *p){
   p->i++;
   if( is(p, ".") ){
     p->i++;
-    if( peek(p)->type!=T_ID ) return why(p, "a column name it cannot read");
+    if( peek(p)->type!=T_ID ) return why(p, "a column name the engine does not parse");
     e->zQual = e->zName;
     e->zName = nameOf(p, peek(p));
     p->i++;
@@ -457,7 +457,7 @@ static qexpr *collateExpr(Parse *p){
   qexpr *e = unaryExpr(p);
   while( e && accept(p, "COLLATE") ){
     qexpr *c;
-    if( peek(p)->type!=T_ID && peek(p)->type!=T_STRING ) return why(p, "a COLLATE it cannot read");
+    if( peek(p)->type!=T_ID && peek(p)->type!=T_STRING ) return why(p, "a COLLATE the engine does not parse");
     if( (c = unary(p, E_COLLATE, e, e->at))==0 ) return 0;
     c->zName = nameOf(p, peek(p));
     if( c->zName && c->zName[0]=='\'' ){
@@ -547,7 +547,7 @@ static qexpr *eqExpr(Parse *p){
     if( accept(p, "IS") ){
       int isNot = accept(p, "NOT");
       if( accept(p, "DISTINCT") ){
-        if( !accept(p, "FROM") ) return why(p, "an IS it cannot read");
+        if( !accept(p, "FROM") ) return why(p, "an IS the engine does not parse");
         isNot = !isNot;
       }
       e = binary(p, isNot ? E_ISNOT : E_IS, e, cmpExpr(p));
@@ -619,7 +619,7 @@ static qexpr *eqExpr(Parse *p){
     if( accept(p, "BETWEEN") ){
       qexpr *lo = cmpExpr(p), *hi, *b;
       if( lo==0 ) return 0;
-      if( !accept(p, "AND") ) return why(p, "a BETWEEN it cannot read");
+      if( !accept(p, "AND") ) return why(p, "a BETWEEN the engine does not parse");
       if( (hi = cmpExpr(p))==0 ) return 0;
       {
         qexpr *ge = binary(p, E_GE, e, lo), *le = binary(p, E_LE, e, hi);
@@ -630,7 +630,7 @@ static qexpr *eqExpr(Parse *p){
       e = notOf(p, b, neg);
       continue;
     }
-    if( neg ) return why(p, "a NOT it cannot read");
+    if( neg ) return why(p, "a NOT the engine does not parse");
     break;
   }
   return e;
@@ -698,7 +698,7 @@ static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
         }
         p->i++;
       }else if( as ){
-        why(p, "a result name it cannot read");
+        why(p, "a result name the engine does not parse");
         goto fail;
       }
     }
@@ -708,7 +708,7 @@ static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
       if( accept(p, "NULLS") ){
         if( accept(p, "FIRST") ) t->nulls = 1;
         else if( accept(p, "LAST") ) t->nulls = 2;
-        else { why(p, "an ORDER BY it cannot read"); goto fail; }
+        else { why(p, "an ORDER BY the engine does not parse"); goto fail; }
       }
     }
     if( !listAdd(p, &l, t) ) goto fail;
@@ -728,7 +728,7 @@ static int alias(Parse *p, char **pz){
       && !is(p, "CROSS") && !is(p, "INDEXED") && !is(p, "NOT") && !is(p, "WINDOW") && !is(p, "UNION")
       && !is(p, "EXCEPT") && !is(p, "INTERSECT") && !is(p, "RIGHT") && !is(p, "FULL") && !is(p, "HAVING")
       && !is(p, "ON") && !is(p, "USING") && !is(p, "OUTER")) ){
-    if( peek(p)->type!=T_ID ){ why(p, "a FROM it cannot read"); return 0; }
+    if( peek(p)->type!=T_ID ){ why(p, "a FROM the engine does not parse"); return 0; }
     *pz = nameOf(p, peek(p));
     p->i++;
   }
@@ -797,7 +797,7 @@ static int joins(Parse *p, qselect *s){
       }else{
         accept(p, "INNER");
       }
-      if( !accept(p, "JOIN") ){ why(p, "a join it cannot read"); goto fail; }
+      if( !accept(p, "JOIN") ){ why(p, "a join the engine does not parse"); goto fail; }
     }
     if( l.n==Q_MAXTAB - 1 ){ why(p, "a join of more than %d tables", Q_MAXTAB); goto fail; }
     t = peek(p);
@@ -806,16 +806,16 @@ static int joins(Parse *p, qselect *s){
       p->i++;
       if( !accept(p, "SELECT") ){ why(p, "a join with parentheses or VALUES"); goto fail; }
       if( (f.pSub = subSelect(p, s))==0 ) goto fail;
-      if( !accept(p, ")") ){ why(p, "a join it cannot read"); goto fail; }
+      if( !accept(p, ")") ){ why(p, "a join the engine does not parse"); goto fail; }
       if( (f.zFrom = q_alloc(p->s, 11))==0 ){ p->oom = 1; goto fail; }
       memcpy(f.zFrom, "(subquery)", 10);
       goto named;
     }
-    if( t->type!=T_ID ){ why(p, "a join it cannot read"); goto fail; }
+    if( t->type!=T_ID ){ why(p, "a join the engine does not parse"); goto fail; }
     at = t->at;
     p->i++;
     if( accept(p, ".") ){
-      if( peek(p)->type!=T_ID ){ why(p, "a join it cannot read"); goto fail; }
+      if( peek(p)->type!=T_ID ){ why(p, "a join the engine does not parse"); goto fail; }
       p->i++;
     }
     if( is(p, "(") ){ why(p, "a join with a table-valued function"); goto fail; }
@@ -833,12 +833,12 @@ named:
       if( (f.pOn = expr(p))==0 ) goto fail;
     }else if( accept(p, "USING") ){
       List u = { 0, 0, 0, sizeof(char*) };
-      if( !accept(p, "(") ){ why(p, "a USING it cannot read"); goto fail; }
+      if( !accept(p, "(") ){ why(p, "a USING the engine does not parse"); goto fail; }
       do{
         char *z;
         if( peek(p)->type!=T_ID || (z = nameOf(p, peek(p)))==0 ){
           sqlite3_free(u.a);
-          if( !p->oom ) why(p, "a USING it cannot read");
+          if( !p->oom ) why(p, "a USING the engine does not parse");
           goto fail;
         }
         p->i++;
@@ -846,7 +846,7 @@ named:
       }while( accept(p, ",") );
       f.nUsing = u.n;
       f.azUsing = listDone(p, &u);
-      if( f.azUsing==0 || !accept(p, ")") ){ if( !p->oom ) why(p, "a USING it cannot read"); goto fail; }
+      if( f.azUsing==0 || !accept(p, ")") ){ if( !p->oom ) why(p, "a USING the engine does not parse"); goto fail; }
     }
     if( !listAdd(p, &l, &f) ) goto fail;
   }
@@ -873,16 +873,16 @@ static int core(Parse *p, qselect *s){
     p->i++;
     if( !accept(p, "SELECT") ){ why(p, "FROM a parenthesized join or VALUES"); return 0; }
     if( (s->pSub = subSelect(p, s))==0 ) return 0;
-    if( !accept(p, ")") ){ why(p, "a FROM it cannot read"); return 0; }
+    if( !accept(p, ")") ){ why(p, "a FROM the engine does not parse"); return 0; }
   }else if( peek(p)->type!=T_ID ){
-    why(p, "a FROM it cannot read");
+    why(p, "a FROM the engine does not parse");
     return 0;
   }else{
     const qtok *t = peek(p);
     int at = t->at, k;
     p->i++;
     if( accept(p, ".") ){
-      if( peek(p)->type!=T_ID ){ why(p, "a FROM it cannot read"); return 0; }
+      if( peek(p)->type!=T_ID ){ why(p, "a FROM the engine does not parse"); return 0; }
       p->i++;
     }
     if( is(p, "(") ){ why(p, "FROM a table-valued function"); return 0; }
@@ -955,31 +955,31 @@ static int withClause(Parse *p){
     if( p->nCte==(int)(sizeof(p->aCte)/sizeof(p->aCte[0])) ){ why(p, "WITH of more than 16 tables"); return 0; }
     c = &p->aCte[p->nCte];
     memset(c, 0, sizeof(*c));
-    if( peek(p)->type!=T_ID ){ why(p, "a WITH it cannot read"); return 0; }
+    if( peek(p)->type!=T_ID ){ why(p, "a WITH the engine does not parse"); return 0; }
     c->zName = nameOf(p, peek(p));
     p->i++;
     if( accept(p, "(") ){
       List l = { 0, 0, 0, sizeof(char*) };
       do{
         char *z;
-        if( peek(p)->type!=T_ID ){ sqlite3_free(l.a); why(p, "a WITH it cannot read"); return 0; }
+        if( peek(p)->type!=T_ID ){ sqlite3_free(l.a); why(p, "a WITH the engine does not parse"); return 0; }
         if( (z = nameOf(p, peek(p)))==0 || !listAdd(p, &l, &z) ){ sqlite3_free(l.a); return 0; }
         p->i++;
       }while( accept(p, ",") );
       c->nCol = l.n;
       c->azCol = listDone(p, &l);
-      if( !accept(p, ")") ){ why(p, "a WITH it cannot read"); return 0; }
+      if( !accept(p, ")") ){ why(p, "a WITH the engine does not parse"); return 0; }
     }
-    if( !accept(p, "AS") ){ why(p, "a WITH it cannot read"); return 0; }
-    if( accept(p, "NOT") ){ if( !accept(p, "MATERIALIZED") ){ why(p, "a WITH it cannot read"); return 0; } }
+    if( !accept(p, "AS") ){ why(p, "a WITH the engine does not parse"); return 0; }
+    if( accept(p, "NOT") ){ if( !accept(p, "MATERIALIZED") ){ why(p, "a WITH the engine does not parse"); return 0; } }
     else accept(p, "MATERIALIZED");
-    if( !accept(p, "(") || !accept(p, "SELECT") ){ why(p, "WITH of VALUES, or of a SELECT it cannot read"); return 0; }
+    if( !accept(p, "(") || !accept(p, "SELECT") ){ why(p, "WITH of VALUES, or of a SELECT the engine does not parse"); return 0; }
     c->iSelect = p->i;
     for(depth=1; depth>0 && peek(p)->type!=T_EOF; p->i++){   /* past its SELECT */
       if( is(p, "(") ) depth++;
       else if( is(p, ")") ) depth--;
     }
-    if( depth ){ why(p, "a WITH it cannot read"); return 0; }
+    if( depth ){ why(p, "a WITH the engine does not parse"); return 0; }
     p->nCte++;
   }while( accept(p, ",") );
   return !p->oom;
