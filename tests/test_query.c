@@ -1987,12 +1987,22 @@ static void genStar(Gen *g, Query *q){
       /* a subquery's join: EXISTS, IN, NOT EXISTS over a dimension, by its key or another column */
       static const char *azY[] = { "id", "id", "id", "id", "a", "a", "b", "s" };
       static const char *azF[] = { "k1", "k2", "k1", "k2", "a", "k1", "b", "s" };
-      int y = pick(g, 3), how = pick(g, 3), e = pick(g, 8);
-      if( how==1 ) sqlite3_str_appendf(w, "f.%s IN (SELECT y.%s FROM d%d AS y WHERE y.%s %s ", azF[e], azY[e], 1 + y,
-                                       PICK(g, azNum), PICK(g, azCmp));
-      else sqlite3_str_appendf(w, "%sEXISTS (SELECT 1 FROM d%d AS y WHERE y.%s = f.%s AND y.%s %s ", how ? "NOT " : "",
-                               1 + y, azY[e], azF[e], PICK(g, azNum), PICK(g, azCmp));
-      lit(g, w);
+      int y = pick(g, 3), how = pick(g, 3), e = pick(g, 8), outer = chance(g, 0.5);
+      const char *zY = chance(g, 0.8) ? PICK(g, azNum) : PICK(g, azCol), *zCmp = PICK(g, azCmp);
+      char zO[32];
+      if( how==1 ) sqlite3_str_appendf(w, "f.%s IN (SELECT y.%s FROM d%d AS y WHERE ", azF[e], azY[e], 1 + y);
+      else sqlite3_str_appendf(w, "%sEXISTS (SELECT 1 FROM d%d AS y WHERE y.%s = f.%s AND ", how ? "NOT " : "",
+                               1 + y, azY[e], azF[e]);
+      if( outer ){
+        /* its column against the outer row's (compile.c's residual: TPC-H Q21's l2.l_suppkey <> l1.l_suppkey) */
+        int d = chance(g, 0.7) ? 0 : 1 + pick(g, nDim);
+        snprintf(zO, sizeof(zO), "%s.%s", azTab[d], chance(g, 0.8) ? PICK(g, azNum) : PICK(g, azCol));
+        if( chance(g, 0.5) ) sqlite3_str_appendf(w, "y.%s %s %s", zY, zCmp, zO);
+        else sqlite3_str_appendf(w, "%s %s y.%s", zO, zCmp, zY);
+      }else{
+        sqlite3_str_appendf(w, "y.%s %s ", zY, zCmp);
+        lit(g, w);
+      }
       APP(w, ")");
     }else if( chance(g, 0.15) ){
       sqlite3_str_appendf(w, "f.%s %s x%d.%s", zC, PICK(g, azCmp), 1 + pick(g, nDim), PICK(g, azCol));
@@ -4799,6 +4809,83 @@ START_TEST(test_decorrelate){
 }
 END_TEST
 
+/* A correlated subquery's condition beside its equality over kept columns
+** (compile.c, 6a: TPC-H Q21's l2.l_suppkey <> l1.l_suppkey): EXISTS, NOT
+** EXISTS and IN, each comparison either side first, of a subquery's column
+** with several rows a key (a group's least and greatest decide) against the
+** outer row's; integers, REALs equal to them, -0.0, NULL keys and values,
+** groups whose values are all NULL. Each read SQLite's, and on the CPU's
+** backend over kept columns; then a TEXT value in the column: not kept,
+** still SQLite's. */
+START_TEST(test_kept_semi){
+  static const char *azOp[] = { "<>", "<", "<=", ">", ">=" };
+  static const char *azForm[] = { "EXISTS", "NOT EXISTS", "IN" };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  h_rng r;
+  int i, o, f, side, nEngine = 0, nRead = 0, pass;
+  h_rng_init(&r, h_seed ^ 0x5E31);
+  s_dir_make(zDir, "semi");
+  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
+  db = openFileChecked(zFile);
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 100)",
+       1<<26, strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  EXEC(db, "CREATE TABLE o(k INTEGER, w, g INTEGER); CREATE TABLE d(k INTEGER, v, z INTEGER); BEGIN");
+  for(i=0; i<3000; i++){
+    uint64_t x = h_next(&r);
+    char zK[24], zW[24];
+    snprintf(zK, sizeof(zK), x%29==0 ? "NULL" : "%d", (int)(x%130));
+    snprintf(zW, sizeof(zW), x%13==0 ? "NULL" : x%7==0 ? "2.5" : x%11==0 ? "-0.0" : x%5==0 ? "3.0" : "%d",
+             (int)((x>>8)%9) - 2);
+    EXEC(db, "INSERT INTO o VALUES (%s, %s, %d)", zK, zW, (int)((x>>16)%5));
+  }
+  for(i=0; i<1500; i++){
+    uint64_t x = h_next(&r);
+    int k = (int)(x%120);
+    char zK[24], zV[24];
+    /* keys 100 to 119: their values all NULL; key 7: one value */
+    snprintf(zK, sizeof(zK), x%31==0 ? "NULL" : "%d", k);
+    snprintf(zV, sizeof(zV), k>=100 || x%17==0 ? "NULL" : k==7 ? "4" : x%9==0 ? "2.5" : x%10==0 ? "0.0"
+                             : x%8==0 ? "3.0" : "%d", (int)((x>>8)%9) - 2);
+    EXEC(db, "INSERT INTO d VALUES (%s, %s, %d)", zK, zV, (int)((x>>20)%3));
+  }
+  EXEC(db, "COMMIT");
+  for(pass=0; pass<2; pass++){
+    int64_t k0;
+    if( pass ) EXEC(db, "UPDATE d SET v = '3' WHERE rowid = 5");   /* a TEXT value: not over kept columns */
+    EXEC(db, "CREATE VIRTUAL TABLE temp.w USING gpu_query((SELECT count(k), count(w), count(g) FROM o));"
+             " SELECT * FROM w; SELECT * FROM w; DROP TABLE temp.w;"
+             " CREATE VIRTUAL TABLE temp.w USING gpu_query((SELECT count(k), count(v), count(z) FROM d));"
+             " SELECT * FROM w; SELECT * FROM w; DROP TABLE temp.w");
+    k0 = keptReads(db);
+    for(o=0; o<5; o++) for(f=0; f<3; f++) for(side=0; side<2; side++){
+      char *zSql, zCmp[48];
+      if( side ) snprintf(zCmp, sizeof(zCmp), "o.w %s y.v", azOp[o]);
+      else snprintf(zCmp, sizeof(zCmp), "y.v %s o.w", azOp[o]);
+      if( f==2 ){
+        zSql = sqlite3_mprintf("SELECT o.g, count(*), sum(o.k) FROM o WHERE o.k IN (SELECT y.k FROM d AS y WHERE %s%s)"
+                               " GROUP BY o.g", zCmp, h_next(&r)%2 ? " AND y.z > 0" : "");
+      }else{
+        zSql = sqlite3_mprintf("SELECT o.g, count(*), sum(o.k) FROM o WHERE %s (SELECT 1 FROM d AS y WHERE y.k = o.k"
+                               " AND %s) GROUP BY o.g", azForm[f], zCmp);
+      }
+      readCompared(db, zSql, &nEngine, &nRead);
+      sqlite3_free(zSql);
+    }
+    if( strcmp(g_backend, "cpu")==0 ){
+      CHECK(pass ? keptReads(db)==k0 : keptReads(db) - k0==30, "pass %d: %lld of 30 reads over kept columns", pass,
+            (long long)(keptReads(db) - k0));
+    }
+  }
+  printf("gpu_query subqueries' conditions over kept columns, %s backend: %d reads, %d on the engine\n", g_backend, nRead,
+         nEngine);
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 static Suite *querySuite(void){
   Suite *s = suite_create("query");
   TCase *tc = tcase_create(g_backend);
@@ -4834,6 +4921,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_join);
+  tcase_add_test(tc, test_kept_semi);
   tcase_add_test(tc, test_kept_budget);
   tcase_add_test(tc, test_many_codes);
   tcase_add_test(tc, test_hashed_join);

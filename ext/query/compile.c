@@ -49,7 +49,15 @@
 **      conjuncts after every probe (SQLite's `=` is the join's match: join.c, 1).
 **      A subquery's table (EXISTS, IN, NOT EXISTS: plan.c, 9a) by one equality is
 **      an index of the keys its rows have, rows of one key alike: a row stays
-**      where it finds its key (NOT EXISTS: where not). A LEFT JOIN's row is the
+**      where it finds its key (NOT EXISTS: where not).
+**   6a. Its one condition beside the equality, a comparison (<>, <, <=, >, >=)
+**      of an expression of its own columns with one of the tables before it
+**      (TPC-H Q21's l2.l_suppkey <> l1.l_suppkey), is met by some row of the
+**      key where it is met by the least or the greatest of the key's values
+**      that are not NULL (numbers: SQLite's order of them is total): <> by
+**      either, < and <= by the least, > and >= by the greatest; none where
+**      they or the outer value are NULL. The index then gives each key's
+**      group, whose least and greatest are lookups (residualTest). A LEFT JOIN's row is the
 **      one found where its other equalities are true too, else its row of NULLs,
 **      whose place n follows its rows in each of its tables (rowEval): no row is
 **      dropped (leftRow). An expression of one joined table's columns alone is
@@ -882,7 +890,7 @@ static int allReady(Comp *c, const qjoin *q){
 ** that probe() declines as soon as it comes. */
 static int nextProbe(Comp *c){
   const qplan *pl = c->pl;
-  int k, best = -1;
+  int k, j, best = -1;
   double fBest = 1e300;                    /* (any ready one: an estimate may be stale) */
   for(k=0; k<pl->nJoin; k++){
     const qjoin *q = &pl->aJoin[k];
@@ -890,6 +898,8 @@ static int nextProbe(Comp *c){
     if( c->probed & (1u<<k) ) continue;
     if( q->nEq==0 || (q->semi && q->nEq!=1) ) return k;
     if( q->left ? !allReady(c, q) : readyEq(c, q, 0)<0 ) continue;
+    for(j=0; j<q->nOn && !q->left; j++) if( joinedOf(q->aOn[j]) & ~(c->probed | 1u<<k) ) break;
+    if( j<q->nOn && !q->left ) continue;   /* (a subquery's conditions: after the tables they read) */
     f = q->nEst>0 ? (double)c->aJr[k].n/(double)q->nEst : 1.0;
     if( q->left || q->semi==Q_ANTI ) f = 1e299;      /* (what it keeps is not its build's share) */
     if( f<fBest ){ fBest = f; best = k; }
@@ -921,11 +931,14 @@ static int keyInt(const char *z, int n, int j, int64_t *pv){
 
 /* Joined table jk's index by its equality j (6): each row's place at its
 ** key - *pLo in the n entries of table *pt (a subquery's: 1 where a row
-** has the key, rows of one key alike), or, where the keys span more than
+** has the key, rows of one key alike; where aGroupOf is given, the key's
+** group, numbered from 0 in *pnGroup, and each row's group in aGroupOf, -1
+** for none), or, where the keys span more than
 ** that allows, at its key in an open-addressing table (*pHashed set,
 ** *pLo the hash's shift: qprog.h, 2b); QE_BAIL where the keys are not
 ** integers, or, but for a subquery's, each of one row. */
-static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo, int *pHashed){
+static int indexBy(Comp *c, int jk, int j, int64_t *aGroupOf, int64_t *pnGroup, int *pt, int64_t *pLo,
+                   int *pHashed){
   const qjoin *q = &c->pl->aJoin[jk];
   const qjoinrows *jr = &c->aJr[jk];
   unsigned char *aT;
@@ -974,8 +987,13 @@ static int indexBy(Comp *c, int jk, int j, int *pt, int64_t *pLo, int *pHashed){
       at = v - lo;
     }
     if( aT[at]!=SQLITE_NULL && !q->semi ) rc = why(c, "a joined table with rows of the same key (%s)", q->zQual);
+    if( aGroupOf ){                          /* (its key's rows: one group) */
+      if( aT[at]==SQLITE_NULL ) aV[at] = (*pnGroup)++;
+      aGroupOf[i] = aV[at];
+    }else{
+      aV[at] = q->semi ? 1 : i;
+    }
     aT[at] = SQLITE_INTEGER;
-    aV[at] = q->semi ? 1 : i;
   }
   if( rc==SQLITE_OK ) rc = addTable(c, aT, aV, n, pt);
   sqlite3_free(aT);
@@ -1004,6 +1022,86 @@ static int leftRow(Comp *c, int jk, int *pr){
   return SQLITE_OK;
 }
 
+/* Subquery jk's condition beside its equality (6a), where it is one
+** comparison (<>, <, <=, >, >=, not as TEXT) of an expression of jk's
+** columns alone (*ppIn) with one that reads none of them (*ppOut): the
+** operator as read from jk's side (E_*); 0: not that. */
+static int residualOf(const qjoin *q, int jk, qexpr **ppIn, qexpr **ppOut){
+  static const int aFlip[] = { [E_NE] = E_NE, [E_LT] = E_GT, [E_LE] = E_GE, [E_GT] = E_LT, [E_GE] = E_LE };
+  qexpr *e = q->nOn==1 && (q->semi==Q_SEMI || q->semi==Q_ANTI) ? q->aOn[0] : 0;
+  if( e==0 || (e->op!=E_NE && e->op!=E_LT && e->op!=E_LE && e->op!=E_GT && e->op!=E_GE) || e->cmpAff==GA_AFF_TEXT ){
+    return 0;
+  }
+  if( tabOf(e->a)==jk + 1 && !(joinedOf(e->b) & (1u<<jk)) ){
+    *ppIn = e->a;
+    *ppOut = e->b;
+    return e->op;
+  }
+  if( tabOf(e->b)==jk + 1 && !(joinedOf(e->a) & (1u<<jk)) ){
+    *ppIn = e->b;
+    *ppOut = e->a;
+    return aFlip[e->op];
+  }
+  return 0;
+}
+
+/* The residual's test (6a) of subquery jk, whose rows aGroupOf puts in
+** nGroup groups of one key, its register g the probed row's group (NULL:
+** none): some row of the group meets "pIn op pOut" where the least or the
+** greatest of the group's values of pIn that are not NULL (numbers) does:
+** a row where none is NULL, nor pOut. Into *pr: 1 where one does, else 0
+** or NULL. */
+static int residualTest(Comp *c, int jk, qexpr *pIn, int op, qexpr *pOut, const int64_t *aGroupOf, int64_t nGroup,
+                        int g, int *pr){
+  qval *a = 0;
+  unsigned char *aT = 0;
+  int64_t *aV = 0, n, i;
+  int rc, m, t[2], rExt[2], rx = 0, r1 = 0, r2 = 0;
+  if( (rc = rowEval(c, pIn, jk, 0, &a, &n))!=SQLITE_OK ) return rc;
+  aT = sqlite3_malloc64(2*(uint64_t)nGroup + 2);
+  aV = sqlite3_malloc64(16*(uint64_t)nGroup + 16);
+  if( aT==0 || aV==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  memset(aT, SQLITE_NULL, 2*(size_t)nGroup);
+  memset(aV, 0, 16*(size_t)nGroup);
+  for(i=0; i<n; i++){                      /* each group's least (aT, aV), then greatest */
+    const qval *y = &a[i];
+    if( aGroupOf[i]<0 || y->t==SQLITE_NULL ) continue;
+    if( y->t==SQLITE_TEXT || y->t==SQLITE_BLOB ){
+      rc = why(c, "a TEXT or BLOB value of %.*s where a number is needed", pIn->end - pIn->at, c->pl->s->zSql + pIn->at);
+      goto done;
+    }
+    for(m=0; m<2; m++){
+      int64_t at = m*nGroup + aGroupOf[i];
+      int cmp = aT[at]==SQLITE_NULL ? 0 : ga_num_cmp((uint64_t)y->v, y->t==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL,
+                                                     (uint64_t)aV[at], aT[at]==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL);
+      if( aT[at]==SQLITE_NULL || (m ? cmp>0 : cmp<0) ){
+        aT[at] = (unsigned char)y->t;
+        aV[at] = y->v;
+      }
+    }
+  }
+  for(m=0; m<2 && rc==SQLITE_OK; m++){
+    if( (rc = addTable(c, aT + m*nGroup, aV + m*nGroup, nGroup, &t[m]))==SQLITE_OK ) rc = emitLook(c, g, t[m], 0, 0, &rExt[m]);
+  }
+  if( rc!=SQLITE_OK || (rc = node(c, pOut, &rx))!=SQLITE_OK ) goto done;
+  if( op==E_NE ){                          /* some value differs: the least or the greatest */
+    if( (rc = newReg(c, &r1))!=SQLITE_OK || (rc = emit(c, GA_Q_NE, r1, rExt[0], rx, 0))!=SQLITE_OK
+     || (rc = newReg(c, &r2))!=SQLITE_OK || (rc = emit(c, GA_Q_NE, r2, rExt[1], rx, 0))!=SQLITE_OK
+     || (rc = newReg(c, pr))!=SQLITE_OK ) goto done;
+    rc = emit(c, GA_Q_OR, *pr, r1, r2, 0);
+  }else if( (rc = newReg(c, pr))==SQLITE_OK ){  /* below: the least; above: the greatest */
+    rc = emit(c, aOpOf[op], *pr, rExt[op==E_GT || op==E_GE], rx, 0);
+  }
+done:
+  sqlite3_free(a);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  return rc;
+}
+
 /* Joined table jk's probe (6): by the first of its ready equalities whose
 ** keys index it (the others are conjuncts after every probe), its row
 ** into c->aRow[jk], and a conjunct that it has one into *pr; a subquery's
@@ -1011,18 +1109,30 @@ static int leftRow(Comp *c, int jk, int *pr){
 ** a NULL key too, which meets no row). */
 static int probe(Comp *c, int jk, int *pr){
   const qjoin *q = &c->pl->aJoin[jk];
-  int64_t lo = 0;
-  int rc = QE_BAIL, t = 0, rk, j, hashed = 0;
+  const qjoinrows *jr = &c->aJr[jk];
+  qexpr *pIn = 0, *pOut = 0;
+  int64_t lo = 0, *aGroupOf = 0, nGroup = 0, i;
+  int rc = QE_BAIL, t = 0, rk, j, hashed = 0, onOp = 0;
   if( q->nEq==0 ) return why(c, "a join by no equality (%s)", q->zQual);
   if( q->left && !allReady(c, q) ) return why(c, "a LEFT JOIN whose keys (%s) read a table not probed before it", q->zQual);
   if( q->semi && q->nEq!=1 ) return why(c, "a subquery's join by %d equalities (%s)", q->nEq, q->zQual);
-  if( q->nOn ) return why(c, "a subquery's join with a condition beside its equalities (%s)", q->zQual);
   if( q->semi==Q_COUNT ) return why(c, "a correlated count(*) (%s)", q->zQual);
+  if( q->nOn && (onOp = residualOf(q, jk, &pIn, &pOut))==0 ){
+    return why(c, "a subquery's join with conditions beside its equalities other than one comparison of its own"
+                  " values with the outer row's (%s)", q->zQual);
+  }
   if( readyEq(c, q, 0)<0 ) return why(c, "a join whose keys (%s) read a table not probed before it", q->zQual);
+  if( pOut && (joinedOf(pOut) & ~c->probed) ){
+    return why(c, "a subquery's condition (%s) that reads a table not probed before it", q->zQual);
+  }
+  if( pIn ){
+    if( (aGroupOf = sqlite3_malloc64(8*(uint64_t)jr->n + 8))==0 ) return SQLITE_NOMEM;
+    for(i=0; i<jr->n; i++) aGroupOf[i] = -1;
+  }
   for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)){
     char *zNot = c->zWhy;
     c->zWhy = 0;
-    rc = indexBy(c, jk, j, &t, &lo, &hashed);
+    rc = indexBy(c, jk, j, aGroupOf, &nGroup, &t, &lo, &hashed);
     if( rc==QE_BAIL && zNot ){               /* (the first equality's reason stays) */
       sqlite3_free(c->zWhy);
       c->zWhy = zNot;
@@ -1038,9 +1148,16 @@ static int probe(Comp *c, int jk, int *pr){
   if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, lo, hashed, &c->aRow[jk]);
   c->probed |= 1u<<jk;
   if( rc==SQLITE_OK && q->left ) return leftRow(c, jk, pr);
-  if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
+  if( rc==SQLITE_OK && pIn ){              /* a row stays where some row of its key meets the residual (not: anti) */
+    int rTest = 0, rOne = 0;
+    if( (rc = residualTest(c, jk, pIn, onOp, pOut, aGroupOf, nGroup, c->aRow[jk], &rTest))==SQLITE_OK
+     && (rc = emitLit(c, SQLITE_INTEGER, 1, &rOne))==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
+      rc = emit(c, q->semi==Q_ANTI ? GA_Q_ISNOT : GA_Q_IS, *pr, rTest, rOne, 0);
+    }
+  }else if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
     rc = emit(c, q->semi==Q_ANTI ? GA_Q_ISNULL : GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
   }
+  sqlite3_free(aGroupOf);
   return rc;
 }
 
