@@ -57,7 +57,12 @@
 **      that are not NULL (numbers: SQLite's order of them is total): <> by
 **      either, < and <= by the least, > and >= by the greatest; none where
 **      they or the outer value are NULL. The index then gives each key's
-**      group, whose least and greatest are lookups (residualTest). A LEFT JOIN's row is the
+**      group, whose least and greatest are lookups (residualTest).
+**   6b. An inner join none of whose ready equalities is one row a key may
+**      be by a pair of them whose integers are: the code (k - lo) * span2 +
+**      k2 - lo2 (spans' product at most 2^62), which the probe computes of
+**      its two sides, NULL where k2 is outside the build's span (TPC-H Q9's
+**      partsupp by ps_partkey and ps_suppkey). A LEFT JOIN's row is the
 **      one found where its other equalities are true too, else its row of NULLs,
 **      whose place n follows its rows in each of its tables (rowEval): no row is
 **      dropped (leftRow). An expression of one joined table's columns alone is
@@ -90,6 +95,7 @@ typedef struct Comp {
   const qjoinrows *aJr;            /* a join (6): each joined table's rows; NULL: one table */
   int aRow[Q_MAXTAB];              /* ... the register of each one's row (probed) */
   int aEqAt[Q_MAXTAB];             /* ... the equality its index is by (probed) */
+  int aEqAt2[Q_MAXTAB];            /* ... and a second one (a pair's code: 6b), or -1 */
   unsigned probed;                 /* ... those probed so far: bit k for joined table k */
 } Comp;
 
@@ -929,16 +935,67 @@ static int keyInt(const char *z, int n, int j, int64_t *pv){
   return 1;
 }
 
-/* Joined table jk's index by its equality j (6): each row's place at its
-** key - *pLo in the n entries of table *pt (a subquery's: 1 where a row
-** has the key, rows of one key alike; where aGroupOf is given, the key's
-** group, numbered from 0 in *pnGroup, and each row's group in aGroupOf, -1
-** for none), or, where the keys span more than
-** that allows, at its key in an open-addressing table (*pHashed set,
-** *pLo the hash's shift: qprog.h, 2b); QE_BAIL where the keys are not
-** integers, or, but for a subquery's, each of one row. */
-static int indexBy(Comp *c, int jk, int j, int64_t *aGroupOf, int64_t *pnGroup, int *pt, int64_t *pLo,
-                   int *pHashed){
+/* Build row i's key by equality j (6), or, where j2 >= 0, by the pair of
+** j and j2 (6b): (its j integer - aPair[0]) * aPair[2] + its j2 integer -
+** aPair[1]. 0 where it has none: NULL, or not integers. */
+static int rowKey(const qjoinrows *jr, int64_t i, int j, int j2, const int64_t *aPair, int64_t *pv){
+  int64_t v2;
+  if( jr->azKey[i]==0 || !keyInt(jr->azKey[i], jr->anKey[i], j, pv) ) return 0;
+  if( j2<0 ) return 1;
+  if( !keyInt(jr->azKey[i], jr->anKey[i], j2, &v2) ) return 0;
+  *pv = (int64_t)(((uint64_t)*pv - (uint64_t)aPair[0])*(uint64_t)aPair[2] + ((uint64_t)v2 - (uint64_t)aPair[1]));
+  return 1;
+}
+
+/* Joined table jk's pair of equalities j and j2 as one code (6b): into
+** aPair the least integers of each (0, 1) and the second's span (2);
+** QE_BAIL where they are not integers, or their spans' product passes
+** 2^62 (a code then fits an int64). */
+static int pairOf(Comp *c, int jk, int j, int j2, int64_t *aPair){
+  const qjoin *q = &c->pl->aJoin[jk];
+  const qjoinrows *jr = &c->aJr[jk];
+  int64_t i, v, v2, lo = 0, hi = 0, lo2 = 0, hi2 = 0, n = 0;
+  for(i=0; i<jr->n; i++){
+    if( jr->azKey[i]==0 ) continue;
+    if( !keyInt(jr->azKey[i], jr->anKey[i], j, &v) || !keyInt(jr->azKey[i], jr->anKey[i], j2, &v2) ){
+      return why(c, "a joined table whose keys are not all integers (%s)", q->zQual);
+    }
+    if( n++==0 ){ lo = hi = v; lo2 = hi2 = v2; }
+    if( v<lo ) lo = v;
+    if( v>hi ) hi = v;
+    if( v2<lo2 ) lo2 = v2;
+    if( v2>hi2 ) hi2 = v2;
+  }
+  if( ((__int128)hi - lo + 1)*((__int128)hi2 - lo2 + 1)>((__int128)1<<62) ){
+    return why(c, "a joined table whose two keys together span more than 2^62 (%s)", q->zQual);
+  }
+  aPair[0] = lo;
+  aPair[1] = lo2;
+  aPair[2] = hi2 - lo2 + 1;
+  return SQLITE_OK;
+}
+
+/* A joined table's index (6), as indexBy makes it. */
+typedef struct Index {
+  int t;                           /* its table */
+  int64_t lo;                      /* the key that reads its first entry, or the hash's shift */
+  int hashed;                      /* an open-addressing table (qprog.h, 2b) */
+  int64_t aPair[3];                /* by a pair of equalities (6b): their least integers, the
+                                   ** second's span */
+  int64_t *aGroupOf, nGroup;       /* a subquery's with a residual (6a): each row's group, -1
+                                   ** none (the caller's array), and groups */
+} Index;
+
+/* Joined table jk's index by its equality j (6), or by the pair j and j2
+** where j2 >= 0 (6b: the code rowKey makes by x->aPair): each row's place
+** at its key - x->lo in the n entries of table x->t (a subquery's: 1
+** where a row has the key, rows of one key alike; where x->aGroupOf is
+** given, the key's group, numbered from 0 in x->nGroup, and each row's
+** group in aGroupOf), or, where the keys span more than that allows, at
+** its key in an open-addressing table (x->hashed set, x->lo the hash's
+** shift: qprog.h, 2b); QE_BAIL where the keys are not integers, or, but
+** for a subquery's, each of one row. */
+static int indexBy(Comp *c, int jk, int j, int j2, Index *x){
   const qjoin *q = &c->pl->aJoin[jk];
   const qjoinrows *jr = &c->aJr[jk];
   unsigned char *aT;
@@ -946,15 +1003,15 @@ static int indexBy(Comp *c, int jk, int j, int64_t *aGroupOf, int64_t *pnGroup, 
   int rc, shift = 64;
   for(i=0; i<jr->n; i++){
     if( jr->azKey[i]==0 ) continue;          /* (a NULL in the key: it matches nothing) */
-    if( !keyInt(jr->azKey[i], jr->anKey[i], j, &v) ){
+    if( !rowKey(jr, i, j, j2, x->aPair, &v) ){
       return why(c, "a joined table whose keys are not all integers (%s)", q->zQual);
     }
     if( nKeyed++==0 || v<lo ) lo = v;
     if( nKeyed==1 || v>hi ) hi = v;
   }
   n = nKeyed ? (int64_t)((uint64_t)hi - (uint64_t)lo + 1) : 1;
-  *pHashed = nKeyed && (n<=0 || n>((int64_t)1<<26) || n>16*(jr->n>q->nEst ? jr->n : q->nEst) + 65536);
-  if( *pHashed ){                            /* slots: a power of two, at least twice the keys */
+  x->hashed = nKeyed && (n<=0 || n>((int64_t)1<<26) || n>16*(jr->n>q->nEst ? jr->n : q->nEst) + 65536);
+  if( x->hashed ){                            /* slots: a power of two, at least twice the keys */
     if( nKeyed>((int64_t)1<<24) ) return why(c, "a joined table of more than 2^24 keys spread wide (%s)", q->zQual);
     for(shift=63; ((int64_t)1<<(64 - shift))<2*nKeyed; shift--){}
     mask = ((int64_t)1<<(64 - shift)) - 1;
@@ -971,9 +1028,8 @@ static int indexBy(Comp *c, int jk, int j, int64_t *aGroupOf, int64_t *pnGroup, 
   memset(aV, 0, 8*(size_t)n);
   for(i=0, rc=SQLITE_OK; i<jr->n && rc==SQLITE_OK; i++){
     int64_t at;
-    if( jr->azKey[i]==0 ) continue;
-    keyInt(jr->azKey[i], jr->anKey[i], j, &v);
-    if( *pHashed ){                          /* the key's slot, or the empty one its search ends at */
+    if( !rowKey(jr, i, j, j2, x->aPair, &v) ) continue;
+    if( x->hashed ){                          /* the key's slot, or the empty one its search ends at */
       uint64_t h = ga_q_hash(v, shift);
       while( aT[2*h]!=SQLITE_NULL && aV[2*h]!=v && nStep++<=32*nKeyed ) h = (h + 1) & (uint64_t)mask;
       if( nStep>32*nKeyed ){                 /* (keys made to meet: a build of n^2 steps, and long searches) */
@@ -987,18 +1043,39 @@ static int indexBy(Comp *c, int jk, int j, int64_t *aGroupOf, int64_t *pnGroup, 
       at = v - lo;
     }
     if( aT[at]!=SQLITE_NULL && !q->semi ) rc = why(c, "a joined table with rows of the same key (%s)", q->zQual);
-    if( aGroupOf ){                          /* (its key's rows: one group) */
-      if( aT[at]==SQLITE_NULL ) aV[at] = (*pnGroup)++;
-      aGroupOf[i] = aV[at];
+    if( x->aGroupOf ){                       /* (its key's rows: one group) */
+      if( aT[at]==SQLITE_NULL ) aV[at] = x->nGroup++;
+      x->aGroupOf[i] = aV[at];
     }else{
       aV[at] = q->semi ? 1 : i;
     }
     aT[at] = SQLITE_INTEGER;
   }
-  if( rc==SQLITE_OK ) rc = addTable(c, aT, aV, n, pt);
+  if( rc==SQLITE_OK ) rc = addTable(c, aT, aV, n, &x->t);
   sqlite3_free(aT);
   sqlite3_free(aV);
-  *pLo = *pHashed ? shift : lo;
+  x->lo = x->hashed ? shift : lo;
+  return rc;
+}
+
+/* Joined table jk indexed by equality j, or the pair j and j2 (j2 >= 0),
+** into *x (indexBy), where it may be; which into c->aEqAt, aEqAt2. Where
+** it may not, the reason the first try gave stays. */
+static int tryIndex(Comp *c, int jk, int j, int j2, Index *x){
+  char *zNot = c->zWhy;
+  int rc;
+  c->zWhy = 0;
+  x->nGroup = 0;
+  rc = j2>=0 ? pairOf(c, jk, j, j2, x->aPair) : SQLITE_OK;
+  if( rc==SQLITE_OK ) rc = indexBy(c, jk, j, j2, x);
+  if( rc==QE_BAIL && zNot ){
+    sqlite3_free(c->zWhy);
+    c->zWhy = zNot;
+  }else{
+    sqlite3_free(zNot);
+  }
+  c->aEqAt[jk] = j;
+  c->aEqAt2[jk] = j2;
   return rc;
 }
 
@@ -1102,6 +1179,39 @@ done:
   return rc;
 }
 
+/* The probe side of join q's equality j into *pr, where its values are
+** integers or NULL (6). */
+static int probeKey(Comp *c, const qjoin *q, int j, int *pr){
+  int rc = node(c, (qexpr*)probeSide(q, j), pr);
+  if( rc==SQLITE_OK && (c->mask[*pr] & GA_QM_REAL) ){
+    /* (an integer, after any affinity, meets the keys as join.c's 1a says; an integral REAL would too) */
+    rc = why(c, "a join whose key (%s) may be a REAL", q->zQual);
+  }
+  return rc;
+}
+
+/* A pair's code (6b) of the probe's keys r and r2 into *pr: (r - lo) *
+** span + r2 - lo2 where r2 is in the build's span, else NULL. An overflow
+** makes a REAL, which meets no key: it comes only of a value outside the
+** keys' spans. */
+static int pairCode(Comp *c, int r, int r2, const int64_t *aPair, int *pr){
+  int rc, rLo = 0, rLo2 = 0, rSpan = 0, rZero = 0, rNull = 0, d = 0, d2 = 0, m = 0, x = 0, ge = 0, lt = 0, in = 0;
+  if( (rc = emitLit(c, SQLITE_INTEGER, aPair[0], &rLo))!=SQLITE_OK
+   || (rc = emitLit(c, SQLITE_INTEGER, aPair[1], &rLo2))!=SQLITE_OK
+   || (rc = emitLit(c, SQLITE_INTEGER, aPair[2], &rSpan))!=SQLITE_OK
+   || (rc = emitLit(c, SQLITE_INTEGER, 0, &rZero))!=SQLITE_OK
+   || (rc = emitLit(c, SQLITE_NULL, 0, &rNull))!=SQLITE_OK
+   || (rc = newReg(c, &d))!=SQLITE_OK || (rc = emit(c, GA_Q_SUB, d, r, rLo, 0))!=SQLITE_OK
+   || (rc = newReg(c, &d2))!=SQLITE_OK || (rc = emit(c, GA_Q_SUB, d2, r2, rLo2, 0))!=SQLITE_OK
+   || (rc = newReg(c, &ge))!=SQLITE_OK || (rc = emit(c, GA_Q_GE, ge, d2, rZero, 0))!=SQLITE_OK
+   || (rc = newReg(c, &lt))!=SQLITE_OK || (rc = emit(c, GA_Q_LT, lt, d2, rSpan, 0))!=SQLITE_OK
+   || (rc = newReg(c, &in))!=SQLITE_OK || (rc = emit(c, GA_Q_AND, in, ge, lt, 0))!=SQLITE_OK
+   || (rc = newReg(c, &m))!=SQLITE_OK || (rc = emit(c, GA_Q_MUL, m, d, rSpan, 0))!=SQLITE_OK
+   || (rc = newReg(c, &x))!=SQLITE_OK || (rc = emit(c, GA_Q_ADD, x, m, d2, 0))!=SQLITE_OK
+   || (rc = newReg(c, pr))!=SQLITE_OK ) return rc;
+  return emit(c, GA_Q_IF, *pr, x, rNull, in);
+}
+
 /* Joined table jk's probe (6): by the first of its ready equalities whose
 ** keys index it (the others are conjuncts after every probe), its row
 ** into c->aRow[jk], and a conjunct that it has one into *pr; a subquery's
@@ -1111,8 +1221,9 @@ static int probe(Comp *c, int jk, int *pr){
   const qjoin *q = &c->pl->aJoin[jk];
   const qjoinrows *jr = &c->aJr[jk];
   qexpr *pIn = 0, *pOut = 0;
-  int64_t lo = 0, *aGroupOf = 0, nGroup = 0, i;
-  int rc = QE_BAIL, t = 0, rk, j, hashed = 0, onOp = 0;
+  Index x;
+  int64_t i;
+  int rc = QE_BAIL, rk = 0, j, j2, onOp = 0;
   if( q->nEq==0 ) return why(c, "a join by no equality (%s)", q->zQual);
   if( q->left && !allReady(c, q) ) return why(c, "a LEFT JOIN whose keys (%s) read a table not probed before it", q->zQual);
   if( q->semi && q->nEq!=1 ) return why(c, "a subquery's join by %d equalities (%s)", q->nEq, q->zQual);
@@ -1125,39 +1236,33 @@ static int probe(Comp *c, int jk, int *pr){
   if( pOut && (joinedOf(pOut) & ~c->probed) ){
     return why(c, "a subquery's condition (%s) that reads a table not probed before it", q->zQual);
   }
+  memset(&x, 0, sizeof(x));
   if( pIn ){
-    if( (aGroupOf = sqlite3_malloc64(8*(uint64_t)jr->n + 8))==0 ) return SQLITE_NOMEM;
-    for(i=0; i<jr->n; i++) aGroupOf[i] = -1;
+    if( (x.aGroupOf = sqlite3_malloc64(8*(uint64_t)jr->n + 8))==0 ) return SQLITE_NOMEM;
+    for(i=0; i<jr->n; i++) x.aGroupOf[i] = -1;
   }
-  for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)){
-    char *zNot = c->zWhy;
-    c->zWhy = 0;
-    rc = indexBy(c, jk, j, aGroupOf, &nGroup, &t, &lo, &hashed);
-    if( rc==QE_BAIL && zNot ){               /* (the first equality's reason stays) */
-      sqlite3_free(c->zWhy);
-      c->zWhy = zNot;
-    }else{
-      sqlite3_free(zNot);
-    }
-    c->aEqAt[jk] = j;
+  /* by one equality, else (an inner join's) by a pair of them (6b) */
+  for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)) rc = tryIndex(c, jk, j, -1, &x);
+  for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL && !q->semi && !q->left; j=readyEq(c, q, j + 1)){
+    for(j2=readyEq(c, q, j + 1); j2>=0 && rc==QE_BAIL; j2=readyEq(c, q, j2 + 1)) rc = tryIndex(c, jk, j, j2, &x);
   }
-  if( rc==SQLITE_OK && (rc = node(c, (qexpr*)probeSide(q, c->aEqAt[jk]), &rk))==SQLITE_OK && (c->mask[rk] & GA_QM_REAL) ){
-    /* (an integer, after any affinity, meets the keys as join.c's 1a says; an integral REAL would too) */
-    rc = why(c, "a join whose key (%s) may be a REAL", q->zQual);
+  if( rc==SQLITE_OK && (rc = probeKey(c, q, c->aEqAt[jk], &rk))==SQLITE_OK && c->aEqAt2[jk]>=0 ){
+    int rk2 = 0;
+    if( (rc = probeKey(c, q, c->aEqAt2[jk], &rk2))==SQLITE_OK ) rc = pairCode(c, rk, rk2, x.aPair, &rk);
   }
-  if( rc==SQLITE_OK ) rc = emitLook(c, rk, t, lo, hashed, &c->aRow[jk]);
+  if( rc==SQLITE_OK ) rc = emitLook(c, rk, x.t, x.lo, x.hashed, &c->aRow[jk]);
   c->probed |= 1u<<jk;
   if( rc==SQLITE_OK && q->left ) return leftRow(c, jk, pr);
   if( rc==SQLITE_OK && pIn ){              /* a row stays where some row of its key meets the residual (not: anti) */
     int rTest = 0, rOne = 0;
-    if( (rc = residualTest(c, jk, pIn, onOp, pOut, aGroupOf, nGroup, c->aRow[jk], &rTest))==SQLITE_OK
+    if( (rc = residualTest(c, jk, pIn, onOp, pOut, x.aGroupOf, x.nGroup, c->aRow[jk], &rTest))==SQLITE_OK
      && (rc = emitLit(c, SQLITE_INTEGER, 1, &rOne))==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
       rc = emit(c, q->semi==Q_ANTI ? GA_Q_ISNOT : GA_Q_IS, *pr, rTest, rOne, 0);
     }
   }else if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
     rc = emit(c, q->semi==Q_ANTI ? GA_Q_ISNULL : GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
   }
-  sqlite3_free(aGroupOf);
+  sqlite3_free(x.aGroupOf);
   return rc;
 }
 
@@ -1177,6 +1282,7 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   c->aCol = aCol;
   c->k = k;
   c->aJr = aJr;
+  for(i=0; i<Q_MAXTAB; i++) c->aEqAt2[i] = -1;
   p->filter = -1;
   p->nCol = pl->nCol;
   if( pl->nJoin && (aJr==0 || order) ) rc = why(c, "a join");
@@ -1205,7 +1311,7 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   }
   for(i=0; rc==SQLITE_OK && aJr && i<pl->nJoin; i++){  /* the equalities no index is by (a LEFT JOIN's: its match) */
     for(j=0; rc==SQLITE_OK && j<pl->aJoin[i].nEq && !pl->aJoin[i].left; j++){
-      if( j==c->aEqAt[i] ) continue;
+      if( j==c->aEqAt[i] || j==c->aEqAt2[i] ) continue;
       if( (rc = node(c, pl->aJoin[i].aEq[j], &r))==SQLITE_OK ) rc = andInto(c, r, &iFirst, &rFirst);
       nConj++;
     }

@@ -821,8 +821,8 @@ static char *keptExplain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int *pKept){
     src->xClose(src);
     if( !useDev && conn->qkept!=1 ) return sqlite3_mprintf("no: the columns are not on the device");
     *pKept = useDev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
-    return sqlite3_mprintf("yes: the %s operators, where each joined table's keys are integers in a span, one"
-                           " row a key but for a subquery's (known once a read has built the joins)",
+    return sqlite3_mprintf("yes: the %s operators, where each joined table's keys are integers, one row a key"
+                           " or a pair of keys but for a subquery's (known once a read has built the joins)",
                            useDev ? "device's" : "CPU's");
   }
   if( (r = q_run_new(db, pl))==0 ){
