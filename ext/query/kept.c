@@ -423,19 +423,29 @@ void q_keptcache_clear(qkeptcache *kc){
   memset(kc, 0, sizeof(*kc));
 }
 
+/* Value (t, v, z, n) onto s, as litKey writes each. */
+static void litValue(sqlite3_str *s, int t, int64_t v, const char *z, int n){
+  int i;
+  sqlite3_str_appendf(s, "%d:%lld:", t, (long long)v);
+  for(i=0; (t==SQLITE_TEXT || t==SQLITE_BLOB) && i<n; i++) sqlite3_str_appendf(s, "%02x", (unsigned char)z[i]);
+  sqlite3_str_appendchar(s, 1, ';');
+}
+
 /* The constants e folds to (its literals, as this read's plan has them:
-** parameters and what SQLite folded, 'now' too) onto s; 0 where e asks a
-** connection's own function per value (LIKE, a function not built in: it
-** may change between reads), so that nothing compiled from it is kept. */
+** parameters, what SQLite folded, 'now' too, and the values this read's
+** subqueries gave: a compiled plan is kept while they are the same) onto
+** s; 0 where e asks a connection's own function per value (LIKE, a
+** function not built in: it may change between reads), or holds a
+** subquery not read yet, so that nothing compiled from it is kept. */
 static int litKey(sqlite3_str *s, const qexpr *e){
   int i;
   if( e==0 ) return 1;
   if( e->op==E_SQL && e->mainOnly ) return 0;
-  if( e->op==E_SUBQ || e->op==E_INSEL || (e->op==E_IN && e->aIn) ) return 0;   /* (values read this time) */
-  if( e->op==E_LIT ){
-    sqlite3_str_appendf(s, "%d:%lld:", e->t, (long long)e->i);
-    for(i=0; (e->t==SQLITE_TEXT || e->t==SQLITE_BLOB) && i<e->n; i++) sqlite3_str_appendf(s, "%02x", (unsigned char)e->z[i]);
-    sqlite3_str_appendchar(s, 1, ';');
+  if( e->op==E_SUBQ || e->op==E_INSEL ) return 0;
+  if( e->op==E_LIT ) litValue(s, e->t, e->i, e->z, e->n);
+  if( e->op==E_IN && e->aIn ){               /* IN (a subquery): its values this time */
+    sqlite3_str_appendf(s, "in%d:%d:", e->nIn, e->hasNull);
+    for(i=0; i<e->nIn; i++) litValue(s, e->aIn[i].t, e->aIn[i].v, e->aIn[i].z, e->aIn[i].n);
   }
   for(i=0; i<e->nTplLit; i++) if( !litKey(s, e->aTplLit[i]) ) return 0;
   for(i=0; i<e->nArg; i++) if( !litKey(s, e->arg[i]) ) return 0;
