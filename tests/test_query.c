@@ -2382,11 +2382,15 @@ START_TEST(test_kept_join){
     }
   }
   {
-    /* a compiled join is kept between reads (kept.c) while nothing changed: a commit to a
-    ** dimension (this connection's, another's in rollback and in WAL mode), and a temp
-    ** dimension (another file) changed without one, are seen */
+    /* a compiled join is kept between reads (kept.c) while nothing changed, and so are its
+    ** subqueries' (plan_sub.c's subRows: two whose constants are alike, told apart by their
+    ** text): a commit to a dimension (this connection's,
+    ** another's in rollback and in WAL mode), and a temp dimension (another file) changed
+    ** without one, are seen */
     static const char *azQ[] = {
-      "SELECT x1.s, count(*), sum(f.a) FROM sf AS f, main.sd AS x1 WHERE f.k = x1.id AND x1.a IS NOT NULL GROUP BY x1.s",
+      "SELECT x1.s, count(*), sum(f.a) FROM sf AS f, main.sd AS x1 WHERE f.k = x1.id AND x1.a IS NOT NULL"
+      " AND f.a > (SELECT total(a) / 1000 - 40 FROM main.sf WHERE a > 20) AND f.a < (SELECT total(a) / 1000 + 30"
+      " FROM main.sf WHERE a < 20) AND f.k > (SELECT total(a) / 600 FROM main.sd) GROUP BY x1.s",
       "SELECT x1.s, count(*), total(f.a) FROM sf AS f, temp.sd AS x1 WHERE f.k = x1.id GROUP BY x1.s",
     };
     static const char *azWho[] = { "this connection", "temp", "another connection", "another connection, WAL" };

@@ -557,6 +557,15 @@ typedef struct qresult {
 int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
            char **pzErr);
 void q_result_free(qresult*);
+/* Whether a read of gpu_query table vt keeps the columns it reads (q_exec's
+** keep: it read gpuagg_config('threshold') rows before, or 'query_kept' is
+** 1): the subqueries it runs keep theirs too (plan_sub.c). */
+int q_table_keeps(sqlite3_vtab *vt);
+/* Where table vt keeps the plan compiled for its subquery zSub (one of
+** Q_SUBKEPT, by the text's hash: two that share one compile in turn; q_exec's
+** key, the text among it, tells them apart). */
+#define Q_SUBKEPT 4
+qkeptcache *q_table_subkept(sqlite3_vtab *vt, const char *zSub);
 /* Whether a read of pl would go over kept columns now, and if not why
 ** (gpu_explain's "kept"); NULL when out of memory. aKept[k] (k < 1, or
 ** each arm of a compound): the operators that would serve it, Q_KEPT_*,

@@ -231,6 +231,7 @@ typedef struct QTab {
   int big;                         /* a read of it read gpuagg_config('threshold') rows or more:
                                    ** its columns are worth keeping (exec.c, 8) */
   qkeptcache kept;                 /* its plan compiled for kept columns, for the next read */
+  qkeptcache aSubKept[Q_SUBKEPT];  /* ... and its subqueries' (q_table_subkept) */
   qsqlkeep sql;                    /* statements its plan prepares, for the next read */
   qselect sel;                     /* the SELECT parsed, at its first read (if parsed): each read
                                    ** plans a copy */
@@ -251,7 +252,9 @@ typedef struct QCur {
 
 static int qDisconnect(sqlite3_vtab *pVtab){
   QTab *t = (QTab*)pVtab;
+  int i;
   q_keptcache_clear(&t->kept);
+  for(i=0; i<Q_SUBKEPT; i++) q_keptcache_clear(&t->aSubKept[i]);
   q_sqlkeep_free(&t->sql);
   if( t->parsed ) q_select_free(&t->sel);
   sqlite3_free(t->aPush);
@@ -597,7 +600,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     int keyed = zParams || !t->nParam;          /* (else out of memory: nothing kept) */
     if( keyed && idxStr ) keyed = (zPush = sqlite3_mprintf("%s|%s", zParams ? zParams : "", idxStr))!=0;
     tPlan = ga_now_ms() - t0;
-    rc = q_exec(&t->base.base, t->base.db, &pl, t->big || t->base.conn->qkept==1, keyed ? &t->kept : 0,
+    rc = q_exec(&t->base.base, t->base.db, &pl, q_table_keeps(&t->base.base), keyed ? &t->kept : 0,
                 zPush ? zPush : zParams ? zParams : "", &c->res, &zWhy);
     sqlite3_free(zParams);
     sqlite3_free(zPush);
@@ -686,6 +689,16 @@ const sqlite3_module ga_query_module = {
   qOpen, qClose, qFilter, qNext, qEof, qColumn, qRowid,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
+
+int q_table_keeps(sqlite3_vtab *vt){
+  const QTab *t = (const QTab*)vt;
+  return t->big || t->base.conn->qkept==1;
+}
+
+qkeptcache *q_table_subkept(sqlite3_vtab *vt, const char *zSub){
+  QTab *t = (QTab*)vt;
+  return &t->aSubKept[q_hash(0, zSub, (int)strlen(zSub)) % Q_SUBKEPT];
+}
 
 /* ---- gpu_explain ------------------------------------------------------------------------------ */
 
