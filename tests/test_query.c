@@ -3991,14 +3991,19 @@ START_TEST(test_tpch22){
   snprintf(zKeyed, sizeof(zKeyed), "%s/t1.db", zDir);
   for(keys=1; keys>=0; keys--){
     sqlite3 *db;
-    int nEngine = 0;
+    int nEngine = 0, nKept = 0;
     snprintf(zFile, sizeof(zFile), "%s/t%d.db", zDir, keys);
     db = openFileChecked(zFile);
     setenv("BENCH_TPCH_KEYS", keys ? "1" : "0", 1);
     CHECK(tpch_fill(db, sf, h_seed, zErr, (int)sizeof(zErr))==0, "TPC-H at SF %g: %s", sf, zErr);
     if( !keys ) EXEC(db, "ATTACH %Q AS k", zKeyed);
+    /* each query read twice: the second over the columns the first kept (the CPU's
+    ** program on the cpu backend, the device's on cuda) */
+    EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)",
+         1<<28, strcmp(g_backend, "cpu")==0 ? 1 : -1);
     for(q=0; q<22; q++){
-      int engine = 0;
+      int engine = 0, twice;
+      int64_t k0;
       char *zRef = refOf(azTpch22[q]), *zDiff;
       if( q==20 && !keys ){
         /* SQLite runs Q21's EXISTS and NOT EXISTS by scanning lineitem for
@@ -4011,19 +4016,24 @@ START_TEST(test_tpch22){
         sqlite3_free(z);
         CHECK(zRef && strstr(zRef, "FROM k.lineitem l3"), "Q21's reference: %s", zRef ? zRef : "out of memory");
       }
-      zDiff = readDiff(db, azTpch22[q], zRef, sqlOrdered(azTpch22[q]), 0, &engine);
-      CHECK(zDiff==0, "TPC-H Q%d (%s): %s\n  %s", q + 1, keys ? "keys" : "no keys", azTpch22[q], zDiff);
+      for(twice=0; twice<2; twice++){
+        k0 = keptReads(db);
+        zDiff = readDiff(db, azTpch22[q], zRef, sqlOrdered(azTpch22[q]), 0, &engine);
+        CHECK(zDiff==0, "TPC-H Q%d (%s), read %d: %s\n  %s", q + 1, keys ? "keys" : "no keys", twice + 1, azTpch22[q],
+              zDiff);
+        sqlite3_free(zDiff);
+      }
+      nKept += keptReads(db)>k0;
       if( !engine ){
         char *zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.why')", azTpch22[q]);
         printf("  TPC-H Q%d, %s: through SQLite: %.150s\n", q + 1, keys ? "keys" : "no keys", zWhy ? zWhy : "at run time");
         free(zWhy);
       }
       nEngine += engine;
-      sqlite3_free(zDiff);
       sqlite3_free(zRef);
     }
-    printf("TPC-H's 22 at SF %g, %s, %s backend: %d on the engine, every answer SQLite's\n", sf,
-           keys ? "the spec's keys" : "no composite keys", g_backend, nEngine);
+    printf("TPC-H's 22 at SF %g, %s, %s backend: %d on the engine, %d of them over kept columns read again, every"
+           " answer SQLite's\n", sf, keys ? "the spec's keys" : "no composite keys", g_backend, nEngine, nKept);
     fflush(stdout);
     sqlite3_close(db);
   }
@@ -4680,6 +4690,35 @@ START_TEST(test_threads){
 }
 END_TEST
 
+/* The database a pass of test_derived_join or test_decorrelate reads: pass
+** 0 in memory; pass 1 a file in zDir (s_dir_drop it) whose columns are kept
+** from a table's second read on (over kept columns on the CPU's backend
+** too), so that the joins with subqueries' rows run as programs. */
+static sqlite3 *passDb(int pass, char *zDir, const char *zName){
+  char zFile[96];
+  sqlite3 *db;
+  if( pass==0 ) return s_open(4096, 1000);
+  s_dir_make(zDir, zName);
+  snprintf(zFile, sizeof(zFile), "%s/p.db", zDir);
+  db = openFileChecked(zFile);
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 50)",
+       1<<26, strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  return db;
+}
+
+/* readCompared, twice where db's columns are kept (passDb's pass 1: the
+** second read is over them), counting the second's reads over kept
+** columns into *pnKept. */
+static void readComparedKept(sqlite3 *db, int pass, const char *zSql, int *pnEngine, int *pnRead, int *pnKept){
+  int64_t k0;
+  readCompared(db, zSql, pnEngine, pnRead);
+  if( pass==0 ) return;
+  k0 = keptReads(db);
+  readCompared(db, zSql, pnEngine, pnRead);
+  *pnKept += keptReads(db)>k0;
+}
+
 /* Subqueries and WITH tables joined after FROM's first table (plan.c, 9b),
 ** 800 random ones a pass: grouped (a key, aggregates over it), one row
 ** (aggregates alone), or rows; joined by an equality, inner or LEFT, in ON
@@ -4692,9 +4731,10 @@ START_TEST(test_derived_join){
   static const char *azVal[] = { "NULL", "1", "2", "3", "'a'", "'A'", "2.5", "'12'", "-1", "0", "7" };
   static const char *azAgg[] = { "sum(%s)", "avg(%s)", "count(%s)", "max(%s)", "min(%s)", "total(%s)", "count(*)" };
   static const char *azCol[] = { "a", "b", "s", "c", "u" };
-  sqlite3 *db = s_open(4096, 1000);
+  char zDir[64];
+  sqlite3 *db = passDb(_i, zDir, "derived");
   h_rng r;
-  int i, t, nEngine = 0, nRead = 0;
+  int i, t, nEngine = 0, nRead = 0, nKept = 0;
   h_rng_init(&r, h_seed ^ 0xD0E1);
 #define RPICK(a) ((a)[h_next(&r) % (sizeof(a)/sizeof((a)[0]))])
   for(t=0; t<2; t++){
@@ -4703,6 +4743,7 @@ START_TEST(test_derived_join){
       EXEC(db, "INSERT INTO %s VALUES (%d, %d, %s, %s, %s, %s)", t ? "dq" : "dp", i, (int)(h_next(&r) % 12) - 2,
            RPICK(azVal), RPICK(azVal), RPICK(azVal), RPICK(azVal));
     }
+    if( _i ) unmixTable(db, t ? "dq" : "dp");   /* (most columns then serve programs) */
   }
   for(i=0; i<800; i++){
     sqlite3_str *x = sqlite3_str_new(0);
@@ -4747,15 +4788,19 @@ START_TEST(test_derived_join){
       if( h_next(&r) % 3==0 ) APP(x, " ORDER BY 2 DESC, 1");
     }
     zSql = sqlite3_str_finish(x);
-    readCompared(db, zSql, &nEngine, &nRead);
+    readComparedKept(db, _i, zSql, &nEngine, &nRead, &nKept);
     sqlite3_free(zSql);
     sqlite3_free(zSub);
     sqlite3_free(zAgg);
   }
 #undef RPICK
-  printf("gpu_query joined subqueries, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  printf("gpu_query joined subqueries%s, %s backend: %d reads, %d on the engine, %d over kept columns\n",
+         _i ? " (kept columns)" : "", g_backend, nRead, nEngine, nKept);
   CHECK(nEngine*2>=nRead, "only %d of %d joined subqueries' reads on the engine", nEngine, nRead);
+  CHECK(_i==0 || strcmp(g_backend, "cpu")!=0 || nKept*50>=nRead, "only %d of %d joined subqueries' reads over kept"
+        " columns", nKept, nRead);
   sqlite3_close(db);
+  if( _i ) s_dir_drop(zDir);
 }
 END_TEST
 
@@ -4773,9 +4818,10 @@ START_TEST(test_decorrelate){
   static const char *azOp[] = { "<", ">", "=", "<>", "<=", ">=" };
   static const char *azCol[] = { "a", "b", "c", "u" };
   static const char *azDigit[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8" };
-  sqlite3 *db = s_open(4096, 1000);
+  char zDir[64];
+  sqlite3 *db = passDb(_i, zDir, "decorr");
   h_rng r;
-  int i, t, nEngine = 0, nRead = 0;
+  int i, t, nEngine = 0, nRead = 0, nKept = 0;
   h_rng_init(&r, h_seed ^ 0xDEC0);
 #define RPICK(a) ((a)[h_next(&r) % (sizeof(a)/sizeof((a)[0]))])
   for(t=0; t<2; t++){
@@ -4786,6 +4832,7 @@ START_TEST(test_decorrelate){
            clean ? RPICK(azDigit) : RPICK(azVal), RPICK(azVal), clean ? "'x'" : RPICK(azVal),
            clean ? azDigit[h_next(&r) % 5] : RPICK(azVal));
     }
+    if( _i ) unmixTable(db, t ? "cq" : "cp");
   }
   for(i=0; i<800; i++){
     sqlite3_str *x = sqlite3_str_new(0);
@@ -4815,7 +4862,7 @@ START_TEST(test_decorrelate){
     }
     APP(x, " GROUP BY 1");
     zSql = sqlite3_str_finish(x);
-    readCompared(db, zSql, &nEngine, &nRead);
+    readComparedKept(db, _i, zSql, &nEngine, &nRead, &nKept);
     sqlite3_free(zSql);
     sqlite3_free(zAgg);
     sqlite3_free(zArg);
@@ -4836,9 +4883,11 @@ START_TEST(test_decorrelate){
     CHECK(zWhy && strstr(zWhy, "takes as one"), "%s: the reason %s", zOne, zWhy ? zWhy : "none");
     free(zWhy);
   }
-  printf("gpu_query correlated aggregates, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  printf("gpu_query correlated aggregates%s, %s backend: %d reads, %d on the engine, %d over kept columns\n",
+         _i ? " (kept columns)" : "", g_backend, nRead, nEngine, nKept);
   CHECK(nEngine*4>=nRead, "only %d of %d reads with correlated aggregates on the engine", nEngine, nRead);
   sqlite3_close(db);
+  if( _i ) s_dir_drop(zDir);
 }
 END_TEST
 
@@ -5003,8 +5052,8 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten_shared);
   tcase_add_test(tc, test_flatten);
-  tcase_add_test(tc, test_derived_join);
-  tcase_add_test(tc, test_decorrelate);
+  tcase_add_loop_test(tc, test_derived_join, 0, 2);
+  tcase_add_loop_test(tc, test_decorrelate, 0, 2);
   tcase_add_test(tc, test_count_kept);
   tcase_add_test(tc, test_random);
   tcase_add_test(tc, test_correlated);

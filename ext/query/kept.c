@@ -583,7 +583,6 @@ static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, i
     for(k=0; k<pl->nJoin; k++){
       const qjoin *q = &pl->aJoin[k];
       if( q->nEq==0 ) return "a join by no equality";
-      if( q->pBuild && q->pBuild->pSub ) return "a join with a subquery's rows";
     }
   }
   return 0;
