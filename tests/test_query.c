@@ -993,28 +993,39 @@ static void counts(sqlite3 *db, int64_t *pEngine, int64_t *pSqlite){
 ** run by SQLite, rows in order where ordered: NULL where they agree and
 ** SQLite's answer is rows (at least one where wantRows), else what differs
 ** (sqlite3_free it). *pEngine (if given): the read took the engine's path. */
-static char *readDiff(sqlite3 *db, const char *zSql, const char *zRef, int ordered, int wantRows, int *pEngine){
+/* readDiff, the table read nRead times (a read after the first may be over
+** the columns it kept: vtab.c's big), each against the reference; what the
+** first that differs gives. */
+static char *readDiffN(sqlite3 *db, const char *zSql, const char *zRef, int ordered, int wantRows, int *pEngine,
+                       int nRead){
   Rows want, got;
   int64_t e0, s0, e1, s1;
   char *zDiff = 0;
+  int i;
   EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
-  counts(db, &e0, &s0);
-  rowsOf(db, "SELECT * FROM q", &got);
-  counts(db, &e1, &s1);
   rowsOf(db, zRef ? zRef : zSql, &want);
-  if( pEngine ) *pEngine = e1>e0;
-  if( want.zErr || (wantRows && want.n==0) ){
-    zDiff = sqlite3_mprintf("the reference: %s", want.zErr ? want.zErr : "no rows");
-  }else if( !rowsSame(&want, &got, ordered) ){
-    char zGot[600], zWant[600];
-    rowsShow(zGot, sizeof(zGot), &got, &want, ordered);
-    rowsShow(zWant, sizeof(zWant), &want, &got, ordered);
-    zDiff = sqlite3_mprintf("got  %s\n  want %s", zGot, zWant);
+  for(i=0; i<nRead && zDiff==0; i++){
+    counts(db, &e0, &s0);
+    rowsOf(db, "SELECT * FROM q", &got);
+    counts(db, &e1, &s1);
+    if( pEngine && i==0 ) *pEngine = e1>e0;
+    if( want.zErr || (wantRows && want.n==0) ){
+      zDiff = sqlite3_mprintf("the reference: %s", want.zErr ? want.zErr : "no rows");
+    }else if( !rowsSame(&want, &got, ordered) ){
+      char zGot[600], zWant[600];
+      rowsShow(zGot, sizeof(zGot), &got, &want, ordered);
+      rowsShow(zWant, sizeof(zWant), &want, &got, ordered);
+      zDiff = sqlite3_mprintf("read %d: got  %s\n  want %s", i + 1, zGot, zWant);
+    }
+    rowsFree(&got);
   }
   EXEC(db, "DROP TABLE temp.q");
   rowsFree(&want);
-  rowsFree(&got);
   return zDiff;
+}
+
+static char *readDiff(sqlite3 *db, const char *zSql, const char *zRef, int ordered, int wantRows, int *pEngine){
+  return readDiffN(db, zSql, zRef, ordered, wantRows, pEngine, 1);
 }
 
 /* zSql read through gpu_query against SQLite's answer to refOf's text of it,
@@ -3999,10 +4010,11 @@ START_TEST(test_tpch22){
     if( !keys ) EXEC(db, "ATTACH %Q AS k", zKeyed);
     /* each query read twice: the second over the columns the first kept (the CPU's
     ** program on the cpu backend, the device's on cuda) */
+    if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
     EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)",
          1<<28, strcmp(g_backend, "cpu")==0 ? 1 : -1);
     for(q=0; q<22; q++){
-      int engine = 0, twice;
+      int engine = 0;
       int64_t k0;
       char *zRef = refOf(azTpch22[q]), *zDiff;
       if( q==20 && !keys ){
@@ -4016,13 +4028,10 @@ START_TEST(test_tpch22){
         sqlite3_free(z);
         CHECK(zRef && strstr(zRef, "FROM k.lineitem l3"), "Q21's reference: %s", zRef ? zRef : "out of memory");
       }
-      for(twice=0; twice<2; twice++){
-        k0 = keptReads(db);
-        zDiff = readDiff(db, azTpch22[q], zRef, sqlOrdered(azTpch22[q]), 0, &engine);
-        CHECK(zDiff==0, "TPC-H Q%d (%s), read %d: %s\n  %s", q + 1, keys ? "keys" : "no keys", twice + 1, azTpch22[q],
-              zDiff);
-        sqlite3_free(zDiff);
-      }
+      k0 = keptReads(db);
+      zDiff = readDiffN(db, azTpch22[q], zRef, sqlOrdered(azTpch22[q]), 0, &engine, 2);
+      CHECK(zDiff==0, "TPC-H Q%d (%s): %s\n  %s", q + 1, keys ? "keys" : "no keys", azTpch22[q], zDiff);
+      sqlite3_free(zDiff);
       nKept += keptReads(db)>k0;
       if( !engine ){
         char *zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.why')", azTpch22[q]);
@@ -4690,10 +4699,11 @@ START_TEST(test_threads){
 }
 END_TEST
 
-/* The database a pass of test_derived_join or test_decorrelate reads: pass
-** 0 in memory; pass 1 a file in zDir (s_dir_drop it) whose columns are kept
-** from a table's second read on (over kept columns on the CPU's backend
-** too), so that the joins with subqueries' rows run as programs. */
+/* A database for a test's reads: pass 0 in memory; pass 1 a file in zDir
+** (s_dir_drop it) whose columns are kept from a table's second read on
+** (over kept columns on the CPU's backend too), so that its reads run as
+** programs where they can (test_derived_join's joins with subqueries' rows,
+** test_kept_semi's, test_kept_pair's). */
 static sqlite3 *passDb(int pass, char *zDir, const char *zName){
   char zFile[96];
   sqlite3 *db;
@@ -4707,16 +4717,20 @@ static sqlite3 *passDb(int pass, char *zDir, const char *zName){
   return db;
 }
 
-/* readCompared, twice where db's columns are kept (passDb's pass 1: the
-** second read is over them), counting the second's reads over kept
-** columns into *pnKept. */
+/* readCompared, the table read twice where db's columns are kept (passDb's
+** pass 1: the second read may be over them), counting the queries read
+** over kept columns into *pnKept. */
 static void readComparedKept(sqlite3 *db, int pass, const char *zSql, int *pnEngine, int *pnRead, int *pnKept){
-  int64_t k0;
-  readCompared(db, zSql, pnEngine, pnRead);
-  if( pass==0 ) return;
-  k0 = keptReads(db);
-  readCompared(db, zSql, pnEngine, pnRead);
+  char *zRef = refOf(zSql), *zDiff;
+  int64_t k0 = keptReads(db);
+  int engine = 0;
+  zDiff = readDiffN(db, zSql, zRef, sqlOrdered(zSql), 0, &engine, pass ? 2 : 1);
+  CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+  *pnEngine += engine;
+  (*pnRead)++;
   *pnKept += keptReads(db)>k0;
+  sqlite3_free(zDiff);
+  sqlite3_free(zRef);
 }
 
 /* Subqueries and WITH tables joined after FROM's first table (plan.c, 9b),
@@ -4902,17 +4916,12 @@ END_TEST
 START_TEST(test_kept_semi){
   static const char *azOp[] = { "<>", "<", "<=", ">", ">=" };
   static const char *azForm[] = { "EXISTS", "NOT EXISTS", "IN" };
-  char zDir[64], zFile[96];
+  char zDir[64];
   sqlite3 *db;
   h_rng r;
   int i, o, f, side, nEngine = 0, nRead = 0, pass;
   h_rng_init(&r, h_seed ^ 0x5E31);
-  s_dir_make(zDir, "semi");
-  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
-  db = openFileChecked(zFile);
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 100)",
-       1<<26, strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  db = passDb(1, zDir, "semi");
   EXEC(db, "CREATE TABLE o(k INTEGER, w, g INTEGER); CREATE TABLE d(k INTEGER, v, z INTEGER); BEGIN");
   for(i=0; i<3000; i++){
     uint64_t x = h_next(&r);
@@ -4983,17 +4992,12 @@ START_TEST(test_kept_pair){
     "SELECT p.c, count(*) FROM l, p WHERE p.b = +l.b AND p.a = l.a GROUP BY p.c",
     "SELECT e.b, count(*), sum(l.q), total(p.c) FROM l, p, e WHERE p.a = l.a AND l.b = p.b AND e.id = l.g GROUP BY e.b",
   };
-  char zDir[64], zFile[96];
+  char zDir[64];
   sqlite3 *db;
   h_rng r;
   int i, q, pass, nEngine = 0, nRead = 0;
   h_rng_init(&r, h_seed ^ 0x9A11);
-  s_dir_make(zDir, "pair");
-  snprintf(zFile, sizeof(zFile), "%s/p.db", zDir);
-  db = openFileChecked(zFile);
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 100)",
-       1<<26, strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  db = passDb(1, zDir, "pair");
   /* p: 4 b a (each b about 40 a), every pair once; e: l.g's b */
   EXEC(db, "CREATE TABLE p(a INTEGER, b INTEGER, c INTEGER); CREATE TABLE l(a INTEGER, b INTEGER, q INTEGER, g INTEGER);"
            " CREATE TABLE e(id INTEGER PRIMARY KEY, b INTEGER);"
