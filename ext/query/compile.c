@@ -49,20 +49,7 @@
 **      conjuncts after every probe (SQLite's `=` is the join's match: join.c, 1).
 **      A subquery's table (EXISTS, IN, NOT EXISTS: plan.c, 9a) by one equality is
 **      an index of the keys its rows have, rows of one key alike: a row stays
-**      where it finds its key (NOT EXISTS: where not).
-**   6a. Its one condition beside the equality, a comparison (<>, <, <=, >, >=)
-**      of an expression of its own columns with one of the tables before it
-**      (TPC-H Q21's l2.l_suppkey <> l1.l_suppkey), is met by some row of the
-**      key where it is met by the least or the greatest of the key's values
-**      that are not NULL (numbers: SQLite's order of them is total): <> by
-**      either, < and <= by the least, > and >= by the greatest; none where
-**      they or the outer value are NULL. The index then gives each key's
-**      group, whose least and greatest are lookups (residualTest).
-**   6b. An inner join none of whose ready equalities is one row a key may
-**      be by a pair of them whose integers are: the code (k - lo) * span2 +
-**      k2 - lo2 (spans' product at most 2^62), which the probe computes of
-**      its two sides, NULL where k2 is outside the build's span (TPC-H Q9's
-**      partsupp by ps_partkey and ps_suppkey). A LEFT JOIN's row is the
+**      where it finds its key (NOT EXISTS: where not). A LEFT JOIN's row is the
 **      one found where its other equalities are true too, else its row of NULLs,
 **      whose place n follows its rows in each of its tables (rowEval): no row is
 **      dropped (leftRow). An expression of one joined table's columns alone is
@@ -74,6 +61,20 @@
 **      l_orderkey). Left out, as values SQLite shows in its own join order: a
 **      number key that may be a REAL, min and max but of integers,
 **      count(DISTINCT).
+**   6a. A subquery's one condition beside its equality, a comparison (<>,
+**      <, <=, >, >=) of an expression of its own columns with one of the
+**      tables before it (TPC-H Q21's l2.l_suppkey <> l1.l_suppkey), is met by
+**      some row of the key where it is met by the least or the greatest of
+**      the key's values that are not NULL (numbers: SQLite's order of them
+**      is total): <> by either, < and <= by the least, > and >= by the
+**      greatest; none where they or the outer value are NULL. The index then
+**      gives each key's group, whose least and greatest are lookups
+**      (residualTest).
+**   6b. An inner join none of whose ready equalities is one row a key may
+**      be by a pair of them whose integers are: the code (k - lo) * span2 +
+**      k2 - lo2 (spans' product at most 2^62), which the probe computes of
+**      its two sides, NULL where k2 is outside the build's span (TPC-H Q9's
+**      partsupp by ps_partkey and ps_suppkey).
 **   7. A program with tables has a number no other program of the process
 **      has (ga_qprog.tabId): a device keeps the tables of the last program
 **      it ran by it, so that a read of a kept compiled plan copies none.
