@@ -451,6 +451,8 @@ typedef struct Query {
   char *zRef;
   int ordered;
   int nKeyCol;                     /* GROUP BY 1, ..., nKeyCol (0: not so grouped) */
+  int aKeyAt[4], nKeyAt;           /* ... or the result columns that are GROUP BY's keys, wherever
+                                   ** they are (genQuery's; nKeyAt 0: none known) */
 } Query;
 
 static char *refOf(const char *z){
@@ -502,6 +504,7 @@ static void genCompound(Gen *g, const char *zTab, Query *q){
   }
   q->ordered = 0;
   q->nKeyCol = 0;
+  q->nKeyAt = 0;
   if( chance(g, 0.5) ){
     orderAll(g, s, nCol);
     q->ordered = 1;
@@ -639,6 +642,8 @@ static void genQuery(Gen *g, const char *zTab, Query *q){
   }
   q->ordered = 0;
   q->nKeyCol = 0;
+  q->nKeyAt = grouped ? nKey : 0;
+  for(i=0; i<q->nKeyAt; i++) q->aKeyAt[i] = aKeyAt[i];
   if( chance(g, 0.35) ){
     int nOrd = nSel, aOrd[16];
     if( nSel==1 && strcmp(azSel[0], "*")==0 ) nOrd = N_COL;
@@ -963,6 +968,7 @@ static void genJoin(Gen *g, Query *q){
   }
   q->ordered = 0;
   q->nKeyCol = nKey;
+  q->nKeyAt = 0;
   if( chance(g, 0.4) ){
     orderAll(g, s, nSel);
     q->ordered = 1;
@@ -1066,11 +1072,26 @@ static int rowPrefix(const char *z, int n){
 ** and a group whose rows are not adjacent comes out once for each run of
 ** them. gpu_query gives each group once; such a reference is not
 ** compared (seed 1795772829611962195, test_threads). */
-static int groupsTwice(const Rows *r, int nKey){
+static int groupsTwice(const Rows *r, int nKey, const int *aKeyAt, int nKeyAt){
   char **az;
-  int i, twice = 0;
-  if( nKey==0 || r->zErr || r->n<2 || (az = sqlite3_malloc64(sizeof(char*)*(uint64_t)r->n))==0 ) return 0;
-  for(i=0; i<r->n; i++) az[i] = sqlite3_mprintf("%.*s", rowPrefix(r->az[i], nKey), r->az[i]);
+  int i, k, twice = 0;
+  if( (nKey==0 && nKeyAt==0) || r->zErr || r->n<2 || (az = sqlite3_malloc64(sizeof(char*)*(uint64_t)r->n))==0 ){
+    return 0;
+  }
+  for(i=0; i<r->n; i++){
+    if( nKey ){
+      az[i] = sqlite3_mprintf("%.*s", rowPrefix(r->az[i], nKey), r->az[i]);
+      continue;
+    }
+    {                                /* the key columns (genQuery's aKeyAt), one after another */
+      sqlite3_str *x = sqlite3_str_new(0);
+      for(k=0; k<nKeyAt; k++){
+        int a = rowPrefix(r->az[i], aKeyAt[k]), b = rowPrefix(r->az[i], aKeyAt[k] + 1);
+        sqlite3_str_appendf(x, "%.*s|", b - a, r->az[i] + a);
+      }
+      az[i] = sqlite3_str_finish(x);
+    }
+  }
   qsort(az, (size_t)r->n, sizeof(char*), cmpStr);
   for(i=1; i<r->n; i++) twice |= strcmp(az[i-1], az[i])==0;
   for(i=0; i<r->n; i++) sqlite3_free(az[i]);
@@ -1128,7 +1149,7 @@ static int runOne(sqlite3 *db, Gen *g, const Query *q, Run *o){
   rowsRun(db, ref, &want);
   sqlite3_finalize(ref);
   sqlite3_finalize(vals);
-  if( groupsTwice(&want, q->nKeyCol) ){
+  if( groupsTwice(&want, q->nKeyCol, q->aKeyAt, q->nKeyAt) ){
     rowsFree(&want);
     sqlite3_free(zArgs);
     sqlite3_free(zCreate);
@@ -1749,6 +1770,7 @@ static void genJoinRows(Gen *g, Query *q){
   q->zRef = refOf(q->zSql);
   q->ordered = 1;
   q->nKeyCol = 0;
+  q->nKeyAt = 0;
 }
 
 /* genJoinRows's reads over tables with random indexes (of one to three
@@ -2037,6 +2059,7 @@ static void genStar(Gen *g, Query *q){
   if( chance(g, 0.2) ) APP(s, " HAVING count(*) > 1");
   q->ordered = 0;
   q->nKeyCol = 0;
+  q->nKeyAt = 0;
   if( nKey && chance(g, 0.3) ){
     sqlite3_str_appendf(s, " ORDER BY %s", zK);
     q->ordered = 1;
