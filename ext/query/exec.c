@@ -33,7 +33,9 @@
 **   5. Finish: groups in GROUP BY's order (ascending keys, NULL first; a
 **      key descending where ORDER BY has as many terms and its term in that
 **      place is DESC: SQLite sorts the groups so, hoping to spare ORDER BY's
-**      sort, and ORDER BY's stable sort keeps that order on ties), then
+**      sort, and ORDER BY's stable sort keeps that order on ties; not where
+**      its plan reads the groups in an index's order, ascending: no temp
+**      B-tree for GROUP BY in it, plan_sqlite.c), then
 **      HAVING, the results, ORDER BY (stable), OFFSET and LIMIT; rows of a
 **      query without aggregates in scan order, then the same. SELECT
 **      DISTINCT keeps a row only if its results (canonical keys, each by

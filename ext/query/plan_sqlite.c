@@ -474,6 +474,7 @@ typedef struct PlanWalk {
   char *zSearch;                   /* a search that decides (sqlite3_malloc'd), or NULL */
   char *zOrdered;                  /* an index whose order the rows come in, or NULL */
   const ga_table *pFirst;          /* the first loop's table, where it SCANs one of the plan's */
+  int groupSorted;                 /* the query's groups are sorted (a temp B-tree for GROUP BY) */
 } PlanWalk;
 
 /* The share of table t's rows that the conjuncts aConj[0..nConj) (over t
@@ -570,6 +571,9 @@ static void planWalk(sqlite3 *db, qsqlkeep *keep, qplan *pl, sqlite3_stmt *st, c
     qloop lp;
     int64_t nRows;
     if( z==0 ) continue;
+    if( parent==0 && (strcmp(z, "USE TEMP B-TREE FOR GROUP BY")==0 || strcmp(z, "USE TEMP B-TREE FOR DISTINCT")==0) ){
+      w->groupSorted = 1;
+    }
     if( parent==0 && strncmp(z, "COMPOUND QUERY", 14)==0 ) idCompound = id;
     else if( parent==idCompound && nArmId<(int)(sizeof(aArmId)/sizeof(aArmId[0])) ) aArmId[nArmId++] = id;
     /* (a loop of rows the plan orders as SQLite's plan does: 9f) */
@@ -726,6 +730,12 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
   }else if( *pzWhy==0 && (w.zSearch || pairs) ){
     pl->costSqlite = w.c.sqlite;
     pl->costEngine = w.c.engine;
+  }
+  if( *pzWhy==0 && pl->aKeyDesc && !pl->nArm && !w.groupSorted ){
+    /* SQLite gives the GROUP BY ORDER BY's directions only to sort the groups (exec.c, 5);
+    ** where its loops read them in an index's order instead (TPC-H Q11 by partsupp's key)
+    ** they come ascending, as ORDER BY's ties do then */
+    for(i=0; i<pl->nKey; i++) pl->aKeyDesc[i] = 0;
   }
   sqlite3_free(w.zSearch);
   sqlite3_free(w.zOrdered);
