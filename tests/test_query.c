@@ -1285,6 +1285,14 @@ static int64_t keptReads(sqlite3 *db){
   return n;
 }
 
+/* Reads whose compiled plan an earlier read kept (kept.c). */
+static int64_t plansKept(sqlite3 *db){
+  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.plans_kept')");
+  int64_t n = z ? atoll(z) : 0;
+  free(z);
+  return n;
+}
+
 /* A run of random reads, counted. */
 typedef struct Tally {
   int64_t nRead, nEngine;          /* reads (valid SQL), and those on the engine's path */
@@ -2426,8 +2434,15 @@ START_TEST(test_kept_join){
       " AND f.a > (SELECT total(a) / 1000 - 40 FROM main.sf WHERE a > 20) AND f.a < (SELECT total(a) / 1000 + 30"
       " FROM main.sf WHERE a < 20) AND f.k > (SELECT total(a) / 600 FROM main.sd) GROUP BY x1.s",
       "SELECT x1.s, count(*), total(f.a) FROM sf AS f, temp.sd AS x1 WHERE f.k = x1.id GROUP BY x1.s",
+      /* a join with a subquery's rows (TPC-H Q17's decorrelated aggregate): kept with the
+      ** plan where its table is main's (kept.c's buildKey), never where it is temp's */
+      "SELECT count(*), total(f.a) FROM sf AS f WHERE f.a < (SELECT avg(y.a) + 20 FROM main.sd AS y WHERE y.id = f.k)",
+      "SELECT count(*), total(f.a) FROM sf AS f WHERE f.a < (SELECT avg(y.a) + 20 FROM temp.sd AS y WHERE y.id = f.k)",
     };
-    static const char *azWho[] = { "this connection", "temp", "another connection", "another connection, WAL" };
+    static const char *azWho[] = { "this connection", "temp", "another connection", "another connection, WAL",
+                                   "a subquery's rows, this connection", "a subquery's rows, temp",
+                                   "a subquery's rows, another connection, WAL" };
+    static const int aQ[] = { 0, 1, 0, 0, 2, 3, 2 };
     int v;
     /* tables of their own, whose every read compiles (the random ones' may not) */
     EXEC(db, "CREATE TABLE sf(k INTEGER, a INTEGER); CREATE TABLE sd(id INTEGER PRIMARY KEY, s TEXT, a INTEGER);"
@@ -2436,30 +2451,36 @@ START_TEST(test_kept_join){
              "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<50)"
              " INSERT INTO sd SELECT i, 's' || (i %% 7), CASE WHEN i %% 11 THEN i END FROM c;"
              "CREATE TEMP TABLE sd AS SELECT * FROM main.sd");
-    for(v=0; v<4; v++){
-      const char *zQ = azQ[v==1];
+    for(v=0; v<7; v++){
+      const char *zQ = azQ[aQ[v]];
+      const int temp = aQ[v]==1 || aQ[v]==3;
       char *zC = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.sj USING gpu_query((%s))", zQ);
       char *zRef = refOf(zQ), *zO = sqlite3_mprintf("%s ORDER BY 1", zRef);   /* (exact sums) */
       sqlite3 *w = 0;
-      int64_t k0 = keptReads(db);
+      int64_t k0 = keptReads(db), p0 = plansKept(db);
       int j;
       if( v==3 ) EXEC(db, "PRAGMA journal_mode=WAL");
-      if( v>=2 ) CHECK((w = s_open_plain(zFile))!=0, "a second connection on %s", zFile);
+      if( v==2 || v==3 || v==6 ) CHECK((w = s_open_plain(zFile))!=0, "a second connection on %s", zFile);
       EXEC(db, "%s", zC);
       for(j=0; j<6; j++){
         char *zR, *zW;
-        if( j==3 ) EXEC(w ? w : db, "UPDATE %s.sd SET s = 'z' || id, a = NULL WHERE id %% 3 = %d", v==1 ? "temp" : "main", v%3);
-        if( j==5 ) EXEC(w ? w : db, "DELETE FROM %s.sd WHERE id %% 4 = %d", v==1 ? "temp" : "main", v);
+        if( j==3 ) EXEC(w ? w : db, "UPDATE %s.sd SET s = 'z' || id, a = NULL WHERE id %% 3 = %d", temp ? "temp" : "main", v%3);
+        if( j==5 ) EXEC(w ? w : db, "DELETE FROM %s.sd WHERE id %% 4 = %d", temp ? "temp" : "main", v%4);
         zR = s_render(db, "SELECT * FROM sj ORDER BY 1");
         zW = s_render(db, zO);
         CHECK(strcmp(zR, zW)==0, "a kept join, %s, read %d: %s\n  got  %.600s\n  want %.600s", azWho[v], j, zQ, zR, zW);
         free(zR);
         free(zW);
       }
-      if( v!=1 && strcmp(g_backend, "cpu")==0 ){      /* (every read but the first) */
+      if( !temp && strcmp(g_backend, "cpu")==0 ){      /* (every read but the first) */
         CHECK(keptReads(db) - k0 >= 5, "a kept join, %s: %lld of 6 reads over kept columns", azWho[v],
               (long long)(keptReads(db) - k0));
+        /* (reads 2, 3 and 5: nothing changed since the read before) */
+        CHECK(plansKept(db) - p0 >= 3, "a kept join, %s: %lld of 6 reads by a kept plan", azWho[v],
+              (long long)(plansKept(db) - p0));
       }
+      CHECK(!temp || plansKept(db)==p0, "a kept join, %s: %lld reads by a kept plan", azWho[v],
+            (long long)(plansKept(db) - p0));
       if( w ) sqlite3_close(w);
       EXEC(db, "DROP TABLE temp.sj");
       sqlite3_free(zC);

@@ -452,8 +452,37 @@ static int litKey(sqlite3_str *s, const qexpr *e){
   return litKey(s, e->a) && litKey(s, e->b);
 }
 
+/* The constants a join's build pl (its table's rows, or a subquery's: its
+** whole plan) folds to, onto s; 0 where its rows may change with nothing
+** kept changed: a table of another file than main (the scanned table's
+** kept columns' gens say nothing of main changed: cache.c, 2), a compound,
+** a constant that litKey does not keep. */
+static int buildKey(sqlite3_str *s, const qplan *pl){
+  int i, k, ok;
+  if( pl->nArm ) return 0;
+  if( pl->pSub ) ok = buildKey(s, pl->pSub);
+  else ok = pl->src.tab.zDb && strcmp(pl->src.tab.zDb, "main")==0;
+  for(i=0; ok && i<pl->nConj; i++) ok = litKey(s, pl->aConj[i]);
+  for(i=0; ok && i<pl->nKey; i++) ok = litKey(s, pl->aKey[i]);
+  for(i=0; ok && i<pl->nAgg; i++) ok = litKey(s, pl->aAgg[i].x) && litKey(s, pl->aAgg[i].y);
+  for(i=0; ok && i<pl->nPost; i++) ok = litKey(s, pl->aPost[i]);
+  for(i=0; ok && i<pl->nOut; i++) ok = litKey(s, pl->aOut[i]);
+  for(i=0; ok && i<pl->nSort; i++) ok = litKey(s, pl->aSort[i]);
+  ok = ok && litKey(s, pl->pHaving) && litKey(s, pl->s->pLimit) && litKey(s, pl->s->pOffset);
+  for(k=0; ok && k<pl->nJoin; k++){
+    const qjoin *q = &pl->aJoin[k];
+    ok = q->pBuild && buildKey(s, q->pBuild);
+    for(i=0; ok && i<q->nEq; i++) ok = litKey(s, q->aEq[i]);
+    for(i=0; ok && i<q->nOn; i++) ok = litKey(s, q->aOn[i]);
+  }
+  sqlite3_str_appendchar(s, 1, '|');
+  return ok;
+}
+
 /* What a compiled plan of pl depends on besides its columns: its constants
-** (sqlite3_malloc'd); NULL where it must not be kept (or out of memory). */
+** and its joins' builds' (sqlite3_malloc'd); NULL where it must not be kept
+** (or out of memory). Its results, HAVING and ORDER BY are the finish's,
+** each read. */
 static char *planKey(const qplan *pl){
   sqlite3_str *s = sqlite3_str_new(0);
   int i, k, ok = 1;
@@ -463,11 +492,11 @@ static char *planKey(const qplan *pl){
   for(i=0; ok && i<pl->nPost; i++) ok = litKey(s, pl->aPost[i]);
   for(k=0; ok && k<pl->nJoin; k++){
     /* a joined table's rows are built in the compiled plan: kept only where they are
-    ** the scanned table's file's (main: kept columns' gens then say nothing changed) */
+    ** of main's file alone (buildKey: a subquery's too, TPC-H Q17's grouped lineitem) */
     const qjoin *q = &pl->aJoin[k];
-    ok = q->src.tab.zDb && strcmp(q->src.tab.zDb, "main")==0 && q->pBuild;
+    ok = q->pBuild && buildKey(s, q->pBuild);
     for(i=0; ok && i<q->nEq; i++) ok = litKey(s, q->aEq[i]);
-    for(i=0; ok && i<q->pBuild->nConj; i++) ok = litKey(s, q->pBuild->aConj[i]);
+    for(i=0; ok && i<q->nOn; i++) ok = litKey(s, q->aOn[i]);
   }
   sqlite3_str_appendchar(s, 1, '.');
   if( !ok ){
@@ -621,6 +650,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   }
   if( keptSame(kc, pl, aRes, zKey) ){
     pk = &kc->k;                            /* (a join's: its tables unchanged, nothing built) */
+    r->planKept = 1;
   }else{
     if( pl->nJoin ){
       /* the joined tables built as the CPU operators build them (join.c, 1), which

@@ -536,6 +536,7 @@ typedef struct qresult {
   qrun *run;                       /* the run that made them: it keeps their bytes */
   int kept;                        /* answered over kept columns: Q_KEPT_* (0: the engine's
                                    ** CPU operators over the table) */
+  int planKept;                    /* ... by the compiled plan an earlier run kept (kept.c) */
   char *zKeptWhy;                  /* not over kept columns though wanted: why */
   int64_t nScan;                   /* rows the CPU operators read */
   double aMs[4];                   /* where its time went, ms: finding (or keeping) the

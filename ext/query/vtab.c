@@ -51,6 +51,7 @@ struct ga_querynotes {
   int iWhy, nWhy;
   int64_t nDevice, nKeptCpu;       /* engine runs over kept columns, by the device's operators
                                    ** and the CPU's */
+  int64_t nPlanKept;               /* ... those whose compiled plan an earlier run kept */
   char azKept[N_WHY][GA_ERRLEN];   /* the last reasons kept columns did not serve */
   int iKept, nKept;
   int lastKept;                    /* the last engine run: Q_KEPT_*, or 0 */
@@ -111,17 +112,18 @@ static char *paramKey(sqlite3_value **ap, int n){
 }
 
 /* How an engine run read (exec.c, 8). */
-static void noteKept(ga_conn *c, int kept, const char *zWhy, double planMs, const double *aMs, const char *zTab){
+static void noteKept(ga_conn *c, const qresult *r, double planMs, const char *zTab){
   struct ga_querynotes *p = notesOf(c);
   if( p==0 ) return;
   sqlite3_snprintf(GA_ERRLEN, p->zLastTab, "%s", zTab);
-  p->lastKept = kept;
+  p->lastKept = r->kept;
   p->lastPlanMs = planMs;
-  memcpy(p->aLastMs, aMs, sizeof(p->aLastMs));
-  if( kept==Q_KEPT_DEVICE ) p->nDevice++;
-  if( kept==Q_KEPT_CPU ) p->nKeptCpu++;
-  if( zWhy==0 ) return;
-  sqlite3_snprintf(GA_ERRLEN, p->azKept[p->iKept], "%s", zWhy);
+  memcpy(p->aLastMs, r->aMs, sizeof(p->aLastMs));
+  if( r->kept==Q_KEPT_DEVICE ) p->nDevice++;
+  if( r->kept==Q_KEPT_CPU ) p->nKeptCpu++;
+  if( r->kept && r->planKept ) p->nPlanKept++;
+  if( r->zKeptWhy==0 ) return;
+  sqlite3_snprintf(GA_ERRLEN, p->azKept[p->iKept], "%s", r->zKeptWhy);
   p->iKept = (p->iKept + 1) % N_WHY;
   if( p->nKept<N_WHY ) p->nKept++;
 }
@@ -135,8 +137,8 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
     if( i ) sqlite3_str_appendchar(out, 1, ',');
     ga_json_str(out, p->azWhy[(p->iWhy - 1 - i + N_WHY) % N_WHY]);
   }
-  sqlite3_str_appendf(out, "],\"device\":%lld,\"kept_cpu\":%lld,\"not_kept\":[",
-                      p ? (long long)p->nDevice : 0LL, p ? (long long)p->nKeptCpu : 0LL);
+  sqlite3_str_appendf(out, "],\"device\":%lld,\"kept_cpu\":%lld,\"plans_kept\":%lld,\"not_kept\":[",
+                      p ? (long long)p->nDevice : 0LL, p ? (long long)p->nKeptCpu : 0LL, p ? (long long)p->nPlanKept : 0LL);
   for(i=0; p && i<p->nKept; i++){
     if( i ) sqlite3_str_appendchar(out, 1, ',');
     ga_json_str(out, p->azKept[(p->iKept - 1 - i + N_WHY) % N_WHY]);
@@ -606,7 +608,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     sqlite3_free(zPush);
   }
   if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
-  noteKept(t->base.conn, c->res.kept, c->res.zKeptWhy, tPlan, c->res.aMs, pl.src.zTab ? pl.src.zTab : "");
+  noteKept(t->base.conn, &c->res, tPlan, pl.src.zTab ? pl.src.zTab : "");
   q_plan_free(&pl);
   q_select_free(&sel);
   if( rc==QE_BAIL ){
