@@ -142,6 +142,12 @@ cudaError_t ga_group_exc(const ga_gent *d_ent, int64_t cap, const ga_gent *d_exc
 cudaError_t ga_group_final(const ga_gent *d_ent, const ga_gacc *d_acc, const int64_t *d_idx, int64_t n, int jb,
                            const int *d_exc_idx, const ga_sum *d_exc, ga_grow *d_out, cudaStream_t stream);
 
+/* The groups of d_in[0..n) that may meet h (ga_grow_may) into d_out, in
+** order, their number into *d_m (CUB's select, stable). d_temp NULL:
+** *temp_bytes gets the scratch it needs. */
+cudaError_t ga_group_keep(void *d_temp, size_t *temp_bytes, const ga_grow *d_in, int64_t n, const ga_ghaves *h,
+                          ga_grow *d_out, int64_t *d_m, cudaStream_t stream);
+
 /* Once per process, with the other preparations: the grouping kernel's
 ** shared memory and occupancy. */
 cudaError_t ga_group_prepare(void);

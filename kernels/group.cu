@@ -19,6 +19,7 @@
 ** depends on it (groups come out sorted by key).
 */
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 #include "gpuagg_kernels.h"
 #include "group_row.cuh"
 
@@ -230,4 +231,19 @@ extern "C" cudaError_t ga_group_final(const ga_gent *d_ent, const ga_gacc *d_acc
                                       const int *d_exc_idx, const ga_sum *d_exc, ga_grow *d_out, cudaStream_t stream){
   group_final<<<grid_for(n), 256, 0, stream>>>(d_ent, d_acc, d_idx, n, jb, d_exc_idx, d_exc, d_out);
   return cudaGetLastError();
+}
+
+namespace {
+/* ga_grow_may as CUB's selection. */
+struct MayMeet {
+  ga_ghaves h;
+  __device__ bool operator()(const ga_grow &x) const { return ga_grow_may(&x, &h) != 0; }
+};
+}
+
+extern "C" cudaError_t ga_group_keep(void *d_temp, size_t *temp_bytes, const ga_grow *d_in, int64_t n, const ga_ghaves *h,
+                                     ga_grow *d_out, int64_t *d_m, cudaStream_t stream){
+  MayMeet f;
+  f.h = *h;
+  return cub::DeviceSelect::If(d_temp, *temp_bytes, d_in, d_out, d_m, n, f, stream);
 }

@@ -257,4 +257,57 @@ GA_HD void ga_group_finish(const ga_gacc *a, uint64_t key, int jb, const ga_sum 
   out->mn = a->mn;
 }
 
+/*
+** 6. A finished group's value compared with a number (gpu_query's HAVING
+**    conjuncts of that form, ext/query/kept.c): a group that fails one is
+**    dropped where it is finished, before its row is copied or made, as
+**    HAVING would drop it. The values are what SQL shows: count(*) the
+**    rows, count the values, sum (NULL without values: it fails; integers
+**    that overflow: kept, SQLite's error is the finish's to raise) and
+**    total; compared as SQLite compares two numbers (an INTEGER with a REAL
+**    exactly).
+*/
+#define GA_HAVE_MAX 4
+enum { GA_HAVE_ROWS, GA_HAVE_COUNT, GA_HAVE_SUM, GA_HAVE_TOTAL };      /* fn */
+enum { GA_HAVE_LT, GA_HAVE_LE, GA_HAVE_GT, GA_HAVE_GE, GA_HAVE_EQ, GA_HAVE_NE };  /* op */
+typedef struct ga_ghave {
+  int32_t fn, op;                     /* GA_HAVE_*: value op number */
+  int32_t litType;                    /* the number's GA_T_INT or GA_T_REAL */
+  uint64_t lit;                       /* ... an int64 or a double's bits */
+} ga_ghave;
+typedef struct ga_ghaves { int32_t n; ga_ghave a[GA_HAVE_MAX]; } ga_ghaves;   /* all of them (n 0: none) */
+
+/* May group x meet every condition of h? */
+GA_HD int ga_grow_may(const ga_grow *x, const ga_ghaves *h){
+  int i, c;
+  for(i = 0; i < h->n; i++){
+    const ga_ghave *a = &h->a[i];
+    int64_t n = x->nInt + x->nReal;
+    uint64_t v;
+    int t = GA_T_INT;
+    double d;
+    if( a->fn == GA_HAVE_ROWS ) v = (uint64_t)x->rows;
+    else if( a->fn == GA_HAVE_COUNT ) v = (uint64_t)n;
+    else if( a->fn == GA_HAVE_SUM && n == 0 ) return 0;
+    else if( a->fn == GA_HAVE_SUM && x->sumType == GA_SUM_OVERFLOW ) continue;
+    else if( a->fn == GA_HAVE_SUM && x->sumType == GA_SUM_INT ) v = (uint64_t)x->isum;
+    else{
+      d = n ? x->total : 0.0;
+      if( d != d ) return 0;                                    /* NaN: NULL */
+      v = ga_bits(d);
+      t = GA_T_REAL;
+    }
+    c = ga_num_cmp(v, t, a->lit, a->litType);
+    switch( a->op ){
+      case GA_HAVE_LT: if( !(c < 0) ) return 0; break;
+      case GA_HAVE_LE: if( !(c <= 0) ) return 0; break;
+      case GA_HAVE_GT: if( !(c > 0) ) return 0; break;
+      case GA_HAVE_GE: if( !(c >= 0) ) return 0; break;
+      case GA_HAVE_EQ: if( c != 0 ) return 0; break;
+      default: if( c == 0 ) return 0; break;
+    }
+  }
+  return 1;
+}
+
 #endif /* GPUAGG_GROUP_ACC_H */

@@ -66,6 +66,7 @@
 */
 #include <ctype.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -4032,6 +4033,126 @@ static char *textReplaced(const char *z, const char *zFrom, const char *zTo){
   return sqlite3_str_finish(x);
 }
 
+/* The first value zFmt's query gives as an SQL literal of its type (a
+** REAL's 17 digits read back as the same REAL; NULL where it is none). */
+static char *numberLit(sqlite3 *db, const char *zFmt, ...){
+  va_list ap;
+  sqlite3_stmt *st = 0;
+  char *zSql, *z = 0;
+  va_start(ap, zFmt);
+  zSql = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    if( sqlite3_column_type(st, 0)==SQLITE_INTEGER ){
+      z = sqlite3_mprintf("%lld", (long long)sqlite3_column_int64(st, 0));
+    }else if( sqlite3_column_type(st, 0)==SQLITE_FLOAT ){
+      char b[64];
+      snprintf(b, sizeof(b), "%.17g", sqlite3_column_double(st, 0));
+      z = sqlite3_mprintf("%s%s", b, strpbrk(b, ".eni") ? "" : ".0");
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(zSql);
+  return z ? z : sqlite3_mprintf("NULL");
+}
+
+/* HAVING's conjuncts that a group's finished count(*), count, sum or total
+** decides against a number drop the groups that fail them where the
+** groups are finished (kept.c's haveOf, group_acc.h 6: on the device
+** before they are copied back). Seeded random groups of integers, reals
+** and NULLs, some all NULL; conditions of each aggregate and operator, the
+** number on either side, INTEGER or REAL, often a group's own value (the
+** boundary); some beside a conjunct of another form (nothing dropped
+** early). Each read twice (the second over kept columns), SQLite's. And a
+** group whose integers overflow is kept for the finish: SQLite's error. */
+START_TEST(test_having_pick){
+  static const char *azAgg[] = { "count(*)", "count(x)", "sum(x)", "total(x)" };
+  static const char *azOp[] = { "<", "<=", ">", ">=", "=", "<>" };
+  static const char *azFlip[] = { ">", ">=", "<", "<=", "=", "<>" };   /* x op y as y flip x */
+  char zDir[64], zFile[96];
+  int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 20 : 80;
+  int64_t k0;
+  sqlite3 *db;
+  h_rng r;
+  s_dir_make(zDir, "having");
+  snprintf(zFile, sizeof(zFile), "%s/h.db", zDir);
+  db = openFileChecked(zFile);
+  h_rng_init(&r, h_seed + 11u);
+  EXEC(db, "CREATE TABLE hp(k INTEGER, x)");
+  EXEC(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)"
+           " INSERT INTO hp SELECT (i * 2654435761 + %llu) %% %d, CASE (i * 40503 + %llu) %% 7"
+           " WHEN 0 THEN NULL WHEN 1 THEN ((i * 7) %% 9) * 0.5 WHEN 2 THEN (i %% 13) / 3.0"
+           " ELSE (i * 31 + %llu) %% 101 - 50 END FROM n;"
+           " UPDATE hp SET x = NULL WHERE k %% 17 = 3",
+       (unsigned long long)(h_next(&r) % 1000003u), 20 + (int)(h_next(&r) % 400),
+       (unsigned long long)(h_next(&r) % 1000003u), (unsigned long long)(h_next(&r) % 1000003u));
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
+       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  k0 = keptReads(db);
+  for(q=0; q<nQuery; q++){
+    sqlite3_str *x = sqlite3_str_new(0);
+    int c, nConj = 1 + (int)(h_next(&r) % 2), engine = 0;
+    char *zSql, *zRef, *zDiff;
+    sqlite3_str_appendf(x, "SELECT k, count(*), sum(x), total(x) FROM hp GROUP BY k HAVING ");
+    for(c=0; c<nConj; c++){
+      int iOp = (int)(h_next(&r) % 6), how = (int)(h_next(&r) % 8);
+      const char *zAgg = azAgg[h_next(&r) % 4];
+      char *zLit;
+      if( c ) sqlite3_str_appendf(x, " AND ");
+      if( how==7 ){                                   /* another form: nothing dropped early */
+        sqlite3_str_appendf(x, "%s %% 3 %s 1", zAgg, azOp[iOp]);
+        continue;
+      }
+      if( how<4 ){                                    /* a group's own value: the boundary */
+        char *zRefAgg = refOf(zAgg);
+        zLit = numberLit(db, "SELECT %s FROM hp GROUP BY k LIMIT 1 OFFSET %d", zRefAgg, (int)(h_next(&r) % 20));
+        sqlite3_free(zRefAgg);
+      }else{
+        int64_t v = (int64_t)(h_next(&r) % 400);
+        zLit = how==4 ? sqlite3_mprintf("%lld", (long long)(v/2 - 20)) : how==5 ? numberLit(db, "SELECT %lld / 4.0", (long long)(v - 40))
+                      : numberLit(db, "SELECT %lld + 0.5", (long long)(v%50));
+      }
+      if( h_next(&r) % 3==0 ) sqlite3_str_appendf(x, "%s %s %s", zLit, azFlip[iOp], zAgg);
+      else sqlite3_str_appendf(x, "%s %s %s", zAgg, azOp[iOp], zLit);
+      sqlite3_free(zLit);
+    }
+    sqlite3_str_appendf(x, " ORDER BY k");
+    zSql = sqlite3_str_finish(x);
+    zRef = refOf(zSql);
+    zDiff = readDiffN(db, zSql, zRef, 1, 0, &engine, 2);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+    nEngine += engine;
+    nRead++;
+  }
+  printf("gpu_query's HAVING decided as groups are finished, %s backend: %d reads, %d on the engine, %lld over kept"
+         " columns\n", g_backend, nRead, nEngine, (long long)(keptReads(db) - k0));
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  CHECK(strcmp(g_backend, "cpu")!=0 || keptReads(db) - k0>=nRead, "only %lld of %d reads over kept columns",
+        (long long)(keptReads(db) - k0), 2*nRead);
+  {
+    /* a group whose integers overflow fails no condition early: SQLite's error */
+    static const char zQ[] = "SELECT k, sum(x) FROM ho GROUP BY k HAVING sum(x) > 5";
+    Rows want, got;
+    EXEC(db, "CREATE TABLE ho(k INTEGER, x INTEGER); INSERT INTO ho VALUES (1, 1), (1, 2), (2, 9223372036854775807),"
+             " (2, 9223372036854775807), (3, 7)");
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zQ);
+    rowsOf(db, "SELECT * FROM q", &got);
+    rowsOf(db, zQ, &want);
+    CHECK(want.zErr && got.zErr && strcmp(want.zErr, got.zErr)==0, "%s: gpu_query gave %d rows and the error %s, SQLite"
+          " %d rows and %s", zQ, got.n, got.zErr ? got.zErr : "none", want.n, want.zErr ? want.zErr : "none");
+    rowsFree(&want);
+    rowsFree(&got);
+    EXEC(db, "DROP TABLE temp.q");
+  }
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* Groups whose ORDER BY term ties, in SQLite's order: sorted for GROUP BY
 ** (a temp B-tree) they take ORDER BY's directions, and ORDER BY keeps that
 ** order on ties; read in an index's order (the table's composite key, an
@@ -4071,7 +4192,8 @@ START_TEST(test_group_ties){
         && h_int(db, "SELECT count(*) FROM (SELECT sum(v) AS s FROM gp GROUP BY k) GROUP BY s HAVING count(*) > 1 LIMIT 1"),
         "no tied sums to order");
   if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
+       strcmp(g_backend, "cpu")==0 ? 1 : -1);
   for(pass=0; pass<2; pass++){
     if( pass==1 ) EXEC(db, "CREATE INDEX gt_k ON gt(k)");    /* SQLite reads gt's groups in k's order now */
     for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
@@ -5155,6 +5277,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_like);
   tcase_add_test(tc, test_rowid_collation);
   tcase_add_test(tc, test_cost_choice);
+  tcase_add_test(tc, test_having_pick);
   tcase_add_test(tc, test_group_ties);
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten_shared);

@@ -138,8 +138,11 @@ typedef struct ga_group {
   int lost;                 /* a device failed on it, or chunks went to two
                             ** tables: fold again */
   int oom;                  /* a fold ran out of memory */
-  ga_grow *res;             /* after xGroupDone(use): every group, the numeric ones
-                            ** first, ascending by ga_grow_order (ties unordered) */
+  ga_ghaves have;           /* set by the caller: a group that fails these may be left
+                            ** out of res (group_acc.h, 6; n 0: none is) */
+  ga_grow *res;             /* after xGroupDone(use): every group (but those have drops),
+                            ** the numeric ones first, ascending by ga_grow_order (ties
+                            ** unordered) */
   int64_t nRes;             /* groups in res */
 } ga_group;
 

@@ -15,7 +15,9 @@
 **   3. Every GA_CARRY_ROWS rows the accumulators' words are carried.
 **   4. At the end the slots in use are compacted, sorted by ga_key_order
 **      (CUB), finished (with the reals the host summed) and copied back as
-**      ga_grow rows, numeric groups first in order.
+**      ga_grow rows, numeric groups first in order; where the caller gave
+**      conditions (ga_group.have: HAVING's), only the groups that may meet
+**      them are picked there (CUB's select) and copied.
 **   5. Any CUDA error is reported by name; the grouping is then lost (the
 **      caller groups again on the CPU, or fails in 'cuda' mode).
 **   6. Each device a grouping's chunks (or a kept column's parts) went to
@@ -166,26 +168,28 @@ static int groupExc(ga_group *g, cuGroup *c, ga_gent **pEnt, ga_sum **pExc, int 
   return e==cudaSuccess ? 0 : ga_cu_fail(e, "the host's sums, to the device", zErr);
 }
 
-/* Every group, finished and in order, into g->res. */
+/* Every group, finished and in order, into g->res: those that may meet
+** g->have alone, picked on the device (group_acc.h, 6), so that only they
+** cross the bus (TPC-H Q18's HAVING keeps 624 of 1.5M groups). */
 static int groupCollect(ga_group *g, cuGroup *c, char *zErr){
-  int64_t G, *idx = 0, *idx2 = 0;
+  int64_t G, m, *idx = 0, *idx2 = 0, *dM = 0;
   uint64_t *ord = 0, *ord2 = 0;
-  ga_grow *out = 0;
+  ga_grow *out = 0, *out2 = 0;
   ga_gent *excEnt = 0;
   ga_sum *exc = 0;
-  int *excIdx = 0, rc = 0;
+  int *excIdx = 0, rc = 0, pick = g->have.n>0;
   void *temp = 0;
-  size_t nTemp = 0;
+  size_t nTemp = 0, nPick = 0;
   cudaError_t e = cudaSuccess;
   const char *zWhat = "collecting the groups";
   if( groupCount(c, zErr) ) return 1;
   G = c->nKnown;
   free(g->res);
-  if( (g->res = malloc(sizeof(ga_grow)*(size_t)(G ? G : 1)))==0 ){
-    strcpy(zErr, "gpuagg: out of memory");
-    return 1;
+  g->res = 0;
+  if( G==0 ){
+    g->res = malloc(sizeof(ga_grow));
+    return g->res==0 ? (strcpy(zErr, "gpuagg: out of memory"), 1) : 0;
   }
-  if( G==0 ) return 0;
   if( g->nExc && groupExc(g, c, &excEnt, &exc, &excIdx, zErr) ){
     rc = 1;
   }else{
@@ -194,21 +198,39 @@ static int groupCollect(ga_group *g, cuGroup *c, char *zErr){
     if( e==cudaSuccess ) e = ga_cu_alloc((void**)&ord, sizeof(uint64_t)*(size_t)G);
     if( e==cudaSuccess ) e = ga_cu_alloc((void**)&ord2, sizeof(uint64_t)*(size_t)G);
     if( e==cudaSuccess ) e = ga_cu_alloc((void**)&out, sizeof(ga_grow)*(size_t)G);
+    if( e==cudaSuccess && pick ) e = ga_cu_alloc((void**)&out2, sizeof(ga_grow)*(size_t)G + 16);
     /* The count is reused as the compaction's cursor. */
     if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemsetAsync(c->dCount, 0, sizeof(unsigned long long), c->st));
     if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_compact(c->ent, c->cap, idx, ord, c->dCount, c->st));
     if( e==cudaSuccess ) e = ga_group_sort(0, &nTemp, ord, ord2, idx, idx2, G, c->st);
-    if( e==cudaSuccess ) e = ga_cu_alloc(&temp, nTemp ? nTemp : 1);
+    if( e==cudaSuccess && pick ) e = ga_group_keep(0, &nPick, out, G, &g->have, out2, 0, c->st);
+    if( e==cudaSuccess ) e = ga_cu_alloc(&temp, (nTemp>nPick ? nTemp : nPick) + 1);
+    if( e==cudaSuccess ) nTemp = nPick = (nTemp>nPick ? nTemp : nPick) + 1;
     if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_sort(temp, &nTemp, ord, ord2, idx, idx2, G, c->st));
     if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_final(c->ent, c->acc, idx2, G, g->jb, excIdx, exc, out, c->st));
-    if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(g->res, out, sizeof(ga_grow)*(size_t)G,
-                                                         cudaMemcpyDeviceToHost, c->st));
-    if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(c->st));
+    m = G;
+    if( e==cudaSuccess && pick ){
+      /* the picked groups after out2's, their count copied back through the pinned word */
+      dM = (int64_t*)(out2 + G);
+      e = FI(FAULT_LAUNCH, ga_group_keep(temp, &nPick, out, G, &g->have, out2, dM, c->st));
+      if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(c->hCount, dM, sizeof(int64_t), cudaMemcpyDeviceToHost,
+                                                           c->st));
+      if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(c->st));
+      if( e==cudaSuccess ) m = (int64_t)*c->hCount;
+      if( e==cudaSuccess && (m<0 || m>G) ) e = cudaErrorUnknown;   /* (never) */
+    }
+    if( e==cudaSuccess && (g->res = malloc(sizeof(ga_grow)*(size_t)(m ? m : 1)))==0 ){
+      strcpy(zErr, "gpuagg: out of memory");
+      rc = 1;
+    }
+    if( e==cudaSuccess && rc==0 && m ) e = FI(FAULT_COPY, cudaMemcpyAsync(g->res, pick ? out2 : out, sizeof(ga_grow)*(size_t)m,
+                                                                       cudaMemcpyDeviceToHost, c->st));
+    if( e==cudaSuccess && rc==0 ) e = FI(FAULT_SYNC, cudaStreamSynchronize(c->st));
     if( e!=cudaSuccess ) rc = ga_cu_fail(e, zWhat, zErr);
-    else g->nRes = G;
+    else if( rc==0 ) g->nRes = m;
   }
-  ga_cu_free(idx); ga_cu_free(idx2); ga_cu_free(ord); ga_cu_free(ord2); ga_cu_free(out); ga_cu_free(temp);
-  ga_cu_free(excEnt); ga_cu_free(exc); ga_cu_free(excIdx);
+  ga_cu_free(idx); ga_cu_free(idx2); ga_cu_free(ord); ga_cu_free(ord2); ga_cu_free(out); ga_cu_free(out2);
+  ga_cu_free(temp); ga_cu_free(excEnt); ga_cu_free(exc); ga_cu_free(excIdx);
   return rc;
 }
 

@@ -366,6 +366,67 @@ done:
   return rc;
 }
 
+/* HAVING's conjuncts that fold 0's finished groups decide alone, into h
+** (group_acc.h, 6): count(*), or count, sum or total of fold 0's
+** argument, compared with a number (no TEXT affinity applied). Only where
+** every conjunct is one: a conjunct that can raise an error is the
+** finish's to meet, in every group. */
+static void haveOf(const qplan *pl, const qkept *k, ga_ghaves *h){
+  const qexpr *aStack[2*GA_HAVE_MAX + 2];
+  int n = 0, ok = 1;
+  memset(h, 0, sizeof(*h));
+  if( pl->pHaving==0 || k->p.nFold<1 ) return;
+  aStack[n++] = pl->pHaving;
+  while( ok && n>0 ){
+    const qexpr *e = aStack[--n], *x, *c;
+    const qagg *a;
+    ga_ghave *g;
+    int flip;
+    if( e->op==E_AND ){
+      ok = n + 2<=(int)(sizeof(aStack)/sizeof(aStack[0]));
+      aStack[n++] = e->b;
+      aStack[n++] = e->a;
+      continue;
+    }
+    if( h->n==GA_HAVE_MAX || e->op<E_EQ || e->op>E_GE || e->cmpAff==GA_AFF_TEXT ){ ok = 0; break; }
+    flip = e->a->op==E_LIT;
+    x = flip ? e->b : e->a;
+    c = flip ? e->a : e->b;
+    if( x->op!=E_AGGREF || c->op!=E_LIT || (c->t!=SQLITE_INTEGER && c->t!=SQLITE_FLOAT) ){ ok = 0; break; }
+    a = &pl->aAgg[x->iCol];
+    if( a->distinct || a->gpu || (a->fn!=A_COUNTSTAR && k->aFold[x->iCol]!=0) ){ ok = 0; break; }
+    g = &h->a[h->n++];
+    switch( a->fn ){
+      case A_COUNTSTAR: g->fn = GA_HAVE_ROWS; break;
+      case A_COUNT: g->fn = GA_HAVE_COUNT; break;
+      case A_SUM: g->fn = GA_HAVE_SUM; break;
+      case A_TOTAL: g->fn = GA_HAVE_TOTAL; break;
+      default: ok = 0; break;
+    }
+    switch( e->op ){
+      case E_LT: g->op = flip ? GA_HAVE_GT : GA_HAVE_LT; break;
+      case E_LE: g->op = flip ? GA_HAVE_GE : GA_HAVE_LE; break;
+      case E_GT: g->op = flip ? GA_HAVE_LT : GA_HAVE_GT; break;
+      case E_GE: g->op = flip ? GA_HAVE_LE : GA_HAVE_GE; break;
+      case E_EQ: g->op = GA_HAVE_EQ; break;
+      default: g->op = GA_HAVE_NE; break;
+    }
+    g->litType = c->t==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL;
+    g->lit = (uint64_t)c->i;
+  }
+  if( !ok ) memset(h, 0, sizeof(*h));          /* (a conjunct of another form) */
+}
+
+/* Fold 0's groups that may meet h alone kept (a backend may have dropped the
+** others already: group_acc.h, 6), in order. */
+static void haveKept(ga_group *g, const ga_ghaves *h){
+  int64_t i, m = 0;
+  for(i=0; h->n && i<g->nRes; i++){
+    if( ga_grow_may(&g->res[i], h) ) g->res[m++] = g->res[i];
+  }
+  if( h->n ) g->nRes = m;
+}
+
 /* Requirement 8: SQLITE_OK with *pDone set where the groups are e->main's,
 ** else why in r->zKeptWhy (where it was wanted); an error (*pzErr). */
 /* The column cache dropped kc's hold (its columns went): its memory too. */
@@ -674,12 +735,14 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
     aG[f].jbSure = pk->jbSure;
     apG[f] = &aG[f];
   }
+  haveOf(pl, pk, &aG[0].have);
   fail = be->xQuery(be==dev ? aRes[0]->pRes : 0, &conn->stats, &pk->p, aCol, aRes[0]->n, pk->tabC, pk->tabV, pk->nTab,
                     apG, zErr);
   if( be==dev ) ga_cache_work(conn->cache);
   for(f=0; f<pk->p.nFold; f++){
     if( (aG[f].dev || aG[f].cpu) && be->xGroupDone(&aG[f], !fail, zErr) && !fail ) fail = 1;
   }
+  if( !fail ) haveKept(&aG[0], &aG[0].have);
   if( fail==0 && be==dev && kc && pk==&kc->k ){   /* the device found the windows: the next read need not */
     for(f=0; f<pk->p.nFold; f++) pk->aJb[f] = aG[f].jb;
     pk->jbSure = 1;
