@@ -4033,6 +4033,59 @@ static char *textReplaced(const char *z, const char *zFrom, const char *zTo){
   return sqlite3_str_finish(x);
 }
 
+/* A read of a small table whose subqueries read a large one (TPC-H Q15's
+** sums of lineitem joined with supplier): the subqueries keep the columns
+** they read once one of them read gpuagg_config('threshold') rows
+** (q_table_keeps_sub), though the table's own read never does. Each read
+** SQLite's; the large table's columns kept after the first. */
+START_TEST(test_sub_keeps){
+  static const char *azQ[] = {
+    "SELECT s.id, s.a, t.v FROM sm AS s, (SELECT k, sum(a) AS v FROM bg GROUP BY k) AS t WHERE s.id = t.k ORDER BY 1",
+    "SELECT count(*), sum(a) FROM sm WHERE a > (SELECT avg(a) FROM bg WHERE k < 30)",
+    "SELECT id FROM sm WHERE id IN (SELECT k FROM bg GROUP BY k HAVING count(*) > 160) ORDER BY 1",
+  };
+  char zDir[64], zFile[96];
+  int q, i, nEngine = 0, nRead = 0;
+  sqlite3 *db;
+  s_dir_make(zDir, "subkeeps");
+  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE bg(k INTEGER, a INTEGER); CREATE TABLE sm(id INTEGER PRIMARY KEY, a INTEGER);"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
+           " INSERT INTO bg SELECT (i * 7919 + %llu) %% 37, (i * 31) %% 1001 - 500 FROM n;"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
+           " INSERT INTO sm SELECT i, (i * 13) %% 200 - 100 FROM n", (unsigned long long)(h_seed % 1000003u));
+  /* (the cpu backend's query_kept 1 keeps every read's columns: only the device's reads tell) */
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
+       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+    int64_t e0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.entries')");
+    char *zRef = refOf(azQ[q]);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azQ[q]);
+    for(i=0; i<3; i++){
+      int64_t e1, s0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
+      char *zGot = s_render(db, "SELECT * FROM q"), *zWant = s_render(db, zRef);
+      CHECK(strcmp(zGot, zWant)==0, "read %d: %s\n  got  %.300s\n  want %.300s", i + 1, azQ[q], zGot, zWant);
+      free(zGot);
+      free(zWant);
+      nEngine += h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')")>s0;
+      nRead++;
+      e1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.entries')");
+      CHECK(i==0 || e1>e0 || strcmp(g_backend, "cpu")==0, "read %d: %s: no column of bg kept (%lld entries)", i + 1, azQ[q],
+            (long long)e1);
+    }
+    EXEC(db, "DROP TABLE temp.q; SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d)", 1<<26);
+    sqlite3_free(zRef);
+  }
+  printf("gpu_query's subqueries keep a large table's columns, %s backend: %d reads, %d on the engine\n", g_backend, nRead,
+         nEngine);
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* The first value zFmt's query gives as an SQL literal of its type (a
 ** REAL's 17 digits read back as the same REAL; NULL where it is none). */
 static char *numberLit(sqlite3 *db, const char *zFmt, ...){
@@ -5277,6 +5330,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_like);
   tcase_add_test(tc, test_rowid_collation);
   tcase_add_test(tc, test_cost_choice);
+  tcase_add_test(tc, test_sub_keeps);
   tcase_add_test(tc, test_having_pick);
   tcase_add_test(tc, test_group_ties);
   tcase_add_test(tc, test_tpch22);

@@ -294,7 +294,8 @@ int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsi
   ga_cell *aCell = 0;
   int c, i, rc;
   memset(&sr, 0, sizeof(sr));
-  if( (rc = q_exec(vt, db, pl->pSub, keep, 0, "", &sr, pzErr))!=SQLITE_OK ) goto done;
+  if( (rc = q_exec(vt, db, pl->pSub, keep || q_table_keeps_sub(vt), 0, "", &sr, pzErr))!=SQLITE_OK ) goto done;
+  q_table_scanned(vt, sr.nScan);
   *pnScan = sr.nScan;
   aT = sqlite3_malloc64((uint64_t)(pl->nCol + 1)*GA_BATCH);   /* (count(*) alone reads none) */
   aV = sqlite3_malloc64(8*(uint64_t)(pl->nCol + 1)*GA_BATCH);

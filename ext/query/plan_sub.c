@@ -167,15 +167,16 @@ static int subPlan(Bind *b, const qexpr *q, int asSet, SubRun *r, char **pzWhy){
 }
 
 /* r's rows, as q_plan (SQLite's own plan deciding too) and q_exec would
-** give them; where a gpu_query table's read runs it and keeps its own
-** columns (not gpu_explain's: b->keep NULL), its columns kept too, and its
-** compiled plan with the table's, by its text. */
+** give them; where a gpu_query table's read runs it (not gpu_explain's:
+** b->keep NULL) and keeps its subqueries' columns (q_table_keeps_sub), its
+** columns kept too, and its compiled plan with the table's, by its text. */
 static int subRows(Bind *b, SubRun *r, char **pzWhy){
-  int rc = SQLITE_OK, keep = b->keep && q_table_keeps(b->vt);
+  int rc = SQLITE_OK, keep = b->keep && q_table_keeps_sub(b->vt);
   if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = qpSqlitePlan(b->db, 0, &r->pl, 0, 0, 0, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
     rc = q_exec(b->vt, b->db, &r->pl, keep, keep ? q_table_subkept(b->vt, r->zSub) : 0, keep ? r->zSub : "", &r->res,
                 pzWhy);
+    if( rc==SQLITE_OK && b->keep ) q_table_scanned(b->vt, r->res.nScan);
   }
   return rc;
 }

@@ -562,6 +562,14 @@ void q_result_free(qresult*);
 ** keep: it read gpuagg_config('threshold') rows before, or 'query_kept' is
 ** 1): the subqueries it runs keep theirs too (plan_sub.c). */
 int q_table_keeps(sqlite3_vtab *vt);
+/* Whether the subqueries a read of vt runs (FROM, IN, a scalar one, a
+** joined one's rows) keep the columns they read: where its own read does
+** (q_table_keeps), or where one of them read gpuagg_config('threshold')
+** rows on the CPU operators before (q_table_scanned: TPC-H Q15's sums of
+** lineitem, joined with supplier's 10,000 rows). */
+int q_table_keeps_sub(sqlite3_vtab *vt);
+/* A subquery of a read of vt read nScan rows on the CPU operators. */
+void q_table_scanned(sqlite3_vtab *vt, int64_t nScan);
 /* Where table vt keeps the plan compiled for its subquery zSub (one of
 ** Q_SUBKEPT, by the text's hash: two that share one compile in turn; q_exec's
 ** key, the text among it, tells them apart). */

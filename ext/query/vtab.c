@@ -232,6 +232,7 @@ typedef struct QTab {
                                    ** (through another gpu_query table) is refused */
   int big;                         /* a read of it read gpuagg_config('threshold') rows or more:
                                    ** its columns are worth keeping (exec.c, 8) */
+  int bigSub;                      /* ... a subquery of a read of it did: theirs are */
   qkeptcache kept;                 /* its plan compiled for kept columns, for the next read */
   qkeptcache aSubKept[Q_SUBKEPT];  /* ... and its subqueries' (q_table_subkept) */
   qsqlkeep sql;                    /* statements its plan prepares, for the next read */
@@ -695,6 +696,15 @@ const sqlite3_module ga_query_module = {
 int q_table_keeps(sqlite3_vtab *vt){
   const QTab *t = (const QTab*)vt;
   return t->big || t->base.conn->qkept==1;
+}
+
+int q_table_keeps_sub(sqlite3_vtab *vt){
+  return q_table_keeps(vt) || ((const QTab*)vt)->bigSub;
+}
+
+void q_table_scanned(sqlite3_vtab *vt, int64_t nScan){
+  QTab *t = (QTab*)vt;
+  if( nScan>=t->base.conn->threshold ) t->bigSub = 1;
 }
 
 qkeptcache *q_table_subkept(sqlite3_vtab *vt, const char *zSub){
