@@ -183,7 +183,7 @@ static int groupCollect(ga_group *g, cuGroup *c, char *zErr){
   cudaError_t e = cudaSuccess;
   const char *zWhat = "collecting the groups";
   if( groupCount(c, zErr) ) return 1;
-  G = c->nKnown;
+  G = g->nAll = c->nKnown;
   free(g->res);
   g->res = 0;
   if( G==0 ){

@@ -744,8 +744,13 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   }
   if( !fail ) haveKept(&aG[0], &aG[0].have);
   if( fail==0 && be==dev && kc && pk==&kc->k ){   /* the device found the windows: the next read need not */
+    int64_t nAll = 0;
     for(f=0; f<pk->p.nFold; f++) pk->aJb[f] = aG[f].jb;
     pk->jbSure = 1;
+    /* ... nor a number key's range: the same program over the same columns makes the same groups,
+    ** so the next read's table is made for them (TPC-H Q18's IN: 1.5M groups of keys spanning 6M) */
+    for(f=0; f<pk->p.nFold; f++) if( aG[f].nAll>nAll ) nAll = aG[f].nAll;
+    if( pk->p.keyNum && pk->p.nGroup==0 && nAll>0 ) pk->p.nGroup = nAll;
   }
   for(c=0; !fail && rc==SQLITE_OK && c<pl->nAgg; c++){
     if( pk->aFold[c]!=-2 ) continue;
