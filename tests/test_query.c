@@ -4033,6 +4033,21 @@ static char *textReplaced(const char *z, const char *zFrom, const char *zTo){
   return sqlite3_str_finish(x);
 }
 
+/* zSql read through a gpu_query table gives SQLite's error, after as many
+** rows. */
+static void errorSame(sqlite3 *db, const char *zSql){
+  Rows want, got;
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+  rowsOf(db, "SELECT * FROM q", &got);
+  rowsOf(db, zSql, &want);
+  CHECK(want.zErr && got.zErr && strcmp(want.zErr, got.zErr)==0 && want.n==got.n, "%s: gpu_query gave %d rows and"
+        " the error %s, SQLite %d rows and %s", zSql, got.n, got.zErr ? got.zErr : "none", want.n,
+        want.zErr ? want.zErr : "none");
+  rowsFree(&want);
+  rowsFree(&got);
+  EXEC(db, "DROP TABLE temp.q");
+}
+
 /* A read of a small table whose subqueries read a large one (TPC-H Q15's
 ** sums of lineitem joined with supplier): the subqueries keep the columns
 ** they read once one of them read gpuagg_config('threshold') rows
@@ -4192,18 +4207,9 @@ START_TEST(test_having_pick){
         (long long)(keptReads(db) - k0), 2*nRead);
   {
     /* a group whose integers overflow fails no condition early: SQLite's error */
-    static const char zQ[] = "SELECT k, sum(x) FROM ho GROUP BY k HAVING sum(x) > 5";
-    Rows want, got;
     EXEC(db, "CREATE TABLE ho(k INTEGER, x INTEGER); INSERT INTO ho VALUES (1, 1), (1, 2), (2, 9223372036854775807),"
              " (2, 9223372036854775807), (3, 7)");
-    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zQ);
-    rowsOf(db, "SELECT * FROM q", &got);
-    rowsOf(db, zQ, &want);
-    CHECK(want.zErr && got.zErr && strcmp(want.zErr, got.zErr)==0, "%s: gpu_query gave %d rows and the error %s, SQLite"
-          " %d rows and %s", zQ, got.n, got.zErr ? got.zErr : "none", want.n, want.zErr ? want.zErr : "none");
-    rowsFree(&want);
-    rowsFree(&got);
-    EXEC(db, "DROP TABLE temp.q");
+    errorSame(db, "SELECT k, sum(x) FROM ho GROUP BY k HAVING sum(x) > 5");
   }
   sqlite3_close(db);
   s_dir_drop(zDir);
@@ -4670,7 +4676,6 @@ START_TEST(test_having_first){
   static const char zErrSql[] = "SELECT g, count(*) FROM hf GROUP BY g HAVING CASE WHEN g = %d THEN"
     " length(zeroblob(max(x) * 1000000)) WHEN g = %d THEN json(printf('x%%d', g)) ELSE g %% 50 = 0 END";
   sqlite3 *db = s_open(4096, 1000);
-  Rows want, got;
   char *zErr;
   int i, nEngine = 0, nRead = 0, gFirst, gLow;
   EXEC(db, "CREATE TABLE hf(id INTEGER PRIMARY KEY, g INTEGER, s TEXT, x INTEGER);"
@@ -4686,14 +4691,7 @@ START_TEST(test_having_first){
   }
   CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
   zErr = sqlite3_mprintf(zErrSql, gLow, gFirst);
-  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zErr);
-  rowsOf(db, "SELECT * FROM q", &got);
-  rowsOf(db, zErr, &want);
-  CHECK(want.zErr && got.zErr && strcmp(want.zErr, got.zErr)==0 && want.n==got.n, "%s: gpu_query gave %d rows and"
-        " the error %s, SQLite %d rows and %s", zErr, got.n, got.zErr ? got.zErr : "none", want.n,
-        want.zErr ? want.zErr : "none");
-  rowsFree(&want);
-  rowsFree(&got);
+  errorSame(db, zErr);
   sqlite3_free(zErr);
   sqlite3_close(db);
 }

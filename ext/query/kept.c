@@ -513,29 +513,42 @@ static int litKey(sqlite3_str *s, const qexpr *e){
   return litKey(s, e->a) && litKey(s, e->b);
 }
 
+static int buildKey(sqlite3_str *s, const qplan *pl);
+
+/* pl's constants onto s (litKey), its joins' builds' too (buildKey); where
+** whole, those its finish reads as well (results, HAVING, ORDER BY, LIMIT,
+** OFFSET: a build's rows are all of it). 0 where one may not be kept. */
+static int planLits(sqlite3_str *s, const qplan *pl, int whole){
+  int i, k, ok = 1;
+  for(i=0; ok && i<pl->nConj; i++) ok = litKey(s, pl->aConj[i]);
+  for(i=0; ok && i<pl->nKey; i++) ok = litKey(s, pl->aKey[i]);
+  for(i=0; ok && i<pl->nAgg; i++) ok = litKey(s, pl->aAgg[i].x) && litKey(s, pl->aAgg[i].y);
+  for(i=0; ok && i<pl->nPost; i++) ok = litKey(s, pl->aPost[i]);
+  for(i=0; ok && whole && i<pl->nOut; i++) ok = litKey(s, pl->aOut[i]);
+  for(i=0; ok && whole && i<pl->nSort; i++) ok = litKey(s, pl->aSort[i]);
+  ok = ok && (!whole || (litKey(s, pl->pHaving) && litKey(s, pl->s->pLimit) && litKey(s, pl->s->pOffset)));
+  for(k=0; ok && k<pl->nJoin; k++){
+    /* a joined table's rows are built in the compiled plan: kept only where they are
+    ** of main's file alone (buildKey: a subquery's too, TPC-H Q17's grouped lineitem) */
+    const qjoin *q = &pl->aJoin[k];
+    ok = q->pBuild && buildKey(s, q->pBuild);
+    for(i=0; ok && i<q->nEq; i++) ok = litKey(s, q->aEq[i]);
+    for(i=0; ok && i<q->nOn; i++) ok = litKey(s, q->aOn[i]);
+  }
+  return ok;
+}
+
 /* The constants a join's build pl (its table's rows, or a subquery's: its
 ** whole plan) folds to, onto s; 0 where its rows may change with nothing
 ** kept changed: a table of another file than main (the scanned table's
 ** kept columns' gens say nothing of main changed: cache.c, 2), a compound,
 ** a constant that litKey does not keep. */
 static int buildKey(sqlite3_str *s, const qplan *pl){
-  int i, k, ok;
+  int ok;
   if( pl->nArm ) return 0;
   if( pl->pSub ) ok = buildKey(s, pl->pSub);
   else ok = pl->src.tab.zDb && strcmp(pl->src.tab.zDb, "main")==0;
-  for(i=0; ok && i<pl->nConj; i++) ok = litKey(s, pl->aConj[i]);
-  for(i=0; ok && i<pl->nKey; i++) ok = litKey(s, pl->aKey[i]);
-  for(i=0; ok && i<pl->nAgg; i++) ok = litKey(s, pl->aAgg[i].x) && litKey(s, pl->aAgg[i].y);
-  for(i=0; ok && i<pl->nPost; i++) ok = litKey(s, pl->aPost[i]);
-  for(i=0; ok && i<pl->nOut; i++) ok = litKey(s, pl->aOut[i]);
-  for(i=0; ok && i<pl->nSort; i++) ok = litKey(s, pl->aSort[i]);
-  ok = ok && litKey(s, pl->pHaving) && litKey(s, pl->s->pLimit) && litKey(s, pl->s->pOffset);
-  for(k=0; ok && k<pl->nJoin; k++){
-    const qjoin *q = &pl->aJoin[k];
-    ok = q->pBuild && buildKey(s, q->pBuild);
-    for(i=0; ok && i<q->nEq; i++) ok = litKey(s, q->aEq[i]);
-    for(i=0; ok && i<q->nOn; i++) ok = litKey(s, q->aOn[i]);
-  }
+  ok = ok && planLits(s, pl, 1);
   sqlite3_str_appendchar(s, 1, '|');
   return ok;
 }
@@ -546,19 +559,7 @@ static int buildKey(sqlite3_str *s, const qplan *pl){
 ** each read. */
 static char *planKey(const qplan *pl){
   sqlite3_str *s = sqlite3_str_new(0);
-  int i, k, ok = 1;
-  for(i=0; ok && i<pl->nConj; i++) ok = litKey(s, pl->aConj[i]);
-  for(i=0; ok && i<pl->nKey; i++) ok = litKey(s, pl->aKey[i]);
-  for(i=0; ok && i<pl->nAgg; i++) ok = litKey(s, pl->aAgg[i].x);
-  for(i=0; ok && i<pl->nPost; i++) ok = litKey(s, pl->aPost[i]);
-  for(k=0; ok && k<pl->nJoin; k++){
-    /* a joined table's rows are built in the compiled plan: kept only where they are
-    ** of main's file alone (buildKey: a subquery's too, TPC-H Q17's grouped lineitem) */
-    const qjoin *q = &pl->aJoin[k];
-    ok = q->pBuild && buildKey(s, q->pBuild);
-    for(i=0; ok && i<q->nEq; i++) ok = litKey(s, q->aEq[i]);
-    for(i=0; ok && i<q->nOn; i++) ok = litKey(s, q->aOn[i]);
-  }
+  int ok = planLits(s, pl, 0);
   sqlite3_str_appendchar(s, 1, '.');
   if( !ok ){
     sqlite3_free(sqlite3_str_finish(s));
