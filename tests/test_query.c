@@ -4220,8 +4220,10 @@ END_TEST
 ** (a temp B-tree) they take ORDER BY's directions, and ORDER BY keeps that
 ** order on ties; read in an index's order (the table's composite key, an
 ** index on the key) they come ascending whatever ORDER BY says (TPC-H Q11
-** by partsupp's key, GPUAGG_SEED=1796078052068048799). Seeded data with
-** many ties; each read twice (the second over kept columns), SQLite's. */
+** by partsupp's key, GPUAGG_SEED=1796078052068048799), or in another
+** order than GROUP BY's (an index on (k, v) for GROUP BY v, k: SQLite's
+** read). Seeded data with many ties; each read twice (the second over kept
+** columns), SQLite's. */
 START_TEST(test_group_ties){
   static const char *azQ[] = {
     "SELECT k, sum(v) AS s FROM gt GROUP BY k ORDER BY s DESC",
@@ -4243,7 +4245,7 @@ START_TEST(test_group_ties){
            " CREATE TABLE gp(k INTEGER, j INTEGER, v INTEGER, PRIMARY KEY(k, j));"
            " CREATE TABLE gd(id INTEGER PRIMARY KEY, w INTEGER)");
   EXEC(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)"
-           " INSERT INTO gt SELECT i, (i * 2654435761 + %llu) %% 397, (i * 40503 + %llu) %% 3 FROM n;"
+           " INSERT INTO gt SELECT i, (i * 2654435761 + %llu) %% 397, (i * 40507 + %llu) %% 3 FROM n;"
            " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)"
            " INSERT OR IGNORE INTO gp SELECT (i * 7919 + %llu) %% 503, i %% 9, (i * 31 + %llu) %% 4 FROM n;"
            " WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 400)"
@@ -4266,6 +4268,20 @@ START_TEST(test_group_ties){
       sqlite3_free(zDiff);
       nEngine += engine;
       nRead++;
+    }
+  }
+  {
+    /* groups read in an index on (k, v) for GROUP BY v, k come in (k, v)'s order, not the
+    ** engine's (plan_sqlite.c's orderFree): the rows and ORDER BY's ties SQLite's */
+    static const char *azPerm[] = {
+      "SELECT v, k, count(*) FROM gt GROUP BY v, k",
+      "SELECT v, k, count(*) AS c FROM gt GROUP BY v, k ORDER BY c DESC",
+    };
+    EXEC(db, "CREATE INDEX gt_kv ON gt(k, v)");
+    for(q=0; q<2; q++){
+      char *zDiff = readDiffN(db, azPerm[q], 0, 1, 0, 0, 2);
+      CHECK(zDiff==0, "%s\n  %s", azPerm[q], zDiff);
+      sqlite3_free(zDiff);
     }
   }
   printf("gpu_query's tied groups in SQLite's order, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);

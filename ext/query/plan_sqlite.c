@@ -12,14 +12,16 @@
 #define Q_SAMPLE_ROWS 4096         /* a table this large or larger: rows per key sampled (cost.c, 1b) */
 
 /* Is pl's answer the same when its rows are read in index ix's order? With
-** GROUP BY keys that are ix's first columns (plain columns, the same
-** collations), ix gives a group's rows in rowid order, as the engine reads
-** them: every choice of a row is the same. Without keys, where nothing
-** depends on the order: no DISTINCT, LIMIT, OFFSET, bare column, min(),
-** max(), argmin, argmax or DISTINCT aggregate. */
+** GROUP BY keys that are ix's first columns in GROUP BY's order (plain
+** columns, the same collations, ascending), ix gives a group's rows in rowid order, as
+** the engine reads them: every choice of a row is the same, and the groups
+** come in the engine's order (GROUP BY b, a by an index on (a, b) does not:
+** ORDER BY's ties, or the rows without one, would differ). Without keys,
+** where nothing depends on the order: no DISTINCT, LIMIT, OFFSET, bare
+** column, min(), max(), argmin, argmax or DISTINCT aggregate. */
 static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
   sqlite3_stmt *st = 0;
-  int i, k, ok = 1;
+  int i, ok = 1;
   const qselect *s = pl->s;
   if( !pl->grouped ) return 0;
   if( pl->nKey==0 ){
@@ -30,7 +32,8 @@ static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
     }
     return 1;
   }
-  if( sqlite3_prepare_v2(db, "SELECT name, coll FROM pragma_index_xinfo(?1, ?2) WHERE key ORDER BY seqno", -1, &st, 0) ){
+  if( sqlite3_prepare_v2(db, "SELECT name, coll, desc FROM pragma_index_xinfo(?1, ?2) WHERE key ORDER BY seqno", -1, &st,
+                         0) ){
     sqlite3_finalize(st);
     return 0;
   }
@@ -39,13 +42,14 @@ static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
   for(i=0; i<pl->nKey && ok; i++){
     const char *zCol, *zColl;
     ok = sqlite3_step(st)==SQLITE_ROW && (zCol = (const char*)sqlite3_column_text(st, 0))!=0
-         && (zColl = (const char*)sqlite3_column_text(st, 1))!=0 && qpCollOf(pl->bin, zColl)>=0;
-    for(k=0; ok && k<pl->nKey; k++){
-      const qexpr *e = pl->aKey[k];
+         && (zColl = (const char*)sqlite3_column_text(st, 1))!=0 && qpCollOf(pl->bin, zColl)>=0
+         && sqlite3_column_int(st, 2)==0;               /* (a DESC column gives its groups descending) */
+    if( ok ){
+      const qexpr *e = pl->aKey[i];
       while( e->op==E_COLLATE ) e = e->a;     /* (its collation is the key's: aKeyColl) */
-      if( e->op==E_COL && sqlite3_stricmp(pl->src.tab.aCol[pl->aiCol[e->iCol]].zName, zCol)==0 ) break;
+      ok = e->op==E_COL && sqlite3_stricmp(pl->src.tab.aCol[pl->aiCol[e->iCol]].zName, zCol)==0
+           && pl->aKeyColl[i]==qpCollOf(pl->bin, zColl);
     }
-    ok = ok && k<pl->nKey && pl->aKeyColl[k]==qpCollOf(pl->bin, zColl);
   }
   sqlite3_finalize(st);
   return ok;
