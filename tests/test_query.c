@@ -4276,9 +4276,14 @@ START_TEST(test_group_ties){
     static const char *azPerm[] = {
       "SELECT v, k, count(*) FROM gt GROUP BY v, k",
       "SELECT v, k, count(*) AS c FROM gt GROUP BY v, k ORDER BY c DESC",
+      /* a join's: by gt_kv too (SQLite's read); by gd's rowids, the key gd.id second
+      ** (plan.c's keyFirst: the engine's) */
+      "SELECT gt.v, gt.k, count(*) AS c FROM gt, gd WHERE gt.k = gd.id GROUP BY gt.v, gt.k ORDER BY c",
+      "SELECT gd.w, gd.id, count(*) AS c FROM gd, gt WHERE gt.k = gd.id GROUP BY gd.w, gd.id ORDER BY c DESC",
+      "SELECT gd.w, gd.id, count(*) FROM gd, gt WHERE gt.k = gd.id GROUP BY gd.w, gd.id",
     };
     EXEC(db, "CREATE INDEX gt_kv ON gt(k, v)");
-    for(q=0; q<2; q++){
+    for(q=0; q<(int)(sizeof(azPerm)/sizeof(azPerm[0])); q++){
       char *zDiff = readDiffN(db, azPerm[q], 0, 1, 0, 0, 2);
       CHECK(zDiff==0, "%s\n  %s", azPerm[q], zDiff);
       sqlite3_free(zDiff);

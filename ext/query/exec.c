@@ -35,7 +35,10 @@
 **      place is DESC: SQLite sorts the groups so, hoping to spare ORDER BY's
 **      sort, and ORDER BY's stable sort keeps that order on ties; not where
 **      its plan reads the groups in an index's order, ascending: no temp
-**      B-tree for GROUP BY in it, plan_sqlite.c), then
+**      B-tree for GROUP BY in it, plan_sqlite.c; a join's so read by its
+**      first loop's rowids comes in the order of the key that is their
+**      alias, keyFirst, and one it reads in an order the engine cannot give
+**      is SQLite's), then
 **      HAVING, the results, ORDER BY (stable), OFFSET and LIMIT; rows of a
 **      query without aggregates in scan order, then the same. SELECT
 **      DISTINCT keeps a row only if its results (canonical keys, each by

@@ -95,12 +95,16 @@ static int rankCmp(void *arg, int64_t x, int64_t y){
   return (e->gRank[x]>e->gRank[y]) - (e->gRank[x]<e->gRank[y]);
 }
 
+/* Groups x and y in GROUP BY's order (its keys, each ascending or as
+** aKeyDesc says), or SQLite's join's (keyFirst's key first). */
 static int groupCmp(void *arg, int64_t x, int64_t y){
   Exec *e = (Exec*)arg;
-  int k, c;
-  for(k=0; k<e->pl->nKey; k++){
-    c = q_cmp(&e->main.gKey[x*SHOWN(e->pl) + k], &e->main.gKey[y*SHOWN(e->pl) + k], e->pl->aKeyColl[k]);
-    if( c ) return e->pl->aKeyDesc && e->pl->aKeyDesc[k] ? -c : c;
+  int k, c, lead = e->pl->keyFirst - 1;
+  for(k=lead>=0 ? -1 : 0; k<e->pl->nKey; k++){
+    int kk = k<0 ? lead : k;
+    if( k==lead ) continue;
+    c = q_cmp(&e->main.gKey[x*SHOWN(e->pl) + kk], &e->main.gKey[y*SHOWN(e->pl) + kk], e->pl->aKeyColl[kk]);
+    if( c ) return e->pl->aKeyDesc && e->pl->aKeyDesc[kk] ? -c : c;
   }
   return 0;
 }

@@ -304,7 +304,7 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   }
   if( (rc = keptTop(e, k, aG, aAt, k->p.nFold, &nG))!=SQLITE_OK ) goto done;
   m->nGroup = nG;
-  if( pl->nKey && !k->p.keyNum ){
+  if( pl->nKey && !k->p.keyNum && !pl->keyFirst ){   /* (keyFirst's order: finish compares the keys) */
     /* the groups' places where they fit 2^40 (else finish compares the keys);
     ** a key of a joined table's id after one of the same id whose values are
     ** all distinct (TPC-H Q3's l_orderkey, Q10's c_custkey) adds none */

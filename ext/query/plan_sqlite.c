@@ -479,6 +479,10 @@ typedef struct PlanWalk {
   char *zOrdered;                  /* an index whose order the rows come in, or NULL */
   const ga_table *pFirst;          /* the first loop's table, where it SCANs one of the plan's */
   int groupSorted;                 /* the query's groups are sorted (a temp B-tree for GROUP BY) */
+  const ga_table *pFirstRead;      /* the first loop's table, where it is one of the plan's */
+  int firstEq;                     /* ... the index's columns its SEARCH binds by = or IN */
+  int firstAuto;                   /* ... by an automatic index */
+  char *zFirstIndex;               /* ... the index it reads (sqlite3_malloc'd; NULL: the rowids) */
 } PlanWalk;
 
 /* The share of table t's rows that the conjuncts aConj[0..nConj) (over t
@@ -632,8 +636,13 @@ static void planWalk(sqlite3 *db, qsqlkeep *keep, qplan *pl, sqlite3_stmt *st, c
     if( nRows>=0 ) q_cost_add(&c, &lp, loopPer(db, keep, own, &lp, nRows), nRows);
     else if( parent==0 || own!=pl ) w->known = 0;   /* (an uncosted subquery's table: not the query's loops) */
     if( nNest==0 && nLoop++==0 ){
-      /* (the first loop: where it SCANs a table of the plan, the share its conjuncts keep) */
+      /* (the first loop: where it SCANs a table of the plan, the share its conjuncts keep; what
+      ** it reads, for the order of a join's groups) */
       if( !lp.search && own==pl ) w->pFirst = loopTable(pl, &lp);
+      w->pFirstRead = own==pl ? loopTable(pl, &lp) : 0;
+      w->firstEq = lp.search ? lp.nEq : 0;
+      w->firstAuto = lp.automatic;
+      if( lp.zIndex && !lp.automatic ) w->zFirstIndex = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex);
       c.outer *= share0;
     }
     if( nNest>0 && aNest[nNest-1].pl==0 ){
@@ -658,6 +667,111 @@ static void planWalk(sqlite3 *db, qsqlkeep *keep, qplan *pl, sqlite3_stmt *st, c
   }
   sqlite3_reset(st);
   w->c = c;
+}
+
+/* Key e's column name where it is a column of table t of pl (the scanned
+** one or a joined one), else NULL. */
+static const char *keyColumn(const qplan *pl, const qexpr *e, const ga_table *t){
+  int k;
+  while( e->op==E_COLLATE ) e = e->a;
+  if( e->op!=E_COL ) return 0;
+  if( e->iCol<Q_JCOL0 ) return t==&pl->src.tab ? pl->src.tab.aCol[pl->aiCol[e->iCol]].zName : 0;
+  for(k=0; k<pl->nJoin; k++){
+    const qjoin *q = &pl->aJoin[k];
+    if( e->iCol>=Q_JCOL0 + q->iCol0 && e->iCol<Q_JCOL0 + q->iCol0 + q->nCol ){
+      return t==&q->src.tab ? q->src.tab.aCol[q->aTabCol[e->iCol - Q_JCOL0 - q->iCol0]].zName : 0;
+    }
+  }
+  return 0;
+}
+
+/* Is key i one value in every group: its column equal to a constant by a
+** conjunct of its table's own (o_pri = 'p1')? */
+static int keyConst(const qplan *pl, int i){
+  const qexpr *e = pl->aKey[i];
+  const qplan *own = pl;
+  int c, k, j;
+  while( e->op==E_COLLATE ) e = e->a;
+  if( e->op!=E_COL ) return 0;
+  c = e->iCol<Q_JCOL0 ? pl->aiCol[e->iCol] : -1;
+  for(k=0; c<0 && k<pl->nJoin; k++){
+    const qjoin *q = &pl->aJoin[k];
+    if( e->iCol>=Q_JCOL0 + q->iCol0 && e->iCol<Q_JCOL0 + q->iCol0 + q->nCol ){
+      if( q->pBuild==0 || q->pBuild->pSub ) return 0;
+      c = q->aTabCol[e->iCol - Q_JCOL0 - q->iCol0];
+      own = q->pBuild;
+    }
+  }
+  for(j=0; c>=0 && j<own->nConj; j++){
+    const qexpr *x = own->aConj[j], *col = 0;
+    if( x->op!=E_EQ && x->op!=E_IS ) continue;
+    if( x->a->op==E_COL && x->b->op==E_LIT ) col = x->a;
+    if( x->b->op==E_COL && x->a->op==E_LIT ) col = x->b;
+    if( col && col->iCol<Q_JCOL0 && own->aiCol[col->iCol]==c ) return 1;
+  }
+  return 0;
+}
+
+/* Can a join's groups come in SQLite's order where its loops read them
+** grouped (no temp B-tree for GROUP BY)? Its plan proved each group one
+** value of what its first loop orders the rows by; keys of one value
+** (keyConst) decide no order:
+**   - that table's rowids (a SCAN, or a SEARCH of them: an IN's list), one
+**     of the keys their alias: the groups by it, ascending; where it is not
+**     the first key, pl->keyFirst says so (TPC-H Q18's o_orderkey among
+**     c_name, c_custkey, o_orderkey, ...);
+**   - an index of that table whose first columns (but those a SEARCH binds
+**     that no key reads: one value) are the first keys in their order
+**     (plain columns, the keys' collations, ascending), no other key one of
+**     its columns (TPC-H Q3 by lineitem's key: l_orderkey, then o_orderdate
+**     of its one order). GROUP BY t.b, t.a by an index on (a, b) is not.
+** 0: neither (the read is SQLite's). */
+static int joinGroupOrder(sqlite3 *db, qplan *pl, const PlanWalk *w){
+  sqlite3_stmt *st = 0;
+  const ga_table *t = w->pFirstRead;
+  int i, m = 0, at, pos = 0, ok = 1, nConst = 0;
+  int aAt[Q_MAXKEY];               /* key i's column's place among the index's ordering columns, or -1 */
+  int aConst[Q_MAXKEY];            /* key i is one value (keyConst) */
+  for(i=0; i<pl->nKey; i++) nConst += (aConst[i] = keyConst(pl, i));
+  if( nConst==pl->nKey ) return 1;               /* (one group at most) */
+  if( t==0 || w->firstAuto ) return 0;
+  if( w->zFirstIndex==0 ){
+    for(i=0; i<pl->nKey; i++){
+      const qexpr *e;
+      for(e=pl->aKey[i]; e->op==E_COLLATE; e=e->a){}
+      if( !aConst[i] && keyColumn(pl, e, t) && e->noColl ) break;
+    }
+    if( i==pl->nKey ) return 0;
+    pl->keyFirst = i ? i + 1 : 0;
+    return 1;
+  }
+  if( sqlite3_prepare_v2(db, "SELECT name, coll, desc FROM pragma_index_xinfo(?1, ?2) WHERE key ORDER BY seqno", -1, &st,
+                         0) ){
+    sqlite3_finalize(st);
+    return 0;
+  }
+  sqlite3_bind_text(st, 1, w->zFirstIndex, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, t->zDb ? t->zDb : "main", -1, SQLITE_STATIC);
+  for(i=0; i<pl->nKey; i++) aAt[i] = -1;
+  for(at=0; ok && sqlite3_step(st)==SQLITE_ROW; at++){
+    const char *zCol = (const char*)sqlite3_column_text(st, 0), *zColl = (const char*)sqlite3_column_text(st, 1), *z;
+    for(i=0; zCol && i<pl->nKey; i++){
+      if( (z = keyColumn(pl, pl->aKey[i], t))!=0 && sqlite3_stricmp(z, zCol)==0 ) break;
+    }
+    if( zCol==0 ){ ok = 0; break; }
+    if( i<pl->nKey && !aConst[i] ){
+      aAt[i] = pos++;
+      ok = zColl && pl->aKeyColl[i]==qpCollOf(pl->bin, zColl) && sqlite3_column_int(st, 2)==0;
+    }else if( i==pl->nKey && at>=w->firstEq ){
+      pos++;                                      /* (a column no key reads orders the rows) */
+    }
+  }
+  sqlite3_finalize(st);
+  /* the keys of more than one value: first those of the index's first ordering columns, in
+  ** their order; then none of its columns */
+  for(i=0; i<pl->nKey && (aConst[i] || aAt[i]==m); i++) m += !aConst[i];
+  for(; ok && i<pl->nKey; i++) ok = aConst[i] || aAt[i]<0;
+  return ok && m>0;
 }
 
 /* SQLite's plan for the SELECT (EXPLAIN QUERY PLAN, the parameters bound).
@@ -699,6 +813,7 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
    && (share = firstShare(db, keep, pl, &w))<1.0 ){
     sqlite3_free(w.zSearch);
     sqlite3_free(w.zOrdered);
+    sqlite3_free(w.zFirstIndex);
     planWalk(db, keep, pl, st, &stat, share, &w, pzWhy);
   }
   qpKeptDone(keep, st);
@@ -741,8 +856,13 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
     ** they come ascending, as ORDER BY's ties do then */
     for(i=0; i<pl->nKey; i++) pl->aKeyDesc[i] = 0;
   }
+  if( *pzWhy==0 && pl->nJoin && pl->grouped && pl->nKey && !pl->nArm && !w.groupSorted && !joinGroupOrder(db, pl, &w) ){
+    *pzWhy = sqlite3_mprintf("a join's groups in the order SQLite's loops read them (no temp B-tree for GROUP BY), "
+                             "which the engine's does not follow");
+  }
   sqlite3_free(w.zSearch);
   sqlite3_free(w.zOrdered);
+  sqlite3_free(w.zFirstIndex);
   statRowsFree(&stat);
   return SQLITE_OK;
 }

@@ -356,6 +356,9 @@ typedef struct qplan {
   qexpr **aBare; int nBare;        /* bare columns (E_COL over rows), each a group shows */
   int aKeyColl[Q_MAXKEY];          /* ... each key's collation */
   int *aKeyDesc;                   /* ... each one's order is descending (exec.c, 5); NULL: none is */
+  int keyFirst;                    /* 1 + the key a join's groups are ordered by first, ascending (the
+                                   ** rowids SQLite's first loop reads them by: plan_sqlite.c); 0:
+                                   ** GROUP BY's order */
   int lastCounted;                 /* the last key is counted, not shown (exec.c's count(DISTINCT)
                                    ** over kept columns): its equal values may show differently */
   qagg *aAgg; int nAgg;            /* aggregates */
