@@ -13,12 +13,12 @@
 
 /* Is pl's answer the same when its rows are read in index ix's order? With
 ** GROUP BY keys that are ix's first columns in GROUP BY's order (plain
-** columns, the same collations, ascending), ix gives a group's rows in rowid order, as
-** the engine reads them: every choice of a row is the same, and the groups
-** come in the engine's order (GROUP BY b, a by an index on (a, b) does not:
-** ORDER BY's ties, or the rows without one, would differ). Without keys,
-** where nothing depends on the order: no DISTINCT, LIMIT, OFFSET, bare
-** column, min(), max(), argmin, argmax or DISTINCT aggregate. */
+** columns, the same collations, ascending), ix gives a group's rows in
+** rowid order, as the engine reads them: every choice of a row is the same,
+** and the groups come in the engine's order (GROUP BY b, a by an index on
+** (a, b) does not: ORDER BY's ties, or the rows without one, would differ).
+** Without keys, where nothing depends on the order: no DISTINCT, LIMIT,
+** OFFSET, bare column, min(), max(), argmin, argmax or DISTINCT aggregate. */
 static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
   sqlite3_stmt *st = 0;
   int i, ok = 1;
