@@ -1397,8 +1397,11 @@ static void randomRounds(int kept){
     CHECK(makeTable(db, &g, nRow, "t")==SQLITE_OK, "round %d: making t: %s", iRound, sqlite3_errmsg(db));
     if( kept ) unmix(db);
     if( !kept && iRound%4==3 ){
-      /* an index SQLite may search or read in its order (plan.c, 8) */
+      /* an index SQLite may search or read in its order (plan.c, 8), of one column or two (read
+      ** for GROUP BY in either order: plan_sqlite.c's orderFree) */
       EXEC(db, "CREATE INDEX t_i ON t(%s%s)", azCol[pick(&g, N_COL)], chance(&g, 0.3) ? " COLLATE NOCASE" : "");
+      if( chance(&g, 0.5) ) EXEC(db, "CREATE INDEX t_j ON t(%s, %s%s)", azCol[pick(&g, N_COL)], azCol[pick(&g, N_COL)],
+                                 chance(&g, 0.3) ? " DESC" : "");
     }
     if( where ){
       EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",

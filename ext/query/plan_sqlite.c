@@ -12,13 +12,36 @@
 #define Q_SAMPLE_ROWS 4096         /* a table this large or larger: rows per key sampled (cost.c, 1b) */
 
 /* Is pl's answer the same when its rows are read in index ix's order? With
-** GROUP BY keys that are ix's first columns in GROUP BY's order (plain
-** columns, the same collations, ascending), ix gives a group's rows in
-** rowid order, as the engine reads them: every choice of a row is the same,
+** GROUP BY keys that are ix's columns in GROUP BY's order (plain columns,
+** the same collations, ascending; no other, unless nothing shown depends on
+** a group's first row: rowsFree), ix gives a group's rows in rowid order, as
+** the engine reads them: every choice of a row (a key's shown form) is the same,
 ** and the groups come in the engine's order (GROUP BY b, a by an index on
 ** (a, b) does not: ORDER BY's ties, or the rows without one, would differ).
 ** Without keys, where nothing depends on the order: no DISTINCT, LIMIT,
 ** OFFSET, bare column, min(), max(), argmin, argmax or DISTINCT aggregate. */
+/* Does nothing pl shows depend on which row of a group comes first? No bare
+** column, min(), max(), argmin, argmax or DISTINCT aggregate, and keys that
+** are columns whose equal values are alike: INTEGER, NUMERIC or TEXT
+** affinity, BINARY (a REAL column's 0.0 and -0.0, a NOCASE key's 'a' and
+** 'A', differ). */
+static int rowsFree(const qplan *pl){
+  int i;
+  if( pl->nBare ) return 0;
+  for(i=0; i<pl->nAgg; i++){
+    int fn = pl->aAgg[i].fn;
+    if( fn==A_MIN || fn==A_MAX || fn==A_ARGMIN || fn==A_ARGMAX || Q_DEDUP(&pl->aAgg[i]) ) return 0;
+  }
+  for(i=0; i<pl->nKey; i++){
+    const qexpr *e = pl->aKey[i];
+    int aff;
+    if( e->op!=E_COL || e->iCol>=Q_JCOL0 || pl->aKeyColl[i]!=pl->bin ) return 0;
+    aff = pl->src.tab.aCol[pl->aiCol[e->iCol]].aff;
+    if( aff!=GA_AFF_INTEGER && aff!=GA_AFF_NUMERIC && aff!=GA_AFF_TEXT ) return 0;
+  }
+  return 1;
+}
+
 static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
   sqlite3_stmt *st = 0;
   int i, ok = 1;
@@ -39,8 +62,12 @@ static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
   }
   sqlite3_bind_text(st, 1, zIndex, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, pl->src.tab.zDb, -1, SQLITE_STATIC);
-  for(i=0; i<pl->nKey && ok; i++){
+  for(i=0; i<=pl->nKey && ok; i++){
     const char *zCol, *zColl;
+    if( i==pl->nKey ){                            /* (a column after the keys orders a group's rows) */
+      ok = sqlite3_step(st)!=SQLITE_ROW || rowsFree(pl);
+      break;
+    }
     ok = sqlite3_step(st)==SQLITE_ROW && (zCol = (const char*)sqlite3_column_text(st, 0))!=0
          && (zColl = (const char*)sqlite3_column_text(st, 1))!=0 && qpCollOf(pl->bin, zColl)>=0
          && sqlite3_column_int(st, 2)==0;               /* (a DESC column gives its groups descending) */
