@@ -696,40 +696,41 @@ static void planWalk(sqlite3 *db, qsqlkeep *keep, qplan *pl, sqlite3_stmt *st, c
   w->c = c;
 }
 
-/* Key e's column name where it is a column of table t of pl (the scanned
-** one or a joined one), else NULL. */
-static const char *keyColumn(const qplan *pl, const qexpr *e, const ga_table *t){
+/* The table of pl whose column key e is (its COLLATE passed over): 0 the
+** scanned one, k + 1 joined table k, -1 none (not a column); its column's
+** index in that table into *pCol. */
+static int keyTable(const qplan *pl, const qexpr *e, int *pCol){
   int k;
   while( e->op==E_COLLATE ) e = e->a;
-  if( e->op!=E_COL ) return 0;
-  if( e->iCol<Q_JCOL0 ) return t==&pl->src.tab ? pl->src.tab.aCol[pl->aiCol[e->iCol]].zName : 0;
+  if( e->op!=E_COL ) return -1;
+  if( e->iCol<Q_JCOL0 ){
+    *pCol = pl->aiCol[e->iCol];
+    return 0;
+  }
   for(k=0; k<pl->nJoin; k++){
     const qjoin *q = &pl->aJoin[k];
     if( e->iCol>=Q_JCOL0 + q->iCol0 && e->iCol<Q_JCOL0 + q->iCol0 + q->nCol ){
-      return t==&q->src.tab ? q->src.tab.aCol[q->aTabCol[e->iCol - Q_JCOL0 - q->iCol0]].zName : 0;
+      *pCol = q->aTabCol[e->iCol - Q_JCOL0 - q->iCol0];
+      return k + 1;
     }
   }
-  return 0;
+  return -1;
+}
+
+/* Key e's column name where it is a column of table t of pl, else NULL. */
+static const char *keyColumn(const qplan *pl, const qexpr *e, const ga_table *t){
+  int c, k = keyTable(pl, e, &c);
+  const ga_table *kt = k==0 ? &pl->src.tab : k>0 ? &pl->aJoin[k - 1].src.tab : 0;
+  return kt && kt==t ? t->aCol[c].zName : 0;
 }
 
 /* Is key i one value in every group: its column equal to a constant by a
 ** conjunct of its table's own (o_pri = 'p1')? */
 static int keyConst(const qplan *pl, int i){
-  const qexpr *e = pl->aKey[i];
-  const qplan *own = pl;
-  int c, k, j;
-  while( e->op==E_COLLATE ) e = e->a;
-  if( e->op!=E_COL ) return 0;
-  c = e->iCol<Q_JCOL0 ? pl->aiCol[e->iCol] : -1;
-  for(k=0; c<0 && k<pl->nJoin; k++){
-    const qjoin *q = &pl->aJoin[k];
-    if( e->iCol>=Q_JCOL0 + q->iCol0 && e->iCol<Q_JCOL0 + q->iCol0 + q->nCol ){
-      if( q->pBuild==0 || q->pBuild->pSub ) return 0;
-      c = q->aTabCol[e->iCol - Q_JCOL0 - q->iCol0];
-      own = q->pBuild;
-    }
-  }
-  for(j=0; c>=0 && j<own->nConj; j++){
+  int c, j, k = keyTable(pl, pl->aKey[i], &c);
+  const qplan *own = k==0 ? pl : k>0 ? pl->aJoin[k - 1].pBuild : 0;
+  if( own==0 || own->pSub ) return 0;
+  for(j=0; j<own->nConj; j++){
     const qexpr *x = own->aConj[j], *col = 0;
     if( x->op!=E_EQ && x->op!=E_IS ) continue;
     if( x->a->op==E_COL && x->b->op==E_LIT ) col = x->a;
