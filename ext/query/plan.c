@@ -24,6 +24,8 @@
 **      q_plan's), its values a constant list compared as SQLite compares
 **      with its subquery's index: x's and the result's comparison affinity
 **      and collation; no row makes it FALSE even for NULL.
+**   3b. Its SELECT's rows are a set: one of rows alone, its result a
+**      column whose equal values are alike, is grouped by it (plan_set.c).
 **   4. What the engine does not compute itself (LIKE, CAST, ||, a function
 **      other than abs, coalesce, ifnull, nullif, iif, min and max of
 **      several) becomes E_SQL when it has inputs that are not constant: a
@@ -394,6 +396,7 @@ bind:
     c->b = v;
     if( qpBindTop(&b, &c, CTX_ROW) ) qpConjuncts(pl, c, &b);
   }
+  if( !qpStopped(&b) ) qpSetGroup(&b, nOrder);   /* IN's rows, a set: grouped by the result (3b) */
   /* GROUP BY keys, over rows: a result's number or alias stands for it */
   for(i=0; i<s->nGroup && !qpStopped(&b); i++){
     qexpr *e = s->aGroup[i].e;

@@ -22,9 +22,9 @@
 ** OFFSET, bare column, min(), max(), argmin, argmax or DISTINCT aggregate. */
 /* Does nothing pl shows depend on which row of a group comes first? No bare
 ** column, min(), max(), argmin, argmax or DISTINCT aggregate, and keys that
-** are columns whose equal values are alike: INTEGER, NUMERIC or TEXT
-** affinity, BINARY (a REAL column's 0.0 and -0.0, a NOCASE key's 'a' and
-** 'A', differ). */
+** are a table's columns whose equal values are alike (qpColExact: INTEGER,
+** NUMERIC or TEXT affinity, BINARY; a REAL column's 0.0 and -0.0, a NOCASE
+** key's 'a' and 'A', differ). */
 static int rowsFree(const qplan *pl){
   int i;
   if( pl->nBare ) return 0;
@@ -32,14 +32,15 @@ static int rowsFree(const qplan *pl){
     int fn = pl->aAgg[i].fn;
     if( fn==A_MIN || fn==A_MAX || fn==A_ARGMIN || fn==A_ARGMAX || Q_DEDUP(&pl->aAgg[i]) ) return 0;
   }
-  for(i=0; i<pl->nKey; i++){
-    const qexpr *e = pl->aKey[i];
-    int aff;
-    if( e->op!=E_COL || e->iCol>=Q_JCOL0 || pl->aKeyColl[i]!=pl->bin ) return 0;
-    aff = pl->src.tab.aCol[pl->aiCol[e->iCol]].aff;
-    if( aff!=GA_AFF_INTEGER && aff!=GA_AFF_NUMERIC && aff!=GA_AFF_TEXT ) return 0;
-  }
+  for(i=0; i<pl->nKey; i++) if( !qpColExact(pl, pl->aKey[i], pl->aKeyColl[i]) ) return 0;
   return 1;
+}
+
+/* Does nothing pl shows depend on the order SQLite reads its rows in? Its
+** rows a set (IN's: orderFree) whose groups show what every row of them
+** would (rowsFree). */
+static int anyOrder(const qplan *pl){
+  return pl->orderFree && pl->grouped && rowsFree(pl);
 }
 
 static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
@@ -870,8 +871,8 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
                                        "against %.3g for the engine's read of every table whole", w.zSearch, w.c.nVisit,
                                        w.c.nSearch, w.c.sqlite, w.c.engine)
                      : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", w.zSearch);
-  }else if( *pzWhy==0 && w.zOrdered && (!pl->nJoin || isSemiRows(pl)) && (pl->nArm || pl->pSub
-                                                                            || !orderFree(db, pl, w.zOrdered)) ){
+  }else if( *pzWhy==0 && w.zOrdered && (!pl->nJoin || isSemiRows(pl)) && !anyOrder(pl)
+            && (pl->nArm || pl->pSub || !orderFree(db, pl, w.zOrdered)) ){
     *pzWhy = sqlite3_mprintf("an answer that depends on the order SQLite reads rows in (by its index %s), which the "
                              "engine does not follow", w.zOrdered);
   }else if( *pzWhy==0 && (w.zSearch || pairs) ){
@@ -884,7 +885,8 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
     ** they come ascending, as ORDER BY's ties do then */
     for(i=0; i<pl->nKey; i++) pl->aKeyDesc[i] = 0;
   }
-  if( *pzWhy==0 && pl->nJoin && pl->grouped && pl->nKey && !pl->nArm && !w.groupSorted && !joinGroupOrder(db, pl, &w) ){
+  if( *pzWhy==0 && pl->nJoin && pl->grouped && pl->nKey && !pl->nArm && !w.groupSorted && !anyOrder(pl)
+   && !joinGroupOrder(db, pl, &w) ){
     *pzWhy = sqlite3_mprintf("a join's groups in the order SQLite's loops read them (no temp B-tree for GROUP BY), "
                              "which the engine's does not follow");
   }

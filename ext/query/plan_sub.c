@@ -264,6 +264,18 @@ int qpSubqueryValue(Bind *b, qexpr *e){
   return rc==SQLITE_OK && e->op==E_LIT ? 1 : -1;
 }
 
+/* qsort's order of IN's values: by class, then value (bytes), so that a set's
+** list is one whatever order its subquery's rows came in (a kept plan's key:
+** kept.c's litKey). */
+static int inValueCmp(const void *pa, const void *pb){
+  const qval *a = (const qval*)pa, *b = (const qval*)pb;
+  int c;
+  if( a->t!=b->t ) return a->t - b->t;
+  if( a->t!=SQLITE_TEXT && a->t!=SQLITE_BLOB ) return (a->v>b->v) - (a->v<b->v);
+  c = a->n && b->n ? memcmp(a->z, b->z, (size_t)(a->n<b->n ? a->n : b->n)) : 0;
+  return c ? c : a->n - b->n;
+}
+
 /* a IN (SELECT ...) (requirement 3a): the SELECT (which refers to no
 ** outer column) run on the engine where it covers it, as q_plan and q_exec
 ** run it, its values into e, an E_IN of them: a's and its result's
@@ -318,6 +330,7 @@ int qpInSubquery(Bind *b, qexpr *e){
         }
         e->aIn[e->nIn++] = v;
       }
+      if( rc==SQLITE_OK ) qsort(e->aIn, (size_t)e->nIn, sizeof(qval), inValueCmp);
       e->op = E_IN;
       e->b = 0;
     }

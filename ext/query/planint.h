@@ -12,6 +12,7 @@
 **   plan_join.c      a join's tables, conditions and builds (9)
 **   plan_semi.c      correlated subqueries as joins (9a, 9c, 9e)
 **   plan_order.c     rows in the order SQLite gives them (9d, 9f)
+**   plan_set.c       IN's subquery of rows grouped by its result (3b)
 **   plan_explain.c   the plan as the tree of operators gpu_explain prints
 **
 ** The requirements are plan.c's header's. Bind is one planning's state;
@@ -166,6 +167,10 @@ int qpPlanBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apParam,
 int qpOrderedByKey(Bind *b);
 int qpIsOwnPlan(const qselect *s, int isArm);
 void qpPlanOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal, int iArm);
+
+/* plan_set.c */
+int qpColExact(const qplan *pl, const qexpr *e, int coll);
+int qpSetGroup(Bind *b, int nOrder);
 
 /* plan_compound.c */
 int qpPlanCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam, qplan *pl,
