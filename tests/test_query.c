@@ -4219,6 +4219,115 @@ START_TEST(test_having_pick){
 }
 END_TEST
 
+/* IN over kept columns (compile.c's inNode: a table of the list's integers
+** looked up) and IN's subquery read as a set (plan_set.c: grouped by its
+** result where its equal values are alike). Seeded columns of each
+** affinity, NULLs, int64's limits; lists of integers near the column's
+** values or spread wide (a hashed table), REALs that are integers or not,
+** numeric and other TEXT, NULL, none; IN and NOT IN in WHERE and as a
+** value; subqueries of one table or a join, of columns of each affinity and
+** a NOCASE one, that change between reads. Each read twice (the second by
+** a kept plan), SQLite's. */
+START_TEST(test_in_kept){
+  static const char *azCol[] = { "k", "a", "n", "k + 1", "a % 7", "b" };
+  static const char *azItem[] = { "2.0", "2.5", "'3'", "' 4'", "'x'", "NULL", "9223372036854775807",
+                                  "-9223372036854775808", "1e19", "-0.0", "x'01'" };
+  static const char *azSub[] = { "iv.v", "iv.w", "iv.f", "iv.t", "iv.c", "jd.g", "iv.v + 0" };
+  char zDir[64], zFile[96];
+  int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 24 : 90;
+  int64_t k0, p0;
+  sqlite3 *db;
+  h_rng r;
+  s_dir_make(zDir, "inkept");
+  snprintf(zFile, sizeof(zFile), "%s/i.db", zDir);
+  db = openFileChecked(zFile);
+  h_rng_init(&r, h_seed + 13u);
+  EXEC(db, "CREATE TABLE ik(k INTEGER, a INTEGER, n NUMERIC, b, v INTEGER);"
+           " CREATE TABLE iv(v INTEGER, w, f REAL, t TEXT, c TEXT COLLATE NOCASE, j INTEGER);"
+           " CREATE TABLE jd(id INTEGER PRIMARY KEY, g INTEGER)");
+  EXEC(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)"
+           " INSERT INTO ik SELECT (i * 2654435761 + %llu) %% 61 - 30, CASE (i * 40503 + %llu) %% 9 WHEN 0 THEN NULL"
+           " WHEN 1 THEN 9223372036854775807 WHEN 2 THEN -9223372036854775808 ELSE (i * 31) %% 2003 - 1000 END,"
+           " (i * 7) %% 23 - 11, CASE i %% 5 WHEN 0 THEN 4 WHEN 1 THEN '4' ELSE i %% 17 END, i %% 11 FROM n;"
+           " UPDATE ik SET k = NULL WHERE rowid %% 13 = 0;"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)"
+           " INSERT INTO iv SELECT (i * 7919 + %llu) %% 47 - 20, CASE i %% 4 WHEN 0 THEN (i %% 9) * 1.0 WHEN 1 THEN"
+           " '' || (i %% 9) ELSE i %% 9 END, (i %% 13) * 0.5, i %% 17, CASE i %% 3 WHEN 0 THEN 'a' ELSE 'A' END,"
+           " i %% 29 FROM n; UPDATE iv SET v = NULL WHERE rowid %% 37 = 0;"
+           " WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 28)"
+           " INSERT INTO jd SELECT i, (i * 5) %% 13 - 6 FROM n",
+       (unsigned long long)(h_next(&r) % 1000003u), (unsigned long long)(h_next(&r) % 1000003u),
+       (unsigned long long)(h_next(&r) % 1000003u));
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
+       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  k0 = keptReads(db);
+  p0 = plansKept(db);
+  for(q=0; q<nQuery; q++){
+    sqlite3_str *x = sqlite3_str_new(0), *in = sqlite3_str_new(0);
+    const char *zCol = azCol[h_next(&r) % 6], *zNot = h_next(&r) % 3==0 ? "NOT " : "";
+    int how = (int)(h_next(&r) % 4), i, n, engine = 0;
+    char *zIn, *zSql, *zRef, *zDiff;
+    if( how<3 ){                                     /* a list: near the values, or spread wide, some odd items */
+      n = (int)(h_next(&r) % 40);
+      for(i=0; i<n; i++){
+        if( i ) sqlite3_str_appendf(in, ", ");
+        if( h_next(&r) % 6==0 ) sqlite3_str_appendf(in, "%s", azItem[h_next(&r) % 11]);
+        else if( how==1 ) sqlite3_str_appendf(in, "%lld", (long long)(h_next(&r) % 2001) - 1000 + (long long)(h_next(&r) % 3)*4000000000000LL);
+        else sqlite3_str_appendf(in, "%d", (int)(h_next(&r) % 71) - 35);
+      }
+    }else{                                           /* a subquery: a set of one column, of a table or a join */
+      const char *zSub = azSub[h_next(&r) % 7];
+      sqlite3_str_appendf(in, "SELECT %s FROM iv%s", zSub, zSub[0]=='j' || h_next(&r) % 3==0 ? " JOIN jd ON iv.j = jd.id" : "");
+      if( h_next(&r) % 2 ) sqlite3_str_appendf(in, " WHERE iv.j %% %d <> 0", 2 + (int)(h_next(&r) % 5));
+    }
+    zIn = sqlite3_str_finish(in);
+    if( h_next(&r) % 3==0 ){
+      sqlite3_str_appendf(x, "SELECT v, count(*), sum(%s %sIN (%s)), total(a) FROM ik GROUP BY v ORDER BY 1", zCol, zNot, zIn);
+    }else{
+      sqlite3_str_appendf(x, "SELECT v, count(*), total(a), sum(k) FROM ik WHERE %s %sIN (%s) GROUP BY v ORDER BY 1", zCol,
+                          zNot, zIn);
+    }
+    zSql = sqlite3_str_finish(x);
+    zRef = refOf(zSql);
+    zDiff = readDiffN(db, zSql, zRef, 1, 0, &engine, 2);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+    sqlite3_free(zIn);
+    nEngine += engine;
+    nRead++;
+  }
+  printf("gpu_query's IN over kept columns, %s backend: %d reads, %d on the engine, %lld over kept columns, %lld by a"
+         " kept plan\n", g_backend, nRead, nEngine, (long long)(keptReads(db) - k0), (long long)(plansKept(db) - p0));
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  CHECK(strcmp(g_backend, "cpu")!=0 || keptReads(db) - k0>=nRead, "only %lld of %d reads over kept columns",
+        (long long)(keptReads(db) - k0), 2*nRead);
+  {
+    /* a kept plan's IN set is this read's: the subquery's table changes between reads */
+    static const char zQ[] = "SELECT v, count(*), total(a) FROM ik WHERE k IN (SELECT iv.v FROM iv JOIN jd ON iv.j = jd.id"
+                             " WHERE jd.g > 0) GROUP BY v ORDER BY 1";
+    int j;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.qi USING gpu_query((%s))", zQ);
+    for(j=0; j<6; j++){
+      char *zR, *zW;
+      if( j==2 ) EXEC(db, "INSERT INTO iv(v, j) SELECT 29, id FROM jd WHERE g > 0");
+      if( j==4 ) EXEC(db, "UPDATE jd SET g = -g");
+      zR = s_render(db, "SELECT * FROM qi");
+      zW = s_render(db, zQ);
+      CHECK(strcmp(zR, zW)==0, "IN (a subquery) whose table changes, read %d: %s\n  got  %.600s\n  want %.600s", j, zQ,
+            zR, zW);
+      free(zR);
+      free(zW);
+    }
+    EXEC(db, "DROP TABLE temp.qi");
+  }
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* Groups whose ORDER BY term ties, in SQLite's order: sorted for GROUP BY
 ** (a temp B-tree) they take ORDER BY's directions, and ORDER BY keeps that
 ** order on ties; read in an index's order (the table's composite key, an
@@ -5358,6 +5467,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_sub_keeps);
   tcase_add_test(tc, test_having_pick);
+  tcase_add_test(tc, test_in_kept);
   tcase_add_test(tc, test_group_ties);
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten_shared);

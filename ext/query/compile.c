@@ -185,11 +185,13 @@ static int classesOf(Comp *c, int op, int a, int b, int x, int *pHint){
   if( ma==GA_QM_INT && mb==GA_QM_INT ) *pHint = GA_QT_II;
   if( ma==GA_QM_REAL && mb==GA_QM_REAL ) *pHint = GA_QT_RR;
   switch( op ){
-    case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV: case GA_Q_REM:
+    case GA_Q_REM:                                 /* (of two integers an integer: ga_q_arith) */
+      return GA_QM_NULL | ((ma & mb & GA_QM_INT) ? GA_QM_INT : 0) | (((ma | mb) & GA_QM_REAL) ? GA_QM_REAL : 0);
+    case GA_Q_ADD: case GA_Q_SUB: case GA_Q_MUL: case GA_Q_DIV:
       m = (ma | mb) & GA_QM_NULL;
       if( (ma & GA_QM_INT) && (mb & GA_QM_INT) ) m |= GA_QM_INT | GA_QM_REAL;     /* an overflow is REAL */
       if( (ma | mb) & GA_QM_REAL ) m |= GA_QM_REAL | GA_QM_NULL;                  /* NaN is NULL */
-      if( op==GA_Q_DIV || op==GA_Q_REM ) m |= GA_QM_NULL;                          /* by zero */
+      if( op==GA_Q_DIV ) m |= GA_QM_NULL;                                          /* by zero */
       return m;
     case GA_Q_IS: case GA_Q_ISNOT: case GA_Q_ISNULL: case GA_Q_NOTNULL:
       return GA_QM_INT;
@@ -515,6 +517,8 @@ static int emitLit(Comp *c, int t, int64_t v, int *pr){
   return emit(c, GA_Q_LIT, *pr, 0, 0, p->nLit++);
 }
 
+static int inNode(Comp *c, qexpr *e, int *pr);
+
 static int node(Comp *c, qexpr *e, int *pr){
   int col, rc, ra, rb, op;
   if( e->op==E_COLLATE || e->op==E_UPLUS ) return node(c, e->a, pr);
@@ -576,6 +580,8 @@ static int node(Comp *c, qexpr *e, int *pr){
       }
       return SQLITE_OK;
     }
+    case E_IN:
+      return inNode(c, e, pr);
     case E_SQL:
       if( e->sqlOp==E_CAST && e->nArg==1 && (e->aff==GA_AFF_INTEGER || e->aff==GA_AFF_REAL) ){
         /* a number's CAST (a TEXT column's went through its dictionary above) */
@@ -976,6 +982,131 @@ static int pairOf(Comp *c, int jk, int j, int j2, int64_t *aPair){
   return SQLITE_OK;
 }
 
+/* Do n entries, one for each key from the least to the greatest, spread too
+** wide for a direct table of nRow rows' keys (an open-addressing one then)? */
+static int spreadWide(int64_t n, int64_t nRow){
+  return n<=0 || n>((int64_t)1<<26) || n>16*nRow + 65536;
+}
+
+/* An open-addressing table (qprog.h, 2b) for nKey keys: slots a power of two,
+** at least twice the keys; its hash's shift and slot mask, and its entries. */
+static int64_t hashShape(int64_t nKey, int *pShift, int64_t *pMask){
+  int shift;
+  for(shift=63; ((int64_t)1<<(64 - shift))<2*nKey; shift--){}
+  *pShift = shift;
+  *pMask = ((int64_t)1<<(64 - shift)) - 1;
+  return 2*(*pMask + 1);
+}
+
+/* Key v's slot in that table: its own, or the empty one its search ends at;
+** -1 once the searches have stepped more than nMax times in all (*pnStep:
+** keys made to meet, a build of n^2 steps and long searches). */
+static int64_t hashSlot(const unsigned char *aT, const int64_t *aV, int64_t mask, int shift, int64_t v,
+                        int64_t *pnStep, int64_t nMax){
+  uint64_t h = ga_q_hash(v, shift);
+  while( aT[2*h]!=SQLITE_NULL && aV[2*h]!=v ){
+    if( ++*pnStep>nMax ) return -1;
+    h = (h + 1) & (uint64_t)mask;
+  }
+  return (int64_t)h;
+}
+
+static int i64Cmp(const void *a, const void *b){
+  int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+  return (x>y) - (x<y);
+}
+
+/* x IN (constants: a list's, a subquery's values), x a number never REAL
+** (7): its INTEGER items as the comparison's affinity makes them (a REAL
+** one that is an integer equals it; TEXT and BLOB none), in a table whose
+** entry is 1 (direct, else open-addressing: indexBy's shapes); a miss is
+** 0, or NULL where an item is NULL, and a NULL x NULL (eval.c's evalIn). */
+static int inNode(Comp *c, qexpr *e, int *pr){
+  int64_t n = e->nArg + e->nIn, m = 0, i, *aK, *aV = 0, mask = 0, nStep = 0, span = 1;
+  unsigned char *aT = 0;
+  int k, rc, ra, rx, hasNull = e->hasNull, shift = 0, hashed = 0, t, rFound = 0, rIs = 0, rN = 0, rMiss = 0, rElse = 0;
+  for(k=0; k<e->nArg; k++){
+    if( e->arg[k]->op!=E_LIT ) return why(c, "IN of a list that is not constant");
+  }
+  if( e->cmpAff==GA_AFF_TEXT ) return why(c, "numbers compared as TEXT");
+  if( (rc = node(c, e->a, &ra))!=SQLITE_OK ) return rc;
+  rx = ra;
+  if( (aK = sqlite3_malloc64(8*(uint64_t)(n + 1)))==0 ) return SQLITE_NOMEM;
+  for(i=0; i<n && rc==SQLITE_OK; i++){
+    qval x;
+    if( i<e->nArg ){ x.t = e->arg[i]->t; x.v = e->arg[i]->i; x.z = e->arg[i]->z; x.n = e->arg[i]->n; }
+    else x = e->aIn[i - e->nArg];
+    if( x.t==SQLITE_NULL ){ hasNull = 1; continue; }
+    if( (rc = q_apply_aff(c->r, e->cmpAff, &x))!=SQLITE_OK ){
+      if( rc==QE_BAIL ) rc = why(c, "%s", q_run_errmsg(c->r));
+      goto done;
+    }
+    if( x.t==SQLITE_INTEGER ) aK[m++] = x.v;
+    else if( x.t==SQLITE_FLOAT ){
+      double d;
+      memcpy(&d, &x.v, 8);
+      if( d>=-9223372036854775808.0 && d<9223372036854775808.0 && d==(double)(int64_t)d ) aK[m++] = (int64_t)d;
+      else if( c->mask[ra] & GA_QM_REAL ) rc = why(c, "IN of a REAL that is no integer, and values that may be REAL");
+    }
+  }
+  if( rc==SQLITE_OK && (c->mask[ra] & GA_QM_REAL) ){
+    /* a REAL x is looked up as the integer it equals (CAST's, where x = it), else as NULL: no item
+    ** is another REAL */
+    int rInt = 0, rSame = 0, rNo = 0, rKey = 0;
+    if( (rc = newReg(c, &rInt))!=SQLITE_OK || (rc = emit(c, GA_Q_CASTINT, rInt, ra, 0, 0))!=SQLITE_OK
+     || (rc = newReg(c, &rSame))!=SQLITE_OK || (rc = emit(c, GA_Q_EQ, rSame, ra, rInt, 0))!=SQLITE_OK
+     || (rc = emitLit(c, SQLITE_NULL, 0, &rNo))!=SQLITE_OK
+     || (rc = newReg(c, &rKey))!=SQLITE_OK || (rc = emit(c, GA_Q_IF, rKey, rInt, rNo, rSame))!=SQLITE_OK ){
+      goto done;
+    }
+    rx = rKey;
+  }
+  if( rc ) goto done;
+  qsort(aK, (size_t)m, 8, i64Cmp);
+  for(i=0, k=0; i<m; i++) if( i==0 || aK[i]!=aK[k - 1] ) aK[k++] = aK[i];
+  m = k;
+  if( m ){
+    span = (int64_t)((uint64_t)aK[m - 1] - (uint64_t)aK[0] + 1);
+    if( (hashed = spreadWide(span, m))!=0 ) span = hashShape(m, &shift, &mask);
+  }
+  if( (aT = sqlite3_malloc64((uint64_t)span))==0 || (aV = sqlite3_malloc64(8*(uint64_t)span))==0 ){
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  memset(aT, SQLITE_NULL, (size_t)span);
+  memset(aV, 0, 8*(size_t)span);
+  for(i=0; i<m; i++){
+    int64_t at = aK[i] - aK[0];
+    if( hashed ){
+      if( (at = hashSlot(aT, aV, mask, shift, aK[i], &nStep, 32*m))<0 ){
+        rc = why(c, "IN of values that crowd a hash table");
+        goto done;
+      }
+      aT[2*at] = SQLITE_INTEGER;
+      aV[2*at] = aK[i];
+      at = 2*at + 1;
+    }
+    aT[at] = SQLITE_INTEGER;
+    aV[at] = 1;
+  }
+  /* found ? 1 : x IS NULL ? NULL : (hasNull ? NULL : 0) */
+  if( (rc = addTable(c, aT, aV, m ? span : 0, &t))!=SQLITE_OK
+   || (rc = emitLook(c, rx, t, hashed ? shift : m ? aK[0] : 0, hashed, &rFound))!=SQLITE_OK
+   || (rc = newReg(c, &rIs))!=SQLITE_OK || (rc = emit(c, GA_Q_ISNULL, rIs, ra, 0, 0))!=SQLITE_OK
+   || (rc = emitLit(c, SQLITE_NULL, 0, &rN))!=SQLITE_OK
+   || (rc = emitLit(c, hasNull ? SQLITE_NULL : SQLITE_INTEGER, 0, &rMiss))!=SQLITE_OK
+   || (rc = newReg(c, &rElse))!=SQLITE_OK || (rc = emit(c, GA_Q_IF, rElse, rN, rMiss, rIs))!=SQLITE_OK
+   || (rc = newReg(c, pr))!=SQLITE_OK ){
+    goto done;
+  }
+  rc = emit(c, GA_Q_IF, *pr, rFound, rElse, rFound);
+done:
+  sqlite3_free(aK);
+  sqlite3_free(aT);
+  sqlite3_free(aV);
+  return rc;
+}
+
 /* A joined table's index (6), as indexBy makes it. */
 typedef struct Index {
   int t;                           /* its table */
@@ -1011,12 +1142,10 @@ static int indexBy(Comp *c, int jk, int j, int j2, Index *x){
     if( nKeyed==1 || v>hi ) hi = v;
   }
   n = nKeyed ? (int64_t)((uint64_t)hi - (uint64_t)lo + 1) : 1;
-  x->hashed = nKeyed && (n<=0 || n>((int64_t)1<<26) || n>16*(jr->n>q->nEst ? jr->n : q->nEst) + 65536);
-  if( x->hashed ){                            /* slots: a power of two, at least twice the keys */
+  x->hashed = nKeyed && spreadWide(n, jr->n>q->nEst ? jr->n : q->nEst);
+  if( x->hashed ){
     if( nKeyed>((int64_t)1<<24) ) return why(c, "a joined table of more than 2^24 keys spread wide (%s)", q->zQual);
-    for(shift=63; ((int64_t)1<<(64 - shift))<2*nKeyed; shift--){}
-    mask = ((int64_t)1<<(64 - shift)) - 1;
-    n = 2*(mask + 1);
+    n = hashShape(nKeyed, &shift, &mask);
   }
   aT = sqlite3_malloc64((uint64_t)n);
   aV = sqlite3_malloc64(8*(uint64_t)n);
@@ -1030,10 +1159,9 @@ static int indexBy(Comp *c, int jk, int j, int j2, Index *x){
   for(i=0, rc=SQLITE_OK; i<jr->n && rc==SQLITE_OK; i++){
     int64_t at;
     if( !rowKey(jr, i, j, j2, x->aPair, &v) ) continue;
-    if( x->hashed ){                          /* the key's slot, or the empty one its search ends at */
-      uint64_t h = ga_q_hash(v, shift);
-      while( aT[2*h]!=SQLITE_NULL && aV[2*h]!=v && nStep++<=32*nKeyed ) h = (h + 1) & (uint64_t)mask;
-      if( nStep>32*nKeyed ){                 /* (keys made to meet: a build of n^2 steps, and long searches) */
+    if( x->hashed ){
+      int64_t h = hashSlot(aT, aV, mask, shift, v, &nStep, 32*nKeyed);
+      if( h<0 ){
         rc = why(c, "a joined table whose keys crowd its hash table (%s)", q->zQual);
         break;
       }
