@@ -4328,6 +4328,69 @@ START_TEST(test_in_kept){
 }
 END_TEST
 
+/* Several GROUP BY keys, one an integer column (compile.c's rangeKey: its
+** values' offsets as ids), and count(DISTINCT) over joined rows (kept.c's
+** distProgram: kept with the plan), over kept columns. Seeded columns:
+** integers with NULLs and negatives, one spanning too wide (the CPU
+** operators then), TEXT, REAL; keys of one table or a join's, ORDER BY or
+** none; each read twice (the second by a kept plan), SQLite's. */
+START_TEST(test_key_range){
+  static const char *azKeys[] = { "f.t, f.i", "f.i, f.t", "d.s, f.i", "f.i, d.s, d.w", "f.i, f.j", "f.w, f.t",
+                                  "d.s, d.w" };
+  static const char *azAgg[] = { "count(*)", "count(DISTINCT f.j)", "count(DISTINCT f.t)", "sum(f.a)",
+                                 "count(DISTINCT f.r)", "count(DISTINCT f.i)", "total(f.r)" };
+  char zDir[64], zFile[96];
+  int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 20 : 70;
+  int64_t k0, p0;
+  sqlite3 *db;
+  h_rng r;
+  s_dir_make(zDir, "keyrange");
+  snprintf(zFile, sizeof(zFile), "%s/k.db", zDir);
+  db = openFileChecked(zFile);
+  h_rng_init(&r, h_seed + 17u);
+  EXEC(db, "CREATE TABLE f(k INTEGER, i INTEGER, j INTEGER, w INTEGER, t TEXT, r REAL, a INTEGER);"
+           " CREATE TABLE d(id INTEGER PRIMARY KEY, s TEXT, w INTEGER)");
+  EXEC(db, "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 6000)"
+           " INSERT INTO f SELECT (x * 2654435761 + %llu) %% 97, (x * 40503 + %llu) %% 53 - 20,"
+           " CASE x %% 7 WHEN 0 THEN NULL ELSE (x * 31) %% 29 END, CASE x %% 5 WHEN 0 THEN 9223372036854775807"
+           " WHEN 1 THEN -9223372036854775808 ELSE x %% 3 END, 'g' || (x %% 11), (x %% 13) * 0.5, x %% 1000 - 500 FROM n;"
+           " UPDATE f SET i = NULL WHERE rowid %% 17 = 0; UPDATE f SET t = NULL WHERE rowid %% 19 = 0;"
+           " WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 90)"
+           " INSERT INTO d SELECT x, 's' || ((x * 7 + %llu) %% 9), x %% 4 FROM n",
+       (unsigned long long)(h_next(&r) % 1000003u), (unsigned long long)(h_next(&r) % 1000003u),
+       (unsigned long long)(h_next(&r) % 1000003u));
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
+       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  k0 = keptReads(db);
+  p0 = plansKept(db);
+  for(q=0; q<nQuery; q++){
+    const char *zKeys = azKeys[h_next(&r) % 7], *zAgg = azAgg[h_next(&r) % 7];
+    int join = strstr(zKeys, "d.")!=0 || h_next(&r) % 2, engine = 0;
+    char *zSql, *zRef, *zDiff;
+    zSql = sqlite3_mprintf("SELECT %s, %s, count(*) FROM f%s%s GROUP BY %s%s", zKeys, zAgg,
+                           join ? " JOIN d ON f.k = d.id" : "", h_next(&r) % 3 ? "" : " WHERE f.a > -200", zKeys,
+                           h_next(&r) % 2 ? " ORDER BY 1, 2" : "");
+    zRef = refOf(zSql);
+    zDiff = readDiffN(db, zSql, zRef, strstr(zSql, "ORDER BY")!=0, 0, &engine, 2);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+    nEngine += engine;
+    nRead++;
+  }
+  printf("gpu_query's keys of an integer column beside others, count(DISTINCT) over joined rows, %s backend: %d reads,"
+         " %d on the engine, %lld over kept columns, %lld by a kept plan\n", g_backend, nRead, nEngine,
+         (long long)(keptReads(db) - k0), (long long)(plansKept(db) - p0));
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  CHECK(strcmp(g_backend, "cpu")!=0 || keptReads(db) - k0>=nRead, "only %lld of %d reads over kept columns",
+        (long long)(keptReads(db) - k0), 2*nRead);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* Groups whose ORDER BY term ties, in SQLite's order: sorted for GROUP BY
 ** (a temp B-tree) they take ORDER BY's directions, and ORDER BY keeps that
 ** order on ties; read in an index's order (the table's composite key, an
@@ -5468,6 +5531,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_sub_keeps);
   tcase_add_test(tc, test_having_pick);
   tcase_add_test(tc, test_in_kept);
+  tcase_add_test(tc, test_key_range);
   tcase_add_test(tc, test_group_ties);
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten_shared);

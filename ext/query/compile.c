@@ -764,6 +764,56 @@ done:
   return rc;
 }
 
+#define Q_RANGE_KEY (1<<20)        /* a range key's values, at most (rangeKey) */
+
+/* Is key kk the scan's column of integers (or NULL) alone, beside other
+** keys (alone, it is a number key)? Its column then. */
+static int rangeCol(Comp *c, int kk){
+  const qexpr *x = c->pl->aKey[kk];
+  while( x->op==E_COLLATE || x->op==E_UPLUS ) x = x->a;
+  if( c->pl->nKey<2 || x->op!=E_COL || x->iCol>=Q_JCOL0 ) return -1;
+  return c->aCol[x->iCol]->nInt && c->aCol[x->iCol]->nInt + c->aCol[x->iCol]->nNull==c->aCol[x->iCol]->n ? x->iCol : -1;
+}
+
+/* Key kk, integer column col (rangeCol), as ids: x - lo for its values from
+** lo to hi (at most Q_RANGE_KEY of them), hi - lo + 1 for NULL; shown as
+** those integers, NULL first in its order. Into a new register. */
+static int rangeKey(Comp *c, int kk, int col, int *pr){
+  const ga_resident *x = c->aCol[col];
+  qkept *k = c->k;
+  int64_t i, lo = 0, hi = 0, n = 0, span;
+  int rc, rx = 0, rLo = 0, rD = 0, rSpan = 0, rNull = 0;
+  for(i=0; i<x->n; i++){
+    if( x->type[i]!=SQLITE_INTEGER ) continue;
+    if( n++==0 || x->v[i]<lo ) lo = x->v[i];
+    if( n==1 || x->v[i]>hi ) hi = x->v[i];
+  }
+  if( (uint64_t)hi - (uint64_t)lo>=Q_RANGE_KEY ){
+    return why(c, "several keys, one of integers spanning more than %d (%s)", Q_RANGE_KEY, colName(c, col));
+  }
+  span = hi - lo + 1;
+  if( (k->aKeyVal[kk] = sqlite3_malloc64(sizeof(qval)*(uint64_t)(span + 1)))==0
+   || (k->aKeyRank[kk] = sqlite3_malloc64(8*(uint64_t)(span + 1)))==0 ) return SQLITE_NOMEM;
+  memset(k->aKeyVal[kk], 0, sizeof(qval)*(size_t)(span + 1));
+  for(i=0; i<span; i++){
+    k->aKeyVal[kk][i].t = SQLITE_INTEGER;
+    k->aKeyVal[kk][i].v = lo + i;
+    k->aKeyRank[kk][i] = i + 1;
+  }
+  k->aKeyVal[kk][span].t = SQLITE_NULL;
+  k->aKeyRank[kk][span] = 0;
+  k->aKeyN[kk] = span + 1;
+  k->aKeyPlaces[kk] = span + 1;
+  if( (rc = node(c, c->pl->aKey[kk], &rx))!=SQLITE_OK || (rc = emitLit(c, SQLITE_INTEGER, lo, &rLo))!=SQLITE_OK
+   || (rc = newReg(c, &rD))!=SQLITE_OK || (rc = emit(c, GA_Q_SUB, rD, rx, rLo, 0))!=SQLITE_OK
+   || (rc = emitLit(c, SQLITE_INTEGER, span, &rSpan))!=SQLITE_OK
+   || (rc = newReg(c, &rNull))!=SQLITE_OK || (rc = emit(c, GA_Q_ISNULL, rNull, rx, 0, 0))!=SQLITE_OK
+   || (rc = newReg(c, pr))!=SQLITE_OK ){
+    return rc;
+  }
+  return emit(c, GA_Q_IF, *pr, rSpan, rD, rNull);
+}
+
 /* Key kk's table for ids (requirement 3, 6): *pJk the joined table whose
 ** row decides it (the key an expression of its columns, or the scanned
 ** column the row was probed by: *pProbe), or -1 with its TEXT column in
@@ -793,11 +843,15 @@ static int keyTable(Comp *c, int kk, int *pJk, int *pProbe, int *pCol){
 static int keys(Comp *c){
   const qplan *pl = c->pl;
   ga_qprog *p = &c->k->p;
-  int kk, rc, r, aJk[Q_MAXKEY], aPr[Q_MAXKEY], aCl[Q_MAXKEY], done = 0;
+  int kk, rc, r, aJk[Q_MAXKEY], aPr[Q_MAXKEY], aCl[Q_MAXKEY], aRange[Q_MAXKEY], done = 0;
   uint64_t mul = 1;
   c->k->nKey = pl->nKey;
   p->nGroup = 2;
-  for(kk=0; kk<pl->nKey && keyTable(c, kk, &aJk[kk], &aPr[kk], &aCl[kk]); kk++){}
+  for(kk=0; kk<pl->nKey; kk++){
+    aRange[kk] = -1;
+    if( !keyTable(c, kk, &aJk[kk], &aPr[kk], &aCl[kk]) && (aRange[kk] = rangeCol(c, kk))<0 ) break;
+    if( aRange[kk]>=0 ) aJk[kk] = -1;
+  }
   if( kk==pl->nKey ){
     /* one id a key, or one for the keys of one joined table; the first key's
     ** the most significant in the code (the groups' order by code then
@@ -813,7 +867,8 @@ static int keys(Comp *c){
         aDig[m] = p->nKey;
         done |= 1<<m;
       }
-      if( (rc = idKey(c, aKk, aProbe, n, aCl[kk], aJk[kk], &r))!=SQLITE_OK ) return rc;
+      rc = aRange[kk]>=0 ? rangeKey(c, kk, aRange[kk], &r) : idKey(c, aKk, aProbe, n, aCl[kk], aJk[kk], &r);
+      if( rc!=SQLITE_OK ) return rc;
       p->keyReg[p->nKey++] = (unsigned char)r;
     }
     for(d=p->nKey - 1; d>=0; d--){
@@ -1475,8 +1530,9 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
       rc = why(c, "%.*s is not computed on kept columns", g->end - g->at, pl->s->zSql + g->at);
       break;
     }
-    if( aJr && (Q_DEDUP(g) || ((g->fn==A_MIN || g->fn==A_MAX) && !intOnly(c, g->x))) ){
-      /* (which of equal values SQLite shows, or which rows it counts once, is its join order's) */
+    if( aJr && ((Q_DEDUP(g) && g->fn!=A_COUNT) || ((g->fn==A_MIN || g->fn==A_MAX) && !intOnly(c, g->x))) ){
+      /* (which of equal values SQLite shows, or which rows it counts once, is its join order's;
+      ** how many values count(DISTINCT) counts is not) */
       rc = why(c, "%.*s over joined rows", g->end - g->at, pl->s->zSql + g->at);
       break;
     }
@@ -1545,11 +1601,16 @@ int64_t q_kept_bytes(const qkept *k){
     if( k->aKeyVal[i] ) n += (int64_t)sizeof(qval)*k->aKeyN[i];
     if( k->aKeyRank[i] ) n += 8*k->aKeyN[i];
   }
+  for(i=0; i<64; i++) if( k->apDist[i] ) n += q_kept_bytes(k->apDist[i]);
   return n;
 }
 
 void q_kept_free(qkept *k){
   int i;
+  for(i=0; i<64; i++){
+    if( k->apDist[i] ) q_kept_free(k->apDist[i]);
+    sqlite3_free(k->apDist[i]);
+  }
   for(i=0; i<Q_MAXKEY; i++){
     sqlite3_free(k->aKeyVal[i]);
     sqlite3_free(k->aKeyRank[i]);

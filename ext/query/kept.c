@@ -94,19 +94,18 @@ typedef struct Dist {
   int64_t nAlloc;
 } Dist;
 
-/* Aggregate a, count(DISTINCT x), into d: pl compiled again with x as one
-** more key (its collation the aggregate's), run, and the groups each
-** original group has counted (x NULL: none). SQLITE_OK, with *pFail set
-** where the backend failed or declined (zErr, GA_DEV_SCAN); QE_BAIL with
-** *pzWhy; or SQLITE_NOMEM. */
-static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, const ga_qcol *aCol,
-                        const ga_backend *be, ga_conn *conn, int a, Dist *d, char **pzWhy, int *pFail, char *zErr){
+/* Aggregate a's program, count(DISTINCT x): pl compiled again with x as one
+** more key (its collation the aggregate's), counting rows, into *pp (a join's
+** by its tables' rows aJr). Its keys' values are read for their classes
+** alone (their bytes are the run's, gone after it). SQLITE_OK, QE_BAIL with
+** *pzWhy, or SQLITE_NOMEM. */
+static int distProgram(Exec *e, const qplan *pl, ga_resident *const *aRes, const qjoinrows *aJr, int a, qkept **pp,
+                       char **pzWhy){
   qplan aux = *pl;
   qagg cnt;
-  qkept k;
-  ga_group g, *pg = &g;
+  qkept *k;
   int64_t i;
-  int rc, fail, last = pl->nKey;
+  int rc, kk, last = pl->nKey;
   if( pl->nKey>=Q_MAXKEY ){
     *pzWhy = sqlite3_mprintf("count(DISTINCT) with %d keys", Q_MAXKEY);
     return QE_BAIL;
@@ -120,11 +119,32 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
   aux.nAgg = 1;
   aux.iHit = -1;
   aux.lastCounted = 1;
-  if( (rc = q_compile(e->r, &aux, aRes, &k, pzWhy))!=SQLITE_OK ) return rc;
+  if( (k = sqlite3_malloc(sizeof(*k)))==0 ) return SQLITE_NOMEM;
+  rc = pl->nJoin ? q_compile_join(e->r, &aux, aRes, aJr, k, pzWhy) : q_compile(e->r, &aux, aRes, k, pzWhy);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(k);
+    return rc;
+  }
+  for(kk=0; kk<k->nKey; kk++){
+    for(i=0; k->aKeyVal[kk] && i<k->aKeyN[kk]; i++){ k->aKeyVal[kk][i].z = 0; k->aKeyVal[kk][i].n = 0; }
+  }
+  *pp = k;
+  return SQLITE_OK;
+}
+
+/* count(DISTINCT x) by its program k (distProgram) into d: run, and the
+** groups each original group has counted (x NULL: none). SQLITE_OK, with
+** *pFail set where the backend failed or declined (zErr, GA_DEV_SCAN); or
+** SQLITE_NOMEM. */
+static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol *aCol, const ga_backend *be,
+                        ga_conn *conn, Dist *d, int *pFail, char *zErr){
+  ga_group g, *pg = &g;
+  int64_t i;
+  int rc = SQLITE_OK, fail, last = k->nKey - 1;
   memset(&g, 0, sizeof(g));
   g.jb = -1;
-  fail = be->xQuery(be==ga_device_backend() ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV,
-                    k.nTab, &pg, zErr);
+  fail = be->xQuery(be==ga_device_backend() ? aRes[0]->pRes : 0, &conn->stats, &k->p, aCol, aRes[0]->n, k->tabC,
+                    k->tabV, k->nTab, &pg, zErr);
   if( (g.dev || g.cpu) && be->xGroupDone(&g, !fail, zErr) && !fail ) fail = 1;
   for(i=0; !fail && rc==SQLITE_OK && i<g.nRes; i++){
     const ga_grow *x = &g.res[i];
@@ -132,12 +152,12 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
     int isNew;
     int64_t j;
     if( x->kclass==GA_Q_DROPPED_META ) continue;
-    if( k.p.keyNum ){
+    if( k->p.keyNum ){
       if( x->kclass==GA_K_NULL ) continue;
     }else{
-      uint64_t div = (uint64_t)k.aKeyDiv[last], id = (x->key/div) % (uint64_t)k.aKeyN[last];
-      if( k.aKeyVal[last][id].t==SQLITE_NULL ) continue;
-      code = x->key/(div*(uint64_t)k.aKeyN[last])*div + x->key%div;   /* (the code without x's digit) */
+      uint64_t div = (uint64_t)k->aKeyDiv[last], id = (x->key/div) % (uint64_t)k->aKeyN[last];
+      if( k->aKeyVal[last][id].t==SQLITE_NULL ) continue;
+      code = x->key/(div*(uint64_t)k->aKeyN[last])*div + x->key%div;   /* (the code without x's digit) */
     }
     if( (j = ga_kmap_add(&d->map, GA_K_INT + 1, code, &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
     if( j>=d->nAlloc ){
@@ -151,7 +171,6 @@ static int keptDistinct(Exec *e, const qplan *pl, ga_resident *const *aRes, cons
     d->n[j]++;
   }
   ga_group_clear(&g);
-  q_kept_free(&k);
   *pFail = fail;
   return rc;
 }
@@ -722,6 +741,9 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
       r->aMs[0] = ga_now_ms() - t0;
     }
     rc = pl->nJoin ? q_compile_join(e->r, pl, aRes, aJr, &k, &zWhy) : q_compile(e->r, pl, aRes, &k, &zWhy);
+    for(c=0; rc==SQLITE_OK && c<pl->nAgg; c++){
+      if( k.aFold[c]==-2 ) rc = distProgram(e, pl, aRes, aJr, c, &k.apDist[c], &zWhy);
+    }
     if( rc!=SQLITE_OK ){
       if( rc==QE_BAIL ) rc = SQLITE_OK;
       else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
@@ -759,7 +781,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
       if( (aDist = sqlite3_malloc64(sizeof(Dist)*(uint64_t)pl->nAgg))==0 ){ rc = SQLITE_NOMEM; break; }
       memset(aDist, 0, sizeof(Dist)*(size_t)pl->nAgg);
     }
-    rc = keptDistinct(e, pl, aRes, aCol, be, conn, c, &aDist[c], &zWhy, &fail, zErr);
+    rc = keptDistinct(pk->apDist[c], aRes, aCol, be, conn, &aDist[c], &fail, zErr);
   }
   if( rc==QE_BAIL ) rc = SQLITE_OK;
   else if( rc ){
@@ -779,8 +801,6 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   }else if( fail ){
     rc = SQLITE_NOMEM;
     *pzErr = sqlite3_mprintf("out of memory");
-  }else if( zWhy ){
-    /* a count(DISTINCT) the kept columns do not serve */
   }else if( (rc = keptGroups(e, pk, aG, aDist))==SQLITE_OK ){
     *pDone = 1;
     r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;

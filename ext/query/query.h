@@ -604,6 +604,9 @@ typedef struct qkept {
   int jbSure;                      /* aJb is known: a device ran this program over these
                                    ** columns and summed every real in these windows */
   int aJb[GA_QFOLD];               /* ... each fold's window (backend.h's ga_group.jb) */
+  struct qkept *apDist[64];        /* each count(DISTINCT)'s program: the plan's, its argument one
+                                   ** more key (kept.c's keptDistinct; its keys' values' classes
+                                   ** alone), NULL for the others */
 } qkept;
 /* A compiled plan kept by a gpu_query table between its reads: valid for
 ** the same kept columns (their gen), the same parameters and the same
