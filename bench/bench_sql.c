@@ -1963,7 +1963,9 @@ static void querySection(int64_t nRow){
           {
             char *zK = h_text(db2, "SELECT json_extract(gpuagg_info(), '$.query.device') || ' of %d runs on the device; "
                                    "not: ' || json_extract(gpuagg_info(), '$.query.not_kept') || '; the last run: ' ||"
-                                   " json_extract(gpuagg_info(), '$.query.last')", nFastRun + 1);
+                                   " json_extract(gpuagg_info(), '$.query.last') || '; the column cache: ' ||"
+                                   " json_extract(gpuagg_info(), '$.cache.device_bytes') || ' bytes on the device, ' ||"
+                                   " json_extract(gpuagg_info(), '$.cache.bytes') || ' on the host'", nFastRun + 1);
             sqlite3_str_appendf(pNote, "- %s: %s\n", pQ->zId, zK ? zK : "?");
             free(zK);
           }
