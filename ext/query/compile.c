@@ -882,7 +882,7 @@ static int keys(Comp *c){
     if( p->nGroup>c->aCol[0]->n + 2 ) p->nGroup = c->aCol[0]->n + 2;   /* a group has a row, at least */
     return SQLITE_OK;
   }
-  if( pl->nKey>1 ) return why(c, "several keys, not each an expression of one TEXT column%s",
+  if( pl->nKey>1 ) return why(c, "several keys, not each an expression of one TEXT column%s nor a column of integers",
                               c->aJr ? " or of one joined table" : "");
   if( c->aJr && !intOnly(c, pl->aKey[0]) ){
     return why(c, "a key over joined rows that may be a REAL (its equal values may show differently)");
