@@ -4104,6 +4104,59 @@ START_TEST(test_sub_keeps){
 }
 END_TEST
 
+/* A FROM subquery's, a WITH table's and a joined subquery's compiled plans
+** kept with the gpu_query table by their text (exec.c's qxSubRows; TPC-H
+** Q15's WITH table, read for max() and for the join, keeps one): each of six
+** reads SQLite's, the subquery's table written between them. */
+START_TEST(test_sub_plans){
+  static const char *azQ[] = {
+    "WITH r AS (SELECT k, sum(a) AS v FROM bg WHERE a > -400 GROUP BY k) SELECT sm.id, r.v FROM sm, r"
+    " WHERE sm.id = r.k AND r.v = (SELECT max(v) FROM r) ORDER BY 1",
+    "SELECT t.g, t.v FROM (SELECT g, count(*) AS v, sum(a) AS w FROM bg GROUP BY g) AS t WHERE t.w > -9000 ORDER BY 1",
+    "SELECT s.id, t.v FROM sm AS s JOIN (SELECT k, total(a) AS v FROM bg GROUP BY k) AS t ON s.id = t.k ORDER BY 1",
+    "SELECT s.id, t.v, u.v FROM sm AS s JOIN (SELECT k, sum(a) AS v FROM bg GROUP BY k) AS t ON s.id = t.k"
+    " JOIN (SELECT k, max(a) AS v FROM bg GROUP BY k) AS u ON s.id = u.k ORDER BY 1",
+  };
+  char zDir[64], zFile[96];
+  int q, i, nEngine = 0, nRead = 0;
+  sqlite3 *db;
+  s_dir_make(zDir, "subplans");
+  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE bg(k INTEGER, a INTEGER, g TEXT); CREATE TABLE sm(id INTEGER PRIMARY KEY, a INTEGER);"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
+           " INSERT INTO bg SELECT (i * 7919 + %llu) %% 37, (i * 31) %% 1001 - 500, 'g' || (i %% 7) FROM n;"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
+           " INSERT INTO sm SELECT i, (i * 13) %% 200 - 100 FROM n", (unsigned long long)(h_seed % 1000003u));
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
+       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+    char *zRef = refOf(azQ[q]);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azQ[q]);
+    for(i=0; i<6; i++){
+      int64_t s0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
+      char *zGot, *zWant;
+      if( i==2 ) EXEC(db, "UPDATE bg SET a = a + 7, g = 'h' || (k %% 3) WHERE k %% 5 = 1");
+      if( i==4 ) EXEC(db, "INSERT INTO bg SELECT k, a, 'i' || k FROM bg WHERE k < 9");
+      zGot = s_render(db, "SELECT * FROM q");
+      zWant = s_render(db, zRef);
+      CHECK(strcmp(zGot, zWant)==0, "read %d: %s\n  got  %.300s\n  want %.300s", i + 1, azQ[q], zGot, zWant);
+      free(zGot);
+      free(zWant);
+      nEngine += h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')")>s0;
+      nRead++;
+    }
+    EXEC(db, "DROP TABLE temp.q");
+    sqlite3_free(zRef);
+  }
+  printf("gpu_query's subqueries' kept plans, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* The first value zFmt's query gives as an SQL literal of its type (a
 ** REAL's 17 digits read back as the same REAL; NULL where it is none). */
 static char *numberLit(sqlite3 *db, const char *zFmt, ...){
@@ -5532,6 +5585,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_having_pick);
   tcase_add_test(tc, test_in_kept);
   tcase_add_test(tc, test_key_range);
+  tcase_add_test(tc, test_sub_plans);
   tcase_add_test(tc, test_group_ties);
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_flatten_shared);

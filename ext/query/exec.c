@@ -296,8 +296,17 @@ int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsi
   int64_t *aV = 0, g;
   ga_cell *aCell = 0;
   int c, i, rc;
+  const qselect *sub = pl->pSub->s;
+  char *zText = 0;
   memset(&sr, 0, sizeof(sr));
-  if( (rc = q_exec(vt, db, pl->pSub, keep || q_table_keeps_sub(vt), 0, "", &sr, pzErr))!=SQLITE_OK ) goto done;
+  keep = keep || q_table_keeps_sub(vt);
+  if( keep && sub->end>sub->at
+   && (zText = sqlite3_mprintf("%.*s", sub->end - sub->at, sub->zSql + sub->at))==0 ) return SQLITE_NOMEM;
+  /* (its compiled plan kept with the table's by its text, as IN's and a scalar subquery's: TPC-H Q15's
+  ** WITH table, read for max() and for the join, keeps one) */
+  rc = q_exec(vt, db, pl->pSub, keep, zText ? q_table_subkept(vt, zText) : 0, zText ? zText : "", &sr, pzErr);
+  sqlite3_free(zText);
+  if( rc!=SQLITE_OK ) goto done;
   q_table_scanned(vt, sr.nScan);
   *pnScan = sr.nScan;
   aT = sqlite3_malloc64((uint64_t)(pl->nCol + 1)*GA_BATCH);   /* (count(*) alone reads none) */

@@ -747,7 +747,9 @@ static qselect *subSelect(Parse *p, qselect *s){
   qselect *sub = q_alloc(p->s, sizeof(qselect));
   if( sub==0 ){ p->oom = 1; return 0; }
   sub->pRoot = p->s;
+  sub->at = peek(p)->at;
   if( !selectStmt(p, sub) ) return 0;
+  sub->end = p->i>0 ? p->a[p->i - 1].at + p->a[p->i - 1].n : sub->at;
   p->cur = s;
   return sub;
 }

@@ -223,6 +223,8 @@ struct qselect {
                                    ** its build's FROM takes that plan */
   int flattened;                   /* its FROM was a subquery's, merged into it (flatten.c): the
                                    ** columns SQLite counts its tables' as read may be more */
+  int at, end;                     /* a subquery's or WITH table's SELECT: its text, zSql[at, end)
+                                   ** (0, 0: made by a rewrite) */
 };
 
 /* Parse zSql (one SELECT statement, already prepared by SQLite) into *p.
