@@ -4051,6 +4051,45 @@ static void errorSame(sqlite3 *db, const char *zSql){
   EXEC(db, "DROP TABLE temp.q");
 }
 
+/* Kept columns as this pass's backend keeps them: the device's (auto) on the
+** CUDA pass, the CPU's (query_kept 1) on the cpu one; a 64 MiB cache, a
+** threshold of 1,000 rows. */
+static void keptSetup(sqlite3 *db){
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
+       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+}
+
+/* test_sub_keeps' and test_sub_plans' file, named zName under zDir: bg,
+** 6,000 rows of 37 keys k (a, g TEXT), and sm, 40 rows; the columns kept
+** as the backend keeps them (threshold 1000). */
+static sqlite3 *subTables(char *zDir, const char *zName){
+  char zFile[96];
+  sqlite3 *db;
+  s_dir_make(zDir, zName);
+  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE bg(k INTEGER, a INTEGER, g TEXT); CREATE TABLE sm(id INTEGER PRIMARY KEY, a INTEGER);"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
+           " INSERT INTO bg SELECT (i * 7919 + %llu) %% 37, (i * 31) %% 1001 - 500, 'g' || (i %% 7) FROM n;"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
+           " INSERT INTO sm SELECT i, (i * 13) %% 200 - 100 FROM n", (unsigned long long)(h_seed % 1000003u));
+  /* (the cpu backend's query_kept 1 keeps every read's columns: only the device's reads tell) */
+  keptSetup(db);
+  return db;
+}
+
+/* Read i of gpu_query table q (zQ) against SQLite's zRef, counted into
+** *pnEngine where the engine answered. */
+static void subRead(sqlite3 *db, const char *zQ, const char *zRef, int i, int *pnEngine){
+  int64_t s0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
+  char *zGot = s_render(db, "SELECT * FROM q"), *zWant = s_render(db, zRef);
+  CHECK(strcmp(zGot, zWant)==0, "read %d: %s\n  got  %.300s\n  want %.300s", i + 1, zQ, zGot, zWant);
+  free(zGot);
+  free(zWant);
+  *pnEngine += h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')")>s0;
+}
+
 /* A read of a small table whose subqueries read a large one (TPC-H Q15's
 ** sums of lineitem joined with supplier): the subqueries keep the columns
 ** they read once one of them read gpuagg_config('threshold') rows
@@ -4062,32 +4101,16 @@ START_TEST(test_sub_keeps){
     "SELECT count(*), sum(a) FROM sm WHERE a > (SELECT avg(a) FROM bg WHERE k < 30)",
     "SELECT id FROM sm WHERE id IN (SELECT k FROM bg GROUP BY k HAVING count(*) > 160) ORDER BY 1",
   };
-  char zDir[64], zFile[96];
+  char zDir[64];
   int q, i, nEngine = 0, nRead = 0;
-  sqlite3 *db;
-  s_dir_make(zDir, "subkeeps");
-  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
-  db = openFileChecked(zFile);
-  EXEC(db, "CREATE TABLE bg(k INTEGER, a INTEGER); CREATE TABLE sm(id INTEGER PRIMARY KEY, a INTEGER);"
-           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
-           " INSERT INTO bg SELECT (i * 7919 + %llu) %% 37, (i * 31) %% 1001 - 500 FROM n;"
-           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
-           " INSERT INTO sm SELECT i, (i * 13) %% 200 - 100 FROM n", (unsigned long long)(h_seed % 1000003u));
-  /* (the cpu backend's query_kept 1 keeps every read's columns: only the device's reads tell) */
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
-       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  sqlite3 *db = subTables(zDir, "subkeeps");
   for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
     int64_t e0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.entries')");
     char *zRef = refOf(azQ[q]);
     EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azQ[q]);
     for(i=0; i<3; i++){
-      int64_t e1, s0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
-      char *zGot = s_render(db, "SELECT * FROM q"), *zWant = s_render(db, zRef);
-      CHECK(strcmp(zGot, zWant)==0, "read %d: %s\n  got  %.300s\n  want %.300s", i + 1, azQ[q], zGot, zWant);
-      free(zGot);
-      free(zWant);
-      nEngine += h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')")>s0;
+      int64_t e1;
+      subRead(db, azQ[q], zRef, i, &nEngine);
       nRead++;
       e1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.entries')");
       CHECK(i==0 || e1>e0 || strcmp(g_backend, "cpu")==0, "read %d: %s: no column of bg kept (%lld entries)", i + 1, azQ[q],
@@ -4117,34 +4140,16 @@ START_TEST(test_sub_plans){
     "SELECT s.id, t.v, u.v FROM sm AS s JOIN (SELECT k, sum(a) AS v FROM bg GROUP BY k) AS t ON s.id = t.k"
     " JOIN (SELECT k, max(a) AS v FROM bg GROUP BY k) AS u ON s.id = u.k ORDER BY 1",
   };
-  char zDir[64], zFile[96];
+  char zDir[64];
   int q, i, nEngine = 0, nRead = 0;
-  sqlite3 *db;
-  s_dir_make(zDir, "subplans");
-  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
-  db = openFileChecked(zFile);
-  EXEC(db, "CREATE TABLE bg(k INTEGER, a INTEGER, g TEXT); CREATE TABLE sm(id INTEGER PRIMARY KEY, a INTEGER);"
-           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)"
-           " INSERT INTO bg SELECT (i * 7919 + %llu) %% 37, (i * 31) %% 1001 - 500, 'g' || (i %% 7) FROM n;"
-           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
-           " INSERT INTO sm SELECT i, (i * 13) %% 200 - 100 FROM n", (unsigned long long)(h_seed % 1000003u));
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
-       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  sqlite3 *db = subTables(zDir, "subplans");
   for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
     char *zRef = refOf(azQ[q]);
     EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azQ[q]);
     for(i=0; i<6; i++){
-      int64_t s0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
-      char *zGot, *zWant;
       if( i==2 ) EXEC(db, "UPDATE bg SET a = a + 7, g = 'h' || (k %% 3) WHERE k %% 5 = 1");
       if( i==4 ) EXEC(db, "INSERT INTO bg SELECT k, a, 'i' || k FROM bg WHERE k < 9");
-      zGot = s_render(db, "SELECT * FROM q");
-      zWant = s_render(db, zRef);
-      CHECK(strcmp(zGot, zWant)==0, "read %d: %s\n  got  %.300s\n  want %.300s", i + 1, azQ[q], zGot, zWant);
-      free(zGot);
-      free(zWant);
-      nEngine += h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')")>s0;
+      subRead(db, azQ[q], zRef, i, &nEngine);
       nRead++;
     }
     EXEC(db, "DROP TABLE temp.q");
@@ -4210,9 +4215,7 @@ START_TEST(test_having_pick){
            " UPDATE hp SET x = NULL WHERE k %% 17 = 3; UPDATE hp SET y = rowid %% 11 - 3, ks = 'g' || k",
        (unsigned long long)(h_next(&r) % 1000003u), 20 + (int)(h_next(&r) % 400),
        (unsigned long long)(h_next(&r) % 1000003u), (unsigned long long)(h_next(&r) % 1000003u));
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
-       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  keptSetup(db);
   k0 = keptReads(db);
   for(q=0; q<nQuery; q++){
     sqlite3_str *x = sqlite3_str_new(0);
@@ -4311,9 +4314,7 @@ START_TEST(test_in_kept){
            " INSERT INTO jd SELECT i, (i * 5) %% 13 - 6 FROM n",
        (unsigned long long)(h_next(&r) % 1000003u), (unsigned long long)(h_next(&r) % 1000003u),
        (unsigned long long)(h_next(&r) % 1000003u));
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
-       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  keptSetup(db);
   k0 = keptReads(db);
   p0 = plansKept(db);
   for(q=0; q<nQuery; q++){
@@ -4412,9 +4413,7 @@ START_TEST(test_key_range){
            " INSERT INTO d SELECT x, 's' || ((x * 7 + %llu) %% 9), x %% 4 FROM n",
        (unsigned long long)(h_next(&r) % 1000003u), (unsigned long long)(h_next(&r) % 1000003u),
        (unsigned long long)(h_next(&r) % 1000003u));
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
-       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  keptSetup(db);
   k0 = keptReads(db);
   p0 = plansKept(db);
   for(q=0; q<nQuery; q++){
@@ -4484,9 +4483,7 @@ START_TEST(test_group_ties){
   CHECK(h_int(db, "SELECT count(*) FROM (SELECT sum(v) AS s FROM gt GROUP BY k) GROUP BY s HAVING count(*) > 1 LIMIT 1")
         && h_int(db, "SELECT count(*) FROM (SELECT sum(v) AS s FROM gp GROUP BY k) GROUP BY s HAVING count(*) > 1 LIMIT 1"),
         "no tied sums to order");
-  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 1000)", 1<<26,
-       strcmp(g_backend, "cpu")==0 ? 1 : -1);
+  keptSetup(db);
   for(pass=0; pass<2; pass++){
     if( pass==1 ) EXEC(db, "CREATE INDEX gt_k ON gt(k)");    /* SQLite reads gt's groups in k's order now */
     for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
