@@ -119,6 +119,15 @@ static int replaceAll(qselect *s){
   return rc;
 }
 
+int q_flatten_outer(const qselect *s){
+  int i;
+  if( s->pSub==0 || s->pNext || s->nJoin || s->star || s->zWhy ) return 0;
+  for(i=0; i<s->nRes; i++) if( !names(s, s->aRes[i].e, 0) ) return 0;
+  for(i=0; i<s->nGroup; i++) if( !names(s, s->aGroup[i].e, 0) ) return 0;
+  for(i=0; i<s->nOrder; i++) if( !names(s, s->aOrder[i].e, 1) ) return 0;
+  return names(s, s->pWhere, 0) && names(s, s->pHaving, 0);
+}
+
 int q_flatten(qselect *s){
   qselect *sub = s->pSub;
   int i, rc;
@@ -129,10 +138,7 @@ int q_flatten(qselect *s){
     return 0;
   }
   for(i=0; i<sub->nRes; i++) if( q_has_agg(sub->aRes[i].e) ) return 0;
-  for(i=0; i<s->nRes; i++) if( !names(s, s->aRes[i].e, 0) ) return 0;
-  for(i=0; i<s->nGroup; i++) if( !names(s, s->aGroup[i].e, 0) ) return 0;
-  for(i=0; i<s->nOrder; i++) if( !names(s, s->aOrder[i].e, 1) ) return 0;
-  if( !names(s, s->pWhere, 0) || !names(s, s->pHaving, 0) ) return 0;
+  if( !q_flatten_outer(s) ) return 0;
   if( replaceAll(s) ) return -SQLITE_NOMEM;   /* (2.) */
   /* (3.) */
   if( s->pWhere && sub->pWhere ){

@@ -48,6 +48,9 @@
 **      (IgnorableDistinct).
 **   7. FROM a subquery (or a WITH table): planned first; its results are
 **      the table's columns (names, affinities, collations: qpFromSub).
+**      One that counts a LEFT JOIN's rows for each row of its table is
+**      that table joined with the other's rows grouped first
+**      (groupjoin.c), and one that selects rows is merged (flatten.c).
 **   8. SQLite's own plan decides too (EXPLAIN QUERY PLAN, the parameters
 **      bound): where it searches an index or the rowids, the engine's scan
 **      of the whole table would be slower, and where it reads a whole index
@@ -303,6 +306,8 @@ int qpPlanCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite
     *pzWhy = sqlite3_mprintf("%s", s->zWhy);
     return *pzWhy ? SQLITE_OK : SQLITE_NOMEM;
   }
+  if( s->pSub && !s->pSub->pPlanned && (rc = qpGroupJoin(vt, db, s))<0 ) return -rc;   /* a LEFT JOIN's counts
+                                                                                       ** (groupjoin.c) */
   if( s->pSub && !s->pSub->pPlanned && (rc = q_flatten(s))<0 ) return -rc;   /* merged where it selects rows
                                                                                ** (flatten.c) */
   if( s->pSub ){                    /* FROM a subquery: its rows (requirement 7) */

@@ -73,6 +73,33 @@ int qpSubTable(const qplan *sp, const qselect *sub, const char *zAlias, ga_table
   return SQLITE_OK;
 }
 
+/* s's FROM subquery, a LEFT JOIN counted for each of its table's rows,
+** rewritten (groupjoin.c) where both tables resolve to rowid tables. 1, 0,
+** or an error (SQLITE_NOMEM, SQLITE_INTERRUPT) negated. */
+int qpGroupJoin(sqlite3_vtab *vt, sqlite3 *db, qselect *s){
+  const qselect *sub = s->pSub;
+  ga_conn *conn = vt ? ((ga_vtab*)vt)->conn : 0;
+  ga_source L, R;
+  char *zErr = 0;
+  int rc;
+  if( sub->nJoin!=1 || sub->nGroup!=1 || sub->zFrom==0 || sub->pSub || sub->aJoin[0].jt!=Q_JT_LEFT
+   || sub->aJoin[0].pSub ) return 0;
+  memset(&L, 0, sizeof(L));
+  memset(&R, 0, sizeof(R));
+  rc = ga_source_resolve_on(db, conn, "gpu_query", sub->zFrom, &L, &zErr);
+  sqlite3_free(zErr);
+  zErr = 0;
+  if( rc==SQLITE_OK ) rc = ga_source_resolve_on(db, conn, "gpu_query", sub->aJoin[0].zFrom, &R, &zErr);
+  sqlite3_free(zErr);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ) rc = -rc;
+  else if( rc!=SQLITE_OK || L.tab.zKind==0 || strcmp(L.tab.zKind, "table") || R.tab.zKind==0
+        || strcmp(R.tab.zKind, "table") ) rc = 0;
+  else if( (rc = q_groupjoin(db, s, 0, &L.tab, &R.tab))<0 ) rc = -SQLITE_NOMEM;
+  ga_source_free(&L);
+  ga_source_free(&R);
+  return rc;
+}
+
 /* s's FROM subquery planned (pl->pSub; a joined subquery's plan made by
 ** qpPlanJoin taken as it is), and described as the table s reads
 ** (pl->src.tab). */

@@ -833,7 +833,8 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
   PlanWalk w;
   double share;
   statRowsRead(db, conn, keep, &stat);
-  if( (rc = qpExplainPrepared(db, conn, keep, pl->s->zSql, apParam, nParam, &st))!=SQLITE_OK ){
+  if( (rc = qpExplainPrepared(db, conn, keep, pl->s->zExplain ? pl->s->zExplain : pl->s->zSql, apParam, nParam,
+                              &st))!=SQLITE_OK ){
     statRowsFree(&stat);
     return rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ? rc : SQLITE_OK;
   }

@@ -148,6 +148,7 @@ int qpFromPlan(sqlite3_vtab *vt, sqlite3 *db, qselect *sub, sqlite3_value **apPa
 int qpSubTable(const qplan *sp, const qselect *sub, const char *zAlias, ga_table *t, char **pzWhy);
 int qpFromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam, qplan *pl,
               char **pzWhy);
+int qpGroupJoin(sqlite3_vtab *vt, sqlite3 *db, qselect *s);
 
 /* plan_semi.c */
 const char *qpSemiWord(const Bind *b, int i);

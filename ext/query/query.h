@@ -225,6 +225,8 @@ struct qselect {
                                    ** columns SQLite counts its tables' as read may be more */
   int at, end;                     /* a subquery's or WITH table's SELECT: its text, zSql[at, end)
                                    ** (0, 0: made by a rewrite) */
+  char *zExplain;                  /* the SELECT whose plan SQLite's is (plan_sqlite.c), where a
+                                   ** rewrite made the parse another's (groupjoin.c); NULL: zSql */
 };
 
 /* Parse zSql (one SELECT statement, already prepared by SQLite) into *p.
@@ -259,6 +261,16 @@ qexpr *q_node(qselect *s, int op);
 ** merged into s where SQLite's rules allow it. 1 merged, 0 not (s as it
 ** was), SQLITE_NOMEM (negated: -SQLITE_NOMEM). */
 int q_flatten(qselect *s);
+/* ... whether the query s that reads it has the shape flatten.c merges
+** into (no join, no *, one core, each name one of the subquery's). */
+int q_flatten_outer(const qselect *s);
+/* groupjoin.c: s's subquery in FROM, a LEFT JOIN of table pL with pR
+** counted for each of pL's rows (grouped by its key), made pL's rows
+** joined with pR's grouped first (the table gpuagg_gN, N iName), where the
+** answer cannot differ and flatten.c merges it, s->zExplain the same
+** rewrite's text (SQLite prepares it: db). 1 rewritten, 0 not (s as it
+** was), -1 out of memory. */
+int q_groupjoin(sqlite3 *db, qselect *s, int iName, const ga_table *pL, const ga_table *pR);
 /* decorrelate.c: WHERE conjunct pTerm of s, a comparison with correlated
 ** scalar subquery sub (parsed at s's text positions, in s's arena), made a
 ** comparison with a join of sub's aggregate grouped by its correlation
