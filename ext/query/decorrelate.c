@@ -67,34 +67,6 @@ static int sideOf(const qexpr *e, int (*xInner)(void*, const qexpr*), void *pCtx
   return r;
 }
 
-/* A column node zQual.zName. */
-static qexpr *colNode(qselect *s, const char *zQual, const char *zName){
-  qexpr *e = q_node(s, E_COL);
-  if( e ){
-    e->synth = 0;
-    e->zQual = (char*)zQual;
-    e->zName = (char*)zName;
-  }
-  return e;
-}
-
-/* a AND b (a NULL: b). */
-static qexpr *andOf(qselect *s, qexpr *a, qexpr *b){
-  qexpr *e;
-  if( a==0 ) return b;
-  if( (e = q_node(s, E_AND))==0 ) return 0;
-  e->a = a;
-  e->b = b;
-  return e;
-}
-
-static char *str(qselect *s, const char *z){
-  size_t n = strlen(z);
-  char *r = q_alloc(s, (int)n + 1);
-  if( r ) memcpy(r, z, n);
-  return r;
-}
-
 int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInner)(void*, const qexpr*), void *pCtx){
   qexpr *aW[64], *aKey[Q_MAXKEY], *aOuter[Q_MAXKEY], *pLocal = 0, **ppSub, *v;
   int aKeyLeft[Q_MAXKEY];          /* the key was the equality's left operand (its collation,
@@ -121,7 +93,7 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
     qexpr *c = aW[i];
     int side = sideOf(c, xInner, pCtx), sa, sb;
     if( side==1 || side==2 ){
-      if( (pLocal = andOf(s, pLocal, c))==0 ) return -1;
+      if( (pLocal = q_and_node(s, pLocal, c))==0 ) return -1;
       continue;
     }
     if( c->op!=E_EQ || nKey==Q_MAXKEY ) return 0;
@@ -150,13 +122,13 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   d->nName = 0;
   for(i=0; i<nKey; i++){
     sqlite3_snprintf(sizeof(zName), zName, "gpuagg_k%d", i);
-    if( (aRes[i].e = q_expr_copy(s, aKey[i]))==0 || (aRes[i].zAlias = str(s, zName))==0
+    if( (aRes[i].e = q_expr_copy(s, aKey[i]))==0 || (aRes[i].zAlias = q_str(s, zName))==0
      || (aGroup[i].e = q_expr_copy(s, aKey[i]))==0 ){
       return -1;
     }
   }
   aRes[nKey].e = sub->aRes[0].e;
-  if( (aRes[nKey].zAlias = str(s, "gpuagg_v"))==0 ) return -1;
+  if( (aRes[nKey].zAlias = q_str(s, "gpuagg_v"))==0 ) return -1;
   /* joined after FROM's tables, ON its keys = the outer sides */
   if( (aJoin = q_alloc(s, (int)sizeof(qfrom)*(s->nJoin + 1)))==0 ) return -1;
   if( s->nJoin ) memcpy(aJoin, s->aJoin, sizeof(qfrom)*(size_t)s->nJoin);
@@ -164,19 +136,19 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   aJoin[s->nJoin].jt = Q_JT_INNER;
   aJoin[s->nJoin].pSub = d;
   aJoin[s->nJoin].unique = 1;
-  if( (aJoin[s->nJoin].zFrom = str(s, "(subquery)"))==0 || (aJoin[s->nJoin].zAlias = str(s, zAlias))==0 ) return -1;
+  if( (aJoin[s->nJoin].zFrom = q_str(s, "(subquery)"))==0 || (aJoin[s->nJoin].zAlias = q_str(s, zAlias))==0 ) return -1;
   for(i=0; i<nKey; i++){
     qexpr *eq = q_node(s, E_EQ), *k;
     sqlite3_snprintf(sizeof(zName), zName, "gpuagg_k%d", i);
-    if( eq==0 || (k = colNode(s, aJoin[s->nJoin].zAlias, str(s, zName)))==0 || k->zName==0 ) return -1;
+    if( eq==0 || (k = q_col_node(s, aJoin[s->nJoin].zAlias, zName))==0 ) return -1;
     eq->a = aKeyLeft[i] ? k : aOuter[i];
     eq->b = aKeyLeft[i] ? aOuter[i] : k;
-    if( (aJoin[s->nJoin].pOn = andOf(s, aJoin[s->nJoin].pOn, eq))==0 ) return -1;
+    if( (aJoin[s->nJoin].pOn = q_and_node(s, aJoin[s->nJoin].pOn, eq))==0 ) return -1;
   }
   s->aJoin = aJoin;
   s->nJoin++;
   /* the comparison reads the value */
-  if( (v = colNode(s, aJoin[s->nJoin - 1].zAlias, str(s, "gpuagg_v")))==0 || v->zName==0 ) return -1;
+  if( (v = q_col_node(s, aJoin[s->nJoin - 1].zAlias, "gpuagg_v"))==0 ) return -1;
   v->at = (*ppSub)->at;
   v->end = (*ppSub)->end;
   *ppSub = v;

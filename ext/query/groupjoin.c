@@ -110,32 +110,6 @@ static int isNumColOfR(const GJ *g, const qexpr *e){
          && (g->pR->aCol[c].aff==GA_AFF_INTEGER || g->pR->aCol[c].aff==GA_AFF_NUMERIC);
 }
 
-static char *str(qselect *s, const char *z){
-  size_t n = strlen(z);
-  char *r = q_alloc(s, (int)n + 1);
-  if( r ) memcpy(r, z, n);
-  return r;
-}
-
-static qexpr *colNode(qselect *s, const char *zQual, const char *zName){
-  qexpr *e = q_node(s, E_COL);
-  if( e==0 || (e->zName = str(s, zName))==0 ) return 0;
-  e->synth = 0;
-  e->zQual = (char*)zQual;
-  return e;
-}
-
-static qexpr *andOf(qselect *s, qexpr *a, qexpr *b){
-  qexpr *e;
-  if( a==0 ) return b;
-  if( (e = q_node(s, E_AND))==0 ) return 0;
-  e->a = a;
-  e->b = b;
-  e->at = a->at;
-  e->end = a->end;
-  return e;
-}
-
 /* The value aggregate e takes over the LEFT JOIN's row of NULLs alone
 ** (2.): *pT its class (0: NULL, read as is) and *pV its value. */
 static int emptyOf(const qexpr *e, int *pT, int64_t *pV){
@@ -234,7 +208,7 @@ int q_groupjoin(sqlite3 *db, qselect *s, int iName, const ga_table *pL, const ga
     if( pEq==0 && c->op==E_EQ && isKeyOfL(&g, c->a) && isNumColOfR(&g, c->b) ){ pEq = c; pKeyL = c->a; pKeyR = c->b; }
     else if( pEq==0 && c->op==E_EQ && isKeyOfL(&g, c->b) && isNumColOfR(&g, c->a) ){ pEq = c; pKeyL = c->b; pKeyR = c->a; }
     else if( overR(&g, c) ){
-      if( (pWhere = andOf(s, pWhere, c))==0 ) return -1;
+      if( (pWhere = q_and_node(s, pWhere, c))==0 ) return -1;
       aW[nW++] = c;
     }
     else return 0;
@@ -271,7 +245,7 @@ int q_groupjoin(sqlite3 *db, qselect *s, int iName, const ga_table *pL, const ga
   d->aRes = aRes;
   d->aGroup = aGroup;
   d->nGroup = 1;
-  if( (aRes[0].e = q_expr_copy(s, pKeyR))==0 || (aRes[0].zAlias = str(s, "gpuagg_k"))==0
+  if( (aRes[0].e = q_expr_copy(s, pKeyR))==0 || (aRes[0].zAlias = q_str(s, "gpuagg_k"))==0
    || (aGroup[0].e = q_expr_copy(s, pKeyR))==0 ){
     return -1;
   }
@@ -280,9 +254,9 @@ int q_groupjoin(sqlite3 *db, qselect *s, int iName, const ga_table *pL, const ga
   memset(aJoin, 0, sizeof(qfrom));
   aJoin[0].jt = Q_JT_LEFT;
   aJoin[0].pSub = d;
-  if( (aJoin[0].zFrom = str(s, "(subquery)"))==0 || (aJoin[0].zAlias = str(s, zAlias))==0 ) return -1;
+  if( (aJoin[0].zFrom = q_str(s, "(subquery)"))==0 || (aJoin[0].zAlias = q_str(s, zAlias))==0 ) return -1;
   {
-    qexpr *eq = q_node(s, E_EQ), *k = colNode(s, aJoin[0].zAlias, "gpuagg_k");
+    qexpr *eq = q_node(s, E_EQ), *k = q_col_node(s, aJoin[0].zAlias, "gpuagg_k");
     if( eq==0 || k==0 ) return -1;
     eq->a = pEq->a==pKeyL ? pKeyL : k;        /* (the equality's operands in their order: its affinity's) */
     eq->b = pEq->a==pKeyL ? k : pKeyL;
@@ -297,12 +271,12 @@ int q_groupjoin(sqlite3 *db, qselect *s, int iName, const ga_table *pL, const ga
     if( e->op==E_COL ) continue;
     sqlite3_snprintf(sizeof(zName), zName, "gpuagg_a%d", i);
     d->aRes[d->nRes].e = e;
-    if( (d->aRes[d->nRes++].zAlias = str(s, zName))==0 || (v = colNode(s, aJoin[0].zAlias, zName))==0 ) return -1;
+    if( (d->aRes[d->nRes++].zAlias = q_str(s, zName))==0 || (v = q_col_node(s, aJoin[0].zAlias, zName))==0 ) return -1;
     emptyOf(e, &t, &x);
     v->at = e->at;
     v->end = e->end;
     if( t ){
-      if( (f = q_node(s, E_FUNC))==0 || (f->zName = str(s, "coalesce"))==0
+      if( (f = q_node(s, E_FUNC))==0 || (f->zName = q_str(s, "coalesce"))==0
        || (f->arg = q_alloc(s, (int)sizeof(qexpr*)*2))==0 || (lit = q_node(s, E_LIT))==0 ){
         return -1;
       }

@@ -1261,6 +1261,30 @@ qexpr *q_node(qselect *s, int op){
   return e;
 }
 
+char *q_str(qselect *s, const char *z){
+  size_t n = strlen(z);
+  char *r = q_alloc(s, (int)n + 1);
+  if( r ) memcpy(r, z, n);
+  return r;
+}
+
+qexpr *q_col_node(qselect *s, const char *zQual, const char *zName){
+  qexpr *e = q_node(s, E_COL);
+  if( e==0 || (e->zName = q_str(s, zName))==0 ) return 0;
+  e->synth = 0;
+  e->zQual = (char*)zQual;
+  return e;
+}
+
+qexpr *q_and_node(qselect *s, qexpr *a, qexpr *b){
+  qexpr *e;
+  if( a==0 ) return b;
+  if( (e = q_node(s, E_AND))==0 ) return 0;
+  e->a = a;
+  e->b = b;
+  return e;
+}
+
 int q_has_agg(const qexpr *e){
   int i;
   if( e==0 ) return 0;

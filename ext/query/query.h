@@ -255,6 +255,11 @@ int q_terms(qexpr *e, int op, qexpr **a, int n, int k);
 /* A node a rewrite makes in s's arena (its text its operands': synth; not
 ** bound), NULL when out of memory. */
 qexpr *q_node(qselect *s, int op);
+/* ... a copy of string z in s's arena; a column node zQual.zName (a copy
+** of zName); a AND b (a NULL: b). NULL when out of memory. */
+char *q_str(qselect *s, const char *z);
+qexpr *q_col_node(qselect *s, const char *zQual, const char *zName);
+qexpr *q_and_node(qselect *s, qexpr *a, qexpr *b);
 
 /* ---- rewrites of the parse (one a file) ------------------------------------------- */
 /* flatten.c: s's subquery in FROM (or WITH table), a plain SELECT of rows,
