@@ -593,6 +593,8 @@ static double firstShare(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const Pla
 static void planWalk(sqlite3 *db, qsqlkeep *keep, qplan *pl, sqlite3_stmt *st, const StatRows *pStat, double share0,
                      PlanWalk *w, char **pzWhy){
   const char *zSubName = pl->pSub && !pl->nJoin ? (pl->s->zAlias ? pl->s->zAlias : pl->s->zFrom) : 0;
+  char zAnon[32];                  /* an unnamed FROM subquery: the name SQLite's plan gives it at
+                                   ** its top, "(subquery-N)", once met */
   int rc, aSkip[64], nSkip = 0, aId[256], nId = 0, nNest = 0, semiRows = isSemiRows(pl), nLoop = 0;
   int idCompound = -1, aArmId[64], nArmId = 0;   /* a compound's arms' headings */
   PlanNest aNest[8];
@@ -631,6 +633,11 @@ static void planWalk(sqlite3 *db, qsqlkeep *keep, qplan *pl, sqlite3_stmt *st, c
       c.outer = aNest[nNest].outer;
     }
     if( nNest>0 && nId<(int)(sizeof(aId)/sizeof(aId[0])) ) aId[nId++] = id;
+    if( pl->pSub && !pl->nJoin && zSubName==0 && parent==0 && strlen(z)<40
+     && (strncmp(z, "CO-ROUTINE (subquery-", 21)==0 || strncmp(z, "MATERIALIZE (subquery-", 22)==0) ){
+      sqlite3_snprintf(sizeof(zAnon), zAnon, "%s", strchr(z, ' ') + 1);
+      zSubName = zAnon;
+    }
     if( corr || list || (zSubName && (strncmp(z, "CO-ROUTINE ", 11)==0 || strncmp(z, "MATERIALIZE ", 12)==0)
                          && sqlite3_stricmp(strchr(z, ' ') + 1, zSubName)==0) ){
       if( nNest==(int)(sizeof(aNest)/sizeof(aNest[0])) || nId==(int)(sizeof(aId)/sizeof(aId[0])) ){
