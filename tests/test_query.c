@@ -4130,7 +4130,8 @@ END_TEST
 /* A FROM subquery's, a WITH table's and a joined subquery's compiled plans
 ** kept with the gpu_query table by their text (exec.c's qxSubRows; TPC-H
 ** Q15's WITH table, read for max() and for the join, keeps one): each of six
-** reads SQLite's, the subquery's table written between them. */
+** reads SQLite's, the subquery's table written between them by this
+** connection and by another, in rollback and WAL journal modes. */
 START_TEST(test_sub_plans){
   static const char *azQ[] = {
     "WITH r AS (SELECT k, sum(a) AS v FROM bg WHERE a > -400 GROUP BY k) SELECT sm.id, r.v FROM sm, r"
@@ -4140,21 +4141,30 @@ START_TEST(test_sub_plans){
     "SELECT s.id, t.v, u.v FROM sm AS s JOIN (SELECT k, sum(a) AS v FROM bg GROUP BY k) AS t ON s.id = t.k"
     " JOIN (SELECT k, max(a) AS v FROM bg GROUP BY k) AS u ON s.id = u.k ORDER BY 1",
   };
-  char zDir[64];
-  int q, i, nEngine = 0, nRead = 0;
-  sqlite3 *db = subTables(zDir, "subplans");
-  for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
-    char *zRef = refOf(azQ[q]);
-    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azQ[q]);
-    for(i=0; i<6; i++){
-      if( i==2 ) EXEC(db, "UPDATE bg SET a = a + 7, g = 'h' || (k %% 3) WHERE k %% 5 = 1");
-      if( i==4 ) EXEC(db, "INSERT INTO bg SELECT k, a, 'i' || k FROM bg WHERE k < 9");
-      subRead(db, azQ[q], zRef, i, &nEngine);
-      nRead++;
+  static const char *azMode[] = { "DELETE", "WAL" };
+  char zDir[64], zFile[96];
+  int q, i, m, nEngine = 0, nRead = 0;
+  sqlite3 *db = subTables(zDir, "subplans"), *w = 0;
+  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
+  CHECK(sqlite3_open(zFile, &w)==SQLITE_OK, "open %s", zFile);
+  sqlite3_busy_timeout(w, 5000);
+  for(m=0; m<2; m++){
+    EXEC(db, "PRAGMA journal_mode=%s", azMode[m]);
+    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+      char *zRef = refOf(azQ[q]);
+      EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azQ[q]);
+      for(i=0; i<6; i++){
+        /* this connection's write, then another connection's (the file's change counter alone tells) */
+        if( i==2 ) EXEC(db, "UPDATE bg SET a = a + 7, g = 'h' || (k %% 3) WHERE k %% 5 = 1");
+        if( i==4 ) EXEC(w, "INSERT INTO bg SELECT k, a, 'i' || k FROM bg WHERE k < 9");
+        subRead(db, azQ[q], zRef, i, &nEngine);
+        nRead++;
+      }
+      EXEC(db, "DROP TABLE temp.q");
+      sqlite3_free(zRef);
     }
-    EXEC(db, "DROP TABLE temp.q");
-    sqlite3_free(zRef);
   }
+  sqlite3_close(w);
   printf("gpu_query's subqueries' kept plans, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
   CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
   sqlite3_close(db);
