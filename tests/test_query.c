@@ -4464,6 +4464,75 @@ START_TEST(test_key_range){
 }
 END_TEST
 
+/* ORDER BY over groups whose trailing terms are GROUP BY's keys (finish.c's
+** sortTermsCut: such terms are not compared, the groups being in GROUP BY's
+** order already): seeded terms, an aggregate first or none, then keys in
+** GROUP BY's order or another, ASC or DESC, NULLS FIRST or LAST, a
+** collation the key's or another (TEXT in either case); NULL keys, a NOCASE
+** key whose groups show either case, many ties of count(*); HAVING, DISTINCT, LIMIT and OFFSET.
+** Each read twice (the second over kept columns), in SQLite's order. */
+START_TEST(test_group_order){
+  static const char *azKey[] = { "i", "t", "u", "r" };
+  static const char *azFirst[] = { "count(*) DESC", "count(*)", "sum(a)", "min(t) DESC", "max(a) NULLS FIRST" };
+  static const char *azHow[] = { "", "", "", " DESC", " NULLS LAST", " COLLATE NOCASE", " COLLATE BINARY",
+                                 " ASC NULLS FIRST", " DESC NULLS FIRST", " DESC" };
+  char zDir[64], zFile[96];
+  int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 20 : 80;
+  sqlite3 *db;
+  h_rng r;
+  s_dir_make(zDir, "grouporder");
+  snprintf(zFile, sizeof(zFile), "%s/g.db", zDir);
+  db = openFileChecked(zFile);
+  h_rng_init(&r, h_seed + 23u);
+  EXEC(db, "CREATE TABLE f(i INTEGER, t TEXT, u TEXT COLLATE NOCASE, r REAL, a INTEGER);"
+           " WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 6000)"
+           " INSERT INTO f SELECT CASE x %% 23 WHEN 0 THEN NULL ELSE (x * 40503 + %llu) %% 31 - 9 END,"
+           " CASE x %% 29 WHEN 0 THEN NULL ELSE char(65 + 32 * (x %% 2) + (x * 7 + %llu) %% 5) || (x %% 3) END,"
+           " CASE (x * 13) %% 5 WHEN 0 THEN 'Ab' WHEN 1 THEN 'aB' WHEN 2 THEN 'c' WHEN 3 THEN 'B' ELSE NULL END,"
+           " (x %% 6) * 0.5, (x * 2654435761 + %llu) %% 1000 - 500 FROM n",
+       (unsigned long long)(h_next(&r) % 1000003u), (unsigned long long)(h_next(&r) % 1000003u),
+       (unsigned long long)(h_next(&r) % 1000003u));
+  keptSetup(db);
+  for(q=0; q<nQuery; q++){
+    int nKey = 1 + (int)(h_next(&r) % 3), aK[3], k, j, nTerm, engine = 0;
+    sqlite3_str *x = sqlite3_str_new(0);
+    char *zSql, *zRef, *zDiff;
+    for(k=0; k<nKey; k++){                         /* distinct keys */
+      do{ aK[k] = (int)(h_next(&r) % 4); for(j=0; j<k && aK[j]!=aK[k]; j++){} }while( j<k );
+    }
+    sqlite3_str_appendf(x, "SELECT %s", h_next(&r) % 6 ? "" : "DISTINCT ");
+    for(k=0; k<nKey; k++) sqlite3_str_appendf(x, "%s, ", azKey[aK[k]]);
+    sqlite3_str_appendf(x, "count(*), sum(a) FROM f%s GROUP BY ", h_next(&r) % 4 ? "" : " WHERE a > -300");
+    for(k=0; k<nKey; k++) sqlite3_str_appendf(x, "%s%s", k ? ", " : "", azKey[aK[k]]);
+    if( h_next(&r) % 5==0 ) sqlite3_str_appendf(x, " HAVING count(*) > 1");
+    sqlite3_str_appendf(x, " ORDER BY ");
+    nTerm = 0;
+    if( h_next(&r) % 4 ) sqlite3_str_appendf(x, "%s", azFirst[h_next(&r) % 5]), nTerm++;
+    for(k=0; k<nKey; k++){                        /* the keys: mostly in GROUP BY's order, as it sorts */
+      int kk = h_next(&r) % 4 ? k : (int)(h_next(&r) % nKey);
+      if( h_next(&r) % 6==0 ) continue;
+      sqlite3_str_appendf(x, "%s%s%s", nTerm++ ? ", " : "", azKey[aK[kk]], azHow[h_next(&r) % 10]);
+    }
+    if( nTerm==0 ) sqlite3_str_appendf(x, "1");
+    if( h_next(&r) % 4==0 ) sqlite3_str_appendf(x, " LIMIT %d OFFSET %d", (int)(h_next(&r) % 20), (int)(h_next(&r) % 9));
+    zSql = sqlite3_str_finish(x);
+    zRef = refOf(zSql);
+    zDiff = readDiffN(db, zSql, zRef, 1, 0, &engine, 2);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+    nEngine += engine;
+    nRead++;
+  }
+  printf("gpu_query's groups ordered by their keys last, %s backend: %d reads, %d on the engine\n", g_backend, nRead,
+         nEngine);
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* A FROM subquery that counts, for each row of a table, the rows a LEFT
 ** JOIN meets (TPC-H Q13's shape), read as that table joined with the
 ** other's rows grouped first (groupjoin.c, then flatten.c): seeded tables
@@ -5701,6 +5770,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_having_pick);
   tcase_add_test(tc, test_in_kept);
   tcase_add_test(tc, test_key_range);
+  tcase_add_test(tc, test_group_order);
   tcase_add_test(tc, test_sub_plans);
   tcase_add_test(tc, test_groupjoin);
   tcase_add_test(tc, test_group_ties);

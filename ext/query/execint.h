@@ -166,6 +166,8 @@ typedef struct Exec {
   uint64_t *gRank;                 /* ... and each group's place in GROUP BY's order, or NULL */
   uint64_t nRank;                  /* ... the places there are (0: too many to count) */
   KeySet rows;                     /* SELECT DISTINCT: the rows kept, by their results' keys */
+  int sortCut;                     /* trailing ORDER BY terms the groups' order gives, which finish.c
+                                   ** does not compare (qxGroupsToRows) */
   int offDone;                     /* the rows are the window of the order alone (qxKeptOrder,
                                    ** qxHeldRows): OFFSET is spent */
   int64_t nHeldVals;               /* values the parts hold (atomic: exec.c, 11) */

@@ -125,7 +125,7 @@ static int sortCmp(void *arg, int64_t x, int64_t y){
   Exec *e = (Exec*)arg;
   qplan *pl = e->pl;
   int k, c;
-  for(k=0; k<pl->nSort; k++){
+  for(k=0; k<pl->nSort - e->sortCut; k++){
     c = qxSortTermCmp(pl, k, &e->out->a[x*e->nW + pl->nOut + k], &e->out->a[y*e->nW + pl->nOut + k]);
     if( c ) return c;
   }
@@ -187,6 +187,33 @@ static int havingFirst(Exec *e, int64_t *order, int64_t *pn){
   return SQLITE_OK;
 }
 
+/* ORDER BY term i is GROUP BY's key k as the groups' order has it: by the
+** key's collation, ascending with NULLs first, or descending with NULLs
+** last where the key's order is descending (groupCmp, rankSort). */
+static int keyTerm(const qplan *pl, int i, int k){
+  const qexpr *t = pl->aSort[i];
+  int desc;
+  if( t->op!=E_KEY || t->iCol!=k || k>=pl->nKey ) return 0;
+  desc = pl->aKeyDesc && pl->aKeyDesc[k];
+  return !pl->aSortDesc[i]==!desc && qxNullsFirst(pl, i)==!desc && pl->aSortColl[i]==pl->aKeyColl[k];
+}
+
+/* How many trailing ORDER BY terms the groups, once in GROUP BY's order,
+** need not be compared by: ORDER BY x, k0, k1 over GROUP BY k0, k1, ...
+** sorts as ORDER BY x alone does, stably (ties of x stay in the keys'
+** order), and one term of numbers sorts by typed keys (order.c: TPC-H
+** Q16's count and its three keys, 18,217 groups); ORDER BY k0 sorts
+** nothing. */
+static int sortTermsCut(const qplan *pl){
+  int m, i;
+  if( pl->keyFirst || pl->nJoinOrd || pl->tieBail || pl->isArm || pl->nArm ) return 0;
+  for(m=0; m<pl->nSort; m++){
+    for(i=m; i<pl->nSort && keyTerm(pl, i, i - m); i++){}
+    if( i==pl->nSort ) return pl->nSort - m;
+  }
+  return 0;
+}
+
 /* The groups as rows: HAVING, then results and sort terms. */
 int qxGroupsToRows(Exec *e){
   qplan *pl = e->pl;
@@ -200,12 +227,16 @@ int qxGroupsToRows(Exec *e){
   q_run_groups(e->r, groupLeaf, e);
   if( pl->nKey && e->gRank && e->nRank && e->nRank<=4*(uint64_t)e->main.nGroup + 65536 ){
     if( (rc = rankSort(e, order, tmp))!=SQLITE_OK ) goto done;
+    e->sortCut = sortTermsCut(pl);
   }else if( pl->nKey ){
     if( pl->pHaving ){
       if( (rc = havingFirst(e, order, &n))!=SQLITE_OK ) goto done;
       kept = 1;
     }
-    if( !pl->orderFree ) qxSort(order, tmp, n, e->gRank ? rankCmp : groupCmp, e);
+    if( !pl->orderFree ){
+      qxSort(order, tmp, n, e->gRank ? rankCmp : groupCmp, e);
+      e->sortCut = sortTermsCut(pl);
+    }
   }
   if( (rc = qxRowsGrow(e, n, 1))!=SQLITE_OK ) goto done;
   for(g0=0; g0<n && rc==SQLITE_OK; g0+=GA_BATCH){
@@ -259,7 +290,7 @@ int qxFinish(Exec *e){
   qselect *s = pl->s;
   int64_t lim = -1, off = 0, i, *idx = 0, *tmp = 0, n;
   qval *a;
-  int rc;
+  int rc, nTerm = pl->nSort - e->sortCut;   /* the terms compared */
   if( s->pLimit && !pl->isArm ){
     if( s->pLimit->op!=E_LIT || s->pLimit->t!=SQLITE_INTEGER ) return q_run_error(e->r, QE_BAIL, "a LIMIT that is not an integer");
     lim = s->pLimit->i;
@@ -294,10 +325,10 @@ int qxFinish(Exec *e){
     }
     if( rc==SQLITE_DONE ) rc = SQLITE_OK;
   }
-  if( rc==SQLITE_DONE && pl->nSort==1 && n>0 ){   /* one term: by typed keys where numbers */
+  if( rc==SQLITE_DONE && nTerm==1 && n>0 ){       /* one term: by typed keys where numbers */
     rc = q_order_numeric(&o->a[pl->nOut], o->nRow, e->nW, pl->aSortDesc[0], qxNullsFirst(pl, 0), off, n, idx + off);
   }
-  if( rc==SQLITE_DONE && pl->nSort && n>0 && n<o->nRow/2 ){
+  if( rc==SQLITE_DONE && nTerm && n>0 && n<o->nRow/2 ){
     /* only rows off..off+n of the order are wanted (OFFSET n/2 LIMIT 2: a
     ** median): the first off picked, then the n, by selection (ties by
     ** scan order, as the stable sort), and only the n sorted (selection
@@ -305,7 +336,7 @@ int qxFinish(Exec *e){
     selectNth(e, idx, o->nRow, off);
     selectNth(e, idx + off, o->nRow - off, n - 1);
     qxSort(idx + off, tmp, n, totalCmp, e);
-  }else if( rc==SQLITE_DONE && pl->nSort ){
+  }else if( rc==SQLITE_DONE && nTerm ){
     qxSort(idx, tmp, o->nRow, sortCmp, e);
   }
   if( rc==SQLITE_DONE ) rc = SQLITE_OK;
