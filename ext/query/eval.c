@@ -61,6 +61,7 @@
 **      error from a memo's statement) is not reported by the engine: the
 **      run goes through SQLite (QE_BAIL), which reports it if it arises.
 */
+#include <assert.h>
 #include <string.h>
 #include <math.h>
 #include <stdarg.h>
@@ -859,7 +860,12 @@ static int evalCase(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
 struct qinset {
   qval *a; int n;                  /* the items that are not NULL */
   int hasNull;                     /* ... and whether one is NULL */
-  char **az; int *an;              /* long lists: the items' keys, sorted */
+  int64_t *aInt;                   /* long lists of INTEGERs alone: them, ascending (an INTEGER x
+                                   ** is searched there, no key made: each worker's run makes its
+                                   ** own list, TPC-H Q20's 4,363 on 16 threads) */
+  char **az;                       /* other long lists (and x not an INTEGER): the items' keys,
+                                   ** sorted (into zKeys), made at the first such x */
+  char *zKeys;                     /* ... their bytes, each after its length (4 bytes) */
 };
 #define IN_LINEAR 8                /* items compared one by one, at most */
 
@@ -875,12 +881,40 @@ static int keyCmp(const void *pa, const void *pb){
 }
 
 static void inSetFree(struct qinset *p){
-  int i;
   if( p==0 ) return;
-  for(i=0; p->az && i<p->n; i++) sqlite3_free(p->az[i] - 4);
+  sqlite3_free(p->aInt);
+  sqlite3_free(p->zKeys);
   sqlite3_free(p->az);
   sqlite3_free(p->a);
   sqlite3_free(p);
+}
+
+static int cmpI64(const void *a, const void *b){
+  int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+  return (x>y) - (x<y);
+}
+
+/* Long list p's keys (inSet's az), made the first time an x needs them. */
+static int inSetKeys(const qexpr *e, struct qinset *p){
+  uint64_t nKeys = 0, at = 0;
+  int k;
+  if( p->az ) return SQLITE_OK;
+  for(k=0; k<p->n; k++) nKeys += 4 + 13 + (uint64_t)p->a[k].n + 8;
+  if( (p->zKeys = sqlite3_malloc64(nKeys))==0 || (p->az = sqlite3_malloc64(sizeof(char*)*(uint64_t)p->n))==0 ){
+    sqlite3_free(p->zKeys);
+    p->zKeys = 0;
+    return SQLITE_NOMEM;
+  }
+  for(k=0; k<p->n; k++){
+    char *z = p->zKeys + at;
+    int m = q_key_bytes(&p->a[k], e->cmpColl, z + 4);
+    memcpy(z, &m, 4);
+    p->az[k] = z + 4;
+    at += 4 + (uint64_t)m;
+    assert( at<=nKeys );
+  }
+  qsort(p->az, (size_t)p->n, sizeof(char*), keyCmp);
+  return SQLITE_OK;
 }
 
 /* e's list as this run compares with it (made the first time). */
@@ -905,17 +939,13 @@ static int inSet(qrun *r, const qexpr *e, struct qinset **pp){
     p->a[p->n++] = x;
   }
   if( p->n>IN_LINEAR ){
-    if( (p->az = sqlite3_malloc64(sizeof(char*)*(uint64_t)p->n))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
-    memset(p->az, 0, sizeof(char*)*(size_t)p->n);
-    for(k=0; k<p->n; k++){
-      char *z = sqlite3_malloc64(4 + 13 + (uint64_t)p->a[k].n + 8);
-      int m;
-      if( z==0 ){ inSetFree(p); return SQLITE_NOMEM; }
-      m = q_key_bytes(&p->a[k], e->cmpColl, z + 4);
-      memcpy(z, &m, 4);
-      p->az[k] = z + 4;
+    for(k=0; k<p->n && p->a[k].t==SQLITE_INTEGER; k++){}
+    if( k==p->n ){
+      if( (p->aInt = sqlite3_malloc64(sizeof(int64_t)*(uint64_t)p->n))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
+      for(k=0; k<p->n; k++) p->aInt[k] = p->a[k].v;
+      for(k=1; k<p->n && p->aInt[k-1]<=p->aInt[k]; k++){}
+      if( k<p->n ) qsort(p->aInt, (size_t)p->n, sizeof(int64_t), cmpI64);
     }
-    qsort(p->az, (size_t)p->n, sizeof(char*), keyCmp);
   }
   r->aIn[e->slot] = p;
   *pp = p;
@@ -946,10 +976,23 @@ static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
     q_get(A, i, &x);
     if( x.t==SQLITE_NULL ){ setNull(o, i); continue; }
     if( (rc = applyAff(r, e->cmpAff, &x))!=SQLITE_OK ) break;
-    if( set && set->az ){
+    if( set && set->aInt && x.t==SQLITE_INTEGER ){
+      int lo = 0, hi = set->n - 1;
+      while( lo<=hi && !found ){
+        int mid = (lo + hi)/2;
+        if( set->aInt[mid]==x.v ) found = 1;
+        else if( set->aInt[mid]<x.v ) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      null = set->hasNull;
+    }else if( set && set->n>IN_LINEAR ){
       char buf[64], *z = x.n + 13 + 8<=(int)sizeof(buf) ? buf : sqlite3_malloc64((uint64_t)x.n + 13 + 8);
       int m, lo = 0, hi = set->n - 1;
-      if( z==0 ){ rc = SQLITE_NOMEM; break; }
+      if( z==0 || (rc = inSetKeys(e, set))!=SQLITE_OK ){
+        if( z!=buf ) sqlite3_free(z);
+        if( rc==SQLITE_OK ) rc = SQLITE_NOMEM;
+        break;
+      }
       m = q_key_bytes(&x, e->cmpColl, z);
       while( lo<=hi && !found ){
         int mid = (lo + hi)/2, nm, c;

@@ -155,7 +155,9 @@ static int subPlan(Bind *b, const qexpr *q, int asSet, SubRun *r, char **pzWhy){
   if( (r->zSub = subText(b, q))==0 ) return b->rc;
   if( (rc = q_parse(r->zSub, 0, &r->sel))!=SQLITE_OK ) return b->rc = rc;
   r->sel.asSet = asSet;
-  rc = qpPlanAny(b->vt, b->db, 0, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
+  /* (b's kept statements and columns its own subqueries' too: TPC-H Q20's part, read for partsupp's
+  ** IN, itself supplier's) */
+  rc = qpPlanAny(b->vt, b->db, b->keep, &r->sel, 0, 0, 0, 0, &r->pl, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
     r->pl.orderFree = asSet && r->sel.pLimit==0 && r->sel.pOffset==0 && !r->pl.distinct && r->pl.nSort==0;
     const qplan *first = r->pl.nArm ? &r->pl.aArm[0] : &r->pl;
