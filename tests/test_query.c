@@ -4464,6 +4464,62 @@ START_TEST(test_key_range){
 }
 END_TEST
 
+/* x IN (a long list), over rows the CPU operators filter (eval.c's inSet:
+** a list of INTEGERs alone searched as integers, others by their keys):
+** seeded lists of 9-60 items, unsorted, repeated, negative, the int64
+** limits, sometimes with a NULL, a REAL, a TEXT; x an INTEGER column, a REAL
+** one (some equal to integers), a TEXT one (digits, others), NULLs; IN and
+** NOT IN, column affinities that convert the items or not; and x IN (SELECT
+** a subquery's integers). Each read SQLite's. */
+START_TEST(test_in_list){
+  static const char *azX[] = { "i", "r", "t", "n", "i + 0", "CAST(t AS INTEGER)" };
+  int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 30 : 150;
+  sqlite3 *db = s_open(4096, 1000);
+  h_rng r;
+  h_rng_init(&r, h_seed + 29u);
+  EXEC(db, "CREATE TABLE f(i INTEGER, r REAL, t TEXT, n NUMERIC, a);"
+           " WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 3000)"
+           " INSERT INTO f SELECT CASE x %% 41 WHEN 0 THEN NULL WHEN 1 THEN 9223372036854775807"
+           " WHEN 2 THEN -9223372036854775808 ELSE (x * 7919 + %llu) %% 61 - 30 END,"
+           " CASE x %% 3 WHEN 0 THEN (x %% 50) - 25 ELSE (x %% 50) * 0.5 - 12 END,"
+           " CASE x %% 5 WHEN 0 THEN 'a' || x WHEN 1 THEN NULL ELSE CAST((x %% 40) - 20 AS TEXT) END,"
+           " CASE x %% 4 WHEN 0 THEN '7' WHEN 1 THEN 2.5 ELSE x %% 33 - 16 END, x FROM s",
+       (unsigned long long)(h_next(&r) % 1000003u));
+  for(q=0; q<nQuery; q++){
+    sqlite3_str *x = sqlite3_str_new(0);
+    int n = 9 + (int)(h_next(&r) % 52), k, engine = 0, odd = (int)(h_next(&r) % 4);
+    char *zSql, *zDiff;
+    sqlite3_str_appendf(x, "SELECT a FROM f WHERE %s%s IN (", azX[h_next(&r) % 6], h_next(&r) % 4 ? "" : " NOT");
+    if( h_next(&r) % 8==0 ){
+      sqlite3_str_appendf(x, "SELECT a %% %d - %d FROM f WHERE a < %d", 20 + (int)(h_next(&r) % 60), 30,
+                          40 + (int)(h_next(&r) % 200));
+    }else{
+      for(k=0; k<n; k++){
+        int64_t v = (int64_t)(h_next(&r) % 81) - 40;
+        if( k ) sqlite3_str_appendf(x, ", ");
+        if( odd==1 && k==n/2 ) sqlite3_str_appendf(x, "NULL");
+        else if( odd==2 && k==n/3 ) sqlite3_str_appendf(x, "%lld.5", (long long)v);
+        else if( odd==3 && k==n/4 ) sqlite3_str_appendf(x, "'%lld'", (long long)v);
+        else if( k==n - 1 && h_next(&r) % 3==0 ) sqlite3_str_appendf(x, "%s", h_next(&r) % 2 ? "9223372036854775807"
+                                                                                       : "-9223372036854775808");
+        else sqlite3_str_appendf(x, "%lld", (long long)v);
+      }
+    }
+    sqlite3_str_appendf(x, ") ORDER BY a");
+    zSql = sqlite3_str_finish(x);
+    zDiff = readDiffN(db, zSql, 0, 1, 0, &engine, 1);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    sqlite3_free(zDiff);
+    sqlite3_free(zSql);
+    nEngine += engine;
+    nRead++;
+  }
+  printf("gpu_query's long IN lists, %s backend: %d reads, %d on the engine\n", g_backend, nRead, nEngine);
+  CHECK(nEngine*10>=nRead*9, "only %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ORDER BY over groups whose trailing terms are GROUP BY's keys (finish.c's
 ** sortTermsCut: such terms are not compared, the groups being in GROUP BY's
 ** order already): seeded terms, an aggregate first or none, then keys in
@@ -5771,6 +5827,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_in_kept);
   tcase_add_test(tc, test_key_range);
   tcase_add_test(tc, test_group_order);
+  tcase_add_test(tc, test_in_list);
   tcase_add_test(tc, test_sub_plans);
   tcase_add_test(tc, test_groupjoin);
   tcase_add_test(tc, test_group_ties);
