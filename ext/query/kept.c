@@ -92,6 +92,9 @@ typedef struct Dist {
   ga_kmap map;                     /* code -> index in n */
   int64_t *n;                      /* the counts */
   int64_t nAlloc;
+  int64_t *aDense;                 /* or the counts by code, where the codes are few for the
+                                   ** groups counted (TPC-H Q16: 187,500 codes, 118,247 groups) */
+  uint64_t nDense;                 /* ... codes */
 } Dist;
 
 /* Aggregate a's program, count(DISTINCT x): pl compiled again with x as one
@@ -146,6 +149,19 @@ static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol 
   fail = be->xQuery(be==ga_device_backend() ? aRes[0]->pRes : 0, &conn->stats, &k->p, aCol, aRes[0]->n, k->tabC,
                     k->tabV, k->nTab, &pg, zErr);
   if( (g.dev || g.cpu) && be->xGroupDone(&g, !fail, zErr) && !fail ) fail = 1;
+  if( !fail && !k->p.keyNum ){
+    /* the counts by code where the codes span few more than the groups */
+    uint64_t div = (uint64_t)k->aKeyDiv[last], most = 0;
+    for(i=0; i<g.nRes; i++){
+      uint64_t c = g.res[i].key/(div*(uint64_t)k->aKeyN[last])*div + g.res[i].key%div;
+      if( g.res[i].kclass!=GA_Q_DROPPED_META && c>most ) most = c;
+    }
+    d->nDense = most + 1;
+    if( d->nDense<=8*(uint64_t)g.nRes + 65536 ){
+      if( (d->aDense = sqlite3_malloc64(8*d->nDense))==0 ) rc = SQLITE_NOMEM;
+      else memset(d->aDense, 0, 8*(size_t)d->nDense);
+    }
+  }
   for(i=0; !fail && rc==SQLITE_OK && i<g.nRes; i++){
     const ga_grow *x = &g.res[i];
     uint64_t code = 0;
@@ -158,6 +174,11 @@ static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol 
       uint64_t div = (uint64_t)k->aKeyDiv[last], id = (x->key/div) % (uint64_t)k->aKeyN[last];
       if( k->aKeyVal[last][id].t==SQLITE_NULL ) continue;
       code = x->key/(div*(uint64_t)k->aKeyN[last])*div + x->key%div;   /* (the code without x's digit) */
+      if( d->aDense ){
+        assert( code<d->nDense );
+        d->aDense[code]++;
+        continue;
+      }
     }
     if( (j = ga_kmap_add(&d->map, GA_K_INT + 1, code, &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
     if( j>=d->nAlloc ){
@@ -364,10 +385,10 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
     if( k->aFold[a]==-2 ){                      /* count(DISTINCT): the counts by code */
       for(g=0; g<nG; g++){
         uint64_t code = pl->nKey ? aG[0].res[at0[g]].key : 0;
-        int64_t j = ga_kmap_find(&aDist[a].map, GA_K_INT + 1, code);
+        int64_t j = aDist[a].aDense ? -1 : ga_kmap_find(&aDist[a].map, GA_K_INT + 1, code);
         memset(&x->res[g], 0, sizeof(qval));
         x->res[g].t = SQLITE_INTEGER;
-        x->res[g].v = j>=0 ? aDist[a].n[j] : 0;
+        x->res[g].v = aDist[a].aDense ? (code<aDist[a].nDense ? aDist[a].aDense[code] : 0) : j>=0 ? aDist[a].n[j] : 0;
       }
       continue;
     }
@@ -814,6 +835,7 @@ done:
   for(c=0; aDist && c<pl->nAgg; c++){
     ga_kmap_free(&aDist[c].map);
     sqlite3_free(aDist[c].n);
+    sqlite3_free(aDist[c].aDense);
   }
   sqlite3_free(aDist);
   sqlite3_free(zKey);
