@@ -135,6 +135,7 @@ static void slotDestroy(ga_conn *c, ga_slot *s){
 
 void ga_conn_unref(void *p){
   ga_conn *c = (ga_conn*)p;
+  int last;
   if( --c->nRef>0 ) return;
   connUnlist(c);
   while( c->nForget>0 ) c->axForget[--c->nForget](c);
@@ -144,6 +145,10 @@ void ga_conn_unref(void *p){
     slotDestroy(c, s);
   }
   sqlite3_free(c);
+  pthread_mutex_lock(&loadedMu);
+  last = pLoaded==0;
+  pthread_mutex_unlock(&loadedMu);
+  if( last ) ga_device_idle();        /* (the device's counts are none then: cuda.c, 6) */
 }
 
 void ga_conn_on_free(ga_conn *c, void (*xForget)(ga_conn*)){

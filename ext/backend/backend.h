@@ -390,5 +390,8 @@ const ga_backend *ga_device_backend(void);
 
 /* Whether the device backend can serve here; if not, why, in zWhy. */
 int ga_device_usable(char *zWhy);
+/* Every connection has closed: what the device backend keeps for reuse
+** (its freed blocks) is given back. */
+void ga_device_idle(void);
 
 #endif /* GPUAGG_BACKEND_H */

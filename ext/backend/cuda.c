@@ -34,6 +34,11 @@
 **      'device' (device allocations, streams, events), 'copy', 'launch',
 **      'sync'; gpuagg_fault(KIND, N, DEVICE) counts only calls made on that
 **      device.
+**   7. Device allocations go through cuda_blocks.c: a freed block waits for
+**      its next allocation (a read's tables are the same size each read),
+**      within a cap, until the last connection closes (ga_cuda_idle). A
+**      fault injected into an allocation fails it whether or not a block
+**      waits.
 */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -104,12 +109,26 @@ static void count(int64_t *pN, int d){
 }
 
 cudaError_t ga_cu_alloc(void **p, size_t n){
-  cudaError_t e = FI(FAULT_DEVICE, cudaMalloc(p, n));
-  if( e==cudaSuccess ) count(&g.nDevAlloc, 1);
+  cudaError_t e = FI(FAULT_DEVICE, cudaSuccess);
+  if( e!=cudaSuccess ) return e;
+  if( ga_cu_blocks_take(tDev, n, p) ){            /* (7) */
+    count(&g.nDevAlloc, 1);
+    return cudaSuccess;
+  }
+  e = cudaMalloc(p, n);
+  if( e==cudaErrorMemoryAllocation && ga_cu_blocks_trim(tDev) ){
+    (void)cudaGetLastError();
+    e = cudaMalloc(p, n);
+  }
+  if( e==cudaSuccess ){
+    count(&g.nDevAlloc, 1);
+    ga_cu_blocks_live(*p, n, tDev);
+  }
   return e;
 }
 void ga_cu_free(void *p){
-  if( p && cudaFree(p)==cudaSuccess ) count(&g.nDevAlloc, -1);
+  if( p==0 ) return;
+  if( ga_cu_blocks_put(p) || cudaFree(p)==cudaSuccess ) count(&g.nDevAlloc, -1);
 }
 cudaError_t ga_cu_pinned(void **p, size_t n){
   cudaError_t e = FI(FAULT_DEVICE, cudaHostAlloc(p, n, cudaHostAllocPortable));
@@ -190,6 +209,7 @@ static void probe(void){
     sqlite3_snprintf(sizeof(g.dv[d].zName), g.dv[d].zName, "%s", prop.name);
     g.dv[d].major = prop.major;
     g.dv[d].minor = prop.minor;
+    ga_cu_blocks_device(d, prop.totalGlobalMem);
   }
   if( e!=cudaSuccess ){
     /* The runtime says "insufficient driver" (or another error) when there

@@ -90,6 +90,19 @@ int ga_cu_fail(cudaError_t e, const char *zWhat, char *zErr);
 ** (gpuagg_info) and open to fault injection ('device'). */
 cudaError_t ga_cu_alloc(void **p, size_t n);
 void ga_cu_free(void *p);
+/* Device blocks kept for reuse (cuda_blocks.c, which ga_cu_alloc and
+** ga_cu_free go through): a device's cap from its memory; a live
+** allocation recorded; a waiting block of dev that holds n taken (1, into
+** *pp) once the device's work queued before its free is done; p freed into
+** the waiting blocks (1) or not (0: the caller cudaFrees it); the waiting
+** blocks of dev (-1: every device) cudaFree'd, how many; the bytes waiting
+** on dev. */
+void ga_cu_blocks_device(int dev, size_t nTotal);
+size_t ga_cu_blocks_cached(int dev);
+void ga_cu_blocks_live(void *p, size_t n, int dev);
+int ga_cu_blocks_take(int dev, size_t n, void **pp);
+int ga_cu_blocks_put(void *p);
+int ga_cu_blocks_trim(int dev);
 cudaError_t ga_cu_pinned(void **p, size_t n);
 void ga_cu_pinned_free(void *p);
 cudaError_t ga_cu_stream(cudaStream_t *p);

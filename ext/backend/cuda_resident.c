@@ -244,7 +244,7 @@ int64_t ga_cuda_free_bytes(int nDev){
       (void)cudaGetLastError();
       continue;
     }
-    sum = (sum<0 ? 0 : sum) + (int64_t)fr;
+    sum = (sum<0 ? 0 : sum) + (int64_t)fr + (int64_t)ga_cu_blocks_cached(i);   /* (cuda_blocks.c, 2) */
   }
   return sum;
 }

@@ -23,3 +23,9 @@ int ga_device_usable(char *zWhy){
   strcpy(zWhy, "this gpuagg was built without CUDA");
   return 0;
 }
+
+void ga_device_idle(void){
+#ifdef GPUAGG_CUDA
+  (void)ga_cu_blocks_trim(-1);
+#endif
+}
