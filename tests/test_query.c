@@ -4140,9 +4140,11 @@ END_TEST
 
 /* A FROM subquery's, a WITH table's and a joined subquery's compiled plans
 ** kept with the gpu_query table by their text (exec.c's qxSubRows; TPC-H
-** Q15's WITH table, read for max() and for the join, keeps one): each of six
-** reads SQLite's, the subquery's table written between them by this
-** connection and by another, in rollback and WAL journal modes. */
+** Q15's WITH table, read for max() and for the join, keeps one), and the
+** rows of one text read once in a read (q_table_subrows: the WITH table
+** read twice, one subquery's text joined twice): each of six reads SQLite's,
+** the subquery's table written between them by this connection and by
+** another, in rollback and WAL journal modes. */
 START_TEST(test_sub_plans){
   static const char *azQ[] = {
     "WITH r AS (SELECT k, sum(a) AS v FROM bg WHERE a > -400 GROUP BY k) SELECT sm.id, r.v FROM sm, r"
@@ -4151,6 +4153,8 @@ START_TEST(test_sub_plans){
     "SELECT s.id, t.v FROM sm AS s JOIN (SELECT k, total(a) AS v FROM bg GROUP BY k) AS t ON s.id = t.k ORDER BY 1",
     "SELECT s.id, t.v, u.v FROM sm AS s JOIN (SELECT k, sum(a) AS v FROM bg GROUP BY k) AS t ON s.id = t.k"
     " JOIN (SELECT k, max(a) AS v FROM bg GROUP BY k) AS u ON s.id = u.k ORDER BY 1",
+    "SELECT s.id, t.v, u.v FROM sm AS s JOIN (SELECT k, sum(a) AS v FROM bg GROUP BY k) AS t ON s.id = t.k"
+    " JOIN (SELECT k, sum(a) AS v FROM bg GROUP BY k) AS u ON s.id + 1 = u.k WHERE u.v > t.v - 5000 ORDER BY 1",
   };
   static const char *azMode[] = { "DELETE", "WAL" };
   char zDir[64], zFile[96];

@@ -291,34 +291,48 @@ static int parallel(const qplan *pl, int nThread){
 int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsink *sink, int64_t *pnScan,
               char **pzErr){
   qresult sr;
+  const qresult *pr;
   ga_colvec aCol[GA_COLS_MAX];
   unsigned char *aT = 0;
   int64_t *aV = 0, g;
   ga_cell *aCell = 0;
-  int c, i, rc;
+  int c, i, rc = SQLITE_OK, once;
   const qselect *sub = pl->pSub->s;
   char *zText = 0;
   memset(&sr, 0, sizeof(sr));
   keep = keep || q_table_keeps_sub(vt);
-  if( keep && sub->end>sub->at
+  if( sub->end>sub->at
    && (zText = sqlite3_mprintf("%.*s", sub->end - sub->at, sub->zSql + sub->at))==0 ) return SQLITE_NOMEM;
-  /* (its compiled plan kept with the table's by its text, as IN's and a scalar subquery's: TPC-H Q15's
-  ** WITH table, read for max() and for the join, keeps one) */
-  rc = q_exec(vt, db, pl->pSub, keep, zText ? q_table_subkept(vt, zText) : 0, zText ? zText : "", &sr, pzErr);
+  /* its rows read already in this read (the text has no parameter: q_table_subrows), else read, and
+  ** its compiled plan kept with the table's by its text, as IN's and a scalar subquery's: TPC-H Q15's
+  ** WITH table, read for max() and for the join, is read once and keeps one */
+  pr = 0;
+  once = zText && sub->nParam==0 && strpbrk(zText, "?:@$")==0;   /* (a parameter, or maybe one: read each time) */
+  if( once && (pr = q_table_subrows(vt, zText))!=0 ){
+    for(c=0; c<pl->nCol && pl->aiCol[c]<pr->nCol; c++){}
+    if( c<pl->nCol ) pr = 0;           /* (never: one text, one plan, its results) */
+  }
+  if( pr==0 ){
+    rc = q_exec(vt, db, pl->pSub, keep, keep && zText ? q_table_subkept(vt, zText) : 0, keep && zText ? zText : "",
+                &sr, pzErr);
+    if( rc==SQLITE_OK ){
+      q_table_scanned(vt, sr.nScan);
+      if( !once || (pr = q_table_subrows_keep(vt, zText, &sr))==0 ) pr = &sr;
+    }
+  }
   sqlite3_free(zText);
   if( rc!=SQLITE_OK ) goto done;
-  q_table_scanned(vt, sr.nScan);
-  *pnScan = sr.nScan;
+  *pnScan = pr->nScan;
   aT = sqlite3_malloc64((uint64_t)(pl->nCol + 1)*GA_BATCH);   /* (count(*) alone reads none) */
   aV = sqlite3_malloc64(8*(uint64_t)(pl->nCol + 1)*GA_BATCH);
   aCell = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)(pl->nCol + 1)*GA_BATCH);
   if( aT==0 || aV==0 || aCell==0 ){ rc = SQLITE_NOMEM; goto done; }
   memset(aCell, 0, sizeof(ga_cell)*(size_t)pl->nCol*GA_BATCH);
-  for(g=0; g<sr.nRow && rc==SQLITE_OK; g+=GA_BATCH){
+  for(g=0; g<pr->nRow && rc==SQLITE_OK; g+=GA_BATCH){
     ga_colbatch b;
     memset(&b, 0, sizeof(b));
     b.pos = g;
-    b.n = (int)(sr.nRow - g<GA_BATCH ? sr.nRow - g : GA_BATCH);
+    b.n = (int)(pr->nRow - g<GA_BATCH ? pr->nRow - g : GA_BATCH);
     b.nCol = pl->nCol;
     b.col = aCol;
     for(c=0; c<pl->nCol; c++){
@@ -326,7 +340,7 @@ int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsi
       int64_t *v = aV + (size_t)c*GA_BATCH;
       ga_cell *cl = aCell + (size_t)c*GA_BATCH;
       for(i=0; i<b.n; i++){
-        const qval *x = &sr.a[(g + i)*sr.nCol + pl->aiCol[c]];
+        const qval *x = &pr->a[(g + i)*pr->nCol + pl->aiCol[c]];
         t[i] = (unsigned char)x->t;
         v[i] = x->v;
         if( x->t==SQLITE_TEXT || x->t==SQLITE_BLOB ){

@@ -597,6 +597,15 @@ void q_table_scanned(sqlite3_vtab *vt, int64_t nScan);
 ** key, the text among it, tells them apart). */
 #define Q_SUBKEPT 4
 qkeptcache *q_table_subkept(sqlite3_vtab *vt, const char *zSub);
+/* A FROM subquery's (or WITH table's) rows that this read of vt (its
+** xFilter) has read already, by its text, or NULL; r's rows kept for the
+** rest of the read (r emptied: the kept ones returned; NULL where vt is not
+** being read, or out of memory: r stays the caller's). Within one read the
+** rows of one text without parameters are the same: no outer column reaches
+** a subquery the engine runs, and the read is one transaction's (TPC-H Q15's
+** WITH table, read for max() and for the join). */
+const qresult *q_table_subrows(sqlite3_vtab *vt, const char *zSub);
+const qresult *q_table_subrows_keep(sqlite3_vtab *vt, const char *zSub, qresult *r);
 /* Whether a read of pl would go over kept columns now, and if not why
 ** (gpu_explain's "kept"); NULL when out of memory. aKept[k] (k < 1, or
 ** each arm of a compound): the operators that would serve it, Q_KEPT_*,

@@ -222,6 +222,14 @@ static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3
 
 /* ---- the virtual table ------------------------------------------------------------------ */
 
+/* A FROM subquery's rows, for its read again in the same read of the
+** table (q_table_subrows). */
+typedef struct SubRows {
+  struct SubRows *next;
+  char *zText;                     /* its text */
+  qresult res;                     /* its rows */
+} SubRows;
+
 typedef struct QTab {
   ga_vtab base;                    /* db, conn (vtab.h) */
   char *zSql;                      /* the SELECT */
@@ -230,6 +238,7 @@ typedef struct QTab {
   int nParam;                      /* parameters: HIDDEN columns after the results */
   int running;                     /* in its xFilter or xNext: a read that reaches it again
                                    ** (through another gpu_query table) is refused */
+  SubRows *pSubRows;               /* FROM subqueries' rows read so far in its xFilter */
   int big;                         /* a read of it read gpuagg_config('threshold') rows or more:
                                    ** its columns are worth keeping (exec.c, 8) */
   int bigSub;                      /* ... a subquery of a read of it did: theirs are */
@@ -536,6 +545,13 @@ static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int
   t->running = 1;
   rc = filter((QCur*)cur, t, idxNum, idxStr, argc, argv);
   t->running = 0;
+  while( t->pSubRows ){
+    SubRows *x = t->pSubRows;
+    t->pSubRows = x->next;
+    q_result_free(&x->res);
+    sqlite3_free(x->zText);
+    sqlite3_free(x);
+  }
   return rc;
 }
 
@@ -705,6 +721,27 @@ int q_table_keeps_sub(sqlite3_vtab *vt){
 void q_table_scanned(sqlite3_vtab *vt, int64_t nScan){
   QTab *t = (QTab*)vt;
   if( nScan>=t->base.conn->threshold ) t->bigSub = 1;
+}
+
+const qresult *q_table_subrows(sqlite3_vtab *vt, const char *zSub){
+  const SubRows *x;
+  for(x=((const QTab*)vt)->pSubRows; x && strcmp(x->zText, zSub)!=0; x=x->next){}
+  return x ? &x->res : 0;
+}
+
+const qresult *q_table_subrows_keep(sqlite3_vtab *vt, const char *zSub, qresult *r){
+  QTab *t = (QTab*)vt;
+  SubRows *x;
+  if( !t->running || (x = sqlite3_malloc(sizeof(*x)))==0 ) return 0;
+  if( (x->zText = sqlite3_mprintf("%s", zSub))==0 ){
+    sqlite3_free(x);
+    return 0;
+  }
+  x->res = *r;
+  memset(r, 0, sizeof(*r));
+  x->next = t->pSubRows;
+  t->pSubRows = x;
+  return &x->res;
 }
 
 qkeptcache *q_table_subkept(sqlite3_vtab *vt, const char *zSub){
