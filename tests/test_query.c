@@ -4071,6 +4071,16 @@ static void keptSetup(sqlite3 *db){
        strcmp(g_backend, "cpu")==0 ? 1 : -1);
 }
 
+/* A test's file, zTag.db in a directory of its own named zTag (zDir[64]:
+** its path), and its generator seeded from the run's seed and salt. */
+static sqlite3 *seededFile(char *zDir, const char *zTag, h_rng *r, unsigned salt){
+  char zFile[96];
+  s_dir_make(zDir, zTag);
+  snprintf(zFile, sizeof(zFile), "%s/%s.db", zDir, zTag);
+  h_rng_init(r, h_seed + salt);
+  return openFileChecked(zFile);
+}
+
 /* test_sub_keeps' and test_sub_plans' file, named zName under zDir: bg,
 ** 6,000 rows of 37 keys k (a, g TEXT), and sm, 40 rows; the columns kept
 ** as the backend keeps them (threshold 1000). */
@@ -4223,15 +4233,12 @@ START_TEST(test_having_pick){
   static const char *azAgg[] = { "count(*)", "count(x)", "sum(x)", "total(x)", "sum(y)" };
   static const char *azOp[] = { "<", "<=", ">", ">=", "=", "<>" };
   static const char *azFlip[] = { ">", ">=", "<", "<=", "=", "<>" };   /* x op y as y flip x */
-  char zDir[64], zFile[96];
+  char zDir[64];
   int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 20 : 80;
   int64_t k0;
   sqlite3 *db;
   h_rng r;
-  s_dir_make(zDir, "having");
-  snprintf(zFile, sizeof(zFile), "%s/h.db", zDir);
-  db = openFileChecked(zFile);
-  h_rng_init(&r, h_seed + 11u);
+  db = seededFile(zDir, "having", &r, 11u);
   EXEC(db, "CREATE TABLE hp(k INTEGER, x, y INTEGER, ks TEXT)");
   EXEC(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)"
            " INSERT INTO hp(k, x) SELECT (i * 2654435761 + %llu) %% %d, CASE (i * 40503 + %llu) %% 7"
@@ -4314,15 +4321,12 @@ START_TEST(test_in_kept){
   static const char *azItem[] = { "2.0", "2.5", "'3'", "' 4'", "'x'", "NULL", "9223372036854775807",
                                   "-9223372036854775808", "1e19", "-0.0", "x'01'" };
   static const char *azSub[] = { "iv.v", "iv.w", "iv.f", "iv.t", "iv.c", "jd.g", "iv.v + 0" };
-  char zDir[64], zFile[96];
+  char zDir[64];
   int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 24 : 90;
   int64_t k0, p0;
   sqlite3 *db;
   h_rng r;
-  s_dir_make(zDir, "inkept");
-  snprintf(zFile, sizeof(zFile), "%s/i.db", zDir);
-  db = openFileChecked(zFile);
-  h_rng_init(&r, h_seed + 13u);
+  db = seededFile(zDir, "inkept", &r, 13u);
   EXEC(db, "CREATE TABLE ik(k INTEGER, a INTEGER, n NUMERIC, b, v INTEGER);"
            " CREATE TABLE iv(v INTEGER, w, f REAL, t TEXT, c TEXT COLLATE NOCASE, j INTEGER);"
            " CREATE TABLE jd(id INTEGER PRIMARY KEY, g INTEGER)");
@@ -4418,15 +4422,12 @@ START_TEST(test_key_range){
                                   "d.s, d.w" };
   static const char *azAgg[] = { "count(*)", "count(DISTINCT f.j)", "count(DISTINCT f.t)", "sum(f.a)",
                                  "count(DISTINCT f.r)", "count(DISTINCT f.i)", "total(f.r)" };
-  char zDir[64], zFile[96];
+  char zDir[64];
   int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 20 : 70;
   int64_t k0, p0;
   sqlite3 *db;
   h_rng r;
-  s_dir_make(zDir, "keyrange");
-  snprintf(zFile, sizeof(zFile), "%s/k.db", zDir);
-  db = openFileChecked(zFile);
-  h_rng_init(&r, h_seed + 17u);
+  db = seededFile(zDir, "keyrange", &r, 17u);
   EXEC(db, "CREATE TABLE f(k INTEGER, i INTEGER, j INTEGER, w INTEGER, t TEXT, r REAL, a INTEGER);"
            " CREATE TABLE d(id INTEGER PRIMARY KEY, s TEXT, w INTEGER)");
   EXEC(db, "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 6000)"
@@ -4536,14 +4537,11 @@ START_TEST(test_group_order){
   static const char *azFirst[] = { "count(*) DESC", "count(*)", "sum(a)", "min(t) DESC", "max(a) NULLS FIRST" };
   static const char *azHow[] = { "", "", "", " DESC", " NULLS LAST", " COLLATE NOCASE", " COLLATE BINARY",
                                  " ASC NULLS FIRST", " DESC NULLS FIRST", " DESC" };
-  char zDir[64], zFile[96];
+  char zDir[64];
   int q, nEngine = 0, nRead = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 20 : 80;
   sqlite3 *db;
   h_rng r;
-  s_dir_make(zDir, "grouporder");
-  snprintf(zFile, sizeof(zFile), "%s/g.db", zDir);
-  db = openFileChecked(zFile);
-  h_rng_init(&r, h_seed + 23u);
+  db = seededFile(zDir, "grouporder", &r, 23u);
   EXEC(db, "CREATE TABLE f(i INTEGER, t TEXT, u TEXT COLLATE NOCASE, r REAL, a INTEGER);"
            " WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 6000)"
            " INSERT INTO f SELECT CASE x %% 23 WHEN 0 THEN NULL ELSE (x * 40503 + %llu) %% 31 - 9 END,"
@@ -4625,14 +4623,11 @@ START_TEST(test_groupjoin){
     "SELECT n, count(*) FROM (SELECT l.id, count(r.x) AS n FROM gl AS l LEFT JOIN gr AS r ON l.id = r.f WHERE l.w < 3"
     " GROUP BY l.id) GROUP BY n ORDER BY 1",
   };
-  char zDir[64], zFile[96];
+  char zDir[64];
   int q, nEngine = 0, nRead = 0, nRewritten = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 16 : 60;
   sqlite3 *db;
   h_rng r;
-  s_dir_make(zDir, "groupjoin");
-  snprintf(zFile, sizeof(zFile), "%s/g.db", zDir);
-  db = openFileChecked(zFile);
-  h_rng_init(&r, h_seed + 19u);
+  db = seededFile(zDir, "groupjoin", &r, 19u);
   EXEC(db, "CREATE TABLE gl(id INTEGER PRIMARY KEY, s TEXT, w INTEGER); CREATE TABLE gn(k INTEGER, s TEXT, w INTEGER);"
            " CREATE TABLE gr(f INTEGER, x, y REAL, t TEXT, fn NUMERIC, ft TEXT);"
            " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)"
@@ -4708,14 +4703,11 @@ START_TEST(test_group_ties){
     "SELECT gp.k, sum(gp.v * gd.w) AS s FROM gp, gd WHERE gp.j = gd.id GROUP BY gp.k ORDER BY s DESC",
     "SELECT gt.k, sum(gt.v) AS s FROM gt, gd WHERE gt.k = gd.id AND gd.w > 1 GROUP BY gt.k ORDER BY s DESC",
   };
-  char zDir[64], zFile[96];
+  char zDir[64];
   int pass, q, nEngine = 0, nRead = 0;
   sqlite3 *db;
   h_rng r;
-  s_dir_make(zDir, "ties");
-  snprintf(zFile, sizeof(zFile), "%s/t.db", zDir);
-  db = openFileChecked(zFile);
-  h_rng_init(&r, h_seed + 7u);
+  db = seededFile(zDir, "ties", &r, 7u);
   EXEC(db, "CREATE TABLE gt(id INTEGER PRIMARY KEY, k INTEGER, v INTEGER);"
            " CREATE TABLE gp(k INTEGER, j INTEGER, v INTEGER, PRIMARY KEY(k, j));"
            " CREATE TABLE gd(id INTEGER PRIMARY KEY, w INTEGER)");
