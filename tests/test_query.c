@@ -4071,6 +4071,22 @@ static void keptSetup(sqlite3 *db){
        strcmp(g_backend, "cpu")==0 ? 1 : -1);
 }
 
+/* zSql (sqlite3_free'd here) read twice through a gpu_query table, the
+** second by its kept plan where there is one, each SQLite's (refOf's form;
+** in order where ordered); counted in *pnEngine where the engine read it,
+** and in *pnRead. */
+static void readTwice(sqlite3 *db, char *zSql, int ordered, int *pnEngine, int *pnRead){
+  char *zRef = refOf(zSql), *zDiff;
+  int engine = 0;
+  zDiff = readDiffN(db, zSql, zRef, ordered, 0, &engine, 2);
+  CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+  sqlite3_free(zDiff);
+  sqlite3_free(zRef);
+  sqlite3_free(zSql);
+  *pnEngine += engine;
+  (*pnRead)++;
+}
+
 /* A test's file, zTag.db in a directory of its own named zTag (zDir[64]:
 ** its path), and its generator seeded from the run's seed and salt. */
 static sqlite3 *seededFile(char *zDir, const char *zTag, h_rng *r, unsigned salt){
@@ -4251,8 +4267,8 @@ START_TEST(test_having_pick){
   k0 = keptReads(db);
   for(q=0; q<nQuery; q++){
     sqlite3_str *x = sqlite3_str_new(0);
-    int c, nConj = 1 + (int)(h_next(&r) % 2), engine = 0;
-    char *zSql, *zRef, *zDiff;
+    int c, nConj = 1 + (int)(h_next(&r) % 2);
+    char *zSql;
     /* keys numbers or TEXT (the device's paths differ); y's fold first or second (only fold 0's
     ** conditions drop groups early: the others are looked up by key) */
     const char *zKey = h_next(&r) % 3==0 ? "ks" : "k";
@@ -4282,14 +4298,7 @@ START_TEST(test_having_pick){
     }
     sqlite3_str_appendf(x, " ORDER BY 1");
     zSql = sqlite3_str_finish(x);
-    zRef = refOf(zSql);
-    zDiff = readDiffN(db, zSql, zRef, 1, 0, &engine, 2);
-    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
-    sqlite3_free(zDiff);
-    sqlite3_free(zRef);
-    sqlite3_free(zSql);
-    nEngine += engine;
-    nRead++;
+    readTwice(db, zSql, 1, &nEngine, &nRead);
   }
   printf("gpu_query's HAVING decided as groups are finished, %s backend: %d reads, %d on the engine, %lld over kept"
          " columns\n", g_backend, nRead, nEngine, (long long)(keptReads(db) - k0));
@@ -4444,19 +4453,11 @@ START_TEST(test_key_range){
   p0 = plansKept(db);
   for(q=0; q<nQuery; q++){
     const char *zKeys = azKeys[h_next(&r) % 7], *zAgg = azAgg[h_next(&r) % 7];
-    int join = strstr(zKeys, "d.")!=0 || h_next(&r) % 2, engine = 0;
-    char *zSql, *zRef, *zDiff;
-    zSql = sqlite3_mprintf("SELECT %s, %s, count(*) FROM f%s%s GROUP BY %s%s", zKeys, zAgg,
-                           join ? " JOIN d ON f.k = d.id" : "", h_next(&r) % 3 ? "" : " WHERE f.a > -200", zKeys,
-                           h_next(&r) % 2 ? " ORDER BY 1, 2" : "");
-    zRef = refOf(zSql);
-    zDiff = readDiffN(db, zSql, zRef, strstr(zSql, "ORDER BY")!=0, 0, &engine, 2);
-    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
-    sqlite3_free(zDiff);
-    sqlite3_free(zRef);
-    sqlite3_free(zSql);
-    nEngine += engine;
-    nRead++;
+    int join = strstr(zKeys, "d.")!=0 || h_next(&r) % 2;
+    char *zSql = sqlite3_mprintf("SELECT %s, %s, count(*) FROM f%s%s GROUP BY %s%s", zKeys, zAgg,
+                                 join ? " JOIN d ON f.k = d.id" : "", h_next(&r) % 3 ? "" : " WHERE f.a > -200",
+                                 zKeys, h_next(&r) % 2 ? " ORDER BY 1, 2" : "");
+    readTwice(db, zSql, strstr(zSql, "ORDER BY")!=0, &nEngine, &nRead);
   }
   printf("gpu_query's keys of an integer column beside others, count(DISTINCT) over joined rows, %s backend: %d reads,"
          " %d on the engine, %lld over kept columns, %lld by a kept plan\n", g_backend, nRead, nEngine,
@@ -4552,9 +4553,9 @@ START_TEST(test_group_order){
        (unsigned long long)(h_next(&r) % 1000003u));
   keptSetup(db);
   for(q=0; q<nQuery; q++){
-    int nKey = 1 + (int)(h_next(&r) % 3), aK[3], k, j, nTerm, engine = 0;
+    int nKey = 1 + (int)(h_next(&r) % 3), aK[3], k, j, nTerm;
     sqlite3_str *x = sqlite3_str_new(0);
-    char *zSql, *zRef, *zDiff;
+    char *zSql;
     for(k=0; k<nKey; k++){                         /* distinct keys */
       do{ aK[k] = (int)(h_next(&r) % 4); for(j=0; j<k && aK[j]!=aK[k]; j++){} }while( j<k );
     }
@@ -4574,14 +4575,7 @@ START_TEST(test_group_order){
     if( nTerm==0 ) sqlite3_str_appendf(x, "1");
     if( h_next(&r) % 4==0 ) sqlite3_str_appendf(x, " LIMIT %d OFFSET %d", (int)(h_next(&r) % 20), (int)(h_next(&r) % 9));
     zSql = sqlite3_str_finish(x);
-    zRef = refOf(zSql);
-    zDiff = readDiffN(db, zSql, zRef, 1, 0, &engine, 2);
-    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
-    sqlite3_free(zDiff);
-    sqlite3_free(zRef);
-    sqlite3_free(zSql);
-    nEngine += engine;
-    nRead++;
+    readTwice(db, zSql, 1, &nEngine, &nRead);
   }
   printf("gpu_query's groups ordered by their keys last, %s backend: %d reads, %d on the engine\n", g_backend, nRead,
          nEngine);
