@@ -1838,6 +1838,16 @@ static void querySection(int64_t nRow){
     d->zPart = "tpch22";
     d->zLabel = azLabel22[q];
     d->zSql = azTpch22[q];
+    if( q==10 && sfJ!=1.0 ){
+      /* Q11's FRACTION is 0.0001 / SF (TPC-H 3.0, 2.4.11.3): the text's is SF 1's */
+      static char zQ11[1024];
+      const char *zAt = strstr(azTpch22[q], "* 0.0001 ");
+      if( zAt ){
+        snprintf(zQ11, sizeof(zQ11), "%.*s* %.17g %s", (int)(zAt - azTpch22[q]), azTpch22[q], 0.0001/sfJ,
+                 zAt + strlen("* 0.0001 "));
+        d->zSql = zQ11;
+      }
+    }
   }
 #define aQueryDef aDef             /* (below: the whole list) */
   for(q=0; q<nQ; q++){
