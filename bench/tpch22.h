@@ -3,8 +3,9 @@
 ** spec's validation parameters: DATE 'x' written 'x' (dates are ISO TEXT),
 ** a date plus an interval written as the date it is, EXTRACT(YEAR FROM d)
 ** as substr(d, 1, 4), SUBSTRING(c FROM 1 FOR 2) as substr(c, 1, 2), Q15's
-** view as WITH, Q11's FRACTION 0.0001 (its SF 1 value: bench_sql divides it by its scale factor). Over the tables of
-** bench/tpch.c; the tests and the benchmark share them.
+** view as WITH, Q11's FRACTION 0.0001 (its SF 1 value: bench_sql divides it
+** by its scale factor). Over the tables of bench/tpch.c; the tests and the
+** benchmark share them.
 */
 #ifndef GPUAGG_TPCH22_H
 #define GPUAGG_TPCH22_H
