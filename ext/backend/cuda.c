@@ -36,7 +36,7 @@
 **      device.
 **   7. Device allocations go through cuda_blocks.c: a freed block waits for
 **      its next allocation (a read's tables are the same size each read),
-**      within a cap, until the last connection closes (ga_cuda_idle). A
+**      within a cap, until the last connection closes (ga_device_idle). A
 **      fault injected into an allocation fails it whether or not a block
 **      waits.
 */
