@@ -4526,6 +4526,82 @@ START_TEST(test_in_list){
 }
 END_TEST
 
+/* A correlated aggregate made a join (decorrelate.c) whose key the outer
+** query restricts with IN: the derived table restricted the same way
+** (its 4., TPC-H Q20's shape) where the IN means the same on both sides.
+** Seeded tables whose key columns are INTEGER, TEXT (digits, some '05'
+** beside 5), NUMERIC and NOCASE TEXT, each side any of them (the same
+** affinity and collation or not: then not restricted); IN lists of
+** integers and of TEXT items (digits, letters of one case), with a NULL;
+** IN subqueries, one that
+** selects the other table's column; NOT IN (never restricted); and the
+** pairs of sides where a restriction would drop a group that an outer row
+** meets. Each read twice, SQLite's; the reads restricted are counted
+** (gpu_explain), and the eligible ones must be. */
+START_TEST(test_restrict_in){
+  static const char *azCol[] = { "ki", "kt", "kn", "kc" };
+  static const char *azAgg[] = { "sum(i.x)", "max(i.x)", "0.5 * avg(i.x)", "min(i.x) + 1" };
+  static const char *azIn[] = { "(1, 2, 3, 5, 8, 13, 21, 34)", "('1', '05', '5', '8', 13, '21', 40, 41, 42)",
+                                "(2, 4, NULL, 6, 8, 10, 12, 14, 16)",
+                                "(SELECT ki FROM o2 WHERE w > 3)", "(SELECT kt FROM o2 WHERE w < 8)",
+                                "(SELECT kc FROM o2 WHERE ki % 2 = 0)", "('A1', 'a2', 'A3', 'a4', 'A5', 5, '05', 'b6')" };
+  static const char *azSide[][3] = {        /* outer column, inner column, IN */
+    { "ki", "kt", "('1', '05', '5', '8', 13, '21')" }, { "kc", "kt", "('A1', 'a2', 'A3', 'a4', 'A5', 'b6')" },
+    { "kt", "kc", "('A1', 'a2', 'A3', 'a4', 'A5', 'b6')" }, { "kn", "kt", "(5, '05', 8.0, '8')" },
+    { "kt", "ki", "('05', '5', '8', 13)" },
+  };
+  char zDir[64];
+  int q, nEngine = 0, nRead = 0, nRestricted = 0, nEligible = 0, nQuery = getenv("GPUAGG_UNDER_SANITIZER") ? 24 : 90;
+  sqlite3 *db;
+  h_rng r;
+  db = seededFile(zDir, "restrictin", &r, 31u);
+  EXEC(db, "CREATE TABLE o(ki INTEGER, kt TEXT, kn NUMERIC, kc TEXT COLLATE NOCASE, w INTEGER);"
+           " CREATE TABLE o2(ki INTEGER, kt TEXT, kc TEXT COLLATE NOCASE, w INTEGER);"
+           " CREATE TABLE i(ki INTEGER, kt TEXT, kn NUMERIC, kc TEXT COLLATE NOCASE, x);"
+           " WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 400)"
+           " INSERT INTO o SELECT (v * 7 + %llu) %% 45, CASE v %% 9 WHEN 0 THEN '0' || (v %% 45) WHEN 1 THEN 'A' || (v %% 7)"
+           " WHEN 2 THEN 'a' || (v %% 7) ELSE v %% 45 END,"
+           " CASE v %% 5 WHEN 0 THEN (v %% 45) * 1.0 ELSE v %% 45 END, CASE v %% 2 WHEN 0 THEN 'A' ELSE 'a' END || (v %% 7),"
+           " v %% 13 FROM n;"
+           " INSERT INTO o2 SELECT ki, kt, kc, w FROM o WHERE rowid %% 3 = 0;"
+           " WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 3000)"
+           " INSERT INTO i SELECT (v * 11 + %llu) %% 50, CASE v %% 7 WHEN 0 THEN '0' || (v %% 50) WHEN 1 THEN 'A' || (v %% 5)"
+           " WHEN 2 THEN 'a' || (v %% 5) ELSE v %% 50 END,"
+           " CASE v %% 4 WHEN 0 THEN (v %% 50) * 1.0 ELSE v %% 50 END, CASE v %% 3 WHEN 0 THEN 'A' ELSE 'a' END || (v %% 7),"
+           " CASE v %% 11 WHEN 0 THEN NULL ELSE (v * 13) %% 97 - 40 END FROM n",
+       (unsigned long long)(h_next(&r) % 1000003u), (unsigned long long)(h_next(&r) % 1000003u));
+  keptSetup(db);
+  for(q=0; q<(int)(sizeof(azSide)/sizeof(azSide[0])); q++){   /* where a restriction would drop a group a row meets */
+    char *zSql = sqlite3_mprintf("SELECT o.%s, o.w FROM o WHERE o.%s IN %s AND o.w * 9 - 40 > (SELECT min(i.x) FROM i"
+                                 " WHERE i.%s = o.%s) ORDER BY 1, 2", azSide[q][0], azSide[q][0], azSide[q][2],
+                                 azSide[q][1], azSide[q][0]);
+    readTwice(db, zSql, 1, &nEngine, &nRead);
+  }
+  for(q=0; q<nQuery; q++){
+    int co = (int)(h_next(&r) % 4), ci = h_next(&r) % 3 ? co : (int)(h_next(&r) % 4), not = h_next(&r) % 6==0;
+    const char *zIn = azIn[h_next(&r) % 7];
+    char *zSql = sqlite3_mprintf("SELECT o.%s, o.w FROM o WHERE o.%s %sIN %s AND o.w * 9 - 40 > (SELECT %s FROM i WHERE"
+                                 " i.%s = o.%s) ORDER BY 1, 2", azCol[co], azCol[co], not ? "NOT " : "", zIn,
+                                 azAgg[h_next(&r) % 4], azCol[ci], azCol[co]);
+    char *zPlan = h_text(db, "SELECT gpu_explain(%Q)", zSql), zIs[16];
+    int restricted;
+    snprintf(zIs, sizeof(zIs), "i.%s IN ", azCol[ci]);      /* (the derived table's scan's condition) */
+    restricted = zPlan && strstr(zPlan, zIs)!=0;
+    nRestricted += restricted;
+    nEligible += ci==co && !not;
+    CHECK(!restricted || (ci==co && !not), "%s: restricted where the IN would differ\n%s", zSql, zPlan);
+    free(zPlan);
+    readTwice(db, zSql, 1, &nEngine, &nRead);
+  }
+  printf("gpu_query's correlated aggregates restricted by the outer query's IN, %s backend: %d reads, %d on the engine,"
+         " %d restricted, %d eligible\n", g_backend, nRead, nEngine, nRestricted, nEligible);
+  CHECK(nEngine*2>=nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  CHECK(nRestricted==nEligible, "%d of %d eligible reads restricted", nRestricted, nEligible);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* ORDER BY over groups whose trailing terms are GROUP BY's keys (finish.c's
 ** sortTermsCut: such terms are not compared, the groups being in GROUP BY's
 ** order already): seeded terms, an aggregate first or none, then keys in
@@ -5818,6 +5894,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_key_range);
   tcase_add_test(tc, test_group_order);
   tcase_add_test(tc, test_in_list);
+  tcase_add_test(tc, test_restrict_in);
   tcase_add_test(tc, test_sub_plans);
   tcase_add_test(tc, test_groupjoin);
   tcase_add_test(tc, test_group_ties);

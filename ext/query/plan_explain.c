@@ -37,6 +37,11 @@ char *qpExprText(const qselect *s, const qexpr *e){
     sqlite3_free(b);
     return z;
   }
+  if( e->synth && (e->op==E_IN || e->op==E_INSEL) && e->a ){   /* (decorrelate.c's 4: its IN's text after x) */
+    char *a = qpExprText(s, e->a), *z = a ? sqlite3_mprintf("%s%.*s", a, e->end - e->at, s->zSql + e->at) : 0;
+    sqlite3_free(a);
+    return z;
+  }
   if( e->end==e->at && e->op==E_COL && e->zName ){
     return e->zQual ? sqlite3_mprintf("%s.%s", e->zQual, e->zName) : sqlite3_mprintf("%s", e->zName);
   }

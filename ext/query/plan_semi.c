@@ -5,6 +5,7 @@
 ** that aggregate grouped by the correlation (decorrelate.c); a correlated
 ** count(*) of the result list a count join.
 */
+#include <ctype.h>
 #include "planint.h"
 
 /* What subquery place i is, as the SQL says it. */
@@ -152,6 +153,7 @@ typedef struct Inner {
   ga_source aSrc[Q_MAXTAB];        /* each table */
   const char *azQual[Q_MAXTAB];    /* ... the name that qualifies its columns */
   int n;
+  Bind *b;                         /* the outer query's */
 } Inner;
 
 /* decorrelate.c's xInner: does column node e name one of the subquery's
@@ -162,6 +164,69 @@ static int innerHas(void *p, const qexpr *e){
   int i;
   for(i=0; i<x->n; i++){
     if( e->zQual ? sqlite3_stricmp(e->zQual, x->azQual[i])==0 : qpColIndex(&x->aSrc[i].tab, e->zName)>=0 ) return 1;
+  }
+  return 0;
+}
+
+/* The column of table t (qualified as zQual) that node e names, or NULL. */
+static const ga_tabcol *colOf(const ga_table *t, const char *zQual, const qexpr *e){
+  int c;
+  if( e->op!=E_COL || (e->zQual && sqlite3_stricmp(e->zQual, zQual)) ) return 0;
+  return (c = qpColIndex(t, e->zName))>=0 ? &t->aCol[c] : 0;
+}
+
+/* Does subquery q's text say nothing whose meaning its place decides: a
+** quoted name ("x", `x`, [x]: a column where the place has one, else a
+** string) or TRUE or FALSE (the same)? */
+static int placeFree(const Bind *b, const qexpr *q){
+  const char *z = b->s->zSql;
+  int i;
+  for(i=q->at; i<q->end; i++){
+    if( z[i]=='"' || z[i]=='`' || z[i]=='[' ) return 0;
+    if( (sqlite3_strnicmp(z + i, "true", 4)==0 || sqlite3_strnicmp(z + i, "false", 5)==0)
+     && (i==q->at || !(isalnum((unsigned char)z[i-1]) || z[i-1]=='_')) ) return 0;
+  }
+  return 1;
+}
+
+/* decorrelate.c's xRestrict (its 4.): the outer query's WHERE conjunct
+** pOuter IN (constants, or a subquery that uses no outer row and says
+** nothing its place decides), made over pInner, where the IN means the same
+** for both: each a bare column, of the outer query's one table and of the
+** subquery's, of one affinity and one collation (the join's equality then
+** meets only values the IN takes alike). NULL otherwise. */
+static qexpr *restrictOf(void *p, const qexpr *pOuter, const qexpr *pInner){
+  Inner *x = (Inner*)p;
+  Bind *b = x->b;
+  const ga_table *tOut = &b->pl->src.tab;
+  const ga_tabcol *cOut, *cIn = 0;
+  qexpr *aT[64], *r;
+  int nT, i, k;
+  if( b->s->nJoin || b->s->pSub || b->s->zFrom==0 ) return 0;
+  if( (cOut = colOf(tOut, b->s->zAlias ? b->s->zAlias : tOut->zTab, pOuter))==0 ) return 0;
+  for(k=0; k<x->n && cIn==0; k++) cIn = colOf(&x->aSrc[k].tab, x->azQual[k], pInner);
+  if( cIn==0 || cIn->aff!=cOut->aff || cIn->zColl==0 || cOut->zColl==0 || sqlite3_stricmp(cIn->zColl, cOut->zColl) ){
+    return 0;
+  }
+  nT = whereTerms(b, aT);
+  for(i=0; i<nT && i<64; i++){
+    qexpr *t = aT[i];
+    if( (t->op!=E_IN && t->op!=E_INSEL) || t->a==0
+     || colOf(tOut, b->s->zAlias ? b->s->zAlias : tOut->zTab, t->a)!=cOut ) continue;
+    if( t->op==E_IN ){
+      for(k=0; k<t->nArg && t->arg[k]->op==E_LIT; k++){}
+      if( t->nArg==0 || k<t->nArg ) continue;
+    }else if( t->b==0 || t->b->op!=E_SUBQ || !placeFree(b, t->b) || qpCorrelated(b, t->b, 0) || b->rc ){
+      continue;
+    }
+    /* (its text for gpu_explain: the inner column's, then " IN (...)": plan_explain.c) */
+    if( (r = q_expr_copy(b->s, t))==0 || (r->a = q_expr_copy(b->s, pInner))==0 ){
+      b->rc = SQLITE_NOMEM;
+      return 0;
+    }
+    r->synth = 1;
+    r->at = t->a->end;
+    return r;
   }
   return 0;
 }
@@ -180,6 +245,7 @@ void qpAggJoins(Bind *b){
     if( q==0 || sqlite3_strnicmp(b->s->zSql + q->at, "EXISTS", 6)==0 || !qpCorrelated(b, q, 0) ) continue;
     if( (sel = subParsed(b, q))==0 ) return;
     memset(&in, 0, sizeof(in));
+    in.b = b;
     for(k=0; k<=sel->nJoin && ok && sel->zWhy==0 && sel->zFrom && !sel->pSub && !sel->pNext; k++){
       const char *zFrom = k ? sel->aJoin[k - 1].zFrom : sel->zFrom, *zAlias = k ? sel->aJoin[k - 1].zAlias : sel->zAlias;
       char *zErr = 0;
@@ -191,7 +257,7 @@ void qpAggJoins(Bind *b){
       in.azQual[k] = zAlias ? zAlias : in.aSrc[k].tab.zTab;
       in.n = k + 1;
     }
-    if( ok && sel->zWhy==0 && (rc = q_decorrelate(b->s, t, sel, i + 1, innerHas, &in))<0 ) b->rc = SQLITE_NOMEM;
+    if( ok && sel->zWhy==0 && (rc = q_decorrelate(b->s, t, sel, i + 1, innerHas, restrictOf, &in))<0 ) b->rc = SQLITE_NOMEM;
     for(k=0; k<in.n; k++) ga_source_free(&in.aSrc[k]);
     sqlite3_free(sel->zWhy);
     sel->zWhy = 0;

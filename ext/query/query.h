@@ -280,9 +280,12 @@ int q_groupjoin(sqlite3 *db, qselect *s, int iName, const ga_table *pL, const ga
 ** scalar subquery sub (parsed at s's text positions, in s's arena), made a
 ** comparison with a join of sub's aggregate grouped by its correlation
 ** (the table gpuagg_cN, N iName), where the answer cannot differ; xInner
-** says whether a column node names sub's tables (pCtx its). 1 rewritten, 0
-** not (s as it was), -1 out of memory. */
-int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInner)(void*, const qexpr*), void *pCtx);
+** says whether a column node names sub's tables, xRestrict (NULL: none)
+** the outer query's restriction of a key's outer side made over its inner
+** side, or NULL (pCtx theirs). 1 rewritten, 0 not (s as it was), -1 out of
+** memory. */
+int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInner)(void*, const qexpr*),
+                  qexpr *(*xRestrict)(void*, const qexpr*, const qexpr*), void *pCtx);
 
 /* ---- joinorder.c: the order SQLite's plan gives a join's rows (plan.c, 9f) ------------- */
 typedef struct qordterm {
