@@ -24,8 +24,8 @@
 **   5. ga_cu_blocks_trim cudaFrees what waits: when an allocation fails
 **      (then it is tried again), and when the last connection closes, so
 **      that the process's device allocations are none then (cuda.c, 6).
-**   6. One mutex guards everything here; CUDA is called outside it but for
-**      cudaFree in trim.
+**   6. One mutex guards everything here; CUDA is called outside it but in
+**      trim (cudaFree, each block's device made current for it).
 */
 #include <pthread.h>
 #include <stdlib.h>

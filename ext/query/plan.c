@@ -311,7 +311,7 @@ int qpPlanCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite
   if( s->pSub && !s->pSub->pPlanned && (rc = q_flatten(s))<0 ) return -rc;   /* merged where it selects rows
                                                                                ** (flatten.c) */
   if( s->pSub ){                    /* FROM a subquery: its rows (requirement 7) */
-    if( (rc = qpFromSub(vt, db, s, apParam, nParam, pl, pzWhy))!=SQLITE_OK || *pzWhy ) return rc;
+    if( (rc = qpFromSub(vt, db, keep, s, apParam, nParam, pl, pzWhy))!=SQLITE_OK || *pzWhy ) return rc;
     goto bind;
   }
   if( s->zFrom==0 ) goto bind;      /* no table: one row of no columns */

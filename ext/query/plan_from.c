@@ -6,13 +6,15 @@
 #include "planint.h"
 
 /* Subquery sub planned into *pp (sqlite3_malloc'd, the caller's; also
-** where *pzWhy says why it is not covered, prefixed "zWhat: "). */
-int qpFromPlan(sqlite3_vtab *vt, sqlite3 *db, qselect *sub, sqlite3_value **apParam, int nParam, const char *zWhat,
-              qplan **pp, char **pzWhy){
+** where *pzWhy says why it is not covered, prefixed "zWhat: "), with the
+** read's kept statements (keep: its own subqueries keep their columns as
+** the read's do; NULL, gpu_explain's: none). */
+int qpFromPlan(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *sub, sqlite3_value **apParam, int nParam,
+               const char *zWhat, qplan **pp, char **pzWhy){
   int rc;
   if( (*pp = sqlite3_malloc(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
   memset(*pp, 0, sizeof(qplan));
-  if( (rc = qpPlanAny(vt, db, 0, sub, apParam, nParam, 0, 0, *pp, pzWhy))!=SQLITE_OK ) return rc;
+  if( (rc = qpPlanAny(vt, db, keep, sub, apParam, nParam, 0, 0, *pp, pzWhy))!=SQLITE_OK ) return rc;
   if( *pzWhy ){
     char *z = sqlite3_mprintf("%s: %s", zWhat, *pzWhy);
     sqlite3_free(*pzWhy);
@@ -103,13 +105,13 @@ int qpGroupJoin(sqlite3_vtab *vt, sqlite3 *db, qselect *s){
 /* s's FROM subquery planned (pl->pSub; a joined subquery's plan made by
 ** qpPlanJoin taken as it is), and described as the table s reads
 ** (pl->src.tab). */
-int qpFromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam, qplan *pl,
-              char **pzWhy){
+int qpFromSub(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite3_value **apParam, int nParam,
+              qplan *pl, char **pzWhy){
   int rc;
   if( s->pSub->pPlanned ){
     pl->pSub = s->pSub->pPlanned;
     s->pSub->pPlanned = 0;
-  }else if( (rc = qpFromPlan(vt, db, s->pSub, apParam, nParam, "FROM a subquery", &pl->pSub, pzWhy))!=SQLITE_OK
+  }else if( (rc = qpFromPlan(vt, db, keep, s->pSub, apParam, nParam, "FROM a subquery", &pl->pSub, pzWhy))!=SQLITE_OK
               || *pzWhy ){
     return rc;
   }

@@ -225,7 +225,7 @@ int qpPlanJoin(Bind *b, JSort *js){
     if( i<nFrom && s->aJoin[i - 1].pSub ){
       const qfrom *f = &s->aJoin[i - 1];
       char *zWhy = 0;
-      rc = qpFromPlan(b->vt, b->db, f->pSub, b->apParam, b->nParam,
+      rc = qpFromPlan(b->vt, b->db, b->keep, f->pSub, b->apParam, b->nParam,
                       f->unique ? "a correlated aggregate" : "a join with a subquery", &aDerived[i], &zWhy);
       if( rc==SQLITE_OK && zWhy==0 ) rc = qpSubTable(aDerived[i], f->pSub, f->zAlias, &aSrc[i].tab, &zWhy);
       if( rc==SQLITE_OK && zWhy==0 && f->unique ){

@@ -143,11 +143,11 @@ int qpPlanAny(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite3
               const qpush *aPush, int nPush, qplan *pl, char **pzWhy);
 
 /* plan_from.c */
-int qpFromPlan(sqlite3_vtab *vt, sqlite3 *db, qselect *sub, sqlite3_value **apParam, int nParam,
+int qpFromPlan(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *sub, sqlite3_value **apParam, int nParam,
                const char *zWhat, qplan **pp, char **pzWhy);
 int qpSubTable(const qplan *sp, const qselect *sub, const char *zAlias, ga_table *t, char **pzWhy);
-int qpFromSub(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam, qplan *pl,
-              char **pzWhy);
+int qpFromSub(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite3_value **apParam, int nParam,
+              qplan *pl, char **pzWhy);
 int qpGroupJoin(sqlite3_vtab *vt, sqlite3 *db, qselect *s);
 
 /* plan_semi.c */
