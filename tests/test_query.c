@@ -4533,11 +4533,11 @@ END_TEST
 ** beside 5), NUMERIC and NOCASE TEXT, each side any of them (the same
 ** affinity and collation or not: then not restricted); IN lists of
 ** integers and of TEXT items (digits, letters of one case), with a NULL;
-** IN subqueries, one that
-** selects the other table's column; NOT IN (never restricted); and the
-** pairs of sides where a restriction would drop a group that an outer row
-** meets. Each read twice, SQLite's; the reads restricted are counted
-** (gpu_explain), and the eligible ones must be. */
+** IN subqueries of a third table's columns, of any of the three kinds; NOT
+** IN (never restricted); and the pairs of sides where a restriction would
+** drop a group that an outer row meets. Each read twice, SQLite's; the
+** reads restricted are counted (gpu_explain), and the eligible ones must
+** be. */
 START_TEST(test_restrict_in){
   static const char *azCol[] = { "ki", "kt", "kn", "kc" };
   static const char *azAgg[] = { "sum(i.x)", "max(i.x)", "0.5 * avg(i.x)", "min(i.x) + 1" };
@@ -4607,8 +4607,9 @@ END_TEST
 ** order already): seeded terms, an aggregate first or none, then keys in
 ** GROUP BY's order or another, ASC or DESC, NULLS FIRST or LAST, a
 ** collation the key's or another (TEXT in either case); NULL keys, a NOCASE
-** key whose groups show either case, many ties of count(*); HAVING, DISTINCT, LIMIT and OFFSET.
-** Each read twice (the second over kept columns), in SQLite's order. */
+** key whose groups show either case, many ties of count(*); HAVING,
+** DISTINCT, LIMIT and OFFSET. Each read twice (the second over kept
+** columns), in SQLite's order. */
 START_TEST(test_group_order){
   static const char *azKey[] = { "i", "t", "u", "r" };
   static const char *azFirst[] = { "count(*) DESC", "count(*)", "sum(a)", "min(t) DESC", "max(a) NULLS FIRST" };

@@ -257,7 +257,9 @@ void qpAggJoins(Bind *b){
       in.azQual[k] = zAlias ? zAlias : in.aSrc[k].tab.zTab;
       in.n = k + 1;
     }
-    if( ok && sel->zWhy==0 && (rc = q_decorrelate(b->s, t, sel, i + 1, innerHas, restrictOf, &in))<0 ) b->rc = SQLITE_NOMEM;
+    if( ok && sel->zWhy==0 && (rc = q_decorrelate(b->s, t, sel, i + 1, innerHas, restrictOf, &in))<0 ){
+      b->rc = SQLITE_NOMEM;
+    }
     for(k=0; k<in.n; k++) ga_source_free(&in.aSrc[k]);
     sqlite3_free(sel->zWhy);
     sel->zWhy = 0;
