@@ -135,6 +135,13 @@ static int distProgram(Exec *e, const qplan *pl, ga_resident *const *aRes, const
   return SQLITE_OK;
 }
 
+/* A group's code in count(DISTINCT x)'s program k without x's digit (x the
+** last key): the code of the group it counts for. */
+static uint64_t distCode(const qkept *k, uint64_t key){
+  uint64_t div = (uint64_t)k->aKeyDiv[k->nKey - 1];
+  return key/(div*(uint64_t)k->aKeyN[k->nKey - 1])*div + key%div;
+}
+
 /* count(DISTINCT x) by its program k (distProgram) into d: run, and the
 ** groups each original group has counted (x NULL: none). SQLITE_OK, with
 ** *pFail set where the backend failed or declined (zErr, GA_DEV_SCAN); or
@@ -151,10 +158,9 @@ static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol 
   if( (g.dev || g.cpu) && be->xGroupDone(&g, !fail, zErr) && !fail ) fail = 1;
   if( !fail && !k->p.keyNum ){
     /* the counts by code where the codes span few more than the groups */
-    uint64_t div = (uint64_t)k->aKeyDiv[last], most = 0;
+    uint64_t most = 0;
     for(i=0; i<g.nRes; i++){
-      uint64_t c = g.res[i].key/(div*(uint64_t)k->aKeyN[last])*div + g.res[i].key%div;
-      if( g.res[i].kclass!=GA_Q_DROPPED_META && c>most ) most = c;
+      if( g.res[i].kclass!=GA_Q_DROPPED_META && distCode(k, g.res[i].key)>most ) most = distCode(k, g.res[i].key);
     }
     d->nDense = most + 1;
     if( d->nDense<=8*(uint64_t)g.nRes + 65536 ){
@@ -173,7 +179,7 @@ static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol 
     }else{
       uint64_t div = (uint64_t)k->aKeyDiv[last], id = (x->key/div) % (uint64_t)k->aKeyN[last];
       if( k->aKeyVal[last][id].t==SQLITE_NULL ) continue;
-      code = x->key/(div*(uint64_t)k->aKeyN[last])*div + x->key%div;   /* (the code without x's digit) */
+      code = distCode(k, x->key);
       if( d->aDense ){
         assert( code<d->nDense );
         d->aDense[code]++;
