@@ -4602,6 +4602,40 @@ START_TEST(test_restrict_in){
 }
 END_TEST
 
+/* Scalar subqueries in more than one pair of parentheses, -((SELECT ...)),
+** correlated or not, by a name or by a double-quoted one that the outer
+** table has (SQLite then reads it as that column): plan_sub.c's text of the
+** subquery is inside every pair, and a text SQLite does not prepare alone
+** is never taken for a constant (a seed of test_correlated found
+** -((SELECT sum(y.kb) FROM k AS y WHERE y.ka <= "b")) computed with 'b').
+** Every read SQLite's. */
+START_TEST(test_paren_subquery){
+  static const char *azSub[] = { "(SELECT sum(y.kb) FROM k AS y WHERE y.ka <= \"b\")",
+                                 "(SELECT sum(y.ka) FROM k AS y WHERE y.ka <= o.b)", "(SELECT count(*) FROM k)",
+                                 "(SELECT max(y.ka) FROM k AS y WHERE y.kb = 'B')" };
+  static const char *azWrap[] = { "-(%s)", "-((%s))", "((%s))", "(( %s ) )", "-(((%s))) + 1", "%s" };
+  int i, j, nEngine = 0, nRead = 0;
+  sqlite3 *db = s_open(4096, 1000);
+  EXEC(db, "CREATE TABLE t(a INTEGER, b REAL, r TEXT); CREATE TABLE k(ka INTEGER, kb TEXT);"
+           " INSERT INTO k VALUES (-3, 'b'), (-2, 'B'), (3, 'B'), (7, '(x)');"
+           " WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 60)"
+           " INSERT INTO t SELECT x, CASE x %% 5 WHEN 0 THEN NULL ELSE (x %% 11) - 5 END, 'r' || (x %% 4) FROM n");
+  for(i=0; i<(int)(sizeof(azSub)/sizeof(azSub[0])); i++){
+    for(j=0; j<(int)(sizeof(azWrap)/sizeof(azWrap[0])); j++){
+      char *zE = sqlite3_mprintf(azWrap[j], azSub[i]);
+      readTwice(db, sqlite3_mprintf("SELECT r, count(*), avg(%s) FROM t AS o GROUP BY r ORDER BY 1", zE), 1,
+                &nEngine, &nRead);
+      readTwice(db, sqlite3_mprintf("SELECT a, %s FROM t AS o ORDER BY 1", zE), 1, &nEngine, &nRead);
+      sqlite3_free(zE);
+    }
+  }
+  printf("gpu_query's subqueries in nested parentheses, %s backend: %d reads, %d on the engine\n", g_backend, nRead,
+         nEngine);
+  CHECK(nEngine>0, "none of %d reads on the engine", nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* ORDER BY over groups whose trailing terms are GROUP BY's keys (finish.c's
 ** sortTermsCut: such terms are not compared, the groups being in GROUP BY's
 ** order already): seeded terms, an aggregate first or none, then keys in
@@ -5896,6 +5930,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_group_order);
   tcase_add_test(tc, test_in_list);
   tcase_add_test(tc, test_restrict_in);
+  tcase_add_test(tc, test_paren_subquery);
   tcase_add_test(tc, test_sub_plans);
   tcase_add_test(tc, test_groupjoin);
   tcase_add_test(tc, test_group_ties);

@@ -5,6 +5,7 @@
 ** on the engine where it covers it; one that refers to the outer query is
 ** never a constant (qpCorrelated), and plan_semi.c plans it as a join.
 */
+#include <ctype.h>
 #include "planint.h"
 
 /* The parameters below e into a, in text order, each node once (BETWEEN's
@@ -62,15 +63,41 @@ static int withText(const Bind *b, const char **pz){
   return root->nWith;
 }
 
+/* Is z[0..n) one parenthesized whole: its first '(' closed by its last
+** character (quotes and strings skipped)? */
+static int wrapped(const char *z, int n){
+  int i, depth = 0;
+  if( n<2 || z[0]!='(' || z[n-1]!=')' ) return 0;
+  for(i=0; i<n; i++){
+    char c = z[i], e = c=='[' ? ']' : c;
+    if( c=='\'' || c=='"' || c=='`' || c=='[' ){
+      for(i++; i<n && z[i]!=e; i++){}
+      continue;
+    }
+    if( c=='(' ) depth++;
+    else if( c==')' && --depth==0 ) return i==n - 1;
+  }
+  return 0;
+}
+
 /* The text of the SELECT inside subquery node q (from its first '(' to
-** its last ')'), after the statement's WITH clause (the tables it may
-** name), sqlite3_malloc'd; NULL (b->rc set) where out of memory. */
+** its last ')', and inside any more parentheses around the whole: -((SELECT
+** ...)) is one subquery), after the statement's WITH clause (the tables it
+** may name), sqlite3_malloc'd; NULL (b->rc set) where out of memory. */
 static char *subText(Bind *b, const qexpr *q){
   const char *z = b->s->zSql + q->at, *zWith;
   int n = q->end - q->at, at, nWith = withText(b, &zWith);
   char *zSub;
   for(at=0; at<n && z[at]!='('; at++){}
-  if( (zSub = sqlite3_mprintf("%.*s%.*s", nWith, zWith, n - at - 2, z + at + 1))==0 ) b->rc = SQLITE_NOMEM;
+  z += at;
+  n -= at;
+  while( wrapped(z, n) ){
+    z++;
+    n -= 2;
+    while( n>0 && isspace((unsigned char)z[0]) ){ z++; n--; }
+    while( n>0 && isspace((unsigned char)z[n-1]) ) n--;
+  }
+  if( (zSub = sqlite3_mprintf("%.*s%.*s", nWith, zWith, n, z))==0 ) b->rc = SQLITE_NOMEM;
   return zSub;
 }
 
@@ -104,9 +131,13 @@ int qpCorrelated(Bind *b, const qexpr *q, char **pzName){
   if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){
     b->rc = rc;
   }else if( rc ){
+    /* any other error: what it names is not known to be its own (it is not a constant) */
     const char *zMsg = sqlite3_errmsg(b->db);
-    if( (r = sqlite3_strnicmp(zMsg, "no such column: ", 16)==0)!=0 && pzName ){
-      if( (*pzName = sqlite3_mprintf("%s", zMsg + 16))==0 ) b->rc = SQLITE_NOMEM;
+    int col = sqlite3_strnicmp(zMsg, "no such column: ", 16)==0;
+    r = 1;
+    if( pzName && (*pzName = col ? sqlite3_mprintf("%s", zMsg + 16)
+                                 : sqlite3_mprintf("names (SQLite does not prepare it alone: %s)", zMsg))==0 ){
+      b->rc = SQLITE_NOMEM;
     }
   }else if( (rc = q_lex(zSub, &aTok, &nTok))!=SQLITE_OK ){
     b->rc = rc;
