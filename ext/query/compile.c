@@ -766,12 +766,21 @@ done:
 
 #define Q_RANGE_KEY (1<<20)        /* a range key's values, at most (rangeKey) */
 
+/* Has the plan a count(DISTINCT) (kept.c's distProgram, whose program has
+** x as one more key: a key's ids there are its ids here)? */
+static int countsDistinct(const qplan *pl){
+  int i;
+  for(i=0; i<pl->nAgg; i++) if( Q_DEDUP(&pl->aAgg[i]) && pl->aAgg[i].fn==A_COUNT ) return 1;
+  return 0;
+}
+
 /* Is key kk the scan's column of integers (or NULL) alone, beside other
-** keys (alone, it is a number key)? Its column then. */
+** keys or a count(DISTINCT) (alone, it is a number key, whose codes are its
+** values, not the ids count(DISTINCT)'s program has)? Its column then. */
 static int rangeCol(Comp *c, int kk){
   const qexpr *x = c->pl->aKey[kk];
   while( x->op==E_COLLATE || x->op==E_UPLUS ) x = x->a;
-  if( c->pl->nKey<2 || x->op!=E_COL || x->iCol>=Q_JCOL0 ) return -1;
+  if( (c->pl->nKey<2 && !countsDistinct(c->pl)) || x->op!=E_COL || x->iCol>=Q_JCOL0 ) return -1;
   return c->aCol[x->iCol]->nInt && c->aCol[x->iCol]->nInt + c->aCol[x->iCol]->nNull==c->aCol[x->iCol]->n ? x->iCol : -1;
 }
 
@@ -789,7 +798,8 @@ static int rangeKey(Comp *c, int kk, int col, int *pr){
     if( n==1 || x->v[i]>hi ) hi = x->v[i];
   }
   if( (uint64_t)hi - (uint64_t)lo>=Q_RANGE_KEY ){
-    return why(c, "several keys, one of integers spanning more than %d (%s)", Q_RANGE_KEY, colName(c, col));
+    return why(c, "a key of integers spanning more than %d (%s) beside other keys or count(DISTINCT)", Q_RANGE_KEY,
+               colName(c, col));
   }
   span = hi - lo + 1;
   if( (k->aKeyVal[kk] = sqlite3_malloc64(sizeof(qval)*(uint64_t)(span + 1)))==0
@@ -861,7 +871,8 @@ static int keys(Comp *c){
       int aKk[Q_MAXKEY], aProbe[Q_MAXKEY], n = 0, m;
       if( done & (1<<kk) ) continue;
       for(m=kk; m<pl->nKey; m++){
-        if( m>kk && (aJk[kk]<0 || aJk[m]!=aJk[kk]) ) continue;
+        /* (count(DISTINCT)'s x, counted, is a digit of its own: kept.c's distCode) */
+        if( m>kk && (aJk[kk]<0 || aJk[m]!=aJk[kk] || (pl->lastCounted && m==pl->nKey - 1)) ) continue;
         aKk[n] = m;
         aProbe[n++] = aPr[m];
         aDig[m] = p->nKey;
