@@ -1338,8 +1338,6 @@ static int readCounted(Tally *y, sqlite3 *db, Gen *g, Query *q, const char *zWhe
   return rc;
 }
 
-/* y's line, "gpu_query random WHAT, BACKEND backend: ..." (reads over kept
-** columns where nKept >= 0), and its reasons, most first, nShow of them. */
 /* Whether nPart of nAll reads is a share of at least pct percent, as far as a
 ** random draw of nAll can tell: a coverage check over a few dozen random
 ** queries (GPUAGG_QUERY_N=60 on the device) must not fail on a seed's low draw,
@@ -1350,6 +1348,8 @@ static int shareAtLeast(int64_t nPart, int64_t nAll, int pct){
   return nAll>0 && (double)nPart >= p*(double)nAll - 3.0*sqrt((double)nAll*p*(1.0-p));
 }
 
+/* y's line, "gpu_query random WHAT, BACKEND backend: ..." (reads over kept
+** columns where nKept >= 0), and its reasons, most first, nShow of them. */
 static void tallyReport(Tally *y, const char *zWhat, int64_t nKept, int nShow){
   char zKept[64] = "";
   int i;
@@ -2023,7 +2023,10 @@ static void genStar(Gen *g, Query *q){
     const char *zA = PICK(g, azAgg);
     if( i ) APP(s, ", ");
     if( chance(g, 0.15) ) APP(s, "count(*)");
-    else if( chance(g, 0.15) ){
+    else if( chance(g, 0.12) ){
+      /* count(DISTINCT) of any table's column (kept.c's distProgram: the keys' codes and x's) */
+      sqlite3_str_appendf(s, "count(DISTINCT %s.%s)", azTab[d], chance(g, 0.5) ? PICK(g, azKey) : PICK(g, azCol));
+    }else if( chance(g, 0.15) ){
       /* a CASE over a dimension's and f's columns (compile.c's GA_Q_IF) */
       int e = 1 + pick(g, nDim);
       switch( pick(g, 4) ){
