@@ -619,6 +619,42 @@ START_TEST(test_dictionary){
     CHECK(info(db, "cache.device_hits") - devHit0 >= 10, "%lld answers from the device, wanted 10 or more",
           (long long)(info(db, "cache.device_hits") - devHit0));
   }
+  {
+    /* Kept by gpu_query's read on three threads (cache.c, 4a: each records
+    ** its part, merged in scan order, one dictionary a column; the rows
+    ** with overflow pages handed on by the scan's thread), then read over
+    ** them: SQLite's answers. */
+    static const char *azQ[] = {
+      "SELECT k, count(*), count(DISTINCT nc), min(x), max(x) FROM %s GROUP BY k",
+      "SELECT count(DISTINCT k), count(DISTINCT \"all\"), count(*), max(x) FROM %s WHERE x > -200",
+      /* (not over kept columns, o of every class: read by the CPU operators, kept all the same) */
+      "SELECT o, count(*), count(DISTINCT b), count(DISTINCT rt), count(DISTINCT tn) FROM %s GROUP BY o",
+    };
+    int q;
+    /* s2: s's rows four times over but those on overflow pages (a segment
+    ** that has one is the scan thread's), so that the workers' parts are
+    ** several */
+    EXEC(db, "CREATE TABLE s2(k TEXT, o, one TEXT, \"all\" TEXT, b BLOB, x, nc TEXT COLLATE NOCASE, rt COLLATE RTRIM,"
+             " tn, ti); INSERT INTO s2 SELECT s.* FROM s, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL"
+             " SELECT 4) WHERE o IS NULL OR length(CAST(o AS BLOB)) < 1000");
+    EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', 1<<30), gpuagg_config('threads', 3),"
+             " gpuagg_config('query_kept', 1)");
+    for(q=0; q<2*(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+      char *zQ = sqlite3_mprintf(azQ[q/2], q%2 ? "s2" : "s"), *a, *a2, *b;
+      EXEC(db, "CREATE VIRTUAL TABLE temp.g USING gpu_query((%s))", zQ);
+      a = s_render(db, "SELECT * FROM g");
+      a2 = s_render(db, "SELECT * FROM g");
+      b = s_render(ref, zQ);
+      CHECK(strcmp(a, b)==0 && strcmp(a2, b)==0, "%s\n  kept on 3 threads %.400s\n  then %.400s\n  SQLite %.400s",
+            zQ, a, a2, b);
+      EXEC(db, "DROP TABLE temp.g");
+      free(a); free(a2); free(b);
+      sqlite3_free(zQ);
+    }
+    CHECK(info(db, "query.kept_cpu") + info(db, "query.device")>=4, "gpu_query over kept columns: %lld reads (%s)",
+          (long long)(info(db, "query.kept_cpu") + info(db, "query.device")),
+          h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')"));
+  }
   /* One value, kept once. */
   EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', 1<<30)");
   EXEC(db, "SELECT * FROM gpu_group_by('s', 'one', 'one')");

@@ -1739,6 +1739,90 @@ START_TEST(test_kept_distinct){
 }
 END_TEST
 
+/* gpu_query's first read keeps what it reads (exec.c's source opened to
+** record, cache.c's 4a and 4b): with query_kept -1 on the CPU backend no
+** read runs over kept columns, so the first read is the CPU operators' over
+** the pages, on 1 and 3 threads; it leaves the table's columns kept, and
+** the next read with query_kept 1 runs over them with no scan of its own
+** (no cache miss). Each answer SQLite's; a table under the threshold keeps
+** nothing; a commit by another connection after the first read (rollback
+** journal and WAL) is seen by the second. */
+START_TEST(test_first_read_keeps){
+  static const char *azQ[] = {
+    "SELECT s, count(*), sum(i), min(x), max(i) FROM k WHERE i > %d GROUP BY s",
+    "SELECT count(DISTINCT d), total(x), count(*) FROM k WHERE s <> 'B1' AND i < %d",
+    /* ties in scan order: the recorded rows' order is the table's */
+    "SELECT i, s, x FROM k WHERE x > %d ORDER BY i LIMIT 60",
+    "SELECT k.s, count(*), sum(j.w) FROM k JOIN j ON k.i = j.id WHERE k.x > %d GROUP BY k.s",
+  };
+  const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
+  int round, q;
+  char zDir[64], zFile[96];
+  h_rng r;
+  s_dir_make(zDir, "qfirst");
+  h_rng_init(&r, h_seed ^ 0xf125);
+  for(round=0; round<4; round++){
+    int wal = round & 1, nTh = round<2 ? 1 : 3, n = 3000 + (int)(h_next(&r) % 500);
+    unsigned m = 1 + (unsigned)(h_next(&r) % 1000);
+    sqlite3 *db, *w;
+    snprintf(zFile, sizeof(zFile), "%s/f%d.db", zDir, round);
+    db = openFileChecked(zFile);
+    EXEC(db, "PRAGMA journal_mode=%s; CREATE TABLE k(i INTEGER, x REAL, s TEXT, d TEXT);"
+             " CREATE TABLE j(id INTEGER PRIMARY KEY, w INTEGER)", wal ? "WAL" : "DELETE");
+    EXEC(db, "WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<%d) INSERT INTO k SELECT"
+             " CASE WHEN n %% 17 = 3 THEN NULL ELSE (n * %u) %% 53 - 9 END,"
+             " CASE WHEN n %% 13 = 5 THEN NULL ELSE ((n * %u) %% 2003) * 0.25 - 250.0 END,"
+             " CASE WHEN n %% 19 = 6 THEN NULL ELSE char(65 + (n * %u) %% 5) || ((n * 7) %% 3) END,"
+             " CASE WHEN n %% 23 = 8 THEN NULL ELSE '199' || ((n * %u) %% 10) || '-0' || (1 + n %% 9) END FROM c;"
+             " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<40) INSERT INTO j SELECT n, n * 3 - 40"
+             " FROM c",
+         n - 1, m, m + 2, m + 4, m + 6);
+    EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', -1)",
+         nTh, 1<<26);
+    for(q=0; q<nQ; q++){
+      char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % 20) - 5), *zRef = refOf(zSql), *z1, *z2, *zWant, *zOn;
+      int64_t miss;
+      EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d)", 1<<26);   /* nothing kept */
+      EXEC(db, "CREATE VIRTUAL TABLE temp.f USING gpu_query((%s))", zSql);
+      z1 = s_render(db, "SELECT * FROM f");
+      zWant = s_render(db, zRef);
+      CHECK(strcmp(z1, zWant)==0, "%s: the first read %.300s, SQLite %.300s", zSql, z1, zWant);
+      CHECK(h_int(db, "SELECT count(*) FROM gpuagg_cache() WHERE table_name='k'")>0,
+            "%s: the first read (%d threads) kept nothing of k: %s", zSql, nTh,
+            h_text(db, "SELECT json_extract(gpuagg_info(), '$.cache')"));
+      miss = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.misses')");
+      if( q==nQ - 1 ){
+        /* another connection's commit: the kept columns are stale, the second read SQLite's */
+        CHECK((w = s_open_plain(zFile))!=0, "a second connection on %s", zFile);
+        sqlite3_busy_timeout(w, 5000);
+        EXEC(w, "UPDATE k SET x = x + 1000, s = 'Z' WHERE rowid %% 7 = 0");
+        sqlite3_close(w);
+        free(zWant);
+        zWant = s_render(db, zRef);
+      }
+      EXEC(db, "SELECT gpuagg_config('query_kept', 1)");
+      z2 = s_render(db, "SELECT * FROM f");
+      CHECK(strcmp(z2, zWant)==0, "%s: the second read %.300s, SQLite %.300s", zSql, z2, zWant);
+      CHECK(q==nQ - 1 || h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.misses')")==miss,
+            "%s: the second read scanned k again: %s", zSql, h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
+      zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+      CHECK(zOn && strcmp(zOn, "table")!=0, "%s: the second read not over kept columns: %s", zSql,
+            h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
+      EXEC(db, "SELECT gpuagg_config('query_kept', -1); DROP TABLE temp.f");
+      free(z1); free(z2); free(zWant); free(zOn); sqlite3_free(zSql); sqlite3_free(zRef);
+    }
+    /* under the threshold: nothing kept */
+    EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d), gpuagg_config('threshold', %d)", 1<<26, n + 1);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.f USING gpu_query((SELECT s, count(*) FROM k GROUP BY s)); SELECT * FROM f;"
+             " DROP TABLE temp.f");
+    CHECK(h_int(db, "SELECT count(*) FROM gpuagg_cache()")==0, "a table of %d rows, the threshold %d: kept", n, n + 1);
+    s_expect_pool_idle(db);
+    sqlite3_close(db);
+  }
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* ---- 1b. random joins ------------------------------------------------------------------------ */
 
 /* A random test's start: its tally and generator zeroed, and its two
@@ -6032,6 +6116,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept);
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_distinct);
+  tcase_add_test(tc, test_first_read_keeps);
   tcase_add_test(tc, test_kept_join);
   tcase_add_test(tc, test_kept_semi);
   tcase_add_test(tc, test_kept_pair);

@@ -471,9 +471,10 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     }
   }
   /* The table's pages (else a statement): kept columns were 8's to read, and
-  ** the cache's replay is one thread's where the pages are many workers'. */
-  if( (rc = ga_source_open(((ga_vtab*)vt)->db, ((ga_vtab*)vt)->conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol,
-                            pl->aWant, 0, &src, pzErr))!=SQLITE_OK ){
+  ** the cache's replay is one thread's where the pages are many workers'.
+  ** Not kept, they are kept as the workers read them, for the next read. */
+  if( (rc = ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant,
+                            qxKeptRecord(conn, pl), &src, pzErr))!=SQLITE_OK ){
     goto done;
   }
   rc = src->xScan(src, &e.base);

@@ -252,6 +252,10 @@ void qxJoinScratchFree(Part *p);
 int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
               int *pDone, char **pzErr);
 int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr);
+/* How a read of pl that did not run over kept columns opens its table
+** (ga_source_open's useCache): GA_SRC_RECORD where kept columns may serve
+** pl on this connection, so that the next read finds them kept; else 0. */
+int qxKeptRecord(const ga_conn *conn, const qplan *pl);
 
 /* ---- exec.c: the driver ---------------------------------------------------------------------- */
 /* The stages each batch passes through, which an operator hands its rows

@@ -10,6 +10,11 @@ static int nullBatch(ga_colsink *pSink, const ga_colbatch *b){
   return SQLITE_OK;
 }
 
+static int nullPar(ga_colsink *pSink, int w, const ga_colbatch *b){
+  (void)w;
+  return nullBatch(pSink, b);
+}
+
 /* The keys fold row x shows (compile.c, 3) into out: a dictionary key's
 ** value as aShown[kk] has it, made there (its bytes kept by run r) the
 ** first time its id is shown, or, where aShown[kk] is NULL (more ids than
@@ -636,7 +641,7 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
   char zErr[GA_ERRLEN], *zOpen = 0;
   int c, rc = SQLITE_OK;
   *pBe = 0;
-  if( ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, 1, pSrc,
+  if( ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, GA_SRC_CACHE, pSrc,
                      &zOpen)!=SQLITE_OK ){
     *pzWhy = zOpen;
     return SQLITE_OK;
@@ -656,6 +661,8 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
     }
     memset(&none, 0, sizeof(none));
     none.xBatch = nullBatch;
+    none.xPar = nullPar;                        /* (recorded by the page source's workers) */
+    none.nPar = conn->threads;
     if( (rc = src->xScan(src, &none))!=SQLITE_OK ){
       *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : src->xErrmsg(src));
       return rc;
@@ -690,6 +697,24 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
   return SQLITE_OK;
 }
 
+/* Whether kept columns may serve a plan of pl's form: NULL, else why not;
+** *pNote: a run notes it (keptMay). */
+static const char *keptForm(const qplan *pl, int *pNote){
+  int64_t lim, off;
+  int k;
+  *pNote = 0;
+  if( pl->s->zFrom==0 || pl->pSub ) return pl->pSub ? "FROM a subquery" : "there is no table";
+  if( !pl->grouped && !qxOrderable(pl, &lim, &off) ){
+    return "rows without aggregates (other than ordered by one term with a LIMIT of 1 to " Q_STR(Q_ORDER_MAX) ")";
+  }
+  *pNote = 1;
+  if( pl->nJoin && !pl->grouped ) return "rows without aggregates from a join";
+  for(k=0; k<pl->nJoin; k++){     /* (compile.c, 6: what the builds show is said once they are made) */
+    if( pl->aJoin[k].nEq==0 ) return "a join by no equality";
+  }
+  return 0;
+}
+
 /* Whether kept columns may serve plan pl on this connection at all, before
 ** any column is looked at: the one decision qxKeptRun, qxKeptOrder and
 ** q_kept_explain share. NULL: they may (*pUseDev: on the device, its
@@ -698,7 +723,6 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
 ** plan's form; not the connection's settings, nor a shape neither serves). */
 static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, int *pNote, char *zErr){
   const ga_backend *dev = ga_device_backend();
-  int64_t lim, off;
   *pUseDev = 0;
   *pNote = 0;
   zErr[0] = 0;
@@ -706,23 +730,13 @@ static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, i
     if( pl->grouped ? dev->xQuery!=0 : dev->xOrder!=0 ) *pUseDev = 1;
     else strcpy(zErr, "the device's backend has no operators for this read");
   }
-  if( pl->s->zFrom==0 || pl->pSub ) return pl->pSub ? "FROM a subquery" : "there is no table";
-  if( !*pUseDev && conn->qkept!=1 ){
-    return conn->qkept==0 ? "gpuagg_config('query_kept') is 0" : conn->mode==GA_CPU ? "the backend is cpu" : zErr;
-  }
-  if( !pl->grouped && !qxOrderable(pl, &lim, &off) ){
-    return "rows without aggregates (other than ordered by one term with a LIMIT of 1 to " Q_STR(Q_ORDER_MAX) ")";
-  }
-  *pNote = 1;
-  if( pl->nJoin ){                /* (compile.c, 6: what the builds show is said once they are made) */
-    int k;
-    if( !pl->grouped ) return "rows without aggregates from a join";
-    for(k=0; k<pl->nJoin; k++){
-      const qjoin *q = &pl->aJoin[k];
-      if( q->nEq==0 ) return "a join by no equality";
-    }
-  }
-  return 0;
+  if( (pl->s->zFrom==0 || pl->pSub) || *pUseDev || conn->qkept==1 ) return keptForm(pl, pNote);
+  return conn->qkept==0 ? "gpuagg_config('query_kept') is 0" : conn->mode==GA_CPU ? "the backend is cpu" : zErr;
+}
+
+int qxKeptRecord(const ga_conn *conn, const qplan *pl){
+  int note;
+  return conn->qkept!=0 && keptForm(pl, &note)==0 ? GA_SRC_RECORD : 0;
 }
 
 int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
@@ -962,7 +976,7 @@ static char *keptExplain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int *pKept){
   if( (zNot = keptMay(conn, pl, &useDev, &note, zErr))!=0 ) return sqlite3_mprintf("no: %s", zNot);
   qxSomeColumn(pl);
   for(c=0; c<pl->nCol; c++) azCol[c] = pl->src.tab.aCol[pl->aiCol[c]].zName;
-  src = ga_colsrc_cache(db, conn, &pl->src.tab, pl->nCol, azCol, pl->aWant, &hit);
+  src = ga_colsrc_cache(db, conn, &pl->src.tab, pl->nCol, azCol, pl->aWant, 0, &hit);
   if( src==0 ) return sqlite3_mprintf("no: the columns cannot be kept here");
   if( !hit ){
     if( src ) src->xClose(src);

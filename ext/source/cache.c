@@ -35,6 +35,18 @@
 **   4. A scan whose columns are all kept is served from them (a hit); else
 **      it runs through the source that would serve it anyway (pages or
 **      statement) and its columns are kept as they pass, if they fit.
+**   4a. Where the scan's sink takes batches on several threads (xPar), each
+**      thread records the batches it hands on, into a part of its own (its
+**      own dictionaries); when the scan ends well, the parts are merged in
+**      scan order (by the batches' pos), a column a thread, so that the
+**      columns kept are those a scan on one thread keeps: the same rows in
+**      the same order, one dictionary, each entry's first row the scan's.
+**      A recording that passes the budget, or fails for memory, stops; the
+**      scan goes on without it.
+**   4b. A source opened to record (a reader whose read cannot use kept
+**      columns, for a later one that can: gpu_query's first read) is none
+**      on a hit, and keeps what passes only if it is
+**      gpuagg_config('threshold') rows or more.
 **   5. Where the connection may use CUDA and a context exists (a cache never
 **      makes one), a kept column (TEXT and BLOB as their places in the
 **      dictionary, if their cells were asked for) also goes to the device
@@ -65,6 +77,7 @@
 */
 #define _GNU_SOURCE                 /* qsort_r */
 #include <assert.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,6 +396,8 @@ typedef struct Rec {
   unsigned char *cellType;          /* ... each entry's class */
   int64_t *cellRow;                 /* ... its first row */
   uint64_t *cellHash;               /* ... the hash of its class and bytes */
+  uint64_t *cellW;                  /* ... two words that are its bytes where they are 16 or fewer
+                                    ** (textWords) */
   int64_t nCell, nCellAlloc;        /* entries, room */
   int64_t *slot;                    /* entry + 1 by hash slot; 0: empty */
   int64_t nSlot;                    /* slots: a power of two, at least twice nCell */
@@ -404,7 +419,30 @@ static int roomFor(void **pa, int64_t have, int64_t n, int64_t *pAlloc, size_t s
 }
 
 /* What the dictionary takes per entry, besides its bytes. */
-#define DICT_ENTRY ((int64_t)(sizeof(ga_cell) + 1 + 8 + 8 + 16))
+#define DICT_ENTRY ((int64_t)(sizeof(ga_cell) + 1 + 8 + 8 + 16 + 16))
+
+/* Bytes z[0..n) as two words w[0], w[1] that are equal for equal bytes of
+** one length, and tell any two of one length apart up to 16 (loads that
+** cover every byte), and their hash (the rest of the bytes in it past 16):
+** the dictionary's probe, once a row, compares no bytes where they are
+** few. */
+static uint64_t textWords(const unsigned char *z, int n, uint64_t *w){
+  uint64_t h;
+  w[0] = w[1] = 0;
+  if( n>=8 ){
+    memcpy(&w[0], z, 8);
+    memcpy(&w[1], z + n - 8, 8);
+  }else if( n>=4 ){
+    uint32_t a, b;
+    memcpy(&a, z, 4);
+    memcpy(&b, z + n - 4, 4);
+    w[0] = a | (uint64_t)b << 32;
+  }else if( n>0 ){
+    w[0] = z[0] | (uint64_t)z[n/2] << 8 | (uint64_t)z[n - 1] << 16;
+  }
+  h = ga_mix64(w[0] ^ ga_mix64(w[1] ^ (uint64_t)n));
+  return n>16 ? h ^ ga_hash_bytes(z, n) : h;
+}
 
 static int64_t recBytes(const Rec *r){
   return r->n*9 + r->nCell*DICT_ENTRY + r->nArena;
@@ -416,9 +454,11 @@ static int64_t recBytes(const Rec *r){
 ** alone), the same number. -1 when out of memory. */
 static int64_t recEntry(Rec *r, int t, const ga_cell *x, unsigned char want, int64_t row){
   int bytes = (want & GA_COL_BYTES)!=0;
-  uint64_t h = (bytes ? ga_hash_bytes(x->z, x->n) : ga_mix64((uint64_t)x->num ^ (uint64_t)x->numType))
-             ^ (t==SQLITE_BLOB ? 0x6a09e667f3bcc909ull : 0);
+  uint64_t w[2] = { 0, 0 }, h;
   int64_t s, id;
+  if( bytes ) h = textWords((const unsigned char*)x->z, x->n, w);
+  else h = ga_mix64((uint64_t)x->num ^ (uint64_t)x->numType);
+  if( t==SQLITE_BLOB ) h ^= 0x6a09e667f3bcc909ull;
   if( 2*(r->nCell + 1) > r->nSlot ){
     int64_t ns = r->nSlot ? 2*r->nSlot : 1024, i;
     int64_t *a = calloc((size_t)ns, sizeof(int64_t));
@@ -433,9 +473,13 @@ static int64_t recEntry(Rec *r, int t, const ga_cell *x, unsigned char want, int
   }
   for(s = (int64_t)(h & (uint64_t)(r->nSlot-1)); r->slot[s]; s = (s+1) & (r->nSlot-1)){
     id = r->slot[s] - 1;
-    if( r->cellHash[id]==h && r->cellType[id]==t
-     && (bytes ? r->cell[id].n==x->n && (x->n==0 || memcmp(r->arena + (intptr_t)r->cell[id].z, x->z, (size_t)x->n)==0)
-               : r->cell[id].numType==x->numType && r->cell[id].num==x->num) ) return id;
+    if( r->cellHash[id]!=h || r->cellType[id]!=t ) continue;
+    if( !bytes ){
+      if( r->cell[id].numType==x->numType && r->cell[id].num==x->num ) return id;
+    }else if( r->cell[id].n==x->n && r->cellW[2*id]==w[0] && r->cellW[2*id + 1]==w[1]
+           && (x->n<=16 || memcmp(r->arena + (intptr_t)r->cell[id].z, x->z, (size_t)x->n)==0) ){
+      return id;
+    }
   }
   if( r->nCell==r->nCellAlloc ){
     int64_t na = r->nCellAlloc ? 2*r->nCellAlloc : 256;
@@ -443,11 +487,13 @@ static int64_t recEntry(Rec *r, int t, const ga_cell *x, unsigned char want, int
     unsigned char *pt = pc ? realloc(r->cellType, (size_t)na) : 0;
     int64_t *pr = pt ? realloc(r->cellRow, sizeof(int64_t)*(size_t)na) : 0;
     uint64_t *ph = pr ? realloc(r->cellHash, sizeof(uint64_t)*(size_t)na) : 0;
+    uint64_t *pw = ph ? realloc(r->cellW, 2*sizeof(uint64_t)*(size_t)na) : 0;
     if( pc ) r->cell = pc;
     if( pt ) r->cellType = pt;
     if( pr ) r->cellRow = pr;
-    if( ph==0 ) return -1;
-    r->cellHash = ph;
+    if( ph ) r->cellHash = ph;
+    if( pw==0 ) return -1;
+    r->cellW = pw;
     r->nCellAlloc = na;
   }
   if( roomFor((void**)&r->arena, r->nArena, (bytes ? x->n : 0) + 1, &r->nArenaAlloc, 1) ) return -1;
@@ -458,6 +504,8 @@ static int64_t recEntry(Rec *r, int t, const ga_cell *x, unsigned char want, int
   r->cellType[id] = (unsigned char)t;
   r->cellRow[id] = row;
   r->cellHash[id] = h;
+  r->cellW[2*id] = w[0];
+  r->cellW[2*id + 1] = w[1];
   if( r->cell[id].n ) memcpy(r->arena + r->nArena, x->z, (size_t)x->n);
   r->arena[r->nArena + r->cell[id].n] = 0;
   r->nArena += r->cell[id].n + 1;
@@ -465,21 +513,20 @@ static int64_t recEntry(Rec *r, int t, const ga_cell *x, unsigned char want, int
   return id;
 }
 
-/* Append batch column b (n rows) to r; TEXT and BLOB values into the
-** dictionary if want asks for their cells. */
-static int recAdd(Rec *r, const ga_colvec *b, int n, unsigned char want){
-  int64_t nType = r->nAlloc, nV = r->nAlloc;
+/* Batch column b's n rows into type and v, their TEXT and BLOB values
+** numbered by r's dictionary if want asks for their cells (each entry's
+** first row counted from row0); r's rows counted. */
+static int recAdd(Rec *r, const ga_colvec *b, int n, unsigned char want, unsigned char *type, int64_t *v,
+                  int64_t row0){
   int i;
-  if( roomFor((void**)&r->type, r->n, n, &nType, 1) || roomFor((void**)&r->v, r->n, n, &nV, 8) ) return SQLITE_NOMEM;
-  r->nAlloc = nType<nV ? nType : nV;
-  memcpy(r->type + r->n, b->type, (size_t)n);
-  memcpy(r->v + r->n, b->v, (size_t)n*8);
+  memcpy(type, b->type, (size_t)n);
+  memcpy(v, b->v, (size_t)n*8);
   for(i=0; want && i<n; i++){
     int t = b->type[i];
     if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
-      int64_t id = recEntry(r, t, &b->cell[b->v[i]], want, r->n + i);
+      int64_t id = recEntry(r, t, &b->cell[b->v[i]], want, row0 + i);
       if( id<0 ) return SQLITE_NOMEM;
-      r->v[r->n + i] = id;
+      v[i] = id;
     }
   }
   r->n += n;
@@ -487,7 +534,7 @@ static int recAdd(Rec *r, const ga_colvec *b, int n, unsigned char want){
 }
 
 static void recFree(Rec *r){
-  free(r->type); free(r->v); free(r->cell); free(r->cellType); free(r->cellRow); free(r->cellHash);
+  free(r->type); free(r->v); free(r->cell); free(r->cellType); free(r->cellRow); free(r->cellHash); free(r->cellW);
   free(r->slot); free(r->arena);
   memset(r, 0, sizeof(*r));
 }
@@ -529,15 +576,245 @@ static int dictSort(Rec *r, int64_t *pnText){
     if( r->type[i]==SQLITE_TEXT || r->type[i]==SQLITE_BLOB ) r->v[i] = rank[r->v[i]];
   }
   free(ord); free(rank);
-  free(r->cell); free(r->cellRow); free(r->cellType); free(r->cellHash); free(r->slot);
+  free(r->cell); free(r->cellRow); free(r->cellType); free(r->cellHash); free(r->cellW); free(r->slot);
   r->cell = cell;
   r->cellRow = row;
   r->cellType = ty;
   r->cellHash = 0;
+  r->cellW = 0;
   r->slot = 0;
   r->nSlot = 0;
   r->nCellAlloc = n;
   return SQLITE_OK;
+}
+
+/* ---- recording on several threads ---------------------------------------------------- */
+
+/* A batch recorded: where it is in the scan, and its rows. */
+typedef struct Chunk {
+  int64_t pos;                      /* the batch's pos (colsrc.h: rises with scan order) */
+  int64_t at;                       /* its first row among its part's */
+  int64_t n;                        /* rows */
+  unsigned char *type;              /* column c's classes at type + c*n */
+  int64_t *v;                       /* ... its values (dictionary entries: the part's) at v + c*n */
+  int part;                         /* whose, and its index there (recMerge's list of all chunks) */
+  int64_t idx;
+} Chunk;
+
+/* Memory a part's chunks take their rows from: never moved, freed with it. */
+typedef struct Slab {
+  struct Slab *next;
+  size_t used, size;                /* bytes given out of data, and its size */
+  int64_t data[];
+} Slab;
+
+/* What one thread records: a worker's batches (xPar) or the scan thread's
+** (xBatch), each column with a dictionary of its own, and where each batch
+** belongs; recMerge puts the parts' rows in scan order. */
+typedef struct RecPart {
+  Rec *aRec;                        /* [nCol] its columns' dictionaries (their type, v unused) */
+  Chunk *aChunk;                    /* its batches, in the order it recorded them */
+  int64_t nChunk, nChunkAlloc;
+  int64_t nRow;                     /* rows */
+  Slab *pSlab;                      /* where their rows are, the newest first */
+  int64_t nBytes;                   /* what it takes (recBytes's measure) */
+} RecPart;
+
+#define SLAB_BYTES (1<<20)
+
+/* n bytes (a multiple of 8) of part q's slabs, or NULL. */
+static void *slabAlloc(RecPart *q, size_t n){
+  Slab *b = q->pSlab;
+  if( b==0 || b->size - b->used < n ){
+    size_t sz = n>SLAB_BYTES ? n : SLAB_BYTES;
+    if( (b = malloc(sizeof(Slab) + sz))==0 ) return 0;
+    b->used = 0;
+    b->size = sz;
+    b->next = q->pSlab;
+    q->pSlab = b;
+  }
+  b->used += n;
+  return (char*)b->data + b->used - n;
+}
+
+static void partFree(RecPart *q, int nCol){
+  int c;
+  for(c=0; q->aRec && c<nCol; c++) recFree(&q->aRec[c]);
+  free(q->aRec);
+  free(q->aChunk);
+  while( q->pSlab ){
+    Slab *b = q->pSlab;
+    q->pSlab = b->next;
+    free(b);
+  }
+  memset(q, 0, sizeof(*q));
+}
+
+/* Batch b (of nCol columns, as want asks) into part q, counted into
+** *pnAll; stopped (*pStop) where the parts together pass limit bytes or
+** memory fails. Workers record at once, each into its own part. */
+static void partAdd(RecPart *q, int nCol, const unsigned char *aWant, const ga_colbatch *b, int64_t *pnAll,
+                    int64_t limit, int *pStop){
+  int64_t before = q->nBytes, after = 0;
+  size_t nT = ((size_t)nCol*(size_t)b->n + 7) & ~(size_t)7;
+  Chunk *k = 0;
+  int c, ok;
+  if( __atomic_load_n(pStop, __ATOMIC_RELAXED) ) return;
+  ok = (q->aRec || (q->aRec = calloc((size_t)nCol, sizeof(Rec)))!=0)
+    && roomFor((void**)&q->aChunk, q->nChunk, 1, &q->nChunkAlloc, sizeof(Chunk))==SQLITE_OK;
+  if( ok ){
+    k = &q->aChunk[q->nChunk];
+    k->pos = b->pos;
+    k->at = q->nRow;
+    k->n = b->n;
+    k->part = 0;
+    ok = (k->type = slabAlloc(q, nT))!=0 && (k->v = slabAlloc(q, 8*(size_t)nCol*(size_t)b->n))!=0;
+  }
+  for(c=0; c<nCol && ok; c++){
+    ok = recAdd(&q->aRec[c], &b->col[c], b->n, aWant[c], k->type + (size_t)c*b->n, k->v + (size_t)c*b->n,
+                q->nRow)==SQLITE_OK;
+  }
+  if( ok ){
+    q->nChunk++;
+    q->nRow += b->n;
+    for(c=0; c<nCol; c++) after += recBytes(&q->aRec[c]);
+  }
+  q->nBytes = after;
+  if( !ok || __atomic_add_fetch(pnAll, after - before, __ATOMIC_RELAXED) > limit ){
+    __atomic_store_n(pStop, 1, __ATOMIC_RELAXED);
+  }
+}
+
+static int cmpChunk(const void *pa, const void *pb){
+  const Chunk *a = (const Chunk*)pa, *b = (const Chunk*)pb;
+  return a->pos<b->pos ? -1 : a->pos>b->pos;
+}
+
+/* Part q's local row i as a row of the scan: aAt[k] the scan row of q's
+** chunk k's first row (q's chunks are in the order of their rows). */
+static int64_t scanRow(const RecPart *q, const int64_t *aAt, int64_t i){
+  int64_t lo = 0, hi = q->nChunk - 1;
+  while( lo<hi ){                   /* the last chunk starting at or before i */
+    int64_t mid = (lo + hi + 1)/2;
+    if( q->aChunk[mid].at<=i ) lo = mid; else hi = mid - 1;
+  }
+  return aAt[lo] + (i - q->aChunk[lo].at);
+}
+
+/* A merge's state, shared by the threads that merge its columns. */
+typedef struct Merge {
+  RecPart *aPart; int nPart;        /* the parts */
+  const unsigned char *aWant;       /* what the scan asked of each column */
+  Rec *out;                         /* the columns merged */
+  const Chunk *all; int64_t nAll;   /* every part's chunks in scan order */
+  int64_t **aAt;                    /* [part][chunk]: its first row in the scan */
+  int64_t nRow;                     /* rows */
+  int nCol;                         /* columns */
+  int next;                         /* the next column to merge (atomic) */
+  int rc;                           /* SQLITE_OK, or SQLITE_NOMEM (atomic) */
+} Merge;
+
+/* Column c of the parts into m->out[c]: each part's dictionary into one,
+** each entry's first row the earliest in the scan, then the rows in scan
+** order; the parts' column c freed. */
+static int mergeColumn(Merge *m, int c){
+  Rec *r = &m->out[c];
+  int64_t **aMap = calloc((size_t)m->nPart, sizeof(int64_t*)), i;
+  int w, rc = SQLITE_OK;
+  if( aMap==0 || roomFor((void**)&r->type, 0, m->nRow, &r->nAlloc, 1) ) rc = SQLITE_NOMEM;
+  r->nAlloc = 0;
+  if( rc==SQLITE_OK && roomFor((void**)&r->v, 0, m->nRow, &r->nAlloc, 8) ) rc = SQLITE_NOMEM;
+  for(w=0; w<m->nPart && rc==SQLITE_OK; w++){
+    const Rec *q = m->aPart[w].nChunk ? &m->aPart[w].aRec[c] : 0;
+    int64_t e;
+    if( q==0 || q->nCell==0 ) continue;
+    if( (aMap[w] = malloc(sizeof(int64_t)*(size_t)q->nCell))==0 ){ rc = SQLITE_NOMEM; break; }
+    for(e=0; e<q->nCell; e++){
+      ga_cell x = q->cell[e];
+      int64_t row = scanRow(&m->aPart[w], m->aAt[w], q->cellRow[e]), id;
+      x.z = q->arena + (intptr_t)q->cell[e].z;
+      if( (id = recEntry(r, q->cellType[e], &x, m->aWant[c], row))<0 ){ rc = SQLITE_NOMEM; break; }
+      if( row<r->cellRow[id] ) r->cellRow[id] = row;
+      aMap[w][e] = id;
+    }
+  }
+  for(i=0; i<m->nAll && rc==SQLITE_OK; i++){
+    const Chunk *k = &m->all[i];
+    const Rec *q = &m->aPart[k->part].aRec[c];
+    const int64_t *map = aMap[k->part];
+    int64_t j, to = m->aAt[k->part][k->idx];
+    memcpy(r->type + to, k->type + (size_t)c*k->n, (size_t)k->n);
+    memcpy(r->v + to, k->v + (size_t)c*k->n, (size_t)k->n*8);
+    for(j=0; q->nCell && j<k->n; j++){
+      int t = r->type[to + j];
+      if( t==SQLITE_TEXT || t==SQLITE_BLOB ) r->v[to + j] = map[r->v[to + j]];
+    }
+  }
+  r->n = m->nRow;
+  for(w=0; w<m->nPart; w++){
+    if( aMap ) free(aMap[w]);
+    if( m->aPart[w].aRec ) recFree(&m->aPart[w].aRec[c]);
+  }
+  free(aMap);
+  return rc;
+}
+
+static void *mergeWorker(void *pArg){
+  Merge *m = (Merge*)pArg;
+  int c;
+  while( (c = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED))<m->nCol ){
+    if( mergeColumn(m, c)!=SQLITE_OK ) __atomic_store_n(&m->rc, SQLITE_NOMEM, __ATOMIC_RELAXED);
+  }
+  return 0;
+}
+
+/* The parts' rows in scan order into out[nCol] (one dictionary a column,
+** each entry's first row the scan's), the parts freed; the columns merged
+** on up to nThread threads. SQLITE_OK or NOMEM. */
+static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aWant, int nThread, Rec *out){
+  pthread_t aTh[GA_THREADS_MAX];
+  Chunk *all = 0;
+  Merge m;
+  int64_t nAll = 0, i;
+  int w, c, nTh = 0;
+  memset(&m, 0, sizeof(m));
+  for(w=0; w<nPart; w++) nAll += aPart[w].nChunk;
+  if( nAll==0 ) return SQLITE_OK;  /* no rows: empty columns */
+  m.aPart = aPart; m.nPart = nPart; m.aWant = aWant; m.out = out; m.nCol = nCol;
+  if( (all = malloc(sizeof(Chunk)*(size_t)nAll))==0 || (m.aAt = calloc((size_t)nPart, sizeof(int64_t*)))==0 ){
+    m.rc = SQLITE_NOMEM;
+    goto done;
+  }
+  for(w=0, nAll=0; w<nPart; w++){
+    for(i=0; i<aPart[w].nChunk; i++){
+      all[nAll] = aPart[w].aChunk[i];
+      all[nAll].part = w;
+      all[nAll++].idx = i;
+    }
+    if( aPart[w].nChunk && (m.aAt[w] = malloc(sizeof(int64_t)*(size_t)aPart[w].nChunk))==0 ){
+      m.rc = SQLITE_NOMEM;
+      goto done;
+    }
+  }
+  qsort(all, (size_t)nAll, sizeof(Chunk), cmpChunk);
+  for(i=0; i<nAll; i++){
+    m.aAt[all[i].part][all[i].idx] = m.nRow;
+    m.nRow += all[i].n;
+  }
+  m.all = all;
+  m.nAll = nAll;
+  if( nThread>nCol ) nThread = nCol;
+  if( nThread>GA_THREADS_MAX ) nThread = GA_THREADS_MAX;
+  for(nTh=0; nTh<nThread - 1 && pthread_create(&aTh[nTh], 0, mergeWorker, &m)==0; nTh++){}
+  mergeWorker(&m);
+  for(w=0; w<nTh; w++) pthread_join(aTh[w], 0);
+done:
+  for(w=0; m.aAt && w<nPart; w++) free(m.aAt[w]);
+  free(m.aAt);
+  free(all);
+  for(w=0; w<nPart; w++) partFree(&aPart[w], nCol);
+  if( m.rc!=SQLITE_OK ) for(c=0; c<nCol; c++) recFree(&out[c]);
+  return m.rc;
 }
 
 /* ---- the source ------------------------------------------------------------------------ */
@@ -554,29 +831,35 @@ typedef struct CacheSrc {
   unsigned char aWant[GA_COLS_MAX]; /* what the scan asks of each */
   ga_centry *aEnt[GA_COLS_MAX];     /* each one's entry, held; all or none */
   ga_colsrc *inner;                 /* the source that reads the table, on a miss */
-  Rec *aRec;                        /* the columns being recorded; NULL: not */
-  int64_t nRec;                     /* bytes recorded */
+  Rec *aRec;                        /* the columns recorded, in scan order (recMerge); NULL: not */
+  int64_t nRec;                     /* ... their bytes */
+  RecPart *aPart;                   /* the recording: the workers' (xPar), then the scan thread's */
+  int nPart;                        /* ... how many: the sink's nPar + 1 */
+  int64_t nRecAll;                  /* bytes the parts hold (atomic: workers add to it) */
+  int stop;                         /* recording stopped: too large, or out of memory (atomic) */
+  int64_t minRows;                  /* fewer rows are not kept (ga_cache_min_rows) */
 } CacheSrc;
 
+/* The most bytes a recording may take (an automatic budget not settled
+** yet: at most what a histogram may keep). */
+static int64_t recLimit(const CacheSrc *p){
+  return p->conn->cache->budget==GA_CACHE_AUTO ? p->conn->resident : p->conn->cache->budget;
+}
+
+/* The scan thread's batches: recorded into the last part, then the sink's. */
 static int teeBatch(ga_colsink *pSink, const ga_colbatch *b){
   CacheSrc *p = (CacheSrc*)((char*)pSink - offsetof(CacheSrc, tee));
-  int c;
-  if( p->aRec ){
-    int ok = 1;
-    for(c=0; c<p->nCol && ok; c++){
-      p->nRec -= recBytes(&p->aRec[c]);
-      ok = recAdd(&p->aRec[c], &b->col[c], b->n, p->aWant[c])==SQLITE_OK;
-      p->nRec += recBytes(&p->aRec[c]);
-    }
-    /* Will not fit: stop recording (an automatic budget not settled yet: at
-    ** most what a histogram may keep). */
-    if( !ok || p->nRec > (p->conn->cache->budget==GA_CACHE_AUTO ? p->conn->resident : p->conn->cache->budget) ){
-      for(c=0; c<p->nCol; c++) recFree(&p->aRec[c]);
-      free(p->aRec);
-      p->aRec = 0;
-    }
-  }
+  if( p->aPart ) partAdd(&p->aPart[p->nPart - 1], p->nCol, p->aWant, b, &p->nRecAll, recLimit(p), &p->stop);
   return p->sink->xBatch(p->sink, b);
+}
+
+/* Worker w's: the sink's first (a batch it leaves for later comes again
+** through teeBatch), then recorded into part w. */
+static int teePar(ga_colsink *pSink, int w, const ga_colbatch *b){
+  CacheSrc *p = (CacheSrc*)((char*)pSink - offsetof(CacheSrc, tee));
+  int rc = p->sink->xPar(p->sink, w, b);
+  if( rc==0 && p->aPart ) partAdd(&p->aPart[w], p->nCol, p->aWant, b, &p->nRecAll, recLimit(p), &p->stop);
+  return rc;
 }
 
 /* Recorded column r's counts, for its device form (x). 0 if it holds TEXT
@@ -792,13 +1075,25 @@ static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
   int64_t i;
   int c, rc = SQLITE_OK;
   if( p->aEnt[0]==0 ){
-    /* A miss: the table is read, and kept if the scan ends well. */
+    /* A miss: the table is read, and kept if the scan ends well, recorded
+    ** by each thread that hands the sink batches (4a). */
     if( p->inner==0 ) return SQLITE_ERROR;
     p->sink = sink;
-    p->nRec = 0;
-    if( p->aRec==0 && (p->aRec = calloc((size_t)p->nCol, sizeof(Rec)))==0 ) return p->inner->xScan(p->inner, sink);
+    p->tee.xPar = sink->xPar ? teePar : 0;
+    p->tee.nPar = sink->xPar ? sink->nPar : 0;
+    p->nPart = p->tee.nPar + 1;
+    p->nRecAll = 0;
+    p->stop = 0;
+    if( (p->aPart = calloc((size_t)p->nPart, sizeof(RecPart)))==0 ) return p->inner->xScan(p->inner, sink);
     rc = p->inner->xScan(p->inner, &p->tee);
-    if( rc==SQLITE_OK && p->aRec ) keep(p);
+    if( rc==SQLITE_OK && !p->stop && (p->aRec = calloc((size_t)p->nCol, sizeof(Rec)))!=0
+     && recMerge(p->aPart, p->nPart, p->nCol, p->aWant, p->conn->threads, p->aRec)==SQLITE_OK && p->aRec[0].n>=p->minRows ){
+      for(c=0, p->nRec=0; c<p->nCol; c++) p->nRec += recBytes(&p->aRec[c]);
+      if( p->nRec<=recLimit(p) ) keep(p);
+    }
+    for(c=0; c<p->nPart; c++) partFree(&p->aPart[c], p->nCol);
+    free(p->aPart);
+    p->aPart = 0;
     if( p->aRec ){
       for(c=0; c<p->nCol; c++) recFree(&p->aRec[c]);
       free(p->aRec);
@@ -913,7 +1208,7 @@ static int cacheOn(ga_conn *conn){
 
 /* ga_colsrc_cache's work; the caller times it. */
 static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
-                            const char *const *azCol, const unsigned char *aWant, int *pHit){
+                            const char *const *azCol, const unsigned char *aWant, int record, int *pHit){
   CacheSrc *p;
   char *zWhy = 0;
   int c, n = 0;
@@ -943,6 +1238,11 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int n
   }
   if( n==nCol && nCol>0 ){
     for(c=1; c<nCol && p->aEnt[c]->n==p->aEnt[0]->n; c++){}
+    if( c==nCol && record ){          /* kept: nothing to record */
+      memset(p->aEnt, 0, sizeof(p->aEnt));
+      cacheClose(&p->base);
+      return 0;
+    }
     if( c==nCol ){
       for(c=0; c<nCol; c++){
         p->aEnt[c]->nRef++;
@@ -955,15 +1255,16 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int n
   }
   memset(p->aEnt, 0, sizeof(p->aEnt));
   conn->cache->nMiss++;
+  if( record ) p->minRows = conn->threshold;
   return &p->base;
 }
 
 ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
-                           const char *const *azCol, const unsigned char *aWant, int *pHit){
+                           const char *const *azCol, const unsigned char *aWant, int record, int *pHit){
   double t0 = ga_now_ms();
   ga_colsrc *p;
   *pHit = 0;
-  p = cacheOpen(db, conn, t, nCol, azCol, aWant, pHit);
+  p = cacheOpen(db, conn, t, nCol, azCol, aWant, record, pHit);
   conn->cache->checkMs += ga_now_ms() - t0;
   return p;
 }

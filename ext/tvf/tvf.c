@@ -132,7 +132,7 @@ int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol
                 const unsigned char *aWant, ga_colsrc **ppSrc){
   ga_vtab *v = (ga_vtab*)tab;
   char *zErr = 0;
-  int rc = ga_source_open(v->db, v->conn, zFn, p, nCol, aiCol, aWant, 1, ppSrc, &zErr);
+  int rc = ga_source_open(v->db, v->conn, zFn, p, nCol, aiCol, aWant, GA_SRC_CACHE, ppSrc, &zErr);
   if( rc ) ga_vtab_error(tab, "%s", zErr);
   sqlite3_free(zErr);
   return rc;
