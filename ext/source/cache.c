@@ -384,6 +384,30 @@ void ga_cache_device_hit(ga_cache *c, double ms){
 
 /* ---- recording what passes ---------------------------------------------------------- */
 
+/* n rows' classes counted into x (ga_resident's counts: eMin and eMax
+** start at 0x7ff and -1). */
+static void countRows(const unsigned char *type, const int64_t *v, int64_t n, ga_resident *x){
+  int64_t i;
+  for(i=0; i<n; i++){
+    switch( type[i] ){
+      case SQLITE_INTEGER: x->nInt++; break;
+      case SQLITE_NULL:    x->nNull++; break;
+      case SQLITE_TEXT:    x->nText++; break;
+      case SQLITE_BLOB:    x->nBlob++; break;
+      case SQLITE_FLOAT: {
+        int e = (int)(((uint64_t)v[i] >> 52) & 0x7ff);
+        x->nReal++;
+        if( e==0x7ff ) x->nInf++;
+        else if( ((uint64_t)v[i] << 1)!=0 ){
+          if( e<x->eMin ) x->eMin = e;
+          if( e>x->eMax ) x->eMax = e;
+        }
+        break;
+      }
+    }
+  }
+}
+
 /* One column being recorded. Its TEXT and BLOB values form a dictionary:
 ** each distinct (class, bytes) once, numbered as first seen, a row's v its
 ** number; when the column is kept, dictSort puts the dictionary in order
@@ -403,6 +427,8 @@ typedef struct Rec {
   int64_t nSlot;                    /* slots: a power of two, at least twice nCell */
   char *arena;                      /* the entries' bytes, each NUL-terminated */
   int64_t nArena, nArenaAlloc;      /* bytes in use, room */
+  int counted;                      /* cnt holds the rows' counts (recMerge's) */
+  ga_resident cnt;                  /* ... */
 } Rec;
 
 /* Room for n more of sz bytes at *pa (have in use, *pAlloc room). */
@@ -551,31 +577,27 @@ static int cmpEntry(const void *pa, const void *pb, void *pArg){
 }
 
 /* Put r's dictionary in SQL's order (TEXT by BINARY, then BLOB by bytes),
-** the rows' numbers becoming places in it; *pnText: its TEXT entries.
-** The lookup table is freed. SQLITE_OK or SQLITE_NOMEM. */
-static int dictSort(Rec *r, int64_t *pnText){
+** *pRank (malloc'd, n entries) each old entry's place; the lookup table is
+** freed (r takes no more entries). SQLITE_OK or SQLITE_NOMEM. */
+static int dictSort(Rec *r, int64_t **pRank){
   int64_t n = r->nCell, i, *ord = malloc(sizeof(int64_t)*(size_t)(n ? n : 1));
   int64_t *rank = malloc(sizeof(int64_t)*(size_t)(n ? n : 1)), *row = malloc(sizeof(int64_t)*(size_t)(n ? n : 1));
   ga_cell *cell = malloc(sizeof(ga_cell)*(size_t)(n ? n : 1));
   unsigned char *ty = malloc((size_t)(n ? n : 1));
+  *pRank = 0;
   if( ord==0 || rank==0 || row==0 || cell==0 || ty==0 ){
     free(ord); free(rank); free(row); free(cell); free(ty);
     return SQLITE_NOMEM;
   }
   for(i=0; i<n; i++) ord[i] = i;
   qsort_r(ord, (size_t)n, sizeof(int64_t), cmpEntry, r);
-  *pnText = 0;
   for(i=0; i<n; i++){
     rank[ord[i]] = i;
     cell[i] = r->cell[ord[i]];
     row[i] = r->cellRow[ord[i]];
     ty[i] = r->cellType[ord[i]];
-    if( ty[i]==SQLITE_TEXT ) (*pnText)++;
   }
-  for(i=0; n && i<r->n; i++){
-    if( r->type[i]==SQLITE_TEXT || r->type[i]==SQLITE_BLOB ) r->v[i] = rank[r->v[i]];
-  }
-  free(ord); free(rank);
+  free(ord);
   free(r->cell); free(r->cellRow); free(r->cellType); free(r->cellHash); free(r->cellW); free(r->slot);
   r->cell = cell;
   r->cellRow = row;
@@ -585,6 +607,7 @@ static int dictSort(Rec *r, int64_t *pnText){
   r->slot = 0;
   r->nSlot = 0;
   r->nCellAlloc = n;
+  *pRank = rank;
   return SQLITE_OK;
 }
 
@@ -701,87 +724,130 @@ static int64_t scanRow(const RecPart *q, const int64_t *aAt, int64_t i){
   return aAt[lo] + (i - q->aChunk[lo].at);
 }
 
-/* A merge's state, shared by the threads that merge its columns. */
+/* A merge's state, shared by its threads: first each column's dictionary
+** (a task a column), then the rows (a task a column and run of chunks). */
 typedef struct Merge {
   RecPart *aPart; int nPart;        /* the parts */
   const unsigned char *aWant;       /* what the scan asked of each column */
   Rec *out;                         /* the columns merged */
+  int nCol;                         /* ... how many */
   const Chunk *all; int64_t nAll;   /* every part's chunks in scan order */
   int64_t **aAt;                    /* [part][chunk]: its first row in the scan */
   int64_t nRow;                     /* rows */
-  int nCol;                         /* columns */
-  int next;                         /* the next column to merge (atomic) */
+  int64_t **aMap;                   /* [column*nPart + part]: its entries' places in the column's */
+  int nTask, next;                  /* the phase's tasks, the next one (atomic) */
+  int phase;                        /* 0: dictionaries, 1: rows */
   int rc;                           /* SQLITE_OK, or SQLITE_NOMEM (atomic) */
+  pthread_mutex_t mu;               /* guards the columns' counts (Rec.cnt) */
 } Merge;
 
-/* Column c of the parts into m->out[c]: each part's dictionary into one,
-** each entry's first row the earliest in the scan, then the rows in scan
-** order; the parts' column c freed. */
-static int mergeColumn(Merge *m, int c){
+#define MERGE_CHUNKS 64             /* chunks (of up to GA_BATCH rows) a task of rows copies */
+
+/* Column c's dictionary from the parts', in SQL's order (each entry's first
+** row the earliest in the scan), and each part's entries' places in it;
+** its arrays of rows made. */
+static int mergeDict(Merge *m, int c){
   Rec *r = &m->out[c];
-  int64_t **aMap = calloc((size_t)m->nPart, sizeof(int64_t*)), i;
+  int64_t **aMap = &m->aMap[(size_t)c*m->nPart], *rank = 0, e;
   int w, rc = SQLITE_OK;
-  if( aMap==0 || roomFor((void**)&r->type, 0, m->nRow, &r->nAlloc, 1) ) rc = SQLITE_NOMEM;
+  if( roomFor((void**)&r->type, 0, m->nRow, &r->nAlloc, 1) ) return SQLITE_NOMEM;
   r->nAlloc = 0;
-  if( rc==SQLITE_OK && roomFor((void**)&r->v, 0, m->nRow, &r->nAlloc, 8) ) rc = SQLITE_NOMEM;
+  if( roomFor((void**)&r->v, 0, m->nRow, &r->nAlloc, 8) ) return SQLITE_NOMEM;
+  r->n = m->nRow;
   for(w=0; w<m->nPart && rc==SQLITE_OK; w++){
     const Rec *q = m->aPart[w].nChunk ? &m->aPart[w].aRec[c] : 0;
-    int64_t e;
     if( q==0 || q->nCell==0 ) continue;
-    if( (aMap[w] = malloc(sizeof(int64_t)*(size_t)q->nCell))==0 ){ rc = SQLITE_NOMEM; break; }
+    if( (aMap[w] = malloc(sizeof(int64_t)*(size_t)q->nCell))==0 ) return SQLITE_NOMEM;
     for(e=0; e<q->nCell; e++){
       ga_cell x = q->cell[e];
       int64_t row = scanRow(&m->aPart[w], m->aAt[w], q->cellRow[e]), id;
       x.z = q->arena + (intptr_t)q->cell[e].z;
-      if( (id = recEntry(r, q->cellType[e], &x, m->aWant[c], row))<0 ){ rc = SQLITE_NOMEM; break; }
+      if( (id = recEntry(r, q->cellType[e], &x, m->aWant[c], row))<0 ) return SQLITE_NOMEM;
       if( row<r->cellRow[id] ) r->cellRow[id] = row;
       aMap[w][e] = id;
     }
   }
-  for(i=0; i<m->nAll && rc==SQLITE_OK; i++){
+  if( dictSort(r, &rank) ) return SQLITE_NOMEM;
+  for(w=0; w<m->nPart; w++){
+    const Rec *q = m->aPart[w].nChunk ? &m->aPart[w].aRec[c] : 0;
+    for(e=0; aMap[w] && e<q->nCell; e++) aMap[w][e] = rank[aMap[w][e]];
+  }
+  free(rank);
+  return SQLITE_OK;
+}
+
+/* Task t of the rows: column t % nCol's rows of a run of MERGE_CHUNKS
+** chunks, each entry of a part's dictionary as its place in the column's. */
+static void mergeRows(Merge *m, int t){
+  int c = t % m->nCol;
+  int64_t i, i1 = (int64_t)(t / m->nCol + 1)*MERGE_CHUNKS;
+  Rec *r = &m->out[c];
+  ga_resident x;
+  memset(&x, 0, sizeof(x));
+  x.eMin = 0x7ff;
+  x.eMax = -1;
+  for(i=i1 - MERGE_CHUNKS; i<i1 && i<m->nAll; i++){
     const Chunk *k = &m->all[i];
-    const Rec *q = &m->aPart[k->part].aRec[c];
-    const int64_t *map = aMap[k->part];
+    const int64_t *map = m->aMap[(size_t)c*m->nPart + k->part];
     int64_t j, to = m->aAt[k->part][k->idx];
     memcpy(r->type + to, k->type + (size_t)c*k->n, (size_t)k->n);
     memcpy(r->v + to, k->v + (size_t)c*k->n, (size_t)k->n*8);
-    for(j=0; q->nCell && j<k->n; j++){
-      int t = r->type[to + j];
-      if( t==SQLITE_TEXT || t==SQLITE_BLOB ) r->v[to + j] = map[r->v[to + j]];
+    countRows(r->type + to, r->v + to, k->n, &x);
+    for(j=0; map && j<k->n; j++){
+      int ty = r->type[to + j];
+      if( ty==SQLITE_TEXT || ty==SQLITE_BLOB ) r->v[to + j] = map[r->v[to + j]];
     }
   }
-  r->n = m->nRow;
-  for(w=0; w<m->nPart; w++){
-    if( aMap ) free(aMap[w]);
-    if( m->aPart[w].aRec ) recFree(&m->aPart[w].aRec[c]);
-  }
-  free(aMap);
-  return rc;
+  pthread_mutex_lock(&m->mu);
+  r->cnt.nInt += x.nInt; r->cnt.nNull += x.nNull; r->cnt.nText += x.nText; r->cnt.nBlob += x.nBlob;
+  r->cnt.nReal += x.nReal; r->cnt.nInf += x.nInf;
+  if( x.eMin<r->cnt.eMin ) r->cnt.eMin = x.eMin;
+  if( x.eMax>r->cnt.eMax ) r->cnt.eMax = x.eMax;
+  pthread_mutex_unlock(&m->mu);
 }
 
 static void *mergeWorker(void *pArg){
   Merge *m = (Merge*)pArg;
-  int c;
-  while( (c = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED))<m->nCol ){
-    if( mergeColumn(m, c)!=SQLITE_OK ) __atomic_store_n(&m->rc, SQLITE_NOMEM, __ATOMIC_RELAXED);
+  int t;
+  while( (t = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED))<m->nTask
+      && __atomic_load_n(&m->rc, __ATOMIC_RELAXED)==SQLITE_OK ){
+    if( m->phase==0 ){
+      if( mergeDict(m, t)!=SQLITE_OK ) __atomic_store_n(&m->rc, SQLITE_NOMEM, __ATOMIC_RELAXED);
+    }else{
+      mergeRows(m, t);
+    }
   }
   return 0;
 }
 
-/* The parts' rows in scan order into out[nCol] (one dictionary a column,
-** each entry's first row the scan's), the parts freed; the columns merged
-** on up to nThread threads. SQLITE_OK or NOMEM. */
-static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aWant, int nThread, Rec *out){
+/* m's phase of nTask tasks on up to nThread threads. */
+static void mergePhase(Merge *m, int phase, int nTask, int nThread){
   pthread_t aTh[GA_THREADS_MAX];
+  int n = 0, i;
+  m->phase = phase;
+  m->nTask = nTask;
+  m->next = 0;
+  if( nThread>nTask ) nThread = nTask;
+  if( nThread>GA_THREADS_MAX ) nThread = GA_THREADS_MAX;
+  for(n=0; n<nThread - 1 && pthread_create(&aTh[n], 0, mergeWorker, m)==0; n++){}
+  mergeWorker(m);
+  for(i=0; i<n; i++) pthread_join(aTh[i], 0);
+}
+
+/* The parts' rows in scan order into out[nCol] (one dictionary a column,
+** in SQL's order, each entry's first row the scan's), the parts freed; on
+** up to nThread threads. SQLITE_OK or NOMEM. */
+static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aWant, int nThread, Rec *out){
   Chunk *all = 0;
   Merge m;
   int64_t nAll = 0, i;
-  int w, c, nTh = 0;
+  int w, c;
   memset(&m, 0, sizeof(m));
   for(w=0; w<nPart; w++) nAll += aPart[w].nChunk;
   if( nAll==0 ) return SQLITE_OK;  /* no rows: empty columns */
   m.aPart = aPart; m.nPart = nPart; m.aWant = aWant; m.out = out; m.nCol = nCol;
-  if( (all = malloc(sizeof(Chunk)*(size_t)nAll))==0 || (m.aAt = calloc((size_t)nPart, sizeof(int64_t*)))==0 ){
+  if( (all = malloc(sizeof(Chunk)*(size_t)nAll))==0 || (m.aAt = calloc((size_t)nPart, sizeof(int64_t*)))==0
+   || (m.aMap = calloc((size_t)nPart*(size_t)nCol, sizeof(int64_t*)))==0 ){
     m.rc = SQLITE_NOMEM;
     goto done;
   }
@@ -803,14 +869,20 @@ static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aW
   }
   m.all = all;
   m.nAll = nAll;
-  if( nThread>nCol ) nThread = nCol;
-  if( nThread>GA_THREADS_MAX ) nThread = GA_THREADS_MAX;
-  for(nTh=0; nTh<nThread - 1 && pthread_create(&aTh[nTh], 0, mergeWorker, &m)==0; nTh++){}
-  mergeWorker(&m);
-  for(w=0; w<nTh; w++) pthread_join(aTh[w], 0);
+  for(c=0; c<nCol; c++){
+    out[c].counted = 1;
+    out[c].cnt.eMin = 0x7ff;
+    out[c].cnt.eMax = -1;
+  }
+  pthread_mutex_init(&m.mu, 0);
+  mergePhase(&m, 0, nCol, nThread);
+  if( m.rc==SQLITE_OK ) mergePhase(&m, 1, nCol*(int)((nAll + MERGE_CHUNKS - 1)/MERGE_CHUNKS), nThread);
+  pthread_mutex_destroy(&m.mu);
 done:
   for(w=0; m.aAt && w<nPart; w++) free(m.aAt[w]);
+  for(i=0; m.aMap && i<(int64_t)nPart*nCol; i++) free(m.aMap[i]);
   free(m.aAt);
+  free(m.aMap);
   free(all);
   for(w=0; w<nPart; w++) partFree(&aPart[w], nCol);
   if( m.rc!=SQLITE_OK ) for(c=0; c<nCol; c++) recFree(&out[c]);
@@ -866,29 +938,15 @@ static int teePar(ga_colsink *pSink, int w, const ga_colbatch *b){
 ** or BLOB values whose bytes were not recorded (no dictionary: no device
 ** form). */
 static int residentOf(const Rec *r, unsigned char want, ga_resident *x){
-  int64_t i;
-  memset(x, 0, sizeof(*x));
-  x->n = r->n;
-  x->eMin = 0x7ff;
-  x->eMax = -1;
-  for(i=0; i<r->n; i++){
-    switch( r->type[i] ){
-      case SQLITE_INTEGER: x->nInt++; break;
-      case SQLITE_NULL:    x->nNull++; break;
-      case SQLITE_TEXT:    x->nText++; break;
-      case SQLITE_BLOB:    x->nBlob++; break;
-      case SQLITE_FLOAT: {
-        int e = (int)(((uint64_t)r->v[i] >> 52) & 0x7ff);
-        x->nReal++;
-        if( e==0x7ff ) x->nInf++;
-        else if( ((uint64_t)r->v[i] << 1)!=0 ){
-          if( e<x->eMin ) x->eMin = e;
-          if( e>x->eMax ) x->eMax = e;
-        }
-        break;
-      }
-    }
+  if( r->counted ){
+    *x = r->cnt;
+  }else{
+    memset(x, 0, sizeof(*x));
+    x->eMin = 0x7ff;
+    x->eMax = -1;
+    countRows(r->type, r->v, r->n, x);
   }
+  x->n = r->n;
   x->want = want;
   return x->nText + x->nBlob==0 || (want & GA_COL_BYTES);
 }
@@ -1020,10 +1078,11 @@ static void keep(CacheSrc *p){
     size_t nCol = strlen(p->azCol[c]) + 1;
     ga_centry *e = aNew[c] = ok ? calloc(1, sizeof(ga_centry)) : 0;
     int64_t i, nText = 0;
-    if( e==0 || (e->zDb = malloc(nDb + nTab + nCol))==0 || dictSort(r, &nText) ){
+    if( e==0 || (e->zDb = malloc(nDb + nTab + nCol))==0 ){
       ok = 0;
       continue;
     }
+    for(i=0; i<r->nCell; i++) nText += r->cellType[i]==SQLITE_TEXT;   /* (recMerge sorted them) */
     e->zTab = e->zDb + nDb;
     e->zCol = e->zTab + nTab;
     memcpy(e->zDb, p->zDb, nDb);
