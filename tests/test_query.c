@@ -1552,6 +1552,8 @@ START_TEST(test_kept_forms){
     /* ordered by an aggregate with a LIMIT (kept.c's keptTop): a sum that overflows in a group the
     ** LIMIT leaves out is still SQLite's error (the last round's y holds 2^63 - 1) */
     "SELECT s, count(*), sum(y) FROM k WHERE i > %d GROUP BY s ORDER BY 2 DESC, s LIMIT 2",
+    /* HAVING without GROUP BY: its one group, dropped, is no row (not the empty group's) */
+    "SELECT count(*), total(x) FROM k WHERE i > %d HAVING count(*) <= 40",
   };
   static const int aRows[] = { 0, 1, 7, 1000, 4099 };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));

@@ -421,12 +421,13 @@ done:
 ** (group_acc.h, 6): count(*), or count, sum or total of fold 0's
 ** argument, compared with a number (no TEXT affinity applied). Only where
 ** every conjunct is one: a conjunct that can raise an error is the
-** finish's to meet, in every group. */
+** finish's to meet, in every group. Not without GROUP BY: its one group
+** dropped would read as no rows, whose empty group the finish shows. */
 static void haveOf(const qplan *pl, const qkept *k, ga_ghaves *h){
   const qexpr *aStack[2*GA_HAVE_MAX + 2];
   int n = 0, ok = 1;
   memset(h, 0, sizeof(*h));
-  if( pl->pHaving==0 || k->p.nFold<1 ) return;
+  if( pl->pHaving==0 || k->p.nFold<1 || pl->nKey==0 ) return;
   aStack[n++] = pl->pHaving;
   while( ok && n>0 ){
     const qexpr *e = aStack[--n], *x, *c;
