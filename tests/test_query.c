@@ -1825,6 +1825,71 @@ START_TEST(test_first_read_keeps){
 }
 END_TEST
 
+/* A join's equality of two tables' columns beside a constant equality on
+** one of them (=, IS, IN), the columns' collations unlike: SQLite 3.40.1
+** tests the constant against the other column by that one's collation
+** (wherecode.c's transitive constraint), so its answer is its join
+** order's, not the SQL's: those reads are SQLite's (plan_join.c's
+** transitiveColl); where the collations are alike the engine answers.
+** Random data with case and trailing-space variants; each read against
+** SQLite. */
+START_TEST(test_transitive_coll){
+  static const struct { const char *zSql; int engine; } aQ[] = {
+    { "SELECT count(*), sum(f.v) FROM f, d WHERE f.k = d.id AND f.s = d.c AND d.c = '%s'", 0 },
+    { "SELECT count(*), sum(f.v) FROM f JOIN d ON f.k = d.id AND d.c = f.s WHERE d.c IN ('%s', 'b')", 0 },
+    { "SELECT d.c, count(*) FROM f, d WHERE f.k = d.id AND f.r = d.s AND f.r = '%s' GROUP BY d.c", 0 },
+    /* alike: BINARY both sides, NOCASE both (a join's key whose equal values differ: SQLite's at
+    ** run time), the constant's own COLLATE (the other column takes it too) */
+    { "SELECT count(*), sum(f.v) FROM f, d WHERE f.k = d.id AND f.s = d.s AND d.s = '%s'", 1 },
+    { "SELECT count(*), sum(f.v) FROM f, d WHERE f.k = d.id AND f.c = d.c AND d.c = '%s'", -1 },
+    { "SELECT count(*) FROM f, d WHERE f.k = d.id AND f.s = d.c AND d.c IS '%s' COLLATE NOCASE", -1 },
+  };
+  static const char *azV[] = { "a", "A", "a ", "b", "B", "ab" };
+  int r, q, nBad = 0, nPath = 0;
+  char zDir[64], zFile[96], zPath[400] = "";
+  h_rng g;
+  sqlite3 *db;
+  s_dir_make(zDir, "qtrans");
+  snprintf(zFile, sizeof(zFile), "%s/t.db", zDir);
+  db = openFileChecked(zFile);
+  h_rng_init(&g, h_seed ^ 0x7a45);
+  for(r=0; r<3; r++){
+    unsigned m = 1 + (unsigned)(h_next(&g) % 1000);
+    EXEC(db, "DROP TABLE IF EXISTS f; DROP TABLE IF EXISTS d;"
+             " CREATE TABLE d(id INTEGER PRIMARY KEY, s TEXT, c TEXT COLLATE NOCASE);"
+             " CREATE TABLE f(k INTEGER, v INTEGER, s TEXT, c TEXT COLLATE NOCASE, r TEXT COLLATE RTRIM)");
+    EXEC(db, "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM n WHERE x<39) INSERT INTO d SELECT x,"
+             " CASE (x * %u) %% 6 WHEN 0 THEN 'a' WHEN 1 THEN 'A' WHEN 2 THEN 'a ' WHEN 3 THEN 'b' WHEN 4 THEN 'B'"
+             " ELSE 'ab' END, CASE (x * %u + 1) %% 6 WHEN 0 THEN 'a' WHEN 1 THEN 'A' WHEN 2 THEN 'a ' WHEN 3 THEN 'b'"
+             " WHEN 4 THEN 'B' ELSE NULL END FROM n", m, m + 2);
+    EXEC(db, "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM n WHERE x<%d) INSERT INTO f SELECT"
+             " (x * %u) %% 43 - 1, x %% 97 - 40, CASE (x + x / 43 + %u) %% 6 WHEN 0 THEN 'a' WHEN 1 THEN 'A' WHEN 2 THEN"
+             " 'a ' WHEN 3 THEN 'b' WHEN 4 THEN 'B' ELSE 'ab' END, CASE x %% 5 WHEN 0 THEN 'a' WHEN 1 THEN 'A' WHEN 2"
+             " THEN 'b' ELSE 'B' END, CASE (x * 3) %% 4 WHEN 0 THEN 'a' WHEN 1 THEN 'a ' WHEN 2 THEN 'A' ELSE 'b' END"
+             " FROM n", 1500 + 700*r, m + 4, m + 6);
+    for(q=0; q<(int)(sizeof(aQ)/sizeof(aQ[0])); q++){
+      char *zSql = sqlite3_mprintf(aQ[q].zSql, azV[h_next(&g) % 6]), *zGot, *zWant;
+      int64_t e0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')"), e1;
+      EXEC(db, "CREATE VIRTUAL TABLE temp.j USING gpu_query((%s))", zSql);
+      zGot = s_render(db, "SELECT * FROM j");
+      zWant = s_render(db, zSql);
+      e1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
+      if( strcmp(zGot, zWant)!=0 && nBad++<5 ) printf("MISMATCH: %s\n  got %.300s\n  want %.300s\n", zSql, zGot, zWant);
+      if( aQ[q].engine>=0 && (e1>e0)!=aQ[q].engine && nPath++==0 ){
+        snprintf(zPath, sizeof(zPath), "%s: %s the engine", zSql, e1>e0 ? "on" : "not on");
+      }
+      EXEC(db, "DROP TABLE temp.j");
+      free(zGot); free(zWant); sqlite3_free(zSql);
+    }
+  }
+  CHECK(nBad==0, "%d reads differ from SQLite", nBad);
+  CHECK(nPath==0, "%d reads not where they belong; the first: %s", nPath, zPath);
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* ---- 1b. random joins ------------------------------------------------------------------------ */
 
 /* A random test's start: its tally and generator zeroed, and its two
@@ -6119,6 +6184,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_distinct);
   tcase_add_test(tc, test_first_read_keeps);
+  tcase_add_test(tc, test_transitive_coll);
   tcase_add_test(tc, test_kept_join);
   tcase_add_test(tc, test_kept_semi);
   tcase_add_test(tc, test_kept_pair);

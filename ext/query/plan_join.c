@@ -423,9 +423,93 @@ static int infallibleEq(Bind *b, const qexpr *e){
 ** before the joins), a joined table's own (aLocal: its build's WHERE,
 ** unbound), its equalities (its aEq), a LEFT JOIN's other ON conjuncts (its
 ** aOn), the rest over the joined rows (pl->aPost). */
+/* Conjunct e's operand x with COLLATE stripped, into *pColl the collation
+** it carries as SQLite's comparison sees it (explicit: *pExplicit), NULL
+** where none; the column it is, if it is one: *pTab its table, -1 if not. */
+static const qexpr *collOperand(const Bind *b, const qexpr *x, const char **pColl, int *pExplicit, int *pTab,
+                                int *pCol){
+  *pColl = 0;
+  *pExplicit = 0;
+  *pTab = *pCol = -1;
+  if( x->op==E_COLLATE ){
+    *pColl = x->zName;
+    *pExplicit = 1;
+    while( x->op==E_COLLATE ) x = x->a;
+  }
+  if( x->op==E_COL && (*pTab = qpTabOfCol(b, x))>=0 ){
+    *pCol = qpColIndex(b->aTab[*pTab].t, x->zName);
+    if( *pColl==0 ) *pColl = b->aTab[*pTab].t->aCol[*pCol].zColl ? b->aTab[*pTab].t->aCol[*pCol].zColl : "?";
+  }
+  return x;
+}
+
+/* The collation SQLite compares l with r by (its rules: an explicit
+** COLLATE, the left operand's first; then a column's, the left's first). */
+static const char *cmpCollOf(const Bind *b, const qexpr *l, const qexpr *r){
+  const char *zL, *zR;
+  int eL, eR, t, c;
+  collOperand(b, l, &zL, &eL, &t, &c);
+  collOperand(b, r, &zR, &eR, &t, &c);
+  if( eL ) return zL;
+  if( eR ) return zR;
+  return zL ? zL : zR ? zR : "BINARY";
+}
+
+/* Does SQLite test a conjunct by a collation other than its own? Given
+** X = Y, two tables' columns, and Z = constant (=, IS, IN) where Z is one of
+** them, SQLite 3.40.1 codes the other's loop with W = constant in its
+** place (wherecode.c's transitive constraint: W's collation, not Z's; the
+** original left untested): with Z a NOCASE column, W a BINARY one, fewer
+** rows than the SQL's meaning. Where the collations differ, SQLite's answer
+** is its join order's; the read is SQLite's. The conjunct's text, or NULL. */
+static const qexpr *transitiveColl(const Bind *b, const JSort *js){
+  int i, j, k;
+  for(i=0; i<js->n; i++){
+    const qexpr *e = js->a[i].e;
+    int aT[2], aC[2], ex;
+    const char *z;
+    if( (js->a[i].from>=0 && ONLY_ON(b, js->a[i].from)) || (e->op!=E_EQ && e->op!=E_IS) ) continue;
+    collOperand(b, e->a, &z, &ex, &aT[0], &aC[0]);
+    collOperand(b, e->b, &z, &ex, &aT[1], &aC[1]);
+    if( aT[0]<0 || aT[1]<0 || aT[0]==aT[1] ) continue;
+    for(j=0; j<js->n; j++){
+      const qexpr *f = js->a[j].e, *zSide, *rhs;
+      int t, c;
+      if( j==i || (js->a[j].from>=0 && ONLY_ON(b, js->a[j].from)) ) continue;
+      if( f->op!=E_EQ && f->op!=E_IS && f->op!=E_IN ) continue;
+      for(k=0; k<2; k++){
+        zSide = k ? f->b : f->a;
+        rhs = k ? f->a : f->b;
+        if( zSide==0 || (f->op==E_IN && k) ) continue;
+        collOperand(b, zSide, &z, &ex, &t, &c);
+        if( t<0 || (rhs && qpTabsOf(b, rhs)!=0) ) continue;
+        if( f->op==E_IN ){
+          int a;
+          for(a=0; a<f->nArg && qpTabsOf(b, f->arg[a])==0; a++){}
+          if( a<f->nArg ) continue;
+        }
+        if( (t==aT[0] && c==aC[0]) || (t==aT[1] && c==aC[1]) ){
+          const qexpr *w = t==aT[0] && c==aC[0] ? e->b : e->a;     /* the other column */
+          const char *zOwn = f->op==E_IN ? cmpCollOf(b, zSide, zSide) : k ? cmpCollOf(b, rhs, zSide)
+                                                                          : cmpCollOf(b, zSide, rhs);
+          const char *zThere = f->op==E_IN ? cmpCollOf(b, w, w) : cmpCollOf(b, w, rhs);
+          if( sqlite3_stricmp(zOwn, zThere)!=0 ) return f;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 int qpBindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal){
   qplan *pl = b->pl;
+  const qexpr *t;
   int c;
+  if( (t = transitiveColl(b, js))!=0 ){
+    return qpWhy(b, "%.*s beside an equality of its column with another table's by another collation (SQLite "
+                    "3.40.1 tests it by that one where its join order has it: its transitive constraint)",
+                 t->end - t->at, b->s->zSql + t->at);
+  }
   for(c=0; c<js->n && !qpStopped(b); c++){
     JConj *x = &js->a[c];
     qexpr *e = x->e;
