@@ -1518,6 +1518,19 @@ START_TEST(test_kept){
 }
 END_TEST
 
+/* A file k.db in a new directory zDir named for zName (its path into
+** zFile), opened with the cache on and query_kept 1: reads over kept
+** columns, on the CPU's operators or, in 'auto' mode, a device's. */
+static sqlite3 *keptFile(char *zDir, const char *zName, char *zFile, int nFile){
+  sqlite3 *db;
+  s_dir_make(zDir, zName);
+  snprintf(zFile, (size_t)nFile, "%s/k.db", zDir);
+  db = openFileChecked(zFile);
+  if( strcmp(g_backend, "cpu")!=0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', 1)", 1<<26);
+  return db;
+}
+
 /* The forms kept columns serve (compile.c) over random data: NULLs, -0.0
 ** and 0, reals of wide range, int64's limits (sums that overflow), TEXT keys
 ** and dates; each read compared with SQLite, and each over kept columns
@@ -1561,11 +1574,7 @@ START_TEST(test_kept_forms){
   char zDir[64], zFile[96];
   Gen g;
   sqlite3 *db;
-  s_dir_make(zDir, "qkept");
-  snprintf(zFile, sizeof(zFile), "%s/k.db", zDir);
-  db = openFileChecked(zFile);
-  if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', 1)", 1<<26);
+  db = keptFile(zDir, "qkept", zFile, sizeof(zFile));
   memset(&g, 0, sizeof(g));
   for(r=0; r<(int)(sizeof(aRows)/sizeof(aRows[0])); r++){
     h_rng_init(&g.r, h_seed + 31u*(uint64_t)r);
@@ -1685,11 +1694,7 @@ START_TEST(test_kept_distinct){
   char zDir[64], zFile[96];
   Gen g;
   sqlite3 *db;
-  s_dir_make(zDir, "qdist");
-  snprintf(zFile, sizeof(zFile), "%s/d.db", zDir);
-  db = openFileChecked(zFile);
-  if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', 1)", 1<<26);
+  db = keptFile(zDir, "qdist", zFile, sizeof(zFile));
   memset(&g, 0, sizeof(g));
   for(r=0; r<(int)(sizeof(aRound)/sizeof(aRound[0])); r++){
     unsigned m1, m2, m3;
