@@ -1685,7 +1685,8 @@ START_TEST(test_kept_distinct){
     "SELECT d.a, count(DISTINCT d.b), count(*) FROM f JOIN d ON f.k = d.id GROUP BY d.a",
     "SELECT f.k, count(DISTINCT d.c) FROM f JOIN d ON f.k = d.id WHERE f.w > %d GROUP BY f.k",
     "SELECT v, count(DISTINCT d.a), count(DISTINCT d.b) FROM f JOIN d ON f.k = d.id GROUP BY v",
-    "SELECT d.a, d.c, count(DISTINCT d.b), count(DISTINCT v) FROM f JOIN d ON f.k = d.id WHERE w > %d GROUP BY d.a, d.c",
+    "SELECT d.a, d.c, count(DISTINCT d.b), count(DISTINCT v) FROM f JOIN d ON f.k = d.id WHERE w > %d"
+    " GROUP BY d.a, d.c",
     "SELECT wv, count(DISTINCT w) FROM f GROUP BY wv",
   };
   static const struct { int nF, nD; } aRound[] = { { 1, 1 }, { 40, 7 }, { 700, 60 }, { 3000, 25 } };
@@ -1781,8 +1782,8 @@ START_TEST(test_first_read_keeps){
              " CASE WHEN n %% 13 = 5 THEN NULL ELSE ((n * %u) %% 2003) * 0.25 - 250.0 END,"
              " CASE WHEN n %% 19 = 6 THEN NULL ELSE char(65 + (n * %u) %% 5) || ((n * 7) %% 3) END,"
              " CASE WHEN n %% 23 = 8 THEN NULL ELSE '199' || ((n * %u) %% 10) || '-0' || (1 + n %% 9) END FROM c;"
-             " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<40) INSERT INTO j SELECT n, n * 3 - 40"
-             " FROM c",
+             " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<40)"
+             " INSERT INTO j SELECT n, n * 3 - 40 FROM c",
          n - 1, m, m + 2, m + 4, m + 6);
     EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', -1)",
          nTh, 1<<26);
@@ -1811,7 +1812,8 @@ START_TEST(test_first_read_keeps){
       z2 = s_render(db, "SELECT * FROM f");
       CHECK(strcmp(z2, zWant)==0, "%s: the second read %.300s, SQLite %.300s", zSql, z2, zWant);
       CHECK(q==nQ - 1 || h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.misses')")==miss,
-            "%s: the second read scanned k again: %s", zSql, h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
+            "%s: the second read scanned k again: %s", zSql,
+            h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
       zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
       CHECK(zOn && strcmp(zOn, "table")!=0, "%s: the second read not over kept columns: %s", zSql,
             h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
@@ -1819,7 +1821,8 @@ START_TEST(test_first_read_keeps){
       free(z1); free(z2); free(zWant); free(zOn); sqlite3_free(zSql); sqlite3_free(zRef);
     }
     /* under the threshold: nothing kept */
-    EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d), gpuagg_config('threshold', %d)", 1<<26, n + 1);
+    EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d), gpuagg_config('threshold', %d)",
+         1<<26, n + 1);
     EXEC(db, "CREATE VIRTUAL TABLE temp.f USING gpu_query((SELECT s, count(*) FROM k GROUP BY s)); SELECT * FROM f;"
              " DROP TABLE temp.f");
     CHECK(h_int(db, "SELECT count(*) FROM gpuagg_cache()")==0, "a table of %d rows, the threshold %d: kept", n, n + 1);
@@ -1868,9 +1871,10 @@ START_TEST(test_transitive_coll){
              " ELSE 'ab' END, CASE (x * %u + 1) %% 6 WHEN 0 THEN 'a' WHEN 1 THEN 'A' WHEN 2 THEN 'a ' WHEN 3 THEN 'b'"
              " WHEN 4 THEN 'B' ELSE NULL END FROM n", m, m + 2);
     EXEC(db, "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM n WHERE x<%d) INSERT INTO f SELECT"
-             " (x * %u) %% 43 - 1, x %% 97 - 40, CASE (x + x / 43 + %u) %% 6 WHEN 0 THEN 'a' WHEN 1 THEN 'A' WHEN 2 THEN"
-             " 'a ' WHEN 3 THEN 'b' WHEN 4 THEN 'B' ELSE 'ab' END, CASE x %% 5 WHEN 0 THEN 'a' WHEN 1 THEN 'A' WHEN 2"
-             " THEN 'b' ELSE 'B' END, CASE (x * 3) %% 4 WHEN 0 THEN 'a' WHEN 1 THEN 'a ' WHEN 2 THEN 'A' ELSE 'b' END"
+             " (x * %u) %% 43 - 1, x %% 97 - 40, CASE (x + x / 43 + %u) %% 6 WHEN 0 THEN 'a' WHEN 1 THEN 'A'"
+             " WHEN 2 THEN 'a ' WHEN 3 THEN 'b' WHEN 4 THEN 'B' ELSE 'ab' END,"
+             " CASE x %% 5 WHEN 0 THEN 'a' WHEN 1 THEN 'A' WHEN 2 THEN 'b' ELSE 'B' END,"
+             " CASE (x * 3) %% 4 WHEN 0 THEN 'a' WHEN 1 THEN 'a ' WHEN 2 THEN 'A' ELSE 'b' END"
              " FROM n", 1500 + 700*r, m + 4, m + 6);
     for(q=0; q<(int)(sizeof(aQ)/sizeof(aQ[0])); q++){
       char *zSql = sqlite3_mprintf(aQ[q].zSql, azV[h_next(&g) % 6]), *zGot, *zWant;

@@ -642,8 +642,8 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
   char zErr[GA_ERRLEN], *zOpen = 0;
   int c, rc = SQLITE_OK;
   *pBe = 0;
-  if( ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, GA_SRC_CACHE, pSrc,
-                     &zOpen)!=SQLITE_OK ){
+  if( ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant, GA_SRC_CACHE,
+                     pSrc, &zOpen)!=SQLITE_OK ){
     *pzWhy = zOpen;
     return SQLITE_OK;
   }
@@ -731,7 +731,7 @@ static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, i
     if( pl->grouped ? dev->xQuery!=0 : dev->xOrder!=0 ) *pUseDev = 1;
     else strcpy(zErr, "the device's backend has no operators for this read");
   }
-  if( (pl->s->zFrom==0 || pl->pSub) || *pUseDev || conn->qkept==1 ) return keptForm(pl, pNote);
+  if( pl->s->zFrom==0 || pl->pSub || *pUseDev || conn->qkept==1 ) return keptForm(pl, pNote);
   return conn->qkept==0 ? "gpuagg_config('query_kept') is 0" : conn->mode==GA_CPU ? "the backend is cpu" : zErr;
 }
 
@@ -981,8 +981,8 @@ static char *keptExplain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int *pKept){
   if( src==0 ) return sqlite3_mprintf("no: the columns cannot be kept here");
   if( !hit ){
     if( src ) src->xClose(src);
-    return sqlite3_mprintf("not yet: a read keeps the columns once the table has shown gpuagg_config('threshold')"
-                           " rows or more");
+    return sqlite3_mprintf("not yet: a read that does not run over kept columns keeps them where the table has"
+                           " gpuagg_config('threshold') rows or more");
   }
   for(c=0; c<pl->nCol; c++){
     aRes[c] = ga_cache_kept(src, c);

@@ -408,10 +408,11 @@ static void countRows(const unsigned char *type, const int64_t *v, int64_t n, ga
   }
 }
 
-/* One column being recorded. Its TEXT and BLOB values form a dictionary:
-** each distinct (class, bytes) once, numbered as first seen, a row's v its
-** number; when the column is kept, dictSort puts the dictionary in order
-** and the numbers become places in it. */
+/* One column recorded. Its TEXT and BLOB values form a dictionary: each
+** distinct (class, bytes) once, numbered as first seen. A part's (4a) is
+** its dictionary alone, its rows in its chunks; recMerge's has the rows,
+** each TEXT or BLOB row's v its entry's place once dictSort has put the
+** dictionary in order. */
 typedef struct Rec {
   int64_t n, nAlloc;                /* rows, room */
   unsigned char *type;              /* each row's class */
@@ -749,12 +750,12 @@ typedef struct Merge {
 static int mergeDict(Merge *m, int c){
   Rec *r = &m->out[c];
   int64_t **aMap = &m->aMap[(size_t)c*m->nPart], *rank = 0, e;
-  int w, rc = SQLITE_OK;
+  int w;
   if( roomFor((void**)&r->type, 0, m->nRow, &r->nAlloc, 1) ) return SQLITE_NOMEM;
   r->nAlloc = 0;
   if( roomFor((void**)&r->v, 0, m->nRow, &r->nAlloc, 8) ) return SQLITE_NOMEM;
   r->n = m->nRow;
-  for(w=0; w<m->nPart && rc==SQLITE_OK; w++){
+  for(w=0; w<m->nPart; w++){
     const Rec *q = m->aPart[w].nChunk ? &m->aPart[w].aRec[c] : 0;
     if( q==0 || q->nCell==0 ) continue;
     if( (aMap[w] = malloc(sizeof(int64_t)*(size_t)q->nCell))==0 ) return SQLITE_NOMEM;
@@ -1146,7 +1147,8 @@ static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
     if( (p->aPart = calloc((size_t)p->nPart, sizeof(RecPart)))==0 ) return p->inner->xScan(p->inner, sink);
     rc = p->inner->xScan(p->inner, &p->tee);
     if( rc==SQLITE_OK && !p->stop && (p->aRec = calloc((size_t)p->nCol, sizeof(Rec)))!=0
-     && recMerge(p->aPart, p->nPart, p->nCol, p->aWant, p->conn->threads, p->aRec)==SQLITE_OK && p->aRec[0].n>=p->minRows ){
+     && recMerge(p->aPart, p->nPart, p->nCol, p->aWant, p->conn->threads, p->aRec)==SQLITE_OK
+     && p->aRec[0].n>=p->minRows ){
       for(c=0, p->nRec=0; c<p->nCol; c++) p->nRec += recBytes(&p->aRec[c]);
       if( p->nRec<=recLimit(p) ) keep(p);
     }
