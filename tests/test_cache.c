@@ -17,7 +17,9 @@
 **   - Another connection committing pairs of changes that cancel while
 **     cached scans run, in WAL and DELETE modes: every sum exactly 0; two
 **     scans in one read transaction agree, the second from the cache; the
-**     groups of a TEXT column it rewrites are SQL's in that transaction.
+**     groups of a TEXT column it rewrites are SQL's in that transaction;
+**     gpu_query's first reads, which keep what three workers read, and the
+**     reads over what they kept, give SQL's answers too.
 **   - The budget: never more bytes kept than it allows, least recently used
 **     columns evicted, 0 frees everything; a column larger than the budget
 **     is not kept; gpuagg_cache() lists what gpuagg_info() counts.
@@ -330,7 +332,7 @@ static void duringWrites(const char *zJournal){
   sqlite3 *db, *w;
   Writer wr;
   pthread_t th;
-  int i, nHitIn = 0;
+  int i, nHitIn = 0, nKeptFirst = 0;
   double t0;
   s_dir_make(zDir, "cache");
   snprintf(zFile, sizeof(zFile), "%s/w.db", zDir);
@@ -340,6 +342,10 @@ static void duringWrites(const char *zJournal){
           " INSERT INTO t(x, s) SELECT (v %% 2)*2 - 1, 'k' || (((v %% 2)*2 - 1) %% 7) FROM s", zJournal);
   sqlite3_close(w);
   db = openDb(zFile);
+  /* gpu_query's reads on three threads: a first read keeps what its workers
+  ** read (cache.c, 4a), a read over kept columns follows */
+  EXEC(db, "SELECT gpuagg_config('threads', 3); CREATE VIRTUAL TABLE temp.gq USING gpu_query((SELECT sum(x), count(*)"
+           " FROM t)); CREATE VIRTUAL TABLE temp.gs USING gpu_query((SELECT s, count(*), sum(x) FROM t GROUP BY s))");
   memset(&wr, 0, sizeof(wr));
   wr.zFile = zFile;
   CHECK(pthread_create(&th, 0, writeLoop, &wr)==0, "pthread_create");
@@ -348,6 +354,27 @@ static void duringWrites(const char *zJournal){
     h_val v = h_query(db, "SELECT sum FROM gpu_summary('t', 'x')");
     CHECK(v.rc==SQLITE_OK && v.type==SQLITE_INTEGER && v.i==0, "%s: sum(x) during writes: rc %d, %lld: %s", zJournal,
           v.rc, (long long)v.i, v.zErr);
+    if( i%4==1 ){
+      int q;
+      EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', 1<<30)");
+      for(q=0; q<2; q++){
+        /* q 0: the first read, kept as its workers read it (query_kept -1: not over them) */
+        char *a;
+        EXEC(db, "SELECT gpuagg_config('query_kept', %d)", q ? 1 : -1);
+        a = s_render(db, "SELECT * FROM gq");
+        CHECK(strcmp(a, "i0 i20000 |")==0, "%s: gpu_query's %s read during writes: %s", zJournal,
+              q ? "second" : "first", a);
+        free(a);
+        if( q==0 ) nKeptFirst += h_int(db, "SELECT count(*) FROM gpuagg_cache() WHERE column_name='x'")>0;
+      }
+      EXEC(db, "BEGIN");
+      {
+        char *a = s_render(db, "SELECT * FROM gs"), *b = s_render(db, "SELECT s, count(*), sum(x) FROM t GROUP BY s");
+        EXEC(db, "COMMIT; SELECT gpuagg_config('query_kept', -1)");
+        CHECK(strcmp(a, b)==0, "%s: gpu_query's groups %s, SQL's %s", zJournal, a, b);
+        free(a); free(b);
+      }
+    }
     if( i%4==3 ){
       char *a, *b;
       int64_t hits;
@@ -378,6 +405,8 @@ static void duringWrites(const char *zJournal){
   pthread_join(th, 0);
   CHECK(wr.rc==SQLITE_OK, "%s: the writer failed: %d", zJournal, wr.rc);
   CHECK(nHitIn>0, "%s: no second scan in a transaction was a hit", zJournal);
+  CHECK(nKeptFirst>0, "%s: no first read of gpu_query kept its column", zJournal);
+  EXEC(db, "DROP TABLE temp.gq; DROP TABLE temp.gs");
   sqlite3_close(db);
   s_dir_drop(zDir);
 }
