@@ -789,26 +789,37 @@ static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, i
   int64_t n = 0, i, nId = 0, nSlot = 64, *slot = 0, *aV = 0;
   unsigned char *aT = 0;
   char *buf = 0, **keyOf = 0;
-  int *keyLen = 0, rc = SQLITE_OK, t, nBuf = 0, m;
+  int *keyLen = 0, rc = SQLITE_OK, t, nBuf = 0, m, rowIds;
   memset(a, 0, sizeof(a));
   memset(shown, 0, sizeof(shown));
   for(m=0; m<nKk && rc==SQLITE_OK; m++) rc = keyValues(c, aKk[m], col, jk, aProbe[m], &a[m], &n);
   if( rc!=SQLITE_OK ) goto done;
+  /* a key that is the joined table's by the equality it is indexed by, one
+  ** row a key (indexBy): each row is its own id, no tuple looked up */
+  for(m=0; jk>=0 && m<nKk && !(aProbe[m] && c->aEqAt2[jk]<0 && !pl->aJoin[jk].semi); m++){}
+  rowIds = jk>=0 && m<nKk && n>0;
   while( nSlot<2*n ) nSlot *= 2;
-  slot = sqlite3_malloc64(8*(uint64_t)nSlot);
-  keyOf = sqlite3_malloc64(sizeof(char*)*(uint64_t)(n + 1));
-  keyLen = sqlite3_malloc64(sizeof(int)*(uint64_t)(n + 1));
+  slot = sqlite3_malloc64(8*(uint64_t)(rowIds ? n : nSlot));
+  keyOf = rowIds ? 0 : sqlite3_malloc64(sizeof(char*)*(uint64_t)(n + 1));
+  keyLen = rowIds ? 0 : sqlite3_malloc64(sizeof(int)*(uint64_t)(n + 1));
   aT = sqlite3_malloc64((uint64_t)n + 1);
   aV = sqlite3_malloc64(8*(uint64_t)n + 8);
-  if( slot==0 || keyOf==0 || keyLen==0 || aT==0 || aV==0 ){
+  if( slot==0 || (!rowIds && (keyOf==0 || keyLen==0)) || aT==0 || aV==0 ){
     rc = SQLITE_NOMEM;
     goto done;
   }
   for(m=0; m<nKk; m++){                      /* (a joined table may have no row) */
+    if( rowIds ){ shown[m] = a[m]; a[m] = 0; continue; }
     if( (shown[m] = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
   }
-  memset(slot, 0xff, 8*(size_t)nSlot);
-  for(i=0; i<n; i++){
+  if( rowIds ){
+    memset(aT, GA_QC_INT, (size_t)n);
+    for(i=0; i<n; i++) aV[i] = i;
+    nId = n;
+  }else{
+    memset(slot, 0xff, 8*(size_t)nSlot);
+  }
+  for(i=0; i<n && !rowIds; i++){
     int nb = 0, need = 0;
     uint64_t h;
     int64_t s;
