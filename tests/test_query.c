@@ -1899,6 +1899,70 @@ START_TEST(test_transitive_coll){
 }
 END_TEST
 
+/* x IN (SELECT ...) after grouping, x a column: SQLite applies the IN's
+** affinity to the group's copy of x, which the row then shows (a REAL
+** column's -1.0 as -1, a TEXT column's '7' as 7: plan_bind.c's
+** inAffinityInPlace), so such reads are SQLite's; the same IN before
+** grouping, inside an aggregate, or of a list reads the column afresh and
+** stays on the engine (found by test_correlated at seed 1796078510994580251). */
+START_TEST(test_in_affinity){
+  static const struct { const char *zSql; int engine; } aQ[] = {
+    { "SELECT a, b IN (SELECT u FROM nn), typeof(b), b FROM t GROUP BY a", 0 },
+    { "SELECT a, s IN (SELECT r FROM nn), typeof(s), s FROM t GROUP BY a", 0 },
+    { "SELECT a, +s IN (SELECT r FROM nn), s FROM t GROUP BY a", 0 },
+    { "SELECT a, s COLLATE NOCASE NOT IN (SELECT r FROM nn), s FROM t GROUP BY a", 0 },
+    { "SELECT s IN (SELECT r FROM nn), typeof(s), s FROM t GROUP BY s", 0 },
+    { "SELECT iif(b NOT IN (SELECT u FROM nn), b, s), count(*) FROM t GROUP BY 1", 0 },
+    { "SELECT a, count(*), typeof(b) FROM t GROUP BY a HAVING b NOT IN (SELECT u FROM nn)", 0 },
+    { "SELECT n IN (SELECT r FROM nn), typeof(n), n, count(*) FROM t", 0 },
+    /* the column read afresh: the engine's */
+    { "SELECT a, sum(s IN (SELECT r FROM nn)), typeof(s), s FROM t GROUP BY a", 1 },
+    { "SELECT a, b IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10), typeof(b), b FROM t GROUP BY a", 1 },
+    { "SELECT a, count(*), typeof(min(b)) FROM t WHERE s IN (SELECT r FROM nn) OR a > 3 GROUP BY a", 1 },
+  };
+  int r, q, nBad = 0, nPath = 0;
+  char zDir[64], zFile[96], zPath[400] = "";
+  h_rng g;
+  sqlite3 *db;
+  s_dir_make(zDir, "qinaff");
+  snprintf(zFile, sizeof(zFile), "%s/t.db", zDir);
+  db = openFileChecked(zFile);
+  h_rng_init(&g, h_seed ^ 0x1aff);
+  for(r=0; r<2; r++){
+    unsigned m = 1 + (unsigned)(h_next(&g) % 1000);
+    EXEC(db, "DROP TABLE IF EXISTS t; DROP TABLE IF EXISTS nn;"
+             " CREATE TABLE t(a INTEGER, b REAL, s TEXT, n);"
+             " CREATE TABLE nn(u, r REAL); INSERT INTO nn VALUES(7, 7), ('8', 8.5), (NULL, -1)");
+    /* integral REALs, TEXT that reads as a number (' 5' and '7.0' too), and an untyped column's mix */
+    EXEC(db, "WITH RECURSIVE k(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM k WHERE x<%d) INSERT INTO t SELECT"
+             " (x * %u) %% 37, CASE x %% 4 WHEN 0 THEN 2.5 ELSE (x * %u) %% 19 - 9 END,"
+             " CASE x %% 6 WHEN 0 THEN 'x' WHEN 1 THEN ' 5' WHEN 2 THEN '7.0' ELSE CAST(x %% 11 AS TEXT) END,"
+             " CASE x %% 5 WHEN 0 THEN '7' WHEN 1 THEN 7.0 WHEN 2 THEN 'y' WHEN 3 THEN 3 ELSE NULL END"
+             " FROM k", 1500 + 600*r, m, m + 2);
+    for(q=0; q<(int)(sizeof(aQ)/sizeof(aQ[0])); q++){
+      const char *zSql = aQ[q].zSql;
+      char *zGot, *zWant;
+      int64_t e0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')"), e1;
+      EXEC(db, "CREATE VIRTUAL TABLE temp.j USING gpu_query((%s))", zSql);
+      zGot = s_render(db, "SELECT * FROM j");
+      zWant = s_render(db, zSql);
+      e1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
+      if( strcmp(zGot, zWant)!=0 && nBad++<5 ) printf("MISMATCH: %s\n  got %.300s\n  want %.300s\n", zSql, zGot, zWant);
+      if( (e1>e0)!=aQ[q].engine && nPath++==0 ){
+        snprintf(zPath, sizeof(zPath), "%s: %s the engine", zSql, e1>e0 ? "on" : "not on");
+      }
+      EXEC(db, "DROP TABLE temp.j");
+      free(zGot); free(zWant);
+    }
+  }
+  CHECK(nBad==0, "%d reads differ from SQLite", nBad);
+  CHECK(nPath==0, "%d reads not where they belong; the first: %s", nPath, zPath);
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* ---- 1b. random joins ------------------------------------------------------------------------ */
 
 /* A random test's start: its tally and generator zeroed, and its two
@@ -6194,6 +6258,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_distinct);
   tcase_add_test(tc, test_first_read_keeps);
   tcase_add_test(tc, test_transitive_coll);
+  tcase_add_test(tc, test_in_affinity);
   tcase_add_test(tc, test_kept_join);
   tcase_add_test(tc, test_kept_semi);
   tcase_add_test(tc, test_kept_pair);

@@ -542,7 +542,38 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
   return 1;
 }
 
+/* After grouping, does e hold x IN (SELECT ...) with x a column (through
+** COLLATE, unary + or likely(): sqlite3ExprCodeTemp's operand), outside an
+** aggregate? SQLite 3.40 applies the IN's affinity to x's register in place
+** (sqlite3ExprCodeIN's OP_Affinity), and after grouping that register is the
+** group's copy of the column, which the rest of the row then shows: a REAL
+** column's -1.0 as the integer -1, a TEXT column's '7' as 7 where the
+** subquery's column is numeric (`SELECT b IN (SELECT u FROM nn), typeof(b)
+** FROM t GROUP BY a`). Rows read before grouping read the column afresh. */
+static int inAffinityInPlace(const qexpr *e){
+  int i;
+  if( e->op==E_AGG || e->op==E_SUBQ ) return 0;
+  if( e->op==E_INSEL ){
+    const qexpr *x = e->a;
+    for(;;){
+      if( x->op==E_COLLATE || x->op==E_UPLUS ) x = x->a;
+      else if( x->op==E_FUNC && x->nArg>=1 && (sqlite3_stricmp(x->zName, "likely")==0
+               || sqlite3_stricmp(x->zName, "unlikely")==0 || sqlite3_stricmp(x->zName, "likelihood")==0) ){
+        x = x->arg[0];
+      }else break;
+    }
+    return x->op==E_COL || inAffinityInPlace(e->a);
+  }
+  if( (e->a && inAffinityInPlace(e->a)) || (e->b && inAffinityInPlace(e->b)) ) return 1;
+  for(i=0; i<e->nArg; i++) if( inAffinityInPlace(e->arg[i]) ) return 1;
+  return 0;
+}
+
 /* A whole expression: bound, then its constants folded. */
 int qpBindTop(Bind *b, qexpr **pe, int ctx){
+  if( ctx==CTX_GROUP && inAffinityInPlace(*pe) ){
+    return qpWhy(b, "x IN (SELECT ...) after grouping, x a column (SQLite applies IN's affinity to the group's "
+                    "copy of x, which the row then shows)");
+  }
   return bindExpr(b, pe, ctx, 0) && qpFoldAll(b, *pe);
 }
