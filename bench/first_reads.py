@@ -62,28 +62,31 @@ def main():
         c.enable_load_extension(True)
         c.load_extension(mod)
         c.execute("CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))" % sql)
-        ms, on, same, near = [], [], True, True
+        ms, on, same, near, parts = [], [], True, True, []
         first = None
         for r in range(nRead):
             t0 = time.perf_counter()
             rows = c.execute("SELECT * FROM q").fetchall()
             ms.append((time.perf_counter() - t0) * 1000)
             info = json.loads(c.execute("SELECT gpuagg_info()").fetchone()[0])
-            on.append(info['query']['last']['on'])
+            last = info['query']['last']
+            on.append(last['on'])
+            parts.append('/'.join('%.0f' % last[k] for k in
+                                  ('plan_ms', 'columns_ms', 'compile_ms', 'operators_ms', 'finish_ms')))
             first = rows if first is None else first
             same = same and rows == first and (ref is None or rows == ref)
             near = near and rows == first and (ref is None or close(rows, ref))
         c.close()
         rep = statistics.median(ms[2:]) if nRead > 2 else float('nan')
         b = '> %.0f' % (cap * 1000) if ref is None and cap > 0 else '%.1f' % bms
-        lines.append('| Q%d | %s | %.1f | %.1f | %.1f | %.2f | %s | %.2fx | %s | %s |' % (
+        lines.append('| Q%d | %s | %.1f | %.1f | %.1f | %.2f | %s | %.2fx | %s | %s | %s |' % (
             n, b, ms[0], ms[1], ms[2] if nRead > 2 else float('nan'), rep,
             '%.1fx' % (bms / ms[0]) if ref is not None else '-', ms[1] / ms[0],
-            ' / '.join(on[:3]), 'same' if same else 'close' if near else 'DIFFER'))
+            ' / '.join(on[:3]), ' ; '.join(parts[:2]), 'same' if same else 'close' if near else 'DIFFER'))
         print(lines[-1], file=sys.stderr, flush=True)
     print('| query | builtin ms | read 1 ms | read 2 ms | read 3 ms | median of reads 3-%d ms | builtin/read 1 '
-          '| read 2/read 1 | path of reads 1-3 | answers |' % nRead)
-    print('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |')
+          '| read 2/read 1 | path of reads 1-3 | reads 1 ; 2: plan/columns/compile/operators/finish ms | answers |' % nRead)
+    print('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |')
     print('\n'.join(lines))
 
 main()

@@ -666,8 +666,9 @@ START_TEST(test_dictionary){
     EXEC(db, "CREATE TABLE s2(k TEXT, o, one TEXT, \"all\" TEXT, b BLOB, x, nc TEXT COLLATE NOCASE, rt COLLATE RTRIM,"
              " tn, ti); INSERT INTO s2 SELECT s.* FROM s, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL"
              " SELECT 4) WHERE o IS NULL OR length(CAST(o AS BLOB)) < 1000");
+    /* ('auto': in 'cuda' mode a read the device cannot serve, o's, is an error) */
     EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', 1<<30), gpuagg_config('threads', 3),"
-             " gpuagg_config('query_kept', 1)");
+             " gpuagg_config('query_kept', 1), gpuagg_backend('auto')");
     for(q=0; q<2*(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
       char *zQ = sqlite3_mprintf(azQ[q/2], q%2 ? "s2" : "s"), *a, *a2, *b;
       EXEC(db, "CREATE VIRTUAL TABLE temp.g USING gpu_query((%s))", zQ);
@@ -683,6 +684,7 @@ START_TEST(test_dictionary){
     CHECK(info(db, "query.kept_cpu") + info(db, "query.device")>=4, "gpu_query over kept columns: %lld reads (%s)",
           (long long)(info(db, "query.kept_cpu") + info(db, "query.device")),
           h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')"));
+    EXEC(db, "SELECT gpuagg_backend('%s')", g_backend);
   }
   /* One value, kept once. */
   EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', 1<<30)");

@@ -1833,6 +1833,91 @@ START_TEST(test_first_read_keeps){
 }
 END_TEST
 
+/* An application's function for test_build_kept: the engine evaluates it on
+** the scan's thread alone (eval.c's mainOnly: a worker hands the batch back). */
+static void twiceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+  sqlite3_result_int64(ctx, 2*sqlite3_value_int64(argv[0]));
+}
+
+/* A join's builds read their tables through the column cache (join.c, 1):
+** the first read keeps the joined table's columns, the next builds from
+** them (a hit, handed out on the sink's threads: cache.c's 4c), a build
+** whose condition only the scan's thread evaluates too (the hit's batches
+** handed back to it); a commit by another connection between the reads is
+** seen. With query_kept -1 on the CPU backend every read is the CPU
+** operators', so each read builds. Each answer SQLite's, on 1 and 3
+** threads. */
+START_TEST(test_build_kept){
+  static const char *azQ[] = {
+    "SELECT d.c, count(*), sum(f.v) FROM f JOIN d ON f.k = d.id WHERE d.b > %d GROUP BY d.c",
+    "SELECT count(*), sum(f.v) FROM f WHERE EXISTS (SELECT 1 FROM d WHERE d.id = f.k AND d.b < %d)",
+    "SELECT d.c, count(*) FROM f JOIN d ON f.k = d.id WHERE twice(d.b) > %d GROUP BY d.c",
+  };
+  int cpu = strcmp(g_backend, "cpu")==0, round, q;
+  char zDir[64], zFile[96];
+  h_rng r;
+  s_dir_make(zDir, "qbuildk");
+  h_rng_init(&r, h_seed ^ 0xb17d);
+  for(round=0; round<4; round++){
+    int nTh = round<2 ? 1 : 3, nD = 20000 + (int)(h_next(&r) % 3000);
+    unsigned m = 1 + (unsigned)(h_next(&r) % 1000);
+    sqlite3 *db, *w;
+    snprintf(zFile, sizeof(zFile), "%s/b%d.db", zDir, round);
+    db = openFileChecked(zFile);
+    ck_assert_int_eq(sqlite3_create_function(db, "twice", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, 0, twiceFunc, 0, 0),
+                     SQLITE_OK);
+    EXEC(db, "PRAGMA journal_mode=%s; CREATE TABLE d(id INTEGER PRIMARY KEY, b INTEGER, c TEXT);"
+             " CREATE TABLE f(k INTEGER, v INTEGER)", round & 1 ? "WAL" : "DELETE");
+    EXEC(db, "WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<%d) INSERT INTO d SELECT n,"
+             " CASE WHEN n %% 11 = 3 THEN NULL ELSE (n * %u) %% 201 - 100 END, char(65 + (n * 7) %% 6) FROM c;"
+             " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<%d) INSERT INTO f SELECT"
+             " CASE WHEN n %% 13 = 2 THEN NULL ELSE (n * %u) %% %d - 3 END, n %% 97 - 40 FROM c",
+         nD - 1, m, 3*nD, m + 2, nD + 10);
+    EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', -1),"
+             " gpuagg_config('threshold', 1000)", nTh, 1<<26);
+    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+      char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % 100) - 50), *zRef = refOf(zSql), *z1, *z2, *zWant;
+      int64_t hit, miss;
+      EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d)", 1<<26);   /* nothing kept */
+      EXEC(db, "CREATE VIRTUAL TABLE temp.b USING gpu_query((%s))", zSql);
+      z1 = s_render(db, "SELECT * FROM b");
+      zWant = s_render(db, zRef);
+      CHECK(strcmp(z1, zWant)==0, "%s (%d threads): the first read %.300s, SQLite %.300s", zSql, nTh, z1, zWant);
+      CHECK(!cpu || h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.last.table')='f'"),
+            "%s: f is not the scan's table (d not the build's)", zSql);
+      CHECK(h_int(db, "SELECT count(*) FROM gpuagg_cache() WHERE table_name='d'")>0,
+            "%s (%d threads): the first read's build kept nothing of d", zSql, nTh);
+      hit = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.hits')");
+      miss = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.misses')");
+      if( q==1 ){
+        /* another connection's commit to the joined table: the second read builds it anew */
+        CHECK((w = s_open_plain(zFile))!=0, "a second connection on %s", zFile);
+        sqlite3_busy_timeout(w, 5000);
+        EXEC(w, "UPDATE d SET b = -b, c = 'Z' WHERE id %% 5 = 0");
+        sqlite3_close(w);
+        free(zWant);
+        zWant = s_render(db, zRef);
+      }
+      z2 = s_render(db, "SELECT * FROM b");
+      CHECK(strcmp(z2, zWant)==0, "%s (%d threads): the second read %.300s, SQLite %.300s", zSql, nTh, z2, zWant);
+      if( cpu && q!=1 ){
+        CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.hits')")>hit
+              && h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.misses')")==miss,
+              "%s (%d threads): the second read's build not from the kept columns: %s", zSql, nTh,
+              h_text(db, "SELECT json_extract(gpuagg_info(), '$.cache')"));
+      }
+      EXEC(db, "DROP TABLE temp.b");
+      free(z1); free(z2); free(zWant); sqlite3_free(zSql); sqlite3_free(zRef);
+    }
+    s_expect_pool_idle(db);
+    sqlite3_close(db);
+  }
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* A join's equality of two tables' columns beside a constant equality on
 ** one of them (=, IS, IN), the columns' collations unlike: SQLite 3.40.1
 ** tests the constant against the other column by that one's collation
@@ -2446,7 +2531,10 @@ START_TEST(test_kept_budget){
   snprintf(zFile, sizeof(zFile), "%s/b.db", zDir);
   db = openFileChecked(zFile);
   if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)", 1<<26, cpu ? 1 : -1);
+  /* (d, the joined table, under the threshold: its build keeps none of its columns, which the
+  ** budgets below would have to count) */
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 2100)",
+       1<<26, cpu ? 1 : -1);
   EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, c TEXT, w INTEGER); CREATE TABLE f(k INTEGER, x INTEGER);"
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
            " INSERT INTO d SELECT i, char(65 + (i * %u) %% 7), (i * %u) %% 100 FROM c;"
@@ -2491,8 +2579,9 @@ START_TEST(test_kept_budget){
     int64_t heldB = cacheNum(db, "held_bytes"), colsF = h_int(db, "SELECT sum(bytes) FROM gpuagg_cache()");
     int64_t heldG, colsG, nEvict;
     int i;
-    EXEC(db, "CREATE VIRTUAL TABLE temp.qg USING gpu_query((%s))", zG);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.qg USING gpu_query((%s)); SELECT gpuagg_config('threshold', 1000)", zG);
     for(i=0; i<3; i++) budgetRead(db, "qg", zG, "a read of g");
+    EXEC(db, "SELECT gpuagg_config('threshold', 2100)");
     heldG = cacheNum(db, "held_bytes") - heldB;
     colsG = h_int(db, "SELECT sum(bytes) FROM gpuagg_cache() WHERE table_name = 'g'");
     CHECK(heldG>0 && colsG>0 && heldB>colsG + heldG + 64, "g's plan %lld bytes, columns %lld; the join's plan %lld",
@@ -6257,6 +6346,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_forms);
   tcase_add_test(tc, test_kept_distinct);
   tcase_add_test(tc, test_first_read_keeps);
+  tcase_add_test(tc, test_build_kept);
   tcase_add_test(tc, test_transitive_coll);
   tcase_add_test(tc, test_in_affinity);
   tcase_add_test(tc, test_kept_join);

@@ -789,7 +789,7 @@ static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, i
   int64_t n = 0, i, nId = 0, nSlot = 64, *slot = 0, *aV = 0;
   unsigned char *aT = 0;
   char *buf = 0, **keyOf = 0;
-  int *keyLen = 0, rc = SQLITE_OK, t, nBuf = 0, m, rowIds;
+  int *keyLen = 0, rc = SQLITE_OK, t, nBuf = 0, m, rowIds, apart = 0;
   memset(a, 0, sizeof(a));
   memset(shown, 0, sizeof(shown));
   for(m=0; m<nKk && rc==SQLITE_OK; m++) rc = keyValues(c, aKk[m], col, jk, aProbe[m], &a[m], &n);
@@ -861,15 +861,23 @@ static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, i
   }
   if( (rc = addTable(c, aT, aV, n, &t))!=SQLITE_OK ) goto done;
   if( (rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, 0, pr))!=SQLITE_OK ) goto done;
-  /* each id's place in each key's order (slot is free again: the ids sorted) */
+  /* each id's place in each key's order (slot is free again: the ids sorted);
+  ** after a key with a place for each id, none (kept.c's keptGroups orders by
+  ** that one alone: TPC-H Q3's o_orderdate after l_orderkey, Q10's TEXT keys
+  ** after c_custkey), one place */
   for(m=0; m<nKk; m++){
     int kk = aKk[m];
     int64_t place = 0;
     if( (k->aKeyRank[kk] = sqlite3_malloc64(8*(uint64_t)(nId + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
-    if( (rc = rankOrder(shown[m], nId, pl->aKeyColl[kk], slot))!=SQLITE_OK ) goto done;
-    for(i=0; i<nId; i++){
-      if( i && q_cmp(&shown[m][slot[i - 1]], &shown[m][slot[i]], pl->aKeyColl[kk])!=0 ) place++;
-      k->aKeyRank[kk][slot[i]] = place;
+    if( apart ){
+      memset(k->aKeyRank[kk], 0, 8*(size_t)nId);
+    }else{
+      if( (rc = rankOrder(shown[m], nId, pl->aKeyColl[kk], slot))!=SQLITE_OK ) goto done;
+      for(i=0; i<nId; i++){
+        if( i && q_cmp(&shown[m][slot[i - 1]], &shown[m][slot[i]], pl->aKeyColl[kk])!=0 ) place++;
+        k->aKeyRank[kk][slot[i]] = place;
+      }
+      apart = place + 1==nId;
     }
     k->aKeyVal[kk] = shown[m];
     k->aKeyN[kk] = nId;

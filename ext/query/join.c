@@ -6,7 +6,10 @@
 **   1. Build, before the scan: each joined table's rows are read by its
 **      own plan's scan (its columns the query reads, its own conjuncts
 **      applied; in the page source's workers too, each keeping its share,
-**      put one after another at the end: their order decides nothing),
+**      put one after another at the end: their order decides nothing;
+**      through the column cache where gpuagg_config('query_kept') is not 0:
+**      kept columns serve it, else it keeps what it reads, for the next
+**      read's builds, where the table has gpuagg_config('threshold') rows),
 **      each kept row's key made there from the sides of its equalities over
 **      its columns (a worker's run of the query's plan evaluates them): each value with the equality's affinity applied (as
 **      OP_Eq applies it to both operands, eval.c 2), then made canonical
@@ -457,8 +460,8 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
                                rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(s.a[0].part.r));
     }
   }else if( rc==SQLITE_OK ){
-    rc = ga_source_open(((ga_vtab*)vt)->db, ((ga_vtab*)vt)->conn, "gpu_query", &pb->src, pb->nCol, pb->aiCol,
-                        pb->aWant, 0, &src, pzErr);
+    rc = ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pb->src, pb->nCol, pb->aiCol, pb->aWant,
+                        conn->qkept!=0 ? GA_SRC_LARGE : 0, &src, pzErr);
   }
   if( rc==SQLITE_OK && src ){
     rc = src->xScan(src, &s.base);

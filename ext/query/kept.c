@@ -675,6 +675,12 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
   }
   for(c=0; useDev && c<pl->nCol; c++){
     if( ga_cache_kept(src, c)->d==0 ){       /* kept in host memory only: the device again */
+      /* (a first read that kept them on the host may have made no context: the page
+      ** source's operators are the CPU's) */
+      if( !dev->xWarm() && dev->xWake(conn->devices, zErr) ){
+        *pzWhy = sqlite3_mprintf("%s", zErr);
+        return SQLITE_OK;
+      }
       ga_cache_device_again(src);
       break;
     }

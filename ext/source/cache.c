@@ -47,6 +47,8 @@
 **      columns, for a later one that can: gpu_query's first read) is none
 **      on a hit, and keeps what passes only if it is
 **      gpuagg_config('threshold') rows or more.
+**   4c. A hit whose sink takes batches on several threads hands them out
+**      on that many threads (hitPar), as a page source's workers would.
 **   5. Where the connection may use CUDA and a context exists (a cache never
 **      makes one), a kept column (TEXT and BLOB as their places in the
 **      dictionary, if their cells were asked for) also goes to the device
@@ -1128,6 +1130,88 @@ static void keep(CacheSrc *p){
   }
 }
 
+/* The hit's batch of rows [i, i + GA_BATCH) into *b, its columns in col. */
+static const ga_colbatch *hitBatch(const CacheSrc *p, int64_t i, ga_colvec *col, ga_colbatch *b){
+  int c;
+  b->nCol = p->nCol;
+  b->col = col;
+  b->sel = 0;
+  b->nSel = 0;
+  b->n = p->aEnt[0]->n - i < GA_BATCH ? (int)(p->aEnt[0]->n - i) : GA_BATCH;
+  b->pos = i;
+  for(c=0; c<p->nCol; c++){
+    col[c].type = p->aEnt[c]->type + i;
+    col[c].v = p->aEnt[c]->v + i;
+    col[c].cell = p->aEnt[c]->cell;
+  }
+  return b;
+}
+
+/* 4c. A hit whose sink takes batches on several threads: the rows in nPar
+** runs of whole batches, each run's batches to xPar in order on a worker
+** thread of its own. A batch a worker leaves for later (GA_SINK_LATER) and
+** the rest of its run, and a run whose thread could not start, go to xBatch
+** on the scan thread once every worker has stopped, in scan order. */
+#define HIT_PAR_MIN 16              /* batches a hit needs to be split */
+typedef struct HitRun {
+  const CacheSrc *p;
+  ga_colsink *sink;
+  int w;                            /* its worker */
+  int64_t i0, i1;                   /* its rows */
+  int64_t at;                       /* where xBatch takes over (i1: nowhere) */
+  int *pStop;                       /* an error stops every run (atomic) */
+  int rc;                           /* its error */
+} HitRun;
+
+static void *hitWorker(void *pArg){
+  HitRun *h = (HitRun*)pArg;
+  ga_colvec col[GA_COLS_MAX];
+  ga_colbatch b;
+  int64_t i;
+  h->at = h->i1;
+  for(i=h->i0; i<h->i1 && !__atomic_load_n(h->pStop, __ATOMIC_RELAXED); i+=GA_BATCH){
+    int rc = h->sink->xPar(h->sink, h->w, hitBatch(h->p, i, col, &b));
+    if( rc==GA_SINK_LATER ){
+      h->at = i;
+      break;
+    }
+    if( rc ){
+      h->rc = rc;
+      __atomic_store_n(h->pStop, 1, __ATOMIC_RELAXED);
+      break;
+    }
+  }
+  return 0;
+}
+
+static int hitPar(const CacheSrc *p, ga_colsink *sink){
+  HitRun aRun[GA_THREADS_MAX];
+  pthread_t aTh[GA_THREADS_MAX];
+  int aUp[GA_THREADS_MAX];
+  ga_colvec col[GA_COLS_MAX];
+  ga_colbatch b;
+  int64_t nB = (p->aEnt[0]->n + GA_BATCH - 1)/GA_BATCH, i;
+  int nRun = (sink->nPar<GA_THREADS_MAX ? sink->nPar : GA_THREADS_MAX), r, stop = 0, rc = SQLITE_OK;
+  for(r=0; r<nRun; r++){
+    HitRun *h = &aRun[r];
+    h->p = p;
+    h->sink = sink;
+    h->w = r;
+    h->i0 = (nB*r/nRun)*GA_BATCH;
+    h->i1 = r==nRun - 1 ? p->aEnt[0]->n : (nB*(r + 1)/nRun)*GA_BATCH;
+    h->at = h->i0;
+    h->pStop = &stop;
+    h->rc = SQLITE_OK;
+    aUp[r] = h->i0<h->i1 && pthread_create(&aTh[r], 0, hitWorker, h)==0;
+  }
+  for(r=0; r<nRun; r++) if( aUp[r] ) pthread_join(aTh[r], 0);
+  for(r=0; r<nRun && rc==SQLITE_OK; r++) rc = aRun[r].rc;
+  for(r=0; r<nRun && rc==SQLITE_OK; r++){
+    for(i=aRun[r].at; i<aRun[r].i1 && rc==SQLITE_OK; i+=GA_BATCH) rc = sink->xBatch(sink, hitBatch(p, i, col, &b));
+  }
+  return rc;
+}
+
 static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
   CacheSrc *p = (CacheSrc*)pSrc;
   ga_colvec col[GA_COLS_MAX];
@@ -1162,20 +1246,8 @@ static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
     }
     return rc;
   }
-  b.nCol = p->nCol;
-  b.col = col;
-  b.sel = 0;
-  b.nSel = 0;
-  for(i=0; i<p->aEnt[0]->n && rc==SQLITE_OK; i+=GA_BATCH){
-    b.n = p->aEnt[0]->n - i < GA_BATCH ? (int)(p->aEnt[0]->n - i) : GA_BATCH;
-    b.pos = i;
-    for(c=0; c<p->nCol; c++){
-      col[c].type = p->aEnt[c]->type + i;
-      col[c].v = p->aEnt[c]->v + i;
-      col[c].cell = p->aEnt[c]->cell;
-    }
-    rc = sink->xBatch(sink, &b);
-  }
+  if( sink->xPar && sink->nPar>0 && p->aEnt[0]->n>=(int64_t)GA_BATCH*HIT_PAR_MIN ) return hitPar(p, sink);
+  for(i=0; i<p->aEnt[0]->n && rc==SQLITE_OK; i+=GA_BATCH) rc = sink->xBatch(sink, hitBatch(p, i, col, &b));
   return rc;
 }
 
@@ -1269,7 +1341,7 @@ static int cacheOn(ga_conn *conn){
 
 /* ga_colsrc_cache's work; the caller times it. */
 static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
-                            const char *const *azCol, const unsigned char *aWant, int record, int *pHit){
+                            const char *const *azCol, const unsigned char *aWant, int keep, int *pHit){
   CacheSrc *p;
   char *zWhy = 0;
   int c, n = 0;
@@ -1299,7 +1371,7 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int n
   }
   if( n==nCol && nCol>0 ){
     for(c=1; c<nCol && p->aEnt[c]->n==p->aEnt[0]->n; c++){}
-    if( c==nCol && record ){          /* kept: nothing to record */
+    if( c==nCol && (keep & GA_KEEP_RECORD) ){   /* kept: nothing to record */
       memset(p->aEnt, 0, sizeof(p->aEnt));
       cacheClose(&p->base);
       return 0;
@@ -1316,16 +1388,16 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int n
   }
   memset(p->aEnt, 0, sizeof(p->aEnt));
   conn->cache->nMiss++;
-  if( record ) p->minRows = conn->threshold;
+  if( keep & GA_KEEP_LARGE ) p->minRows = conn->threshold;
   return &p->base;
 }
 
 ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
-                           const char *const *azCol, const unsigned char *aWant, int record, int *pHit){
+                           const char *const *azCol, const unsigned char *aWant, int keep, int *pHit){
   double t0 = ga_now_ms();
   ga_colsrc *p;
   *pHit = 0;
-  p = cacheOpen(db, conn, t, nCol, azCol, aWant, record, pHit);
+  p = cacheOpen(db, conn, t, nCol, azCol, aWant, keep, pHit);
   conn->cache->checkMs += ga_now_ms() - t0;
   return p;
 }

@@ -221,11 +221,14 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nC
 ** table t that serves them from the cache (*pHit set), or, after
 ** ga_cache_read_by names the source that reads the table, keeps them as
 ** they pass. NULL where nothing is cached: the caller's source serves.
-** Where record, only a miss gives a source, which keeps what passes if it
-** is gpuagg_config('threshold') rows or more (a read that cannot use kept
-** columns keeps them for the next that can); NULL on a hit. */
+** keep's GA_KEEP_RECORD: only a miss gives a source (a read that cannot use
+** kept columns keeps them for the next that can), NULL on a hit;
+** GA_KEEP_LARGE: a miss keeps what passes only if it is
+** gpuagg_config('threshold') rows or more. */
+#define GA_KEEP_RECORD 1
+#define GA_KEEP_LARGE  2
 ga_colsrc *ga_colsrc_cache(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
-                           const char *const *azCol, const unsigned char *aWant, int record, int *pHit);
+                           const char *const *azCol, const unsigned char *aWant, int keep, int *pHit);
 void ga_cache_read_by(ga_colsrc *cache, ga_colsrc *inner);
 /* Column i of a cache source (ga_colsrc_cache) as kept, its device form or
 ** not (d NULL): after a hit, or after a scan that kept them; else NULL (and

@@ -91,7 +91,9 @@ int ga_source_open(sqlite3 *db, ga_conn *conn, const char *zFn, const ga_source 
   *pzErr = 0;
   /* Kept columns first (source/cache.c); a miss keeps what the reader reads. */
   if( useCache ){
-    cache = ga_colsrc_cache(db, conn, &p->tab, nCol, azCol, aWant, useCache==GA_SRC_RECORD, &hit);
+    cache = ga_colsrc_cache(db, conn, &p->tab, nCol, azCol, aWant,
+                            useCache==GA_SRC_RECORD ? GA_KEEP_RECORD | GA_KEEP_LARGE
+                            : useCache==GA_SRC_LARGE ? GA_KEEP_LARGE : 0, &hit);
     if( hit ){
       noteSource(conn, zFn, SRC_CACHE, 0);
       *ppSrc = cache;

@@ -74,14 +74,15 @@ int ga_source_column(const char *zFn, const ga_source *p, const char *zCol, char
 
 /* A column source over columns aiCol[0..nCol) of p, asking aWant[i] of
 ** each (colsrc.h), for function zFn (5): kept columns first where useCache
-** is GA_SRC_CACHE (a miss keeps what the reader reads; GA_SRC_RECORD: kept
-** columns are not read, a miss keeps what the reader reads if the table
-** has gpuagg_config('threshold') rows), then the page source where it
+** is GA_SRC_CACHE (a miss keeps what the reader reads; GA_SRC_LARGE: only
+** if the table has gpuagg_config('threshold') rows; GA_SRC_RECORD: kept
+** columns are not read, a miss keeps as GA_SRC_LARGE), then the page source where it
 ** serves, else the statement source. SQLITE_OK with *ppSrc; else an error
 ** (SQLITE_CORRUPT: a malformed page) with its message in *pzErr
 ** (sqlite3_free it). */
 #define GA_SRC_CACHE  1
 #define GA_SRC_RECORD 2
+#define GA_SRC_LARGE  3
 int ga_source_open(sqlite3*, ga_conn*, const char *zFn, const ga_source *p, int nCol, const int *aiCol,
                    const unsigned char *aWant, int useCache, ga_colsrc **ppSrc, char **pzErr);
 
