@@ -1833,6 +1833,66 @@ START_TEST(test_first_read_keeps){
 }
 END_TEST
 
+/* The first read's dictionaries (cache.c's merge: each part's sorted a word
+** of bytes at a time, then merged in order): TEXT values that share their
+** first 8, 16 and 24 bytes, differ only past them or in length, hold NUL
+** bytes, or are BLOBs of a TEXT's bytes, recorded on 3 threads, then read
+** over the kept columns, whose order is the dictionary's: groups, a
+** comparison with a constant, count(DISTINCT); each answer SQLite's. */
+START_TEST(test_first_read_dictionary){
+  static const char *azQ[] = {
+    "SELECT t, count(*), min(u), max(u) FROM w WHERE u > %d GROUP BY t",
+    "SELECT count(*), count(DISTINCT t) FROM w WHERE u < %d",
+    "SELECT count(*) FROM w WHERE t < 'carefully final deposits %d' AND u > 0",
+    "SELECT b, count(*), sum(u) FROM w WHERE u <> %d GROUP BY b",
+  };
+  int q, cpu = strcmp(g_backend, "cpu")==0;
+  unsigned m;
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  h_rng r;
+  s_dir_make(zDir, "qfdict");
+  snprintf(zFile, sizeof(zFile), "%s/d.db", zDir);
+  h_rng_init(&r, h_seed ^ 0xd1c7);
+  m = 1 + (unsigned)(h_next(&r) % 9973);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE w(t TEXT, u INTEGER, b)");
+  EXEC(db, "WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<29999) INSERT INTO w SELECT"
+           " CASE (n * %u) %% 9 WHEN 0 THEN 'carefully final deposits ' || ((n * 7) %% 1500)"
+           " WHEN 1 THEN 'carefully final deposits ' || ((n * 7) %% 1500) || ' sleep quickly'"
+           " WHEN 2 THEN 'carefully' || ((n * 3) %% 40) WHEN 3 THEN 'carefull' WHEN 4 THEN ''"
+           " WHEN 5 THEN CAST(x'6361726566756c6c7900' AS TEXT) || (n %% 30)"
+           " WHEN 6 THEN 'blithely ironic ' || (n %% 700) || ' requests'"
+           " WHEN 7 THEN NULL ELSE printf('%%.*c', 1 + n %% 40, 'z') END,"
+           " (n * %u) %% 1000 - 500,"
+           " CASE n %% 4 WHEN 0 THEN 'ab' || (n %% 25) WHEN 1 THEN CAST('ab' || (n %% 25) AS BLOB)"
+           " WHEN 2 THEN CAST(x'0061' AS TEXT) || (n %% 5) ELSE NULL END FROM c", m, m + 2);
+  EXEC(db, "SELECT gpuagg_config('threads', 3), gpuagg_config('cache', %d)", 1<<26);
+  for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+    char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % 1000) - 500), *zRef = refOf(zSql), *z1, *z2, *zWant;
+    EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d), gpuagg_config('query_kept', -1)", 1<<26);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.d USING gpu_query((%s))", zSql);
+    z1 = s_render(db, "SELECT * FROM d");
+    zWant = s_render(db, zRef);
+    EXEC(db, "SELECT gpuagg_config('query_kept', 1)");
+    z2 = s_render(db, "SELECT * FROM d");
+    CHECK(strcmp(z1, zWant)==0, "%s: the first read %.300s, SQLite %.300s", zSql, z1, zWant);
+    CHECK(strcmp(z2, zWant)==0, "%s: the read over what the first kept %.300s, SQLite %.300s", zSql, z2, zWant);
+    if( cpu ){
+      char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+      CHECK(zOn && strcmp(zOn, "table")!=0, "%s: the second read not over kept columns: %s", zSql,
+            h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
+      free(zOn);
+    }
+    EXEC(db, "DROP TABLE temp.d");
+    free(z1); free(z2); free(zWant); sqlite3_free(zSql); sqlite3_free(zRef);
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* An application's function for test_build_kept: the engine evaluates it on
 ** the scan's thread alone (eval.c's mainOnly: a worker hands the batch back). */
 static void twiceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -6347,6 +6407,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_distinct);
   tcase_add_test(tc, test_first_read_keeps);
   tcase_add_test(tc, test_build_kept);
+  tcase_add_test(tc, test_first_read_dictionary);
   tcase_add_test(tc, test_transitive_coll);
   tcase_add_test(tc, test_in_affinity);
   tcase_add_test(tc, test_kept_join);

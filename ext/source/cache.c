@@ -579,6 +579,79 @@ static int cmpEntry(const void *pa, const void *pb, void *pArg){
   return c ? c : na<nb ? -1 : na>nb;
 }
 
+/* The 8 bytes of entry e from byte off on, as a big-endian word (zeros past its end). */
+static uint64_t wordAt(const Rec *r, int64_t e, int off){
+  const unsigned char *z = (const unsigned char*)r->arena + (intptr_t)r->cell[e].z + off;
+  int m = r->cell[e].n - off, b;
+  uint64_t k = 0;
+  if( m>8 ) m = 8;
+  for(b=0; b<m; b++) k |= (uint64_t)z[b] << (56 - 8*b);
+  return k;
+}
+
+/* ord[0..n), entries of one class whose first off bytes are alike, sorted
+** by the word at off (an LSD radix sort of its bytes: no comparison), then
+** each run of equal words by the next word, and so on; a run of few, or of
+** entries no longer than off + 8, by cmpEntry. key, key2, ord2: room for n. */
+static void sortFrom(const Rec *r, int64_t *ord, int64_t n, int off, uint64_t *key, uint64_t *key2, int64_t *ord2){
+  int64_t i, j, cnt[256];
+  int pass, longer = 0;
+  if( n<=16 ){
+    qsort_r(ord, (size_t)n, sizeof(int64_t), cmpEntry, (void*)r);
+    return;
+  }
+  for(i=0; i<n; i++){
+    key[i] = wordAt(r, ord[i], off);
+    if( r->cell[ord[i]].n>off + 8 ) longer = 1;
+  }
+  for(pass=0; pass<8; pass++){     /* (a byte every key shares: no pass) */
+    int64_t tot = 0;
+    memset(cnt, 0, sizeof(cnt));
+    for(i=0; i<n; i++) cnt[(key[i] >> 8*pass) & 0xff]++;
+    if( cnt[(key[0] >> 8*pass) & 0xff]==n ) continue;
+    for(j=0; j<256; j++){ int64_t c = cnt[j]; cnt[j] = tot; tot += c; }
+    for(i=0; i<n; i++){
+      int64_t at = cnt[(key[i] >> 8*pass) & 0xff]++;
+      key2[at] = key[i];
+      ord2[at] = ord[i];
+    }
+    memcpy(key, key2, sizeof(uint64_t)*(size_t)n);
+    memcpy(ord, ord2, sizeof(int64_t)*(size_t)n);
+  }
+  for(i=0; i<n; i=j){
+    uint64_t k = key[i];
+    for(j=i + 1; j<n && key[j]==k; j++){}
+    if( j - i<2 ) continue;
+    if( longer ) sortFrom(r, ord + i, j - i, off + 8, key + i, key2 + i, ord2 + i);
+    else qsort_r(ord + i, (size_t)(j - i), sizeof(int64_t), cmpEntry, (void*)r);
+  }
+}
+
+/* r's entries in cmpEntry's order into ord: TEXT then BLOB, each by its bytes
+** a word at a time (sortFrom), not by qsort's comparisons of every pair
+** (TPC-H's o_comment: 1.5M distinct values, whose qsort took most of a first
+** read's recording). SQLITE_NOMEM leaves ord to the caller. */
+static int sortByPrefix(const Rec *r, int64_t *ord){
+  int64_t n = r->nCell, i, nText = 0, nBlob = 0;
+  uint64_t *key = malloc(sizeof(uint64_t)*2*(size_t)(n ? n : 1));
+  int64_t *ord2 = malloc(sizeof(int64_t)*(size_t)(n ? n : 1));
+  if( key==0 || ord2==0 ){
+    free(key);
+    free(ord2);
+    return SQLITE_NOMEM;
+  }
+  for(i=0; i<n; i++) if( r->cellType[i]==SQLITE_TEXT ) nText++;
+  for(i=0; i<n; i++){
+    if( r->cellType[i]==SQLITE_TEXT ) ord[i - nBlob] = i;
+    else ord[nText + nBlob++] = i;
+  }
+  sortFrom(r, ord, nText, 0, key, key + n, ord2);
+  sortFrom(r, ord + nText, nBlob, 0, key, key + n, ord2);
+  free(key);
+  free(ord2);
+  return SQLITE_OK;
+}
+
 /* Put r's dictionary in SQL's order (TEXT by BINARY, then BLOB by bytes),
 ** *pRank (malloc'd, n entries) each old entry's place; the lookup table is
 ** freed (r takes no more entries). SQLITE_OK or SQLITE_NOMEM. */
@@ -592,8 +665,10 @@ static int dictSort(Rec *r, int64_t **pRank){
     free(ord); free(rank); free(row); free(cell); free(ty);
     return SQLITE_NOMEM;
   }
-  for(i=0; i<n; i++) ord[i] = i;
-  qsort_r(ord, (size_t)n, sizeof(int64_t), cmpEntry, r);
+  if( sortByPrefix(r, ord)!=SQLITE_OK ){
+    for(i=0; i<n; i++) ord[i] = i;
+    qsort_r(ord, (size_t)n, sizeof(int64_t), cmpEntry, r);
+  }
   for(i=0; i<n; i++){
     rank[ord[i]] = i;
     cell[i] = r->cell[ord[i]];
@@ -727,8 +802,10 @@ static int64_t scanRow(const RecPart *q, const int64_t *aAt, int64_t i){
   return aAt[lo] + (i - q->aChunk[lo].at);
 }
 
-/* A merge's state, shared by its threads: first each column's dictionary
-** (a task a column), then the rows (a task a column and run of chunks). */
+/* A merge's state, shared by its threads: first the parts' dictionaries of
+** TEXT and BLOB bytes sorted (a task a column and part), then each column's
+** dictionary (a task a column: those parts' merged in order, the others'
+** looked up and sorted), then the rows (a task a column and run of chunks). */
 typedef struct Merge {
   RecPart *aPart; int nPart;        /* the parts */
   const unsigned char *aWant;       /* what the scan asked of each column */
@@ -738,13 +815,110 @@ typedef struct Merge {
   int64_t **aAt;                    /* [part][chunk]: its first row in the scan */
   int64_t nRow;                     /* rows */
   int64_t **aMap;                   /* [column*nPart + part]: its entries' places in the column's */
+  int64_t **aRank;                  /* [column*nPart + part]: a column of bytes, each entry's place
+                                    ** in its part's dictionary sorted (phase 0) */
   int nTask, next;                  /* the phase's tasks, the next one (atomic) */
-  int phase;                        /* 0: dictionaries, 1: rows */
+  int phase;                        /* 0: the parts' dictionaries of bytes sorted, 1: each column's
+                                    ** dictionary, 2: rows */
   int rc;                           /* SQLITE_OK, or SQLITE_NOMEM (atomic) */
   pthread_mutex_t mu;               /* guards the columns' counts (Rec.cnt) */
 } Merge;
 
 #define MERGE_CHUNKS 64             /* chunks (of up to GA_BATCH rows) a task of rows copies */
+
+/* Part entries a and b (of parts' dictionaries qa and qb) compared as
+** cmpEntry compares one dictionary's. */
+static int cmpPartEntry(const Rec *qa, int64_t a, const Rec *qb, int64_t b){
+  int na = qa->cell[a].n, nb = qb->cell[b].n, k = na<nb ? na : nb, c;
+  if( qa->cellType[a]!=qb->cellType[b] ) return qa->cellType[a]<qb->cellType[b] ? -1 : 1;
+  c = k ? memcmp(qa->arena + (intptr_t)qa->cell[a].z, qb->arena + (intptr_t)qb->cell[b].z, (size_t)k) : 0;
+  return c ? c : na<nb ? -1 : na>nb;
+}
+
+/* Is r's dictionary in SQL's order, each value once (mergeSorted's assert)? */
+static int dictOrdered(const Rec *r){
+  int64_t e;
+  for(e=1; e<r->nCell; e++) if( cmpPartEntry(r, e - 1, r, e)>=0 ) return 0;
+  return 1;
+}
+
+/* Column c's dictionary of bytes from the parts' sorted ones (phase 0), in
+** one pass that takes the least head of the parts' (a heap of parts) and
+** keeps each value once: no lookup, no sort of the whole. */
+static int mergeSorted(Merge *m, int c){
+  Rec *r = &m->out[c];
+  int64_t **aMap = &m->aMap[(size_t)c*m->nPart], **aRank = &m->aRank[(size_t)c*m->nPart];
+  int64_t nAll = 0, nBytes = 0, e, *aPos = 0, **aId = 0;
+  int *heap = 0, nHeap = 0, w, rc = SQLITE_NOMEM;
+  const Rec *aQ[GA_THREADS_MAX + 2];
+  for(w=0; w<m->nPart; w++){
+    aQ[w] = m->aPart[w].nChunk && m->aPart[w].aRec[c].nCell ? &m->aPart[w].aRec[c] : 0;
+    if( aQ[w] ){ nAll += aQ[w]->nCell; nBytes += aQ[w]->nArena; }
+  }
+  if( (r->cell = malloc(sizeof(ga_cell)*(size_t)(nAll + 1)))==0 || (r->cellType = malloc((size_t)nAll + 1))==0
+   || (r->cellRow = malloc(sizeof(int64_t)*(size_t)(nAll + 1)))==0 || (r->arena = malloc((size_t)nBytes + 1))==0
+   || (heap = malloc(sizeof(int)*(size_t)m->nPart))==0 || (aPos = calloc((size_t)m->nPart, sizeof(int64_t)))==0
+   || (aId = calloc((size_t)m->nPart, sizeof(int64_t*)))==0 ){
+    goto done;
+  }
+  r->nCellAlloc = nAll + 1;
+  r->nArenaAlloc = nBytes + 1;
+  for(w=0; w<m->nPart; w++){
+    int i;
+    if( aQ[w]==0 ) continue;
+    if( (aId[w] = malloc(sizeof(int64_t)*(size_t)aQ[w]->nCell))==0 ) goto done;
+    /* into the heap: a part's place holds a head no greater than its children's */
+    for(i=nHeap++; i>0 && cmpPartEntry(aQ[w], 0, aQ[heap[(i - 1)/2]], aPos[heap[(i - 1)/2]])<0; i=(i - 1)/2){
+      heap[i] = heap[(i - 1)/2];
+    }
+    heap[i] = w;
+  }
+  while( nHeap>0 ){
+    const Rec *q;
+    int64_t row, id;
+    int i = 0, k;
+    w = heap[0];
+    q = aQ[w];
+    e = aPos[w];
+    row = scanRow(&m->aPart[w], m->aAt[w], q->cellRow[e]);
+    if( r->nCell>0 && cmpPartEntry(r, r->nCell - 1, q, e)==0 ){
+      id = r->nCell - 1;
+      if( row<r->cellRow[id] ) r->cellRow[id] = row;
+    }else{
+      id = r->nCell++;
+      r->cell[id] = q->cell[e];
+      r->cell[id].z = (const void*)(intptr_t)r->nArena;
+      r->cellType[id] = q->cellType[e];
+      r->cellRow[id] = row;
+      if( q->cell[e].n ) memcpy(r->arena + r->nArena, q->arena + (intptr_t)q->cell[e].z, (size_t)q->cell[e].n);
+      r->arena[r->nArena + q->cell[e].n] = 0;
+      r->nArena += q->cell[e].n + 1;
+    }
+    aId[w][e] = id;
+    /* the part's next head, else its last place's part, sifted down from the top */
+    if( ++aPos[w]>=q->nCell ) w = heap[--nHeap];
+    while( (k = 2*i + 1)<nHeap ){
+      if( k + 1<nHeap && cmpPartEntry(aQ[heap[k + 1]], aPos[heap[k + 1]], aQ[heap[k]], aPos[heap[k]])<0 ) k++;
+      if( cmpPartEntry(aQ[heap[k]], aPos[heap[k]], aQ[w], aPos[w])>=0 ) break;
+      heap[i] = heap[k];
+      i = k;
+    }
+    if( nHeap>0 ) heap[i] = w;
+  }
+  for(w=0; w<m->nPart; w++){
+    if( aQ[w]==0 ) continue;
+    if( (aMap[w] = malloc(sizeof(int64_t)*(size_t)aQ[w]->nCell))==0 ) goto done;
+    for(e=0; e<aQ[w]->nCell; e++) aMap[w][e] = aId[w][aRank[w][e]];
+  }
+  assert( dictOrdered(r) );
+  rc = SQLITE_OK;
+done:
+  for(w=0; aId && w<m->nPart; w++) free(aId[w]);
+  free(aId);
+  free(aPos);
+  free(heap);
+  return rc;
+}
 
 /* Column c's dictionary from the parts', in SQL's order (each entry's first
 ** row the earliest in the scan), and each part's entries' places in it;
@@ -757,6 +931,7 @@ static int mergeDict(Merge *m, int c){
   r->nAlloc = 0;
   if( roomFor((void**)&r->v, 0, m->nRow, &r->nAlloc, 8) ) return SQLITE_NOMEM;
   r->n = m->nRow;
+  if( m->aWant[c] & GA_COL_BYTES ) return mergeSorted(m, c);
   for(w=0; w<m->nPart; w++){
     const Rec *q = m->aPart[w].nChunk ? &m->aPart[w].aRec[c] : 0;
     if( q==0 || q->nCell==0 ) continue;
@@ -815,6 +990,13 @@ static void *mergeWorker(void *pArg){
   while( (t = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED))<m->nTask
       && __atomic_load_n(&m->rc, __ATOMIC_RELAXED)==SQLITE_OK ){
     if( m->phase==0 ){
+      int c = t / m->nPart;
+      Rec *q = &m->aPart[t % m->nPart].aRec[c];
+      if( (m->aWant[c] & GA_COL_BYTES) && m->aPart[t % m->nPart].nChunk && q->nCell
+       && dictSort(q, &m->aRank[t])!=SQLITE_OK ){
+        __atomic_store_n(&m->rc, SQLITE_NOMEM, __ATOMIC_RELAXED);
+      }
+    }else if( m->phase==1 ){
       if( mergeDict(m, t)!=SQLITE_OK ) __atomic_store_n(&m->rc, SQLITE_NOMEM, __ATOMIC_RELAXED);
     }else{
       mergeRows(m, t);
@@ -850,7 +1032,8 @@ static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aW
   if( nAll==0 ) return SQLITE_OK;  /* no rows: empty columns */
   m.aPart = aPart; m.nPart = nPart; m.aWant = aWant; m.out = out; m.nCol = nCol;
   if( (all = malloc(sizeof(Chunk)*(size_t)nAll))==0 || (m.aAt = calloc((size_t)nPart, sizeof(int64_t*)))==0
-   || (m.aMap = calloc((size_t)nPart*(size_t)nCol, sizeof(int64_t*)))==0 ){
+   || (m.aMap = calloc((size_t)nPart*(size_t)nCol, sizeof(int64_t*)))==0
+   || (m.aRank = calloc((size_t)nPart*(size_t)nCol, sizeof(int64_t*)))==0 ){
     m.rc = SQLITE_NOMEM;
     goto done;
   }
@@ -878,14 +1061,18 @@ static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aW
     out[c].cnt.eMax = -1;
   }
   pthread_mutex_init(&m.mu, 0);
-  mergePhase(&m, 0, nCol, nThread);
-  if( m.rc==SQLITE_OK ) mergePhase(&m, 1, nCol*(int)((nAll + MERGE_CHUNKS - 1)/MERGE_CHUNKS), nThread);
+  for(c=0; c<nCol && !(aWant[c] & GA_COL_BYTES); c++){}
+  if( c<nCol ) mergePhase(&m, 0, nCol*nPart, nThread);
+  if( m.rc==SQLITE_OK ) mergePhase(&m, 1, nCol, nThread);
+  if( m.rc==SQLITE_OK ) mergePhase(&m, 2, nCol*(int)((nAll + MERGE_CHUNKS - 1)/MERGE_CHUNKS), nThread);
   pthread_mutex_destroy(&m.mu);
 done:
   for(w=0; m.aAt && w<nPart; w++) free(m.aAt[w]);
   for(i=0; m.aMap && i<(int64_t)nPart*nCol; i++) free(m.aMap[i]);
+  for(i=0; m.aRank && i<(int64_t)nPart*nCol; i++) free(m.aRank[i]);
   free(m.aAt);
   free(m.aMap);
+  free(m.aRank);
   free(all);
   for(w=0; w<nPart; w++) partFree(&aPart[w], nCol);
   if( m.rc!=SQLITE_OK ) for(c=0; c<nCol; c++) recFree(&out[c]);
