@@ -1978,6 +1978,26 @@ START_TEST(test_build_kept){
 }
 END_TEST
 
+/* zSql through gpu_query against SQLite: a differing answer counted in
+** *pnBad (the first five shown); where engine is 0 or 1, a read on the
+** engine where it should not be, or not where it should, counted in *pnPath
+** (the first into zPath). */
+static void placedRead(sqlite3 *db, const char *zSql, int engine, int *pnBad, int *pnPath, char *zPath, int nPath){
+  int64_t e0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')"), e1;
+  char *zGot, *zWant;
+  EXEC(db, "CREATE VIRTUAL TABLE temp.j USING gpu_query((%s))", zSql);
+  zGot = s_render(db, "SELECT * FROM j");
+  zWant = s_render(db, zSql);
+  e1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
+  if( strcmp(zGot, zWant)!=0 && (*pnBad)++<5 ) printf("MISMATCH: %s\n  got %.300s\n  want %.300s\n", zSql, zGot, zWant);
+  if( engine>=0 && (e1>e0)!=engine && (*pnPath)++==0 ){
+    snprintf(zPath, (size_t)nPath, "%s: %s the engine", zSql, e1>e0 ? "on" : "not on");
+  }
+  EXEC(db, "DROP TABLE temp.j");
+  free(zGot);
+  free(zWant);
+}
+
 /* A join's equality of two tables' columns beside a constant equality on
 ** one of them (=, IS, IN), the columns' collations unlike: SQLite 3.40.1
 ** tests the constant against the other column by that one's collation
@@ -2022,18 +2042,9 @@ START_TEST(test_transitive_coll){
              " CASE (x * 3) %% 4 WHEN 0 THEN 'a' WHEN 1 THEN 'a ' WHEN 2 THEN 'A' ELSE 'b' END"
              " FROM n", 1500 + 700*r, m + 4, m + 6);
     for(q=0; q<(int)(sizeof(aQ)/sizeof(aQ[0])); q++){
-      char *zSql = sqlite3_mprintf(aQ[q].zSql, azV[h_next(&g) % 6]), *zGot, *zWant;
-      int64_t e0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')"), e1;
-      EXEC(db, "CREATE VIRTUAL TABLE temp.j USING gpu_query((%s))", zSql);
-      zGot = s_render(db, "SELECT * FROM j");
-      zWant = s_render(db, zSql);
-      e1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
-      if( strcmp(zGot, zWant)!=0 && nBad++<5 ) printf("MISMATCH: %s\n  got %.300s\n  want %.300s\n", zSql, zGot, zWant);
-      if( aQ[q].engine>=0 && (e1>e0)!=aQ[q].engine && nPath++==0 ){
-        snprintf(zPath, sizeof(zPath), "%s: %s the engine", zSql, e1>e0 ? "on" : "not on");
-      }
-      EXEC(db, "DROP TABLE temp.j");
-      free(zGot); free(zWant); sqlite3_free(zSql);
+      char *zSql = sqlite3_mprintf(aQ[q].zSql, azV[h_next(&g) % 6]);
+      placedRead(db, zSql, aQ[q].engine, &nBad, &nPath, zPath, sizeof(zPath));
+      sqlite3_free(zSql);
     }
   }
   CHECK(nBad==0, "%d reads differ from SQLite", nBad);
@@ -2085,19 +2096,7 @@ START_TEST(test_in_affinity){
              " CASE x %% 5 WHEN 0 THEN '7' WHEN 1 THEN 7.0 WHEN 2 THEN 'y' WHEN 3 THEN 3 ELSE NULL END"
              " FROM k", 1500 + 600*r, m, m + 2);
     for(q=0; q<(int)(sizeof(aQ)/sizeof(aQ[0])); q++){
-      const char *zSql = aQ[q].zSql;
-      char *zGot, *zWant;
-      int64_t e0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')"), e1;
-      EXEC(db, "CREATE VIRTUAL TABLE temp.j USING gpu_query((%s))", zSql);
-      zGot = s_render(db, "SELECT * FROM j");
-      zWant = s_render(db, zSql);
-      e1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.engine')");
-      if( strcmp(zGot, zWant)!=0 && nBad++<5 ) printf("MISMATCH: %s\n  got %.300s\n  want %.300s\n", zSql, zGot, zWant);
-      if( (e1>e0)!=aQ[q].engine && nPath++==0 ){
-        snprintf(zPath, sizeof(zPath), "%s: %s the engine", zSql, e1>e0 ? "on" : "not on");
-      }
-      EXEC(db, "DROP TABLE temp.j");
-      free(zGot); free(zWant);
+      placedRead(db, aQ[q].zSql, aQ[q].engine, &nBad, &nPath, zPath, sizeof(zPath));
     }
   }
   CHECK(nBad==0, "%d reads differ from SQLite", nBad);

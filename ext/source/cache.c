@@ -851,6 +851,7 @@ static int mergeSorted(Merge *m, int c){
   int64_t nAll = 0, nBytes = 0, e, *aPos = 0, **aId = 0;
   int *heap = 0, nHeap = 0, w, rc = SQLITE_NOMEM;
   const Rec *aQ[GA_THREADS_MAX + 2];
+  assert( m->nPart<=GA_THREADS_MAX + 2 );
   for(w=0; w<m->nPart; w++){
     aQ[w] = m->aPart[w].nChunk && m->aPart[w].aRec[c].nCell ? &m->aPart[w].aRec[c] : 0;
     if( aQ[w] ){ nAll += aQ[w]->nCell; nBytes += aQ[w]->nArena; }
