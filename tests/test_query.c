@@ -1833,6 +1833,74 @@ START_TEST(test_first_read_keeps){
 }
 END_TEST
 
+/* An application's function for test_row_eval_threads and test_build_kept:
+** the engine evaluates it on the scan's thread alone (eval.c's mainOnly: a
+** worker hands the batch back). */
+static void twiceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  (void)argc;
+  if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
+  sqlite3_result_int64(ctx, 2*sqlite3_value_int64(argv[0]));
+}
+
+/* A join's compiling evaluates expressions of a joined table over its rows
+** (compile.c's rowEval) on the connection's threads where the table is
+** large: a CASE over TEXT, an application's function (which only the scan's
+** thread evaluates: the workers hand their rows back), a LEFT JOIN's row of
+** NULLs; over kept columns, on 1 and 3 threads, each answer SQLite's. */
+START_TEST(test_row_eval_threads){
+  static const char *azQ[] = {
+    "SELECT f.g, sum(CASE WHEN d.p = 'x' THEN d.w ELSE 0 END), count(*) FROM f JOIN d ON f.k = d.id"
+    " WHERE f.g > %d GROUP BY f.g",
+    "SELECT f.g, sum(twice(d.w)), count(*) FROM f JOIN d ON f.k = d.id WHERE f.g <> %d GROUP BY f.g",
+    "SELECT f.g, total(d.w * 2), count(d.w) FROM f LEFT JOIN d ON f.k = d.id AND d.w > %d GROUP BY f.g",
+  };
+  int cpu = strcmp(g_backend, "cpu")==0, nTh, q;
+  char zDir[64], zFile[96];
+  unsigned m;
+  sqlite3 *db;
+  h_rng r;
+  s_dir_make(zDir, "qroweval");
+  snprintf(zFile, sizeof(zFile), "%s/r.db", zDir);
+  h_rng_init(&r, h_seed ^ 0x70e7);
+  m = 1 + (unsigned)(h_next(&r) % 9973);
+  db = openFileChecked(zFile);
+  ck_assert_int_eq(sqlite3_create_function(db, "twice", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, 0, twiceFunc, 0, 0),
+                   SQLITE_OK);
+  EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, p TEXT, w INTEGER); CREATE TABLE f(k INTEGER, g INTEGER);"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<69999) INSERT INTO d SELECT n,"
+           " CASE (n * %u) %% 3 WHEN 0 THEN 'x' WHEN 1 THEN 'y' ELSE NULL END,"
+           " CASE WHEN n %% 13 = 4 THEN NULL ELSE (n * 7) %% 1000 - 300 END FROM c;"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<139999) INSERT INTO f SELECT"
+           " (n * %u) %% 70100, n %% 37 FROM c", m, m + 2);
+  for(nTh=1; nTh<=3; nTh+=2){
+    EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",
+         nTh, 1<<28, cpu ? 1 : -1);
+    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+      char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % 30)), *zRef = refOf(zSql), *zGot, *zWant;
+      int k;
+      EXEC(db, "CREATE VIRTUAL TABLE temp.e USING gpu_query((%s))", zSql);
+      zWant = s_render(db, zRef);
+      for(k=0; k<2; k++){
+        zGot = s_render(db, "SELECT * FROM e");
+        CHECK(strcmp(zGot, zWant)==0, "%s (%d threads), read %d: %.300s, SQLite %.300s", zSql, nTh, k + 1, zGot, zWant);
+        free(zGot);
+      }
+      if( cpu ){
+        char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+        CHECK(zOn && strcmp(zOn, "table")!=0, "%s: not over kept columns: %s", zSql,
+              h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
+        free(zOn);
+      }
+      EXEC(db, "DROP TABLE temp.e");
+      free(zWant); sqlite3_free(zSql); sqlite3_free(zRef);
+    }
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* The first read's dictionaries (cache.c's merge: each part's sorted a word
 ** of bytes at a time, then merged in order): TEXT values that share their
 ** first 8, 16 and 24 bytes, differ only past them or in length, hold NUL
@@ -1892,14 +1960,6 @@ START_TEST(test_first_read_dictionary){
   s_dir_drop(zDir);
 }
 END_TEST
-
-/* An application's function for test_build_kept: the engine evaluates it on
-** the scan's thread alone (eval.c's mainOnly: a worker hands the batch back). */
-static void twiceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  (void)argc;
-  if( sqlite3_value_type(argv[0])==SQLITE_NULL ) return;
-  sqlite3_result_int64(ctx, 2*sqlite3_value_int64(argv[0]));
-}
 
 /* A join's builds read their tables through the column cache (join.c, 1):
 ** the first read keeps the joined table's columns, the next builds from
@@ -6407,6 +6467,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_first_read_keeps);
   tcase_add_test(tc, test_build_kept);
   tcase_add_test(tc, test_first_read_dictionary);
+  tcase_add_test(tc, test_row_eval_threads);
   tcase_add_test(tc, test_transitive_coll);
   tcase_add_test(tc, test_in_affinity);
   tcase_add_test(tc, test_kept_join);

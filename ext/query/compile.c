@@ -82,6 +82,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
+#include <pthread.h>
 #include "query.h"
 
 typedef struct Comp {
@@ -309,24 +310,24 @@ static int emitMap(Comp *c, int col, int t, int *pr){
 }
 
 
-/* e, an expression of joined table jk's columns alone, over each of its
-** build's rows (a LEFT JOIN's: then over a row of NULLs, its place n) into
-** *paOut (sqlite3_free it), *pn values; keep: their bytes kept in the run's
-** memory (6). */
-static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *pn){
+/* A lookup of table t (tabLo lo; hashed: GA_Q_HASH's) by register a into a new register. */
+static int emitLook(Comp *c, int a, int t, int64_t lo, int hashed, int *pr){
+  int rc = newReg(c, pr);
+  c->k->p.tabLo[t] = lo;
+  return rc ? rc : emit(c, hashed ? GA_Q_HASH : GA_Q_LOOK, *pr, a, c->mask[a]==GA_QM_INT, t);
+}
+
+/* Rows [i0, i1) of joined table jk (a LEFT JOIN's row of NULLs at its place
+** n) through e on run r, a batch at a time, into out; cols: room for the
+** plan's places. *pAt: where it stopped (i1 when done). keep: TEXT and BLOB
+** bytes kept in r's memory, else not shown (z NULL: the callers that do not
+** keep read classes and numbers alone). */
+static int evalRows(Comp *c, qrun *r, qexpr *e, int jk, int keep, int64_t i0, int64_t i1, qval *out,
+                    ga_colvec *cols, int64_t *pAt){
   const qjoinrows *jr = &c->aJr[jk];
   const qjoin *q = &c->pl->aJoin[jk];
-  int nPlace = Q_JCOL0 + c->pl->nJCol, j, rc = SQLITE_OK;
-  ga_colvec *cols = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace);
-  qval *out = sqlite3_malloc64(sizeof(qval)*(uint64_t)(jr->n + 1));
+  int nPlace = Q_JCOL0 + c->pl->nJCol, j, m, rc = SQLITE_OK;
   ga_colbatch b;
-  int64_t i0;
-  int m = 0;
-  if( cols==0 || out==0 ){
-    sqlite3_free(cols);
-    sqlite3_free(out);
-    return SQLITE_NOMEM;
-  }
   for(j=0; j<nPlace; j++){
     cols[j].type = c->nulT;
     cols[j].v = c->nulV;
@@ -335,50 +336,105 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
   memset(&b, 0, sizeof(b));
   b.nCol = nPlace;
   b.col = cols;
-  for(i0=0; i0<jr->n + (q->left!=0) && rc==SQLITE_OK; i0+=m){
+  for(*pAt=i0; *pAt<i1 && rc==SQLITE_OK; *pAt+=m){
+    int64_t at = *pAt;
     int i;
     qctx ctx;
     qvec *o;
-    m = jr->n - i0<GA_BATCH ? (int)(jr->n - i0) : GA_BATCH;
-    for(j=0; j<q->nCol; j++){                  /* (a TEXT value is its cell's index: the same from i0) */
+    m = i1 - at<GA_BATCH ? (int)(i1 - at) : GA_BATCH;
+    if( at<jr->n && at + m>jr->n ) m = (int)(jr->n - at);
+    for(j=0; j<q->nCol; j++){                  /* (a TEXT value is its cell's index: the same from at) */
       ga_colvec *x = &cols[Q_JCOL0 + q->iCol0 + j];
-      x->type = i0<jr->n ? jr->aT[j] + i0 : c->nulT;
-      x->v = i0<jr->n ? jr->aV[j] + i0 : c->nulV;
-      x->cell = i0<jr->n ? jr->aCell[j] : 0;
+      x->type = at<jr->n ? jr->aT[j] + at : c->nulT;
+      x->v = at<jr->n ? jr->aV[j] + at : c->nulV;
+      x->cell = at<jr->n ? jr->aCell[j] : 0;
     }
-    if( i0==jr->n ) m = 1;                     /* a LEFT JOIN's row of NULLs, after its rows */
     b.n = m;
     memset(&ctx, 0, sizeof(ctx));
     ctx.b = &b;
     ctx.n = m;
-    if( (rc = q_eval(c->r, e, &ctx, &o))!=SQLITE_OK ){
-      if( rc==QE_BAIL ) rc = why(c, "%s", q_run_errmsg(c->r));
-      break;
-    }
+    if( (rc = q_eval(r, e, &ctx, &o))!=SQLITE_OK ) break;
     for(i=0; i<m; i++){
-      qval *y = &out[i0 + i];
+      qval *y = &out[at + i];
       q_get(o, i, y);
-      if( keep && (y->t==SQLITE_TEXT || y->t==SQLITE_BLOB) && (y->z = q_keep(c->r, y->z, y->n))==0 ){
+      if( (y->t==SQLITE_TEXT || y->t==SQLITE_BLOB) && (keep ? (y->z = q_keep(r, y->z, y->n))==0 : (y->z = 0, 0)) ){
         rc = SQLITE_NOMEM;
         break;
       }
     }
   }
+  return rc;
+}
+
+/* rowEval's share of one worker thread: its rows on a run of its own. */
+#define ROW_PAR_MIN 64             /* batches a joined table needs for rowEval's threads */
+typedef struct RowPart {
+  Comp *c; qexpr *e; int jk;
+  qrun *r;                          /* its run (a worker's: what needs SQLite stops it) */
+  int64_t i0, i1, at;               /* its rows; where it stopped */
+  qval *out;
+  ga_colvec *cols;
+} RowPart;
+
+static void *rowWorker(void *pArg){
+  RowPart *w = (RowPart*)pArg;
+  (void)evalRows(w->c, w->r, w->e, w->jk, 0, w->i0, w->i1, w->out, w->cols, &w->at);
+  return 0;
+}
+
+/* e, an expression of joined table jk's columns alone, over each of its
+** build's rows (a LEFT JOIN's: then over a row of NULLs, its place n) into
+** *paOut (sqlite3_free it), *pn values; keep: their bytes kept in the run's
+** memory (6). Where nothing is kept and the rows are many, on the run's
+** threads (q_run_threads), each with a run of its own; rows a worker did not
+** finish (an error, or what needs SQLite) then on the compile's run, in order. */
+static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *pn){
+  const qjoinrows *jr = &c->aJr[jk];
+  int64_t nAll = jr->n + (c->pl->aJoin[jk].left!=0), at = 0;
+  int nPlace = Q_JCOL0 + c->pl->nJCol, nTh = q_run_threads(c->r), w, rc = SQLITE_OK;
+  ga_colvec *cols = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace*(uint64_t)(nTh + 1));
+  qval *out = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nAll + 1));
+  RowPart aW[GA_THREADS_MAX];
+  pthread_t aTh[GA_THREADS_MAX];
+  if( cols==0 || out==0 ){
+    sqlite3_free(cols);
+    sqlite3_free(out);
+    return SQLITE_NOMEM;
+  }
+  if( keep || nTh<2 || jr->n<(int64_t)GA_BATCH*ROW_PAR_MIN ) nTh = 0;
+  if( nTh>GA_THREADS_MAX ) nTh = GA_THREADS_MAX;
+  for(w=0; w<nTh; w++){
+    int64_t nB = (nAll + GA_BATCH - 1)/GA_BATCH;
+    RowPart *p = &aW[w];
+    p->c = c; p->e = e; p->jk = jk; p->out = out;
+    p->cols = cols + (size_t)nPlace*(size_t)(w + 1);
+    p->i0 = p->at = (nB*w/nTh)*GA_BATCH;
+    p->i1 = w==nTh - 1 ? nAll : (nB*(w + 1)/nTh)*GA_BATCH;
+    if( (p->r = q_run_new(q_run_db(c->r), c->pl))!=0 ){
+      q_run_worker(p->r);
+      if( pthread_create(&aTh[w], 0, rowWorker, p)!=0 ){
+        q_run_free(p->r);
+        p->r = 0;
+      }
+    }
+  }
+  for(w=0; w<nTh; w++) if( aW[w].r ) pthread_join(aTh[w], 0);
+  for(w=0; w<(nTh ? nTh : 1) && rc==SQLITE_OK; w++){
+    /* what a worker left (all of its rows where it did not start), or every row */
+    int64_t i0 = nTh ? aW[w].at : 0, i1 = nTh ? aW[w].i1 : nAll;
+    if( i0<i1 && (rc = evalRows(c, c->r, e, jk, keep, i0, i1, out, cols, &at))==QE_BAIL ){
+      rc = why(c, "%s", q_run_errmsg(c->r));
+    }
+  }
+  for(w=0; w<nTh; w++) if( aW[w].r ) q_run_free(aW[w].r);
   sqlite3_free(cols);
   if( rc!=SQLITE_OK ){
     sqlite3_free(out);
     return rc;
   }
   *paOut = out;
-  *pn = jr->n + (q->left!=0);
+  *pn = nAll;
   return SQLITE_OK;
-}
-
-/* A lookup of table t (tabLo lo; hashed: GA_Q_HASH's) by register a into a new register. */
-static int emitLook(Comp *c, int a, int t, int64_t lo, int hashed, int *pr){
-  int rc = newReg(c, pr);
-  c->k->p.tabLo[t] = lo;
-  return rc ? rc : emit(c, hashed ? GA_Q_HASH : GA_Q_LOOK, *pr, a, c->mask[a]==GA_QM_INT, t);
 }
 
 /* e, an expression of TEXT column col alone (requirement 1), or of joined

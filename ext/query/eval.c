@@ -117,6 +117,7 @@ struct qrun {
   Blk *keep;                       /* bytes kept for the run */
   int nMemo;                       /* E_SQL memos */
   int worker;                      /* a worker thread's: db is its own connection (5a) */
+  int nThread;                     /* threads work made with it may use (q_run_set_threads) */
   int enc;                         /* the database's encoding: in UTF-16, SQLite reads a BLOB's
                                    ** bytes as UTF-16 where it makes TEXT of it (a worker's own
                                    ** connection is made so too) */
@@ -434,6 +435,18 @@ void q_run_free(qrun *r){
 void q_run_worker(qrun *r){
   r->worker = 1;
   r->db = 0;                       /* its own, opened when first needed */
+}
+
+void q_run_set_threads(qrun *r, int n){
+  r->nThread = n;
+}
+
+int q_run_threads(const qrun *r){
+  return r->nThread>1 ? r->nThread : 1;
+}
+
+sqlite3 *q_run_db(const qrun *r){
+  return r->db;
 }
 
 void q_run_groups(qrun *r, q_leaf_fn x, void *pArg){

@@ -408,6 +408,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   rc = qxPartInit(&e.main, pl, q_run_new(db, pl));
   r->run = e.r = e.main.r;
   if( rc ) goto fail;
+  q_run_set_threads(e.r, conn->threads);       /* (compile.c's rowEval) */
   if( pl->pSub ){
     /* FROM a subquery: its rows, as batches */
     t1 = ga_now_ms();

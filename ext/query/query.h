@@ -545,6 +545,11 @@ typedef void (*q_leaf_fn)(void *pArg, int kind, int idx, int grp, qval *out);
 void q_run_groups(qrun*, q_leaf_fn x, void *pArg);
 /* r serves a worker thread: what needs SQLite returns GA_SINK_LATER. */
 void q_run_worker(qrun *r);
+/* The threads work made with r may use (gpuagg_config('threads'); 1 unless
+** set), and the connection r reads through. */
+void q_run_set_threads(qrun *r, int n);
+int q_run_threads(const qrun *r);
+sqlite3 *q_run_db(const qrun *r);
 /* A hash of n bytes at p, from seed h. */
 uint64_t q_hash(uint64_t h, const void *p, int n);
 /* Bytes kept for the run's lifetime (copied). */
