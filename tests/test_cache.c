@@ -326,7 +326,9 @@ static void *writeLoop(void *pArg){
 
 /* Scans with the cache on while another connection commits: every sum is
 ** exactly 0; inside one read transaction the second scan is a hit and
-** agrees with the first. */
+** agrees with the first. A join's build reads its table through the cache
+** (join.c, 1): the first read keeps it, the next builds from it. */
+#define JOIN_SQL "SELECT a.s, count(*), sum(b.x) FROM t AS a JOIN t AS b ON b.id = a.id + 1 GROUP BY a.s"
 static void duringWrites(const char *zJournal){
   char zFile[128];
   sqlite3 *db, *w;
@@ -345,7 +347,8 @@ static void duringWrites(const char *zJournal){
   /* gpu_query's reads on three threads: a first read keeps what its workers
   ** read (cache.c, 4a), a read over kept columns follows */
   EXEC(db, "SELECT gpuagg_config('threads', 3); CREATE VIRTUAL TABLE temp.gq USING gpu_query((SELECT sum(x), count(*)"
-           " FROM t)); CREATE VIRTUAL TABLE temp.gs USING gpu_query((SELECT s, count(*), sum(x) FROM t GROUP BY s))");
+           " FROM t)); CREATE VIRTUAL TABLE temp.gs USING gpu_query((SELECT s, count(*), sum(x) FROM t GROUP BY s));"
+           " CREATE VIRTUAL TABLE temp.gj USING gpu_query((" JOIN_SQL "))");
   memset(&wr, 0, sizeof(wr));
   wr.zFile = zFile;
   CHECK(pthread_create(&th, 0, writeLoop, &wr)==0, "pthread_create");
@@ -372,6 +375,17 @@ static void duringWrites(const char *zJournal){
         char *a = s_render(db, "SELECT * FROM gs"), *b = s_render(db, "SELECT s, count(*), sum(x) FROM t GROUP BY s");
         EXEC(db, "COMMIT; SELECT gpuagg_config('query_kept', -1)");
         CHECK(strcmp(a, b)==0, "%s: gpu_query's groups %s, SQL's %s", zJournal, a, b);
+        free(a); free(b);
+      }
+      for(q=0; q<2; q++){
+        /* the join's two reads, each in a transaction of its own (the second's build a hit) */
+        char *a, *b;
+        EXEC(db, "BEGIN");
+        a = s_render(db, "SELECT * FROM gj");
+        b = s_render(db, JOIN_SQL);
+        EXEC(db, "COMMIT");
+        CHECK(strcmp(a, b)==0 && strncmp(a, "error", 5)!=0, "%s: gpu_query's join, read %d: %s, SQL's %s", zJournal,
+              q + 1, a, b);
         free(a); free(b);
       }
     }
@@ -406,7 +420,7 @@ static void duringWrites(const char *zJournal){
   CHECK(wr.rc==SQLITE_OK, "%s: the writer failed: %d", zJournal, wr.rc);
   CHECK(nHitIn>0, "%s: no second scan in a transaction was a hit", zJournal);
   CHECK(nKeptFirst>0, "%s: no first read of gpu_query kept its column", zJournal);
-  EXEC(db, "DROP TABLE temp.gq; DROP TABLE temp.gs");
+  EXEC(db, "DROP TABLE temp.gq; DROP TABLE temp.gs; DROP TABLE temp.gj");
   sqlite3_close(db);
   s_dir_drop(zDir);
 }
