@@ -168,6 +168,14 @@ void ga_group_probes(int p);
 ** value); no real is flagged GA_V_HOST (the caller has checked that the
 ** window holds them all).
 */
+/* A kept column's numbers from its n rows (resident.cu): d_v values, d_c
+** classes (16-byte aligned); its numbers in scan order into d_num (NULL:
+** every row is one, and d_v serves) and bit i of d_bits (nWords words,
+** zeroed here) set where number i is a real. d_tiles: scratch of
+** ga_res_numbers_tiles(n) int64s. */
+int64_t ga_res_numbers_tiles(int64_t n);
+cudaError_t ga_res_numbers_launch(const int64_t *d_v, const unsigned char *d_c, int64_t n, int64_t *d_tiles,
+                                  int64_t *d_num, uint64_t *d_bits, int64_t nWords, cudaStream_t stream);
 cudaError_t ga_res_doubles_launch(const int64_t *d_v, const uint64_t *d_bits, int64_t n, double *d_out,
                                   cudaStream_t stream);
 cudaError_t ga_res_group_rows_launch(const int64_t *d_kv, const unsigned char *d_kc, const int64_t *d_vv,

@@ -378,12 +378,14 @@ static void duringWrites(const char *zJournal){
         free(a); free(b);
       }
       for(q=0; q<2; q++){
-        /* the join's two reads, each in a transaction of its own (the second's build a hit) */
+        /* the join's two reads, each in a transaction of its own (the second's build a
+        ** hit); 'auto': the device's program takes no probe key that may be a REAL (a.id + 1
+        ** overflows into one at the int64 limit) */
         char *a, *b;
-        EXEC(db, "BEGIN");
+        EXEC(db, "SELECT gpuagg_backend('auto'); BEGIN");
         a = s_render(db, "SELECT * FROM gj");
         b = s_render(db, JOIN_SQL);
-        EXEC(db, "COMMIT");
+        EXEC(db, "COMMIT; SELECT gpuagg_backend('%s')", g_backend);
         CHECK(strcmp(a, b)==0 && strncmp(a, "error", 5)!=0, "%s: gpu_query's join, read %d: %s, SQL's %s", zJournal,
               q + 1, a, b);
         free(a); free(b);
@@ -575,6 +577,56 @@ START_TEST(test_device){
 }
 END_TEST
 
+/* Columns large enough that keeping them on the device stages their
+** copies through pinned buffers on several threads (cuda_upload.c: 8 MiB
+** and more; on the CUDA pass, 9M rows a column, dozens of pieces, each
+** worker reusing its two buffers) and counts their numbers on several
+** (1M rows and more): every function read from them on the device gives
+** the uncached answer. x: integers, reals and runs of NULLs up to 9,000
+** rows long (tiles of the numbers kernel without a number, words of the
+** reals' bitmap across tiles); y: numbers only, integers and reals (the
+** numbers are the values); t: TEXT with numbers among it (a dictionary).
+** The CPU pass reads 1.2M rows (its columns stay on the host). */
+START_TEST(test_device_large){
+  static const char *azQ[] = {
+    "SELECT * FROM gpu_summary('big')",
+    "SELECT * FROM gpu_histogram('big', 'x', 97)",
+    "SELECT * FROM gpu_histogram('big', 'y', 1000)",
+    "SELECT * FROM gpu_group_by('big', 't', 'x')",
+    "SELECT * FROM gpu_group_by('big', 'y', 'x')",
+  };
+  char zFile[128];
+  sqlite3 *db, *ref, *w;
+  int64_t n = (strcmp(g_backend, "cuda")==0 ? 9000000 : 1200000) + (int64_t)(h_seed % 4099);
+  s_dir_make(zDir, "cache");
+  snprintf(zFile, sizeof(zFile), "%s/big.db", zDir);
+  w = s_open_plain(zFile);
+  /* h: a hash of the row number and the seed; a NULL run where h's block
+  ** of 16,384 rows says so, its length from the block's hash */
+  EXEC(w, "CREATE TABLE big(x, y, t);"
+          "WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM c WHERE i<%lld),"
+          " h(i, u, b) AS (SELECT i, ((i*2654435761 + %lld) %% 1000003), (((i>>14)*40503 + %lld) %% 9001) FROM c)"
+          " INSERT INTO big SELECT"
+          "  CASE WHEN (i & 16383) < b AND b %% 3 = 0 THEN NULL WHEN u %% 5 = 0 THEN u*1.25 - 6e5 ELSE u - 500000 END,"
+          "  CASE WHEN u %% 7 < 3 THEN u / 8.0 ELSE u %% 1000 END,"
+          "  CASE WHEN u %% 11 = 0 THEN u %% 37 WHEN u %% 13 = 0 THEN NULL ELSE 'k' || (u %% 53) END"
+          " FROM h", (long long)n - 1, (long long)(h_seed % 1000003), (long long)(h_seed % 9001));
+  sqlite3_close(w);
+  db = openDb(zFile);
+  ref = openDb(zFile);
+  EXEC(ref, "SELECT gpuagg_config('cache', 0)");
+  cachedTwice(db, ref, azQ, (int)(sizeof(azQ)/sizeof(azQ[0])), 1);
+  if( strcmp(g_backend, "cuda")==0 ){
+    CHECK(info(db, "cache.device_bytes") > 9*n, "%lld bytes kept on the device for 3 columns of %lld rows",
+          (long long)info(db, "cache.device_bytes"), (long long)n);
+    CHECK(info(db, "cache.device_hits")>=5, "%lld answers from the device", (long long)info(db, "cache.device_hits"));
+  }
+  sqlite3_close(db);
+  sqlite3_close(ref);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* TEXT columns kept as dictionaries (cache.c, 1a): every function over
 ** them, cached and read again, gives the uncached answer; on the CUDA pass
 ** TEXT keys and values are grouped on the device. Columns: a key of ~300 values with
@@ -720,6 +772,7 @@ static Suite *cacheSuite(void){
   tcase_add_test(tc, test_concurrent_writer);
   tcase_add_test(tc, test_budget);
   tcase_add_test(tc, test_device);
+  tcase_add_test(tc, test_device_large);
   tcase_add_test(tc, test_dictionary);
   suite_add_tcase(s, tc);
   return s;

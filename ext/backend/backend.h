@@ -265,8 +265,9 @@ struct ga_backend {
   ** connection limited to nDev, with the number sum() reads from each of
   ** the nDict dictionary entries (dictNum, and dictReal: a double's bits;
   ** NULL: not known); *pBytes the device memory it takes. GA_DEV_NOMEM: a
-  ** device had no room. */
-  int (*xColMake)(const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
+  ** device had no room. The connection's state (made here at first use)
+  ** keeps what copies need again (pinned buffers). */
+  int (*xColMake)(ga_dres**, const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
                   const unsigned char *dictReal, int64_t nDict, int nDev, ga_dcol **pp, int64_t *pBytes, char *zErr);
   void (*xColFree)(ga_dcol*);
   /* The device memory a column of n rows, nNum of them numbers, with nDict

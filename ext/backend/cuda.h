@@ -26,7 +26,7 @@ int ga_cuda_ranks(uint64_t *keys, int64_t n, const int64_t *rank, int nRank, uin
                   char *zErr);
 
 /* Kept columns (cuda_resident.c; ga_backend's xCol* contracts). */
-int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
+int ga_dcol_make(ga_dres **ppRes, const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
                  const unsigned char *dictReal, int64_t nDict, int nDev, ga_dcol **pp, int64_t *pBytes, char *zErr);
 void ga_dcol_free(ga_dcol*);
 int64_t ga_dcol_bytes(int64_t n, int64_t nNum, int64_t nDict);
@@ -107,6 +107,18 @@ cudaError_t ga_cu_pinned(void **p, size_t n);
 void ga_cu_pinned_free(void *p);
 cudaError_t ga_cu_stream(cudaStream_t *p);
 void ga_cu_stream_free(cudaStream_t st);   /* waits for its work first */
+
+/* Large host-to-device copies (cuda_upload.c): nb bytes from pageable
+** src to dst on device dev, staged through the pinned buffers *pp (made
+** at the first large copy, freed by ga_stage_free) by ga_cu_fan_threads()
+** workers; every transfer done when it returns. ga_cu_fan: xWork(pArg, i,
+** nThr) for i in [0, nThr) on as many threads (the caller's the first). */
+#define GA_FAN_MAX 8
+typedef struct ga_stage ga_stage;
+int ga_cu_upload(ga_stage **pp, int dev, void *dst, const void *src, size_t nb, char *zErr);
+void ga_stage_free(ga_stage*);
+int ga_cu_fan_threads(void);
+void ga_cu_fan(int nThr, void (*xWork)(void *pArg, int iThr, int nThr), void *pArg);
 
 /* Make device d the calling thread's current one, create its context
 ** (once per process) and load the kernels there; non-zero (zErr set) if it

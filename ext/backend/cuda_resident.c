@@ -10,8 +10,11 @@
 **      for NULL) and storage classes, and its numbers (INTEGER and REAL, in
 **      scan order) with a bitmap of the reals, as the chunk kernels read
 **      them; without NULLs the numbers are the rows' values themselves. One
-**      allocation per part, made and filled synchronously from the host
-**      copy; when a device has no room the caller hears GA_DEV_NOMEM, so
+**      allocation per part, filled before ga_dcol_make returns: the host
+**      copy's values and classes cross (staged by several threads through
+**      the connection's pinned buffers: cuda_upload.c), the numbers and
+**      the bitmap are made from them on the device (resident.cu); when a
+**      device has no room the caller hears GA_DEV_NOMEM, so
 **      that it can evict and retry. A table larger than one device's
 **      memory thus fits in the devices' sum.
 **   2. The reductions give what the chunk pipeline gives on the same rows,
@@ -97,6 +100,7 @@ typedef struct dRes {
 
 struct ga_dres {
   dRes *d[GA_DEV_MAX];      /* by device, made at first use */
+  ga_stage *stage;          /* pinned buffers for columns' copies to a device (cuda_upload.c) */
 };
 
 static int64_t up16(int64_t n){ return (n + 15) & ~(int64_t)15; }
@@ -125,65 +129,85 @@ int64_t ga_dcol_bytes_on(const ga_dcol *d, int iDev){
   return nb;
 }
 
-/* Part p's rows (classes type, values v) to its device, with the column's
-** dictionary numbers (nDict of them; dictNum NULL: none). */
-static int partMake(dPart *p, const unsigned char *type, const int64_t *v, const int64_t *dictNum,
-                    const unsigned char *dictReal, int64_t nDict, char *zErr){
-  int64_t i, k = 0, nW, oNum, oBits, oC, oDict;
-  uint64_t *hBits;
-  int64_t *hNum = 0;
-  cudaError_t e;
-  for(i=0; i<p->n; i++){
-    if( type[i]==SQLITE_INTEGER || type[i]==SQLITE_FLOAT ) p->nNum++;
-    if( type[i]==SQLITE_FLOAT ) p->nReal++;
+static int resOn(ga_dres **pp, int dev, int nStat, dRes **pr, char *zErr);
+
+/* Counting a part's numbers and reals, on ga_cu_fan's threads (each a
+** run of rows; the sums after). */
+typedef struct Count {
+  const unsigned char *type;                /* the rows' classes */
+  int64_t n;                                /* ... how many */
+  int64_t aNum[GA_FAN_MAX], aReal[GA_FAN_MAX];  /* each thread's counts */
+} Count;
+
+static void countWork(void *pArg, int iThr, int nThr){
+  Count *c = (Count*)pArg;
+  int64_t i, nNum = 0, nReal = 0, i1 = c->n*(iThr+1)/nThr;
+  for(i=c->n*iThr/nThr; i<i1; i++){
+    nNum += (unsigned)(c->type[i] - SQLITE_INTEGER) <= (unsigned)(SQLITE_FLOAT - SQLITE_INTEGER);
+    nReal += c->type[i]==SQLITE_FLOAT;
   }
-  nW = GA_BITMAP_WORDS(p->nNum);
+  c->aNum[iThr] = nNum;
+  c->aReal[iThr] = nReal;
+}
+
+/* Part p's rows (classes type, values v) to its device, with the column's
+** dictionary numbers (nDict of them; dictNum NULL: none): the rows copied
+** over (cuda_upload.c), its numbers and reals' bitmap made there from them
+** (resident.cu). */
+static int partMake(ga_dres **pp, dPart *p, const unsigned char *type, const int64_t *v, const int64_t *dictNum,
+                    const unsigned char *dictReal, int64_t nDict, char *zErr){
+  int64_t oNum, oBits, oC, oDict, *tiles = 0;
+  Count cnt;
+  dRes *r;
+  int i, nThr = p->n>=((int64_t)1<<20) ? ga_cu_fan_threads() : 1;
+  cudaError_t e;
+  memset(&cnt, 0, sizeof(cnt));
+  cnt.type = type;
+  cnt.n = p->n;
+  ga_cu_fan(nThr, countWork, &cnt);
+  for(i=0; i<nThr; i++){
+    p->nNum += cnt.aNum[i];
+    p->nReal += cnt.aReal[i];
+  }
   if( dictNum==0 ) nDict = 0;
   p->bytes = layout(p->n, p->nNum, nDict, &oNum, &oBits, &oC, &oDict);
-  hBits = calloc((size_t)(nW ? nW : 1), 8);
-  if( p->nNum<p->n ) hNum = malloc((size_t)(p->nNum ? p->nNum : 1)*8);
-  if( hBits==0 || (p->nNum<p->n && hNum==0) ){
-    free(hBits); free(hNum);
-    strcpy(zErr, "gpuagg: out of memory");
-    return 1;
-  }
-  for(i=0; i<p->n; i++){
-    if( type[i]!=SQLITE_INTEGER && type[i]!=SQLITE_FLOAT ) continue;
-    if( type[i]==SQLITE_FLOAT ) hBits[k>>6] |= (uint64_t)1 << (k & 63);
-    if( hNum ) hNum[k] = v[i];
-    k++;
-  }
   e = ga_cu_alloc(&p->mem, (size_t)p->bytes);
   if( e==cudaErrorMemoryAllocation ){
     (void)cudaGetLastError();
-    free(hBits); free(hNum);
     return GA_DEV_NOMEM;
   }
-  if( e==cudaSuccess ){
+  CK(e, "cudaMalloc (keeping a column on the device)");
+  {
     char *m = (char*)p->mem;
     p->rowV = (int64_t*)m;
-    p->num = hNum ? (int64_t*)(m + oNum) : p->rowV;
+    p->num = p->nNum<p->n ? (int64_t*)(m + oNum) : p->rowV;
     p->bits = (uint64_t*)(m + oBits);
     p->rowC = (unsigned char*)(m + oC);
     if( nDict ){
       p->dictNum = (int64_t*)(m + oDict);
       p->dictReal = (unsigned char*)(p->dictNum + nDict);
     }
-    if( p->n ) e = FI(FAULT_COPY, cudaMemcpy(p->rowV, v, (size_t)(8*p->n), cudaMemcpyHostToDevice));
-    if( e==cudaSuccess && nDict ){
-      e = FI(FAULT_COPY, cudaMemcpy(p->dictNum, dictNum, (size_t)(8*nDict), cudaMemcpyHostToDevice));
-      if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpy(p->dictReal, dictReal, (size_t)nDict, cudaMemcpyHostToDevice));
-    }
-    if( e==cudaSuccess && hNum && p->nNum ) e = FI(FAULT_COPY, cudaMemcpy(p->num, hNum, (size_t)(8*p->nNum), cudaMemcpyHostToDevice));
-    if( e==cudaSuccess && nW ) e = FI(FAULT_COPY, cudaMemcpy(p->bits, hBits, (size_t)(8*nW), cudaMemcpyHostToDevice));
-    if( e==cudaSuccess && p->n ) e = FI(FAULT_COPY, cudaMemcpy(p->rowC, type, (size_t)p->n, cudaMemcpyHostToDevice));
   }
-  free(hBits);
-  free(hNum);
-  return e==cudaSuccess ? 0 : ga_cu_fail(e, "keeping a column on the device", zErr);
+  if( nDict ){
+    CK(FI(FAULT_COPY, cudaMemcpy(p->dictNum, dictNum, (size_t)(8*nDict), cudaMemcpyHostToDevice)),
+       "cudaMemcpy (keeping a column on the device)");
+    CK(FI(FAULT_COPY, cudaMemcpy(p->dictReal, dictReal, (size_t)nDict, cudaMemcpyHostToDevice)),
+       "cudaMemcpy (keeping a column on the device)");
+  }
+  if( p->n==0 ) return 0;
+  if( resOn(pp, p->dev, 0, &r, zErr)
+   || ga_cu_upload(&(*pp)->stage, p->dev, p->rowV, v, (size_t)(8*p->n), zErr)
+   || ga_cu_upload(&(*pp)->stage, p->dev, p->rowC, type, (size_t)p->n, zErr) ) return 1;
+  CK(ga_cu_alloc((void**)&tiles, sizeof(int64_t)*(size_t)ga_res_numbers_tiles(p->n)), "cudaMalloc (a column's numbers)");
+  e = FI(FAULT_LAUNCH, ga_res_numbers_launch(p->rowV, p->rowC, p->n, tiles, p->nNum<p->n ? p->num : 0, p->bits,
+                                             GA_BITMAP_WORDS(p->nNum), r->st));
+  if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(r->st));
+  ga_cu_free(tiles);
+  CK(e, "the kernel making a column's numbers");
+  return 0;
 }
 
-int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
+int ga_dcol_make(ga_dres **ppRes, const unsigned char *type, const int64_t *v, int64_t n, const int64_t *dictNum,
                  const unsigned char *dictReal, int64_t nDict, int nDev, ga_dcol **pp, int64_t *pBytes, char *zErr){
   ga_dcol *d = calloc(1, sizeof(ga_dcol));
   int aDev[GA_DEV_MAX], nUse = 0, i, rc = 0;
@@ -208,7 +232,7 @@ int ga_dcol_make(const unsigned char *type, const int64_t *v, int64_t n, const i
     p->n = n*(i+1)/nUse - p->row0;
     p->num0 = num0;
     d->nPart = i + 1;
-    if( (rc = ga_cu_live(p->dev, zErr))==0 && (rc = partMake(p, type + p->row0, v + p->row0, dictNum, dictReal, nDict, zErr))==0 ){
+    if( (rc = ga_cu_live(p->dev, zErr))==0 && (rc = partMake(ppRes, p, type + p->row0, v + p->row0, dictNum, dictReal, nDict, zErr))==0 ){
       num0 += p->nNum;
       total += p->bytes;
     }
@@ -274,6 +298,7 @@ void ga_dres_free(ga_dres *r){
   int i;
   if( r==0 ) return;
   for(i=0; i<GA_DEV_MAX; i++) resFree(i, r->d[i]);
+  ga_stage_free(r->stage);
   free(r);
 }
 

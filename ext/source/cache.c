@@ -1193,7 +1193,7 @@ static void deviceKeep(ga_cache *c, ga_conn *conn, ga_centry *e){
       dictReal[k] = e->cell[k].numType==SQLITE_FLOAT;
     }
   }
-  while( (rc = c->be->xColMake(e->type, e->v, e->n, dictNum, dictReal, nDict, nDev, &e->res.d, &nb, zErr))==GA_DEV_NOMEM
+  while( (rc = c->be->xColMake(&c->dres, e->type, e->v, e->n, dictNum, dictReal, nDict, nDev, &e->res.d, &nb, zErr))==GA_DEV_NOMEM
       && (workTrim(c) || evictOne(c)) ){}
   free(dictNum);
   free(dictReal);
