@@ -60,7 +60,12 @@
 **      together (0: none); the least recently used entries go first;
 **      setting it lower frees at once. The default (-1) is a quarter of the
 **      devices' free memory (together) when the first columns are kept with a context,
-**      and no caching where CUDA cannot serve the connection. Entries in use
+**      and no caching where CUDA cannot serve the connection. Columns kept
+**      before any context (a first read makes none: its operators are the
+**      CPU's) are kept in host memory within gpuagg_config('resident'), and
+**      go to the device at the first read over them that wants it; the
+**      budget is then settled as above (the least recently used entries
+**      going if it is smaller). Entries in use
 **      by a scan are freed when it ends.
 **   6a. What is kept beside the columns for their reads counts too:
 **      - a hold (ga_cache_hold): a gpu_query table's compiled plan, a
@@ -94,6 +99,8 @@ typedef struct ga_chold ga_chold;
 struct ga_cache {
   int64_t budget;           /* most bytes kept (gpuagg_config 'cache'); 0: none;
                             ** GA_CACHE_AUTO: not yet known */
+  int hostShare;            /* budget is automatic, settled without a context: the
+                            ** host's share (conn->resident) until the first context */
   int64_t bytes;            /* bytes kept, in host and device memory (holds, work too) */
   int64_t devBytes;         /* ... of them in device memory */
   int64_t devBytesOn[GA_DEV_MAX]; /* ... by device */
@@ -229,6 +236,7 @@ static void cacheTrim(ga_cache *c, int64_t need){
 void ga_cache_budget(ga_cache *c, int64_t budget){
   if( c==0 ) return;
   c->budget = budget;
+  c->hostShare = 0;
   cacheTrim(c, 0);
   if( c->nEntry==0 && c->dres ){
     c->be->xResFree(c->dres);
@@ -238,13 +246,17 @@ void ga_cache_budget(ga_cache *c, int64_t budget){
 }
 
 int64_t ga_cache_budget_of(const ga_cache *c){
-  return c ? c->budget : 0;
+  return c==0 ? 0 : c->hostShare ? GA_CACHE_AUTO : c->budget;
 }
 
 void ga_cache_clear(ga_cache *c){
   int64_t b = c ? c->budget : 0;
+  int h = c ? c->hostShare : 0;
   ga_cache_budget(c, 0);
-  if( c ) c->budget = b;
+  if( c ){
+    c->budget = b;
+    c->hostShare = h;
+  }
 }
 
 static ga_cache *cacheNew(void){
@@ -1218,9 +1230,13 @@ static int deviceWanted(ga_conn *conn){
   ga_cache *c = conn->cache;
   if( conn->mode!=GA_CPU && be && be->xColMake && be->xWarm() ){
     c->be = be;
-    if( c->budget==GA_CACHE_AUTO ){
+    if( c->budget==GA_CACHE_AUTO || c->hostShare ){
       int64_t fr = be->xFreeBytes(conn->devices);
-      if( fr>0 ) c->budget = fr/4;
+      if( fr>0 ){
+        c->budget = fr/4;
+        c->hostShare = 0;
+        cacheTrim(c, 0);            /* (held entries go at their scan's end: dead) */
+      }
     }
     return 1;
   }
@@ -1239,7 +1255,11 @@ static void keep(CacheSrc *p){
   size_t nDb = strlen(p->zDb) + 1, nTab = strlen(p->zTab) + 1;
   int64_t need = p->nRec;
   int c, ok = 1, dev = deviceWanted(p->conn);
-  if( cc->budget<=0 ) return;                        /* automatic, and no context */
+  if( cc->budget==GA_CACHE_AUTO && !dev ){           /* no context: the host's share until one (6) */
+    cc->budget = p->conn->resident;
+    cc->hostShare = 1;
+  }
+  if( cc->budget<=0 ) return;
   for(c=0; c<p->nCol; c++){
     aDev[c] = (unsigned char)residentOf(&p->aRec[c], p->aWant[c], &aRes[c]) && dev;
     aPlain[c] = aRes[c].nText + aRes[c].nBlob==0;
@@ -1452,7 +1472,7 @@ void ga_cache_device_again(ga_colsrc *pSrc){
   cc = p->conn->cache;
   for(c=0; c<p->nCol; c++){
     ga_centry *e = p->aEnt[c];
-    if( e==0 || e->res.d || (e->res.nText + e->res.nBlob && !(e->want & GA_COL_BYTES)) ) continue;
+    if( e==0 || e->dead || e->res.d || (e->res.nText + e->res.nBlob && !(e->want & GA_COL_BYTES)) ) continue;
     if( cc->bytes + cc->be->xColBytes(e->n, e->res.nInt + e->res.nReal, (e->want & GA_COL_NUMERIC) ? e->nCell : 0)
         > cc->budget ) continue;
     deviceKeep(cc, p->conn, e);
@@ -1521,7 +1541,7 @@ static ga_centry *entryFind(CacheSrc *p, const char *zCol, unsigned char want){
 static int cacheOn(ga_conn *conn){
   char zWhy[GA_ERRLEN];
   if( conn->cache==0 ) return 0;
-  if( conn->cache->budget!=GA_CACHE_AUTO ) return conn->cache->budget>0;
+  if( conn->cache->budget!=GA_CACHE_AUTO && !conn->cache->hostShare ) return conn->cache->budget>0;
   if( conn->mode==GA_CPU || !ga_device_usable(zWhy) ) return 0;
   deviceWanted(conn);                       /* settles the budget if a context exists */
   return 1;
