@@ -577,6 +577,57 @@ START_TEST(test_device){
 }
 END_TEST
 
+/* A fresh connection at the default budget (automatic) in a process with
+** no CUDA context yet (each test runs in a child of its own): gpu_query's
+** first read runs on the CPU's operators and makes no context, and what
+** it recorded is kept in host memory (cache.c, 6); the second read sends
+** those columns to the device (the CUDA pass) and answers there, the
+** budget then settled. Both reads give SQL's answer. The CPU pass keeps
+** nothing (no caching where CUDA cannot serve the connection). */
+START_TEST(test_kept_before_context){
+  static const char *zQ = "SELECT s, count(*), sum(x), max(y), min(x) FROM t GROUP BY s";
+  char zFile[128], *zErr = 0, *b;
+  sqlite3 *db, *w;
+  int cuda = strcmp(g_backend, "cuda")==0, r;
+  s_dir_make(zDir, "cache");
+  snprintf(zFile, sizeof(zFile), "%s/c.db", zDir);
+  w = s_open_plain(zFile);
+  EXEC(w, "CREATE TABLE t(x INTEGER, y REAL, s TEXT);"
+          "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i<%d)"
+          " INSERT INTO t SELECT CASE WHEN i %% 17 = 0 THEN NULL ELSE (i*7919 + %lld) %% 100003 - 50000 END,"
+          " i / 3.0, 's' || (i %% 23) FROM c", 60000 + (int)(h_seed % 1000), (long long)(h_seed % 100003));
+  b = s_render(w, zQ);
+  sqlite3_close(w);
+  db = h_open_file(zFile, &zErr);
+  ck_assert_msg(db!=0, "cannot open %s with the module: %s", zFile, zErr ? zErr : "?");
+  EXEC(db, "SELECT gpuagg_backend('%s'), gpuagg_config('threshold', 1000);"
+           " CREATE VIRTUAL TABLE temp.g USING gpu_query((%s))", cuda ? "auto" : "cpu", zQ);
+  if( cuda ) CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.context')")==0, "a context before the first read");
+  for(r=0; r<2; r++){
+    char *a = s_render(db, "SELECT * FROM g");
+    CHECK(strcmp(a, b)==0, "read %d: %.300s\n  SQL's %.300s", r + 1, a, b);
+    free(a);
+    if( r==0 && cuda ){
+      CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.context')")==0, "the first read made a context");
+      CHECK(h_int(db, "SELECT count(*) FROM gpuagg_cache() WHERE device_bytes=0")==3
+            && h_int(db, "SELECT count(*) FROM gpuagg_cache()")==3, "the first read's columns not kept on the host: %s",
+            h_text(db, "SELECT group_concat(column_name || ' ' || device_bytes) FROM gpuagg_cache()"));
+      CHECK(h_int(db, "SELECT gpuagg_config('cache')")==-1, "the budget settled without a context");
+    }
+  }
+  if( cuda ){
+    CHECK(h_int(db, "SELECT count(*) FROM gpuagg_cache() WHERE device_bytes>0")==3, "the columns not sent to the device");
+    CHECK(info(db, "query.device")==1, "%lld reads on the device", (long long)info(db, "query.device"));
+    CHECK(h_int(db, "SELECT gpuagg_config('cache')")>0, "the budget not settled at the context");
+  }else{
+    CHECK(h_int(db, "SELECT count(*) FROM gpuagg_cache()")==0, "columns kept on the CPU pass");
+  }
+  free(b);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* Columns large enough that keeping them on the device stages their
 ** copies through pinned buffers on several threads (cuda_upload.c: 8 MiB
 ** and more; on the CUDA pass, 9M rows a column, dozens of pieces, each
@@ -773,6 +824,7 @@ static Suite *cacheSuite(void){
   tcase_add_test(tc, test_budget);
   tcase_add_test(tc, test_device);
   tcase_add_test(tc, test_device_large);
+  tcase_add_test(tc, test_kept_before_context);
   tcase_add_test(tc, test_dictionary);
   suite_add_tcase(s, tc);
   return s;
