@@ -88,7 +88,7 @@ typedef struct JoinTab {
   qrun **aRun; int nRun;           /* the build's runs (its scan's threads'): they keep its bytes */
   unsigned char **aT;              /* its columns, q->nCol: each row's class */
   int64_t **aV;                    /* ... value (TEXT, BLOB: the row's cell) */
-  ga_cell **aCell;                 /* ... TEXT and BLOB bytes */
+  ga_cell **aCell;                 /* ... TEXT and BLOB bytes (NULL: the column has none) */
   const char **azKey; int *anKey;  /* each row's canonical key (NULL: it matches no row) */
   uint64_t *aHash;                 /* ... and its hash */
   int bin;                         /* an equality's collation is not BINARY (1b) */
@@ -284,7 +284,8 @@ typedef struct BuildPart {
   int64_t n, alloc;                /* rows, and room */
   unsigned char **aT;              /* each result column's classes */
   int64_t **aV;                    /* ... values (TEXT, BLOB: the row's cell) */
-  ga_cell **aCell;                 /* ... TEXT and BLOB bytes (kept by part.r) */
+  ga_cell **aCell;                 /* ... TEXT and BLOB bytes (kept by part.r), room for alloc
+                                   ** rows once the column has one (NULL until then) */
   const char **azKey; int *anKey;  /* each row's key (JoinTab's) */
   int *anBin; uint64_t *aHash;
   int64_t *aPos;                   /* each row's position in the table's scan (the plan's nPos) */
@@ -359,8 +360,10 @@ static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
       bp->aT[j] = x;
       if( (x = sqlite3_realloc64(bp->aV[j], 8*(uint64_t)m))==0 ) return SQLITE_NOMEM;
       bp->aV[j] = x;
-      if( (x = sqlite3_realloc64(bp->aCell[j], sizeof(ga_cell)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
-      bp->aCell[j] = x;
+      if( bp->aCell[j] ){
+        if( (x = sqlite3_realloc64(bp->aCell[j], sizeof(ga_cell)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+        bp->aCell[j] = x;
+      }
     }
     if( (bp->azKey = growTo(bp->azKey, m, sizeof(char*)))==0 || (bp->anKey = growTo(bp->anKey, m, sizeof(int)))==0
      || (bp->anBin = growTo(bp->anBin, m, sizeof(int)))==0 || (bp->aHash = growTo(bp->aHash, m, 8))==0
@@ -385,7 +388,11 @@ static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
       bp->aV[j][at] = c->v[row];
       if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
         const ga_cell *x = &c->cell[c->v[row]];
-        ga_cell *d = &bp->aCell[j][at];
+        ga_cell *d;
+        if( bp->aCell[j]==0 && (bp->aCell[j] = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)bp->alloc))==0 ){
+          return SQLITE_NOMEM;
+        }
+        d = &bp->aCell[j][at];
         memset(d, 0, sizeof(*d));
         d->n = x->n;
         if( (d->z = x->n ? q_keep(bp->part.r, x->z, x->n) : "")==0 ) return SQLITE_NOMEM;
@@ -489,8 +496,10 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
     }
   }
   for(j=0; j<pb->nOut && rc==SQLITE_OK; j++){
+    int cells = 0;                  /* (a part's cells only where its column has TEXT or BLOB) */
+    for(w=0; w<s.nPart; w++) cells |= s.a[w].aCell[j]!=0;
     if( (jt->aT[j] = sqlite3_malloc64((uint64_t)jt->n + 1))==0 || (jt->aV[j] = sqlite3_malloc64(8*(uint64_t)jt->n + 8))==0
-     || (jt->aCell[j] = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)jt->n + sizeof(ga_cell)))==0 ){
+     || (cells && (jt->aCell[j] = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)jt->n + sizeof(ga_cell)))==0) ){
       rc = SQLITE_NOMEM;
       break;
     }
@@ -499,7 +508,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
       int64_t i;
       if( bp->n==0 ) continue;
       memcpy(jt->aT[j] + at, bp->aT[j], (size_t)bp->n);
-      memcpy(jt->aCell[j] + at, bp->aCell[j], sizeof(ga_cell)*(size_t)bp->n);
+      if( bp->aCell[j] ) memcpy(jt->aCell[j] + at, bp->aCell[j], sizeof(ga_cell)*(size_t)bp->n);
       for(i=0; i<bp->n; i++){
         int t = bp->aT[j][i];
         jt->aV[j][at + i] = t==SQLITE_TEXT || t==SQLITE_BLOB ? at + i : bp->aV[j][i];
