@@ -1901,6 +1901,62 @@ START_TEST(test_row_eval_threads){
 }
 END_TEST
 
+/* A joined table indexed directly by keys that span millions of places
+** (compile.c's indexBy: its table made in place, its entries cleared on
+** the compile's threads from 2^22 on): 300,000 rows keyed 16 apart from a
+** random start, probed by keys that land on them, between them and past
+** them; an inner join's sums and a LEFT JOIN's counts of matches, on 1 and
+** 3 threads, each read twice against SQLite (f, twice d's rows, the table scanned). */
+START_TEST(test_wide_index){
+  static const char *azQ[] = {
+    "SELECT f.g, count(*), sum(d.w) FROM f JOIN d ON f.k = d.id GROUP BY f.g",
+    "SELECT f.g, count(d.w), count(*) FROM f LEFT JOIN d ON f.k = d.id GROUP BY f.g",
+  };
+  int cpu = strcmp(g_backend, "cpu")==0, nTh, q, k;
+  char zDir[64], zFile[96];
+  unsigned m, o;
+  sqlite3 *db;
+  h_rng r;
+  s_dir_make(zDir, "qwide");
+  snprintf(zFile, sizeof(zFile), "%s/w.db", zDir);
+  h_rng_init(&r, h_seed ^ 0x91de);
+  m = 1 + 2*(unsigned)(h_next(&r) % 99991);
+  o = (unsigned)(h_next(&r) % 1000000);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, w INTEGER); CREATE TABLE f(k INTEGER, g INTEGER);"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<299999) INSERT INTO d SELECT"
+           " %u + 16*n, CASE WHEN n %% 11 = 3 THEN NULL ELSE n %% 1000 END FROM c;"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<599999) INSERT INTO f SELECT"
+           " %u + CASE n %% 3 WHEN 0 THEN 16*((n*%u) %% 300000) WHEN 1 THEN (n*%u) %% 4900000 ELSE -1 - n END,"
+           " n %% 29 FROM c", o, o, m, m);
+  for(nTh=1; nTh<=3; nTh+=2){
+    EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",
+         nTh, 1<<28, cpu ? 1 : -1);
+    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+      char *zRef = refOf(azQ[q]), *zWant;
+      EXEC(db, "CREATE VIRTUAL TABLE temp.e USING gpu_query((%s))", azQ[q]);
+      zWant = s_render(db, zRef);
+      for(k=0; k<2; k++){
+        char *zGot = s_render(db, "SELECT * FROM e");
+        CHECK(strcmp(zGot, zWant)==0, "%s (%d threads), read %d: %.300s, SQLite %.300s", azQ[q], nTh, k + 1, zGot,
+              zWant);
+        free(zGot);
+      }
+      if( cpu ){
+        char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+        CHECK(zOn && strcmp(zOn, "table")!=0, "%s: not over kept columns: %s", azQ[q],
+              h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
+        free(zOn);
+      }
+      EXEC(db, "DROP TABLE temp.e");
+      free(zWant); sqlite3_free(zRef);
+    }
+  }
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* The first read's dictionaries (cache.c's merge: each part's sorted a word
 ** of bytes at a time, then merged in order): TEXT values that share their
 ** first 8, 16 and 24 bytes, differ only past them or in length, hold NUL
@@ -6468,6 +6524,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_build_kept);
   tcase_add_test(tc, test_first_read_dictionary);
   tcase_add_test(tc, test_row_eval_threads);
+  tcase_add_test(tc, test_wide_index);
   tcase_add_test(tc, test_transitive_coll);
   tcase_add_test(tc, test_in_affinity);
   tcase_add_test(tc, test_kept_join);

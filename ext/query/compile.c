@@ -79,6 +79,7 @@
 **      has (ga_qprog.tabId): a device keeps the tables of the last program
 **      it ran by it, so that a read of a kept compiled plan copies none.
 */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
@@ -278,8 +279,11 @@ static int dictEval(Comp *c, qexpr *e, int col, int keep, qval **paOut, int64_t 
   return SQLITE_OK;
 }
 
-/* A table of n entries (classes and values from a), its index in *pt. */
-static int addTable(Comp *c, const unsigned char *aT, const int64_t *aV, int64_t n, int *pt){
+/* Room for the next table, of n entries, after the tables made so far:
+** its classes and values into *paT and *paV, for the caller to fill before
+** tableAdd makes it a table (a large one is made in place: no copy, no
+** second set of fresh pages). */
+static int tableRoom(Comp *c, int64_t n, unsigned char **paT, int64_t **paV){
   qkept *k = c->k;
   if( k->p.nTab>=GA_QTAB ) return why(c, "more than %d expressions of TEXT columns", GA_QTAB);
   if( k->nTab + n>k->tabAlloc ){
@@ -292,15 +296,67 @@ static int addTable(Comp *c, const unsigned char *aT, const int64_t *aV, int64_t
     k->tabV = tv;
     k->tabAlloc = m;
   }
-  if( n ){
-    memcpy(k->tabC + k->nTab, aT, (size_t)n);
-    memcpy(k->tabV + k->nTab, aV, 8*(size_t)n);
-  }
+  *paT = k->tabC + k->nTab;
+  *paV = k->tabV + k->nTab;
+  return SQLITE_OK;
+}
+
+/* The room tableRoom gave, n entries filled, as the next table: its index
+** in *pt. */
+static void tableAdd(Comp *c, int64_t n, int *pt){
+  qkept *k = c->k;
+  assert( k->p.nTab<GA_QTAB && k->nTab + n<=k->tabAlloc );
   k->p.tabOff[k->p.nTab] = k->nTab;
   k->p.tabN[k->p.nTab] = n;
   k->nTab += n;
   *pt = k->p.nTab++;
+}
+
+/* A table of n entries (classes and values from a), its index in *pt. */
+static int addTable(Comp *c, const unsigned char *aT, const int64_t *aV, int64_t n, int *pt){
+  unsigned char *dT;
+  int64_t *dV;
+  int rc = tableRoom(c, n, &dT, &dV);
+  if( rc ) return rc;
+  if( n ){
+    memcpy(dT, aT, (size_t)n);
+    memcpy(dV, aV, 8*(size_t)n);
+  }
+  tableAdd(c, n, pt);
   return SQLITE_OK;
+}
+
+/* n entries of NULL from aT and aV: on the compile's threads where n is
+** large (the first touch of fresh pages is most of the cost, and the
+** kernel serves page faults on several cores at once). */
+#define CLEAR_PAR_MIN ((int64_t)1 << 22)
+typedef struct Clear {
+  unsigned char *aT; int64_t *aV;   /* the entries */
+  int64_t n; int nPart, iPart;      /* ... how many; this part's share of nPart */
+} Clear;
+
+static void *clearPart(void *pArg){
+  Clear *p = (Clear*)pArg;
+  int64_t i0 = p->n*p->iPart/p->nPart, i1 = p->n*(p->iPart + 1)/p->nPart;
+  memset(p->aT + i0, SQLITE_NULL, (size_t)(i1 - i0));
+  memset(p->aV + i0, 0, 8*(size_t)(i1 - i0));
+  return 0;
+}
+
+static void clearEntries(Comp *c, unsigned char *aT, int64_t *aV, int64_t n){
+  pthread_t aId[GA_THREADS_MAX];
+  Clear a[GA_THREADS_MAX];
+  int nTh = n>=CLEAR_PAR_MIN ? q_run_threads(c->r) : 1, w, nRun;
+  if( nTh<1 ) nTh = 1;
+  if( nTh>GA_THREADS_MAX ) nTh = GA_THREADS_MAX;
+  for(w=0; w<nTh; w++){
+    a[w].aT = aT; a[w].aV = aV; a[w].n = n;
+    a[w].nPart = nTh; a[w].iPart = w;
+  }
+  for(w=1, nRun=1; w<nTh && pthread_create(&aId[w], 0, clearPart, &a[w])==0; w++) nRun++;
+  for(w=nRun; w<nTh; w++) clearPart(&a[w]);      /* (a thread that did not start: its part here) */
+  clearPart(&a[0]);
+  for(w=1; w<nRun; w++) pthread_join(aId[w], 0);
 }
 
 /* Lookup of table t by column col into a new register. */
@@ -1403,15 +1459,8 @@ static int indexBy(Comp *c, int jk, int j, int j2, Index *x){
     if( nKeyed>((int64_t)1<<24) ) return why(c, "a joined table of more than 2^24 keys spread wide (%s)", q->zQual);
     n = hashShape(nKeyed, &shift, &mask);
   }
-  aT = sqlite3_malloc64((uint64_t)n);
-  aV = sqlite3_malloc64(8*(uint64_t)n);
-  if( aT==0 || aV==0 ){
-    sqlite3_free(aT);
-    sqlite3_free(aV);
-    return SQLITE_NOMEM;
-  }
-  memset(aT, SQLITE_NULL, (size_t)n);
-  memset(aV, 0, 8*(size_t)n);
+  if( (rc = tableRoom(c, n, &aT, &aV))!=SQLITE_OK ) return rc;   /* (made in place) */
+  clearEntries(c, aT, aV, n);
   for(i=0, rc=SQLITE_OK; i<jr->n && rc==SQLITE_OK; i++){
     int64_t at;
     if( !rowKey(jr, i, j, j2, x->aPair, &v) ) continue;
@@ -1436,9 +1485,7 @@ static int indexBy(Comp *c, int jk, int j, int j2, Index *x){
     }
     aT[at] = SQLITE_INTEGER;
   }
-  if( rc==SQLITE_OK ) rc = addTable(c, aT, aV, n, &x->t);
-  sqlite3_free(aT);
-  sqlite3_free(aV);
+  if( rc==SQLITE_OK ) tableAdd(c, n, &x->t);
   x->lo = x->hashed ? shift : lo;
   return rc;
 }
