@@ -460,6 +460,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     if( *pzErr==0 ) goto fail;
     goto done;
   }
+  if( pl->nJoin && (rc = qxJoinIndex(&e))!=SQLITE_OK ) goto fail;   /* (made once the operators here need them) */
   for(w=-1; hold && w<e.nPart; w++){
     Part *p = w<0 ? &e.main : &e.aPart[w];
     if( (p->held = sqlite3_malloc(sizeof(Held)))==0 ){ rc = SQLITE_NOMEM; goto fail; }

@@ -242,8 +242,10 @@ void qxHeldFree(Held *h);
 
 /* ---- join.c: a join's tables built, probed by each batch ------------------------------------ */
 int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr);
+/* The built tables' indexes (1, 1a), where not made yet: before qxJoinProbe. */
+int qxJoinIndex(Exec *e);
 int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int worker);
-/* Join k's rows and index as a join over kept columns reads them (built). */
+/* Join k's rows and keys as a join over kept columns reads them (built). */
 void qxJoinRows(const Exec *e, int k, qjoinrows *out);
 void qxJoinFree(Exec *e);
 void qxJoinScratchFree(Part *p);

@@ -17,7 +17,11 @@
 **      is its integer, TEXT by its collation's key), the values one after
 **      the other. A row with a NULL in its key matches nothing. The keys go
 **      into a hash table of chains (a row per key and duplicates: they
-**      multiply rows, as SQL's join does).
+**      multiply rows, as SQL's join does), made once the operators here
+**      need it (qxJoinIndex): a read over kept columns compiles the rows
+**      and keys into its own program (compile.c, 6), and needs none; a
+**      table whose equality must find one row a key (1d) is indexed with
+**      its build, to check that.
 **   1a. A table joined by one equality whose keys are all integers (after
 **      the affinity; an integral REAL is its integer, as in 1) within a
 **      span of at most 16 times its rows plus 65,536, such as an INTEGER
@@ -214,11 +218,10 @@ static int keyTwice(const JoinTab *jt){
 }
 
 /* Join table jt's rows, their keys made (buildScan), indexed (1, 1a). */
-static int buildTable(JoinTab *jt){
+static int tableIndex(JoinTab *jt){
   const qjoin *q = jt->q;
   int64_t n = jt->n, r;
   uint64_t nSlot = 16;
-  int j;
   while( nSlot<2*(uint64_t)n ) nSlot *= 2;
   jt->mask = nSlot - 1;
   jt->aNext = sqlite3_malloc64(8*(uint64_t)n + 8);
@@ -237,8 +240,22 @@ static int buildTable(JoinTab *jt){
       jt->aSlot[h] = r;
     }
   }
+  return SQLITE_OK;
+}
+
+/* The places of a joined row jt's equalities and conditions read (its order: 2a). */
+static void tableReads(JoinTab *jt){
+  const qjoin *q = jt->q;
+  int j;
   for(j=0; j<q->nEq; j++) colsOf(sideOf(q, j, 0), jt->aProbeCol, &jt->nProbeCol);
   for(j=0; j<q->nOn; j++) colsOf(q->aOn[j], jt->aOnCol, &jt->nOnCol);
+}
+
+int qxJoinIndex(Exec *e){
+  int k, rc;
+  for(k=0; e->aJt && k<e->pl->nJoin; k++){
+    if( e->aJt[k].aNext==0 && (rc = tableIndex(&e->aJt[k]))!=SQLITE_OK ) return rc;
+  }
   return SQLITE_OK;
 }
 
@@ -570,7 +587,8 @@ int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
       if( rc==QE_BAIL && *pzErr==0 ) *pzErr = sqlite3_mprintf("the join's table %s", jt->q->zQual);
       return rc;
     }
-    if( (rc = buildTable(jt))!=SQLITE_OK ) return rc;
+    tableReads(jt);
+    if( jt->q->unique && (rc = tableIndex(jt))!=SQLITE_OK ) return rc;
     if( jt->q->unique && keyTwice(jt) ){
       *pzErr = jt->q->unique==Q_ONE_GROUP
                ? sqlite3_mprintf("at run time: groups of a correlated aggregate that its equality with the outer query "
