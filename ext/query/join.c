@@ -434,6 +434,55 @@ static int buildPar(ga_colsink *pSink, int w, const ga_colbatch *b){
   return rc==SQLITE_OK || rc==SQLITE_NOMEM ? rc : GA_SINK_LATER;
 }
 
+/* Part w's rows (its first at place `at` of jt's), copied into jt's
+** columns and keys, allocated for them all. */
+typedef struct Place {
+  const BuildSink *s; JoinTab *jt;  /* the parts, and where they go */
+  int w; int64_t at;                /* this part, and its first row's place */
+} Place;
+
+static void *partPlace(void *pArg){
+  const Place *x = (const Place*)pArg;
+  const BuildPart *bp = &x->s->a[x->w];
+  JoinTab *jt = x->jt;
+  int64_t at = x->at, i;
+  int j;
+  if( bp->n==0 ) return 0;
+  for(j=0; j<x->s->pb->nOut; j++){
+    memcpy(jt->aT[j] + at, bp->aT[j], (size_t)bp->n);
+    if( bp->aCell[j] ) memcpy(jt->aCell[j] + at, bp->aCell[j], sizeof(ga_cell)*(size_t)bp->n);
+    for(i=0; i<bp->n; i++){
+      int t = bp->aT[j][i];
+      jt->aV[j][at + i] = t==SQLITE_TEXT || t==SQLITE_BLOB ? at + i : bp->aV[j][i];
+    }
+  }
+  memcpy(jt->azKey + at, bp->azKey, sizeof(char*)*(size_t)bp->n);
+  memcpy(jt->anKey + at, bp->anKey, sizeof(int)*(size_t)bp->n);
+  memcpy(jt->anBin + at, bp->anBin, sizeof(int)*(size_t)bp->n);
+  memcpy(jt->aHash + at, bp->aHash, 8*(size_t)bp->n);
+  if( x->s->wantPos ) memcpy(jt->aPos + at, bp->aPos, 8*(size_t)bp->n);
+  return 0;
+}
+
+/* The parts' rows one after another into jt: each part on a thread of its
+** own where there are many (the first touch of the fresh arrays is most
+** of the cost, and the kernel serves page faults on several cores at
+** once), else on this one. */
+#define PLACE_PAR_MIN ((int64_t)1 << 20)
+static void partsPlace(const BuildSink *s, JoinTab *jt){
+  Place a[1 + GA_THREADS_MAX];
+  pthread_t aId[1 + GA_THREADS_MAX];
+  int w, par = jt->n>=PLACE_PAR_MIN, aRun[1 + GA_THREADS_MAX];
+  int64_t at = 0;
+  assert( s->nPart<=1 + GA_THREADS_MAX );
+  for(w=0; w<s->nPart; at+=s->a[w].n, w++){
+    a[w].s = s; a[w].jt = jt; a[w].w = w; a[w].at = at;
+    aRun[w] = w>0 && par && s->a[w].n>0 && pthread_create(&aId[w], 0, partPlace, &a[w])==0;
+  }
+  for(w=0; w<s->nPart; w++) if( !aRun[w] ) partPlace(&a[w]);   /* (and a thread that did not start: here) */
+  for(w=1; w<s->nPart; w++) if( aRun[w] ) pthread_join(aId[w], 0);
+}
+
 /* Join table jt's rows: its build plan's table scanned (in the page
 ** source's workers too: its rows' order decides nothing), or its
 ** subquery's rows (1c), the conjuncts applied, the result columns gathered
@@ -444,7 +493,6 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
   ga_colsrc *src = 0;
   BuildSink s;
   int nTh = conn->threads>1 ? conn->threads : 0, w, j, rc = SQLITE_OK;
-  int64_t at;
   memset(&s, 0, sizeof(s));
   s.pb = pb;
   s.q = jt->q;
@@ -518,18 +566,6 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
     if( (jt->aT[j] = sqlite3_malloc64((uint64_t)jt->n + 1))==0 || (jt->aV[j] = sqlite3_malloc64(8*(uint64_t)jt->n + 8))==0
      || (cells && (jt->aCell[j] = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)jt->n + sizeof(ga_cell)))==0) ){
       rc = SQLITE_NOMEM;
-      break;
-    }
-    for(w=0, at=0; w<s.nPart; at+=s.a[w].n, w++){
-      const BuildPart *bp = &s.a[w];
-      int64_t i;
-      if( bp->n==0 ) continue;
-      memcpy(jt->aT[j] + at, bp->aT[j], (size_t)bp->n);
-      if( bp->aCell[j] ) memcpy(jt->aCell[j] + at, bp->aCell[j], sizeof(ga_cell)*(size_t)bp->n);
-      for(i=0; i<bp->n; i++){
-        int t = bp->aT[j][i];
-        jt->aV[j][at + i] = t==SQLITE_TEXT || t==SQLITE_BLOB ? at + i : bp->aV[j][i];
-      }
     }
   }
   jt->bin = s.bin;
@@ -541,15 +577,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
     if( jt->azKey==0 || jt->anKey==0 || jt->anBin==0 || jt->aHash==0 ) rc = SQLITE_NOMEM;
     if( s.wantPos && (jt->aPos = sqlite3_malloc64(8*(uint64_t)jt->n + 8))==0 ) rc = SQLITE_NOMEM;
   }
-  for(w=0, at=0; w<s.nPart && rc==SQLITE_OK; at+=s.a[w].n, w++){
-    const BuildPart *bp = &s.a[w];
-    if( bp->n==0 ) continue;
-    memcpy(jt->azKey + at, bp->azKey, sizeof(char*)*(size_t)bp->n);
-    memcpy(jt->anKey + at, bp->anKey, sizeof(int)*(size_t)bp->n);
-    memcpy(jt->anBin + at, bp->anBin, sizeof(int)*(size_t)bp->n);
-    memcpy(jt->aHash + at, bp->aHash, 8*(size_t)bp->n);
-    if( s.wantPos ) memcpy(jt->aPos + at, bp->aPos, 8*(size_t)bp->n);
-  }
+  if( rc==SQLITE_OK ) partsPlace(&s, jt);
   /* the runs keep the rows' bytes and keys */
   if( rc==SQLITE_OK && (jt->aRun = sqlite3_malloc64(sizeof(qrun*)*(uint64_t)(2*s.nPart)))==0 ) rc = SQLITE_NOMEM;
   for(w=0; w<s.nPart; w++){
