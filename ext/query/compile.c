@@ -1562,11 +1562,22 @@ static int residualOf(const qjoin *q, int jk, qexpr **ppIn, qexpr **ppOut){
 ** or NULL. */
 static int residualTest(Comp *c, int jk, qexpr *pIn, int op, qexpr *pOut, const int64_t *aGroupOf, int64_t nGroup,
                         int g, int *pr){
+  const qjoin *q = &c->pl->aJoin[jk];
+  const qjoinrows *jr = &c->aJr[jk];
   qval *a = 0;
   unsigned char *aT = 0;
-  int64_t *aV = 0, n, i;
+  const unsigned char *colT = 0;
+  const int64_t *colV = 0;
+  int64_t *aV = 0, n, i, jc = pIn->op==E_COL ? (int64_t)pIn->iCol - Q_JCOL0 - q->iCol0 : -1;
   int rc, m, t[2], rExt[2], rx = 0, r1 = 0, r2 = 0;
-  if( (rc = rowEval(c, pIn, jk, 0, &a, &n))!=SQLITE_OK ) return rc;
+  if( jc>=0 && jc<q->nCol ){               /* a column alone: its rows read where they are (Q21's
+                                           ** lineitem: no copy of 32 bytes a row) */
+    colT = jr->aT[jc];
+    colV = jr->aV[jc];
+    n = jr->n;
+  }else if( (rc = rowEval(c, pIn, jk, 0, &a, &n))!=SQLITE_OK ){
+    return rc;
+  }
   aT = sqlite3_malloc64(2*(uint64_t)nGroup + 2);
   aV = sqlite3_malloc64(16*(uint64_t)nGroup + 16);
   if( aT==0 || aV==0 ){
@@ -1576,19 +1587,20 @@ static int residualTest(Comp *c, int jk, qexpr *pIn, int op, qexpr *pOut, const 
   memset(aT, SQLITE_NULL, 2*(size_t)nGroup);
   memset(aV, 0, 16*(size_t)nGroup);
   for(i=0; i<n; i++){                      /* each group's least (aT, aV), then greatest */
-    const qval *y = &a[i];
-    if( aGroupOf[i]<0 || y->t==SQLITE_NULL ) continue;
-    if( y->t==SQLITE_TEXT || y->t==SQLITE_BLOB ){
+    int yt = colT ? colT[i] : a[i].t;
+    int64_t yv = colT ? colV[i] : a[i].v;
+    if( aGroupOf[i]<0 || yt==SQLITE_NULL ) continue;
+    if( yt==SQLITE_TEXT || yt==SQLITE_BLOB ){
       rc = why(c, "a TEXT or BLOB value of %.*s where a number is needed", pIn->end - pIn->at, c->pl->s->zSql + pIn->at);
       goto done;
     }
     for(m=0; m<2; m++){
       int64_t at = m*nGroup + aGroupOf[i];
-      int cmp = aT[at]==SQLITE_NULL ? 0 : ga_num_cmp((uint64_t)y->v, y->t==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL,
+      int cmp = aT[at]==SQLITE_NULL ? 0 : ga_num_cmp((uint64_t)yv, yt==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL,
                                                      (uint64_t)aV[at], aT[at]==SQLITE_INTEGER ? GA_T_INT : GA_T_REAL);
       if( aT[at]==SQLITE_NULL || (m ? cmp>0 : cmp<0) ){
-        aT[at] = (unsigned char)y->t;
-        aV[at] = y->v;
+        aT[at] = (unsigned char)yt;
+        aV[at] = yv;
       }
     }
   }
