@@ -1842,6 +1842,29 @@ static void twiceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_result_int64(ctx, 2*sqlite3_value_int64(argv[0]));
 }
 
+/* zSql through gpu_query, read twice, each read SQLite's (its reference
+** read, refOf); on the CPU's backend (query_kept 1) over kept columns. */
+static void keptReadTwice(sqlite3 *db, const char *zSql, int nTh, int cpu){
+  char *zRef = refOf(zSql), *zWant;
+  int k;
+  EXEC(db, "CREATE VIRTUAL TABLE temp.e USING gpu_query((%s))", zSql);
+  zWant = s_render(db, zRef);
+  for(k=0; k<2; k++){
+    char *zGot = s_render(db, "SELECT * FROM e");
+    CHECK(strcmp(zGot, zWant)==0, "%s (%d threads), read %d: %.300s, SQLite %.300s", zSql, nTh, k + 1, zGot, zWant);
+    free(zGot);
+  }
+  if( cpu ){
+    char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+    CHECK(zOn && strcmp(zOn, "table")!=0, "%s: not over kept columns: %s", zSql,
+          h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
+    free(zOn);
+  }
+  EXEC(db, "DROP TABLE temp.e");
+  free(zWant);
+  sqlite3_free(zRef);
+}
+
 /* A join's compiling evaluates expressions of a joined table over its rows
 ** (compile.c's rowEval) on the connection's threads where the table is
 ** large: a CASE over TEXT, an application's function (which only the scan's
@@ -1876,23 +1899,9 @@ START_TEST(test_row_eval_threads){
     EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",
          nTh, 1<<28, cpu ? 1 : -1);
     for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
-      char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % 30)), *zRef = refOf(zSql), *zGot, *zWant;
-      int k;
-      EXEC(db, "CREATE VIRTUAL TABLE temp.e USING gpu_query((%s))", zSql);
-      zWant = s_render(db, zRef);
-      for(k=0; k<2; k++){
-        zGot = s_render(db, "SELECT * FROM e");
-        CHECK(strcmp(zGot, zWant)==0, "%s (%d threads), read %d: %.300s, SQLite %.300s", zSql, nTh, k + 1, zGot, zWant);
-        free(zGot);
-      }
-      if( cpu ){
-        char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
-        CHECK(zOn && strcmp(zOn, "table")!=0, "%s: not over kept columns: %s", zSql,
-              h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
-        free(zOn);
-      }
-      EXEC(db, "DROP TABLE temp.e");
-      free(zWant); sqlite3_free(zSql); sqlite3_free(zRef);
+      char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % 30));
+      keptReadTwice(db, zSql, nTh, cpu);
+      sqlite3_free(zSql);
     }
   }
   s_expect_pool_idle(db);
@@ -1912,7 +1921,7 @@ START_TEST(test_wide_index){
     "SELECT f.g, count(*), sum(d.w) FROM f JOIN d ON f.k = d.id GROUP BY f.g",
     "SELECT f.g, count(d.w), count(*) FROM f LEFT JOIN d ON f.k = d.id GROUP BY f.g",
   };
-  int cpu = strcmp(g_backend, "cpu")==0, nTh, q, k;
+  int cpu = strcmp(g_backend, "cpu")==0, nTh, q;
   char zDir[64], zFile[96];
   unsigned m, o;
   sqlite3 *db;
@@ -1932,25 +1941,7 @@ START_TEST(test_wide_index){
   for(nTh=1; nTh<=3; nTh+=2){
     EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",
          nTh, 1<<28, cpu ? 1 : -1);
-    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
-      char *zRef = refOf(azQ[q]), *zWant;
-      EXEC(db, "CREATE VIRTUAL TABLE temp.e USING gpu_query((%s))", azQ[q]);
-      zWant = s_render(db, zRef);
-      for(k=0; k<2; k++){
-        char *zGot = s_render(db, "SELECT * FROM e");
-        CHECK(strcmp(zGot, zWant)==0, "%s (%d threads), read %d: %.300s, SQLite %.300s", azQ[q], nTh, k + 1, zGot,
-              zWant);
-        free(zGot);
-      }
-      if( cpu ){
-        char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
-        CHECK(zOn && strcmp(zOn, "table")!=0, "%s: not over kept columns: %s", azQ[q],
-              h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
-        free(zOn);
-      }
-      EXEC(db, "DROP TABLE temp.e");
-      free(zWant); sqlite3_free(zRef);
-    }
+    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++) keptReadTwice(db, azQ[q], nTh, cpu);
   }
   sqlite3_close(db);
   s_dir_drop(zDir);
