@@ -34,6 +34,8 @@ static const char *azQuery[] = {
   "SELECT gpu_median(x), gpu_percentile(i, 10), gpu_percentile_disc(m, 0.9) FROM t",
   "SELECT gpu_var_samp(x), gpu_stddev_pop(i), gpu_variance(m) FROM t",
 };
+#define BIG_ROWS 1100000          /* rows of test_cache_faults' big: 8.8 MB a column of values */
+
 static const char *azKind[] = { "host", "device", "copy", "launch", "sync" };
 
 static int64_t info(sqlite3 *db, const char *zKey){
@@ -220,6 +222,11 @@ START_TEST(test_cache_faults){
            " INSERT INTO mf SELECT ((v * 2654435761) >> 7) %% 810 + 1, ((v * 2797425387) >> 11) %% 700 + 1,"
            " CASE WHEN v %% 29 = 0 THEN NULL ELSE (v * %u) %% 100001 - 50000 END, (v %% 1009) / 4.0 FROM n",
        1 + (unsigned)h_range(&r, 0, 100000));
+  /* columns of more than 8 MiB: their copy to the device staged through pinned buffers (cuda_upload.c) */
+  EXEC(db, "CREATE TABLE big(k INTEGER, x REAL);"
+           " WITH RECURSIVE n(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM n WHERE v < %d)"
+           " INSERT INTO big SELECT v %% 997, CASE WHEN v %% 31 = 0 THEN NULL ELSE (v * %u %% 10007) * 0.25 - 1000.0"
+           " END FROM n", BIG_ROWS - 1, 1 + (unsigned)h_range(&r, 0, 1000));
   EXEC(db, "COMMIT");
   sqlite3_close(db);
   {
@@ -311,6 +318,49 @@ START_TEST(test_cache_faults){
     printf("test_cache_faults (cuda): the many codes' join: %d of its %d faulted reads hit a fault\n", hitM, 2*4*8);
     free(zOn);
     free(zRef);
+  }
+  {
+    /* big's columns copied to the device (8.8 MiB of values, more than cuda_upload.c's UPLOAD_MIN: pieces
+    ** through pinned buffers on several threads), each of the first 6 calls of each kind failed in turn
+    ** while a read fills the cache: the answer the CPU's or an error, nothing left, the next read right */
+    static const char *azB[] = {
+      "SELECT * FROM qbig", "SELECT bin, count FROM gpu_histogram('big', 'x', 64)",
+    };
+    char *azRef[2];
+    int hitB[5] = { 0, 0, 0, 0, 0 };
+    EXEC(db, "CREATE VIRTUAL TABLE temp.qbig USING gpu_query((SELECT k %% 10, count(*), sum(x), max(x), min(k) FROM big"
+             " WHERE x > -900 GROUP BY 1))");
+    EXEC(db, "SELECT gpuagg_backend('cpu')");
+    for(q=0; q<2; q++) azRef[q] = s_render(db, azB[q]);
+    for(strict=0; strict<2; strict++){
+      EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");
+      for(k=0; k<5; k++){
+        for(w=1; w<=6; w++){
+          for(q=0; q<2; q++){
+            int64_t before = info(db, "faults_injected");
+            char *zGot;
+            EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', 1<<30)");
+            EXEC(db, "SELECT gpuagg_fault('%s', %d, %d)", azKind[k], w, faultDevice(db, k));
+            zGot = s_render(db, azB[q]);
+            EXEC(db, "SELECT gpuagg_fault('%s', 0)", azKind[k]);
+            hitB[k] += info(db, "faults_injected") > before;
+            if( strcmp(zGot, azRef[q])!=0 ){
+              CHECK(strict && errorAfter(zGot, azRef[q]), "fault %s:%d filling big's columns, %s mode, %s: got %.200s",
+                    azKind[k], w, strict ? "cuda" : "auto", azB[q], zGot);
+            }
+            s_expect_pool_idle(db);
+            free(zGot);
+            zGot = s_render(db, azB[q]);
+            CHECK(strcmp(zGot, azRef[q])==0, "after fault %s:%d, %s: got %.200s", azKind[k], w, azB[q], zGot);
+            free(zGot);
+          }
+        }
+      }
+    }
+    CHECK(hitB[2]>0 && hitB[4]>0, "no copy or sync fault hit big's columns");
+    printf("test_cache_faults (cuda): big's columns: faults fired host %d, device %d, copy %d, launch %d, sync %d\n",
+           hitB[0], hitB[1], hitB[2], hitB[3], hitB[4]);
+    for(q=0; q<2; q++) free(azRef[q]);
   }
   for(k=1; k<5; k++) CHECK(hit[k]>0, "no %s fault was ever injected: the test missed that kind", azKind[k]);
   CHECK(info(db, "cache.device_hits")>0, "no answer came from the device");
