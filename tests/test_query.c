@@ -1912,7 +1912,8 @@ END_TEST
 
 /* A joined table indexed directly by keys that span millions of places
 ** (compile.c's indexBy: its table made in place, its entries cleared on
-** the compile's threads from 2^22 on): 300,000 rows keyed 16 apart from a
+** the compile's threads from 2^22 on, its rows' keys read and placed on
+** them from 2^18 rows on): 300,000 rows keyed 16 apart from a
 ** random start, probed by keys that land on them, between them and past
 ** them; an inner join's sums and a LEFT JOIN's counts of matches, on 1 and
 ** 3 threads, each read twice against SQLite (f, twice d's rows, the table scanned). */
@@ -1920,6 +1921,12 @@ START_TEST(test_wide_index){
   static const char *azQ[] = {
     "SELECT f.g, count(*), sum(d.w) FROM f JOIN d ON f.k = d.id GROUP BY f.g",
     "SELECT f.g, count(d.w), count(*) FROM f LEFT JOIN d ON f.k = d.id GROUP BY f.g",
+  };
+  /* dd: d's rows and one more of its first key, last (its place in the last part of indexBy's): a
+  ** joined table with two rows of a key, which no direct index serves, and a subquery's */
+  static const char *azDup[] = {
+    "SELECT f.g, count(*), sum(dd.w) FROM f JOIN dd ON f.k = dd.id GROUP BY f.g",
+    "SELECT f.g, count(*) FROM f WHERE EXISTS (SELECT 1 FROM dd WHERE dd.id = f.k) GROUP BY f.g",
   };
   int cpu = strcmp(g_backend, "cpu")==0, nTh, q;
   char zDir[64], zFile[96];
@@ -1938,10 +1945,13 @@ START_TEST(test_wide_index){
            " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<599999) INSERT INTO f SELECT"
            " %u + CASE n %% 3 WHEN 0 THEN 16*((n*%u) %% 300000) WHEN 1 THEN (n*%u) %% 4900000 ELSE -1 - n END,"
            " n %% 29 FROM c", o, o, m, m);
+  EXEC(db, "CREATE TABLE dd(id INTEGER, w INTEGER); INSERT INTO dd SELECT id, w FROM d ORDER BY id;"
+           " INSERT INTO dd SELECT id, 7 FROM d ORDER BY id LIMIT 1; CREATE INDEX ddid ON dd(id)");
   for(nTh=1; nTh<=3; nTh+=2){
     EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",
          nTh, 1<<28, cpu ? 1 : -1);
     for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++) keptReadTwice(db, azQ[q], nTh, cpu);
+    for(q=0; q<(int)(sizeof(azDup)/sizeof(azDup[0])); q++) keptReadTwice(db, azDup[q], nTh, cpu && q==1);
   }
   sqlite3_close(db);
   s_dir_drop(zDir);

@@ -326,10 +326,19 @@ static int addTable(Comp *c, const unsigned char *aT, const int64_t *aV, int64_t
   return SQLITE_OK;
 }
 
-/* n entries of NULL from aT and aV: on the compile's threads where n is
-** large (the first touch of fresh pages is most of the cost, and the
-** kernel serves page faults on several cores at once). */
+/* The parts a compile's work over n items is cut into: its threads' where
+** n is nMin or more, else one. A large table's entries are cleared in parts
+** (the first touch of fresh pages is most of the cost of making one, and
+** the kernel serves page faults on several cores at once), and a joined
+** table's keys read and placed in parts (indexBy). */
 #define CLEAR_PAR_MIN ((int64_t)1 << 22)
+#define INDEX_PAR_MIN ((int64_t)1 << 18)
+static int compParts(Comp *c, int64_t n, int64_t nMin){
+  int nTh = n>=nMin ? q_run_threads(c->r) : 1;
+  return nTh<1 ? 1 : nTh>GA_THREADS_MAX ? GA_THREADS_MAX : nTh;
+}
+
+/* n entries of NULL from aT and aV, in parts (compParts). */
 typedef struct Clear {
   unsigned char *aT; int64_t *aV;   /* the entries */
   int64_t n; int nPart, iPart;      /* ... how many; this part's share of nPart */
@@ -344,19 +353,13 @@ static void *clearPart(void *pArg){
 }
 
 static void clearEntries(Comp *c, unsigned char *aT, int64_t *aV, int64_t n){
-  pthread_t aId[GA_THREADS_MAX];
   Clear a[GA_THREADS_MAX];
-  int nTh = n>=CLEAR_PAR_MIN ? q_run_threads(c->r) : 1, w, nRun;
-  if( nTh<1 ) nTh = 1;
-  if( nTh>GA_THREADS_MAX ) nTh = GA_THREADS_MAX;
+  int nTh = compParts(c, n, CLEAR_PAR_MIN), w;
   for(w=0; w<nTh; w++){
     a[w].aT = aT; a[w].aV = aV; a[w].n = n;
     a[w].nPart = nTh; a[w].iPart = w;
   }
-  for(w=1, nRun=1; w<nTh && pthread_create(&aId[w], 0, clearPart, &a[w])==0; w++) nRun++;
-  for(w=nRun; w<nTh; w++) clearPart(&a[w]);      /* (a thread that did not start: its part here) */
-  clearPart(&a[0]);
-  for(w=1; w<nRun; w++) pthread_join(aId[w], 0);
+  q_fan(nTh, clearPart, a, sizeof(a[0]));
 }
 
 /* Lookup of table t by column col into a new register. */
@@ -809,7 +812,8 @@ static int rankText(const qval *v, int64_t n, int64_t *ord){
 ** (equal values adjacent): where every value is an INTEGER or NULL, the
 ** NULLs then the integers by a radix sort of their values; every one TEXT
 ** or NULL by BINARY, rankText; else qsort (TPC-H Q3's key of 727,000 ids
-** at SF 1: qsort's comparisons took 1.3 s of its compiling).
+** at SF 1: qsort's comparisons took 1.3 s of its compiling). Integers
+** already ascending are not sorted (a pass that checks).
 ** SQLITE_OK or SQLITE_NOMEM. */
 static int rankOrder(const qval *v, int64_t n, int coll, int64_t *ord){
   uint64_t *key, *key2;
@@ -826,6 +830,17 @@ static int rankOrder(const qval *v, int64_t n, int coll, int64_t *ord){
     gRankColl = coll;
     qsort(ord, (size_t)n, sizeof(int64_t), rankCmp);
     return SQLITE_OK;
+  }
+  {
+    /* integers already ascending (a key in the table's order: ids, TPC-H Q3's orderkeys): the NULLs,
+    ** then the rest as they are, which is the radix sort's (stable) order */
+    int64_t last = INT64_MIN, j;
+    for(i=0; i<n && (v[i].t==SQLITE_NULL || v[i].v>=last); i++) if( v[i].t!=SQLITE_NULL ) last = v[i].v;
+    if( i==n ){
+      for(i=0; i<n; i++) if( v[i].t==SQLITE_NULL ) ord[nNull++] = i;
+      for(i=0, j=nNull; i<n; i++) if( v[i].t!=SQLITE_NULL ) ord[j++] = i;
+      return SQLITE_OK;
+    }
   }
   key = sqlite3_malloc64(16*(uint64_t)n);
   ord2 = sqlite3_malloc64(8*(uint64_t)n);
@@ -1430,6 +1445,50 @@ typedef struct Index {
                                    ** none (the caller's array), and groups */
 } Index;
 
+/* A part of a joined table's rows whose keys indexBy reads: their range,
+** then each row's entry in a direct index. */
+typedef struct KeyPart {
+  const qjoinrows *jr; int j, j2;  /* the rows, their equality (and the pair's second, or -1) */
+  const int64_t *aPair;            /* ... the pair's code (6b) */
+  int64_t i0, i1;                  /* this part's rows */
+  int64_t lo, hi, nKeyed;          /* keyRange: the least and greatest keys, and the rows keyed */
+  int notInt;                      /* ... a key not an integer met */
+  unsigned char *aT; int64_t *aV;  /* keyPlace: the index's entries (every one NULL before) */
+  int semi;                        /* ... a subquery's (an entry 1: some row has its key) */
+  int dup;                         /* ... two rows of one key met (not a subquery's) */
+} KeyPart;
+
+static void *keyRange(void *pArg){
+  KeyPart *p = (KeyPart*)pArg;
+  int64_t i, v;
+  for(i=p->i0; i<p->i1; i++){
+    if( p->jr->azKey[i]==0 ) continue;      /* (a NULL in the key: it matches nothing) */
+    if( !rowKey(p->jr, i, p->j, p->j2, p->aPair, &v) ){
+      p->notInt = 1;
+      break;
+    }
+    if( p->nKeyed++==0 || v<p->lo ) p->lo = v;
+    if( p->nKeyed==1 || v>p->hi ) p->hi = v;
+  }
+  return 0;
+}
+
+/* (rows of one key in two parts: the entry's class exchanged atomically,
+** so that one of them sees the other's) */
+static void *keyPlace(void *pArg){
+  KeyPart *p = (KeyPart*)pArg;
+  int64_t i, v;
+  for(i=p->i0; i<p->i1; i++){
+    if( !rowKey(p->jr, i, p->j, p->j2, p->aPair, &v) ) continue;
+    if( __atomic_exchange_n(&p->aT[v - p->lo], (unsigned char)SQLITE_INTEGER, __ATOMIC_RELAXED)!=SQLITE_NULL
+     && !p->semi ){
+      p->dup = 1;
+    }
+    __atomic_store_n(&p->aV[v - p->lo], p->semi ? 1 : i, __ATOMIC_RELAXED);
+  }
+  return 0;
+}
+
 /* Joined table jk's index by its equality j (6), or by the pair j and j2
 ** where j2 >= 0 (6b: the code rowKey makes by x->aPair): each row's place
 ** at its key - x->lo in the n entries of table x->t (a subquery's: 1
@@ -1444,14 +1503,20 @@ static int indexBy(Comp *c, int jk, int j, int j2, Index *x){
   const qjoinrows *jr = &c->aJr[jk];
   unsigned char *aT;
   int64_t *aV, i, n, v, lo = 0, hi = 0, nKeyed = 0, mask = 0, nStep = 0;
-  int rc, shift = 64;
-  for(i=0; i<jr->n; i++){
-    if( jr->azKey[i]==0 ) continue;          /* (a NULL in the key: it matches nothing) */
-    if( !rowKey(jr, i, j, j2, x->aPair, &v) ){
-      return why(c, "a joined table whose keys are not all integers (%s)", q->zQual);
-    }
-    if( nKeyed++==0 || v<lo ) lo = v;
-    if( nKeyed==1 || v>hi ) hi = v;
+  int rc, shift = 64, w, nTh = compParts(c, jr->n, INDEX_PAR_MIN), dup = 0;
+  KeyPart a[GA_THREADS_MAX];
+  for(w=0; w<nTh; w++){
+    memset(&a[w], 0, sizeof(a[w]));
+    a[w].jr = jr; a[w].j = j; a[w].j2 = j2; a[w].aPair = x->aPair;
+    a[w].i0 = jr->n*w/nTh; a[w].i1 = jr->n*(w + 1)/nTh;
+  }
+  q_fan(nTh, keyRange, a, sizeof(a[0]));
+  for(w=0; w<nTh; w++){
+    if( a[w].notInt ) return why(c, "a joined table whose keys are not all integers (%s)", q->zQual);
+    if( a[w].nKeyed==0 ) continue;
+    if( nKeyed==0 || a[w].lo<lo ) lo = a[w].lo;
+    if( nKeyed==0 || a[w].hi>hi ) hi = a[w].hi;
+    nKeyed += a[w].nKeyed;
   }
   n = nKeyed ? (int64_t)((uint64_t)hi - (uint64_t)lo + 1) : 1;
   x->hashed = nKeyed && spreadWide(n, jr->n>q->nEst ? jr->n : q->nEst);
@@ -1461,6 +1526,17 @@ static int indexBy(Comp *c, int jk, int j, int j2, Index *x){
   }
   if( (rc = tableRoom(c, n, &aT, &aV))!=SQLITE_OK ) return rc;   /* (made in place) */
   clearEntries(c, aT, aV, n);
+  if( !x->hashed && !x->aGroupOf ){         /* each row's own entry: in parts */
+    for(w=0; w<nTh; w++){
+      a[w].aT = aT; a[w].aV = aV; a[w].lo = lo; a[w].semi = q->semi!=0;
+    }
+    q_fan(nTh, keyPlace, a, sizeof(a[0]));
+    for(w=0; w<nTh; w++) dup |= a[w].dup;
+    if( dup ) rc = why(c, "a joined table with rows of the same key (%s)", q->zQual);
+    if( rc==SQLITE_OK ) tableAdd(c, n, &x->t);
+    x->lo = lo;
+    return rc;
+  }
   for(i=0, rc=SQLITE_OK; i<jr->n && rc==SQLITE_OK; i++){
     int64_t at;
     if( !rowKey(jr, i, j, j2, x->aPair, &v) ) continue;

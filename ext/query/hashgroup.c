@@ -208,8 +208,6 @@ typedef struct MergeJob {
   Exec *e;
   Part *p, *q;
   int rc;
-  int started;                          /* t runs it */
-  pthread_t t;
 } MergeJob;
 
 static void *mergeJob(void *pArg){
@@ -234,17 +232,9 @@ int qxPartsMerge(Exec *e){
       a[n].p = &e->aPart[w];
       a[n].q = &e->aPart[w + s];
       a[n].rc = SQLITE_OK;
-      a[n].started = 0;
       n++;
     }
-    for(j=1; j<n; j++){
-      a[j].started = pthread_create(&a[j].t, 0, mergeJob, &a[j])==0;
-    }
-    mergeJob(&a[0]);
-    for(j=1; j<n; j++){
-      if( a[j].started ) pthread_join(a[j].t, 0);
-      else mergeJob(&a[j]);              /* no thread: here */
-    }
+    q_fan(n, mergeJob, a, sizeof(a[0]));
     for(j=0; j<n; j++) if( rc==SQLITE_OK ) rc = a[j].rc;
   }
   sqlite3_free(a);

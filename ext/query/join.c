@@ -471,16 +471,14 @@ static void *partPlace(void *pArg){
 #define PLACE_PAR_MIN ((int64_t)1 << 20)
 static void partsPlace(const BuildSink *s, JoinTab *jt){
   Place a[1 + GA_THREADS_MAX];
-  pthread_t aId[1 + GA_THREADS_MAX];
-  int w, par = jt->n>=PLACE_PAR_MIN, aRun[1 + GA_THREADS_MAX];
+  int w;
   int64_t at = 0;
   assert( s->nPart<=1 + GA_THREADS_MAX );
   for(w=0; w<s->nPart; at+=s->a[w].n, w++){
     a[w].s = s; a[w].jt = jt; a[w].w = w; a[w].at = at;
-    aRun[w] = w>0 && par && s->a[w].n>0 && pthread_create(&aId[w], 0, partPlace, &a[w])==0;
   }
-  for(w=0; w<s->nPart; w++) if( !aRun[w] ) partPlace(&a[w]);   /* (and a thread that did not start: here) */
-  for(w=1; w<s->nPart; w++) if( aRun[w] ) pthread_join(aId[w], 0);
+  if( jt->n>=PLACE_PAR_MIN ) q_fan(s->nPart, partPlace, a, sizeof(a[0]));
+  else for(w=0; w<s->nPart; w++) partPlace(&a[w]);
 }
 
 /* Join table jt's rows: its build plan's table scanned (in the page
