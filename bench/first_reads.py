@@ -1,26 +1,39 @@
 #!/usr/bin/env python3
 # Issue 57's first reads: TPC-H's 22 (bench/tpch22.h, as the tests and bench_sql's
-# tpch22 part run them) through gpu_query, reads 1, 2, 3 ... on a fresh connection
-# each, against the builtin's one run (stopped after CAP seconds) on the same file.
+# tpch22 part run them) or the Star Schema Benchmark's 13 (bench_sql.c's ssb part)
+# through gpu_query, reads 1, 2, 3 ... on a fresh connection each, against the
+# builtin's one run (stopped after CAP seconds) on the same file.
 #
 #   python3 bench/first_reads.py DB MODULE [QUERIES [READS [CAP]]]
 #
-# DB: a TPC-H file with the spec's keys (bench_sql's BENCH_TPCH_KEYS=1 makes one);
-# MODULE: libgpuagg.so; QUERIES: "1,3,6" (default all 22); READS: reads a
-# connection makes (default 5: the median of reads 3 on is "repeated"); CAP:
-# the builtin's seconds (default 20; 0: not run). The connection's settings are
-# the defaults a user meets. Every read's rows are checked against the builtin's
-# where it finished (same; close: REAL sums within 1e-9), and against read 1's. Prints a markdown table, then one
-# line a query on stderr as it goes.
+# DB: a TPC-H file with the spec's keys (bench_sql's BENCH_TPCH_KEYS=1 makes one),
+# or an SSB file (bench_sql's ssb part makes one: BENCH_SSB_DB, BENCH_SSB_SF);
+# MODULE: libgpuagg.so; QUERIES: TPC-H's "1,3,6" (default all 22), or "ssb" (all
+# 13) or "ssb:1.1,4.3"; READS: reads a connection makes (default 5: the median of
+# reads 3 on is "repeated"); CAP: the builtin's seconds (default 20; 0: not run).
+# The connection's settings are the defaults a user meets. Every read's rows are
+# checked against the builtin's where it finished (same; close: REAL sums within
+# 1e-9), and against read 1's. Prints a markdown table, then one line a query on
+# stderr as it goes.
 import json, os, re, sqlite3, statistics, sys, time
 
-def queries():
-    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tpch22.h')).read()
-    body = src[src.index('azTpch22[22] = {'):]
+def cStrings(text):
+    """The C string literals that follow one another in text, joined."""
+    return ''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', text)).replace('\\"', '"')
+
+def queries(kind):
+    """[(name, SQL)] of TPC-H's 22 (kind 'tpch') or SSB's 13 ('ssb')."""
+    here = os.path.dirname(os.path.abspath(__file__))
     out = []
+    if kind == 'ssb':
+        src = open(os.path.join(here, 'bench_sql.c')).read()
+        for m in re.finditer(r'\{ "q(\d\.\d)", "ssb", "(?:[^"\\]|\\.)*",\s*((?:"(?:[^"\\]|\\.)*"\s*)+),', src):
+            out.append((m.group(1), cStrings(m.group(2))))
+        return out
+    src = open(os.path.join(here, 'tpch22.h')).read()
+    body = src[src.index('azTpch22[22] = {'):]
     for m in re.finditer(r'/\* Q(\d+) \*/\s*((?:"(?:[^"\\]|\\.)*"\s*)+)', body):
-        sql = ''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))).replace('\\"', '"')
-        out.append((int(m.group(1)), sql))
+        out.append((m.group(1), cStrings(m.group(2))))
     return out
 
 def close(a, b):
@@ -50,12 +63,15 @@ def builtin(db, sql, cap):
 
 def main():
     db, mod = sys.argv[1], sys.argv[2]
-    want = [int(x) for x in sys.argv[3].split(',')] if len(sys.argv) > 3 and sys.argv[3] else list(range(1, 23))
+    arg = sys.argv[3] if len(sys.argv) > 3 else ''
+    kind = 'ssb' if arg.startswith('ssb') else 'tpch'
+    arg = arg[4:] if kind == 'ssb' else arg
+    want = arg.split(',') if arg else None
     nRead = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     cap = float(sys.argv[5]) if len(sys.argv) > 5 else 20.0
     lines = []
-    for n, sql in queries():
-        if n not in want:
+    for n, sql in queries(kind):
+        if want is not None and n not in want:
             continue
         ref, bms = builtin(db, sql, cap) if cap > 0 else (None, float('nan'))
         c = sqlite3.connect(db)
@@ -79,7 +95,7 @@ def main():
         c.close()
         rep = statistics.median(ms[2:]) if nRead > 2 else float('nan')
         b = '> %.0f' % (cap * 1000) if ref is None and cap > 0 else '%.1f' % bms
-        lines.append('| Q%d | %s | %.1f | %.1f | %.1f | %.2f | %s | %.2fx | %s | %s | %s |' % (
+        lines.append('| Q%s | %s | %.1f | %.1f | %.1f | %.2f | %s | %.2fx | %s | %s | %s |' % (
             n, b, ms[0], ms[1], ms[2] if nRead > 2 else float('nan'), rep,
             '%.1fx' % (bms / ms[0]) if ref is not None else '-', ms[1] / ms[0],
             ' / '.join(on[:3]), ' ; '.join(parts[:2]), 'same' if same else 'close' if near else 'DIFFER'))
