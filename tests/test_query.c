@@ -1441,7 +1441,8 @@ static void randomRounds(int kept){
   ** whose sums its window cannot hold (the generator writes 1e308 and infinities) */
   CHECK(!kept || strcmp(g_backend, "cpu")!=0 || nKept*100 >= y.nRead,
         "only %lld of %lld reads went over kept columns (want 1%%)", (long long)nKept, (long long)y.nRead);
-  CHECK(y.nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", y.nInvalid, nQuery);
+  /* (one in 50, and one more: GPUAGG_QUERY_N may make nQuery small) */
+  CHECK(y.nInvalid <= 1 + nQuery/50, "%d of %d generated queries are not SQL", y.nInvalid, nQuery);
   s_expect_pool_idle(mem);
   sqlite3_close(mem);
   for(i=0; i<3; i++){
@@ -1505,7 +1506,7 @@ START_TEST(test_correlated){
   tallyReport(&y, " correlated", -1, 8);
   fflush(stdout);
   CHECK(y.nBad==0, "%d of %lld reads differ from SQLite; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
-  CHECK(y.nInvalid*50 <= nQuery, "%d of %d generated queries are not SQL", y.nInvalid, nQuery);
+  CHECK(y.nInvalid <= 1 + nQuery/50, "%d of %d generated queries are not SQL", y.nInvalid, nQuery);
   sqlite3_close(mem);
   sqlite3_close(file);
   sqlite3_close(file16);
@@ -1951,7 +1952,10 @@ START_TEST(test_wide_index){
     EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)",
          nTh, 1<<28, cpu ? 1 : -1);
     for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++) keptReadTwice(db, azQ[q], nTh, cpu);
+    /* (in 'auto' mode: a join no direct index serves is the CPU operators', an error in 'cuda' mode) */
+    if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
     for(q=0; q<(int)(sizeof(azDup)/sizeof(azDup[0])); q++) keptReadTwice(db, azDup[q], nTh, cpu && q==1);
+    if( !cpu ) EXEC(db, "SELECT gpuagg_backend('%s')", g_backend);
   }
   sqlite3_close(db);
   s_dir_drop(zDir);
@@ -2291,7 +2295,7 @@ START_TEST(test_join){
   CHECK(y.nBad==0, "%d of %lld joins differ from SQLite; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
   CHECK(shareAtLeast(y.nEngine, y.nRead, 50), "only %lld of %lld joins took the engine's path (want 50%%)",
         (long long)y.nEngine, (long long)y.nRead);
-  CHECK(y.nInvalid*20 <= nQuery, "%d of %d generated joins are not SQL", y.nInvalid, nQuery);
+  CHECK(y.nInvalid <= 1 + nQuery/20, "%d of %d generated joins are not SQL", y.nInvalid, nQuery);
   twoDbsClose(zDir, mem, file);
 }
 END_TEST
@@ -3115,7 +3119,7 @@ START_TEST(test_kept_join){
   CHECK(y.nBad==0, "%d of %lld star joins differ from SQLite; the first: %s", y.nBad, (long long)y.nRead, y.zFirst);
   CHECK(strcmp(g_backend, "cpu")!=0 || nKept*10 >= y.nRead, "only %lld of %lld star joins over kept columns (want 10%%)",
         (long long)nKept, (long long)y.nRead);
-  CHECK(y.nInvalid*20 <= nQuery, "%d of %d generated star joins are not SQL", y.nInvalid, nQuery);
+  CHECK(y.nInvalid <= 1 + nQuery/20, "%d of %d generated star joins are not SQL", y.nInvalid, nQuery);
   s_expect_pool_idle(db);
   sqlite3_close(db);
   s_dir_drop(zDir);
