@@ -1456,6 +1456,9 @@ typedef struct KeyPart {
   unsigned char *aT; int64_t *aV;  /* keyPlace: the index's entries (every one NULL before) */
   int semi;                        /* ... a subquery's (an entry 1: some row has its key) */
   int dup;                         /* ... two rows of one key met (not a subquery's) */
+  int64_t *aGroupOf;               /* keyGroupOf: each row's group (its entry's), -1 where no key */
+  int64_t nMarked;                 /* keyNumber (a part of the entries, i0..i1): entries marked,
+                                   ** then the first group number of the part's */
 } KeyPart;
 
 static void *keyRange(void *pArg){
@@ -1487,6 +1490,63 @@ static void *keyPlace(void *pArg){
     __atomic_store_n(&p->aV[v - p->lo], p->semi ? 1 : i, __ATOMIC_RELAXED);
   }
   return 0;
+}
+
+/* A subquery's with a residual (6a), in three passes over parts: each
+** row's entry marked; the marked entries numbered in key order (the
+** groups); each row's group read from its entry. */
+static void *keyMark(void *pArg){
+  KeyPart *p = (KeyPart*)pArg;
+  int64_t i, v;
+  for(i=p->i0; i<p->i1; i++){
+    if( rowKey(p->jr, i, p->j, p->j2, p->aPair, &v) ){
+      __atomic_store_n(&p->aT[v - p->lo], (unsigned char)SQLITE_INTEGER, __ATOMIC_RELAXED);
+    }
+  }
+  return 0;
+}
+
+static void *keyCount(void *pArg){
+  KeyPart *p = (KeyPart*)pArg;
+  int64_t e;
+  for(e=p->i0, p->nMarked=0; e<p->i1; e++) p->nMarked += p->aT[e]==SQLITE_INTEGER;
+  return 0;
+}
+
+static void *keyNumber(void *pArg){
+  KeyPart *p = (KeyPart*)pArg;
+  int64_t e, g = p->nMarked;
+  for(e=p->i0; e<p->i1; e++) if( p->aT[e]==SQLITE_INTEGER ) p->aV[e] = g++;
+  return 0;
+}
+
+static void *keyGroupOf(void *pArg){
+  KeyPart *p = (KeyPart*)pArg;
+  int64_t i, v;
+  for(i=p->i0; i<p->i1; i++){
+    p->aGroupOf[i] = rowKey(p->jr, i, p->j, p->j2, p->aPair, &v) ? p->aV[v - p->lo] : -1;
+  }
+  return 0;
+}
+
+/* The groups of a subquery's direct index (n entries from aT, aV, the
+** least key lo) into x (its aGroupOf, nGroup), numbered in key order, in
+** nTh parts. */
+static void groupsBy(KeyPart *a, int nTh, unsigned char *aT, int64_t *aV, int64_t n, int64_t lo, Index *x){
+  const qjoinrows *jr = a[0].jr;
+  int w;
+  for(w=0; w<nTh; w++){ a[w].aT = aT; a[w].aV = aV; a[w].lo = lo; a[w].aGroupOf = x->aGroupOf; }
+  q_fan(nTh, keyMark, a, sizeof(a[0]));
+  for(w=0; w<nTh; w++){ a[w].i0 = n*w/nTh; a[w].i1 = n*(w + 1)/nTh; }      /* (the entries) */
+  q_fan(nTh, keyCount, a, sizeof(a[0]));
+  for(w=0, x->nGroup=0; w<nTh; w++){
+    int64_t m = a[w].nMarked;
+    a[w].nMarked = x->nGroup;
+    x->nGroup += m;
+  }
+  q_fan(nTh, keyNumber, a, sizeof(a[0]));
+  for(w=0; w<nTh; w++){ a[w].i0 = jr->n*w/nTh; a[w].i1 = jr->n*(w + 1)/nTh; }   /* (the rows again) */
+  q_fan(nTh, keyGroupOf, a, sizeof(a[0]));
 }
 
 /* Joined table jk's index by its equality j (6), or by the pair j and j2
@@ -1537,6 +1597,14 @@ static int indexBy(Comp *c, int jk, int j, int j2, Index *x){
     x->lo = lo;
     return rc;
   }
+  if( !x->hashed ){                         /* a subquery's groups: in parts */
+    assert( q->semi );
+    groupsBy(a, nTh, aT, aV, n, lo, x);
+    tableAdd(c, n, &x->t);
+    x->lo = lo;
+    return SQLITE_OK;
+  }
+  if( x->aGroupOf ) for(i=0; i<jr->n; i++) x->aGroupOf[i] = -1;
   for(i=0, rc=SQLITE_OK; i<jr->n && rc==SQLITE_OK; i++){
     int64_t at;
     if( !rowKey(jr, i, j, j2, x->aPair, &v) ) continue;
@@ -1654,15 +1722,14 @@ static int residualTest(Comp *c, int jk, qexpr *pIn, int op, qexpr *pOut, const 
   }else if( (rc = rowEval(c, pIn, jk, 0, &a, &n))!=SQLITE_OK ){
     return rc;
   }
-  aT = sqlite3_malloc64(2*(uint64_t)nGroup + 2);
-  aV = sqlite3_malloc64(16*(uint64_t)nGroup + 16);
-  if( aT==0 || aV==0 ){
-    rc = SQLITE_NOMEM;
+  /* each group's least, then greatest: two tables made in place (tableRoom), one after the other */
+  if( c->k->p.nTab + 2>GA_QTAB ){
+    rc = why(c, "more than %d expressions of TEXT columns", GA_QTAB);
     goto done;
   }
-  memset(aT, SQLITE_NULL, 2*(size_t)nGroup);
-  memset(aV, 0, 16*(size_t)nGroup);
-  for(i=0; i<n; i++){                      /* each group's least (aT, aV), then greatest */
+  if( (rc = tableRoom(c, 2*nGroup, &aT, &aV))!=SQLITE_OK ) goto done;
+  clearEntries(c, aT, aV, 2*nGroup);
+  for(i=0; i<n; i++){
     int yt = colT ? colT[i] : a[i].t;
     int64_t yv = colT ? colV[i] : a[i].v;
     if( aGroupOf[i]<0 || yt==SQLITE_NULL ) continue;
@@ -1680,9 +1747,8 @@ static int residualTest(Comp *c, int jk, qexpr *pIn, int op, qexpr *pOut, const 
       }
     }
   }
-  for(m=0; m<2 && rc==SQLITE_OK; m++){
-    if( (rc = addTable(c, aT + m*nGroup, aV + m*nGroup, nGroup, &t[m]))==SQLITE_OK ) rc = emitLook(c, g, t[m], 0, 0, &rExt[m]);
-  }
+  for(m=0; m<2 && rc==SQLITE_OK; m++) tableAdd(c, nGroup, &t[m]);
+  for(m=0; m<2 && rc==SQLITE_OK; m++) rc = emitLook(c, g, t[m], 0, 0, &rExt[m]);
   if( rc!=SQLITE_OK || (rc = node(c, pOut, &rx))!=SQLITE_OK ) goto done;
   if( op==E_NE ){                          /* some value differs: the least or the greatest */
     if( (rc = newReg(c, &r1))!=SQLITE_OK || (rc = emit(c, GA_Q_NE, r1, rExt[0], rx, 0))!=SQLITE_OK
@@ -1694,8 +1760,6 @@ static int residualTest(Comp *c, int jk, qexpr *pIn, int op, qexpr *pOut, const 
   }
 done:
   sqlite3_free(a);
-  sqlite3_free(aT);
-  sqlite3_free(aV);
   return rc;
 }
 
@@ -1742,7 +1806,6 @@ static int probe(Comp *c, int jk, int *pr){
   const qjoinrows *jr = &c->aJr[jk];
   qexpr *pIn = 0, *pOut = 0;
   Index x;
-  int64_t i;
   int rc = QE_BAIL, rk = 0, j, j2, onOp = 0;
   if( q->nEq==0 ) return why(c, "a join by no equality (%s)", q->zQual);
   if( q->left && !allReady(c, q) ) return why(c, "a LEFT JOIN whose keys (%s) read a table not probed before it", q->zQual);
@@ -1758,8 +1821,7 @@ static int probe(Comp *c, int jk, int *pr){
   }
   memset(&x, 0, sizeof(x));
   if( pIn ){
-    if( (x.aGroupOf = sqlite3_malloc64(8*(uint64_t)jr->n + 8))==0 ) return SQLITE_NOMEM;
-    for(i=0; i<jr->n; i++) x.aGroupOf[i] = -1;
+    if( (x.aGroupOf = sqlite3_malloc64(8*(uint64_t)jr->n + 8))==0 ) return SQLITE_NOMEM;   /* (indexBy sets it) */
   }
   /* by one equality, else (an inner join's) by a pair of them (6b) */
   for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)) rc = tryIndex(c, jk, j, -1, &x);
