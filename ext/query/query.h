@@ -549,11 +549,11 @@ void q_run_worker(qrun *r);
 ** set), and the connection r reads through. */
 void q_run_set_threads(qrun *r, int n);
 int q_run_threads(const qrun *r);
+sqlite3 *q_run_db(const qrun *r);
 /* xPart over each of the nPart parts at aPart (szPart bytes each; at most
 ** GA_THREADS_MAX + 1), each on a thread of its own, part 0 on this one
 ** (fan.c). */
 void q_fan(int nPart, void *(*xPart)(void*), void *aPart, size_t szPart);
-sqlite3 *q_run_db(const qrun *r);
 /* A hash of n bytes at p, from seed h. */
 uint64_t q_hash(uint64_t h, const void *p, int n);
 /* Bytes kept for the run's lifetime (copied). */
