@@ -471,6 +471,18 @@ static char *refOf(const char *z){
   return sqlite3_str_finish(s);
 }
 
+/* The connection's last gpu_query read went over kept columns (not the
+** table's rows); zWhat names it in the failure. */
+static void expectKeptRead(sqlite3 *db, const char *zSql, const char *zWhat){
+  char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+  if( !(zOn && strcmp(zOn, "table")!=0) ){
+    char *zInfo = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')");
+    CHECK(0, "%s: %s not over kept columns: %s", zSql, zWhat, zInfo ? zInfo : "?");
+    free(zInfo);
+  }
+  free(zOn);
+}
+
 static char *text(sqlite3_str *s){ return sqlite3_str_finish(s); }
 
 /* ORDER BY each of n result columns by number, in a random order, some
@@ -1789,7 +1801,7 @@ START_TEST(test_first_read_keeps){
     EXEC(db, "SELECT gpuagg_config('threads', %d), gpuagg_config('cache', %d), gpuagg_config('query_kept', -1)",
          nTh, 1<<26);
     for(q=0; q<nQ; q++){
-      char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % 20) - 5), *zRef = refOf(zSql), *z1, *z2, *zWant, *zOn;
+      char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % 20) - 5), *zRef = refOf(zSql), *z1, *z2, *zWant;
       int64_t miss;
       EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d)", 1<<26);   /* nothing kept */
       EXEC(db, "CREATE VIRTUAL TABLE temp.f USING gpu_query((%s))", zSql);
@@ -1815,11 +1827,9 @@ START_TEST(test_first_read_keeps){
       CHECK(q==nQ - 1 || h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.misses')")==miss,
             "%s: the second read scanned k again: %s", zSql,
             h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
-      zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
-      CHECK(zOn && strcmp(zOn, "table")!=0, "%s: the second read not over kept columns: %s", zSql,
-            h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
+      expectKeptRead(db, zSql, "the second read");
       EXEC(db, "SELECT gpuagg_config('query_kept', -1); DROP TABLE temp.f");
-      free(z1); free(z2); free(zWant); free(zOn); sqlite3_free(zSql); sqlite3_free(zRef);
+      free(z1); free(z2); free(zWant); sqlite3_free(zSql); sqlite3_free(zRef);
     }
     /* under the threshold: nothing kept */
     EXEC(db, "SELECT gpuagg_config('cache', 0), gpuagg_config('cache', %d), gpuagg_config('threshold', %d)",
@@ -1855,12 +1865,7 @@ static void keptReadTwice(sqlite3 *db, const char *zSql, int nTh, int cpu){
     CHECK(strcmp(zGot, zWant)==0, "%s (%d threads), read %d: %.300s, SQLite %.300s", zSql, nTh, k + 1, zGot, zWant);
     free(zGot);
   }
-  if( cpu ){
-    char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
-    CHECK(zOn && strcmp(zOn, "table")!=0, "%s: not over kept columns: %s", zSql,
-          h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
-    free(zOn);
-  }
+  if( cpu ) expectKeptRead(db, zSql, "the second read");
   EXEC(db, "DROP TABLE temp.e");
   free(zWant);
   sqlite3_free(zRef);
@@ -2011,12 +2016,7 @@ START_TEST(test_first_read_dictionary){
     z2 = s_render(db, "SELECT * FROM d");
     CHECK(strcmp(z1, zWant)==0, "%s: the first read %.300s, SQLite %.300s", zSql, z1, zWant);
     CHECK(strcmp(z2, zWant)==0, "%s: the read over what the first kept %.300s, SQLite %.300s", zSql, z2, zWant);
-    if( cpu ){
-      char *zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
-      CHECK(zOn && strcmp(zOn, "table")!=0, "%s: the second read not over kept columns: %s", zSql,
-            h_text(db, "SELECT json_extract(gpuagg_info(), '$.query')"));
-      free(zOn);
-    }
+    if( cpu ) expectKeptRead(db, zSql, "the second read");
     EXEC(db, "DROP TABLE temp.d");
     free(z1); free(z2); free(zWant); sqlite3_free(zSql); sqlite3_free(zRef);
   }
