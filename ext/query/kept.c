@@ -741,6 +741,22 @@ static const char *keptMay(const ga_conn *conn, const qplan *pl, int *pUseDev, i
   return conn->qkept==0 ? "gpuagg_config('query_kept') is 0" : conn->mode==GA_CPU ? "the backend is cpu" : zErr;
 }
 
+/* Whether the connection keeps any column of pl's table (by its schema and
+** name, whatever the snapshot): where it keeps none and the read keeps
+** none (keep 0: a first read), kept columns cannot serve it, and keptMay
+** is not asked, so that the device is not probed for it (the driver's
+** first answer takes about 100 ms, a first read's whole cost on a smaller
+** table: docs/BENCHMARKS.md). */
+static int keptAny(const ga_conn *conn, const qplan *pl){
+  const ga_table *t = &pl->src.tab;
+  ga_cache_row w;
+  int i;
+  for(i=0; conn->cache && ga_cache_row_at(conn->cache, i, &w); i++){
+    if( strcmp(w.zDb, t->zDb)==0 && strcmp(w.zTab, t->zTab)==0 ) return 1;
+  }
+  return 0;
+}
+
 int qxKeptRecord(const ga_conn *conn, const qplan *pl){
   int note;
   return conn->qkept!=0 && keptForm(pl, &note)==0 ? GA_SRC_RECORD : 0;
@@ -765,6 +781,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   memset(&k, 0, sizeof(k));
   memset(aG, 0, sizeof(aG));
   if( !pl->grouped ) return SQLITE_OK;          /* (qxKeptOrder's) */
+  if( !keep && !keptAny(conn, pl) ) return SQLITE_OK;
   if( (zNot = keptMay(conn, pl, &useDev, &note, zErr))!=0 ){
     if( note && (r->zKeptWhy = sqlite3_mprintf("%s", zNot))==0 ) return SQLITE_NOMEM;
     return SQLITE_OK;
@@ -896,7 +913,10 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int 
   double t0 = ga_now_ms();
   *pDone = 0;
   memset(&k, 0, sizeof(k));
-  if( pl->grouped || keptMay(conn, pl, &useDev, &note, zErr) || !qxOrderable(pl, &lim, &off) ) return SQLITE_OK;
+  if( pl->grouped || (!keep && !keptAny(conn, pl)) || keptMay(conn, pl, &useDev, &note, zErr)
+   || !qxOrderable(pl, &lim, &off) ){
+    return SQLITE_OK;
+  }
   rc = keptCols(vt, pl, keep, useDev, 0, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
