@@ -3224,6 +3224,35 @@ START_TEST(test_parallel){
       nQ++;
     }
   }
+  /* Many groups (hashgroup.c's mergeWide): keys in the table's order, so
+  ** that each worker's are its own, with keys that compare equal but
+  ** differ (NOCASE: SQLite's then) and every kind of aggregate's state;
+  ** then keys every worker shares (the pairwise merge). Keys spread wide,
+  ** which no direct place serves. (The engine reads no rowid: pw has it as
+  ** a column.) */
+  EXEC(db, "CREATE TABLE pw AS SELECT rowid AS i, * FROM p");
+  for(i=0; i<4; i++){
+    static const char *azWide[] = {
+      "SELECT i/2*1000003 AS r, count(*), sum(x), avg(k), total(y), count(y), gpu_median(x), gpu_variance(k),"
+      " count(h) FROM pw GROUP BY r",
+      "SELECT CASE WHEN i%3 THEN 'K' ELSE 'k' END || (i/3) COLLATE NOCASE AS r, count(*), sum(z)"
+      " FROM pw GROUP BY r HAVING count(*) > 1 ORDER BY 2 DESC, 1 LIMIT 50",
+      "SELECT i % 70001 * 1000003 AS r, count(*), sum(x), total(y) FROM pw GROUP BY r",
+      "SELECT k, i/4*1000003 AS r, count(*), avg(x) FROM pw WHERE k IS NOT NULL GROUP BY r, k HAVING sum(k) > 0",
+    };
+    char *zRef = refOf(azWide[i]);
+    Rows want, got;
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azWide[i]);
+    rowsOf(db, "SELECT * FROM q", &got);
+    rowsOf(db, zRef, &want);
+    CHECK(want.zErr==0 && want.n>0 && rowsSame(&want, &got, i==1), "%s: %d rows, want %d (%s)", azWide[i], got.n, want.n,
+          want.zErr ? want.zErr : "");
+    EXEC(db, "DROP TABLE temp.q");
+    rowsFree(&want);
+    rowsFree(&got);
+    sqlite3_free(zRef);
+    nQ++;
+  }
   /* No GROUP BY: one group, merged from every worker. */
   {
     const char *zSql = "SELECT count(*), sum(x), avg(y), total(z), min(g), max(g), min(y), max(y), sum(k), "

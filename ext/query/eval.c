@@ -165,6 +165,14 @@ const char *q_keep(qrun *r, const char *z, int n){
   return p;
 }
 
+void q_keep_move(qrun *to, qrun *from){
+  Blk **pp = &to->keep;
+  if( to==from ) return;
+  while( *pp ) pp = &(*pp)->next;  /* (to's newest block stays first: keepRoom fills it) */
+  *pp = from->keep;
+  from->keep = 0;
+}
+
 int q_run_error(qrun *r, int rc, const char *zFmt, ...){
   va_list ap;
   sqlite3_free(r->zErr);

@@ -91,22 +91,32 @@ static inline int sameKey(const char *a, const char *b, int n){
   return 1;
 }
 
-/* The group of the canonical key z[0..n) (hashKey: h) into *pg; *pNew set
-** if it was made (its key values and position are the caller's to set). */
-int qxGroupOf(Part *p, const qplan *pl, const char *z, int n, uint64_t h, int64_t *pg, int *pNew){
-  uint64_t k[2] = { KEY_LONG, 0 };
-  int64_t s;
-  int rc;
+/* A slot's words for key z[0..n) (HSlot.k). */
+static inline void slotWords(const char *z, int n, uint64_t *k){
+  k[0] = KEY_LONG;
+  k[1] = 0;
   if( n<=16 ){
     k[0] = 0;
     memcpy(k, z, (size_t)n);
   }
+}
+
+/* Does slot e (its hash h, its words k: the caller's) hold key z[0..n) of p? */
+static inline int slotIs(const Part *p, const HSlot *e, uint64_t h, const uint64_t *k, const char *z, int n){
+  return e->h==h && e->k[0]==k[0] && e->k[1]==k[1] && (n<=16 || (p->gk[e->g].n==n && sameKey(p->gk[e->g].z, z, n)));
+}
+
+/* The group of the canonical key z[0..n) (hashKey: h) into *pg; *pNew set
+** if it was made (its key values and position are the caller's to set). */
+int qxGroupOf(Part *p, const qplan *pl, const char *z, int n, uint64_t h, int64_t *pg, int *pNew){
+  uint64_t k[2];
+  int64_t s;
+  int rc;
+  slotWords(z, n, k);
   if( p->nGroup>=p->gAlloc && (rc = growGroups(p, pl, 0))!=SQLITE_OK ) return rc;
   for(s = (int64_t)(h & (uint64_t)(p->hAlloc - 1)); p->hs[s].h; s = (s + 1) & (p->hAlloc - 1)){
-    const HSlot *e = &p->hs[s];
-    if( e->h==h && e->k[0]==k[0] && e->k[1]==k[1]
-     && (n<=16 || (p->gk[e->g].n==n && sameKey(p->gk[e->g].z, z, n))) ){
-      *pg = e->g;
+    if( slotIs(p, &p->hs[s], h, k, z, n) ){
+      *pg = p->hs[s].g;
       *pNew = 0;
       return SQLITE_OK;
     }
@@ -216,14 +226,191 @@ static void *mergeJob(void *pArg){
   return 0;
 }
 
-/* The workers' parts into the main one: pairwise, each round's merges on
+/* ---- wide groupings: every part's groups into the main one at once ---------------------- */
+
+/* Many groups in parts that hardly share them (a GROUP BY of a key the
+** table is in the order of: each worker's rows have keys of their own)
+** make the pairwise merge below a chain of large merges, the last ones on
+** one thread: TPC-H Q18's 1.5M orders a second of its first read on 16
+** threads. Such parts go into the main part at once instead: its table
+** sized for all their groups (it never grows), each thread taking the
+** groups whose hashes fall in its share, from every part. A key is only
+** ever looked for by the thread of its share, so a slot is claimed by an
+** atomic exchange of its hash, read by that thread alone (other threads
+** compare the hash, which differs, and read no further), and a group's
+** state is written by one thread. */
+#define WIDE_MIN    65536           /* groups in all the parts from which they may go at once */
+#define WIDE_SAMPLE 256             /* groups of part 1 looked for in part 0: how much they share */
+
+/* The group of key z[0..n) (hash h) in p, or -1. */
+static int64_t groupFind(const Part *p, const char *z, int n, uint64_t h){
+  uint64_t k[2];
+  int64_t s;
+  slotWords(z, n, k);
+  for(s = (int64_t)(h & (uint64_t)(p->hAlloc - 1)); p->hs[s].h; s = (s + 1) & (p->hAlloc - 1)){
+    if( slotIs(p, &p->hs[s], h, k, z, n) ) return p->hs[s].g;
+  }
+  return -1;
+}
+
+/* The group of key z[0..n) (hash h) in v's table, made if it is not there
+** (its number from *pnGroup, its bytes kept by v's run): *pNew set then.
+** -1 when out of memory. The thread of h's share only. */
+static int64_t groupClaim(Part *v, int64_t *pnGroup, const char *z, int n, uint64_t h, int *pNew){
+  uint64_t k[2], mask = (uint64_t)v->hAlloc - 1, seen;
+  int64_t s, g;
+  slotWords(z, n, k);
+  for(s = (int64_t)(h & mask); ; s = (s + 1) & (int64_t)mask){
+    HSlot *e = &v->hs[s];
+    seen = __atomic_load_n(&e->h, __ATOMIC_ACQUIRE);
+    if( seen==0 ){
+      if( __atomic_compare_exchange_n(&e->h, &seen, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ) break;
+    }
+    if( seen==h && slotIs(v, e, h, k, z, n) ){
+      *pNew = 0;
+      return e->g;
+    }
+  }
+  g = __atomic_fetch_add(pnGroup, 1, __ATOMIC_RELAXED);
+  if( (v->gk[g].z = q_keep(v->r, z, n))==0 ) return -1;
+  v->gk[g].n = n;
+  v->hs[s].g = g;
+  v->hs[s].k[0] = k[0];
+  v->hs[s].k[1] = k[1];
+  *pNew = 1;
+  return g;
+}
+
+/* One thread's share of a wide merge. */
+typedef struct WideJob {
+  Exec *e;
+  int j, nJob;                      /* its share, of how many */
+  int64_t *pnGroup;                 /* the main part's groups (atomic) */
+  uint64_t **aHash;                 /* [part]: each group's hash */
+  int rc;
+  const char *zNotSame;             /* its qxNotSame, if any (the message in its run) */
+  qrun *r;                          /* the run keeping its bytes */
+} WideJob;
+
+/* The share of hash h among n. */
+static int wideShare(uint64_t h, int n){ return (int)(((h >> 32)*(uint64_t)n) >> 32); }
+
+static void *wideHash(void *pArg){
+  WideJob *j = (WideJob*)pArg;
+  Part *q = &j->e->aPart[j->j];
+  int64_t g;
+  for(g=0; g<q->nGroup; g++) j->aHash[j->j][g] = qxHashKey(q->gk[g].z, q->gk[g].n);
+  return 0;
+}
+
+static void *wideJob(void *pArg){
+  WideJob *j = (WideJob*)pArg;
+  Exec *e = j->e;
+  const qplan *pl = e->pl;
+  Part v = e->main;                 /* the main part, seen by this thread: its run and errors its own */
+  int w, k, isNew, rc = SQLITE_OK;
+  v.r = j->r;
+  v.zNotSame = 0;
+  for(w=0; w<e->nPart && rc==SQLITE_OK; w++){
+    Part *q = &e->aPart[w];
+    const uint64_t *aH = j->aHash[w];
+    int64_t g, h;
+    for(g=0; g<q->nGroup && rc==SQLITE_OK; g++){
+      if( wideShare(aH[g], j->nJob)!=j->j ) continue;
+      if( (h = groupClaim(&v, j->pnGroup, q->gk[g].z, q->gk[g].n, aH[g], &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
+      if( v.strict && !isNew ){
+        for(k=0; k<pl->nKey; k++){
+          if( !qxSameVal(&q->gKey[g*SHOWN(pl) + k], &v.gKey[h*SHOWN(pl) + k]) ){
+            rc = qxNotSame(&v, Q_NOT_SAME("GROUP BY values"));
+            break;
+          }
+        }
+        if( rc ) break;
+      }
+      if( SHOWN(pl) && (isNew || q->gPos[g]<v.gPos[h]) ){
+        v.gPos[h] = q->gPos[g];
+        if( (rc = setKeys(&v, SHOWN(pl), h, &q->gKey[g*SHOWN(pl)]))!=SQLITE_OK ) break;
+      }
+      for(k=0; k<pl->nAgg && rc==SQLITE_OK; k++) rc = qxAggMerge(&v, &v.aAgg[k], h, &q->aAgg[k], g);
+    }
+  }
+  j->rc = rc;
+  j->zNotSame = v.zNotSame;
+  return 0;
+}
+
+/* Do the parts hardly share their groups, and are they many (no DISTINCT,
+** whose sets' pairs name groups by number)? */
+static int wideMerge(const Exec *e, int64_t *pnAll){
+  const qplan *pl = e->pl;
+  const Part *p0 = &e->aPart[0], *p1 = &e->aPart[1];
+  int64_t n = e->main.nGroup, i, nShared = 0, nLook;
+  int w, k;
+  if( e->nPart<2 || pl->nKey==0 ) return 0;
+  for(k=0; k<pl->nAgg; k++) if( Q_DEDUP(&pl->aAgg[k]) ) return 0;
+  for(w=0; w<e->nPart; w++) n += e->aPart[w].nGroup;
+  *pnAll = n;
+  if( n<WIDE_MIN || p0->hAlloc==0 || p1->nGroup==0 ) return 0;
+  nLook = p1->nGroup<WIDE_SAMPLE ? p1->nGroup : WIDE_SAMPLE;
+  for(i=0; i<nLook; i++){
+    const GKey *x = &p1->gk[i*p1->nGroup/nLook];
+    nShared += groupFind(p0, x->z, x->n, qxHashKey(x->z, x->n))>=0;
+  }
+  return nShared*8<=nLook;          /* an eighth or less */
+}
+
+/* The workers' parts into the main one at once (wideMerge said so): nAll
+** groups at most. */
+static int mergeWide(Exec *e, int64_t nAll){
+  WideJob a[GA_THREADS_MAX + 1];
+  uint64_t *aHash[GA_THREADS_MAX + 1];
+  int64_t nGroup = e->main.nGroup;
+  int n = e->nPart, w, rc;
+  assert( n<=GA_THREADS_MAX + 1 );
+  if( nAll>e->main.gAlloc && (rc = growGroups(&e->main, e->pl, nAll))!=SQLITE_OK ) return rc;
+  memset(aHash, 0, sizeof(aHash));
+  for(w=0; w<n; w++){
+    a[w].e = e;
+    a[w].j = w;
+    a[w].nJob = n;
+    a[w].pnGroup = &nGroup;
+    a[w].aHash = aHash;
+    a[w].rc = SQLITE_OK;
+    a[w].zNotSame = 0;
+    a[w].r = e->aPart[w].r;
+    if( (aHash[w] = sqlite3_malloc64(8*(uint64_t)(e->aPart[w].nGroup + 1)))==0 ){
+      for(w=0; w<n; w++) sqlite3_free(aHash[w]);
+      return SQLITE_NOMEM;
+    }
+  }
+  q_fan(n, wideHash, a, sizeof(a[0]));
+  q_fan(n, wideJob, a, sizeof(a[0]));
+  e->main.nGroup = nGroup;
+  assert( nGroup<=e->main.gAlloc );
+  rc = SQLITE_OK;
+  for(w=0; w<n; w++){
+    q_keep_move(e->main.r, e->aPart[w].r);   /* (the main part's groups show their bytes) */
+    sqlite3_free(aHash[w]);
+    if( rc==SQLITE_OK && a[w].zNotSame ){
+      e->main.zNotSame = a[w].zNotSame;
+      rc = q_run_error(e->main.r, QE_BAIL, "%s", a[w].zNotSame);
+    }
+    if( rc==SQLITE_OK ) rc = a[w].rc;
+  }
+  return rc;
+}
+
+/* The workers' parts into the main one: at once where they are many and
+** hardly shared (mergeWide), else pairwise, each round's merges on
 ** threads of their own (part w takes part w + s), then the first into the
 ** main part. The order of merging decides nothing: positions decide first
 ** rows and ties, sums are exact, DISTINCT's pairs are sets. */
 int qxPartsMerge(Exec *e){
   MergeJob *a;
+  int64_t nAll = 0;
   int s, w, rc = SQLITE_OK;
   if( e->nPart==0 ) return SQLITE_OK;
+  if( wideMerge(e, &nAll) ) return mergeWide(e, nAll);
   if( (a = sqlite3_malloc64(sizeof(MergeJob)*(uint64_t)e->nPart))==0 ) return SQLITE_NOMEM;
   for(s=1; s<e->nPart && rc==SQLITE_OK; s*=2){
     int n = 0, j;

@@ -558,6 +558,8 @@ void q_fan(int nPart, void *(*xPart)(void*), void *aPart, size_t szPart);
 uint64_t q_hash(uint64_t h, const void *p, int n);
 /* Bytes kept for the run's lifetime (copied). */
 const char *q_keep(qrun*, const char *z, int n);
+/* The bytes kept for run from (q_keep) kept for run to's lifetime instead. */
+void q_keep_move(qrun *to, qrun *from);
 
 typedef struct qkeptcache qkeptcache;
 
