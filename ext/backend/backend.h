@@ -391,8 +391,12 @@ const ga_backend *ga_device_backend(void);
 
 /* Whether the device backend can serve here; if not, why, in zWhy. */
 int ga_device_usable(char *zWhy);
+/* Whether the device backend can serve here, where that is known: 1 yes,
+** 0 no, -1 not yet (the driver is being asked meanwhile: ask
+** ga_device_usable when the answer is needed). */
+int ga_device_probe_soon(void);
 /* Every connection has closed: what the device backend keeps for reuse
-** (its freed blocks) is given back. */
+** (its freed blocks) is given back, and a probe's thread joined. */
 void ga_device_idle(void);
 
 #endif /* GPUAGG_BACKEND_H */

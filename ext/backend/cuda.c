@@ -5,6 +5,12 @@
 **      device once per process (cudaGetDeviceCount and the device's
 **      properties: no context); the context is created by the first
 **      reduction (xStart), never by a query that stays on the CPU.
+**   1a. A read that does not need the answer yet (a first read that keeps
+**      columns for the device) has the driver asked on a thread of its
+**      own (ga_cuda_probe_soon): its first answer takes about 100 ms,
+**      which the read's scan then covers. The thread is joined by the
+**      first caller that needs the answer, or when the last connection
+**      closes (the library may be unloaded then).
 **   2. A slot's host buffer is ordinary memory (ga_host_alloc), pinned in
 **      place with cudaHostRegister once a context exists. A slot opened
 **      before that is copied pageable for its first chunks and pinned when it
@@ -202,7 +208,7 @@ static void probe(void){
   struct cudaDeviceProp prop;
   int n = 0, d;
   cudaError_t e = cudaGetDeviceCount(&n);
-  g.probed = 1;
+  __atomic_store_n(&g.probed, 1, __ATOMIC_RELEASE);   /* (read outside g.mu: ga_cuda_probe_soon) */
   if( e==cudaSuccess && n==0 ) e = cudaErrorNoDevice;
   for(d=0; e==cudaSuccess && d<n && d<GA_DEV_MAX; d++){
     if( (e = cudaGetDeviceProperties(&prop, d))!=cudaSuccess ) break;
@@ -237,8 +243,41 @@ static int nLooked(int nDev){
   return nDev>0 && nDev<g.nDev ? nDev : g.nDev;
 }
 
+/* The probe's own thread (1a). */
+static pthread_mutex_t probeMu = PTHREAD_MUTEX_INITIALIZER;   /* guards the two below */
+static pthread_t probeTh;           /* the thread */
+static int probeRun;                /* 0: none, 1: started and not joined, 2: joined */
+
+static void *probeMain(void *pArg){
+  (void)pArg;
+  pthread_mutex_lock(&g.mu);
+  if( !g.probed ) probe();
+  pthread_mutex_unlock(&g.mu);
+  return 0;
+}
+
+void ga_cuda_probe_join(void){
+  int run;
+  pthread_mutex_lock(&probeMu);
+  run = probeRun==1;
+  if( run ) probeRun = 2;
+  pthread_mutex_unlock(&probeMu);
+  if( run ) pthread_join(probeTh, 0);
+}
+
+int ga_cuda_probe_soon(void){
+  char zWhy[GA_ERRLEN];
+  int start;
+  if( __atomic_load_n(&g.probed, __ATOMIC_ACQUIRE) ) return ga_cuda_usable(zWhy);
+  pthread_mutex_lock(&probeMu);
+  if( (start = probeRun==0)!=0 ) probeRun = pthread_create(&probeTh, 0, probeMain, 0)==0 ? 1 : 2;
+  pthread_mutex_unlock(&probeMu);
+  return start && probeRun==2 ? ga_cuda_usable(zWhy) : -1;   /* (no thread: asked here) */
+}
+
 int ga_cuda_usable(char *zWhy){
   int d, n, ok = 0;
+  ga_cuda_probe_join();             /* (its answer, where it runs: g.mu waits for it anyway) */
   pthread_mutex_lock(&g.mu);
   n = nLooked(0);
   for(d=0; d<n && !ok; d++) ok = !g.dv[d].dead;

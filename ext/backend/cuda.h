@@ -18,6 +18,11 @@ extern const ga_backend ga_cuda_backend;
 ** gpuagg_config 'devices'; 0, the default: all, at most GA_DEV_MAX), less
 ** any that failed with a sticky error. */
 int ga_cuda_usable(char *zWhy);
+/* Requirement 1a: 1 where the device serves, 0 where it does not, -1 not
+** known yet (the driver being asked on a thread of its own); and that
+** thread joined (none: nothing done). */
+int ga_cuda_probe_soon(void);
+void ga_cuda_probe_join(void);
 void ga_cuda_describe(sqlite3_str*);
 int ga_cuda_allowed(int d, int nDev);
 const char *ga_cuda_device_name(int d);

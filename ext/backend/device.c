@@ -24,8 +24,17 @@ int ga_device_usable(char *zWhy){
   return 0;
 }
 
+int ga_device_probe_soon(void){
+#ifdef GPUAGG_CUDA
+  return ga_cuda_probe_soon();
+#else
+  return 0;
+#endif
+}
+
 void ga_device_idle(void){
 #ifdef GPUAGG_CUDA
+  ga_cuda_probe_join();
   (void)ga_cu_blocks_trim(-1);
 #endif
 }

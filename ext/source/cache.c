@@ -1243,6 +1243,14 @@ static int deviceWanted(ga_conn *conn){
   return 0;
 }
 
+/* Whether columns may be kept under the automatic budget: CUDA could
+** serve (cacheOn's question, answered by now). */
+static int autoKept(const ga_conn *conn){
+  char zWhy[GA_ERRLEN];
+  const ga_cache *c = conn->cache;
+  return (c->budget!=GA_CACHE_AUTO && !c->hostShare) || ga_device_usable(zWhy);
+}
+
 /* The recorded columns become entries (all, or none if memory fails), on
 ** the device too where they can (deviceWanted, residentOf). */
 static uint64_t gGen;               /* entries made in the process (ga_resident.gen) */
@@ -1254,7 +1262,9 @@ static void keep(CacheSrc *p){
   unsigned char aDev[GA_COLS_MAX], aPlain[GA_COLS_MAX];
   size_t nDb = strlen(p->zDb) + 1, nTab = strlen(p->zTab) + 1;
   int64_t need = p->nRec;
-  int c, ok = 1, dev = deviceWanted(p->conn);
+  int c, ok = 1, dev;
+  if( !autoKept(p->conn) ) return;
+  dev = deviceWanted(p->conn);
   if( cc->budget==GA_CACHE_AUTO && !dev ){           /* no context: the host's share until one (6) */
     cc->budget = p->conn->resident;
     cc->hostShare = 1;
@@ -1537,15 +1547,19 @@ static ga_centry *entryFind(CacheSrc *p, const char *zCol, unsigned char want){
 }
 
 /* Whether scans are to be cached at all: a budget, or the automatic one
-** where CUDA could serve (settled when columns are kept, deviceWanted). */
+** where CUDA could serve (settled when columns are kept, deviceWanted).
+** Where that is not known yet (the process's first read: the driver's
+** first answer takes about 100 ms), the scan records while the driver is
+** asked, and keep() waits for its answer (autoKept). */
 static int cacheOn(ga_conn *conn){
-  char zWhy[GA_ERRLEN];
+  int u;
   if( conn->cache==0 ) return 0;
   if( conn->cache->budget!=GA_CACHE_AUTO && !conn->cache->hostShare ) return conn->cache->budget>0;
-  if( conn->mode==GA_CPU || !ga_device_usable(zWhy) ) return 0;
-  deviceWanted(conn);                       /* settles the budget if a context exists */
+  if( conn->mode==GA_CPU || (u = ga_device_probe_soon())==0 ) return 0;
+  if( u>0 ) deviceWanted(conn);             /* settles the budget if a context exists */
   return 1;
 }
+
 
 /* ga_colsrc_cache's work; the caller times it. */
 static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
