@@ -329,9 +329,12 @@ int qxAggMerge(Part *p, Agg *a, int64_t g, Agg *b, int64_t gq){
   }
 }
 
-/* Group g's final value of aggregate a into *r. SQLITE_OK or QE_BAIL (a
-** sum's integer overflow: SQLite reports it). */
-static int aggValue(Exec *e, Agg *a, int64_t g, qval *r){
+#define SUM_OVERFLOW "a sum whose integers overflow (an error in SQLite)"
+
+/* Group g's final value of aggregate a into *r. SQLITE_OK, SQLITE_NOMEM or
+** QE_BAIL (a sum's integer overflow: SQLite reports it; the caller says
+** so, SUM_OVERFLOW, for this may run on several threads). */
+static int aggValue(Agg *a, int64_t g, qval *r){
   memset(r, 0, sizeof(*r));
   r->t = SQLITE_NULL;
   switch( a->g->fn ){
@@ -384,7 +387,7 @@ static int aggValue(Exec *e, Agg *a, int64_t g, qval *r){
       if( a->g->fn!=A_TOTAL && n==0 ) return SQLITE_OK;
       if( a->g->fn==A_SUM && s->nReal==0 ){
         __int128 i = (__int128)(((unsigned __int128)(uint64_t)s->hi << 64) | s->lo);
-        if( i<INT64_MIN || i>INT64_MAX ) return q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)");
+        if( i<INT64_MIN || i>INT64_MAX ) return QE_BAIL;
         r->t = SQLITE_INTEGER; r->v = (int64_t)i;
         return SQLITE_OK;
       }
@@ -394,6 +397,34 @@ static int aggValue(Exec *e, Agg *a, int64_t g, qval *r){
       return SQLITE_OK;
     }
   }
+}
+
+/* Groups [g0, g1)'s final values of aggregate a into a->res, on a thread
+** of their own where the groups are many (valuesPar). */
+typedef struct ValueJob { Agg *a; int64_t g0, g1; int rc; } ValueJob;
+static void *valueJob(void *pArg){
+  ValueJob *j = (ValueJob*)pArg;
+  int64_t g;
+  for(g=j->g0; g<j->g1 && j->rc==SQLITE_OK; g++) j->rc = aggValue(j->a, g, &j->a->res[g]);
+  return 0;
+}
+
+#define VALUES_PAR_MIN 65536        /* groups from which their values are made on several threads */
+
+/* The final values of a's nGroup groups into a->res, on up to nThread
+** threads: SQLITE_OK, or the first part's error. */
+static int valuesPar(Agg *a, int64_t nGroup, int nThread){
+  ValueJob aJob[GA_THREADS_MAX + 1];
+  int n = nGroup<VALUES_PAR_MIN ? 1 : nThread<1 ? 1 : nThread>GA_THREADS_MAX + 1 ? GA_THREADS_MAX + 1 : nThread, w;
+  for(w=0; w<n; w++){
+    aJob[w].a = a;
+    aJob[w].g0 = nGroup*w/n;
+    aJob[w].g1 = nGroup*(w + 1)/n;
+    aJob[w].rc = SQLITE_OK;
+  }
+  q_fan(n, valueJob, aJob, sizeof(aJob[0]));
+  for(w=0; w<n; w++) if( aJob[w].rc!=SQLITE_OK ) return aJob[w].rc;
+  return SQLITE_OK;
 }
 
 /* Final aggregate values, by group: DISTINCT's values folded first (each
@@ -412,8 +443,8 @@ int qxAggFinal(Exec *e){
       }
     }
     if( (a->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(e->main.nGroup + 1)))==0 ) return SQLITE_NOMEM;
-    for(g=0; g<e->main.nGroup; g++){
-      if( (rc = aggValue(e, a, g, &a->res[g]))!=SQLITE_OK ) return rc;
+    if( (rc = valuesPar(a, e->main.nGroup, q_run_threads(e->r)))!=SQLITE_OK ){
+      return rc==QE_BAIL ? q_run_error(e->r, QE_BAIL, SUM_OVERFLOW) : rc;
     }
   }
   return SQLITE_OK;
