@@ -267,12 +267,13 @@ void ga_cuda_probe_join(void){
 
 int ga_cuda_probe_soon(void){
   char zWhy[GA_ERRLEN];
-  int start;
+  int here;
   if( __atomic_load_n(&g.probed, __ATOMIC_ACQUIRE) ) return ga_cuda_usable(zWhy);
   pthread_mutex_lock(&probeMu);
-  if( (start = probeRun==0)!=0 ) probeRun = pthread_create(&probeTh, 0, probeMain, 0)==0 ? 1 : 2;
+  if( probeRun==0 ) probeRun = pthread_create(&probeTh, 0, probeMain, 0)==0 ? 1 : 2;
+  here = probeRun==2;               /* no thread (or it ended): asked here */
   pthread_mutex_unlock(&probeMu);
-  return start && probeRun==2 ? ga_cuda_usable(zWhy) : -1;   /* (no thread: asked here) */
+  return here ? ga_cuda_usable(zWhy) : -1;
 }
 
 int ga_cuda_usable(char *zWhy){
