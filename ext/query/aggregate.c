@@ -329,11 +329,9 @@ int qxAggMerge(Part *p, Agg *a, int64_t g, Agg *b, int64_t gq){
   }
 }
 
-#define SUM_OVERFLOW "a sum whose integers overflow (an error in SQLite)"
-
 /* Group g's final value of aggregate a into *r. SQLITE_OK, SQLITE_NOMEM or
 ** QE_BAIL (a sum's integer overflow: SQLite reports it; the caller says
-** so, SUM_OVERFLOW, for this may run on several threads). */
+** so, for this may run on several threads). */
 static int aggValue(Agg *a, int64_t g, qval *r){
   memset(r, 0, sizeof(*r));
   r->t = SQLITE_NULL;
@@ -444,7 +442,7 @@ int qxAggFinal(Exec *e){
     }
     if( (a->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(e->main.nGroup + 1)))==0 ) return SQLITE_NOMEM;
     if( (rc = valuesPar(a, e->main.nGroup, q_run_threads(e->r)))!=SQLITE_OK ){
-      return rc==QE_BAIL ? q_run_error(e->r, QE_BAIL, SUM_OVERFLOW) : rc;
+      return rc==QE_BAIL ? q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)") : rc;
     }
   }
   return SQLITE_OK;
