@@ -49,6 +49,14 @@
 **      gpuagg_config('threshold') rows or more.
 **   4c. A hit whose sink takes batches on several threads hands them out
 **      on that many threads (hitPar), as a page source's workers would.
+**   4d. Where the source that reads the table bounds its rows (nRowMax:
+**      the page source) and a batch says where its rows are (at1), the
+**      recording writes them straight into the columns to be kept, made
+**      that large at the start (memory is only touched where rows land);
+**      only their TEXT and BLOB places are put in the merged dictionary's
+**      order at the end, and the columns shrunk to the rows. Other batches
+**      go through the parts' slabs as in 4a. A merge that finds a placed
+**      batch anywhere but where the scan order puts it keeps nothing.
 **   5. Where the connection may use CUDA and a context exists (a cache never
 **      makes one), a kept column (TEXT and BLOB as their places in the
 **      dictionary, if their cells were asked for) also goes to the device
@@ -707,6 +715,8 @@ static int dictSort(Rec *r, int64_t **pRank){
 typedef struct Chunk {
   int64_t pos;                      /* the batch's pos (colsrc.h: rises with scan order) */
   int64_t at;                       /* its first row among its part's */
+  int64_t row0;                     /* its first row in the columns kept, where written there
+                                    ** (4d: type and v NULL); -1: in the slabs */
   int64_t n;                        /* rows */
   unsigned char *type;              /* column c's classes at type + c*n */
   int64_t *v;                       /* ... its values (dictionary entries: the part's) at v + c*n */
@@ -734,6 +744,13 @@ typedef struct RecPart {
 } RecPart;
 
 #define SLAB_BYTES (1<<20)
+
+/* The columns to be kept, where batches are written in place (4d). */
+typedef struct Direct {
+  int64_t n;                        /* room: rows */
+  unsigned char *aT[GA_COLS_MAX];   /* each column's classes */
+  int64_t *aV[GA_COLS_MAX];         /* ... and values */
+} Direct;
 
 /* n bytes (a multiple of 8) of part q's slabs, or NULL. */
 static void *slabAlloc(RecPart *q, size_t n){
@@ -765,9 +782,10 @@ static void partFree(RecPart *q, int nCol){
 
 /* Batch b (of nCol columns, as want asks) into part q, counted into
 ** *pnAll; stopped (*pStop) where the parts together pass limit bytes or
-** memory fails. Workers record at once, each into its own part. */
-static void partAdd(RecPart *q, int nCol, const unsigned char *aWant, const ga_colbatch *b, int64_t *pnAll,
-                    int64_t limit, int *pStop){
+** memory fails. Workers record at once, each into its own part. Where d
+** has room for where b says its rows are, they go there (4d). */
+static void partAdd(RecPart *q, int nCol, const unsigned char *aWant, const ga_colbatch *b, const Direct *d,
+                    int64_t *pnAll, int64_t limit, int *pStop){
   int64_t before = q->nBytes, after = 0;
   size_t nT = ((size_t)nCol*(size_t)b->n + 7) & ~(size_t)7;
   Chunk *k = 0;
@@ -781,11 +799,16 @@ static void partAdd(RecPart *q, int nCol, const unsigned char *aWant, const ga_c
     k->at = q->nRow;
     k->n = b->n;
     k->part = 0;
-    ok = (k->type = slabAlloc(q, nT))!=0 && (k->v = slabAlloc(q, 8*(size_t)nCol*(size_t)b->n))!=0;
+    k->row0 = d && b->at1>0 && b->at1 - 1 + b->n<=d->n ? b->at1 - 1 : -1;
+    k->type = 0;
+    k->v = 0;
+    ok = k->row0>=0
+      || ((k->type = slabAlloc(q, nT))!=0 && (k->v = slabAlloc(q, 8*(size_t)nCol*(size_t)b->n))!=0);
   }
   for(c=0; c<nCol && ok; c++){
-    ok = recAdd(&q->aRec[c], &b->col[c], b->n, aWant[c], k->type + (size_t)c*b->n, k->v + (size_t)c*b->n,
-                q->nRow)==SQLITE_OK;
+    unsigned char *t = k->row0>=0 ? d->aT[c] + k->row0 : k->type + (size_t)c*b->n;
+    int64_t *v = k->row0>=0 ? d->aV[c] + k->row0 : k->v + (size_t)c*b->n;
+    ok = recAdd(&q->aRec[c], &b->col[c], b->n, aWant[c], t, v, q->nRow)==SQLITE_OK;
   }
   if( ok ){
     q->nChunk++;
@@ -824,6 +847,7 @@ typedef struct Merge {
   Rec *out;                         /* the columns merged */
   int nCol;                         /* ... how many */
   const Chunk *all; int64_t nAll;   /* every part's chunks in scan order */
+  Direct *d;                        /* the columns the placed chunks are in (4d), or NULL */
   int64_t **aAt;                    /* [part][chunk]: its first row in the scan */
   int64_t nRow;                     /* rows */
   int64_t **aMap;                   /* [column*nPart + part]: its entries' places in the column's */
@@ -940,9 +964,17 @@ static int mergeDict(Merge *m, int c){
   Rec *r = &m->out[c];
   int64_t **aMap = &m->aMap[(size_t)c*m->nPart], *rank = 0, e;
   int w;
-  if( roomFor((void**)&r->type, 0, m->nRow, &r->nAlloc, 1) ) return SQLITE_NOMEM;
-  r->nAlloc = 0;
-  if( roomFor((void**)&r->v, 0, m->nRow, &r->nAlloc, 8) ) return SQLITE_NOMEM;
+  if( m->d ){                       /* (4d: the rows are there already, in part) */
+    r->type = m->d->aT[c];
+    r->v = m->d->aV[c];
+    m->d->aT[c] = 0;
+    m->d->aV[c] = 0;
+    r->nAlloc = m->d->n;
+  }else{
+    if( roomFor((void**)&r->type, 0, m->nRow, &r->nAlloc, 1) ) return SQLITE_NOMEM;
+    r->nAlloc = 0;
+    if( roomFor((void**)&r->v, 0, m->nRow, &r->nAlloc, 8) ) return SQLITE_NOMEM;
+  }
   r->n = m->nRow;
   if( m->aWant[c] & GA_COL_BYTES ) return mergeSorted(m, c);
   for(w=0; w<m->nPart; w++){
@@ -981,8 +1013,10 @@ static void mergeRows(Merge *m, int t){
     const Chunk *k = &m->all[i];
     const int64_t *map = m->aMap[(size_t)c*m->nPart + k->part];
     int64_t j, to = m->aAt[k->part][k->idx];
-    memcpy(r->type + to, k->type + (size_t)c*k->n, (size_t)k->n);
-    memcpy(r->v + to, k->v + (size_t)c*k->n, (size_t)k->n*8);
+    if( k->row0<0 ){                /* (else in its place: 4d) */
+      memcpy(r->type + to, k->type + (size_t)c*k->n, (size_t)k->n);
+      memcpy(r->v + to, k->v + (size_t)c*k->n, (size_t)k->n*8);
+    }
     countRows(r->type + to, r->v + to, k->n, &x);
     for(j=0; map && j<k->n; j++){
       int ty = r->type[to + j];
@@ -1034,8 +1068,11 @@ static void mergePhase(Merge *m, int phase, int nTask, int nThread){
 
 /* The parts' rows in scan order into out[nCol] (one dictionary a column,
 ** in SQL's order, each entry's first row the scan's), the parts freed; on
-** up to nThread threads. SQLITE_OK or NOMEM. */
-static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aWant, int nThread, Rec *out){
+** up to nThread threads; the columns of d (NULL: none) taken where chunks
+** were placed there (4d). SQLITE_OK, NOMEM, or SQLITE_ERROR where a placed
+** chunk is not where the scan order puts it (nothing is kept then). */
+static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aWant, int nThread, Direct *d,
+                    Rec *out){
   Chunk *all = 0;
   Merge m;
   int64_t nAll = 0, i;
@@ -1063,9 +1100,13 @@ static int recMerge(RecPart *aPart, int nPart, int nCol, const unsigned char *aW
   }
   qsort(all, (size_t)nAll, sizeof(Chunk), cmpChunk);
   for(i=0; i<nAll; i++){
+    if( all[i].row0>=0 ) m.d = d;
+    if( all[i].row0>=0 && all[i].row0!=m.nRow ) m.rc = SQLITE_ERROR;
     m.aAt[all[i].part][all[i].idx] = m.nRow;
     m.nRow += all[i].n;
   }
+  if( m.d && m.nRow>m.d->n ) m.rc = SQLITE_ERROR;
+  if( m.rc!=SQLITE_OK ) goto done;
   m.all = all;
   m.nAll = nAll;
   for(c=0; c<nCol; c++){
@@ -1113,7 +1154,48 @@ typedef struct CacheSrc {
   int64_t nRecAll;                  /* bytes the parts hold (atomic: workers add to it) */
   int stop;                         /* recording stopped: too large, or out of memory (atomic) */
   int64_t minRows;                  /* fewer rows are not kept (ga_cache_min_rows) */
+  Direct direct;                    /* the columns batches are written into in place (4d); n 0: none */
 } CacheSrc;
+
+/* The columns of d the merge did not take, freed. */
+static void directFree(Direct *d){
+  int c;
+  for(c=0; c<GA_COLS_MAX; c++){
+    free(d->aT[c]);
+    free(d->aV[c]);
+  }
+  memset(d, 0, sizeof(*d));
+}
+
+/* 4d: the columns made for the rows the inner source bounds (their memory
+** untouched until rows land), or none where it gives no bound or memory
+** is short. */
+static void directMake(CacheSrc *p){
+  Direct *d = &p->direct;
+  int64_t n = p->inner->nRowMax;
+  int c;
+  memset(d, 0, sizeof(*d));
+  if( n<=0 || n>((int64_t)1<<40) ) return;
+  for(c=0; c<p->nCol; c++){
+    if( (d->aT[c] = malloc((size_t)n))==0 || (d->aV[c] = malloc(8*(size_t)n))==0 ){
+      directFree(d);
+      return;
+    }
+  }
+  d->n = n;
+}
+
+/* A merged column that was made for the bound (4d), shrunk to its rows (in
+** place: no copy). */
+static void directShrink(Rec *r){
+  void *t, *v;
+  if( r->nAlloc<=r->n ) return;
+  t = realloc(r->type, (size_t)(r->n ? r->n : 1));
+  v = realloc(r->v, 8*(size_t)(r->n ? r->n : 1));
+  if( t ) r->type = t;
+  if( v ) r->v = v;
+  r->nAlloc = r->n;
+}
 
 /* The most bytes a recording may take (an automatic budget not settled
 ** yet: at most what a histogram may keep). */
@@ -1124,7 +1206,10 @@ static int64_t recLimit(const CacheSrc *p){
 /* The scan thread's batches: recorded into the last part, then the sink's. */
 static int teeBatch(ga_colsink *pSink, const ga_colbatch *b){
   CacheSrc *p = (CacheSrc*)((char*)pSink - offsetof(CacheSrc, tee));
-  if( p->aPart ) partAdd(&p->aPart[p->nPart - 1], p->nCol, p->aWant, b, &p->nRecAll, recLimit(p), &p->stop);
+  if( p->aPart ){
+    partAdd(&p->aPart[p->nPart - 1], p->nCol, p->aWant, b, p->direct.n ? &p->direct : 0, &p->nRecAll, recLimit(p),
+            &p->stop);
+  }
   return p->sink->xBatch(p->sink, b);
 }
 
@@ -1133,7 +1218,9 @@ static int teeBatch(ga_colsink *pSink, const ga_colbatch *b){
 static int teePar(ga_colsink *pSink, int w, const ga_colbatch *b){
   CacheSrc *p = (CacheSrc*)((char*)pSink - offsetof(CacheSrc, tee));
   int rc = p->sink->xPar(p->sink, w, b);
-  if( rc==0 && p->aPart ) partAdd(&p->aPart[w], p->nCol, p->aWant, b, &p->nRecAll, recLimit(p), &p->stop);
+  if( rc==0 && p->aPart ){
+    partAdd(&p->aPart[w], p->nCol, p->aWant, b, p->direct.n ? &p->direct : 0, &p->nRecAll, recLimit(p), &p->stop);
+  }
   return rc;
 }
 
@@ -1357,6 +1444,7 @@ static const ga_colbatch *hitBatch(const CacheSrc *p, int64_t i, ga_colvec *col,
   b->nSel = 0;
   b->n = p->aEnt[0]->n - i < GA_BATCH ? (int)(p->aEnt[0]->n - i) : GA_BATCH;
   b->pos = i;
+  b->at1 = i + 1;
   for(c=0; c<p->nCol; c++){
     col[c].type = p->aEnt[c]->type + i;
     col[c].v = p->aEnt[c]->v + i;
@@ -1447,13 +1535,17 @@ static int cacheScan(ga_colsrc *pSrc, ga_colsink *sink){
     p->nRecAll = 0;
     p->stop = 0;
     if( (p->aPart = calloc((size_t)p->nPart, sizeof(RecPart)))==0 ) return p->inner->xScan(p->inner, sink);
+    directMake(p);
     rc = p->inner->xScan(p->inner, &p->tee);
     if( rc==SQLITE_OK && !p->stop && (p->aRec = calloc((size_t)p->nCol, sizeof(Rec)))!=0
-     && recMerge(p->aPart, p->nPart, p->nCol, p->aWant, p->conn->threads, p->aRec)==SQLITE_OK
+     && recMerge(p->aPart, p->nPart, p->nCol, p->aWant, p->conn->threads, p->direct.n ? &p->direct : 0,
+                 p->aRec)==SQLITE_OK
      && p->aRec[0].n>=p->minRows ){
+      for(c=0; c<p->nCol; c++) directShrink(&p->aRec[c]);
       for(c=0, p->nRec=0; c<p->nCol; c++) p->nRec += recBytes(&p->aRec[c]);
       if( p->nRec<=recLimit(p) ) keep(p);
     }
+    directFree(&p->direct);
     for(c=0; c<p->nPart; c++) partFree(&p->aPart[c], p->nCol);
     free(p->aPart);
     p->aPart = 0;

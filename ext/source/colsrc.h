@@ -82,6 +82,9 @@ typedef struct ga_colvec {
 typedef struct ga_colbatch {
   int64_t pos;                      /* where its first row is in the scan: positions rise
                                     ** with scan order, a row past its batch's first */
+  int64_t at1;                      /* 1 + its first row's number in the scan, where the source
+                                    ** knows it already; 0: not known (a source whose nRowMax is 0
+                                    ** gives none) */
   int n;                            /* rows */
   int nCol;                         /* columns */
   const ga_colvec *col;             /* them */
@@ -147,6 +150,10 @@ struct ga_colsrc {
   /* Column i kept on the device, or NULL (every source but the cache: NULL
   ** itself). Valid until xClose; a function that uses it scans nothing. */
   ga_resident *(*xResident)(ga_colsrc*, int i);
+  /* The most rows a scan can give, where the source knows a bound (the page
+  ** source: its leaves' room), else 0; then its batches say where their
+  ** rows are (ga_colbatch.at1) where they can. */
+  int64_t nRowMax;
 };
 
 /* src's column i on the device, or NULL. */

@@ -23,6 +23,11 @@
 **      older than the column, rows whose overflow pages a worker met or that
 **      are not proven, the number of unusual TEXT) are read here through SQL,
 **      in the same transaction, before the segment is handed over.
+**   3b. Each segment's rows are counted (its leaves' cells) before it is
+**      decoded, so that a batch says where its rows are in the scan
+**      (ga_colbatch.at1) once every segment before its own is counted:
+**      the column cache then records the rows in their places (cache.c,
+**      4d). nRowMax bounds the rows by the leaves' room.
 **   3a. Where the connection does not map the file (mmap_size 0, the
 **      default) and gpuagg_config('map') is 1 (the default), the scan maps it on the file handle for its own duration
 **      (SQLITE_FCNTL_MMAP_SIZE, set back to 0 when it ends, every page handed
@@ -119,6 +124,10 @@ typedef struct PageSrc {
   int stop;                         /* workers: stop */
   int nRing;                        /* slots */
   Seg *ring;                        /* segment i decodes in ring[i % nRing] */
+  int64_t *aSegAt;                  /* [nSeg + 1]: each segment's first row in the scan, once
+                                    ** every segment before it is counted (segCounted); -1: not yet */
+  int64_t *aSegRows;                /* [nSeg]: each segment's rows, counted as it is decoded; -1 */
+  int nAt;                          /* segments whose aSegAt is set (guarded by mu) */
 } PageSrc;
 
 /* ---- decoding (any thread) ------------------------------------------------------ */
@@ -238,6 +247,19 @@ static void segPopulate(PageSrc *p, int i, Seg *g){
 ** reads no PG_WORKER leaf: no readers without workers). io: overflow pages
 ** may be read (this thread); else rows that need them are left to SQL
 ** (GA_T_LOOKUP). */
+/* Segment i has n rows (its leaves' cells): the first rows of the segments
+** after it whose every predecessor is counted are known now (3b). */
+static void segCounted(PageSrc *p, int i, int64_t n){
+  if( p->aSegAt==0 ) return;
+  pthread_mutex_lock(&p->mu);
+  p->aSegRows[i] = n;
+  while( p->nAt<p->nSeg && p->aSegRows[p->nAt]>=0 ){
+    __atomic_store_n(&p->aSegAt[p->nAt + 1], p->aSegAt[p->nAt] + p->aSegRows[p->nAt], __ATOMIC_RELEASE);
+    p->nAt++;
+  }
+  pthread_mutex_unlock(&p->mu);
+}
+
 static void segDecode(PageSrc *p, int i, Seg *g, int io, int w){
   const ga_snap *s = &p->snap;
   int a = i*p->perSeg, b = segEnd(p, i), j, n = 0, have = 0;
@@ -251,6 +273,7 @@ static void segDecode(PageSrc *p, int i, Seg *g, int io, int w){
     n += c;
   }
   if( g->rc==SQLITE_OK ) g->rc = ga_rows_reset(&g->rows, p->plan.nCol, n);
+  if( g->rc==SQLITE_OK ) segCounted(p, i, n);
   for(j=a; j<b && g->rc==SQLITE_OK; j++){
     if( j + 1<b ) prefetch(g->aPg[j + 1 - a], p->plan.usable);
     g->rc = ga_leaf_rows(p->lateOn ? &p->early : &p->plan, io ? s : 0, g->aPg[j - a], p->aLeaf[j], &g->rows,
@@ -421,6 +444,7 @@ static int segGive(PageSrc *p, Seg *g, int i, ga_colsink *sink, int w){
   ga_colbatch b;
   ga_rows *r = &g->rows;
   int k, c, rc = 0, sel[GA_BATCH];
+  int64_t at = p->aSegAt ? __atomic_load_n(&p->aSegAt[i], __ATOMIC_ACQUIRE) : -1;
   b.nCol = r->nCol;
   b.col = col;
   b.sel = 0;
@@ -428,6 +452,7 @@ static int segGive(PageSrc *p, Seg *g, int i, ga_colsink *sink, int w){
   for(k=g->given; k<r->n && rc==0; k+=GA_BATCH){
     b.n = r->n - k < GA_BATCH ? r->n - k : GA_BATCH;
     b.pos = ((int64_t)i << 32) + k;
+    b.at1 = at>=0 ? at + k + 1 : 0;
     for(c=0; c<r->nCol; c++){
       col[c].type = &r->type[(size_t)c*r->cap + k];
       col[c].v = &r->v[(size_t)c*r->cap + k];
@@ -504,6 +529,15 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   }else{
     mapped = -1;                                   /* nothing to set back */
   }
+  if( p->base.nRowMax ){            /* (3b: a bound was given, so positions are) */
+    p->aSegAt = malloc(sizeof(int64_t)*(size_t)(2*p->nSeg + 1));
+    if( p->aSegAt ){
+      p->aSegRows = p->aSegAt + p->nSeg + 1;
+      for(i=0; i<2*p->nSeg + 1; i++) p->aSegAt[i] = -1;
+      p->aSegAt[0] = 0;
+    }
+  }
+  p->nAt = 0;
   p->next = p->nGiven = p->nRead = p->stop = p->nWorker = 0;
   p->sink = sink;
   pthread_mutex_init(&p->mu, 0);
@@ -591,6 +625,8 @@ static int pagesScan(ga_colsrc *pSrc, ga_colsink *sink){
   }
   free(p->ring);
   p->ring = 0;
+  free(p->aSegAt);
+  p->aSegAt = p->aSegRows = 0;
   lateEnd(p);
   if( mapped==0 ) ga_snap_map_limit(&p->snap, 0);
   pthread_cond_destroy(&p->cvDone);
@@ -915,6 +951,8 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nC
     int most = SEG_BYTES/p->snap.pgsz, want = (p->nLeaf + 4*nTh - 1)/(4*nTh);
     p->perSeg = want<1 ? 1 : want>most ? (most<1 ? 1 : most) : want;
     p->nSeg = (p->nLeaf + p->perSeg - 1)/p->perSeg;
+    /* 3b: a leaf holds at most (usable - 8)/6 cells (each 4 bytes or more, and its 2-byte pointer) */
+    p->base.nRowMax = (int64_t)p->nLeaf*((p->plan.usable - 8)/6 + 1);
   }
   if( rc==SQLITE_OK ) return &p->base;
   if( rc!=GA_REFUSED && *pzWhy==0 ){

@@ -49,6 +49,7 @@ static int srcDeliver(StmtSrc *s){
     for(i=0; i<s->nCell; i++) s->cell[i].z = s->arena + s->aOff[i];
     for(i=0; i<s->nCol; i++) s->col[i].cell = s->cell;
     b.pos = s->nDone;
+    b.at1 = 0;                      /* (no nRowMax: positions not told) */
     s->nDone += s->n;
     b.n = s->n;
     b.nCol = s->nCol;
