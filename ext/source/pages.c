@@ -23,17 +23,17 @@
 **      older than the column, rows whose overflow pages a worker met or that
 **      are not proven, the number of unusual TEXT) are read here through SQL,
 **      in the same transaction, before the segment is handed over.
-**   3b. Each segment's rows are counted (its leaves' cells) before it is
-**      decoded, so that a batch says where its rows are in the scan
-**      (ga_colbatch.at1) once every segment before its own is counted:
-**      the column cache then records the rows in their places (cache.c,
-**      4d). nRowMax bounds the rows by the leaves' room.
 **   3a. Where the connection does not map the file (mmap_size 0, the
 **      default) and gpuagg_config('map') is 1 (the default), the scan maps it on the file handle for its own duration
 **      (SQLITE_FCNTL_MMAP_SIZE, set back to 0 when it ends, every page handed
 **      back): leaves are then not copied by this thread, which would bound
 **      the scan at one core's copying speed. SQLite's pager, whose own limit
 **      is unchanged, reads as before (the same bytes).
+**   3b. Each segment's rows are counted (its leaves' cells) before it is
+**      decoded, so that a batch says where its rows are in the scan
+**      (ga_colbatch.at1) once every segment before its own is counted:
+**      the column cache then records the rows in their places (cache.c,
+**      4d). nRowMax bounds the rows by the leaves' room.
 **   4. Interior pages are read when the source opens, and every page's copy
 **      checked, so that a table whose pages are not proven (snap.h, 4) is
 **      refused before any row is given. Leaves are not read then: all are at
@@ -243,10 +243,6 @@ static void segPopulate(PageSrc *p, int i, Seg *g){
   }
 }
 
-/* Decode segment i, read into g, on worker w (-1: this thread, which
-** reads no PG_WORKER leaf: no readers without workers). io: overflow pages
-** may be read (this thread); else rows that need them are left to SQL
-** (GA_T_LOOKUP). */
 /* Segment i has n rows (its leaves' cells): the first rows of the segments
 ** after it whose every predecessor is counted are known now (3b). */
 static void segCounted(PageSrc *p, int i, int64_t n){
@@ -260,6 +256,10 @@ static void segCounted(PageSrc *p, int i, int64_t n){
   pthread_mutex_unlock(&p->mu);
 }
 
+/* Decode segment i, read into g, on worker w (-1: this thread, which
+** reads no PG_WORKER leaf: no readers without workers). io: overflow pages
+** may be read (this thread); else rows that need them are left to SQL
+** (GA_T_LOOKUP). */
 static void segDecode(PageSrc *p, int i, Seg *g, int io, int w){
   const ga_snap *s = &p->snap;
   int a = i*p->perSeg, b = segEnd(p, i), j, n = 0, have = 0;
