@@ -184,6 +184,28 @@ int qxSetShown(Part *p, const qplan *pl, int64_t g, qvec **aK, qvec **aB, int i)
   return SQLITE_OK;
 }
 
+/* q's group g into p's group h (isNew: just made): its keys checked where
+** the plan is strict, its shown row the earlier, its aggregates but
+** DISTINCT's (their sets: partMerge) merged. */
+static int groupMerge(Part *p, const qplan *pl, Part *q, int64_t g, int64_t h, int isNew){
+  int k, rc = SQLITE_OK;
+  if( p->strict && !isNew && pl->nKey ){
+    for(k=0; k<pl->nKey; k++){
+      if( !qxSameVal(&q->gKey[g*SHOWN(pl) + k], &p->gKey[h*SHOWN(pl) + k]) ){
+        return qxNotSame(p, Q_NOT_SAME("GROUP BY values"));
+      }
+    }
+  }
+  if( SHOWN(pl) && (isNew || q->gPos[g]<p->gPos[h]) ){
+    p->gPos[h] = q->gPos[g];
+    if( (rc = setKeys(p, SHOWN(pl), h, &q->gKey[g*SHOWN(pl)]))!=SQLITE_OK ) return rc;
+  }
+  for(k=0; k<pl->nAgg && rc==SQLITE_OK; k++){
+    if( !Q_DEDUP(&pl->aAgg[k]) ) rc = qxAggMerge(p, &p->aAgg[k], h, &q->aAgg[k], g);
+  }
+  return rc;
+}
+
 /* Merge part q into p (exec.c, 7): groups by their canonical keys,
 ** positions deciding the first row and ties. */
 static int partMerge(Exec *e, Part *p, Part *q){
@@ -202,21 +224,9 @@ static int partMerge(Exec *e, Part *p, Part *q){
       return rc;
     }
     if( gh ) gh[g] = h;
-    if( p->strict && !isNew && pl->nKey ){
-      for(k=0; k<pl->nKey; k++){
-        if( !qxSameVal(&q->gKey[g*SHOWN(pl) + k], &p->gKey[h*SHOWN(pl) + k]) ){
-          sqlite3_free(gh);
-          return qxNotSame(p, Q_NOT_SAME("GROUP BY values"));
-        }
-      }
-    }
-    if( SHOWN(pl) && (isNew || q->gPos[g]<p->gPos[h]) ){
-      p->gPos[h] = q->gPos[g];
-      if( (rc = setKeys(p, SHOWN(pl), h, &q->gKey[g*SHOWN(pl)]))!=SQLITE_OK ){ sqlite3_free(gh); return rc; }
-    }
-    for(k=0; k<pl->nAgg; k++){
-      if( Q_DEDUP(&pl->aAgg[k]) ) continue;   /* its set, below */
-      if( (rc = qxAggMerge(p, &p->aAgg[k], h, &q->aAgg[k], g))!=SQLITE_OK ){ sqlite3_free(gh); return rc; }
+    if( (rc = groupMerge(p, pl, q, g, h, isNew))!=SQLITE_OK ){
+      sqlite3_free(gh);
+      return rc;
     }
   }
   /* DISTINCT: q's (value, group) pairs into p's set, its group p's, the
@@ -334,7 +344,7 @@ static void *wideJob(void *pArg){
   Exec *e = j->e;
   const qplan *pl = e->pl;
   Part v = e->main;                 /* the main part, seen by this thread: its run and errors its own */
-  int w, k, isNew, rc = SQLITE_OK;
+  int w, isNew, rc = SQLITE_OK;
   v.r = j->r;
   v.zNotSame = 0;
   for(w=0; w<e->nPart && rc==SQLITE_OK; w++){
@@ -344,20 +354,7 @@ static void *wideJob(void *pArg){
     for(g=0; g<q->nGroup && rc==SQLITE_OK; g++){
       if( wideShare(aH[g], j->nJob)!=j->j ) continue;
       if( (h = groupClaim(&v, j->pnGroup, q->gk[g].z, q->gk[g].n, aH[g], &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
-      if( v.strict && !isNew ){
-        for(k=0; k<pl->nKey; k++){
-          if( !qxSameVal(&q->gKey[g*SHOWN(pl) + k], &v.gKey[h*SHOWN(pl) + k]) ){
-            rc = qxNotSame(&v, Q_NOT_SAME("GROUP BY values"));
-            break;
-          }
-        }
-        if( rc ) break;
-      }
-      if( SHOWN(pl) && (isNew || q->gPos[g]<v.gPos[h]) ){
-        v.gPos[h] = q->gPos[g];
-        if( (rc = setKeys(&v, SHOWN(pl), h, &q->gKey[g*SHOWN(pl)]))!=SQLITE_OK ) break;
-      }
-      for(k=0; k<pl->nAgg && rc==SQLITE_OK; k++) rc = qxAggMerge(&v, &v.aAgg[k], h, &q->aAgg[k], g);
+      rc = groupMerge(&v, pl, q, g, h, isNew);   /* (no DISTINCT here: wideMerge) */
     }
   }
   j->rc = rc;
