@@ -2724,6 +2724,29 @@ static void budgetRead(sqlite3 *db, const char *zTab, const char *zSql, const ch
   free(zRef);
 }
 
+/* gpuagg_info()'s query.last tells the subqueries the last read ran, each
+** with its path and its time: a scalar one and an IN's here; none after a
+** read without one. */
+START_TEST(test_subquery_times){
+  sqlite3 *db = s_open(4096, 1000);
+  EXEC(db, "CREATE TABLE t(a INTEGER, b REAL); WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c"
+           " WHERE i<500) INSERT INTO t SELECT i %% 37, i / 3.0 FROM c;"
+           "CREATE VIRTUAL TABLE temp.q USING gpu_query((SELECT count(*), sum(b) FROM t WHERE b > (SELECT avg(b)"
+           " FROM t) AND a IN (SELECT a FROM t WHERE b < 40)));"
+           "CREATE VIRTUAL TABLE temp.q0 USING gpu_query((SELECT count(*) FROM t))");
+  CHECK(h_int(db, "SELECT count(*) FROM q WHERE (SELECT 1)")==1, "q: no row");
+  CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.last.subqueries')")==2
+        && h_int(db, "SELECT json_array_length(gpuagg_info(), '$.query.last.subquery_ms')")==2
+        && h_int(db, "SELECT count(*) FROM json_each(gpuagg_info(), '$.query.last.subquery_ms')"
+                     " WHERE json_extract(value, '$.ms')>=0 AND json_extract(value, '$.on') IN ('table', 'device', 'kept, cpu')")==2,
+        "after q: %lld subqueries noted", (long long)h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.last.subqueries')"));
+  CHECK(h_int(db, "SELECT * FROM q0")==500, "q0");
+  CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.last.subqueries')")==0
+        && h_int(db, "SELECT json_array_length(gpuagg_info(), '$.query.last.subquery_ms')")==0, "after q0: subqueries noted");
+  sqlite3_close(db);
+}
+END_TEST
+
 START_TEST(test_kept_budget){
   static const char zSql[] = "SELECT d.c, sum(f.x), count(*) FROM f JOIN d ON f.k = d.id WHERE d.w < 70 GROUP BY d.c"
                              " ORDER BY d.c";
@@ -6590,6 +6613,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_join);
   tcase_add_test(tc, test_kept_semi);
   tcase_add_test(tc, test_kept_pair);
+  tcase_add_test(tc, test_subquery_times);
   tcase_add_test(tc, test_kept_budget);
   tcase_add_test(tc, test_many_codes);
   tcase_add_test(tc, test_hashed_join);

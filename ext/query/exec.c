@@ -329,10 +329,12 @@ int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsi
     if( c<pl->nCol ) pr = 0;           /* (never: one text, one plan, its results) */
   }
   if( pr==0 ){
+    double t0 = ga_now_ms();
     rc = q_exec(vt, db, pl->pSub, keep, keep && zText ? q_table_subkept(vt, zText) : 0, keep && zText ? zText : "",
                 &sr, pzErr);
     if( rc==SQLITE_OK ){
       q_table_scanned(vt, sr.nScan);
+      q_table_sub_ran(vt, &sr, ga_now_ms() - t0);
       if( !once || (pr = q_table_subrows_keep(vt, zText, &sr))==0 ) pr = &sr;
     }
   }

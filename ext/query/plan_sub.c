@@ -205,11 +205,15 @@ static int subPlan(Bind *b, const qexpr *q, int asSet, SubRun *r, char **pzWhy){
 ** columns kept too, and its compiled plan with the table's, by its text. */
 static int subRows(Bind *b, SubRun *r, char **pzWhy){
   int rc = SQLITE_OK, keep = b->keep && q_table_keeps_sub(b->vt);
+  double t0 = ga_now_ms();
   if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = qpSqlitePlan(b->db, 0, &r->pl, 0, 0, 0, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
     rc = q_exec(b->vt, b->db, &r->pl, keep, keep ? q_table_subkept(b->vt, r->zSub) : 0, keep ? r->zSub : "", &r->res,
                 pzWhy);
-    if( rc==SQLITE_OK && b->keep ) q_table_scanned(b->vt, r->res.nScan);
+    if( rc==SQLITE_OK && b->keep ){
+      q_table_scanned(b->vt, r->res.nScan);
+      q_table_sub_ran(b->vt, &r->res, ga_now_ms() - t0);
+    }
   }
   return rc;
 }

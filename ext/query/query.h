@@ -606,6 +606,16 @@ int q_table_keeps(sqlite3_vtab *vt);
 int q_table_keeps_sub(sqlite3_vtab *vt);
 /* A subquery of a read of vt read nScan rows on the CPU operators. */
 void q_table_scanned(sqlite3_vtab *vt, int64_t nScan);
+/* A subquery of the read of vt now running (its xFilter) gave r in ms
+** (its plan as SQLite's costing and q_exec): gpuagg_info()'s
+** "subquery_ms" of the read. */
+#define Q_SUBTIMES 8
+typedef struct qsubtime {
+  int kept;                        /* its operators: Q_KEPT_*, or 0 (the table's) */
+  double ms;                       /* all of it */
+  double aMs[4];                   /* ... where its time went (qresult.aMs) */
+} qsubtime;
+void q_table_sub_ran(sqlite3_vtab *vt, const qresult *r, double ms);
 /* Where table vt keeps the plan compiled for its subquery zSub (one of
 ** Q_SUBKEPT, by the text's hash: two that share one compile in turn; q_exec's
 ** key, the text among it, tells them apart). */

@@ -58,6 +58,8 @@ struct ga_querynotes {
   double lastPlanMs;               /* ... its parse and plan, ms (before qresult.aMs) */
   double aLastMs[4];               /* ... where its time went (qresult.aMs) */
   char zLastTab[GA_ERRLEN];        /* ... the table it scanned (a join's: the others probed) */
+  int nLastSub;                    /* ... the subqueries it ran, in the order they ended */
+  qsubtime aLastSub[Q_SUBTIMES];   /* ... the first Q_SUBTIMES of them */
 };
 
 static void notesForget(ga_conn *c){
@@ -112,10 +114,13 @@ static char *paramKey(sqlite3_value **ap, int n){
 }
 
 /* How an engine run read (exec.c, 8). */
-static void noteKept(ga_conn *c, const qresult *r, double planMs, const char *zTab){
+static void noteKept(ga_conn *c, const qresult *r, double planMs, const char *zTab, int nSub,
+                     const qsubtime *aSub){
   struct ga_querynotes *p = notesOf(c);
   if( p==0 ) return;
   sqlite3_snprintf(GA_ERRLEN, p->zLastTab, "%s", zTab);
+  p->nLastSub = nSub;
+  memcpy(p->aLastSub, aSub, sizeof(p->aLastSub));
   p->lastKept = r->kept;
   p->lastPlanMs = planMs;
   memcpy(p->aLastMs, r->aMs, sizeof(p->aLastMs));
@@ -149,7 +154,15 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
                       p ? p->lastPlanMs : 0.0, p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0,
                       p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
   ga_json_str(out, p ? p->zLastTab : "");
-  sqlite3_str_appendf(out, "}}");
+  sqlite3_str_appendf(out, ",\"subqueries\":%d,\"subquery_ms\":[", p ? p->nLastSub : 0);
+  for(i=0; p && i<p->nLastSub && i<Q_SUBTIMES; i++){
+    const qsubtime *x = &p->aLastSub[i];
+    sqlite3_str_appendf(out, "%s{\"on\":\"%s\",\"ms\":%.3f,\"columns_ms\":%.3f,\"compile_ms\":%.3f,"
+                        "\"operators_ms\":%.3f,\"finish_ms\":%.3f}", i ? "," : "",
+                        x->kept==0 ? "table" : x->kept==Q_KEPT_DEVICE ? "device" : "kept, cpu", x->ms, x->aMs[0],
+                        x->aMs[1], x->aMs[2], x->aMs[3]);
+  }
+  sqlite3_str_appendf(out, "]}}");
 }
 
 /* ---- the SELECT's text ---------------------------------------------------------------- */
@@ -250,6 +263,8 @@ typedef struct QTab {
   int parsed;                      /* ... it is */
   unsigned char *aPush;            /* each result: a WHERE on it the engine applies too (1
                                    ** equality, 2 ranges too: q_pushable), or 0 */
+  int nSub;                        /* the subqueries its read (xFilter) ran so far */
+  qsubtime aSub[Q_SUBTIMES];       /* ... the first Q_SUBTIMES of them (q_table_sub_ran) */
 } QTab;
 
 typedef struct QCur {
@@ -563,6 +578,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   int i, j = 0, rc, nPush = 0;
   double t0 = ga_now_ms(), tPlan;
   curReset(c, t->nParam);
+  t->nSub = 0;
   for(i=0; i<t->nParam; i++){
     if( ((unsigned)idxNum & (1u<<i)) && j<argc ){
       if( (c->apParam[i] = sqlite3_value_dup(argv[j++]))==0 ) return SQLITE_NOMEM;
@@ -625,7 +641,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     sqlite3_free(zPush);
   }
   if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
-  noteKept(t->base.conn, &c->res, tPlan, pl.src.zTab ? pl.src.zTab : "");
+  noteKept(t->base.conn, &c->res, tPlan, pl.src.zTab ? pl.src.zTab : "", t->nSub, t->aSub);
   q_plan_free(&pl);
   q_select_free(&sel);
   if( rc==QE_BAIL ){
@@ -742,6 +758,16 @@ const qresult *q_table_subrows_keep(sqlite3_vtab *vt, const char *zSub, qresult 
   x->next = t->pSubRows;
   t->pSubRows = x;
   return &x->res;
+}
+
+void q_table_sub_ran(sqlite3_vtab *vt, const qresult *r, double ms){
+  QTab *t = (QTab*)vt;
+  if( t->nSub<Q_SUBTIMES ){
+    t->aSub[t->nSub].kept = r->kept;
+    t->aSub[t->nSub].ms = ms;
+    memcpy(t->aSub[t->nSub].aMs, r->aMs, sizeof(r->aMs));
+  }
+  t->nSub++;
 }
 
 qkeptcache *q_table_subkept(sqlite3_vtab *vt, const char *zSub){
