@@ -624,7 +624,7 @@ int qpPlanBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apParam,
       a->b = aLocal[k][j];
       sub->pWhere = a;
     }
-    rc = qpPlanCore(b->vt, b->db, 0, sub, apParam, nParam, 0, 0, q->pBuild, &zWhy, 0);
+    rc = qpPlanCore(b->vt, b->db, b->keep, sub, apParam, nParam, 0, 0, q->pBuild, &zWhy, 0);
     if( sub->pSub && sub->pSub->pPlanned ){       /* (not taken: qpPlanCore stopped first) */
       qpPlanFree(sub->pSub->pPlanned);
       sub->pSub->pPlanned = 0;
