@@ -2724,6 +2724,63 @@ static void budgetRead(sqlite3 *db, const char *zTab, const char *zSql, const ch
   free(zRef);
 }
 
+/* Rows of a join (a plan the kept operators do not serve: every read is
+** the CPU operators'), read again where the reads are heavy: the scan's
+** and the build's tables, under gpuagg_config('threshold'), are kept
+** (kept.c's qxKeptSource) and served to the next read from the cache, never
+** stale: a commit by another connection between reads, in rollback and WAL
+** modes, and one by this connection, each read checked against SQLite. */
+START_TEST(test_rows_kept){
+  static const char zSql[] = "SELECT s.name, s.bal, n.name FROM s, n WHERE s.nk = n.id AND n.r = 1"
+                             " ORDER BY s.name, s.id";
+  static const char *azMode[] = { "DELETE", "WAL" };
+  int m;
+  h_rng r;
+  h_rng_init(&r, h_seed ^ 0x5f3a1d);
+  for(m=0; m<2; m++){
+    char zDir[64], zFile[96];
+    sqlite3 *db, *db2;
+    Rows want, got;
+    int64_t hits;
+    int i, nS = 300 + (int)(h_next(&r) % 700);
+    s_dir_make(zDir, "rowskept");
+    snprintf(zFile, sizeof(zFile), "%s/r.db", zDir);
+    db = openFileChecked(zFile);
+    EXEC(db, "PRAGMA journal_mode=%s", azMode[m]);
+    EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', 1)", 1<<26);
+    EXEC(db, "CREATE TABLE n(id INTEGER PRIMARY KEY, name TEXT, r INTEGER);"
+             "CREATE TABLE s(id INTEGER PRIMARY KEY, name TEXT, bal REAL, nk INTEGER);"
+             "WITH RECURSIVE c(i) AS (VALUES(0) UNION ALL SELECT i+1 FROM c WHERE i<24)"
+             " INSERT INTO n SELECT i, 'nation ' || i, i %% 5 FROM c;"
+             "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
+             " INSERT INTO s SELECT i, printf('s%%05d', (i * %u) %% 1000), (i * 37 %% 1000) / 7.0,"
+             " CASE WHEN i %% 11 = 0 THEN NULL ELSE (i * %u) %% 27 END FROM c",
+         nS, 1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 997));
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+    CHECK(sqlite3_open(zFile, &db2)==SQLITE_OK, "%s", zFile);
+    for(i=0; i<6; i++){
+      hits = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.hits')");
+      rowsOf(db, "SELECT * FROM q", &got);
+      rowsOf(db, zSql, &want);
+      CHECK(want.zErr==0 && got.zErr==0 && want.n>0 && rowsSame(&want, &got, 1),
+            "%s read %d: %d rows, want %d (%s)", azMode[m], i + 1, got.n, want.n, got.zErr ? got.zErr : "");
+      /* read 2 on, after a read that changed nothing: s and n from the cache */
+      if( i==1 || i==3 || i==5 ){
+        CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.hits')")>=hits + 2,
+              "%s read %d: s and n not served from the cache", azMode[m], i + 1);
+      }
+      rowsFree(&want);
+      rowsFree(&got);
+      if( i==1 ) EXEC(db2, "UPDATE s SET name = name || 'x', bal = bal + 1 WHERE id %% 7 = 3");
+      if( i==3 ) EXEC(db, "UPDATE n SET r = 1 - r WHERE id %% 4 = 0; DELETE FROM s WHERE id %% 13 = 5");
+    }
+    sqlite3_close(db2);
+    sqlite3_close(db);
+    s_dir_drop(zDir);
+  }
+}
+END_TEST
+
 /* gpuagg_info()'s query.last tells the subqueries the last read ran, each
 ** with its path and its time: a scalar one and an IN's here; none after a
 ** read without one. */
@@ -6613,6 +6670,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_join);
   tcase_add_test(tc, test_kept_semi);
   tcase_add_test(tc, test_kept_pair);
+  tcase_add_test(tc, test_rows_kept);
   tcase_add_test(tc, test_subquery_times);
   tcase_add_test(tc, test_kept_budget);
   tcase_add_test(tc, test_many_codes);

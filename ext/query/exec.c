@@ -474,11 +474,11 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
       p->held->nullsFirst = qxNullsFirst(pl, 0);
     }
   }
-  /* The table's pages (else a statement): kept columns were 8's to read, and
-  ** the cache's replay is one thread's where the pages are many workers'.
-  ** Not kept, they are kept as the workers read them, for the next read. */
+  /* The table's pages (else a statement), kept as the workers read them for
+  ** the next read where 8 may serve it (its kept columns were 8's to read);
+  ** else its kept columns where it has them (qxKeptRecord). */
   if( (rc = ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant,
-                            qxKeptRecord(conn, pl), &src, pzErr))!=SQLITE_OK ){
+                            qxKeptRecord(conn, pl, keep || q_table_keeps_sub(vt)), &src, pzErr))!=SQLITE_OK ){
     goto done;
   }
   rc = src->xScan(src, &e.base);

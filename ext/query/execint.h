@@ -256,8 +256,21 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
 int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr);
 /* How a read of pl that did not run over kept columns opens its table
 ** (ga_source_open's useCache): GA_SRC_RECORD where kept columns may serve
-** pl on this connection, so that the next read finds them kept; else 0. */
-int qxKeptRecord(const ga_conn *conn, const qplan *pl);
+** pl on this connection, so that the next read finds them kept; else as
+** qxKeptSource. */
+int qxKeptRecord(const ga_conn *conn, const qplan *pl, int heavy);
+/* How the CPU operators open a table of plan pl that its kept columns
+** serve where it has them (a join's build; the scan of a plan 8 does not
+** serve), on a connection that keeps any (else 0). Where 8 does not serve
+** pl (every read of it is these operators': TPC-H Q15's and Q20's
+** supplier, rows of a join) and the read is heavy (q_exec's keep, or a
+** subquery of its gpu_query table's reads scanned gpuagg_config('threshold')
+** rows: q_table_keeps_sub), what it reads is kept whatever its size, so that
+** its next read replays it from memory (GA_SRC_CACHE: the pages of 10,000
+** rows took 2-5 ms a read on the GPU host's 16 threads); else only a table
+** of 'threshold' rows or more (GA_SRC_LARGE: 8's compiled plan holds a
+** smaller joined table as built). */
+int qxKeptSource(const ga_conn *conn, const qplan *pl, int heavy);
 
 /* ---- exec.c: the driver ---------------------------------------------------------------------- */
 /* The stages each batch passes through, which an operator hands its rows

@@ -531,7 +531,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
     }
   }else if( rc==SQLITE_OK ){
     rc = ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pb->src, pb->nCol, pb->aiCol, pb->aWant,
-                        conn->qkept!=0 ? GA_SRC_LARGE : 0, &src, pzErr);
+                        qxKeptSource(conn, e->pl, keep || q_table_keeps_sub(vt)), &src, pzErr);
   }
   if( rc==SQLITE_OK && src ){
     rc = src->xScan(src, &s.base);

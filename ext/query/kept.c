@@ -757,9 +757,16 @@ static int keptAny(const ga_conn *conn, const qplan *pl){
   return 0;
 }
 
-int qxKeptRecord(const ga_conn *conn, const qplan *pl){
+int qxKeptRecord(const ga_conn *conn, const qplan *pl, int heavy){
   int note;
-  return conn->qkept!=0 && keptForm(pl, &note)==0 ? GA_SRC_RECORD : 0;
+  if( conn->qkept==0 ) return 0;
+  return keptForm(pl, &note)==0 ? GA_SRC_RECORD : qxKeptSource(conn, pl, heavy);
+}
+
+int qxKeptSource(const ga_conn *conn, const qplan *pl, int heavy){
+  int note;
+  if( conn->qkept==0 ) return 0;
+  return heavy && keptForm(pl, &note)!=0 ? GA_SRC_CACHE : GA_SRC_LARGE;
 }
 
 int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
