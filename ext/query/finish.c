@@ -77,13 +77,15 @@ static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out){
   else *out = e->main.gKey[(int64_t)g*SHOWN(pl) + (kind==E_BARE ? pl->nKey : 0) + idx];
 }
 
-/* Stable merge sort of idx[0..n) by cmp. */
+/* Stable merge sort of idx[0..n) by cmp; two halves already in order are
+** not merged (groups made in their keys' order take n comparisons). */
 typedef int (*Cmp)(void*, int64_t, int64_t);
 void qxSort(int64_t *a, int64_t *tmp, int64_t n, Cmp cmp, void *arg){
   int64_t h = n/2, i = 0, j = h, k = 0;
   if( n<2 ) return;
   qxSort(a, tmp, h, cmp, arg);
   qxSort(a + h, tmp, n - h, cmp, arg);
+  if( cmp(arg, a[h], a[h-1])>=0 ) return;      /* in order already (groups made in their keys' order) */
   while( i<h && j<n ) tmp[k++] = cmp(arg, a[j], a[i])<0 ? a[j++] : a[i++];
   while( i<h ) tmp[k++] = a[i++];
   while( j<n ) tmp[k++] = a[j++];
