@@ -735,6 +735,14 @@ static int intOnly(Comp *c, const qexpr *e){
   }
 }
 
+/* Whether e is a column (the scan's) of REALs alone (or NULLs): its equal
+** values show alike, but for 0.0 and -0.0 (kept.c's keptValue refuses a
+** min() or max() over joined rows that comes out 0). */
+static int realOnly(Comp *c, const qexpr *e){
+  while( e->op==E_COLLATE || e->op==E_UPLUS ) e = e->a;
+  return e->op==E_COL && e->iCol<Q_JCOL0 && isNum(c->aCol[e->iCol]) && c->aCol[e->iCol]->nInt==0;
+}
+
 /* Register r may hold a REAL: its classes say so (classesOf: a column with
 ** REAL values, a REAL constant or table entry, arithmetic, which an
 ** integer overflow takes to REAL, a CAST to REAL, min or max of one). */
@@ -1928,9 +1936,11 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
       rc = why(c, "%.*s is not computed on kept columns", g->end - g->at, pl->s->zSql + g->at);
       break;
     }
-    if( aJr && ((Q_DEDUP(g) && g->fn!=A_COUNT) || ((g->fn==A_MIN || g->fn==A_MAX) && !intOnly(c, g->x))) ){
+    if( aJr && ((Q_DEDUP(g) && g->fn!=A_COUNT)
+                || ((g->fn==A_MIN || g->fn==A_MAX) && !intOnly(c, g->x) && !realOnly(c, g->x))) ){
       /* (which of equal values SQLite shows, or which rows it counts once, is its join order's;
-      ** how many values count(DISTINCT) counts is not) */
+      ** how many values count(DISTINCT) counts is not; equal INTEGERs show alike, and so do
+      ** equal REALs but for 0: TPC-H Q2's min(ps_supplycost)) */
       rc = why(c, "%.*s over joined rows", g->end - g->at, pl->s->zSql + g->at);
       break;
     }

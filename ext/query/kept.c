@@ -65,6 +65,11 @@ static int keptValue(Exec *e, const qagg *a, const ga_grow *x, qval *out){
     case A_MIN: case A_MAX: {
       uint64_t bits, pos;
       int t = x ? ga_gext_value(a->fn==A_MAX ? x->mx : x->mn, a->fn==A_MAX, &bits, &pos) : GA_T_NONE;
+      if( t==GA_T_REAL && e->pl->nJoin && (bits<<1)==0 ){
+        /* (compile.c's realOnly: of 0.0 and -0.0 SQLite shows the first its join order meets) */
+        return q_run_error(e->r, QE_BAIL, "a min() or max() over joined rows that is 0.0 (SQLite shows 0.0 or -0.0 "
+                                          "as its join order meets them)");
+      }
       if( t!=GA_T_NONE ){
         out->t = t==GA_T_INT ? SQLITE_INTEGER : SQLITE_FLOAT;
         out->v = (int64_t)bits;
