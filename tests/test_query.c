@@ -2813,7 +2813,7 @@ START_TEST(test_kept_join_real){
   static const char zSql[] = "SELECT f.g, min(f.x), max(f.x), count(*), min(f.x) + 1 FROM f JOIN d ON f.k = d.id"
                              " WHERE d.w < 70 GROUP BY f.g";
   int cpu = strcmp(g_backend, "cpu")==0, i;
-  int64_t nKept;
+  int64_t nKept = 0;
   char zDir[64], zFile[96];
   sqlite3 *db;
   Rows want, got;
