@@ -140,11 +140,13 @@ typedef struct ga_group {
   int oom;                  /* a fold ran out of memory */
   ga_ghaves have;           /* set by the caller: a group that fails these may be left
                             ** out of res (group_acc.h, 6; n 0: none is) */
+  int anyOrder;             /* set by the caller: res may come in any order (the groups'
+                            ** order decides nothing: IN's set), not sorted */
   int64_t nAll;             /* after xGroupDone(use): the groups folded, before have drops
                             ** any (the device's one table; 0: not counted) */
   ga_grow *res;             /* after xGroupDone(use): every group (but those have drops),
                             ** the numeric ones first, ascending by ga_grow_order (ties
-                            ** unordered) */
+                            ** unordered), but where anyOrder is set */
   int64_t nRes;             /* groups in res */
 } ga_group;
 

@@ -224,12 +224,13 @@ int ga_cpu_group_done(ga_group *g, int use, char *zErr){
       strcpy(zErr, "gpuagg: out of memory");
       rc = 1;
     }else{
-      /* In the order of keys: sort the places, then finish group by group. */
+      /* In the order of keys (unless any order will do): sort the places, then finish
+      ** group by group. */
       for(i=0; i<n; i++){
         p[i].order = ga_key_order(ga_kgroup((int)(~t->acc[i].first & GA_K_MASK)), t->aKey[i]);
         p[i].i = i;
       }
-      qsort(p, (size_t)n, sizeof(Place), cmpPlace);
+      if( !g->anyOrder ) qsort(p, (size_t)n, sizeof(Place), cmpPlace);
       for(i=0; i<n; i++){
         int64_t k = p[i].i;
         uint32_t tag = (uint32_t)ga_kgroup((int)(~t->acc[k].first & GA_K_MASK)) + 1;

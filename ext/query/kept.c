@@ -836,6 +836,10 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
     apG[f] = &aG[f];
   }
   haveOf(pl, pk, &aG[0].have);
+  /* groups in any order where their order decides nothing (finish.c does not sort them either),
+  ** one fold's (keptGroups looks another fold's up by the order they share) */
+  aG[0].anyOrder = pl->orderFree && pk->p.nFold==1;
+  for(c=0; c<pl->nAgg; c++) if( pk->aFold[c]==-2 ) aG[0].anyOrder = 0;
   fail = be->xQuery(be==dev ? aRes[0]->pRes : 0, &conn->stats, &pk->p, aCol, aRes[0]->n, pk->tabC, pk->tabV, pk->nTab,
                     apG, zErr);
   if( be==dev ) ga_cache_work(conn->cache);
