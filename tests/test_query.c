@@ -2755,7 +2755,7 @@ START_TEST(test_rows_kept){
              "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
              " INSERT INTO s SELECT i, printf('s%%05d', (i * %u) %% 1000), (i * 37 %% 1000) / 7.0,"
              " CASE WHEN i %% 11 = 0 THEN NULL ELSE (i * %u) %% 27 END FROM c",
-         nS, 1 + (unsigned)(h_next(&r) % 997), 1 + (unsigned)(h_next(&r) % 997));
+         nS, 1 + (unsigned)(h_next(&r) % 997), 1 + 3*(unsigned)(h_next(&r) % 331));   /* (prime to 27: every nation met) */
     EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
     CHECK(sqlite3_open(zFile, &db2)==SQLITE_OK, "%s", zFile);
     for(i=0; i<6; i++){
@@ -2830,7 +2830,7 @@ START_TEST(test_kept_join_real){
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
            " INSERT INTO f SELECT (i * %u) %% 67, i %% 41,"
            " CASE WHEN i %% 19 = 0 THEN NULL ELSE ((i * %u) %% 2000 - 1000) / 8.0 + 0.25 END FROM c",
-       1 + (unsigned)(h_next(&r) % 97), 3000 + (int)(h_next(&r) % 1000), 1 + (unsigned)(h_next(&r) % 9973),
+       1 + (unsigned)(h_next(&r) % 97), 3000 + (int)(h_next(&r) % 1000), 1 + (unsigned)(h_next(&r) % 66),
        1 + (unsigned)(h_next(&r) % 997));
   EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
   for(i=0; i<7; i++){
