@@ -2724,6 +2724,21 @@ static void budgetRead(sqlite3 *db, const char *zTab, const char *zSql, const ch
   free(zRef);
 }
 
+/* A connection to file zBase in a fresh directory zDir (named zSub), the
+** cache on (64 MiB) and reads over kept columns: the CPU's operators on the
+** CPU pass, the device's where they serve on the CUDA pass ('auto'). */
+static sqlite3 *openKeptFile(char *zDir, const char *zSub, const char *zBase){
+  char zFile[96];
+  sqlite3 *db;
+  int cpu = strcmp(g_backend, "cpu")==0;
+  s_dir_make(zDir, zSub);
+  snprintf(zFile, sizeof(zFile), "%s/%s", zDir, zBase);
+  db = openFileChecked(zFile);
+  if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)", 1<<26, cpu ? 1 : -1);
+  return db;
+}
+
 /* Rows of a join (a plan the kept operators do not serve: every read is
 ** the CPU operators'), read again where the reads are heavy: the scan's
 ** and the build's tables, under gpuagg_config('threshold'), are kept
@@ -2812,18 +2827,14 @@ END_TEST
 START_TEST(test_kept_join_real){
   static const char zSql[] = "SELECT f.g, min(f.x), max(f.x), count(*), min(f.x) + 1 FROM f JOIN d ON f.k = d.id"
                              " WHERE d.w < 70 GROUP BY f.g";
-  int cpu = strcmp(g_backend, "cpu")==0, i;
+  int i;
   int64_t nKept = 0;
-  char zDir[64], zFile[96];
+  char zDir[64];
   sqlite3 *db;
   Rows want, got;
   h_rng r;
   h_rng_init(&r, h_seed ^ 0x2e41b7);
-  s_dir_make(zDir, "joinreal");
-  snprintf(zFile, sizeof(zFile), "%s/j.db", zDir);
-  db = openFileChecked(zFile);
-  if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d)", 1<<26, cpu ? 1 : -1);
+  db = openKeptFile(zDir, "joinreal", "j.db");
   EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, w INTEGER); CREATE TABLE f(k INTEGER, g INTEGER, x);"
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<60)"
            " INSERT INTO d SELECT i, (i * %u) %% 100 FROM c;"
@@ -2866,18 +2877,14 @@ START_TEST(test_kept_budget){
                              " ORDER BY d.c";
   int cpu = strcmp(g_backend, "cpu")==0;
   int64_t nKept, held, cols, nInval;
-  char zDir[64], zFile[96];
+  char zDir[64];
   sqlite3 *db;
   h_rng r;
   h_rng_init(&r, h_seed ^ 0x6b75d9);
-  s_dir_make(zDir, "qbudget");
-  snprintf(zFile, sizeof(zFile), "%s/b.db", zDir);
-  db = openFileChecked(zFile);
-  if( !cpu ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  db = openKeptFile(zDir, "qbudget", "b.db");
   /* (d, the joined table, under the threshold: its build keeps none of its columns, which the
   ** budgets below would have to count) */
-  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('query_kept', %d), gpuagg_config('threshold', 2100)",
-       1<<26, cpu ? 1 : -1);
+  EXEC(db, "SELECT gpuagg_config('threshold', 2100)");
   EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, c TEXT, w INTEGER); CREATE TABLE f(k INTEGER, x INTEGER);"
            "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
            " INSERT INTO d SELECT i, char(65 + (i * %u) %% 7), (i * %u) %% 100 FROM c;"
