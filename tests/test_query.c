@@ -2796,6 +2796,50 @@ START_TEST(test_rows_kept){
 }
 END_TEST
 
+/* IN's set of a subquery's INTEGERs, sorted by their 64 bits and each kept
+** once (plan_sub.c's inValuesSort): the int64 limits, negatives, zero and
+** repeats among them, probed with them, their neighbours, REALs equal to
+** them and TEXT, IN and NOT IN, against SQLite; and a set of fewer than 64
+** values and one that mixes classes (qsort's way). */
+START_TEST(test_in_set){
+  static const char *azSql[] = {
+    "SELECT y, typeof(y), count(*) FROM p WHERE y IN (SELECT x FROM v) GROUP BY y, typeof(y)",
+    "SELECT y, typeof(y), count(*) FROM p WHERE y NOT IN (SELECT x FROM v WHERE x IS NOT NULL) GROUP BY y, typeof(y)",
+    "SELECT count(*), sum(y IN (SELECT x FROM v WHERE rowid < 40)) FROM p",
+    "SELECT y, count(*) FROM p WHERE y IN (SELECT x FROM w) GROUP BY y",
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  h_rng r;
+  int i, n = 300 + (int)(h_seed % 300);
+  h_rng_init(&r, h_seed ^ 0x19a7c3);
+  EXEC(db, "CREATE TABLE v(x INTEGER); CREATE TABLE p(y); CREATE TABLE w(x);"
+           "INSERT INTO v VALUES (9223372036854775807), (-9223372036854775807 - 1), (0), (-1), (1), (0)");
+  for(i=0; i<n; i++){
+    int64_t x = (int64_t)(h_next(&r) % 2000) - 1000;
+    if( i%7==0 ) x *= (int64_t)1000000007;
+    EXEC(db, "INSERT INTO v VALUES (%lld)%s", (long long)x, i%5==0 ? ", (NULL)" : "");
+  }
+  EXEC(db, "INSERT INTO p SELECT x FROM v; INSERT INTO p SELECT x + 1 FROM v WHERE x BETWEEN -1000000000000 AND 1000000000000;"
+           "INSERT INTO p SELECT x - 1 FROM v WHERE x BETWEEN -1000000000000 AND 1000000000000; INSERT INTO p SELECT x + 0.0 FROM v"
+           " WHERE rowid %% 3 = 0; INSERT INTO p SELECT CAST(x AS TEXT) FROM v WHERE rowid %% 4 = 0;"
+           "INSERT INTO p VALUES (0.5), ('abc'), (NULL);"
+           "INSERT INTO w SELECT x FROM v WHERE rowid %% 2 = 0; INSERT INTO w VALUES ('7'), (2.5), (x'01')");
+  for(i=0; i<(int)(sizeof(azSql)/sizeof(azSql[0])); i++){
+    Rows want, got;
+    EXEC(db, "DROP TABLE IF EXISTS temp.q; CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azSql[i]);
+    rowsOf(db, "SELECT * FROM q", &got);
+    rowsOf(db, azSql[i], &want);
+    CHECK(want.zErr==0 && got.zErr==0 && want.n>0 && rowsSame(&want, &got, 0), "%s: %d rows, want %d (%s)", azSql[i],
+          got.n, want.n, got.zErr ? got.zErr : "");
+    CHECK(h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.last.subqueries')")>=1,
+          "%s: its IN not the engine's", azSql[i]);
+    rowsFree(&want);
+    rowsFree(&got);
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
 /* gpuagg_info()'s query.last tells the subqueries the last read ran, each
 ** with its path and its time: a scalar one and an IN's here; none after a
 ** read without one. */
@@ -6736,6 +6780,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_pair);
   tcase_add_test(tc, test_rows_kept);
   tcase_add_test(tc, test_subquery_times);
+  tcase_add_test(tc, test_in_set);
   tcase_add_test(tc, test_kept_join_real);
   tcase_add_test(tc, test_kept_budget);
   tcase_add_test(tc, test_many_codes);
