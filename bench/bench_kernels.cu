@@ -17,11 +17,13 @@
 ** gpu_query's interpreter: section q6, TPC-H Q6 against a hand-written
 ** kernel; section q21, SSB Q2.1 (a star join: three dimensions probed,
 ** two keys) against a hand-written kernel, 6M rows (SSB's scale factor 1);
+** section q17, TPC-H Q17 (lineitem joined with part and with the
+** decorrelated subquery's rows) against hand-written kernels, 6M rows;
 ** section totals, sum, avg and count(*) of two INTEGER columns against
 ** CUB's sum of each.
 **
 ** Usage: bench_kernels [values [sections]]   (default 268435456 = 256M;
-**        sections: a comma list of sum,ext,hist,group,groupstudy,h2d,q6,q21,totals, default all)
+**        sections: a comma list of sum,ext,hist,group,groupstudy,h2d,q6,q21,q17,totals, default all)
 ** BENCH_OUT=dir also writes dir/kernels.csv (a line per comparison: ours
 ** against CUB and the copy ceiling) and dir/ceilings.csv.
 */
@@ -458,9 +460,234 @@ static void benchQ21(long long m){
   CK(cudaFree(dp)); CK(cudaFree(dCols)); CK(cudaFree(dAcc)); CK(cudaFree(dHand));
 }
 
+/* ---- TPC-H Q17: the interpreter's decorrelated join against hand-written kernels ---- */
+
+/* Q17's lineitem columns as the cache keeps them (class, value), TPC-H's
+** domains: l_partkey 1..nPart, l_quantity REAL 1..50, l_extendedprice REAL
+** the quantity times the part's retail price (the spec's formula). */
+__global__ void fillQ17(long long n, int nPart, unsigned char *cK, long long *vK, unsigned char *cQ, long long *vQ,
+                        unsigned char *cP, long long *vP){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    unsigned long long h = (unsigned long long)i * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29; h *= 0xBF58476D1CE4E5B9ull; h ^= h >> 32;
+    long long k = 1 + (long long)(h % (unsigned long long)nPart);
+    double q = (double)(1 + (h >> 20) % 50), retail = (double)(90000 + (k / 10) % 20001 + 100 * (k % 1000)) / 100.0;
+    cK[i] = GA_QC_INT; vK[i] = k;
+    cQ[i] = GA_QC_REAL; vQ[i] = __double_as_longlong(q);
+    cP[i] = GA_QC_REAL; vP[i] = __double_as_longlong(q * retail);
+  }
+}
+
+/* Each part's lineitem count and quantity (whole numbers: exact), for the
+** decorrelated subquery's rows: l_partkey, 0.2 * avg(l_quantity). */
+__global__ void q17Avg(const long long *vK, const long long *vQ, long long n, unsigned long long *cnt,
+                       unsigned long long *sum){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
+    atomicAdd(&cnt[vK[i] - 1], 1ull);
+    atomicAdd(&sum[vK[i] - 1], (unsigned long long)__longlong_as_double(vQ[i]));
+  }
+}
+
+/* Q17 written out: one array over part keys holds the join and the
+** subquery both (0.2 * avg(l_quantity) where the part is Brand#23's MED
+** BOX, else NaN: no row passes), so a row reads its key, one entry and,
+** where it may count, its quantity and price; the same exact accumulation
+** as the interpreter's one-group kernel (query.cu, 5). Chain: the probes
+** as compile.c's program makes them instead (the part's index, its key,
+** the subquery's index, its value), each a direct-indexed array. */
+template <bool Chain>
+__global__ void __launch_bounds__(256)
+q17Hand(const long long *vK, const long long *vQ, const long long *vP, long long n, const double *thr,
+        const int *partIdx, int partLo, int nPartIdx, const int *partKey, const double *subV, int jb, ga_gacc *out){
+  __shared__ ga_gacc sh;
+  unsigned long long rows = 0;
+  long long w[GA_GWORDS] = {0, 0, 0, 0, 0, 0};
+  if( threadIdx.x < sizeof(ga_gacc) / 8 ) ((unsigned long long *)&sh)[threadIdx.x] = 0;
+  __syncthreads();
+  for( long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += (long long)gridDim.x * 256 ){
+    double t;
+    if( Chain ){
+      unsigned long long j = (unsigned long long)(vK[i] - partLo);
+      int r;
+      if( j >= (unsigned long long)nPartIdx || (r = partIdx[j]) < 0 ) continue;
+      t = subV[partKey[r] - 1];
+    }else{
+      t = thr[vK[i] - 1];
+    }
+    if( !(__longlong_as_double(vQ[i]) < t) ) continue;
+    int wp;
+    int64_t p[3];
+    rows++;
+    if( !ga_split(__longlong_as_double(vP[i]), &wp, p) ){
+      int o = wp - jb;
+      #pragma unroll
+      for( int j = 0; j < GA_GWORDS; j++ ) w[j] += (j == o ? p[0] : 0) + (j == o + 1 ? p[1] : 0) + (j == o + 2 ? p[2] : 0);
+    }
+  }
+  if( rows ){
+    atomicAdd((unsigned long long *)&sh.rows, rows);
+    atomicAdd((unsigned long long *)&sh.nReal, rows);
+    for( int j = 0; j < GA_GWORDS; j++ ) if( w[j] ) atomicAdd((unsigned long long *)&sh.w[j], (unsigned long long)w[j]);
+  }
+  __syncthreads();
+  if( threadIdx.x == 0 && sh.rows ){
+    atomicAdd((unsigned long long *)&out->rows, sh.rows);
+    atomicAdd((unsigned long long *)&out->nReal, sh.nReal);
+    for( int j = 0; j < GA_GWORDS; j++ ) atomicAdd((unsigned long long *)&out->w[j], (unsigned long long)sh.w[j]);
+  }
+}
+
+/* Q17 as compile.c makes it over kept columns (the program it compiled for
+** TPC-H's Q17, as ga_q_finish left it: 10 instructions, 3 registers): the
+** part's index probed with l_partkey (table 0: the joined row of a
+** Brand#23 MED BOX part, or NULL), that row's p_partkey (table 2) probing
+** the decorrelated subquery's index (table 1: its row by l_partkey), that
+** row's 0.2 * avg(l_quantity) (table 3) against l_quantity; the first stage
+** the part's probe, the fold l_extendedprice. */
+static void q17Prog(ga_qprog *p, const int64_t *tabN, const int64_t *tabLo){
+  enum { K, Q, P };
+  int n = 0;
+  memset(p, 0, sizeof(*p));
+  auto ins = [&](int op, int dst, int a, int b, int x){ p->ins[n].op = op; p->ins[n].dst = dst; p->ins[n].a = a;
+                                                        p->ins[n].b = b; p->ins[n].x = x; n++; };
+  ins(GA_Q_COL, 0, 0, 0, K); ins(GA_Q_LOOK, 1, 0, 1, 0); ins(GA_Q_NOTNULL, 2, 1, 0, 0);
+  ins(GA_Q_LOOK, 3, 1, 0, 2); ins(GA_Q_LOOK, 4, 3, 0, 1); ins(GA_Q_NOTNULL, 5, 4, 0, 0);
+  ins(GA_Q_AND, 6, 2, 5, GA_QT_II); ins(GA_Q_LOOK, 7, 4, 0, 3);
+  ins(GA_Q_COL, 8, 0, 0, Q); ins(GA_Q_LT, 9, 8, 7, 0); ins(GA_Q_AND, 10, 6, 9, 0);
+  ins(GA_Q_COL, 11, 0, 0, P);
+  p->nIns = n; p->nReg = 12; p->nCol = 3; p->nTab = 4;
+  for( int t = 0, off = 0; t < 4; off += (int)tabN[t], t++ ){ p->tabOff[t] = off; p->tabN[t] = tabN[t]; p->tabLo[t] = tabLo[t]; }
+  p->filter = 10;
+  p->nStage = 2;
+  p->stageEnd[0] = 3; p->stageReg[0] = 2;
+  p->stageEnd[1] = 11; p->stageReg[1] = 10;
+  p->nGroup = 2;
+  p->nFold = 1; p->foldReg[0] = 11; p->foldReal[0] = 1;
+  ga_q_finish(p, 1);
+}
+
+/* Section q17: m rows (TPC-H's SF 1: 6,001,215 lineitems, 200,000 parts),
+** the interpreter's one group against q17Hand's, the answers compared. */
+static void benchQ17(long long m){
+  const int nPart = 200000;
+  unsigned char *cc[3];
+  long long *vv[3];
+  unsigned long long *dCnt, *dSum;
+  std::vector<unsigned long long> hCnt(nPart), hSum(nPart);
+  for( int c = 0; c < 3; c++ ){ CK(cudaMalloc(&cc[c], (size_t)m)); CK(cudaMalloc(&vv[c], 8 * (size_t)m)); }
+  CK(cudaMalloc(&dCnt, 8 * nPart)); CK(cudaMalloc(&dSum, 8 * nPart));
+  CK(cudaMemset(dCnt, 0, 8 * nPart)); CK(cudaMemset(dSum, 0, 8 * nPart));
+  fillQ17<<<1024, 256>>>(m, nPart, cc[0], vv[0], cc[1], vv[1], cc[2], vv[2]);
+  q17Avg<<<1024, 256>>>(vv[0], vv[1], m, dCnt, dSum);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(hCnt.data(), dCnt, 8 * nPart, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(hSum.data(), dSum, 8 * nPart, cudaMemcpyDeviceToHost));
+
+  /* the parts of Brand#23 in MED BOX (1 in 1,000), and the subquery's rows */
+  std::vector<int> qual;
+  for( int k = 1; k <= nPart; k++ ) if( dimHash((unsigned)k, 17) % 1000 == 0 ) qual.push_back(k);
+  const int partLo = qual.front(), nIdx = qual.back() - partLo + 1;
+  std::vector<int> hIdx(nIdx, -1);
+  std::vector<double> hSub(nPart, NAN), hThr(nPart, NAN);
+  std::vector<unsigned char> hTabC;
+  std::vector<int64_t> hTabV;
+  auto add = [&](unsigned char c, int64_t v){ hTabC.push_back(c); hTabV.push_back(v); };
+  for( size_t r = 0; r < qual.size(); r++ ) hIdx[qual[r] - partLo] = (int)r;
+  int nSub = 0;
+  std::vector<int> subRow(nPart, -1);
+  for( int k = 0; k < nPart; k++ ){
+    if( hCnt[k] == 0 ) continue;
+    hSub[k] = 0.2 * ((double)hSum[k] / (double)hCnt[k]);
+    subRow[k] = nSub++;
+  }
+  for( int k : qual ) hThr[k - 1] = hSub[k - 1];
+  int64_t tabN[4] = {nIdx, nPart, (int64_t)qual.size(), nSub}, tabLo[4] = {partLo, 1, 0, 0};
+  for( int j = 0; j < nIdx; j++ ) add(hIdx[j] < 0 ? GA_QC_NULL : GA_QC_INT, hIdx[j] < 0 ? 0 : hIdx[j]);   /* 0 */
+  for( int k = 0; k < nPart; k++ ) add(subRow[k] < 0 ? GA_QC_NULL : GA_QC_INT, subRow[k] < 0 ? 0 : subRow[k]); /* 1 */
+  for( int k : qual ) add(GA_QC_INT, k);                                                                      /* 2 */
+  for( int k = 0; k < nPart; k++ ) if( subRow[k] >= 0 ){ double v = hSub[k]; int64_t b; memcpy(&b, &v, 8); add(GA_QC_REAL, b); } /* 3 */
+
+  ga_qprog hp, *dp;
+  void **dCols;
+  unsigned char *tabC;
+  int64_t *tabV;
+  int *dRange, hRange[3] = {0x7ff, -1, 0}, *dIdx, *dKey;
+  double *dThr, *dSubV;
+  ga_gacc *dAcc, hA, hB, hC;
+  ga_grow ra, rb, rc;
+  q17Prog(&hp, tabN, tabLo);
+  CK(ga_query_prepare());
+  CK(cudaMalloc(&tabC, hTabC.size())); CK(cudaMalloc(&tabV, 8 * hTabV.size()));
+  CK(cudaMemcpy(tabC, hTabC.data(), hTabC.size(), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(tabV, hTabV.data(), 8 * hTabV.size(), cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&dThr, 8 * nPart)); CK(cudaMalloc(&dSubV, 8 * nPart));
+  CK(cudaMalloc(&dIdx, 4 * nIdx)); CK(cudaMalloc(&dKey, 4 * qual.size()));
+  CK(cudaMemcpy(dThr, hThr.data(), 8 * nPart, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dSubV, hSub.data(), 8 * nPart, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dIdx, hIdx.data(), 4 * nIdx, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dKey, qual.data(), 4 * qual.size(), cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&dp, sizeof(hp)));
+  CK(cudaMemcpy(dp, &hp, sizeof(hp), cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&dCols, 2 * GA_QCOL * sizeof(void *)));
+  {
+    void *h[2 * GA_QCOL] = {0};
+    for( int c = 0; c < 3; c++ ){ h[c] = cc[c]; h[GA_QCOL + c] = vv[c]; }
+    CK(cudaMemcpy(dCols, h, sizeof(h), cudaMemcpyHostToDevice));
+  }
+  const unsigned char *const *dC = (const unsigned char *const *)dCols;
+  const int64_t *const *dV = (const int64_t *const *)(dCols + GA_QCOL);
+  CK(cudaMalloc(&dRange, sizeof(hRange)));
+  CK(cudaMalloc(&dAcc, sizeof(ga_gacc)));
+  CK(cudaMemcpy(dRange, hRange, sizeof(hRange), cudaMemcpyHostToDevice));
+  float rangeMs = timeMs([&]{ CK(ga_query_range_launch(dp, hp.nReg, dC, dV, tabC, tabV, m, dRange, 0, 0)); });
+  CK(cudaMemcpy(hRange, dRange, sizeof(hRange), cudaMemcpyDeviceToHost));
+  int jb = ga_window_base(((hRange[1] ? hRange[1] : 1) - 1 + 52) >> 5);
+  float interpMs = timeMs([&]{
+    CK(cudaMemsetAsync(dAcc, 0, sizeof(ga_gacc)));
+    CK(ga_query_one_launch(dp, &hp, dC, dV, tabC, tabV, m, 0, &jb, dAcc, 0, 0));
+  });
+  CK(cudaMemcpy(&hA, dAcc, sizeof(hA), cudaMemcpyDeviceToHost));
+  float handMs = timeMs([&]{
+    CK(cudaMemsetAsync(dAcc, 0, sizeof(ga_gacc)));
+    q17Hand<false><<<4096, 256>>>(vv[0], vv[1], vv[2], m, dThr, dIdx, partLo, nIdx, dKey, dSubV, jb, dAcc);
+  });
+  CK(cudaMemcpy(&hB, dAcc, sizeof(hB), cudaMemcpyDeviceToHost));
+  float chainMs = timeMs([&]{
+    CK(cudaMemsetAsync(dAcc, 0, sizeof(ga_gacc)));
+    q17Hand<true><<<4096, 256>>>(vv[0], vv[1], vv[2], m, dThr, dIdx, partLo, nIdx, dKey, dSubV, jb, dAcc);
+  });
+  CK(cudaMemcpy(&hC, dAcc, sizeof(hC), cudaMemcpyDeviceToHost));
+  hA.first = hB.first = hC.first = ~(1ull);
+  ga_group_finish(&hA, 0, jb, 0, &ra);
+  ga_group_finish(&hB, 0, jb, 0, &rb);
+  ga_group_finish(&hC, 0, jb, 0, &rc);
+  const float bestMs = handMs < chainMs ? handMs : chainMs;
+  const double gb = 8.0 * m / 1e9;                /* l_partkey's values: what every row reads */
+  printf("\nTPC-H Q17 over %lld device-resident lineitems (%d parts, %zu of them Brand#23 MED BOX; the decorrelated "
+         "subquery's %d rows)\n\n| kernel | ms | GB/s of l_partkey | vs the faster hand-written |\n| --- | ---: | ---: | ---: |\n",
+         m, nPart, qual.size(), nSub);
+  printf("| hand-written Q17: one array over part keys (the join and 0.2 * avg(l_quantity) in one entry) | %.3f | %.1f | "
+         "%.2f |\n", handMs, gb / (handMs * 1e-3), handMs / bestMs);
+  printf("| hand-written Q17: compile.c's probes (the part's index, its key, the subquery's index) | %.3f | %.1f | %.2f |\n",
+         chainMs, gb / (chainMs * 1e-3), chainMs / bestMs);
+  printf("| gpu_query interpreter, one group, as compile.c makes it (query.cu, 5; %d instructions, %d registers) | %.3f "
+         "| %.1f | %.2f |\n", hp.nIns, hp.nReg, interpMs, gb / (interpMs * 1e-3), interpMs / bestMs);
+  printf("| gpu_query range pass (the sums' window; a repeated read skips it) | %.3f | | %.2f |\n", rangeMs, rangeMs / bestMs);
+  int same = ra.rows == rb.rows && ra.rows == rc.rows && memcmp(&ra.total, &rb.total, 8) == 0
+             && memcmp(&ra.total, &rc.total, 8) == 0 && ra.rows > 0;
+  printf("rows %llu / %llu / %llu, sum(l_extendedprice) %.17g / %.17g / %.17g, same bits: %s\n",
+         (unsigned long long)ra.rows, (unsigned long long)rb.rows, (unsigned long long)rc.rows, ra.total, rb.total,
+         rc.total, same ? "yes" : "NO");
+  if( gCsv ) fprintf(gCsv, "TPC-H Q17 interpreter vs hand-written,%.4f,%.4f,,,,%.3f,\n", bestMs, interpMs, bestMs / interpMs);
+  for( int c = 0; c < 3; c++ ){ CK(cudaFree(cc[c])); CK(cudaFree(vv[c])); }
+  CK(cudaFree(dCnt)); CK(cudaFree(dSum)); CK(cudaFree(tabC)); CK(cudaFree(tabV)); CK(cudaFree(dThr));
+  CK(cudaFree(dSubV)); CK(cudaFree(dIdx)); CK(cudaFree(dKey)); CK(cudaFree(dp)); CK(cudaFree(dCols));
+  CK(cudaFree(dRange)); CK(cudaFree(dAcc));
+}
+
 int main(int argc, char **argv){
   long long n = argc > 1 ? atoll(argv[1]) : (1ll << 28);
-  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,groupstudy,h2d,q6,q21,totals";
+  const char *zSections = argc > 2 ? argv[2] : "sum,ext,hist,group,groupstudy,h2d,q6,q21,q17,totals";
   auto want = [&](const char *z){ return strstr(zSections, z) != nullptr; };
   size_t bytes = sizeof(double) * (size_t)n;
   cudaDeviceProp prop;
@@ -985,6 +1212,7 @@ int main(int argc, char **argv){
     CK(cudaFree(tabC)); CK(cudaFree(tabV)); CK(cudaFree(dp)); CK(cudaFree(dCols)); CK(cudaFree(dRange)); CK(cudaFree(dAcc));
   }
   if( want("q21") ) benchQ21(n < 6001215 ? n : 6001215);
+  if( want("q17") ) benchQ17(n < 6001215 ? n : 6001215);
   if( want("totals") ){
     /* SELECT sum(a), avg(b), count(*): two INTEGER columns, every row kept,
     ** each folded where it is evaluated; against CUB's sum of each column */
