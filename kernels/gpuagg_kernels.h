@@ -148,6 +148,13 @@ cudaError_t ga_group_final(const ga_gent *d_ent, const ga_gacc *d_acc, const int
 cudaError_t ga_group_keep(void *d_temp, size_t *temp_bytes, const ga_grow *d_in, int64_t n, const ga_ghaves *h,
                           ga_grow *d_out, int64_t *d_m, cudaStream_t stream);
 
+/* count(DISTINCT)'s groups at slots of the table counted by code
+** (group_acc.h, 7) into d_count[0..c->nCode) (zeroed before); *d_bad set
+** where a slot's code is out of range (never). Determinism: counts of
+** groups, the same in any order. */
+cudaError_t ga_group_codes(const ga_gent *d_ent, int64_t cap, const ga_gcodes *c, unsigned long long *d_count,
+                           int *d_bad, cudaStream_t stream);
+
 /* Once per process, with the other preparations: the grouping kernel's
 ** shared memory and occupancy. */
 cudaError_t ga_group_prepare(void);

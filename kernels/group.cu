@@ -143,6 +143,17 @@ __global__ void group_exc(ga_gent *ent, uint64_t mask, const ga_gent *exc_ent, l
   }
 }
 
+__global__ void group_codes(const ga_gent *ent, long long cap, ga_gcodes c, ull *count, int *bad){
+  for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < cap; i += (long long)gridDim.x * blockDim.x ){
+    ga_gent e = ent[i];
+    int64_t k;
+    if( e.tag == 0 ) continue;
+    k = ga_gcodes_at(&c, (int)e.tag - 1, e.key);
+    if( k >= 0 ) atomicAdd(&count[k], 1ull);
+    else if( k == -2 ) *bad = 1;
+  }
+}
+
 __global__ void group_final(const ga_gent *ent, const ga_gacc *acc, const int64_t *idx, long long n, int jb,
                             const int *exc_idx, const ga_sum *exc, ga_grow *out){
   for( long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x ){
@@ -230,6 +241,12 @@ extern "C" cudaError_t ga_group_exc(const ga_gent *d_ent, int64_t cap, const ga_
 extern "C" cudaError_t ga_group_final(const ga_gent *d_ent, const ga_gacc *d_acc, const int64_t *d_idx, int64_t n, int jb,
                                       const int *d_exc_idx, const ga_sum *d_exc, ga_grow *d_out, cudaStream_t stream){
   group_final<<<grid_for(n), 256, 0, stream>>>(d_ent, d_acc, d_idx, n, jb, d_exc_idx, d_exc, d_out);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t ga_group_codes(const ga_gent *d_ent, int64_t cap, const ga_gcodes *c, unsigned long long *d_count,
+                                     int *d_bad, cudaStream_t stream){
+  group_codes<<<grid_for(cap), 256, 0, stream>>>(d_ent, cap, *c, d_count, d_bad);
   return cudaGetLastError();
 }
 

@@ -310,4 +310,32 @@ GA_HD int ga_grow_may(const ga_grow *x, const ga_ghaves *h){
   return 1;
 }
 
+/*
+** 7. count(DISTINCT x) counted where the groups are (ext/query/kept.c's
+**    keptDistinct): a grouping whose keys are codes of dictionary ids, x's
+**    id one digit of its own (the digit's place div, nId ids), has one group
+**    for each distinct x of each group of the query; that group counts once
+**    for the query's group, its code without x's digit (below nCode). Groups
+**    of dropped rows (class GA_K_BLOB: qprog.h's GA_Q_DROPPED_META) and of
+**    x's NULL id count for none. So the counts, not the groups, are what
+**    leaves the table; each is a count of groups: any order gives the same.
+*/
+typedef struct ga_gcodes {
+  uint64_t div, nId;                  /* x's digit: id = key / div % nId */
+  uint64_t nullId;                    /* x's NULL's id (nId: none) */
+  uint64_t nCode;                     /* codes without x's digit are below this */
+  int64_t *aCount;                    /* the host's counts by code (nCode), zeroed by the caller */
+} ga_gcodes;
+
+/* The code group (cls: its class, key) counts for; -1: none; -2: a code
+** not below nCode or a class no such grouping has (never: an error). */
+GA_HD int64_t ga_gcodes_at(const ga_gcodes *c, int cls, uint64_t key){
+  uint64_t code;
+  if( cls == GA_K_BLOB ) return -1;
+  if( cls != GA_K_INT ) return -2;
+  if( key / c->div % c->nId == c->nullId ) return -1;
+  code = key / (c->div * c->nId) * c->div + key % c->div;
+  return code < c->nCode ? (int64_t)code : -2;
+}
+
 #endif /* GPUAGG_GROUP_ACC_H */

@@ -169,6 +169,8 @@ START_TEST(test_cache_faults){
     ** folds): more than a table copied back whole, the groups picked and finished on the
     ** device (query.cu, 8), the LIMIT's alone shown (kept.c's keptTop) */
     "SELECT * FROM qg",
+    /* ... and count(DISTINCT) over a join, counted by code on the device (cuda_group.c, 7) */
+    "SELECT * FROM qh",
   };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
   char zDir[64], zFile[128], *aRef[16];
@@ -246,7 +248,9 @@ START_TEST(test_cache_faults){
            "CREATE VIRTUAL TABLE temp.qf USING gpu_query((SELECT dd.g, count(*), sum(d.x), max(d.i) FROM d, dd"
            " WHERE d.k = dd.id AND d.i > -900000 GROUP BY dd.g));"
            "CREATE VIRTUAL TABLE temp.qg USING gpu_query((SELECT d.s, de.h, count(*), sum(d.x), max(d.i), avg(d.k)"
-           " FROM d, de WHERE de.id = d.k GROUP BY d.s, de.h ORDER BY 4 DESC, 1, 2 LIMIT 5))");
+           " FROM d, de WHERE de.id = d.k GROUP BY d.s, de.h ORDER BY 4 DESC, 1, 2 LIMIT 5));"
+           "CREATE VIRTUAL TABLE temp.qh USING gpu_query((SELECT dd.g, count(DISTINCT d.s), count(*) FROM d, dd"
+           " WHERE d.k = dd.id GROUP BY dd.g))");
   for(q=0; q<nQ; q++) aRef[q] = s_render(db, azQ[q]);
   for(strict=0; strict<2; strict++){
     EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");

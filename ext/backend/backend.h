@@ -142,6 +142,9 @@ typedef struct ga_group {
                             ** out of res (group_acc.h, 6; n 0: none is) */
   int anyOrder;             /* set by the caller: res may come in any order (the groups'
                             ** order decides nothing: IN's set), not sorted */
+  const ga_gcodes *codes;   /* set by the caller: xGroupDone(use) counts the groups by
+                            ** code into codes->aCount (group_acc.h, 7) and gathers none
+                            ** (res empty) */
   int64_t nAll;             /* after xGroupDone(use): the groups folded, before have drops
                             ** any (the device's one table; 0: not counted) */
   ga_grow *res;             /* after xGroupDone(use): every group (but those have drops),

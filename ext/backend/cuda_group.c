@@ -26,6 +26,8 @@
 **      to the host and added into the CPU's table (ga_cpu_group_add: every
 **      part is a sum of integers, a maximum or a best candidate), which
 **      finishes them as it would its own. The bits are the same either way.
+**   7. count(DISTINCT)'s groupings (ga_group.codes) are counted by code
+**      where they are (group_acc.h, 7) and only the counts copied back.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +239,38 @@ static int groupCollect(ga_group *g, cuGroup *c, char *zErr){
   return rc;
 }
 
+/* count(DISTINCT)'s groups counted by code on the device (group_acc.h, 7),
+** the counts copied into g->codes->aCount: only they cross the bus (TPC-H
+** Q16: 187,500 codes; 118,000 groups at SF 1, 1.2M at SF 10). */
+static int groupCodes(ga_group *g, cuGroup *c, char *zErr){
+  const ga_gcodes *x = g->codes;
+  unsigned long long *dCount = 0;
+  int *dBad = 0;
+  cudaError_t e;
+  free(g->res);
+  g->res = 0;
+  g->nRes = 0;
+  if( c->cap==0 ) return 0;
+  e = ga_cu_alloc((void**)&dCount, sizeof(unsigned long long)*(size_t)x->nCode + sizeof(unsigned long long));
+  if( e==cudaSuccess ){
+    dBad = (int*)(dCount + x->nCode);
+    e = FI(FAULT_COPY, cudaMemsetAsync(dCount, 0, sizeof(unsigned long long)*(size_t)(x->nCode + 1), c->st));
+  }
+  if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_codes(c->ent, c->cap, x, dCount, dBad, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(x->aCount, dCount, sizeof(int64_t)*(size_t)x->nCode,
+                                                       cudaMemcpyDeviceToHost, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(c->hCount, dCount + x->nCode, sizeof(unsigned long long),
+                                                       cudaMemcpyDeviceToHost, c->st));
+  if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(c->st));
+  ga_cu_free(dCount);
+  if( e!=cudaSuccess ) return ga_cu_fail(e, "counting count(DISTINCT)'s groups", zErr);
+  if( *c->hCount ){
+    strcpy(zErr, "gpuagg: a count(DISTINCT) group's code out of range");
+    return 1;
+  }
+  return 0;
+}
+
 /* c's groups, carried, added into g's CPU table (6). */
 static int groupExport(ga_group *g, cuGroup *c, char *zErr){
   ga_gent *ent = malloc(sizeof(ga_gent)*(size_t)(c->cap ? c->cap : 1));
@@ -270,7 +304,7 @@ int ga_cu_group_done(ga_group *g, int use, char *zErr){
   if( c==0 ) return 0;
   if( use && c->next==0 ){
     rc = ga_cu_set(c->dev)!=cudaSuccess ? ga_cu_fail(cudaGetLastError(), "cudaSetDevice", zErr)
-                                        : groupCollect(g, c, zErr);
+                                        : g->codes ? groupCodes(g, c, zErr) : groupCollect(g, c, zErr);
   }else if( use ){
     for(; c && rc==0; c=c->next){
       rc = ga_cu_set(c->dev)!=cudaSuccess ? ga_cu_fail(cudaGetLastError(), "cudaSetDevice", zErr)

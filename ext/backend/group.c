@@ -215,7 +215,21 @@ int ga_cpu_group_done(ga_group *g, int use, char *zErr){
   CpuGroup *t = (CpuGroup*)g->cpu;
   int rc = 0;
   if( t==0 ) return 0;
-  if( use ){
+  if( use && g->codes ){
+    /* count(DISTINCT): each group counted for its code, none finished */
+    int64_t i;
+    free(g->res);
+    g->res = 0;
+    g->nRes = 0;
+    for(i=0; i<t->map.n && rc==0; i++){
+      int64_t k = ga_gcodes_at(g->codes, ga_kgroup((int)(~t->acc[i].first & GA_K_MASK)), t->aKey[i]);
+      if( k>=0 ) g->codes->aCount[k]++;
+      else if( k==-2 ){
+        strcpy(zErr, "gpuagg: a count(DISTINCT) group's code out of range");
+        rc = 1;
+      }
+    }
+  }else if( use ){
     int64_t i, n = t->map.n;
     Place *p = malloc(sizeof(Place)*(size_t)(n ? n : 1));
     free(g->res);

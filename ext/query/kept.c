@@ -152,6 +152,33 @@ static uint64_t distCode(const qkept *k, uint64_t key){
   return key/(div*(uint64_t)k->aKeyN[k->nKey - 1])*div + key%div;
 }
 
+/* How the backend may count count(DISTINCT x)'s groups by code itself
+** (group_acc.h, 7) for program k over nRow rows, into *c: where the keys
+** are codes, x's NULL is at most one id, and the codes without x's digit
+** are few (a count each, zeroed and copied every read: at most 2^22, and
+** not many more than the rows could make groups). 0: the groups come back
+** and are counted here. */
+static int distCodes(const qkept *k, int64_t nRow, ga_gcodes *c){
+  const int last = k->nKey - 1;
+  uint64_t mul = 1, id;
+  int kk;
+  if( k->p.keyNum ) return 0;
+  memset(c, 0, sizeof(*c));
+  c->div = (uint64_t)k->aKeyDiv[last];
+  c->nId = c->nullId = (uint64_t)k->aKeyN[last];
+  for(id=0; id<c->nId; id++){
+    if( k->aKeyVal[last][id].t!=SQLITE_NULL ) continue;
+    if( c->nullId<c->nId ) return 0;
+    c->nullId = id;
+  }
+  /* every code is below the product of the digits: the greatest digit's place times its ids */
+  for(kk=0; kk<k->nKey; kk++){
+    if( (uint64_t)k->aKeyDiv[kk]*(uint64_t)k->aKeyN[kk]>mul ) mul = (uint64_t)k->aKeyDiv[kk]*(uint64_t)k->aKeyN[kk];
+  }
+  c->nCode = mul/c->nId;
+  return c->nCode<=((uint64_t)1<<22) && c->nCode<=2*(uint64_t)nRow + 65536;
+}
+
 /* count(DISTINCT x) by its program k (distProgram) into d: run, and the
 ** groups each original group has counted (x NULL: none). SQLITE_OK, with
 ** *pFail set where the backend failed or declined (zErr, GA_DEV_SCAN); or
@@ -159,13 +186,36 @@ static uint64_t distCode(const qkept *k, uint64_t key){
 static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol *aCol, const ga_backend *be,
                         ga_conn *conn, Dist *d, int *pFail, char *zErr){
   ga_group g, *pg = &g;
+  ga_gcodes codes;
   int64_t i;
   int rc = SQLITE_OK, fail, last = k->nKey - 1;
   memset(&g, 0, sizeof(g));
   g.jb = -1;
+  if( distCodes(k, aRes[0]->n, &codes) ){
+    /* counted where the groups are: only the counts come back */
+    if( (d->aDense = sqlite3_malloc64(8*codes.nCode))==0 ) return SQLITE_NOMEM;
+    memset(d->aDense, 0, 8*(size_t)codes.nCode);
+    d->nDense = codes.nCode;
+    codes.aCount = d->aDense;
+    g.codes = &codes;
+  }
   fail = be->xQuery(be==ga_device_backend() ? aRes[0]->pRes : 0, &conn->stats, &k->p, aCol, aRes[0]->n, k->tabC,
                     k->tabV, k->nTab, &pg, zErr);
   if( (g.dev || g.cpu) && be->xGroupDone(&g, !fail, zErr) && !fail ) fail = 1;
+  if( g.codes ){
+    /* a device that finished few groups itself (a table by code: cuda_resident.c) gives them in res */
+    for(i=0; !fail && i<g.nRes; i++){
+      int64_t c = ga_gcodes_at(&codes, ga_kgroup(g.res[i].kclass & GA_K_MASK), g.res[i].key);
+      if( c>=0 ) codes.aCount[c]++;
+      else if( c==-2 ){
+        strcpy(zErr, "gpuagg: a count(DISTINCT) group's code out of range");
+        fail = 1;
+      }
+    }
+    ga_group_clear(&g);
+    *pFail = fail;
+    return SQLITE_OK;
+  }
   if( !fail && !k->p.keyNum ){
     /* the counts by code where the codes span few more than the groups */
     uint64_t most = 0;
