@@ -23,16 +23,17 @@ int qxRowsGrow(Exec *e, int64_t need, int exact){
 
 /* Keep the results and sort terms of ctx's rows; with SELECT DISTINCT,
 ** only each row whose results are new (by their collations: requirement
-** 5), the first of equal rows staying. */
+** 5), the first of equal rows staying. The trailing terms the groups'
+** order gives (e->sortCut) are never compared, so never made. */
 int qxRowsAppend(Exec *e, const qctx *ctx){
   qplan *pl = e->pl;
   qresult *o = e->out;
-  int j, i, rc, m = 0;
+  int j, i, rc, m = 0, nMade = e->nW - e->sortCut;
   if( (o->nRow + ctx->n)*e->nW>Q_MAXVALUES ){
     return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
   }
   if( (rc = qxRowsGrow(e, o->nRow + ctx->n, 0))!=SQLITE_OK ) return rc;
-  for(j=0; j<e->nW; j++){
+  for(j=0; j<nMade; j++){
     qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
     qvec *v;
     if( ctx->grp && Q_GROUP_LEAF(x->op) ){
@@ -55,7 +56,7 @@ int qxRowsAppend(Exec *e, const qctx *ctx){
       if( (rc = qxKeySetAdd(e->r, &e->rows, e->main.kbuf, n, &isNew, &id))!=SQLITE_OK ) return rc;
       if( !isNew ) continue;
     }
-    for(j=0; j<e->nW; j++){
+    for(j=0; j<nMade; j++){
       qval *d = &row[j];
       const qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
       if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && !(ctx->grp && Q_GROUP_LEAF(x->op))
