@@ -186,41 +186,54 @@ __global__ void fillQ6(long long n, unsigned char *cS, long long *vS, unsigned c
   }
 }
 
+/* The hand-written kernels' exact sums, as the interpreter's one-group
+** kernel makes them (query.cu, 5): the block's accumulator zeroed, each
+** real added into the thread's words of the window from jb, then the
+** thread's rows and words into the block's, and the block's into out. */
+__device__ __forceinline__ void handStart(ga_gacc *sh){
+  if( threadIdx.x < sizeof(ga_gacc) / 8 ) ((unsigned long long *)sh)[threadIdx.x] = 0;
+  __syncthreads();
+}
+__device__ __forceinline__ void handAdd(double x, int jb, long long *w){
+  int wp;
+  int64_t p[3];
+  if( !ga_split(x, &wp, p) ){
+    int o = wp - jb;
+    #pragma unroll
+    for( int j = 0; j < GA_GWORDS; j++ ) w[j] += (j == o ? p[0] : 0) + (j == o + 1 ? p[1] : 0) + (j == o + 2 ? p[2] : 0);
+  }
+}
+__device__ __forceinline__ void handFlush(ga_gacc *sh, unsigned long long rows, const long long *w, ga_gacc *out){
+  if( rows ){                                   /* (every row counted a real: nReal is rows) */
+    atomicAdd((unsigned long long *)&sh->rows, rows);
+    atomicAdd((unsigned long long *)&sh->nReal, rows);
+    for( int j = 0; j < GA_GWORDS; j++ ) if( w[j] ) atomicAdd((unsigned long long *)&sh->w[j], (unsigned long long)w[j]);
+  }
+  __syncthreads();
+  if( threadIdx.x == 0 && sh->rows ){
+    atomicAdd((unsigned long long *)&out->rows, sh->rows);
+    atomicAdd((unsigned long long *)&out->nReal, sh->nReal);
+    for( int j = 0; j < GA_GWORDS; j++ ) atomicAdd((unsigned long long *)&out->w[j], (unsigned long long)sh->w[j]);
+  }
+}
+
 /* Q6 written out: the same predicate, product and exact accumulation as the
 ** interpreter's one-group kernel (query.cu, 5), nothing interpreted. */
 __global__ void __launch_bounds__(256)
 q6Hand(const long long *vS, const long long *vD, const long long *vQ, const long long *vP, long long n, int lo, int hi,
        int jb, ga_gacc *out){
   __shared__ ga_gacc sh;
-  unsigned long long rows = 0, nReal = 0;
+  unsigned long long rows = 0;
   long long w[GA_GWORDS] = {0, 0, 0, 0, 0, 0};
-  if( threadIdx.x < sizeof(ga_gacc) / 8 ) ((unsigned long long *)&sh)[threadIdx.x] = 0;
-  __syncthreads();
+  handStart(&sh);
   for( long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += (long long)gridDim.x * 256 ){
     double d = __longlong_as_double(vD[i]), q = __longlong_as_double(vQ[i]);
     long long s = vS[i];
-    int wp;
-    int64_t p[3];
     if( !(s >= lo && s < hi && d >= 0.05 && d <= 0.07 && q < 24.0) ) continue;
     rows++;
-    nReal++;
-    if( !ga_split(__dmul_rn(__longlong_as_double(vP[i]), d), &wp, p) ){
-      int o = wp - jb;
-      #pragma unroll
-      for( int j = 0; j < GA_GWORDS; j++ ) w[j] += (j == o ? p[0] : 0) + (j == o + 1 ? p[1] : 0) + (j == o + 2 ? p[2] : 0);
-    }
+    handAdd(__dmul_rn(__longlong_as_double(vP[i]), d), jb, w);
   }
-  if( rows ){
-    atomicAdd((unsigned long long *)&sh.rows, rows);
-    atomicAdd((unsigned long long *)&sh.nReal, nReal);
-    for( int j = 0; j < GA_GWORDS; j++ ) if( w[j] ) atomicAdd((unsigned long long *)&sh.w[j], (unsigned long long)w[j]);
-  }
-  __syncthreads();
-  if( threadIdx.x == 0 ){
-    atomicAdd((unsigned long long *)&out->rows, sh.rows);
-    atomicAdd((unsigned long long *)&out->nReal, sh.nReal);
-    for( int j = 0; j < GA_GWORDS; j++ ) atomicAdd((unsigned long long *)&out->w[j], (unsigned long long)sh.w[j]);
-  }
+  handFlush(&sh, rows, w, out);
 }
 
 /* Q6 as compile.c makes it: shipdate through a table (1 in 1994, else 0),
@@ -502,8 +515,7 @@ q17Hand(const long long *vK, const long long *vQ, const long long *vP, long long
   __shared__ ga_gacc sh;
   unsigned long long rows = 0;
   long long w[GA_GWORDS] = {0, 0, 0, 0, 0, 0};
-  if( threadIdx.x < sizeof(ga_gacc) / 8 ) ((unsigned long long *)&sh)[threadIdx.x] = 0;
-  __syncthreads();
+  handStart(&sh);
   for( long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += (long long)gridDim.x * 256 ){
     double t;
     if( Chain ){
@@ -515,26 +527,10 @@ q17Hand(const long long *vK, const long long *vQ, const long long *vP, long long
       t = thr[vK[i] - 1];
     }
     if( !(__longlong_as_double(vQ[i]) < t) ) continue;
-    int wp;
-    int64_t p[3];
     rows++;
-    if( !ga_split(__longlong_as_double(vP[i]), &wp, p) ){
-      int o = wp - jb;
-      #pragma unroll
-      for( int j = 0; j < GA_GWORDS; j++ ) w[j] += (j == o ? p[0] : 0) + (j == o + 1 ? p[1] : 0) + (j == o + 2 ? p[2] : 0);
-    }
+    handAdd(__longlong_as_double(vP[i]), jb, w);
   }
-  if( rows ){
-    atomicAdd((unsigned long long *)&sh.rows, rows);
-    atomicAdd((unsigned long long *)&sh.nReal, rows);
-    for( int j = 0; j < GA_GWORDS; j++ ) if( w[j] ) atomicAdd((unsigned long long *)&sh.w[j], (unsigned long long)w[j]);
-  }
-  __syncthreads();
-  if( threadIdx.x == 0 && sh.rows ){
-    atomicAdd((unsigned long long *)&out->rows, sh.rows);
-    atomicAdd((unsigned long long *)&out->nReal, sh.nReal);
-    for( int j = 0; j < GA_GWORDS; j++ ) atomicAdd((unsigned long long *)&out->w[j], (unsigned long long)sh.w[j]);
-  }
+  handFlush(&sh, rows, w, out);
 }
 
 /* Q17 as compile.c makes it over kept columns (the program it compiled for
