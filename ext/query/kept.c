@@ -15,6 +15,15 @@ static int nullPar(ga_colsink *pSink, int w, const ga_colbatch *b){
   return nullBatch(pSink, b);
 }
 
+/* Key kk's id in a group's code (compile.c, 3: code / aKeyDiv % aKeyN),
+** with no division where none is needed: the last digit's place is 1 and
+** the first's quotient is below its ids (TPC-H Q16's three keys share one
+** digit: a group's code is its id). */
+static uint64_t keyId(const qkept *k, int kk, uint64_t code){
+  uint64_t q = k->aKeyDiv[kk]==1 ? code : code/(uint64_t)k->aKeyDiv[kk];
+  return q<(uint64_t)k->aKeyN[kk] ? q : q % (uint64_t)k->aKeyN[kk];
+}
+
 /* The keys fold row x shows (compile.c, 3) into out: a dictionary key's
 ** value as aShown[kk] has it, made there (its bytes kept by run r) the
 ** first time its id is shown, or, where aShown[kk] is NULL (more ids than
@@ -37,7 +46,7 @@ static int keptKeys(const qkept *k, qrun *r, qval **aShown, const ga_grow *x, qv
     return 0;
   }
   for(kk=0; kk<k->nKey; kk++){
-    uint64_t id = (x->key/(uint64_t)k->aKeyDiv[kk]) % (uint64_t)k->aKeyN[kk];
+    uint64_t id = keyId(k, kk, x->key);
     qval one, *v = aShown[kk] ? &aShown[kk][id] : &one;
     one.t = 0;
     if( v->t==0 ){
@@ -237,7 +246,7 @@ static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol 
     if( k->p.keyNum ){
       if( x->kclass==GA_K_NULL ) continue;
     }else{
-      uint64_t div = (uint64_t)k->aKeyDiv[last], id = (x->key/div) % (uint64_t)k->aKeyN[last];
+      uint64_t id = keyId(k, last, x->key);
       if( k->aKeyVal[last][id].t==SQLITE_NULL ) continue;
       code = distCode(k, x->key);
       if( d->aDense ){
@@ -435,7 +444,7 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
       /* the keys' places, the first key the most significant */
       uint64_t code = aG[0].res[at0[g]].key, rank = 0;
       for(kk=0; kk<pl->nKey; kk++){
-        uint64_t id = (code/(uint64_t)k->aKeyDiv[kk]) % (uint64_t)k->aKeyN[kk];
+        uint64_t id = keyId(k, kk, code);
         uint64_t r = (uint64_t)k->aKeyRank[kk][id], n = (uint64_t)aRadix[kk];
         if( n==1 ) continue;
         if( pl->aKeyDesc && pl->aKeyDesc[kk] ) r = n - 1 - r;
