@@ -160,14 +160,14 @@ typedef struct Exec {
   Part *aPart; int nPart;          /* workers' parts */
   /* rows (no aggregates) */
   qresult *out;
-  int nW;                          /* values per row kept: results, then sort terms */
+  int nW;                          /* values per row kept: results, then sort terms (less sortCut) */
   int64_t rAlloc;
   int kept;                        /* the groups' aggregates came final from kept columns (8) */
   uint64_t *gRank;                 /* ... and each group's place in GROUP BY's order, or NULL */
   uint64_t nRank;                  /* ... the places there are (0: too many to count) */
   KeySet rows;                     /* SELECT DISTINCT: the rows kept, by their results' keys */
   int sortCut;                     /* trailing ORDER BY terms the groups' order gives, which finish.c
-                                   ** does not compare (qxGroupsToRows) */
+                                   ** neither makes nor compares (qxGroupsToRows: nW without them) */
   int offDone;                     /* the rows are the window of the order alone (qxKeptOrder,
                                    ** qxHeldRows): OFFSET is spent */
   int64_t nHeldVals;               /* values the parts hold (atomic: exec.c, 11) */

@@ -21,19 +21,18 @@ int qxRowsGrow(Exec *e, int64_t need, int exact){
   return SQLITE_OK;
 }
 
-/* Keep the results and sort terms of ctx's rows; with SELECT DISTINCT,
-** only each row whose results are new (by their collations: requirement
-** 5), the first of equal rows staying. The trailing terms the groups'
-** order gives (e->sortCut) are never compared, so never made. */
+/* Keep the results and sort terms of ctx's rows (e->nW values a row); with
+** SELECT DISTINCT, only each row whose results are new (by their
+** collations: requirement 5), the first of equal rows staying. */
 int qxRowsAppend(Exec *e, const qctx *ctx){
   qplan *pl = e->pl;
   qresult *o = e->out;
-  int j, i, rc, m = 0, nMade = e->nW - e->sortCut;
+  int j, i, rc, m = 0;
   if( (o->nRow + ctx->n)*e->nW>Q_MAXVALUES ){
     return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
   }
   if( (rc = qxRowsGrow(e, o->nRow + ctx->n, 0))!=SQLITE_OK ) return rc;
-  for(j=0; j<nMade; j++){
+  for(j=0; j<e->nW; j++){
     qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
     qvec *v;
     if( ctx->grp && Q_GROUP_LEAF(x->op) ){
@@ -56,7 +55,7 @@ int qxRowsAppend(Exec *e, const qctx *ctx){
       if( (rc = qxKeySetAdd(e->r, &e->rows, e->main.kbuf, n, &isNew, &id))!=SQLITE_OK ) return rc;
       if( !isNew ) continue;
     }
-    for(j=0; j<nMade; j++){
+    for(j=0; j<e->nW; j++){
       qval *d = &row[j];
       const qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
       if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && !(ctx->grp && Q_GROUP_LEAF(x->op))
@@ -217,7 +216,9 @@ static int sortTermsCut(const qplan *pl){
   return 0;
 }
 
-/* The groups as rows: HAVING, then results and sort terms. */
+/* The groups as rows: HAVING, then results and the sort terms compared
+** (the trailing ones the groups' order gives, e->sortCut, are not made:
+** a row holds nOut + nSort - sortCut values). */
 int qxGroupsToRows(Exec *e){
   qplan *pl = e->pl;
   int64_t *order = 0, *tmp = 0, g0, n = e->main.nGroup;
@@ -231,6 +232,7 @@ int qxGroupsToRows(Exec *e){
   if( pl->nKey && e->gRank && e->nRank && e->nRank<=4*(uint64_t)e->main.nGroup + 65536 ){
     if( (rc = rankSort(e, order, tmp))!=SQLITE_OK ) goto done;
     e->sortCut = sortTermsCut(pl);
+    e->nW -= e->sortCut;
   }else if( pl->nKey ){
     if( pl->pHaving ){
       if( (rc = havingFirst(e, order, &n))!=SQLITE_OK ) goto done;
@@ -239,6 +241,7 @@ int qxGroupsToRows(Exec *e){
     if( !pl->orderFree ){
       qxSort(order, tmp, n, e->gRank ? rankCmp : groupCmp, e);
       e->sortCut = sortTermsCut(pl);
+      e->nW -= e->sortCut;
     }
   }
   if( (rc = qxRowsGrow(e, n, 1))!=SQLITE_OK ) goto done;
