@@ -3362,6 +3362,57 @@ static void makeBig(sqlite3 *db, int64_t n){
            "INSERT INTO pk SELECT DISTINCT k, abs(k) %% 7, 'v' || (abs(k) %% 5) FROM p WHERE k IS NOT NULL", (long long)n);
 }
 
+/* Rows without aggregates made in parallel (exec.c, 7a): makeBig's 200,000
+** rows in a file read by 4 workers, from the pages (cache off), then with
+** the cache on (the second read from the columns the first kept): LIMIT
+** without ORDER BY (the scan's order decides which rows, a join's too),
+** ORDER BY, a join's rows, TEXT and REAL shown, an application's function that only
+** the scan's thread evaluates (the workers hand their batches back); each
+** read SQLite's rows in SQLite's order, on the engine's path. */
+START_TEST(test_parallel_rows){
+  static const char *azQ[] = {
+    "SELECT h, y, z, k * 2 FROM p WHERE k %% 3 = %d LIMIT 5000 OFFSET 700",
+    "SELECT k, g, h, x FROM p WHERE x > %d ORDER BY g COLLATE BINARY, k, x, h",
+    "SELECT p.k, v, x, h FROM p, pk WHERE p.k = pk.k AND w > %d ORDER BY v, x, p.k, h",
+    "SELECT twice(k), g, z FROM p WHERE k > %d AND h = 'k' LIMIT 3000",
+    "SELECT g, x FROM p WHERE k < %d",
+    "SELECT pk.k, v, h FROM pk, p WHERE p.k = pk.k AND w = %d LIMIT 2000 OFFSET 10",
+  };
+  const char *zRows = getenv("GPUAGG_QUERY_ROWS");
+  int64_t nRow = zRows ? atoll(zRows) : under_valgrind() ? 30000 : 200000;
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  h_rng r;
+  int pass, q;
+  s_dir_make(zDir, "query-prows");
+  snprintf(zFile, sizeof(zFile), "%s/p.db", zDir);
+  db = openFileChecked(zFile);
+  ck_assert_int_eq(sqlite3_create_function(db, "twice", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, 0, twiceFunc, 0, 0),
+                   SQLITE_OK);
+  makeBig(db, nRow);
+  h_rng_init(&r, h_seed ^ 0x9a11);
+  for(pass=0; pass<2; pass++){
+    EXEC(db, "SELECT gpuagg_config('threads', 4), gpuagg_config('cache', %d), gpuagg_config('threshold', 1000)",
+         pass ? 1<<28 : 0);
+    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+      static const int aSpan[] = { 3, 300, 7, 700, 400, 7 };
+      char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % (uint64_t)aSpan[q]) - (q==1 || q==3 ? 100 : 0));
+      char *zRef = refOf(zSql), *zDiff;
+      int engine = 0;
+      zDiff = readDiffN(db, zSql, zRef, 1, 1, &engine, 2);
+      CHECK(zDiff==0, "%s (cache %s)\n  %s", zSql, pass ? "on" : "off", zDiff);
+      CHECK(engine, "%s (cache %s): SQLite's path, not the engine's", zSql, pass ? "on" : "off");
+      sqlite3_free(zDiff);
+      sqlite3_free(zRef);
+      sqlite3_free(zSql);
+    }
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_parallel){
   static const char *azKeys[] = {
     "k", "g", "y", "z", "g, h", "k % 7, g", "y, h COLLATE NOCASE", "g COLLATE BINARY",
@@ -6786,6 +6837,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_many_codes);
   tcase_add_test(tc, test_hashed_join);
   tcase_add_test(tc, test_parallel);
+  tcase_add_test(tc, test_parallel_rows);
   tcase_add_loop_test(tc, test_order, 0, 2);
   tcase_add_test(tc, test_late);
   tcase_add_test(tc, test_subquery_affinity);

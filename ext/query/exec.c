@@ -57,8 +57,16 @@
 **      group's keys as its first row shows them, the first of equal min or
 **      max values; count(DISTINCT)'s (value, group) pairs are merged as
 **      sets. A batch that needs SQLite (a value only it converts) goes
-**      back to the scan's thread. Not in parallel: rows without aggregates,
-**      and keys shown as a min() or max() row shows them.
+**      back to the scan's thread. Not in parallel: keys shown as a min() or
+**      max() row shows them.
+**   7a. Rows without aggregates (not DISTINCT, not 11's) are made in
+**      parallel too: each part makes the result rows of the batches it
+**      reads, as 5 would, keeping each batch's position; when the scan
+**      ends the batches' rows are put in scan order by their positions
+**      (a batch's rows are one part's, in the order they were made), which
+**      is the order one thread makes them in. Q_MAXVALUES counts the rows
+**      of every part (6): a worker that would pass it hands its batch to
+**      the scan's thread, which says so.
 **   8. Kept columns: where the plan's columns are in the column cache (or
 **      the table is known to be large and they can be kept now: read once
 **      into the cache, to the device) and compile.c makes a program of the
@@ -139,7 +147,10 @@ int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *pCtx, int worker){
   unsigned char aHit[GA_BATCH];
   qvec *aK[Q_MAXKEY], *aX[64], *aY[64], **aB = 0;
   qctx ctx = *pCtx;
-  if( !pl->grouped ) return p->held ? qxHoldRows(e, p, &ctx) : qxRowsAppend(e, &ctx);
+  if( !pl->grouped ){
+    if( p->held ) return qxHoldRows(e, p, &ctx);
+    return e->rowsPar ? qxRowsPart(e, p, b->pos, &ctx, worker) : qxRowsAppend(e, &ctx);
+  }
   /* evaluate keys, bare columns and arguments */
   for(k=0; k<pl->nKey; k++){
     if( (rc = q_eval(p->r, pl->aKey[k], &ctx, &aK[k]))!=SQLITE_OK ) return rc;
@@ -444,7 +455,8 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   if( done ) goto finish;
   t1 = ga_now_ms();
   hold = qxOrderable(pl, &lim, &off) && !pl->distinct;
-  if( parallel(pl, conn->threads) || (hold && conn->threads>1) ){
+  e.rowsPar = !pl->grouped && !hold && !pl->distinct && conn->threads>1;
+  if( parallel(pl, conn->threads) || (hold && conn->threads>1) || e.rowsPar ){
     int n = conn->threads;
     if( (e.aPart = sqlite3_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
     memset(e.aPart, 0, sizeof(Part)*(size_t)n);
@@ -492,6 +504,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   r->nScan = e.main.nRow;
   for(w=0; w<e.nPart; w++) r->nScan += e.aPart[w].nRow;
   if( hold ) rc = qxHeldRows(&e);
+  else if( e.rowsPar ) rc = qxRowsMerge(&e);
   else rc = qxPartsMerge(&e);
   if( rc!=SQLITE_OK && notSameAnywhere(&e)!=SQLITE_OK ) rc = QE_BAIL;
   if( rc!=SQLITE_OK ) goto fail;
@@ -519,6 +532,8 @@ done:
 void qxPartDone(Part *p, const qplan *pl, int freeRun){
   qxHeldFree(p->held);
   p->held = 0;
+  sqlite3_free(p->aRowV);
+  sqlite3_free(p->aChunk);
   qxJoinScratchFree(p);
   qxPartFree(p, pl, freeRun);
 }

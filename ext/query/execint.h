@@ -126,6 +126,9 @@ typedef struct Part {
                                    ** the run is SQLite's, even from a worker (what it changed
                                    ** stays, so the batch cannot go back to the scan's thread) */
   struct JoinScratch *js;          /* a join's rows being made (join.c), or NULL */
+  qval *aRowV; int64_t nRowV, rowVAlloc;   /* rows without aggregates made in parallel (exec.c,
+                                   ** 7a): e->nW values each, their bytes its run's */
+  int64_t *aChunk; int64_t nChunk, chunkAlloc;   /* ... each batch's (position, first row), pairs */
 } Part;
 
 /* Rows a scan holds for a window of an order (exec.c, 11): each one's
@@ -171,6 +174,8 @@ typedef struct Exec {
   int offDone;                     /* the rows are the window of the order alone (qxKeptOrder,
                                    ** qxHeldRows): OFFSET is spent */
   int64_t nHeldVals;               /* values the parts hold (atomic: exec.c, 11) */
+  int rowsPar;                     /* rows without aggregates made by every part (exec.c, 7a) */
+  int64_t nRowsPar;                /* ... rows the parts made (atomic) */
   /* the stages operators hand rows on to (exec.c sets them) */
   int (*xBatch)(struct Exec*, Part*, const ga_colbatch*, int worker);  /* a batch of the plan's
                                    ** columns: filtered, joined, grouped (qxBatchInto) */
@@ -231,6 +236,10 @@ int qxNullsFirst(const qplan *pl, int k);
 int qxSortTermCmp(const qplan *pl, int k, const qval *a, const qval *b);
 int qxRowsGrow(Exec *e, int64_t need, int exact);
 int qxRowsAppend(Exec *e, const qctx *ctx);
+/* As qxRowsAppend, into part p (exec.c, 7a), its batch's position pos;
+** qxRowsMerge puts the parts' rows into e->out in scan order. */
+int qxRowsPart(Exec *e, Part *p, int64_t pos, const qctx *ctx, int worker);
+int qxRowsMerge(Exec *e);
 int qxGroupsToRows(Exec *e);
 int qxFinish(Exec *e);
 

@@ -70,6 +70,101 @@ int qxRowsAppend(Exec *e, const qctx *ctx){
   return SQLITE_OK;
 }
 
+/* Room in part p for need rows (e->nW values each), and one batch's record
+** more. */
+static int partRowsGrow(Exec *e, Part *p, int64_t need){
+  if( need>p->rowVAlloc ){
+    int64_t n = p->rowVAlloc ? 2*p->rowVAlloc : 1024;
+    qval *a;
+    while( n<need ) n *= 2;
+    if( (a = sqlite3_realloc64(p->aRowV, sizeof(qval)*(uint64_t)(n*e->nW)))==0 ) return SQLITE_NOMEM;
+    p->aRowV = a;
+    p->rowVAlloc = n;
+  }
+  if( p->nChunk==p->chunkAlloc ){
+    int64_t n = p->chunkAlloc ? 2*p->chunkAlloc : 64, *a;
+    if( (a = sqlite3_realloc64(p->aChunk, 2*sizeof(int64_t)*(uint64_t)n))==0 ) return SQLITE_NOMEM;
+    p->aChunk = a;
+    p->chunkAlloc = n;
+  }
+  return SQLITE_OK;
+}
+
+int qxRowsPart(Exec *e, Part *p, int64_t pos, const qctx *ctx, int worker){
+  qplan *pl = e->pl;
+  qval *rows;
+  int64_t n;
+  int j, i, rc;
+  assert( !pl->distinct && ctx->grp==0 );
+  if( (rc = partRowsGrow(e, p, p->nRowV + ctx->n))!=SQLITE_OK ) return rc;
+  /* every value made before anything is kept: a worker's batch that needs the
+  ** scan's thread (GA_SINK_LATER) leaves no trace */
+  rows = &p->aRowV[p->nRowV*e->nW];
+  for(j=0; j<e->nW; j++){
+    qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
+    qvec *v;
+    if( (rc = q_eval(p->r, x, ctx, &v))!=SQLITE_OK ) return rc;
+    for(i=0; i<ctx->n; i++) q_get(v, i, &rows[(int64_t)i*e->nW + j]);
+  }
+  n = __atomic_add_fetch(&e->nRowsPar, ctx->n, __ATOMIC_RELAXED);
+  if( n*e->nW>Q_MAXVALUES ){
+    __atomic_sub_fetch(&e->nRowsPar, ctx->n, __ATOMIC_RELAXED);
+    if( worker ) return GA_SINK_LATER;         /* (the scan's thread says why) */
+    return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
+  }
+  for(i=0; i<ctx->n*e->nW; i++){
+    qval *d = &rows[i];
+    if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && (d->z = q_keep(p->r, d->z, d->n))==0 ) return SQLITE_NOMEM;
+  }
+  p->aChunk[2*p->nChunk] = pos;
+  p->aChunk[2*p->nChunk + 1] = p->nRowV;
+  p->nChunk++;
+  p->nRowV += ctx->n;
+  return SQLITE_OK;
+}
+
+/* A batch's rows in a part (qxRowsMerge). */
+typedef struct RowChunk { int64_t pos; int part; int64_t i0, n; } RowChunk;
+static int chunkCmp(const void *x, const void *y){
+  const RowChunk *a = (const RowChunk*)x, *b = (const RowChunk*)y;
+  if( a->pos!=b->pos ) return a->pos<b->pos ? -1 : 1;
+  if( a->part!=b->part ) return a->part<b->part ? -1 : 1;   /* (a batch's rows are one part's) */
+  return a->i0<b->i0 ? -1 : a->i0>b->i0;
+}
+
+int qxRowsMerge(Exec *e){
+  qresult *o = e->out;
+  RowChunk *a;
+  int64_t nC = 0, nRow = 0, c, k;
+  int w, rc;
+  for(w=-1; w<e->nPart; w++){
+    const Part *p = w<0 ? &e->main : &e->aPart[w];
+    nC += p->nChunk;
+    nRow += p->nRowV;
+  }
+  if( (a = sqlite3_malloc64(sizeof(RowChunk)*(uint64_t)(nC + 1)))==0 ) return SQLITE_NOMEM;
+  for(w=-1, c=0; w<e->nPart; w++){
+    const Part *p = w<0 ? &e->main : &e->aPart[w];
+    for(k=0; k<p->nChunk; k++, c++){
+      a[c].pos = p->aChunk[2*k];
+      a[c].part = w;
+      a[c].i0 = p->aChunk[2*k + 1];
+      a[c].n = (k + 1<p->nChunk ? p->aChunk[2*k + 3] : p->nRowV) - a[c].i0;
+    }
+  }
+  qsort(a, (size_t)nC, sizeof(RowChunk), chunkCmp);
+  if( (rc = qxRowsGrow(e, o->nRow + nRow, 1))==SQLITE_OK ){
+    for(c=0; c<nC; c++){
+      const Part *p = a[c].part<0 ? &e->main : &e->aPart[a[c].part];
+      memcpy(&o->a[o->nRow*e->nW], &p->aRowV[a[c].i0*e->nW], sizeof(qval)*(size_t)(a[c].n*e->nW));
+      o->nRow += a[c].n;
+    }
+    for(w=0; w<e->nPart; w++) q_keep_move(e->r, e->aPart[w].r);   /* (the rows show their bytes) */
+  }
+  sqlite3_free(a);
+  return rc;
+}
+
 static void groupLeaf(void *pArg, int kind, int idx, int g, qval *out){
   Exec *e = (Exec*)pArg;
   const qplan *pl = e->pl;
