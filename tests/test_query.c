@@ -3413,6 +3413,86 @@ START_TEST(test_parallel_rows){
 }
 END_TEST
 
+/* A correlated aggregate's derived table (decorrelate.c) under a read of a
+** join's rows, which kept columns do not serve: its rows, and its plan over
+** kept columns, are named by its place and text (decorrelate.c's 5) and
+** kept between reads. Four reads, the outer query's parameter bound anew
+** (53, 53, 30, 30), another connection's write to the subquery's table
+** before the third and the fourth; each read SQLite's rows in SQLite's
+** order, on the engine's path. */
+START_TEST(test_decorrelated_rows){
+  static const char *azSql[] = {
+    "SELECT f.g, d.id, d.w FROM f, d WHERE f.k = d.id AND f.g < ?1 AND d.w = (SELECT min(d2.w)"
+    " FROM d AS d2 WHERE d2.p = d.p AND d2.w > 10) ORDER BY 1, 2, 3 LIMIT 700",
+    /* two derived tables, each its own rows */
+    "SELECT f.g, d.id, d.w FROM f, d WHERE f.k = d.id AND f.g < ?1 AND d.w = (SELECT min(d2.w) FROM d AS d2"
+    " WHERE d2.p = d.p) AND d.id < (SELECT max(d3.id) FROM d AS d3 WHERE d3.p = d.p) ORDER BY 1, 2, 3 LIMIT 700",
+  };
+  static const int aArg[] = { 53, 53, 30, 30 };
+  const char *zSql;
+  int cpu = strcmp(g_backend, "cpu")==0, i, q;
+  char zDir[64], zFile[96];
+  sqlite3 *db, *other;
+  unsigned m;
+  h_rng r;
+  s_dir_make(zDir, "qdecorr");
+  snprintf(zFile, sizeof(zFile), "%s/d.db", zDir);
+  h_rng_init(&r, h_seed ^ 0xdec0);
+  m = 1 + 2*(unsigned)(h_next(&r) % 4986);        /* (odd, and not a multiple of 5: w spans 0-999) */
+  if( m%5==0 ) m += 2;
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, p INTEGER, w INTEGER); CREATE TABLE f(k INTEGER, g INTEGER);"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<39999) INSERT INTO d SELECT n,"
+           " n %% 997, CASE WHEN n %% 17 = 3 THEN NULL ELSE (n * %u) %% 1000 END FROM c;"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<119999) INSERT INTO f SELECT"
+           " (n * %u) %% 41000, n %% 53 FROM c; CREATE INDEX d_p ON d(p)", m, m + 2);   /* (SQLite's subqueries) */
+  EXEC(db, "SELECT gpuagg_config('threads', 3), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d),"
+           " gpuagg_config('threshold', 1000)", 1<<28, cpu ? 1 : -1);
+  for(q=0; q<2; q++){
+  zSql = azSql[q];
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+  for(i=0; i<4; i++){
+    char *zRef = sqlite3_mprintf("%s", zSql), *zRead = sqlite3_mprintf("SELECT * FROM q(%d)", aArg[i]);
+    char *zAt = strstr(zRef, "?1");
+    Rows want, got;
+    int64_t e0, s0, e1, s1;
+    if( i>=2 ){
+      other = openFileChecked(zFile);
+      EXEC(other, "UPDATE d SET w = w - %d WHERE id %% 5 = %d", 7 + i, i);
+      sqlite3_close(other);
+    }
+    memcpy(zAt, "%d", 2);
+    {
+      char *z = sqlite3_mprintf(zRef, aArg[i]), *zR = refOf(z);
+      rowsOf(db, zR, &want);
+      sqlite3_free(z);
+      sqlite3_free(zR);
+    }
+    counts(db, &e0, &s0);
+    rowsOf(db, zRead, &got);
+    counts(db, &e1, &s1);
+    CHECK(want.zErr==0 && want.n>0, "%s (?1 = %d, m %u): the reference: %s", zSql, aArg[i], m,
+          want.zErr ? want.zErr : "no rows");
+    if( !rowsSame(&want, &got, 1) ){
+      char zGot[600], zWant[600];
+      rowsShow(zGot, sizeof(zGot), &got, &want, 1);
+      rowsShow(zWant, sizeof(zWant), &want, &got, 1);
+      CHECK(0, "%s (?1 = %d), read %d\n  got  %s\n  want %s", zSql, aArg[i], i + 1, zGot, zWant);
+    }
+    CHECK(e1==e0 + 1, "%s (?1 = %d), read %d: SQLite's path, not the engine's", zSql, aArg[i], i + 1);
+    rowsFree(&want);
+    rowsFree(&got);
+    sqlite3_free(zRef);
+    sqlite3_free(zRead);
+  }
+  EXEC(db, "DROP TABLE temp.q");
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 START_TEST(test_parallel){
   static const char *azKeys[] = {
     "k", "g", "y", "z", "g, h", "k % 7, g", "y, h COLLATE NOCASE", "g COLLATE BINARY",
@@ -6838,6 +6918,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_hashed_join);
   tcase_add_test(tc, test_parallel);
   tcase_add_test(tc, test_parallel_rows);
+  tcase_add_test(tc, test_decorrelated_rows);
   tcase_add_loop_test(tc, test_order, 0, 2);
   tcase_add_test(tc, test_late);
   tcase_add_test(tc, test_subquery_affinity);

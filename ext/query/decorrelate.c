@@ -35,6 +35,11 @@
 **      group whose key fails it, so only those groups go (lineitem's 1994
 **      rows of 2,105 parts at scale factor 1, not of 200,000). The caller
 **      gives it only where the IN means the same on both sides.
+**   5. The derived table's rows, and its plan over kept columns, are named
+**      in a table's reads (exec.c's qxSubRows: rows read once a read where
+**      the name has no parameter, the plan kept between reads) by its
+**      subquery's place and text and the text of each restriction of 4:
+**      the same name, the same rows.
 */
 #include <string.h>
 #include "query.h"
@@ -82,7 +87,8 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   qselect *d;
   qfrom *aJoin;
   qterm *aRes, *aGroup;
-  char zAlias[32], zName[16];
+  char zAlias[32], zName[16], *z;
+  sqlite3_str *x;
   int nW, nKey = 0, i;
   /* 1: the conjunct and the subquery's shape */
   if( pTerm->op<E_EQ || pTerm->op>E_GE ) return 0;
@@ -112,19 +118,35 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
     else return 0;
   }
   if( nKey==0 ) return 0;
-  /* 4: the outer query's restrictions of the keys, on their inner sides */
+  /* 4: the outer query's restrictions of the keys, on their inner sides; 5: the rows' name, the
+  ** subquery's place and text, then each restriction's */
+  sqlite3_snprintf(sizeof(zAlias), zAlias, "gpuagg_c%d", iName);
+  if( (x = sqlite3_str_new(0))==0 ) return -1;
+  sqlite3_str_appendf(x, "%s/%d %.*s", zAlias, (*ppSub)->at, (*ppSub)->end - (*ppSub)->at, s->zSql + (*ppSub)->at);
   for(i=0; xRestrict && i<nKey; i++){
     qexpr *r = xRestrict(pCtx, aOuter[i], aKey[i]);
-    if( r && (pLocal = q_and_node(s, pLocal, r))==0 ) return -1;
+    if( r && (pLocal = q_and_node(s, pLocal, r))==0 ) break;
+    if( r ){
+      sqlite3_str_appendf(x, " AND %.*s%.*s", r->a->end - r->a->at, s->zSql + r->a->at, r->end - r->at,
+                          s->zSql + r->at);
+    }
+  }
+  z = sqlite3_str_finish(x);
+  if( i<nKey || z==0 ){
+    sqlite3_free(z);
+    return -1;
   }
   /* the derived table: SELECT keys, value FROM its tables WHERE local GROUP BY keys */
-  sqlite3_snprintf(sizeof(zAlias), zAlias, "gpuagg_c%d", iName);
   if( (d = q_alloc(s, sizeof(qselect)))==0 || (aRes = q_alloc(s, (int)sizeof(qterm)*(nKey + 1)))==0
    || (aGroup = q_alloc(s, (int)sizeof(qterm)*nKey))==0 ){
+    sqlite3_free(z);
     return -1;
   }
   *d = *sub;
   d->arena = 0;
+  d->zRowsKey = q_str(s, z);
+  sqlite3_free(z);
+  if( d->zRowsKey==0 ) return -1;
   d->pRoot = s->pRoot ? s->pRoot : s;
   d->pWhere = pLocal;
   d->aRes = aRes;

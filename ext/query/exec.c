@@ -328,8 +328,10 @@ int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsi
   char *zText = 0;
   memset(&sr, 0, sizeof(sr));
   keep = keep || q_table_keeps_sub(vt);
-  if( sub->end>sub->at
-   && (zText = sqlite3_mprintf("%.*s", sub->end - sub->at, sub->zSql + sub->at))==0 ) return SQLITE_NOMEM;
+  if( sub->zRowsKey ? (zText = sqlite3_mprintf("%s", sub->zRowsKey))==0
+                    : sub->end>sub->at && (zText = sqlite3_mprintf("%.*s", sub->end - sub->at, sub->zSql + sub->at))==0 ){
+    return SQLITE_NOMEM;
+  }
   /* its rows read already in this read (the text has no parameter: q_table_subrows), else read, and
   ** its compiled plan kept with the table's by its text, as IN's and a scalar subquery's: TPC-H Q15's
   ** WITH table, read for max() and for the join, is read once and keeps one */

@@ -1137,6 +1137,7 @@ static void cpSelect(Copy *c, const qselect *s, qselect *x){
   if( s->pSub && (x->pSub = cpAlloc(c, sizeof(qselect)))!=0 ) cpSelect(c, s->pSub, x->pSub);
   x->zFrom = cpStr(c, s->zFrom, 0);
   x->zExplain = cpStr(c, s->zExplain, 0);
+  x->zRowsKey = cpStr(c, s->zRowsKey, 0);
   x->azName = cpNames(c, s->azName, s->nName);
   x->zAlias = cpStr(c, s->zAlias, 0);
   x->aJoin = 0;

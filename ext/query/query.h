@@ -227,6 +227,9 @@ struct qselect {
                                    ** (0, 0: made by a rewrite) */
   char *zExplain;                  /* the SELECT whose plan SQLite's is (plan_sqlite.c), where a
                                    ** rewrite made the parse another's (groupjoin.c); NULL: zSql */
+  char *zRowsKey;                  /* a rewrite's derived table (decorrelate.c): what names its rows
+                                   ** and compiled plan in a table's reads (exec.c's qxSubRows), as
+                                   ** zSql[at, end) names a subquery's; NULL: that text */
 };
 
 /* Parse zSql (one SELECT statement, already prepared by SQLite) into *p.
