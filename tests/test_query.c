@@ -3395,7 +3395,7 @@ START_TEST(test_parallel_rows){
     EXEC(db, "SELECT gpuagg_config('threads', 4), gpuagg_config('cache', %d), gpuagg_config('threshold', 1000)",
          pass ? 1<<28 : 0);
     for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
-      static const int aSpan[] = { 3, 300, 7, 700, 400, 7 };
+      static const int aSpan[] = { 3, 300, 6, 700, 400, 7 };    /* (pk.w is 0-6: w > 5 keeps some) */
       char *zSql = sqlite3_mprintf(azQ[q], (int)(h_next(&r) % (uint64_t)aSpan[q]) - (q==1 || q==3 ? 100 : 0));
       char *zRef = refOf(zSql), *zDiff;
       int engine = 0;
@@ -3416,10 +3416,10 @@ END_TEST
 /* A correlated aggregate's derived table (decorrelate.c) under a read of a
 ** join's rows, which kept columns do not serve: its rows, and its plan over
 ** kept columns, are named by its place and text (decorrelate.c's 5) and
-** kept between reads. Four reads, the outer query's parameter bound anew
-** (53, 53, 30, 30), another connection's write to the subquery's table
-** before the third and the fourth; each read SQLite's rows in SQLite's
-** order, on the engine's path. */
+** kept between reads (one of them 20,011 groups). Four reads each, the
+** outer query's parameter bound anew (53, 53, 30, 30), another
+** connection's write to the subquery's table before the third and the
+** fourth; each read SQLite's rows in SQLite's order, on the engine's path. */
 START_TEST(test_decorrelated_rows){
   static const char *azSql[] = {
     "SELECT f.g, d.id, d.w FROM f, d WHERE f.k = d.id AND f.g < ?1 AND d.w = (SELECT min(d2.w)"
@@ -3427,6 +3427,9 @@ START_TEST(test_decorrelated_rows){
     /* two derived tables, each its own rows */
     "SELECT f.g, d.id, d.w FROM f, d WHERE f.k = d.id AND f.g < ?1 AND d.w = (SELECT min(d2.w) FROM d AS d2"
     " WHERE d2.p = d.p) AND d.id < (SELECT max(d3.id) FROM d AS d3 WHERE d3.p = d.p) ORDER BY 1, 2, 3 LIMIT 700",
+    /* 20,011 groups: a derived table of many batches */
+    "SELECT f.g, d.id, d.q FROM f, d WHERE f.k = d.id AND f.g < ?1 AND d.w = (SELECT max(d2.w) FROM d AS d2"
+    " WHERE d2.q = d.q) ORDER BY 1, 2, 3 LIMIT 900",
   };
   static const int aArg[] = { 53, 53, 30, 30 };
   const char *zSql;
@@ -3441,14 +3444,15 @@ START_TEST(test_decorrelated_rows){
   m = 1 + 2*(unsigned)(h_next(&r) % 4986);        /* (odd, and not a multiple of 5: w spans 0-999) */
   if( m%5==0 ) m += 2;
   db = openFileChecked(zFile);
-  EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, p INTEGER, w INTEGER); CREATE TABLE f(k INTEGER, g INTEGER);"
+  EXEC(db, "CREATE TABLE d(id INTEGER PRIMARY KEY, p INTEGER, w INTEGER, q INTEGER); CREATE TABLE f(k INTEGER, g INTEGER);"
            " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<39999) INSERT INTO d SELECT n,"
-           " n %% 997, CASE WHEN n %% 17 = 3 THEN NULL ELSE (n * %u) %% 1000 END FROM c;"
+           " n %% 997, CASE WHEN n %% 17 = 3 THEN NULL ELSE (n * %u) %% 1000 END, n %% 20011 FROM c;"
            " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<119999) INSERT INTO f SELECT"
-           " (n * %u) %% 41000, n %% 53 FROM c; CREATE INDEX d_p ON d(p)", m, m + 2);   /* (SQLite's subqueries) */
+           " (n * %u) %% 41000, n %% 53 FROM c;"
+           " CREATE INDEX d_p ON d(p); CREATE INDEX d_q ON d(q)", m, m + 2);   /* (SQLite's subqueries) */
   EXEC(db, "SELECT gpuagg_config('threads', 3), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d),"
            " gpuagg_config('threshold', 1000)", 1<<28, cpu ? 1 : -1);
-  for(q=0; q<2; q++){
+  for(q=0; q<(int)(sizeof(azSql)/sizeof(azSql[0])); q++){
   zSql = azSql[q];
   EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
   for(i=0; i<4; i++){
