@@ -21,6 +21,44 @@ int qxRowsGrow(Exec *e, int64_t need, int exact){
   return SQLITE_OK;
 }
 
+/* Every value (results, then sort terms: e->nW) of ctx's rows into rows,
+** evaluated on run r; a group's leaves as the groups show them. */
+static int rowsMake(Exec *e, qrun *r, const qctx *ctx, qval *rows){
+  const qplan *pl = e->pl;
+  int j, i, rc;
+  for(j=0; j<e->nW; j++){
+    qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
+    qvec *v;
+    if( ctx->grp && Q_GROUP_LEAF(x->op) ){
+      /* a group's key, bare column or aggregate: its bytes are the run's already */
+      for(i=0; i<ctx->n; i++) groupLeaf(e, x->op, x->iCol, ctx->grp[i], &rows[(int64_t)i*e->nW + j]);
+      continue;
+    }
+    if( (rc = q_eval(r, x, ctx, &v))!=SQLITE_OK ) return rc;
+    for(i=0; i<ctx->n; i++) q_get(v, i, &rows[(int64_t)i*e->nW + j]);
+  }
+  return SQLITE_OK;
+}
+
+/* Row row's TEXT and BLOB bytes (but a group leaf's) kept for run r. */
+static int rowKeep(Exec *e, qrun *r, const qctx *ctx, qval *row){
+  const qplan *pl = e->pl;
+  int j;
+  for(j=0; j<e->nW; j++){
+    qval *d = &row[j];
+    const qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
+    if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && !(ctx->grp && Q_GROUP_LEAF(x->op))
+     && (d->z = q_keep(r, d->z, d->n))==0 ){
+      return SQLITE_NOMEM;
+    }
+  }
+  return SQLITE_OK;
+}
+
+static int tooMany(Exec *e){
+  return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
+}
+
 /* Keep the results and sort terms of ctx's rows (e->nW values a row); with
 ** SELECT DISTINCT, only each row whose results are new (by their
 ** collations: requirement 5), the first of equal rows staying. */
@@ -28,21 +66,9 @@ int qxRowsAppend(Exec *e, const qctx *ctx){
   qplan *pl = e->pl;
   qresult *o = e->out;
   int j, i, rc, m = 0;
-  if( (o->nRow + ctx->n)*e->nW>Q_MAXVALUES ){
-    return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
-  }
+  if( (o->nRow + ctx->n)*e->nW>Q_MAXVALUES ) return tooMany(e);
   if( (rc = qxRowsGrow(e, o->nRow + ctx->n, 0))!=SQLITE_OK ) return rc;
-  for(j=0; j<e->nW; j++){
-    qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
-    qvec *v;
-    if( ctx->grp && Q_GROUP_LEAF(x->op) ){
-      /* a group's key, bare column or aggregate: its bytes are the run's already */
-      for(i=0; i<ctx->n; i++) groupLeaf(e, x->op, x->iCol, ctx->grp[i], &o->a[(o->nRow + i)*e->nW + j]);
-      continue;
-    }
-    if( (rc = q_eval(e->r, x, ctx, &v))!=SQLITE_OK ) return rc;
-    for(i=0; i<ctx->n; i++) q_get(v, i, &o->a[(o->nRow + i)*e->nW + j]);
-  }
+  if( (rc = rowsMake(e, e->r, ctx, &o->a[o->nRow*e->nW]))!=SQLITE_OK ) return rc;
   /* the rows kept (their bytes the run's) */
   for(i=0; i<ctx->n; i++){
     qval *row = &o->a[(o->nRow + i)*e->nW];
@@ -55,14 +81,7 @@ int qxRowsAppend(Exec *e, const qctx *ctx){
       if( (rc = qxKeySetAdd(e->r, &e->rows, e->main.kbuf, n, &isNew, &id))!=SQLITE_OK ) return rc;
       if( !isNew ) continue;
     }
-    for(j=0; j<e->nW; j++){
-      qval *d = &row[j];
-      const qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
-      if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && !(ctx->grp && Q_GROUP_LEAF(x->op))
-       && (d->z = q_keep(e->r, d->z, d->n))==0 ){
-        return SQLITE_NOMEM;
-      }
-    }
+    if( (rc = rowKeep(e, e->r, ctx, row))!=SQLITE_OK ) return rc;
     if( m<i ) memmove(&o->a[(o->nRow + m)*e->nW], row, sizeof(qval)*(size_t)e->nW);
     m++;
   }
@@ -91,30 +110,22 @@ static int partRowsGrow(Exec *e, Part *p, int64_t need){
 }
 
 int qxRowsPart(Exec *e, Part *p, int64_t pos, const qctx *ctx, int worker){
-  qplan *pl = e->pl;
   qval *rows;
   int64_t n;
-  int j, i, rc;
-  assert( !pl->distinct && ctx->grp==0 );
+  int i, rc;
+  assert( !e->pl->distinct && ctx->grp==0 );
   if( (rc = partRowsGrow(e, p, p->nRowV + ctx->n))!=SQLITE_OK ) return rc;
   /* every value made before anything is kept: a worker's batch that needs the
   ** scan's thread (GA_SINK_LATER) leaves no trace */
   rows = &p->aRowV[p->nRowV*e->nW];
-  for(j=0; j<e->nW; j++){
-    qexpr *x = j<pl->nOut ? pl->aOut[j] : pl->aSort[j - pl->nOut];
-    qvec *v;
-    if( (rc = q_eval(p->r, x, ctx, &v))!=SQLITE_OK ) return rc;
-    for(i=0; i<ctx->n; i++) q_get(v, i, &rows[(int64_t)i*e->nW + j]);
-  }
+  if( (rc = rowsMake(e, p->r, ctx, rows))!=SQLITE_OK ) return rc;
   n = __atomic_add_fetch(&e->nRowsPar, ctx->n, __ATOMIC_RELAXED);
   if( n*e->nW>Q_MAXVALUES ){
     __atomic_sub_fetch(&e->nRowsPar, ctx->n, __ATOMIC_RELAXED);
-    if( worker ) return GA_SINK_LATER;         /* (the scan's thread says why) */
-    return q_run_error(e->r, QE_BAIL, "a result of more than %lld values (SQLite streams it)", (long long)Q_MAXVALUES);
+    return worker ? GA_SINK_LATER : tooMany(e);   /* (the scan's thread says why) */
   }
-  for(i=0; i<ctx->n*e->nW; i++){
-    qval *d = &rows[i];
-    if( (d->t==SQLITE_TEXT || d->t==SQLITE_BLOB) && (d->z = q_keep(p->r, d->z, d->n))==0 ) return SQLITE_NOMEM;
+  for(i=0; i<ctx->n; i++){
+    if( (rc = rowKeep(e, p->r, ctx, &rows[(int64_t)i*e->nW]))!=SQLITE_OK ) return rc;
   }
   p->aChunk[2*p->nChunk] = pos;
   p->aChunk[2*p->nChunk + 1] = p->nRowV;
