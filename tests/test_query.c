@@ -3421,6 +3421,62 @@ END_TEST
 ** connection's write to the subquery's table before the third and the
 ** fourth, in rollback journal then WAL mode; each read SQLite's rows in
 ** SQLite's order, on the engine's path. */
+/* Read i (from 0) of gpu_query table temp.q, q(v), against SQLite's answer
+** to zSql with v written for ?1: the same rows, some, and on the engine
+** (zWhat says more of where the read was). */
+static void readOnEngine(sqlite3 *db, const char *zSql, int v, int i, const char *zWhat){
+  sqlite3_str *x = sqlite3_str_new(0);
+  char *zRead = sqlite3_mprintf("SELECT * FROM q(%d)", v), *z, *zR;
+  Rows want, got;
+  int64_t e0, s0, e1, s1;
+  int k;
+  for(k=0; zSql[k]; k++){
+    if( zSql[k]=='?' && zSql[k+1]=='1' ){
+      sqlite3_str_appendf(x, "%d", v);
+      k++;
+    }else{
+      sqlite3_str_appendchar(x, 1, zSql[k]);
+    }
+  }
+  z = sqlite3_str_finish(x);
+  zR = refOf(z);
+  rowsOf(db, zR, &want);
+  sqlite3_free(z);
+  sqlite3_free(zR);
+  counts(db, &e0, &s0);
+  rowsOf(db, zRead, &got);
+  counts(db, &e1, &s1);
+  CHECK(want.zErr==0 && want.n>0, "%s (?1 = %d, %s): the reference: %s", zSql, v, zWhat, want.zErr ? want.zErr : "no rows");
+  if( !rowsSame(&want, &got, 1) ){
+    char zGot[600], zWant[600];
+    rowsShow(zGot, sizeof(zGot), &got, &want, 1);
+    rowsShow(zWant, sizeof(zWant), &want, &got, 1);
+    CHECK(0, "%s (?1 = %d, %s), read %d\n  got  %s\n  want %s", zSql, v, zWhat, i + 1, zGot, zWant);
+  }
+  CHECK(e1==e0 + 1, "%s (?1 = %d), read %d: SQLite's path, not the engine's", zSql, v, i + 1);
+  rowsFree(&want);
+  rowsFree(&got);
+  sqlite3_free(zRead);
+}
+
+/* Four reads of temp.q (readOnEngine), with aArg[i] for ?1: reads 3 and 4
+** after another connection's writes to file zFile (zWrite, a format given
+** the read's number from 0 three times). */
+static void readsAfterWrites(sqlite3 *db, const char *zFile, const char *zSql, const int *aArg, const char *zWrite,
+                             const char *zWhat){
+  int i;
+  for(i=0; i<4; i++){
+    if( i>=2 ){
+      sqlite3 *other = openFileChecked(zFile);
+      char *z = sqlite3_mprintf(zWrite, i, i, i);
+      EXEC(other, "%s", z);
+      sqlite3_free(z);
+      sqlite3_close(other);
+    }
+    readOnEngine(db, zSql, aArg[i], i, zWhat);
+  }
+}
+
 START_TEST(test_decorrelated_rows){
   static const char *azSql[] = {
     "SELECT f.g, d.id, d.w FROM f, d WHERE f.k = d.id AND f.g < ?1 AND d.w = (SELECT min(d2.w)"
@@ -3434,9 +3490,9 @@ START_TEST(test_decorrelated_rows){
   };
   static const int aArg[] = { 53, 53, 30, 30 };
   const char *zSql;
-  int cpu = strcmp(g_backend, "cpu")==0, i, q;
-  char zDir[64], zFile[96];
-  sqlite3 *db, *other;
+  int cpu = strcmp(g_backend, "cpu")==0, q;
+  char zDir[64], zFile[96], zWhat[48];
+  sqlite3 *db;
   unsigned m;
   h_rng r;
   s_dir_make(zDir, "qdecorr");
@@ -3458,42 +3514,81 @@ START_TEST(test_decorrelated_rows){
   if( q==nSql ) EXEC(db, "PRAGMA journal_mode=WAL");          /* (the writes again, in WAL mode) */
   zSql = azSql[q%nSql];
   EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
-  for(i=0; i<4; i++){
-    char *zRef = sqlite3_mprintf("%s", zSql), *zRead = sqlite3_mprintf("SELECT * FROM q(%d)", aArg[i]);
-    char *zAt = strstr(zRef, "?1");
-    Rows want, got;
-    int64_t e0, s0, e1, s1;
-    if( i>=2 ){
-      other = openFileChecked(zFile);
-      EXEC(other, "UPDATE d SET w = w - %d WHERE id %% 5 = %d", 7 + i, i);
-      sqlite3_close(other);
-    }
-    memcpy(zAt, "%d", 2);
-    {
-      char *z = sqlite3_mprintf(zRef, aArg[i]), *zR = refOf(z);
-      rowsOf(db, zR, &want);
-      sqlite3_free(z);
-      sqlite3_free(zR);
-    }
-    counts(db, &e0, &s0);
-    rowsOf(db, zRead, &got);
-    counts(db, &e1, &s1);
-    CHECK(want.zErr==0 && want.n>0, "%s (?1 = %d, m %u): the reference: %s", zSql, aArg[i], m,
-          want.zErr ? want.zErr : "no rows");
-    if( !rowsSame(&want, &got, 1) ){
-      char zGot[600], zWant[600];
-      rowsShow(zGot, sizeof(zGot), &got, &want, 1);
-      rowsShow(zWant, sizeof(zWant), &want, &got, 1);
-      CHECK(0, "%s (?1 = %d, %s), read %d\n  got  %s\n  want %s", zSql, aArg[i], q<nSql ? "rollback" : "WAL", i + 1,
-            zGot, zWant);
-    }
-    CHECK(e1==e0 + 1, "%s (?1 = %d), read %d: SQLite's path, not the engine's", zSql, aArg[i], i + 1);
-    rowsFree(&want);
-    rowsFree(&got);
-    sqlite3_free(zRef);
-    sqlite3_free(zRead);
-  }
+  snprintf(zWhat, sizeof(zWhat), "%s, m %u", q<nSql ? "rollback" : "WAL", m);
+  readsAfterWrites(db, zFile, zSql, aArg, "UPDATE d SET w = w - 7 - %d WHERE id %% 5 = %d", zWhat);
   EXEC(db, "DROP TABLE temp.q");
+  }
+  s_expect_pool_idle(db);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
+/* decorrelate.c's 4a: a correlated aggregate's derived table joined to the
+** outer table that WHERE restricts (TPC-H Q2's part), only where its key is
+** that table's rowid's alias.
+** Each read against SQLite's answer; whether the restriction was made,
+** against gpu_explain's tree; another connection's writes between reads. */
+START_TEST(test_decorrelated_restrict){
+  static const struct { const char *zSql; int restricted; } a[] = {
+    /* min, by the rowid's alias: restricted */
+    { "SELECT p.pk, x.v FROM p, x WHERE x.k = p.pk AND p.sz = ?1 AND p.ty GLOB 'a*' AND x.v = (SELECT"
+      " min(x2.v) FROM x AS x2, w WHERE x2.k = p.pk AND w.wid = x2.v % 10 AND w.ok) ORDER BY 1, 2", 1 },
+    /* avg by the rowid's alias, the outer table aliased: restricted */
+    { "SELECT pp.pk, x.v FROM x, p AS pp WHERE x.k = pp.pk AND pp.sz BETWEEN 2 AND 4 AND pp.pk > ?1 AND x.v > (SELECT"
+      " avg(x2.v) FROM w, x AS x2 WHERE x2.k = pp.pk AND w.wid = x2.v % 10 AND w.ok) ORDER BY 1, 2", 1 },
+    /* sum by a key that repeats: a group would meet its rows twice, so not restricted (a parameter's
+    ** condition never restricts) */
+    { "SELECT r.k2, r.g FROM r, p WHERE p.pk = r.g AND r.g < ?1 AND r.g % 3 <> 1 AND r.k2 * 50 < (SELECT sum(x2.v)"
+      " FROM x AS x2, w WHERE x2.k = r.k2 AND w.wid = x2.v % 10 AND w.ok) ORDER BY 1, 2", 0 },
+    /* max by a key that repeats: not restricted either (the device joins no such table) */
+    { "SELECT r.k2, r.g, x.v FROM r, x WHERE x.k = r.k2 AND r.g < ?1 AND r.g % 3 <> 1 AND x.v = (SELECT max(x2.v)"
+      " FROM x AS x2, w WHERE x2.k = r.k2 AND w.wid = x2.v % 10 AND w.ok) ORDER BY 1, 2, 3", 0 },
+    /* the outer table shares a column's name with the subquery's: not restricted */
+    { "SELECT y.pk, x.v FROM y, x WHERE x.k = y.pk AND y.v < ?1 AND x.v = (SELECT min(x2.v) FROM x AS x2, w"
+      " WHERE x2.k = y.pk AND w.wid = x2.v % 10 AND w.ok) ORDER BY 1, 2", 0 },
+    /* a subquery of one table: its groups the device's, not restricted */
+    { "SELECT p.pk, x.v FROM p, x WHERE x.k = p.pk AND p.sz = ?1 AND p.ty GLOB 'a*' AND x.v = (SELECT"
+      " min(x2.v) FROM x AS x2 WHERE x2.k = p.pk) ORDER BY 1, 2", 0 },
+  };
+  static const int aArg[] = { 3, 3, 7, 7 };
+  int cpu = strcmp(g_backend, "cpu")==0, q;
+  char zDir[64], zFile[96], zWhat[24];
+  sqlite3 *db;
+  unsigned m;
+  h_rng rng;
+  s_dir_make(zDir, "qrestrict");
+  snprintf(zFile, sizeof(zFile), "%s/r.db", zDir);
+  h_rng_init(&rng, h_seed ^ 0x4a4a);
+  m = 1 + 2*(unsigned)(h_next(&rng) % 4000);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE p(pk INTEGER PRIMARY KEY, sz INTEGER, ty TEXT); CREATE TABLE x(k INTEGER, v INTEGER);"
+           " CREATE TABLE r(k2 INTEGER, g INTEGER); CREATE TABLE y(pk INTEGER PRIMARY KEY, v INTEGER);"
+           " CREATE TABLE w(wid INTEGER PRIMARY KEY, ok INTEGER);"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<9) INSERT INTO w SELECT n, n %% 4 <> 1 FROM c;"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<4999) INSERT INTO p SELECT n,"
+           " (n * %u) %% 11, CASE n %% 3 WHEN 0 THEN 'ab' WHEN 1 THEN 'ba' ELSE 'a' END FROM c;"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<59999) INSERT INTO x SELECT"
+           " (n * %u) %% 5003, CASE WHEN n %% 13 = 5 THEN NULL ELSE (n * 7919) %% 1000 END FROM c;"
+           " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<2999) INSERT INTO r SELECT"
+           " (n * 31) %% 1500, n %% 50 FROM c; INSERT INTO y SELECT pk, sz FROM p;"
+           " CREATE INDEX x_k ON x(k)", m, m + 2);   /* (SQLite's subqueries search it) */
+  EXEC(db, "SELECT gpuagg_config('threads', 3), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d),"
+           " gpuagg_config('threshold', 1000)", 1<<28, cpu ? 1 : -1);
+  for(q=0; q<(int)(sizeof(a)/sizeof(a[0])); q++){
+    const char *zSql = a[q].zSql;
+    char *zLit = sqlite3_mprintf("%s", zSql), *zAt, *zTree;
+    while( (zAt = strstr(zLit, "?1"))!=0 ) memcpy(zAt, "9 ", 2);
+    zTree = h_text(db, "SELECT gpu_explain(%Q, 'text')", zLit);
+    CHECK(zTree && (strstr(zTree, "AS gpuagg_r")!=0)==a[q].restricted, "%s: %s restricted, gpu_explain:\n%s", zSql,
+          a[q].restricted ? "not" : "", zTree ? zTree : "(none)");
+    free(zTree);
+    sqlite3_free(zLit);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+    snprintf(zWhat, sizeof(zWhat), "m %u", m);
+    readsAfterWrites(db, zFile, zSql, aArg, "UPDATE x SET v = v + 3 + %d WHERE rowid %% 7 = %d;"
+                     " UPDATE p SET sz = (sz + 1) %% 11 WHERE pk %% 9 = %d", zWhat);
+    EXEC(db, "DROP TABLE temp.q");
   }
   s_expect_pool_idle(db);
   sqlite3_close(db);
@@ -6927,6 +7022,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_parallel);
   tcase_add_test(tc, test_parallel_rows);
   tcase_add_test(tc, test_decorrelated_rows);
+  tcase_add_test(tc, test_decorrelated_restrict);
   tcase_add_loop_test(tc, test_order, 0, 2);
   tcase_add_test(tc, test_late);
   tcase_add_test(tc, test_subquery_affinity);

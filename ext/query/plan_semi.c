@@ -154,6 +154,8 @@ typedef struct Inner {
   const char *azQual[Q_MAXTAB];    /* ... the name that qualifies its columns */
   int n;
   Bind *b;                         /* the outer query's */
+  int nJoined;                     /* outer tables joined to its derived table so far (4a) */
+  int iName;                       /* the derived table's number (gpuagg_cN) */
 } Inner;
 
 /* decorrelate.c's xInner: does column node e name one of the subquery's
@@ -189,24 +191,186 @@ static int placeFree(const Bind *b, const qexpr *q){
   return 1;
 }
 
+/* Do columns ca and cb compare alike: one affinity, one collation? */
+static int sameCompare(const ga_tabcol *ca, const ga_tabcol *cb){
+  return ca->aff==cb->aff && ca->zColl && cb->zColl && sqlite3_stricmp(ca->zColl, cb->zColl)==0;
+}
+
+/* The outer query's FROM tables (4a): each entry's, resolved where it is
+** a table (a subquery's left unresolved). */
+typedef struct Outer {
+  ga_source aSrc[Q_MAXTAB];        /* FROM's entry k's table (k 0: the first) */
+  const char *azQual[Q_MAXTAB];    /* ... the name that qualifies its columns; NULL: a subquery */
+  int n;
+} Outer;
+
+/* The outer FROM entry that column node e names (qualified, or the one
+** table that has its name), or -1. */
+static int outerEntry(const Outer *o, const qexpr *e){
+  int k, r = -1;
+  if( e->op!=E_COL || e->quoted ) return -1;
+  for(k=0; k<o->n; k++){
+    if( o->azQual[k]==0 ){
+      if( e->zQual==0 ) return -1;              /* (a subquery's columns are not known here) */
+      continue;
+    }
+    if( e->zQual ? sqlite3_stricmp(e->zQual, o->azQual[k])==0 : qpColIndex(&o->aSrc[k].tab, e->zName)>=0 ){
+      if( r>=0 ) return -1;
+      r = k;
+    }
+  }
+  return r;
+}
+
+/* Is e over outer entry k's columns alone, of operators whose value is its
+** operands' (no subquery, parameter, function an application may define,
+** or aggregate)? */
+static int overOnly(const Outer *o, int k, const qexpr *e){
+  int i;
+  if( e==0 ) return 1;
+  switch( e->op ){
+    case E_COL:
+      return outerEntry(o, e)==k;
+    case E_LIT: case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_REM:
+    case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE: case E_IS: case E_ISNOT:
+    case E_AND: case E_OR: case E_NOT: case E_ISNULL: case E_NOTNULL: case E_IN: case E_CASE:
+    case E_COALESCE: case E_NULLIF: case E_ABS: case E_COLLATE: case E_UPLUS: case E_CAST: case E_CONCAT:
+      break;
+    case E_LIKE:
+      if( sqlite3_stricmp(e->zName, "LIKE") && sqlite3_stricmp(e->zName, "GLOB") ) return 0;
+      break;
+    default:
+      return 0;
+  }
+  if( !overOnly(o, k, e->a) || !overOnly(o, k, e->b) ) return 0;
+  for(i=0; i<e->nArg; i++) if( !overOnly(o, k, e->arg[i]) ) return 0;
+  return 1;
+}
+
+/* Text z (sqlite3_malloc'd, NULL: out of memory) moved into the statement's
+** arena. */
+static char *inArena(Bind *b, char *z){
+  char *r = z ? q_str(b->s, z) : 0;
+  sqlite3_free(z);
+  return r;
+}
+
+/* Each column node below e qualified by zQual. */
+static void qualifyAll(qexpr *e, const char *zQual){
+  if( e==0 ) return;
+  if( e->op==E_COL ) e->zQual = (char*)zQual;
+  EACH_CHILD(e, pp, qualifyAll(*pp, zQual));
+}
+
+/* e copied with each column qualified by zQual. */
+static qexpr *copyAs(Bind *b, const qexpr *e, const char *zQual){
+  qexpr *y = q_expr_copy(b->s, e);
+  if( y ) qualifyAll(y, zQual);
+  return y;
+}
+
+/* decorrelate.c's 4a for restrictOf: the outer table whose column pOuter
+** is (its rowid's alias, compared as pInner's column cIn), joined to the
+** derived table's by pInner = pOuter with WHERE's conditions over it alone,
+** into *pR: 1, or 0 where there is none (-1 out of memory). */
+static int restrictJoin(Inner *x, const qexpr *pOuter, const qexpr *pInner, const ga_tabcol *cIn, qrestrict *pR){
+  Bind *b = x->b;
+  const qselect *s = b->s;
+  Outer o;
+  qexpr *aT[64], *eq;
+  qfrom *f;
+  sqlite3_str *z;
+  char zAlias[48];
+  int nT, i, j, e, nUse = 0, rc = 0;
+  const ga_tabcol *cOut;
+  memset(&o, 0, sizeof(o));
+  if( x->n<2 || s->pSub || s->zFrom==0 || s->nJoin + 1>Q_MAXTAB ) return 0;
+  for(i=0; i<=s->nJoin; i++){
+    const char *zFrom = i ? s->aJoin[i - 1].zFrom : s->zFrom, *zAs = i ? s->aJoin[i - 1].zAlias : s->zAlias;
+    char *zErr = 0;
+    o.n = i + 1;
+    if( i && s->aJoin[i - 1].pSub ) continue;
+    rc = ga_source_resolve_on(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, "gpu_query", zFrom, &o.aSrc[i], &zErr);
+    sqlite3_free(zErr);
+    if( rc ) goto done;
+    o.azQual[i] = zAs ? zAs : o.aSrc[i].tab.zTab;
+  }
+  if( (e = outerEntry(&o, pOuter))<0 || (cOut = colOf(&o.aSrc[e].tab, o.azQual[e], pOuter))==0
+   || !sameCompare(cIn, cOut) ) goto done;
+  /* one row of it a key at most: the rowid's alias */
+  if( !o.aSrc[e].tab.rowidAlias || cOut->pk!=1 ) goto done;
+  /* its columns' names none of the derived table's tables has (their names unqualified stay theirs) */
+  for(i=0; i<o.aSrc[e].tab.nCol; i++){
+    for(j=0; j<x->n && qpColIndex(&x->aSrc[j].tab, o.aSrc[e].tab.aCol[i].zName)<0; j++){}
+    if( j<x->n ) goto done;
+  }
+  nT = whereTerms(b, aT);
+  sqlite3_snprintf(sizeof(zAlias), zAlias, "gpuagg_r%d_%d", x->iName, x->nJoined);
+  if( (f = q_alloc(b->s, sizeof(qfrom)))==0 || (z = sqlite3_str_new(0))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  memset(f, 0, sizeof(*f));
+  f->jt = Q_JT_INNER;
+  if( (f->zFrom = q_str(b->s, e ? s->aJoin[e - 1].zFrom : s->zFrom))==0 || (f->zAlias = q_str(b->s, zAlias))==0
+   || (eq = q_node(b->s, E_EQ))==0 || (eq->a = q_expr_copy(b->s, pInner))==0
+   || (eq->b = copyAs(b, pOuter, f->zAlias))==0 ){
+    sqlite3_free(sqlite3_str_finish(z));
+    rc = SQLITE_NOMEM;
+    goto done;
+  }
+  eq->synth = 1;
+  eq->at = pInner->at;
+  eq->end = pOuter->end;
+  pR->pWhere = eq;
+  sqlite3_str_appendf(z, "JOIN %s ON %.*s = %.*s WHERE", f->zFrom, pInner->end - pInner->at, s->zSql + pInner->at,
+                      pOuter->end - pOuter->at, s->zSql + pOuter->at);
+  for(i=0; i<nT && i<64; i++){
+    qexpr *t = aT[i], *c;
+    static const char *azOp[] = { "=", "<>", "<", "<=", ">", ">=" };
+    if( (t->synth && (t->op<E_EQ || t->op>E_GE)) || !overOnly(&o, e, t) ) continue;
+    if( (c = copyAs(b, t, f->zAlias))==0 || (pR->pWhere = q_and_node(b->s, pR->pWhere, c))==0 ){
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    if( t->synth ){                /* (BETWEEN's comparisons: their operands' texts) */
+      sqlite3_str_appendf(z, "%s %.*s %s %.*s", nUse++ ? " AND" : "", t->a->end - t->a->at, s->zSql + t->a->at,
+                          azOp[t->op - E_EQ], t->b->end - t->b->at, s->zSql + t->b->at);
+    }else{
+      sqlite3_str_appendf(z, "%s %.*s", nUse++ ? " AND" : "", t->end - t->at, s->zSql + t->at);
+    }
+  }
+  if( rc ){
+    sqlite3_free(sqlite3_str_finish(z));
+    goto done;
+  }
+  if( (pR->zName = inArena(b, sqlite3_str_finish(z)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  if( nUse ){
+    pR->pJoin = f;
+    x->nJoined++;
+  }
+done:
+  for(i=0; i<o.n; i++) ga_source_free(&o.aSrc[i]);
+  if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ b->rc = rc; return -1; }
+  return nUse>0;
+}
+
 /* decorrelate.c's xRestrict (its 4.): the outer query's WHERE conjunct
 ** pOuter IN (constants, or a subquery that uses no outer row and says
 ** nothing its place decides), made over pInner, where the IN means the same
 ** for both: each a bare column, of the outer query's one table and of the
 ** subquery's, of one affinity and one collation (the join's equality then
-** meets only values the IN takes alike). NULL otherwise. */
-static qexpr *restrictOf(void *p, const qexpr *pOuter, const qexpr *pInner){
+** meets only values the IN takes alike); else its 4a (restrictJoin). */
+static int restrictOf(void *p, const qexpr *pOuter, const qexpr *pInner, qrestrict *pR){
   Inner *x = (Inner*)p;
   Bind *b = x->b;
   const ga_table *tOut = &b->pl->src.tab;
   const ga_tabcol *cOut, *cIn = 0;
   qexpr *aT[64], *r;
   int nT, i, k;
-  if( b->s->nJoin || b->s->pSub || b->s->zFrom==0 ) return 0;
-  if( (cOut = colOf(tOut, b->s->zAlias ? b->s->zAlias : tOut->zTab, pOuter))==0 ) return 0;
+  memset(pR, 0, sizeof(*pR));
   for(k=0; k<x->n && cIn==0; k++) cIn = colOf(&x->aSrc[k].tab, x->azQual[k], pInner);
-  if( cIn==0 || cIn->aff!=cOut->aff || cIn->zColl==0 || cOut->zColl==0 || sqlite3_stricmp(cIn->zColl, cOut->zColl) ){
-    return 0;
+  if( cIn==0 ) return 0;
+  if( b->s->nJoin || b->s->pSub || b->s->zFrom==0
+   || (cOut = colOf(tOut, b->s->zAlias ? b->s->zAlias : tOut->zTab, pOuter))==0 || !sameCompare(cIn, cOut) ){
+    return restrictJoin(x, pOuter, pInner, cIn, pR);
   }
   nT = whereTerms(b, aT);
   for(i=0; i<nT && i<64; i++){
@@ -226,9 +390,15 @@ static qexpr *restrictOf(void *p, const qexpr *pOuter, const qexpr *pInner){
     }
     r->synth = 1;
     r->at = t->a->end;
-    return r;
+    pR->pWhere = r;
+    if( (pR->zName = inArena(b, sqlite3_mprintf("%.*s%.*s", pInner->end - pInner->at, b->s->zSql + pInner->at,
+                                                r->end - r->at, b->s->zSql + r->at)))==0 ){
+      b->rc = SQLITE_NOMEM;
+      return -1;
+    }
+    return 1;
   }
-  return 0;
+  return restrictJoin(x, pOuter, pInner, cIn, pR);
 }
 
 /* WHERE's conjuncts that compare with a correlated aggregate, each made a
@@ -246,6 +416,7 @@ void qpAggJoins(Bind *b){
     if( (sel = subParsed(b, q))==0 ) return;
     memset(&in, 0, sizeof(in));
     in.b = b;
+    in.iName = i + 1;
     for(k=0; k<=sel->nJoin && ok && sel->zWhy==0 && sel->zFrom && !sel->pSub && !sel->pNext; k++){
       const char *zFrom = k ? sel->aJoin[k - 1].zFrom : sel->zFrom, *zAlias = k ? sel->aJoin[k - 1].zAlias : sel->zAlias;
       char *zErr = 0;

@@ -285,10 +285,15 @@ int q_groupjoin(sqlite3 *db, qselect *s, int iName, const ga_table *pL, const ga
 ** (the table gpuagg_cN, N iName), where the answer cannot differ; xInner
 ** says whether a column node names sub's tables, xRestrict (NULL: none)
 ** the outer query's restriction of a key's outer side made over its inner
-** side, or NULL (pCtx theirs). 1 rewritten, 0 not (s as it was), -1 out of
-** memory. */
+** side into *pR (1), or none (0; -1 out of memory; pCtx theirs). 1
+** rewritten, 0 not (s as it was), -1 out of memory. */
+typedef struct qrestrict {
+  qexpr *pWhere;                   /* conjuncts over the derived table's tables and pJoin's */
+  qfrom *pJoin;                    /* an outer table joined to them (NULL: none) */
+  char *zName;                     /* its text in the rows' name (s's arena) */
+} qrestrict;
 int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInner)(void*, const qexpr*),
-                  qexpr *(*xRestrict)(void*, const qexpr*, const qexpr*), void *pCtx);
+                  int (*xRestrict)(void*, const qexpr*, const qexpr*, qrestrict*), void *pCtx);
 
 /* ---- joinorder.c: the order SQLite's plan gives a join's rows (plan.c, 9f) ------------- */
 typedef struct qordterm {
