@@ -2863,6 +2863,44 @@ START_TEST(test_subquery_times){
 }
 END_TEST
 
+/* IN's rows of one text are read once a read (plan_sub.c's subRows): the
+** same IN twice runs one subquery, two texts two; beside a FROM subquery of
+** the same text (whose repeats count), and after a write between reads.
+** Each read against SQLite's answer. */
+START_TEST(test_in_once){
+  static const struct { const char *zSql; int nSub; } a[] = {   /* (nSub -1: not counted) */
+    { "SELECT count(*), sum(b) FROM t WHERE a IN (SELECT a FROM t WHERE b < 40) AND b IN (SELECT a FROM t WHERE b < 40)", 1 },
+    { "SELECT count(*), sum(o.b) FROM t AS o, (SELECT a FROM t WHERE b < 40) AS s WHERE o.a = s.a"
+      " AND o.b IN (SELECT a FROM t WHERE b < 40)", -1 },
+    { "SELECT count(*) FROM t WHERE a IN (SELECT a FROM t WHERE b < 40) AND b NOT IN (SELECT a FROM t WHERE b < 41)", 2 },
+  };
+  sqlite3 *db = s_open(4096, 1000);
+  h_rng r;
+  int i, k, m;
+  h_rng_init(&r, h_seed ^ 0x1a0ce);
+  m = 3 + (int)(h_next(&r) % 60);
+  EXEC(db, "CREATE TABLE t(a INTEGER, b INTEGER); WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c"
+           " WHERE i<3000) INSERT INTO t SELECT (i * %d) %% 97, i %% 113 FROM c", m);
+  for(i=0; i<(int)(sizeof(a)/sizeof(a[0])); i++){
+    EXEC(db, "DROP TABLE IF EXISTS temp.q; CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", a[i].zSql);
+    for(k=0; k<3; k++){
+      Rows want, got;
+      int64_t nSub;
+      if( k==2 ) EXEC(db, "UPDATE t SET b = (b + %d) %% 113 WHERE a %% 3 = 1", m);
+      rowsOf(db, "SELECT * FROM q", &got);
+      nSub = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.last.subqueries')");
+      rowsOf(db, a[i].zSql, &want);
+      CHECK(want.zErr==0 && got.zErr==0 && want.n>0 && rowsSame(&want, &got, 0), "%s (m %d), read %d: %d rows, want %d (%s)",
+            a[i].zSql, m, k + 1, got.n, want.n, got.zErr ? got.zErr : "");
+      CHECK(a[i].nSub<0 || nSub==a[i].nSub, "%s, read %d: %lld subqueries ran, not %d", a[i].zSql, k + 1, (long long)nSub, a[i].nSub);
+      rowsFree(&want);
+      rowsFree(&got);
+    }
+  }
+  sqlite3_close(db);
+}
+END_TEST
+
 /* min() and max() of a column of REALs over joined rows, over kept columns
 ** (compile.c's realOnly: equal REALs show alike), against SQLite; where one
 ** comes out 0 (SQLite shows the 0.0 or -0.0 its join order meets first,
@@ -7015,6 +7053,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_pair);
   tcase_add_test(tc, test_rows_kept);
   tcase_add_test(tc, test_subquery_times);
+  tcase_add_test(tc, test_in_once);
   tcase_add_test(tc, test_in_set);
   tcase_add_test(tc, test_kept_join_real);
   tcase_add_test(tc, test_kept_budget);

@@ -300,11 +300,7 @@ static int parallel(const qplan *pl, int nThread){
 
 /* ---- FROM a subquery (requirement 10) --------------------------------------------- */
 
-/* Whether statement z may say WITH more than once: then one text may read
-** two tables of one name (a nested WITH's shadows the outer one's), and a
-** FROM subquery's text does not tell its rows (q_table_subrows is not
-** asked). A text with a parameter, or what may be one, is not either. */
-static int withTwice(const char *z){
+int q_with_twice(const char *z){
   int n = 0, i;
   for(i=0; z[i] && n<2; i++){
     if( sqlite3_strnicmp(z + i, "with", 4)==0 && (i==0 || !(isalnum((unsigned char)z[i-1]) || z[i-1]=='_'))
@@ -336,7 +332,7 @@ int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsi
   ** its compiled plan kept with the table's by its text, as IN's and a scalar subquery's: TPC-H Q15's
   ** WITH table, read for max() and for the join, is read once and keeps one */
   pr = 0;
-  once = zText && sub->nParam==0 && strpbrk(zText, "?:@$")==0 && !withTwice(sub->zSql);
+  once = zText && sub->nParam==0 && strpbrk(zText, "?:@$")==0 && !q_with_twice(sub->zSql);
   if( once && (pr = q_table_subrows(vt, zText))!=0 ){
     for(c=0; c<pl->nCol && pl->aiCol[c]<pr->nCol; c++){}
     if( c<pl->nCol ) pr = 0;           /* (never: one text, one plan, its results) */

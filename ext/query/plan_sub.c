@@ -172,6 +172,8 @@ typedef struct SubRun {
   int mixed;                       /* a compound's arms' first results differ in affinity (or one
                                    ** has none) */
   qresult res;                     /* its rows */
+  const qresult *pRows;            /* ... res, or IN's of the same text that this read of the
+                                   ** table has read already (subRows) */
 } SubRun;
 
 /* The SELECT inside subquery node q (the text from its first '(' to its
@@ -199,13 +201,28 @@ static int subPlan(Bind *b, const qexpr *q, int asSet, SubRun *r, char **pzWhy){
   return rc;
 }
 
-/* r's rows, as q_plan (SQLite's own plan deciding too) and q_exec would
-** give them; where a gpu_query table's read runs it (not gpu_explain's:
-** b->keep NULL) and keeps its subqueries' columns (q_table_keeps_sub), its
-** columns kept too, and its compiled plan with the table's, by its text. */
+/* r's rows (r->pRows), as q_plan (SQLite's own plan deciding too) and
+** q_exec would give them; where a gpu_query table's read runs it (not
+** gpu_explain's: b->keep NULL) and keeps its subqueries' columns
+** (q_table_keeps_sub), its columns kept too, and its compiled plan with the
+** table's, by its text. There IN's rows of one text are read once a read
+** (q_table_subrows, named "IN " and the text: a set, not a FROM
+** subquery's rows): TPC-H Q20's parts named forest%, for partsupp's IN and
+** for the IN that restricts its decorrelated sums (decorrelate.c, 4). */
 static int subRows(Bind *b, SubRun *r, char **pzWhy){
   int rc = SQLITE_OK, keep = b->keep && q_table_keeps_sub(b->vt);
   double t0 = ga_now_ms();
+  char *zSet = 0;
+  r->pRows = &r->res;
+  if( b->keep && r->sel.asSet && strpbrk(r->zSub, "?:@$")==0 && !q_with_twice(r->zSub) ){
+    const qresult *pr;
+    if( (zSet = sqlite3_mprintf("IN %s", r->zSub))==0 ) return SQLITE_NOMEM;
+    if( (pr = q_table_subrows(b->vt, zSet))!=0 ){
+      sqlite3_free(zSet);
+      r->pRows = pr;
+      return SQLITE_OK;
+    }
+  }
   if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = qpSqlitePlan(b->db, 0, &r->pl, 0, 0, 0, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
     rc = q_exec(b->vt, b->db, &r->pl, keep, keep ? q_table_subkept(b->vt, r->zSub) : 0, keep ? r->zSub : "", &r->res,
@@ -214,7 +231,11 @@ static int subRows(Bind *b, SubRun *r, char **pzWhy){
       q_table_scanned(b->vt, r->res.nScan);
       q_table_sub_ran(b->vt, &r->res, ga_now_ms() - t0);
     }
+    if( rc==SQLITE_OK && *pzWhy==0 && zSet && (r->pRows = q_table_subrows_keep(b->vt, zSet, &r->res))==0 ){
+      r->pRows = &r->res;
+    }
   }
+  sqlite3_free(zSet);
   return rc;
 }
 
@@ -381,10 +402,11 @@ int qpInSubquery(Bind *b, qexpr *e){
     }
   }
   if( rc==SQLITE_OK && zWhy==0 ) rc = subRows(b, &r, &zWhy);
-  if( rc==SQLITE_OK && zWhy==0 && r.res.nCol!=1 ) rc = QE_BAIL;
+  if( rc==SQLITE_OK && zWhy==0 && r.pRows->nCol!=1 ) rc = QE_BAIL;
   if( rc==SQLITE_OK && zWhy==0 ){
+    const qresult *pr = r.pRows;
     int64_t i;
-    if( r.res.nRow==0 ){
+    if( pr->nRow==0 ){
       e->op = E_LIT;                /* x IN (no rows): FALSE, even for NULL */
       e->t = SQLITE_INTEGER;
       e->i = 0;
@@ -392,13 +414,13 @@ int qpInSubquery(Bind *b, qexpr *e){
       /* (not bound as a value where a constant above it is folded: the
       ** parser's NOT IN shares this node's text, NOT included; fold
       ** computes that NOT itself) */
-    }else if( r.res.nRow>Q_MAXIN ){
+    }else if( pr->nRow>Q_MAXIN ){
       zWhy = sqlite3_mprintf("IN (a subquery of more than %d rows)", Q_MAXIN);
-    }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*r.res.nRow)))==0 ){
+    }else if( (e->aIn = q_alloc(b->s, (int)(sizeof(qval)*pr->nRow)))==0 ){
       rc = SQLITE_NOMEM;
     }else{
-      for(i=0; i<r.res.nRow && rc==SQLITE_OK; i++){
-        qval v = r.res.a[i];
+      for(i=0; i<pr->nRow && rc==SQLITE_OK; i++){
+        qval v = pr->a[i];
         if( v.t==SQLITE_NULL ){ e->hasNull = 1; continue; }
         if( v.t==SQLITE_TEXT || v.t==SQLITE_BLOB ){
           char *c = q_alloc(b->s, v.n + 1);

@@ -637,6 +637,11 @@ qkeptcache *q_table_subkept(sqlite3_vtab *vt, const char *zSub);
 ** a subquery the engine runs, and the read is one transaction's (TPC-H Q15's
 ** WITH table, read for max() and for the join). */
 const qresult *q_table_subrows(sqlite3_vtab *vt, const char *zSub);
+/* Whether statement z may say WITH more than once: then one text may read
+** two tables of one name (a nested WITH's shadows the outer one's), and a
+** subquery's text does not tell its rows (q_table_subrows is not asked).
+** A text with a parameter, or what may be one, is not either. (exec.c) */
+int q_with_twice(const char *z);
 const qresult *q_table_subrows_keep(sqlite3_vtab *vt, const char *zSub, qresult *r);
 /* Whether a read of pl would go over kept columns now, and if not why
 ** (gpu_explain's "kept"); NULL when out of memory. aKept[k] (k < 1, or
