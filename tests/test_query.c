@@ -3566,7 +3566,8 @@ END_TEST
 ** outer table that WHERE restricts (TPC-H Q2's part), only where its key is
 ** that table's rowid's alias.
 ** Each read against SQLite's answer; whether the restriction was made,
-** against gpu_explain's tree; another connection's writes between reads. */
+** against gpu_explain's tree; another connection's writes between reads, in rollback journal
+** mode and in WAL. */
 START_TEST(test_decorrelated_restrict){
   static const struct { const char *zSql; int restricted; } a[] = {
     /* min, by the rowid's alias: restricted */
@@ -3590,8 +3591,8 @@ START_TEST(test_decorrelated_restrict){
       " min(x2.v) FROM x AS x2 WHERE x2.k = p.pk) ORDER BY 1, 2", 0 },
   };
   static const int aArg[] = { 3, 3, 7, 7 };
-  int cpu = strcmp(g_backend, "cpu")==0, q;
-  char zDir[64], zFile[96], zWhat[24];
+  int cpu = strcmp(g_backend, "cpu")==0, q, nSql = (int)(sizeof(a)/sizeof(a[0]));
+  char zDir[64], zFile[96], zWhat[40];
   sqlite3 *db;
   unsigned m;
   h_rng rng;
@@ -3614,17 +3615,18 @@ START_TEST(test_decorrelated_restrict){
                                                    ** conditions keep most rows, so the engine's plan costs less) */
   EXEC(db, "SELECT gpuagg_config('threads', 3), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d),"
            " gpuagg_config('threshold', 1000)", 1<<28, cpu ? 1 : -1);
-  for(q=0; q<(int)(sizeof(a)/sizeof(a[0])); q++){
-    const char *zSql = a[q].zSql;
+  for(q=0; q<2*nSql; q++){                  /* (the writes in rollback journal mode, then in WAL) */
+    const char *zSql = a[q%nSql].zSql;
     char *zLit = sqlite3_mprintf("%s", zSql), *zAt, *zTree;
     while( (zAt = strstr(zLit, "?1"))!=0 ) memcpy(zAt, "9 ", 2);
+    if( q==nSql ) EXEC(db, "PRAGMA journal_mode=WAL");
     zTree = h_text(db, "SELECT gpu_explain(%Q, 'text')", zLit);
-    CHECK(zTree && (strstr(zTree, "AS gpuagg_r")!=0)==a[q].restricted, "%s: %s restricted, gpu_explain:\n%s", zSql,
-          a[q].restricted ? "not" : "", zTree ? zTree : "(none)");
+    CHECK(zTree && (strstr(zTree, "AS gpuagg_r")!=0)==a[q%nSql].restricted, "%s: %s restricted, gpu_explain:\n%s", zSql,
+          a[q%nSql].restricted ? "not" : "", zTree ? zTree : "(none)");
     free(zTree);
     sqlite3_free(zLit);
     EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
-    snprintf(zWhat, sizeof(zWhat), "m %u", m);
+    snprintf(zWhat, sizeof(zWhat), "%s, m %u", q<nSql ? "rollback" : "WAL", m);
     readsAfterWrites(db, zFile, zSql, aArg, "UPDATE x SET v = v + 3 + %d WHERE rowid %% 7 = %d;"
                      " UPDATE p SET sz = (sz + 1) %% 11 WHERE pk %% 9 = %d", zWhat);
     EXEC(db, "DROP TABLE temp.q");
@@ -6797,7 +6799,7 @@ START_TEST(test_decorrelate){
   char zDir[64];
   sqlite3 *db = passDb(_i, zDir, "decorr");
   h_rng r;
-  int i, t, nEngine = 0, nRead = 0, nKept = 0;
+  int i, t, nEngine = 0, nRead = 0, nKept = 0, nRestricted = 0;
   h_rng_init(&r, h_seed ^ 0xDEC0);
 #define RPICK(a) ((a)[h_next(&r) % (sizeof(a)/sizeof((a)[0]))])
   for(t=0; t<2; t++){
@@ -6843,7 +6845,35 @@ START_TEST(test_decorrelate){
     sqlite3_free(zAgg);
     sqlite3_free(zArg);
   }
+  /* 4a's shape: the key the outer table's rowid alias (or not), the subquery a join, conditions over
+  ** the outer table alone; cr's names are none of cq's and cp's */
+  EXEC(db, "CREATE TABLE cr(rid INTEGER PRIMARY KEY, ra INTEGER, rb REAL, rc TEXT)");
+  for(i=0; i<150; i++){
+    EXEC(db, "INSERT INTO cr VALUES (%d, %s, %s, %s)", i, RPICK(azDigit), RPICK(azVal), h_next(&r) % 3 ? "'x'" : "'y'");
+  }
+  for(i=0; i<200; i++){
+    sqlite3_str *x = sqlite3_str_new(0);
+    char *zArg = sqlite3_mprintf("q.%s", h_next(&r) % 2 ? "b" : RPICK(azCol)), *zAgg = sqlite3_mprintf(RPICK(azAgg), zArg);
+    char *zSql, *zTree;
+    sqlite3_str_appendf(x, "SELECT r.ra, count(*), sum(r.rb) FROM cr AS r WHERE r.%s %s (SELECT %s FROM cq AS q, cp AS z"
+                        " WHERE z.id = q.id AND q.%s = r.%s", h_next(&r) % 2 ? "ra" : "rb", RPICK(azOp), zAgg,
+                        h_next(&r) % 3 ? "a" : RPICK(azCol), h_next(&r) % 4 ? "rid" : "ra");
+    if( h_next(&r) % 3==0 ) sqlite3_str_appendf(x, " AND z.%s > %s", RPICK(azCol), RPICK(azVal));
+    APP(x, ")");
+    if( h_next(&r) % 4 ) sqlite3_str_appendf(x, " AND r.ra %s %s", RPICK(azOp), RPICK(azDigit));
+    if( h_next(&r) % 2 ) APP(x, " AND r.rc LIKE 'x%'");
+    APP(x, " GROUP BY 1");
+    zSql = sqlite3_str_finish(x);
+    zTree = h_text(db, "SELECT gpu_explain(%Q, 'text')", zSql);
+    if( zTree && strstr(zTree, "AS gpuagg_r") ) nRestricted++;
+    free(zTree);
+    readComparedKept(db, _i, zSql, &nEngine, &nRead, &nKept);
+    sqlite3_free(zSql);
+    sqlite3_free(zAgg);
+    sqlite3_free(zArg);
+  }
 #undef RPICK
+  CHECK(nRestricted*10>=200, "only %d of 200 reads of 4a's shape restricted (decorrelate.c, 4a)", nRestricted);
   {
     /* '1' and '1.0' are two groups that the equality's numeric affinity takes as one (the sum of both
     ** is the subquery's), and the comparison with the value is an equality too: it must not join */
@@ -6859,8 +6889,8 @@ START_TEST(test_decorrelate){
     CHECK(zWhy && strstr(zWhy, "takes as one"), "%s: the reason %s", zOne, zWhy ? zWhy : "none");
     free(zWhy);
   }
-  printf("gpu_query correlated aggregates%s, %s backend: %d reads, %d on the engine, %d over kept columns\n",
-         _i ? " (kept columns)" : "", g_backend, nRead, nEngine, nKept);
+  printf("gpu_query correlated aggregates%s, %s backend: %d reads, %d on the engine, %d over kept columns, %d of 200"
+         " restricted by their outer table (4a)\n", _i ? " (kept columns)" : "", g_backend, nRead, nEngine, nKept, nRestricted);
   CHECK(nEngine*4>=nRead, "only %d of %d reads with correlated aggregates on the engine", nEngine, nRead);
   sqlite3_close(db);
   if( _i ) s_dir_drop(zDir);
