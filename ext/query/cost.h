@@ -44,4 +44,9 @@ typedef struct qcost {
 ** added to c. */
 void q_cost_add(qcost *c, const qloop *p, double nPer, int64_t nRows);
 
+/* A choice of SQLite's plan by cost is close where the engine's cost is at
+** most this many times SQLite's: a table's repeated reads may try the
+** engine and measure both (cost.c, 3). */
+#define Q_COST_CLOSE 4.0
+
 #endif /* GPUAGG_COST_H */

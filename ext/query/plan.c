@@ -559,10 +559,10 @@ int qpPlanAny(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite3
 }
 
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
-           const qpush *aPush, int nPush, qsqlkeep *pKeep, qplan *pl, char **pzWhy){
+           const qpush *aPush, int nPush, qsqlkeep *pKeep, int tryEngine, qplan *pl, char **pzWhy){
   int rc = qpPlanAny(vt, db, pKeep, s, apParam, nParam, aPush, nPush, pl, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 && (s->zFrom || s->pSub || s->pNext) ){
-    rc = qpSqlitePlan(db, vt ? ((ga_vtab*)vt)->conn : 0, pl, apParam, nParam, pKeep, pzWhy);
+    rc = qpSqlitePlan(db, vt ? ((ga_vtab*)vt)->conn : 0, pl, apParam, nParam, pKeep, tryEngine, pzWhy);
   }
   return rc;
 }
@@ -618,5 +618,6 @@ void q_plan_free(qplan *pl){
   }
   sqlite3_free(pl->aJoin);
   ga_source_free(&pl->src);
+  sqlite3_free(pl->zCostWhy);
   memset(pl, 0, sizeof(*pl));
 }

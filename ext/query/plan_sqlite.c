@@ -831,10 +831,14 @@ static int joinGroupOrder(sqlite3 *db, qplan *pl, const PlanWalk *w){
 ** engine's); a scalar one is a constant, computed alike by both.
 ** Where it reads or searches an index of one table, rows come in that
 ** index's order: fine where the answer does not depend on it (orderFree),
-** or where the plan sorts them so (9f), else SQLite's path. */
+** or where the plan sorts them so (9f), else SQLite's path.
+** tryEngine: where SQLite's plan won by cost alone and the engine's cost is
+** within Q_COST_CLOSE times its own (cost.c, 3), the plan is the engine's,
+** the reason in pl->zCostWhy for the caller to decide by. */
 int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
-                 char **pzWhy){
+                 int tryEngine, char **pzWhy){
   sqlite3_stmt *st = 0;
+  char *zClose = 0;                /* SQLite's plan won by cost, closely (tryEngine): why */
   int rc, i, pairs = 0;            /* pairs: a join by no equality, its pairs costed */
   StatRows stat;
   PlanWalk w;
@@ -875,15 +879,26 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
     }
   }
   if( *pzWhy==0 && w.zSearch && (!w.known || w.c.sqlite<w.c.engine) ){
-    *pzWhy = w.known ? sqlite3_mprintf("SQLite's plan searches (%s): about %.0f rows in %.0f searches, cost %.3g, "
-                                       "against %.3g for the engine's read of every table whole", w.zSearch, w.c.nVisit,
-                                       w.c.nSearch, w.c.sqlite, w.c.engine)
-                     : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", w.zSearch);
-  }else if( *pzWhy==0 && w.zOrdered && (!pl->nJoin || isSemiRows(pl)) && !anyOrder(pl)
+    char *z = w.known ? sqlite3_mprintf("SQLite's plan searches (%s): about %.0f rows in %.0f searches, cost %.3g, "
+                                        "against %.3g for the engine's read of every table whole", w.zSearch, w.c.nVisit,
+                                        w.c.nSearch, w.c.sqlite, w.c.engine)
+                      : sqlite3_mprintf("SQLite's plan searches (%s): faster than reading the whole table", w.zSearch);
+    /* (a close choice the caller may try the engine against: decided by what else says SQLite's) */
+    if( tryEngine && w.known && w.c.engine<=Q_COST_CLOSE*w.c.sqlite && z ){
+      zClose = z;
+      pl->costSqlite = w.c.sqlite;
+      pl->costEngine = w.c.engine;
+    }else{
+      *pzWhy = z;
+    }
+  }
+  if( *pzWhy ){
+    /* (costed: SQLite's) */
+  }else if( w.zOrdered && (!pl->nJoin || isSemiRows(pl)) && !anyOrder(pl)
             && (pl->nArm || pl->pSub || !orderFree(db, pl, w.zOrdered)) ){
     *pzWhy = sqlite3_mprintf("an answer that depends on the order SQLite reads rows in (by its index %s), which the "
                              "engine does not follow", w.zOrdered);
-  }else if( *pzWhy==0 && (w.zSearch || pairs) ){
+  }else if( !zClose && (w.zSearch || pairs) ){
     pl->costSqlite = w.c.sqlite;
     pl->costEngine = w.c.engine;
   }
@@ -897,6 +912,12 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
    && !joinGroupOrder(db, pl, &w) ){
     *pzWhy = sqlite3_mprintf("a join's groups in the order SQLite's loops read them (no temp B-tree for GROUP BY), "
                              "which the engine's does not follow");
+  }
+  if( zClose && *pzWhy ){
+    sqlite3_free(*pzWhy);                        /* (the cost's reason is the first) */
+    *pzWhy = zClose;
+  }else if( zClose ){
+    pl->zCostWhy = zClose;
   }
   sqlite3_free(w.zSearch);
   sqlite3_free(w.zOrdered);

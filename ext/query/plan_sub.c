@@ -223,7 +223,7 @@ static int subRows(Bind *b, SubRun *r, char **pzWhy){
       return SQLITE_OK;
     }
   }
-  if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = qpSqlitePlan(b->db, 0, &r->pl, 0, 0, 0, pzWhy);
+  if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = qpSqlitePlan(b->db, 0, &r->pl, 0, 0, 0, 0, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 ){
     rc = q_exec(b->vt, b->db, &r->pl, keep, keep ? q_table_subkept(b->vt, r->zSub) : 0, keep ? r->zSub : "", &r->res,
                 pzWhy);

@@ -183,7 +183,7 @@ int qpExplainPrepared(sqlite3 *db, ga_conn *conn, qsqlkeep *k, const char *zSql,
                       int nParam, sqlite3_stmt **pSt);
 void qpKeptDone(qsqlkeep *k, sqlite3_stmt *st);
 int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam, int nParam, qsqlkeep *keep,
-                 char **pzWhy);
+                 int tryEngine, char **pzWhy);
 
 /* plan_explain.c */
 char *qpExprText(const qselect *s, const qexpr *e);

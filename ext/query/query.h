@@ -417,7 +417,9 @@ typedef struct qplan {
   const char *zScanQual;           /* ... the name that qualifies the scan's table */
   int64_t nScanEst;                /* ... its rows, at most (plan.c's rowSpans) */
   double costSqlite, costEngine;   /* SQLite's plan searches an index: its cost and the engine's,
-                                   ** which was less (cost.c; 0: not costed) */
+                                   ** which was less (cost.c; 0: not costed) ... */
+  char *zCostWhy;                  /* ... or more, closely, where q_plan's caller asked (tryEngine):
+                                   ** SQLite's plan's reason (sqlite3_malloc'd), the plan the engine's */
   qexpr **aPost; int nPost;        /* ... conjuncts over the joined rows (aConj: the scan's own) */
   int strict;                      /* values that compare equal but differ (a group's keys, ties of
                                    ** min and max, DISTINCT's values) leave the run to SQLite: which
@@ -441,9 +443,11 @@ typedef struct qsqlkeep qsqlkeep;
 /* Bind p's tree to its table in db (described now) and plan it, into *pl,
 ** with aPush[0..nPush) among WHERE's conjuncts. SQLITE_OK, with *pzWhy set
 ** (sqlite3_malloc'd) where the engine does not cover it; an SQLite error
-** with the message in *pzWhy otherwise. */
+** with the message in *pzWhy otherwise. tryEngine: a close choice of
+** SQLite's plan by cost alone leaves *pzWhy NULL, its reason in
+** pl->zCostWhy (cost.c, 3). */
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *p, sqlite3_value **apParam, int nParam,
-           const qpush *aPush, int nPush, qsqlkeep *pKeep, qplan *pl, char **pzWhy);
+           const qpush *aPush, int nPush, qsqlkeep *pKeep, int tryEngine, qplan *pl, char **pzWhy);
 /* The statements a table's reads prepare for its plan (SQLite's plan of
 ** its SELECT, its joined tables' rowid spans; and the rows it counted,
 ** plan.c's rowsOf), each prepared once and kept

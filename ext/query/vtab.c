@@ -33,6 +33,16 @@
 **   5. A read that reaches the same table again (gpu_query tables reading
 **      each other) is an error, as is a SELECT whose columns are no longer
 **      those the table was made with (SELECT * of a table that changed).
+**   6. Where SQLite's plan wins by cost alone, closely (cost.c, 3), the
+**      table measures both paths: each read's time from xFilter to its last
+**      row, a read of one query only (no parameters, no constraints on its
+**      results) and not in 'cuda' mode (where a trial could turn an answer
+**      into the mode's error). After Q_SQLITE_READS whole reads by SQLite's
+**      plan the next Q_TRY_READS go to the engine (its first read, the one
+**      that keeps columns, one over them); then each read takes the path whose
+**      fastest whole read was faster, SQLite's reason then starting with both;
+**      gpuagg_info()'s query.measured: the last choice so made and its times.
+**      A read the engine gives back to SQLite (QE_BAIL) measures nothing.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +53,8 @@
 #include "snap.h"
 
 #define N_WHY 8                    /* reasons kept */
+#define Q_SQLITE_READS 2           /* requirement 6: whole reads by SQLite's plan measured first ... */
+#define Q_TRY_READS 3              /* ... then reads the engine is tried for */
 
 /* gpuagg_info()'s part (conn->qnotes: this file owns it). */
 struct ga_querynotes {
@@ -60,6 +72,9 @@ struct ga_querynotes {
   char zLastTab[GA_ERRLEN];        /* ... the table it scanned (a join's: the others probed) */
   int nLastSub;                    /* ... the subqueries it ran, in the order they ended */
   qsubtime aLastSub[Q_SUBTIMES];   /* ... the first Q_SUBTIMES of them */
+  int measured;                    /* the last path chosen by measured times (requirement 6):
+                                   ** 1 SQLite's, 2 the engine's; 0 none yet ... */
+  double aMeasuredMs[2];           /* ... the times it compared: SQLite's plan's, the engine's */
 };
 
 static void notesForget(ga_conn *c){
@@ -162,7 +177,14 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
                         x->kept==0 ? "table" : x->kept==Q_KEPT_DEVICE ? "device" : "kept, cpu", x->ms, x->aMs[0],
                         x->aMs[1], x->aMs[2], x->aMs[3]);
   }
-  sqlite3_str_appendf(out, "]}}");
+  sqlite3_str_appendf(out, "]},\"measured\":");
+  if( p && p->measured ){
+    sqlite3_str_appendf(out, "{\"path\":\"%s\",\"sqlite_ms\":%.3f,\"engine_ms\":%.3f}",
+                        p->measured==1 ? "sqlite" : "engine", p->aMeasuredMs[0], p->aMeasuredMs[1]);
+  }else{
+    sqlite3_str_appendf(out, "null");
+  }
+  sqlite3_str_appendchar(out, 1, '}');
 }
 
 /* ---- the SELECT's text ---------------------------------------------------------------- */
@@ -265,6 +287,11 @@ typedef struct QTab {
                                    ** equality, 2 ranges too: q_pushable), or 0 */
   int nSub;                        /* the subqueries its read (xFilter) ran so far */
   qsubtime aSub[Q_SUBTIMES];       /* ... the first Q_SUBTIMES of them (q_table_sub_ran) */
+  double msSqlite;                 /* requirement 6: the fastest whole read by SQLite's plan, ms
+                                   ** (0: none yet) ... */
+  int nSqlite;                     /* ... of how many */
+  double msEngine;                 /* ... and by the engine (0: none yet) */
+  int nTried;                      /* ... the engine's reads tried (up to Q_TRY_READS) */
 } QTab;
 
 typedef struct QCur {
@@ -275,6 +302,9 @@ typedef struct QCur {
   sqlite3_stmt *st;                /* SQLite's */
   int64_t iRow;                    /* the current row */
   int eof;
+  double t0;                       /* the read began (ga_now_ms) */
+  int timed;                       /* requirement 6: its time measures SQLite's plan (1) or the
+                                   ** engine (2) at its last row; 0: nothing */
 } QCur;
 
 static int qDisconnect(sqlite3_vtab *pVtab){
@@ -510,6 +540,44 @@ static void curReset(QCur *c, int nParam){
   }
   c->iRow = 0;
   c->eof = 1;
+  c->timed = 0;
+}
+
+/* c's read reached its last row: its time, where it measures a path
+** (requirement 6), kept where it is that path's fastest. */
+static void readEnd(QTab *t, QCur *c){
+  double ms = ga_now_ms() - c->t0, *p = c->timed==1 ? &t->msSqlite : c->timed==2 ? &t->msEngine : 0;
+  if( p && (*p==0.0 || ms<*p) ) *p = ms;
+  if( c->timed==1 ) t->nSqlite++;
+  c->timed = 0;
+}
+
+/* Plan pl, whose close choice of SQLite's plan by cost (pl->zCostWhy) its
+** read may measure against the engine (requirement 6): SQLite's reason
+** (sqlite3_malloc'd; taken from pl), or NULL where this read is the
+** engine's; what the read measures into c->timed. */
+static char *tryOrNot(QTab *t, QCur *c, qplan *pl){
+  struct ga_querynotes *p = notesOf(t->base.conn);
+  char *z = pl->zCostWhy;
+  int sqlite = t->nSqlite<Q_SQLITE_READS || (t->nTried>=Q_TRY_READS && (t->msEngine==0.0 || t->msEngine>=t->msSqlite));
+  if( p && t->nSqlite>=Q_SQLITE_READS && t->nTried>=Q_TRY_READS ){
+    p->measured = sqlite ? 1 : 2;
+    p->aMeasuredMs[0] = t->msSqlite;
+    p->aMeasuredMs[1] = t->msEngine;
+  }
+  if( sqlite ){
+    if( t->nTried>=Q_TRY_READS ){
+      z = sqlite3_mprintf("measured, the fastest whole read: SQLite's plan %.3g ms, the engine's %.3g ms; %s",
+                          t->msSqlite, t->msEngine, z);
+    }else{
+      pl->zCostWhy = 0;
+    }
+    c->timed = 1;
+    return z ? z : sqlite3_mprintf("out of memory");
+  }
+  if( t->nTried<Q_TRY_READS ) t->nTried++;
+  c->timed = 2;
+  return 0;
 }
 
 static int qClose(sqlite3_vtab_cursor *cur){
@@ -545,7 +613,10 @@ static int runSqlite(QTab *t, QCur *c, const char *zWhy){
     return SQLITE_OK;
   }
   c->eof = 1;
-  if( rc==SQLITE_DONE ) return SQLITE_OK;
+  if( rc==SQLITE_DONE ){
+    readEnd(t, c);
+    return SQLITE_OK;
+  }
   rc = sqlite3_reset(c->st);
   ga_vtab_error(&t->base.base, "%s", sqlite3_errmsg(t->base.db));
   return rc;
@@ -578,6 +649,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   int i, j = 0, rc, nPush = 0;
   double t0 = ga_now_ms(), tPlan;
   curReset(c, t->nParam);
+  c->t0 = t0;
   t->nSub = 0;
   for(i=0; i<t->nParam; i++){
     if( ((unsigned)idxNum & (1u<<i)) && j<argc ){
@@ -604,9 +676,11 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     return rc;
   }
   ga_source_read_begin(t->base.db, t->base.conn);     /* (its names resolved as of now: table.h, 4a) */
-  rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, aPush, nPush, &t->sql, &pl, &zWhy);
+  rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, aPush, nPush, &t->sql,
+              t->nParam==0 && nPush==0 && t->base.conn->mode!=GA_CUDA, &pl, &zWhy);
   ga_source_read_end(t->base.conn);
   sqlite3_free(aPush);
+  if( rc==SQLITE_OK && zWhy==0 && pl.zCostWhy ) zWhy = tryOrNot(t, c, &pl);
   if( rc ){
     q_plan_free(&pl);
     q_select_free(&sel);
@@ -646,6 +720,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   q_select_free(&sel);
   if( rc==QE_BAIL ){
     q_result_free(&c->res);
+    c->timed = 0;
     rc = runSqlite(t, c, zWhy);
     sqlite3_free(zWhy);
     return rc;
@@ -660,6 +735,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   noteRun(t->base.conn, 0);
   c->engine = 1;
   c->eof = c->res.nRow==0;
+  if( c->eof ) readEnd(t, c);
   return SQLITE_OK;
 }
 
@@ -668,6 +744,7 @@ static int qNext(sqlite3_vtab_cursor *cur){
   c->iRow++;
   if( c->engine ){
     c->eof = c->iRow>=c->res.nRow;
+    if( c->eof && c->timed ) readEnd((QTab*)cur->pVtab, c);
     return SQLITE_OK;
   }else{
     QTab *t = (QTab*)cur->pVtab;
@@ -678,7 +755,10 @@ static int qNext(sqlite3_vtab_cursor *cur){
     t->running = 0;
     if( rc==SQLITE_ROW ) return SQLITE_OK;
     c->eof = 1;
-    if( rc==SQLITE_DONE ) return SQLITE_OK;
+    if( rc==SQLITE_DONE ){
+      readEnd(t, c);
+      return SQLITE_OK;
+    }
     rc = sqlite3_reset(c->st);
     ga_vtab_error(cur->pVtab, "%s", sqlite3_errmsg(((QTab*)cur->pVtab)->base.db));
     return rc;
@@ -812,7 +892,7 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     return;
   }
   sqlite3_finalize(st);
-  rc = q_plan(&fake.base.base, db, &sel, 0, 0, 0, 0, 0, &pl, &zWhy);
+  rc = q_plan(&fake.base.base, db, &sel, 0, 0, 0, 0, 0, 0, &pl, &zWhy);
   zWhy = ga_utf8_clean(zWhy);
   if( rc ){
     sqlite3_result_error(ctx, zWhy ? zWhy : sqlite3_errstr(rc), -1);
