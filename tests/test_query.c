@@ -1124,11 +1124,23 @@ static int groupsTwice(const Rows *r, int nKey, const int *aKeyAt, int nKeyAt){
 typedef struct Run {
   int engine;                      /* the read took the engine's path */
   int error;                       /* the answer was an error (both) */
+  int costRead;                    /* read on after SQLite's plan by its cost ... */
+  int nTried;                      /* ... the engine's reads among those (vtab.c, 6) */
   char zMsg[2000];                 /* R_DIFF: what differed */
 } Run;
 
+/* Did db's last read of a gpu_query table go through SQLite's plan by its
+** cost (plan_sqlite.c)? */
+static int costChoice(sqlite3 *db){
+  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.why[0]')");
+  int yes = z && strncmp(z, "SQLite's plan searches (", 24)==0 && strstr(z, ", cost ")!=0;
+  free(z);
+  return yes;
+}
+
 /* Make q a gpu_query table, read it with random parameters (some left
-** out), and compare with the reference run with the same parameters. */
+** out), and compare with the reference run with the same parameters; a
+** read through SQLite's plan by its cost read five times more. */
 static int runOne(sqlite3 *db, Gen *g, const Query *q, Run *o){
   sqlite3_stmt *ref = 0, *vals = 0;
   sqlite3_str *args;
@@ -1139,6 +1151,7 @@ static int runOne(sqlite3 *db, Gen *g, const Query *q, Run *o){
   int64_t e0, s0, e1, s1;
   o->engine = 0;
   o->error = 0;
+  o->costRead = o->nTried = 0;
   o->zMsg[0] = 0;
   zCreate = chance(g, 0.3) ? sqlite3_mprintf("CREATE VIRTUAL TABLE temp.q USING gpu_query(%Q)", q->zSql)
                            : sqlite3_mprintf("CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", q->zSql);
@@ -1210,8 +1223,29 @@ static int runOne(sqlite3 *db, Gen *g, const Query *q, Run *o){
   memset(&got2, 0, sizeof(got2));
   again = chance(g, 0.25) || g->twice;
   if( again ) rowsOf(db, zRead, &got2);
+  if( !o->engine && !want.zErr && nArg==0 && rowsSame(&want, &got, q->ordered) && costChoice(db) ){
+    /* SQLite's plan chosen by cost: read on, the engine's trials among the reads (vtab.c, 6) */
+    o->costRead = 1;
+    for(i=0; i<5 && rc==R_SAME; i++){
+      Rows more;
+      counts(db, &e0, &s0);
+      rowsOf(db, zRead, &more);
+      counts(db, &e1, &s1);
+      o->nTried += e1>e0;
+      if( !rowsSame(&want, &more, q->ordered) ){
+        rowsShow(zGot, sizeof(zGot), &more, &want, q->ordered);
+        rowsShow(zWant, sizeof(zWant), &want, &more, q->ordered);
+        snprintf(o->zMsg, sizeof(o->zMsg), "%s\n  read %d (%s path; SQLite's plan by cost at first)\n  got  %s\n"
+                 "  want %s", q->zSql, i + 3, e1>e0 ? "engine" : "sqlite", zGot, zWant);
+        rc = R_DIFF;
+      }
+      rowsFree(&more);
+    }
+  }
   sqlite3_exec(db, "DROP TABLE temp.q", 0, 0, 0);
-  if( !rowsSame(&want, &got, q->ordered) || (again && !rowsSame(&want, &got2, q->ordered)) ){
+  if( rc==R_DIFF ){
+    /* (a read after the first two differed: o->zMsg says which) */
+  }else if( !rowsSame(&want, &got, q->ordered) || (again && !rowsSame(&want, &got2, q->ordered)) ){
     Rows *g1 = rowsSame(&want, &got, q->ordered) ? &got2 : &got;
     rowsShow(zGot, sizeof(zGot), g1, &want, q->ordered);
     rowsShow(zWant, sizeof(zWant), &want, g1, q->ordered);
@@ -1331,6 +1365,8 @@ static int64_t plansKept(sqlite3 *db){
 /* A run of random reads, counted. */
 typedef struct Tally {
   int64_t nRead, nEngine;          /* reads (valid SQL), and those on the engine's path */
+  int64_t nCost, nTried;           /* reads through SQLite's plan by cost, read on, and the
+                                   ** engine's reads among those after (vtab.c, 6) */
   int nError, nInvalid, nBad;      /* reads that were errors (both), not SQL, different */
   char zFirst[2100];               /* the first difference */
   Why aWhy[64]; int nWhy;          /* the reasons reads went through SQLite */
@@ -1348,6 +1384,8 @@ static void tallyRead(Tally *y, sqlite3 *db, const Query *q, const Run *o, int r
     y->nRead++;
     y->nEngine += o->engine;
     y->nError += o->error;
+    y->nCost += o->costRead;
+    y->nTried += o->nTried;
     if( !o->engine ) noteWhy(db, q->zSql, y->aWhy, &y->nWhy);
   }
   if( rc!=R_DIFF ) return;
@@ -1389,8 +1427,13 @@ static void tallyReport(Tally *y, const char *zWhat, int64_t nKept, int nShow){
   int i;
   if( nKept>=0 ) snprintf(zKept, sizeof(zKept), ", %lld over kept columns", (long long)nKept);
   printf("gpu_query random%s, %s backend: %lld reads, %lld on the engine (%.1f%%)%s, %d errors (both), %d not SQL,"
-         " %d mismatches\n", zWhat, g_backend, (long long)y->nRead, (long long)y->nEngine,
+         " %d mismatches", zWhat, g_backend, (long long)y->nRead, (long long)y->nEngine,
          y->nRead ? 100.0*(double)y->nEngine/(double)y->nRead : 0.0, zKept, y->nError, y->nInvalid, y->nBad);
+  if( y->nCost ){
+    printf("; %lld by SQLite's plan's cost read five times more, %lld of those reads the engine's", (long long)y->nCost,
+           (long long)y->nTried);
+  }
+  printf("\n");
   qsort(y->aWhy, (size_t)y->nWhy, sizeof(Why), cmpWhy);
   for(i=0; i<y->nWhy && i<nShow; i++) printf("  through SQLite %4d: %s\n", y->aWhy[i].n, y->aWhy[i].z);
   fflush(stdout);                  /* (a failed check after it ends the process) */
@@ -5030,6 +5073,16 @@ START_TEST(test_count_kept){
 }
 END_TEST
 
+/* 20,000 orders o (o_id the rowid, o_pri of five values) and four lines
+** each in li, keyed (l_oid, l_no): an EXEC format. */
+#define ORDERS_LINES \
+  "CREATE TABLE o(o_id INTEGER PRIMARY KEY, o_pri TEXT);" \
+  "CREATE TABLE li(l_oid INTEGER, l_no INTEGER, l_q REAL, PRIMARY KEY (l_oid, l_no));" \
+  "WITH RECURSIVE s(k) AS (VALUES(1) UNION ALL SELECT k+1 FROM s WHERE k<20000)" \
+  " INSERT INTO o SELECT k, 'p' || (k %% 5) FROM s;" \
+  "INSERT INTO li SELECT o_id, n.k, (o_id * 7 + n.k) %% 11 FROM o," \
+  " (SELECT 1 k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) n"
+
 /* SQLite's plan that searches an index, costed against the engine's read
 ** of every table whole (cost.c): a point lookup by a composite key, a join
 ** from one order to its lines, a narrow BETWEEN stay SQLite's (the cost in
@@ -5054,12 +5107,7 @@ START_TEST(test_cost_choice){
   };
   sqlite3 *db = s_open(4096, 1000);
   int pass, i;
-  EXEC(db, "CREATE TABLE o(o_id INTEGER PRIMARY KEY, o_pri TEXT);"
-           "CREATE TABLE li(l_oid INTEGER, l_no INTEGER, l_q REAL, PRIMARY KEY (l_oid, l_no));"
-           "WITH RECURSIVE s(k) AS (VALUES(1) UNION ALL SELECT k+1 FROM s WHERE k<20000)"
-           " INSERT INTO o SELECT k, 'p' || (k %% 5) FROM s;"
-           "INSERT INTO li SELECT o_id, n.k, (o_id * 7 + n.k) %% 11 FROM o,"
-           " (SELECT 1 k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) n");
+  EXEC(db, ORDERS_LINES);
   for(pass=0; pass<2; pass++){
     if( pass ) EXEC(db, "ANALYZE");
     for(i=0; i<(int)(sizeof(a)/sizeof(a[0])); i++){
@@ -5170,8 +5218,10 @@ static void keptSetup(sqlite3 *db){
 ** three by the engine, then every read by the one path whose fastest whole
 ** read was faster (where SQLite's, its reason gives both times, SQLite's
 ** the smaller); another connection's writes between the reads; every
-** answer SQLite's. Never tried: a point lookup (the engine's cost far
-** above), and in 'cuda' mode (CUDA pass). */
+** answer SQLite's. Then 24 random queries of its family (aggregates,
+** selectivity, min or max, = or >=), six reads each, a write among some:
+** every answer SQLite's, some tried on the engine. Never tried: a point
+** lookup (the engine's cost far above), and in 'cuda' mode (CUDA pass). */
 static int readPath(sqlite3 *db, const char *zSql, const char *zRef, int i){
   Rows want, got;
   int64_t e0, s0, e1, s1;
@@ -5200,12 +5250,7 @@ START_TEST(test_measured_choice){
   db = openFileChecked(zFile);
   other = openFileChecked(zFile);
   EXEC(db, "PRAGMA journal_mode = WAL");
-  EXEC(db, "CREATE TABLE o(o_id INTEGER PRIMARY KEY, o_pri TEXT);"
-           "CREATE TABLE li(l_oid INTEGER, l_no INTEGER, l_q REAL, PRIMARY KEY (l_oid, l_no));"
-           "WITH RECURSIVE s(k) AS (VALUES(1) UNION ALL SELECT k+1 FROM s WHERE k<20000)"
-           " INSERT INTO o SELECT k, 'p' || (k %% 5) FROM s;"
-           "INSERT INTO li SELECT o_id, n.k, (o_id * 7 + n.k) %% 11 FROM o,"
-           " (SELECT 1 k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) n");
+  EXEC(db, ORDERS_LINES);
   keptSetup(db);
   zWhy = h_text(db, "SELECT json_extract(gpu_explain(%Q), '$.why')", zSql);
   CHECK(zWhy && strstr(zWhy, "SQLite's plan searches"), "%s: not SQLite's by cost: %s", zSql, zWhy ? zWhy : "the engine's");
@@ -5237,6 +5282,38 @@ START_TEST(test_measured_choice){
     free(zWhy);
   }
   EXEC(db, "DROP TABLE temp.q");
+  {
+    /* random queries of the close one's family, six reads each, every answer SQLite's; some
+    ** of them tried on the engine */
+    static const char *azAgg[] = { "count(*)", "sum(l_q)", "min(l_q)", "max(l_no)", "avg(l_q)", "total(l_no)" };
+    h_rng r;
+    int k, nTried = 0, nClose = 0;
+    h_rng_init(&r, h_seed ^ 0x6d65);
+    for(k=0; k<24; k++){
+      char *zQ = sqlite3_mprintf("SELECT %s, %s FROM o, li WHERE l_oid = o_id AND o_pri = 'p%d' AND o_id %% %d = %d"
+                                 " AND l_q %s (SELECT %s(x.l_q) FROM li AS x WHERE x.l_oid = o.o_id)",
+                                 azAgg[h_next(&r) % 6], azAgg[h_next(&r) % 6], (int)(h_next(&r) % 5),
+                                 (int)h_range(&r, 200, 3000), (int)h_range(&r, 0, 199), h_next(&r) % 2 ? "=" : ">=",
+                                 h_next(&r) % 2 ? "max" : "min");
+      char *zR = refOf(zQ);
+      int first = 0, engine;
+      EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zQ);
+      for(i=0; i<6; i++){
+        if( i==4 && k%3==0 ) CHECK(h_exec(other, "INSERT INTO li VALUES(%d, %d, %d)", (int)h_range(&r, 1, 20000),
+                                          10 + k, (int)(h_next(&r) % 12))==SQLITE_OK, "%s", h_errmsg);
+        engine = readPath(db, "SELECT * FROM q", zR, i);
+        if( i==0 ) first = engine;
+        nTried += !first && engine;
+        nClose += !first && engine && i==2;
+      }
+      EXEC(db, "DROP TABLE temp.q");
+      sqlite3_free(zR);
+      sqlite3_free(zQ);
+    }
+    printf("gpu_query close choices measured, %s backend: 24 random queries read 6 times, %d tried on the engine"
+           " (%d reads), every answer SQLite's\n", g_backend, nClose, nTried);
+    CHECK(nClose>0, "no random query was a close choice (none tried on the engine)");
+  }
   /* never tried */
   for(v=0; v<2 && (v==0 || strcmp(g_backend, "cuda")==0); v++){
     char *zTab = sqlite3_mprintf(v==0 ? zFar : zClose), *zR = refOf(zTab);
