@@ -5335,7 +5335,6 @@ START_TEST(test_measured_choice){
 }
 END_TEST
 
-
 /* zSql (sqlite3_free'd here) read twice through a gpu_query table, the
 ** second by its kept plan where there is one, each SQLite's (refOf's form;
 ** in order where ordered); counted in *pnEngine where the engine read it,
