@@ -5335,6 +5335,48 @@ START_TEST(test_measured_choice){
 }
 END_TEST
 
+/* A table whose rowids span fewer than gpuagg_config('threshold') values
+** could keep nothing: its reads on the table (rows, which kept columns do
+** not serve) are not recorded (cache.c, 4b; counted in gpuagg_info()'s
+** cache.small), a sparse one's of as few rows are, a larger one is kept;
+** every answer SQLite's. */
+START_TEST(test_small_not_recorded){
+  static const struct { const char *zTab; int small; int kept; } a[] = {
+    { "s", 1, 0 },                 /* 500 rows, rowids 1..500 */
+    { "sp", 0, 0 },                /* 800 rows, rowids 100 apart */
+    { "b", 0, 1 },                 /* 5,000 rows */
+  };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  int i;
+  s_dir_make(zDir, "small");
+  snprintf(zFile, sizeof(zFile), "%s/s.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE s(id INTEGER PRIMARY KEY, x INTEGER); CREATE TABLE sp(x INTEGER); CREATE TABLE b(x INTEGER);"
+           SERIES(5000) "INSERT INTO b SELECT value %% 97 FROM series;"
+           SERIES(500) "INSERT INTO s SELECT value, value %% 13 FROM series;"
+           SERIES(800) "INSERT INTO sp(rowid, x) SELECT value*100, value %% 7 FROM series");
+  if( strcmp(g_backend, "cuda")==0 ) EXEC(db, "SELECT gpuagg_backend('auto')");
+  EXEC(db, "SELECT gpuagg_config('cache', %d), gpuagg_config('threshold', 1000)", 1<<26);
+  for(i=0; i<(int)(sizeof(a)/sizeof(a[0])); i++){
+    char *zSql = sqlite3_mprintf("SELECT x FROM %s WHERE x > 2", a[i].zTab), *zRef = refOf(zSql);
+    int64_t n0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.small')");
+    char *zDiff = readDiffN(db, zSql, zRef, 0, 1, 0, 3);
+    int64_t n1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.small')");
+    int64_t nKept = h_int(db, "SELECT count(*) FROM gpuagg_cache() WHERE table_name=%Q", a[i].zTab);
+    CHECK(zDiff==0, "%s: %s", zSql, zDiff);
+    CHECK(a[i].small ? n1>n0 : n1==n0, "%s: %lld reads not recorded, wanted %s", zSql, (long long)(n1 - n0),
+          a[i].small ? "some" : "none");
+    CHECK(a[i].kept ? nKept>0 : nKept==0, "%s: %lld of its columns kept", zSql, (long long)nKept);
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+  }
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* zSql (sqlite3_free'd here) read twice through a gpu_query table, the
 ** second by its kept plan where there is one, each SQLite's (refOf's form;
 ** in order where ordered); counted in *pnEngine where the engine read it,
@@ -7225,6 +7267,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_rowid_collation);
   tcase_add_test(tc, test_cost_choice);
   tcase_add_test(tc, test_measured_choice);
+  tcase_add_test(tc, test_small_not_recorded);
   tcase_add_test(tc, test_sub_keeps);
   tcase_add_test(tc, test_having_pick);
   tcase_add_test(tc, test_in_kept);

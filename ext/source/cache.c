@@ -46,7 +46,13 @@
 **   4b. A source opened to record (a reader whose read cannot use kept
 **      columns, for a later one that can: gpu_query's first read) is none
 **      on a hit, and keeps what passes only if it is
-**      gpuagg_config('threshold') rows or more.
+**      gpuagg_config('threshold') rows or more. Where the table's rowids
+**      span fewer (max minus min plus one, read in the caller's
+**      transaction), it could keep nothing: none is opened, and the reader
+**      serves alone, not recording what each read would throw away (here,
+**      2 cores, a cache budget on the CPU backend, TPC-H SF 0.1: a join of
+**      supplier's 1,000 rows and nation's 25, 1.74 -> 0.66 ms a read on one
+**      thread, 1.94 -> 1.20 on two).
 **   4c. A hit whose sink takes batches on several threads hands them out
 **      on that many threads (hitPar), as a page source's workers would.
 **   4d. Where the source that reads the table bounds its rows (nRowMax:
@@ -120,7 +126,9 @@ struct ga_cache {
   int64_t holdBytes;        /* ... its bytes (counted in bytes) */
   int64_t workBytes;        /* the device's work memory (dres), at the last read (in bytes) */
   uint64_t tick;            /* uses so far (an entry's last use) */
-  int64_t nHit, nMiss;      /* scans served from it, scans that read the table */
+  int64_t nHit, nMiss;      /* scans served from it, scans that read the table ... */
+  int64_t nSmall;           /* ... of which not recorded: the table's rowids span fewer than the
+                            ** threshold (4b) */
   int64_t nInval, nEvict;   /* columns dropped as stale, and to keep to the budget */
   int64_t nDevHit;          /* hits answered by kernels on the device form */
   double checkMs;           /* time spent finding entries and checking them */
@@ -373,10 +381,10 @@ void ga_cache_describe(sqlite3_str *out, const ga_cache *c){
   if( c==0 ) c = &none;
   sqlite3_str_appendf(out, "\"cache\":{\"budget\":%lld,\"entries\":%d,\"bytes\":%lld,\"device_bytes\":%lld,"
                       "\"held_bytes\":%lld,\"work_bytes\":%lld,"
-                      "\"hits\":%lld,\"device_hits\":%lld,\"misses\":%lld,\"invalidations\":%lld,\"evictions\":%lld,"
-                      "\"check_ms\":%.3f,\"device_ms\":%.3f}", (long long)c->budget, c->nEntry, (long long)c->bytes,
-                      (long long)c->devBytes, (long long)c->holdBytes, (long long)c->workBytes,
-                      (long long)c->nHit, (long long)c->nDevHit, (long long)c->nMiss,
+                      "\"hits\":%lld,\"device_hits\":%lld,\"misses\":%lld,\"small\":%lld,\"invalidations\":%lld,"
+                      "\"evictions\":%lld,\"check_ms\":%.3f,\"device_ms\":%.3f}", (long long)c->budget, c->nEntry,
+                      (long long)c->bytes, (long long)c->devBytes, (long long)c->holdBytes, (long long)c->workBytes,
+                      (long long)c->nHit, (long long)c->nDevHit, (long long)c->nMiss, (long long)c->nSmall,
                       (long long)c->nInval, (long long)c->nEvict, c->checkMs, c->devMs);
 }
 
@@ -1653,6 +1661,28 @@ static int cacheOn(ga_conn *conn){
 }
 
 
+/* Do the rowids of rowid table t of db span fewer than n values (4b)? 0
+** where that is not known (an error, a column named _rowid_). */
+static int spanBelow(sqlite3 *db, const ga_table *t, int64_t n){
+  sqlite3_stmt *st = 0;
+  char *z;
+  int below = 0, c;
+  if( n<1 || t->withoutRowid ) return 0;
+  for(c=0; c<t->nCol; c++) if( sqlite3_stricmp(t->aCol[c].zName, "_rowid_")==0 ) return 0;
+  z = sqlite3_mprintf("SELECT max(_rowid_), min(_rowid_) FROM \"%w\".\"%w\"", t->zDb, t->zTab);
+  if( z && sqlite3_prepare_v2(db, z, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    if( sqlite3_column_type(st, 0)==SQLITE_NULL ){
+      below = 1;                                  /* (no rows) */
+    }else if( sqlite3_column_type(st, 0)==SQLITE_INTEGER && sqlite3_column_type(st, 1)==SQLITE_INTEGER ){
+      /* (max - min, exact as an unsigned difference) */
+      below = (uint64_t)sqlite3_column_int64(st, 0) - (uint64_t)sqlite3_column_int64(st, 1) < (uint64_t)(n - 1);
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_free(z);
+  return below;
+}
+
 /* ga_colsrc_cache's work; the caller times it. */
 static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
                             const char *const *azCol, const unsigned char *aWant, int keep, int *pHit){
@@ -1702,7 +1732,14 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int n
   }
   memset(p->aEnt, 0, sizeof(p->aEnt));
   conn->cache->nMiss++;
-  if( keep & GA_KEEP_LARGE ) p->minRows = conn->threshold;
+  if( keep & GA_KEEP_LARGE ){
+    p->minRows = conn->threshold;
+    if( spanBelow(db, t, p->minRows) ){            /* (4b: nothing it reads could be kept) */
+      conn->cache->nSmall++;
+      cacheClose(&p->base);
+      return 0;
+    }
+  }
   return &p->base;
 }
 
