@@ -5339,7 +5339,9 @@ END_TEST
 ** could keep nothing: its reads on the table (rows, which kept columns do
 ** not serve) are not recorded (cache.c, 4b; counted in gpuagg_info()'s
 ** cache.small), a sparse one's of as few rows are, a larger one is kept;
-** every answer SQLite's. */
+** every answer SQLite's. Another connection's writes (rollback journal,
+** then WAL) spread a small table's rowids past the threshold and back: each
+** read decides by its own transaction's rowids. */
 START_TEST(test_small_not_recorded){
   static const struct { const char *zTab; int small; int kept; } a[] = {
     { "s", 1, 0 },                 /* 500 rows, rowids 1..500 */
@@ -5371,6 +5373,35 @@ START_TEST(test_small_not_recorded){
     sqlite3_free(zDiff);
     sqlite3_free(zRef);
     sqlite3_free(zSql);
+  }
+  {
+    static const char zW[] = "SELECT x FROM w WHERE x > 2";
+    /* another connection's write, then whether the read after it is not recorded */
+    static const struct { const char *zStep; int small; } aStep[] = {
+      { "", 1 },
+      { "INSERT INTO w VALUES(5000, 7)", 0 },     /* rowids 1..300 and 5000: span past 1,000 */
+      { "DELETE FROM w WHERE id = 5000", 1 },
+    };
+    sqlite3 *other = openFileChecked(zFile);
+    char *zRef = refOf(zW);
+    int v;
+    EXEC(db, "CREATE TABLE w(id INTEGER PRIMARY KEY, x INTEGER);" SERIES(300) "INSERT INTO w SELECT value, value %% 11 FROM series");
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zW);
+    for(v=0; v<2; v++){
+      EXEC(db, "PRAGMA journal_mode = %s", v ? "WAL" : "DELETE");
+      for(i=0; i<(int)(sizeof(aStep)/sizeof(aStep[0])); i++){
+        int64_t n0, n1;
+        if( aStep[i].zStep[0] ) CHECK(h_exec(other, "%s", aStep[i].zStep)==SQLITE_OK, "%s", h_errmsg);
+        n0 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.small')");
+        readPath(db, "SELECT * FROM q", zRef, i);
+        n1 = h_int(db, "SELECT json_extract(gpuagg_info(), '$.cache.small')");
+        CHECK(aStep[i].small ? n1>n0 : n1==n0, "%s, after %s: %lld reads not recorded, wanted %s", v ? "WAL" : "rollback",
+              aStep[i].zStep[0] ? aStep[i].zStep : "nothing", (long long)(n1 - n0), aStep[i].small ? "some" : "none");
+      }
+    }
+    EXEC(db, "DROP TABLE temp.q");
+    sqlite3_free(zRef);
+    sqlite3_close(other);
   }
   sqlite3_close(db);
   s_dir_drop(zDir);
