@@ -31,6 +31,11 @@
 **   5. Or rows ordered by one term (q_compile_order): the filter, and the
 **      term as a number key (qprog.h, 5); the engine makes the result rows
 **      of the window's rows alone (exec.c's keptOrder).
+**   5a. Or a join's rows (q_compile_join_rows): the filter with 6's probes,
+**      and one key for every row, so that the order's rows are the scanned
+**      rows the join keeps, in scan order (exec.c, 8a). Each probe finds
+**      one row a key, so a scanned row the filter keeps is one joined row
+**      (a LEFT JOIN's, one row or its NULLs).
 **   6. A join (q_compile_join) whose joined tables each meet the rows before them
 **      by equalities, one of which indexes the table's rows as built (join.c, 1:
 **      its own conjuncts applied): its keys integers (after the equality's
@@ -1875,8 +1880,9 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
   for(i=0; i<Q_MAXTAB; i++) c->aEqAt2[i] = -1;
   p->filter = -1;
   p->nCol = pl->nCol;
-  if( pl->nJoin && (aJr==0 || order) ) rc = why(c, "a join");
-  else if( order && (pl->grouped || pl->nSort!=1) ) rc = why(c, "not rows ordered by one term");
+  if( pl->nJoin && (aJr==0 || order==1) ) rc = why(c, "a join");
+  else if( order==1 && (pl->grouped || pl->nSort!=1) ) rc = why(c, "not rows ordered by one term");
+  else if( order==2 && (pl->grouped || pl->nJoin==0) ) rc = why(c, "not rows of a join");
   else if( !order && !pl->grouped ) rc = why(c, "rows without aggregates");
   else if( pl->nBare ) rc = why(c, "a bare column (%s)", colName(c, pl->aBare[0]->iCol));
   else if( pl->nCol>GA_QCOL ) rc = why(c, "more than %d columns", GA_QCOL);
@@ -1918,7 +1924,14 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
     p->stageReg[1] = (unsigned char)p->filter;
     p->nStage = nConj>1 ? 2 : 1;
   }
-  if( order ){
+  if( order==2 ){
+    /* one key for every row: the order is the scan's (qprog.h, 5: ties in scan order) */
+    if( rc==SQLITE_OK && (rc = emitLit(c, SQLITE_INTEGER, 0, &r))==SQLITE_OK ){
+      p->nKey = 1;
+      p->keyNum = 1;
+      p->keyReg[0] = (unsigned char)r;
+    }
+  }else if( order ){
     /* the one term, as a number key (qprog.h, 5) */
     if( rc==SQLITE_OK && (rc = node(c, pl->aSort[0], &r))==SQLITE_OK ){
       p->nKey = 1;
@@ -2000,6 +2013,11 @@ int q_compile_order(qrun *run, const qplan *pl, ga_resident *const *aCol, qkept 
 
 int q_compile_join(qrun *run, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, qkept *k, char **pzWhy){
   return compile(run, pl, aCol, aJr, 0, k, pzWhy);
+}
+
+int q_compile_join_rows(qrun *run, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, qkept *k,
+                        char **pzWhy){
+  return compile(run, pl, aCol, aJr, 2, k, pzWhy);
 }
 
 int64_t q_kept_bytes(const qkept *k){

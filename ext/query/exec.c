@@ -81,6 +81,15 @@
 **      (compile.c, 5), and only those rows are read as 1-6 say, OFFSET
 **      spent (keptOrder); where it does not serve, 1-6 read the table, and
 **      never an error.
+**   8a. A join's rows without aggregates (not DISTINCT: plan.c): the
+**      program of its filter and probes (compile.c, 5a) picks the scanned
+**      table's rows the join keeps, in scan order, and only those are read
+**      as 1-7 and 12 say (joined again by the CPU operators: their order,
+**      their values, ORDER BY, OFFSET and LIMIT as ever); more than
+**      Q_JOIN_ROWS of them, and the operators read the table instead. The
+**      program and the joined tables as built are kept with the columns
+**      (kept.c), for the next read of the same constants while the file is
+**      unchanged, as a grouped join's compiled plan is.
 **   9. A compound (plan.c, 6): each arm run as its own plan, the arms'
 **      rows joined left to right (UNION ALL appends; UNION, INTERSECT and
 **      EXCEPT keep one of equal rows, by the compound's collations: which
@@ -446,8 +455,8 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     if( *pzErr==0 ) goto fail;       /* (QE_BAIL with *pzErr: a join's build, as below) */
     goto done;
   }
-  if( !done && (rc = qxKeptOrder(&e, vt, pl, keep, r, &done, pzErr))!=SQLITE_OK ){
-    if( rc==QE_BAIL || *pzErr==0 ) goto fail;
+  if( !done && (rc = qxKeptOrder(&e, vt, pl, keep, kc, zParams, r, &done, pzErr))!=SQLITE_OK ){
+    if( *pzErr==0 ) goto fail;       /* (QE_BAIL with *pzErr: a join's build) */
     goto done;
   }
   if( done ) goto finish;

@@ -41,6 +41,8 @@
 #include "ranks.h"
 
 #define Q_ORDER_MAX 65536          /* the rows of a window keptOrder makes, at most (LIMIT) */
+#define Q_JOIN_ROWS 65536          /* the scanned rows a join's rows over kept columns are read
+                                   ** again from, at most (exec.c, 8a) */
 #define Q_STR_(x) #x
 #define Q_STR(x) Q_STR_(x)          /* a number's text, in a string constant */
 #define Q_TOP 4096                 /* OFFSET + LIMIT at most this: held rows are cut to the best
@@ -184,6 +186,7 @@ typedef struct Exec {
   int (*xSubRows)(sqlite3_vtab*, sqlite3*, const qplan*, int, ga_colsink*, int64_t*, char**);
                                    /* a subquery's rows run and handed to a sink (qxSubRows) */
   struct JoinTab *aJt;             /* a join: each joined table's rows and keys (join.c) */
+  int jtLent;                      /* ... kept by a compiled plan, lent to this read (kept.c) */
   int aJoinOrder[Q_MAXTAB];        /* ... the order they meet a batch in (join.c, 2a) */
 } Exec;
 
@@ -256,13 +259,22 @@ int qxJoinIndex(Exec *e);
 int qxJoinProbe(Exec *e, Part *p, const ga_colbatch *b, const qctx *ctx, int worker);
 /* Join k's rows and keys as a join over kept columns reads them (built). */
 void qxJoinRows(const Exec *e, int k, qjoinrows *out);
+/* e's built tables freed (not those lent to it). */
 void qxJoinFree(Exec *e);
 void qxJoinScratchFree(Part *p);
+/* A join's built tables kept between reads (kept.c, 8a): e's, indexed,
+** taken from it into *paJt (their bytes the number returned; -1: none, or
+** out of memory), lent to a later read of the same query (not freed with
+** it), and freed by their keeper. */
+int64_t qxJoinTake(Exec *e, struct JoinTab **paJt);
+void qxJoinLend(Exec *e, struct JoinTab *aJt);
+void qxJoinTabsFree(struct JoinTab *aJt, int n);
 
 /* ---- kept.c: kept columns ------------------------------------------------------------------- */
 int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
               int *pDone, char **pzErr);
-int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr);
+int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
+                int *pDone, char **pzErr);
 /* How a read of pl that did not run over kept columns opens its table
 ** (ga_source_open's useCache): GA_SRC_RECORD where kept columns may serve
 ** pl on this connection, so that the next read finds them kept; else as
@@ -272,7 +284,8 @@ int qxKeptRecord(const ga_conn *conn, const qplan *pl, int heavy);
 ** serve where it has them (a join's build; the scan of a plan 8 does not
 ** serve), on a connection that keeps any (else 0). Where 8 does not serve
 ** pl (every read of it is these operators': TPC-H Q15's and Q20's
-** supplier, rows of a join) and the read is heavy (q_exec's keep, or a
+** supplier), or builds its joined tables each read its kept program does
+** not serve (rows of a join: 8a), and the read is heavy (q_exec's keep, or a
 ** subquery of its gpu_query table's reads scanned gpuagg_config('threshold')
 ** rows: q_table_keeps_sub), what it reads is kept whatever its size, so that
 ** its next read replays it from memory (GA_SRC_CACHE: the pages of 10,000

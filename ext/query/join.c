@@ -109,6 +109,9 @@ typedef struct JoinTab {
   int nProbeCol;
   int aOnCol[GA_COLS_MAX];         /* ... and its conditions beside them (q->aOn: 2c), its own too */
   int nOnCol;
+  int nOut;                        /* its columns (its build plan's results) */
+  char *zStore;                    /* kept between reads (5): its keys' and cells' bytes, its runs
+                                   ** freed */
 } JoinTab;
 
 /* A part's joined rows being made. */
@@ -547,6 +550,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
   if( src ) src->xClose(src);
   /* the parts' rows one after another, as jt's columns; their runs kept */
   for(w=0; w<s.nPart; w++) jt->n += s.a[w].n;
+  jt->nOut = pb->nOut;
   if( rc==SQLITE_OK ){
     jt->aT = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
     jt->aV = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
@@ -638,11 +642,11 @@ void qxJoinRows(const Exec *e, int k, qjoinrows *out){
   out->anKey = jt->anKey;
 }
 
-void qxJoinFree(Exec *e){
+void qxJoinTabsFree(JoinTab *aJt, int n){
   int k, c;
-  for(k=0; e->aJt && k<e->pl->nJoin; k++){
-    JoinTab *jt = &e->aJt[k];
-    for(c=0; jt->q && c<jt->q->nCol; c++){
+  for(k=0; aJt && k<n; k++){
+    JoinTab *jt = &aJt[k];
+    for(c=0; c<jt->nOut; c++){
       if( jt->aT ) sqlite3_free(jt->aT[c]);
       if( jt->aV ) sqlite3_free(jt->aV[c]);
       if( jt->aCell ) sqlite3_free(jt->aCell[c]);
@@ -653,9 +657,96 @@ void qxJoinFree(Exec *e){
     sqlite3_free(jt->aNext); sqlite3_free(jt->aSlot); sqlite3_free(jt->aFirst);
     for(c=0; c<jt->nRun; c++) q_run_free(jt->aRun[c]);
     sqlite3_free(jt->aRun);
+    sqlite3_free(jt->zStore);
   }
-  sqlite3_free(e->aJt);
+  sqlite3_free(aJt);
+}
+
+void qxJoinFree(Exec *e){
+  if( !e->jtLent ) qxJoinTabsFree(e->aJt, e->aJt ? e->pl->nJoin : 0);
   e->aJt = 0;
+  e->jtLent = 0;
+}
+
+/* Table jt's keys' and cells' bytes copied into one store of its own, so
+** that its runs (a build's workers' and their blocks of 1 MiB) go. Non-zero:
+** out of memory (jt as it was). */
+static int tableStore(JoinTab *jt){
+  int64_t n = 0, i;
+  int c;
+  char *z;
+  for(i=0; i<jt->n; i++) if( jt->azKey[i] ) n += jt->anKey[i] + jt->anBin[i];
+  for(c=0; c<jt->nOut; c++){
+    for(i=0; jt->aCell[c] && i<jt->n; i++){
+      if( jt->aT[c][i]==SQLITE_TEXT || jt->aT[c][i]==SQLITE_BLOB ) n += jt->aCell[c][i].n;
+    }
+  }
+  if( (jt->zStore = z = sqlite3_malloc64((uint64_t)n + 1))==0 ) return 1;
+  for(i=0; i<jt->n; i++){
+    int nk;
+    if( jt->azKey[i]==0 ) continue;
+    nk = jt->anKey[i] + jt->anBin[i];
+    if( nk ) memcpy(z, jt->azKey[i], (size_t)nk);
+    jt->azKey[i] = z;
+    z += nk;
+  }
+  for(c=0; c<jt->nOut; c++){
+    for(i=0; jt->aCell[c] && i<jt->n; i++){
+      ga_cell *x = &jt->aCell[c][i];
+      if( jt->aT[c][i]!=SQLITE_TEXT && jt->aT[c][i]!=SQLITE_BLOB ) continue;
+      if( x->n ) memcpy(z, x->z, (size_t)x->n);
+      x->z = z;
+      z += x->n;
+    }
+  }
+  for(c=0; c<jt->nRun; c++) q_run_free(jt->aRun[c]);
+  jt->nRun = 0;
+  return 0;
+}
+
+/* The memory table jt holds. */
+static int64_t tableBytes(const JoinTab *jt){
+  int64_t n = (int64_t)sizeof(*jt) + jt->n*(8 + 4 + 4 + 8 + (jt->aPos ? 8 : 0) + (jt->aNext ? 8 : 0));
+  int64_t i;
+  int c;
+  for(c=0; c<jt->nOut; c++){
+    n += jt->n*(1 + 8 + (jt->aCell[c] ? (int64_t)sizeof(ga_cell) : 0));
+    for(i=0; jt->aCell[c] && i<jt->n; i++){
+      if( jt->aT[c][i]==SQLITE_TEXT || jt->aT[c][i]==SQLITE_BLOB ) n += jt->aCell[c][i].n;
+    }
+  }
+  for(i=0; i<jt->n; i++) if( jt->azKey[i] ) n += jt->anKey[i] + jt->anBin[i];
+  if( jt->aSlot ) n += 8*(int64_t)(jt->mask + 1);
+  if( jt->aFirst ) n += 8*jt->nFirst;
+  return n;
+}
+
+int64_t qxJoinTake(Exec *e, JoinTab **paJt){
+  int64_t n = 0;
+  int k;
+  *paJt = 0;
+  if( e->jtLent || e->aJt==0 ) return -1;
+  for(k=0; k<e->pl->nJoin; k++){
+    if( e->aJt[k].zStore==0 && tableStore(&e->aJt[k]) ) return -1;
+    n += tableBytes(&e->aJt[k]);
+  }
+  *paJt = e->aJt;
+  e->aJt = 0;
+  return n;
+}
+
+void qxJoinLend(Exec *e, JoinTab *aJt){
+  int k;
+  qxJoinFree(e);
+  e->aJt = aJt;
+  e->jtLent = 1;
+  for(k=0; k<e->pl->nJoin; k++){    /* (the plan is this read's: the same query's) */
+    JoinTab *jt = &aJt[k];
+    jt->q = &e->pl->aJoin[k];
+    jt->nProbeCol = jt->nOnCol = 0;
+    tableReads(jt);
+  }
+  joinOrder(e);
 }
 
 void qxJoinScratchFree(Part *p){

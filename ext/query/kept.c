@@ -553,10 +553,11 @@ static void keptDropped(void *p){
 }
 
 /* Keep compiled plan k (made from columns aRes) in kc, its memory held in
-** the column cache's budget with them: its keys' shown bytes copied there.
+** the column cache's budget with them (and nMore bytes: a join's built
+** tables, which the caller then gives kc): its keys' shown bytes copied there.
 ** Non-zero: it does not fit, or out of memory (kc stays empty, k as it was). */
 static int keptSave(ga_cache *cache, qkeptcache *kc, const qplan *pl, ga_resident *const *aRes, const char *zParams,
-                    qkept *k){
+                    qkept *k, int64_t nMore){
   int64_t n = 0, i;
   uint64_t aGen[GA_COLS_MAX];
   int kk, c;
@@ -569,7 +570,8 @@ static int keptSave(ga_cache *cache, qkeptcache *kc, const qplan *pl, ga_residen
   }
   for(c=0; c<pl->nCol; c++) aGen[c] = aRes[c]->gen;
   kc->cache = cache;
-  kc->hold = ga_cache_hold(cache, q_kept_bytes(k) + n + (int64_t)strlen(zParams), aGen, pl->nCol, keptDropped, kc);
+  kc->hold = ga_cache_hold(cache, q_kept_bytes(k) + n + (int64_t)strlen(zParams) + nMore, aGen, pl->nCol,
+                          keptDropped, kc);
   if( kc->hold==0 || (kc->aBytes = z = sqlite3_malloc64((uint64_t)n + 1))==0
    || (kc->zKey = sqlite3_mprintf("%s", zParams))==0 ){
     q_keptcache_clear(kc);
@@ -595,6 +597,7 @@ static int keptSave(ga_cache *cache, qkeptcache *kc, const qplan *pl, ga_residen
 void q_keptcache_clear(qkeptcache *kc){
   ga_cache_unhold(kc->cache, kc->hold);
   if( kc->valid ) q_kept_free(&kc->k);
+  qxJoinTabsFree(kc->aJt, kc->nJt);
   sqlite3_free(kc->zKey);
   sqlite3_free(kc->aBytes);
   memset(kc, 0, sizeof(*kc));
@@ -775,11 +778,11 @@ static const char *keptForm(const qplan *pl, int *pNote){
   int k;
   *pNote = 0;
   if( pl->s->zFrom==0 || pl->pSub ) return pl->pSub ? "FROM a subquery" : "there is no table";
-  if( !pl->grouped && !qxOrderable(pl, &lim, &off) ){
-    return "rows without aggregates (other than ordered by one term with a LIMIT of 1 to " Q_STR(Q_ORDER_MAX) ")";
+  if( !pl->grouped && !pl->nJoin && !qxOrderable(pl, &lim, &off) ){
+    return "rows without aggregates (other than ordered by one term with a LIMIT of 1 to " Q_STR(Q_ORDER_MAX)
+           ", or from a join)";
   }
   *pNote = 1;
-  if( pl->nJoin && !pl->grouped ) return "rows without aggregates from a join";
   for(k=0; k<pl->nJoin; k++){     /* (compile.c, 6: what the builds show is said once they are made) */
     if( pl->aJoin[k].nEq==0 ) return "a join by no equality";
   }
@@ -824,13 +827,16 @@ static int keptAny(const ga_conn *conn, const qplan *pl){
 int qxKeptRecord(const ga_conn *conn, const qplan *pl, int heavy){
   int note;
   if( conn->qkept==0 ) return 0;
-  return keptForm(pl, &note)==0 ? GA_SRC_RECORD : qxKeptSource(conn, pl, heavy);
+  /* (a join's rows: its scanned table's kept columns serve the CPU's operators where the
+  ** program does not: qxKeptOrder) */
+  return keptForm(pl, &note)==0 && (pl->grouped || !pl->nJoin) ? GA_SRC_RECORD : qxKeptSource(conn, pl, heavy);
 }
 
 int qxKeptSource(const ga_conn *conn, const qplan *pl, int heavy){
   int note;
   if( conn->qkept==0 ) return 0;
-  return heavy && keptForm(pl, &note)!=0 ? GA_SRC_CACHE : GA_SRC_LARGE;
+  /* (a join's rows: its tables are built every read its kept program does not serve) */
+  return heavy && (keptForm(pl, &note)!=0 || !pl->grouped) ? GA_SRC_CACHE : GA_SRC_LARGE;
 }
 
 int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
@@ -885,7 +891,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
       else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
       goto done;
     }
-    if( zKey && keptSave(conn->cache, kc, pl, aRes, zKey, &k)==0 ) pk = &kc->k;
+    if( zKey && keptSave(conn->cache, kc, pl, aRes, zKey, &k, 0)==0 ) pk = &kc->k;
   }
   if( pk!=&k ) ga_cache_hold_use(kc->hold, 1);  /* (kept through the read) */
   r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
@@ -970,32 +976,56 @@ done:
 }
 
 /* The window's rows (xOrder over the kept columns), in scan order, into
-** e's part as batches from the columns' host copies; *pDone set. Where it
-** does not serve, nothing, the reason in r->zKeptWhy. */
-int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int *pDone, char **pzErr){
+** e's part as batches from the columns' host copies; *pDone set. A join's
+** rows without aggregates (exec.c, 8a): the scanned rows its program
+** keeps, in scan order, each joined again by the CPU operators; the
+** program and the built tables kept in kc for the next read of the same
+** constants (as qxKeptRun keeps a plan). Where it does not serve, nothing,
+** the reason in r->zKeptWhy. */
+int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, const char *zParams, qresult *r,
+                int *pDone, char **pzErr){
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   const ga_backend *dev = ga_device_backend(), *be = 0;
   ga_resident *aRes[GA_COLS_MAX];
   ga_qcol aCol[GA_COLS_MAX];
   ga_colvec aVec[GA_COLS_MAX];
+  qjoinrows aJr[Q_MAXTAB];
   ga_colsrc *src = 0;
-  qkept k;
-  char zErr[GA_ERRLEN], *zWhy = 0;
-  int64_t lim, off, *aRow = 0, nRow = 0, i;
+  qkept k, *pk = &k;
+  char zErr[GA_ERRLEN], *zWhy = 0, *zKey = 0;
+  int64_t lim = Q_JOIN_ROWS + 1, off = 0, *aRow = 0, nRow = 0, i;
   unsigned char *aT = 0;
   int64_t *aV = 0;
-  int c, rc = SQLITE_OK, fail, useDev, note;
+  int c, rc = SQLITE_OK, fail, useDev, note, joined = pl->nJoin>0;
   double t0 = ga_now_ms();
   *pDone = 0;
   memset(&k, 0, sizeof(k));
   if( pl->grouped || (!keep && !keptAny(conn, pl)) || keptMay(conn, pl, &useDev, &note, zErr)
-   || !qxOrderable(pl, &lim, &off) ){
+   || (!joined && !qxOrderable(pl, &lim, &off)) ){
     return SQLITE_OK;
   }
   rc = keptCols(vt, pl, keep, useDev, 0, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
-  if( (rc = q_compile_order(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
+  if( joined && kc ){                       /* the parameters, and the constants they fold into */
+    char *zPlan = planKey(pl);
+    zKey = zPlan ? sqlite3_mprintf("%s|%s", zParams ? zParams : "", zPlan) : 0;
+    sqlite3_free(zPlan);
+  }
+  if( joined && keptSame(kc, pl, aRes, zKey) && kc->aJt ){
+    pk = &kc->k;                            /* (its tables unchanged: built, indexed) */
+    ga_cache_hold_use(kc->hold, 1);         /* (kept through the read) */
+    qxJoinLend(e, kc->aJt);
+    r->planKept = 1;
+  }else if( joined ){
+    /* the joined tables built as the CPU operators build them: the program
+    ** probes them, and the operators join the rows it keeps */
+    if( e->aJt==0 && (rc = qxJoinBuild(e, vt, ((ga_vtab*)vt)->db, keep, pzErr))!=SQLITE_OK ) goto done;
+    for(c=0; c<pl->nJoin; c++) qxJoinRows(e, c, &aJr[c]);
+    r->aMs[0] = ga_now_ms() - t0;
+  }
+  if( pk==&k && (rc = joined ? q_compile_join_rows(e->r, pl, aRes, aJr, &k, &zWhy)
+                             : q_compile_order(e->r, pl, aRes, &k, &zWhy))!=SQLITE_OK ){
     if( rc==QE_BAIL ) rc = SQLITE_OK;
     else *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : q_run_errmsg(e->r));
     goto done;
@@ -1008,8 +1038,8 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int 
     *pzErr = sqlite3_mprintf("out of memory");
     goto done;
   }
-  fail = be->xOrder(be==dev ? aRes[0]->pRes : 0, &conn->stats, &k.p, aCol, aRes[0]->n, k.tabC, k.tabV, k.nTab,
-                    pl->aSortDesc[0], qxNullsFirst(pl, 0), off, lim, aRow, &nRow, zErr);
+  fail = be->xOrder(be==dev ? aRes[0]->pRes : 0, &conn->stats, &pk->p, aCol, aRes[0]->n, pk->tabC, pk->tabV, pk->nTab,
+                    joined ? 0 : pl->aSortDesc[0], joined ? 0 : qxNullsFirst(pl, 0), off, lim, aRow, &nRow, zErr);
   if( be==dev ) ga_cache_work(conn->cache);
   if( fail==GA_DEV_SCAN ){
     zWhy = sqlite3_mprintf("an ORDER BY term with INTEGER and REAL values both");
@@ -1021,6 +1051,26 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int 
   }else if( fail ){
     zWhy = sqlite3_mprintf("%s", zErr);
     goto done;
+  }else if( joined && nRow>Q_JOIN_ROWS ){
+    zWhy = sqlite3_mprintf("the join keeps more than " Q_STR(Q_JOIN_ROWS) " of the scanned table's rows");
+    goto done;
+  }
+  if( joined && (rc = qxJoinIndex(e))!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("out of memory");
+    goto done;
+  }
+  if( joined && pk==&k && zKey ){           /* the program and the tables kept for the next read */
+    struct JoinTab *aJt;
+    int64_t nJt = qxJoinTake(e, &aJt);
+    if( nJt>=0 && keptSave(conn->cache, kc, pl, aRes, zKey, &k, nJt)==0 ){
+      kc->aJt = aJt;
+      kc->nJt = pl->nJoin;
+      pk = &kc->k;
+      ga_cache_hold_use(kc->hold, 1);
+      qxJoinLend(e, aJt);
+    }else if( nJt>=0 ){
+      e->aJt = aJt;                         /* (e's again) */
+    }
   }
   /* the rows in scan order (finish orders them again, ties by that order) */
   qsort(aRow, (size_t)nRow, sizeof(int64_t), qxCmpU64);   /* (rows are not negative) */
@@ -1044,7 +1094,7 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qresult *r, int 
     rc = e->xBatch(e, &e->main, &b, 0);
   }
   if( rc==SQLITE_OK ){
-    e->offDone = 1;
+    e->offDone = !joined;
     *pDone = 1;
     r->nScan = nRow;
     r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
@@ -1055,7 +1105,10 @@ done:
   sqlite3_free(aRow);
   sqlite3_free(aT);
   sqlite3_free(aV);
+  sqlite3_free(zKey);
   q_kept_free(&k);
+  if( e->jtLent ) qxJoinFree(e);            /* (not for the CPU's scan: their hold ends here) */
+  if( pk!=&k ) ga_cache_hold_use(kc->hold, 0);   /* (kc may be empty after) */
   if( src ) src->xClose(src);
   r->zKeptWhy = zWhy;
   return rc;

@@ -690,6 +690,7 @@ struct qkeptcache {
   uint64_t aGen[GA_COLS_MAX];
   char *zKey;                      /* the parameters and constants, rendered */
   char *aBytes;                    /* the keys' shown TEXT and BLOB bytes */
+  struct JoinTab *aJt; int nJt;    /* a join's rows (exec.c, 8a): its built tables, indexed */
 };
 void q_keptcache_clear(qkeptcache*);
 
@@ -714,6 +715,11 @@ int q_compile(qrun *r, const qplan *pl, ga_resident *const *aCol, qkept *k, char
 int q_compile_order(qrun *r, const qplan *pl, ga_resident *const *aCol, qkept *k, char **pzWhy);
 /* As q_compile, a join (compile.c, 6): aJr[k] join k's rows. */
 int q_compile_join(qrun *r, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, qkept *k, char **pzWhy);
+/* As q_compile_join, a join's rows without aggregates (compile.c, 5a): the
+** filter, and one key for every row, so that an order's rows are the rows
+** the join keeps of the scanned table, in scan order. */
+int q_compile_join_rows(qrun *r, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, qkept *k,
+                        char **pzWhy);
 void q_kept_free(qkept *k);
 /* The memory k takes. */
 int64_t q_kept_bytes(const qkept *k);
