@@ -1052,7 +1052,8 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, 
     zWhy = sqlite3_mprintf("%s", zErr);
     goto done;
   }else if( joined && nRow>Q_JOIN_ROWS ){
-    zWhy = sqlite3_mprintf("the join keeps more than " Q_STR(Q_JOIN_ROWS) " of the scanned table's rows");
+    zWhy = sqlite3_mprintf("the join keeps more than %d of its first table's rows (%s)", Q_JOIN_ROWS,
+                           pl->src.tab.zTab);
     goto done;
   }
   if( joined && (rc = qxJoinIndex(e))!=SQLITE_OK ){
