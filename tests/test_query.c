@@ -3167,6 +3167,29 @@ START_TEST(test_kept_budget){
           (long long)cacheNum(db, "held_bytes"), (long long)heldG);
     EXEC(db, "DROP TABLE temp.qg");
   }
+  {
+    /* a join's rows (exec.c, 8a): its program and its joined table as built are held with f's
+    ** columns, counted in the budget, and go with a budget lowered below them */
+    static const char zR[] = "SELECT f.x, d.c FROM f JOIN d ON f.k = d.id WHERE d.w < 3";
+    int64_t held0, held1, n0, p0;
+    int i;
+    EXEC(db, "SELECT gpuagg_config('cache', %d)", 1<<26);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.qr USING gpu_query((%s))", zR);
+    held0 = cacheNum(db, "held_bytes");
+    for(i=0; i<2; i++) budgetRead(db, "qr", zR, "a read of a join's rows");
+    held1 = cacheNum(db, "held_bytes");
+    n0 = keptReads(db);
+    p0 = plansKept(db);
+    budgetRead(db, "qr", zR, "a read of a join's rows by its kept program");
+    CHECK(keptReads(db)==n0 + 1 && plansKept(db)==p0 + 1 && held1>held0, "a join's rows: %lld of 1 read over kept"
+          " columns, %lld by its kept program, %lld bytes held (%lld before)", (long long)(keptReads(db) - n0),
+          (long long)(plansKept(db) - p0), (long long)held1, (long long)held0);
+    EXEC(db, "SELECT gpuagg_config('cache', %lld)", (long long)h_int(db, "SELECT sum(bytes) FROM gpuagg_cache()"));
+    CHECK(cacheNum(db, "held_bytes")==0, "a budget of the columns alone keeps %lld held bytes",
+          (long long)cacheNum(db, "held_bytes"));
+    budgetRead(db, "qr", zR, "a read of a join's rows with no room for its program");
+    EXEC(db, "DROP TABLE temp.qr");
+  }
   /* 0 frees everything */
   EXEC(db, "SELECT gpuagg_config('cache', 0)");
   CHECK(cacheNum(db, "bytes")==0 && cacheNum(db, "held_bytes")==0 && cacheNum(db, "work_bytes")==0,
