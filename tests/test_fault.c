@@ -171,6 +171,8 @@ START_TEST(test_cache_faults){
     "SELECT * FROM qg",
     /* ... and count(DISTINCT) over a join, counted by code on the device (cuda_group.c, 7) */
     "SELECT * FROM qh",
+    /* ... and a join's rows: the scanned rows it keeps picked by the order's operators (exec.c, 8a) */
+    "SELECT * FROM qi",
   };
   const int nQ = (int)(sizeof(azQ)/sizeof(azQ[0]));
   char zDir[64], zFile[128], *aRef[16];
@@ -250,7 +252,9 @@ START_TEST(test_cache_faults){
            "CREATE VIRTUAL TABLE temp.qg USING gpu_query((SELECT d.s, de.h, count(*), sum(d.x), max(d.i), avg(d.k)"
            " FROM d, de WHERE de.id = d.k GROUP BY d.s, de.h ORDER BY 4 DESC, 1, 2 LIMIT 5));"
            "CREATE VIRTUAL TABLE temp.qh USING gpu_query((SELECT dd.g, count(DISTINCT d.s), count(*) FROM d, dd"
-           " WHERE d.k = dd.id GROUP BY dd.g))");
+           " WHERE d.k = dd.id GROUP BY dd.g));"
+           "CREATE VIRTUAL TABLE temp.qi USING gpu_query((SELECT d.k, d.i, dd.g FROM d, dd WHERE d.k = dd.id"
+           " AND d.x > 0.9 ORDER BY d.i LIMIT 30))");
   for(q=0; q<nQ; q++) aRef[q] = s_render(db, azQ[q]);
   for(strict=0; strict<2; strict++){
     EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");
