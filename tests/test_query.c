@@ -2868,7 +2868,8 @@ END_TEST
 ** of 80,000: the operators read the table, the reason said); each read three
 ** times (the third by the kept program and tables), between rounds a
 ** commit to the joined table by another connection (WAL), then one to the
-** scanned table by this one; every read against SQLite. */
+** scanned table by this one; a UTF-8 file, then a UTF-16le one; every read
+** against SQLite. */
 START_TEST(test_join_rows_kept){
   static const char *azSql[] = {
     "SELECT f.id, d.name, f.a FROM f, d WHERE f.k = d.id AND d.r = 3 AND f.a < 50 ORDER BY f.a DESC, f.id LIMIT 20"
@@ -2878,61 +2879,64 @@ START_TEST(test_join_rows_kept){
     "SELECT f.id, d.name FROM f JOIN d ON d.id = f.k AND d.r <> 9 WHERE f.s LIKE 'x1%' AND d.name > 'n2'",
     "SELECT f.id, d.name FROM f, d WHERE f.k = d.id",
   };
+  static const char *azEnc[] = { "UTF-8", "UTF-16le" };
   const int nSql = (int)(sizeof(azSql)/sizeof(azSql[0]));
-  char zDir[64], zFile[96];
-  sqlite3 *db = openKeptFile(zDir, "joinrows", "j.db"), *w;
   int64_t nKept = 0, nRead = 0;
-  int q, round, i;
-  snprintf(zFile, sizeof(zFile), "%s/j.db", zDir);
-  EXEC(db, "PRAGMA journal_mode=WAL;"
-           "CREATE TABLE d(id INTEGER PRIMARY KEY, name TEXT, r INTEGER);"
-           "CREATE TABLE f(id INTEGER PRIMARY KEY, k INTEGER, a INTEGER, s TEXT);"
-           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<100)"
-           " INSERT INTO d SELECT i, 'n' || (i * 37 %% 100), i %% 10 FROM c;"
-           "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<80000)"
-           " INSERT INTO f SELECT i, CASE WHEN i %% 23 = 0 THEN NULL ELSE (i * 7919) %% 103 END, (i * 31) %% 1000,"
-           " 'x' || (i %% 300) FROM c");
-  CHECK((w = s_open_plain(zFile))!=0, "a second connection on %s", zFile);
-  for(q=0; q<nSql; q++){
-    EXEC(db, "CREATE VIRTUAL TABLE temp.jr%d USING gpu_query((%s))", q, azSql[q]);
-  }
-  for(round=0; round<3; round++){
-    /* the joined table changed by another connection; then the scanned one by this one */
-    if( round==1 ) EXEC(w, "UPDATE d SET r = (r + 3) %% 10, name = name || 'z' WHERE id %% 3 = 0");
-    if( round==2 ) EXEC(db, "DELETE FROM f WHERE id %% 50 = 1");
+  int q, round, i, enc;
+  for(enc=0; enc<2; enc++){
+    char zDir[64], zFile[96];
+    sqlite3 *db = openKeptFile(zDir, enc ? "joinrows16" : "joinrows", "j.db"), *w;
+    snprintf(zFile, sizeof(zFile), "%s/j.db", zDir);
+    EXEC(db, "PRAGMA encoding='%s'; PRAGMA journal_mode=WAL;"
+             "CREATE TABLE d(id INTEGER PRIMARY KEY, name TEXT, r INTEGER);"
+             "CREATE TABLE f(id INTEGER PRIMARY KEY, k INTEGER, a INTEGER, s TEXT);"
+             "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<100)"
+             " INSERT INTO d SELECT i, 'n' || (i * 37 %% 100), i %% 10 FROM c;"
+             "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<80000)"
+             " INSERT INTO f SELECT i, CASE WHEN i %% 23 = 0 THEN NULL ELSE (i * 7919) %% 103 END, (i * 31) %% 1000,"
+             " 'x' || (i %% 300) FROM c", azEnc[enc]);
+    CHECK((w = s_open_plain(zFile))!=0, "a second connection on %s", zFile);
     for(q=0; q<nSql; q++){
-      for(i=0; i<3; i++){
-        Rows want, got;
-        int64_t k0 = keptReads(db);
-        char *zRead = sqlite3_mprintf("SELECT * FROM jr%d", q);
-        rowsOf(db, zRead, &got);
-        rowsOf(db, azSql[q], &want);
-        CHECK(want.zErr==0 && got.zErr==0 && want.n>0 && rowsSame(&want, &got, 1),
-              "round %d, %s, read %d: %d rows, want %d (%s)", round, azSql[q], i + 1, got.n, want.n,
-              got.zErr ? got.zErr : "");
-        nRead++;
-        if( q<nSql - 1 && i==2 ){
-          nKept++;
-          CHECK(keptReads(db)==k0 + 1, "round %d, %s: read 3 not over kept columns (%s)", round, azSql[q],
-                h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')"));
-        }
-        if( q==nSql - 1 ){
-          char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')");
-          CHECK(keptReads(db)==k0 && z && strstr(z, "keeps more than 65536 of its first table's rows (f)"), "round %d, %s: %s", round, azSql[q],
-                z ? z : "?");
+      EXEC(db, "CREATE VIRTUAL TABLE temp.jr%d USING gpu_query((%s))", q, azSql[q]);
+    }
+    for(round=0; round<3; round++){
+      /* the joined table changed by another connection; then the scanned one by this one */
+      if( round==1 ) EXEC(w, "UPDATE d SET r = (r + 3) %% 10, name = name || 'z' WHERE id %% 3 = 0");
+      if( round==2 ) EXEC(db, "DELETE FROM f WHERE id %% 50 = 1");
+      for(q=0; q<nSql; q++){
+        for(i=0; i<3; i++){
+          Rows want, got;
+          int64_t k0 = keptReads(db);
+          char *zRead = sqlite3_mprintf("SELECT * FROM jr%d", q), *z;
+          rowsOf(db, zRead, &got);
+          rowsOf(db, azSql[q], &want);
+          CHECK(want.zErr==0 && got.zErr==0 && want.n>0 && rowsSame(&want, &got, 1),
+                "%s, round %d, %s, read %d: %d rows, want %d (%s)", azEnc[enc], round, azSql[q], i + 1, got.n,
+                want.n, got.zErr ? got.zErr : "");
+          nRead++;
+          z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.not_kept')");
+          if( q<nSql - 1 && i==2 ){
+            nKept++;
+            CHECK(keptReads(db)==k0 + 1, "%s, round %d, %s: read 3 not over kept columns (%s)", azEnc[enc], round,
+                  azSql[q], z ? z : "?");
+          }
+          if( q==nSql - 1 ){
+            CHECK(keptReads(db)==k0 && z && strstr(z, "keeps more than 65536 of its first table's rows (f)"),
+                  "%s, round %d, %s: %s", azEnc[enc], round, azSql[q], z ? z : "?");
+          }
           free(z);
+          rowsFree(&want);
+          rowsFree(&got);
+          sqlite3_free(zRead);
         }
-        rowsFree(&want);
-        rowsFree(&got);
-        sqlite3_free(zRead);
       }
     }
+    sqlite3_close(w);
+    sqlite3_close(db);
+    s_dir_drop(zDir);
   }
   printf("gpu_query a join's rows over kept columns, %s backend: %lld reads, %lld checked over kept columns\n",
          g_backend, (long long)nRead, (long long)nKept);
-  sqlite3_close(w);
-  sqlite3_close(db);
-  s_dir_drop(zDir);
 }
 END_TEST
 
