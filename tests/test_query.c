@@ -1919,6 +1919,61 @@ static void twiceFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   sqlite3_result_int64(ctx, 2*sqlite3_value_int64(argv[0]));
 }
 
+/* A function that lower-cases its TEXT (defined as upper() by
+** test_function_redefined). */
+static void lowerFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  const unsigned char *z = sqlite3_value_text(argv[0]);
+  char *y;
+  int i, n = sqlite3_value_bytes(argv[0]);
+  (void)argc;
+  if( z==0 ) return;
+  if( (y = sqlite3_malloc(n + 1))==0 ){ sqlite3_result_error_nomem(ctx); return; }
+  for(i=0; i<n; i++) y[i] = (char)(z[i]>='A' && z[i]<='Z' ? z[i] + 32 : z[i]);
+  sqlite3_result_text(ctx, y, n, sqlite3_free);
+}
+
+/* A function defined again between two reads of one gpu_query table:
+** what the plan asked SQLite of its functions (plan_bind.c's
+** isDeterministic) is asked again each read. upper() built in (the page
+** source's workers compute it on connections of their own); then the
+** application's, deterministic (only the caller's connection has it: the
+** workers hand its values to it); then not deterministic (the read is
+** SQLite's, and says why); each read against SQLite. */
+START_TEST(test_function_redefined){
+  static const char zSql[] = "SELECT count(*), sum(i) FROM k WHERE upper(s) = 'AB' OR upper(s) = 'cd'";
+  static const int aFlags[] = { -1, SQLITE_DETERMINISTIC, 0 };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  int v;
+  s_dir_make(zDir, "fnagain");
+  snprintf(zFile, sizeof(zFile), "%s/f.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "SELECT gpuagg_config('threads', 3);"
+           "CREATE TABLE k(s TEXT, i INTEGER); WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<29999)"
+           " INSERT INTO k SELECT CASE n %% 4 WHEN 0 THEN 'ab' WHEN 1 THEN 'AB' WHEN 2 THEN 'cd' ELSE 'CD' END, n FROM c;"
+           "CREATE VIRTUAL TABLE temp.qf USING gpu_query((%s))", zSql);
+  for(v=0; v<3; v++){
+    char *zGot, *zWant, *zWhy;
+    if( aFlags[v]>=0 ){
+      CHECK(sqlite3_create_function(db, "upper", 1, SQLITE_UTF8 | aFlags[v], 0, lowerFunc, 0, 0)==SQLITE_OK,
+            "upper() defined again: %s", sqlite3_errmsg(db));
+    }
+    zGot = s_render(db, "SELECT * FROM qf");
+    zWhy = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.why[0]')");
+    zWant = s_render(db, zSql);
+    CHECK(strcmp(zGot, zWant)==0, "upper() %s: got %s, want %s", v==0 ? "built in" : v==1 ? "the application's"
+          : "the application's, not deterministic", zGot, zWant);
+    CHECK(v<2 || (zWhy && strstr(zWhy, "upper(), which is not deterministic")), "upper() not deterministic: %s",
+          zWhy ? zWhy : "(no reason)");
+    free(zGot);
+    free(zWant);
+    free(zWhy);
+  }
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* zSql through gpu_query, read twice, each read SQLite's (its reference
 ** read, refOf); on the CPU's backend (query_kept 1) over kept columns. */
 static void keptReadTwice(sqlite3 *db, const char *zSql, int nTh, int cpu){
@@ -7468,6 +7523,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_kept_pair);
   tcase_add_test(tc, test_rows_kept);
   tcase_add_test(tc, test_join_rows_kept);
+  tcase_add_test(tc, test_function_redefined);
   tcase_add_test(tc, test_subquery_times);
   tcase_add_test(tc, test_in_once);
   tcase_add_test(tc, test_in_set);

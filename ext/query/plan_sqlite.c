@@ -83,6 +83,12 @@ static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
   return ok;
 }
 
+void q_sqlkeep_fn_forget(qsqlkeep *k){
+  int i;
+  for(i=0; i<k->nFn; i++) sqlite3_free(k->aFn[i].zName);
+  k->nFn = 0;
+}
+
 void q_sqlkeep_free(qsqlkeep *k){
   int i;
   for(i=0; i<k->n; i++){
@@ -92,6 +98,7 @@ void q_sqlkeep_free(qsqlkeep *k){
   for(i=0; i<k->nCount; i++) sqlite3_free(k->azCount[i]);
   for(i=0; i<k->nPer; i++) sqlite3_free(k->azPer[i]);
   sqlite3_free(k->zShareKey);
+  q_sqlkeep_fn_forget(k);
   memset(k, 0, sizeof(*k));
 }
 

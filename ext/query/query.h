@@ -472,8 +472,14 @@ struct qsqlkeep {
   int nPer;                        /* samples that measured rows per key (cost.c, 1b) */
   char *azPer[Q_SQLKEEP];          /* ... each one's text */
   double aPer[Q_SQLKEEP];          /* ... and rows per key */
+  int nFn;                         /* functions whose flags this read's plan asked SQLite for
+                                   ** (plan_bind.c; q_plan forgets them: an application may
+                                   ** define a function again between reads) */
+  struct { char *zName; int det, builtin; } aFn[Q_SQLKEEP];   /* ... each one's name, whether
+                                   ** deterministic, whether built in */
 };
 void q_sqlkeep_free(qsqlkeep*);
+void q_sqlkeep_fn_forget(qsqlkeep*);
 /* Which of zSql's nOut results a WHERE may constrain before grouping, into
 ** aPush (zeroed first): 1 by equality, 2 by ranges too. A result that is a
 ** column of its one table, where the SELECT has no DISTINCT, LIMIT or
