@@ -672,13 +672,15 @@ static int buildKey(sqlite3_str *s, const qplan *pl){
   return ok;
 }
 
-/* What a compiled plan of pl depends on besides its columns: its constants
-** and its joins' builds' (sqlite3_malloc'd); NULL where it must not be kept
-** (or out of memory). Its results, HAVING and ORDER BY are the finish's,
-** each read. */
-static char *planKey(const qplan *pl){
+/* What a compiled plan of pl depends on besides its columns: the read's
+** parameters (zParams, or NULL), its constants and its joins' builds'
+** (sqlite3_malloc'd); NULL where it must not be kept (or out of memory).
+** Its results, HAVING and ORDER BY are the finish's, each read. */
+static char *planKey(const qplan *pl, const char *zParams){
   sqlite3_str *s = sqlite3_str_new(0);
-  int ok = planLits(s, pl, 0);
+  int ok;
+  sqlite3_str_appendf(s, "%s|", zParams ? zParams : "");
+  ok = planLits(s, pl, 0);
   sqlite3_str_appendchar(s, 1, '.');
   if( !ok ){
     sqlite3_free(sqlite3_str_finish(s));
@@ -866,11 +868,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
-  if( kc ){                                 /* the parameters, and the constants they fold into */
-    char *zPlan = planKey(pl);
-    zKey = zPlan ? sqlite3_mprintf("%s|%s", zParams ? zParams : "", zPlan) : 0;
-    sqlite3_free(zPlan);
-  }
+  if( kc ) zKey = planKey(pl, zParams);    /* the parameters, and the constants they fold into */
   if( keptSame(kc, pl, aRes, zKey) ){
     pk = &kc->k;                            /* (a join's: its tables unchanged, nothing built) */
     r->planKept = 1;
@@ -1007,11 +1005,7 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, 
   rc = keptCols(vt, pl, keep, useDev, 0, &src, aRes, aCol, &be, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
-  if( joined && kc ){                       /* the parameters, and the constants they fold into */
-    char *zPlan = planKey(pl);
-    zKey = zPlan ? sqlite3_mprintf("%s|%s", zParams ? zParams : "", zPlan) : 0;
-    sqlite3_free(zPlan);
-  }
+  if( joined && kc ) zKey = planKey(pl, zParams);
   if( joined && keptSame(kc, pl, aRes, zKey) && kc->aJt ){
     pk = &kc->k;                            /* (its tables unchanged: built, indexed) */
     ga_cache_hold_use(kc->hold, 1);         /* (kept through the read) */
@@ -1020,7 +1014,8 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, 
   }else if( joined ){
     /* the joined tables built as the CPU operators build them: the program
     ** probes them, and the operators join the rows it keeps */
-    if( e->aJt==0 && (rc = qxJoinBuild(e, vt, ((ga_vtab*)vt)->db, keep, pzErr))!=SQLITE_OK ) goto done;
+    assert( e->aJt==0 );                    /* (qxKeptRun builds only for groups) */
+    if( (rc = qxJoinBuild(e, vt, ((ga_vtab*)vt)->db, keep, pzErr))!=SQLITE_OK ) goto done;
     for(c=0; c<pl->nJoin; c++) qxJoinRows(e, c, &aJr[c]);
     r->aMs[0] = ga_now_ms() - t0;
   }
