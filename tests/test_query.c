@@ -2916,6 +2916,89 @@ START_TEST(test_rows_kept){
 }
 END_TEST
 
+/* Tables' rows the planner found for a join's scan, "estimated" or "counted"
+** (gpuagg_info()'s "table_rows"). */
+static int64_t tableRows(sqlite3 *db, const char *zHow){
+  return h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.table_rows.%s')", zHow);
+}
+
+/* The scan reads the join's largest table (plan_join.c's largest): one
+** keyed by an INTEGER PRIMARY KEY spanning more than its rows has them
+** found from its b-tree where the page source reads it (ga_pages_rows: its
+** leaves times a sample's cells; TEXT of 10 to 150 bytes spreads a leaf's
+** cells), else counted (a UTF-16le file; this connection's uncommitted
+** rows). In rollback and WAL modes: u with 60% and 160% of k's rows; then
+** 2.5 times k's rows committed by another connection, then added by this
+** one in an open transaction, each read after them choosing k. Each read's
+** scanned table the one with more rows, its answer SQLite's. */
+START_TEST(test_largest_estimated){
+  static const char zSql[] = "SELECT count(*), sum(u.v), sum(k.w) FROM u JOIN k ON u.kid = k.id WHERE k.w < 50";
+  static const char *azEnc[] = { "UTF-8", "UTF-16le" };
+  static const char *azMode[] = { "DELETE", "WAL" };
+  int enc, m, step;
+  h_rng r;
+  h_rng_init(&r, h_seed ^ 0x1a57e5);
+  for(enc=0; enc<2; enc++){
+    for(m=0; m<2; m++){
+      char zDir[64], zFile[96];
+      sqlite3 *db, *w;
+      int nK = 20000 + (int)(h_next(&r) % 20000), gap = 4 + (int)(h_next(&r) % 60);
+      unsigned mul = 1 + 2*(unsigned)(h_next(&r) % 4999);
+      s_dir_make(zDir, "largest");
+      snprintf(zFile, sizeof(zFile), "%s/l.db", zDir);
+      db = openFileChecked(zFile);
+      EXEC(db, "PRAGMA encoding='%s'; PRAGMA journal_mode=%s", azEnc[enc], azMode[m]);
+      EXEC(db, "CREATE TABLE k(id INTEGER PRIMARY KEY, pad TEXT, w INTEGER); CREATE TABLE u(kid INTEGER, v INTEGER);"
+               "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
+               " INSERT INTO k SELECT i * %d, substr(hex(randomblob(80)), 1, 10 + (i * %u) %% 141), (i * 7) %% 100 FROM c",
+           nK, gap, mul);
+      CHECK((w = s_open_plain(zFile))!=0, "a second connection on %s", zFile);
+      for(step=0; step<4; step++){
+        Rows want, got;
+        int nU = step==0 ? nK*6/10 : nK*16/10, wantK;
+        int64_t nCount;
+        char *zTab, *zWhy;
+        if( step<2 ){
+          EXEC(db, "DELETE FROM u; WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
+                   " INSERT INTO u SELECT (1 + (i * %u) %% %d) * %d, i %% 1000 FROM c", nU, mul, nK, gap);
+        }else if( step==2 ){
+          EXEC(w, "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
+                  " INSERT INTO k SELECT %lld + i * %d, 'w' || i, i %% 100 FROM c", 5*nK/2, (long long)nK*gap, gap);
+        }else{
+          EXEC(db, "BEGIN; WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
+                   " INSERT INTO k SELECT %lld + i * %d, 'b' || i, i %% 100 FROM c", 5*nK/2, (long long)(nK + 5*nK/2 + 1)*gap, gap);
+        }
+        wantK = h_int(db, "SELECT count(*) FROM k") > h_int(db, "SELECT count(*) FROM u");
+        CHECK(wantK==(step!=1), "%s, %s, step %d: k's rows against u's not as built", azEnc[enc], azMode[m], step);
+        EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
+        nCount = tableRows(db, "counted");
+        rowsOf(db, "SELECT * FROM q", &got);
+        nCount = tableRows(db, "counted") - nCount;
+        CHECK(nCount==(enc==1 || step==3), "%s, %s, step %d: k's rows counted %lld times", azEnc[enc], azMode[m], step,
+              (long long)nCount);
+        rowsOf(db, zSql, &want);
+        zTab = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.table')");
+        zWhy = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.why')");
+        CHECK(want.zErr==0 && got.zErr==0 && rowsSame(&want, &got, 0), "%s, %s, step %d: %d rows, want %d (%s)",
+              azEnc[enc], azMode[m], step, got.n, want.n, got.zErr ? got.zErr : "");
+        CHECK(zTab && strcmp(zTab, wantK ? "k" : "u")==0, "%s, %s, step %d (%d rows of k, %d of u, keys %d apart):"
+              " the scan read %s, not %s (%s)", azEnc[enc], azMode[m], step, nK, nU, gap, zTab ? zTab : "none",
+              wantK ? "k" : "u", zWhy ? zWhy : "");
+        free(zTab);
+        free(zWhy);
+        rowsFree(&want);
+        rowsFree(&got);
+        EXEC(db, "DROP TABLE temp.q");
+        if( step==3 ) EXEC(db, "COMMIT");
+      }
+      sqlite3_close(w);
+      sqlite3_close(db);
+      s_dir_drop(zDir);
+    }
+  }
+}
+END_TEST
+
 /* A join's rows over kept columns (exec.c, 8a): the program keeps the
 ** scanned table's rows the join keeps, the CPU operators join those again.
 ** Inner and LEFT JOIN, orders (one with a LIMIT and OFFSET), and a
@@ -5190,17 +5273,12 @@ END_TEST
 ** the index, the engine's where it does not); a joined table's rows changed
 ** between reads are read. Each read against SQLite's answer. */
 /* A join's scan is its largest table; a table whose rowids are an INTEGER
-** PRIMARY KEY's has its rows counted for that (plan.c's rowsOf), and the
-** count kept for the next read until a commit (this connection's or
-** another's, rollback and WAL modes) or a change of this connection's:
-** each read scans the table that has the most rows then, and SQLite's
-** answer. Counts run are seen by the connection's trace. */
-static int traceCount(unsigned type, void *pArg, void *p, void *x){
-  (void)p;
-  if( type==SQLITE_TRACE_STMT && strstr((const char*)x, "count(*) FROM")==0 ) return 0;
-  if( type==SQLITE_TRACE_STMT ) (*(int*)pArg)++;
-  return 0;
-}
+** PRIMARY KEY's has its rows found for that (plan_join.c's rowsOf:
+** estimated from its b-tree, counted where the page source cannot read it,
+** as in this connection's write transaction), and kept for the next read
+** until a commit (this connection's or another's, rollback and WAL modes)
+** or a change of this connection's: each read scans the table that has the
+** most rows then, and SQLite's answer (tableRows counts them found). */
 
 START_TEST(test_count_kept){
   static const char zSql[] = "SELECT sum(a.x), sum(b.y), count(*) FROM a JOIN b ON a.id = b.k";
@@ -5221,7 +5299,6 @@ START_TEST(test_count_kept){
   s_dir_make(zDir, "countkept");
   for(v=0; v<2; v++){
     sqlite3 *db, *other;
-    int nCount = 0;
     snprintf(zFile, sizeof(zFile), "%s/c%d.db", zDir, v);
     db = openFileChecked(zFile);
     other = openFileChecked(zFile);
@@ -5232,29 +5309,30 @@ START_TEST(test_count_kept){
              "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<5000)"
              " INSERT INTO b SELECT (i %% 100 + 1)*1000, i FROM c");
     EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
-    sqlite3_trace_v2(db, SQLITE_TRACE_STMT, traceCount, &nCount);
     for(i=0; i<(int)(sizeof(aStep)/sizeof(aStep[0])); i++){
       char *z, *zRef, *zScan;
-      int n0, nRun;
+      int64_t e0, c0, nEst, nCount;
       if( aStep[i].who ) CHECK(h_exec(aStep[i].who==1 ? db : other, "%s", aStep[i].zStep)==SQLITE_OK, "%s: %s",
                                aStep[i].zStep, h_errmsg);
-      n0 = nCount;
+      e0 = tableRows(db, "estimated");
+      c0 = tableRows(db, "counted");
       z = s_render(db, "SELECT * FROM q");
-      nRun = nCount - n0;
+      nEst = tableRows(db, "estimated") - e0;
+      nCount = tableRows(db, "counted") - c0;
       zRef = s_render(db, zSql);
       zScan = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.table')");
       CHECK(strcmp(z, zRef)==0, "%s, step %d: %s, SQLite %s", v ? "WAL" : "rollback", i, z, zRef);
       CHECK(zScan && strcmp(zScan, aStep[i].zScan)==0, "%s, step %d (%s): scanned %s, wanted %s", v ? "WAL" : "rollback",
             i, aStep[i].zStep, zScan ? zScan : "nothing", aStep[i].zScan);
-      /* (the first read counts a, whose span is always the largest; so does one after a
-      ** change; one after nothing changed counts nothing) */
-      CHECK(nRun==(i==0 || aStep[i].who!=0), "%s, step %d: %d counts run",
-            v ? "WAL" : "rollback", i, nRun);
+      /* (the first read finds a's rows, whose span is always the largest; so does one after a
+      ** change; one after nothing changed finds none; only in the write transaction are they
+      ** counted) */
+      CHECK(nEst + nCount==(i==0 || aStep[i].who!=0) && nCount==(i==5), "%s, step %d: %lld rows estimated,"
+            " %lld counted", v ? "WAL" : "rollback", i, (long long)nEst, (long long)nCount);
       free(z);
       free(zRef);
       free(zScan);
     }
-    sqlite3_trace_v2(db, 0, 0, 0);
     sqlite3_close(other);
     sqlite3_close(db);
   }
@@ -7509,6 +7587,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_correlated);
   tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_join_order);
+  tcase_add_test(tc, test_largest_estimated);
   tcase_add_test(tc, test_wide_join);
   tcase_add_test(tc, test_generated_order);
   tcase_add_test(tc, test_kept);

@@ -461,7 +461,7 @@ struct qsqlkeep {
   int n;                           /* statements */
   char *azSql[Q_SQLKEEP];          /* each one's text */
   sqlite3_stmt *aSt[Q_SQLKEEP];    /* ... prepared */
-  int nCount;                      /* main's tables whose rows its join order counted */
+  int nCount;                      /* main's tables whose rows its join order found (plan_join.c's rowsOf) */
   char *azCount[Q_MAXTAB];         /* ... each one's name */
   int64_t aCount[Q_MAXTAB];        /* ... rows */
   unsigned int aCountDv[Q_MAXTAB]; /* ... main's data version then (SQLITE_FCNTL_DATA_VERSION) */
@@ -624,6 +624,10 @@ int q_table_keeps(sqlite3_vtab *vt);
 int q_table_keeps_sub(sqlite3_vtab *vt);
 /* A subquery of a read of vt read nScan rows on the CPU operators. */
 void q_table_scanned(sqlite3_vtab *vt, int64_t nScan);
+/* Planning a read of vt (or gpu_explain's) found a table's rows to choose a
+** join's scan (plan_join.c's rowsOf): counted, or estimated from its
+** b-tree. gpuagg_info()'s "table_rows". */
+void q_table_sized(sqlite3_vtab *vt, int counted);
 /* A subquery of the read of vt now running (its xFilter) gave r in ms
 ** (its plan as SQLite's costing and q_exec): gpuagg_info()'s
 ** "subquery_ms" of the read. */

@@ -64,6 +64,7 @@ struct ga_querynotes {
   int64_t nDevice, nKeptCpu;       /* engine runs over kept columns, by the device's operators
                                    ** and the CPU's */
   int64_t nPlanKept;               /* ... those whose compiled plan an earlier run kept */
+  int64_t aSized[2];               /* tables' rows found for a join's scan: estimated, counted */
   char azKept[N_WHY][GA_ERRLEN];   /* the last reasons kept columns did not serve */
   int iKept, nKept;
   int lastKept;                    /* the last engine run: Q_KEPT_*, or 0 */
@@ -177,7 +178,8 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
                         x->kept==0 ? "table" : x->kept==Q_KEPT_DEVICE ? "device" : "kept, cpu", x->ms, x->aMs[0],
                         x->aMs[1], x->aMs[2], x->aMs[3]);
   }
-  sqlite3_str_appendf(out, "]},\"measured\":");
+  sqlite3_str_appendf(out, "]},\"table_rows\":{\"estimated\":%lld,\"counted\":%lld},\"measured\":",
+                      p ? (long long)p->aSized[0] : 0LL, p ? (long long)p->aSized[1] : 0LL);
   if( p && p->measured ){
     sqlite3_str_appendf(out, "{\"path\":\"%s\",\"sqlite_ms\":%.3f,\"engine_ms\":%.3f}",
                         p->measured==1 ? "sqlite" : "engine", p->aMeasuredMs[0], p->aMeasuredMs[1]);
@@ -817,6 +819,11 @@ int q_table_keeps_sub(sqlite3_vtab *vt){
 void q_table_scanned(sqlite3_vtab *vt, int64_t nScan){
   QTab *t = (QTab*)vt;
   if( nScan>=t->base.conn->threshold ) t->bigSub = 1;
+}
+
+void q_table_sized(sqlite3_vtab *vt, int counted){
+  struct ga_querynotes *p = notesOf(((QTab*)vt)->base.conn);
+  if( p ) p->aSized[counted!=0]++;
 }
 
 const qresult *q_table_subrows(sqlite3_vtab *vt, const char *zSub){

@@ -224,6 +224,15 @@ int ga_schema_version(sqlite3 *db, const char *zDb, int *pVer);
 ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
                            const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy);
 
+/* Table t's rows as its b-tree holds them in the caller's transaction,
+** without reading every leaf: its leaves (from its interior pages, as
+** ga_colsrc_pages finds them) times the mean cells of GA_ROWS_SAMPLE of
+** them spread evenly (exact where it has no more leaves). SQLITE_OK, or as
+** ga_colsrc_pages refuses (GA_REFUSED, *pzWhy) or fails. For a choice that
+** rests on no answer (the planner's largest table). */
+#define GA_ROWS_SAMPLE 64
+int ga_pages_rows(sqlite3 *db, ga_conn *conn, const ga_table *t, int64_t *pnRow, char **pzWhy);
+
 /* The column cache (cache.c): a source for columns azCol[0..nCol) of
 ** table t that serves them from the cache (*pHit set), or, after
 ** ga_cache_read_by names the source that reads the table, keeps them as

@@ -901,8 +901,11 @@ static int leavesOf(PageSrc *p, uint32_t root, char **pzWhy){
   return rc;
 }
 
-ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
-                           const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy){
+/* A page source of table t opened: the description's checks, the pinned
+** transaction, the root, page 1's header and the leaves (4); with nCol 0,
+** no columns (the tree alone: ga_pages_rows). NULL as ga_colsrc_pages. */
+static PageSrc *pagesOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
+                          const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy){
   PageSrc *p = sqlite3_malloc(sizeof(PageSrc));
   const char *zDb = t->zDb, *zTab = t->zTab;
   uint32_t root = 0;
@@ -922,7 +925,7 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nC
   ** table_list the kind and WITHOUT ROWID are not known: nothing proves
   ** the table is a rowid b-tree, so SQL reads it. */
   rc = GA_REFUSED;
-  if( nCol<1 || nCol>GA_COLS_MAX ) *pzWhy = sqlite3_mprintf("%d columns", nCol);
+  if( nCol<0 || nCol>GA_COLS_MAX ) *pzWhy = sqlite3_mprintf("%d columns", nCol);
   else if( t->noList ) *pzWhy = sqlite3_mprintf("SQLite %s has no table_list pragma", sqlite3_libversion());
   else if( t->zKind==0 ) *pzWhy = sqlite3_mprintf("not a table of this connection's schemas");
   else if( strcmp(t->zKind, "table")!=0 && strcmp(t->zKind, "shadow")!=0 ) *pzWhy = sqlite3_mprintf("a %s", t->zKind);
@@ -943,22 +946,65 @@ ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nC
     *pzWhy = sqlite3_mprintf("table %s changed", zTab);
     rc = GA_REFUSED;
   }
-  if( rc==SQLITE_OK ) rc = planOf(p, zDb, zTab, nCol, azCol, aWant, pzWhy);
+  if( rc==SQLITE_OK && nCol>0 ) rc = planOf(p, zDb, zTab, nCol, azCol, aWant, pzWhy);
   if( rc==SQLITE_OK ) rc = headerOf(p, pzWhy);
   if( rc==SQLITE_OK ) rc = leavesOf(p, root, pzWhy);
-  if( rc==SQLITE_OK ){
-    int nTh = conn && conn->threads>1 ? conn->threads : 1;
-    int most = SEG_BYTES/p->snap.pgsz, want = (p->nLeaf + 4*nTh - 1)/(4*nTh);
-    p->perSeg = want<1 ? 1 : want>most ? (most<1 ? 1 : most) : want;
-    p->nSeg = (p->nLeaf + p->perSeg - 1)/p->perSeg;
-    /* 3b: a leaf holds at most (usable - 8)/6 cells (each 4 bytes or more, and its 2-byte pointer) */
-    p->base.nRowMax = (int64_t)p->nLeaf*((p->plan.usable - 8)/6 + 1);
-  }
-  if( rc==SQLITE_OK ) return &p->base;
+  if( rc==SQLITE_OK ) return p;
   if( rc!=GA_REFUSED && *pzWhy==0 ){
     *pzWhy = sqlite3_mprintf("%s", p->zErr[0] ? p->zErr : rc==SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
   }
   *prc = rc;
   pagesClose(&p->base);
   return 0;
+}
+
+ga_colsrc *ga_colsrc_pages(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCol,
+                           const char *const *azCol, const unsigned char *aWant, int *prc, char **pzWhy){
+  PageSrc *p;
+  int nTh, most, want;
+  if( nCol<1 ){
+    *pzWhy = sqlite3_mprintf("%d columns", nCol);
+    *prc = GA_REFUSED;
+    return 0;
+  }
+  if( (p = pagesOpen(db, conn, t, nCol, azCol, aWant, prc, pzWhy))==0 ) return 0;
+  nTh = conn && conn->threads>1 ? conn->threads : 1;
+  most = SEG_BYTES/p->snap.pgsz;
+  want = (p->nLeaf + 4*nTh - 1)/(4*nTh);
+  p->perSeg = want<1 ? 1 : want>most ? (most<1 ? 1 : most) : want;
+  p->nSeg = (p->nLeaf + p->perSeg - 1)/p->perSeg;
+  /* 3b: a leaf holds at most (usable - 8)/6 cells (each 4 bytes or more, and its 2-byte pointer) */
+  p->base.nRowMax = (int64_t)p->nLeaf*((p->plan.usable - 8)/6 + 1);
+  return &p->base;
+}
+
+int ga_pages_rows(sqlite3 *db, ga_conn *conn, const ga_table *t, int64_t *pnRow, char **pzWhy){
+  PageSrc *p;
+  unsigned char *b;
+  int64_t nCell = 0;
+  int rc = SQLITE_OK, k, m;
+  *pnRow = 0;
+  if( (p = pagesOpen(db, conn, t, 0, 0, 0, &rc, pzWhy))==0 ) return rc;
+  m = p->nLeaf<GA_ROWS_SAMPLE ? p->nLeaf : GA_ROWS_SAMPLE;
+  if( (b = malloc((size_t)p->snap.pgsz))==0 ) rc = SQLITE_NOMEM;
+  for(k=0; rc==SQLITE_OK && k<m; k++){
+    uint32_t pg = p->aLeaf[(int64_t)k*p->nLeaf/m];
+    int n;
+    if( !ga_snap_proven(&p->snap, pg) ){
+      *pzWhy = sqlite3_mprintf(WAL_UNSEEN);
+      rc = GA_REFUSED;
+    }else if( (rc = ga_snap_read(&p->snap, pg, 1, b, 0))==SQLITE_OK
+           && (n = ga_leaf_cells(b, p->plan.usable, pg, p->zErr, sizeof(p->zErr)))<0 ){
+      *pzWhy = sqlite3_mprintf("%s", p->zErr);
+      rc = SQLITE_CORRUPT;
+    }else if( rc==SQLITE_OK ){
+      nCell += n;
+    }
+  }
+  if( rc==SQLITE_OK ){
+    *pnRow = m==p->nLeaf ? nCell : (int64_t)((double)nCell*p->nLeaf/m + 0.5);
+  }
+  free(b);
+  pagesClose(&p->base);
+  return rc;
 }
