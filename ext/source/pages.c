@@ -925,7 +925,7 @@ static PageSrc *pagesOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int nCo
   ** table_list the kind and WITHOUT ROWID are not known: nothing proves
   ** the table is a rowid b-tree, so SQL reads it. */
   rc = GA_REFUSED;
-  if( nCol<0 || nCol>GA_COLS_MAX ) *pzWhy = sqlite3_mprintf("%d columns", nCol);
+  if( nCol>GA_COLS_MAX ) *pzWhy = sqlite3_mprintf("%d columns", nCol);
   else if( t->noList ) *pzWhy = sqlite3_mprintf("SQLite %s has no table_list pragma", sqlite3_libversion());
   else if( t->zKind==0 ) *pzWhy = sqlite3_mprintf("not a table of this connection's schemas");
   else if( strcmp(t->zKind, "table")!=0 && strcmp(t->zKind, "shadow")!=0 ) *pzWhy = sqlite3_mprintf("a %s", t->zKind);
