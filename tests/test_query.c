@@ -2927,31 +2927,40 @@ static int64_t tableRows(sqlite3 *db, const char *zHow){
 ** found from its b-tree where the page source reads it (ga_pages_rows: its
 ** leaves times a sample's cells; TEXT of 10 to 150 bytes spreads a leaf's
 ** cells), else counted (a UTF-16le file; this connection's uncommitted
-** rows). In rollback and WAL modes: u with 60% and 160% of k's rows; then
-** 2.5 times k's rows committed by another connection, then added by this
-** one in an open transaction, each read after them choosing k. Each read's
-** scanned table the one with more rows, its answer SQLite's. */
+** rows). In the DELETE, TRUNCATE, PERSIST and WAL journal modes, with pages
+** of 512 bytes to 64 KiB (some rows on overflow pages) and each auto_vacuum
+** drawn: u with 60% and 160% of k's rows; then 2.5 times k's rows committed
+** by another connection, then added by this one in an open transaction,
+** each read after them choosing k. Each read's scanned table the one with
+** more rows, its answer SQLite's. */
 START_TEST(test_largest_estimated){
   static const char zSql[] = "SELECT count(*), sum(u.v), sum(k.w) FROM u JOIN k ON u.kid = k.id WHERE k.w < 50";
   static const char *azEnc[] = { "UTF-8", "UTF-16le" };
-  static const char *azMode[] = { "DELETE", "WAL" };
+  static const char *azMode[] = { "DELETE", "TRUNCATE", "PERSIST", "WAL" };
+  static const char *azVacuum[] = { "NONE", "FULL", "INCREMENTAL" };
+  static const int aPage[] = { 512, 1024, 4096, 65536 };
   int enc, m, step;
   h_rng r;
   h_rng_init(&r, h_seed ^ 0x1a57e5);
   for(enc=0; enc<2; enc++){
-    for(m=0; m<2; m++){
-      char zDir[64], zFile[96];
+    for(m=0; m<4; m++){
+      char zDir[64], zFile[96], zCfg[96];
       sqlite3 *db, *w;
       int nK = 20000 + (int)(h_next(&r) % 20000), gap = 4 + (int)(h_next(&r) % 60);
+      int pg = aPage[h_next(&r) % 4];
+      const char *zVac = azVacuum[h_next(&r) % 3];
       unsigned mul = 1 + 2*(unsigned)(h_next(&r) % 4999);
+      snprintf(zCfg, sizeof(zCfg), "%s, %s, %d-byte pages, auto_vacuum %s", azEnc[enc], azMode[m], pg, zVac);
       s_dir_make(zDir, "largest");
       snprintf(zFile, sizeof(zFile), "%s/l.db", zDir);
       db = openFileChecked(zFile);
-      EXEC(db, "PRAGMA encoding='%s'; PRAGMA journal_mode=%s", azEnc[enc], azMode[m]);
+      EXEC(db, "PRAGMA page_size=%d; PRAGMA auto_vacuum=%s; PRAGMA encoding='%s'; PRAGMA journal_mode=%s", pg, zVac,
+           azEnc[enc], azMode[m]);
+      /* (every 997th row's TEXT on overflow pages but at 64 KiB) */
       EXEC(db, "CREATE TABLE k(id INTEGER PRIMARY KEY, pad TEXT, w INTEGER); CREATE TABLE u(kid INTEGER, v INTEGER);"
                "WITH RECURSIVE c(i) AS (VALUES(1) UNION ALL SELECT i+1 FROM c WHERE i<%d)"
-               " INSERT INTO k SELECT i * %d, substr(hex(randomblob(80)), 1, 10 + (i * %u) %% 141), (i * 7) %% 100 FROM c",
-           nK, gap, mul);
+               " INSERT INTO k SELECT i * %d, CASE WHEN i %% 997 = 0 THEN hex(randomblob(2000))"
+               " ELSE substr(hex(randomblob(80)), 1, 10 + (i * %u) %% 141) END, (i * 7) %% 100 FROM c", nK, gap, mul);
       CHECK((w = s_open_plain(zFile))!=0, "a second connection on %s", zFile);
       for(step=0; step<4; step++){
         Rows want, got;
@@ -2969,21 +2978,19 @@ START_TEST(test_largest_estimated){
                    " INSERT INTO k SELECT %lld + i * %d, 'b' || i, i %% 100 FROM c", 5*nK/2, (long long)(nK + 5*nK/2 + 1)*gap, gap);
         }
         wantK = h_int(db, "SELECT count(*) FROM k") > h_int(db, "SELECT count(*) FROM u");
-        CHECK(wantK==(step!=1), "%s, %s, step %d: k's rows against u's not as built", azEnc[enc], azMode[m], step);
+        CHECK(wantK==(step!=1), "%s, step %d: k's rows against u's not as built", zCfg, step);
         EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zSql);
         nCount = tableRows(db, "counted");
         rowsOf(db, "SELECT * FROM q", &got);
         nCount = tableRows(db, "counted") - nCount;
-        CHECK(nCount==(enc==1 || step==3), "%s, %s, step %d: k's rows counted %lld times", azEnc[enc], azMode[m], step,
-              (long long)nCount);
+        CHECK(nCount==(enc==1 || step==3), "%s, step %d: k's rows counted %lld times", zCfg, step, (long long)nCount);
         rowsOf(db, zSql, &want);
         zTab = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.table')");
         zWhy = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.why')");
-        CHECK(want.zErr==0 && got.zErr==0 && rowsSame(&want, &got, 0), "%s, %s, step %d: %d rows, want %d (%s)",
-              azEnc[enc], azMode[m], step, got.n, want.n, got.zErr ? got.zErr : "");
-        CHECK(zTab && strcmp(zTab, wantK ? "k" : "u")==0, "%s, %s, step %d (%d rows of k, %d of u, keys %d apart):"
-              " the scan read %s, not %s (%s)", azEnc[enc], azMode[m], step, nK, nU, gap, zTab ? zTab : "none",
-              wantK ? "k" : "u", zWhy ? zWhy : "");
+        CHECK(want.zErr==0 && got.zErr==0 && rowsSame(&want, &got, 0), "%s, step %d: %d rows, want %d (%s)", zCfg, step,
+              got.n, want.n, got.zErr ? got.zErr : "");
+        CHECK(zTab && strcmp(zTab, wantK ? "k" : "u")==0, "%s, step %d (%d rows of k, %d of u, keys %d apart): the scan"
+              " read %s, not %s (%s)", zCfg, step, nK, nU, gap, zTab ? zTab : "none", wantK ? "k" : "u", zWhy ? zWhy : "");
         free(zTab);
         free(zWhy);
         rowsFree(&want);
