@@ -5775,6 +5775,41 @@ START_TEST(test_sub_keeps){
 }
 END_TEST
 
+/* A table none of whose reads scanned its table, its columns kept by
+** another table's reads, keeps its subqueries' compiled plans too (kept.c's
+** qxKeptRun gives the rows it grouped, vtab.c's big; TPC-H Q16's supplier
+** subquery evaluated its LIKE over every s_comment each read on the
+** device): from its third read, the subquery's plan is one a read kept.
+** Each read SQLite's. (The cpu backend's query_kept 1 keeps every plan:
+** the CUDA pass, query_kept -1, is the one this checks.) */
+START_TEST(test_sub_plan_kept){
+  static const char zQ[] = "SELECT k, count(*), sum(a) FROM bg WHERE k IN (SELECT k FROM bg WHERE g LIKE '%3%') GROUP BY k";
+  char zDir[64], *zRef = refOf(zQ);
+  int i, nEngine = 0;
+  sqlite3 *db = subTables(zDir, "subplankept");
+  EXEC(db, "CREATE VIRTUAL TABLE temp.w USING gpu_query((SELECT g, k, count(*), sum(a) FROM bg GROUP BY g, k))");
+  for(i=0; i<2; i++) free(s_render(db, "SELECT * FROM w"));     /* (bg's columns kept by w) */
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zQ);
+  for(i=0; i<4; i++){
+    char *zOn, *zSubOn;
+    int64_t kept;
+    subRead(db, zQ, zRef, i, &nEngine);
+    zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+    zSubOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.subquery_ms[0].on')");
+    kept = h_int(db, "SELECT json_extract(gpuagg_info(), '$.query.last.subquery_ms[0].plan_kept')");
+    CHECK(zOn && strcmp(zOn, "table")!=0 && zSubOn && strcmp(zSubOn, "table")!=0, "read %d: %s: on %s, its subquery on %s"
+          " (bg's columns are kept)", i + 1, zQ, zOn ? zOn : "NULL", zSubOn ? zSubOn : "NULL");
+    CHECK(i<2 || kept==1, "read %d: %s: its subquery's plan compiled again (plan_kept %lld)", i + 1, zQ, (long long)kept);
+    free(zOn);
+    free(zSubOn);
+  }
+  CHECK(nEngine==4, "only %d of 4 reads on the engine", nEngine);
+  sqlite3_free(zRef);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* A FROM subquery's, a WITH table's and a joined subquery's compiled plans
 ** kept with the gpu_query table by their text (exec.c's qxSubRows; TPC-H
 ** Q15's WITH table, read for max() and for the join, keeps one), and the
@@ -7582,6 +7617,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_restrict_in);
   tcase_add_test(tc, test_paren_subquery);
   tcase_add_test(tc, test_sub_plans);
+  tcase_add_test(tc, test_sub_plan_kept);
   tcase_add_test(tc, test_groupjoin);
   tcase_add_test(tc, test_group_ties);
   tcase_add_test(tc, test_tpch22);

@@ -947,6 +947,8 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
     *pzErr = sqlite3_mprintf("out of memory");
   }else if( (rc = keptGroups(e, pk, aG, aDist))==SQLITE_OK ){
     *pDone = 1;
+    r->nScan = aRes[0]->n;                  /* (a table read only this way is large too: its
+                                            ** subqueries' plans are kept, vtab.c) */
     r->kept = be==dev ? Q_KEPT_DEVICE : Q_KEPT_CPU;
     r->aMs[2] = ga_now_ms() - t0 - r->aMs[0] - r->aMs[1];
     if( be==dev ) ga_cache_device_hit(conn->cache, ga_now_ms() - t0);

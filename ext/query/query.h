@@ -592,7 +592,8 @@ typedef struct qresult {
                                    ** CPU operators over the table) */
   int planKept;                    /* ... by the compiled plan an earlier run kept (kept.c) */
   char *zKeptWhy;                  /* not over kept columns though wanted: why */
-  int64_t nScan;                   /* rows the CPU operators read */
+  int64_t nScan;                   /* rows the CPU operators read (kept columns: the rows
+                                   ** grouped, or the window's; vtab.c's t->big rests on it) */
   double aMs[4];                   /* where its time went, ms: finding (or keeping) the
                                    ** columns, compiling, the operators (scan, filter, group,
                                    ** aggregate), finishing (HAVING, results, ORDER BY) */
@@ -634,6 +635,7 @@ void q_table_sized(sqlite3_vtab *vt, int counted);
 #define Q_SUBTIMES 8
 typedef struct qsubtime {
   int kept;                        /* its operators: Q_KEPT_*, or 0 (the table's) */
+  int planKept;                    /* ... by the plan an earlier read compiled (qresult.planKept) */
   double ms;                       /* all of it */
   double aMs[4];                   /* ... where its time went (qresult.aMs) */
 } qsubtime;

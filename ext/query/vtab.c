@@ -68,6 +68,7 @@ struct ga_querynotes {
   char azKept[N_WHY][GA_ERRLEN];   /* the last reasons kept columns did not serve */
   int iKept, nKept;
   int lastKept;                    /* the last engine run: Q_KEPT_*, or 0 */
+  int lastPlanKept;                /* ... by the plan an earlier read compiled */
   double lastPlanMs;               /* ... its parse and plan, ms (before qresult.aMs) */
   double aLastMs[4];               /* ... where its time went (qresult.aMs) */
   char zLastTab[GA_ERRLEN];        /* ... the table it scanned (a join's: the others probed) */
@@ -138,6 +139,7 @@ static void noteKept(ga_conn *c, const qresult *r, double planMs, const char *zT
   p->nLastSub = nSub;
   memcpy(p->aLastSub, aSub, sizeof(p->aLastSub));
   p->lastKept = r->kept;
+  p->lastPlanKept = r->kept && r->planKept;
   p->lastPlanMs = planMs;
   memcpy(p->aLastMs, r->aMs, sizeof(p->aLastMs));
   if( r->kept==Q_KEPT_DEVICE ) p->nDevice++;
@@ -164,19 +166,19 @@ void ga_query_describe(sqlite3_str *out, const ga_conn *c){
     if( i ) sqlite3_str_appendchar(out, 1, ',');
     ga_json_str(out, p->azKept[(p->iKept - 1 - i + N_WHY) % N_WHY]);
   }
-  sqlite3_str_appendf(out, "],\"last\":{\"on\":\"%s\",\"plan_ms\":%.3f,\"columns_ms\":%.3f,\"compile_ms\":%.3f,"
-                      "\"operators_ms\":%.3f,\"finish_ms\":%.3f,\"table\":",
+  sqlite3_str_appendf(out, "],\"last\":{\"on\":\"%s\",\"plan_kept\":%d,\"plan_ms\":%.3f,\"columns_ms\":%.3f,"
+                      "\"compile_ms\":%.3f,\"operators_ms\":%.3f,\"finish_ms\":%.3f,\"table\":",
                       !p || p->lastKept==0 ? "table" : p->lastKept==Q_KEPT_DEVICE ? "device" : "kept, cpu",
-                      p ? p->lastPlanMs : 0.0, p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0,
+                      p ? p->lastPlanKept : 0, p ? p->lastPlanMs : 0.0, p ? p->aLastMs[0] : 0.0, p ? p->aLastMs[1] : 0.0,
                       p ? p->aLastMs[2] : 0.0, p ? p->aLastMs[3] : 0.0);
   ga_json_str(out, p ? p->zLastTab : "");
   sqlite3_str_appendf(out, ",\"subqueries\":%d,\"subquery_ms\":[", p ? p->nLastSub : 0);
   for(i=0; p && i<p->nLastSub && i<Q_SUBTIMES; i++){
     const qsubtime *x = &p->aLastSub[i];
-    sqlite3_str_appendf(out, "%s{\"on\":\"%s\",\"ms\":%.3f,\"columns_ms\":%.3f,\"compile_ms\":%.3f,"
-                        "\"operators_ms\":%.3f,\"finish_ms\":%.3f}", i ? "," : "",
-                        x->kept==0 ? "table" : x->kept==Q_KEPT_DEVICE ? "device" : "kept, cpu", x->ms, x->aMs[0],
-                        x->aMs[1], x->aMs[2], x->aMs[3]);
+    sqlite3_str_appendf(out, "%s{\"on\":\"%s\",\"plan_kept\":%d,\"ms\":%.3f,\"columns_ms\":%.3f,"
+                        "\"compile_ms\":%.3f,\"operators_ms\":%.3f,\"finish_ms\":%.3f}", i ? "," : "",
+                        x->kept==0 ? "table" : x->kept==Q_KEPT_DEVICE ? "device" : "kept, cpu", x->planKept, x->ms,
+                        x->aMs[0], x->aMs[1], x->aMs[2], x->aMs[3]);
   }
   sqlite3_str_appendf(out, "]},\"table_rows\":{\"estimated\":%lld,\"counted\":%lld},\"measured\":",
                       p ? (long long)p->aSized[0] : 0LL, p ? (long long)p->aSized[1] : 0LL);
@@ -851,6 +853,7 @@ void q_table_sub_ran(sqlite3_vtab *vt, const qresult *r, double ms){
   QTab *t = (QTab*)vt;
   if( t->nSub<Q_SUBTIMES ){
     t->aSub[t->nSub].kept = r->kept;
+    t->aSub[t->nSub].planKept = r->kept && r->planKept;
     t->aSub[t->nSub].ms = ms;
     memcpy(t->aSub[t->nSub].aMs, r->aMs, sizeof(r->aMs));
   }
