@@ -603,11 +603,27 @@ void q_keptcache_clear(qkeptcache *kc){
   memset(kc, 0, sizeof(*kc));
 }
 
-/* Value (t, v, z, n) onto s, as litKey writes each. */
+/* Value (t, v, z, n) onto s, as litKey writes each: its class, v's 16 hex
+** digits, its bytes' hex (TEXT, BLOB), ';'. Written without a printf: an
+** IN's values are written each read (TPC-H Q20's 2,000 part keys: 0.4 ms
+** of printf). */
 static void litValue(sqlite3_str *s, int t, int64_t v, const char *z, int n){
-  int i;
-  sqlite3_str_appendf(s, "%d:%lld:", t, (long long)v);
-  for(i=0; (t==SQLITE_TEXT || t==SQLITE_BLOB) && i<n; i++) sqlite3_str_appendf(s, "%02x", (unsigned char)z[i]);
+  static const char hex[] = "0123456789abcdef";
+  char b[64];
+  int i, m;
+  b[0] = (char)('0' + t);
+  for(i=0; i<16; i++) b[1 + i] = hex[((uint64_t)v >> (60 - 4*i)) & 15];
+  b[17] = ':';
+  sqlite3_str_append(s, b, 18);
+  for(i=0; (t==SQLITE_TEXT || t==SQLITE_BLOB) && i<n; i+=m){
+    int j;
+    m = n - i<32 ? n - i : 32;
+    for(j=0; j<m; j++){
+      b[2*j] = hex[(unsigned char)z[i + j] >> 4];
+      b[2*j + 1] = hex[(unsigned char)z[i + j] & 15];
+    }
+    sqlite3_str_append(s, b, 2*m);
+  }
   sqlite3_str_appendchar(s, 1, ';');
 }
 
