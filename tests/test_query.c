@@ -5222,6 +5222,54 @@ static char *readChecked(sqlite3 *db, const char *zSql, const char *zWhat){
   return a;
 }
 
+/* Literals whose values plan_sub.c's litPlain reads from their text (a
+** string, '' a quote inside; up to 18 decimal digits) and those SQLite
+** still reads (19 digits and more, past the int64 range, hex, reals,
+** blobs, NULL), in conditions and results: each read SQLite's answer and on
+** the engine, in a UTF-8 and a UTF-16le file. */
+START_TEST(test_literals){
+  static const char *azQ[] = {
+    "SELECT k, count(*), total(v), min(v) FROM lt WHERE s = 'it''s' OR s = '' OR s = '''' OR s = 'x''''y' OR v = 007"
+    " OR v = 999999999999999999 OR v = 9223372036854775807 OR v = 9223372036854775808 OR v = 0x10"
+    " OR v = 1e3 OR v = 12.0 OR s = X'41' OR s = 'caf\xc3\xa9' GROUP BY k ORDER BY k",
+    "SELECT k, 'it''s', '', 007, typeof(007), 000000000000000042, 1000000000000000000, typeof(1000000000000000000),"
+    " 9223372036854775808, typeof(9223372036854775808), 0x7fffffffffffffff, 2.50, X'00ff', NULL, 'caf\xc3\xa9', count(*)"
+    " FROM lt GROUP BY k ORDER BY k",
+  };
+  char zDir[64], zFile[96];
+  int f, q;
+  s_dir_make(zDir, "literals");
+  for(f=0; f<2; f++){
+    sqlite3 *db;
+    snprintf(zFile, sizeof(zFile), "%s/l%d.db", zDir, f);
+    db = openFileChecked(zFile);
+    if( f ) EXEC(db, "PRAGMA encoding='UTF-16le'");
+    EXEC(db, "CREATE TABLE lt(k INTEGER, v, s TEXT);"
+             " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+             " INSERT INTO lt SELECT i %% 5, CASE i %% 9 WHEN 0 THEN 7 WHEN 1 THEN 999999999999999999 WHEN 2 THEN"
+             " 9223372036854775807 WHEN 3 THEN 16 WHEN 4 THEN 1000 WHEN 5 THEN 12 ELSE i END, CASE i %% 7 WHEN 0 THEN"
+             " 'it''s' WHEN 1 THEN '' WHEN 2 THEN '''' WHEN 3 THEN 'x''''y' WHEN 4 THEN 'A' WHEN 5 THEN"
+             " 'caf\xc3\xa9' ELSE 's' || i END FROM n");
+    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+      int64_t e0, s0, e1, s1;
+      char zWhat[64], *a;
+      snprintf(zWhat, sizeof(zWhat), "%s file, query %d", f ? "UTF-16le" : "UTF-8", q);
+      EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", azQ[q]);
+      counts(db, &e0, &s0);
+      free(readChecked(db, azQ[q], zWhat));
+      a = readChecked(db, azQ[q], zWhat);
+      counts(db, &e1, &s1);
+      CHECK(e1 - e0==2, "%s: %lld of 2 reads on the engine: %s", zWhat, (long long)(e1 - e0), azQ[q]);
+      CHECK(q==0 || strstr(a, "it's")!=0, "%s: no it's in %.200s", zWhat, a);
+      free(a);
+      EXEC(db, "DROP TABLE temp.q");
+    }
+    CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
+  }
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* A table's name resolved once is remembered while main's and temp's schema
 ** cookies stand, outside transactions (table.h, 4a): every change of what the
 ** name finds is seen by the next read of the same gpu_query table: a temp
@@ -7595,6 +7643,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_correlated_names);
   tcase_add_test(tc, test_utf16);
   tcase_add_test(tc, test_params);
+  tcase_add_test(tc, test_literals);
   tcase_add_test(tc, test_push);
   tcase_add_test(tc, test_param_names);
   tcase_add_test(tc, test_stale);

@@ -561,7 +561,10 @@ int qpPlanAny(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite3
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **apParam, int nParam,
            const qpush *aPush, int nPush, qsqlkeep *pKeep, int tryEngine, qplan *pl, char **pzWhy){
   int rc;
-  if( pKeep ) q_sqlkeep_fn_forget(pKeep);      /* (each read asks its functions' flags once) */
+  if( pKeep ){
+    q_sqlkeep_fn_forget(pKeep);                /* (each read asks its functions' flags once) */
+    pKeep->conn = vt ? ((ga_vtab*)vt)->conn : 0;
+  }
   rc = qpPlanAny(vt, db, pKeep, s, apParam, nParam, aPush, nPush, pl, pzWhy);
   if( rc==SQLITE_OK && *pzWhy==0 && (s->zFrom || s->pSub || s->pNext) ){
     rc = qpSqlitePlan(db, vt ? ((ga_vtab*)vt)->conn : 0, pl, apParam, nParam, pKeep, tryEngine, pzWhy);

@@ -104,11 +104,21 @@ static int64_t intOf(sqlite3 *db, char *zSql){
 }
 
 /* Table zDb.zTab's rowids' span (nTab bytes of zTab; -1: to its end): its
-** rows at most; 0 where empty or no such table. */
-int64_t qpSpanOf(sqlite3 *db, const char *zDb, const char *zTab, int nTab){
+** rows at most; 0 where empty or no such table. Its statement is kept in
+** keep (where not NULL) for the next read. */
+int64_t qpSpanOf(sqlite3 *db, qsqlkeep *keep, const char *zDb, const char *zTab, int nTab){
+  sqlite3_stmt *st = 0;
+  char *zSql;
+  int64_t n = 0;
   if( nTab<0 ) nTab = (int)strlen(zTab);       /* (printf's negative precision is no "all") */
-  return intOf(db, sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%.*w\") - (SELECT min(rowid) FROM"
-                                   " \"%w\".\"%.*w\") + 1", zDb, nTab, zTab, zDb, nTab, zTab));
+  zSql = sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%.*w\") - (SELECT min(rowid) FROM \"%w\".\"%.*w\") + 1",
+                         zDb, nTab, zTab, zDb, nTab, zTab);
+  if( zSql && qpKeptPrepare(db, 0, keep, zSql, &st)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+    n = sqlite3_column_int64(st, 0);
+  }
+  qpKeptDone(keep, st);
+  sqlite3_free(zSql);
+  return n;
 }
 
 /* Whether t's rowids are an INTEGER PRIMARY KEY's: one key column, declared
@@ -152,7 +162,7 @@ static void rowSpans(Bind *b, int n, int64_t *aEst, int *aKeyed){
   sqlite3_free(zSql);
   for(i=0; !ok && i<n; i++){
     const ga_table *t = b->aTab[i].t;
-    if( !b->aTab[i].derived ) aEst[i] = qpSpanOf(b->db, t->zDb, t->zTab, -1);
+    if( !b->aTab[i].derived ) aEst[i] = qpSpanOf(b->db, b->keep, t->zDb, t->zTab, -1);
   }
 }
 

@@ -90,6 +90,7 @@ void q_sqlkeep_fn_forget(qsqlkeep *k){
 }
 
 void q_sqlkeep_free(qsqlkeep *k){
+  ga_conn *conn = k->conn;
   int i;
   for(i=0; i<k->n; i++){
     sqlite3_finalize(k->aSt[i]);
@@ -100,6 +101,7 @@ void q_sqlkeep_free(qsqlkeep *k){
   sqlite3_free(k->zShareKey);
   q_sqlkeep_fn_forget(k);
   memset(k, 0, sizeof(*k));
+  k->conn = conn;
 }
 
 /* zSql prepared (SQLITE_OK) into *pSt: k's statement of that text where
@@ -109,6 +111,7 @@ void q_sqlkeep_free(qsqlkeep *k){
 int qpKeptPrepare(sqlite3 *db, ga_conn *conn, qsqlkeep *k, const char *zSql, sqlite3_stmt **pSt){
   int vMain, vTemp, i, rc;
   *pSt = 0;
+  if( k && conn==0 ) conn = k->conn;
   if( k && ga_source_cookies(db, conn, &vMain, &vTemp)!=SQLITE_OK ){      /* (in a transaction too) */
     q_sqlkeep_free(k);
     k = 0;
@@ -127,7 +130,7 @@ int qpKeptPrepare(sqlite3 *db, ga_conn *conn, qsqlkeep *k, const char *zSql, sql
     }
   }
   if( (rc = sqlite3_prepare_v2(db, zSql, -1, pSt, 0))!=SQLITE_OK ) return rc;
-  if( k && k->n<Q_SQLKEEP && (k->azSql[k->n] = sqlite3_mprintf("%s", zSql))!=0 ) k->aSt[k->n++] = *pSt;
+  if( k && k->n<Q_SQLKEEP_ST && (k->azSql[k->n] = sqlite3_mprintf("%s", zSql))!=0 ) k->aSt[k->n++] = *pSt;
   return SQLITE_OK;
 }
 
@@ -207,9 +210,9 @@ static int64_t statMin(const StatRows *p, const ga_source *t, int64_t n){
 /* Rows of joined table q, at most: its estimate, or where it has none (a
 ** correlated subquery's table) its rowids' span; either ANALYZE's count
 ** where that is fewer. */
-static int64_t joinRows(sqlite3 *db, const qjoin *q, const StatRows *pStat){
+static int64_t joinRows(sqlite3 *db, qsqlkeep *keep, const qjoin *q, const StatRows *pStat){
   int64_t n = q->nEst;
-  if( n<=0 && q->src.tab.zTab ) n = qpSpanOf(db, q->src.tab.zDb, q->src.tab.zTab, -1);
+  if( n<=0 && q->src.tab.zTab ) n = qpSpanOf(db, keep, q->src.tab.zDb, q->src.tab.zTab, -1);
   return statMin(pStat, &q->src, n);
 }
 
@@ -217,7 +220,7 @@ static int64_t joinRows(sqlite3 *db, const qjoin *q, const StatRows *pStat){
 ** one), at most: a join's estimates (rowid spans), else the one table's
 ** span, either ANALYZE's count where that is fewer; -1 not one of the
 ** query's. */
-static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp, const StatRows *pStat){
+static int64_t loopRows(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const qloop *lp, const StatRows *pStat){
   int i;
   if( pl->nJoin ){
     if( (int)strlen(pl->zScanQual)==lp->nName && sqlite3_strnicmp(pl->zScanQual, lp->zName, lp->nName)==0 ){
@@ -226,7 +229,7 @@ static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp, const Sta
     for(i=0; i<pl->nJoin; i++){
       const qjoin *q = &pl->aJoin[i];
       if( (int)strlen(q->zQual)==lp->nName && sqlite3_strnicmp(q->zQual, lp->zName, lp->nName)==0 ){
-        return joinRows(db, q, pStat);
+        return joinRows(db, keep, q, pStat);
       }
     }
     return -1;
@@ -236,7 +239,7 @@ static int64_t loopRows(sqlite3 *db, const qplan *pl, const qloop *lp, const Sta
         && sqlite3_strnicmp(pl->s->zAlias ? pl->s->zAlias : pl->src.tab.zTab, lp->zName, lp->nName)==0) ){
     return -1;                               /* (a subquery's table) */
   }
-  return statMin(pStat, &pl->src, qpSpanOf(db, pl->src.tab.zDb, pl->src.tab.zTab, -1));
+  return statMin(pStat, &pl->src, qpSpanOf(db, keep, pl->src.tab.zDb, pl->src.tab.zTab, -1));
 }
 
 /* The table of pl's that loop lp reads, or NULL. */
@@ -417,15 +420,15 @@ static double loopPer(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const qloop 
   zSql = sqlite3_mprintf("SELECT (SELECT count(*) FROM pragma_index_info(%Q, %Q)), (SELECT \"unique\" FROM"
                          " pragma_index_list((SELECT tbl_name FROM \"%w\".sqlite_schema WHERE name=%Q), %Q) WHERE name=%Q)",
                          zIx, zDb, zDb, zIx, zDb, zIx);
-  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+  if( zSql && qpKeptPrepare(db, 0, keep, zSql, &st)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
     nKey = sqlite3_column_int(st, 0);
     isUnique = sqlite3_column_int(st, 1);
   }
-  sqlite3_finalize(st);
+  qpKeptDone(keep, st);
   sqlite3_free(zSql);
   st = 0;
   zSql = sqlite3_mprintf("SELECT stat FROM \"%w\".sqlite_stat1 WHERE idx=%Q", zDb, zIx);
-  if( zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
+  if( zSql && qpKeptPrepare(db, 0, keep, zSql, &st)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
     const char *z = (const char*)sqlite3_column_text(st, 0);
     while( z && *z && nStat<8 ){
       aStat[nStat++] = atoll(z);
@@ -434,7 +437,7 @@ static double loopPer(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const qloop 
       if( *z<'0' || *z>'9' ) break;          /* ("unordered", "sz=": not figures) */
     }
   }
-  sqlite3_finalize(st);
+  qpKeptDone(keep, st);
   sqlite3_free(zSql);
   sqlite3_free(zIx);
   if( nStat==0 && !isUnique && lp->nEq && lp->nEq<8 && nRows>=Q_SAMPLE_ROWS && t
@@ -448,8 +451,8 @@ static double loopPer(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const qloop 
 
 /* Rows of the table a loop of a correlated subquery names (a table of
 ** main by that name; -1: an alias, a view, or empty). */
-static int64_t tableRows(sqlite3 *db, const qloop *lp){
-  int64_t n = qpSpanOf(db, "main", lp->zName, lp->nName);
+static int64_t tableRows(sqlite3 *db, qsqlkeep *keep, const qloop *lp){
+  int64_t n = qpSpanOf(db, keep, "main", lp->zName, lp->nName);
   return n>0 ? n : -1;
 }
 
@@ -668,12 +671,12 @@ static void planWalk(sqlite3 *db, qsqlkeep *keep, qplan *pl, sqlite3_stmt *st, c
     }
     if( own==0 ){
       own = pl;
-      if( (nRows = loopRows(db, pl, &lp, pStat))<0 ) nRows = tableRows(db, &lp);
+      if( (nRows = loopRows(db, keep, pl, &lp, pStat))<0 ) nRows = tableRows(db, keep, &lp);
     }else if( own==pl && zSubName && (int)strlen(zSubName)==lp.nName && sqlite3_strnicmp(zSubName, lp.zName, lp.nName)==0 ){
       continue;                              /* (the FROM subquery's rows, read alike by both; SQLite's
                                              ** SEARCH of them is max()'s or min()'s, no index) */
     }else{
-      nRows = loopRows(db, own, &lp, pStat);
+      nRows = loopRows(db, keep, own, &lp, pStat);
     }
     if( nRows>=0 ) q_cost_add(&c, &lp, loopPer(db, keep, own, &lp, nRows), nRows);
     else if( parent==0 || own!=pl ) w->known = 0;   /* (an uncosted subquery's table: not the query's loops) */
@@ -873,7 +876,7 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
     ** plan may search an index (a range by the rows before it). (A cross product whose
     ** conditions are each table's own: its pairs are its rows, SQLite's too.) */
     if( q->nEq || (!q->semi && !postReads(pl, q)) ) continue;
-    nIn = joinRows(db, q, &stat);
+    nIn = joinRows(db, keep, q, &stat);
     pairs = 1;
     w.c.engine += (double)(pl->nScanEst>0 ? pl->nScanEst : 1)*(double)(nIn>0 ? nIn : 1);
     if( w.known && w.c.sqlite<w.c.engine && *pzWhy==0 ){

@@ -223,7 +223,9 @@ static int subRows(Bind *b, SubRun *r, char **pzWhy){
       return SQLITE_OK;
     }
   }
-  if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ) rc = qpSqlitePlan(b->db, 0, &r->pl, 0, 0, 0, 0, pzWhy);
+  if( r->sel.zFrom || r->sel.pSub || r->sel.pNext ){      /* (its statements kept with the table's) */
+    rc = qpSqlitePlan(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, &r->pl, 0, 0, b->keep, 0, pzWhy);
+  }
   if( rc==SQLITE_OK && *pzWhy==0 ){
     rc = q_exec(b->vt, b->db, &r->pl, keep, keep ? q_table_subkept(b->vt, r->zSub) : 0, keep ? r->zSub : "", &r->res,
                 pzWhy);
@@ -447,6 +449,37 @@ int qpInSubquery(Bind *b, qexpr *e){
   return 1;
 }
 
+/* Literal e's value where its text alone says it as SQLite reads it: a
+** string ('' a quote), or an integer of at most 18 decimal digits. 0 for
+** any other (SQLite reads it: a real, hex, a blob, NULL, CURRENT_TIME):
+** a read of TPC-H Q16 asked SQLite for 11 of its literals' values. */
+static int litPlain(Bind *b, qexpr *e){
+  const char *z = b->s->zSql + e->at;
+  int n = e->end - e->at, i, m = 0;
+  int64_t v = 0;
+  if( n>=2 && z[0]=='\'' && z[n-1]=='\'' ){
+    char *out = q_alloc(b->s, n);
+    if( out==0 ){ b->rc = SQLITE_NOMEM; return 1; }
+    for(i=1; i<n-1; i++){
+      out[m++] = z[i];
+      if( z[i]=='\'' ) i++;                   /* ('' inside) */
+    }
+    out[m] = 0;
+    e->t = SQLITE_TEXT;
+    e->z = out;
+    e->n = m;
+    return 1;
+  }
+  if( n<1 || n>18 ) return 0;
+  for(i=0; i<n; i++){
+    if( z[i]<'0' || z[i]>'9' ) return 0;
+    v = v*10 + (z[i] - '0');
+  }
+  e->t = SQLITE_INTEGER;
+  e->i = v;
+  return 1;
+}
+
 /* Constant e (a literal, a parameter, a constant expression: requirement
 ** 3) becomes an E_LIT holding the value SQLite gives it; its affinity and
 ** collation stay. */
@@ -476,6 +509,7 @@ int qpFold(Bind *b, qexpr *e){
     e->op = E_LIT;
     return 1;
   }
+  if( e->op==E_LIT && litPlain(b, e) ) return !qpStopped(b);
   if( (nP = paramsOf(e, aP, 0))<0 ) return qpWhy(b, "a constant with more than 64 parameters");
   {
     sqlite3_str *x = sqlite3_str_new(0);

@@ -158,7 +158,7 @@ void qpAggJoins(Bind *b);
 int qpQualify(Bind *b, qexpr *e, int self);
 
 /* plan_join.c */
-int64_t qpSpanOf(sqlite3 *db, const char *zDb, const char *zTab, int nTab);
+int64_t qpSpanOf(sqlite3 *db, qsqlkeep *keep, const char *zDb, const char *zTab, int nTab);
 int qpRowidKeyed(const ga_table *t);
 int qpPlanJoin(Bind *b, JSort *js);
 int qpBindJoinConj(Bind *b, JSort *js, qexpr ***aLocal, int *nLocal);

@@ -449,18 +449,21 @@ typedef struct qsqlkeep qsqlkeep;
 int q_plan(sqlite3_vtab *vt, sqlite3 *db, qselect *p, sqlite3_value **apParam, int nParam,
            const qpush *aPush, int nPush, qsqlkeep *pKeep, int tryEngine, qplan *pl, char **pzWhy);
 /* The statements a table's reads prepare for its plan (SQLite's plan of
-** its SELECT, its joined tables' rowid spans; and the rows it counted,
-** plan.c's rowsOf), each prepared once and kept
+** its SELECT and of each subquery's, its tables' rowid spans, its indexes'
+** columns and ANALYZE's figures; and the rows it counted, plan.c's
+** rowsOf), each prepared once and kept
 ** between its reads (q_plan's pKeep) while main's and temp's schema cookies
 ** are the ones it was prepared under, outside transactions (a rollback can
 ** give a cookie back): SQLite prepares one again itself where this
 ** connection's ANALYZE, or a parameter's value (STAT4), may change it. */
 #define Q_SQLKEEP 4
+#define Q_SQLKEEP_ST 32            /* statements (a repeated read of TPC-H Q20 ran 42) */
 struct qsqlkeep {
+  ga_conn *conn;                   /* the connection whose table's reads keep them (q_plan) */
   int mainVer, tempVer;            /* the cookies they were prepared under */
   int n;                           /* statements */
-  char *azSql[Q_SQLKEEP];          /* each one's text */
-  sqlite3_stmt *aSt[Q_SQLKEEP];    /* ... prepared */
+  char *azSql[Q_SQLKEEP_ST];       /* each one's text */
+  sqlite3_stmt *aSt[Q_SQLKEEP_ST]; /* ... prepared */
   int nCount;                      /* main's tables whose rows its join order found (plan_join.c's rowsOf) */
   char *azCount[Q_MAXTAB];         /* ... each one's name */
   int64_t aCount[Q_MAXTAB];        /* ... rows */
