@@ -5270,6 +5270,57 @@ START_TEST(test_literals){
 }
 END_TEST
 
+/* A subquery's correlation, found by preparing it alone (plan_sub.c's
+** qpCorrelated, its statement kept with the table's), follows the schema
+** between reads: a column of the subquery's table renamed so that its name
+** finds the outer table's (correlated), then back; a temp table that
+** shadows the subquery's; by this connection and by another, in rollback
+** and WAL modes. Each read SQLite's answer. */
+START_TEST(test_correlated_renamed){
+  static const char zQ[] = "SELECT k, count(*), sum(x) FROM t WHERE x < (SELECT count(*) + 40 FROM u WHERE x > 50) GROUP BY k";
+  static const struct { const char *zStep; int other; } aStep[] = {
+    { "", 0 },
+    { "ALTER TABLE u RENAME COLUMN x TO y", 1 },     /* (x now the outer row's) */
+    { "ALTER TABLE u RENAME COLUMN y TO x", 0 },
+    { "CREATE TEMP TABLE u(x INTEGER); INSERT INTO temp.u VALUES (5), (9)", 0 },
+    { "DROP TABLE temp.u", 0 },
+    { "ALTER TABLE u RENAME COLUMN x TO y", 0 },
+    { "ALTER TABLE u RENAME COLUMN y TO x", 1 },
+  };
+  char zDir[64], zFile[96];
+  int m, i;
+  s_dir_make(zDir, "corrrenamed");
+  for(m=0; m<2; m++){
+    sqlite3 *db, *other;
+    int64_t e0, s0, e1, s1;
+    snprintf(zFile, sizeof(zFile), "%s/c%d.db", zDir, m);
+    db = openFileChecked(zFile);
+    other = openFileChecked(zFile);
+    EXEC(db, "PRAGMA journal_mode = %s", m ? "WAL" : "DELETE");
+    EXEC(db, "CREATE TABLE t(k INTEGER, x INTEGER); CREATE TABLE u(x INTEGER);"
+             " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+             " INSERT INTO t SELECT i %% 7, (i * 37) %% 101 FROM n; INSERT INTO u VALUES (40), (60), (75)");
+    EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zQ);
+    for(i=0; i<(int)(sizeof(aStep)/sizeof(aStep[0])); i++){
+      char zWhat[160];
+      int j;
+      snprintf(zWhat, sizeof(zWhat), "%s, step %d (%s, %s)", m ? "WAL" : "rollback", i, aStep[i].zStep,
+               aStep[i].other ? "another connection" : "this connection");
+      if( aStep[i].other ) EXEC(other, "SELECT count(*) FROM sqlite_master");
+      CHECK(h_exec(aStep[i].other ? other : db, "%s", aStep[i].zStep)==SQLITE_OK, "%s: %s", zWhat, h_errmsg);
+      counts(db, &e0, &s0);
+      for(j=0; j<2; j++) free(readChecked(db, zQ, zWhat));   /* (the second by what the first kept) */
+      counts(db, &e1, &s1);
+      CHECK(i!=0 || e1 - e0==2, "%s: %lld of 2 reads on the engine", zWhat, (long long)(e1 - e0));
+    }
+    EXEC(db, "DROP TABLE temp.q");
+    sqlite3_close(other);
+    CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
+  }
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* A table's name resolved once is remembered while main's and temp's schema
 ** cookies stand, outside transactions (table.h, 4a): every change of what the
 ** name finds is seen by the next read of the same gpu_query table: a temp
@@ -7641,6 +7692,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_outside);
   tcase_add_test(tc, test_correlated_names);
+  tcase_add_test(tc, test_correlated_renamed);
   tcase_add_test(tc, test_utf16);
   tcase_add_test(tc, test_params);
   tcase_add_test(tc, test_literals);
