@@ -5277,7 +5277,8 @@ END_TEST
 ** shadows the subquery's; by this connection and by another, in rollback
 ** and WAL modes. Each read SQLite's answer. */
 START_TEST(test_correlated_renamed){
-  static const char zQ[] = "SELECT k, count(*), sum(x) FROM t WHERE x < (SELECT count(*) + 40 FROM u WHERE x > 50) GROUP BY k";
+  static const char zQ[] = "SELECT k, count(*), sum(x) FROM t WHERE x < (SELECT count(*) + 40 FROM u WHERE x > 50)"
+                           " GROUP BY k";
   static const struct { const char *zStep; int other; } aStep[] = {
     { "", 0 },
     { "ALTER TABLE u RENAME COLUMN x TO y", 1 },     /* (x now the outer row's) */

@@ -123,8 +123,8 @@ static int outerHas(const Bind *b, const char *zName){
 ** back). 1 correlated, else 0 (b->rc set on an error). Prepared alone, it
 ** is kept with the table's statements where main and temp are the only
 ** schemas: the cookies it was prepared under say what it names (an attached
-** schema's would not). TPC-H Q20's three took 0.1-0.2 ms a read, prepared
-** each read, on the build machine. */
+** schema's would not). Prepared each read, TPC-H Q20's took 0.1-0.2 ms a
+** read on the build machine. */
 int qpCorrelated(Bind *b, const qexpr *q, char **pzName){
   char *zSub = subText(b, q);
   sqlite3_stmt *st = 0;

@@ -695,7 +695,8 @@ typedef struct qkept {
 /* A compiled plan kept by a gpu_query table between its reads: valid for
 ** the same kept columns (their gen), the same parameters and the same
 ** constants folded from them and from SQLite's functions (zKey); never kept
-** where the plan asks a connection's own function per value (LIKE). */
+** where the plan asks a connection's own function per value (a like() it
+** defined again too: plan_bind.c's mainOnly). */
 struct qkeptcache {
   int valid;
   ga_cache *cache;                 /* the column cache that holds its memory (hold) */
