@@ -5322,6 +5322,54 @@ START_TEST(test_correlated_renamed){
 }
 END_TEST
 
+/* test_correlated_renamed with the subquery's table in an attached file:
+** there qpCorrelated's statement is not kept (the cookies of main and temp
+** say nothing of an attached schema), and a subquery's kept EXPLAIN is
+** SQLite's to prepare again. The column renamed and back, the schema
+** attached again from another file (other rows), and back; each read twice,
+** SQLite's answer. */
+START_TEST(test_correlated_attached){
+  static const char zQ[] = "SELECT k, count(*), sum(x) FROM t WHERE x < (SELECT count(*) + 40 FROM aux.u WHERE x > 50)"
+                           " GROUP BY k";
+  static const char *azStep[] = {
+    "",
+    "ALTER TABLE aux.u RENAME COLUMN x TO y",        /* (x now the outer row's) */
+    "ALTER TABLE aux.u RENAME COLUMN y TO x",
+    "DETACH aux; ATTACH '%s/b.db' AS aux",
+    "DETACH aux; ATTACH '%s/a.db' AS aux",
+  };
+  char zDir[64], zFile[96];
+  sqlite3 *db;
+  int64_t e0, s0, e1, s1;
+  int i, j;
+  s_dir_make(zDir, "corrattached");
+  for(i=0; i<2; i++){
+    snprintf(zFile, sizeof(zFile), "%s/%s.db", zDir, i ? "b" : "a");
+    db = openFileChecked(zFile);
+    EXEC(db, "CREATE TABLE u(x INTEGER); INSERT INTO u VALUES %s", i ? "(10), (90), (95), (97)" : "(40), (60), (75)");
+    sqlite3_close(db);
+  }
+  snprintf(zFile, sizeof(zFile), "%s/m.db", zDir);
+  db = openFileChecked(zFile);
+  EXEC(db, "CREATE TABLE t(k INTEGER, x INTEGER);"
+           " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+           " INSERT INTO t SELECT i %% 7, (i * 37) %% 101 FROM n; ATTACH '%s/a.db' AS aux", zDir);
+  EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zQ);
+  for(i=0; i<(int)(sizeof(azStep)/sizeof(azStep[0])); i++){
+    char zWhat[160];
+    snprintf(zWhat, sizeof(zWhat), "attached, step %d (%s)", i, azStep[i]);
+    CHECK(h_exec(db, azStep[i], zDir, zDir)==SQLITE_OK, "%s: %s", zWhat, h_errmsg);
+    counts(db, &e0, &s0);
+    for(j=0; j<2; j++) free(readChecked(db, zQ, zWhat));
+    counts(db, &e1, &s1);
+    CHECK(i!=0 || e1 - e0==2, "%s: %lld of 2 reads on the engine", zWhat, (long long)(e1 - e0));
+  }
+  EXEC(db, "DROP TABLE temp.q");
+  CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* A table's name resolved once is remembered while main's and temp's schema
 ** cookies stand, outside transactions (table.h, 4a): every change of what the
 ** name finds is seen by the next read of the same gpu_query table: a temp
@@ -7694,6 +7742,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_outside);
   tcase_add_test(tc, test_correlated_names);
   tcase_add_test(tc, test_correlated_renamed);
+  tcase_add_test(tc, test_correlated_attached);
   tcase_add_test(tc, test_utf16);
   tcase_add_test(tc, test_params);
   tcase_add_test(tc, test_literals);
