@@ -5270,6 +5270,17 @@ START_TEST(test_literals){
 }
 END_TEST
 
+/* Two reads of gpu_query table q (zQ), each SQLite's answer (the second by
+** what the first kept); both on the engine where onEngine. */
+static void twoReads(sqlite3 *db, const char *zQ, const char *zWhat, int onEngine){
+  int64_t e0, s0, e1, s1;
+  int j;
+  counts(db, &e0, &s0);
+  for(j=0; j<2; j++) free(readChecked(db, zQ, zWhat));
+  counts(db, &e1, &s1);
+  CHECK(!onEngine || e1 - e0==2, "%s: %lld of 2 reads on the engine", zWhat, (long long)(e1 - e0));
+}
+
 /* A subquery's correlation, found by preparing it alone (plan_sub.c's
 ** qpCorrelated, its statement kept with the table's), follows the schema
 ** between reads: a column of the subquery's table renamed so that its name
@@ -5293,7 +5304,6 @@ START_TEST(test_correlated_renamed){
   s_dir_make(zDir, "corrrenamed");
   for(m=0; m<2; m++){
     sqlite3 *db, *other;
-    int64_t e0, s0, e1, s1;
     snprintf(zFile, sizeof(zFile), "%s/c%d.db", zDir, m);
     db = openFileChecked(zFile);
     other = openFileChecked(zFile);
@@ -5304,15 +5314,11 @@ START_TEST(test_correlated_renamed){
     EXEC(db, "CREATE VIRTUAL TABLE temp.q USING gpu_query((%s))", zQ);
     for(i=0; i<(int)(sizeof(aStep)/sizeof(aStep[0])); i++){
       char zWhat[160];
-      int j;
       snprintf(zWhat, sizeof(zWhat), "%s, step %d (%s, %s)", m ? "WAL" : "rollback", i, aStep[i].zStep,
                aStep[i].other ? "another connection" : "this connection");
       if( aStep[i].other ) EXEC(other, "SELECT count(*) FROM sqlite_master");
       CHECK(h_exec(aStep[i].other ? other : db, "%s", aStep[i].zStep)==SQLITE_OK, "%s: %s", zWhat, h_errmsg);
-      counts(db, &e0, &s0);
-      for(j=0; j<2; j++) free(readChecked(db, zQ, zWhat));   /* (the second by what the first kept) */
-      counts(db, &e1, &s1);
-      CHECK(i!=0 || e1 - e0==2, "%s: %lld of 2 reads on the engine", zWhat, (long long)(e1 - e0));
+      twoReads(db, zQ, zWhat, i==0);
     }
     EXEC(db, "DROP TABLE temp.q");
     sqlite3_close(other);
@@ -5340,8 +5346,7 @@ START_TEST(test_correlated_attached){
   };
   char zDir[64], zFile[96];
   sqlite3 *db;
-  int64_t e0, s0, e1, s1;
-  int i, j;
+  int i;
   s_dir_make(zDir, "corrattached");
   for(i=0; i<2; i++){
     snprintf(zFile, sizeof(zFile), "%s/%s.db", zDir, i ? "b" : "a");
@@ -5359,10 +5364,7 @@ START_TEST(test_correlated_attached){
     char zWhat[160];
     snprintf(zWhat, sizeof(zWhat), "attached, step %d (%s)", i, azStep[i]);
     CHECK(h_exec(db, azStep[i], zDir, zDir)==SQLITE_OK, "%s: %s", zWhat, h_errmsg);
-    counts(db, &e0, &s0);
-    for(j=0; j<2; j++) free(readChecked(db, zQ, zWhat));
-    counts(db, &e1, &s1);
-    CHECK(i!=0 || e1 - e0==2, "%s: %lld of 2 reads on the engine", zWhat, (long long)(e1 - e0));
+    twoReads(db, zQ, zWhat, i==0);
   }
   EXEC(db, "DROP TABLE temp.q");
   CHECK(sqlite3_close(db)==SQLITE_OK, "close: %s", sqlite3_errmsg(db));
