@@ -7,6 +7,20 @@
 **      under a lock, and refuses a second SQLite library's table.
 **   2. ga_now_ms: monotonic milliseconds, for the counters gpuagg_info()
 **      reports and the planner's timings.
+**   3. Arrays past SQLite's allocation limit. sqlite3_malloc64 and
+**      sqlite3_realloc64 refuse n >= 0x7fffff00 bytes (malloc.c's
+**      sqlite3Malloc, every version; SQLITE_MAX_ALLOCATION_SIZE from 3.42):
+**      at TPC-H's scale factor 30, an array of lineitem's 180M rows of 16
+**      bytes is SQLITE_NOMEM there. ga_malloc64, ga_realloc64 and ga_free
+**      are one family over both: SQLite's allocator below 1 GiB (from 3b),
+**      the C library's from there on, each such block recorded until freed,
+**      so ga_free frees either kind and any pointer sqlite3_malloc gave.
+**      ga_realloc64 moves a block to the other kind where its new size
+**      crosses the line. Thread-safe.
+**   3b. The line is 1 GiB, or GPUAGG_TEST_BIG_ALLOC bytes where that is set
+**      (> 0) when the module is loaded on a connection: tests send small
+**      arrays the C library's way, so that a block freed by the wrong
+**      family fails at once.
 */
 #ifndef GPUAGG_BASE_H
 #define GPUAGG_BASE_H
@@ -18,6 +32,14 @@ SQLITE_EXTENSION_INIT3
 /* Requirement 1: SQLITE_OK once sqlite3_api is pApi, else SQLITE_ERROR
 ** (another SQLite library in this process set it first). */
 int ga_api_set(const sqlite3_api_routines *pApi);
+
+/* Requirement 3: SQLite's allocator's contract (NULL: no memory; n of 0
+** gives NULL; ga_realloc64 to 0 bytes frees), over both kinds. */
+void *ga_malloc64(sqlite3_uint64 n);
+void *ga_realloc64(void *p, sqlite3_uint64 n);
+void ga_free(void *p);
+/* The blocks from the C library held now (gpuagg_info()'s large_arrays). */
+int ga_big_blocks(void);
 
 /* Requirement 2. */
 static inline double ga_now_ms(void){

@@ -127,9 +127,9 @@ ga_conn *ga_conn_new(char **pzErr){
 
 static void slotDestroy(ga_conn *c, ga_slot *s){
   s->be->xClose(s);
-  sqlite3_free(s->aux);
+  ga_free(s->aux);
   free(s->stat);
-  sqlite3_free(s);
+  ga_free(s);
   c->nSlot--;
 }
 
@@ -144,7 +144,7 @@ void ga_conn_unref(void *p){
     c->pIdle = s->next;
     slotDestroy(c, s);
   }
-  sqlite3_free(c);
+  ga_free(c);
   pthread_mutex_lock(&loadedMu);
   last = pLoaded==0;
   pthread_mutex_unlock(&loadedMu);
@@ -198,7 +198,7 @@ ga_slot *ga_pool_take(ga_conn *c, const ga_backend *be, char *zErr){
   s->nDev = c->devices;
   if( be->xOpen(s, zErr) ){
     be->xClose(s);
-    sqlite3_free(s);
+    ga_free(s);
     return 0;
   }
   c->nSlot++;

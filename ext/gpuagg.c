@@ -84,10 +84,11 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
   else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendf(out, ",\"page_scans\":%lld,\"statement_scans\":%lld,\"pages_mapped\":%lld,"
-                      "\"pages_copied\":%lld,\"pages_read\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,",
+                      "\"pages_copied\":%lld,\"pages_read\":%lld,\"page_wait_ms\":%.3f,\"page_sink_ms\":%.3f,"
+                      "\"large_arrays\":%d,",
                       (long long)c->stats.nPageScan, (long long)c->stats.nStmtScan, (long long)c->stats.nPageMapped,
                       (long long)c->stats.nPageCopied, (long long)c->stats.nPageRead,
-                      c->stats.pageWaitMs, c->stats.pageSinkMs);
+                      c->stats.pageWaitMs, c->stats.pageSinkMs, ga_big_blocks());
   ga_cache_describe(out, c->cache);
   sqlite3_str_appendchar(out, 1, ',');
   ga_source_describe(out, c);
@@ -107,11 +108,11 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   sqlite3_str_appendall(out, "]}");
   if( sqlite3_str_errcode(out) ){
-    sqlite3_free(sqlite3_str_finish(out));
+    ga_free(sqlite3_str_finish(out));
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+  sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, ga_free);
 }
 
 static void backendFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -166,7 +167,7 @@ static void configFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       char *z = sqlite3_mprintf("gpuagg_config: %s must be an integer from %lld to %lld",
                                 aSet[i].zName, (long long)aSet[i].mn, (long long)aSet[i].mx);
       sqlite3_result_error(ctx, z ? z : "gpuagg_config: bad value", -1);
-      sqlite3_free(z);
+      ga_free(z);
       return;
     }
     if( aSet[i].pInt==&c->devices && v!=c->devices ){    /* kept columns are split for the old set */

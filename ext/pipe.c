@@ -237,6 +237,6 @@ int ga_pipe_close(ga_pipe *p, char *zErr){
   if( other && other!=tail ) pipeGive(p, other, p->flight==other && !p->flightDone);
   pipeGive(p, tail, p->flight==tail && !p->flightDone);
   if( rc ) memcpy(zErr, p->zErr, GA_ERRLEN);
-  sqlite3_free(p);
+  ga_free(p);
   return rc;
 }

@@ -46,7 +46,7 @@ int ga_bind_text(sqlite3_stmt *st, int i, const char *zText, int n, int enc){
     out[m++] = (unsigned char)(enc==SQLITE_UTF16LE ? u & 0xFF : u>>8);
     out[m++] = (unsigned char)(enc==SQLITE_UTF16LE ? u>>8 : u & 0xFF);
   }
-  return sqlite3_bind_text64(st, i, (const char*)out, (sqlite3_uint64)m, sqlite3_free, (unsigned char)enc);
+  return sqlite3_bind_text64(st, i, (const char*)out, (sqlite3_uint64)m, ga_free, (unsigned char)enc);
 }
 
 int ga_text_order(const void *pa, int na, const void *pb, int nb, int enc){
@@ -126,7 +126,7 @@ char *ga_utf8_clean(char *z){
     for(; i<n && ga_utf8_len(u + i, n - i)==0; i++) sqlite3_str_appendf(s, "%02x", u[i]);
     sqlite3_str_appendchar(s, 1, '\'');
   }
-  sqlite3_free(z);
+  ga_free(z);
   return sqlite3_str_finish(s);
 }
 

@@ -7,7 +7,7 @@
 
 int ga_vtab_error(sqlite3_vtab *tab, const char *zFmt, ...){
   va_list ap;
-  sqlite3_free(tab->zErrMsg);
+  ga_free(tab->zErrMsg);
   va_start(ap, zFmt);
   tab->zErrMsg = ga_utf8_clean(sqlite3_vmprintf(zFmt, ap));   /* (never bytes that are not UTF-8) */
   va_end(ap);

@@ -182,7 +182,7 @@ static int argRecord(ga_pipe *q, sqlite3_value *a){
   ARec *r;
   if( x==0 || x->cap<q->cap ){
     int64_t sz = (int64_t)sizeof(ArgAux) + (int64_t)sizeof(ARec)*q->cap;
-    sqlite3_free(s->aux);
+    ga_free(s->aux);
     s->aux = x = (ArgAux*)sqlite3_malloc64(sz);
     if( x==0 ) return SQLITE_NOMEM;
     s->nAux = sz;
@@ -354,16 +354,16 @@ static void fvalResult(sqlite3_context *ctx, const FVal *x){
 #define FRAME_AT(f, i) (&(f)->e[((f)->head + (i)) & ((f)->cap - 1)])
 
 static void fentFree(FEnt *x){
-  sqlite3_free(x->v.z);
-  sqlite3_free(x->a.z);
+  ga_free(x->v.z);
+  ga_free(x->a.z);
 }
 
 static void frameFree(Frame *f){
   int64_t i;
   if( f==0 ) return;
   for(i=0; i<f->n; i++) fentFree(FRAME_AT(f, i));
-  sqlite3_free(f->e);
-  sqlite3_free(f);
+  ga_free(f->e);
+  ga_free(f);
 }
 
 /* Queue x (V not NULL, bytes borrowed) behind the candidates it does not
@@ -381,14 +381,14 @@ static int frameAdd(Frame *f, int isMax, int enc, FEnt *x){
     FEnt *e = (FEnt*)sqlite3_malloc64(sizeof(FEnt)*(size_t)cap);
     if( e==0 ) return SQLITE_NOMEM;
     for(i=0; i<f->n; i++) e[i] = *FRAME_AT(f, i);
-    sqlite3_free(f->e);
+    ga_free(f->e);
     f->e = e;
     f->cap = cap;
     f->head = 0;
   }
   if( fvalOwn(&x->v) ) return SQLITE_NOMEM;
   if( fvalOwn(&x->a) ){
-    sqlite3_free(x->v.z);
+    ga_free(x->v.z);
     return SQLITE_NOMEM;
   }
   *FRAME_AT(f, f->n) = *x;
@@ -408,9 +408,9 @@ static int frameStep(Ext *p, sqlite3_value *a, sqlite3_value *v){
 }
 
 static void logFree(Log *g){
-  sqlite3_free(g->r);
-  sqlite3_free(g->sv);
-  sqlite3_free(g->z);
+  ga_free(g->r);
+  ga_free(g->sv);
+  ga_free(g->z);
   memset(g, 0, sizeof(*g));
 }
 
@@ -467,7 +467,7 @@ static int logFlush(Ext *p){
   g->n = 0;
   g->nz = 0;
   if( g->szz>2*LOG_BYTES ){                  /* one huge value grew it */
-    sqlite3_free(g->z);
+    ga_free(g->z);
     g->z = 0;
     g->szz = 0;
   }
@@ -559,7 +559,7 @@ static int frameWindow(sqlite3_context *ctx, Ext *p){
     char *z = sqlite3_mprintf("%s(): asked for a window frame where no statement's program showed one "
                               "(it kept no rows for it)", azName[p->isArg*2 + p->isMax]);
     sqlite3_result_error(ctx, z ? z : "gpuagg: a window frame not kept", -1);
-    sqlite3_free(z);
+    ga_free(z);
     return 1;
   }
   if( p->oom || p->lost ){
@@ -753,7 +753,7 @@ void ga_extFinal(sqlite3_context *ctx){
   }
 done:
   keepFree(p);
-  sqlite3_free(p->other.z);
-  sqlite3_free(p->argNum.z);
-  sqlite3_free(p->argOther.z);
+  ga_free(p->other.z);
+  ga_free(p->argNum.z);
+  ga_free(p->argOther.z);
 }

@@ -69,7 +69,7 @@ static int64_t lowerBound(const uint64_t *a, int64_t n, uint64_t k){
 static void pctError(sqlite3_context *ctx, const char *zFmt, int kind){
   char *z = sqlite3_mprintf(zFmt, aKind[kind].zName, aKind[kind].mx);
   sqlite3_result_error(ctx, z ? z : "gpuagg: out of memory", -1);
-  sqlite3_free(z);
+  ga_free(z);
 }
 
 static void pctStep(sqlite3_context *ctx, int kind, sqlite3_value **argv){
@@ -201,7 +201,7 @@ static void pctResult(sqlite3_context *ctx, int isWin){
   }
 done:
   if( !isWin ){
-    sqlite3_free(p->a);
+    ga_free(p->a);
     memset(p, 0, sizeof(*p));
   }
 }

@@ -49,12 +49,12 @@ static int explainWin(sqlite3 *db, const char *zSql){
     if( rc!=SQLITE_DONE && rc!=SQLITE_ROW ) win = 1;
   }
   sqlite3_finalize(x);
-  sqlite3_free(z);
+  ga_free(z);
   return win;
 }
 
 static void winseenForget(ga_conn *c){
-  sqlite3_free(c->winseen);
+  ga_free(c->winseen);
   c->winseen = 0;
 }
 

@@ -12,7 +12,7 @@ static void sumReal(QSum *s, double d){
   double rest = ga_fpe_add(&s->f, d);
   if( rest!=0.0 ){
     if( s->w==0 ){
-      if( (s->w = sqlite3_malloc(sizeof(ga_sum)))==0 ){ s->nInf[0] = -1; return; }
+      if( (s->w = ga_malloc64(sizeof(ga_sum)))==0 ){ s->nInf[0] = -1; return; }
       memset(s->w, 0, sizeof(ga_sum));
     }
     ga_sum_word(s->w, rest);
@@ -88,11 +88,11 @@ int qxDistinctAdd(Part *p, Agg *a, const char *z, int n, const qval *x, int64_t 
   int rc;
   if( (rc = qxKeySetAdd(p->r, &a->dset, z, n, pNew, &id))!=SQLITE_OK || a->g->fn==A_COUNT ) return rc;
   if( a->dset.nAlloc>a->dvAlloc ){  /* values and positions grow with the set's keys */
-    qval *v = sqlite3_realloc64(a->dv, sizeof(qval)*(uint64_t)a->dset.nAlloc);
+    qval *v = ga_realloc64(a->dv, sizeof(qval)*(uint64_t)a->dset.nAlloc);
     int64_t *q;
     if( v==0 ) return SQLITE_NOMEM;
     a->dv = v;
-    if( (q = sqlite3_realloc64(a->dp, 8*(uint64_t)a->dset.nAlloc))==0 ) return SQLITE_NOMEM;
+    if( (q = ga_realloc64(a->dp, 8*(uint64_t)a->dset.nAlloc))==0 ) return SQLITE_NOMEM;
     a->dp = q;
     a->dvAlloc = a->dset.nAlloc;
   }
@@ -117,7 +117,7 @@ static int distinctNew(Part *p, Agg *a, int64_t g, const qval *x, int64_t pos, i
 static int varAdd(QVar **pp, int t, int64_t v){
   QVar *q = *pp;
   if( q==0 ){
-    if( (q = *pp = sqlite3_malloc(sizeof(QVar)))==0 ) return SQLITE_NOMEM;
+    if( (q = *pp = ga_malloc64(sizeof(QVar)))==0 ) return SQLITE_NOMEM;
     memset(q, 0, sizeof(*q));
   }
   q->n++;
@@ -145,7 +145,7 @@ static int keysAdd(Part *p, const qagg *g, QKeys *k, const qval *x){
   if( !ga_is_finite(d) ) return q_run_error(p->r, QE_BAIL, "Inf input to %s() (an error in SQLite)", azFn[g->fn - A_MEDIAN]);
   if( k->n==k->cap ){
     int64_t cap = k->cap ? 2*k->cap : 16;
-    uint64_t *a = sqlite3_realloc64(k->a, 8*(uint64_t)cap);
+    uint64_t *a = ga_realloc64(k->a, 8*(uint64_t)cap);
     if( a==0 ) return SQLITE_NOMEM;
     k->a = a;
     k->cap = cap;
@@ -297,7 +297,7 @@ int qxAggMerge(Part *p, Agg *a, int64_t g, Agg *b, int64_t gq){
     case A_MEDIAN: case A_PCT: case A_PCTCONT: case A_PCTDISC: {
       QKeys *x = &a->keys[g], *y = &b->keys[gq];
       if( x->n + y->n>x->cap ){
-        uint64_t *k = sqlite3_realloc64(x->a, 8*(uint64_t)(x->n + y->n));
+        uint64_t *k = ga_realloc64(x->a, 8*(uint64_t)(x->n + y->n));
         if( k==0 ) return SQLITE_NOMEM;
         x->a = k;
         x->cap = x->n + y->n;
@@ -440,7 +440,7 @@ int qxAggFinal(Exec *e){
         if( (rc = foldValue(&e->main, a, g, &a->dv[j]))!=SQLITE_OK ) return rc;
       }
     }
-    if( (a->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(e->main.nGroup + 1)))==0 ) return SQLITE_NOMEM;
+    if( (a->res = ga_malloc64(sizeof(qval)*(uint64_t)(e->main.nGroup + 1)))==0 ) return SQLITE_NOMEM;
     if( (rc = valuesPar(a, e->main.nGroup, q_run_threads(e->r)))!=SQLITE_OK ){
       return rc==QE_BAIL ? q_run_error(e->r, QE_BAIL, "a sum whose integers overflow (an error in SQLite)") : rc;
     }

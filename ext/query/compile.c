@@ -230,12 +230,12 @@ static int emit(Comp *c, int op, int dst, int a, int b, int x){
   return SQLITE_OK;
 }
 
-/* e over column col's dictionary, then NULL, into *paOut (sqlite3_free
+/* e over column col's dictionary, then NULL, into *paOut (ga_free
 ** it), *pn values; keep: their bytes kept in the run's memory. */
 static int dictEval(Comp *c, qexpr *e, int col, int keep, qval **paOut, int64_t *pn){
   const ga_resident *x = c->aCol[col];
   int64_t nD = x->nDict, n = nD + 1, i0;
-  qval *out = sqlite3_malloc64(sizeof(qval)*(uint64_t)n);
+  qval *out = ga_malloc64(sizeof(qval)*(uint64_t)n);
   unsigned char t[GA_BATCH];
   int64_t v[GA_BATCH];
   ga_colvec cols[GA_COLS_MAX];
@@ -267,14 +267,14 @@ static int dictEval(Comp *c, qexpr *e, int col, int keep, qval **paOut, int64_t 
     ctx.b = &b;
     ctx.n = m;
     if( (rc = q_eval(c->r, e, &ctx, &o))!=SQLITE_OK ){
-      sqlite3_free(out);
+      ga_free(out);
       return rc==QE_BAIL ? why(c, "%s", q_run_errmsg(c->r)) : rc;
     }
     for(i=0; i<m; i++){
       qval *y = &out[i0 + i];
       q_get(o, i, y);
       if( keep && (y->t==SQLITE_TEXT || y->t==SQLITE_BLOB) && (y->z = q_keep(c->r, y->z, y->n))==0 ){
-        sqlite3_free(out);
+        ga_free(out);
         return SQLITE_NOMEM;
       }
     }
@@ -293,11 +293,11 @@ static int tableRoom(Comp *c, int64_t n, unsigned char **paT, int64_t **paV){
   if( k->p.nTab>=GA_QTAB ) return why(c, "more than %d expressions of TEXT columns", GA_QTAB);
   if( k->nTab + n>k->tabAlloc ){
     int64_t m = (k->nTab + n)*2;
-    unsigned char *tc = sqlite3_realloc64(k->tabC, (uint64_t)m);
+    unsigned char *tc = ga_realloc64(k->tabC, (uint64_t)m);
     int64_t *tv;
     if( tc==0 ) return SQLITE_NOMEM;
     k->tabC = tc;
-    if( (tv = sqlite3_realloc64(k->tabV, 8*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+    if( (tv = ga_realloc64(k->tabV, 8*(uint64_t)m))==0 ) return SQLITE_NOMEM;
     k->tabV = tv;
     k->tabAlloc = m;
   }
@@ -448,7 +448,7 @@ static void *rowWorker(void *pArg){
 
 /* e, an expression of joined table jk's columns alone, over each of its
 ** build's rows (a LEFT JOIN's: then over a row of NULLs, its place n) into
-** *paOut (sqlite3_free it), *pn values; keep: their bytes kept in the run's
+** *paOut (ga_free it), *pn values; keep: their bytes kept in the run's
 ** memory (6). Where nothing is kept and the rows are many, on the run's
 ** threads (q_run_threads), each with a run of its own; rows a worker did not
 ** finish (an error, or what needs SQLite) then on the compile's run, in order. */
@@ -456,13 +456,13 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
   const qjoinrows *jr = &c->aJr[jk];
   int64_t nAll = jr->n + (c->pl->aJoin[jk].left!=0), at = 0;
   int nPlace = Q_JCOL0 + c->pl->nJCol, nTh = q_run_threads(c->r), w, rc = SQLITE_OK;
-  ga_colvec *cols = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace*(uint64_t)(nTh + 1));
-  qval *out = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nAll + 1));
+  ga_colvec *cols = ga_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace*(uint64_t)(nTh + 1));
+  qval *out = ga_malloc64(sizeof(qval)*(uint64_t)(nAll + 1));
   RowPart aW[GA_THREADS_MAX];
   pthread_t aTh[GA_THREADS_MAX];
   if( cols==0 || out==0 ){
-    sqlite3_free(cols);
-    sqlite3_free(out);
+    ga_free(cols);
+    ga_free(out);
     return SQLITE_NOMEM;
   }
   if( keep || nTh<2 || jr->n<(int64_t)GA_BATCH*ROW_PAR_MIN ) nTh = 0;
@@ -491,9 +491,9 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
     }
   }
   for(w=0; w<nTh; w++) if( aW[w].r ) q_run_free(aW[w].r);
-  sqlite3_free(cols);
+  ga_free(cols);
   if( rc!=SQLITE_OK ){
-    sqlite3_free(out);
+    ga_free(out);
     return rc;
   }
   *paOut = out;
@@ -512,8 +512,8 @@ static int numNode(Comp *c, qexpr *e, int col, int jk, int *pr){
   int rc, t;
   rc = jk<0 ? dictEval(c, e, col, 0, &a, &n) : rowEval(c, e, jk, 0, &a, &n);
   if( rc!=SQLITE_OK ) return rc;
-  aT = sqlite3_malloc64((uint64_t)n + 1);          /* (a joined table may have no row) */
-  aV = sqlite3_malloc64(8*(uint64_t)n + 8);
+  aT = ga_malloc64((uint64_t)n + 1);          /* (a joined table may have no row) */
+  aV = ga_malloc64(8*(uint64_t)n + 8);
   if( aT==0 || aV==0 ){
     rc = SQLITE_NOMEM;
     goto done;
@@ -531,9 +531,9 @@ static int numNode(Comp *c, qexpr *e, int col, int jk, int *pr){
     rc = jk<0 ? emitMap(c, col, t, pr) : emitLook(c, c->aRow[jk], t, 0, 0, pr);
   }
 done:
-  sqlite3_free(a);
-  sqlite3_free(aT);
-  sqlite3_free(aV);
+  ga_free(a);
+  ga_free(aT);
+  ga_free(aV);
   return rc;
 }
 
@@ -574,7 +574,7 @@ static int rankCompare(Comp *c, qexpr *e, int colA, int colB, int *pr){
   for(k=0; k<2; k++){
     if( (rc = dictEval(c, aE[k], k ? colB : colA, 1, &aSide[k], &anSide[k]))!=SQLITE_OK ) goto done;
   }
-  if( (aAll = sqlite3_malloc64(sizeof(qval*)*(uint64_t)(anSide[0] + anSide[1] + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  if( (aAll = ga_malloc64(sizeof(qval*)*(uint64_t)(anSide[0] + anSide[1] + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(k=0; k<2; k++){
     for(i=0; i<anSide[k]; i++){
       qval *x = &aSide[k][i];
@@ -592,7 +592,7 @@ static int rankCompare(Comp *c, qexpr *e, int colA, int colB, int *pr){
   gRankColl = e->cmpColl;
   qsort(aAll, (size_t)n, sizeof(qval*), rankPtrCmp);
   /* each value's place (equal values share one), then written in its slot */
-  if( (aRank = sqlite3_malloc64(8*(uint64_t)(n + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  if( (aRank = ga_malloc64(8*(uint64_t)(n + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(i=0, rank=0; i<n; i=j, rank++){
     for(j=i; j<n && q_cmp(aAll[i], aAll[j], e->cmpColl)==0; j++) aRank[j] = rank;
   }
@@ -601,7 +601,7 @@ static int rankCompare(Comp *c, qexpr *e, int colA, int colB, int *pr){
     aAll[i]->v = aRank[i];
   }
   for(k=0; k<2; k++){
-    if( (aT = sqlite3_malloc64((uint64_t)anSide[k]))==0 || (aV = sqlite3_malloc64(8*(uint64_t)anSide[k]))==0 ){
+    if( (aT = ga_malloc64((uint64_t)anSide[k]))==0 || (aV = ga_malloc64(8*(uint64_t)anSide[k]))==0 ){
       rc = SQLITE_NOMEM;
       goto done;
     }
@@ -612,17 +612,17 @@ static int rankCompare(Comp *c, qexpr *e, int colA, int colB, int *pr){
     if( (rc = addTable(c, aT, aV, anSide[k], &t))!=SQLITE_OK || (rc = emitMap(c, k ? colB : colA, t, &aReg[k]))!=SQLITE_OK ){
       goto done;
     }
-    sqlite3_free(aT); aT = 0;
-    sqlite3_free(aV); aV = 0;
+    ga_free(aT); aT = 0;
+    ga_free(aV); aV = 0;
   }
   if( (rc = newReg(c, pr))==SQLITE_OK ) rc = emit(c, aOpOf[e->op], *pr, aReg[0], aReg[1], 0);
 done:
-  sqlite3_free(aRank);
-  sqlite3_free(aSide[0]);
-  sqlite3_free(aSide[1]);
-  sqlite3_free(aAll);
-  sqlite3_free(aT);
-  sqlite3_free(aV);
+  ga_free(aRank);
+  ga_free(aSide[0]);
+  ga_free(aSide[1]);
+  ga_free(aAll);
+  ga_free(aT);
+  ga_free(aV);
   return rc;
 }
 
@@ -779,12 +779,12 @@ static int textCmp(const void *a, const void *b){
 static int rankText(const qval *v, int64_t n, int64_t *ord){
   int64_t nSlot = 1024, *slot, *first, *place, *cnt, nD = 0, i, j;
   while( nSlot<2*n ) nSlot *= 2;
-  slot = sqlite3_malloc64(8*(uint64_t)nSlot);
-  first = sqlite3_malloc64(8*(uint64_t)n);         /* each distinct value's first row */
-  place = sqlite3_malloc64(8*(uint64_t)n);         /* each row's distinct value, then its place */
-  cnt = sqlite3_malloc64(8*(uint64_t)(n + 2));
+  slot = ga_malloc64(8*(uint64_t)nSlot);
+  first = ga_malloc64(8*(uint64_t)n);         /* each distinct value's first row */
+  place = ga_malloc64(8*(uint64_t)n);         /* each row's distinct value, then its place */
+  cnt = ga_malloc64(8*(uint64_t)(n + 2));
   if( slot==0 || first==0 || place==0 || cnt==0 ){
-    sqlite3_free(slot); sqlite3_free(first); sqlite3_free(place); sqlite3_free(cnt);
+    ga_free(slot); ga_free(first); ga_free(place); ga_free(cnt);
     return SQLITE_NOMEM;
   }
   memset(slot, 0xff, 8*(size_t)nSlot);
@@ -817,7 +817,7 @@ static int rankText(const qval *v, int64_t n, int64_t *ord){
     for(j=0; j<nD + 1; j++){ int64_t c = cnt[j]; cnt[j] = tot; tot += c; }
   }
   for(i=0; i<n; i++) ord[cnt[place[i]<0 ? 0 : 1 + slot[place[i]]]++] = i;
-  sqlite3_free(slot); sqlite3_free(first); sqlite3_free(place); sqlite3_free(cnt);
+  ga_free(slot); ga_free(first); ga_free(place); ga_free(cnt);
   return SQLITE_OK;
 }
 
@@ -855,11 +855,11 @@ static int rankOrder(const qval *v, int64_t n, int coll, int64_t *ord){
       return SQLITE_OK;
     }
   }
-  key = sqlite3_malloc64(16*(uint64_t)n);
-  ord2 = sqlite3_malloc64(8*(uint64_t)n);
+  key = ga_malloc64(16*(uint64_t)n);
+  ord2 = ga_malloc64(8*(uint64_t)n);
   if( key==0 || ord2==0 ){
-    sqlite3_free(key);
-    sqlite3_free(ord2);
+    ga_free(key);
+    ga_free(ord2);
     return SQLITE_NOMEM;
   }
   key2 = key + n;
@@ -890,8 +890,8 @@ static int rankOrder(const qval *v, int64_t n, int coll, int64_t *ord){
     memcpy(ord2, ord + nNull, 8*(size_t)m);
   }
   memcpy(ord + nNull, ord2, 8*(size_t)(n - nNull));
-  sqlite3_free(key);
-  sqlite3_free(ord2);
+  ga_free(key);
+  ga_free(ord2);
   return SQLITE_OK;
 }
 
@@ -899,7 +899,7 @@ static int rankOrder(const qval *v, int64_t n, int coll, int64_t *ord){
 ** over joined table jk's rows: its expression's, or, where probe is set,
 ** the integer of the row's key by the probed equality (6: the scanned
 ** row's probe side, which meets that row alone), into *paOut
-** (sqlite3_free it), *pn values. */
+** (ga_free it), *pn values. */
 static int keyValues(Comp *c, int kk, int col, int jk, int probe, qval **paOut, int64_t *pn){
   const qjoinrows *jr;
   int64_t i;
@@ -907,7 +907,7 @@ static int keyValues(Comp *c, int kk, int col, int jk, int probe, qval **paOut, 
   if( jk<0 ) return dictEval(c, c->pl->aKey[kk], col, 1, paOut, pn);
   if( !probe ) return rowEval(c, c->pl->aKey[kk], jk, 1, paOut, pn);
   jr = &c->aJr[jk];
-  if( (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(jr->n + 1)))==0 ) return SQLITE_NOMEM;
+  if( (a = ga_malloc64(sizeof(qval)*(uint64_t)(jr->n + 1)))==0 ) return SQLITE_NOMEM;
   memset(a, 0, sizeof(qval)*(size_t)(jr->n + 1));
   for(i=0; i<jr->n; i++){                   /* (a row keyed by no integer is never met) */
     a[i].t = jr->azKey[i] && keyInt(jr->azKey[i], jr->anKey[i], c->aEqAt[jk], &a[i].v) ? SQLITE_INTEGER : SQLITE_NULL;
@@ -939,18 +939,18 @@ static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, i
   for(m=0; jk>=0 && m<nKk && !(aProbe[m] && c->aEqAt2[jk]<0 && !pl->aJoin[jk].semi); m++){}
   rowIds = jk>=0 && m<nKk && n>0;
   while( nSlot<2*n ) nSlot *= 2;
-  slot = sqlite3_malloc64(8*(uint64_t)(rowIds ? n : nSlot));
-  keyOf = rowIds ? 0 : sqlite3_malloc64(sizeof(char*)*(uint64_t)(n + 1));
-  keyLen = rowIds ? 0 : sqlite3_malloc64(sizeof(int)*(uint64_t)(n + 1));
-  aT = sqlite3_malloc64((uint64_t)n + 1);
-  aV = sqlite3_malloc64(8*(uint64_t)n + 8);
+  slot = ga_malloc64(8*(uint64_t)(rowIds ? n : nSlot));
+  keyOf = rowIds ? 0 : ga_malloc64(sizeof(char*)*(uint64_t)(n + 1));
+  keyLen = rowIds ? 0 : ga_malloc64(sizeof(int)*(uint64_t)(n + 1));
+  aT = ga_malloc64((uint64_t)n + 1);
+  aV = ga_malloc64(8*(uint64_t)n + 8);
   if( slot==0 || (!rowIds && (keyOf==0 || keyLen==0)) || aT==0 || aV==0 ){
     rc = SQLITE_NOMEM;
     goto done;
   }
   for(m=0; m<nKk; m++){                      /* (a joined table may have no row) */
     if( rowIds ){ shown[m] = a[m]; a[m] = 0; continue; }
-    if( (shown[m] = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    if( (shown[m] = ga_malloc64(sizeof(qval)*(uint64_t)(n + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
   }
   if( rowIds ){
     memset(aT, GA_QC_INT, (size_t)n);
@@ -965,9 +965,9 @@ static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, i
     int64_t s;
     for(m=0; m<nKk; m++) need += a[m][i].n + 16;
     if( need>nBuf ){
-      sqlite3_free(buf);
+      ga_free(buf);
       nBuf = 2*need + 64;
-      if( (buf = sqlite3_malloc(nBuf))==0 ){ rc = SQLITE_NOMEM; goto done; }
+      if( (buf = ga_malloc64(nBuf))==0 ){ rc = SQLITE_NOMEM; goto done; }
     }
     for(m=0; m<nKk; m++) nb += q_key_bytes(&a[m][i], pl->aKeyColl[aKk[m]], buf + nb);
     h = q_hash(0xcbf29ce484222325ull, buf, nb);
@@ -1008,7 +1008,7 @@ static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, i
   for(m=0; m<nKk; m++){
     int kk = aKk[m];
     int64_t place = 0;
-    if( (k->aKeyRank[kk] = sqlite3_malloc64(8*(uint64_t)(nId + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    if( (k->aKeyRank[kk] = ga_malloc64(8*(uint64_t)(nId + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
     if( apart ){
       memset(k->aKeyRank[kk], 0, 8*(size_t)nId);
     }else{
@@ -1026,15 +1026,15 @@ static int idKey(Comp *c, const int *aKk, const int *aProbe, int nKk, int col, i
   }
 done:
   for(m=0; m<nKk; m++){
-    sqlite3_free(a[m]);
-    sqlite3_free(shown[m]);
+    ga_free(a[m]);
+    ga_free(shown[m]);
   }
-  sqlite3_free(buf);
-  sqlite3_free(slot);
-  sqlite3_free(keyOf);
-  sqlite3_free(keyLen);
-  sqlite3_free(aT);
-  sqlite3_free(aV);
+  ga_free(buf);
+  ga_free(slot);
+  ga_free(keyOf);
+  ga_free(keyLen);
+  ga_free(aT);
+  ga_free(aV);
   return rc;
 }
 
@@ -1076,8 +1076,8 @@ static int rangeKey(Comp *c, int kk, int col, int *pr){
                colName(c, col));
   }
   span = hi - lo + 1;
-  if( (k->aKeyVal[kk] = sqlite3_malloc64(sizeof(qval)*(uint64_t)(span + 1)))==0
-   || (k->aKeyRank[kk] = sqlite3_malloc64(8*(uint64_t)(span + 1)))==0 ) return SQLITE_NOMEM;
+  if( (k->aKeyVal[kk] = ga_malloc64(sizeof(qval)*(uint64_t)(span + 1)))==0
+   || (k->aKeyRank[kk] = ga_malloc64(8*(uint64_t)(span + 1)))==0 ) return SQLITE_NOMEM;
   memset(k->aKeyVal[kk], 0, sizeof(qval)*(size_t)(span + 1));
   for(i=0; i<span; i++){
     k->aKeyVal[kk][i].t = SQLITE_INTEGER;
@@ -1371,7 +1371,7 @@ static int inNode(Comp *c, qexpr *e, int *pr){
   if( e->cmpAff==GA_AFF_TEXT ) return why(c, "numbers compared as TEXT");
   if( (rc = node(c, e->a, &ra))!=SQLITE_OK ) return rc;
   rx = ra;
-  if( (aK = sqlite3_malloc64(8*(uint64_t)(n + 1)))==0 ) return SQLITE_NOMEM;
+  if( (aK = ga_malloc64(8*(uint64_t)(n + 1)))==0 ) return SQLITE_NOMEM;
   for(i=0; i<n && rc==SQLITE_OK; i++){
     qval x;
     if( i<e->nArg ){ x.t = e->arg[i]->t; x.v = e->arg[i]->i; x.z = e->arg[i]->z; x.n = e->arg[i]->n; }
@@ -1409,7 +1409,7 @@ static int inNode(Comp *c, qexpr *e, int *pr){
     span = (int64_t)((uint64_t)aK[m - 1] - (uint64_t)aK[0] + 1);
     if( (hashed = spreadWide(span, m))!=0 ) span = hashShape(m, &shift, &mask);
   }
-  if( (aT = sqlite3_malloc64((uint64_t)span))==0 || (aV = sqlite3_malloc64(8*(uint64_t)span))==0 ){
+  if( (aT = ga_malloc64((uint64_t)span))==0 || (aV = ga_malloc64(8*(uint64_t)span))==0 ){
     rc = SQLITE_NOMEM;
     goto done;
   }
@@ -1441,9 +1441,9 @@ static int inNode(Comp *c, qexpr *e, int *pr){
   }
   rc = emit(c, GA_Q_IF, *pr, rFound, rElse, rFound);
 done:
-  sqlite3_free(aK);
-  sqlite3_free(aT);
-  sqlite3_free(aV);
+  ga_free(aK);
+  ga_free(aT);
+  ga_free(aV);
   return rc;
 }
 
@@ -1658,10 +1658,10 @@ static int tryIndex(Comp *c, int jk, int j, int j2, Index *x){
   rc = j2>=0 ? pairOf(c, jk, j, j2, x->aPair) : SQLITE_OK;
   if( rc==SQLITE_OK ) rc = indexBy(c, jk, j, j2, x);
   if( rc==QE_BAIL && zNot ){
-    sqlite3_free(c->zWhy);
+    ga_free(c->zWhy);
     c->zWhy = zNot;
   }else{
-    sqlite3_free(zNot);
+    ga_free(zNot);
   }
   c->aEqAt[jk] = j;
   c->aEqAt2[jk] = j2;
@@ -1772,7 +1772,7 @@ static int residualTest(Comp *c, int jk, qexpr *pIn, int op, qexpr *pOut, const 
     rc = emit(c, aOpOf[op], *pr, rExt[op==E_GT || op==E_GE], rx, 0);
   }
 done:
-  sqlite3_free(a);
+  ga_free(a);
   return rc;
 }
 
@@ -1834,7 +1834,7 @@ static int probe(Comp *c, int jk, int *pr){
   }
   memset(&x, 0, sizeof(x));
   if( pIn ){
-    if( (x.aGroupOf = sqlite3_malloc64(8*(uint64_t)jr->n + 8))==0 ) return SQLITE_NOMEM;   /* (indexBy sets it) */
+    if( (x.aGroupOf = ga_malloc64(8*(uint64_t)jr->n + 8))==0 ) return SQLITE_NOMEM;   /* (indexBy sets it) */
   }
   /* by one equality, else (an inner join's) by a pair of them (6b) */
   for(j=readyEq(c, q, 0); j>=0 && rc==QE_BAIL; j=readyEq(c, q, j + 1)) rc = tryIndex(c, jk, j, -1, &x);
@@ -1857,14 +1857,14 @@ static int probe(Comp *c, int jk, int *pr){
   }else if( rc==SQLITE_OK && (rc = newReg(c, pr))==SQLITE_OK ){
     rc = emit(c, q->semi==Q_ANTI ? GA_Q_ISNULL : GA_Q_NOTNULL, *pr, c->aRow[jk], 0, 0);
   }
-  sqlite3_free(x.aGroupOf);
+  ga_free(x.aGroupOf);
   return rc;
 }
 
 /* q_compile, q_compile_order (order set) or q_compile_join (aJr set). */
 static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const qjoinrows *aJr, int order, qkept *k,
                    char **pzWhy){
-  Comp *c = sqlite3_malloc(sizeof(Comp));
+  Comp *c = ga_malloc64(sizeof(Comp));
   ga_qprog *p = &k->p;
   int rc = SQLITE_OK, i, j, r = -1, iFirst = 0, rFirst = 0, nConj = 0;
   memset(k, 0, sizeof(*k));
@@ -1997,8 +1997,8 @@ static int compile(qrun *run, const qplan *pl, ga_resident *const *aCol, const q
     *pzWhy = c->zWhy;
     c->zWhy = 0;
   }
-  sqlite3_free(c->zWhy);
-  sqlite3_free(c);
+  ga_free(c->zWhy);
+  ga_free(c);
   if( rc!=SQLITE_OK ) q_kept_free(k);
   return rc;
 }
@@ -2035,13 +2035,13 @@ void q_kept_free(qkept *k){
   int i;
   for(i=0; i<64; i++){
     if( k->apDist[i] ) q_kept_free(k->apDist[i]);
-    sqlite3_free(k->apDist[i]);
+    ga_free(k->apDist[i]);
   }
   for(i=0; i<Q_MAXKEY; i++){
-    sqlite3_free(k->aKeyVal[i]);
-    sqlite3_free(k->aKeyRank[i]);
+    ga_free(k->aKeyVal[i]);
+    ga_free(k->aKeyRank[i]);
   }
-  sqlite3_free(k->tabC);
-  sqlite3_free(k->tabV);
+  ga_free(k->tabC);
+  ga_free(k->tabV);
   memset(k, 0, sizeof(*k));
 }

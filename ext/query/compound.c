@@ -38,8 +38,8 @@ static int compoundKeep(Exec *e, KeySet *set, int keepIn, int dedup, int last){
   qval *a = 0;
   memset(&seen, 0, sizeof(seen));
   if( n0==0 ) return SQLITE_OK;
-  if( (idx = sqlite3_malloc64(8*(uint64_t)n0))==0 || (tmp = sqlite3_malloc64(8*(uint64_t)n0))==0
-   || (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n0*e->nW)))==0 ){
+  if( (idx = ga_malloc64(8*(uint64_t)n0))==0 || (tmp = ga_malloc64(8*(uint64_t)n0))==0
+   || (a = ga_malloc64(sizeof(qval)*(uint64_t)(n0*e->nW)))==0 ){
     rc = SQLITE_NOMEM;
     goto done;
   }
@@ -68,9 +68,9 @@ static int compoundKeep(Exec *e, KeySet *set, int keepIn, int dedup, int last){
   o->nRow = m;
 done:
   qxKeySetFree(&seen);
-  sqlite3_free(idx);
-  sqlite3_free(tmp);
-  sqlite3_free(a);
+  ga_free(idx);
+  ga_free(tmp);
+  ga_free(a);
   return rc;
 }
 
@@ -131,14 +131,14 @@ int qxCompound(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qresult *r, c
       if( rc==SQLITE_OK && op==Q_UNION && pl->nSort ){
         /* the right's rows first: where it has one of equal rows, the
         ** merge's choice is its first */
-        qval *t = sqlite3_malloc64(sizeof(qval)*(uint64_t)(r->nRow*e.nW + 1));
+        qval *t = ga_malloc64(sizeof(qval)*(uint64_t)(r->nRow*e.nW + 1));
         if( t==0 ){
           rc = SQLITE_NOMEM;
         }else{
           memcpy(t, r->a, sizeof(qval)*(size_t)(r->nRow*e.nW));
           memmove(r->a, &r->a[r->nRow*e.nW], sizeof(qval)*(size_t)(arm.nRow*e.nW));
           memcpy(&r->a[arm.nRow*e.nW], t, sizeof(qval)*(size_t)(r->nRow*e.nW));
-          sqlite3_free(t);
+          ga_free(t);
         }
       }
       r->nRow += arm.nRow;

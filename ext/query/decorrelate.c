@@ -149,19 +149,19 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   }
   z = sqlite3_str_finish(x);
   if( i<nKey || z==0 ){
-    sqlite3_free(z);
+    ga_free(z);
     return -1;
   }
   /* the derived table: SELECT keys, value FROM its tables WHERE local GROUP BY keys */
   if( (d = q_alloc(s, sizeof(qselect)))==0 || (aRes = q_alloc(s, (int)sizeof(qterm)*(nKey + 1)))==0
    || (aGroup = q_alloc(s, (int)sizeof(qterm)*nKey))==0 ){
-    sqlite3_free(z);
+    ga_free(z);
     return -1;
   }
   *d = *sub;
   d->arena = 0;
   d->zRowsKey = q_str(s, z);
-  sqlite3_free(z);
+  ga_free(z);
   if( d->zRowsKey==0 ) return -1;
   d->pRoot = s->pRoot ? s->pRoot : s;
   d->pWhere = pLocal;

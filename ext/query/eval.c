@@ -147,7 +147,7 @@ static char *keepRoom(qrun *r, int n){
   char *p;
   if( b==0 || b->used + n + 1>b->cap ){
     int64_t cap = n + 1>(1<<20) ? n + 1 : (1<<20);
-    if( (b = sqlite3_malloc64(sizeof(Blk) + (uint64_t)cap))==0 ) return 0;
+    if( (b = ga_malloc64(sizeof(Blk) + (uint64_t)cap))==0 ) return 0;
     b->used = 0;
     b->cap = cap;
     b->next = r->keep;
@@ -175,7 +175,7 @@ void q_keep_move(qrun *to, qrun *from){
 
 int q_run_error(qrun *r, int rc, const char *zFmt, ...){
   va_list ap;
-  sqlite3_free(r->zErr);
+  ga_free(r->zErr);
   va_start(ap, zFmt);
   r->zErr = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
@@ -255,7 +255,7 @@ static int memoGet(qrun *r, Memo *m, const qval *aIn, qval *out){
   h |= 1;
   if( m->n*2>=m->nAlloc ){
     int64_t nNew = m->nAlloc ? 2*m->nAlloc : 256, j;
-    MEnt *a = sqlite3_malloc64(sizeof(MEnt)*(uint64_t)nNew);
+    MEnt *a = ga_malloc64(sizeof(MEnt)*(uint64_t)nNew);
     if( a==0 ) return SQLITE_NOMEM;
     memset(a, 0, sizeof(MEnt)*(size_t)nNew);
     for(j=0; j<m->nAlloc; j++){
@@ -265,7 +265,7 @@ static int memoGet(qrun *r, Memo *m, const qval *aIn, qval *out){
         a[q] = m->a[j];
       }
     }
-    sqlite3_free(m->a);
+    ga_free(m->a);
     m->a = a;
     m->nAlloc = nNew;
   }
@@ -375,7 +375,7 @@ remember:
 /* ---- run state ------------------------------------------------------------------------ */
 
 qrun *q_run_new(sqlite3 *db, const qplan *pl){
-  qrun *r = sqlite3_malloc(sizeof(*r));
+  qrun *r = ga_malloc64(sizeof(*r));
   int i;
   size_t per = (size_t)GA_BATCH*(1 + 8 + sizeof(char*) + sizeof(int));
   if( r==0 ) return 0;
@@ -383,10 +383,10 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl){
   r->db = db;
   r->enc = q_enc_of(pl->bin);
   r->nMemo = pl->nMemo;
-  r->aBuf = sqlite3_malloc64(sizeof(qvec)*(uint64_t)(pl->nSlot + 1));
-  r->pBufMem = sqlite3_malloc64((uint64_t)per*(uint64_t)(pl->nSlot + 1));
-  r->aMemo = sqlite3_malloc64(sizeof(Memo)*(uint64_t)(pl->nMemo + 1));
-  r->aIn = sqlite3_malloc64(sizeof(struct qinset*)*(uint64_t)(pl->nSlot + 1));
+  r->aBuf = ga_malloc64(sizeof(qvec)*(uint64_t)(pl->nSlot + 1));
+  r->pBufMem = ga_malloc64((uint64_t)per*(uint64_t)(pl->nSlot + 1));
+  r->aMemo = ga_malloc64(sizeof(Memo)*(uint64_t)(pl->nMemo + 1));
+  r->aIn = ga_malloc64(sizeof(struct qinset*)*(uint64_t)(pl->nSlot + 1));
   r->nSlot = pl->nSlot;
   if( r->aIn ) memset(r->aIn, 0, sizeof(struct qinset*)*(size_t)(pl->nSlot + 1));
   if( r->aBuf==0 || r->pBufMem==0 || r->aMemo==0 || r->aIn==0 ){
@@ -417,7 +417,7 @@ qrun *q_run_new(sqlite3 *db, const qplan *pl){
 
 static void memoFree(Memo *m){
   sqlite3_finalize(m->st);
-  sqlite3_free(m->a);
+  ga_free(m->a);
 }
 
 void q_run_free(qrun *r){
@@ -426,18 +426,18 @@ void q_run_free(qrun *r){
   for(i=0; r->aMemo && i<r->nMemo; i++) memoFree(&r->aMemo[i]);
   for(i=0; i<M_NCONV; i++) memoFree(&r->aConv[i]);
   for(i=0; r->aIn && i<r->nSlot; i++) inSetFree(r->aIn[i]);
-  sqlite3_free(r->aIn);
+  ga_free(r->aIn);
   if( r->worker ) sqlite3_close(r->db);
   while( r->keep ){
     Blk *b = r->keep->next;
-    sqlite3_free(r->keep);
+    ga_free(r->keep);
     r->keep = b;
   }
-  sqlite3_free(r->aBuf);
-  sqlite3_free(r->pBufMem);
-  sqlite3_free(r->aMemo);
-  sqlite3_free(r->zErr);
-  sqlite3_free(r);
+  ga_free(r->aBuf);
+  ga_free(r->pBufMem);
+  ga_free(r->aMemo);
+  ga_free(r->zErr);
+  ga_free(r);
 }
 
 void q_run_worker(qrun *r){
@@ -829,7 +829,7 @@ static void cutSubstr(const qvec *A, int i, int P, int N, qvec *o){
 }
 
 static int evalCase(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
-  int *left = sqlite3_malloc64(sizeof(int)*3*(uint64_t)(ctx->n + 1)), *take, *sub;
+  int *left = ga_malloc64(sizeof(int)*3*(uint64_t)(ctx->n + 1)), *take, *sub;
   int nLeft = ctx->n, k, i, rc = SQLITE_OK, nW = (e->nArg - e->nElse)/2;
   if( left==0 ) return SQLITE_NOMEM;
   take = left + ctx->n + 1;
@@ -870,7 +870,7 @@ static int evalCase(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
       }
     }
   }
-  sqlite3_free(left);
+  ga_free(left);
   return rc;
 }
 
@@ -903,11 +903,11 @@ static int keyCmp(const void *pa, const void *pb){
 
 static void inSetFree(struct qinset *p){
   if( p==0 ) return;
-  sqlite3_free(p->aInt);
-  sqlite3_free(p->zKeys);
-  sqlite3_free(p->az);
-  sqlite3_free(p->a);
-  sqlite3_free(p);
+  ga_free(p->aInt);
+  ga_free(p->zKeys);
+  ga_free(p->az);
+  ga_free(p->a);
+  ga_free(p);
 }
 
 static int cmpI64(const void *a, const void *b){
@@ -921,8 +921,8 @@ static int inSetKeys(const qexpr *e, struct qinset *p){
   int k;
   if( p->az ) return SQLITE_OK;
   for(k=0; k<p->n; k++) nKeys += 4 + 13 + (uint64_t)p->a[k].n + 8;
-  if( (p->zKeys = sqlite3_malloc64(nKeys))==0 || (p->az = sqlite3_malloc64(sizeof(char*)*(uint64_t)p->n))==0 ){
-    sqlite3_free(p->zKeys);
+  if( (p->zKeys = ga_malloc64(nKeys))==0 || (p->az = ga_malloc64(sizeof(char*)*(uint64_t)p->n))==0 ){
+    ga_free(p->zKeys);
     p->zKeys = 0;
     return SQLITE_NOMEM;
   }
@@ -943,9 +943,9 @@ static int inSet(qrun *r, const qexpr *e, struct qinset **pp){
   struct qinset *p = r->aIn[e->slot];
   int k, rc;
   if( p ){ *pp = p; return SQLITE_OK; }
-  if( (p = sqlite3_malloc(sizeof(*p)))==0 ) return SQLITE_NOMEM;
+  if( (p = ga_malloc64(sizeof(*p)))==0 ) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
-  if( (p->a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(e->nArg + e->nIn + 1)))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
+  if( (p->a = ga_malloc64(sizeof(qval)*(uint64_t)(e->nArg + e->nIn + 1)))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
   p->hasNull = e->hasNull;
   for(k=0; k<e->nArg + e->nIn; k++){
     qval x;
@@ -962,7 +962,7 @@ static int inSet(qrun *r, const qexpr *e, struct qinset **pp){
   if( p->n>IN_LINEAR ){
     for(k=0; k<p->n && p->a[k].t==SQLITE_INTEGER; k++){}
     if( k==p->n ){
-      if( (p->aInt = sqlite3_malloc64(sizeof(int64_t)*(uint64_t)p->n))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
+      if( (p->aInt = ga_malloc64(sizeof(int64_t)*(uint64_t)p->n))==0 ){ inSetFree(p); return SQLITE_NOMEM; }
       for(k=0; k<p->n; k++) p->aInt[k] = p->a[k].v;
       for(k=1; k<p->n && p->aInt[k-1]<=p->aInt[k]; k++){}
       if( k<p->n ) qsort(p->aInt, (size_t)p->n, sizeof(int64_t), cmpI64);
@@ -985,9 +985,9 @@ static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
   if( konst ){
     if( (rc = inSet(r, e, &set))!=SQLITE_OK ) return rc;
   }else{
-    if( (aV = sqlite3_malloc64(sizeof(qvec*)*(uint64_t)e->nArg))==0 ) return SQLITE_NOMEM;
+    if( (aV = ga_malloc64(sizeof(qvec*)*(uint64_t)e->nArg))==0 ) return SQLITE_NOMEM;
     for(k=0; k<e->nArg; k++){
-      if( (rc = q_eval(r, e->arg[k], ctx, &aV[k]))!=SQLITE_OK ){ sqlite3_free(aV); return rc; }
+      if( (rc = q_eval(r, e->arg[k], ctx, &aV[k]))!=SQLITE_OK ){ ga_free(aV); return rc; }
     }
   }
   rc = SQLITE_OK;
@@ -1007,10 +1007,10 @@ static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
       }
       null = set->hasNull;
     }else if( set && set->n>IN_LINEAR ){
-      char buf[64], *z = x.n + 13 + 8<=(int)sizeof(buf) ? buf : sqlite3_malloc64((uint64_t)x.n + 13 + 8);
+      char buf[64], *z = x.n + 13 + 8<=(int)sizeof(buf) ? buf : ga_malloc64((uint64_t)x.n + 13 + 8);
       int m, lo = 0, hi = set->n - 1;
       if( z==0 || (rc = inSetKeys(e, set))!=SQLITE_OK ){
-        if( z!=buf ) sqlite3_free(z);
+        if( z!=buf ) ga_free(z);
         if( rc==SQLITE_OK ) rc = SQLITE_NOMEM;
         break;
       }
@@ -1024,7 +1024,7 @@ static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
         else if( c<0 ) hi = mid - 1;
         else lo = mid + 1;
       }
-      if( z!=buf ) sqlite3_free(z);
+      if( z!=buf ) ga_free(z);
       null = set->hasNull;
     }else if( set ){
       for(k=0; k<set->n && !found; k++) found = q_cmp(&x, &set->a[k], e->cmpColl)==0;
@@ -1041,7 +1041,7 @@ static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
     else if( null ) setNull(o, i);
     else setInt(o, i, 0);
   }
-  sqlite3_free(aV);
+  ga_free(aV);
   return rc;
 }
 
@@ -1053,7 +1053,7 @@ static int evalIn(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
 static int matchLike(const qexpr *e, const char *z, int n, char **pzBuf, int *pnBuf, qvec *o, int i){
   qval y;
   if( n>=*pnBuf ){
-    char *zNew = sqlite3_realloc(*pzBuf, n + 256);
+    char *zNew = ga_realloc64(*pzBuf, n + 256);
     if( zNew==0 ) return SQLITE_NOMEM;
     *pzBuf = zNew;
     *pnBuf = n + 256;
@@ -1072,8 +1072,8 @@ static int matchLike(const qexpr *e, const char *z, int n, char **pzBuf, int *pn
 ** min keeps the last of equal least values, max the first of equal
 ** greatest) over ctx into o. */
 static int evalArgs(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
-  qvec *aBuf[4], **aV = e->nArg<=4 ? aBuf : sqlite3_malloc64(sizeof(qvec*)*(uint64_t)e->nArg);
-  qval aX[4], *ax = e->nArg<=4 ? aX : sqlite3_malloc64(sizeof(qval)*(uint64_t)e->nArg);
+  qvec *aBuf[4], **aV = e->nArg<=4 ? aBuf : ga_malloc64(sizeof(qvec*)*(uint64_t)e->nArg);
+  qval aX[4], *ax = e->nArg<=4 ? aX : ga_malloc64(sizeof(qval)*(uint64_t)e->nArg);
   Memo *m = e->op==E_SQL ? &r->aMemo[e->memo] : 0;
   char *zLike = 0;                  /* matchLike's copies */
   int i, k, rc = SQLITE_OK, nLike = 0;
@@ -1104,9 +1104,9 @@ static int evalArgs(qrun *r, qexpr *e, const qctx *ctx, qvec *o){
     if( (rc = memoGet(r, m, ax, &y))==SQLITE_OK ) setVal(o, i, &y);
   }
 done:
-  sqlite3_free(zLike);
-  if( aV!=aBuf ) sqlite3_free(aV);
-  if( ax!=aX ) sqlite3_free(ax);
+  ga_free(zLike);
+  if( aV!=aBuf ) ga_free(aV);
+  if( ax!=aX ) ga_free(ax);
   return rc;
 }
 

@@ -165,7 +165,7 @@ int qxRowsInto(Exec *e, Part *p, const ga_colbatch *b, qctx *pCtx, int worker){
     if( (rc = q_eval(p->r, pl->aKey[k], &ctx, &aK[k]))!=SQLITE_OK ) return rc;
   }
   if( pl->nBare ){
-    if( p->aB==0 && (p->aB = sqlite3_malloc64(sizeof(qvec*)*(uint64_t)pl->nBare))==0 ) return SQLITE_NOMEM;
+    if( p->aB==0 && (p->aB = ga_malloc64(sizeof(qvec*)*(uint64_t)pl->nBare))==0 ) return SQLITE_NOMEM;
     aB = p->aB;
     for(k=0; k<pl->nBare; k++){
       if( (rc = q_eval(p->r, pl->aBare[k], &ctx, &aB[k]))!=SQLITE_OK ) return rc;
@@ -356,12 +356,12 @@ int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsi
       if( !once || (pr = q_table_subrows_keep(vt, zText, &sr))==0 ) pr = &sr;
     }
   }
-  sqlite3_free(zText);
+  ga_free(zText);
   if( rc!=SQLITE_OK ) goto done;
   *pnScan = pr->nScan;
-  aT = sqlite3_malloc64((uint64_t)(pl->nCol + 1)*GA_BATCH);   /* (count(*) alone reads none) */
-  aV = sqlite3_malloc64(8*(uint64_t)(pl->nCol + 1)*GA_BATCH);
-  aCell = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)(pl->nCol + 1)*GA_BATCH);
+  aT = ga_malloc64((uint64_t)(pl->nCol + 1)*GA_BATCH);   /* (count(*) alone reads none) */
+  aV = ga_malloc64(8*(uint64_t)(pl->nCol + 1)*GA_BATCH);
+  aCell = ga_malloc64(sizeof(ga_cell)*(uint64_t)(pl->nCol + 1)*GA_BATCH);
   if( aT==0 || aV==0 || aCell==0 ){ rc = SQLITE_NOMEM; goto done; }
   memset(aCell, 0, sizeof(ga_cell)*(size_t)pl->nCol*GA_BATCH);
   for(g=0; g<pr->nRow && rc==SQLITE_OK; g+=GA_BATCH){
@@ -392,9 +392,9 @@ int qxSubRows(sqlite3_vtab *vt, sqlite3 *db, const qplan *pl, int keep, ga_colsi
     rc = sink->xBatch(sink, &b);
   }
 done:
-  sqlite3_free(aT);
-  sqlite3_free(aV);
-  sqlite3_free(aCell);
+  ga_free(aT);
+  ga_free(aV);
+  ga_free(aCell);
   q_result_free(&sr);
   return rc;
 }
@@ -465,7 +465,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   e.rowsPar = !pl->grouped && !hold && !pl->distinct && conn->threads>1;
   if( parallel(pl, conn->threads) || (hold && conn->threads>1) || e.rowsPar ){
     int n = conn->threads;
-    if( (e.aPart = sqlite3_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
+    if( (e.aPart = ga_malloc64(sizeof(Part)*(uint64_t)n))==0 ){ rc = SQLITE_NOMEM; goto fail; }
     memset(e.aPart, 0, sizeof(Part)*(size_t)n);
     for(w=0; w<n; w++){
       qrun *wr = q_run_new(db, pl);
@@ -484,7 +484,7 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
   if( pl->nJoin && (rc = qxJoinIndex(&e))!=SQLITE_OK ) goto fail;   /* (made once the operators here need them) */
   for(w=-1; hold && w<e.nPart; w++){
     Part *p = w<0 ? &e.main : &e.aPart[w];
-    if( (p->held = sqlite3_malloc(sizeof(Held)))==0 ){ rc = SQLITE_NOMEM; goto fail; }
+    if( (p->held = ga_malloc64(sizeof(Held)))==0 ){ rc = SQLITE_NOMEM; goto fail; }
     memset(p->held, 0, sizeof(Held));
     p->held->nCol = pl->nCol;
     if( lim + off<=Q_TOP ){                  /* a top: rows not among the first held are left out */
@@ -529,8 +529,8 @@ done:
   if( src ) src->xClose(src);
   qxJoinFree(&e);
   for(w=0; w<e.nPart; w++) qxPartDone(&e.aPart[w], pl, 1);
-  sqlite3_free(e.aPart);
-  sqlite3_free(e.gRank);
+  ga_free(e.aPart);
+  ga_free(e.gRank);
   qxKeySetFree(&e.rows);
   qxPartDone(&e.main, pl, 0);
   return rc;
@@ -539,15 +539,15 @@ done:
 void qxPartDone(Part *p, const qplan *pl, int freeRun){
   qxHeldFree(p->held);
   p->held = 0;
-  sqlite3_free(p->aRowV);
-  sqlite3_free(p->aChunk);
+  ga_free(p->aRowV);
+  ga_free(p->aChunk);
   qxJoinScratchFree(p);
   qxPartFree(p, pl, freeRun);
 }
 
 void q_result_free(qresult *r){
-  sqlite3_free(r->a);
-  sqlite3_free(r->zKeptWhy);
+  ga_free(r->a);
+  ga_free(r->zKeptWhy);
   q_run_free(r->run);
   memset(r, 0, sizeof(*r));
 }

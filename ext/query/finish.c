@@ -14,7 +14,7 @@ int qxRowsGrow(Exec *e, int64_t need, int exact){
     int64_t n = exact ? need : e->rAlloc ? 2*e->rAlloc : 1024;
     qval *a;
     while( n<need ) n *= 2;
-    if( (a = sqlite3_realloc64(o->a, sizeof(qval)*(uint64_t)(n*e->nW)))==0 ) return SQLITE_NOMEM;
+    if( (a = ga_realloc64(o->a, sizeof(qval)*(uint64_t)(n*e->nW)))==0 ) return SQLITE_NOMEM;
     o->a = a;
     e->rAlloc = n;
   }
@@ -96,13 +96,13 @@ static int partRowsGrow(Exec *e, Part *p, int64_t need){
     int64_t n = p->rowVAlloc ? 2*p->rowVAlloc : 1024;
     qval *a;
     while( n<need ) n *= 2;
-    if( (a = sqlite3_realloc64(p->aRowV, sizeof(qval)*(uint64_t)(n*e->nW)))==0 ) return SQLITE_NOMEM;
+    if( (a = ga_realloc64(p->aRowV, sizeof(qval)*(uint64_t)(n*e->nW)))==0 ) return SQLITE_NOMEM;
     p->aRowV = a;
     p->rowVAlloc = n;
   }
   if( p->nChunk==p->chunkAlloc ){
     int64_t n = p->chunkAlloc ? 2*p->chunkAlloc : 64, *a;
-    if( (a = sqlite3_realloc64(p->aChunk, 2*sizeof(int64_t)*(uint64_t)n))==0 ) return SQLITE_NOMEM;
+    if( (a = ga_realloc64(p->aChunk, 2*sizeof(int64_t)*(uint64_t)n))==0 ) return SQLITE_NOMEM;
     p->aChunk = a;
     p->chunkAlloc = n;
   }
@@ -153,7 +153,7 @@ int qxRowsMerge(Exec *e){
     nC += p->nChunk;
     nRow += p->nRowV;
   }
-  if( (a = sqlite3_malloc64(sizeof(RowChunk)*(uint64_t)(nC + 1)))==0 ) return SQLITE_NOMEM;
+  if( (a = ga_malloc64(sizeof(RowChunk)*(uint64_t)(nC + 1)))==0 ) return SQLITE_NOMEM;
   for(w=-1, c=0; w<e->nPart; w++){
     const Part *p = w<0 ? &e->main : &e->aPart[w];
     for(k=0; k<p->nChunk; k++, c++){
@@ -172,7 +172,7 @@ int qxRowsMerge(Exec *e){
     }
     for(w=0; w<e->nPart; w++) q_keep_move(e->r, e->aPart[w].r);   /* (the rows show their bytes) */
   }
-  sqlite3_free(a);
+  ga_free(a);
   return rc;
 }
 
@@ -243,7 +243,7 @@ static int sortCmp(void *arg, int64_t x, int64_t y){
 /* order[] = the groups by gRank, stably: a counting sort over the
 ** e->nRank places (tmp is nGroup + 1 long; the counts are its own). */
 static int rankSort(Exec *e, int64_t *order, int64_t *tmp){
-  int64_t *at = sqlite3_malloc64(8*(e->nRank + 1)), g, n = e->main.nGroup;
+  int64_t *at = ga_malloc64(8*(e->nRank + 1)), g, n = e->main.nGroup;
   uint64_t r, sum = 0;
   if( at==0 ) return SQLITE_NOMEM;
   memset(at, 0, 8*(size_t)(e->nRank + 1));
@@ -255,7 +255,7 @@ static int rankSort(Exec *e, int64_t *order, int64_t *tmp){
   }
   for(g=0; g<n; g++) tmp[at[e->gRank[g]]++] = g;
   memcpy(order, tmp, 8*(size_t)n);
-  sqlite3_free(at);
+  ga_free(at);
   return SQLITE_OK;
 }
 
@@ -330,8 +330,8 @@ int qxGroupsToRows(Exec *e){
   int64_t *order = 0, *tmp = 0, g0, n = e->main.nGroup;
   int rc = SQLITE_OK, aGrp[GA_BATCH], kept = 0;
   if( !e->kept && (rc = qxAggFinal(e))!=SQLITE_OK ) return rc;
-  order = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
-  tmp = sqlite3_malloc64(8*(uint64_t)(e->main.nGroup + 1));
+  order = ga_malloc64(8*(uint64_t)(e->main.nGroup + 1));
+  tmp = ga_malloc64(8*(uint64_t)(e->main.nGroup + 1));
   if( order==0 || tmp==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(g0=0; g0<e->main.nGroup; g0++) order[g0] = g0;
   q_run_groups(e->r, groupLeaf, e);
@@ -362,8 +362,8 @@ int qxGroupsToRows(Exec *e){
     if( ctx.n ) rc = qxRowsAppend(e, &ctx);
   }
 done:
-  sqlite3_free(order);
-  sqlite3_free(tmp);
+  ga_free(order);
+  ga_free(tmp);
   return rc;
 }
 
@@ -418,8 +418,8 @@ int qxFinish(Exec *e){
     o->nCol = pl->nOut;
     return SQLITE_OK;
   }
-  if( (idx = sqlite3_malloc64(8*(uint64_t)(o->nRow + 1)))==0 || (tmp = sqlite3_malloc64(8*(uint64_t)(o->nRow + 1)))==0 ){
-    sqlite3_free(idx);
+  if( (idx = ga_malloc64(8*(uint64_t)(o->nRow + 1)))==0 || (tmp = ga_malloc64(8*(uint64_t)(o->nRow + 1)))==0 ){
+    ga_free(idx);
     return SQLITE_NOMEM;
   }
   for(i=0; i<o->nRow; i++) idx[i] = i;
@@ -452,18 +452,18 @@ int qxFinish(Exec *e){
     qxSort(idx, tmp, o->nRow, sortCmp, e);
   }
   if( rc==SQLITE_DONE ) rc = SQLITE_OK;
-  if( rc==SQLITE_OK && (a = sqlite3_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ) rc = SQLITE_NOMEM;
+  if( rc==SQLITE_OK && (a = ga_malloc64(sizeof(qval)*(uint64_t)(n*pl->nOut + 1)))==0 ) rc = SQLITE_NOMEM;
   if( rc!=SQLITE_OK ){
-    sqlite3_free(idx);
-    sqlite3_free(tmp);
+    ga_free(idx);
+    ga_free(tmp);
     return rc;
   }
   for(i=0; i<n; i++) memcpy(&a[i*pl->nOut], &o->a[idx[off + i]*e->nW], sizeof(qval)*(size_t)pl->nOut);
-  sqlite3_free(o->a);
+  ga_free(o->a);
   o->a = a;
   o->nRow = n;
   o->nCol = pl->nOut;
-  sqlite3_free(idx);
-  sqlite3_free(tmp);
+  ga_free(idx);
+  ga_free(tmp);
   return SQLITE_OK;
 }

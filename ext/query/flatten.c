@@ -93,7 +93,7 @@ static int replace(qselect *s, qexpr *e, Replaced *p){
     *e = *w;
     if( p->n==p->nAlloc ){
       int n = p->nAlloc ? 2*p->nAlloc : 16;
-      const qexpr **a = sqlite3_realloc64(p->a, sizeof(qexpr*)*(uint64_t)n);
+      const qexpr **a = ga_realloc64(p->a, sizeof(qexpr*)*(uint64_t)n);
       if( a==0 ) return SQLITE_NOMEM;
       p->a = a;
       p->nAlloc = n;
@@ -115,7 +115,7 @@ static int replaceAll(qselect *s){
   for(i=0; i<s->nOrder && rc==0; i++) rc = replace(s, s->aOrder[i].e, &r);
   if( rc==0 ) rc = replace(s, s->pWhere, &r);
   if( rc==0 ) rc = replace(s, s->pHaving, &r);
-  sqlite3_free(r.a);
+  ga_free(r.a);
   return rc;
 }
 

@@ -180,7 +180,7 @@ static char *rewrittenText(qselect *s, const char *zAlias, qexpr *pKeyL, qexpr *
   if( (z = sqlite3_str_finish(x))==0 ) return 0;
   n = (int)strlen(z);
   if( (zOut = q_alloc(s, n + 1))!=0 ) memcpy(zOut, z, (size_t)n);
-  sqlite3_free(z);
+  ga_free(z);
   return zOut;
 }
 

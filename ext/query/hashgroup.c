@@ -34,7 +34,7 @@ static void zeroPar(char *p, size_t n, int nThread){
 ** on nThread threads) or left as they are (a group's key, position and
 ** bytes are set as it is made: zeroing them would only touch fresh pages). */
 static void *grow(void *p, int64_t nOld, int64_t nNew, int sz, int zero, int nThread){
-  char *q = sqlite3_realloc64(p, (uint64_t)sz*(uint64_t)nNew);
+  char *q = ga_realloc64(p, (uint64_t)sz*(uint64_t)nNew);
   if( q && zero ) zeroPar(q + (size_t)sz*(size_t)nOld, (size_t)sz*(size_t)(nNew - nOld), nThread);
   return q;
 }
@@ -88,7 +88,7 @@ static int growGroups(Part *p, const qplan *pl, int64_t need, int nThread){
   /* the hash table: twice the groups */
   {
     int64_t m = 2*n;
-    HSlot *hs = sqlite3_malloc64(sizeof(HSlot)*(uint64_t)m);
+    HSlot *hs = ga_malloc64(sizeof(HSlot)*(uint64_t)m);
     if( hs==0 ) return SQLITE_NOMEM;
     zeroPar((char*)hs, sizeof(HSlot)*(size_t)m, nThread);
     for(j=0; j<p->hAlloc; j++){
@@ -98,7 +98,7 @@ static int growGroups(Part *p, const qplan *pl, int64_t need, int nThread){
         hs[t] = p->hs[j];
       }
     }
-    sqlite3_free(p->hs);
+    ga_free(p->hs);
     p->hs = hs;
     p->hAlloc = m;
   }
@@ -213,19 +213,19 @@ static int partMerge(Exec *e, Part *p, Part *q){
   int64_t g, h, *gh = 0;
   int k, rc, isNew;
   for(k=0; k<pl->nAgg && gh==0; k++){
-    if( Q_DEDUP(&pl->aAgg[k]) && (gh = sqlite3_malloc64(8*(uint64_t)(q->nGroup + 1)))==0 ) return SQLITE_NOMEM;
+    if( Q_DEDUP(&pl->aAgg[k]) && (gh = ga_malloc64(8*(uint64_t)(q->nGroup + 1)))==0 ) return SQLITE_NOMEM;
   }
   for(g=0; g<q->nGroup; g++){
     if( pl->nKey==0 ){
       h = 0;
       isNew = 0;
     }else if( (rc = qxGroupOf(p, pl, q->gk[g].z, q->gk[g].n, qxHashKey(q->gk[g].z, q->gk[g].n), &h, &isNew))!=SQLITE_OK ){
-      sqlite3_free(gh);
+      ga_free(gh);
       return rc;
     }
     if( gh ) gh[g] = h;
     if( (rc = groupMerge(p, pl, q, g, h, isNew))!=SQLITE_OK ){
-      sqlite3_free(gh);
+      ga_free(gh);
       return rc;
     }
   }
@@ -245,7 +245,7 @@ static int partMerge(Exec *e, Part *p, Part *q){
       if( rc==SQLITE_OK && a->g->fn==A_COUNT ) a->cnt[gh[g]] += isNew;
     }
   }
-  sqlite3_free(gh);
+  ga_free(gh);
   return rc;
 }
 
@@ -401,8 +401,8 @@ static int mergeWide(Exec *e, int64_t nAll){
     a[w].rc = SQLITE_OK;
     a[w].zNotSame = 0;
     a[w].r = e->aPart[w].r;
-    if( (aHash[w] = sqlite3_malloc64(8*(uint64_t)(e->aPart[w].nGroup + 1)))==0 ){
-      for(w=0; w<n; w++) sqlite3_free(aHash[w]);
+    if( (aHash[w] = ga_malloc64(8*(uint64_t)(e->aPart[w].nGroup + 1)))==0 ){
+      for(w=0; w<n; w++) ga_free(aHash[w]);
       return SQLITE_NOMEM;
     }
   }
@@ -413,7 +413,7 @@ static int mergeWide(Exec *e, int64_t nAll){
   rc = SQLITE_OK;
   for(w=0; w<n; w++){
     q_keep_move(e->main.r, e->aPart[w].r);   /* (the main part's groups show their bytes) */
-    sqlite3_free(aHash[w]);
+    ga_free(aHash[w]);
     if( rc==SQLITE_OK && a[w].zNotSame ){
       e->main.zNotSame = a[w].zNotSame;
       rc = q_run_error(e->main.r, QE_BAIL, "%s", a[w].zNotSame);
@@ -434,7 +434,7 @@ int qxPartsMerge(Exec *e){
   int s, w, rc = SQLITE_OK;
   if( e->nPart==0 ) return SQLITE_OK;
   if( wideMerge(e, &nAll) ) return mergeWide(e, nAll);
-  if( (a = sqlite3_malloc64(sizeof(MergeJob)*(uint64_t)e->nPart))==0 ) return SQLITE_NOMEM;
+  if( (a = ga_malloc64(sizeof(MergeJob)*(uint64_t)e->nPart))==0 ) return SQLITE_NOMEM;
   for(s=1; s<e->nPart && rc==SQLITE_OK; s*=2){
     int n = 0, j;
     for(w=0; w + s<e->nPart; w+=2*s){
@@ -447,7 +447,7 @@ int qxPartsMerge(Exec *e){
     q_fan(n, mergeJob, a, sizeof(a[0]));
     for(j=0; j<n; j++) if( rc==SQLITE_OK ) rc = a[j].rc;
   }
-  sqlite3_free(a);
+  ga_free(a);
   return rc==SQLITE_OK ? partMerge(e, &e->main, &e->aPart[0]) : rc;
 }
 
@@ -458,7 +458,7 @@ int qxPartInit(Part *p, const qplan *pl, qrun *r){
   p->r = r;
   p->strict = pl->strict;
   if( r==0 ) return SQLITE_NOMEM;
-  if( pl->nAgg && (p->aAgg = sqlite3_malloc64(sizeof(Agg)*(uint64_t)pl->nAgg))==0 ) return SQLITE_NOMEM;
+  if( pl->nAgg && (p->aAgg = ga_malloc64(sizeof(Agg)*(uint64_t)pl->nAgg))==0 ) return SQLITE_NOMEM;
   if( p->aAgg ) memset(p->aAgg, 0, sizeof(Agg)*(size_t)pl->nAgg);
   for(k=0; k<pl->nAgg; k++) p->aAgg[k].g = &pl->aAgg[k];
   if( pl->grouped && pl->nKey==0 ){
@@ -480,26 +480,26 @@ void qxPartFree(Part *p, const qplan *pl, int freeRun){
     Agg *a = &p->aAgg[k];
     if( a->sum ){
       int64_t g;
-      for(g=0; g<p->nGroup; g++) sqlite3_free(a->sum[g].w);
+      for(g=0; g<p->nGroup; g++) ga_free(a->sum[g].w);
     }
     if( a->var || a->keys ){
       int64_t g;
       for(g=0; g<p->nGroup; g++){
-        if( a->var ) sqlite3_free(a->var[g]);
-        if( a->keys ) sqlite3_free(a->keys[g].a);
+        if( a->var ) ga_free(a->var[g]);
+        if( a->keys ) ga_free(a->keys[g].a);
       }
     }
-    sqlite3_free(a->cnt); sqlite3_free(a->sum); sqlite3_free(a->ext); sqlite3_free(a->extPos); sqlite3_free(a->res);
-    sqlite3_free(a->argA); sqlite3_free(a->var); sqlite3_free(a->keys);
-    qxKeySetFree(&a->dset); sqlite3_free(a->dv); sqlite3_free(a->dp);
+    ga_free(a->cnt); ga_free(a->sum); ga_free(a->ext); ga_free(a->extPos); ga_free(a->res);
+    ga_free(a->argA); ga_free(a->var); ga_free(a->keys);
+    qxKeySetFree(&a->dset); ga_free(a->dv); ga_free(a->dp);
   }
-  sqlite3_free(p->aAgg);
-  sqlite3_free(p->gKey);
-  sqlite3_free(p->gPos);
-  sqlite3_free(p->hs);
-  sqlite3_free(p->gk);
-  sqlite3_free(p->kbuf);
-  sqlite3_free(p->aB);
+  ga_free(p->aAgg);
+  ga_free(p->gKey);
+  ga_free(p->gPos);
+  ga_free(p->hs);
+  ga_free(p->gk);
+  ga_free(p->kbuf);
+  ga_free(p->aB);
   if( freeRun ) q_run_free(p->r);
   memset(p, 0, sizeof(*p));
 }

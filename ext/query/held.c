@@ -23,11 +23,11 @@ int qxOrderable(const qplan *pl, int64_t *pLim, int64_t *pOff){
 
 void qxHeldFree(Held *h){
   if( h==0 ) return;
-  sqlite3_free(h->kt); sqlite3_free(h->kv);
-  sqlite3_free(h->ct); sqlite3_free(h->cv);
-  sqlite3_free(h->pos); sqlite3_free(h->cell);
-  sqlite3_free(h->bAt);
-  sqlite3_free(h);
+  ga_free(h->kt); ga_free(h->kv);
+  ga_free(h->ct); ga_free(h->cv);
+  ga_free(h->pos); ga_free(h->cell);
+  ga_free(h->bAt);
+  ga_free(h);
 }
 
 /* Room in h for need rows. */
@@ -37,15 +37,15 @@ static int heldGrow(Held *h, int64_t need){
   int k;
   if( need<=h->alloc ) return SQLITE_OK;
   while( n<need ) n *= 2;
-  a[0] = sqlite3_realloc64(h->kt, (uint64_t)n);
+  a[0] = ga_realloc64(h->kt, (uint64_t)n);
   if( a[0] ) h->kt = a[0];
-  a[1] = sqlite3_realloc64(h->kv, 8*(uint64_t)n);
+  a[1] = ga_realloc64(h->kv, 8*(uint64_t)n);
   if( a[1] ) h->kv = a[1];
-  a[2] = sqlite3_realloc64(h->ct, (uint64_t)n*(uint64_t)(h->nCol + 1));
+  a[2] = ga_realloc64(h->ct, (uint64_t)n*(uint64_t)(h->nCol + 1));
   if( a[2] ) h->ct = a[2];
-  a[3] = sqlite3_realloc64(h->cv, 8*(uint64_t)n*(uint64_t)(h->nCol + 1));
+  a[3] = ga_realloc64(h->cv, 8*(uint64_t)n*(uint64_t)(h->nCol + 1));
   if( a[3] ) h->cv = a[3];
-  a[4] = sqlite3_realloc64(h->pos, 8*(uint64_t)n);
+  a[4] = ga_realloc64(h->pos, 8*(uint64_t)n);
   if( a[4] ) h->pos = a[4];
   for(k=0; k<5; k++) if( a[k]==0 ) return SQLITE_NOMEM;
   h->alloc = n;
@@ -80,12 +80,12 @@ static int heldRankCmp(const void *x, const void *y){
 ** between numbers of one class or NULLs: SQLite's order, exactly, so no
 ** row left out can be in the window (keep rows of its part come first). */
 static int heldPrune(Held *h){
-  HeldRank *r = sqlite3_malloc64(sizeof(HeldRank)*(uint64_t)(h->n + 1));
-  int64_t *keepI = sqlite3_malloc64(8*(uint64_t)(h->keep + 1)), i, j;
+  HeldRank *r = ga_malloc64(sizeof(HeldRank)*(uint64_t)(h->n + 1));
+  int64_t *keepI = ga_malloc64(8*(uint64_t)(h->keep + 1)), i, j;
   int c;
   if( r==0 || keepI==0 ){
-    sqlite3_free(r);
-    sqlite3_free(keepI);
+    ga_free(r);
+    ga_free(keepI);
     return SQLITE_NOMEM;
   }
   for(i=0; i<h->n; i++){
@@ -112,8 +112,8 @@ static int heldPrune(Held *h){
   }
   h->n = h->keep;
   h->pruned = 1;
-  sqlite3_free(r);
-  sqlite3_free(keepI);
+  ga_free(r);
+  ga_free(keepI);
   return SQLITE_OK;
 }
 
@@ -135,7 +135,7 @@ int qxHoldRows(Exec *e, Part *p, const qctx *ctx){
   if( (rc = heldGrow(h, h->n + ctx->n))!=SQLITE_OK ) return rc;
   if( h->nB>=h->bAlloc ){
     int64_t n = h->bAlloc ? 2*h->bAlloc : 256;
-    int64_t *a = sqlite3_realloc64(h->bAt, 8*(uint64_t)n);
+    int64_t *a = ga_realloc64(h->bAt, 8*(uint64_t)n);
     if( a==0 ) return SQLITE_NOMEM;
     h->bAt = a;
     h->bAlloc = n;
@@ -171,7 +171,7 @@ int qxHoldRows(Exec *e, Part *p, const qctx *ctx){
         ga_cell *d;
         if( h->nCell>=h->cellAlloc ){
           int64_t n = h->cellAlloc ? 2*h->cellAlloc : 1024;
-          ga_cell *a = sqlite3_realloc64(h->cell, sizeof(ga_cell)*(uint64_t)n);
+          ga_cell *a = ga_realloc64(h->cell, sizeof(ga_cell)*(uint64_t)n);
           if( a==0 ) return SQLITE_NOMEM;
           h->cell = a;
           h->cellAlloc = n;
@@ -214,8 +214,8 @@ static int heldView(Exec *e, HeldView *x){
   x->aH[x->nH++] = e->main.held;
   for(k=0; k<e->nPart; k++) x->aH[x->nH++] = e->aPart[k].held;
   for(k=0; k<x->nH; k++) nRun += x->aH[k]->pruned ? x->aH[k]->n : x->aH[k]->nB;
-  if( (x->aRun = sqlite3_malloc64(sizeof(HeldRun)*(uint64_t)(nRun + 1)))==0
-   || (x->aStart = sqlite3_malloc64(8*(uint64_t)(nRun + 1)))==0 ){
+  if( (x->aRun = ga_malloc64(sizeof(HeldRun)*(uint64_t)(nRun + 1)))==0
+   || (x->aStart = ga_malloc64(8*(uint64_t)(nRun + 1)))==0 ){
     return SQLITE_NOMEM;
   }
   for(k=0; k<x->nH; k++){
@@ -236,8 +236,8 @@ static int heldView(Exec *e, HeldView *x){
 }
 
 static void heldViewFree(HeldView *x){
-  sqlite3_free(x->aRun);
-  sqlite3_free(x->aStart);
+  ga_free(x->aRun);
+  ga_free(x->aStart);
 }
 
 /* The held row at place q of the scan order: its part and index there. */
@@ -258,9 +258,9 @@ static Held *heldAt(const HeldView *x, int64_t q, int64_t *pI){
 static int heldReplay(Exec *e, const HeldView *x, const int64_t *idx, int64_t n){
   int nCol = e->pl->nCol;
   ga_colvec aVec[GA_COLS_MAX];
-  unsigned char *aT = sqlite3_malloc64((uint64_t)(nCol + 1)*GA_BATCH);
-  int64_t *aV = sqlite3_malloc64(8*(uint64_t)(nCol + 1)*GA_BATCH), i;
-  ga_cell *aCell = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)(nCol + 1)*GA_BATCH);
+  unsigned char *aT = ga_malloc64((uint64_t)(nCol + 1)*GA_BATCH);
+  int64_t *aV = ga_malloc64(8*(uint64_t)(nCol + 1)*GA_BATCH), i;
+  ga_cell *aCell = ga_malloc64(sizeof(ga_cell)*(uint64_t)(nCol + 1)*GA_BATCH);
   int rc = aT && aV && aCell ? SQLITE_OK : SQLITE_NOMEM, c, j;
   for(i=0; i<n && rc==SQLITE_OK; i+=GA_BATCH){
     ga_colbatch b;
@@ -291,9 +291,9 @@ static int heldReplay(Exec *e, const HeldView *x, const int64_t *idx, int64_t n)
     b.col = aVec;
     rc = e->xBatch(e, &e->main, &b, 0);
   }
-  sqlite3_free(aT);
-  sqlite3_free(aV);
-  sqlite3_free(aCell);
+  ga_free(aT);
+  ga_free(aV);
+  ga_free(aCell);
   return rc;
 }
 
@@ -313,8 +313,8 @@ int qxHeldRows(Exec *e){
     e->offDone = 1;
     goto done;
   }
-  if( (aSeg = sqlite3_malloc64(sizeof(qseg)*(uint64_t)(x.nRun + 1)))==0
-   || (idx = sqlite3_malloc64(8*(uint64_t)n))==0 ){
+  if( (aSeg = ga_malloc64(sizeof(qseg)*(uint64_t)(x.nRun + 1)))==0
+   || (idx = ga_malloc64(8*(uint64_t)n))==0 ){
     rc = SQLITE_NOMEM;
     goto done;
   }
@@ -338,7 +338,7 @@ int qxHeldRows(Exec *e){
   for(k=0; k<x.nH; k++) aP[k]->held = x.aH[k];   /* (freed with the parts) */
 done:
   heldViewFree(&x);
-  sqlite3_free(aSeg);
-  sqlite3_free(idx);
+  ga_free(aSeg);
+  ga_free(idx);
   return rc;
 }

@@ -195,7 +195,7 @@ static int directOf(JoinTab *jt, int64_t n){
   if( lo>hi ) return 0;                                          /* no key */
   span = (uint64_t)hi - (uint64_t)lo + 1;
   if( span==0 || span>(uint64_t)(16*n + 65536) || span>((uint64_t)1<<26) ) return 0;
-  if( (jt->aFirst = sqlite3_malloc64(8*span))==0 ) return 1;
+  if( (jt->aFirst = ga_malloc64(8*span))==0 ) return 1;
   memset(jt->aFirst, 0xff, 8*(size_t)span);
   jt->lo = lo;
   jt->nFirst = (int64_t)span;
@@ -227,13 +227,13 @@ static int tableIndex(JoinTab *jt){
   uint64_t nSlot = 16;
   while( nSlot<2*(uint64_t)n ) nSlot *= 2;
   jt->mask = nSlot - 1;
-  jt->aNext = sqlite3_malloc64(8*(uint64_t)n + 8);
+  jt->aNext = ga_malloc64(8*(uint64_t)n + 8);
   if( jt->aNext==0 ) return SQLITE_NOMEM;
   if( q->nEq==1 && directOf(jt, n) ) return SQLITE_NOMEM;    /* (1a) */
   if( jt->aFirst ){
     jt->bin = 0;                   /* (integers: no collation applies) */
   }else{
-    if( (jt->aSlot = sqlite3_malloc64(8*nSlot))==0 ) return SQLITE_NOMEM;
+    if( (jt->aSlot = ga_malloc64(8*nSlot))==0 ) return SQLITE_NOMEM;
     memset(jt->aSlot, 0xff, 8*nSlot);
     for(r=n-1; r>=0; r--){         /* chains in the table's order */
       uint64_t h;
@@ -325,8 +325,8 @@ typedef struct BuildSink {
 
 /* p grown to n items of sz bytes, or NULL (p freed). */
 static void *growTo(void *p, int64_t n, size_t sz){
-  void *x = sqlite3_realloc64(p, sz*(uint64_t)n);
-  if( x==0 ) sqlite3_free(p);
+  void *x = ga_realloc64(p, sz*(uint64_t)n);
+  if( x==0 ) ga_free(p);
   return x;
 }
 
@@ -376,12 +376,12 @@ static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
     while( m<bp->n + ctx.n ) m *= 2;
     for(j=0; j<pb->nOut; j++){
       void *x;
-      if( (x = sqlite3_realloc64(bp->aT[j], (uint64_t)m))==0 ) return SQLITE_NOMEM;
+      if( (x = ga_realloc64(bp->aT[j], (uint64_t)m))==0 ) return SQLITE_NOMEM;
       bp->aT[j] = x;
-      if( (x = sqlite3_realloc64(bp->aV[j], 8*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+      if( (x = ga_realloc64(bp->aV[j], 8*(uint64_t)m))==0 ) return SQLITE_NOMEM;
       bp->aV[j] = x;
       if( bp->aCell[j] ){
-        if( (x = sqlite3_realloc64(bp->aCell[j], sizeof(ga_cell)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+        if( (x = ga_realloc64(bp->aCell[j], sizeof(ga_cell)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
         bp->aCell[j] = x;
       }
     }
@@ -409,7 +409,7 @@ static int buildAppend(BuildSink *s, BuildPart *bp, const ga_colbatch *b){
       if( t==SQLITE_TEXT || t==SQLITE_BLOB ){
         const ga_cell *x = &c->cell[c->v[row]];
         ga_cell *d;
-        if( bp->aCell[j]==0 && (bp->aCell[j] = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)bp->alloc))==0 ){
+        if( bp->aCell[j]==0 && (bp->aCell[j] = ga_malloc64(sizeof(ga_cell)*(uint64_t)bp->alloc))==0 ){
           return SQLITE_NOMEM;
         }
         d = &bp->aCell[j][at];
@@ -502,7 +502,7 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
   for(j=0; j<jt->q->nEq; j++) if( jt->q->aEq[j]->cmpColl!=C_BINARY ) s.bin = 1;
   s.base.xBatch = buildBatch;
   s.nPart = 1 + nTh;
-  if( (s.a = sqlite3_malloc64(sizeof(BuildPart)*(uint64_t)s.nPart))==0 ) return SQLITE_NOMEM;
+  if( (s.a = ga_malloc64(sizeof(BuildPart)*(uint64_t)s.nPart))==0 ) return SQLITE_NOMEM;
   memset(s.a, 0, sizeof(BuildPart)*(size_t)s.nPart);
   for(w=0; w<s.nPart && rc==SQLITE_OK; w++){
     BuildPart *bp = &s.a[w];
@@ -511,10 +511,10 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
       q_run_worker(bp->part.r);
       q_run_worker(bp->key.r);
     }
-    if( rc==SQLITE_OK && (bp->aKeyCol = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)s.nPlace))==0 ) rc = SQLITE_NOMEM;
-    if( rc==SQLITE_OK && ((bp->aT = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
-                          || (bp->aV = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
-                          || (bp->aCell = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0) ) rc = SQLITE_NOMEM;
+    if( rc==SQLITE_OK && (bp->aKeyCol = ga_malloc64(sizeof(ga_colvec)*(uint64_t)s.nPlace))==0 ) rc = SQLITE_NOMEM;
+    if( rc==SQLITE_OK && ((bp->aT = ga_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
+                          || (bp->aV = ga_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0
+                          || (bp->aCell = ga_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1)))==0) ) rc = SQLITE_NOMEM;
     if( rc==SQLITE_OK ){
       memset(bp->aT, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
       memset(bp->aV, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
@@ -552,9 +552,9 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
   for(w=0; w<s.nPart; w++) jt->n += s.a[w].n;
   jt->nOut = pb->nOut;
   if( rc==SQLITE_OK ){
-    jt->aT = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
-    jt->aV = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
-    jt->aCell = sqlite3_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
+    jt->aT = ga_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
+    jt->aV = ga_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
+    jt->aCell = ga_malloc64(sizeof(void*)*(uint64_t)(pb->nOut + 1));
     if( jt->aT==0 || jt->aV==0 || jt->aCell==0 ) rc = SQLITE_NOMEM;
     else{
       memset(jt->aT, 0, sizeof(void*)*(size_t)(pb->nOut + 1));
@@ -565,50 +565,50 @@ static int buildScan(Exec *e, JoinTab *jt, sqlite3_vtab *vt, sqlite3 *db, int ke
   for(j=0; j<pb->nOut && rc==SQLITE_OK; j++){
     int cells = 0;                  /* (a part's cells only where its column has TEXT or BLOB) */
     for(w=0; w<s.nPart; w++) cells |= s.a[w].aCell[j]!=0;
-    if( (jt->aT[j] = sqlite3_malloc64((uint64_t)jt->n + 1))==0 || (jt->aV[j] = sqlite3_malloc64(8*(uint64_t)jt->n + 8))==0
-     || (cells && (jt->aCell[j] = sqlite3_malloc64(sizeof(ga_cell)*(uint64_t)jt->n + sizeof(ga_cell)))==0) ){
+    if( (jt->aT[j] = ga_malloc64((uint64_t)jt->n + 1))==0 || (jt->aV[j] = ga_malloc64(8*(uint64_t)jt->n + 8))==0
+     || (cells && (jt->aCell[j] = ga_malloc64(sizeof(ga_cell)*(uint64_t)jt->n + sizeof(ga_cell)))==0) ){
       rc = SQLITE_NOMEM;
     }
   }
   jt->bin = s.bin;
   if( rc==SQLITE_OK ){
-    jt->azKey = sqlite3_malloc64(sizeof(char*)*(uint64_t)jt->n + 8);
-    jt->anKey = sqlite3_malloc64(sizeof(int)*(uint64_t)jt->n + 8);
-    jt->anBin = sqlite3_malloc64(sizeof(int)*(uint64_t)jt->n + 8);
-    jt->aHash = sqlite3_malloc64(8*(uint64_t)jt->n + 8);
+    jt->azKey = ga_malloc64(sizeof(char*)*(uint64_t)jt->n + 8);
+    jt->anKey = ga_malloc64(sizeof(int)*(uint64_t)jt->n + 8);
+    jt->anBin = ga_malloc64(sizeof(int)*(uint64_t)jt->n + 8);
+    jt->aHash = ga_malloc64(8*(uint64_t)jt->n + 8);
     if( jt->azKey==0 || jt->anKey==0 || jt->anBin==0 || jt->aHash==0 ) rc = SQLITE_NOMEM;
-    if( s.wantPos && (jt->aPos = sqlite3_malloc64(8*(uint64_t)jt->n + 8))==0 ) rc = SQLITE_NOMEM;
+    if( s.wantPos && (jt->aPos = ga_malloc64(8*(uint64_t)jt->n + 8))==0 ) rc = SQLITE_NOMEM;
   }
   if( rc==SQLITE_OK ) partsPlace(&s, jt);
   /* the runs keep the rows' bytes and keys */
-  if( rc==SQLITE_OK && (jt->aRun = sqlite3_malloc64(sizeof(qrun*)*(uint64_t)(2*s.nPart)))==0 ) rc = SQLITE_NOMEM;
+  if( rc==SQLITE_OK && (jt->aRun = ga_malloc64(sizeof(qrun*)*(uint64_t)(2*s.nPart)))==0 ) rc = SQLITE_NOMEM;
   for(w=0; w<s.nPart; w++){
     BuildPart *bp = &s.a[w];
-    sqlite3_free(bp->azKey); sqlite3_free(bp->anKey); sqlite3_free(bp->anBin); sqlite3_free(bp->aHash);
-    sqlite3_free(bp->aPos);
-    sqlite3_free(bp->aKeyCol);
-    sqlite3_free(bp->key.kbuf);
+    ga_free(bp->azKey); ga_free(bp->anKey); ga_free(bp->anBin); ga_free(bp->aHash);
+    ga_free(bp->aPos);
+    ga_free(bp->aKeyCol);
+    ga_free(bp->key.kbuf);
     if( jt->aRun ) jt->aRun[jt->nRun++] = bp->key.r;
     else q_run_free(bp->key.r);
     for(j=0; j<pb->nOut; j++){
-      if( bp->aT ) sqlite3_free(bp->aT[j]);
-      if( bp->aV ) sqlite3_free(bp->aV[j]);
-      if( bp->aCell ) sqlite3_free(bp->aCell[j]);
+      if( bp->aT ) ga_free(bp->aT[j]);
+      if( bp->aV ) ga_free(bp->aV[j]);
+      if( bp->aCell ) ga_free(bp->aCell[j]);
     }
-    sqlite3_free(bp->aT);
-    sqlite3_free(bp->aV);
-    sqlite3_free(bp->aCell);
+    ga_free(bp->aT);
+    ga_free(bp->aV);
+    ga_free(bp->aCell);
     if( jt->aRun ) jt->aRun[jt->nRun++] = bp->part.r;
     else q_run_free(bp->part.r);
   }
-  sqlite3_free(s.a);
+  ga_free(s.a);
   return rc;
 }
 
 int qxJoinBuild(Exec *e, sqlite3_vtab *vt, sqlite3 *db, int keep, char **pzErr){
   const qplan *pl = e->pl;
   int k, rc;
-  if( (e->aJt = sqlite3_malloc64(sizeof(JoinTab)*(uint64_t)pl->nJoin))==0 ) return SQLITE_NOMEM;
+  if( (e->aJt = ga_malloc64(sizeof(JoinTab)*(uint64_t)pl->nJoin))==0 ) return SQLITE_NOMEM;
   memset(e->aJt, 0, sizeof(JoinTab)*(size_t)pl->nJoin);
   for(k=0; k<pl->nJoin; k++){
     JoinTab *jt = &e->aJt[k];
@@ -647,19 +647,19 @@ void qxJoinTabsFree(JoinTab *aJt, int n){
   for(k=0; aJt && k<n; k++){
     JoinTab *jt = &aJt[k];
     for(c=0; c<jt->nOut; c++){
-      if( jt->aT ) sqlite3_free(jt->aT[c]);
-      if( jt->aV ) sqlite3_free(jt->aV[c]);
-      if( jt->aCell ) sqlite3_free(jt->aCell[c]);
+      if( jt->aT ) ga_free(jt->aT[c]);
+      if( jt->aV ) ga_free(jt->aV[c]);
+      if( jt->aCell ) ga_free(jt->aCell[c]);
     }
-    sqlite3_free(jt->aT); sqlite3_free(jt->aV); sqlite3_free(jt->aCell);
-    sqlite3_free(jt->azKey); sqlite3_free(jt->anKey); sqlite3_free(jt->anBin); sqlite3_free(jt->aHash);
-    sqlite3_free(jt->aPos);
-    sqlite3_free(jt->aNext); sqlite3_free(jt->aSlot); sqlite3_free(jt->aFirst);
+    ga_free(jt->aT); ga_free(jt->aV); ga_free(jt->aCell);
+    ga_free(jt->azKey); ga_free(jt->anKey); ga_free(jt->anBin); ga_free(jt->aHash);
+    ga_free(jt->aPos);
+    ga_free(jt->aNext); ga_free(jt->aSlot); ga_free(jt->aFirst);
     for(c=0; c<jt->nRun; c++) q_run_free(jt->aRun[c]);
-    sqlite3_free(jt->aRun);
-    sqlite3_free(jt->zStore);
+    ga_free(jt->aRun);
+    ga_free(jt->zStore);
   }
-  sqlite3_free(aJt);
+  ga_free(aJt);
 }
 
 void qxJoinFree(Exec *e){
@@ -681,7 +681,7 @@ static int tableStore(JoinTab *jt){
       if( jt->aT[c][i]==SQLITE_TEXT || jt->aT[c][i]==SQLITE_BLOB ) n += jt->aCell[c][i].n;
     }
   }
-  if( (jt->zStore = z = sqlite3_malloc64((uint64_t)n + 1))==0 ) return 1;
+  if( (jt->zStore = z = ga_malloc64((uint64_t)n + 1))==0 ) return 1;
   for(i=0; i<jt->n; i++){
     int nk;
     if( jt->azKey[i]==0 ) continue;
@@ -752,16 +752,16 @@ void qxJoinLend(Exec *e, JoinTab *aJt){
 void qxJoinScratchFree(Part *p){
   JoinScratch *js = p->js;
   if( js==0 ) return;
-  sqlite3_free(js->aLv);
-  sqlite3_free(js->aFin);
-  sqlite3_free(js->zKey);
-  sqlite3_free(js->aCol);
-  sqlite3_free(js->aT);
-  sqlite3_free(js->aV);
-  sqlite3_free(js->aSlot);
-  sqlite3_free(js->aPair);
-  sqlite3_free(js->aPairRow);
-  sqlite3_free(js);
+  ga_free(js->aLv);
+  ga_free(js->aFin);
+  ga_free(js->zKey);
+  ga_free(js->aCol);
+  ga_free(js->aT);
+  ga_free(js->aV);
+  ga_free(js->aSlot);
+  ga_free(js->aPair);
+  ga_free(js->aPairRow);
+  ga_free(js);
   p->js = 0;
 }
 
@@ -773,18 +773,18 @@ static JoinScratch *scratch(Exec *e, Part *p){
   int nPlace = Q_JCOL0 + pl->nJCol + pl->nPos, nSlot = pl->nCol + pl->nPos, k, c;
   if( js ) return js;
   for(k=0; k<pl->nJoin; k++) nSlot += pl->aJoin[k].nCol + (pl->aJoin[k].semi==Q_COUNT);
-  if( (js = p->js = sqlite3_malloc(sizeof(JoinScratch)))==0 ) return 0;
+  if( (js = p->js = ga_malloc64(sizeof(JoinScratch)))==0 ) return 0;
   memset(js, 0, sizeof(*js));
   js->nSrc = pl->nJoin + 1;
   js->cap = js->nSrc<=17 ? GA_BATCH : GA_BATCH*289/(js->nSrc*js->nSrc)>64 ? GA_BATCH*289/(js->nSrc*js->nSrc) : 64;
-  js->aLv = sqlite3_malloc64(8*(uint64_t)js->nSrc*((uint64_t)GA_BATCH + (uint64_t)js->cap*(uint64_t)pl->nJoin));
-  js->aFin = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)js->nSrc);
-  js->aCol = sqlite3_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace);
-  js->aSlot = sqlite3_malloc64(sizeof(int)*(uint64_t)nPlace);
-  js->aT = sqlite3_malloc64((uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
-  js->aV = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
-  js->aPair = sqlite3_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)js->nSrc);
-  js->aPairRow = sqlite3_malloc64(sizeof(int)*(uint64_t)GA_BATCH);
+  js->aLv = ga_malloc64(8*(uint64_t)js->nSrc*((uint64_t)GA_BATCH + (uint64_t)js->cap*(uint64_t)pl->nJoin));
+  js->aFin = ga_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)js->nSrc);
+  js->aCol = ga_malloc64(sizeof(ga_colvec)*(uint64_t)nPlace);
+  js->aSlot = ga_malloc64(sizeof(int)*(uint64_t)nPlace);
+  js->aT = ga_malloc64((uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
+  js->aV = ga_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)(nSlot + 1));
+  js->aPair = ga_malloc64(8*(uint64_t)GA_BATCH*(uint64_t)js->nSrc);
+  js->aPairRow = ga_malloc64(sizeof(int)*(uint64_t)GA_BATCH);
   if( js->aLv==0 || js->aFin==0 || js->aCol==0 || js->aSlot==0 || js->aT==0 || js->aV==0 || js->aPair==0
    || js->aPairRow==0 ){
     qxJoinScratchFree(p);
@@ -944,7 +944,7 @@ static const char zDiffer[] = "values of a join's key that are equal under its c
 static int keepBinKey(Part *p, int nk, int nb){
   JoinScratch *js = p->js;
   if( nb>js->nKey ){
-    char *z = sqlite3_realloc(js->zKey, nb + 64);
+    char *z = ga_realloc64(js->zKey, nb + 64);
     if( z==0 ) return SQLITE_NOMEM;
     js->zKey = z;
     js->nKey = nb + 64;

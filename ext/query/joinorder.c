@@ -173,7 +173,7 @@ int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, int iArm, qselect *s, int nTa
       if( (zIdx = sqlite3_mprintf("%.*s", lp.nIndex, lp.zIndex))==0 ){ rc = SQLITE_NOMEM; break; }
       sqlite3_str_appendf(pDesc, " (index %s)", zIdx);
       rc = indexTerms(db, s, apTab[i]->zDb ? apTab[i]->zDb : "main", zIdx, i, a, pnTerm, nMax, pzWhy);
-      sqlite3_free(zIdx);
+      ga_free(zIdx);
       if( rc ) break;
     }
     if( *pzWhy==0 ) addTerm(a, pnTerm, nMax, i, pzWhy);     /* (the rowid's order) */
@@ -188,8 +188,8 @@ int q_join_order(sqlite3 *db, sqlite3_stmt *pPlan, int iArm, qselect *s, int nTa
   *pzOrder = sqlite3_str_finish(pDesc);
   if( rc==SQLITE_OK && *pzOrder==0 && (*pzOrder = sqlite3_mprintf("%s", ""))==0 ) rc = SQLITE_NOMEM;
   if( rc ){
-    sqlite3_free(*pzWhy);
-    sqlite3_free(*pzOrder);
+    ga_free(*pzWhy);
+    ga_free(*pzOrder);
     *pzWhy = *pzOrder = 0;
   }
   return rc;

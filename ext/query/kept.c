@@ -141,10 +141,10 @@ static int distProgram(Exec *e, const qplan *pl, ga_resident *const *aRes, const
   aux.nAgg = 1;
   aux.iHit = -1;
   aux.lastCounted = 1;
-  if( (k = sqlite3_malloc(sizeof(*k)))==0 ) return SQLITE_NOMEM;
+  if( (k = ga_malloc64(sizeof(*k)))==0 ) return SQLITE_NOMEM;
   rc = pl->nJoin ? q_compile_join(e->r, &aux, aRes, aJr, k, pzWhy) : q_compile(e->r, &aux, aRes, k, pzWhy);
   if( rc!=SQLITE_OK ){
-    sqlite3_free(k);
+    ga_free(k);
     return rc;
   }
   for(kk=0; kk<k->nKey; kk++){
@@ -202,7 +202,7 @@ static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol 
   g.jb = -1;
   if( distCodes(k, aRes[0]->n, &codes) ){
     /* counted where the groups are: only the counts come back */
-    if( (d->aDense = sqlite3_malloc64(8*codes.nCode))==0 ) return SQLITE_NOMEM;
+    if( (d->aDense = ga_malloc64(8*codes.nCode))==0 ) return SQLITE_NOMEM;
     memset(d->aDense, 0, 8*(size_t)codes.nCode);
     d->nDense = codes.nCode;
     codes.aCount = d->aDense;
@@ -233,7 +233,7 @@ static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol 
     }
     d->nDense = most + 1;
     if( d->nDense<=8*(uint64_t)g.nRes + 65536 ){
-      if( (d->aDense = sqlite3_malloc64(8*d->nDense))==0 ) rc = SQLITE_NOMEM;
+      if( (d->aDense = ga_malloc64(8*d->nDense))==0 ) rc = SQLITE_NOMEM;
       else memset(d->aDense, 0, 8*(size_t)d->nDense);
     }
   }
@@ -258,7 +258,7 @@ static int keptDistinct(const qkept *k, ga_resident *const *aRes, const ga_qcol 
     if( (j = ga_kmap_add(&d->map, GA_K_INT + 1, code, &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
     if( j>=d->nAlloc ){
       int64_t m = 2*j + 16;
-      int64_t *p = sqlite3_realloc64(d->n, 8*(uint64_t)m);
+      int64_t *p = ga_realloc64(d->n, 8*(uint64_t)m);
       if( p==0 ){ rc = SQLITE_NOMEM; break; }
       memset(p + d->nAlloc, 0, 8*(size_t)(m - d->nAlloc));
       d->n = p;
@@ -322,9 +322,9 @@ static int keptTop(Exec *e, const qkept *k, ga_group *aG, int64_t **aAt, int nFo
     }
   }
   f = k->aFold[a]<0 ? 0 : k->aFold[a];
-  v = sqlite3_malloc64(sizeof(qval)*(uint64_t)nG);
-  h = sqlite3_malloc64(8*(uint64_t)need);
-  keep = sqlite3_malloc64((uint64_t)nG);
+  v = ga_malloc64(sizeof(qval)*(uint64_t)nG);
+  h = ga_malloc64(8*(uint64_t)need);
+  keep = ga_malloc64((uint64_t)nG);
   if( v==0 || h==0 || keep==0 ){ rc = SQLITE_NOMEM; goto done; }
   for(g=0; g<nG; g++){
     /* (an error: every group kept, for finish to meet it) */
@@ -352,9 +352,9 @@ static int keptTop(Exec *e, const qkept *k, ga_group *aG, int64_t **aAt, int nFo
   }
   *pnG = n;
 done:
-  sqlite3_free(v);
-  sqlite3_free(h);
-  sqlite3_free(keep);
+  ga_free(v);
+  ga_free(h);
+  ga_free(keep);
   return rc;
 }
 
@@ -375,20 +375,20 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   int f, a, kk, j, rc = SQLITE_OK, nk = pl->nKey ? pl->nKey : 1;
   memset(&map, 0, sizeof(map));
   memset(aShown, 0, sizeof(aShown));
-  if( (at0 = sqlite3_malloc64(8*(uint64_t)(aG[0].nRes + 1)))==0 ) return SQLITE_NOMEM;
+  if( (at0 = ga_malloc64(8*(uint64_t)(aG[0].nRes + 1)))==0 ) return SQLITE_NOMEM;
   for(i=0; i<aG[0].nRes; i++){
     if( aG[0].res[i].kclass!=GA_Q_DROPPED_META ) at0[nG++] = i;
   }
   if( pl->nKey==0 ){
     if( nG==0 ) at0[0] = -1;
     nG = 1;
-  }else if( (m->gKey = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nG*nk + 1)))==0 ){
+  }else if( (m->gKey = ga_malloc64(sizeof(qval)*(uint64_t)(nG*nk + 1)))==0 ){
     rc = SQLITE_NOMEM;
     goto done;
   }
   m->nGroup = nG;
   /* each fold's row of each group */
-  if( (aAt = sqlite3_malloc64(sizeof(int64_t*)*(uint64_t)k->p.nFold))==0 ){ rc = SQLITE_NOMEM; goto done; }
+  if( (aAt = ga_malloc64(sizeof(int64_t*)*(uint64_t)k->p.nFold))==0 ){ rc = SQLITE_NOMEM; goto done; }
   memset(aAt, 0, sizeof(int64_t*)*(size_t)k->p.nFold);
   aAt[0] = at0;
   for(f=1; f<k->p.nFold; f++){
@@ -408,7 +408,7 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
         if( ga_kmap_add(&map, (uint32_t)ga_kgroup(x->kclass) + 1, x->key, &isNew)<0 ){ rc = SQLITE_NOMEM; goto done; }
       }
     }
-    if( (aAt[f] = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    if( (aAt[f] = ga_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
     for(g=0; g<nG; g++) aAt[f][g] = -1;
     for(i=0; i<aG[f].nRes; i++){
       const ga_grow *x = &aG[f].res[i];
@@ -431,11 +431,11 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
       n = (uint64_t)aRadix[kk];
       e->nRank = e->nRank<=((uint64_t)1<<40)/n ? e->nRank*n : 0;
     }
-    if( e->nRank && (e->gRank = sqlite3_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    if( e->nRank && (e->gRank = ga_malloc64(8*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; goto done; }
   }
   for(kk=0; kk<pl->nKey && !k->p.keyNum; kk++){
     if( k->aKeyN[kk]>2*nG + 4096 ) continue;   /* (many ids, few of them shown: each made for its group) */
-    if( (aShown[kk] = sqlite3_malloc64(sizeof(qval)*(uint64_t)k->aKeyN[kk]))==0 ){ rc = SQLITE_NOMEM; goto done; }
+    if( (aShown[kk] = ga_malloc64(sizeof(qval)*(uint64_t)k->aKeyN[kk]))==0 ){ rc = SQLITE_NOMEM; goto done; }
     memset(aShown[kk], 0, sizeof(qval)*(size_t)k->aKeyN[kk]);
   }
   for(g=0; pl->nKey && g<nG; g++){
@@ -456,7 +456,7 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   for(a=0; a<pl->nAgg && rc==SQLITE_OK; a++){
     Agg *x = &m->aAgg[a];
     f = k->aFold[a]<0 ? 0 : k->aFold[a];
-    if( (x->res = sqlite3_malloc64(sizeof(qval)*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; break; }
+    if( (x->res = ga_malloc64(sizeof(qval)*(uint64_t)(nG + 1)))==0 ){ rc = SQLITE_NOMEM; break; }
     if( k->aFold[a]==-2 ){                      /* count(DISTINCT): the counts by code */
       for(g=0; g<nG; g++){
         uint64_t code = pl->nKey ? aG[0].res[at0[g]].key : 0;
@@ -473,10 +473,10 @@ static int keptGroups(Exec *e, const qkept *k, ga_group *aG, Dist *aDist){
   }
   e->kept = 1;
 done:
-  for(f=1; aAt && f<k->p.nFold; f++) if( aAt[f]!=at0 ) sqlite3_free(aAt[f]);
-  sqlite3_free(aAt);
-  sqlite3_free(at0);
-  for(kk=0; kk<Q_MAXKEY; kk++) sqlite3_free(aShown[kk]);
+  for(f=1; aAt && f<k->p.nFold; f++) if( aAt[f]!=at0 ) ga_free(aAt[f]);
+  ga_free(aAt);
+  ga_free(at0);
+  for(kk=0; kk<Q_MAXKEY; kk++) ga_free(aShown[kk]);
   ga_kmap_free(&map);
   return rc;
 }
@@ -572,7 +572,7 @@ static int keptSave(ga_cache *cache, qkeptcache *kc, const qplan *pl, ga_residen
   kc->cache = cache;
   kc->hold = ga_cache_hold(cache, q_kept_bytes(k) + n + (int64_t)strlen(zParams) + nMore, aGen, pl->nCol,
                           keptDropped, kc);
-  if( kc->hold==0 || (kc->aBytes = z = sqlite3_malloc64((uint64_t)n + 1))==0
+  if( kc->hold==0 || (kc->aBytes = z = ga_malloc64((uint64_t)n + 1))==0
    || (kc->zKey = sqlite3_mprintf("%s", zParams))==0 ){
     q_keptcache_clear(kc);
     return 1;
@@ -598,8 +598,8 @@ void q_keptcache_clear(qkeptcache *kc){
   ga_cache_unhold(kc->cache, kc->hold);
   if( kc->valid ) q_kept_free(&kc->k);
   qxJoinTabsFree(kc->aJt, kc->nJt);
-  sqlite3_free(kc->zKey);
-  sqlite3_free(kc->aBytes);
+  ga_free(kc->zKey);
+  ga_free(kc->aBytes);
   memset(kc, 0, sizeof(*kc));
 }
 
@@ -699,7 +699,7 @@ static char *planKey(const qplan *pl, const char *zParams){
   ok = planLits(s, pl, 0);
   sqlite3_str_appendchar(s, 1, '.');
   if( !ok ){
-    sqlite3_free(sqlite3_str_finish(s));
+    ga_free(sqlite3_str_finish(s));
     return 0;
   }
   return sqlite3_str_finish(s);
@@ -938,7 +938,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
   for(c=0; !fail && rc==SQLITE_OK && c<pl->nAgg; c++){
     if( pk->aFold[c]!=-2 ) continue;
     if( aDist==0 ){
-      if( (aDist = sqlite3_malloc64(sizeof(Dist)*(uint64_t)pl->nAgg))==0 ){ rc = SQLITE_NOMEM; break; }
+      if( (aDist = ga_malloc64(sizeof(Dist)*(uint64_t)pl->nAgg))==0 ){ rc = SQLITE_NOMEM; break; }
       memset(aDist, 0, sizeof(Dist)*(size_t)pl->nAgg);
     }
     rc = keptDistinct(pk->apDist[c], aRes, aCol, be, conn, &aDist[c], &fail, zErr);
@@ -975,11 +975,11 @@ done:
   for(f=0; f<GA_QFOLD; f++) ga_group_clear(&aG[f]);
   for(c=0; aDist && c<pl->nAgg; c++){
     ga_kmap_free(&aDist[c].map);
-    sqlite3_free(aDist[c].n);
-    sqlite3_free(aDist[c].aDense);
+    ga_free(aDist[c].n);
+    ga_free(aDist[c].aDense);
   }
-  sqlite3_free(aDist);
-  sqlite3_free(zKey);
+  ga_free(aDist);
+  ga_free(zKey);
   q_kept_free(&k);
   if( pk!=&k ) ga_cache_hold_use(kc->hold, 0);   /* (kc may be empty after) */
   if( src ) src->xClose(src);
@@ -1044,9 +1044,9 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, 
     goto done;
   }
   r->aMs[1] = ga_now_ms() - t0 - r->aMs[0];
-  if( (aRow = sqlite3_malloc64(8*(uint64_t)(lim + 1)))==0
-   || (aT = sqlite3_malloc64((uint64_t)pl->nCol*GA_BATCH))==0
-   || (aV = sqlite3_malloc64(8*(uint64_t)pl->nCol*GA_BATCH))==0 ){
+  if( (aRow = ga_malloc64(8*(uint64_t)(lim + 1)))==0
+   || (aT = ga_malloc64((uint64_t)pl->nCol*GA_BATCH))==0
+   || (aV = ga_malloc64(8*(uint64_t)pl->nCol*GA_BATCH))==0 ){
     rc = SQLITE_NOMEM;
     *pzErr = sqlite3_mprintf("out of memory");
     goto done;
@@ -1116,10 +1116,10 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, 
     if( be==dev ) ga_cache_device_hit(conn->cache, ga_now_ms() - t0);
   }
 done:
-  sqlite3_free(aRow);
-  sqlite3_free(aT);
-  sqlite3_free(aV);
-  sqlite3_free(zKey);
+  ga_free(aRow);
+  ga_free(aT);
+  ga_free(aV);
+  ga_free(zKey);
   q_kept_free(&k);
   if( e->jtLent ) qxJoinFree(e);            /* (not for the CPU's scan: their hold ends here) */
   if( pk!=&k ) ga_cache_hold_use(kc->hold, 0);   /* (kc may be empty after) */
@@ -1178,7 +1178,7 @@ static char *keptExplain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int *pKept){
   }else{
     z = sqlite3_mprintf("no: %s", zWhy ? zWhy : q_run_errmsg(r));
   }
-  sqlite3_free(zWhy);
+  ga_free(zWhy);
   q_run_free(r);
   src->xClose(src);
   return z;
@@ -1192,7 +1192,7 @@ char *q_kept_explain(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int *aKept){
   for(k=0; k<pl->nArm; k++){
     char *z = keptExplain(vt, db, &pl->aArm[k], &aKept[k]);
     sqlite3_str_appendf(x, "%sarm %d: %s", k ? "; " : "", k + 1, z ? z : "out of memory");
-    sqlite3_free(z);
+    ga_free(z);
   }
   return sqlite3_str_finish(x);
 }

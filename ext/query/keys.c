@@ -10,7 +10,7 @@
 /* Room for n bytes (at most 1 GiB) in p->kbuf. */
 int qxKbufRoom(Part *p, int n){
   if( n>p->kAlloc ){
-    char *b = sqlite3_realloc(p->kbuf, n + n/2 + 64);
+    char *b = ga_realloc64(p->kbuf, n + n/2 + 64);
     if( b==0 ) return SQLITE_NOMEM;
     p->kbuf = b;
     p->kAlloc = n + n/2 + 64;
@@ -40,9 +40,9 @@ int qxKeySetAdd(qrun *r, KeySet *s, const char *z, int n, int *pNew, int64_t *pI
   int64_t t;
   if( s->n*2>=s->nSlot ){
     int64_t m = s->nSlot ? 2*s->nSlot : 1024, j;
-    uint64_t *aH = sqlite3_malloc64(8*(uint64_t)m);
-    int64_t *aId = sqlite3_malloc64(8*(uint64_t)m);
-    if( aH==0 || aId==0 ){ sqlite3_free(aH); sqlite3_free(aId); return SQLITE_NOMEM; }
+    uint64_t *aH = ga_malloc64(8*(uint64_t)m);
+    int64_t *aId = ga_malloc64(8*(uint64_t)m);
+    if( aH==0 || aId==0 ){ ga_free(aH); ga_free(aId); return SQLITE_NOMEM; }
     memset(aH, 0, 8*(size_t)m);
     for(j=0; j<s->nSlot; j++){
       if( s->aH[j] ){
@@ -52,7 +52,7 @@ int qxKeySetAdd(qrun *r, KeySet *s, const char *z, int n, int *pNew, int64_t *pI
         aId[t] = s->aId[j];
       }
     }
-    sqlite3_free(s->aH); sqlite3_free(s->aId);
+    ga_free(s->aH); ga_free(s->aId);
     s->aH = aH; s->aId = aId;
     s->nSlot = m;
   }
@@ -66,11 +66,11 @@ int qxKeySetAdd(qrun *r, KeySet *s, const char *z, int n, int *pNew, int64_t *pI
   }
   if( s->n==s->nAlloc ){
     int64_t m = s->nAlloc ? 2*s->nAlloc : 512;
-    const char **az = sqlite3_realloc64(s->az, sizeof(char*)*(uint64_t)m);
+    const char **az = ga_realloc64(s->az, sizeof(char*)*(uint64_t)m);
     int *an;
     if( az==0 ) return SQLITE_NOMEM;
     s->az = az;
-    if( (an = sqlite3_realloc64(s->an, sizeof(int)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
+    if( (an = ga_realloc64(s->an, sizeof(int)*(uint64_t)m))==0 ) return SQLITE_NOMEM;
     s->an = an;
     s->nAlloc = m;
   }
@@ -84,7 +84,7 @@ int qxKeySetAdd(qrun *r, KeySet *s, const char *z, int n, int *pNew, int64_t *pI
 }
 
 void qxKeySetFree(KeySet *s){
-  sqlite3_free(s->aH); sqlite3_free(s->aId); sqlite3_free(s->az); sqlite3_free(s->an);
+  ga_free(s->aH); ga_free(s->aId); ga_free(s->az); ga_free(s->an);
   memset(s, 0, sizeof(*s));
 }
 

@@ -120,9 +120,9 @@ int q_lex(const char *zSql, qtok **paTok, int *pn){
       t.n = tokenAt(z, &t.type);
     }
     if( n==nAlloc ){
-      qtok *b = sqlite3_realloc64(a, sizeof(qtok)*(uint64_t)(nAlloc = nAlloc ? 2*nAlloc : 64));
+      qtok *b = ga_realloc64(a, sizeof(qtok)*(uint64_t)(nAlloc = nAlloc ? 2*nAlloc : 64));
       if( b==0 ){
-        sqlite3_free(a);
+        ga_free(a);
         return SQLITE_NOMEM;
       }
       a = b;
@@ -155,6 +155,6 @@ char *q_sql_exact_sums(const char *zSql){
     }
   }
   sqlite3_str_appendall(s, zSql + at);
-  sqlite3_free(a);
+  ga_free(a);
   return sqlite3_str_finish(s);
 }

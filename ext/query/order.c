@@ -64,9 +64,9 @@ static int radixPairs(Pair *p, int64_t n){
   uint64_t and[2] = { ~0ull, ~0ull }, or[2] = { 0, 0 };
   int f, shift;
   if( n<2 ) return SQLITE_OK;
-  tmp = sqlite3_malloc64(sizeof(Pair)*(uint64_t)n);
-  cnt = sqlite3_malloc64(sizeof(int64_t)<<11);
-  if( tmp==0 || cnt==0 ){ sqlite3_free(tmp); sqlite3_free(cnt); return SQLITE_NOMEM; }
+  tmp = ga_malloc64(sizeof(Pair)*(uint64_t)n);
+  cnt = ga_malloc64(sizeof(int64_t)<<11);
+  if( tmp==0 || cnt==0 ){ ga_free(tmp); ga_free(cnt); return SQLITE_NOMEM; }
   dst = tmp;
   for(i=0; i<n; i++){
     and[0] &= (uint64_t)p[i].row; or[0] |= (uint64_t)p[i].row;
@@ -80,8 +80,8 @@ static int radixPairs(Pair *p, int64_t n){
     }
   }
   if( src!=p ) memcpy(p, src, sizeof(Pair)*(size_t)n);
-  sqlite3_free(tmp);
-  sqlite3_free(cnt);
+  ga_free(tmp);
+  ga_free(cnt);
   return SQLITE_OK;
 }
 
@@ -106,7 +106,7 @@ typedef struct Vals { const qval *q; int nW; const qseg *aSeg; int nSeg; qseg on
 }while(0)
 
 /* The pairs at places kOff..kOff+kN of the order of the rows' keys (NULL
-** rows left out), into *pWin (sqlite3_free it), by 4's radix selection,
+** rows left out), into *pWin (ga_free it), by 4's radix selection,
 ** the keys made as they are read (mn, mx: the least and greatest): no pair
 ** for every row. SQLITE_DONE where most rows fall in the window's buckets
 ** (the caller sorts them all). */
@@ -120,7 +120,7 @@ static int windowVals(const Vals *a, int64_t nKey, uint64_t mn, uint64_t mx, int
   *pWin = 0;
   hb = mx>mn ? 63 - __builtin_clzll(mx - mn) : 0; /* keys less the least: this many bits */
   shift = hb>=15 ? hb - 15 : 0;
-  if( (cnt = sqlite3_malloc64(sizeof(int64_t)*B))==0 ) return SQLITE_NOMEM;
+  if( (cnt = ga_malloc64(sizeof(int64_t)*B))==0 ) return SQLITE_NOMEM;
   memset(cnt, 0, sizeof(int64_t)*B);
   EACH(a, i, t, v, {
     (void)i;
@@ -130,9 +130,9 @@ static int windowVals(const Vals *a, int64_t nKey, uint64_t mn, uint64_t mx, int
   below = sum;
   for(hi=lo; sum + cnt[hi]<kOff + kN; hi++) sum += cnt[hi]; /* ... of place kOff+kN-1 */
   for(j=lo; j<=hi; j++) nc += cnt[j];
-  sqlite3_free(cnt);
+  ga_free(cnt);
   if( nc>nKey/2 ) return SQLITE_DONE;
-  if( (c = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nc + 1)))==0 ) return SQLITE_NOMEM;
+  if( (c = ga_malloc64(sizeof(Pair)*(uint64_t)(nc + 1)))==0 ) return SQLITE_NOMEM;
   sum = 0;
   EACH(a, i, t, v, {
     uint64_t k;
@@ -144,7 +144,7 @@ static int windowVals(const Vals *a, int64_t nKey, uint64_t mn, uint64_t mx, int
   });
   assert( sum==nc );
   if( radixPairs(c, nc)!=SQLITE_OK ){
-    sqlite3_free(c);
+    ga_free(c);
     return SQLITE_NOMEM;
   }
   memmove(c, c + (kOff - below), sizeof(Pair)*(size_t)kN);
@@ -192,7 +192,7 @@ static int orderVals(const Vals *a, int desc, int nullsFirst, int64_t off, int64
   if( rc==SQLITE_OK ){
     p0 = kOff;
   }else if( rc==SQLITE_DONE ){
-    if( (p = sqlite3_malloc64(sizeof(Pair)*(uint64_t)(nKey + 1)))==0 ) return SQLITE_NOMEM;
+    if( (p = ga_malloc64(sizeof(Pair)*(uint64_t)(nKey + 1)))==0 ) return SQLITE_NOMEM;
     EACH(a, i, t, v, {
       if( t==SQLITE_NULL ) continue;
       p[o].k = q_order_key(t, v, asReal) ^ flip;
@@ -218,7 +218,7 @@ static int orderVals(const Vals *a, int desc, int nullsFirst, int64_t off, int64
       });
     }
   }
-  sqlite3_free(p);
+  ga_free(p);
   return rc;
 }
 

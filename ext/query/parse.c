@@ -80,7 +80,7 @@ void *q_alloc(qselect *s, int n){
   b = (Block*)s->arena;
   if( b==0 || b->cap - b->used<need || BLOCK_BYTES==1 ){
     size_t cap = need>BLOCK_BYTES ? need : BLOCK_BYTES;
-    if( (b = sqlite3_malloc64(sizeof(Block) + cap))==0 ) return 0;
+    if( (b = ga_malloc64(sizeof(Block) + cap))==0 ) return 0;
     b->used = 0;
     b->cap = cap;
     b->next = (Block*)s->arena;
@@ -109,10 +109,10 @@ void q_select_free(qselect *s){
   Block *b = (Block*)s->arena;
   while( b ){
     Block *n = b->next;
-    sqlite3_free(b);
+    ga_free(b);
     b = n;
   }
-  sqlite3_free(s->zWhy);
+  ga_free(s->zWhy);
   memset(s, 0, sizeof(*s));
 }
 
@@ -192,7 +192,7 @@ typedef struct List { char *a; int n, nAlloc, sz; } List;
 static int listAdd(Parse *p, List *l, const void *x){
   if( l->n==l->nAlloc ){
     int m = l->nAlloc ? 2*l->nAlloc : 16;
-    char *a = sqlite3_realloc64(l->a, (uint64_t)m*(uint64_t)l->sz);
+    char *a = ga_realloc64(l->a, (uint64_t)m*(uint64_t)l->sz);
     if( a==0 ){ p->oom = 1; return 0; }
     l->a = a;
     l->nAlloc = m;
@@ -208,7 +208,7 @@ static void *listDone(Parse *p, List *l){
   void *r = 0;
   if( l->n && (r = q_alloc(p->s, l->n*l->sz))==0 ) p->oom = 1;
   if( r ) memcpy(r, l->a, (size_t)l->n*(size_t)l->sz);
-  sqlite3_free(l->a);
+  ga_free(l->a);
   l->a = 0;
   return r;
 }
@@ -219,10 +219,10 @@ static int exprList(Parse *p, qexpr *e){
   qexpr *x;
   if( !is(p, ")") ){
     do{
-      if( (x = expr(p))==0 || !listAdd(p, &l, &x) ){ sqlite3_free(l.a); return 0; }
+      if( (x = expr(p))==0 || !listAdd(p, &l, &x) ){ ga_free(l.a); return 0; }
     }while( accept(p, ",") );
   }
-  if( !accept(p, ")") ){ sqlite3_free(l.a); why(p, "an expression the engine does not parse"); return 0; }
+  if( !accept(p, ")") ){ ga_free(l.a); why(p, "an expression the engine does not parse"); return 0; }
   e->nArg = l.n;
   e->arg = listDone(p, &l);
   return !p->oom;
@@ -363,7 +363,7 @@ static qexpr *primary(Parse *p){
     e->end = endOfPrev(p);
     return p->oom ? 0 : e;
   case_fail:
-    sqlite3_free(l.a);
+    ga_free(l.a);
     return 0;
   }
   if( q_tok_is(p->z, t, "CAST") && isAt(p, 1, "(") ){
@@ -717,7 +717,7 @@ static int terms(Parse *p, qterm **pa, int *pn, int isOrder, int isResult){
   *pa = listDone(p, &l);
   return !p->oom;
 fail:
-  sqlite3_free(l.a);
+  ga_free(l.a);
   return 0;
 }
 
@@ -839,12 +839,12 @@ named:
       do{
         char *z;
         if( peek(p)->type!=T_ID || (z = nameOf(p, peek(p)))==0 ){
-          sqlite3_free(u.a);
+          ga_free(u.a);
           if( !p->oom ) why(p, "a USING the engine does not parse");
           goto fail;
         }
         p->i++;
-        if( !listAdd(p, &u, &z) ){ sqlite3_free(u.a); goto fail; }
+        if( !listAdd(p, &u, &z) ){ ga_free(u.a); goto fail; }
       }while( accept(p, ",") );
       f.nUsing = u.n;
       f.azUsing = listDone(p, &u);
@@ -856,7 +856,7 @@ named:
   s->aJoin = listDone(p, &l);
   return !p->oom;
 fail:
-  sqlite3_free(l.a);
+  ga_free(l.a);
   return 0;
 }
 
@@ -964,8 +964,8 @@ static int withClause(Parse *p){
       List l = { 0, 0, 0, sizeof(char*) };
       do{
         char *z;
-        if( peek(p)->type!=T_ID ){ sqlite3_free(l.a); why(p, "a WITH the engine does not parse"); return 0; }
-        if( (z = nameOf(p, peek(p)))==0 || !listAdd(p, &l, &z) ){ sqlite3_free(l.a); return 0; }
+        if( peek(p)->type!=T_ID ){ ga_free(l.a); why(p, "a WITH the engine does not parse"); return 0; }
+        if( (z = nameOf(p, peek(p)))==0 || !listAdd(p, &l, &z) ){ ga_free(l.a); return 0; }
         p->i++;
       }while( accept(p, ",") );
       c->nCol = l.n;
@@ -996,7 +996,7 @@ static int paramNumbers(Parse *p){
   int anName[64];                  /* ... their lengths */
   int i, n = 0;
   memset(azName, 0, sizeof(azName));
-  if( (p->aParamNo = sqlite3_malloc64(sizeof(int)*(uint64_t)(p->n + 1)))==0 ) return SQLITE_NOMEM;
+  if( (p->aParamNo = ga_malloc64(sizeof(int)*(uint64_t)(p->n + 1)))==0 ) return SQLITE_NOMEM;
   for(i=0; i<p->n; i++){
     const qtok *t = &p->a[i];
     const char *z = p->z + t->at;
@@ -1062,11 +1062,11 @@ static int cpSlot(Copy *c, const qexpr *e){
   uint64_t h;
   if( 2*(c->n + 1)>c->nSlot ){
     int nNew = c->nSlot ? 2*c->nSlot : 64, i;
-    const qexpr **aO = sqlite3_malloc64(sizeof(qexpr*)*(uint64_t)nNew);
-    qexpr **aN = sqlite3_malloc64(sizeof(qexpr*)*(uint64_t)nNew);
+    const qexpr **aO = ga_malloc64(sizeof(qexpr*)*(uint64_t)nNew);
+    qexpr **aN = ga_malloc64(sizeof(qexpr*)*(uint64_t)nNew);
     if( aO==0 || aN==0 ){
-      sqlite3_free(aO);
-      sqlite3_free(aN);
+      ga_free(aO);
+      ga_free(aN);
       c->oom = 1;
       return -1;
     }
@@ -1079,8 +1079,8 @@ static int cpSlot(Copy *c, const qexpr *e){
         aN[k] = c->aNew[i];
       }
     }
-    sqlite3_free(c->aOld);
-    sqlite3_free(c->aNew);
+    ga_free(c->aOld);
+    ga_free(c->aNew);
     c->aOld = aO;
     c->aNew = aN;
     c->nSlot = nNew;
@@ -1168,8 +1168,8 @@ int q_select_copy(qselect *x, const qselect *s){
   memset(x, 0, sizeof(*x));
   c.root = x;
   cpSelect(&c, s, x);
-  sqlite3_free(c.aOld);
-  sqlite3_free(c.aNew);
+  ga_free(c.aOld);
+  ga_free(c.aNew);
   if( !c.oom && s->zWhy && (x->zWhy = sqlite3_mprintf("%s", s->zWhy))==0 ) c.oom = 1;
   if( c.oom ){
     q_select_free(x);
@@ -1189,7 +1189,7 @@ int q_parse(const char *zSql, int nParam, qselect *s){
   p.z = zSql;
   if( (rc = q_lex(zSql, &p.a, &p.n))!=SQLITE_OK ) return rc;
   if( (rc = paramNumbers(&p))!=SQLITE_OK ){
-    sqlite3_free(p.a);
+    ga_free(p.a);
     q_select_free(s);
     return rc;
   }
@@ -1208,8 +1208,8 @@ int q_parse(const char *zSql, int nParam, qselect *s){
   accept(&p, ";");
   if( peek(&p)->type!=T_EOF ) why(&p, "the text after the SELECT it reads (%.20s)", zSql + peek(&p)->at);
 done:
-  sqlite3_free(p.a);
-  sqlite3_free(p.aParamNo);
+  ga_free(p.a);
+  ga_free(p.aParamNo);
   if( p.oom ){
     q_select_free(s);                /* the caller frees only what parsed */
     return SQLITE_NOMEM;

@@ -281,7 +281,7 @@ static int resultRef(Bind *b, qexpr *e, int isOrder, int *pColl){
 /* A plan of its own (a subquery's, a build's) freed (NULL: none). */
 void qpPlanFree(qplan *sp){
   if( sp ) q_plan_free(sp);
-  sqlite3_free(sp);
+  ga_free(sp);
 }
 
 /* q_plan of one SELECT core (isArm: a compound's arm, 1 + its place, whose
@@ -317,7 +317,7 @@ int qpPlanCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite
   if( s->zFrom==0 ) goto bind;      /* no table: one row of no columns */
   rc = ga_source_resolve_on(db, vt ? ((ga_vtab*)vt)->conn : 0, "gpu_query", s->zFrom, &pl->src, &zErr);
   if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
-    sqlite3_free(zErr);
+    ga_free(zErr);
     *pzWhy = sqlite3_mprintf("%s", sqlite3_errstr(rc));
     return rc;
   }
@@ -325,7 +325,7 @@ int qpPlanCore(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *s, sqlite
     /* SQLite prepared the SELECT, so the table is there: something the
     ** resolver does not take (a temp shadowing, say) — SQLite serves. */
     *pzWhy = sqlite3_mprintf("its FROM (%s)", zErr ? zErr : sqlite3_errstr(rc));
-    sqlite3_free(zErr);
+    ga_free(zErr);
     return rc==SQLITE_NOMEM ? rc : SQLITE_OK;
   }
   if( pl->src.tab.zKind==0 || strcmp(pl->src.tab.zKind, "table") || pl->src.tab.withoutRowid ){
@@ -356,13 +356,13 @@ bind:
     if( s->nRes!=1 ) qpWhy(&b, "* beside other results");
     else{
       qterm *a = q_alloc(s, (int)sizeof(qterm)*(n + 1));
-      if( a==0 ){ sqlite3_free(js.a); return SQLITE_NOMEM; }
+      if( a==0 ){ ga_free(js.a); return SQLITE_NOMEM; }
       for(k=0, n=0; k<nT; k++){
         const ga_table *t = b.nTab ? b.aTab[k].t : &pl->src.tab;
         for(i=0; i<t->nCol; i++){
           qexpr *e;
           if( b.nTab && b.aTab[k].aUsing[i] ) continue;
-          if( (e = q_alloc(s, sizeof(qexpr)))==0 ){ sqlite3_free(js.a); return SQLITE_NOMEM; }
+          if( (e = q_alloc(s, sizeof(qexpr)))==0 ){ ga_free(js.a); return SQLITE_NOMEM; }
           e->op = E_COL; e->zName = t->aCol[i].zName; e->aff = e->coll = e->cmpAff = -1; e->slot = -1;
           if( b.nTab ) e->zQual = (char*)b.aTab[k].zQual;
           a[n++].e = e;
@@ -383,7 +383,7 @@ bind:
   }else if( s->pWhere && !qpStopped(&b) && qpBindTop(&b, &s->pWhere, CTX_ROW) ){
     qpConjuncts(pl, s->pWhere, &b);
   }
-  sqlite3_free(js.a);
+  ga_free(js.a);
   js.a = 0;
   for(i=0; i<nPush && !qpStopped(&b); i++){
     static const int aOp[] = { SQLITE_INDEX_CONSTRAINT_EQ, E_EQ, SQLITE_INDEX_CONSTRAINT_LT, E_LT,
@@ -494,7 +494,7 @@ bind:
   }
   if( b.rc ){
     *pzWhy = b.zErr ? b.zErr : sqlite3_mprintf("%s", sqlite3_errstr(b.rc));
-    sqlite3_free(b.zWhy);
+    ga_free(b.zWhy);
     return b.rc;
   }
   if( b.zWhy ){
@@ -582,7 +582,7 @@ void q_pushable(sqlite3 *db, const char *zSql, int nParam, int nOut, unsigned ch
   if( q_parse(zSql, nParam, &s)!=SQLITE_OK ) return;
   if( s.zWhy || s.pNext || s.pSub || s.zFrom==0 || s.nJoin || s.distinct || s.pLimit || s.pOffset || s.star || s.nRes!=nOut
    || ga_source_resolve(db, "gpu_query", s.zFrom, &src, &zErr)!=SQLITE_OK ){
-    sqlite3_free(zErr);
+    ga_free(zErr);
     goto done;
   }
   grouped = s.nGroup>0 || s.pHaving!=0;
@@ -614,15 +614,15 @@ done:
 void q_plan_free(qplan *pl){
   int i;
   for(i=0; i<pl->nArm; i++) q_plan_free(&pl->aArm[i]);
-  sqlite3_free(pl->aArm);
+  ga_free(pl->aArm);
   qpPlanFree(pl->pSub);
   for(i=0; pl->aJoin && i<=pl->nJoin; i++){     /* (room for one more: qpPlanJoin's) */
     qpPlanFree(pl->aJoin[i].pDerived);
     qpPlanFree(pl->aJoin[i].pBuild);
     ga_source_free(&pl->aJoin[i].src);
   }
-  sqlite3_free(pl->aJoin);
+  ga_free(pl->aJoin);
   ga_source_free(&pl->src);
-  sqlite3_free(pl->zCostWhy);
+  ga_free(pl->zCostWhy);
   memset(pl, 0, sizeof(*pl));
 }

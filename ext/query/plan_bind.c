@@ -324,7 +324,7 @@ static int sameTokens(const char *zSql, int a0, int a1, int b0, int b1){
       else r = memcmp(za + x->at, zb + y->at, (size_t)x->n)==0;
     }
   }
-  sqlite3_free(ta); sqlite3_free(tb); sqlite3_free(za); sqlite3_free(zb);
+  ga_free(ta); ga_free(tb); ga_free(za); ga_free(zb);
   return r;
 }
 

@@ -38,7 +38,7 @@ int qpPlanCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
   b.pl = pl; b.s = s; b.db = db; b.vt = vt;
   b.apParam = apParam; b.nParam = nParam;
   for(a=s; a; a=a->pNext) n++;
-  if( (pl->aArm = sqlite3_malloc64(sizeof(qplan)*(uint64_t)n))==0 ) return SQLITE_NOMEM;
+  if( (pl->aArm = ga_malloc64(sizeof(qplan)*(uint64_t)n))==0 ) return SQLITE_NOMEM;
   memset(pl->aArm, 0, sizeof(qplan)*(size_t)n);
   pl->nArm = n;
   /* ORDER BY: result columns, resolved on the arms as written (room for
@@ -64,7 +64,7 @@ int qpPlanCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
     if( (rc = qpPlanCore(vt, db, 0, a, apParam, nParam, 0, 0, &pl->aArm[i], pzWhy, 1 + i))!=SQLITE_OK ) return rc;
     if( *pzWhy ){
       char *z = sqlite3_mprintf("%s's arm %d: %s", azOp[s->pNext->op], i + 1, *pzWhy);
-      sqlite3_free(*pzWhy);
+      ga_free(*pzWhy);
       *pzWhy = z;
       return z ? SQLITE_OK : SQLITE_NOMEM;
     }
@@ -122,7 +122,7 @@ int qpPlanCompound(sqlite3_vtab *vt, sqlite3 *db, qselect *s, sqlite3_value **ap
   if( !qpStopped(&b) ) qpLimits(&b);
   if( b.rc ){
     *pzWhy = b.zErr ? b.zErr : sqlite3_mprintf("%s", sqlite3_errstr(b.rc));
-    sqlite3_free(b.zWhy);
+    ga_free(b.zWhy);
     return b.rc;
   }
   *pzWhy = b.zWhy;

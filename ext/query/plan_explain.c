@@ -33,13 +33,13 @@ char *qpExprText(const qselect *s, const qexpr *e){
   if( e->synth && e->op>=E_EQ && e->op<=E_AND && e->a && e->b ){
     char *a = qpExprText(s, e->a), *b = qpExprText(s, e->b), *z = 0;
     if( a && b ) z = sqlite3_mprintf(e->op==E_AND ? "(%s) %s (%s)" : "%s %s %s", a, azOp[e->op - E_EQ], b);
-    sqlite3_free(a);
-    sqlite3_free(b);
+    ga_free(a);
+    ga_free(b);
     return z;
   }
   if( e->synth && (e->op==E_IN || e->op==E_INSEL) && e->a ){   /* (decorrelate.c's 4: its IN's text after x) */
     char *a = qpExprText(s, e->a), *z = a ? sqlite3_mprintf("%s%.*s", a, e->end - e->at, s->zSql + e->at) : 0;
-    sqlite3_free(a);
+    ga_free(a);
     return z;
   }
   if( e->end==e->at && e->op==E_COL && e->zName ){
@@ -173,14 +173,14 @@ static void fieldExprs(Node *n, const char *zKey, const char *zPre, const char *
     if( aTerm && (aTerm[i].desc || aTerm[i].zAlias) ){
       zAs = aTerm[i].zAlias ? sqlite3_mprintf("%s AS %s", z ? z : "", aTerm[i].zAlias)
                             : sqlite3_mprintf("%s DESC", z ? z : "");
-      sqlite3_free(z);
+      ga_free(z);
       z = zAs;
     }
     if( i ) sqlite3_str_appendchar(n->json, 1, ',');
     ga_json_str(n->json, z ? z : "");
     sqlite3_str_appendall(n->text, i ? zSep : zPre);
     appendLine(n->text, z ? z : "");
-    sqlite3_free(z);
+    ga_free(z);
   }
   sqlite3_str_appendchar(n->json, 1, ']');
 }
@@ -258,7 +258,7 @@ static void describe(Part p, Node *n){
         sqlite3_str_appendf(n->text, "%s%s(%s", i ? ", " : " ", azAgg[g->fn], g->distinct ? "DISTINCT " : "");
         appendLine(n->text, g->x ? z ? z : "" : "*");
         sqlite3_str_appendchar(n->text, 1, ')');
-        sqlite3_free(z);
+        ga_free(z);
       }
       sqlite3_str_appendall(n->json, "],\"keys\":[");
       for(i=0; i<pl->nKey; i++){
@@ -268,7 +268,7 @@ static void describe(Part p, Node *n){
         sqlite3_str_appendf(n->json, ",\"collation\":\"%s\"}", azColl[pl->aKeyColl[i]]);
         sqlite3_str_appendall(n->text, i ? ", " : " GROUP BY ");
         appendLine(n->text, z ? z : "");
-        sqlite3_free(z);
+        ga_free(z);
       }
       sqlite3_str_appendchar(n->json, 1, ']');
       break;
@@ -333,14 +333,14 @@ static int emit(sqlite3_str *out, int text, Part p, const char *zPre, int top, i
       if( m ) sqlite3_str_appendall(out, ",\"children\":[");
     }
   }
-  sqlite3_free(sqlite3_str_finish(n.json));
-  sqlite3_free(sqlite3_str_finish(n.text));
+  ga_free(sqlite3_str_finish(n.json));
+  ga_free(sqlite3_str_finish(n.text));
   for(i=0; i<m && rc==SQLITE_OK; i++){
     if( !text && i ) sqlite3_str_appendchar(out, 1, ',');
     rc = emit(out, text, kid(p, i), zKidPre, 0, i==m - 1);
   }
   if( !text && rc==SQLITE_OK ) sqlite3_str_appendall(out, m ? "]}" : "}");
-  sqlite3_free(zKidPre);
+  ga_free(zKidPre);
   return rc;
 }
 
@@ -373,7 +373,7 @@ static void sqliteRows(sqlite3_str *out, int text, const EqpRow *a, int n, int i
     }
     if( (zKid = sqlite3_mprintf("%s%s", zPre, j==m ? "   " : "|  "))==0 ) return;   /* (NOMEM: the caller's) */
     sqliteRows(out, text, a, n, a[i].id, zKid);
-    sqlite3_free(zKid);
+    ga_free(zKid);
     if( !text ) sqlite3_str_appendall(out, nKid ? "]}" : "}");
   }
 }
@@ -385,10 +385,10 @@ int q_sqlite_explain(sqlite3_str *out, sqlite3 *db, const char *zSql, int text){
   int n = 0, nAlloc = 0, rc, i;
   if( zPlan==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zPlan, -1, &st, 0);
-  sqlite3_free(zPlan);
+  ga_free(zPlan);
   while( rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
     if( n==nAlloc ){
-      EqpRow *x = sqlite3_realloc64(a, sizeof(EqpRow)*(uint64_t)(nAlloc ? 2*nAlloc : 16));
+      EqpRow *x = ga_realloc64(a, sizeof(EqpRow)*(uint64_t)(nAlloc ? 2*nAlloc : 16));
       if( x==0 ){ rc = SQLITE_NOMEM; break; }
       a = x;
       nAlloc = nAlloc ? 2*nAlloc : 16;
@@ -411,7 +411,7 @@ int q_sqlite_explain(sqlite3_str *out, sqlite3 *db, const char *zSql, int text){
     if( !text ) sqlite3_str_appendall(out, n ? "]}" : "}");
     rc = sqlite3_str_errcode(out);
   }
-  for(i=0; i<n; i++) sqlite3_free(a[i].zDetail);
-  sqlite3_free(a);
+  for(i=0; i<n; i++) ga_free(a[i].zDetail);
+  ga_free(a);
   return rc;
 }

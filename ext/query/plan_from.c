@@ -12,12 +12,12 @@
 int qpFromPlan(sqlite3_vtab *vt, sqlite3 *db, qsqlkeep *keep, qselect *sub, sqlite3_value **apParam, int nParam,
                const char *zWhat, qplan **pp, char **pzWhy){
   int rc;
-  if( (*pp = sqlite3_malloc(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
+  if( (*pp = ga_malloc64(sizeof(qplan)))==0 ) return SQLITE_NOMEM;
   memset(*pp, 0, sizeof(qplan));
   if( (rc = qpPlanAny(vt, db, keep, sub, apParam, nParam, 0, 0, *pp, pzWhy))!=SQLITE_OK ) return rc;
   if( *pzWhy ){
     char *z = sqlite3_mprintf("%s: %s", zWhat, *pzWhy);
-    sqlite3_free(*pzWhy);
+    ga_free(*pzWhy);
     *pzWhy = z;
     return z ? SQLITE_OK : SQLITE_NOMEM;
   }
@@ -40,7 +40,7 @@ int qpSubTable(const qplan *sp, const qselect *sub, const char *zAlias, ga_table
   first = sp->nArm ? &sp->aArm[0] : sp;
   t->nCol = sp->nOut;
   if( (t->zTab = sqlite3_mprintf("%s", zAlias ? zAlias : "(subquery)"))==0
-   || (t->aCol = sqlite3_malloc64(sizeof(ga_tabcol)*(uint64_t)(t->nCol + 1)))==0 ){
+   || (t->aCol = ga_malloc64(sizeof(ga_tabcol)*(uint64_t)(t->nCol + 1)))==0 ){
     return SQLITE_NOMEM;
   }
   memset(t->aCol, 0, sizeof(ga_tabcol)*(size_t)(t->nCol + 1));
@@ -89,10 +89,10 @@ int qpGroupJoin(sqlite3_vtab *vt, sqlite3 *db, qselect *s){
   memset(&L, 0, sizeof(L));
   memset(&R, 0, sizeof(R));
   rc = ga_source_resolve_on(db, conn, "gpu_query", sub->zFrom, &L, &zErr);
-  sqlite3_free(zErr);
+  ga_free(zErr);
   zErr = 0;
   if( rc==SQLITE_OK ) rc = ga_source_resolve_on(db, conn, "gpu_query", sub->aJoin[0].zFrom, &R, &zErr);
-  sqlite3_free(zErr);
+  ga_free(zErr);
   if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ) rc = -rc;
   else if( rc!=SQLITE_OK || L.tab.zKind==0 || strcmp(L.tab.zKind, "table") || R.tab.zKind==0
         || strcmp(R.tab.zKind, "table") ) rc = 0;

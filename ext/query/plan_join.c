@@ -31,7 +31,7 @@ static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
   }
   if( js->n==js->nAlloc ){
     int n = js->nAlloc ? 2*js->nAlloc : 32;
-    JConj *a = sqlite3_realloc64(js->a, sizeof(JConj)*(uint64_t)n);
+    JConj *a = ga_realloc64(js->a, sizeof(JConj)*(uint64_t)n);
     if( a==0 ){ b->rc = SQLITE_NOMEM; return 0; }
     js->a = a;
     js->nAlloc = n;
@@ -99,7 +99,7 @@ static int64_t intOf(sqlite3 *db, char *zSql){
     n = sqlite3_column_int64(st, 0);
   }
   sqlite3_finalize(st);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   return n;
 }
 
@@ -117,7 +117,7 @@ int64_t qpSpanOf(sqlite3 *db, qsqlkeep *keep, const char *zDb, const char *zTab,
     n = sqlite3_column_int64(st, 0);
   }
   qpKeptDone(keep, st);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   return n;
 }
 
@@ -159,7 +159,7 @@ static void rowSpans(Bind *b, int n, int64_t *aEst, int *aKeyed){
        && sqlite3_step(st)==SQLITE_ROW;
   for(i=0; ok && i<n; i++) aEst[i] = sqlite3_column_int64(st, i);
   if( st ) qpKeptDone(b->keep, st);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   for(i=0; !ok && i<n; i++){
     const ga_table *t = b->aTab[i].t;
     if( !b->aTab[i].derived ) aEst[i] = qpSpanOf(b->db, b->keep, t->zDb, t->zTab, -1);
@@ -190,7 +190,7 @@ static int64_t rowsOf(Bind *b, const ga_table *t){
     n = intOf(b->db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".\"%w\"", t->zDb, t->zTab));
     counted = 1;
   }
-  sqlite3_free(zWhy);
+  ga_free(zWhy);
   if( b->vt ) q_table_sized(b->vt, counted);
   memo = memo && n>0;                      /* (0: also a count that failed, interrupted) */
   if( memo && i==k->nCount && i<Q_MAXTAB && (k->azCount[i] = sqlite3_mprintf("%s", t->zTab))!=0 ) k->nCount++;
@@ -258,15 +258,15 @@ int qpPlanJoin(Bind *b, JSort *js){
           if( zWhy==0 ) rc = SQLITE_NOMEM;
         }
       }
-      if( rc ){ sqlite3_free(zWhy); b->rc = rc; break; }
-      if( zWhy ){ qpWhy(b, "%s", zWhy); sqlite3_free(zWhy); break; }
+      if( rc ){ ga_free(zWhy); b->rc = rc; break; }
+      if( zWhy ){ qpWhy(b, "%s", zWhy); ga_free(zWhy); break; }
       continue;
     }
     rc = ga_source_resolve_on(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, "gpu_query", zFrom, &aSrc[i], &zErr);
-    if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ sqlite3_free(zErr); b->rc = rc; break; }
+    if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ ga_free(zErr); b->rc = rc; break; }
     if( rc ){
       qpWhy(b, "its FROM (%s)", zErr ? zErr : sqlite3_errstr(rc));
-      sqlite3_free(zErr);
+      ga_free(zErr);
       break;
     }
     if( aSrc[i].tab.zKind==0 || strcmp(aSrc[i].tab.zKind, "table") || aSrc[i].tab.withoutRowid ){
@@ -362,7 +362,7 @@ int qpPlanJoin(Bind *b, JSort *js){
     return 0;
   }
   /* the scan's table and the joined ones, in order */
-  if( (pl->aJoin = sqlite3_malloc64(sizeof(qjoin)*(uint64_t)n))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  if( (pl->aJoin = ga_malloc64(sizeof(qjoin)*(uint64_t)n))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
   memset(pl->aJoin, 0, sizeof(qjoin)*(size_t)n);
   pl->src = aSrc[probe];
   pl->zScanQual = b->aTab[probe].zQual;
@@ -614,7 +614,7 @@ int qpPlanBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apParam,
     qselect *sub = q_alloc(b->s, sizeof(qselect));
     char *zWhy = 0;
     int rc;
-    if( sub==0 || (q->pBuild = sqlite3_malloc(sizeof(qplan)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+    if( sub==0 || (q->pBuild = ga_malloc64(sizeof(qplan)))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
     memset(q->pBuild, 0, sizeof(qplan));
     sub->pRoot = b->s->pRoot ? b->s->pRoot : b->s;
     sub->zSql = b->s->zSql;
@@ -656,7 +656,7 @@ int qpPlanBuilds(Bind *b, qexpr ***aLocal, int *nLocal, sqlite3_value **apParam,
     }
     if( zWhy ){
       qpWhy(b, "the join's table %s: %s", q->zQual, zWhy);
-      sqlite3_free(zWhy);
+      ga_free(zWhy);
       return 0;
     }
   }

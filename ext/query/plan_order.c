@@ -128,7 +128,7 @@ void qpPlanOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal, int iArm){
     if( join ) qpWhy(b, "rows of a join without aggregates or ORDER BY under PRAGMA reverse_unordered_selects");
     return;
   }
-  if( (a = sqlite3_malloc(sizeof(qordterm)*Q_JOIN_ORDER_MAX))==0 ){
+  if( (a = ga_malloc64(sizeof(qordterm)*Q_JOIN_ORDER_MAX))==0 ){
     b->rc = SQLITE_NOMEM;
     return;
   }
@@ -178,7 +178,7 @@ void qpPlanOrderTerms(Bind *b, qexpr ***aLocal, const int *nLocal, int iArm){
     }
     pl->nSort = pl->nJoinOrd = i;
   }
-  sqlite3_free(zWhy);
-  sqlite3_free(zOrder);
-  sqlite3_free(a);
+  ga_free(zWhy);
+  ga_free(zOrder);
+  ga_free(a);
 }

@@ -32,12 +32,12 @@ static qselect *subParsed(Bind *b, const qexpr *q){
   qselect *sel = q_alloc(b->s, sizeof(qselect));
   char *z;
   while( at<end && zSql[at]!='(' ) at++;
-  if( sel==0 || (z = sqlite3_malloc(n + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
+  if( sel==0 || (z = ga_malloc64(n + 1))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
   memset(z, ' ', (size_t)n);
   z[n] = 0;
   memcpy(z + at + 1, zSql + at + 1, (size_t)(end - at - 1));
   rc = q_parse(z, 0, sel);
-  sqlite3_free(z);
+  ga_free(z);
   if( rc ){ b->rc = rc; return 0; }
   sel->zSql = zSql;
   q_select_adopt(b->s, sel);
@@ -56,7 +56,7 @@ static void semiOf(Bind *b, qexpr *t, const qexpr *q, int anti, qexpr *pIn){
   if( sel==0 ) return;
   if( sel->zWhy ){
     qpWhy(b, "%s (a correlated subquery the engine does not cover: %s)", zW, sel->zWhy);
-    sqlite3_free(sel->zWhy);
+    ga_free(sel->zWhy);
     sel->zWhy = 0;
     return;
   }
@@ -104,7 +104,7 @@ static void countIn(Bind *b, qexpr *e){
   }
   if( !qpCorrelated(b, e, 0) || (sel = subParsed(b, e))==0 ) return;
   if( sel->zWhy ){
-    sqlite3_free(sel->zWhy);
+    ga_free(sel->zWhy);
     sel->zWhy = 0;
     return;
   }
@@ -251,7 +251,7 @@ static int overOnly(const Outer *o, int k, const qexpr *e){
 ** arena. */
 static char *inArena(Bind *b, char *z){
   char *r = z ? q_str(b->s, z) : 0;
-  sqlite3_free(z);
+  ga_free(z);
   return r;
 }
 
@@ -291,7 +291,7 @@ static int restrictJoin(Inner *x, const qexpr *pOuter, const qexpr *pInner, cons
     o.n = i + 1;
     if( i && s->aJoin[i - 1].pSub ) continue;
     rc = ga_source_resolve_on(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, "gpu_query", zFrom, &o.aSrc[i], &zErr);
-    sqlite3_free(zErr);
+    ga_free(zErr);
     if( rc ) goto done;
     o.azQual[i] = zAs ? zAs : o.aSrc[i].tab.zTab;
   }
@@ -312,7 +312,7 @@ static int restrictJoin(Inner *x, const qexpr *pOuter, const qexpr *pInner, cons
   if( (f->zFrom = q_str(b->s, e ? s->aJoin[e - 1].zFrom : s->zFrom))==0 || (f->zAlias = q_str(b->s, zAlias))==0
    || (eq = q_node(b->s, E_EQ))==0 || (eq->a = q_expr_copy(b->s, pInner))==0
    || (eq->b = copyAs(b, pOuter, f->zAlias))==0 ){
-    sqlite3_free(sqlite3_str_finish(z));
+    ga_free(sqlite3_str_finish(z));
     rc = SQLITE_NOMEM;
     goto done;
   }
@@ -338,7 +338,7 @@ static int restrictJoin(Inner *x, const qexpr *pOuter, const qexpr *pInner, cons
     }
   }
   if( rc ){
-    sqlite3_free(sqlite3_str_finish(z));
+    ga_free(sqlite3_str_finish(z));
     goto done;
   }
   if( (pR->zName = inArena(b, sqlite3_str_finish(z)))==0 ){ rc = SQLITE_NOMEM; goto done; }
@@ -422,7 +422,7 @@ void qpAggJoins(Bind *b){
       char *zErr = 0;
       if( k && sel->aJoin[k - 1].pSub ){ ok = 0; break; }
       rc = ga_source_resolve_on(b->db, b->vt ? ((ga_vtab*)b->vt)->conn : 0, "gpu_query", zFrom, &in.aSrc[k], &zErr);
-      sqlite3_free(zErr);
+      ga_free(zErr);
       if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT ){ b->rc = rc; ok = 0; }
       if( rc ){ ok = 0; break; }
       in.azQual[k] = zAlias ? zAlias : in.aSrc[k].tab.zTab;
@@ -432,7 +432,7 @@ void qpAggJoins(Bind *b){
       b->rc = SQLITE_NOMEM;
     }
     for(k=0; k<in.n; k++) ga_source_free(&in.aSrc[k]);
-    sqlite3_free(sel->zWhy);
+    ga_free(sel->zWhy);
     sel->zWhy = 0;
   }
 }

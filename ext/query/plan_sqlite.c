@@ -85,7 +85,7 @@ static int orderFree(sqlite3 *db, const qplan *pl, const char *zIndex){
 
 void q_sqlkeep_fn_forget(qsqlkeep *k){
   int i;
-  for(i=0; i<k->nFn; i++) sqlite3_free(k->aFn[i].zName);
+  for(i=0; i<k->nFn; i++) ga_free(k->aFn[i].zName);
   k->nFn = 0;
 }
 
@@ -94,11 +94,11 @@ void q_sqlkeep_free(qsqlkeep *k){
   int i;
   for(i=0; i<k->n; i++){
     sqlite3_finalize(k->aSt[i]);
-    sqlite3_free(k->azSql[i]);
+    ga_free(k->azSql[i]);
   }
-  for(i=0; i<k->nCount; i++) sqlite3_free(k->azCount[i]);
-  for(i=0; i<k->nPer; i++) sqlite3_free(k->azPer[i]);
-  sqlite3_free(k->zShareKey);
+  for(i=0; i<k->nCount; i++) ga_free(k->azCount[i]);
+  for(i=0; i<k->nPer; i++) ga_free(k->azPer[i]);
+  ga_free(k->zShareKey);
   q_sqlkeep_fn_forget(k);
   memset(k, 0, sizeof(*k));
   k->conn = conn;
@@ -143,7 +143,7 @@ int qpExplainPrepared(sqlite3 *db, ga_conn *conn, qsqlkeep *k, const char *zSql,
   *pSt = 0;
   if( z==0 ) return SQLITE_NOMEM;
   rc = qpKeptPrepare(db, conn, k, z, pSt);
-  sqlite3_free(z);
+  ga_free(z);
   if( rc ){
     sqlite3_finalize(*pSt);
     *pSt = 0;
@@ -193,7 +193,7 @@ static void statRowsRead(sqlite3 *db, ga_conn *conn, qsqlkeep *keep, StatRows *p
 
 static void statRowsFree(StatRows *p){
   int k;
-  for(k=0; k<p->n; k++) sqlite3_free(p->a[k].zTab);
+  for(k=0; k<p->n; k++) ga_free(p->a[k].zTab);
   p->n = 0;
 }
 
@@ -337,21 +337,21 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
   zCols = sqlite3_str_finish(x);
   zNotNull = sqlite3_str_finish(y);
   if( zCols==0 || zNotNull==0 || nEq!=lp->nEq ){
-    sqlite3_free(zCols);
-    sqlite3_free(zNotNull);
+    ga_free(zCols);
+    ga_free(zNotNull);
     return 0.0;
   }
   /* kept by the table and the columns: a table's reads plan one SELECT */
   if( (zKey = sqlite3_mprintf("%s.%s(%s)", zDb, t->zTab, zCols))==0 ){
-    sqlite3_free(zCols);
-    sqlite3_free(zNotNull);
+    ga_free(zCols);
+    ga_free(zNotNull);
     return 0.0;
   }
   for(i=0; keep && i<keep->nPer; i++){
     if( strcmp(keep->azPer[i], zKey)==0 ){
-      sqlite3_free(zKey);
-      sqlite3_free(zCols);
-      sqlite3_free(zNotNull);
+      ga_free(zKey);
+      ga_free(zCols);
+      ga_free(zNotNull);
       return keep->aPer[i];
     }
   }
@@ -364,7 +364,7 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
     hi = sqlite3_column_int64(st, 1);
   }
   sqlite3_finalize(st);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   st = 0;
   x = sqlite3_str_new(db);
   sqlite3_str_appendf(x, "SELECT total(n), count(*), total(n = 1) FROM (SELECT count(*) AS n FROM \"%w\".\"%w\" WHERE (",
@@ -374,8 +374,8 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
     sqlite3_str_appendf(x, "%srowid BETWEEN %lld AND %lld", i ? " OR " : "", a, a + 127);
   }
   sqlite3_str_appendf(x, ") AND %s GROUP BY %s)", zNotNull, zCols);
-  sqlite3_free(zCols);
-  sqlite3_free(zNotNull);
+  ga_free(zCols);
+  ga_free(zNotNull);
   zSql = sqlite3_str_finish(x);
   if( hi>=lo && zSql && sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
     n = sqlite3_column_double(st, 0);
@@ -388,12 +388,12 @@ static double sampledPerKey(sqlite3 *db, qsqlkeep *keep, const ga_table *t, cons
     }
   }
   sqlite3_finalize(st);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   if( keep && per>0.0 && keep->nPer<Q_SQLKEEP ){
     keep->azPer[keep->nPer] = zKey;
     keep->aPer[keep->nPer++] = per;
   }else{
-    sqlite3_free(zKey);
+    ga_free(zKey);
   }
   return per;
 }
@@ -425,7 +425,7 @@ static double loopPer(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const qloop 
     isUnique = sqlite3_column_int(st, 1);
   }
   qpKeptDone(keep, st);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   st = 0;
   zSql = sqlite3_mprintf("SELECT stat FROM \"%w\".sqlite_stat1 WHERE idx=%Q", zDb, zIx);
   if( zSql && qpKeptPrepare(db, 0, keep, zSql, &st)==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
@@ -438,8 +438,8 @@ static double loopPer(sqlite3 *db, qsqlkeep *keep, const qplan *pl, const qloop 
     }
   }
   qpKeptDone(keep, st);
-  sqlite3_free(zSql);
-  sqlite3_free(zIx);
+  ga_free(zSql);
+  ga_free(zIx);
   if( nStat==0 && !isUnique && lp->nEq && lp->nEq<8 && nRows>=Q_SAMPLE_ROWS && t
    && (per = sampledPerKey(db, keep, t, lp, nRows))>0.0 ){
     aStat[0] = nRows;
@@ -540,11 +540,11 @@ static double sampleShare(sqlite3 *db, qsqlkeep *keep, const ga_table *t, const 
     char *z = qpExprText(s, aConj[i]);
     ok = z && sqlite3_strlike("%select%", z, 0)!=0;
     sqlite3_str_appendf(x, "%s(%s)", i ? " AND " : "", z ? z : "");
-    sqlite3_free(z);
+    ga_free(z);
   }
   zSql = sqlite3_str_finish(x);
   if( !ok || zSql==0 ){
-    sqlite3_free(zSql);
+    ga_free(zSql);
     return 1.0;
   }
   /* run ?1 of 8 starts at the span's ?1/8 */
@@ -553,10 +553,10 @@ static double sampleShare(sqlite3 *db, qsqlkeep *keep, const ga_table *t, const 
                       "\"%w\".rowid IN (SELECT rowid FROM \"%w\".\"%w\" WHERE rowid>=(SELECT min(rowid) FROM \"%w\".\"%w\")"
                       " + ?1*((SELECT max(rowid) FROM \"%w\".\"%w\") - (SELECT min(rowid) FROM \"%w\".\"%w\"))/8 LIMIT 128)",
                       zSql, zDb, t->zTab, zQual, zQual, zDb, t->zTab, zDb, t->zTab, zDb, t->zTab, zDb, t->zTab);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   if( (zSql = sqlite3_str_finish(x))==0 ) return 1.0;
   if( keep && keep->zShareKey && strcmp(keep->zShareKey, zSql)==0 ){
-    sqlite3_free(zSql);
+    ga_free(zSql);
     return keep->share;
   }
   if( sqlite3_prepare_v2(db, zSql, -1, &st, 0)==SQLITE_OK ){
@@ -571,11 +571,11 @@ static double sampleShare(sqlite3 *db, qsqlkeep *keep, const ga_table *t, const 
   sqlite3_finalize(st);
   if( nAll>0 ) share = (nKept>0 ? nKept : 0.5)/nAll;
   if( keep && nAll>0 ){
-    sqlite3_free(keep->zShareKey);
+    ga_free(keep->zShareKey);
     keep->zShareKey = zSql;
     keep->share = share;
   }else{
-    sqlite3_free(zSql);
+    ga_free(zSql);
   }
   return share;
 }
@@ -862,9 +862,9 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
   planWalk(db, keep, pl, st, &stat, 1.0, &w, pzWhy);
   if( *pzWhy==0 && w.zSearch && w.known && w.c.sqlite>=w.c.engine && w.pFirst && neverKept(pl)
    && (share = firstShare(db, keep, pl, &w))<1.0 ){
-    sqlite3_free(w.zSearch);
-    sqlite3_free(w.zOrdered);
-    sqlite3_free(w.zFirstIndex);
+    ga_free(w.zSearch);
+    ga_free(w.zOrdered);
+    ga_free(w.zFirstIndex);
     planWalk(db, keep, pl, st, &stat, share, &w, pzWhy);
   }
   qpKeptDone(keep, st);
@@ -924,14 +924,14 @@ int qpSqlitePlan(sqlite3 *db, ga_conn *conn, qplan *pl, sqlite3_value **apParam,
                              "which the engine's does not follow");
   }
   if( zClose && *pzWhy ){
-    sqlite3_free(*pzWhy);                        /* (the cost's reason is the first) */
+    ga_free(*pzWhy);                        /* (the cost's reason is the first) */
     *pzWhy = zClose;
   }else if( zClose ){
     pl->zCostWhy = zClose;
   }
-  sqlite3_free(w.zSearch);
-  sqlite3_free(w.zOrdered);
-  sqlite3_free(w.zFirstIndex);
+  ga_free(w.zSearch);
+  ga_free(w.zOrdered);
+  ga_free(w.zFirstIndex);
   statRowsFree(&stat);
   return SQLITE_OK;
 }

@@ -117,7 +117,7 @@ static int outerHas(const Bind *b, const char *zName){
 
 /* Does subquery q (E_SUBQ) use the outer query's row? SQLite says, the
 ** subquery prepared alone: "no such column: X" names what it takes from
-** outside (X into *pzName where given: sqlite3_free it). So does a name
+** outside (X into *pzName where given: ga_free it). So does a name
 ** that alone is a string ("x") or TRUE or FALSE, where a column or alias
 ** of the outer query answers to it (SQLite looks outward before falling
 ** back). 1 correlated, else 0 (b->rc set on an error). Prepared alone, it
@@ -157,12 +157,12 @@ int qpCorrelated(Bind *b, const qexpr *q, char **pzName){
         break;
       }
       if( (r = outerHas(b, zName))!=0 && pzName ) *pzName = zName;
-      else sqlite3_free(zName);
+      else ga_free(zName);
     }
   }
-  sqlite3_free(aTok);
+  ga_free(aTok);
   qpKeptDone(keep, st);
-  sqlite3_free(zSub);
+  ga_free(zSub);
   return r && b->rc==SQLITE_OK;
 }
 
@@ -223,7 +223,7 @@ static int subRows(Bind *b, SubRun *r, char **pzWhy){
     const qresult *pr;
     if( (zSet = sqlite3_mprintf("IN %s", r->zSub))==0 ) return SQLITE_NOMEM;
     if( (pr = q_table_subrows(b->vt, zSet))!=0 ){
-      sqlite3_free(zSet);
+      ga_free(zSet);
       r->pRows = pr;
       return SQLITE_OK;
     }
@@ -242,7 +242,7 @@ static int subRows(Bind *b, SubRun *r, char **pzWhy){
       r->pRows = &r->res;
     }
   }
-  sqlite3_free(zSet);
+  ga_free(zSet);
   return rc;
 }
 
@@ -251,7 +251,7 @@ static int subDone(Bind *b, SubRun *r, int rc, const char *zWhy){
   q_result_free(&r->res);
   q_plan_free(&r->pl);
   q_select_free(&r->sel);
-  sqlite3_free(r->zSub);
+  ga_free(r->zSub);
   if( rc==SQLITE_NOMEM || rc==SQLITE_INTERRUPT || (rc!=SQLITE_OK && rc!=QE_BAIL && zWhy==0) ){
     if( b->rc==SQLITE_OK ) b->rc = rc;
     return 0;
@@ -275,7 +275,7 @@ int qpSubqueryValue(Bind *b, qexpr *e){
   SubRun r;
   if( qpCorrelated(b, e, &zWhy) ){
     qpWhy(b, "a subquery that uses the outer row's %s", zWhy);
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     return 0;
   }
   if( b->rc ) return 0;
@@ -324,7 +324,7 @@ int qpSubqueryValue(Bind *b, qexpr *e){
     if( rc==SQLITE_OK && b->nSubqDone<(int)(sizeof(b->aSubq)/sizeof(b->aSubq[0])) ) b->aSubq[b->nSubqDone++] = e;
   }
   k = subDone(b, &r, rc, zWhy);
-  sqlite3_free(zWhy);
+  ga_free(zWhy);
   if( !k ) return 0;
   return rc==SQLITE_OK && e->op==E_LIT ? 1 : -1;
 }
@@ -352,7 +352,7 @@ static int inValuesSort(qval *a, int n, int *pn){
   int i, j, m, allInt = n>=64, pass;
   *pn = n;
   for(i=0; i<n && allInt; i++) allInt = a[i].t==SQLITE_INTEGER;
-  if( allInt && (k = sqlite3_malloc64(16*(uint64_t)n))!=0 ){
+  if( allInt && (k = ga_malloc64(16*(uint64_t)n))!=0 ){
     t = k + n;
     for(i=0; i<n; i++) k[i] = (uint64_t)a[i].v ^ 0x8000000000000000ull;   /* (signed order, unsigned) */
     for(pass=0; pass<64; pass+=8){
@@ -369,7 +369,7 @@ static int inValuesSort(qval *a, int n, int *pn){
       a[i].z = 0;
       a[i].n = 0;
     }
-    sqlite3_free(k);
+    ga_free(k);
   }else{
     if( allInt ) return 1;
     qsort(a, (size_t)n, sizeof(qval), inValueCmp);
@@ -394,7 +394,7 @@ int qpInSubquery(Bind *b, qexpr *e){
   int rc;
   if( qpCorrelated(b, e->b, &zWhy) ){
     qpWhy(b, "IN (a subquery that uses the outer row's %s)", zWhy);
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     return 0;
   }
   if( b->rc ) return 0;
@@ -443,12 +443,12 @@ int qpInSubquery(Bind *b, qexpr *e){
     }
   }
   if( !subDone(b, &r, rc, zWhy) ){
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     return 0;
   }
   if( rc==QE_BAIL || zWhy ){
     qpWhy(b, "IN (a subquery the engine does not cover%s%s)", zWhy ? ": " : "", zWhy ? zWhy : "");
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     return 0;
   }
   return 1;
@@ -534,12 +534,12 @@ int qpFold(Bind *b, qexpr *e){
     if( (zSql = sqlite3_str_finish(x))==0 ){ b->rc = SQLITE_NOMEM; return 0; }
     if( q_has_subq(e) ){               /* (its sums rounded as the engine's are) */
       char *z = q_sql_exact_sums(zSql);
-      sqlite3_free(zSql);
+      ga_free(zSql);
       if( (zSql = z)==0 ){ b->rc = SQLITE_NOMEM; return 0; }
     }
   }
   rc = sqlite3_prepare_v2(b->db, zSql, -1, &st, 0);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){
     sqlite3_finalize(st);
     b->rc = rc;

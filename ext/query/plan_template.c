@@ -39,10 +39,10 @@ int qpToSql(Bind *b, qexpr *e, const char *zWhat){
     case E_FUNC: {
       qtok *aTok = 0;
       int nTok = 0;
-      if( q_lex(z + e->at, &aTok, &nTok)!=SQLITE_OK ){ sqlite3_free(sqlite3_str_finish(t)); b->rc = SQLITE_NOMEM; return 0; }
+      if( q_lex(z + e->at, &aTok, &nTok)!=SQLITE_OK ){ ga_free(sqlite3_str_finish(t)); b->rc = SQLITE_NOMEM; return 0; }
       for(j=0; aTok[j].type!=T_ID && aTok[j].type!=T_EOF; j++){}   /* past its parentheses */
       sqlite3_str_appendf(t, "%.*s(", aTok[j].n, z + e->at + aTok[j].at);
-      sqlite3_free(aTok);
+      ga_free(aTok);
       for(j=0; j<e->nArg; j++){
         if( j ) sqlite3_str_appendchar(t, 1, ',');
         PLACE(e->arg[j]);
@@ -77,12 +77,12 @@ int qpToSql(Bind *b, qexpr *e, const char *zWhat){
   }
 #undef PLACE
   if( (zT = sqlite3_str_finish(t))==0 || (e->zTpl = q_alloc(b->s, (int)strlen(zT) + 1))==0 ){
-    sqlite3_free(zT);
+    ga_free(zT);
     b->rc = SQLITE_NOMEM;
     return 0;
   }
   memcpy(e->zTpl, zT, strlen(zT) + 1);
-  sqlite3_free(zT);
+  ga_free(zT);
   e->aTplLit = aLit;
   e->nTplLit = nLit;
   e->coll = qpCollWalk(e);            /* what it carries (CAST passes its operand's on) */

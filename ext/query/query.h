@@ -51,7 +51,7 @@ typedef struct qtok {
   int at, n;                       /* its bytes in the SQL text */
 } qtok;
 /* The tokens of zSql (whitespace and comments dropped), ending with T_EOF,
-** into *paTok (sqlite3_free it) and their number into *pn. SQLITE_OK or
+** into *paTok (ga_free it) and their number into *pn. SQLITE_OK or
 ** SQLITE_NOMEM. */
 int q_lex(const char *zSql, qtok **paTok, int *pn);
 /* Token t is punctuation or a keyword spelt z (ignoring ASCII case). */

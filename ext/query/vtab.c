@@ -80,12 +80,12 @@ struct ga_querynotes {
 };
 
 static void notesForget(ga_conn *c){
-  sqlite3_free(c->qnotes);
+  ga_free(c->qnotes);
   c->qnotes = 0;
 }
 
 static struct ga_querynotes *notesOf(ga_conn *c){
-  if( c->qnotes==0 && (c->qnotes = sqlite3_malloc(sizeof(struct ga_querynotes)))!=0 ){
+  if( c->qnotes==0 && (c->qnotes = ga_malloc64(sizeof(struct ga_querynotes)))!=0 ){
     memset(c->qnotes, 0, sizeof(struct ga_querynotes));
     ga_conn_on_free(c, notesForget);
   }
@@ -201,7 +201,7 @@ static char *selectOf(const char *z){
   while( n>0 && (z[0]==' ' || z[0]=='\n' || z[0]=='\t' || z[0]=='\r') ){ z++; n--; }
   if( n>=2 && z[0]=='(' && z[n-1]==')' ) return sqlite3_mprintf("%.*s", n - 2, z + 1);
   if( n>=2 && z[0]=='\'' && z[n-1]=='\'' ){
-    char *r = sqlite3_malloc(n);
+    char *r = ga_malloc64(n);
     int i, j = 0;
     if( r==0 ) return 0;
     for(i=1; i<n-1; i++){
@@ -238,7 +238,7 @@ static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3
       rc = SQLITE_ERROR;
     }
   }
-  sqlite3_free(a);
+  ga_free(a);
   a = 0;
   /* its first token (after comments and parentheses) says it is a query */
   if( rc==SQLITE_OK && q_lex(zSql, &a, &n)==SQLITE_OK ){
@@ -246,7 +246,7 @@ static int prepareSelect(sqlite3 *db, const char *zFn, const char *zSql, sqlite3
     for(i=0; i<n && q_tok_is(zSql, &a[i], "("); i++){}
     isQuery = i<n && (q_tok_is(zSql, &a[i], "SELECT") || q_tok_is(zSql, &a[i], "WITH") || q_tok_is(zSql, &a[i], "VALUES"));
   }
-  sqlite3_free(a);
+  ga_free(a);
   if( rc==SQLITE_OK && (!sqlite3_stmt_readonly(*pSt) || sqlite3_column_count(*pSt)==0 || sqlite3_stmt_isexplain(*pSt)
        || !isQuery) ){
     *pzErr = sqlite3_mprintf("%s: not a SELECT: it takes one SELECT statement", zFn);
@@ -318,10 +318,10 @@ static int qDisconnect(sqlite3_vtab *pVtab){
   for(i=0; i<Q_SUBKEPT; i++) q_keptcache_clear(&t->aSubKept[i]);
   q_sqlkeep_free(&t->sql);
   if( t->parsed ) q_select_free(&t->sel);
-  sqlite3_free(t->aPush);
-  sqlite3_free(t->zSql);
-  sqlite3_free(t->zSqlite);
-  sqlite3_free(t);
+  ga_free(t->aPush);
+  ga_free(t->zSql);
+  ga_free(t->zSqlite);
+  ga_free(t);
   return SQLITE_OK;
 }
 
@@ -373,7 +373,7 @@ static int columnNames(sqlite3_stmt *st, int nOut, int nParam, char **az){
     }
     z = sqlite3_mprintf("%s", zAs);
     for(k=1; z && nameTaken(az, nOut + i - 1, z); k++){
-      sqlite3_free(z);
+      ga_free(z);
       z = k==1 ? sqlite3_mprintf("%s:param", zAs) : sqlite3_mprintf("%s:param%d", zAs, k);
     }
     if( (az[nOut + i - 1] = z)==0 ) return SQLITE_NOMEM;
@@ -408,18 +408,18 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
   }
   if( (zSql = selectOf(argv[3]))==0 ) return SQLITE_NOMEM;
   if( zSql[0]==0 && argv[3][strspn(argv[3], " \t\r\n")]!='(' && argv[3][strspn(argv[3], " \t\r\n")]!='\'' ){
-    sqlite3_free(zSql);
+    ga_free(zSql);
     *pzErr = sqlite3_mprintf("gpu_query: write the SELECT in parentheses or quotes: gpu_query((SELECT ...))"
                              " or gpu_query('SELECT ...')");
     return SQLITE_ERROR;
   }
   if( (rc = prepareSelect(db, "gpu_query", zSql, &st, pzErr))!=SQLITE_OK ){
-    sqlite3_free(zSql);
+    ga_free(zSql);
     return rc;
   }
-  if( (t = sqlite3_malloc(sizeof(*t)))==0 ){
+  if( (t = ga_malloc64(sizeof(*t)))==0 ){
     sqlite3_finalize(st);
-    sqlite3_free(zSql);
+    ga_free(zSql);
     return SQLITE_NOMEM;
   }
   memset(t, 0, sizeof(*t));
@@ -429,10 +429,10 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
   t->nOut = sqlite3_column_count(st);
   t->nParam = sqlite3_bind_parameter_count(st);
   t->zSqlite = q_sql_exact_sums(zSql);          /* (requirement 2) */
-  if( (azCol = sqlite3_malloc64(sizeof(char*)*(t->nOut + t->nParam + 1)))==0
+  if( (azCol = ga_malloc64(sizeof(char*)*(t->nOut + t->nParam + 1)))==0
    || columnNames(st, t->nOut, t->nParam, azCol)!=SQLITE_OK ){
-    if( azCol ) for(i=0; i<t->nOut + t->nParam; i++) sqlite3_free(azCol[i]);
-    sqlite3_free(azCol);
+    if( azCol ) for(i=0; i<t->nOut + t->nParam; i++) ga_free(azCol[i]);
+    ga_free(azCol);
     sqlite3_finalize(st);
     qDisconnect(&t->base.base);
     return SQLITE_NOMEM;
@@ -443,26 +443,26 @@ static int qInit(sqlite3 *db, void *pAux, int argc, const char *const *argv, sql
     const char *zType = i<t->nOut ? sqlite3_column_decltype(st, i) : "HIDDEN";
     sqlite3_str_appendf(decl, "%s\"%w\"", i ? "," : "", azCol[i]);
     if( zType ) sqlite3_str_appendf(decl, " %s", zType);
-    sqlite3_free(azCol[i]);
+    ga_free(azCol[i]);
   }
-  sqlite3_free(azCol);
+  ga_free(azCol);
   sqlite3_str_appendall(decl, ")");
   zDecl = sqlite3_str_finish(decl);
   sqlite3_finalize(st);
   if( zDecl==0 || t->zSqlite==0 ){
-    sqlite3_free(zDecl);
+    ga_free(zDecl);
     qDisconnect(&t->base.base);
     return SQLITE_NOMEM;
   }
   rc = sqlite3_declare_vtab(db, zDecl);
-  sqlite3_free(zDecl);
+  ga_free(zDecl);
   if( rc ){
     *pzErr = ga_utf8_clean(sqlite3_mprintf("gpu_query: %s", sqlite3_errmsg(db)));
     qDisconnect(&t->base.base);
     return rc;
   }
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-  if( (t->aPush = sqlite3_malloc(t->nOut + 1))==0 ){
+  if( (t->aPush = ga_malloc64(t->nOut + 1))==0 ){
     qDisconnect(&t->base.base);
     return SQLITE_NOMEM;
   }
@@ -521,11 +521,11 @@ static int qBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p){
 
 static int qOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
   QTab *t = (QTab*)pVtab;
-  QCur *c = sqlite3_malloc(sizeof(*c));
+  QCur *c = ga_malloc64(sizeof(*c));
   if( c==0 ) return SQLITE_NOMEM;
   memset(c, 0, sizeof(*c));
-  if( t->nParam && (c->apParam = sqlite3_malloc(sizeof(sqlite3_value*)*t->nParam))==0 ){
-    sqlite3_free(c);
+  if( t->nParam && (c->apParam = ga_malloc64(sizeof(sqlite3_value*)*t->nParam))==0 ){
+    ga_free(c);
     return SQLITE_NOMEM;
   }
   if( c->apParam ) memset(c->apParam, 0, sizeof(sqlite3_value*)*t->nParam);
@@ -587,8 +587,8 @@ static char *tryOrNot(QTab *t, QCur *c, qplan *pl){
 static int qClose(sqlite3_vtab_cursor *cur){
   QCur *c = (QCur*)cur;
   curReset(c, ((QTab*)cur->pVtab)->nParam);
-  sqlite3_free(c->apParam);
-  sqlite3_free(c);
+  ga_free(c->apParam);
+  ga_free(c);
   return SQLITE_OK;
 }
 
@@ -639,8 +639,8 @@ static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int
     SubRows *x = t->pSubRows;
     t->pSubRows = x->next;
     q_result_free(&x->res);
-    sqlite3_free(x->zText);
-    sqlite3_free(x);
+    ga_free(x->zText);
+    ga_free(x);
   }
   return rc;
 }
@@ -663,7 +663,7 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   /* the constraints on results (qBestIndex's idxStr), the arguments after */
   if( idxStr && j<argc ){
     const char *z = idxStr;
-    if( (aPush = sqlite3_malloc64(sizeof(qpush)*(uint64_t)(argc - j)))==0 ) return SQLITE_NOMEM;
+    if( (aPush = ga_malloc64(sizeof(qpush)*(uint64_t)(argc - j)))==0 ) return SQLITE_NOMEM;
     while( *z && j<argc ){
       aPush[nPush].iRes = atoi(z);
       z = strchr(z, ' ') + 1;
@@ -676,27 +676,27 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
   ** the parameters are this read's */
   if( !t->parsed && (rc = q_parse(t->zSql, t->nParam, &t->sel))==SQLITE_OK ) t->parsed = 1;
   if( !t->parsed || (rc = q_select_copy(&sel, &t->sel))!=SQLITE_OK ){
-    sqlite3_free(aPush);
+    ga_free(aPush);
     return rc;
   }
   ga_source_read_begin(t->base.db, t->base.conn);     /* (its names resolved as of now: table.h, 4a) */
   rc = q_plan(&t->base.base, t->base.db, &sel, c->apParam, t->nParam, aPush, nPush, &t->sql,
               t->nParam==0 && nPush==0 && t->base.conn->mode!=GA_CUDA, &pl, &zWhy);
   ga_source_read_end(t->base.conn);
-  sqlite3_free(aPush);
+  ga_free(aPush);
   if( rc==SQLITE_OK && zWhy==0 && pl.zCostWhy ) zWhy = tryOrNot(t, c, &pl);
   if( rc ){
     q_plan_free(&pl);
     q_select_free(&sel);
     ga_vtab_error(&t->base.base, "gpu_query: %s", zWhy ? zWhy : sqlite3_errstr(rc));
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     return rc;
   }
   if( zWhy ){
     q_plan_free(&pl);
     q_select_free(&sel);
     rc = runSqlite(t, c, zWhy);
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     return rc;
   }
   if( pl.nOut!=t->nOut ){
@@ -715,8 +715,8 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     tPlan = ga_now_ms() - t0;
     rc = q_exec(&t->base.base, t->base.db, &pl, q_table_keeps(&t->base.base), keyed ? &t->kept : 0,
                 zPush ? zPush : zParams ? zParams : "", &c->res, &zWhy);
-    sqlite3_free(zParams);
-    sqlite3_free(zPush);
+    ga_free(zParams);
+    ga_free(zPush);
   }
   if( c->res.nScan>=t->base.conn->threshold ) t->big = 1;
   noteKept(t->base.conn, &c->res, tPlan, pl.src.zTab ? pl.src.zTab : "", t->nSub, t->aSub);
@@ -726,16 +726,16 @@ static int filter(QCur *c, QTab *t, int idxNum, const char *idxStr, int argc, sq
     q_result_free(&c->res);
     c->timed = 0;
     rc = runSqlite(t, c, zWhy);
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     return rc;
   }
   if( rc ){
     q_result_free(&c->res);
     ga_vtab_error(&t->base.base, "%s", zWhy ? zWhy : sqlite3_errstr(rc));
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     return rc;
   }
-  sqlite3_free(zWhy);
+  ga_free(zWhy);
   noteRun(t->base.conn, 0);
   c->engine = 1;
   c->eof = c->res.nRow==0;
@@ -837,9 +837,9 @@ const qresult *q_table_subrows(sqlite3_vtab *vt, const char *zSub){
 const qresult *q_table_subrows_keep(sqlite3_vtab *vt, const char *zSub, qresult *r){
   QTab *t = (QTab*)vt;
   SubRows *x;
-  if( !t->running || (x = sqlite3_malloc(sizeof(*x)))==0 ) return 0;
+  if( !t->running || (x = ga_malloc64(sizeof(*x)))==0 ) return 0;
   if( (x->zText = sqlite3_mprintf("%s", zSub))==0 ){
-    sqlite3_free(x);
+    ga_free(x);
     return 0;
   }
   x->res = *r;
@@ -890,7 +890,7 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   text = sqlite3_stricmp(zForm, "text")==0;
   if( prepareSelect(db, "gpu_explain", zSql, &st, &zErr) ){
     sqlite3_result_error(ctx, zErr ? zErr : "out of memory", -1);
-    sqlite3_free(zErr);
+    ga_free(zErr);
     return;
   }
   memset(&fake, 0, sizeof(fake));
@@ -907,7 +907,7 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   if( rc ){
     sqlite3_result_error(ctx, zWhy ? zWhy : sqlite3_errstr(rc), -1);
   }else{
-    int aKept1, *aKept = pl.nArm ? sqlite3_malloc64(sizeof(int)*(uint64_t)pl.nArm) : &aKept1;
+    int aKept1, *aKept = pl.nArm ? ga_malloc64(sizeof(int)*(uint64_t)pl.nArm) : &aKept1;
     char *zKept = 0;
     const char *zSource = conn->pages ? "pages where they can serve, else statement" : "statement";
     out = sqlite3_str_new(db);
@@ -931,7 +931,7 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       int rcPlan = zRun ? q_sqlite_explain(out, db, zRun, text) : SQLITE_NOMEM;
       if( rcPlan==SQLITE_NOMEM ) rc = rcPlan;
       else if( rcPlan && !text ) sqlite3_str_appendall(out, "null");   /* (SQLite's own error, at the read) */
-      sqlite3_free(zRun);
+      ga_free(zRun);
     }else{
       if( aKept==0 || q_plan_explain(out, &pl, aKept, text)!=SQLITE_OK ) rc = SQLITE_NOMEM;
       if( !text ){
@@ -945,17 +945,17 @@ void ga_explainFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       }
     }
     if( !text ) sqlite3_str_appendchar(out, 1, '}');
-    if( aKept!=&aKept1 ) sqlite3_free(aKept);
-    sqlite3_free(zKept);
+    if( aKept!=&aKept1 ) ga_free(aKept);
+    ga_free(zKept);
     if( rc ){
-      sqlite3_free(sqlite3_str_finish(out));
+      ga_free(sqlite3_str_finish(out));
       sqlite3_result_error_nomem(ctx);
     }else{
-      sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+      sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, ga_free);
     }
   }
-  sqlite3_free(fake.base.base.zErrMsg);
-  sqlite3_free(zWhy);
+  ga_free(fake.base.base.zErrMsg);
+  ga_free(zWhy);
   q_plan_free(&pl);
   q_select_free(&sel);
 }

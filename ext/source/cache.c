@@ -178,7 +178,7 @@ static void holdDrop(ga_cache *c, ga_chold **pp){
     h->dead = 1;
   }else{
     h->xDrop(h->p);
-    sqlite3_free(h);
+    ga_free(h);
   }
 }
 
@@ -287,7 +287,7 @@ static ga_cache *cacheNew(void){
 static void cacheFree(ga_cache *c){
   ga_cache_budget(c, 0);
   assert( c==0 || c->pHold==0 );            /* (holds rest on entries) */
-  sqlite3_free(c);
+  ga_free(c);
 }
 
 static void cacheForget(ga_conn *conn){
@@ -357,7 +357,7 @@ void ga_cache_unhold(ga_cache *c, ga_chold *h){
     c->bytes -= h->bytes;
     c->holdBytes -= h->bytes;
   }
-  sqlite3_free(h);
+  ga_free(h);
 }
 
 void ga_cache_hold_use(ga_chold *h, int on){
@@ -366,7 +366,7 @@ void ga_cache_hold_use(ga_chold *h, int on){
   assert( h->busy>=0 );
   if( h->busy==0 && h->dead ){
     h->xDrop(h->p);
-    sqlite3_free(h);
+    ga_free(h);
   }
 }
 
@@ -1610,13 +1610,13 @@ static void cacheClose(ga_colsrc *pSrc){
   for(c=0; c<p->nCol; c++){
     ga_centry *e = p->aEnt[c];
     if( e && --e->nRef==0 && e->dead ) entryFree(e);
-    sqlite3_free(p->azCol[c]);
+    ga_free(p->azCol[c]);
   }
   if( p->inner ) p->inner->xClose(p->inner);
   ga_snap_close(&p->snap);
-  sqlite3_free(p->zDb);
-  sqlite3_free(p->zTab);
-  sqlite3_free(p);
+  ga_free(p->zDb);
+  ga_free(p->zTab);
+  ga_free(p);
 }
 
 /* The entry for column zCol of p's table that p's scan can use, or NULL.
@@ -1679,7 +1679,7 @@ static int spanBelow(sqlite3 *db, const ga_table *t, int64_t n){
     }
   }
   sqlite3_finalize(st);
-  sqlite3_free(z);
+  ga_free(z);
   return below;
 }
 
@@ -1706,7 +1706,7 @@ static ga_colsrc *cacheOpen(sqlite3 *db, ga_conn *conn, const ga_table *t, int n
   if( n<0 || t->zKind==0 || strcmp(t->zDb, "main")!=0 || strcmp(t->zKind, "table")!=0
    || (p->zDb = sqlite3_mprintf("%s", t->zDb))==0 || (p->zTab = sqlite3_mprintf("%s", t->zTab))==0
    || ga_snap_open(&p->snap, db, conn, p->zDb, &zWhy)!=SQLITE_OK || !p->snap.haveId ){
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     cacheClose(&p->base);
     return 0;
   }

@@ -23,7 +23,7 @@ struct ga_srcnotes {
 };
 
 static void notesForget(ga_conn *conn){
-  sqlite3_free(conn->srcnotes);
+  ga_free(conn->srcnotes);
   conn->srcnotes = 0;
 }
 
@@ -68,14 +68,14 @@ static int openReader(sqlite3 *db, ga_conn *conn, const char *zFn, const ga_sour
     *ppSrc = ga_colsrc_pages(db, conn, &p->tab, nCol, azCol, aWant, &rc, &zWhy);
     if( *ppSrc==0 && rc!=GA_REFUSED ){
       *pzErr = sqlite3_mprintf("%s: %s", zFn, zWhy ? zWhy : "out of memory");
-      sqlite3_free(zWhy);
+      ga_free(zWhy);
       return rc;
     }
   }else{
     zWhy = sqlite3_mprintf("gpuagg_config('pages') is 0");
   }
   noteSource(conn, zFn, *ppSrc ? SRC_PAGES : SRC_STMT, zWhy);
-  sqlite3_free(zWhy);
+  ga_free(zWhy);
   if( *ppSrc ) return SQLITE_OK;
   *ppSrc = ga_colsrc_stmt(db, conn, p->zFrom, nCol, azCol, aWant, pzErr);
   return *ppSrc ? SQLITE_OK : SQLITE_ERROR;

@@ -649,10 +649,10 @@ static void pagesClose(ga_colsrc *pSrc){
   sqlite3_finalize(p->probe);
   ga_snap_close(&p->snap);
   for(c=0; c<GA_COLS_MAX; c++) free((void*)p->aDflt[c].cell.z);
-  sqlite3_free(p->zLook);
-  sqlite3_free(p->aLeaf);
+  ga_free(p->zLook);
+  ga_free(p->aLeaf);
   free(p->plan.aFirst);
-  sqlite3_free(p);
+  ga_free(p);
 }
 
 /* Does z contain w (upper case), ignoring ASCII case? */
@@ -675,7 +675,7 @@ int ga_schema_version(sqlite3 *db, const char *zDb, int *pVer){
   char *zSql = sqlite3_mprintf("PRAGMA \"%w\".schema_version", zDb);
   sqlite3_stmt *st = 0;
   int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
+  ga_free(zSql);
   *pVer = 0;
   if( rc==SQLITE_OK && (rc = sqlite3_step(st))==SQLITE_ROW ){
     *pVer = sqlite3_column_int(st, 0);
@@ -693,7 +693,7 @@ static int rowidAlias(sqlite3 *db, const char *zDb, const char *zTab, const char
   char *zSql = sqlite3_mprintf("EXPLAIN SELECT \"%w\" FROM \"%w\".\"%w\"", zCol, zDb, zTab);
   sqlite3_stmt *st = 0;
   int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
+  ga_free(zSql);
   *pAlias = 1;
   while( rc==SQLITE_OK && sqlite3_step(st)==SQLITE_ROW ){
     const char *zOp = (const char*)sqlite3_column_text(st, 1);
@@ -726,7 +726,7 @@ static int planOf(PageSrc *p, const char *zDb, const char *zTab, int nCol, const
     if( pk ){
       nPk++;
       pkInteger = zType && sqlite3_stricmp(zType, "INTEGER")==0;
-      sqlite3_free(zPk);
+      ga_free(zPk);
       zPk = sqlite3_mprintf("%s", zName);
     }
     for(c=0; c<nCol; c++){
@@ -776,7 +776,7 @@ static int planOf(PageSrc *p, const char *zDb, const char *zTab, int nCol, const
     sqlite3_str_appendf(q, " FROM \"%w\".\"%w\" WHERE \"%w\"=?1", zDb, zTab, zRowid);
     if( (p->zLook = sqlite3_str_finish(q))==0 ) rc = SQLITE_NOMEM;
   }
-  sqlite3_free(zPk);
+  ga_free(zPk);
   return rc;
 }
 
@@ -785,7 +785,7 @@ static int rootOf(sqlite3 *db, const char *zDb, const char *zTab, uint32_t *pRoo
   char *zSql = sqlite3_mprintf("SELECT rootpage FROM \"%w\".sqlite_schema WHERE type='table' AND name=?1", zDb);
   sqlite3_stmt *st = 0;
   int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
+  ga_free(zSql);
   *pRoot = 0;
   if( rc==SQLITE_OK ){
     sqlite3_bind_text(st, 1, zTab, -1, SQLITE_STATIC);

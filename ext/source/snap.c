@@ -114,7 +114,7 @@ struct ga_seen {
 };
 
 static void snapForget(ga_conn *conn){
-  sqlite3_free(conn->seen);
+  ga_free(conn->seen);
   conn->seen = 0;
 }
 
@@ -154,7 +154,7 @@ void ga_snap_observe(sqlite3 *db, ga_conn *conn){
     if( zDb==0 ) break;
     if( i==1 || sqlite3_txn_state(db, zDb)!=SQLITE_TXN_NONE || sharedCache(db, zDb) ) continue;
     fd = unixFile(db, zDb, 0, &zWhy);
-    sqlite3_free(zWhy);
+    ga_free(zWhy);
     /* WAL on disk (header bytes 18, 19): the pager has the wal-index open. */
     if( fd==0 || fd->pMethods->xRead(fd, v, 2, 18)!=SQLITE_OK || v[0]!=2 || v[1]!=2 ) continue;
     if( shmRegion(fd, 0, &p0)!=SQLITE_OK || p0==0 || shmHeader(p0, h, 0)!=SQLITE_OK ) continue;
@@ -171,7 +171,7 @@ static int pragmaGet(sqlite3 *db, const char *zDb, const char *zName, char *z, i
   sqlite3_stmt *st = 0;
   char *zSql = sqlite3_mprintf("PRAGMA \"%w\".%s", zDb, zName);
   int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &st, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
+  ga_free(zSql);
   if( rc==SQLITE_OK ){
     rc = sqlite3_step(st);
     if( rc==SQLITE_ROW ){
@@ -270,7 +270,7 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
   /* Pin the read transaction: this statement stays active until close. */
   zSql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema", zDb);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &s->hold, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
+  ga_free(zSql);
   if( rc==SQLITE_OK && (rc = sqlite3_step(s->hold))!=SQLITE_ROW ) goto failed;
   if( (rc = pragmaGet(db, zDb, "page_size", 0, 0, &v))!=SQLITE_OK ) goto failed;
   s->pgsz = (int)v;
@@ -333,7 +333,7 @@ int ga_snap_open(ga_snap *s, sqlite3 *db, ga_conn *conn, const char *zDb, char *
     unsigned char *b = sqlite3_malloc(s->pgsz);
     if( b==0 ) return SQLITE_NOMEM;
     if( ga_snap_read(s, 1, 1, b, 1)==SQLITE_OK ) snapId(s, 'R', b + 24, 16, 0);
-    sqlite3_free(b);
+    ga_free(b);
   }
   return SQLITE_OK;
 
@@ -468,9 +468,9 @@ static void readersClose(ga_snap *s){
   int i;
   for(i=0; i<s->nReader; i++){
     if( s->aReader[i]->pMethods ) s->aReader[i]->pMethods->xClose(s->aReader[i]);
-    sqlite3_free(s->aReader[i]);
+    ga_free(s->aReader[i]);
   }
-  sqlite3_free(s->aReader);
+  ga_free(s->aReader);
   s->aReader = 0;
   s->nReader = 0;
 }
@@ -538,7 +538,7 @@ int ga_snap_read_on(const ga_snap *s, int h, uint32_t pgno, int n, unsigned char
 void ga_snap_close(ga_snap *s){
   readersClose(s);
   sqlite3_finalize(s->hold);
-  if( s->aFrame!=s->aLast ) sqlite3_free(s->aFrame);
-  sqlite3_free(s->aLast);
+  if( s->aFrame!=s->aLast ) ga_free(s->aFrame);
+  ga_free(s->aLast);
   memset(s, 0, sizeof(*s));
 }

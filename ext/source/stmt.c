@@ -166,10 +166,10 @@ static const char *stmtErrmsg(ga_colsrc *p){
 static void stmtClose(ga_colsrc *p){
   StmtSrc *s = (StmtSrc*)p;
   sqlite3_finalize(s->st);
-  sqlite3_free(s->cell);
-  sqlite3_free(s->aOff);
-  sqlite3_free(s->arena);
-  sqlite3_free(s);
+  ga_free(s->cell);
+  ga_free(s->aOff);
+  ga_free(s->arena);
+  ga_free(s);
 }
 
 ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCol,
@@ -198,11 +198,11 @@ ga_colsrc *ga_colsrc_stmt(sqlite3 *db, ga_conn *conn, const char *zFrom, int nCo
     zSql[strlen(zSql) - 12] = 0;
     rc = sqlite3_prepare_v2(db, zSql, -1, &s->st, 0);
   }
-  sqlite3_free(zSql);
+  ga_free(zSql);
   if( rc!=SQLITE_OK ){
     *pzErr = sqlite3_mprintf("%s", rc==SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
     if( s ) sqlite3_finalize(s->st);
-    sqlite3_free(s);
+    ga_free(s);
     return 0;
   }
   s->base.xScan = stmtScan;

@@ -22,9 +22,9 @@ static int errOf(char **pzErr, const char *zFmt, ...){
 
 void ga_source_free(ga_source *p){
   ga_table_free(&p->tab);
-  sqlite3_free(p->zFrom);
-  sqlite3_free(p->zTab);
-  sqlite3_free(p->zName);
+  ga_free(p->zFrom);
+  ga_free(p->zTab);
+  ga_free(p->zName);
   memset(p, 0, sizeof(*p));
 }
 
@@ -63,7 +63,7 @@ static int identPart(const char *z, int *pi, char **pz, char **pzWhy, int *piAt)
       if( z[j]==e ) j++;
     }
     if( z[j]==0 ){
-      sqlite3_free(o);
+      ga_free(o);
       *piAt = -1;
       *pzWhy = sqlite3_mprintf("the %c at byte %d is not closed", q, i);
       return *pzWhy ? SQLITE_ERROR : SQLITE_NOMEM;
@@ -100,8 +100,8 @@ int ga_ident_parse(const char *z, char **pzQual, char **pzName, char **pzWhy, in
     iDot = i++;
   }
   if( rc!=SQLITE_OK ){
-    sqlite3_free(a[0]);
-    sqlite3_free(a[1]);
+    ga_free(a[0]);
+    ga_free(a[1]);
     return rc;
   }
   *pzQual = n==2 ? a[0] : 0;
@@ -174,14 +174,14 @@ static int sourceSchema(sqlite3 *db, const char *zDb, const char *zTab, char **p
 void ga_table_free(ga_table *t){
   int i;
   for(i=0; i<t->nCol; i++){
-    sqlite3_free(t->aCol[i].zName);
-    sqlite3_free(t->aCol[i].zType);
-    sqlite3_free(t->aCol[i].zColl);
+    ga_free(t->aCol[i].zName);
+    ga_free(t->aCol[i].zType);
+    ga_free(t->aCol[i].zColl);
   }
-  sqlite3_free(t->aCol);
-  sqlite3_free(t->zKind);
-  sqlite3_free(t->zTab);
-  sqlite3_free(t->zDb);
+  ga_free(t->aCol);
+  ga_free(t->zKind);
+  ga_free(t->zTab);
+  ga_free(t->zDb);
   memset(t, 0, sizeof(*t));
 }
 
@@ -233,7 +233,7 @@ static int probeColl(sqlite3 *db, const ga_table *t, const char *zCol, char **pz
   *pzColl = 0;
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
-  sqlite3_free(zSql);
+  ga_free(zSql);
   if( rc==SQLITE_NOMEM ) return rc;
   if( rc!=SQLITE_OK ){
     sqlite3_finalize(st);
@@ -254,14 +254,14 @@ static int probeColl(sqlite3 *db, const ga_table *t, const char *zCol, char **pz
     }
     if( (zName = sqlite3_mprintf("%.*s", n, z))==0 ){ rc = SQLITE_NOMEM; break; }
     if( zSeen && sqlite3_stricmp(zSeen, zName)!=0 ) ambiguous = 1;
-    if( zSeen ) sqlite3_free(zName); else zSeen = zName;
+    if( zSeen ) ga_free(zName); else zSeen = zName;
   }
   sqlite3_finalize(st);
   if( rc!=SQLITE_DONE && rc!=SQLITE_ROW ){
-    sqlite3_free(zSeen);
+    ga_free(zSeen);
     return rc==SQLITE_NOMEM ? rc : SQLITE_OK;
   }
-  if( ambiguous ) sqlite3_free(zSeen); else *pzColl = zSeen;
+  if( ambiguous ) ga_free(zSeen); else *pzColl = zSeen;
   return SQLITE_OK;
 }
 
@@ -351,7 +351,7 @@ static int schemaNames(sqlite3 *db, const char *zOnly, char **pz){
   if( rc==SQLITE_OK && zOnly ) sqlite3_bind_text(st, 1, zOnly, -1, SQLITE_STATIC);
   while( rc==SQLITE_OK && (rc = sqlite3_step(st))==SQLITE_ROW ){
     if( zPrev ) sqlite3_str_appendf(s, "%s%s", n>1 ? ", " : "", zPrev);
-    sqlite3_free(zPrev);
+    ga_free(zPrev);
     zPrev = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
     rc = zPrev ? SQLITE_OK : SQLITE_NOMEM;
     n++;
@@ -360,10 +360,10 @@ static int schemaNames(sqlite3 *db, const char *zOnly, char **pz){
   sqlite3_finalize(st);
   if( zPrev ) sqlite3_str_appendf(s, "%s%s", n>1 ? " and " : "", zPrev);
   if( n==0 && zOnly && sqlite3_stricmp(zOnly, "temp")==0 ) sqlite3_str_appendf(s, "temp");
-  sqlite3_free(zPrev);
+  ga_free(zPrev);
   if( rc==SQLITE_OK && sqlite3_str_errcode(s) ) rc = SQLITE_NOMEM;
   if( rc==SQLITE_OK && sqlite3_str_length(s)>0 ) *pz = sqlite3_str_finish(s);
-  else sqlite3_free(sqlite3_str_finish(s));
+  else ga_free(sqlite3_str_finish(s));
   return rc;
 }
 
@@ -387,8 +387,8 @@ static int noSuchTable(sqlite3 *db, const char *zFn, const char *zSource, const 
     rc = errOf(pzErr, "%s: no such table: %s (looked for table \"%w\" in %s)", zFn, zSource, zName,
                       zIn ? zIn : zAll);
   }
-  sqlite3_free(zAll);
-  sqlite3_free(zIn);
+  ga_free(zAll);
+  ga_free(zIn);
   return rc;
 }
 
@@ -408,7 +408,7 @@ int ga_source_resolve(sqlite3 *db, const char *zFn, const char *zSource, ga_sour
     zQual = sqlite3_mprintf("%.*s", (int)(zDot - zSource), zSource);
     rc = zQual ? sourceSchema(db, zQual, zDot + 1, &zDb) : SQLITE_NOMEM;
     if( rc==SQLITE_OK && zDb ) p->zTab = sqlite3_mprintf("%s", zDot + 1);
-    sqlite3_free(zQual);
+    ga_free(zQual);
     zQual = 0;
   }
   /* then SQL's syntax: [schema.]table, each bare or quoted. */
@@ -425,10 +425,10 @@ int ga_source_resolve(sqlite3 *db, const char *zFn, const char *zSource, ga_sour
     rc = noSuchTable(db, zFn, zSource, zQual, zName, zWhy, at, pzErr);
   }
   if( rc!=SQLITE_OK && rc!=SQLITE_NOMEM && *pzErr==0 ) errOf(pzErr, "%s: %s", zFn, sqlite3_errmsg(db));
-  sqlite3_free(zQual);
-  sqlite3_free(zName);
-  sqlite3_free(zWhy);
-  sqlite3_free(zDb);
+  ga_free(zQual);
+  ga_free(zName);
+  ga_free(zWhy);
+  ga_free(zDb);
   return rc;
 }
 
@@ -450,7 +450,7 @@ struct ga_srcmemo {
 static void memoClear(struct ga_srcmemo *m){
   int i;
   for(i=0; i<m->n; i++){
-    sqlite3_free(m->azSource[i]);
+    ga_free(m->azSource[i]);
     ga_source_free(&m->aSrc[i]);
   }
   m->n = m->next = 0;
@@ -458,7 +458,7 @@ static void memoClear(struct ga_srcmemo *m){
 
 static void memoForget(ga_conn *conn){
   if( conn->srcmemo ) memoClear(conn->srcmemo);
-  sqlite3_free(conn->srcmemo);
+  ga_free(conn->srcmemo);
   conn->srcmemo = 0;
 }
 
@@ -562,7 +562,7 @@ int ga_source_resolve_on(sqlite3 *db, ga_conn *conn, const char *zFn, const char
   }else{                            /* the oldest makes room */
     i = m->next;
     m->next = (m->next + 1) % MEMO_N;
-    sqlite3_free(m->azSource[i]);
+    ga_free(m->azSource[i]);
     ga_source_free(&m->aSrc[i]);
   }
   memset(&m->aSrc[i], 0, sizeof(m->aSrc[i]));
@@ -589,7 +589,7 @@ int ga_source_column(const char *zFn, const ga_source *p, const char *zCol, char
   if( (i = columnIndex(p, zCol))>=0 ) return i;
   rc = ga_ident_parse(zCol, &zQual, &zName, &zWhy, &at);
   if( rc==SQLITE_OK && zQual==0 && (i = columnIndex(p, zName))>=0 ){
-    sqlite3_free(zName);
+    ga_free(zName);
     return i;
   }
   if( rc==SQLITE_NOMEM ){
@@ -605,8 +605,8 @@ int ga_source_column(const char *zFn, const ga_source *p, const char *zCol, char
     errOf(pzErr, "%s: no such column: %s in %s (looked for column \"%w\" in table \"%w\" of %s)", zFn, zCol,
                  p->zName, zName, p->zTab, p->tab.zDb);
   }
-  sqlite3_free(zQual);
-  sqlite3_free(zName);
-  sqlite3_free(zWhy);
+  ga_free(zQual);
+  ga_free(zName);
+  ga_free(zWhy);
   return -1;
 }

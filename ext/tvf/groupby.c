@@ -556,7 +556,7 @@ static int groupFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( g.lost && (rc==SQLITE_OK || rc==SQLITE_ERROR) && v->conn->mode!=GA_CUDA ){
     /* A device failed (its error is in the pipeline's counters): group
     ** again, on the CPU. */
-    sqlite3_free(cur->pVtab->zErrMsg);
+    ga_free(cur->pVtab->zErrMsg);
     cur->pVtab->zErrMsg = 0;
     v->conn->stats.nRescan++;
     ga_group_clear(&g);

@@ -181,7 +181,7 @@ static int histEnd(HistVtab *v, ga_hist *hist, const HistScan *sc, int use, int 
 /* The cursor's counts for c->h, zeroed, and hist set to count into them. */
 static int histCounts(HistCursor *c, ga_hist *hist){
   size_t nb = sizeof(uint64_t)*(size_t)c->h.bins;
-  sqlite3_free(c->counts);
+  ga_free(c->counts);
   if( (c->counts = sqlite3_malloc64(nb))==0 ) return SQLITE_NOMEM;
   memset(c->counts, 0, nb);
   hist->h = c->h;
@@ -318,8 +318,8 @@ static int histOpen(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
 
 static int histClose(sqlite3_vtab_cursor *cur){
   HistCursor *c = (HistCursor*)cur;
-  sqlite3_free(c->counts);
-  sqlite3_free(c);
+  ga_free(c->counts);
+  ga_free(c);
   return SQLITE_OK;
 }
 
@@ -339,7 +339,7 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int iCol, rc, done;
   (void)idxStr;
   ga_tvf_args(idxNum, argc, argv, 5, a);
-  sqlite3_free(c->counts);
+  ga_free(c->counts);
   c->counts = 0;
   c->nRow = c->iRow = 0;
   memset(&c->h, 0, sizeof(c->h));
@@ -385,7 +385,7 @@ static int histFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if( hist.lost && c->counts && (rc==SQLITE_OK || rc==SQLITE_ERROR) && v->conn->mode!=GA_CUDA ){
     /* A device failed (the error is reported by the pipeline's counters):
     ** count again, on the CPU. */
-    sqlite3_free(cur->pVtab->zErrMsg);
+    ga_free(cur->pVtab->zErrMsg);
     cur->pVtab->zErrMsg = 0;
     v->conn->stats.nRescan++;
     memset(&hist, 0, sizeof(hist));

@@ -326,8 +326,8 @@ static int distOther(DistSet *d, int coll, int type, const unsigned char *z, int
 static void cursorReset(SumCursor *c){
   int i;
   for(i=0; i<c->nCol; i++){
-    sqlite3_free(c->a[i].zName);
-    sqlite3_free(c->a[i].zWhyColl);
+    ga_free(c->a[i].zName);
+    ga_free(c->a[i].zWhyColl);
     distFree(&c->a[i].dist);
     ga_other_free(&c->a[i].omn);
     ga_other_free(&c->a[i].omx);

@@ -22,7 +22,7 @@ int ga_tvf_connect(sqlite3 *db, void *pAux, const char *zSchema, sqlite3_vtab **
 }
 
 int ga_tvf_disconnect(sqlite3_vtab *tab){
-  sqlite3_free(tab);
+  ga_free(tab);
   return SQLITE_OK;
 }
 
@@ -82,7 +82,7 @@ int ga_tvf_source(sqlite3_vtab *tab, sqlite3 *db, const char *zFn, const char *z
   char *zErr = 0;
   int rc = ga_source_resolve(db, zFn, zSource, p, &zErr);
   if( rc!=SQLITE_OK && zErr ) ga_vtab_error(tab, "%s", zErr);
-  sqlite3_free(zErr);
+  ga_free(zErr);
   return rc;
 }
 
@@ -90,7 +90,7 @@ int ga_tvf_column(sqlite3_vtab *tab, const char *zFn, const ga_source *p, const 
   char *zErr = 0;
   int i = ga_source_column(zFn, p, zCol, &zErr);
   if( i<0 ) ga_vtab_error(tab, "%s", zErr ? zErr : "out of memory");
-  sqlite3_free(zErr);
+  ga_free(zErr);
   return i;
 }
 
@@ -101,7 +101,7 @@ struct ga_tvfnotes {
 };
 
 static void notesForget(ga_conn *conn){
-  sqlite3_free(conn->notes);
+  ga_free(conn->notes);
   conn->notes = 0;
 }
 
@@ -134,7 +134,7 @@ int ga_tvf_open(sqlite3_vtab *tab, const char *zFn, const ga_source *p, int nCol
   char *zErr = 0;
   int rc = ga_source_open(v->db, v->conn, zFn, p, nCol, aiCol, aWant, GA_SRC_CACHE, ppSrc, &zErr);
   if( rc ) ga_vtab_error(tab, "%s", zErr);
-  sqlite3_free(zErr);
+  ga_free(zErr);
   return rc;
 }
 
