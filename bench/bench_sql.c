@@ -1166,7 +1166,11 @@ static void flightsSection(int64_t nRow, const char *zBackend){
 ** tpchj or tpch22 id runs that part), BENCH_BUILTIN_CAP_S (the builtin
 ** stopped after that many seconds, its time shown as "> cap" and the
 ** answer checked against the CPU operators'), BENCH_SSB_SF, BENCH_SSB_DB, BENCH_TPCH_SF, BENCH_TPCH_DB,
-** BENCH_QUERY_THREADS (default every core),
+** BENCH_QUERY_THREADS (default every core), BENCH_QUERY_OURS=0 (gpu_query
+** not run: DuckDB's side alone, in a process of its own, where both
+** together would not fit the host's memory: TPC-H SF 30), BENCH_QUERY_READ=0
+** (the generated tables not read through first: a process after one that
+** read them in the same run),
 ** BENCH_QUERY_CACHE (gpuagg_config('cache', N) on the fresh connection;
 ** default the module's), BENCH_QUERY_CHECK=0 (no answer checks: each costs
 ** one more builtin-sized run), BENCH_QUERY_BUILTIN=0 (the builtin not run:
@@ -1650,7 +1654,14 @@ static sqlite3 *genTables(const GenTables *g, const char *zFile, double sf, int6
   t0 = h_now();
   h_exec(db, "PRAGMA cache_size = -%lld",
          (long long)(h_int(db, "PRAGMA page_count")*h_int(db, "PRAGMA page_size")/1024 + 65536));
-  for(i=0; i<g->nRead; i++) *pnRow = h_int(db, "%s", g->azRead[i]);
+  if( getenv("BENCH_QUERY_READ") && atoi(getenv("BENCH_QUERY_READ"))==0 ){
+    /* BENCH_QUERY_READ=0: not read through (a process after one that did
+    ** in the same run: the pages cached); the rows, the big table's largest
+    ** rowid (its rows go in without one: 1 to n) */
+    *pnRow = h_int(db, "SELECT max(rowid) FROM %s", strstr(g->azRead[g->nRead - 1], " FROM ") + 6);
+  }else{
+    for(i=0; i<g->nRead; i++) *pnRow = h_int(db, "%s", g->azRead[i]);
+  }
   fprintf(stderr, "# %s: %lld rows in its largest table, the tables read once in %.1f s\n", g->zTag,
           (long long)*pnRow, h_now() - t0);
   return db;
@@ -1817,6 +1828,7 @@ static void querySection(int64_t nRow){
   const double sfJ = getenv("BENCH_TPCH_SF") && atof(getenv("BENCH_TPCH_SF"))>0 ? atof(getenv("BENCH_TPCH_SF")) : 1.0;
   const int builtin = !(getenv("BENCH_QUERY_BUILTIN") && atoi(getenv("BENCH_QUERY_BUILTIN"))==0);
   const int checks = !(getenv("BENCH_QUERY_CHECK") && atoi(getenv("BENCH_QUERY_CHECK"))==0);
+  const int ours = !(getenv("BENCH_QUERY_OURS") && atoi(getenv("BENCH_QUERY_OURS"))==0);
   const int nFast = 15, check = builtin && checks, checkCpu = !builtin && checks;
   long nCpu = sysconf(_SC_NPROCESSORS_ONLN);
   int nThread = getenv("BENCH_QUERY_THREADS") ? atoi(getenv("BENCH_QUERY_THREADS")) : (int)(nCpu<1 ? 1 : nCpu>64 ? 64 : nCpu);
@@ -1931,7 +1943,9 @@ static void querySection(int64_t nRow){
     }
 
     /* (b) gpu_query's first run on a fresh connection, (c) repeated. */
-    if( (db2 = queryConn(zFile, nThread, &zE))==0 ){
+    if( !ours ){
+      /* BENCH_QUERY_OURS=0: DuckDB's side alone */
+    }else if( (db2 = queryConn(zFile, nThread, &zE))==0 ){
       sqlite3_str_appendf(pNote, "- %s: no fresh connection: %s\n", pQ->zId, zE);
       sqlite3_free(zE);
       zE = 0;
