@@ -15,8 +15,8 @@
 **      are one family over both: SQLite's allocator below 1 GiB (from 3b),
 **      the C library's from there on, each such block recorded until freed,
 **      so ga_free frees either kind and any pointer sqlite3_malloc gave.
-**      ga_realloc64 moves a block to the other kind where its new size
-**      crosses the line. Thread-safe.
+**      ga_realloc64 moves one of SQLite's blocks to the C library where its
+**      new size reaches the line; the C library's stay there. Thread-safe.
 **   3b. The line is 1 GiB, or GPUAGG_TEST_BIG_ALLOC bytes where that is set
 **      (> 0) when the module is loaded on a connection: tests send small
 **      arrays the C library's way, so that a block freed by the wrong

@@ -6667,10 +6667,9 @@ END_TEST
 ** with and without the spec's composite keys (and ANALYZE): each read's
 ** answer SQLite's; which path each took is printed (issue 54 puts all 22 on
 ** the engine). One SQLite's plan answers is read six times more: a close
-** choice by cost tries the engine (vtab.c, 6). */
-/* TPC-H's 22 (test_tpch22): from the spec's keys to none where keysLeast
-** is 0, the keyed file alone where it is 1; the large arrays the reads
-** left held, in *pnLarge where given (after each file's reads). */
+** choice by cost tries the engine (vtab.c, 6). The keyed file alone where
+** keysLeast is 1; *pnLarge, where given: gpuagg_info()'s large_arrays after
+** the last file's reads. */
 static void tpch22Check(int keysLeast, int *pnLarge){
   const char *zSf = getenv("GPUAGG_TEST_TPCH_SF");
   double sf = zSf ? atof(zSf) : 0.01;
@@ -6748,9 +6747,7 @@ END_TEST
 ** so a block that any path frees through SQLite's allocator, or reallocates
 ** there, fails at once (glibc aborts on a pointer it did not give; valgrind
 ** names it): TPC-H's 22 on the spec's keys, each read twice, SQLite's
-** answers; the connection's kept columns and plans hold such arrays after
-** (gpuagg_info()'s large_arrays), which the next load's default line (1
-** GiB) leaves as they are until freed. */
+** answers; the kept columns and plans hold such arrays after (large_arrays). */
 START_TEST(test_big_alloc){
   int nLarge = 0;
   setenv("GPUAGG_TEST_BIG_ALLOC", "1", 1);
