@@ -35,6 +35,9 @@ static struct {
   size_t n;                 /* blocks recorded */
 } big;
 static int nBig;            /* big.n, also read without the lock (atomically): 0 skips it */
+static uintptr_t bigLo = UINTPTR_MAX, bigHi;   /* the least and greatest recorded since the set was
+                            ** last empty (atomically too): a pointer outside is SQLite's, no lock
+                            ** taken (frees while a kept plan holds a large array) */
 static sqlite3_uint64 bigLine = (sqlite3_uint64)1<<30;      /* (3b; read and set atomically) */
 
 static void bigLineSet(void){
@@ -66,6 +69,8 @@ static int bigAdd(void *p){
   }
   for(h=bigSlot(p); big.a[h]; h=(h + 1) & (big.nSlot - 1)){}
   big.a[h] = p;
+  if( (uintptr_t)p<bigLo ) __atomic_store_n(&bigLo, (uintptr_t)p, __ATOMIC_RELAXED);
+  if( (uintptr_t)p>bigHi ) __atomic_store_n(&bigHi, (uintptr_t)p, __ATOMIC_RELAXED);
   __atomic_store_n(&nBig, (int)++big.n, __ATOMIC_RELAXED);
   return 0;
 }
@@ -87,6 +92,10 @@ static int bigDrop(void *p){
     }
   }
   __atomic_store_n(&nBig, (int)--big.n, __ATOMIC_RELAXED);
+  if( big.n==0 ){
+    __atomic_store_n(&bigLo, UINTPTR_MAX, __ATOMIC_RELAXED);
+    __atomic_store_n(&bigHi, 0, __ATOMIC_RELAXED);
+  }
   return 1;
 }
 
@@ -100,10 +109,16 @@ void *ga_malloc64(sqlite3_uint64 n){
   return p;
 }
 
+/* Could p be recorded? (No: SQLite's, without taking the lock.) */
+static int maybeBig(const void *p){
+  return __atomic_load_n(&nBig, __ATOMIC_RELAXED)!=0 && (uintptr_t)p>=__atomic_load_n(&bigLo, __ATOMIC_RELAXED)
+      && (uintptr_t)p<=__atomic_load_n(&bigHi, __ATOMIC_RELAXED);
+}
+
 void ga_free(void *p){
   int mine;
   if( p==0 ) return;
-  if( __atomic_load_n(&nBig, __ATOMIC_RELAXED)==0 ){ sqlite3_free(p); return; }
+  if( !maybeBig(p) ){ sqlite3_free(p); return; }
   pthread_mutex_lock(&bigMu);
   mine = bigDrop(p);
   pthread_mutex_unlock(&bigMu);
@@ -119,7 +134,7 @@ void *ga_realloc64(void *p, sqlite3_uint64 n){
   int mine = 0;
   if( p==0 ) return ga_malloc64(n);
   if( n==0 ){ ga_free(p); return 0; }
-  if( __atomic_load_n(&nBig, __ATOMIC_RELAXED) ){
+  if( maybeBig(p) ){
     pthread_mutex_lock(&bigMu);
     mine = bigDrop(p);
     pthread_mutex_unlock(&bigMu);
