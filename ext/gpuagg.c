@@ -76,11 +76,12 @@ static void infoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       ",\"chunk\":%d,\"threshold\":%lld,\"resident\":%lld,\"pages\":%d,\"threads\":%d"
       ",\"slots\":%d,\"idle_slots\":%d"
       ",\"chunks_flushed\":%lld,\"chunks_cpu\":%lld,\"bytes_copied\":%lld"
-      ",\"kernel_ms\":%.3f,\"wait_ms\":%.3f,\"fallbacks\":%lld,\"hist_rescans\":%lld,\"last_error\":",
+      ",\"kernel_ms\":%.3f,\"wait_ms\":%.3f,\"fallbacks\":%lld,\"hist_rescans\":%lld,\"number_keys_coded\":%lld"
+      ",\"last_error\":",
       c->chunk, (long long)c->threshold, (long long)c->resident, c->pages, c->threads, c->nSlot, nIdle,
       (long long)c->stats.nDevChunk, (long long)c->stats.nCpuChunk,
       (long long)c->stats.nBytes, c->stats.kernelMs, c->stats.waitMs,
-      (long long)c->stats.nFallback, (long long)c->stats.nRescan);
+      (long long)c->stats.nFallback, (long long)c->stats.nRescan, (long long)c->stats.nKeyCoded);
   if( c->stats.zLastErr[0] ) ga_json_str(out, c->stats.zLastErr);
   else sqlite3_str_appendall(out, "null");
   sqlite3_str_appendf(out, ",\"page_scans\":%lld,\"statement_scans\":%lld,\"pages_mapped\":%lld,"

@@ -271,7 +271,8 @@ cudaError_t ga_query_one_launch(const struct ga_qprog *d_p, const struct ga_qpro
                                 int64_t base, const int *jb, ga_gacc *d_out, int blocks, cudaStream_t stream);
 
 /* Keys that are dictionary ids combined into codes below nGroup (qprog.h's
-** keyNum 0), nGroup*nFold at most GA_QGROUP_MAX: rows [0, n) of the
+** keyNum 0; or a number key's codes from d_p->keyLo, query.cu's 10),
+** nGroup*nFold at most GA_QGROUP_MAX: rows [0, n) of the
 ** columns, the first at scan position base, folded into d_out (nGroup*nFold
 ** accumulators, fold f's group at f*nGroup + code, zeroed before; fold 0's
 ** count the rows and keep the first); a code not below nGroup is counted in
@@ -296,11 +297,13 @@ cudaError_t ga_query_pick(void *d_temp, size_t *temp_bytes, const ga_gacc *d_tab
 /* Those groups finished (group_acc.h's ga_group_finish, fold f's window
 ** jb[f]) into d_out, fold f's group i at f * *d_n + i (query.cu, 8); with
 ** mapped, d_tab's accumulators are the picked codes' (i for codes[i]:
-** ga_query_group_mapped_launch's), not every code's.
+** ga_query_group_mapped_launch's), not every code's. nullCode >= 0: the
+** codes are a number key's (query.cu, 10), each group's key keyLo + code,
+** NULL's code nullCode; -1: dictionary codes, the key the code.
 ** Determinism: the host's bits (pure integer steps, one rounding). */
 cudaError_t ga_query_finish_launch(const ga_gacc *d_tab, int64_t nGroup, int nFold, const int *jb,
-                                   const uint32_t *d_codes, const int *d_n, int mapped, ga_grow *d_out,
-                                   cudaStream_t stream);
+                                   const uint32_t *d_codes, const int *d_n, int mapped, int64_t keyLo,
+                                   int64_t nullCode, ga_grow *d_out, cudaStream_t stream);
 
 /* Codes too many for an accumulator each (query.cu, 9), nCode at most
 ** GA_QGROUP_MAPPED: ga_query_mark_launch sets d_flag[code] (nCode bytes,

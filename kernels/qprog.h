@@ -140,6 +140,8 @@ typedef struct ga_qprog {
   int64_t keyMul[GA_QKEY];          /* code = sum of id * keyMul */
   int64_t nGroup;                   /* groups there can be at most (the dropped rows' too);
                                     ** 0: not known */
+  int64_t keyLo;                    /* keyNum's keys folded by code (query.cu, 10): the least
+                                    ** integer key, code 0 (set by the backend for a run) */
   int nFold;                        /* folds */
   unsigned char foldReg[GA_QFOLD];  /* each one's value register */
   unsigned char foldReal[GA_QFOLD]; /* ... 0: never a REAL (no window to choose) */

@@ -72,6 +72,14 @@
 **      row at its code's place (a code's place is checked against the code
 **      kept there), and qFinish finishes the places. The program runs twice;
 **      the accumulators are the groups with rows, not the codes.
+**  10. A number key (keyNum) whose integer keys span few more codes than
+**      the rows, with no other key than NULL (qRange says), is folded by
+**      code as 7 and 9 fold dictionary ids: code = key - keyLo, NULL the
+**      last code, so that codes run in the order the rows' path (4, then
+**      group.cu) sorts its groups; a key of another class, or past the
+**      span, is counted in *bad. qFinish gives each group its key again.
+**      No group rows are written, no hash table made (TPC-H Q18's IN: 60M
+**      rows into 15M groups at scale factor 10).
 ** Determinism: pure maps, and minima, maxima and counts of integers.
 */
 #include <climits>
@@ -732,6 +740,18 @@ qOne(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int64
 
 /* ---- dictionary keys, few groups: rows folded at their code (7) --------------- */
 
+/* A row's code (10): a dictionary program's key as it is; a number key's
+** place from keyLo, NULL's nCode - 1; nCode (counted as bad) for a key of
+** another class or past the span. */
+__device__ __forceinline__ uint64_t keyCode(const ga_qprog *p, uint64_t key, unsigned km, long long nCode){
+  uint64_t c;
+  if( !p->keyNum ) return key;
+  if( (km & GA_K_MASK) == GA_K_NULL ) return (uint64_t)nCode - 1;
+  if( ga_kgroup(km & GA_K_MASK) != GA_K_INT ) return (uint64_t)nCode;
+  c = key - (uint64_t)p->keyLo;       /* (a key below keyLo wraps past nCode) */
+  return c < (uint64_t)nCode - 1 ? c : (uint64_t)nCode;
+}
+
 struct JbAll { int jb[GA_QFOLD]; };
 
 /* A fold's value folded into a (shared or global): group_row.cuh's acc_row
@@ -780,6 +800,7 @@ qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
     unsigned char km;
     ga_q_key(&s->p, t.rc + q, t.rv + q, S, &key, &km);
     if( km == GA_Q_DROPPED_META ) return;
+    key = keyCode(&s->p, key, km, nCode);
     if( key >= (uint64_t)nCode ){
       atomicAdd(bad, 1);
       return;
@@ -796,7 +817,7 @@ qGroup(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int
     }
     atomicAdd((ull *)&tab[key].rows, 1ull);
     {
-      ull f = ~(pos << 3 | GA_K_INT);
+      ull f = ~(pos << 3 | (km & GA_K_MASK));       /* (a number key's form: 10) */
       if( f > *(volatile ull *)&tab[key].first ) atomicMax((ull *)&tab[key].first, f);
     }
     for( int f = 0; f < s->p.nFold; f++ ){
@@ -827,6 +848,7 @@ qMark(const ga_qprog *gp, int nReg, const unsigned char *const *colC, const int6
     unsigned char km;
     ga_q_key(&s->p, t.rc + q, t.rv + q, S, &key, &km);
     if( km == GA_Q_DROPPED_META ) return;
+    key = keyCode(&s->p, key, km, nCode);
     if( key >= (uint64_t)nCode ) atomicAdd(bad, 1);
     else flag[key] = 1;
   });
@@ -1026,22 +1048,24 @@ extern "C" cudaError_t ga_query_group_mapped_launch(const ga_qprog *d_p, const g
 }
 
 /* 8: fold f's accumulators of each picked code, its rows and first row
-** fold 0's, finished as the host would (ga_group_finish). */
+** fold 0's, finished as the host would (ga_group_finish); a number key's
+** code (nullCode >= 0: 10) its key again. */
 __global__ void qFinish(const ga_gacc *tab, long long nGroup, int nFold, JbAll jbs, const uint32_t *codes,
-                        const int *pn, int mapped, ga_grow *out){
+                        const int *pn, int mapped, long long keyLo, long long nullCode, ga_grow *out){
   const long long m = *pn, all = m * nFold;
   for( long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < all; j += (long long)gridDim.x * blockDim.x ){
     long long f = j / m, i = j - f * m, c = codes[i], at = mapped ? i : c;
+    uint64_t key = nullCode < 0 ? (uint64_t)c : c == nullCode ? 0 : (uint64_t)keyLo + (uint64_t)c;
     ga_gacc a = tab[f * nGroup + at];
     a.rows = tab[at].rows;
     a.first = tab[at].first;
-    ga_group_finish(&a, (uint64_t)c, jbs.jb[f], 0, &out[j]);
+    ga_group_finish(&a, key, jbs.jb[f], 0, &out[j]);
   }
 }
 
 extern "C" cudaError_t ga_query_finish_launch(const ga_gacc *d_tab, int64_t nGroup, int nFold, const int *jb,
-                                              const uint32_t *d_codes, const int *d_n, int mapped, ga_grow *d_out,
-                                              cudaStream_t stream){
+                                              const uint32_t *d_codes, const int *d_n, int mapped, int64_t keyLo,
+                                              int64_t nullCode, ga_grow *d_out, cudaStream_t stream){
   JbAll j;
   int dev = 0, nSM = 0;
   cudaError_t e = cudaGetDevice(&dev);
@@ -1049,7 +1073,7 @@ extern "C" cudaError_t ga_query_finish_launch(const ga_gacc *d_tab, int64_t nGro
   if( e != cudaSuccess ) return e;
   if( nGroup <= 0 || nFold <= 0 || nFold > GA_QFOLD ) return cudaErrorInvalidValue;
   for( int f = 0; f < GA_QFOLD; f++ ) j.jb[f] = f < nFold ? jb[f] : 0;
-  qFinish<<<4 * nSM, 128, 0, stream>>>(d_tab, nGroup, nFold, j, d_codes, d_n, mapped, d_out);
+  qFinish<<<4 * nSM, 128, 0, stream>>>(d_tab, nGroup, nFold, j, d_codes, d_n, mapped, keyLo, nullCode, d_out);
   return cudaGetLastError();
 }
 

@@ -7712,6 +7712,105 @@ START_TEST(test_kept_semi){
 }
 END_TEST
 
+/* gpuagg_info()'s number_keys_coded: groupings by a number key a device
+** folded by the key's code (cuda_resident.c, keyCodes). */
+static int64_t keysCoded(sqlite3 *db){
+  char *z = h_text(db, "SELECT json_extract(gpuagg_info(), '$.number_keys_coded')");
+  int64_t n = z ? atoll(z) : 0;
+  free(z);
+  return n;
+}
+
+/* Grouping by one number key over kept columns where its integer keys span
+** few more values than the rows (query.cu, 10: folded by the key's code,
+** not a hash table), each read SQLite's: keys from a negative least, NULL
+** keys, keys stored as REALs (5.0 groups with 5, its first row's form
+** shown; -0.0 with 0; min() and max() group by the key made an INTEGER,
+** as the engine needs to show their row's key), int64's limits, a filter
+** that leaves part of the span, HAVING over one fold and over several; few
+** codes (a block's table), many (the device picks those with rows), and
+** more than 2^22 accumulators (the codes with rows marked first: t2's ten
+** folds). Keys a REAL or
+** spread over more than two codes a row take the hash table (still
+** SQLite's answer; t5's keys made INTEGERs by CAST are codes again). On a
+** GPU, the codes' path must have served. */
+START_TEST(test_number_codes){
+  static const struct { const char *zTab; int nRow; int64_t lo; int64_t span; } aT[] = {
+    { "t0", 3000, -250, 500 },                       /* few codes */
+    { "t1", 40000, -7, 60000 },                      /* many: picked */
+    { "t2", 300000, 1000, 580000 },                  /* too many for 8 folds' accumulators: marked */
+    { "t3", 2000, INT64_MAX - 1500, 1500 },          /* at int64's top */
+    { "t4", 2000, INT64_MIN, 1200 },                 /* ... and its bottom */
+  };
+  static const char *azQ[] = {
+    "SELECT CAST(k AS INTEGER) AS c, count(*), sum(v), min(v), max(w) FROM %s GROUP BY c ORDER BY c",
+    "SELECT k, count(v), total(w), avg(v) FROM %s WHERE w > 2 GROUP BY k",
+    "SELECT k, sum(v) FROM %s GROUP BY k HAVING sum(v) > 40 ORDER BY k DESC",
+    "SELECT k, count(*) FROM %s WHERE w < 3 GROUP BY k HAVING count(*) >= 2",
+    "SELECT CAST(k AS INTEGER), sum(v), max(w) FROM %s GROUP BY 1 HAVING sum(v) < 0 AND max(w) > 1 ORDER BY 1",
+    "SELECT k, count(*), sum(v), sum(w), sum(v + w), sum(v * 2), sum(w - v), sum(v - 1), sum(w * 3), avg(w + 1)"
+    " FROM %s GROUP BY k ORDER BY k",
+  };
+  char zDir[64];
+  sqlite3 *db = passDb(1, zDir, "numcodes");
+  sqlite3_stmt *pIns;
+  h_rng r;
+  int t, i, q, nEngine = 0, nRead = 0, nKept = 0;
+  int64_t c0;
+  h_rng_init(&r, h_seed ^ 0xC0DE5);
+  for(t=0; t<(int)(sizeof(aT)/sizeof(aT[0])); t++){
+    char *zSql = sqlite3_mprintf("CREATE TABLE %s(k, v, w INTEGER); INSERT INTO %s VALUES(NULL, NULL, NULL)", aT[t].zTab,
+                                 aT[t].zTab);
+    EXEC(db, "%s", zSql);
+    sqlite3_free(zSql);
+    zSql = sqlite3_mprintf("INSERT INTO %s VALUES(?, ?, ?)", aT[t].zTab);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, zSql, -1, &pIns, 0), SQLITE_OK);
+    sqlite3_free(zSql);
+    EXEC(db, "BEGIN");
+    for(i=0; i<aT[t].nRow; i++){
+      uint64_t x = h_next(&r);
+      /* the span's two ends always present, so the range is the table's */
+      int64_t off = i==0 ? 0 : i==1 ? aT[t].span - 1 : (int64_t)(x % (uint64_t)aT[t].span);
+      int64_t k = (int64_t)((uint64_t)aT[t].lo + (uint64_t)off);
+      if( i>1 && x%53==0 ) sqlite3_bind_null(pIns, 1);
+      else if( i>1 && (x>>8)%29==0 && k>-(1LL<<52) && k<(1LL<<52) ) sqlite3_bind_double(pIns, 1, (double)k);
+      else if( i>1 && k==0 && (x>>12)%2 ) sqlite3_bind_double(pIns, 1, -0.0);
+      else sqlite3_bind_int64(pIns, 1, k);
+      if( (x>>16)%17==0 ) sqlite3_bind_null(pIns, 2);
+      else if( (x>>16)%13==0 ) sqlite3_bind_double(pIns, 2, (double)((int)((x>>24)%41) - 20)/4.0);
+      else sqlite3_bind_int64(pIns, 2, (int64_t)((x>>24)%41) - 20);
+      sqlite3_bind_int64(pIns, 3, (int64_t)((x>>40)%6));
+      ck_assert_int_eq(sqlite3_step(pIns), SQLITE_DONE);
+      sqlite3_reset(pIns);
+    }
+    sqlite3_finalize(pIns);
+    EXEC(db, "COMMIT");
+  }
+  /* keys a REAL, and keys spread wide: the hash table's */
+  EXEC(db, "CREATE TABLE t5 AS SELECT k + 0.5 AS k, v, w FROM t0; CREATE TABLE t6 AS SELECT k * 1000003 AS k, v, w FROM t1");
+  c0 = keysCoded(db);
+  for(t=0; t<7; t++){
+    char zTab[4] = { 't', (char)('0' + t), 0, 0 };
+    for(q=0; q<(int)(sizeof(azQ)/sizeof(azQ[0])); q++){
+      char *zSql = sqlite3_mprintf(azQ[q], zTab);
+      int64_t c1 = keysCoded(db);
+      int cuda = strcmp(g_backend, "cuda")==0;
+      readComparedKept(db, 1, zSql, &nEngine, &nRead, &nKept);
+      /* on a GPU t0-t4's by code, and t5's made INTEGERs; t6's not; on the CPU's backend none */
+      CHECK(cuda && (t<5 || (t==5 && strstr(zSql, "CAST"))) ? keysCoded(db)>c1 : keysCoded(db)==c1,
+            "%s: folded by code %lld times (%s backend)", zSql, (long long)(keysCoded(db) - c1), g_backend);
+      sqlite3_free(zSql);
+    }
+  }
+  printf("gpu_query grouped by a number key over kept columns, %s backend: %d reads, %d on the engine, %d over kept "
+         "columns, %lld folded by code\n", g_backend, nRead, nEngine, nKept, (long long)(keysCoded(db) - c0));
+  CHECK(nEngine==nRead, "only %d of %d reads on the engine", nEngine, nRead);
+  CHECK(nKept==nRead, "only %d of %d reads over kept columns", nKept, nRead);
+  sqlite3_close(db);
+  s_dir_drop(zDir);
+}
+END_TEST
+
 /* A join by two equalities, neither one a key alone, whose pair is
 ** (compile.c, 6b: TPC-H Q9's partsupp by ps_partkey and ps_suppkey): over
 ** kept columns, each read SQLite's. The probe's values: NULLs, values past
@@ -7829,6 +7928,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_in_affinity);
   tcase_add_test(tc, test_kept_join);
   tcase_add_test(tc, test_kept_semi);
+  tcase_add_test(tc, test_number_codes);
   tcase_add_test(tc, test_kept_pair);
   tcase_add_test(tc, test_rows_kept);
   tcase_add_test(tc, test_join_rows_kept);

@@ -67,6 +67,8 @@ typedef struct ga_stats {
   double waitMs;            /* time queries spent waiting for chunk results, ms */
   int64_t nFallback;        /* chunks redone on the CPU after a CUDA error */
   int64_t nRescan;          /* histograms and groupings that scanned again */
+  int64_t nKeyCoded;        /* gpu_query's groupings by a number key a device folded by
+                            ** the key's code, not a hash table (cuda_resident.c) */
   int64_t nPageScan;        /* table scans read from the pages */
   int64_t nStmtScan;        /* table scans run as statements */
   int64_t nPageMapped;      /* leaf pages the page source read where SQLite maps the file */

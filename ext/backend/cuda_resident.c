@@ -43,6 +43,8 @@
 **      reported by name; the caller then reads the host copy instead (or
 **      fails, when cuda is forced).
 */
+#include <assert.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -743,6 +745,22 @@ static int64_t keyRange(const int64_t *keyStat, int64_t nRow){
   return (int64_t)span + 3;
 }
 
+/* A number key's codes (query.cu, 10) for the range qRange found: every
+** integer key from *pLo on a code, then NULL's; 0 where a key is of
+** another class (a REAL, not integral) or the keys spread over more codes
+** than the rows could fill (2 a row, and 65,536: the rows' path then, its
+** table sized for the groups). */
+static int64_t keyCodes(const int64_t *keyStat, int64_t nRow, int64_t *pLo){
+  uint64_t span;
+  *pLo = 0;
+  if( keyStat[2] ) return 0;
+  if( keyStat[1]<keyStat[0] ) return 1;                       /* NULL's code alone */
+  span = (uint64_t)keyStat[1] - (uint64_t)keyStat[0];      /* wraps to the true span */
+  if( span>=(uint64_t)GA_QGROUP_MAPPED - 1 || span + 2>2*(uint64_t)nRow + 65536 ) return 0;
+  *pLo = keyStat[0];
+  return (int64_t)span + 2;
+}
+
 /*
 ** The program and its tables go to the device with one copy; a first pass
 ** finds each fold's reals' exponents, so that its window is chosen for all
@@ -855,6 +873,53 @@ static int groupsBack(dRes *r, const ga_qprog *p, const ga_grow *out, int64_t m,
   return 0;
 }
 
+/* groupsBack for one fold with HAVING's conditions (g[0]->have): the m
+** groups at out that may meet them picked on the device first (as
+** cuda_group.c picks a table's), so that only those cross the bus (TPC-H
+** Q18's IN keeps 71 of 1.5M groups at scale factor 1). word: a pinned 8
+** bytes.
+** Non-zero: failed (zErr). */
+static int groupsPicked(dRes *r, const ga_qprog *p, const ga_grow *out, int64_t m, ga_group *const *g, int64_t *word,
+                        char *zErr){
+  ga_grow *kept = 0;
+  void *temp = 0;
+  size_t tb = 0;
+  int64_t n = 0;
+  int rc;
+  cudaError_t e;
+  assert( p->nFold==1 && g[0]->have.n>0 );
+  if( m==0 ) return groupsBack(r, p, out, 0, g, zErr);
+  e = ga_group_keep(0, &tb, out, m, &g[0]->have, 0, 0, r->st);
+  if( e==cudaSuccess ) e = ga_cu_alloc((void**)&kept, sizeof(ga_grow)*(size_t)m + 16);
+  if( e==cudaSuccess ) e = ga_cu_alloc(&temp, tb + 1);
+  if( e==cudaSuccess ) e = FI(FAULT_LAUNCH, ga_group_keep(temp, &tb, out, m, &g[0]->have, kept, (int64_t*)(kept + m),
+                                                       r->st));
+  if( e==cudaSuccess ) e = FI(FAULT_COPY, cudaMemcpyAsync(word, kept + m, 8, cudaMemcpyDeviceToHost, r->st));
+  if( e==cudaSuccess ) e = FI(FAULT_SYNC, cudaStreamSynchronize(r->st));
+  if( e==cudaSuccess ){
+    n = *word;
+    if( n<0 || n>m ) e = cudaErrorUnknown;                 /* (never) */
+  }
+  rc = e==cudaSuccess ? groupsBack(r, p, kept, n, g, zErr) : ga_cu_fail(e, "picking the groups", zErr);
+  ga_cu_free(kept);
+  ga_cu_free(temp);
+  return rc;
+}
+
+/* The m finished groups at out back to g: picked first where one fold has
+** HAVING's conditions. */
+static int groupsOut(dRes *r, const ga_qprog *p, const ga_grow *out, int64_t m, ga_group *const *g, int64_t *word,
+                     char *zErr){
+  if( p->nFold==1 && g[0]->have.n>0 ) return groupsPicked(r, p, out, m, g, word, zErr);
+  return groupsBack(r, p, out, m, g, zErr);
+}
+
+/* The least key of a number key's codes, as the run's program has it
+** (ga_dcol_query sets it in the staged copy: query.cu, 10). */
+static int64_t keyLoOf(const dRes *r, const Aux *x){
+  return ((const ga_qprog*)((const unsigned char*)r->hAux + x->oProg))->keyLo;
+}
+
 /* A device pointer past p, rounded up to 16 bytes (CUB's scratch). */
 static void *align16(void *p){ return (unsigned char*)p + (16 - ((uintptr_t)p & 15)) % 16; }
 
@@ -887,7 +952,8 @@ static int sparseGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol 
                                             a[0].d->a[0].row0, aJb, nGroup, tab, cnt + 1, r->st)),
      "the query kernel (groups by code)");
   CK(FI(FAULT_LAUNCH, ga_query_pick(align16(cnt + 4), &tb, tab, (int)nGroup, codes, cnt, r->st)), "cub::DeviceSelect (groups)");
-  CK(FI(FAULT_LAUNCH, ga_query_finish_launch(tab, nGroup, p->nFold, aJb, codes, cnt, 0, out, r->st)),
+  CK(FI(FAULT_LAUNCH, ga_query_finish_launch(tab, nGroup, p->nFold, aJb, codes, cnt, 0, keyLoOf(r, x),
+                                             p->keyNum ? nGroup - 1 : -1, out, r->st)),
      "the query kernel (groups finished)");
   CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
   CK(FI(FAULT_COPY, cudaMemcpyAsync(hCnt, cnt, 8, cudaMemcpyDeviceToHost, r->st)), "cudaMemcpyAsync (query)");
@@ -896,7 +962,7 @@ static int sparseGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol 
     strcpy(zErr, "gpuagg: a group's code past the program's groups");
     return 1;
   }
-  return groupsBack(r, p, out, hCnt[0], g, zErr);
+  return groupsOut(r, p, out, hCnt[0], g, (int64_t*)(hCnt + 2), zErr);
 }
 
 /* Keys by code, too many codes for an accumulator each (TPC-H Q3 and Q10
@@ -963,7 +1029,8 @@ static int mappedGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol 
   CK(FI(FAULT_LAUNCH, ga_query_group_mapped_launch((const ga_qprog*)(d + x->oProg), p, colC, colV, x->tabC, x->tabV, nRow,
                                                    a[0].d->a[0].row0, aJb, nCode, map, codes, m, tab, cnt + 1, r->st)),
      "the query kernel (groups by place)");
-  CK(FI(FAULT_LAUNCH, ga_query_finish_launch(tab, m, p->nFold, aJb, codes, cnt, 1, (ga_grow*)(tab + m*p->nFold), r->st)),
+  CK(FI(FAULT_LAUNCH, ga_query_finish_launch(tab, m, p->nFold, aJb, codes, cnt, 1, keyLoOf(r, x),
+                                             p->keyNum ? nCode - 1 : -1, (ga_grow*)(tab + m*p->nFold), r->st)),
      "the query kernel (groups finished)");
   CK(cudaEventRecord(r->e1, r->st), "cudaEventRecord");
   CK(FI(FAULT_COPY, cudaMemcpyAsync(hCnt, cnt, 8, cudaMemcpyDeviceToHost, r->st)), "cudaMemcpyAsync (query)");
@@ -972,7 +1039,7 @@ static int mappedGroups(dRes *r, const ga_qprog *p, const Aux *x, const ga_qcol 
     strcpy(zErr, "gpuagg: a group's code not among those marked");
     return 1;
   }
-  return groupsBack(r, p, (ga_grow*)(tab + m*p->nFold), m, g, zErr);
+  return groupsOut(r, p, (ga_grow*)(tab + m*p->nFold), m, g, (int64_t*)(hCnt + 2), zErr);
 }
 
 int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qcol *a, int64_t nRow,
@@ -988,8 +1055,9 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   int sparse = byCode && !direct && nGroup*p->nFold<=GA_QGROUP_SPARSE;
   /* ... more: only those with rows get accumulators (mappedGroups) */
   int mapped = byCode && !direct && !sparse && nGroup<=GA_QGROUP_MAPPED;
-  int wantKey = p->keyNum && nGroup==0;   /* the key's range, to size the table (keyRange) */
-  int64_t *keyStat;
+  /* a number key's range: its codes (keyCodes), or the table's size (keyRange) */
+  int wantKey = p->keyNum;
+  int64_t *keyStat, nCode = 0, keyLo = 0;
   int dev, f, rc;
   unsigned char *h, *d;
   int *range;
@@ -1023,7 +1091,8 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
     CK(FI(FAULT_COPY, cudaMemcpyAsync(range, d + oRange, oOne - oRange, cudaMemcpyDeviceToHost, r->st)),
        "cudaMemcpyAsync (query range)");
     CK(FI(FAULT_SYNC, cudaStreamSynchronize(r->st)), "cudaStreamSynchronize (query)");
-    if( wantKey ) nGroup = keyRange(keyStat, nRow);
+    if( wantKey && nGroup==0 ) nGroup = keyRange(keyStat, nRow);
+    if( wantKey && nRow<GA_CARRY_ROWS ) nCode = keyCodes(keyStat, nRow, &keyLo);
   }
   for(f=0; anyReal && f<p->nFold; f++){
     if( g[f]->jbSure ) continue;
@@ -1102,13 +1171,24 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
     resEnd(r, dev, stats);
     return 0;
   }
+  if( nCode>0 ){
+    /* a number key folded by code (query.cu, 10): its least key to the program's copy there */
+    ga_qprog *hp = (ga_qprog*)(h + oProg);
+    hp->keyLo = keyLo;
+    CK(FI(FAULT_COPY, cudaMemcpyAsync(d + oProg + offsetof(ga_qprog, keyLo), &hp->keyLo, sizeof(hp->keyLo),
+                                      cudaMemcpyHostToDevice, r->st)), "cudaMemcpyAsync (query)");
+    sparse = nCode*p->nFold<=GA_QGROUP_SPARSE;
+    mapped = !sparse;
+  }
   if( sparse || mapped ){
     int aJb[GA_QFOLD];
+    int64_t n = nCode>0 ? nCode : nGroup;
     for(f=0; f<p->nFold; f++) aJb[f] = g[f]->jb;
-    rc = sparse ? sparseGroups(r, p, &x, a, nRow, nGroup, aJb, (int*)(h + oKey), g, zErr)
-                : mappedGroups(r, p, &x, a, nRow, nGroup, aJb, (int*)(h + oKey), g, zErr);
+    rc = sparse ? sparseGroups(r, p, &x, a, nRow, n, aJb, (int*)(h + oKey), g, zErr)
+                : mappedGroups(r, p, &x, a, nRow, n, aJb, (int*)(h + oKey), g, zErr);
     if( rc!=0 && rc!=GA_DEV_SCAN ) return rc;
     if( rc==0 ){
+      if( nCode>0 ) stats->nKeyCoded++;
       ga_cu_count(stats, dev, nAux);
       tabsKept(r, p, nTab);
       resEnd(r, dev, stats);
