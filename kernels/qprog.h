@@ -142,6 +142,9 @@ typedef struct ga_qprog {
                                     ** 0: not known */
   int64_t keyLo;                    /* keyNum's keys folded by code (query.cu, 10): the least
                                     ** integer key, code 0 (set by the backend for a run) */
+  int64_t nCode;                    /* ... their codes, with keyLo, where an earlier run of
+                                    ** the program over the same columns found them (kept.c):
+                                    ** the range pass is not run again; 0: not known */
   int nFold;                        /* folds */
   unsigned char foldReg[GA_QFOLD];  /* each one's value register */
   unsigned char foldReal[GA_QFOLD]; /* ... 0: never a REAL (no window to choose) */

@@ -158,7 +158,7 @@ START_TEST(test_cache_faults){
     "SELECT * FROM gpu_group_by('d', 's', 'i')",     /* a TEXT key: its dictionary on the device */
     "SELECT * FROM gpu_group_by('d', 'k', 's')",     /* TEXT values: two groupings, numbers and places */
     /* gpu_query over kept columns (query/exec.c, 8): a TEXT key through its dictionary, one group
-    ** folded where it is evaluated, a number key in a hash table */
+    ** folded where it is evaluated, a number key folded by its code (query.cu, 10) */
     "SELECT * FROM qa", "SELECT * FROM qb", "SELECT * FROM qc",
     /* ... and rows ordered by one term (exec.c's keptOrder): integers, reals with NULLs */
     "SELECT * FROM qd", "SELECT * FROM qe",
@@ -285,47 +285,62 @@ START_TEST(test_cache_faults){
     }
   }
   {
-    /* the many codes' read, its columns kept: each of its first 8 calls of each kind failed in turn
-    ** (its marking, picking, placing, folding, finishing and copying back are all past the third) */
-    static const char zM[] = "SELECT * FROM qm";
-    static const char zMSql[] = "SELECT m1.a, m2.b, count(*), sum(v), sum(v + 1), sum(v + 2), sum(v + 3), sum(v * 2),"
-                                " max(v), min(v), sum(v + 5), total(v + 6), sum(w) FROM mf, m1, m2 WHERE m1.id = mf.k1 AND m2.id = mf.k2"
-                                " AND v % 5 <> 0 GROUP BY m1.a, m2.b";
-    char *zRef = s_render(db, zMSql), *zOn;
-    int hitM = 0;
+    /* the many codes' reads, their columns kept: each of their first 8 calls of each kind failed in
+    ** turn (marking, picking, placing, folding, finishing, HAVING's pick and copying back are all
+    ** past the third). qm: a join's TEXT and INTEGER keys; qn: a number key folded by its code (query.cu,
+    ** 10), HAVING over its one fold picked on the device; qo: a number key's 1.1M codes with four folds,
+    ** past the sparse path's 2^22 accumulators, marked first */
+    static const char *azM[] = { "SELECT * FROM qm", "SELECT * FROM qn", "SELECT * FROM qo" };
+    static const char *azMSql[] = {
+      "SELECT m1.a, m2.b, count(*), sum(v), sum(v + 1), sum(v + 2), sum(v + 3), sum(v * 2),"
+      " max(v), min(v), sum(v + 5), total(v + 6), sum(w) FROM mf, m1, m2 WHERE m1.id = mf.k1 AND m2.id = mf.k2"
+      " AND v % 5 <> 0 GROUP BY m1.a, m2.b",
+      "SELECT v, sum(w) FROM mf WHERE k2 > 3 GROUP BY v HAVING sum(w) > 700",
+      "SELECT v * 11 + k1 % 11 AS c, count(*), sum(w), sum(w + 1), sum(w * 2), total(w - 1) FROM mf GROUP BY c",
+    };
+    int j;
     CHECK(h_int(db, "SELECT (SELECT count(DISTINCT a) FROM m1) * (SELECT count(DISTINCT b) FROM m2) + 1")*8>1<<22,
           "the many codes' join has too few codes for mappedGroups");
-    EXEC(db, "CREATE VIRTUAL TABLE temp.qm USING gpu_query((%s))", zMSql);
+    EXEC(db, "CREATE VIRTUAL TABLE temp.qm USING gpu_query((%s)); CREATE VIRTUAL TABLE temp.qn USING gpu_query((%s));"
+             " CREATE VIRTUAL TABLE temp.qo USING gpu_query((%s))", azMSql[0], azMSql[1], azMSql[2]);
     EXEC(db, "SELECT gpuagg_backend('auto'), gpuagg_config('cache', 1<<30)");
-    free(s_render(db, zM));
-    for(strict=0; strict<2; strict++){
-      EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");
-      for(k=1; k<5; k++){
-        for(w=1; w<=8; w++){
-          int64_t before = info(db, "faults_injected");
-          char *zGot;
-          EXEC(db, "SELECT gpuagg_fault('%s', %d, %d)", azKind[k], w, faultDevice(db, k));
-          zGot = s_render(db, zM);
-          EXEC(db, "SELECT gpuagg_fault('%s', 0)", azKind[k]);
-          hitM += info(db, "faults_injected") > before;
-          if( strcmp(zGot, zRef)!=0 ){
-            CHECK(strict && errorAfter(zGot, zRef), "fault %s:%d, %s mode, %s: got %.200s", azKind[k], w,
-                  strict ? "cuda" : "auto", zM, zGot);
+    for(j=0; j<3; j++){
+      char *zRef = s_render(db, azMSql[j]), *zOn;
+      const char *zM = azM[j];
+      int hitM = 0;
+      int64_t coded = info(db, "number_keys_coded");
+      EXEC(db, "SELECT gpuagg_backend('auto')");
+      free(s_render(db, zM));
+      for(strict=0; strict<2; strict++){
+        EXEC(db, "SELECT gpuagg_backend('%s')", strict ? "cuda" : "auto");
+        for(k=1; k<5; k++){
+          for(w=1; w<=8; w++){
+            int64_t before = info(db, "faults_injected");
+            char *zGot;
+            EXEC(db, "SELECT gpuagg_fault('%s', %d, %d)", azKind[k], w, faultDevice(db, k));
+            zGot = s_render(db, zM);
+            EXEC(db, "SELECT gpuagg_fault('%s', 0)", azKind[k]);
+            hitM += info(db, "faults_injected") > before;
+            if( strcmp(zGot, zRef)!=0 ){
+              CHECK(strict && errorAfter(zGot, zRef), "fault %s:%d, %s mode, %s: got %.200s", azKind[k], w,
+                    strict ? "cuda" : "auto", zM, zGot);
+            }
+            s_expect_pool_idle(db);
+            free(zGot);
+            zGot = s_render(db, zM);
+            CHECK(strcmp(zGot, zRef)==0, "after fault %s:%d, %s: got %.200s", azKind[k], w, zM, zGot);
+            free(zGot);
           }
-          s_expect_pool_idle(db);
-          free(zGot);
-          zGot = s_render(db, zM);
-          CHECK(strcmp(zGot, zRef)==0, "after fault %s:%d, %s: got %.200s", azKind[k], w, zM, zGot);
-          free(zGot);
         }
       }
+      zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
+      CHECK(zOn && strcmp(zOn, "device")==0, "%s was read on %s, not the device", zM, zOn ? zOn : "?");
+      CHECK(hitM>0, "no fault hit %s", zM);
+      CHECK(j==0 || info(db, "number_keys_coded")>coded, "%s was not folded by its key's code", zM);
+      printf("test_cache_faults (cuda): %s: %d of its %d faulted reads hit a fault\n", zM, hitM, 2*4*8);
+      free(zOn);
+      free(zRef);
     }
-    zOn = h_text(db, "SELECT json_extract(gpuagg_info(), '$.query.last.on')");
-    CHECK(zOn && strcmp(zOn, "device")==0, "the many codes' join was read on %s, not the device", zOn ? zOn : "?");
-    CHECK(hitM>0, "no fault hit the many codes' join");
-    printf("test_cache_faults (cuda): the many codes' join: %d of its %d faulted reads hit a fault\n", hitM, 2*4*8);
-    free(zOn);
-    free(zRef);
   }
   {
     /* big's columns copied to the device (8.8 MiB of values, more than cuda_upload.c's UPLOAD_MIN: pieces

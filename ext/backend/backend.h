@@ -149,6 +149,9 @@ typedef struct ga_group {
                             ** (res empty) */
   int64_t nAll;             /* after xGroupDone(use): the groups folded, before have drops
                             ** any (the device's one table; 0: not counted) */
+  int64_t nCode, keyLo;     /* after a device's query (g[0]): the codes of the number key
+                            ** it folded by code and its least key (cuda_resident.c; the
+                            ** next run of the program may say them: qprog.h); 0: none */
   ga_grow *res;             /* after xGroupDone(use): every group (but those have drops),
                             ** the numeric ones first, ascending by ga_grow_order (ties
                             ** unordered), but where anyOrder is set */

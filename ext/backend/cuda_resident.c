@@ -1055,9 +1055,10 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
   int sparse = byCode && !direct && nGroup*p->nFold<=GA_QGROUP_SPARSE;
   /* ... more: only those with rows get accumulators (mappedGroups) */
   int mapped = byCode && !direct && !sparse && nGroup<=GA_QGROUP_MAPPED;
-  /* a number key's range: its codes (keyCodes), or the table's size (keyRange) */
-  int wantKey = p->keyNum;
-  int64_t *keyStat, nCode = 0, keyLo = 0;
+  /* a number key's range: its codes (keyCodes), or the table's size (keyRange); not
+  ** where an earlier run found the codes */
+  int wantKey = p->keyNum && p->nCode==0;
+  int64_t *keyStat, nCode = p->keyNum ? p->nCode : 0, keyLo = p->keyLo;
   int dev, f, rc;
   unsigned char *h, *d;
   int *range;
@@ -1188,7 +1189,11 @@ int ga_dcol_query(ga_dres **pp, ga_stats *stats, const ga_qprog *p, const ga_qco
                 : mappedGroups(r, p, &x, a, nRow, n, aJb, (int*)(h + oKey), g, zErr);
     if( rc!=0 && rc!=GA_DEV_SCAN ) return rc;
     if( rc==0 ){
-      if( nCode>0 ) stats->nKeyCoded++;
+      if( nCode>0 ){
+        stats->nKeyCoded++;
+        g[0]->nCode = nCode;
+        g[0]->keyLo = keyLo;
+      }
       ga_cu_count(stats, dev, nAux);
       tabsKept(r, p, nTab);
       resEnd(r, dev, stats);

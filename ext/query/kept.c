@@ -934,6 +934,11 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
     ** so the next read's table is made for them (TPC-H Q18's IN: 1.5M groups of keys spanning 6M) */
     for(f=0; f<pk->p.nFold; f++) if( aG[f].nAll>nAll ) nAll = aG[f].nAll;
     if( pk->p.keyNum && pk->p.nGroup==0 && nAll>0 ) pk->p.nGroup = nAll;
+    /* ... nor, where it folded them by code, the key's codes (TPC-H Q18's IN: a pass over lineitem) */
+    if( pk->p.keyNum && aG[0].nCode>0 ){
+      pk->p.nCode = aG[0].nCode;
+      pk->p.keyLo = aG[0].keyLo;
+    }
   }
   for(c=0; !fail && rc==SQLITE_OK && c<pl->nAgg; c++){
     if( pk->aFold[c]!=-2 ) continue;
