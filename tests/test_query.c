@@ -4014,11 +4014,16 @@ START_TEST(test_parallel){
   /* Many groups (hashgroup.c's mergeWide): keys in the table's order, so
   ** that each worker's are its own, with keys that compare equal but
   ** differ (NOCASE: SQLite's then) and every kind of aggregate's state;
-  ** then keys every worker shares (the pairwise merge). Keys spread wide,
-  ** which no direct place serves. (The engine reads no rowid: pw has it as
-  ** a column.) */
+  ** then keys every worker shares (the pairwise merge); then keys of their
+  ** own beside a few hundred every worker has (merged into the first
+  ** worker's that has them), and beside them groups the scan's thread made
+  ** (an application's function, which only it evaluates, in a few rows:
+  ** their batches go back to it). Keys spread wide, which no direct place
+  ** serves. (The engine reads no rowid: pw has it as a column.) */
   EXEC(db, "CREATE TABLE pw AS SELECT rowid AS i, * FROM p");
-  for(i=0; i<4; i++){
+  ck_assert_int_eq(sqlite3_create_function(db, "twice", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, 0, twiceFunc, 0, 0),
+                   SQLITE_OK);
+  for(i=0; i<6; i++){
     static const char *azWide[] = {
       "SELECT i/2*1000003 AS r, count(*), sum(x), avg(k), total(y), count(y), gpu_median(x), gpu_variance(k),"
       " count(h) FROM pw GROUP BY r",
@@ -4026,6 +4031,10 @@ START_TEST(test_parallel){
       " FROM pw GROUP BY r HAVING count(*) > 1 ORDER BY 2 DESC, 1 LIMIT 50",
       "SELECT i % 70001 * 1000003 AS r, count(*), sum(x), total(y) FROM pw GROUP BY r",
       "SELECT k, i/4*1000003 AS r, count(*), avg(x) FROM pw WHERE k IS NOT NULL GROUP BY r, k HAVING sum(k) > 0",
+      "SELECT CASE WHEN i % 8 = 0 THEN i % 397 * 1000003 ELSE i * 1000003 END AS r, count(*), sum(x), avg(k), total(y),"
+      " gpu_median(x), gpu_variance(k), gpu_argmax(k, x), count(h) FROM pw GROUP BY r",
+      "SELECT CASE WHEN i % 8 = 0 THEN i % 397 ELSE i * 1000003 END AS r, sum(CASE WHEN i % 20011 = 5 THEN twice(k)"
+      " ELSE k END), total(x), count(*) FROM pw GROUP BY r HAVING count(*) > 1 OR sum(k) > 200",
     };
     char *zRef = refOf(azWide[i]);
     Rows want, got;

@@ -39,12 +39,11 @@ static void *grow(void *p, int64_t nOld, int64_t nNew, int sz, int zero, int nTh
   return q;
 }
 
-/* Room in p for need groups (0: one more), its new arrays zeroed on
-** nThread threads. */
-static int growGroups(Part *p, const qplan *pl, int64_t need, int nThread){
-  int64_t n = p->gAlloc ? 2*p->gAlloc : 64, a, j;
-  while( n<need ) n *= 2;
-  int nk = SHOWN(pl) ? SHOWN(pl) : 1;
+/* Room in p's arrays for n groups, those past gAlloc zeroed (on nThread
+** threads) where zero is set, else left for the caller to fill. */
+static int growArrays(Part *p, const qplan *pl, int64_t n, int zero, int nThread){
+  int nk = SHOWN(pl) ? SHOWN(pl) : 1, a;
+  int64_t j;
   void *x;
   if( (x = grow(p->gKey, p->gAlloc*nk, n*nk, sizeof(qval), 0, nThread))==0 ) return SQLITE_NOMEM;
   p->gKey = x;
@@ -56,35 +55,45 @@ static int growGroups(Part *p, const qplan *pl, int64_t need, int nThread){
     Agg *g = &p->aAgg[a];
     switch( g->g->fn ){
       case A_COUNT: case A_COUNTSTAR:
-        if( (x = grow(g->cnt, p->gAlloc, n, 8, 1, nThread))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->cnt, p->gAlloc, n, 8, zero, nThread))==0 ) return SQLITE_NOMEM;
         g->cnt = x;
         break;
       case A_SUM: case A_TOTAL: case A_AVG:
-        if( (x = grow(g->sum, p->gAlloc, n, sizeof(QSum), 1, nThread))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->sum, p->gAlloc, n, sizeof(QSum), zero, nThread))==0 ) return SQLITE_NOMEM;
         g->sum = x;
         break;
       case A_VARSAMP: case A_VARPOP: case A_SDSAMP: case A_SDPOP:
-        if( (x = grow(g->var, p->gAlloc, n, sizeof(QVar*), 1, nThread))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->var, p->gAlloc, n, sizeof(QVar*), zero, nThread))==0 ) return SQLITE_NOMEM;
         g->var = x;
         break;
       case A_MEDIAN: case A_PCT: case A_PCTCONT: case A_PCTDISC:
-        if( (x = grow(g->keys, p->gAlloc, n, sizeof(QKeys), 1, nThread))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->keys, p->gAlloc, n, sizeof(QKeys), zero, nThread))==0 ) return SQLITE_NOMEM;
         g->keys = x;
         break;
       default:                      /* min, max, argmin, argmax */
-        if( (x = grow(g->ext, p->gAlloc, n, sizeof(qval), 1, nThread))==0 ) return SQLITE_NOMEM;
+        if( (x = grow(g->ext, p->gAlloc, n, sizeof(qval), zero, nThread))==0 ) return SQLITE_NOMEM;
         g->ext = x;
-        for(j=p->gAlloc; j<n; j++) g->ext[j].t = SQLITE_NULL;
-        if( (x = grow(g->extPos, p->gAlloc, n, 8, 1, nThread))==0 ) return SQLITE_NOMEM;
+        for(j=p->gAlloc; zero && j<n; j++) g->ext[j].t = SQLITE_NULL;
+        if( (x = grow(g->extPos, p->gAlloc, n, 8, zero, nThread))==0 ) return SQLITE_NOMEM;
         g->extPos = x;
         if( g->g->fn==A_ARGMIN || g->g->fn==A_ARGMAX ){
-          if( (x = grow(g->argA, p->gAlloc, n, sizeof(qval), 1, nThread))==0 ) return SQLITE_NOMEM;
+          if( (x = grow(g->argA, p->gAlloc, n, sizeof(qval), zero, nThread))==0 ) return SQLITE_NOMEM;
           g->argA = x;
         }
         break;
     }
   }
   p->gAlloc = n;
+  return SQLITE_OK;
+}
+
+/* Room in p for need groups (0: one more), its new arrays zeroed on
+** nThread threads. */
+static int growGroups(Part *p, const qplan *pl, int64_t need, int nThread){
+  int64_t n = p->gAlloc ? 2*p->gAlloc : 64, j;
+  int rc;
+  while( n<need ) n *= 2;
+  if( (rc = growArrays(p, pl, n, 1, nThread))!=SQLITE_OK ) return rc;
   /* the hash table: twice the groups */
   {
     int64_t m = 2*n;
@@ -262,21 +271,36 @@ static void *mergeJob(void *pArg){
   return 0;
 }
 
-/* ---- wide groupings: every part's groups into the main one at once ---------------------- */
+/* ---- wide groupings: every part's groups appended to the main one ----------------------- */
 
 /* Many groups in parts that hardly share them (a GROUP BY of a key the
 ** table is in the order of: each worker's rows have keys of their own)
 ** make the pairwise merge below a chain of large merges, the last ones on
 ** one thread: TPC-H Q18's 1.5M orders a second of its first read on 16
-** threads. Such parts go into the main part at once instead: its table
-** sized for all their groups (it never grows), each thread taking the
-** groups whose hashes fall in its share, from every part. A key is only
-** ever looked for by the thread of its share, so a slot is claimed by an
-** atomic exchange of its hash, read by that thread alone (other threads
-** compare the hash, which differs, and read no further), and a group's
-** state is written by one thread. */
+** threads. Such parts are appended instead. The main part takes the first
+** part's arrays as they are (where the scan's thread made no groups of
+** its own: else its groups stay first), and every later part's groups
+** that no earlier part has are copied after them, their state moved (its
+** pointers, and the bytes its run kept, become the main part's); a group
+** an earlier part has is merged into that one (groupMerge).
+**
+** Which part has a key first is found in one table of every part's
+** groups, a slot a key: its hash and its owner (part and group). Each
+** thread claims the keys whose hashes fall in its share, the parts in
+** order, so the first part that has a key owns it. A key is only ever
+** looked for by the thread of its share, so a slot is claimed by an
+** atomic exchange of its hash and its owner is then read by that thread
+** alone (other threads compare the hash, which differs, and read no
+** further). New memory: that table (16 bytes a slot, at most three
+** quarters full), two words a group, and the groups appended: a merge
+** into an empty part touched a table of 64 bytes a group and every
+** group's state, zeroed first, of fresh pages (here, 2 cores, a VM whose
+** page faults are costly, TPC-H SF 1's 1.5M orders: 1.8 s, now 0.75). The
+** main part's own table is left stale, and freed: after the merge groups
+** are read by their numbers. */
 #define WIDE_MIN    65536           /* groups in all the parts from which they may go at once */
 #define WIDE_SAMPLE 256             /* groups of part 1 looked for in part 0: how much they share */
+#define WIDE_G      40              /* an owner's part above this bit, its group below */
 
 /* The group of key z[0..n) (hash h) in p, or -1. */
 static int64_t groupFind(const Part *p, const char *z, int n, uint64_t h){
@@ -289,77 +313,146 @@ static int64_t groupFind(const Part *p, const char *z, int n, uint64_t h){
   return -1;
 }
 
-/* The group of key z[0..n) (hash h) in v's table, made if it is not there
-** (its number from *pnGroup, its bytes kept by v's run): *pNew set then.
-** -1 when out of memory. The thread of h's share only. */
-static int64_t groupClaim(Part *v, int64_t *pnGroup, const char *z, int n, uint64_t h, int *pNew){
-  uint64_t k[2], mask = (uint64_t)v->hAlloc - 1, seen;
-  int64_t s, g;
-  slotWords(z, n, k);
-  for(s = (int64_t)(h & mask); ; s = (s + 1) & (int64_t)mask){
-    HSlot *e = &v->hs[s];
-    seen = __atomic_load_n(&e->h, __ATOMIC_ACQUIRE);
-    if( seen==0 ){
-      if( __atomic_compare_exchange_n(&e->h, &seen, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ) break;
-    }
-    if( seen==h && slotIs(v, e, h, k, z, n) ){
-      *pNew = 0;
-      return e->g;
-    }
-  }
-  g = __atomic_fetch_add(pnGroup, 1, __ATOMIC_RELAXED);
-  if( (v->gk[g].z = q_keep(v->r, z, n))==0 ) return -1;
-  v->gk[g].n = n;
-  v->hs[s].g = g;
-  v->hs[s].k[0] = k[0];
-  v->hs[s].k[1] = k[1];
-  *pNew = 1;
-  return g;
-}
+typedef struct WSlot { uint64_t h, owner; } WSlot;   /* a key's hash (0: none) and its owner */
+#define WIDE_OF    ((int64_t)1<<62)  /* aOwn: an owner (part << WIDE_G | group) follows */
+#define WIDE_GMASK (((uint64_t)1<<WIDE_G) - 1)
 
-/* One thread's share of a wide merge. */
+/* One thread's share of a wide merge: the keys whose hashes fall in share
+** j of nJob (wideClaim), else part j's groups (the others). */
 typedef struct WideJob {
   Exec *e;
-  int j, nJob;                      /* its share, of how many */
-  int64_t *pnGroup;                 /* the main part's groups (atomic) */
-  uint64_t **aHash;                 /* [part]: each group's hash */
-  int rc;
-  const char *zNotSame;             /* its qxNotSame, if any (the message in its run) */
-  qrun *r;                          /* the run keeping its bytes */
+  int j, nJob;
+  Part **aSrc; int nSrc;            /* the parts in order, the main part first */
+  uint64_t **aHash;                 /* [part][group]: its key's hash */
+  int64_t **aOwn;                   /* [part][group]: -1 where the part owns the key, else WIDE_OF |
+                                    ** its owner; then an owned group's place in the main part, and
+                                    ** another's -2 - its owner's place */
+  WSlot *aSlot; uint64_t mask;      /* the table of keys */
+  int64_t nOwn, at, nDup;           /* part j's groups it owns, the place of the first, the others */
 } WideJob;
 
-/* The share of hash h among n. */
+/* The share of hash h among n (a table's slot comes from its low bits). */
 static int wideShare(uint64_t h, int n){ return (int)(((h >> 32)*(uint64_t)n) >> 32); }
 
 static void *wideHash(void *pArg){
   WideJob *j = (WideJob*)pArg;
-  Part *q = &j->e->aPart[j->j];
+  const Part *q = j->aSrc[j->j];
   int64_t g;
   for(g=0; g<q->nGroup; g++) j->aHash[j->j][g] = qxHashKey(q->gk[g].z, q->gk[g].n);
   return 0;
 }
 
-static void *wideJob(void *pArg){
+static void *wideClaim(void *pArg){
   WideJob *j = (WideJob*)pArg;
-  Exec *e = j->e;
-  const qplan *pl = e->pl;
-  Part v = e->main;                 /* the main part, seen by this thread: its run and errors its own */
-  int w, isNew, rc = SQLITE_OK;
-  v.r = j->r;
-  v.zNotSame = 0;
-  for(w=0; w<e->nPart && rc==SQLITE_OK; w++){
-    Part *q = &e->aPart[w];
-    const uint64_t *aH = j->aHash[w];
-    int64_t g, h;
-    for(g=0; g<q->nGroup && rc==SQLITE_OK; g++){
-      if( wideShare(aH[g], j->nJob)!=j->j ) continue;
-      if( (h = groupClaim(&v, j->pnGroup, q->gk[g].z, q->gk[g].n, aH[g], &isNew))<0 ){ rc = SQLITE_NOMEM; break; }
-      rc = groupMerge(&v, pl, q, g, h, isNew);   /* (no DISTINCT here: wideMerge) */
+  int s;
+  for(s=0; s<j->nSrc; s++){
+    const Part *q = j->aSrc[s];
+    const uint64_t *aH = j->aHash[s];
+    int64_t g, t;
+    for(g=0; g<q->nGroup; g++){
+      uint64_t h = aH[g], seen;
+      if( wideShare(h, j->nJob)!=j->j ) continue;
+      for(t = (int64_t)((h >> 1) & j->mask); ; t = (t + 1) & (int64_t)j->mask){
+        WSlot *e = &j->aSlot[t];
+        seen = __atomic_load_n(&e->h, __ATOMIC_ACQUIRE);
+        if( seen==0 && __atomic_compare_exchange_n(&e->h, &seen, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ){
+          e->owner = (uint64_t)s<<WIDE_G | (uint64_t)g;
+          j->aOwn[s][g] = -1;
+          break;
+        }
+        if( seen==h ){
+          const GKey *o = &j->aSrc[e->owner>>WIDE_G]->gk[e->owner & WIDE_GMASK];
+          if( o->n==q->gk[g].n && memcmp(o->z, q->gk[g].z, (size_t)o->n)==0 ){
+            j->aOwn[s][g] = WIDE_OF | (int64_t)e->owner;
+            break;
+          }
+        }
+      }
     }
   }
-  j->rc = rc;
-  j->zNotSame = v.zNotSame;
   return 0;
+}
+
+/* Part j's owned groups counted. */
+static void *wideCount(void *pArg){
+  WideJob *j = (WideJob*)pArg;
+  const int64_t *aOwn = j->aOwn[j->j];
+  int64_t g, n = 0, nGroup = j->aSrc[j->j]->nGroup;
+  for(g=0; g<nGroup; g++) n += aOwn[g]==-1;
+  j->nOwn = n;
+  return 0;
+}
+
+/* Part j's owned groups given their places from j->at (the main part's:
+** where they are). */
+static void *wideNumber(void *pArg){
+  WideJob *j = (WideJob*)pArg;
+  int64_t *aOwn = j->aOwn[j->j], g, at = j->at, nGroup = j->aSrc[j->j]->nGroup;
+  for(g=0; g<nGroup; g++) if( aOwn[g]==-1 ) aOwn[g] = j->j ? at++ : g;
+  return 0;
+}
+
+/* Group g of b's state moved to group t of a. */
+static void aggMove(Agg *a, int64_t t, Agg *b, int64_t g){
+  switch( a->g->fn ){
+    case A_COUNT: case A_COUNTSTAR: a->cnt[t] = b->cnt[g]; break;
+    case A_SUM: case A_TOTAL: case A_AVG: a->sum[t] = b->sum[g]; b->sum[g].w = 0; break;
+    case A_VARSAMP: case A_VARPOP: case A_SDSAMP: case A_SDPOP: a->var[t] = b->var[g]; b->var[g] = 0; break;
+    case A_MEDIAN: case A_PCT: case A_PCTCONT: case A_PCTDISC:
+      a->keys[t] = b->keys[g];
+      memset(&b->keys[g], 0, sizeof(QKeys));
+      break;
+    default:
+      a->ext[t] = b->ext[g];
+      a->extPos[t] = b->extPos[g];
+      if( a->argA ) a->argA[t] = b->argA[g];
+      break;
+  }
+}
+
+/* Part j's (j > 0) other groups given their owners' places, and its owned
+** groups moved to theirs in the main part (aSrc[0], grown for them). The
+** owners' places read are owned groups', which no thread writes now. */
+static void *wideMove(void *pArg){
+  WideJob *j = (WideJob*)pArg;
+  const qplan *pl = j->e->pl;
+  Part *p = j->aSrc[0], *q = j->aSrc[j->j];
+  int64_t *aOwn = j->aOwn[j->j], g, t, nDup = 0;
+  int nk = SHOWN(pl), k;
+  for(g=0; g<q->nGroup; g++){
+    if( aOwn[g]&WIDE_OF ){
+      uint64_t o = (uint64_t)(aOwn[g] & ~WIDE_OF);
+      int s = (int)(o>>WIDE_G);
+      aOwn[g] = -2 - (s ? j->aOwn[s][o & WIDE_GMASK] : (int64_t)(o & WIDE_GMASK));
+      nDup++;
+      continue;
+    }
+    t = aOwn[g];
+    for(k=0; k<nk; k++) p->gKey[t*nk + k] = q->gKey[g*nk + k];
+    p->gPos[t] = q->gPos[g];
+    p->gk[t] = q->gk[g];
+    for(k=0; k<pl->nAgg; k++) aggMove(&p->aAgg[k], t, &q->aAgg[k], g);
+  }
+  j->nDup = nDup;
+  return 0;
+}
+
+/* a's groups (its arrays and their count, its table) and b's swapped. */
+static void swapGroups(Part *a, Part *b, const qplan *pl){
+  Part t = *a;
+  int k;
+  a->nGroup = b->nGroup; a->gAlloc = b->gAlloc; a->gKey = b->gKey; a->gPos = b->gPos; a->hs = b->hs;
+  a->hAlloc = b->hAlloc; a->gk = b->gk;
+  b->nGroup = t.nGroup; b->gAlloc = t.gAlloc; b->gKey = t.gKey; b->gPos = t.gPos; b->hs = t.hs;
+  b->hAlloc = t.hAlloc; b->gk = t.gk;
+  for(k=0; k<pl->nAgg; k++){
+    Agg *x = &a->aAgg[k], *y = &b->aAgg[k], u = *x;
+    assert( !Q_DEDUP(x->g) && x->res==0 && y->res==0 );
+    x->cnt = y->cnt; x->sum = y->sum; x->ext = y->ext; x->extPos = y->extPos; x->argA = y->argA;
+    x->var = y->var; x->keys = y->keys;
+    y->cnt = u.cnt; y->sum = u.sum; y->ext = u.ext; y->extPos = u.extPos; y->argA = u.argA;
+    y->var = u.var; y->keys = u.keys;
+  }
 }
 
 /* Do the parts hardly share their groups, and are they many (no DISTINCT,
@@ -382,44 +475,74 @@ static int wideMerge(const Exec *e, int64_t *pnAll){
   return nShared*8<=nLook;          /* an eighth or less */
 }
 
-/* The workers' parts into the main one at once (wideMerge said so): nAll
+/* The workers' parts appended to the main one (wideMerge said so): nAll
 ** groups at most. */
 static int mergeWide(Exec *e, int64_t nAll){
+  const qplan *pl = e->pl;
   WideJob a[GA_THREADS_MAX + 1];
+  Part *aSrc[GA_THREADS_MAX + 1], *p = &e->main;
   uint64_t *aHash[GA_THREADS_MAX + 1];
-  int64_t nGroup = e->main.nGroup;
-  int n = e->nPart, w, rc;
-  assert( n<=GA_THREADS_MAX + 1 );
-  if( nAll>e->main.gAlloc && (rc = growGroups(&e->main, e->pl, nAll, e->nPart))!=SQLITE_OK ) return rc;
+  int64_t *aOwn[GA_THREADS_MAX + 1], nSlot = 1024, at, g;
+  WSlot *aSlot;
+  int nSrc = 0, w = 0, rc = SQLITE_OK;
+  if( p->nGroup==0 ){                /* the first part's groups are the main part's */
+    swapGroups(p, &e->aPart[0], pl);
+    q_keep_move(p->r, e->aPart[0].r);
+    w = 1;
+  }
+  aSrc[nSrc++] = p;
+  for(; w<e->nPart; w++) if( e->aPart[w].nGroup ) aSrc[nSrc++] = &e->aPart[w];
+  assert( nSrc<=GA_THREADS_MAX + 1 );
+  while( 3*nSlot<4*nAll ) nSlot *= 2;
   memset(aHash, 0, sizeof(aHash));
-  for(w=0; w<n; w++){
+  memset(aOwn, 0, sizeof(aOwn));
+  if( (aSlot = ga_malloc64(sizeof(WSlot)*(uint64_t)nSlot))==0 ) return SQLITE_NOMEM;
+  zeroPar((char*)aSlot, sizeof(WSlot)*(size_t)nSlot, nSrc);
+  for(w=0; w<nSrc; w++){
+    memset(&a[w], 0, sizeof(a[w]));
     a[w].e = e;
     a[w].j = w;
-    a[w].nJob = n;
-    a[w].pnGroup = &nGroup;
+    a[w].nJob = nSrc;
+    a[w].aSrc = aSrc;
+    a[w].nSrc = nSrc;
     a[w].aHash = aHash;
-    a[w].rc = SQLITE_OK;
-    a[w].zNotSame = 0;
-    a[w].r = e->aPart[w].r;
-    if( (aHash[w] = ga_malloc64(8*(uint64_t)(e->aPart[w].nGroup + 1)))==0 ){
-      for(w=0; w<n; w++) ga_free(aHash[w]);
-      return SQLITE_NOMEM;
+    a[w].aOwn = aOwn;
+    a[w].aSlot = aSlot;
+    a[w].mask = (uint64_t)nSlot - 1;
+    if( (aHash[w] = ga_malloc64(8*(uint64_t)(aSrc[w]->nGroup + 1)))==0
+     || (aOwn[w] = ga_malloc64(8*(uint64_t)(aSrc[w]->nGroup + 1)))==0 ){
+      rc = SQLITE_NOMEM;
+      goto done;
     }
   }
-  q_fan(n, wideHash, a, sizeof(a[0]));
-  q_fan(n, wideJob, a, sizeof(a[0]));
-  e->main.nGroup = nGroup;
-  assert( nGroup<=e->main.gAlloc );
-  rc = SQLITE_OK;
-  for(w=0; w<n; w++){
-    q_keep_move(e->main.r, e->aPart[w].r);   /* (the main part's groups show their bytes) */
+  q_fan(nSrc, wideHash, a, sizeof(a[0]));
+  q_fan(nSrc, wideClaim, a, sizeof(a[0]));
+  q_fan(nSrc, wideCount, a, sizeof(a[0]));
+  for(w=0, at=0; w<nSrc; w++){
+    a[w].at = at;
+    at += a[w].nOwn;
+  }
+  assert( a[0].nOwn==p->nGroup );
+  q_fan(nSrc, wideNumber, a, sizeof(a[0]));
+  if( at>p->gAlloc && (rc = growArrays(p, pl, at, 0, nSrc))!=SQLITE_OK ) goto done;
+  if( nSrc>1 ) q_fan(nSrc - 1, wideMove, a + 1, sizeof(a[0]));
+  p->nGroup = at;
+  ga_free(p->hs);                    /* (stale: the main part's groups are read by number now) */
+  p->hs = 0;
+  p->hAlloc = 0;
+  for(w=1; w<nSrc; w++) q_keep_move(p->r, aSrc[w]->r);   /* (the main part's groups show their bytes) */
+  /* the groups an earlier part has, merged into its group */
+  for(w=1; w<nSrc && rc==SQLITE_OK; w++){
+    for(g=0; a[w].nDup && g<aSrc[w]->nGroup && rc==SQLITE_OK; g++){
+      if( aOwn[w][g]<-1 ) rc = groupMerge(p, pl, aSrc[w], g, -2 - aOwn[w][g], 0);
+    }
+  }
+done:
+  for(w=0; w<nSrc; w++){
     ga_free(aHash[w]);
-    if( rc==SQLITE_OK && a[w].zNotSame ){
-      e->main.zNotSame = a[w].zNotSame;
-      rc = q_run_error(e->main.r, QE_BAIL, "%s", a[w].zNotSame);
-    }
-    if( rc==SQLITE_OK ) rc = a[w].rc;
+    ga_free(aOwn[w]);
   }
+  ga_free(aSlot);
   return rc;
 }
 
