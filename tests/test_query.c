@@ -6806,6 +6806,70 @@ START_TEST(test_flatten_shared){
 }
 END_TEST
 
+/* BETWEEN's two comparisons share its operand, and a join may put them in
+** different operators, each planned apart: the scan's filter, a joined
+** table's build, a condition over joined rows, a decorrelated aggregate's
+** rows (x BETWEEN (SELECT max(...) WHERE ... = outer) AND u), a semi join's
+** build. 240 random reads a pass: the operand a literal, a column of
+** either table or an expression of one; the bounds the same or the
+** correlated max; columns of no type, TEXT and REAL holding numbers, TEXT
+** that looks like one and TEXT that does not, so that affinities decide.
+** Each read SQLite's answer. */
+START_TEST(test_between_split){
+  static const char *azX[] = { "'12'", "12", "t.u", "t.b + 1", "k.v", "k.w", "abs(k.v)", "t.s", "k.s" };
+  static const char *azB[] = { "'12'", "3", "-1e9", "'zz'", "t.u", "t.b", "k.v", "k.w", "t.s || ''", "k.s",
+                               "(SELECT max(m.v) FROM k AS m WHERE m.id = t.kid)" };
+  static const char *azVal[] = { "12", "'12'", "3.5", "'x'", "NULL", "-7", "'3'", "381.25", "X'31'" };
+  sqlite3 *db = s_open(4096, 1000);
+  h_rng r;
+  int i, nEngine = 0, nRead = 0;
+  h_rng_init(&r, h_seed ^ 0xb7e3);
+  EXEC(db, "CREATE TABLE t(a INTEGER, kid INTEGER, u, b REAL, s TEXT);"
+           "CREATE TABLE k(id INTEGER, v INTEGER, w, s TEXT)");
+  EXEC(db, "BEGIN");
+  for(i=0; i<300; i++){
+    EXEC(db, "INSERT INTO t VALUES(%d, %d, %s, %s, %s)", i, (int)h_range(&r, 0, 40), azVal[h_next(&r) % 9],
+         azVal[h_next(&r) % 9], azVal[h_next(&r) % 9]);
+  }
+  for(i=0; i<60; i++){
+    EXEC(db, "INSERT INTO k VALUES(%d, %s, %s, %s)", i % 45, azVal[h_next(&r) % 9], azVal[h_next(&r) % 9],
+         azVal[h_next(&r) % 9]);
+  }
+  EXEC(db, "COMMIT");
+  for(i=0; i<240; i++){
+    const char *zX = azX[h_next(&r) % 9], *zLo = azB[h_next(&r) % 11], *zHi = azB[h_next(&r) % 11];
+    const char *zNot = h_next(&r) % 5==0 ? "NOT " : "";
+    int form = (int)(h_next(&r) % 3), engine = 0;
+    char *zSql, *zRef, *zDiff;
+    if( form==0 ){
+      zSql = sqlite3_mprintf("SELECT count(*), sum(t.a) FROM t JOIN k ON k.id = t.kid WHERE %s %sBETWEEN %s AND %s",
+                             zX, zNot, zLo, zHi);
+    }else{
+      /* over t alone outside: k's columns become the subquery's (m is k too) */
+      const char *zIn = form==1 ? "" : "EXISTS (SELECT 1 FROM k WHERE k.id = t.kid AND ";
+      if( form==1 ){
+        if( zX[0]=='k' || zX[4]=='k' ) zX = "t.u";
+        if( zLo[0]=='k' ) zLo = "t.b";
+        if( zHi[0]=='k' ) zHi = "'12'";
+      }
+      zSql = sqlite3_mprintf("SELECT count(*), sum(t.a) FROM t WHERE %s%s %sBETWEEN %s AND %s%s",
+                             zIn, zX, zNot, zLo, zHi, form==1 ? "" : ")");
+    }
+    zRef = refOf(zSql);
+    zDiff = readDiff(db, zSql, zRef, 0, 0, &engine);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    nEngine += engine;
+    nRead++;
+    sqlite3_free(zDiff);
+    sqlite3_free(zRef);
+    sqlite3_free(zSql);
+  }
+  printf("gpu_query BETWEEN split by a join, %s backend: %d of %d reads on the engine\n", g_backend, nEngine, nRead);
+  CHECK(nEngine>=nRead/2, "only %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* Subqueries in FROM and WITH tables that select rows, merged into the
 ** query that reads them (flatten.c), 1,200 random ones a pass: over one
 ** table or a join, each column an expression (a column, +1, lower(),
@@ -7919,6 +7983,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_tpch22);
   tcase_add_test(tc, test_big_alloc);
   tcase_add_test(tc, test_flatten_shared);
+  tcase_add_test(tc, test_between_split);
   tcase_add_test(tc, test_flatten);
   tcase_add_loop_test(tc, test_derived_join, 0, 2);
   tcase_add_loop_test(tc, test_decorrelate, 0, 2);

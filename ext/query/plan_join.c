@@ -12,7 +12,13 @@ static int jconjAdd(Bind *b, JSort *js, qexpr *e, int from){
   int k;
   if( e==0 ) return 1;
   for(k=0; from<0 && k<b->nSemi; k++) if( e==b->aSemi[k].pTerm ) return 1;   /* (its own table: 9a) */
-  if( e->op==E_AND ) return jconjAdd(b, js, e->a, from) && jconjAdd(b, js, e->b, from);
+  if( e->op==E_AND ){
+    /* BETWEEN's two comparisons share its operand (parse.c), and each may
+    ** go to another operator, planned apart: a node's evaluation buffer is
+    ** numbered by the plan that binds it first, so the second gets a copy */
+    qexpr *r = e->a && e->b && e->a->synth && e->b->synth && e->a->a==e->b->a ? qpCopyTree(b, e->b) : e->b;
+    return jconjAdd(b, js, e->a, from) && jconjAdd(b, js, r, from);
+  }
   if( e->op==E_OR ){
     /* a conjunct every branch has holds where the OR does: added as one of
     ** its own (a copy), so that an equality in each branch still joins
