@@ -6870,6 +6870,56 @@ START_TEST(test_between_split){
 }
 END_TEST
 
+/* A scalar subquery has no collation (sqlite3ExprCollSeq of TK_SELECT), so
+** a comparison with one takes the other operand's, and max(s, x, y) the
+** first collation of x and y; the engine answers a correlated aggregate by
+** a join with the groups (decorrelate.c) and a correlated count(*) by a
+** join's count, whose columns must carry none either. 200 random reads a
+** pass over TEXT that differs in case and trailing spaces, each SQLite's
+** answer. */
+START_TEST(test_subquery_collation){
+  static const char *azSub[] = { "(SELECT max(k.kb) FROM k WHERE k.ka = t.a)", "(SELECT min(k.kb) FROM k WHERE k.ka = t.a)",
+                                 "(SELECT count(*) FROM k WHERE k.ka = t.a)" };
+  static const char *azCol[] = { "c", "r", "s", "c COLLATE BINARY", "s COLLATE NOCASE", "r COLLATE RTRIM", "'a'", "'B '" };
+  static const char *azOp[] = { "=", "<", ">", "<>", ">=" };
+  static const char *azText[] = { "'a'", "'A'", "'a '", "'B'", "'b  '", "'1'", "1", "NULL" };
+  sqlite3 *db = s_open(4096, 1000);
+  h_rng r;
+  int i, nEngine = 0, nRead = 0;
+  h_rng_init(&r, h_seed ^ 0xc011);
+  EXEC(db, "CREATE TABLE t(a INTEGER, c TEXT COLLATE NOCASE, r TEXT COLLATE RTRIM, s TEXT);"
+           "CREATE TABLE k(ka INTEGER, kb TEXT)");
+  EXEC(db, "BEGIN");
+  for(i=0; i<400; i++){
+    EXEC(db, "INSERT INTO t VALUES(%d, %s, %s, %s)", (int)h_range(&r, 0, 30), azText[h_next(&r) % 8],
+         azText[h_next(&r) % 8], azText[h_next(&r) % 8]);
+  }
+  for(i=0; i<200; i++) EXEC(db, "INSERT INTO k VALUES(%d, %s)", (int)h_range(&r, 0, 25), azText[h_next(&r) % 7]);
+  EXEC(db, "COMMIT");
+  for(i=0; i<200; i++){
+    const char *zSub = azSub[h_next(&r) % 3], *zCol = azCol[h_next(&r) % 8], *zOp = azOp[h_next(&r) % 5];
+    int form = (int)(h_next(&r) % 3), engine = 0;
+    char *zSql, *zDiff;
+    if( form==0 ){
+      zSql = sqlite3_mprintf("SELECT count(*), sum(a) FROM t WHERE %s %s %s", zSub, zOp, zCol);
+    }else if( form==1 ){
+      zSql = sqlite3_mprintf("SELECT count(*), sum(a) FROM t WHERE %s %s %s", zCol, zOp, zSub);
+    }else{
+      zSql = sqlite3_mprintf("SELECT a, max(%s, %s, %s) FROM t", zSub, zCol, azCol[h_next(&r) % 8]);
+    }
+    zDiff = readDiff(db, zSql, 0, 0, 0, &engine);
+    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
+    nEngine += engine;
+    nRead++;
+    sqlite3_free(zDiff);
+    sqlite3_free(zSql);
+  }
+  printf("gpu_query scalar subqueries' collation, %s backend: %d of %d reads on the engine\n", g_backend, nEngine, nRead);
+  CHECK(nEngine>=nRead/3, "only %d of %d reads on the engine", nEngine, nRead);
+  sqlite3_close(db);
+}
+END_TEST
+
 /* Subqueries in FROM and WITH tables that select rows, merged into the
 ** query that reads them (flatten.c), 1,200 random ones a pass: over one
 ** table or a join, each column an expression (a column, +1, lower(),
@@ -7984,6 +8034,7 @@ static Suite *querySuite(void){
   tcase_add_test(tc, test_big_alloc);
   tcase_add_test(tc, test_flatten_shared);
   tcase_add_test(tc, test_between_split);
+  tcase_add_test(tc, test_subquery_collation);
   tcase_add_test(tc, test_flatten);
   tcase_add_loop_test(tc, test_derived_join, 0, 2);
   tcase_add_loop_test(tc, test_decorrelate, 0, 2);

@@ -208,6 +208,8 @@ int q_decorrelate(qselect *s, qexpr *pTerm, qselect *sub, int iName, int (*xInne
   s->nJoin++;
   /* the comparison reads the value */
   if( (v = q_col_node(s, aJoin[s->nJoin - 1].zAlias, "gpuagg_v"))==0 ) return -1;
+  v->noColl = 1;                   /* (as the subquery it stands for: no collation, so the
+                                   ** comparison takes the other operand's) */
   v->at = (*ppSub)->at;
   v->end = (*ppSub)->end;
   *ppSub = v;

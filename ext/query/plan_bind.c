@@ -202,7 +202,7 @@ static int bindJoinCol(Bind *b, qexpr *e){
   if( t->aCol[c].zColl==0 || (e->coll = qpCollOf(b->pl->bin, t->aCol[c].zColl))<0 ){
     return qpWhy(b, "column %s's collation %s", e->zName, t->aCol[c].zColl ? t->aCol[c].zColl : "(unknown)");
   }
-  e->noColl = t->aCol[c].pk==1 && t->rowidAlias;
+  e->noColl = e->noColl || (t->aCol[c].pk==1 && t->rowidAlias);   /* (or decorrelate.c's value) */
   return 1;
 }
 
@@ -418,12 +418,15 @@ static int bindExpr(Bind *b, qexpr **pe, int ctx, int inAgg){
         if( b->aSemi[k].count && b->aSemi[k].pTerm->at==e->at && b->aSemi[k].pTerm->end==e->end ) break;
       }
       if( k<b->nSemi ){
-        /* a correlated count(*) (9e): its join's count, a value without affinity */
+        /* a correlated count(*) (9e): its join's count, a value without
+        ** affinity or collation (a subquery has none: sqlite3ExprCollSeq,
+        ** so max(it, x COLLATE NOCASE) compares by x's) */
         const qjoin *q = &b->pl->aJoin[b->aTab[b->nFrom + k].iJoin];
         e->op = E_COL;
         e->iCol = Q_JCOL0 + q->iCol0 + Q_COUNT_COL;
         e->aff = -1;
         e->coll = 0;
+        e->noColl = 1;
         return 1;
       }
       return qpSubqueryValue(b, e)!=0;   /* its value and affinity, or SQLite's when folding */

@@ -143,7 +143,9 @@ struct qexpr {
   int noColl;                      /* E_COL: the rowid's alias (an INTEGER PRIMARY KEY), which
                                    ** has no collation (sqlite3ExprCollSeq: iColumn < 0), so
                                    ** qpCollWalk finds none (a compound's column takes the next
-                                   ** arm's) */
+                                   ** arm's); or the value of a scalar subquery that a join
+                                   ** answers (decorrelate.c's, a correlated count(*)), which
+                                   ** has none either (sqlite3ExprCollSeq of TK_SELECT) */
   int cmpAff;                      /* comparisons: the affinity applied (-1 none) */
   int cmpColl;                     /* comparisons, IN, NULLIF: the collation (C_*) */
   char *zTpl;                      /* E_SQL: "SELECT ..." with ?1 for a, ?2... for aTplLit */
