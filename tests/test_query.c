@@ -3938,8 +3938,10 @@ START_TEST(test_decorrelated_restrict){
            " (n * %u) %% 5003, CASE WHEN n %% 13 = 5 THEN NULL ELSE (n * 7919) %% 1000 END FROM c;"
            " WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM c WHERE n<2999) INSERT INTO r SELECT"
            " (n * 31) %% 1500, n %% 50 FROM c; INSERT INTO y SELECT pk, sz FROM p;"
-           " CREATE INDEX x_k ON x(k)", m, m + 2);   /* (SQLite's subqueries search it; the outer
-                                                   ** conditions keep most rows, so the engine's plan costs less) */
+           " CREATE INDEX x_k ON x(k)", 1 + m % 10, m + 2);   /* (p.sz's multiplier no multiple of 11, which
+                                                   ** put every sz at 0; SQLite's subqueries search the index; the
+                                                   ** outer conditions keep most rows, so the engine's plan costs
+                                                   ** less) */
   EXEC(db, "SELECT gpuagg_config('threads', 3), gpuagg_config('cache', %d), gpuagg_config('query_kept', %d),"
            " gpuagg_config('threshold', 1000)", 1<<28, cpu ? 1 : -1);
   for(q=0; q<2*nSql; q++){                  /* (the writes in rollback journal mode, then in WAL) */
