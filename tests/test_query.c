@@ -6843,8 +6843,8 @@ START_TEST(test_between_split){
   for(i=0; i<240; i++){
     const char *zX = azX[h_next(&r) % 9], *zLo = azB[h_next(&r) % 11], *zHi = azB[h_next(&r) % 11];
     const char *zNot = h_next(&r) % 5==0 ? "NOT " : "";
-    int form = (int)(h_next(&r) % 3), engine = 0;
-    char *zSql, *zRef, *zDiff;
+    int form = (int)(h_next(&r) % 3);
+    char *zSql;
     if( form==0 ){
       zSql = sqlite3_mprintf("SELECT count(*), sum(t.a) FROM t JOIN k ON k.id = t.kid WHERE %s %sBETWEEN %s AND %s",
                              zX, zNot, zLo, zHi);
@@ -6859,13 +6859,7 @@ START_TEST(test_between_split){
       zSql = sqlite3_mprintf("SELECT count(*), sum(t.a) FROM t WHERE %s%s %sBETWEEN %s AND %s%s",
                              zIn, zX, zNot, zLo, zHi, form==1 ? "" : ")");
     }
-    zRef = refOf(zSql);
-    zDiff = readDiff(db, zSql, zRef, 0, 0, &engine);
-    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
-    nEngine += engine;
-    nRead++;
-    sqlite3_free(zDiff);
-    sqlite3_free(zRef);
+    readCompared(db, zSql, &nEngine, &nRead);
     sqlite3_free(zSql);
   }
   printf("gpu_query BETWEEN split by a join, %s backend: %d of %d reads on the engine\n", g_backend, nEngine, nRead);
@@ -6902,8 +6896,8 @@ START_TEST(test_subquery_collation){
   EXEC(db, "COMMIT");
   for(i=0; i<200; i++){
     const char *zSub = azSub[h_next(&r) % 3], *zCol = azCol[h_next(&r) % 8], *zOp = azOp[h_next(&r) % 5];
-    int form = (int)(h_next(&r) % 3), engine = 0;
-    char *zSql, *zDiff;
+    int form = (int)(h_next(&r) % 3);
+    char *zSql;
     if( form==0 ){
       zSql = sqlite3_mprintf("SELECT count(*), sum(a) FROM t WHERE %s %s %s", zSub, zOp, zCol);
     }else if( form==1 ){
@@ -6911,11 +6905,7 @@ START_TEST(test_subquery_collation){
     }else{
       zSql = sqlite3_mprintf("SELECT a, max(%s, %s, %s) FROM t", zSub, zCol, azCol[h_next(&r) % 8]);
     }
-    zDiff = readDiff(db, zSql, 0, 0, 0, &engine);
-    CHECK(zDiff==0, "%s\n  %s", zSql, zDiff);
-    nEngine += engine;
-    nRead++;
-    sqlite3_free(zDiff);
+    readCompared(db, zSql, &nEngine, &nRead);
     sqlite3_free(zSql);
   }
   printf("gpu_query scalar subqueries' collation, %s backend: %d of %d reads on the engine\n", g_backend, nEngine, nRead);
