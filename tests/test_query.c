@@ -6852,7 +6852,7 @@ START_TEST(test_between_split){
       /* over t alone outside: k's columns become the subquery's (m is k too) */
       const char *zIn = form==1 ? "" : "EXISTS (SELECT 1 FROM k WHERE k.id = t.kid AND ";
       if( form==1 ){
-        if( zX[0]=='k' || zX[4]=='k' ) zX = "t.u";
+        if( strstr(zX, "k.") ) zX = "t.u";
         if( zLo[0]=='k' ) zLo = "t.b";
         if( zHi[0]=='k' ) zHi = "'12'";
       }
