@@ -159,7 +159,7 @@ START_TEST(test_placement){
   EXEC(db, "UPDATE t SET v = v %% 1000000");
   for(i=0; i<sizeof(at)/sizeof(at[0]); i++){
     char zWhat[64];
-    int64_t later = at[i] + 1 + (int64_t)(h_seed % 7)*C;
+    int64_t later = at[i] + 2 + (int64_t)(h_seed % 7)*C;   /* (never at[i] + 1, the other extreme's row) */
     if( later>n ) later = n;
     EXEC(db, "UPDATE t SET v = CASE WHEN rowid=%lld THEN 2000000 WHEN rowid=%lld THEN 2000000.0"
              " WHEN rowid=%lld+1 THEN -2000000.0 WHEN rowid=%lld THEN -2000000 ELSE v %% 1000000 END",
