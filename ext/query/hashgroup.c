@@ -422,8 +422,7 @@ static void *wideMove(void *pArg){
   for(g=0; g<q->nGroup; g++){
     if( aOwn[g]&WIDE_OF ){
       uint64_t o = (uint64_t)(aOwn[g] & ~WIDE_OF);
-      int s = (int)(o>>WIDE_G);
-      aOwn[g] = -2 - (s ? j->aOwn[s][o & WIDE_GMASK] : (int64_t)(o & WIDE_GMASK));
+      aOwn[g] = -2 - j->aOwn[o>>WIDE_G][o & WIDE_GMASK];   /* (the main part's places are its numbers) */
       nDup++;
       continue;
     }
