@@ -405,8 +405,15 @@ int ga_device_usable(char *zWhy);
 ** 0 no, -1 not yet (the driver is being asked meanwhile: ask
 ** ga_device_usable when the answer is needed). */
 int ga_device_probe_soon(void);
+/* Columns are kept for the device before any context: the device made
+** ready (its context) on a thread of its own, once a process, so that they
+** can go there. 1 while that thread is at it (a read that would wait for
+** it need not: ask again later), else 0 (it ended: the device is warm or
+** off, or no thread could start). */
+int ga_device_warm_soon(void);
 /* Every connection has closed: what the device backend keeps for reuse
-** (its freed blocks) is given back, and a probe's thread joined. */
+** (its freed blocks) is given back, and the probe's and warm-up's threads
+** joined. */
 void ga_device_idle(void);
 
 #endif /* GPUAGG_BACKEND_H */

@@ -4,13 +4,20 @@
 **   1. Nothing here runs at load time. ga_cuda_usable asks the driver for a
 **      device once per process (cudaGetDeviceCount and the device's
 **      properties: no context); the context is created by the first
-**      reduction (xStart), never by a query that stays on the CPU.
+**      reduction (xStart), never by a query that stays on the CPU (but for
+**      1b).
 **   1a. A read that does not need the answer yet (a first read that keeps
 **      columns for the device) has the driver asked on a thread of its
 **      own (ga_cuda_probe_soon): its first answer takes about 100 ms,
 **      which the read's scan then covers. The thread is joined by the
 **      first caller that needs the answer, or when the last connection
 **      closes (the library may be unloaded then).
+**   1b. Columns kept in host memory for the device before any context
+**      (cache.c, 6) have the first device's context made on a thread of
+**      its own (ga_cuda_warm_soon), once a process: its 0.2 s is then
+**      nobody's wait, and a read over those columns meanwhile runs on the
+**      CPU (kept.c). That thread is joined when the last connection
+**      closes.
 **   2. A slot's host buffer is ordinary memory (ga_host_alloc), pinned in
 **      place with cudaHostRegister once a context exists. A slot opened
 **      before that is copied pageable for its first chunks and pinned when it
@@ -263,6 +270,46 @@ void ga_cuda_probe_join(void){
   if( run ) probeRun = 2;
   pthread_mutex_unlock(&probeMu);
   if( run ) pthread_join(probeTh, 0);
+}
+
+/* The warm-up's own thread (1b), once a process: guarded by probeMu. */
+static pthread_t warmTh;            /* the thread */
+static int warmRun;                 /* 0: none, 1: started and not joined, 2: joined (or not started) */
+static int warmEnded;               /* warmMain has returned (atomic) */
+
+static void *warmMain(void *pArg){
+  char zErr[GA_ERRLEN];
+  int d = ga_cu_first(0);           /* (the probe's answer first) */
+  (void)pArg;
+  if( d>=0 ){
+    /* the primary context outside g.mu (the most of its 0.2 s, which other
+    ** callers need not wait for), then the kernels loaded under it: ga_cu_live
+    ** finds the context made (a failure there switches the device off, as
+    ** at its first use) */
+    if( cudaSetDevice(d)==cudaSuccess ) (void)cudaFree(0);
+    (void)cudaGetLastError();
+    (void)ga_cu_live(d, zErr);
+  }
+  __atomic_store_n(&warmEnded, 1, __ATOMIC_RELEASE);
+  return 0;
+}
+
+int ga_cuda_warm_soon(void){
+  int busy;
+  pthread_mutex_lock(&probeMu);
+  if( warmRun==0 ) warmRun = pthread_create(&warmTh, 0, warmMain, 0)==0 ? 1 : 2;
+  busy = warmRun==1 && !__atomic_load_n(&warmEnded, __ATOMIC_ACQUIRE);
+  pthread_mutex_unlock(&probeMu);
+  return busy;
+}
+
+void ga_cuda_warm_join(void){
+  int run;
+  pthread_mutex_lock(&probeMu);
+  run = warmRun==1;
+  if( run ) warmRun = 2;
+  pthread_mutex_unlock(&probeMu);
+  if( run ) pthread_join(warmTh, 0);
 }
 
 int ga_cuda_probe_soon(void){

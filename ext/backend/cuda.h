@@ -23,6 +23,11 @@ int ga_cuda_usable(char *zWhy);
 ** thread joined (none: nothing done). */
 int ga_cuda_probe_soon(void);
 void ga_cuda_probe_join(void);
+/* Requirement 1b: the first device's context made on a thread of its own
+** (once a process): 1 while that thread is at it, else 0 (done, failed,
+** or no thread could start); that thread joined. */
+int ga_cuda_warm_soon(void);
+void ga_cuda_warm_join(void);
 void ga_cuda_describe(sqlite3_str*);
 int ga_cuda_allowed(int d, int nDev);
 const char *ga_cuda_device_name(int d);

@@ -32,9 +32,18 @@ int ga_device_probe_soon(void){
 #endif
 }
 
+int ga_device_warm_soon(void){
+#ifdef GPUAGG_CUDA
+  return ga_cuda_warm_soon();
+#else
+  return 0;
+#endif
+}
+
 void ga_device_idle(void){
 #ifdef GPUAGG_CUDA
   ga_cuda_probe_join();
+  ga_cuda_warm_join();
   (void)ga_cu_blocks_trim(-1);
 #endif
 }

@@ -494,10 +494,12 @@ int q_exec(sqlite3_vtab *vt, sqlite3 *db, qplan *pl, int keep, qkeptcache *kc, c
     }
   }
   /* The table's pages (else a statement), kept as the workers read them for
-  ** the next read where 8 may serve it (its kept columns were 8's to read);
-  ** else its kept columns where it has them (qxKeptRecord). */
+  ** the next read where 8 may serve it (its kept columns were 8's to read,
+  ** but while the device is being readied: r->keptHost); else its kept
+  ** columns where it has them (qxKeptRecord). */
   if( (rc = ga_source_open(((ga_vtab*)vt)->db, conn, "gpu_query", &pl->src, pl->nCol, pl->aiCol, pl->aWant,
-                            qxKeptRecord(conn, pl, keep || q_table_keeps_sub(vt)), &src, pzErr))!=SQLITE_OK ){
+                            r->keptHost ? GA_SRC_CACHE : qxKeptRecord(conn, pl, keep || q_table_keeps_sub(vt)),
+                            &src, pzErr))!=SQLITE_OK ){
     goto done;
   }
   rc = src->xScan(src, &e.base);

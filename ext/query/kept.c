@@ -718,9 +718,11 @@ static int keptSame(const qkeptcache *kc, const qplan *pl, ga_resident *const *a
 ** into *pSrc (the caller closes it), and the backend that will serve into
 ** *pBe: the device where useDev and every column is there, the CPU's where
 ** gpuagg_config('query_kept') is 1, else none (why, if any, in *pzWhy; in
-** 'cuda' mode, where strict, an error). SQLITE_OK or an error (*pzErr). */
+** 'cuda' mode, where strict, an error; *pHost set where the columns are
+** kept and the device is being readied). SQLITE_OK or an error (*pzErr). */
 static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int strict, ga_colsrc **pSrc,
-                    ga_resident **aRes, ga_qcol *aCol, const ga_backend **pBe, char **pzWhy, char **pzErr){
+                    ga_resident **aRes, ga_qcol *aCol, const ga_backend **pBe, int *pHost, char **pzWhy,
+                    char **pzErr){
   ga_conn *conn = ((ga_vtab*)vt)->conn;
   const ga_backend *dev = ga_device_backend();
   ga_colsrc *src = 0;
@@ -760,8 +762,14 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
   }
   for(c=0; useDev && c<pl->nCol; c++){
     if( ga_cache_kept(src, c)->d==0 ){       /* kept in host memory only: the device again */
-      /* (a first read that kept them on the host may have made no context: the page
-      ** source's operators are the CPU's) */
+      /* (a first read that kept them on the host made no context, its operators the CPU's;
+      ** one is being made on a thread of its own (cache.c, 5): until it is, outside 'cuda'
+      ** mode, the CPU operators read the kept columns rather than wait for it) */
+      if( !dev->xWarm() && conn->mode!=GA_CUDA && ga_device_warm_soon() ){
+        *pHost = 1;
+        *pzWhy = sqlite3_mprintf("the device's context is being made: the CPU operators read the kept columns");
+        return SQLITE_OK;
+      }
       if( !dev->xWarm() && dev->xWake(conn->devices, zErr) ){
         *pzWhy = sqlite3_mprintf("%s", zErr);
         return SQLITE_OK;
@@ -881,7 +889,7 @@ int qxKeptRun(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, co
     if( note && (r->zKeptWhy = sqlite3_mprintf("%s", zNot))==0 ) return SQLITE_NOMEM;
     return SQLITE_OK;
   }
-  rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &zWhy, pzErr);
+  rc = keptCols(vt, pl, keep, useDev, 1, &src, aRes, aCol, &be, &r->keptHost, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
   if( kc ) zKey = planKey(pl, zParams);    /* the parameters, and the constants they fold into */
@@ -1025,7 +1033,7 @@ int qxKeptOrder(Exec *e, sqlite3_vtab *vt, qplan *pl, int keep, qkeptcache *kc, 
    || (!joined && !qxOrderable(pl, &lim, &off)) ){
     return SQLITE_OK;
   }
-  rc = keptCols(vt, pl, keep, useDev, 0, &src, aRes, aCol, &be, &zWhy, pzErr);
+  rc = keptCols(vt, pl, keep, useDev, 0, &src, aRes, aCol, &be, &r->keptHost, &zWhy, pzErr);
   r->aMs[0] = ga_now_ms() - t0;
   if( rc!=SQLITE_OK || be==0 ) goto done;
   if( joined && kc ) zKey = planKey(pl, zParams);

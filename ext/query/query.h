@@ -597,6 +597,8 @@ typedef struct qresult {
                                    ** CPU operators over the table) */
   int planKept;                    /* ... by the compiled plan an earlier run kept (kept.c) */
   char *zKeptWhy;                  /* not over kept columns though wanted: why */
+  int keptHost;                    /* ... because the device is being readied (its context):
+                                   ** the CPU operators read the kept columns (kept.c) */
   int64_t nScan;                   /* rows the CPU operators read (kept columns: the rows
                                    ** grouped, or the window's; vtab.c's t->big rests on it) */
   double aMs[4];                   /* where its time went, ms: finding (or keeping) the

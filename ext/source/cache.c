@@ -65,7 +65,8 @@
 **      go through the parts' slabs as in 4a. A merge that finds a placed
 **      batch anywhere but where the scan order puts it keeps nothing.
 **   5. Where the connection may use CUDA and a context exists (a cache never
-**      makes one), a kept column (TEXT and BLOB as their places in the
+**      makes one itself: columns kept before one have the device backend
+**      make it on a thread of its own, ga_device_warm_soon), a kept column (TEXT and BLOB as their places in the
 **      dictionary, if their cells were asked for) also goes to the device
 **      (the backend's xColMake), and a hit offers it (xResident):
 **      the functions then answer with kernels on it, with no scan, and read
@@ -1442,6 +1443,8 @@ static void keep(CacheSrc *p){
   for(c=0; ok && c<p->nCol; c++){
     if( aDev[c] ) deviceKeep(cc, p->conn, aNew[c]);
   }
+  /* kept before any context, for a device: one made meanwhile (5) */
+  if( ok && !dev && p->conn->mode!=GA_CPU && ga_device_backend() ) (void)ga_device_warm_soon();
 }
 
 /* The hit's batch of rows [i, i + GA_BATCH) into *b, its columns in col. */
