@@ -13,11 +13,11 @@
 **      first caller that needs the answer, or when the last connection
 **      closes (the library may be unloaded then).
 **   1b. Columns kept in host memory for the device before any context
-**      (cache.c, 6) have the first device's context made on a thread of
-**      its own (ga_cuda_warm_soon), once a process: its 0.2 s is then
-**      nobody's wait, and a read over those columns meanwhile runs on the
-**      CPU (kept.c). That thread is joined when the last connection
-**      closes.
+**      (cache.c, 5) have the first device's context made on a thread of
+**      its own (ga_cuda_warm_soon), once a process, after the read that
+**      kept them: its 0.2 s is then nobody's wait, and a read over those
+**      columns meanwhile runs on the CPU (kept.c). That thread is joined
+**      when the last connection closes.
 **   2. A slot's host buffer is ordinary memory (ga_host_alloc), pinned in
 **      place with cudaHostRegister once a context exists. A slot opened
 **      before that is copied pageable for its first chunks and pinned when it

@@ -635,6 +635,7 @@ static int qFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int
   t->running = 1;
   rc = filter((QCur*)cur, t, idxNum, idxStr, argc, argv);
   t->running = 0;
+  ga_cache_read_done(t->base.conn->cache);     /* (its rows are made) */
   while( t->pSubRows ){
     SubRows *x = t->pSubRows;
     t->pSubRows = x->next;

@@ -66,8 +66,10 @@
 **      batch anywhere but where the scan order puts it keeps nothing.
 **   5. Where the connection may use CUDA and a context exists (a cache never
 **      makes one itself: columns kept before one have the device backend
-**      make it on a thread of its own, ga_device_warm_soon), a kept column (TEXT and BLOB as their places in the
-**      dictionary, if their cells were asked for) also goes to the device
+**      make it on a thread of its own once the read that kept them ends,
+**      ga_cache_read_done, so that it does not slow that read), a kept
+**      column (TEXT and BLOB as their places in the dictionary, if their
+**      cells were asked for) also goes to the device
 **      (the backend's xColMake), and a hit offers it (xResident):
 **      the functions then answer with kernels on it, with no scan, and read
 **      the host copy if the device fails. A device without room evicts
@@ -135,6 +137,8 @@ struct ga_cache {
   int64_t nDevHit;          /* hits answered by kernels on the device form */
   double checkMs;           /* time spent finding entries and checking them */
   double devMs;             /* time of those answers on the device */
+  int warmDue;              /* columns kept in host memory for a device before any context:
+                            ** one to be made when the read ends (ga_cache_read_done) */
 };
 
 struct ga_centry {
@@ -1443,8 +1447,15 @@ static void keep(CacheSrc *p){
   for(c=0; ok && c<p->nCol; c++){
     if( aDev[c] ) deviceKeep(cc, p->conn, aNew[c]);
   }
-  /* kept before any context, for a device: one made meanwhile (5) */
-  if( ok && !dev && p->conn->mode!=GA_CPU && ga_device_backend() ) (void)ga_device_warm_soon();
+  /* kept before any context, for a device: one made after the read (5) */
+  if( ok && !dev && p->conn->mode!=GA_CPU && ga_device_backend() ) cc->warmDue = 1;
+}
+
+void ga_cache_read_done(ga_cache *c){
+  if( c && c->warmDue ){
+    c->warmDue = 0;
+    (void)ga_device_warm_soon();
+  }
 }
 
 /* The hit's batch of rows [i, i + GA_BATCH) into *b, its columns in col. */

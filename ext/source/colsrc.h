@@ -257,6 +257,10 @@ int ga_cache_source(ga_colsrc *pSrc);
 ** are in host memory only (a device failed, or had no room, when they were
 ** kept). */
 void ga_cache_device_again(ga_colsrc *pSrc);
+/* A read has ended (gpu_query's): where it kept columns for a device
+** before any context, the device backend now makes one on a thread of its
+** own (cache.c, 5), after the read rather than beside it. */
+void ga_cache_read_done(ga_cache*);
 /* The cache's state, conn->cache, made when the module is loaded on a
 ** connection and freed with it (all it keeps, host and device). NULL when
 ** out of memory: nothing kept. */
