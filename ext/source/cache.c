@@ -59,7 +59,9 @@
 **   4d. Where the source that reads the table bounds its rows (nRowMax:
 **      the page source) and a batch says where its rows are (at1), the
 **      recording writes them straight into the columns to be kept, made
-**      that large at the start (memory is only touched where rows land);
+**      that large at the start (memory is only touched where rows land;
+**      in transparent huge pages where the kernel gives them, so that the
+**      workers' first writes fault once every 2 MiB, not every 4 KiB);
 **      only their TEXT and BLOB places are put in the merged dictionary's
 **      order at the end, and the columns shrunk to the rows. Other batches
 **      go through the parts' slabs as in 4a. A merge that finds a placed
@@ -106,6 +108,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "colsrc.h"
 #include "kmap.h"
 #include "snap.h"
@@ -1181,6 +1184,20 @@ static void directFree(Direct *d){
   memset(d, 0, sizeof(*d));
 }
 
+/* A column of 4d, n bytes: where that is 2 MiB or more, aligned to 2 MiB
+** and in transparent huge pages where the kernel gives them (madvise), so
+** that the workers' first writes to it fault once a 2 MiB page, not once
+** every 4 KiB (512 rows of values). */
+static void *directAlloc(size_t n){
+  void *p = 0;
+  if( n<((size_t)2 << 20) ) return malloc(n);
+  if( posix_memalign(&p, (size_t)2 << 20, n) ) return 0;
+#ifdef MADV_HUGEPAGE
+  (void)madvise(p, n, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
 /* 4d: the columns made for the rows the inner source bounds (their memory
 ** untouched until rows land), or none where it gives no bound or memory
 ** is short. */
@@ -1191,7 +1208,7 @@ static void directMake(CacheSrc *p){
   memset(d, 0, sizeof(*d));
   if( n<=0 || n>((int64_t)1<<40) ) return;
   for(c=0; c<p->nCol; c++){
-    if( (d->aT[c] = malloc((size_t)n))==0 || (d->aV[c] = malloc(8*(size_t)n))==0 ){
+    if( (d->aT[c] = directAlloc((size_t)n))==0 || (d->aV[c] = directAlloc(8*(size_t)n))==0 ){
       directFree(d);
       return;
     }
