@@ -765,14 +765,16 @@ static int keptCols(sqlite3_vtab *vt, qplan *pl, int keep, int useDev, int stric
       /* (a first read that kept them on the host made no context, its operators the CPU's;
       ** one is being made on a thread of its own (cache.c, 5): until it is, outside 'cuda'
       ** mode, the CPU operators read the kept columns rather than wait for it) */
-      if( !dev->xWarm() && conn->mode!=GA_CUDA && ga_device_warm_soon() ){
-        *pHost = 1;
-        *pzWhy = sqlite3_mprintf("the device's context is being made: the CPU operators read the kept columns");
-        return SQLITE_OK;
-      }
-      if( !dev->xWarm() && dev->xWake(conn->devices, zErr) ){
-        *pzWhy = sqlite3_mprintf("%s", zErr);
-        return SQLITE_OK;
+      if( !dev->xWarm() ){
+        if( conn->mode!=GA_CUDA && ga_device_warm_soon() ){
+          *pHost = 1;
+          *pzWhy = sqlite3_mprintf("the device's context is being made: the CPU operators read the kept columns");
+          return SQLITE_OK;
+        }
+        if( dev->xWake(conn->devices, zErr) ){
+          *pzWhy = sqlite3_mprintf("%s", zErr);
+          return SQLITE_OK;
+        }
       }
       ga_cache_device_again(src);
       break;
