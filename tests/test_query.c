@@ -2024,13 +2024,18 @@ static void keptReadTwice(sqlite3 *db, const char *zSql, int nTh, int cpu){
 ** (compile.c's rowEval) on the connection's threads where the table is
 ** large: a CASE over TEXT, an application's function (which only the scan's
 ** thread evaluates: the workers hand their rows back), a LEFT JOIN's row of
-** NULLs; over kept columns, on 1 and 3 threads, each answer SQLite's. */
+** NULLs, GROUP BY keys of the joined table's TEXT (their bytes kept); over
+** kept columns, on 1 and 3 threads, each answer SQLite's. */
 START_TEST(test_row_eval_threads){
   static const char *azQ[] = {
     "SELECT f.g, sum(CASE WHEN d.p = 'x' THEN d.w ELSE 0 END), count(*) FROM f JOIN d ON f.k = d.id"
     " WHERE f.g > %d GROUP BY f.g",
     "SELECT f.g, sum(twice(d.w)), count(*) FROM f JOIN d ON f.k = d.id WHERE f.g <> %d GROUP BY f.g",
     "SELECT f.g, total(d.w * 2), count(d.w) FROM f LEFT JOIN d ON f.k = d.id AND d.w > %d GROUP BY f.g",
+    /* keys of the joined table: their values (TEXT kept by each worker's run, then the compile's) and ids */
+    "SELECT d.p, count(*), sum(f.g) FROM f JOIN d ON f.k = d.id WHERE f.g > %d GROUP BY d.p",
+    "SELECT d.p || '-' || (d.w %% 5), count(*), max(f.g) FROM f JOIN d ON f.k = d.id WHERE f.g <> %d"
+    " GROUP BY d.p || '-' || (d.w %% 5)",
   };
   int cpu = strcmp(g_backend, "cpu")==0, nTh, q;
   char zDir[64], zFile[96];

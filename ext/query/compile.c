@@ -435,6 +435,7 @@ static int evalRows(Comp *c, qrun *r, qexpr *e, int jk, int keep, int64_t i0, in
 #define ROW_PAR_MIN 64             /* batches a joined table needs for rowEval's threads */
 typedef struct RowPart {
   Comp *c; qexpr *e; int jk;
+  int keep;                         /* TEXT and BLOB bytes kept (in r's memory, then the compile's) */
   qrun *r;                          /* its run (a worker's: what needs SQLite stops it) */
   int64_t i0, i1, at;               /* its rows; where it stopped */
   qval *out;
@@ -443,16 +444,17 @@ typedef struct RowPart {
 
 static void *rowWorker(void *pArg){
   RowPart *w = (RowPart*)pArg;
-  (void)evalRows(w->c, w->r, w->e, w->jk, 0, w->i0, w->i1, w->out, w->cols, &w->at);
+  (void)evalRows(w->c, w->r, w->e, w->jk, w->keep, w->i0, w->i1, w->out, w->cols, &w->at);
   return 0;
 }
 
 /* e, an expression of joined table jk's columns alone, over each of its
 ** build's rows (a LEFT JOIN's: then over a row of NULLs, its place n) into
 ** *paOut (ga_free it), *pn values; keep: their bytes kept in the run's
-** memory (6). Where nothing is kept and the rows are many, on the run's
-** threads (q_run_threads), each with a run of its own; rows a worker did not
-** finish (an error, or what needs SQLite) then on the compile's run, in order. */
+** memory (6). Where the rows are many, on the run's threads (q_run_threads),
+** each with a run of its own, whose kept bytes then pass to the compile's
+** run; rows a worker did not finish (an error, or what needs SQLite) then
+** on the compile's run, in order. */
 static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *pn){
   const qjoinrows *jr = &c->aJr[jk];
   int64_t nAll = jr->n + (c->pl->aJoin[jk].left!=0), at = 0;
@@ -466,12 +468,12 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
     ga_free(out);
     return SQLITE_NOMEM;
   }
-  if( keep || nTh<2 || jr->n<(int64_t)GA_BATCH*ROW_PAR_MIN ) nTh = 0;
+  if( nTh<2 || jr->n<(int64_t)GA_BATCH*ROW_PAR_MIN ) nTh = 0;
   if( nTh>GA_THREADS_MAX ) nTh = GA_THREADS_MAX;
   for(w=0; w<nTh; w++){
     int64_t nB = (nAll + GA_BATCH - 1)/GA_BATCH;
     RowPart *p = &aW[w];
-    p->c = c; p->e = e; p->jk = jk; p->out = out;
+    p->c = c; p->e = e; p->jk = jk; p->keep = keep; p->out = out;
     p->cols = cols + (size_t)nPlace*(size_t)(w + 1);
     p->i0 = p->at = (nB*w/nTh)*GA_BATCH;
     p->i1 = w==nTh - 1 ? nAll : (nB*(w + 1)/nTh)*GA_BATCH;
@@ -491,7 +493,11 @@ static int rowEval(Comp *c, qexpr *e, int jk, int keep, qval **paOut, int64_t *p
       rc = why(c, "%s", q_run_errmsg(c->r));
     }
   }
-  for(w=0; w<nTh; w++) if( aW[w].r ) q_run_free(aW[w].r);
+  for(w=0; w<nTh; w++){
+    if( aW[w].r==0 ) continue;
+    q_keep_move(c->r, aW[w].r);     /* (its rows' bytes) */
+    q_run_free(aW[w].r);
+  }
   ga_free(cols);
   if( rc!=SQLITE_OK ){
     ga_free(out);
